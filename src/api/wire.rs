@@ -1,0 +1,1075 @@
+//! Wire types of both APIs, shared by the client and the sandbox.
+//!
+//! Reading is tolerant, as the real services demand: unknown fields are ignored, missing fields
+//! are `None` or empty, and numbers that arrive as strings (`"12"`, `"500m"`, `"2Gi"`) are
+//! accepted. Writing skips absent fields. Shapes follow `api-contract.md`; where it says "not
+//! shown", `api-facts.md` and the reference OpenAPI documents.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// The cloud API's success envelope: `{status, requestId, result}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope<T> {
+    /// HTTP status of the response.
+    #[serde(default)]
+    pub status: u16,
+    /// UUID v4, unique per request.
+    #[serde(default)]
+    pub request_id: String,
+    /// The resource; absent on DELETE.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub result: Option<T>,
+}
+
+fn none<T>() -> Option<T> {
+    None
+}
+
+/// The cloud API's error body: `{status, error: "CODE: message", requestId}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CloudError {
+    /// HTTP status.
+    #[serde(default)]
+    pub status: u16,
+    /// `"CODE: message"`.
+    #[serde(default)]
+    pub error: String,
+    /// The request id, when the server sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// The observability API's success wrapper: `{data}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Data<T> {
+    /// The payload.
+    pub data: T,
+}
+
+/// The observability API's validation error body: `{message}` (charts/series uses `{error}`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ObservabilityError {
+    /// What the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What charts/series says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A string that is never shown: `Debug` and `Display` print `***`. It serializes to its real
+/// value because the sandbox must answer with it; the client never serializes one into output.
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl Serialize for Secret {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+/// One endpoint of a service.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceEndpoint {
+    /// Protocol, e.g. `https`, `nativesecure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// Host name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Port.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub port: Option<i64>,
+    /// User name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+}
+
+/// One entry of a service's IP access list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpAccessEntry {
+    /// CIDR or address.
+    #[serde(default)]
+    pub source: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A service (`GET /services`, `GET /services/{id}`, `result` of the scaling update).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Service {
+    /// UUID.
+    pub id: String,
+    /// Name.
+    #[serde(default)]
+    pub name: String,
+    /// Cloud provider (`aws`, `gcp`, `azure`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Lifecycle state (`running`, `idle`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Database version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_version: Option<String>,
+    /// Service tier (`development`, `production`, ...), where the server sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// Endpoints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<ServiceEndpoint>,
+    /// Deprecated total memory minimum.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_total_memory_gb: Option<f64>,
+    /// Deprecated total memory maximum.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_total_memory_gb: Option<f64>,
+    /// Per-replica memory minimum.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_replica_memory_gb: Option<f64>,
+    /// Per-replica memory maximum.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_replica_memory_gb: Option<f64>,
+    /// Replica count.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub num_replicas: Option<f64>,
+    /// Whether the service may scale to zero when idle.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub idle_scaling: Option<bool>,
+    /// Minimum idle timeout in minutes.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub idle_timeout_minutes: Option<f64>,
+    /// IP access list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ip_access_list: Vec<IpAccessEntry>,
+    /// ISO 8601 creation time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// Customer-managed key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption_key: Option<String>,
+    /// Role assumed for the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption_assumed_role_identifier: Option<String>,
+    /// IAM role of the service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+    /// Private endpoints attached to the service.
+    #[serde(default)]
+    pub private_endpoint_ids: Vec<String>,
+    /// Private endpoints that could be attached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub available_private_endpoint_ids: Vec<String>,
+    /// Warehouse the service belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_warehouse_id: Option<String>,
+    /// Whether the service is the first (primary) of its warehouse.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_primary: Option<bool>,
+    /// Read-only service.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_readonly: Option<bool>,
+    /// Bring-your-own-cloud id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byoc_id: Option<String>,
+    /// TDE on.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub has_transparent_data_encryption: Option<bool>,
+    /// TDE key id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transparent_data_encryption_key_id: Option<String>,
+    /// Encryption role id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption_role_id: Option<String>,
+}
+
+/// Body of `PATCH /services/{id}/scaling`. Only present members are sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceScalingPatch {
+    /// Deprecated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_total_memory_gb: Option<f64>,
+    /// Deprecated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_total_memory_gb: Option<f64>,
+    /// 1 to 20.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_replicas: Option<f64>,
+    /// Scale to zero when idle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_scaling: Option<bool>,
+    /// At least 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_minutes: Option<f64>,
+}
+
+/// `{add, remove}` lists of a service PATCH; `remove` runs before `add`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AddRemove {
+    /// Elements to add.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<String>,
+    /// Elements to remove.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<String>,
+}
+
+/// Body of `PATCH /services/{id}` as converge uses it (private endpoint detach and attach).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServicePatch {
+    /// Private endpoint ids to add or remove.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_endpoint_ids: Option<AddRemove>,
+}
+
+/// Body of `PATCH /services/{id}/state`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatePatch {
+    /// `start`, `stop` or `awake`.
+    pub command: String,
+}
+
+/// A private endpoint: body and `result` of `POST /services/{id}/privateEndpoint`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrivateEndpoint {
+    /// Private endpoint identifier (e.g. `vpce-...`).
+    pub id: String,
+    /// Description.
+    #[serde(default)]
+    pub description: String,
+    /// Cloud provider, where the server sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud_provider: Option<String>,
+    /// Region, where the server sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipes
+
+/// A pipe's scaling as read back. Values may arrive as numbers, numeric strings or quantity
+/// strings (`"500m"`, `"2Gi"`), and may be null or 0 for a while after a change.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PipeScaling {
+    /// Replicas (kafka).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replicas: Option<i64>,
+    /// Concurrency (object storage).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub concurrency: Option<i64>,
+    /// CPU per replica in millicores (streaming).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_millicores",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replica_cpu_millicores: Option<i64>,
+    /// Memory per replica in GB (streaming).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_gigabytes",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replica_memory_gb: Option<f64>,
+}
+
+/// Body of `PATCH /pipes/{id}/scaling`: only present members are sent.
+pub type PipeScalingPatch = PipeScaling;
+
+/// Kafka source. Certificates are secrets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KafkaSource {
+    /// Broker list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brokers: Option<String>,
+    /// Topics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topics: Option<String>,
+    /// Consumer group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_group: Option<String>,
+    /// IAM role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+    /// Start offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Value>,
+    /// Schema registry: url and a CA certificate (secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_registry: Option<SchemaRegistry>,
+    /// CA certificate (secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<Secret>,
+    /// Reverse private endpoints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverse_private_endpoint_ids: Vec<String>,
+}
+
+/// Schema registry of a kafka source.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaRegistry {
+    /// URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// CA certificate (secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<Secret>,
+}
+
+/// Object storage source. The connection string carries credentials.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectStorageSource {
+    /// URL, may contain globs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Delimiter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<String>,
+    /// Compression (`auto`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
+    /// Continuous ingestion.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_continuous: Option<bool>,
+    /// Queue URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_url: Option<String>,
+    /// IAM role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+    /// Credential-bearing connection string (secret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_string: Option<Secret>,
+    /// Path glob.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Azure container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure_container_name: Option<String>,
+}
+
+/// Kinesis source.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KinesisSource {
+    /// Stream name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_name: Option<String>,
+    /// Region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Enhanced fan-out.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub use_enhanced_fan_out: Option<bool>,
+    /// Numeric start timestamp.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timestamp: Option<i64>,
+    /// IAM role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+}
+
+/// Postgres (database) source; its settings and table mappings are kept as read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PostgresSource {
+    /// Host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Port.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub port: Option<i64>,
+    /// Database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    /// Replication settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    /// Table mappings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_mappings: Option<Value>,
+}
+
+/// A pipe's source: exactly one member is normally present.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PipeSource {
+    /// Kafka.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kafka: Option<KafkaSource>,
+    /// Object storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_storage: Option<ObjectStorageSource>,
+    /// Kinesis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinesis: Option<KinesisSource>,
+    /// Postgres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<PostgresSource>,
+}
+
+/// The kind of a pipe's source, which decides which scaling fields apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SourceKind {
+    /// Kafka: `replicas`, CPU and memory.
+    Kafka,
+    /// Object storage: `concurrency`.
+    ObjectStorage,
+    /// Kinesis: CPU and memory.
+    Kinesis,
+    /// Postgres: not scaled per pipe.
+    Postgres,
+}
+
+impl SourceKind {
+    /// The wire name of the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Kafka => "kafka",
+            SourceKind::ObjectStorage => "objectStorage",
+            SourceKind::Kinesis => "kinesis",
+            SourceKind::Postgres => "postgres",
+        }
+    }
+
+    /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).
+    pub fn scales(self, field: &str) -> bool {
+        matches!(
+            (self, field),
+            (SourceKind::Kafka, "replicas")
+                | (
+                    SourceKind::Kafka | SourceKind::Kinesis,
+                    "replicaCpuMillicores" | "replicaMemoryGb"
+                )
+                | (SourceKind::ObjectStorage, "concurrency")
+        )
+    }
+}
+
+impl PipeSource {
+    /// The kind of the first present member.
+    pub fn kind(&self) -> Option<SourceKind> {
+        if self.kafka.is_some() {
+            Some(SourceKind::Kafka)
+        } else if self.object_storage.is_some() {
+            Some(SourceKind::ObjectStorage)
+        } else if self.kinesis.is_some() {
+            Some(SourceKind::Kinesis)
+        } else if self.postgres.is_some() {
+            Some(SourceKind::Postgres)
+        } else {
+            None
+        }
+    }
+}
+
+/// A pipe (`GET /services/{id}/pipes`, `GET .../pipes/{id}`, `result` of the scaling update).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pipe {
+    /// UUID.
+    pub id: String,
+    /// Service UUID.
+    #[serde(default)]
+    pub service_id: String,
+    /// Name.
+    #[serde(default)]
+    pub name: String,
+    /// State (`Running`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Scaling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<PipeScaling>,
+    /// Source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PipeSource>,
+    /// Destination, kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<Value>,
+    /// Field mappings, kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_mappings: Option<Value>,
+    /// Flat settings object, kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    /// Creation time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// Last update time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backups
+
+/// A backup (`GET /services/{id}/backups`, newest first; `GET .../backups/{id}`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Backup {
+    /// UUID.
+    pub id: String,
+    /// `done`, `error` or `in_progress`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Service id.
+    #[serde(default)]
+    pub service_id: String,
+    /// Start time, ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// Finish time, ISO 8601; only for finished backups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// Size in bytes.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub size_in_bytes: Option<f64>,
+    /// Duration in seconds.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub duration_in_seconds: Option<f64>,
+    /// `full` or `incremental`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Name in the external bucket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup_name: Option<String>,
+    /// Bucket, kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<Value>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Observability: dashboards, alerts, sources, chart series
+
+/// One series of a tile or of a chart query.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Series {
+    /// `time`, `table`, `number`, `histogram`, `search`, `markdown`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `events` or `metrics`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_source: Option<String>,
+    /// Source id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_id: Option<String>,
+    /// Aggregation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_fn: Option<String>,
+    /// Field aggregated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Filter expression.
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub where_: Option<String>,
+    /// `lucene` or `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub where_language: Option<String>,
+    /// Group-by fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<Vec<String>>,
+    /// Metric name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_name: Option<String>,
+    /// `sum`, `gauge`, `histogram`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_data_type: Option<String>,
+}
+
+/// A dashboard tile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tile {
+    /// Server-assigned id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Name, unique within its dashboard for converge.
+    #[serde(default)]
+    pub name: String,
+    /// Grid column, 0 to 23.
+    #[serde(default, deserialize_with = "lenient::i64_or_zero")]
+    pub x: i64,
+    /// Grid row.
+    #[serde(default, deserialize_with = "lenient::i64_or_zero")]
+    pub y: i64,
+    /// Width, 1 to 24.
+    #[serde(default, deserialize_with = "lenient::i64_or_zero")]
+    pub w: i64,
+    /// Height.
+    #[serde(default, deserialize_with = "lenient::i64_or_zero")]
+    pub h: i64,
+    /// Draw series 0 divided by series 1.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub as_ratio: Option<bool>,
+    /// Series.
+    #[serde(default)]
+    pub series: Vec<Series>,
+}
+
+/// A dashboard (both stack APIs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Dashboard {
+    /// Server-assigned id.
+    #[serde(default)]
+    pub id: String,
+    /// Name; converge's identity for matching.
+    #[serde(default)]
+    pub name: String,
+    /// Tiles.
+    #[serde(default)]
+    pub tiles: Vec<Tile>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// Body of dashboard create and update (update replaces the whole object).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardRequest {
+    /// Name.
+    #[serde(default)]
+    pub name: String,
+    /// Tiles; ids are kept on update only when they already exist on the dashboard.
+    #[serde(default)]
+    pub tiles: Vec<Tile>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// An alert's notification channel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Channel {
+    /// `webhook`.
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    /// Webhook id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_id: Option<String>,
+}
+
+/// An alert (both stack APIs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Alert {
+    /// Server-assigned id.
+    #[serde(default)]
+    pub id: String,
+    /// Name; converge's identity for matching.
+    #[serde(default)]
+    pub name: String,
+    /// Message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Threshold.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub threshold: Option<f64>,
+    /// Interval (`5m`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    /// `above` or `below`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_type: Option<String>,
+    /// `tile` or `search`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// State (`inactive`, `alert`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<Channel>,
+    /// Team id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// Tile id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile_id: Option<String>,
+    /// Dashboard id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboard: Option<String>,
+    /// Creation time, ISO 8601 with milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// Update time, ISO 8601 with milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+/// Body of alert create and update.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertRequest {
+    /// Dashboard id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboard_id: Option<String>,
+    /// Tile id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile_id: Option<String>,
+    /// Threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// Interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    /// `tile` or `search`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// `above` or `below`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_type: Option<String>,
+    /// Channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<Channel>,
+    /// Name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A data source of a stack (read-only).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    /// Id referenced by series `sourceId`.
+    #[serde(default)]
+    pub id: String,
+    /// Display name, which configs may use instead of the id.
+    #[serde(default)]
+    pub name: String,
+    /// `log`, `trace`, `metric`, `session`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Connection id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
+    /// Database and table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Value>,
+}
+
+/// Body of `POST /api/v2/charts/series`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeriesQuery {
+    /// 1 to 5 series.
+    pub series: Vec<Series>,
+    /// Epoch milliseconds.
+    pub start_time: i64,
+    /// Epoch milliseconds.
+    pub end_time: i64,
+    /// Bucket size (`1m`, ..., `auto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<String>,
+    /// `ratio` or `column`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_return_type: Option<String>,
+}
+
+/// One point of a charts/series answer, read tolerantly: `ts_bucket` plus `series_<i>.data`
+/// values that may be numbers or numeric strings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesPoint {
+    /// Bucket start, epoch milliseconds.
+    pub ts_bucket: i64,
+    /// Value per series index; `None` where the bucket has no value for it.
+    pub values: Vec<Option<f64>>,
+}
+
+impl SeriesPoint {
+    /// Reads one data point object; `None` if it has no usable `ts_bucket`.
+    pub fn from_json(object: &serde_json::Map<String, Value>, series: usize) -> Option<Self> {
+        let ts_bucket = lenient::value_f64(object.get("ts_bucket")?)? as i64;
+        let values = (0..series)
+            .map(|i| {
+                object
+                    .get(&format!("series_{i}.data"))
+                    .and_then(lenient::value_f64)
+            })
+            .collect();
+        Some(SeriesPoint { ts_bucket, values })
+    }
+}
+
+/// Tolerant deserializers: numbers as numbers or strings, quantities with units.
+pub mod lenient {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    /// A JSON value as a number: numbers, numeric strings; `None` for anything else.
+    pub fn value_f64(value: &Value) -> Option<f64> {
+        match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
+            _ => None,
+        }
+    }
+
+    /// Splits `"500m"` into `(500.0, "m")`.
+    fn split_quantity(text: &str) -> Option<(f64, &str)> {
+        let text = text.trim();
+        let end = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(end);
+        let number: f64 = number.parse().ok()?;
+        number.is_finite().then_some((number, unit.trim()))
+    }
+
+    /// CPU as millicores: a number or numeric string is millicores, as the field's name says;
+    /// `"500m"` is 500.
+    pub fn millicores(value: &Value) -> Option<f64> {
+        match value {
+            Value::String(s) => {
+                let (number, unit) = split_quantity(s)?;
+                match unit {
+                    "" | "m" => Some(number),
+                    _ => None,
+                }
+            }
+            other => value_f64(other),
+        }
+    }
+
+    /// Memory as GB: numbers and numeric strings are GB; `"2Gi"`/`"2G"` are 2, `"512Mi"` 0.5.
+    pub fn gigabytes(value: &Value) -> Option<f64> {
+        match value {
+            Value::String(s) => {
+                let (number, unit) = split_quantity(s)?;
+                match unit {
+                    "" | "G" | "Gi" | "GB" | "GiB" => Some(number),
+                    "M" | "Mi" | "MB" | "MiB" => Some(number / 1024.0),
+                    "T" | "Ti" | "TB" | "TiB" => Some(number * 1024.0),
+                    _ => None,
+                }
+            }
+            other => value_f64(other),
+        }
+    }
+
+    fn read<'de, D, F>(deserializer: D, convert: F) -> Result<Option<f64>, D::Error>
+    where
+        D: Deserializer<'de>,
+        F: Fn(&Value) -> Option<f64>,
+    {
+        let value = Option::<Value>::deserialize(deserializer)?;
+        Ok(value.as_ref().and_then(convert))
+    }
+
+    /// An optional number that may arrive as a string.
+    pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        read(d, value_f64)
+    }
+
+    /// An optional whole number that may arrive as a string or as `3.0`.
+    pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Ok(read(d, value_f64)?.map(|v| v.round() as i64))
+    }
+
+    /// A whole number defaulting to 0.
+    pub fn i64_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        Ok(opt_i64(d)?.unwrap_or(0))
+    }
+
+    /// Millicores that may arrive as `"500m"`.
+    pub fn opt_millicores<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Ok(read(d, millicores)?.map(|v| v.round() as i64))
+    }
+
+    /// Gigabytes that may arrive as `"2Gi"`.
+    pub fn opt_gigabytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        read(d, gigabytes)
+    }
+
+    /// An optional boolean that may arrive as `"true"`/`"false"`.
+    pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        let value = Option::<Value>::deserialize(d)?;
+        Ok(match value {
+            Some(Value::Bool(b)) => Some(b),
+            Some(Value::String(s)) => match s.as_str() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipe_scaling_reads_quantity_strings() {
+        let scaling: PipeScaling = serde_json::from_str(
+            r#"{"replicas":"3","concurrency":null,"replicaCpuMillicores":"500m","replicaMemoryGb":"2Gi","extra":1}"#,
+        )
+        .unwrap();
+        assert_eq!(scaling.replicas, Some(3));
+        assert_eq!(scaling.concurrency, None);
+        assert_eq!(scaling.replica_cpu_millicores, Some(500));
+        assert_eq!(scaling.replica_memory_gb, Some(2.0));
+    }
+
+    #[test]
+    fn memory_in_mebibytes_converts() {
+        assert_eq!(lenient::gigabytes(&Value::from("512Mi")), Some(0.5));
+        assert_eq!(lenient::gigabytes(&Value::from("lots")), None);
+    }
+
+    #[test]
+    fn series_point_reads_numeric_strings_and_gaps() {
+        let object =
+            serde_json::json!({"ts_bucket": 60000, "series_0.data": "12", "series_2.data": 1.5});
+        let point = SeriesPoint::from_json(object.as_object().unwrap(), 3).unwrap();
+        assert_eq!(point.ts_bucket, 60000);
+        assert_eq!(point.values, vec![Some(12.0), None, Some(1.5)]);
+    }
+
+    #[test]
+    fn secrets_never_debug_print() {
+        let source = ObjectStorageSource {
+            connection_string: Some(Secret("AccountKey=hunter2".into())),
+            ..Default::default()
+        };
+        assert!(!format!("{source:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn scaling_fields_by_source_kind() {
+        assert!(SourceKind::Kafka.scales("replicas"));
+        assert!(!SourceKind::Kinesis.scales("replicas"));
+        assert!(SourceKind::Kinesis.scales("replicaMemoryGb"));
+        assert!(SourceKind::ObjectStorage.scales("concurrency"));
+        assert!(!SourceKind::Postgres.scales("concurrency"));
+    }
+}

@@ -1,0 +1,57 @@
+//! The command line: clap definitions. Each command's own flags live beside its code in
+//! `commands/`; this file holds the global flags and the list of commands.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::commands;
+
+/// Keep a cloud database organization and its observability stack the way a YAML file says.
+#[derive(Debug, Parser)]
+#[command(name = "converge", version, propagate_version = true)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Flags every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// When to color output (`NO_COLOR` is respected under `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Log more to stderr: `-v` for requests, `-vv` for everything.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// How many requests may be in flight at once (always within the rate limit).
+    #[arg(long, global = true, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub parallelism: u16,
+    /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
+    #[arg(long, global = true)]
+    pub sandbox: bool,
+}
+
+/// When to color output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Color when stderr is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check configuration files offline: YAML, schema and semantic rules. No network.
+    Validate(commands::validate::Args),
+    /// Print the JSON Schema of the configuration format.
+    Schema(commands::schema::Args),
+    /// Run the local emulator of both APIs.
+    Sandbox(commands::sandbox::Args),
+}

@@ -1,0 +1,20 @@
+//! One module per subcommand; each gets its parsed flags and the printer.
+
+pub mod sandbox;
+pub mod schema;
+pub mod validate;
+
+use crate::cli::{Cli, Command};
+use crate::error::Result;
+use crate::exit::Exit;
+use crate::output::Printer;
+
+/// Runs the chosen command.
+pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
+    let global = cli.global;
+    match cli.command {
+        Command::Validate(args) => validate::run(args, &global, printer),
+        Command::Schema(args) => schema::run(args, printer),
+        Command::Sandbox(args) => sandbox::run(args, &global, printer),
+    }
+}

@@ -1,0 +1,351 @@
+//! The typed desired state: what a config says after loading, merging, interpolation and checks.
+//!
+//! Values that plan-time rules point at carry a [`Span`] so a live-fact error (a scaling field
+//! that does not apply to a pipe's source kind, a service that does not exist) names the file,
+//! line and column it came from. Map order is the config's order.
+
+use std::fmt;
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+/// Index of a file in [`Sources`].
+pub type FileId = usize;
+
+/// Where a value stands in a config file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// The file, an index into [`Sources`].
+    pub file: FileId,
+    /// Byte offset of the value's first character.
+    pub offset: usize,
+    /// Length of the value in bytes (at least 1 so it can be underlined).
+    pub len: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// A value and where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written.
+    pub span: Span,
+}
+
+impl<T> Located<T> {
+    /// Wraps a value with its span.
+    pub fn new(value: T, span: Span) -> Self {
+        Located { value, span }
+    }
+}
+
+impl<T> Deref for Located<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+/// One loaded config file: its path as given and its text, for diagnostics.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Path as the user named it (or as found in a directory).
+    pub path: PathBuf,
+    /// The file's text.
+    pub text: Arc<str>,
+}
+
+/// The files a config was loaded from, indexed by [`FileId`].
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The files, in load order.
+    pub files: Vec<SourceFile>,
+}
+
+impl Sources {
+    /// The file a span points into.
+    pub fn file(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id)
+    }
+}
+
+/// A secret field (`keySecret`, `token`): always written as an `${env:NAME}` reference.
+/// `Debug` never prints the resolved value.
+#[derive(Clone, PartialEq)]
+pub struct SecretValue {
+    /// The reference exactly as written, e.g. `${env:CONVERGE_KEY_SECRET}`; safe to print and save.
+    pub reference: String,
+    /// The resolved value; `None` when the variable is unset (allowed under `validate`).
+    pub value: Option<String>,
+    /// Where the reference was written.
+    pub span: Span,
+}
+
+impl fmt::Debug for SecretValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretValue")
+            .field("reference", &self.reference)
+            .field("value", &self.value.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+/// The whole desired state.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Config format version (1).
+    pub version: u32,
+    /// Organization UUID.
+    pub organization: Located<String>,
+    /// Cloud management API settings.
+    pub cloud: Option<CloudSettings>,
+    /// Standalone observability API settings.
+    pub observability: Option<ObservabilitySettings>,
+    /// Services by local key.
+    pub services: IndexMap<String, ServiceConfig>,
+    /// Observability stacks by local key.
+    pub stacks: IndexMap<String, StackConfig>,
+    /// Drift patterns a team has accepted (`ignore:`), globs over addresses or field paths.
+    pub ignore: Vec<Located<String>>,
+}
+
+/// `cloud:`.
+#[derive(Debug, Clone, Default)]
+pub struct CloudSettings {
+    /// Base URL of the management API.
+    pub url: Option<Located<String>>,
+    /// Key id (user part of Basic auth).
+    pub key_id: Option<Located<String>>,
+    /// Key secret (password part), from the environment.
+    pub key_secret: Option<SecretValue>,
+}
+
+/// `observability:`.
+#[derive(Debug, Clone, Default)]
+pub struct ObservabilitySettings {
+    /// Base URL of the observability API.
+    pub url: Option<Located<String>>,
+    /// Bearer token, from the environment.
+    pub token: Option<SecretValue>,
+}
+
+/// `services.<key>`; address `service.<key>`.
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    /// The local key, where it was written.
+    pub key: Located<String>,
+    /// Service UUID.
+    pub id: Located<String>,
+    /// Managed scaling fields; `None` when `scaling:` is absent.
+    pub scaling: Option<ServiceScaling>,
+    /// Private endpoints; `None` when `privateEndpoints:` is absent (not managed at all).
+    pub private_endpoints: Option<Vec<PrivateEndpointConfig>>,
+    /// Pipes by local key.
+    pub pipes: IndexMap<String, PipeConfig>,
+    /// Backup checks.
+    pub backups: Option<BackupChecks>,
+}
+
+/// `services.<key>.scaling`: only fields written here are managed.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceScaling {
+    /// Where `scaling:` was written.
+    pub span: Span,
+    /// 1 to 20.
+    pub num_replicas: Option<Located<f64>>,
+    /// Scale to zero when idle.
+    pub idle_scaling: Option<Located<bool>>,
+    /// At least 5.
+    pub idle_timeout_minutes: Option<Located<f64>>,
+    /// Deprecated.
+    pub min_total_memory_gb: Option<Located<f64>>,
+    /// Deprecated.
+    pub max_total_memory_gb: Option<Located<f64>>,
+}
+
+/// One entry of `privateEndpoints`.
+#[derive(Debug, Clone)]
+pub struct PrivateEndpointConfig {
+    /// Endpoint id (e.g. `vpce-...`).
+    pub id: Located<String>,
+    /// Description sent when registering.
+    pub description: Option<Located<String>>,
+}
+
+/// `pipes.<key>`; address `pipe.<service>.<key>`.
+#[derive(Debug, Clone)]
+pub struct PipeConfig {
+    /// The local key.
+    pub key: Located<String>,
+    /// Pipe UUID.
+    pub id: Located<String>,
+    /// `absent: true`: the pipe must not exist (deleted with `--allow-destroy`).
+    pub absent: bool,
+    /// Managed scaling fields.
+    pub scaling: Option<PipeScalingConfig>,
+}
+
+/// `pipes.<key>.scaling`.
+#[derive(Debug, Clone, Default)]
+pub struct PipeScalingConfig {
+    /// Where `scaling:` was written.
+    pub span: Span,
+    /// Kafka pipes, 1 to 10.
+    pub replicas: Option<Located<i64>>,
+    /// Object-storage pipes, 0 to 34.
+    pub concurrency: Option<Located<i64>>,
+    /// Streaming pipes, 125 to 2000.
+    pub replica_cpu_millicores: Option<Located<i64>>,
+    /// Streaming pipes, 0.5 to 8.
+    pub replica_memory_gb: Option<Located<f64>>,
+}
+
+/// `backups:`; address `check.<service>.backups`.
+#[derive(Debug, Clone, Default)]
+pub struct BackupChecks {
+    /// Where `backups:` was written.
+    pub span: Span,
+    /// The newest `done` backup must be at most this many hours old.
+    pub max_age_hours: Option<Located<f64>>,
+    /// Backup ids that must exist with status `done`.
+    pub keep: Vec<Located<String>>,
+}
+
+/// Which API a stack lives behind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StackTarget {
+    /// The managed stack through the cloud API (`.../services/{id}/stack/...`); names a service key.
+    Managed {
+        /// The service key.
+        service: Located<String>,
+    },
+    /// The standalone observability API (`api: observability`).
+    Observability,
+}
+
+/// `stacks.<key>`; address `stack.<key>`.
+#[derive(Debug, Clone)]
+pub struct StackConfig {
+    /// The local key.
+    pub key: Located<String>,
+    /// Where the stack lives.
+    pub target: StackTarget,
+    /// Delete owned dashboards and alerts that the config does not list.
+    pub prune: bool,
+    /// Dashboards by local key.
+    pub dashboards: IndexMap<String, DashboardConfig>,
+    /// Alerts by local key.
+    pub alerts: IndexMap<String, AlertConfig>,
+}
+
+/// `dashboards.<key>`; address `dashboard.<stack>.<key>`. Identity: the name.
+#[derive(Debug, Clone)]
+pub struct DashboardConfig {
+    /// The local key.
+    pub key: Located<String>,
+    /// Name, unique within the stack.
+    pub name: Located<String>,
+    /// Tags (the ownership tag is added by the planner, not written here).
+    pub tags: Vec<Located<String>>,
+    /// Tiles, matched by name within the dashboard.
+    pub tiles: Vec<TileConfig>,
+}
+
+/// One tile; address `dashboard.<stack>.<key>.tile[<name>]`.
+#[derive(Debug, Clone)]
+pub struct TileConfig {
+    /// Where the tile's mapping starts.
+    pub span: Span,
+    /// Name, unique within the dashboard.
+    pub name: Located<String>,
+    /// Grid column, 0 to 23.
+    pub x: Located<i64>,
+    /// Grid row.
+    pub y: Located<i64>,
+    /// Width, 1 to 24.
+    pub w: Located<i64>,
+    /// Height.
+    pub h: Located<i64>,
+    /// Series 0 divided by series 1.
+    pub as_ratio: Option<Located<bool>>,
+    /// Series.
+    pub series: Vec<SeriesConfig>,
+}
+
+/// How a series names its data source.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceRef {
+    /// `sourceId:` as the server knows it.
+    Id(Located<String>),
+    /// `source:` a source name, resolved through the stack's sources list at plan time.
+    Name(Located<String>),
+}
+
+/// One series of a tile (every field of the contract's Series).
+#[derive(Debug, Clone, Default)]
+pub struct SeriesConfig {
+    /// Where the series mapping starts.
+    pub span: Span,
+    /// `type`.
+    pub kind: Option<Located<String>>,
+    /// `dataSource`.
+    pub data_source: Option<Located<String>>,
+    /// `source` or `sourceId`.
+    pub source: Option<SourceRef>,
+    /// `aggFn`.
+    pub agg_fn: Option<Located<String>>,
+    /// `field`.
+    pub field: Option<Located<String>>,
+    /// `where`.
+    pub where_: Option<Located<String>>,
+    /// `whereLanguage`.
+    pub where_language: Option<Located<String>>,
+    /// `groupBy`.
+    pub group_by: Option<Vec<Located<String>>>,
+    /// `metricName`.
+    pub metric_name: Option<Located<String>>,
+    /// `metricDataType`.
+    pub metric_data_type: Option<Located<String>>,
+}
+
+/// `alerts.<key>`; address `alert.<stack>.<key>`. Identity: the name.
+#[derive(Debug, Clone)]
+pub struct AlertConfig {
+    /// The local key.
+    pub key: Located<String>,
+    /// Name, unique within the stack.
+    pub name: Located<String>,
+    /// Dashboard key in the same stack.
+    pub dashboard: Located<String>,
+    /// Tile name on that dashboard.
+    pub tile: Located<String>,
+    /// Threshold.
+    pub threshold: Located<f64>,
+    /// `above` or `below`.
+    pub threshold_type: Located<String>,
+    /// `1m` ... `1d`.
+    pub interval: Located<String>,
+    /// Notification channel.
+    pub channel: ChannelConfig,
+    /// Message.
+    pub message: Option<Located<String>>,
+    /// `tile` (default) or `search`.
+    pub source: Option<Located<String>>,
+}
+
+/// An alert's channel.
+#[derive(Debug, Clone)]
+pub struct ChannelConfig {
+    /// Where `channel:` was written.
+    pub span: Span,
+    /// `webhook`.
+    pub kind: Located<String>,
+    /// Webhook id.
+    pub webhook_id: Option<Located<String>>,
+}

@@ -1,0 +1,57 @@
+//! The one error type commands return; how it is rendered lives in `output`.
+
+use miette::Diagnostic;
+
+/// An error that ends a command with exit code 1.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum Error {
+    /// The configuration is invalid; the diagnostics were already printed.
+    #[error("{count} error(s) in the configuration")]
+    #[diagnostic(code(converge::config))]
+    Config {
+        /// How many errors were reported.
+        count: usize,
+    },
+    /// Reading or writing a local file failed.
+    #[error("{action} `{path}`: {source}")]
+    #[diagnostic(code(converge::io))]
+    Io {
+        /// What was being done, e.g. "cannot read".
+        action: &'static str,
+        /// The file concerned.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Any other failure, already phrased for the user.
+    #[error("{message}")]
+    #[diagnostic(code(converge::error))]
+    Message {
+        /// What failed and what to do next.
+        message: String,
+        /// An optional `hint:` line.
+        #[help]
+        hint: Option<String>,
+    },
+}
+
+impl Error {
+    /// An error phrased for the user, with no hint.
+    pub fn msg(message: impl Into<String>) -> Self {
+        Error::Message {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// An error phrased for the user, with a `hint:` line.
+    pub fn with_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Message {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+/// The result type of commands.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

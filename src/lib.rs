@@ -1,0 +1,37 @@
+//! converge keeps a cloud database organization and its observability stack the way a YAML file
+//! says: it reads the config, reads the live state over two REST APIs, prints a plan and applies it.
+#![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod api;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod exit;
+pub mod live;
+pub mod output;
+pub mod plan;
+pub mod sandbox;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Runs the command line and turns its outcome into the process exit code.
+pub fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let printer = output::Printer::new(&cli.global);
+    let outcome = commands::run(cli, &printer);
+    match outcome {
+        Ok(code) => code.into(),
+        Err(error) => {
+            printer.report(&error);
+            exit::Exit::Error.into()
+        }
+    }
+}

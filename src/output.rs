@@ -1,0 +1,157 @@
+//! The one place that writes to the terminal. stdout carries only what can be piped (plans,
+//! JSON); messages, progress and logs go to stderr. Writes never panic when the reader has gone
+//! away (`converge plan | head`).
+
+use std::io::{IsTerminal, Write};
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+
+use crate::cli::{ColorChoice, GlobalArgs};
+
+/// Decides color, verbosity and where each kind of output goes.
+#[derive(Debug, Clone)]
+pub struct Printer {
+    color: bool,
+    verbose: u8,
+    stderr_terminal: bool,
+}
+
+impl Printer {
+    /// Builds the printer from the global flags and the environment (`NO_COLOR`, terminals).
+    pub fn new(global: &GlobalArgs) -> Self {
+        let stderr_terminal = std::io::stderr().is_terminal();
+        let color = match global.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                stderr_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Printer {
+            color,
+            verbose: global.verbose,
+            stderr_terminal,
+        }
+    }
+
+    /// A printer with no color and no logs, for tests and benchmarks.
+    pub fn plain() -> Self {
+        Printer {
+            color: false,
+            verbose: 0,
+            stderr_terminal: false,
+        }
+    }
+
+    /// Whether output may carry ANSI colors.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// Whether stderr is a terminal (progress bars, confirmations).
+    pub fn is_terminal(&self) -> bool {
+        self.stderr_terminal
+    }
+
+    /// The `-v` count.
+    pub fn verbosity(&self) -> u8 {
+        self.verbose
+    }
+
+    /// Writes machine or plan output to stdout. A closed pipe is not an error.
+    pub fn out(&self, text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    }
+
+    /// Writes a message line to stderr.
+    pub fn err(&self, line: &str) {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{line}");
+    }
+
+    /// A `warning:` line on stderr.
+    pub fn warn(&self, message: &str) {
+        self.err(&format!(
+            "{}: {message}",
+            self.paint("warning", Style::Warning)
+        ));
+    }
+
+    /// A log line shown with `-v`.
+    pub fn info(&self, message: &str) {
+        if self.verbose >= 1 {
+            self.err(message);
+        }
+    }
+
+    /// A log line shown with `-vv`.
+    pub fn debug(&self, message: &str) {
+        if self.verbose >= 2 {
+            self.err(message);
+        }
+    }
+
+    /// Renders a diagnostic the way this printer shows them: graphical with color on a
+    /// terminal, plain ASCII otherwise.
+    pub fn render(&self, diagnostic: &dyn Diagnostic) -> String {
+        let theme = if self.color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::none()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+        let mut text = String::new();
+        if handler.render_report(&mut text, diagnostic).is_err() {
+            text = diagnostic.to_string();
+        }
+        text
+    }
+
+    /// Prints an error that ends the command.
+    pub fn report(&self, diagnostic: &dyn Diagnostic) {
+        let text = self.render(diagnostic);
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "{text}");
+        if !text.ends_with('\n') {
+            let _ = writeln!(stderr);
+        }
+    }
+
+    /// Wraps text in an ANSI style when color is on.
+    pub fn paint(&self, text: &str, style: Style) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match style {
+            Style::Add => "32",
+            Style::Remove => "31",
+            Style::Change => "33",
+            Style::Warning => "33;1",
+            Style::Error => "31;1",
+            Style::Bold => "1",
+            Style::Dim => "2",
+        };
+        format!("\u{1b}[{code}m{text}\u{1b}[0m")
+    }
+}
+
+/// The few styles converge uses; color is never the only carrier of meaning.
+#[derive(Debug, Clone, Copy)]
+pub enum Style {
+    /// Something created or added (green).
+    Add,
+    /// Something deleted or removed (red).
+    Remove,
+    /// Something changed in place (yellow).
+    Change,
+    /// A warning label.
+    Warning,
+    /// An error label.
+    Error,
+    /// Emphasis.
+    Bold,
+    /// De-emphasis.
+    Dim,
+}

@@ -1,0 +1,1 @@
+//! The local emulator of both APIs (axum): routes, store, limits, faults, series.

@@ -1,0 +1,6 @@
+//! The one integration-test binary: the real `converge` binary against the real sandbox.
+//! One module per area.
+
+mod plan;
+mod sandbox;
+mod validate;

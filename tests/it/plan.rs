@@ -1,0 +1,1 @@
+//! `converge plan` through the real binary.

@@ -1,0 +1,1 @@
+//! The sandbox over real HTTP.

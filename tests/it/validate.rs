@@ -1,0 +1,1 @@
+//! `converge validate` through the real binary.
