@@ -1,0 +1,88 @@
+//! A problem found in a config: by the YAML reader, the schema check, the semantic rules, or a
+//! plan-time rule that needs live facts. Each points at a [`Span`] so it can be shown with the
+//! value underlined, as JSON, or as a GitHub annotation. Rendering lives with the loader.
+
+use super::model::Span;
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Makes the config invalid (exit 1).
+    Error,
+    /// Worth fixing; does not fail the run (deprecated fields, unset variables under `validate`).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`, as JSON output and GitHub annotations spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One problem, with where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// A stable code, e.g. `config::unknown-key`, `schema::range`, `plan::pipe-scaling-field`.
+    pub code: String,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// Where; `None` only for problems with no place (an unreadable directory).
+    pub span: Option<Span>,
+    /// Text shown under the underlined value.
+    pub label: Option<String>,
+    /// Other places that matter (e.g. the first definition of a duplicated key).
+    pub related: Vec<(Span, String)>,
+    /// A `help:` line: what to do about it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error at a place.
+    pub fn error(code: impl Into<String>, message: impl Into<String>, span: Option<Span>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code: code.into(),
+            message: message.into(),
+            span,
+            label: None,
+            related: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// A warning at a place.
+    pub fn warning(
+        code: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<Span>,
+    ) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message, span)
+        }
+    }
+
+    /// Adds the text shown under the value.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Adds a `help:` line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds another place that matters.
+    pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.related.push((span, label.into()));
+        self
+    }
+}
