@@ -1,19 +1,34 @@
-//! `converge validate`: offline checks of configuration files.
+//! `converge validate`: offline checks of configuration files. No network, no secrets needed:
+//! an unset `${env:...}` is a warning here.
 
 use crate::cli::GlobalArgs;
-use crate::error::Result;
+use crate::config::render::{self, Format};
+use crate::config::{self, LoadMode};
+use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
 
 /// Flags of `converge validate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Config files or directories of `*.yaml`/`*.yml` files.
+    /// Config files or directories of `*.yaml`/`*.yml` files (merged; a key defined twice is an error).
     #[arg(required = true)]
     pub paths: Vec<std::path::PathBuf>,
+    /// How to print problems: `text` (stderr, value underlined) or `json` (an array on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
-/// Runs `converge validate`.
-pub fn run(_args: Args, _global: &GlobalArgs, _printer: &Printer) -> Result<Exit> {
-    Err(crate::error::Error::msg("validate: not built yet"))
+/// Runs `converge validate`: exit 0 when valid (warnings allowed), 1 otherwise.
+pub fn run(args: Args, _global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    let loaded = config::load(&args.paths, LoadMode::Offline);
+    render::render(&loaded.diagnostics, &loaded.sources, args.format, printer);
+    let errors = loaded.error_count();
+    let warnings = loaded.warning_count();
+    if errors > 0 {
+        return Err(Error::Config { count: errors });
+    }
+    let files = loaded.sources.files.len();
+    printer.err(&format!("valid: {files} file(s), {warnings} warning(s)"));
+    Ok(Exit::Success)
 }

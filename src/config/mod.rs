@@ -1,8 +1,333 @@
 //! The configuration layer: files and directories, YAML with spans, `${env:...}` interpolation,
 //! the JSON Schema check, semantic rules, and the typed desired state.
+//!
+//! # Public API
+//!
+//! - [`load`]`(paths, mode) -> `[`Loaded`]: reads files and directories (`*.yaml`/`*.yml`,
+//!   sorted), merges them, interpolates, checks (YAML, schema, semantic rules) and builds the
+//!   [`model::Config`]. `Loaded::config` is `None` when any error diagnostic exists; every
+//!   diagnostic of the run is in `Loaded::diagnostics`, sorted by place.
+//! - [`LoadMode::Offline`] (`validate`): an unset `${env:...}` is a warning.
+//!   [`LoadMode::Live`] (`plan`, `apply`, ...): it is an error.
+//! - [`render::render`]`(diags, sources, format, printer)`: shows any `Vec<Diagnostic>` (config
+//!   or plan-time) as text (miette), JSON, and GitHub annotations when `GITHUB_ACTIONS=true`.
+//!
+//! # Stages, in order
+//!
+//! 1. [`yaml`]: text to a [`yaml::Node`] tree with a span on every key and value; strict
+//!    booleans; duplicate keys in a file are errors with both places.
+//! 2. [`merge`]: the files' trees into one; a key defined in two files is an error.
+//! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
+//!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed.
+//!    Only strings interpolate: a number written as `${env:...}` is a `schema::type` error.
+//! 4. [`schema_check`]: the tree as JSON against `schema/converge.schema.json`, errors mapped
+//!    back from JSON pointers to spans. Unknown keys are `config::unknown-key` with "did you mean".
+//! 5. [`build`] then [`rules`]: the typed config and the semantic rules.
+//!
+//! # Diagnostic codes
+//!
+//! `yaml::syntax`, `yaml::key-type`, `yaml::merge`, `yaml::multiple-documents`,
+//! `yaml::too-large`, `yaml::too-deep`; `config::read`, `config::encoding`,
+//! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
+//! `config::interpolation`, `config::env-unset`, `config::literal-secret`; `schema::type`,
+//! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
+//! `schema::invalid`; and the `semantic::*` codes listed in [`rules`].
 
+pub mod build;
 pub mod diagnostic;
+pub mod interpolate;
+pub mod merge;
 pub mod model;
+pub mod render;
+pub mod rules;
+pub mod schema_check;
+pub mod yaml;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use diagnostic::{Diagnostic, Severity};
+use model::{Config, SourceFile, Sources, Span};
+use yaml::{Kind, Node};
 
 /// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
+
+/// Whether variables are needed now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadMode {
+    /// `validate`: an unset `${env:...}` is a warning, so pull-request checks run without secrets.
+    Offline,
+    /// `plan`, `apply` and the other commands that talk to the APIs: an unset variable is an error.
+    Live,
+}
+
+/// What loading produced.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The desired state; `None` when any diagnostic is an error.
+    pub config: Option<Config>,
+    /// The files read, for rendering diagnostics.
+    pub sources: Sources,
+    /// Every problem found, sorted by file, line and column.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// How many diagnostics are errors.
+    pub fn error_count(&self) -> usize {
+        count(&self.diagnostics, Severity::Error)
+    }
+
+    /// How many diagnostics are warnings.
+    pub fn warning_count(&self) -> usize {
+        count(&self.diagnostics, Severity::Warning)
+    }
+}
+
+fn count(diags: &[Diagnostic], severity: Severity) -> usize {
+    diags.iter().filter(|d| d.severity == severity).count()
+}
+
+/// Loads, merges and checks the config at `paths`, reading variables from the process
+/// environment.
+pub fn load(paths: &[PathBuf], mode: LoadMode) -> Loaded {
+    load_with_env(paths, mode, &|name| std::env::var(name).ok())
+}
+
+/// [`load`] with the variables taken from `env` (tests and benchmarks).
+pub fn load_with_env(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Loaded {
+    let mut sources = Sources::default();
+    let mut diags = Vec::new();
+    for path in paths {
+        read_path(path, &mut sources, &mut diags);
+    }
+    let config = check_sources(&sources, mode, env, &mut diags);
+    finish(config, sources, diags)
+}
+
+/// Checks texts already in memory, one per file (tests, benchmarks, and the sandbox seed).
+pub fn load_texts(
+    files: &[(PathBuf, String)],
+    mode: LoadMode,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Loaded {
+    let sources = Sources {
+        files: files
+            .iter()
+            .map(|(path, text)| SourceFile {
+                path: path.clone(),
+                text: Arc::from(text.as_str()),
+            })
+            .collect(),
+    };
+    let mut diags = Vec::new();
+    let config = check_sources(&sources, mode, env, &mut diags);
+    finish(config, sources, diags)
+}
+
+fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) -> Loaded {
+    diags.sort_by(|a, b| {
+        let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.line, s.column));
+        place(a)
+            .cmp(&place(b))
+            .then_with(|| a.severity.cmp(&b.severity))
+            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| a.message.cmp(&b.message))
+    });
+    diags.dedup();
+    let config = config.filter(|_| count(&diags, Severity::Error) == 0);
+    Loaded {
+        config,
+        sources,
+        diagnostics: diags,
+    }
+}
+
+fn check_sources(
+    sources: &Sources,
+    mode: LoadMode,
+    env: &dyn Fn(&str) -> Option<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Config> {
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        // A file that could not be read would make every later check report its absence.
+        return None;
+    }
+    let mut docs = Vec::new();
+    for (file, source) in sources.files.iter().enumerate() {
+        if let Some(node) = yaml::parse(&source.text, file, diags) {
+            docs.push(node);
+        }
+    }
+    if diags.iter().any(|d| d.code == "yaml::syntax") {
+        // Later stages would report the consequences of the syntax error, not new problems.
+        return None;
+    }
+    let Some(mut root) = merge::merge(docs, diags) else {
+        if !sources.files.is_empty() && !diags.iter().any(|d| d.severity == Severity::Error) {
+            let span = Span {
+                line: 1,
+                column: 1,
+                len: 1,
+                ..Span::default()
+            };
+            diags.push(
+                Diagnostic::error(
+                    "schema::required",
+                    "the config is empty: it needs at least `version` and `organization`",
+                    Some(span),
+                )
+                .with_help("start from examples/quickstart.yaml"),
+            );
+        }
+        return None;
+    };
+    let mut unresolved = HashSet::new();
+    interpolate_tree(&mut root, String::new(), mode, env, &mut unresolved, diags);
+    schema_check::check(&root, &unresolved, diags);
+    let config = build::build(&root, mode, env, diags)?;
+    rules::check(&config, diags);
+    Some(config)
+}
+
+fn read_path(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
+    if path.is_dir() {
+        let entries = match std::fs::read_dir(path) {
+            Ok(entries) => entries,
+            Err(error) => {
+                diags.push(read_error(path, &error));
+                return;
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    "config::empty-directory",
+                    format!("`{}` holds no `*.yaml` or `*.yml` file", path.display()),
+                    None,
+                )
+                .with_help("name a config file, or a directory that holds config files"),
+            );
+        }
+        for file in files {
+            read_file(&file, sources, diags);
+        }
+    } else {
+        read_file(path, sources, diags);
+    }
+}
+
+fn read_file(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            diags.push(read_error(path, &error));
+            return;
+        }
+    };
+    let file = sources.files.len();
+    match String::from_utf8(bytes) {
+        Ok(text) => sources.files.push(SourceFile {
+            path: path.to_path_buf(),
+            text: Arc::from(text),
+        }),
+        Err(error) => {
+            let valid = error.utf8_error().valid_up_to();
+            let bytes = error.into_bytes();
+            let before = String::from_utf8_lossy(&bytes[..valid]);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            // Keep only the valid part so the snippet never shows replacement noise.
+            let text: Arc<str> = Arc::from(before.into_owned());
+            let offset = text.len().saturating_sub(1);
+            sources.files.push(SourceFile {
+                path: path.to_path_buf(),
+                text,
+            });
+            diags.push(
+                Diagnostic::error(
+                    "config::encoding",
+                    format!("`{}` is not UTF-8 text", path.display()),
+                    Some(Span {
+                        file,
+                        offset,
+                        len: 1,
+                        line,
+                        column,
+                    }),
+                )
+                .with_label("the invalid bytes follow this place")
+                .with_help("save the file as UTF-8"),
+            );
+        }
+    }
+}
+
+fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
+    Diagnostic::error(
+        "config::read",
+        format!("cannot read `{}`: {error}", path.display()),
+        None,
+    )
+    .with_help("check the path and its permissions")
+}
+
+/// Interpolates every string of the tree in place except the secret fields (resolved, never
+/// substituted, by [`build`]). Pointers of strings still holding an unset reference go into
+/// `unresolved` so the schema does not judge their shape.
+fn interpolate_tree(
+    node: &mut Node,
+    pointer: String,
+    mode: LoadMode,
+    env: &dyn Fn(&str) -> Option<String>,
+    unresolved: &mut HashSet<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    match &mut node.kind {
+        Kind::Str(text) => {
+            if !text.contains('$') || schema_check::SECRET_POINTERS.contains(&pointer.as_str()) {
+                return;
+            }
+            match interpolate::expand(text, env) {
+                Ok(expanded) => {
+                    for name in &expanded.unset {
+                        diags.push(build::unset_variable(mode, name, node.span));
+                    }
+                    if !expanded.unset.is_empty() {
+                        unresolved.insert(pointer);
+                    }
+                    *text = expanded.text;
+                }
+                Err(problem) => diags.push(
+                    Diagnostic::error("config::interpolation", problem, Some(node.span))
+                        .with_label("malformed reference")
+                        .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
+                ),
+            }
+        }
+        Kind::Seq(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                interpolate_tree(item, format!("{pointer}/{i}"), mode, env, unresolved, diags);
+            }
+        }
+        Kind::Map(entries) => {
+            for (key, value) in entries.iter_mut() {
+                let child = yaml::child_pointer(&pointer, &key.name);
+                interpolate_tree(value, child, mode, env, unresolved, diags);
+            }
+        }
+        Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) => {}
+    }
+}

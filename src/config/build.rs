@@ -1,0 +1,351 @@
+//! The checked tree to the typed [`Config`]. Tolerant by design: the schema has already
+//! reported wrong types and missing keys, so a value of the wrong shape is skipped here rather
+//! than reported twice, and the semantic rules still see everything else.
+
+use indexmap::IndexMap;
+
+use super::LoadMode;
+use super::diagnostic::Diagnostic;
+use super::interpolate;
+use super::model::*;
+use super::yaml::{Key, Kind, Node};
+
+/// Builds the config; `None` when even `version` or `organization` is unusable.
+pub fn build(
+    root: &Node,
+    mode: LoadMode,
+    env: &dyn Fn(&str) -> Option<String>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Config> {
+    let version = root.get("version").and_then(int)?;
+    let organization = root.get("organization").and_then(string)?;
+    let secrets = Secrets { mode, env };
+    let cloud = root.get("cloud").map(|c| CloudSettings {
+        url: c.get("url").and_then(string),
+        key_id: c.get("keyId").and_then(string),
+        key_secret: c
+            .get("keySecret")
+            .and_then(|n| secrets.read(n, "cloud.keySecret", "CONVERGE_KEY_SECRET", diags)),
+    });
+    let observability = root.get("observability").map(|o| ObservabilitySettings {
+        url: o.get("url").and_then(string),
+        token: o
+            .get("token")
+            .and_then(|n| secrets.read(n, "observability.token", "CONVERGE_OBS_TOKEN", diags)),
+    });
+    let services = entries(root.get("services"))
+        .map(|(key, node)| (key.name.clone(), service(key, node)))
+        .filter_map(|(k, s)| Some((k, s?)))
+        .collect();
+    let stacks = entries(root.get("stacks"))
+        .filter_map(|(key, node)| Some((key.name.clone(), stack(key, node, diags)?)))
+        .collect();
+    let ignore = list(root.get("ignore")).filter_map(string).collect();
+    Some(Config {
+        version: u32::try_from(version.value).ok()?,
+        organization,
+        cloud,
+        observability,
+        services,
+        stacks,
+        ignore,
+    })
+}
+
+struct Secrets<'e> {
+    mode: LoadMode,
+    env: &'e dyn Fn(&str) -> Option<String>,
+}
+
+impl Secrets<'_> {
+    /// A secret field: exactly `${env:NAME}`. A literal is reported without echoing it.
+    fn read(
+        &self,
+        node: &Node,
+        field: &str,
+        suggested: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<SecretValue> {
+        let raw = node.as_str()?;
+        let Some(name) = interpolate::secret_reference(raw) else {
+            diags.push(
+                Diagnostic::error(
+                    "config::literal-secret",
+                    format!("`{field}` must be an environment reference such as `${{env:{suggested}}}`, not a literal value or a default"),
+                    Some(node.span),
+                )
+                .with_label("secret written in the file")
+                .with_help(format!(
+                    "write `${{env:{suggested}}}` and export {suggested}; remove the secret from the file and rotate it if it was committed"
+                )),
+            );
+            return None;
+        };
+        let value = (self.env)(name);
+        if value.is_none() {
+            diags.push(unset_variable(self.mode, name, node.span));
+        }
+        Some(SecretValue {
+            reference: raw.to_string(),
+            value,
+            span: node.span,
+        })
+    }
+}
+
+/// The diagnostic for an unset `${env:NAME}` with no default: a warning offline (pull-request
+/// checks have no secrets), an error when the value is about to be used.
+pub fn unset_variable(mode: LoadMode, name: &str, span: Span) -> Diagnostic {
+    let message = format!("environment variable `{name}` is not set");
+    let diag = match mode {
+        LoadMode::Offline => Diagnostic::warning("config::env-unset", message, Some(span)),
+        LoadMode::Live => Diagnostic::error("config::env-unset", message, Some(span)),
+    };
+    diag.with_label("unset here").with_help(format!(
+        "export {name}, or write `${{env:{name}:-default}}`"
+    ))
+}
+
+fn service(key: &Key, node: &Node) -> Option<ServiceConfig> {
+    Some(ServiceConfig {
+        key: located_key(key),
+        id: node.get("id").and_then(string)?,
+        scaling: node
+            .get("scaling")
+            .filter(|n| n.as_map().is_some())
+            .map(|s| ServiceScaling {
+                span: s.span,
+                num_replicas: s.get("numReplicas").and_then(number),
+                idle_scaling: s.get("idleScaling").and_then(boolean),
+                idle_timeout_minutes: s.get("idleTimeoutMinutes").and_then(number),
+                min_total_memory_gb: s.get("minTotalMemoryGb").and_then(number),
+                max_total_memory_gb: s.get("maxTotalMemoryGb").and_then(number),
+            }),
+        private_endpoints: node.get("privateEndpoints").map(|list_node| {
+            list(Some(list_node))
+                .filter_map(|e| {
+                    Some(PrivateEndpointConfig {
+                        id: e.get("id").and_then(string)?,
+                        description: e.get("description").and_then(string),
+                    })
+                })
+                .collect()
+        }),
+        pipes: entries(node.get("pipes"))
+            .filter_map(|(k, p)| Some((k.name.clone(), pipe(k, p)?)))
+            .collect(),
+        backups: node
+            .get("backups")
+            .filter(|n| n.as_map().is_some())
+            .map(|b| BackupChecks {
+                span: b.span,
+                max_age_hours: b.get("maxAgeHours").and_then(number),
+                keep: list(b.get("keep")).filter_map(string).collect(),
+            }),
+    })
+}
+
+fn pipe(key: &Key, node: &Node) -> Option<PipeConfig> {
+    Some(PipeConfig {
+        key: located_key(key),
+        id: node.get("id").and_then(string)?,
+        absent: node
+            .get("absent")
+            .and_then(boolean)
+            .is_some_and(|b| b.value),
+        scaling: node
+            .get("scaling")
+            .filter(|n| n.as_map().is_some())
+            .map(|s| PipeScalingConfig {
+                span: s.span,
+                replicas: s.get("replicas").and_then(int),
+                concurrency: s.get("concurrency").and_then(int),
+                replica_cpu_millicores: s.get("replicaCpuMillicores").and_then(int),
+                replica_memory_gb: s.get("replicaMemoryGb").and_then(number),
+            }),
+    })
+}
+
+fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {
+    node.as_map()?;
+    let service = node.get("service").and_then(string);
+    let api = node.get("api").and_then(string);
+    let target = match (service, api) {
+        (Some(service), None) => StackTarget::Managed { service },
+        (None, Some(_)) => StackTarget::Observability,
+        (Some(service), Some(api)) => {
+            diags.push(
+                Diagnostic::error(
+                    "semantic::stack-target",
+                    format!(
+                        "stack `{}` has both `service` and `api`; a stack lives behind one API",
+                        key.name
+                    ),
+                    Some(api.span),
+                )
+                .with_label("remove this or `service`")
+                .with_related(service.span, "managed stack of this service"),
+            );
+            StackTarget::Managed { service }
+        }
+        (None, None) => {
+            diags.push(
+                Diagnostic::error(
+                    "semantic::stack-target",
+                    format!(
+                        "stack `{}` says neither `service: <key>` (managed stack) nor `api: observability`",
+                        key.name
+                    ),
+                    Some(key.span),
+                )
+                .with_label("which API?")
+                .with_help("add `service: <a key under services>` or `api: observability`"),
+            );
+            return None;
+        }
+    };
+    Some(StackConfig {
+        key: located_key(key),
+        target,
+        prune: node.get("prune").and_then(boolean).is_some_and(|b| b.value),
+        dashboards: entries(node.get("dashboards"))
+            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?)))
+            .collect::<IndexMap<_, _>>(),
+        alerts: entries(node.get("alerts"))
+            .filter_map(|(k, a)| Some((k.name.clone(), alert(k, a)?)))
+            .collect(),
+    })
+}
+
+fn dashboard(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<DashboardConfig> {
+    Some(DashboardConfig {
+        key: located_key(key),
+        name: node.get("name").and_then(string)?,
+        tags: list(node.get("tags")).filter_map(string).collect(),
+        tiles: list(node.get("tiles"))
+            .filter_map(|t| tile(t, diags))
+            .collect(),
+    })
+}
+
+fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
+    Some(TileConfig {
+        span: node.span,
+        name: node.get("name").and_then(string)?,
+        x: node.get("x").and_then(int)?,
+        y: node.get("y").and_then(int)?,
+        w: node.get("w").and_then(int)?,
+        h: node.get("h").and_then(int)?,
+        as_ratio: node.get("asRatio").and_then(boolean),
+        series: list(node.get("series"))
+            .filter(|s| s.as_map().is_some())
+            .map(|s| series(s, diags))
+            .collect(),
+    })
+}
+
+fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
+    let by_id = node.get("sourceId").and_then(string);
+    let by_name = node.get("source").and_then(string);
+    let source = match (by_id, by_name) {
+        (Some(id), Some(name)) => {
+            diags.push(
+                Diagnostic::error(
+                    "semantic::source-conflict",
+                    "a series names its source once: `source` (a name) or `sourceId`, not both",
+                    Some(name.span),
+                )
+                .with_label("remove this or `sourceId`")
+                .with_related(id.span, "sourceId here"),
+            );
+            Some(SourceRef::Id(id))
+        }
+        (Some(id), None) => Some(SourceRef::Id(id)),
+        (None, Some(name)) => Some(SourceRef::Name(name)),
+        (None, None) => None,
+    };
+    SeriesConfig {
+        span: node.span,
+        kind: node.get("type").and_then(string),
+        data_source: node.get("dataSource").and_then(string),
+        source,
+        agg_fn: node.get("aggFn").and_then(string),
+        field: node.get("field").and_then(string),
+        where_: node.get("where").and_then(string),
+        where_language: node.get("whereLanguage").and_then(string),
+        group_by: node
+            .get("groupBy")
+            .filter(|g| matches!(g.kind, Kind::Seq(_)))
+            .map(|g| list(Some(g)).filter_map(string).collect()),
+        metric_name: node.get("metricName").and_then(string),
+        metric_data_type: node.get("metricDataType").and_then(string),
+    }
+}
+
+fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
+    let channel = node.get("channel")?;
+    Some(AlertConfig {
+        key: located_key(key),
+        name: node.get("name").and_then(string)?,
+        dashboard: node.get("dashboard").and_then(string)?,
+        tile: node.get("tile").and_then(string)?,
+        threshold: node.get("threshold").and_then(number)?,
+        threshold_type: node.get("thresholdType").and_then(string)?,
+        interval: node.get("interval").and_then(string)?,
+        channel: ChannelConfig {
+            span: channel.span,
+            kind: channel.get("type").and_then(string)?,
+            webhook_id: channel.get("webhookId").and_then(string),
+        },
+        message: node.get("message").and_then(string),
+        source: node.get("source").and_then(string),
+    })
+}
+
+fn located_key(key: &Key) -> Located<String> {
+    Located::new(key.name.clone(), key.span)
+}
+
+fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {
+    node.and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| (k, v))
+}
+
+fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {
+    let items: &[Node] = match node.map(|n| &n.kind) {
+        Some(Kind::Seq(items)) => items,
+        _ => &[],
+    };
+    items.iter()
+}
+
+fn string(node: &Node) -> Option<Located<String>> {
+    node.as_str()
+        .map(|s| Located::new(s.to_string(), node.span))
+}
+
+fn int(node: &Node) -> Option<Located<i64>> {
+    match node.kind {
+        Kind::Int(i) => Some(Located::new(i, node.span)),
+        _ => None,
+    }
+}
+
+fn number(node: &Node) -> Option<Located<f64>> {
+    match node.kind {
+        // Config numbers are small; an i64 beyond 2^53 would already be out of every range.
+        #[allow(clippy::cast_precision_loss)]
+        Kind::Int(i) => Some(Located::new(i as f64, node.span)),
+        Kind::Float(f) => Some(Located::new(f, node.span)),
+        _ => None,
+    }
+}
+
+fn boolean(node: &Node) -> Option<Located<bool>> {
+    match node.kind {
+        Kind::Bool(b) => Some(Located::new(b, node.span)),
+        _ => None,
+    }
+}

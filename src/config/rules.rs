@@ -1,0 +1,295 @@
+//! Semantic rules: what the schema cannot say. Each rule has a stable code:
+//!
+//! | Code | Rule |
+//! |---|---|
+//! | `semantic::memory-multiple` | `minTotalMemoryGb`/`maxTotalMemoryGb` are multiples of 12 |
+//! | `semantic::min-max` | `minTotalMemoryGb` ≤ `maxTotalMemoryGb` |
+//! | `semantic::deprecated` (warning) | the memory fields are deprecated |
+//! | `semantic::unknown-service` | a stack's `service` names a key under `services` |
+//! | `semantic::unknown-dashboard` | an alert's `dashboard` is a dashboard key of the same stack |
+//! | `semantic::unknown-tile` | an alert's `tile` is a tile name of that dashboard |
+//! | `semantic::duplicate-dashboard-name` | dashboard names are unique within a stack |
+//! | `semantic::duplicate-alert-name` | alert names are unique within a stack |
+//! | `semantic::duplicate-tile-name` | tile names are unique within a dashboard |
+//! | `semantic::duplicate-endpoint` | a private endpoint id is listed once per service |
+//! | `semantic::tile-overflow` | `x + w` fits the 24-column grid |
+//! | `semantic::ratio-series` | `asRatio: true` needs exactly two series |
+//! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
+//!
+//! `semantic::stack-target` and `semantic::source-conflict` are raised while building.
+
+use std::collections::HashMap;
+
+use crate::api::limits;
+
+use super::diagnostic::Diagnostic;
+use super::model::*;
+use super::schema_check::closest;
+
+/// Runs every rule and pushes what it finds.
+pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
+    for service in config.services.values() {
+        key_name(&service.key, "service", diags);
+        if let Some(scaling) = &service.scaling {
+            memory(scaling, diags);
+        }
+        for pipe in service.pipes.values() {
+            key_name(&pipe.key, "pipe", diags);
+        }
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        for endpoint in service.private_endpoints.iter().flatten() {
+            if let Some(first) = seen.insert(&endpoint.id, endpoint.id.span) {
+                diags.push(
+                    Diagnostic::error(
+                        "semantic::duplicate-endpoint",
+                        format!("private endpoint `{}` is listed twice", endpoint.id.value),
+                        Some(endpoint.id.span),
+                    )
+                    .with_label("listed again")
+                    .with_related(first, "first listed here"),
+                );
+            }
+        }
+    }
+    for stack in config.stacks.values() {
+        key_name(&stack.key, "stack", diags);
+        if let StackTarget::Managed { service } = &stack.target
+            && !config.services.contains_key(&service.value)
+        {
+            let mut diag = Diagnostic::error(
+                "semantic::unknown-service",
+                format!(
+                    "stack `{}` names service `{}`, which is not a key under `services`",
+                    stack.key.value, service.value
+                ),
+                Some(service.span),
+            )
+            .with_label("no such service key");
+            diag = suggest(diag, &service.value, config.services.keys());
+            diags.push(diag);
+        }
+        dashboards(stack, diags);
+        alerts(stack, diags);
+    }
+}
+
+fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
+    let fields = [
+        ("minTotalMemoryGb", &scaling.min_total_memory_gb),
+        ("maxTotalMemoryGb", &scaling.max_total_memory_gb),
+    ];
+    for (name, value) in fields {
+        let Some(value) = value else { continue };
+        diags.push(
+            Diagnostic::warning(
+                "semantic::deprecated",
+                format!("`{name}` is deprecated and inaccurate when the replica count is not the default"),
+                Some(value.span),
+            )
+            .with_label("deprecated")
+            .with_help("prefer `numReplicas`; keep this only if your service still needs it"),
+        );
+        if value.value % limits::SERVICE_MEMORY_STEP_GB != 0.0 {
+            let below = (value.value / limits::SERVICE_MEMORY_STEP_GB).floor()
+                * limits::SERVICE_MEMORY_STEP_GB;
+            let above = below + limits::SERVICE_MEMORY_STEP_GB;
+            diags.push(
+                Diagnostic::error(
+                    "semantic::memory-multiple",
+                    format!(
+                        "`{name}` must be a multiple of {}, not {}",
+                        limits::SERVICE_MEMORY_STEP_GB,
+                        value.value
+                    ),
+                    Some(value.span),
+                )
+                .with_label("not a multiple of 12")
+                .with_help(format!(
+                    "the nearest allowed values are {below} and {above}"
+                )),
+            );
+        }
+    }
+    if let (Some(min), Some(max)) = (&scaling.min_total_memory_gb, &scaling.max_total_memory_gb)
+        && min.value > max.value
+    {
+        diags.push(
+            Diagnostic::error(
+                "semantic::min-max",
+                format!(
+                    "`maxTotalMemoryGb` ({}) is smaller than `minTotalMemoryGb` ({})",
+                    max.value, min.value
+                ),
+                Some(max.span),
+            )
+            .with_label("smaller than the minimum")
+            .with_related(min.span, "minimum here"),
+        );
+    }
+}
+
+fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    let mut names: HashMap<&str, Span> = HashMap::new();
+    for dashboard in stack.dashboards.values() {
+        key_name(&dashboard.key, "dashboard", diags);
+        if let Some(first) = names.insert(&dashboard.name, dashboard.name.span) {
+            diags.push(
+                Diagnostic::error(
+                    "semantic::duplicate-dashboard-name",
+                    format!(
+                        "dashboard name `{}` is used twice in stack `{}`; names identify dashboards",
+                        dashboard.name.value, stack.key.value
+                    ),
+                    Some(dashboard.name.span),
+                )
+                .with_label("used again")
+                .with_related(first, "first used here"),
+            );
+        }
+        let mut tiles: HashMap<&str, Span> = HashMap::new();
+        for tile in &dashboard.tiles {
+            if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
+                diags.push(
+                    Diagnostic::error(
+                        "semantic::duplicate-tile-name",
+                        format!(
+                            "tile name `{}` is used twice in dashboard `{}`; tiles are matched by name",
+                            tile.name.value, dashboard.key.value
+                        ),
+                        Some(tile.name.span),
+                    )
+                    .with_label("used again")
+                    .with_related(first, "first used here"),
+                );
+            }
+            let columns = limits::TILE_W.max as i64;
+            if tile.x.value + tile.w.value > columns {
+                diags.push(
+                    Diagnostic::error(
+                        "semantic::tile-overflow",
+                        format!(
+                            "tile `{}` ends at column {} but the grid has {columns} columns (x + w ≤ {columns})",
+                            tile.name.value,
+                            tile.x.value + tile.w.value
+                        ),
+                        Some(tile.w.span),
+                    )
+                    .with_label("too wide for its x")
+                    .with_related(tile.x.span, "x here"),
+                );
+            }
+            if tile.as_ratio.as_ref().is_some_and(|r| r.value) && tile.series.len() != 2 {
+                let at = tile.as_ratio.as_ref().map_or(tile.span, |r| r.span);
+                diags.push(
+                    Diagnostic::error(
+                        "semantic::ratio-series",
+                        format!(
+                            "tile `{}` has `asRatio: true` and {} series; a ratio divides series 0 by series 1",
+                            tile.name.value,
+                            tile.series.len()
+                        ),
+                        Some(at),
+                    )
+                    .with_label("needs exactly two series"),
+                );
+            }
+        }
+    }
+}
+
+fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    let mut names: HashMap<&str, Span> = HashMap::new();
+    for alert in stack.alerts.values() {
+        key_name(&alert.key, "alert", diags);
+        if let Some(first) = names.insert(&alert.name, alert.name.span) {
+            diags.push(
+                Diagnostic::error(
+                    "semantic::duplicate-alert-name",
+                    format!(
+                        "alert name `{}` is used twice in stack `{}`; names identify alerts",
+                        alert.name.value, stack.key.value
+                    ),
+                    Some(alert.name.span),
+                )
+                .with_label("used again")
+                .with_related(first, "first used here"),
+            );
+        }
+        let Some(dashboard) = stack.dashboards.get(&alert.dashboard.value) else {
+            let diag = Diagnostic::error(
+                "semantic::unknown-dashboard",
+                format!(
+                    "alert `{}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
+                    alert.key.value, alert.dashboard.value, stack.key.value
+                ),
+                Some(alert.dashboard.span),
+            )
+            .with_label("no such dashboard key");
+            diags.push(suggest(
+                diag,
+                &alert.dashboard.value,
+                stack.dashboards.keys(),
+            ));
+            continue;
+        };
+        if !dashboard
+            .tiles
+            .iter()
+            .any(|t| t.name.value == alert.tile.value)
+        {
+            let diag = Diagnostic::error(
+                "semantic::unknown-tile",
+                format!(
+                    "alert `{}` points at tile `{}`, which dashboard `{}` does not have",
+                    alert.key.value, alert.tile.value, dashboard.key.value
+                ),
+                Some(alert.tile.span),
+            )
+            .with_label("no such tile name")
+            .with_related(dashboard.key.span, "the dashboard");
+            let names = dashboard.tiles.iter().map(|t| &t.name.value);
+            diags.push(suggest(diag, &alert.tile.value, names));
+        }
+    }
+}
+
+fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
+    let ok = !key.value.is_empty()
+        && key
+            .value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok {
+        diags.push(
+            Diagnostic::error(
+                "semantic::key-name",
+                format!(
+                    "{what} key `{}` may hold only letters, digits, `-` and `_`; keys form addresses like `{what}.<key>`",
+                    key.value
+                ),
+                Some(key.span),
+            )
+            .with_label("invalid key"),
+        );
+    }
+}
+
+fn suggest<'a>(
+    diag: Diagnostic,
+    written: &str,
+    candidates: impl Iterator<Item = &'a String>,
+) -> Diagnostic {
+    let candidates: Vec<&str> = candidates.map(String::as_str).collect();
+    match closest(written, candidates.iter().copied()) {
+        Some(close) => diag.with_help(format!("did you mean `{close}`?")),
+        None if candidates.is_empty() => diag,
+        None => diag.with_help(format!(
+            "known: {}",
+            candidates
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}

@@ -1,0 +1,577 @@
+//! The JSON Schema check: the merged tree becomes a `serde_json::Value` plus an index from JSON
+//! pointer to [`Span`], the embedded schema (draft 2020-12, no network) validates it, and each
+//! error's instance pointer is mapped back to the line it came from.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Map, Number, Value};
+
+use super::diagnostic::Diagnostic;
+use super::model::Span;
+use super::yaml::{Kind, Node, child_pointer};
+
+/// Pointers of the secret fields: checked by the loader, never echoed.
+pub const SECRET_POINTERS: &[&str] = &["/cloud/keySecret", "/observability/token"];
+
+/// Where a pointer's value and its key were written.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    value: Span,
+    key: Option<Span>,
+}
+
+fn schema_value() -> Option<&'static Value> {
+    static SCHEMA: OnceLock<Option<Value>> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| serde_json::from_str(super::SCHEMA).ok())
+        .as_ref()
+}
+
+fn validator() -> Option<&'static jsonschema::Validator> {
+    static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            let schema = schema_value()?;
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(schema)
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Checks the merged tree against the schema. Errors on pointers in `unresolved` (strings still
+/// holding an unset `${env:...}`) that concern the string's shape are left out: the value is
+/// not known offline.
+pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
+    let mut index = HashMap::new();
+    let value = to_json(root, String::new(), None, &mut index);
+    let (Some(validator), Some(schema)) = (validator(), schema_value()) else {
+        diags.push(Diagnostic::error(
+            "schema::internal",
+            "the embedded JSON Schema does not compile; this is a bug in converge",
+            None,
+        ));
+        return;
+    };
+    for error in validator.iter_errors(&value) {
+        let pointer = error.instance_path().as_str().to_string();
+        let Some(place) = lookup(&index, &pointer) else {
+            continue;
+        };
+        let path = display_path(&pointer);
+        let node_schema = schema_at(schema, &pointer);
+        let found = describe(value.pointer(&pointer));
+        let is_secret = SECRET_POINTERS.contains(&pointer.as_str());
+        let diag = match error.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                for name in unexpected {
+                    diags.push(unknown_key(&index, node_schema, &pointer, &path, name));
+                }
+                continue;
+            }
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                let at = place.key.unwrap_or(place.value);
+                Diagnostic::error(
+                    "schema::required",
+                    format!("`{path}` is missing the required key `{name}`"),
+                    Some(at),
+                )
+                .with_label(format!("add `{name}:` here"))
+                .with_help(key_help(node_schema, name))
+            }
+            ValidationErrorKind::Type { .. } => {
+                let expected = expected_type(node_schema);
+                let mut diag = Diagnostic::error(
+                    "schema::type",
+                    format!("`{path}` must be {expected}, not {found}"),
+                    Some(place.value),
+                )
+                .with_label(format!("expected {expected}"));
+                if value
+                    .pointer(&pointer)
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.contains("${"))
+                {
+                    diag = diag.with_help(
+                        "only string fields interpolate `${env:...}`; write numbers and booleans literally",
+                    );
+                } else if let Some(desc) = node_schema.and_then(description) {
+                    diag = diag.with_help(desc);
+                }
+                diag
+            }
+            ValidationErrorKind::Enum { options } => {
+                let allowed: Vec<&str> = options
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let mut diag = Diagnostic::error(
+                    "schema::enum",
+                    format!(
+                        "`{path}` must be one of {}, not {found}",
+                        allowed
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    Some(place.value),
+                )
+                .with_label("not an allowed value");
+                let written = value.pointer(&pointer).and_then(Value::as_str);
+                if let Some(close) = written.and_then(|w| closest(w, allowed.iter().copied())) {
+                    diag = diag.with_help(format!("did you mean `{close}`?"));
+                }
+                diag
+            }
+            ValidationErrorKind::Constant { expected_value } => Diagnostic::error(
+                "schema::enum",
+                format!("`{path}` must be {expected_value}, not {found}"),
+                Some(place.value),
+            )
+            .with_label(format!("expected {expected_value}")),
+            ValidationErrorKind::Minimum { .. }
+            | ValidationErrorKind::Maximum { .. }
+            | ValidationErrorKind::ExclusiveMinimum { .. }
+            | ValidationErrorKind::ExclusiveMaximum { .. }
+            | ValidationErrorKind::MultipleOf { .. } => Diagnostic::error(
+                "schema::range",
+                format!("`{path}` must be {}, not {found}", range_text(node_schema)),
+                Some(place.value),
+            )
+            .with_label("out of range"),
+            ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MaxLength { limit } => {
+                let what = if matches!(error.kind(), ValidationErrorKind::MinLength { .. }) {
+                    format!("at least {limit} character(s)")
+                } else {
+                    format!("at most {limit} characters")
+                };
+                Diagnostic::error(
+                    "schema::length",
+                    format!("`{path}` must have {what}"),
+                    Some(place.value),
+                )
+                .with_label(if *limit == 1 && what.starts_with("at least") {
+                    "empty".to_string()
+                } else {
+                    "wrong length".to_string()
+                })
+            }
+            ValidationErrorKind::MinItems { limit } => Diagnostic::error(
+                "schema::length",
+                format!("`{path}` must have at least {limit} item(s)"),
+                Some(place.value),
+            )
+            .with_label("too few items"),
+            ValidationErrorKind::MaxItems { limit } => Diagnostic::error(
+                "schema::length",
+                format!("`{path}` must have at most {limit} items"),
+                Some(place.value),
+            )
+            .with_label("too many items"),
+            ValidationErrorKind::Pattern { pattern } => {
+                if is_secret || unresolved.contains(&pointer) {
+                    continue;
+                }
+                let expected = if pattern.contains("[0-9a-fA-F]{8}") {
+                    "a UUID such as `1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11`".to_string()
+                } else if pattern.contains("https?") {
+                    "a URL starting with `http://` or `https://`".to_string()
+                } else {
+                    format!("text matching `{pattern}`")
+                };
+                Diagnostic::error(
+                    "schema::pattern",
+                    format!("`{path}` must be {expected}, not {found}"),
+                    Some(place.value),
+                )
+                .with_label("wrong form")
+            }
+            _ => {
+                let message = if is_secret {
+                    format!("`{path}` is not valid")
+                } else {
+                    format!("`{path}`: {error}")
+                };
+                Diagnostic::error("schema::invalid", message, Some(place.value))
+            }
+        };
+        diags.push(diag);
+    }
+}
+
+fn unknown_key(
+    index: &HashMap<String, Place>,
+    node_schema: Option<&Value>,
+    pointer: &str,
+    path: &str,
+    name: &str,
+) -> Diagnostic {
+    let child = child_pointer(pointer, name);
+    let at = index
+        .get(&child)
+        .and_then(|p| p.key)
+        .or_else(|| index.get(pointer).map(|p| p.value));
+    let where_ = if path.is_empty() {
+        "at the top level".to_string()
+    } else {
+        format!("in `{path}`")
+    };
+    let known = known_keys(node_schema);
+    let mut diag = Diagnostic::error(
+        "config::unknown-key",
+        format!("unknown key `{name}` {where_}"),
+        at,
+    )
+    .with_label("unknown key");
+    if let Some(close) = closest(name, known.iter().copied()) {
+        diag = diag.with_help(format!("did you mean `{close}`?"));
+    } else if !known.is_empty() {
+        diag = diag.with_help(format!(
+            "known keys here: {}",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    diag
+}
+
+fn key_help(node_schema: Option<&Value>, name: &str) -> String {
+    let desc = node_schema
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(name))
+        .and_then(description);
+    match desc {
+        Some(desc) => format!("`{name}`: {desc}"),
+        None => format!("add `{name}`"),
+    }
+}
+
+/// The `$ref`-resolved subschema that applies at an instance pointer.
+fn schema_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
+    let mut at = resolve(root, root)?;
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        let next = at
+            .get("properties")
+            .and_then(|p| p.get(&segment))
+            .or_else(|| at.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| segment.parse::<usize>().ok().and_then(|_| at.get("items")))?;
+        at = resolve(root, next)?;
+    }
+    Some(at)
+}
+
+fn resolve<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => root.pointer(reference.strip_prefix('#')?),
+        None => Some(schema),
+    }
+}
+
+/// The property names a schema object allows, in schema order.
+pub fn known_keys(schema: Option<&Value>) -> Vec<&str> {
+    schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn description(schema: &Value) -> Option<String> {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn expected_type(schema: Option<&Value>) -> String {
+    match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+        Some("integer") => "a whole number".to_string(),
+        Some("number") => "a number".to_string(),
+        Some("string") => "a string".to_string(),
+        Some("boolean") => "`true` or `false`".to_string(),
+        Some("array") => "a list".to_string(),
+        Some("object") => "a mapping".to_string(),
+        Some(other) => other.to_string(),
+        None => "another type".to_string(),
+    }
+}
+
+fn range_text(schema: Option<&Value>) -> String {
+    let get = |k: &str| schema.and_then(|s| s.get(k)).and_then(Value::as_f64);
+    let kind = match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+        Some("integer") => "an integer",
+        _ => "a number",
+    };
+    match (get("minimum"), get("maximum"), get("exclusiveMinimum")) {
+        (Some(min), Some(max), _) => format!("{kind} from {min} to {max}"),
+        (Some(min), None, _) => format!("{kind} of at least {min}"),
+        (None, Some(max), _) => format!("{kind} of at most {max}"),
+        (None, None, Some(min)) => format!("{kind} greater than {min}"),
+        (None, None, None) => "in range".to_string(),
+    }
+}
+
+/// A short description of a found value for messages: type and, for scalars, the value.
+fn describe(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => "empty (null)".to_string(),
+        Some(Value::Bool(b)) => format!("`{b}`"),
+        Some(Value::Number(n)) => format!("`{n}`"),
+        Some(Value::String(s)) => {
+            let short: String = s.chars().take(60).collect();
+            format!("the string `{short}`")
+        }
+        Some(Value::Array(_)) => "a list".to_string(),
+        Some(Value::Object(_)) => "a mapping".to_string(),
+    }
+}
+
+/// A dotted path for messages: `/services/a/scaling` → `services.a.scaling`.
+fn display_path(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+fn lookup(index: &HashMap<String, Place>, pointer: &str) -> Option<Place> {
+    let mut at = pointer;
+    loop {
+        if let Some(place) = index.get(at) {
+            return Some(*place);
+        }
+        let cut = at.rfind('/')?;
+        at = &at[..cut];
+    }
+}
+
+fn to_json(
+    node: &Node,
+    pointer: String,
+    key: Option<Span>,
+    index: &mut HashMap<String, Place>,
+) -> Value {
+    let value = match &node.kind {
+        Kind::Null => Value::Null,
+        Kind::Bool(b) => Value::Bool(*b),
+        Kind::Int(i) => Value::Number(Number::from(*i)),
+        Kind::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        Kind::Str(s) => Value::String(s.clone()),
+        Kind::Seq(items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| to_json(item, format!("{pointer}/{i}"), None, index))
+                .collect(),
+        ),
+        Kind::Map(entries) => {
+            let mut map = Map::new();
+            for (k, v) in entries {
+                let child = child_pointer(&pointer, &k.name);
+                map.insert(k.name.clone(), to_json(v, child, Some(k.span), index));
+            }
+            Value::Object(map)
+        }
+    };
+    index.insert(
+        pointer,
+        Place {
+            value: node.span,
+            key,
+        },
+    );
+    value
+}
+
+/// The closest candidate by edit distance, when it is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    candidates
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.chars().count() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::limits;
+
+    fn schema() -> &'static Value {
+        schema_value().unwrap()
+    }
+
+    #[test]
+    fn closest_suggests_typos_only() {
+        let keys = ["numReplicas", "idleScaling", "idleTimeoutMinutes"];
+        assert_eq!(closest("numReplica", keys.into_iter()), Some("numReplicas"));
+        assert_eq!(
+            closest("idlescaling", keys.into_iter()),
+            Some("idleScaling")
+        );
+        assert_eq!(closest("banana", keys.into_iter()), None);
+    }
+
+    /// The schema's enums and ranges are the contract's (`api::limits`), so the editor, the
+    /// validator and the planner agree.
+    #[test]
+    fn schema_matches_the_contract_limits() {
+        let s = schema();
+        let enum_at = |pointer: &str| -> Vec<String> {
+            schema_at(s, pointer).unwrap()["enum"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect()
+        };
+        let series = "/stacks/s/dashboards/d/tiles/0/series/0";
+        assert_eq!(enum_at(&format!("{series}/type")), limits::SERIES_TYPES);
+        assert_eq!(
+            enum_at(&format!("{series}/dataSource")),
+            limits::DATA_SOURCES
+        );
+        assert_eq!(enum_at(&format!("{series}/aggFn")), limits::AGG_FNS);
+        assert_eq!(
+            enum_at(&format!("{series}/whereLanguage")),
+            limits::WHERE_LANGUAGES
+        );
+        assert_eq!(
+            enum_at(&format!("{series}/metricDataType")),
+            limits::METRIC_DATA_TYPES
+        );
+        let alert = "/stacks/s/alerts/a";
+        assert_eq!(
+            enum_at(&format!("{alert}/thresholdType")),
+            limits::THRESHOLD_TYPES
+        );
+        assert_eq!(enum_at(&format!("{alert}/source")), limits::ALERT_SOURCES);
+        assert_eq!(
+            enum_at(&format!("{alert}/interval")),
+            limits::ALERT_INTERVALS
+        );
+        assert_eq!(
+            enum_at(&format!("{alert}/channel/type")),
+            limits::CHANNEL_TYPES
+        );
+
+        let range = |pointer: &str, r: limits::Range| {
+            let at = schema_at(s, pointer).unwrap();
+            assert_eq!(at["minimum"].as_f64(), Some(r.min), "{pointer}");
+            assert_eq!(at["maximum"].as_f64(), Some(r.max), "{pointer}");
+            let ty = if r.integer { "integer" } else { "number" };
+            assert_eq!(at["type"], ty, "{pointer}");
+        };
+        let pipe = "/services/x/pipes/p/scaling";
+        range(&format!("{pipe}/replicas"), limits::PIPE_REPLICAS);
+        range(&format!("{pipe}/concurrency"), limits::PIPE_CONCURRENCY);
+        range(
+            &format!("{pipe}/replicaCpuMillicores"),
+            limits::PIPE_CPU_MILLICORES,
+        );
+        range(&format!("{pipe}/replicaMemoryGb"), limits::PIPE_MEMORY_GB);
+        range("/services/x/scaling/numReplicas", limits::SERVICE_REPLICAS);
+        range("/stacks/s/dashboards/d/tiles/0/x", limits::TILE_X);
+        range("/stacks/s/dashboards/d/tiles/0/w", limits::TILE_W);
+        for field in ["minTotalMemoryGb", "maxTotalMemoryGb"] {
+            let at = schema_at(s, &format!("/services/x/scaling/{field}")).unwrap();
+            assert_eq!(at["minimum"].as_f64(), Some(limits::SERVICE_MEMORY_MIN_GB));
+            assert_eq!(at["maximum"].as_f64(), Some(limits::SERVICE_MEMORY_MAX_GB));
+        }
+        let idle = schema_at(s, "/services/x/scaling/idleTimeoutMinutes").unwrap();
+        assert_eq!(
+            idle["minimum"].as_f64(),
+            Some(limits::SERVICE_IDLE_TIMEOUT_MIN)
+        );
+        let dash = schema_at(s, "/stacks/s/dashboards/d").unwrap();
+        assert_eq!(
+            dash["properties"]["name"]["maxLength"],
+            limits::DASHBOARD_NAME_MAX
+        );
+        assert_eq!(
+            dash["properties"]["tags"]["maxItems"],
+            limits::DASHBOARD_MAX_TAGS
+        );
+        assert_eq!(
+            dash["properties"]["tags"]["items"]["maxLength"],
+            limits::TAG_MAX
+        );
+        assert_eq!(
+            dash["properties"]["tiles"]["maxItems"],
+            limits::DASHBOARD_MAX_TILES
+        );
+        let tile = schema_at(s, "/stacks/s/dashboards/d/tiles/0").unwrap();
+        assert_eq!(
+            tile["properties"]["series"]["maxItems"],
+            limits::CHART_SERIES_MAX
+        );
+        let alert_schema = schema_at(s, alert).unwrap();
+        assert_eq!(
+            alert_schema["properties"]["name"]["maxLength"],
+            limits::ALERT_NAME_MAX
+        );
+        assert_eq!(
+            alert_schema["properties"]["message"]["maxLength"],
+            limits::ALERT_MESSAGE_MAX
+        );
+    }
+
+    /// Editors show descriptions on hover: every property of every object has one.
+    #[test]
+    fn every_property_has_a_description() {
+        fn walk(v: &Value, at: &str, missing: &mut Vec<String>) {
+            if let Some(props) = v.get("properties").and_then(Value::as_object) {
+                for (name, prop) in props {
+                    if prop
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        missing.push(format!("{at}/{name}"));
+                    }
+                }
+            }
+            match v {
+                Value::Object(map) => map
+                    .iter()
+                    .for_each(|(k, c)| walk(c, &format!("{at}/{k}"), missing)),
+                Value::Array(items) => items.iter().for_each(|c| walk(c, at, missing)),
+                _ => {}
+            }
+        }
+        let mut missing = Vec::new();
+        walk(schema(), "", &mut missing);
+        assert!(missing.is_empty(), "{missing:?}");
+    }
+}

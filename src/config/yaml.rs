@@ -1,0 +1,589 @@
+//! YAML text to a tree of [`Node`]s where every value and every key carries its [`Span`].
+//!
+//! Built on the event parser that `serde-saphyr` uses (re-exported as
+//! `serde_saphyr::granit_parser`), because the later stages need what typed deserialization
+//! throws away: the place of every value (schema errors arrive as JSON pointers and are mapped
+//! back to a line), both places of a duplicated key, and the keys themselves for "did you mean".
+//! Scalars resolve by the YAML 1.2 core schema with strict booleans: only `true`/`false` are
+//! booleans, so `yes`, `no`, `on` and `off` stay strings.
+
+use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
+
+use super::diagnostic::Diagnostic;
+use super::model::{FileId, Span};
+
+/// Most nodes one file may expand to (aliases are copied); stops "billion laughs" inputs.
+const MAX_NODES: usize = 2_000_000;
+/// Deepest nesting accepted; the config format needs about ten levels.
+const MAX_DEPTH: usize = 128;
+
+/// A YAML value with where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub kind: Kind,
+    /// Where the value was written.
+    pub span: Span,
+}
+
+/// The value of a [`Node`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `null`, `~` or nothing.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A whole number.
+    Int(i64),
+    /// A finite number with a fraction or exponent.
+    Float(f64),
+    /// Any other scalar, and every quoted one.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in written order, keys unique.
+    Map(Vec<(Key, Node)>),
+}
+
+/// A mapping key with where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    /// The key text.
+    pub name: String,
+    /// Where the key was written.
+    pub span: Span,
+}
+
+impl Node {
+    /// The entries, when this is a mapping.
+    pub fn as_map(&self) -> Option<&[(Key, Node)]> {
+        match &self.kind {
+            Kind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The value under `key`, when this is a mapping that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.name == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The key entry under `key` (for its span).
+    pub fn key(&self, key: &str) -> Option<&Key> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.name == key)
+            .map(|(k, _)| k)
+    }
+
+    /// The text, when this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// How many nodes this tree holds.
+    fn size(&self) -> usize {
+        match &self.kind {
+            Kind::Seq(items) => 1 + items.iter().map(Node::size).sum::<usize>(),
+            Kind::Map(entries) => 1 + entries.iter().map(|(_, v)| v.size()).sum::<usize>(),
+            _ => 1,
+        }
+    }
+}
+
+/// Parses one file. `None` when the text has no document at all (empty or only comments).
+/// Problems (syntax, duplicate keys, a second document) are pushed to `diags`; on a syntax
+/// error the tree is dropped since what follows the error cannot be trusted.
+pub fn parse(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) -> Option<Node> {
+    let mut options = yaml::Options::default();
+    options.set_emit_comments(false);
+    let mut reader = Reader {
+        parser: Parser::new_from_str_with_options(text, options),
+        text,
+        file,
+        anchors: Vec::new(),
+        nodes: 0,
+        diags,
+    };
+    match reader.stream() {
+        Ok(node) => node,
+        Err(diag) => {
+            reader.diags.push(*diag);
+            None
+        }
+    }
+}
+
+type Step<T> = Result<T, Box<Diagnostic>>;
+
+struct Reader<'t, 'd> {
+    parser: Parser<'t, yaml::StrInput<'t>>,
+    text: &'t str,
+    file: FileId,
+    /// Anchored nodes by the parser's anchor id.
+    anchors: Vec<(usize, Node)>,
+    nodes: usize,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'t> Reader<'t, '_> {
+    fn next(&mut self) -> Step<(Event<'t>, yaml::Span)> {
+        match self.parser.next_event() {
+            Some(Ok(pair)) => Ok(pair),
+            Some(Err(error)) => {
+                let marker = *error.marker();
+                let span = self.span_at(marker, marker);
+                let mut info = error.info();
+                if info.is_empty() {
+                    info = "invalid YAML".to_string();
+                }
+                Err(Box::new(
+                    Diagnostic::error(
+                        "yaml::syntax",
+                        format!("YAML syntax error: {info}"),
+                        Some(span),
+                    )
+                    .with_label("here")
+                    .with_help("fix the YAML syntax at this place; every later check waits for it"),
+                ))
+            }
+            None => Err(Box::new(Diagnostic::error(
+                "yaml::syntax",
+                "YAML syntax error: the text ends too early",
+                Some(self.end_span()),
+            ))),
+        }
+    }
+
+    fn stream(&mut self) -> Step<Option<Node>> {
+        let mut root = None;
+        loop {
+            let (event, span) = self.next()?;
+            match event {
+                Event::StreamStart | Event::DocumentEnd => {}
+                Event::StreamEnd => return Ok(root),
+                Event::DocumentStart(..) => {
+                    let node = self.node(0)?;
+                    if root.is_some() {
+                        let at = self.span_of(span);
+                        self.diags.push(
+                            Diagnostic::error(
+                                "yaml::multiple-documents",
+                                "a config file holds one YAML document; this is a second one",
+                                Some(at),
+                            )
+                            .with_help("split the documents into separate files of a directory"),
+                        );
+                    } else {
+                        root = Some(node);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn node(&mut self, depth: usize) -> Step<Node> {
+        let (event, span) = self.next()?;
+        self.node_from(event, span, depth)
+    }
+
+    fn node_from(&mut self, event: Event<'t>, yspan: yaml::Span, depth: usize) -> Step<Node> {
+        let span = self.span_of(yspan);
+        if depth > MAX_DEPTH {
+            return Err(Box::new(Diagnostic::error(
+                "yaml::too-deep",
+                format!("the YAML nests deeper than {MAX_DEPTH} levels"),
+                Some(span),
+            )));
+        }
+        self.count(1, span)?;
+        let node = match event {
+            Event::Scalar(value, style, anchor, tag) => {
+                let forced_str = tag
+                    .as_ref()
+                    .is_some_and(|t| t.is_yaml_core_schema_tag("str"));
+                let kind = if style == ScalarStyle::Plain && !forced_str {
+                    resolve_plain(&value)
+                } else {
+                    Kind::Str(value.into_owned())
+                };
+                let node = Node { kind, span };
+                self.remember(anchor, &node);
+                node
+            }
+            Event::SequenceStart(_, anchor, _) => {
+                let mut items = Vec::new();
+                loop {
+                    let (event, yspan) = self.next()?;
+                    if matches!(event, Event::SequenceEnd) {
+                        break;
+                    }
+                    items.push(self.node_from(event, yspan, depth + 1)?);
+                }
+                let node = Node {
+                    kind: Kind::Seq(items),
+                    span,
+                };
+                self.remember(anchor, &node);
+                node
+            }
+            Event::MappingStart(_, anchor, _) => {
+                let node = self.mapping(span, depth)?;
+                self.remember(anchor, &node);
+                node
+            }
+            Event::Alias(id) => {
+                let found = self.anchors.iter().rev().find(|(a, _)| *a == id);
+                match found {
+                    Some((_, node)) => {
+                        let node = node.clone();
+                        self.count(node.size(), span)?;
+                        node
+                    }
+                    None => Node {
+                        kind: Kind::Null,
+                        span,
+                    },
+                }
+            }
+            Event::UnresolvedAlias(name) => {
+                return Err(Box::new(Diagnostic::error(
+                    "yaml::syntax",
+                    format!("YAML syntax error: unknown anchor `{name}`"),
+                    Some(span),
+                )));
+            }
+            _ => {
+                return Err(Box::new(Diagnostic::error(
+                    "yaml::syntax",
+                    "YAML syntax error: unexpected structure",
+                    Some(span),
+                )));
+            }
+        };
+        Ok(node)
+    }
+
+    fn mapping(&mut self, span: Span, depth: usize) -> Step<Node> {
+        let mut entries: Vec<(Key, Node)> = Vec::new();
+        let mut merged: Vec<(Key, Node)> = Vec::new();
+        loop {
+            let (event, yspan) = self.next()?;
+            if matches!(event, Event::MappingEnd) {
+                break;
+            }
+            let key_node = self.node_from(event, yspan, depth + 1)?;
+            let value = self.node(depth + 1)?;
+            let name = match &key_node.kind {
+                Kind::Str(s) => s.clone(),
+                Kind::Null => String::new(),
+                Kind::Bool(b) => b.to_string(),
+                Kind::Int(i) => i.to_string(),
+                Kind::Float(f) => f.to_string(),
+                Kind::Seq(_) | Kind::Map(_) => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "yaml::key-type",
+                            "a mapping key must be a plain value, not a list or a mapping",
+                            Some(key_node.span),
+                        )
+                        .with_label("this key"),
+                    );
+                    continue;
+                }
+            };
+            let key = Key {
+                name,
+                span: key_node.span,
+            };
+            if key.name == "<<" && matches!(key_node.kind, Kind::Str(_)) {
+                // A merge key: its mapping (or list of mappings) fills in keys not written here.
+                let sources = match value.kind {
+                    Kind::Seq(items) => items,
+                    _ => vec![value],
+                };
+                for source in sources {
+                    match source.kind {
+                        Kind::Map(more) => merged.extend(more),
+                        _ => self.diags.push(
+                            Diagnostic::error(
+                                "yaml::merge",
+                                "a merge key `<<` takes a mapping or a list of mappings",
+                                Some(source.span),
+                            )
+                            .with_label("not a mapping"),
+                        ),
+                    }
+                }
+                continue;
+            }
+            if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name) {
+                self.diags.push(duplicate_key(&key, first.span));
+                continue;
+            }
+            entries.push((key, value));
+        }
+        for (key, value) in merged {
+            if !entries.iter().any(|(k, _)| k.name == key.name) {
+                entries.push((key, value));
+            }
+        }
+        Ok(Node {
+            kind: Kind::Map(entries),
+            span,
+        })
+    }
+
+    fn remember(&mut self, anchor: usize, node: &Node) {
+        if anchor != 0 {
+            self.anchors.push((anchor, node.clone()));
+        }
+    }
+
+    fn count(&mut self, n: usize, span: Span) -> Step<()> {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            return Err(Box::new(Diagnostic::error(
+                "yaml::too-large",
+                format!("the YAML expands to more than {MAX_NODES} values (aliases included)"),
+                Some(span),
+            )));
+        }
+        Ok(())
+    }
+
+    fn span_of(&self, span: yaml::Span) -> Span {
+        self.span_at(span.start, span.end)
+    }
+
+    fn span_at(&self, start: yaml::Marker, end: yaml::Marker) -> Span {
+        let offset = self.byte_offset(start);
+        let end_offset = self.byte_offset(end).max(offset);
+        let mut len = end_offset - offset;
+        // Underline at least one character, and never past the end of the text.
+        if len == 0 {
+            len = self.text[offset..]
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8)
+                .max(1);
+        }
+        Span {
+            file: self.file,
+            offset,
+            len,
+            line: start.line().max(1),
+            column: start.col() + 1,
+        }
+    }
+
+    fn byte_offset(&self, marker: yaml::Marker) -> usize {
+        let offset = marker.byte_offset().unwrap_or_else(|| {
+            self.text
+                .char_indices()
+                .nth(marker.index())
+                .map_or(self.text.len(), |(i, _)| i)
+        });
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+
+    fn end_span(&self) -> Span {
+        end_of(self.text, self.file)
+    }
+}
+
+/// The JSON pointer of a child: `base` + `/` + the escaped segment (RFC 6901).
+pub fn child_pointer(base: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(base.len() + segment.len() + 1);
+    out.push_str(base);
+    out.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A one-character span at the end of a text (for "ends too early").
+pub fn end_of(text: &str, file: FileId) -> Span {
+    let line = text.lines().count().max(1);
+    let column = text.lines().last().map_or(0, |l| l.chars().count()) + 1;
+    Span {
+        file,
+        offset: text.len(),
+        len: 1,
+        line,
+        column,
+    }
+}
+
+/// The error for a key written twice: the second place underlined, the first one shown.
+pub fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
+    Diagnostic::error(
+        "config::duplicate-key",
+        format!("`{}` is defined twice", key.name),
+        Some(key.span),
+    )
+    .with_label("defined again here")
+    .with_related(first, "first defined here")
+    .with_help("keep one definition and delete or rename the other")
+}
+
+/// Resolves a plain scalar by the YAML 1.2 core schema, booleans strict.
+fn resolve_plain(text: &str) -> Kind {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Kind::Null,
+        "true" | "True" | "TRUE" => return Kind::Bool(true),
+        "false" | "False" | "FALSE" => return Kind::Bool(false),
+        _ => {}
+    }
+    if let Some(int) = parse_int(text) {
+        return Kind::Int(int);
+    }
+    if looks_like_float(text)
+        && let Ok(f) = text.parse::<f64>()
+        && f.is_finite()
+    {
+        return Kind::Float(f);
+    }
+    Kind::Str(text.to_string())
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    if let Some(hex) = text.strip_prefix("0x") {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        return i64::from_str_radix(oct, 8).ok();
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn looks_like_float(text: &str) -> bool {
+    let body = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let mut parts = mantissa.splitn(2, '.');
+    let whole = parts.next().unwrap_or("");
+    let fraction = parts.next();
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match fraction {
+        Some(f) => digits(whole) && digits(f) && !(whole.is_empty() && f.is_empty()),
+        None => !whole.is_empty() && digits(whole),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_ok(text: &str) -> (Option<Node>, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let node = parse(text, 0, &mut diags);
+        (node, diags)
+    }
+
+    #[test]
+    fn strict_booleans_keep_yes_a_string() {
+        let (node, diags) = parse_ok("a: yes\nb: true\nc: off\n");
+        assert!(diags.is_empty());
+        let node = node.unwrap();
+        assert_eq!(node.get("a").unwrap().kind, Kind::Str("yes".into()));
+        assert_eq!(node.get("b").unwrap().kind, Kind::Bool(true));
+        assert_eq!(node.get("c").unwrap().kind, Kind::Str("off".into()));
+    }
+
+    #[test]
+    fn numbers_and_quoted_strings() {
+        let (node, _) = parse_ok("a: 12\nb: 0.5\nc: '12'\nd: 1e3\ne: 1.2.3\nf: .inf\n");
+        let node = node.unwrap();
+        assert_eq!(node.get("a").unwrap().kind, Kind::Int(12));
+        assert_eq!(node.get("b").unwrap().kind, Kind::Float(0.5));
+        assert_eq!(node.get("c").unwrap().kind, Kind::Str("12".into()));
+        assert_eq!(node.get("d").unwrap().kind, Kind::Float(1000.0));
+        assert_eq!(node.get("e").unwrap().kind, Kind::Str("1.2.3".into()));
+        assert_eq!(node.get("f").unwrap().kind, Kind::Str(".inf".into()));
+    }
+
+    #[test]
+    fn spans_point_at_values() {
+        let text = "top:\n  key: value\n";
+        let (node, _) = parse_ok(text);
+        let value = node
+            .unwrap()
+            .get("top")
+            .unwrap()
+            .get("key")
+            .unwrap()
+            .clone();
+        assert_eq!((value.span.line, value.span.column), (2, 8));
+        assert_eq!(
+            &text[value.span.offset..value.span.offset + value.span.len],
+            "value"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_show_both_places() {
+        let (_, diags) = parse_ok("a: 1\nb: 2\na: 3\n");
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code, "config::duplicate-key");
+        assert_eq!(diags[0].span.unwrap().line, 3);
+        assert_eq!(diags[0].related[0].0.line, 1);
+    }
+
+    #[test]
+    fn merge_keys_and_aliases() {
+        let (node, diags) = parse_ok("base: &b { x: 1, y: 2 }\nuse:\n  <<: *b\n  y: 3\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        let used = node.unwrap().get("use").unwrap().clone();
+        assert_eq!(used.get("x").unwrap().kind, Kind::Int(1));
+        assert_eq!(used.get("y").unwrap().kind, Kind::Int(3));
+    }
+
+    #[test]
+    fn syntax_error_has_a_place() {
+        let (node, diags) = parse_ok("a: [1, 2\nb: 3\n");
+        assert!(node.is_none());
+        assert_eq!(diags[0].code, "yaml::syntax");
+        assert!(diags[0].span.is_some());
+    }
+
+    #[test]
+    fn alias_bombs_stop() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let (_, diags) = parse_ok(&text);
+        assert!(diags.iter().any(|d| d.code == "yaml::too-large"));
+    }
+}
