@@ -83,7 +83,9 @@ impl Secrets<'_> {
         };
         let value = (self.env)(name);
         if value.is_none() {
-            diags.push(unset_variable(self.mode, name, node.span));
+            diags.push(unset_variable(self.mode, name, node.span).with_help(format!(
+                "export {name} where the value is needed (plan, apply); `validate` runs without it"
+            )));
         }
         Some(SecretValue {
             reference: raw.to_string(),

@@ -1,1 +1,540 @@
-//! `converge validate` through the real binary.
+//! `converge validate` through the real binary: the invalid fixtures, the examples, the output
+//! formats, multi-file merging, secrets, and a property test that no input makes it panic.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary with a clean environment: no CI switches, no variables a config might read.
+fn converge() -> Command {
+    let mut cmd = Command::cargo_bin("converge").unwrap();
+    cmd.current_dir(root())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CONVERGE_KEY_SECRET")
+        .env_remove("CONVERGE_OBS_TOKEN")
+        .env_remove("CONVERGE_ORG_ID")
+        .env_remove("CONVERGE_KEY_ID")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn validate_json(paths: &[&Path]) -> (i32, Vec<Value>) {
+    let r = run(converge()
+        .arg("validate")
+        .arg("--format")
+        .arg("json")
+        .args(paths));
+    let items: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}\n{}", r.stdout, r.stderr));
+    (r.code, items.as_array().unwrap().clone())
+}
+
+/// `# expect: CODE LINE:COL` on a fixture's first line.
+fn expectation(path: &Path) -> (String, usize, usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let first = text.lines().next().unwrap();
+    let rest = first.strip_prefix("# expect: ").unwrap();
+    let (code, place) = rest.rsplit_once(' ').unwrap();
+    let (line, col) = place.split_once(':').unwrap();
+    (
+        code.to_string(),
+        line.parse().unwrap(),
+        col.parse().unwrap(),
+    )
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/invalid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_invalid_fixture_reports_its_diagnostic_at_its_place() {
+    let files = fixtures();
+    assert!(files.len() >= 30, "only {} fixtures", files.len());
+    let mut failures = Vec::new();
+    for file in &files {
+        let (code, line, col) = expectation(file);
+        let (exit, items) = validate_json(&[file]);
+        let found = items.iter().any(|d| {
+            d["code"] == code.as_str()
+                && d["line"] == line
+                && d["column"] == col
+                && d["severity"] == "error"
+                && d["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(file.file_name().unwrap().to_str().unwrap()))
+                && d["message"].as_str().is_some_and(|m| !m.is_empty())
+        });
+        if exit != 1 || !found {
+            failures.push(format!(
+                "{}: exit {exit}, wanted {code} {line}:{col}, got {items:?}",
+                file.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn examples_validate_with_warnings_only() {
+    for example in ["examples/quickstart.yaml", "examples/production"] {
+        let (exit, items) = validate_json(&[Path::new(example)]);
+        assert_eq!(exit, 0, "{example}: {items:?}");
+        assert!(
+            items.iter().all(|d| d["severity"] == "warning"),
+            "{example}: {items:?}"
+        );
+        // The secrets are unset here: validate warns instead of failing.
+        assert!(
+            items.iter().any(|d| d["code"] == "config::env-unset"),
+            "{example}: {items:?}"
+        );
+    }
+}
+
+#[test]
+fn text_output_underlines_the_value_and_reports_every_error_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    let text = std::fs::read_to_string(root().join("examples/quickstart.yaml"))
+        .unwrap()
+        .replace("numReplicas: 3", "numReplicas: 30")
+        .replace("idleScaling: true", "idleScalin: true")
+        .replace("thresholdType: above", "thresholdType: abve");
+    std::fs::write(&file, text).unwrap();
+    let r = run(converge().arg("validate").arg(&file));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "text goes to stderr: {}", r.stdout);
+    for wanted in [
+        "c.yaml:18:20",
+        "schema::range",
+        "c.yaml:19:7",
+        "did you mean `idleScaling`?",
+        "c.yaml:78:24",
+        "did you mean `above`?",
+        "3 error(s) in the configuration",
+    ] {
+        assert!(
+            r.stderr.contains(wanted),
+            "missing {wanted:?} in:\n{}",
+            r.stderr
+        );
+    }
+    assert!(r.stderr.contains("^^"), "value underlined:\n{}", r.stderr);
+    assert!(!r.stderr.contains('\u{1b}'), "no color without a terminal");
+    assert!(
+        r.stderr.is_ascii(),
+        "plain ASCII without color:\n{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn github_annotations_are_printed_under_actions() {
+    let file = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
+    let (_, line, col) = expectation(&file);
+    let r = run(converge()
+        .env("GITHUB_ACTIONS", "true")
+        .arg("validate")
+        .arg(&file));
+    assert_eq!(r.code, 1);
+    let wanted = format!(",line={line},col={col},title=schema%3A%3Arange::");
+    let annotation = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::error file="))
+        .unwrap_or("");
+    assert!(annotation.contains(&wanted), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("::warning file="),
+        "warnings too: {}",
+        r.stdout
+    );
+    let quiet = run(converge().arg("validate").arg(&file));
+    assert!(
+        !quiet.stdout.contains("::error"),
+        "only under GITHUB_ACTIONS"
+    );
+}
+
+#[test]
+fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\nservices:\n  s1:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.yml"),
+        "services:\n  s2:\n    id: 6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a\nstacks:\n  obs:\n    service: s1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not: [yaml").unwrap();
+    let (exit, items) = validate_json(&[dir.path()]);
+    assert_eq!(exit, 0, "{items:?}");
+
+    std::fs::write(
+        dir.path().join("c.yaml"),
+        "services:\n  s1:\n    id: 6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a\n",
+    )
+    .unwrap();
+    let (exit, items) = validate_json(&[dir.path()]);
+    assert_eq!(exit, 1);
+    let dup = items
+        .iter()
+        .find(|d| d["code"] == "config::duplicate-key")
+        .unwrap();
+    assert!(dup["file"].as_str().unwrap().ends_with("c.yaml"), "{dup}");
+    assert_eq!(
+        (dup["line"].clone(), dup["column"].clone()),
+        (2.into(), 3.into())
+    );
+    let first = &dup["related"][0];
+    assert!(first["file"].as_str().unwrap().ends_with("a.yaml"), "{dup}");
+    assert_eq!(
+        (first["line"].clone(), first["column"].clone()),
+        (4.into(), 3.into())
+    );
+
+    // The text report shows both files.
+    let r = run(converge().arg("validate").arg(dir.path()));
+    assert!(
+        r.stderr.contains("c.yaml:2:3") && r.stderr.contains("a.yaml:4:3"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn unreadable_paths_and_empty_directories_fail_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (exit, items) = validate_json(&[dir.path()]);
+    assert_eq!(exit, 1);
+    assert_eq!(items[0]["code"], "config::empty-directory");
+    let (exit, items) = validate_json(&[Path::new("no/such/file.yaml")]);
+    assert_eq!(exit, 1);
+    assert_eq!(items[0]["code"], "config::read");
+    assert!(
+        items[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no/such/file.yaml")
+    );
+}
+
+#[test]
+fn secrets_never_appear_in_any_output() {
+    let literal = root().join("tests/fixtures/invalid/16-literal-key-secret.yaml");
+    for format in ["text", "json"] {
+        let r = run(converge()
+            .env("GITHUB_ACTIONS", "true")
+            .args(["validate", "--format", format])
+            .arg(&literal));
+        assert_eq!(r.code, 1);
+        assert!(
+            r.stdout.contains("config::literal-secret")
+                || r.stderr.contains("config::literal-secret")
+        );
+        assert!(!r.stdout.contains("not-a-real-secret"), "{}", r.stdout);
+        assert!(!r.stderr.contains("not-a-real-secret"), "{}", r.stderr);
+    }
+    // A set variable is resolved but never printed, even when something else is wrong.
+    let bad = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
+    let r = run(converge()
+        .env("CONVERGE_KEY_SECRET", "s3cr3t-value-1234")
+        .env("CONVERGE_OBS_TOKEN", "t0ken-value-5678")
+        .args(["validate", "--format", "json"])
+        .arg(&bad));
+    assert_eq!(r.code, 1);
+    for secret in ["s3cr3t-value-1234", "t0ken-value-5678"] {
+        assert!(!r.stdout.contains(secret) && !r.stderr.contains(secret));
+    }
+    assert!(
+        !r.stdout.contains("config::env-unset"),
+        "set variables give no warning"
+    );
+}
+
+#[test]
+fn unset_variables_warn_under_validate_but_fail_a_live_load() {
+    let quickstart = root().join("examples/quickstart.yaml");
+    let env = |_: &str| None;
+    let offline = converge::config::load_with_env(
+        std::slice::from_ref(&quickstart),
+        converge::config::LoadMode::Offline,
+        &env,
+    );
+    assert!(offline.config.is_some());
+    assert_eq!(offline.error_count(), 0);
+    let live = converge::config::load_with_env(
+        std::slice::from_ref(&quickstart),
+        converge::config::LoadMode::Live,
+        &env,
+    );
+    assert!(live.config.is_none());
+    assert_eq!(live.error_count(), 2, "{:?}", live.diagnostics);
+}
+
+#[test]
+fn schema_command_prints_the_shipped_schema() {
+    let r = run(converge().arg("schema"));
+    assert_eq!(r.code, 0);
+    let shipped = std::fs::read_to_string(root().join("schema/converge.schema.json")).unwrap();
+    assert_eq!(r.stdout, shipped);
+    let schema: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+}
+
+/// Values of the right shape for every variable the examples read.
+fn plausible_env(name: &str) -> Option<String> {
+    Some(if name.ends_with("_URL") {
+        "https://example.com".to_string()
+    } else if name.ends_with("_ORG_ID") {
+        "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b".to_string()
+    } else {
+        format!("value-of-{name}")
+    })
+}
+
+/// The YAML read by serde-saphyr alone (strict booleans) as JSON, with `${env:...}` expanded
+/// from a fixed environment, except the secret fields which the schema wants as references.
+fn as_schema_instance(text: &str) -> Option<Value> {
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let mut value: Value = serde_saphyr::from_str_with_options(text, options).ok()?;
+    fn expand(v: &mut Value, pointer: &str) {
+        match v {
+            Value::String(s)
+                if !["/cloud/keySecret", "/observability/token"].contains(&pointer) =>
+            {
+                if let Ok(e) = converge::config::interpolate::expand(s, &plausible_env) {
+                    *s = e.text;
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    expand(item, &format!("{pointer}/{i}"));
+                }
+            }
+            Value::Object(map) => {
+                for (k, item) in map.iter_mut() {
+                    expand(item, &format!("{pointer}/{k}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    expand(&mut value, "");
+    Some(value)
+}
+
+fn example_texts() -> Vec<(PathBuf, String)> {
+    let mut files = vec![root().join("examples/quickstart.yaml")];
+    let mut production: Vec<PathBuf> = std::fs::read_dir(root().join("examples/production"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    production.sort();
+    files.extend(production);
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect()
+}
+
+/// The schema and the Rust types agree: the examples pass both, and each invalid fixture of a
+/// schema-level kind fails both, while the semantic fixtures pass the schema and fail only the
+/// Rust rules (the layer split the docs describe).
+#[test]
+fn schema_and_rust_types_agree_on_examples_and_fixtures() {
+    let schema: Value = serde_json::from_str(converge::config::SCHEMA).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let env = plausible_env;
+
+    let examples = example_texts();
+    for (path, text) in &examples {
+        let instance = as_schema_instance(text).unwrap();
+        // A single production file is a fragment; check the merged whole below.
+        if path.starts_with(root().join("examples/production")) {
+            continue;
+        }
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+    let mut merged = serde_json::Map::new();
+    for (path, text) in &examples {
+        if !path.starts_with(root().join("examples/production")) {
+            continue;
+        }
+        for (k, v) in as_schema_instance(text).unwrap().as_object().unwrap() {
+            match (merged.get_mut(k), v) {
+                (Some(Value::Object(into)), Value::Object(more)) => {
+                    into.extend(more.clone());
+                }
+                _ => {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    let errors: Vec<String> = validator
+        .iter_errors(&Value::Object(merged))
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "examples/production: {errors:?}");
+    let quickstart = &examples[..1];
+    let loaded = converge::config::load_texts(quickstart, converge::config::LoadMode::Live, &env);
+    assert!(loaded.config.is_some(), "{:?}", loaded.diagnostics);
+    let production = &examples[1..];
+    let loaded = converge::config::load_texts(production, converge::config::LoadMode::Live, &env);
+    let config = loaded
+        .config
+        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+    assert_eq!(config.services.len(), 2);
+    assert_eq!(config.stacks.len(), 2);
+
+    let schema_level = |code: &str| {
+        code.starts_with("schema::")
+            || code.starts_with("yaml::")
+            || [
+                "config::unknown-key",
+                "config::duplicate-key",
+                "config::literal-secret",
+            ]
+            .contains(&code)
+    };
+    for file in fixtures() {
+        let (code, _, _) = expectation(&file);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let schema_ok = as_schema_instance(&text).is_some_and(|v| validator.is_valid(&v));
+        let loaded = converge::config::load_texts(
+            &[(file.clone(), text)],
+            converge::config::LoadMode::Offline,
+            &env,
+        );
+        assert!(
+            loaded.config.is_none(),
+            "{}: the Rust types accepted it",
+            file.display()
+        );
+        if schema_level(&code) {
+            assert!(!schema_ok, "{}: the schema accepted it", file.display());
+        } else {
+            assert!(
+                schema_ok,
+                "{}: a {code} fixture should pass the schema",
+                file.display()
+            );
+        }
+    }
+}
+
+fn valid_texts() -> Vec<String> {
+    example_texts().into_iter().map(|(_, t)| t).collect()
+}
+
+/// Mutations that keep text mostly YAML-shaped, to reach deep into the checks.
+fn mutate(text: &str, ops: &[(u8, usize, u8)]) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    for &(op, at, byte) in ops {
+        if bytes.is_empty() {
+            bytes.push(byte);
+            continue;
+        }
+        let i = at % bytes.len();
+        match op % 5 {
+            0 => bytes[i] = byte,
+            1 => {
+                bytes.remove(i);
+            }
+            2 => bytes.insert(i, b"-:{}[]&*!|>'\"#%@ \n\t,?y0.~$"[usize::from(byte) % 27]),
+            3 => {
+                let end = (i + usize::from(byte)).min(bytes.len());
+                let chunk = bytes[i..end].to_vec();
+                bytes.splice(i..i, chunk);
+            }
+            _ => {
+                let end = (i + usize::from(byte) % 16).min(bytes.len());
+                bytes.drain(i..end);
+            }
+        }
+    }
+    bytes
+}
+
+fn assert_exit_0_or_1(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fuzz.yaml");
+    std::fs::write(&file, bytes).unwrap();
+    let out = converge()
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let code = out.status.code();
+    prop_assert!(
+        matches!(code, Some(0 | 1)),
+        "exit {code:?} (101 is a panic, None a signal); stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    prop_assert!(
+        serde_json::from_slice::<Value>(&out.stdout).is_ok(),
+        "stdout stays JSON"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_valid_configs_never_panic(
+        which in 0usize..8,
+        ops in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 1..8),
+    ) {
+        let texts = valid_texts();
+        let text = &texts[which % texts.len()];
+        assert_exit_0_or_1(&mutate(text, &ops))?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        assert_exit_0_or_1(&bytes)?;
+    }
+}
