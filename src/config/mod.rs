@@ -331,3 +331,138 @@ fn interpolate_tree(
         Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{SourceRef, StackTarget};
+
+    fn quickstart() -> Vec<(PathBuf, String)> {
+        let text = include_str!("../../examples/quickstart.yaml").to_string();
+        vec![(PathBuf::from("examples/quickstart.yaml"), text)]
+    }
+
+    fn spot(text: &str, span: Span) -> &str {
+        &text[span.offset..span.offset + span.len]
+    }
+
+    #[test]
+    fn quickstart_builds_the_typed_config_with_spans() {
+        let files = quickstart();
+        let env = |name: &str| (name == "CONVERGE_KEY_SECRET").then(|| "s3cret".to_string());
+        let loaded = load_texts(&files, LoadMode::Offline, &env);
+        let config = loaded.config.clone().unwrap();
+        let text = &files[0].1;
+        assert_eq!(config.version, 1);
+        assert_eq!(
+            config.organization.value,
+            "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b"
+        );
+        let cloud = config.cloud.unwrap();
+        assert_eq!(cloud.url.unwrap().value, "http://127.0.0.1:8080");
+        let secret = cloud.key_secret.unwrap();
+        assert_eq!(secret.reference, "${env:CONVERGE_KEY_SECRET}");
+        assert_eq!(secret.value.as_deref(), Some("s3cret"));
+        assert!(!format!("{secret:?}").contains("s3cret"));
+        let token = config.observability.unwrap().token.unwrap();
+        assert_eq!(token.value, None);
+
+        let service = &config.services["analytics"];
+        let replicas = service
+            .scaling
+            .as_ref()
+            .unwrap()
+            .num_replicas
+            .clone()
+            .unwrap();
+        assert_eq!(replicas.value, 3.0);
+        assert_eq!((replicas.span.line, replicas.span.column), (18, 20));
+        assert_eq!(spot(text, replicas.span), "3");
+        assert_eq!(spot(text, service.key.span), "analytics");
+        assert_eq!(service.pipes.len(), 4);
+        let orders = service.pipes["orders"].scaling.clone().unwrap();
+        assert_eq!(orders.replicas.unwrap().value, 4);
+        assert_eq!(orders.replica_memory_gb.unwrap().value, 2.0);
+        assert!(service.pipes["customers"].scaling.is_none());
+        assert_eq!(service.private_endpoints.as_ref().unwrap().len(), 1);
+        assert_eq!(
+            service
+                .backups
+                .as_ref()
+                .unwrap()
+                .max_age_hours
+                .clone()
+                .unwrap()
+                .value,
+            26.0
+        );
+
+        let stack = &config.stacks["prod"];
+        assert!(
+            matches!(&stack.target, StackTarget::Managed { service } if service.value == "analytics")
+        );
+        let dashboard = &stack.dashboards["api-health"];
+        assert_eq!(dashboard.tiles.len(), 2);
+        let series = &dashboard.tiles[0].series[0];
+        assert!(matches!(&series.source, Some(SourceRef::Name(n)) if n.value == "Logs"));
+        assert_eq!(series.group_by.as_ref().map(Vec::len), Some(0));
+        let alert = &stack.alerts["api-errors"];
+        assert_eq!(alert.threshold.value, 100.0);
+        assert_eq!(spot(text, alert.tile.span), "Requests");
+        assert_eq!(
+            alert.channel.webhook_id.clone().unwrap().value,
+            "65f5e4a3b9e77c001a789012"
+        );
+
+        // One warning: the token's variable is unset.
+        assert_eq!(loaded.diagnostics.len(), 1, "{:?}", loaded.diagnostics);
+        assert_eq!(loaded.warning_count(), 1);
+    }
+
+    #[test]
+    fn live_mode_makes_unset_variables_errors_and_drops_the_config() {
+        let loaded = load_texts(&quickstart(), LoadMode::Live, &|_| None);
+        assert!(loaded.config.is_none());
+        assert_eq!(loaded.error_count(), 2);
+        assert!(
+            loaded
+                .diagnostics
+                .iter()
+                .all(|d| d.code == "config::env-unset")
+        );
+    }
+
+    #[test]
+    fn interpolation_substitutes_into_the_model() {
+        let text =
+            "version: 1\norganization: ${env:ORG}\nignore: [\"stack.${env:STACK:-prod}.*\"]\n";
+        let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
+        let env = |name: &str| {
+            (name == "ORG").then(|| "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b".to_string())
+        };
+        let loaded = load_texts(&files, LoadMode::Live, &env);
+        let config = loaded.config.unwrap();
+        assert_eq!(
+            config.organization.value,
+            "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b"
+        );
+        assert_eq!(config.ignore[0].value, "stack.prod.*");
+        assert_eq!(config.organization.span.line, 2);
+    }
+
+    #[test]
+    fn diagnostics_are_sorted_by_place() {
+        let text = "version: 2\norganization: x\nservices:\n  a: {id: y, bogus: 1}\n";
+        let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
+        let loaded = load_texts(&files, LoadMode::Offline, &|_| None);
+        let places: Vec<(usize, usize)> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| d.span.map_or((0, 0), |s| (s.line, s.column)))
+            .collect();
+        let mut sorted = places.clone();
+        sorted.sort();
+        assert_eq!(places, sorted);
+        assert!(loaded.error_count() >= 4, "{:?}", loaded.diagnostics);
+    }
+}
