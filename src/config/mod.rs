@@ -251,7 +251,7 @@ fn read_file(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             // Keep only the valid part so the snippet never shows replacement noise.
             let text: Arc<str> = Arc::from(before.into_owned());
-            let offset = text.len().saturating_sub(1);
+            let offset = text.len();
             sources.files.push(SourceFile {
                 path: path.to_path_buf(),
                 text,
@@ -268,7 +268,7 @@ fn read_file(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
                         column,
                     }),
                 )
-                .with_label("the invalid bytes follow this place")
+                .with_label("the invalid bytes start here")
                 .with_help("save the file as UTF-8"),
             );
         }

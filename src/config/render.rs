@@ -25,8 +25,8 @@ pub enum Format {
     Json,
 }
 
-/// Prints every diagnostic in the chosen format, plus GitHub annotations on stdout when
-/// `GITHUB_ACTIONS=true`.
+/// Prints every diagnostic in the chosen format, plus GitHub annotations when
+/// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
     match format {
         Format::Text => {
@@ -38,7 +38,13 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
         Format::Json => printer.out(&format!("{}\n", to_json(diags, sources))),
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
-        printer.out(&github_annotations(diags, sources));
+        let annotations = github_annotations(diags, sources);
+        match format {
+            Format::Text => printer.out(&annotations),
+            // stdout stays one JSON document for `jq`; the runner reads workflow commands
+            // from stderr as well.
+            Format::Json => printer.err(annotations.trim_end_matches('\n')),
+        }
     }
 }
 

@@ -177,6 +177,15 @@ fn github_annotations_are_printed_under_actions() {
         "warnings too: {}",
         r.stdout
     );
+    let json = run(converge()
+        .env("GITHUB_ACTIONS", "true")
+        .args(["validate", "--format", "json"])
+        .arg(&file));
+    assert!(
+        serde_json::from_str::<Value>(&json.stdout).is_ok(),
+        "stdout stays JSON"
+    );
+    assert!(json.stderr.contains(&wanted), "{}", json.stderr);
     let quiet = run(converge().arg("validate").arg(&file));
     assert!(
         !quiet.stdout.contains("::error"),
@@ -469,6 +478,9 @@ fn valid_texts() -> Vec<String> {
     example_texts().into_iter().map(|(_, t)| t).collect()
 }
 
+/// Bytes that mean something to YAML or to interpolation.
+const YAML_BYTES: &[u8] = b"-:{}[]&*!|>'\"#%@ \n\t,?y0.~$";
+
 /// Mutations that keep text mostly YAML-shaped, to reach deep into the checks.
 fn mutate(text: &str, ops: &[(u8, usize, u8)]) -> Vec<u8> {
     let mut bytes = text.as_bytes().to_vec();
@@ -483,7 +495,7 @@ fn mutate(text: &str, ops: &[(u8, usize, u8)]) -> Vec<u8> {
             1 => {
                 bytes.remove(i);
             }
-            2 => bytes.insert(i, b"-:{}[]&*!|>'\"#%@ \n\t,?y0.~$"[usize::from(byte) % 27]),
+            2 => bytes.insert(i, YAML_BYTES[usize::from(byte) % YAML_BYTES.len()]),
             3 => {
                 let end = (i + usize::from(byte)).min(bytes.len());
                 let chunk = bytes[i..end].to_vec();
