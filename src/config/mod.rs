@@ -104,8 +104,9 @@ pub fn load_with_env(
 ) -> Loaded {
     let mut sources = Sources::default();
     let mut diags = Vec::new();
+    let mut seen = HashSet::new();
     for path in paths {
-        read_path(path, &mut sources, &mut diags);
+        read_path(path, &mut sources, &mut seen, &mut diags);
     }
     let config = check_sources(&sources, mode, env, &mut diags);
     finish(config, sources, diags)
@@ -196,7 +197,12 @@ fn check_sources(
     Some(config)
 }
 
-fn read_path(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
+fn read_path(
+    path: &Path,
+    sources: &mut Sources,
+    seen: &mut HashSet<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) {
     if path.is_dir() {
         let entries = match std::fs::read_dir(path) {
             Ok(entries) => entries,
@@ -222,14 +228,24 @@ fn read_path(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
             );
         }
         for file in files {
-            read_file(&file, sources, diags);
+            read_file(&file, sources, seen, diags);
         }
     } else {
-        read_file(path, sources, diags);
+        read_file(path, sources, seen, diags);
     }
 }
 
-fn read_file(path: &Path, sources: &mut Sources, diags: &mut Vec<Diagnostic>) {
+fn read_file(
+    path: &Path,
+    sources: &mut Sources,
+    seen: &mut HashSet<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    // A file named twice (`dir/` and `dir/a.yaml`) is read once, not reported as all duplicates.
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if !seen.insert(canonical) {
+        return;
+    }
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(error) => {

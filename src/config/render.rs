@@ -145,7 +145,8 @@ fn file_name(sources: &Sources, span: Span) -> String {
 struct Report {
     message: String,
     code: String,
-    severity: Severity,
+    /// `None` for a related place: shown as advice under its diagnostic.
+    severity: Option<Severity>,
     help: Option<String>,
     source: Option<NamedSource<Arc<str>>>,
     labels: Vec<LabeledSpan>,
@@ -159,7 +160,7 @@ impl Report {
         let mut report = Report {
             message: String::new(),
             code: diag.code.clone(),
-            severity: diag.severity,
+            severity: Some(diag.severity),
             help: diag.help.clone(),
             source: None,
             labels: Vec::new(),
@@ -196,14 +197,14 @@ impl Report {
                 Some(file) => report.related.push(Report {
                     message: label.clone(),
                     code: String::new(),
-                    severity: diag.severity,
+                    severity: None,
                     help: None,
                     source: Some(
                         NamedSource::new(file.path.display().to_string(), Arc::clone(&file.text))
                             .with_language("yaml"),
                     ),
-                    labels: vec![LabeledSpan::new_with_span(
-                        Some(label.clone()),
+                    labels: vec![LabeledSpan::new_primary_with_span(
+                        None,
                         clamp(*span, &file.text),
                     )],
                     related: Vec::new(),
@@ -238,8 +239,9 @@ impl miette::Diagnostic for Report {
 
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
+            Some(Severity::Error) => miette::Severity::Error,
+            Some(Severity::Warning) => miette::Severity::Warning,
+            None => miette::Severity::Advice,
         })
     }
 

@@ -209,6 +209,9 @@ fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
     std::fs::write(dir.path().join("notes.txt"), "not: [yaml").unwrap();
     let (exit, items) = validate_json(&[dir.path()]);
     assert_eq!(exit, 0, "{items:?}");
+    // Naming a file of the directory again does not read it twice.
+    let (exit, items) = validate_json(&[dir.path(), &dir.path().join("a.yaml")]);
+    assert_eq!(exit, 0, "{items:?}");
 
     std::fs::write(
         dir.path().join("c.yaml"),
