@@ -31,7 +31,7 @@
 //! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
 //! `config::interpolation`, `config::env-unset`, `config::literal-secret`; `schema::type`,
 //! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`; and the `semantic::*` codes listed in [`rules`].
+//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`].
 
 pub mod build;
 pub mod diagnostic;
