@@ -1,0 +1,629 @@
+//! The transport and both clients against real HTTP servers on 127.0.0.1:0: retries and their
+//! limits, no blind retry of creates, every error body shape, auth headers, pagination, pacing
+//! and concurrency. Retry delays are off (as `CONVERGE_TEST_NO_RETRY_DELAY=1` does).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use converge::api::cloud::CloudClient;
+use converge::api::error::FailureKind;
+use converge::api::observability::ObservabilityClient;
+use converge::api::transport::{Api, Auth, RateLimit, Transport, TransportSettings};
+use converge::api::wire::{AlertRequest, PrivateEndpoint, Secret, Series, SeriesQuery};
+use converge::output::Printer;
+use tokio::io::AsyncReadExt;
+
+const ORG: &str = "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b";
+const SERVICE: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+
+/// One canned answer: status, headers, body.
+#[derive(Clone)]
+struct Canned {
+    status: u16,
+    headers: Vec<(&'static str, &'static str)>,
+    body: String,
+}
+
+fn canned(status: u16, body: impl Into<String>) -> Canned {
+    Canned {
+        status,
+        headers: vec![("content-type", "application/json")],
+        body: body.into(),
+    }
+}
+
+fn typed(status: u16, content_type: &'static str, body: impl Into<String>) -> Canned {
+    Canned {
+        status,
+        headers: vec![("content-type", content_type)],
+        body: body.into(),
+    }
+}
+
+/// What the server saw of one request.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    uri: String,
+    authorization: Option<String>,
+}
+
+#[derive(Clone, Default)]
+struct Script {
+    answers: Arc<Vec<Canned>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+    delay: Option<Duration>,
+}
+
+impl Script {
+    fn hits(&self) -> usize {
+        self.seen.lock().unwrap().len()
+    }
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+async fn answer(State(script): State<Script>, request: Request) -> Response {
+    let index = {
+        let mut seen = script.seen.lock().unwrap();
+        seen.push(Seen {
+            method: request.method().to_string(),
+            uri: request.uri().to_string(),
+            authorization: request
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+        });
+        seen.len() - 1
+    };
+    let now = script.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    script.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    if let Some(delay) = script.delay {
+        tokio::time::sleep(delay).await;
+    }
+    script.in_flight.fetch_sub(1, Ordering::SeqCst);
+    let canned = &script.answers[index.min(script.answers.len() - 1)];
+    let mut response = Response::new(Body::from(canned.body.clone()));
+    *response.status_mut() = StatusCode::from_u16(canned.status).unwrap();
+    for (name, value) in &canned.headers {
+        response
+            .headers_mut()
+            .insert(*name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// Serves `answers` in order (the last one repeats) and returns the base URL.
+async fn serve(answers: Vec<Canned>) -> (String, Script) {
+    serve_script(Script {
+        answers: Arc::new(answers),
+        ..Script::default()
+    })
+    .await
+}
+
+async fn serve_script(script: Script) -> (String, Script) {
+    let app = Router::new().fallback(answer).with_state(script.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (format!("http://{address}"), script)
+}
+
+/// A server that reads each request and then drops the connection without answering.
+async fn serve_dropping() -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut buffer = [0u8; 4096];
+            let _ = socket.read(&mut buffer).await;
+            drop(socket);
+        }
+    });
+    (format!("http://{address}"), accepted)
+}
+
+fn settings(parallelism: usize) -> TransportSettings {
+    let mut settings = TransportSettings::new(parallelism);
+    settings.retry_delays = false;
+    settings.timeout = Duration::from_secs(10);
+    settings
+}
+
+fn roomy() -> RateLimit {
+    RateLimit {
+        requests: 10_000,
+        window: Duration::from_secs(1),
+    }
+}
+
+fn cloud_with(url: &str, settings: TransportSettings, limit: RateLimit) -> CloudClient {
+    let transport = Transport::new(settings, Printer::plain()).unwrap();
+    let auth = Auth::Basic {
+        key_id: "sandbox-key".into(),
+        key_secret: Secret("sandbox-secret".into()),
+    };
+    CloudClient::new(Api::new(&transport, url, &auth, limit).unwrap(), ORG)
+}
+
+fn cloud(url: &str) -> CloudClient {
+    cloud_with(url, settings(4), roomy())
+}
+
+fn observability(url: &str, token: &str) -> ObservabilityClient {
+    let transport = Transport::new(settings(4), Printer::plain()).unwrap();
+    let auth = Auth::Bearer(Secret(token.into()));
+    ObservabilityClient::new(Api::new(&transport, url, &auth, roomy()).unwrap())
+}
+
+fn services_body() -> String {
+    format!(
+        r#"{{"status":200,"requestId":"r-1","result":[{{"id":"{SERVICE}","name":"analytics","numReplicas":"3","idleScaling":"false","somethingNew":{{"x":1}}}}]}}"#
+    )
+}
+
+#[tokio::test]
+async fn a_429_then_200_is_retried_and_read_tolerantly() {
+    let (url, script) = serve(vec![
+        Canned {
+            status: 429,
+            headers: vec![("content-type", "application/json"), ("retry-after", "1")],
+            body: r#"{"error":"TOO_MANY_REQUESTS"}"#.into(),
+        },
+        canned(200, services_body()),
+    ])
+    .await;
+    let services = cloud(&url).list_services().await.unwrap();
+    assert_eq!(script.hits(), 2);
+    assert_eq!(services.len(), 1);
+    assert_eq!(services[0].num_replicas, Some(3.0));
+    assert_eq!(services[0].idle_scaling, Some(false));
+    let seen = script.seen();
+    assert_eq!(seen[0].uri, format!("/v1/organizations/{ORG}/services"));
+    assert_eq!(seen[0].method, "GET");
+}
+
+#[tokio::test]
+async fn a_burst_of_5xx_is_retried_until_success() {
+    let (url, script) = serve(vec![
+        canned(500, r#"{"status":500,"error":"INTERNAL: boom"}"#),
+        typed(502, "text/plain", "bad gateway"),
+        canned(503, r#"{"status":503,"error":"UNAVAILABLE: later"}"#),
+        canned(200, services_body()),
+    ])
+    .await;
+    let services = cloud(&url).list_services().await.unwrap();
+    assert_eq!(services.len(), 1);
+    assert_eq!(script.hits(), 4);
+}
+
+#[tokio::test]
+async fn persistent_5xx_gives_up_after_bounded_attempts_and_names_the_operation() {
+    let (url, script) = serve(vec![canned(
+        503,
+        r#"{"status":503,"error":"SERVICE_UNAVAILABLE: try later","requestId":"req-503"}"#,
+    )])
+    .await;
+    let error = cloud(&url)
+        .list_pipes(SERVICE)
+        .await
+        .expect_err("503 forever must fail");
+    assert_eq!(script.hits(), 5);
+    assert_eq!(error.attempts, 5);
+    assert_eq!(error.kind, FailureKind::Status(503));
+    let text = error.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "list pipes failed: GET /v1/organizations/{ORG}/services/{SERVICE}/pipes answered 503 Service Unavailable: SERVICE_UNAVAILABLE: try later (requestId req-503) after 5 attempts"
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_html_504_is_reduced_to_short_text() {
+    let page = "<!DOCTYPE html><html><head><title>504 Gateway Time-out</title></head><body>\
+        <center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>";
+    let (url, script) = serve(vec![typed(504, "text/html", page)]).await;
+    let error = cloud(&url).get_service(SERVICE).await.unwrap_err();
+    assert_eq!(script.hits(), 5, "a GET is retried on 504");
+    let text = error.to_string();
+    assert!(
+        text.contains("answered 504 Gateway Timeout: 504 Gateway Time-out nginx"),
+        "{text}"
+    );
+    assert!(!text.contains('<'), "{text}");
+    assert!(error.is_ambiguous());
+}
+
+#[tokio::test]
+async fn bearer_token_is_sent_and_a_plain_text_401_is_not_retried() {
+    let page = r#"{"data":[{"id":"d1","name":"API health","tiles":[],"tags":[]}]}"#;
+    let (url, script) = serve(vec![
+        typed(401, "text/plain", "Unauthorized"),
+        canned(200, page),
+    ])
+    .await;
+    let error = observability(&url, "wrong-token")
+        .list_dashboards()
+        .await
+        .unwrap_err();
+    assert!(error.is_unauthorized());
+    assert_eq!(script.hits(), 1, "401 is not retried");
+    assert_eq!(
+        error.to_string(),
+        "list dashboards failed: GET /api/v2/dashboards answered 401 Unauthorized: Unauthorized"
+    );
+    assert!(!error.to_string().contains("wrong-token"));
+    assert_eq!(
+        script.seen()[0].authorization.as_deref(),
+        Some("Bearer wrong-token")
+    );
+    let dashboards = observability(&url, "wrong-token")
+        .list_dashboards()
+        .await
+        .unwrap();
+    assert_eq!(dashboards[0].name, "API health");
+}
+
+#[tokio::test]
+async fn basic_auth_carries_key_id_and_secret_on_stack_paths() {
+    let (url, script) = serve(vec![canned(
+        200,
+        r#"{"status":200,"requestId":"r","result":[{"id":"s1","name":"Logs","kind":"log"}]}"#,
+    )])
+    .await;
+    let sources = cloud(&url).list_stack_sources(SERVICE).await.unwrap();
+    assert_eq!(sources[0].name, "Logs");
+    let seen = script.seen();
+    assert_eq!(
+        seen[0].uri,
+        format!("/v1/organizations/{ORG}/services/{SERVICE}/stack/sources")
+    );
+    // base64("sandbox-key:sandbox-secret")
+    assert_eq!(
+        seen[0].authorization.as_deref(),
+        Some("Basic c2FuZGJveC1rZXk6c2FuZGJveC1zZWNyZXQ=")
+    );
+}
+
+#[tokio::test]
+async fn a_success_body_that_is_not_json_is_an_error_not_a_panic() {
+    let (url, script) = serve(vec![typed(200, "text/html", "<html>maintenance</html>")]).await;
+    let error = cloud(&url).list_services().await.unwrap_err();
+    assert_eq!(script.hits(), 1);
+    assert_eq!(error.kind, FailureKind::Body(200));
+    assert!(
+        error
+            .to_string()
+            .contains(r#"expected a JSON object with "result", got a body that is not JSON"#),
+        "{error}"
+    );
+    let (url, _) = serve(vec![canned(200, r#"{"status":200,"requestId":"r-9"}"#)]).await;
+    let error = cloud(&url).list_services().await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(r#"expected a JSON object with "result" (requestId r-9)"#),
+        "{error}"
+    );
+    let (url, _) = serve(vec![canned(
+        200,
+        r#"{"status":200,"result":{"not":"a list"}}"#,
+    )])
+    .await;
+    let error = cloud(&url).list_services().await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(r#""result" has an unexpected shape"#),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_retried_for_reads_and_not_for_creates() {
+    let (url, accepted) = serve_dropping().await;
+    let client = cloud(&url);
+    let error = client.list_services().await.unwrap_err();
+    assert_eq!(accepted.load(Ordering::SeqCst), 5);
+    assert_eq!(error.kind, FailureKind::Connection, "{error}");
+    assert!(error.is_ambiguous());
+
+    let before = accepted.load(Ordering::SeqCst);
+    let endpoint = PrivateEndpoint {
+        id: "vpce-0a1b2c3d4e5f67890".into(),
+        description: "app VPC".into(),
+        ..Default::default()
+    };
+    let error = client
+        .create_private_endpoint(SERVICE, &endpoint)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        accepted.load(Ordering::SeqCst) - before,
+        1,
+        "a create is sent once"
+    );
+    assert!(error.is_ambiguous(), "the server may have acted: {error:?}");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "register private endpoint failed: POST /v1/organizations/{ORG}/services/{SERVICE}/privateEndpoint: connection lost"
+        )),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn nothing_listening_is_a_connect_error_that_is_safe_to_resend() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let error = cloud(&url)
+        .create_private_endpoint(SERVICE, &PrivateEndpoint::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, FailureKind::Connect, "{error}");
+    assert!(!error.is_ambiguous());
+    assert_eq!(error.attempts, 5, "no connection: the create never left");
+}
+
+#[tokio::test]
+async fn a_create_that_meets_a_5xx_is_not_retried_and_is_ambiguous() {
+    let (url, script) = serve(vec![
+        canned(500, r#"{"message":"boom"}"#),
+        canned(200, r#"{"data":{"id":"a1","name":"API errors"}}"#),
+    ])
+    .await;
+    let error = observability(&url, "t")
+        .create_alert(&AlertRequest {
+            name: Some("API errors".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(script.hits(), 1);
+    assert!(error.is_ambiguous());
+    assert_eq!(
+        error.to_string(),
+        "create alert failed: POST /api/v2/alerts answered 500 Internal Server Error: boom"
+    );
+}
+
+#[tokio::test]
+async fn a_create_refused_with_429_is_sent_again() {
+    let (url, script) = serve(vec![
+        canned(429, r#"{"error":"TOO_MANY_REQUESTS"}"#),
+        canned(200, r#"{"data":{"id":"a1","name":"API errors"}}"#),
+    ])
+    .await;
+    let alert = observability(&url, "t")
+        .create_alert(&AlertRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(alert.id, "a1");
+    assert_eq!(script.hits(), 2);
+}
+
+#[tokio::test]
+async fn a_400_is_definite_and_shows_the_server_words_and_request_id() {
+    let (url, script) = serve(vec![canned(
+        400,
+        r#"{"status":400,"error":"BAD_REQUEST: request body.numReplicas: must be <= 20","requestId":"0b5e"}"#,
+    )])
+    .await;
+    let error = cloud(&url)
+        .update_service_scaling(SERVICE, &Default::default())
+        .await
+        .unwrap_err();
+    assert_eq!(script.hits(), 1);
+    assert!(!error.is_ambiguous());
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "update service scaling failed: PATCH /v1/organizations/{ORG}/services/{SERVICE}/scaling answered 400 Bad Request: BAD_REQUEST: request body.numReplicas: must be <= 20 (requestId 0b5e)"
+        )
+    );
+}
+
+#[tokio::test]
+async fn charts_series_errors_use_the_error_member_and_the_read_is_retried() {
+    let (url, script) = serve(vec![
+        canned(400, r#"{"error":"series must share groupBy"}"#),
+        canned(500, r#"{"error":"overloaded"}"#),
+        canned(
+            200,
+            r#"{"data":[{"ts_bucket":60000,"series_0.data":"12"},{"ts_bucket":120000,"series_0.data":3.5},{"nope":1}]}"#,
+        ),
+    ])
+    .await;
+    let client = observability(&url, "t");
+    let query = SeriesQuery {
+        series: vec![Series::default()],
+        start_time: 0,
+        end_time: 180_000,
+        ..Default::default()
+    };
+    let error = client.chart_series(&query).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("answered 400 Bad Request: series must share groupBy")
+    );
+    let points = client.chart_series(&query).await.unwrap();
+    assert_eq!(
+        script.hits(),
+        3,
+        "the 500 was retried: the query only reads"
+    );
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0].values, vec![Some(12.0)]);
+}
+
+async fn alert_pages(State(seen): State<Arc<Mutex<Vec<String>>>>, request: Request) -> Response {
+    let query = request.uri().query().unwrap_or("").to_string();
+    seen.lock().unwrap().push(query.clone());
+    let param = |name: &str| {
+        query
+            .split('&')
+            .find_map(|pair| pair.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let limit = param("limit").unwrap_or(50);
+    let offset = param("offset").unwrap_or(0);
+    let total = 2_500;
+    let alerts: Vec<serde_json::Value> = (offset..total.min(offset + limit))
+        .map(|i| serde_json::json!({"id": format!("a{i}"), "name": format!("alert {i}"), "threshold": "5"}))
+        .collect();
+    let body = serde_json::json!({ "data": alerts }).to_string();
+    Response::new(Body::from(body))
+}
+
+#[tokio::test]
+async fn alerts_are_read_page_by_page_until_a_short_page() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let app = Router::new().fallback(alert_pages).with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let alerts = observability(&url, "t").list_alerts().await.unwrap();
+    assert_eq!(alerts.len(), 2_500);
+    assert_eq!(alerts[2_499].id, "a2499");
+    assert_eq!(alerts[0].threshold, Some(5.0));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![
+            "limit=1000&offset=0",
+            "limit=1000&offset=1000",
+            "limit=1000&offset=2000"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn deletes_accept_bodies_without_a_result() {
+    let (url, _) = serve(vec![canned(200, r#"{"status":200,"requestId":"r"}"#)]).await;
+    cloud(&url).delete_pipe(SERVICE, "p1").await.unwrap();
+    let (url, _) = serve(vec![canned(200, "{}")]).await;
+    observability(&url, "t")
+        .delete_dashboard("d1")
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn pipe_quantities_arrive_as_strings() {
+    let body = r#"{"status":200,"requestId":"r","result":[{"id":"p1","serviceId":"s","name":"clicks",
+        "scaling":{"replicas":"2","replicaCpuMillicores":"500m","replicaMemoryGb":"2Gi"},
+        "source":{"kinesis":{"streamName":"clicks"}},"newField":true}]}"#;
+    let (url, _) = serve(vec![canned(200, body)]).await;
+    let pipes = cloud(&url).list_pipes(SERVICE).await.unwrap();
+    let scaling = pipes[0].scaling.clone().unwrap();
+    assert_eq!(scaling.replicas, Some(2));
+    assert_eq!(scaling.replica_cpu_millicores, Some(500));
+    assert_eq!(scaling.replica_memory_gb, Some(2.0));
+}
+
+#[tokio::test]
+async fn parallelism_bounds_requests_in_flight() {
+    let (url, script) = serve_script(Script {
+        answers: Arc::new(vec![canned(200, services_body())]),
+        delay: Some(Duration::from_millis(40)),
+        ..Script::default()
+    })
+    .await;
+    let client = cloud_with(&url, settings(2), roomy());
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let client = client.clone();
+        tasks.spawn(async move { client.list_services().await });
+    }
+    while let Some(result) = tasks.join_next().await {
+        result.unwrap().unwrap();
+    }
+    assert_eq!(script.hits(), 8);
+    assert!(script.max_in_flight.load(Ordering::SeqCst) <= 2);
+}
+
+#[tokio::test]
+async fn every_request_takes_a_slot_of_the_key_s_rate_limit() {
+    let (url, script) = serve(vec![canned(200, services_body())]).await;
+    let limit = RateLimit {
+        requests: 3,
+        window: Duration::from_secs(600),
+    };
+    let client = cloud_with(&url, settings(4), limit);
+    for _ in 0..3 {
+        client.list_services().await.unwrap();
+    }
+    assert_eq!(script.hits(), 3);
+    assert!(
+        !client
+            .api()
+            .bucket()
+            .try_acquire_at(tokio::time::Instant::now()),
+        "three requests used the whole window"
+    );
+    // A second key has its own bucket.
+    let other = cloud_with(&url, settings(4), limit);
+    assert!(
+        other
+            .api()
+            .bucket()
+            .try_acquire_at(tokio::time::Instant::now())
+    );
+}
+
+#[tokio::test]
+async fn a_timed_out_create_is_ambiguous_and_sent_once() {
+    let (url, script) = serve_script(Script {
+        answers: Arc::new(vec![canned(200, r#"{"data":{"id":"x"}}"#)]),
+        delay: Some(Duration::from_secs(5)),
+        ..Script::default()
+    })
+    .await;
+    let mut settings = settings(4);
+    settings.timeout = Duration::from_millis(200);
+    let transport = Transport::new(settings, Printer::plain()).unwrap();
+    let client = ObservabilityClient::new(
+        Api::new(&transport, &url, &Auth::Bearer(Secret("t".into())), roomy()).unwrap(),
+    );
+    let error = client
+        .create_dashboard(&Default::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, FailureKind::Timeout);
+    assert!(error.is_ambiguous());
+    assert_eq!(script.hits(), 1);
+}
+
+#[test]
+fn plain_http_is_refused_for_remote_hosts() {
+    let transport = Transport::new(settings(1), Printer::plain()).unwrap();
+    let auth = Auth::Bearer(Secret("t".into()));
+    let error = Api::new(&transport, "http://obs.example.com", &auth, roomy()).unwrap_err();
+    assert!(
+        error.contains("http:// is allowed only for loopback"),
+        "{error}"
+    );
+    assert!(Api::new(&transport, "https://obs.example.com", &auth, roomy()).is_ok());
+    assert!(Api::new(&transport, "http://127.0.0.1:9", &auth, roomy()).is_ok());
+}
