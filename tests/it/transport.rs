@@ -627,3 +627,408 @@ fn plain_http_is_refused_for_remote_hosts() {
     assert!(Api::new(&transport, "https://obs.example.com", &auth, roomy()).is_ok());
     assert!(Api::new(&transport, "http://127.0.0.1:9", &auth, roomy()).is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The live reader against a small server that answers the list paths (the sandbox replaces it
+// once it lands).
+
+mod live_reader {
+    use std::sync::{Arc, Mutex};
+
+    use axum::Router;
+    use axum::body::Body;
+    use axum::extract::{Request, State};
+    use axum::http::StatusCode;
+    use axum::response::Response;
+    use converge::api::clients::{Clients, RateLimits};
+    use converge::api::transport::Transport;
+    use converge::config::model::{
+        BackupChecks, CloudSettings, Config, Located, ObservabilitySettings, PipeConfig,
+        SecretValue, ServiceConfig, Span, StackConfig, StackTarget,
+    };
+    use converge::live::reader;
+    use converge::output::Printer;
+    use indexmap::IndexMap;
+    use serde_json::json;
+
+    use super::{ORG, settings};
+
+    const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+    const REPORTING: &str = "2d8e9f00-1a2b-4c3d-8e9f-0a1b2c3d4e5f";
+    const ORDERS: &str = "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77";
+
+    type Log = Arc<Mutex<Vec<String>>>;
+
+    fn envelope(result: serde_json::Value) -> Response {
+        let body = json!({"status": 200, "requestId": "r", "result": result});
+        Response::new(Body::from(body.to_string()))
+    }
+
+    fn status(code: u16, body: &str) -> Response {
+        let mut response = Response::new(Body::from(body.to_string()));
+        *response.status_mut() = StatusCode::from_u16(code).unwrap();
+        response
+    }
+
+    /// Answers the reads of the contract for one organization; stacks behind the token
+    /// `good-token` (observability) or the demo key (cloud).
+    async fn world(State(log): State<Log>, request: Request) -> Response {
+        let path = request.uri().path().to_string();
+        let auth = request
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        log.lock().unwrap().push(format!(
+            "{} {}",
+            request.method(),
+            request.uri().path_and_query().unwrap()
+        ));
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match segments.as_slice() {
+            ["api", "v2", rest @ ..] => {
+                if auth != "Bearer good-token" {
+                    return status(401, "Unauthorized");
+                }
+                let data = match rest {
+                    ["dashboards"] => json!([{"id": "d1", "name": "Standalone", "tiles": []}]),
+                    ["alerts"] => json!([{"id": "a1", "name": "Standalone alert"}]),
+                    ["sources"] => json!([{"id": "s1", "name": "Logs"}]),
+                    _ => return status(404, "<html><body>Cannot GET</body></html>"),
+                };
+                Response::new(Body::from(json!({ "data": data }).to_string()))
+            }
+            ["v1", "organizations", org, rest @ ..] if *org == ORG => match rest {
+                ["services"] => envelope(json!([
+                    {"id": ANALYTICS, "name": "analytics", "numReplicas": 2},
+                    {"id": REPORTING, "name": "reporting", "numReplicas": "1"},
+                ])),
+                ["services", id, "pipes"] if *id == ANALYTICS || *id == REPORTING => {
+                    let pipes = if *id == ANALYTICS {
+                        json!([{"id": ORDERS, "name": "orders",
+                                "scaling": {"replicas": 1, "replicaCpuMillicores": "250m"},
+                                "source": {"kafka": {"brokers": "b:9092"}}}])
+                    } else {
+                        json!([])
+                    };
+                    envelope(pipes)
+                }
+                ["services", id, "backups"] if *id == ANALYTICS => envelope(json!([
+                    {"id": "b1", "status": "done", "finishedAt": "2026-11-21T00:00:00Z"}
+                ])),
+                ["services", id, "backups", "b1"] if *id == ANALYTICS => {
+                    envelope(json!({"id": "b1", "status": "done"}))
+                }
+                ["services", _, "backups", _] => status(
+                    404,
+                    r#"{"status":404,"error":"NOT_FOUND: backup not found","requestId":"x"}"#,
+                ),
+                ["services", id, "stack", kind] if *id == ANALYTICS => match *kind {
+                    "dashboards" => envelope(json!([{"id": "m1", "name": "API health"}])),
+                    "alerts" => envelope(json!([{"id": "ma1", "name": "API errors"}])),
+                    "sources" => envelope(json!([{"id": "ms1", "name": "Logs"}])),
+                    _ => status(404, "<html><body>Cannot GET</body></html>"),
+                },
+                _ => status(
+                    404,
+                    r#"{"status":404,"error":"NOT_FOUND: no such service","requestId":"y"}"#,
+                ),
+            },
+            _ => status(
+                401,
+                r#"{"status":401,"error":"UNAUTHORIZED: Key is not found"}"#,
+            ),
+        }
+    }
+
+    async fn serve_world() -> (String, Log) {
+        let log: Log = Arc::default();
+        let app = Router::new().fallback(world).with_state(log.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (url, log)
+    }
+
+    fn at(line: usize) -> Span {
+        Span {
+            file: 0,
+            offset: line * 100,
+            len: 4,
+            line,
+            column: 3,
+        }
+    }
+
+    fn located<T>(value: T, line: usize) -> Located<T> {
+        Located::new(value, at(line))
+    }
+
+    fn service(key: &str, id: &str, line: usize) -> ServiceConfig {
+        ServiceConfig {
+            key: located(key.to_string(), line),
+            id: located(id.to_string(), line + 1),
+            scaling: None,
+            private_endpoints: None,
+            pipes: IndexMap::new(),
+            backups: None,
+        }
+    }
+
+    fn pipe(key: &str, id: &str, line: usize, absent: bool) -> PipeConfig {
+        PipeConfig {
+            key: located(key.to_string(), line),
+            id: located(id.to_string(), line + 1),
+            absent,
+            scaling: None,
+        }
+    }
+
+    fn stack(key: &str, target: StackTarget, line: usize) -> StackConfig {
+        StackConfig {
+            key: located(key.to_string(), line),
+            target,
+            prune: false,
+            dashboards: IndexMap::new(),
+            alerts: IndexMap::new(),
+        }
+    }
+
+    fn config(url: &str, token: &str) -> Config {
+        Config {
+            version: 1,
+            organization: located(ORG.to_string(), 2),
+            cloud: Some(CloudSettings {
+                url: Some(located(url.to_string(), 4)),
+                key_id: Some(located("sandbox-key".to_string(), 5)),
+                key_secret: Some(SecretValue {
+                    reference: "${env:CONVERGE_KEY_SECRET}".into(),
+                    value: Some("sandbox-secret".into()),
+                    span: at(6),
+                }),
+            }),
+            observability: Some(ObservabilitySettings {
+                url: Some(located(url.to_string(), 8)),
+                token: Some(SecretValue {
+                    reference: "${env:CONVERGE_OBS_TOKEN}".into(),
+                    value: Some(token.into()),
+                    span: at(9),
+                }),
+            }),
+            services: IndexMap::new(),
+            stacks: IndexMap::new(),
+            ignore: Vec::new(),
+        }
+    }
+
+    fn clients(config: &Config) -> Clients {
+        let transport = Transport::new(settings(4), Printer::plain()).unwrap();
+        Clients::from_config(config, &transport, &RateLimits::default()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn reads_everything_a_config_needs_with_one_request_per_list() {
+        let (url, log) = serve_world().await;
+        let mut config = config(&url, "good-token");
+        let mut analytics = service("analytics", ANALYTICS, 20);
+        analytics
+            .pipes
+            .insert("orders".into(), pipe("orders", ORDERS, 30, false));
+        analytics.backups = Some(BackupChecks {
+            span: at(40),
+            max_age_hours: Some(located(26.0, 41)),
+            keep: vec![located("b1".into(), 42), located("b-gone".into(), 43)],
+        });
+        config.services.insert("analytics".into(), analytics);
+        // A service with no pipes and no backup checks costs no request of its own.
+        config
+            .services
+            .insert("reporting".into(), service("reporting", REPORTING, 50));
+        config.stacks.insert(
+            "prod".into(),
+            stack(
+                "prod",
+                StackTarget::Managed {
+                    service: located("analytics".into(), 61),
+                },
+                60,
+            ),
+        );
+        config
+            .stacks
+            .insert("obs".into(), stack("obs", StackTarget::Observability, 70));
+
+        let live = reader::read(&config, &clients(&config), &Printer::plain())
+            .await
+            .unwrap();
+
+        assert_eq!(live.services.len(), 2);
+        assert_eq!(live.services[REPORTING].num_replicas, Some(1.0));
+        let orders = &live.pipes[ANALYTICS][0];
+        assert_eq!(
+            orders.scaling.as_ref().unwrap().replica_cpu_millicores,
+            Some(250)
+        );
+        assert!(!live.pipes.contains_key(REPORTING));
+        assert_eq!(live.backups[ANALYTICS].len(), 1);
+        assert!(live.kept_backups[&(ANALYTICS.into(), "b1".into())].is_some());
+        assert!(live.kept_backups[&(ANALYTICS.into(), "b-gone".into())].is_none());
+        assert_eq!(live.stacks["prod"].dashboards[0].name, "API health");
+        assert_eq!(live.stacks["prod"].alerts[0].id, "ma1");
+        assert_eq!(live.stacks["prod"].sources[0].id, "ms1");
+        assert_eq!(live.stacks["obs"].dashboards[0].name, "Standalone");
+        assert_eq!(live.stacks["obs"].alerts[0].name, "Standalone alert");
+        assert_eq!(live.stacks["obs"].sources[0].name, "Logs");
+
+        let mut requests = log.lock().unwrap().clone();
+        requests.sort();
+        let org = format!("/v1/organizations/{ORG}");
+        let mut expected = vec![
+            "GET /api/v2/alerts?limit=1000&offset=0".to_string(),
+            "GET /api/v2/dashboards".to_string(),
+            "GET /api/v2/sources".to_string(),
+            format!("GET {org}/services"),
+            format!("GET {org}/services/{ANALYTICS}/backups"),
+            format!("GET {org}/services/{ANALYTICS}/backups/b-gone"),
+            format!("GET {org}/services/{ANALYTICS}/backups/b1"),
+            format!("GET {org}/services/{ANALYTICS}/pipes"),
+            format!("GET {org}/services/{ANALYTICS}/stack/alerts"),
+            format!("GET {org}/services/{ANALYTICS}/stack/dashboards"),
+            format!("GET {org}/services/{ANALYTICS}/stack/sources"),
+        ];
+        expected.sort();
+        assert_eq!(requests, expected);
+    }
+
+    #[tokio::test]
+    async fn every_problem_is_reported_at_its_config_line() {
+        let (url, log) = serve_world().await;
+        let mut config = config(&url, "wrong-token");
+        let missing_id = "99999999-0000-4000-8000-000000000000";
+        let mut ghost = service("ghost", missing_id, 20);
+        ghost
+            .pipes
+            .insert("orders".into(), pipe("orders", ORDERS, 24, false));
+        config.services.insert("ghost".into(), ghost);
+        let mut reporting = service("reporting", REPORTING, 30);
+        reporting.pipes.insert(
+            "lost".into(),
+            pipe("lost", "00000000-dead-4000-8000-000000000000", 32, false),
+        );
+        reporting.pipes.insert(
+            "gone".into(),
+            pipe("gone", "11111111-dead-4000-8000-000000000000", 35, true),
+        );
+        config.services.insert("reporting".into(), reporting);
+        config.stacks.insert(
+            "prod".into(),
+            stack(
+                "prod",
+                StackTarget::Managed {
+                    service: located("ghost".into(), 61),
+                },
+                60,
+            ),
+        );
+        config
+            .stacks
+            .insert("obs".into(), stack("obs", StackTarget::Observability, 70));
+
+        let problems = reader::read(&config, &clients(&config), &Printer::plain())
+            .await
+            .unwrap_err();
+        let summary: Vec<(String, usize)> = problems
+            .iter()
+            .map(|p| (p.code.clone(), p.span.unwrap().line))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("live::service-not-found".to_string(), 21),
+                ("live::pipe-not-found".to_string(), 33),
+                ("live::unauthorized".to_string(), 70),
+            ],
+            "{problems:#?}"
+        );
+        assert!(problems[0].message.contains(missing_id));
+        assert!(
+            problems[0]
+                .help
+                .as_deref()
+                .unwrap()
+                .contains(&format!("analytics ({ANALYTICS})"))
+        );
+        assert!(problems[1].message.starts_with("pipe.reporting.lost:"));
+        assert!(
+            problems[2]
+                .message
+                .starts_with("stack.obs: the observability API refused the credentials"),
+            "{}",
+            problems[2].message
+        );
+        assert!(!format!("{problems:?}").contains("wrong-token"));
+        // No pipes read for a service that does not exist.
+        let requests = log.lock().unwrap().clone();
+        assert!(
+            !requests
+                .iter()
+                .any(|r| r.contains(&format!("{missing_id}/pipes")))
+        );
+    }
+
+    #[tokio::test]
+    async fn refused_cloud_credentials_point_at_the_key_and_the_managed_stack() {
+        let (url, _) = serve_world().await;
+        let mut config = config(&url, "good-token");
+        config.organization = located("00000000-0000-4000-8000-00000000bad0".into(), 2);
+        config
+            .services
+            .insert("analytics".into(), service("analytics", ANALYTICS, 20));
+        config.stacks.insert(
+            "prod".into(),
+            stack(
+                "prod",
+                StackTarget::Managed {
+                    service: located("analytics".into(), 61),
+                },
+                60,
+            ),
+        );
+        let problems = reader::read(&config, &clients(&config), &Printer::plain())
+            .await
+            .unwrap_err();
+        let places: Vec<(&str, usize)> = problems
+            .iter()
+            .map(|p| (p.code.as_str(), p.span.unwrap().line))
+            .collect();
+        assert_eq!(
+            places,
+            vec![("live::unauthorized", 5), ("live::unauthorized", 60)],
+            "{problems:#?}"
+        );
+        assert!(
+            problems[0]
+                .message
+                .contains("UNAUTHORIZED: Key is not found")
+        );
+        assert!(!format!("{problems:?}").contains("sandbox-secret"));
+    }
+
+    #[test]
+    fn plain_http_to_a_remote_host_points_at_the_url_line() {
+        let mut config = config("http://api.example.com", "t");
+        config
+            .services
+            .insert("analytics".into(), service("analytics", ANALYTICS, 20));
+        let transport = Transport::new(settings(1), Printer::plain()).unwrap();
+        let problems =
+            Clients::from_config(&config, &transport, &RateLimits::default()).unwrap_err();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].code, "live::url");
+        assert_eq!(problems[0].span.unwrap().line, 4);
+        assert!(problems[0].message.contains("loopback"));
+    }
+}
