@@ -441,3 +441,22 @@ fn api_problem(_config: &Config, address: &str, error: &ApiError, span: Span) ->
     }
     problem
 }
+
+/// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
+/// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
+/// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
+/// clients the config needs, and the live state read through them.
+pub async fn connect_and_read(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    let settings = crate::api::transport::TransportSettings::new(parallelism);
+    let limits = crate::api::clients::RateLimits::from_env()
+        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    let transport = crate::api::transport::Transport::new(settings, printer.clone())
+        .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
+    let clients = Clients::from_config(config, &transport, &limits)?;
+    let live = read(config, &clients, printer).await?;
+    Ok((clients, live))
+}
