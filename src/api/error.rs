@@ -141,11 +141,15 @@ impl ApiError {
                 text.push_str(&format!(": connection lost: {}", self.message));
             }
         }
+        let mut notes = Vec::new();
         if let Some(id) = &self.request_id {
-            text.push_str(&format!(" (requestId {id})"));
+            notes.push(format!("requestId {id}"));
         }
         if self.attempts > 1 {
-            text.push_str(&format!(" after {} attempts", self.attempts));
+            notes.push(format!("{} attempts", self.attempts));
+        }
+        if !notes.is_empty() {
+            text.push_str(&format!(" ({})", notes.join(", ")));
         }
         text
     }

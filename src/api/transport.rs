@@ -283,6 +283,19 @@ pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
     None
 }
 
+/// How long to hold a key when a response says its window has no request left
+/// (`X-RateLimit-Remaining: 0` with a reset time).
+pub fn exhausted_until(headers: &HeaderMap, delay: Option<Duration>) -> Option<Duration> {
+    let remaining = headers
+        .get("x-ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.trim().parse::<f64>().ok())?;
+    if remaining > 0.0 {
+        return None;
+    }
+    delay.map(|delay| delay.min(MAX_SERVER_DELAY))
+}
+
 /// The HTTP client and the limits shared by both APIs. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Transport {
@@ -620,6 +633,15 @@ impl Api {
         })?;
         let status = response.status();
         let delay = server_delay(response.headers());
+        if let Some(until) = exhausted_until(response.headers(), delay) {
+            // The server's window is used up (another process may share the key): wait for
+            // its reset rather than earn a 429.
+            printer.debug(&format!(
+                "{} {}: the server reports no requests left in its window",
+                call.method, call.path
+            ));
+            self.bucket.hold_until(Instant::now() + until);
+        }
         let body = response.bytes().await.map_err(|error| {
             let kind = match kind_of(&error) {
                 FailureKind::Connect => FailureKind::Connection,
@@ -762,10 +784,15 @@ fn chain(error: &reqwest::Error) -> String {
             Some(index) => text[..index].to_string(),
             None => text,
         };
-        if !parts.iter().any(|part| part.contains(&text)) {
+        // reqwest and hyper wrap the cause in words that say nothing to a user.
+        let generic = text.starts_with("error sending request") || text.starts_with("client error");
+        if !generic && !parts.iter().any(|part| part.contains(&text)) {
             parts.push(text);
         }
         current = e.source();
+    }
+    if parts.is_empty() {
+        return "the request failed".to_string();
     }
     parts.join(": ")
 }
@@ -890,6 +917,21 @@ mod tests {
         );
         assert_eq!(server_delay(&headers), Some(Duration::ZERO));
         assert_eq!(server_delay(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn an_exhausted_window_holds_the_key_until_its_reset() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+        headers.insert("x-ratelimit-reset", HeaderValue::from_static("4"));
+        let delay = server_delay(&headers);
+        assert_eq!(
+            exhausted_until(&headers, delay),
+            Some(Duration::from_secs(4))
+        );
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("3"));
+        assert_eq!(exhausted_until(&headers, delay), None);
+        assert_eq!(exhausted_until(&HeaderMap::new(), delay), None);
     }
 
     #[test]

@@ -231,7 +231,7 @@ async fn persistent_5xx_gives_up_after_bounded_attempts_and_names_the_operation(
     assert_eq!(
         text,
         format!(
-            "list pipes failed: GET /v1/organizations/{ORG}/services/{SERVICE}/pipes answered 503 Service Unavailable: SERVICE_UNAVAILABLE: try later (requestId req-503) after 5 attempts"
+            "list pipes failed: GET /v1/organizations/{ORG}/services/{SERVICE}/pipes answered 503 Service Unavailable: SERVICE_UNAVAILABLE: try later (requestId req-503, 5 attempts)"
         )
     );
 }
