@@ -67,14 +67,19 @@ impl RateLimit {
         } else {
             number.parse().map_err(|_| problem())?
         };
-        let window = match unit {
-            "ms" => Duration::from_millis(number),
-            "s" | "" => Duration::from_secs(number),
-            "m" => Duration::from_secs(number * 60),
-            "h" => Duration::from_secs(number * 3600),
+        let seconds_per_unit = match unit {
+            "ms" => None,
+            "s" | "" => Some(1),
+            "m" => Some(60),
+            "h" => Some(3600),
             _ => return Err(problem()),
         };
-        if requests == 0 || window.is_zero() {
+        let window = match seconds_per_unit {
+            None => Duration::from_millis(number),
+            Some(unit) => Duration::from_secs(number.checked_mul(unit).ok_or_else(problem)?),
+        };
+        // A window longer than a day is a typo, and would overflow time arithmetic if huge.
+        if requests == 0 || window.is_zero() || window > Duration::from_secs(86_400) {
             return Err(problem());
         }
         Ok(RateLimit { requests, window })
@@ -83,8 +88,11 @@ impl RateLimit {
 
 /// Paces one key: at most `requests` sends in any interval of length `window`, whichever way the
 /// server counts its window (fixed or sliding). The first `requests` go at once; later ones wait
-/// until the send `requests` places earlier has left the window. A 429 holds every request of
-/// the key until the time the server named.
+/// until the send `requests` places earlier has left the window. A 429 (or a response saying the
+/// window is used up) holds every request of the key until the time the server named.
+///
+/// Slots are taken at the moment of sending, never booked ahead: a request that then waits for
+/// a concurrency permit cannot make the recorded times lie about when requests really left.
 #[derive(Debug)]
 pub struct RateBucket {
     limit: RateLimit,
@@ -94,7 +102,7 @@ pub struct RateBucket {
 
 #[derive(Debug, Default)]
 struct BucketState {
-    /// Send times of the last `limit.requests` reservations, oldest first.
+    /// Send times of the last `limit.requests` sends, oldest first.
     sent: VecDeque<Instant>,
     /// No request leaves before this (set after a 429).
     hold_until: Option<Instant>,
@@ -118,77 +126,53 @@ impl RateBucket {
         self.limit
     }
 
-    /// Books the next send at or after `now` and returns when it may leave.
-    pub fn reserve_at(&self, now: Instant) -> Instant {
-        let mut state = match self.state.lock() {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BucketState> {
+        match self.state.lock() {
             Ok(guard) => guard,
+            // The state stays consistent at every step; a panic elsewhere cannot break it.
             Err(poisoned) => poisoned.into_inner(),
-        };
-        let mut at = now;
-        if let Some(hold) = state.hold_until {
-            at = at.max(hold);
         }
-        if let Some(last) = state.sent.back() {
-            at = at.max(*last);
+    }
+
+    /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
+    /// returns the earliest time one may be.
+    pub fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+        let mut state = self.lock();
+        if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
+            return Err(hold);
         }
         let capacity = self.limit.requests as usize;
         if state.sent.len() >= capacity {
             let index = state.sent.len() - capacity;
-            if let Some(earlier) = state.sent.get(index) {
-                at = at.max(*earlier + self.limit.window + self.margin);
+            if let Some(free_at) = state
+                .sent
+                .get(index)
+                .map(|earlier| *earlier + self.limit.window + self.margin)
+                .filter(|free_at| *free_at > now)
+            {
+                return Err(free_at);
             }
         }
+        // Keep the log ordered even if callers' clocks were read out of order.
+        let at = state.sent.back().map_or(now, |last| now.max(*last));
         state.sent.push_back(at);
         while state.sent.len() > capacity {
             state.sent.pop_front();
         }
-        at
+        Ok(())
     }
 
-    /// Takes a send slot only if one is free at `now`; `false` leaves the bucket untouched.
+    /// Whether a slot was free at `now` (and takes it).
     pub fn try_acquire_at(&self, now: Instant) -> bool {
-        {
-            let state = match self.state.lock() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            if state.hold_until.is_some_and(|hold| hold > now) {
-                return false;
-            }
-            let capacity = self.limit.requests as usize;
-            if state.sent.len() >= capacity {
-                let index = state.sent.len() - capacity;
-                if state
-                    .sent
-                    .get(index)
-                    .is_some_and(|earlier| *earlier + self.limit.window + self.margin > now)
-                {
-                    return false;
-                }
-            }
-        }
-        self.reserve_at(now) <= now
+        self.try_take_at(now).is_ok()
     }
 
     /// Holds every send of this key until `until` (the server asked us to wait).
     pub fn hold_until(&self, until: Instant) {
-        let mut state = match self.state.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut state = self.lock();
         if state.hold_until.is_none_or(|hold| hold < until) {
             state.hold_until = Some(until);
         }
-    }
-
-    /// Waits for a send slot; returns how long it waited.
-    pub async fn acquire(&self) -> Duration {
-        let now = Instant::now();
-        let at = self.reserve_at(now);
-        if at > now {
-            tokio::time::sleep_until(at).await;
-        }
-        at.saturating_duration_since(now)
     }
 }
 
@@ -589,11 +573,23 @@ impl Api {
     async fn attempt(&self, call: &Call) -> Result<Answer, ApiError> {
         let inner = &self.transport.inner;
         let printer = &inner.printer;
-        let _permit =
-            inner.permits.acquire().await.map_err(|_| {
+        // A request waiting for its key's rate limit holds no permit, so the other API's
+        // requests are not stuck behind it.
+        let mut waited = Duration::ZERO;
+        let _permit = loop {
+            let permit = inner.permits.acquire().await.map_err(|_| {
                 call.error(FailureKind::Connect, "the client is shutting down".into())
             })?;
-        let waited = self.bucket.acquire().await;
+            let now = Instant::now();
+            match self.bucket.try_take_at(now) {
+                Ok(()) => break permit,
+                Err(free_at) => {
+                    drop(permit);
+                    waited += free_at.saturating_duration_since(now);
+                    tokio::time::sleep_until(free_at).await;
+                }
+            }
+        };
         if !waited.is_zero() {
             printer.debug(&format!(
                 "waited {} ms for the rate limit before {} {}",
@@ -812,6 +808,32 @@ mod tests {
         assert!(RateLimit::parse("0/10s").is_err());
         assert!(RateLimit::parse("ten/10s").is_err());
         assert!(RateLimit::parse("10/10x").is_err());
+        assert!(RateLimit::parse("10/99999999999999999h").is_err());
+        assert!(RateLimit::parse("10/2d").is_err());
+    }
+
+    /// Sends `count` requests as the transport does: each at the first moment the bucket allows,
+    /// offered one after another every `spacing` from `start`.
+    fn send_times(
+        bucket: &RateBucket,
+        start: Instant,
+        count: u32,
+        spacing: Duration,
+    ) -> Vec<Instant> {
+        (0..count)
+            .map(|i| {
+                let mut at = start + spacing * i;
+                loop {
+                    match bucket.try_take_at(at) {
+                        Ok(()) => return at,
+                        Err(free_at) => {
+                            assert!(free_at > at, "a refusal names a later time");
+                            at = free_at;
+                        }
+                    }
+                }
+            })
+            .collect()
     }
 
     #[test]
@@ -821,9 +843,11 @@ mod tests {
         let immediate = (0..25).filter(|_| bucket.try_acquire_at(start)).count();
         assert_eq!(immediate, 10);
         // The 11th send waits for the first to leave the window (plus the safety margin).
-        let next = bucket.reserve_at(start);
+        let next = bucket.try_take_at(start).unwrap_err();
         assert!(next >= start + Duration::from_secs(10));
         assert!(next <= start + Duration::from_millis(10_100));
+        // A refusal takes nothing: the slot is free at that time.
+        assert!(bucket.try_acquire_at(next));
     }
 
     #[test]
@@ -834,9 +858,7 @@ mod tests {
         };
         let bucket = RateBucket::new(limit);
         let start = Instant::now();
-        let sends: Vec<Instant> = (0..12)
-            .map(|i| bucket.reserve_at(start + Duration::from_millis(i * 50)))
-            .collect();
+        let sends = send_times(&bucket, start, 12, Duration::from_millis(50));
         for (i, send) in sends.iter().enumerate() {
             let in_window = sends[i..]
                 .iter()
@@ -858,7 +880,11 @@ mod tests {
         let start = Instant::now();
         bucket.hold_until(start + Duration::from_secs(4));
         assert!(!bucket.try_acquire_at(start));
-        assert_eq!(bucket.reserve_at(start), start + Duration::from_secs(4));
+        assert_eq!(
+            bucket.try_take_at(start + Duration::from_secs(1)),
+            Err(start + Duration::from_secs(4))
+        );
+        assert!(bucket.try_acquire_at(start + Duration::from_secs(4)));
     }
 
     #[test]

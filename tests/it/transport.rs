@@ -593,6 +593,49 @@ async fn every_request_takes_a_slot_of_the_key_s_rate_limit() {
 }
 
 #[tokio::test]
+async fn a_key_waiting_for_its_rate_limit_does_not_hold_up_the_other_api() {
+    let (url, script) = serve(vec![canned(200, services_body())]).await;
+    let (obs_url, _) = serve(vec![canned(200, r#"{"data":[]}"#)]).await;
+    // One request in flight at a time over both APIs; the cloud key allows one per 10 minutes.
+    let transport = Transport::new(settings(1), Printer::plain()).unwrap();
+    let cloud_limit = RateLimit {
+        requests: 1,
+        window: Duration::from_secs(600),
+    };
+    let basic = Auth::Basic {
+        key_id: "k".into(),
+        key_secret: Secret("s".into()),
+    };
+    let cloud = CloudClient::new(
+        Api::new(&transport, &url, &basic, cloud_limit).unwrap(),
+        ORG,
+    );
+    let observability = ObservabilityClient::new(
+        Api::new(
+            &transport,
+            &obs_url,
+            &Auth::Bearer(Secret("t".into())),
+            roomy(),
+        )
+        .unwrap(),
+    );
+    cloud.list_services().await.unwrap();
+    let waiting = tokio::spawn({
+        let cloud = cloud.clone();
+        async move { cloud.list_services().await }
+    });
+    tokio::task::yield_now().await;
+    // Without the fix this would wait ten minutes behind the cloud request's permit.
+    let dashboards = tokio::time::timeout(Duration::from_secs(20), observability.list_dashboards())
+        .await
+        .expect("the observability request must not wait for the cloud key")
+        .unwrap();
+    assert!(dashboards.is_empty());
+    assert_eq!(script.hits(), 1, "the second cloud request is still paced");
+    waiting.abort();
+}
+
+#[tokio::test]
 async fn a_timed_out_create_is_ambiguous_and_sent_once() {
     let (url, script) = serve_script(Script {
         answers: Arc::new(vec![canned(200, r#"{"data":{"id":"x"}}"#)]),
