@@ -151,7 +151,6 @@ pub async fn read(
                         live.kept_backups.insert(key, None);
                     }
                     Err(error) => problems.push(api_problem(
-                        config,
                         &format!("check.{service}.backups"),
                         &error,
                         kept.span,
@@ -222,8 +221,15 @@ fn spawn_stack_reads(tasks: &mut JoinSet<Outcome>, key: &str, api: &StackApi) {
     });
     let (stack, client) = (key.to_string(), api.clone());
     tasks.spawn(async move {
-        let result = client.list_sources().await.map(Payload::Sources);
-        (Read::Sources { stack }, result)
+        let result = match client.list_sources().await {
+            // The contract names no sources path for the standalone API; a server without one
+            // leaves `source:` names unresolved (the planner says so) rather than failing here.
+            Err(error) if error.is_not_found() && matches!(client, StackApi::Standalone(_)) => {
+                Ok(Vec::new())
+            }
+            other => other,
+        };
+        (Read::Sources { stack }, result.map(Payload::Sources))
     });
 }
 
@@ -368,12 +374,7 @@ fn read_problem(
                     .with_help("check `organization:`"),
                 );
             }
-            Some(api_problem(
-                config,
-                "organization",
-                error,
-                config.organization.span,
-            ))
+            Some(api_problem("organization", error, config.organization.span))
         }
         Read::Pipes { service } | Read::Backups { service } => {
             let config_service = config.services.get(service)?;
@@ -396,7 +397,7 @@ fn read_problem(
                     "check `cloud.keyId` and the key secret",
                 ));
             }
-            Some(api_problem(config, &address, error, span))
+            Some(api_problem(&address, error, span))
         }
         Read::KeptBackup { .. } => None,
         Read::Dashboards { stack } | Read::Alerts { stack } | Read::Sources { stack } => {
@@ -415,7 +416,7 @@ fn read_problem(
                 };
                 return Some(refused(api, &address, error, stack_config.key.span, help));
             }
-            Some(api_problem(config, &address, error, stack_config.key.span))
+            Some(api_problem(&address, error, stack_config.key.span))
         }
     }
 }
@@ -430,7 +431,7 @@ fn refused(api: &str, address: &str, error: &ApiError, span: Span, help: &str) -
     .with_help(help)
 }
 
-fn api_problem(_config: &Config, address: &str, error: &ApiError, span: Span) -> Diagnostic {
+fn api_problem(address: &str, error: &ApiError, span: Span) -> Diagnostic {
     let mut problem = Diagnostic::error(
         "live::api",
         format!("{address}: cannot read the live state: {error}"),

@@ -731,13 +731,16 @@ mod live_reader {
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
         match segments.as_slice() {
             ["api", "v2", rest @ ..] => {
-                if auth != "Bearer good-token" {
+                // `old-token` reaches a server generation without a sources list.
+                if auth != "Bearer good-token" && auth != "Bearer old-token" {
                     return status(401, "Unauthorized");
                 }
                 let data = match rest {
                     ["dashboards"] => json!([{"id": "d1", "name": "Standalone", "tiles": []}]),
                     ["alerts"] => json!([{"id": "a1", "name": "Standalone alert"}]),
-                    ["sources"] => json!([{"id": "s1", "name": "Logs"}]),
+                    ["sources"] if auth == "Bearer good-token" => {
+                        json!([{"id": "s1", "name": "Logs"}])
+                    }
                     _ => return status(404, "<html><body>Cannot GET</body></html>"),
                 };
                 Response::new(Body::from(json!({ "data": data }).to_string()))
@@ -1073,5 +1076,23 @@ mod live_reader {
         assert_eq!(problems[0].code, "live::url");
         assert_eq!(problems[0].span.unwrap().line, 4);
         assert!(problems[0].message.contains("loopback"));
+    }
+
+    #[tokio::test]
+    async fn a_standalone_api_without_a_sources_list_reads_as_no_sources() {
+        let (url, _) = serve_world().await;
+        let mut config = config(&url, "old-token");
+        config
+            .stacks
+            .insert("obs".into(), stack("obs", StackTarget::Observability, 70));
+        let live = reader::read(&config, &clients(&config), &Printer::plain())
+            .await
+            .unwrap();
+        assert!(live.stacks["obs"].sources.is_empty());
+        assert_eq!(live.stacks["obs"].dashboards.len(), 1);
+        assert!(
+            live.services.is_empty(),
+            "no services in the config: no services read"
+        );
     }
 }
