@@ -32,6 +32,16 @@ pub(crate) fn segment(id: &str) -> String {
     out
 }
 
+/// Sends a DELETE. A 404 after a retry means an earlier attempt (whose answer was lost)
+/// already deleted the object: that is success.
+pub(crate) async fn delete(api: &Api, call: &Call) -> Result<(), ApiError> {
+    match api.send(call).await {
+        Ok(_) => Ok(()),
+        Err(error) if error.is_not_found() && error.attempts > 1 => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
 impl CloudClient {
     /// A client of `organization` through `api` (Basic auth, the cloud rate limit).
     pub fn new(api: Api, organization: &str) -> Self {
@@ -193,7 +203,7 @@ impl CloudClient {
             Method::DELETE,
             self.service_path(service, &format!("/pipes/{}", segment(pipe))),
         );
-        self.api.send(&call).await.map(|_| ())
+        delete(&self.api, &call).await
     }
 
     /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
@@ -278,7 +288,7 @@ impl CloudClient {
             Method::DELETE,
             self.stack_path(service, &format!("/dashboards/{}", segment(id))),
         );
-        self.api.send(&call).await.map(|_| ())
+        delete(&self.api, &call).await
     }
 
     /// `GET .../stack/alerts`.
@@ -339,7 +349,7 @@ impl CloudClient {
             Method::DELETE,
             self.stack_path(service, &format!("/alerts/{}", segment(id))),
         );
-        self.api.send(&call).await.map(|_| ())
+        delete(&self.api, &call).await
     }
 
     /// `GET .../stack/sources` (read-only).

@@ -1,10 +1,12 @@
 //! The standalone observability API (`/api/v2/...`): dashboards, alerts, sources and chart
 //! series. Bearer auth; every success wraps its payload in `{data}`.
 
+use std::collections::HashSet;
+
 use reqwest::Method;
 use serde_json::Value;
 
-use super::cloud::segment;
+use super::cloud::{delete, segment};
 use super::error::ApiError;
 use super::transport::{Api, Call};
 use super::wire::{
@@ -75,12 +77,13 @@ impl ObservabilityClient {
             Method::DELETE,
             format!("/api/v2/dashboards/{}", segment(id)),
         );
-        self.api.send(&call).await.map(|_| ())
+        delete(&self.api, &call).await
     }
 
     /// `GET /api/v2/alerts?limit=1000&offset=N`, page after page until a short page.
     pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
-        let mut alerts = Vec::new();
+        let mut alerts: Vec<Alert> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         loop {
             let call = Call::new(
                 "list alerts",
@@ -89,6 +92,14 @@ impl ObservabilityClient {
             );
             let page: Vec<Alert> = self.api.observability_data(&call).await?;
             let short = page.len() < ALERTS_PAGE;
+            // A server that ignores `offset` would send the same page forever.
+            if !page.is_empty() && page.iter().all(|alert| seen.contains(&alert.id)) {
+                return Err(call.body_error(
+                    200,
+                    "the server sent the same page of alerts again (is `offset` ignored?)",
+                ));
+            }
+            seen.extend(page.iter().map(|alert| alert.id.clone()));
             alerts.extend(page);
             if short {
                 return Ok(alerts);
@@ -130,7 +141,7 @@ impl ObservabilityClient {
             Method::DELETE,
             format!("/api/v2/alerts/{}", segment(id)),
         );
-        self.api.send(&call).await.map(|_| ())
+        delete(&self.api, &call).await
     }
 
     /// `GET /api/v2/sources`: the data sources series refer to. The contract names no such

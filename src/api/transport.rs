@@ -476,6 +476,11 @@ impl Call {
         self
     }
 
+    /// An error about a success answer whose content is unusable.
+    pub fn body_error(&self, status: u16, message: impl Into<String>) -> ApiError {
+        self.error(FailureKind::Body(status), message.into())
+    }
+
     fn error(&self, kind: FailureKind, message: String) -> ApiError {
         ApiError::from(ApiErrorDetails {
             operation: self.operation.clone(),

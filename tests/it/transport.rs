@@ -519,6 +519,40 @@ async fn alerts_are_read_page_by_page_until_a_short_page() {
 }
 
 #[tokio::test]
+async fn a_server_that_ignores_offset_does_not_loop_forever() {
+    let page: Vec<serde_json::Value> = (0..1000)
+        .map(|i| serde_json::json!({"id": format!("a{i}"), "name": format!("alert {i}")}))
+        .collect();
+    let body = serde_json::json!({ "data": page }).to_string();
+    let (url, script) = serve(vec![canned(200, body)]).await;
+    let error = observability(&url, "t").list_alerts().await.unwrap_err();
+    assert_eq!(script.hits(), 2);
+    assert!(
+        error.to_string().contains("the same page of alerts again"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_delete_whose_retry_finds_nothing_succeeded_earlier() {
+    let (url, script) = serve(vec![
+        canned(503, r#"{"status":503,"error":"UNAVAILABLE: busy"}"#),
+        canned(404, r#"{"status":404,"error":"NOT_FOUND: pipe not found"}"#),
+    ])
+    .await;
+    cloud(&url).delete_pipe(SERVICE, "p1").await.unwrap();
+    assert_eq!(script.hits(), 2);
+    // A 404 at the first attempt is a real "not found".
+    let (url, _) = serve(vec![canned(
+        404,
+        r#"{"status":404,"error":"NOT_FOUND: pipe not found"}"#,
+    )])
+    .await;
+    let error = cloud(&url).delete_pipe(SERVICE, "p1").await.unwrap_err();
+    assert!(error.is_not_found());
+}
+
+#[tokio::test]
 async fn deletes_accept_bodies_without_a_result() {
     let (url, _) = serve(vec![canned(200, r#"{"status":200,"requestId":"r"}"#)]).await;
     cloud(&url).delete_pipe(SERVICE, "p1").await.unwrap();
