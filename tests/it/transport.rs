@@ -200,6 +200,33 @@ async fn a_429_then_200_is_retried_and_read_tolerantly() {
 }
 
 #[tokio::test]
+async fn the_server_s_wait_replaces_the_backoff() {
+    for header in ["retry-after", "x-ratelimit-reset"] {
+        let (url, script) = serve(vec![
+            Canned {
+                status: 429,
+                headers: vec![("content-type", "application/json"), (header, "0")],
+                body: r#"{"error":"TOO_MANY_REQUESTS"}"#.into(),
+            },
+            canned(200, services_body()),
+        ])
+        .await;
+        // Delays on, with a backoff of ten minutes: only the server's "0" lets this finish.
+        let mut slow = settings(4);
+        slow.retry_delays = true;
+        slow.min_delay = Duration::from_secs(600);
+        slow.max_delay = Duration::from_secs(600);
+        let client = cloud_with(&url, slow, roomy());
+        let services = tokio::time::timeout(Duration::from_secs(20), client.list_services())
+            .await
+            .unwrap_or_else(|_| panic!("`{header}: 0` was not honoured"))
+            .unwrap();
+        assert_eq!(services.len(), 1);
+        assert_eq!(script.hits(), 2);
+    }
+}
+
+#[tokio::test]
 async fn a_burst_of_5xx_is_retried_until_success() {
     let (url, script) = serve(vec![
         canned(500, r#"{"status":500,"error":"INTERNAL: boom"}"#),
