@@ -461,3 +461,25 @@ pub async fn connect_and_read(
     let live = read(config, &clients, printer).await?;
     Ok((clients, live))
 }
+
+/// [`connect_and_read`] for synchronous commands: runs it on a runtime of its own and hands
+/// back the runtime too, so the caller can go on to apply with the same clients.
+pub fn connect_and_read_blocking(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            vec![Diagnostic::error(
+                "live::runtime",
+                format!("cannot start the network runtime: {error}"),
+                None,
+            )]
+        })?;
+    let (clients, live) = runtime.block_on(connect_and_read(config, parallelism, printer))?;
+    Ok((runtime, clients, live))
+}

@@ -1156,4 +1156,22 @@ mod live_reader {
             "no services in the config: no services read"
         );
     }
+
+    #[test]
+    fn synchronous_commands_connect_and_read_in_one_call() {
+        let server = tokio::runtime::Runtime::new().unwrap();
+        let (url, log) = server.block_on(serve_world());
+        let mut config = config(&url, "good-token");
+        let mut analytics = service("analytics", ANALYTICS, 20);
+        analytics
+            .pipes
+            .insert("orders".into(), pipe("orders", ORDERS, 30, false));
+        config.services.insert("analytics".into(), analytics);
+        let (_runtime, clients, live) =
+            reader::connect_and_read_blocking(&config, 4, &Printer::plain()).unwrap();
+        assert!(clients.cloud.is_some());
+        assert!(clients.observability.is_none(), "no stack uses it");
+        assert_eq!(live.pipes[ANALYTICS].len(), 1);
+        assert_eq!(log.lock().unwrap().len(), 2);
+    }
 }
