@@ -118,10 +118,13 @@ impl ApiError {
         match &self.kind {
             FailureKind::Status(status) => {
                 text.push_str(&format!(" answered {status}"));
-                if let Some(reason) = reason_phrase(*status) {
+                let reason = reason_phrase(*status);
+                if let Some(reason) = reason {
                     text.push_str(&format!(" {reason}"));
                 }
-                if !self.message.is_empty() {
+                // A body that only repeats the reason (`Unauthorized`) adds nothing.
+                let repeats = reason.is_some_and(|r| r.eq_ignore_ascii_case(&self.message));
+                if !self.message.is_empty() && !repeats {
                     text.push_str(&format!(": {}", self.message));
                 }
             }

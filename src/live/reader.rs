@@ -89,9 +89,9 @@ pub async fn read(
     }
 
     let mut missing_services: Vec<String> = Vec::new();
-    let mut requests = 0usize;
+    let mut reads = 0usize;
     while let Some(joined) = tasks.join_next().await {
-        requests += 1;
+        reads += 1;
         let (read, result) = match joined {
             Ok(outcome) => outcome,
             Err(error) => {
@@ -179,7 +179,7 @@ pub async fn read(
             )),
         }
     }
-    printer.debug(&format!("read the live state in {requests} reads"));
+    printer.debug(&format!("read the live state in {reads} reads"));
 
     // A managed stack of a service that does not exist fails too; its service's error says why.
     problems.retain(|problem| {
