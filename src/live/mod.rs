@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+pub mod reader;
+
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so

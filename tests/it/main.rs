@@ -3,4 +3,5 @@
 
 mod plan;
 mod sandbox;
+mod transport;
 mod validate;

@@ -1,0 +1,378 @@
+//! The cloud management API (`/v1/organizations/{organizationId}/...`): services, scaling,
+//! private endpoints, backups, pipes and the managed observability stack's paths. Basic auth;
+//! every success is the `{status, requestId, result}` envelope.
+
+use reqwest::Method;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use super::transport::{Api, Call};
+use super::wire::{
+    Alert, AlertRequest, Backup, Dashboard, DashboardRequest, Pipe, PipeScalingPatch,
+    PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch, Source, StatePatch,
+};
+
+/// A typed client of the cloud API for one organization. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CloudClient {
+    api: Api,
+    organization: String,
+}
+
+/// One path segment, percent-encoded so an id can never change the path's shape.
+pub(crate) fn segment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Sends a DELETE. A 404 after a retry means an earlier attempt (whose answer was lost)
+/// already deleted the object: that is success.
+pub(crate) async fn delete(api: &Api, call: &Call) -> Result<(), ApiError> {
+    match api.send(call).await {
+        Ok(_) => Ok(()),
+        Err(error) if error.is_not_found() && error.attempts > 1 => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+impl CloudClient {
+    /// A client of `organization` through `api` (Basic auth, the cloud rate limit).
+    pub fn new(api: Api, organization: &str) -> Self {
+        CloudClient {
+            api,
+            organization: organization.to_string(),
+        }
+    }
+
+    /// The transport-level API (base URL, rate bucket).
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// The organization id.
+    pub fn organization(&self) -> &str {
+        &self.organization
+    }
+
+    fn org_path(&self, rest: &str) -> String {
+        format!("/v1/organizations/{}{rest}", segment(&self.organization))
+    }
+
+    fn service_path(&self, service: &str, rest: &str) -> String {
+        self.org_path(&format!("/services/{}{rest}", segment(service)))
+    }
+
+    async fn result<T: DeserializeOwned>(&self, call: Call) -> Result<T, ApiError> {
+        self.api.cloud_result(&call).await
+    }
+
+    /// `GET /services`: every service of the organization.
+    pub async fn list_services(&self) -> Result<Vec<Service>, ApiError> {
+        self.result(Call::new(
+            "list services",
+            Method::GET,
+            self.org_path("/services"),
+        ))
+        .await
+    }
+
+    /// `GET /services/{id}`.
+    pub async fn get_service(&self, service: &str) -> Result<Service, ApiError> {
+        self.result(Call::new(
+            "get service",
+            Method::GET,
+            self.service_path(service, ""),
+        ))
+        .await
+    }
+
+    /// `PATCH /services/{id}/scaling`.
+    pub async fn update_service_scaling(
+        &self,
+        service: &str,
+        patch: &ServiceScalingPatch,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "update service scaling",
+            Method::PATCH,
+            self.service_path(service, "/scaling"),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
+    /// `PATCH /services/{id}` with `privateEndpointIds` `{add, remove}` (remove runs first).
+    pub async fn update_service_private_endpoints(
+        &self,
+        service: &str,
+        patch: &ServicePatch,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "update service private endpoints",
+            Method::PATCH,
+            self.service_path(service, ""),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
+    /// `PATCH /services/{id}/state` with `start`, `stop` or `awake`.
+    pub async fn change_service_state(
+        &self,
+        service: &str,
+        command: &str,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "change service state",
+            Method::PATCH,
+            self.service_path(service, "/state"),
+        )
+        .json(&StatePatch {
+            command: command.to_string(),
+        })?;
+        self.result(call).await
+    }
+
+    /// `POST /services/{id}/privateEndpoint`: registers a private endpoint. Not retried after an
+    /// ambiguous failure (see [`ApiError::is_ambiguous`]).
+    pub async fn create_private_endpoint(
+        &self,
+        service: &str,
+        endpoint: &PrivateEndpoint,
+    ) -> Result<PrivateEndpoint, ApiError> {
+        let call = Call::new(
+            "register private endpoint",
+            Method::POST,
+            self.service_path(service, "/privateEndpoint"),
+        )
+        .json(endpoint)?;
+        self.result(call).await
+    }
+
+    /// `GET /services/{id}/backups`, newest first.
+    pub async fn list_backups(&self, service: &str) -> Result<Vec<Backup>, ApiError> {
+        self.result(Call::new(
+            "list backups",
+            Method::GET,
+            self.service_path(service, "/backups"),
+        ))
+        .await
+    }
+
+    /// `GET /services/{id}/backups/{backupId}`.
+    pub async fn get_backup(&self, service: &str, backup: &str) -> Result<Backup, ApiError> {
+        self.result(Call::new(
+            "get backup",
+            Method::GET,
+            self.service_path(service, &format!("/backups/{}", segment(backup))),
+        ))
+        .await
+    }
+
+    /// `GET /services/{id}/pipes`.
+    pub async fn list_pipes(&self, service: &str) -> Result<Vec<Pipe>, ApiError> {
+        self.result(Call::new(
+            "list pipes",
+            Method::GET,
+            self.service_path(service, "/pipes"),
+        ))
+        .await
+    }
+
+    /// `GET /services/{id}/pipes/{pipeId}`.
+    pub async fn get_pipe(&self, service: &str, pipe: &str) -> Result<Pipe, ApiError> {
+        self.result(Call::new(
+            "get pipe",
+            Method::GET,
+            self.service_path(service, &format!("/pipes/{}", segment(pipe))),
+        ))
+        .await
+    }
+
+    /// `DELETE /services/{id}/pipes/{pipeId}` (answers before teardown ends).
+    pub async fn delete_pipe(&self, service: &str, pipe: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete pipe",
+            Method::DELETE,
+            self.service_path(service, &format!("/pipes/{}", segment(pipe))),
+        );
+        delete(&self.api, &call).await
+    }
+
+    /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
+    pub async fn update_pipe_scaling(
+        &self,
+        service: &str,
+        pipe: &str,
+        patch: &PipeScalingPatch,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "update pipe scaling",
+            Method::PATCH,
+            self.service_path(service, &format!("/pipes/{}/scaling", segment(pipe))),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
+    fn stack_path(&self, service: &str, rest: &str) -> String {
+        self.service_path(service, &format!("/stack{rest}"))
+    }
+
+    /// `GET .../stack/dashboards` of the managed stack of `service`.
+    pub async fn list_stack_dashboards(&self, service: &str) -> Result<Vec<Dashboard>, ApiError> {
+        self.result(Call::new(
+            "list dashboards",
+            Method::GET,
+            self.stack_path(service, "/dashboards"),
+        ))
+        .await
+    }
+
+    /// `GET .../stack/dashboards/{id}`.
+    pub async fn get_stack_dashboard(
+        &self,
+        service: &str,
+        id: &str,
+    ) -> Result<Dashboard, ApiError> {
+        self.result(Call::new(
+            "get dashboard",
+            Method::GET,
+            self.stack_path(service, &format!("/dashboards/{}", segment(id))),
+        ))
+        .await
+    }
+
+    /// `POST .../stack/dashboards`.
+    pub async fn create_stack_dashboard(
+        &self,
+        service: &str,
+        dashboard: &DashboardRequest,
+    ) -> Result<Dashboard, ApiError> {
+        let call = Call::new(
+            "create dashboard",
+            Method::POST,
+            self.stack_path(service, "/dashboards"),
+        )
+        .json(dashboard)?;
+        self.result(call).await
+    }
+
+    /// `PUT .../stack/dashboards/{id}` (replaces the whole dashboard).
+    pub async fn update_stack_dashboard(
+        &self,
+        service: &str,
+        id: &str,
+        dashboard: &DashboardRequest,
+    ) -> Result<Dashboard, ApiError> {
+        let call = Call::new(
+            "update dashboard",
+            Method::PUT,
+            self.stack_path(service, &format!("/dashboards/{}", segment(id))),
+        )
+        .json(dashboard)?;
+        self.result(call).await
+    }
+
+    /// `DELETE .../stack/dashboards/{id}` (its alerts go with it).
+    pub async fn delete_stack_dashboard(&self, service: &str, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete dashboard",
+            Method::DELETE,
+            self.stack_path(service, &format!("/dashboards/{}", segment(id))),
+        );
+        delete(&self.api, &call).await
+    }
+
+    /// `GET .../stack/alerts`.
+    pub async fn list_stack_alerts(&self, service: &str) -> Result<Vec<Alert>, ApiError> {
+        self.result(Call::new(
+            "list alerts",
+            Method::GET,
+            self.stack_path(service, "/alerts"),
+        ))
+        .await
+    }
+
+    /// `GET .../stack/alerts/{id}`.
+    pub async fn get_stack_alert(&self, service: &str, id: &str) -> Result<Alert, ApiError> {
+        self.result(Call::new(
+            "get alert",
+            Method::GET,
+            self.stack_path(service, &format!("/alerts/{}", segment(id))),
+        ))
+        .await
+    }
+
+    /// `POST .../stack/alerts`.
+    pub async fn create_stack_alert(
+        &self,
+        service: &str,
+        alert: &AlertRequest,
+    ) -> Result<Alert, ApiError> {
+        let call = Call::new(
+            "create alert",
+            Method::POST,
+            self.stack_path(service, "/alerts"),
+        )
+        .json(alert)?;
+        self.result(call).await
+    }
+
+    /// `PUT .../stack/alerts/{id}` (replaces the whole alert).
+    pub async fn update_stack_alert(
+        &self,
+        service: &str,
+        id: &str,
+        alert: &AlertRequest,
+    ) -> Result<Alert, ApiError> {
+        let call = Call::new(
+            "update alert",
+            Method::PUT,
+            self.stack_path(service, &format!("/alerts/{}", segment(id))),
+        )
+        .json(alert)?;
+        self.result(call).await
+    }
+
+    /// `DELETE .../stack/alerts/{id}`.
+    pub async fn delete_stack_alert(&self, service: &str, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete alert",
+            Method::DELETE,
+            self.stack_path(service, &format!("/alerts/{}", segment(id))),
+        );
+        delete(&self.api, &call).await
+    }
+
+    /// `GET .../stack/sources` (read-only).
+    pub async fn list_stack_sources(&self, service: &str) -> Result<Vec<Source>, ApiError> {
+        self.result(Call::new(
+            "list sources",
+            Method::GET,
+            self.stack_path(service, "/sources"),
+        ))
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_cannot_reshape_a_path() {
+        assert_eq!(
+            segment("1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11"),
+            "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11"
+        );
+        assert_eq!(segment("../x?y=1"), "..%2Fx%3Fy%3D1");
+    }
+}

@@ -1,0 +1,167 @@
+//! The standalone observability API (`/api/v2/...`): dashboards, alerts, sources and chart
+//! series. Bearer auth; every success wraps its payload in `{data}`.
+
+use std::collections::HashSet;
+
+use reqwest::Method;
+use serde_json::Value;
+
+use super::cloud::{delete, segment};
+use super::error::ApiError;
+use super::transport::{Api, Call};
+use super::wire::{
+    Alert, AlertRequest, Dashboard, DashboardRequest, SeriesPoint, SeriesQuery, Source,
+};
+
+/// Page size of the alerts list (the API's maximum).
+pub const ALERTS_PAGE: usize = 1000;
+
+/// A typed client of the observability API. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ObservabilityClient {
+    api: Api,
+}
+
+impl ObservabilityClient {
+    /// A client through `api` (Bearer auth, the observability rate limit).
+    pub fn new(api: Api) -> Self {
+        ObservabilityClient { api }
+    }
+
+    /// The transport-level API (base URL, rate bucket).
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// `GET /api/v2/dashboards` (not paginated).
+    pub async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
+        let call = Call::new("list dashboards", Method::GET, "/api/v2/dashboards");
+        self.api.observability_data(&call).await
+    }
+
+    /// `GET /api/v2/dashboards/{id}`.
+    pub async fn get_dashboard(&self, id: &str) -> Result<Dashboard, ApiError> {
+        let call = Call::new(
+            "get dashboard",
+            Method::GET,
+            format!("/api/v2/dashboards/{}", segment(id)),
+        );
+        self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/dashboards`.
+    pub async fn create_dashboard(&self, body: &DashboardRequest) -> Result<Dashboard, ApiError> {
+        let call = Call::new("create dashboard", Method::POST, "/api/v2/dashboards").json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `PUT /api/v2/dashboards/{id}` (replaces the whole dashboard).
+    pub async fn update_dashboard(
+        &self,
+        id: &str,
+        body: &DashboardRequest,
+    ) -> Result<Dashboard, ApiError> {
+        let call = Call::new(
+            "update dashboard",
+            Method::PUT,
+            format!("/api/v2/dashboards/{}", segment(id)),
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `DELETE /api/v2/dashboards/{id}` (answers `{}` even for an unknown id).
+    pub async fn delete_dashboard(&self, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete dashboard",
+            Method::DELETE,
+            format!("/api/v2/dashboards/{}", segment(id)),
+        );
+        delete(&self.api, &call).await
+    }
+
+    /// `GET /api/v2/alerts?limit=1000&offset=N`, page after page until a short page.
+    pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
+        let mut alerts: Vec<Alert> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        loop {
+            let call = Call::new(
+                "list alerts",
+                Method::GET,
+                format!("/api/v2/alerts?limit={ALERTS_PAGE}&offset={}", alerts.len()),
+            );
+            let page: Vec<Alert> = self.api.observability_data(&call).await?;
+            let short = page.len() < ALERTS_PAGE;
+            // A server that ignores `offset` would send the same page forever.
+            if !page.is_empty() && page.iter().all(|alert| seen.contains(&alert.id)) {
+                return Err(call.body_error(
+                    200,
+                    "the server sent the same page of alerts again (is `offset` ignored?)",
+                ));
+            }
+            seen.extend(page.iter().map(|alert| alert.id.clone()));
+            alerts.extend(page);
+            if short {
+                return Ok(alerts);
+            }
+        }
+    }
+
+    /// `GET /api/v2/alerts/{id}`.
+    pub async fn get_alert(&self, id: &str) -> Result<Alert, ApiError> {
+        let call = Call::new(
+            "get alert",
+            Method::GET,
+            format!("/api/v2/alerts/{}", segment(id)),
+        );
+        self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/alerts`.
+    pub async fn create_alert(&self, body: &AlertRequest) -> Result<Alert, ApiError> {
+        let call = Call::new("create alert", Method::POST, "/api/v2/alerts").json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `PUT /api/v2/alerts/{id}` (replaces the whole alert).
+    pub async fn update_alert(&self, id: &str, body: &AlertRequest) -> Result<Alert, ApiError> {
+        let call = Call::new(
+            "update alert",
+            Method::PUT,
+            format!("/api/v2/alerts/{}", segment(id)),
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `DELETE /api/v2/alerts/{id}`.
+    pub async fn delete_alert(&self, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete alert",
+            Method::DELETE,
+            format!("/api/v2/alerts/{}", segment(id)),
+        );
+        delete(&self.api, &call).await
+    }
+
+    /// `GET /api/v2/sources`: the data sources series refer to. The contract names no such
+    /// path for the standalone API; the sandbox serves it beside the managed stack's list.
+    pub async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
+        let call = Call::new("list sources", Method::GET, "/api/v2/sources");
+        self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/charts/series`: a read, so it is retried like a GET. Points without a
+    /// usable `ts_bucket` are skipped; values may be numbers or numeric strings.
+    pub async fn chart_series(&self, query: &SeriesQuery) -> Result<Vec<SeriesPoint>, ApiError> {
+        let call = Call::new("query chart series", Method::POST, "/api/v2/charts/series")
+            .json(query)?
+            .idempotent();
+        let points: Vec<Value> = self.api.observability_data(&call).await?;
+        Ok(points
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(|object| SeriesPoint::from_json(object, query.series.len()))
+            .collect())
+    }
+}

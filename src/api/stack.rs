@@ -1,0 +1,140 @@
+//! "A stack", whichever API it lives behind: the managed stack of a service through the cloud
+//! API (`.../services/{id}/stack/...`, Basic auth, cloud rate limit) or the standalone
+//! observability API (`/api/v2/...`, Bearer auth). The planner and the applier talk to this.
+
+use super::cloud::CloudClient;
+use super::error::ApiError;
+use super::observability::ObservabilityClient;
+use super::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Source};
+
+/// The dashboards, alerts and sources of one stack.
+#[derive(Debug, Clone)]
+pub enum StackApi {
+    /// The managed stack of a service, through the cloud API.
+    Managed {
+        /// The cloud client.
+        cloud: CloudClient,
+        /// The service whose stack this is.
+        service_id: String,
+    },
+    /// The standalone observability API.
+    Standalone(ObservabilityClient),
+}
+
+impl StackApi {
+    /// Every dashboard.
+    pub async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.list_stack_dashboards(service_id).await
+            }
+            StackApi::Standalone(client) => client.list_dashboards().await,
+        }
+    }
+
+    /// One dashboard.
+    pub async fn get_dashboard(&self, id: &str) -> Result<Dashboard, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.get_stack_dashboard(service_id, id).await
+            }
+            StackApi::Standalone(client) => client.get_dashboard(id).await,
+        }
+    }
+
+    /// Creates a dashboard (never retried after an ambiguous failure).
+    pub async fn create_dashboard(&self, body: &DashboardRequest) -> Result<Dashboard, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.create_stack_dashboard(service_id, body).await
+            }
+            StackApi::Standalone(client) => client.create_dashboard(body).await,
+        }
+    }
+
+    /// Replaces a dashboard.
+    pub async fn update_dashboard(
+        &self,
+        id: &str,
+        body: &DashboardRequest,
+    ) -> Result<Dashboard, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.update_stack_dashboard(service_id, id, body).await
+            }
+            StackApi::Standalone(client) => client.update_dashboard(id, body).await,
+        }
+    }
+
+    /// Deletes a dashboard (and, server-side, its alerts).
+    pub async fn delete_dashboard(&self, id: &str) -> Result<(), ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.delete_stack_dashboard(service_id, id).await
+            }
+            StackApi::Standalone(client) => client.delete_dashboard(id).await,
+        }
+    }
+
+    /// Every alert (all pages on the standalone API).
+    pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => cloud.list_stack_alerts(service_id).await,
+            StackApi::Standalone(client) => client.list_alerts().await,
+        }
+    }
+
+    /// One alert.
+    pub async fn get_alert(&self, id: &str) -> Result<Alert, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => cloud.get_stack_alert(service_id, id).await,
+            StackApi::Standalone(client) => client.get_alert(id).await,
+        }
+    }
+
+    /// Creates an alert (never retried after an ambiguous failure).
+    pub async fn create_alert(&self, body: &AlertRequest) -> Result<Alert, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.create_stack_alert(service_id, body).await
+            }
+            StackApi::Standalone(client) => client.create_alert(body).await,
+        }
+    }
+
+    /// Replaces an alert.
+    pub async fn update_alert(&self, id: &str, body: &AlertRequest) -> Result<Alert, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.update_stack_alert(service_id, id, body).await
+            }
+            StackApi::Standalone(client) => client.update_alert(id, body).await,
+        }
+    }
+
+    /// Deletes an alert.
+    pub async fn delete_alert(&self, id: &str) -> Result<(), ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.delete_stack_alert(service_id, id).await
+            }
+            StackApi::Standalone(client) => client.delete_alert(id).await,
+        }
+    }
+
+    /// The data sources, to resolve `source:` names.
+    pub async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => cloud.list_stack_sources(service_id).await,
+            StackApi::Standalone(client) => client.list_sources().await,
+        }
+    }
+
+    /// Which API this stack is reached through, for messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            StackApi::Managed { .. } => "the cloud API",
+            StackApi::Standalone(_) => "the observability API",
+        }
+    }
+}

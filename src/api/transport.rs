@@ -1,0 +1,1012 @@
+//! One HTTP client shared by both APIs: authentication, pacing under each key's rate limit,
+//! bounded concurrency, retries with jittered exponential backoff, error bodies and logs.
+//!
+//! Each API (the cloud API, which also serves the managed stacks, and the standalone
+//! observability API) is an [`Api`]: a base URL, an `Authorization` header and a [`RateBucket`].
+//! They share one [`Transport`], so `--parallelism` bounds the requests in flight overall.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::error::{ApiError, ApiErrorDetails, FailureKind, server_words};
+use super::limits;
+use super::wire::Secret;
+use crate::output::Printer;
+
+/// Environment variable that turns retry delays (not the retries) off, for tests.
+pub const NO_RETRY_DELAY_ENV: &str = "CONVERGE_TEST_NO_RETRY_DELAY";
+
+/// The longest wait a server may ask for before converge gives up waiting on it.
+const MAX_SERVER_DELAY: Duration = Duration::from_secs(120);
+
+/// How many requests a key may send per window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub requests: u32,
+    /// The window.
+    pub window: Duration,
+}
+
+impl RateLimit {
+    /// The cloud API's limit: 10 requests per 10 seconds per key.
+    pub const CLOUD: RateLimit = RateLimit {
+        requests: limits::CLOUD_RATE_REQUESTS,
+        window: Duration::from_secs(limits::CLOUD_RATE_WINDOW_SECS),
+    };
+    /// The observability API's limit: 100 requests per minute per key.
+    pub const OBSERVABILITY: RateLimit = RateLimit {
+        requests: limits::OBSERVABILITY_RATE_REQUESTS,
+        window: Duration::from_secs(limits::OBSERVABILITY_RATE_WINDOW_SECS),
+    };
+
+    /// Reads `N/DURATION`, e.g. `10/10s`, `100/1m`, `5/500ms`.
+    pub fn parse(text: &str) -> Result<RateLimit, String> {
+        let problem = || format!("`{text}` is not a rate limit; write it as `10/10s` or `100/1m`");
+        let (count, window) = text.trim().split_once('/').ok_or_else(problem)?;
+        let requests: u32 = count.trim().parse().map_err(|_| problem())?;
+        let window = window.trim();
+        let split = window
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(window.len());
+        let (number, unit) = window.split_at(split);
+        let number: u64 = if number.is_empty() {
+            1
+        } else {
+            number.parse().map_err(|_| problem())?
+        };
+        let seconds_per_unit = match unit {
+            "ms" => None,
+            "s" | "" => Some(1),
+            "m" => Some(60),
+            "h" => Some(3600),
+            _ => return Err(problem()),
+        };
+        let window = match seconds_per_unit {
+            None => Duration::from_millis(number),
+            Some(unit) => Duration::from_secs(number.checked_mul(unit).ok_or_else(problem)?),
+        };
+        // A window longer than a day is a typo, and would overflow time arithmetic if huge.
+        if requests == 0 || window.is_zero() || window > Duration::from_secs(86_400) {
+            return Err(problem());
+        }
+        Ok(RateLimit { requests, window })
+    }
+}
+
+/// Paces one key: at most `requests` sends in any interval of length `window`, whichever way the
+/// server counts its window (fixed or sliding). The first `requests` go at once; later ones wait
+/// until the send `requests` places earlier has left the window. A 429 (or a response saying the
+/// window is used up) holds every request of the key until the time the server named.
+///
+/// Slots are taken at the moment of sending, never booked ahead: a request that then waits for
+/// a concurrency permit cannot make the recorded times lie about when requests really left.
+#[derive(Debug)]
+pub struct RateBucket {
+    limit: RateLimit,
+    margin: Duration,
+    state: Mutex<BucketState>,
+}
+
+#[derive(Debug, Default)]
+struct BucketState {
+    /// Send times of the last `limit.requests` sends, oldest first.
+    sent: VecDeque<Instant>,
+    /// No request leaves before this (set after a 429).
+    hold_until: Option<Instant>,
+}
+
+impl RateBucket {
+    /// A bucket for one key.
+    pub fn new(limit: RateLimit) -> Self {
+        // Clocks and network delays differ between client and server; a send that leaves
+        // exactly one window later may still land inside the server's window.
+        let margin = (limit.window / 200).max(Duration::from_millis(20));
+        RateBucket {
+            limit,
+            margin,
+            state: Mutex::new(BucketState::default()),
+        }
+    }
+
+    /// The limit this bucket enforces.
+    pub fn limit(&self) -> RateLimit {
+        self.limit
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BucketState> {
+        match self.state.lock() {
+            Ok(guard) => guard,
+            // The state stays consistent at every step; a panic elsewhere cannot break it.
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
+    /// returns the earliest time one may be.
+    pub fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+        let mut state = self.lock();
+        if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
+            return Err(hold);
+        }
+        let capacity = self.limit.requests as usize;
+        if state.sent.len() >= capacity {
+            let index = state.sent.len() - capacity;
+            if let Some(free_at) = state
+                .sent
+                .get(index)
+                .map(|earlier| *earlier + self.limit.window + self.margin)
+                .filter(|free_at| *free_at > now)
+            {
+                return Err(free_at);
+            }
+        }
+        // Keep the log ordered even if callers' clocks were read out of order.
+        let at = state.sent.back().map_or(now, |last| now.max(*last));
+        state.sent.push_back(at);
+        while state.sent.len() > capacity {
+            state.sent.pop_front();
+        }
+        Ok(())
+    }
+
+    /// Whether a slot was free at `now` (and takes it).
+    pub fn try_acquire_at(&self, now: Instant) -> bool {
+        self.try_take_at(now).is_ok()
+    }
+
+    /// Holds every send of this key until `until` (the server asked us to wait).
+    pub fn hold_until(&self, until: Instant) {
+        let mut state = self.lock();
+        if state.hold_until.is_none_or(|hold| hold < until) {
+            state.hold_until = Some(until);
+        }
+    }
+}
+
+/// How requests are sent: the settings shared by both APIs.
+#[derive(Debug, Clone)]
+pub struct TransportSettings {
+    /// Requests in flight at once, over both APIs (`--parallelism`).
+    pub parallelism: usize,
+    /// Time limit of one attempt, from sending to the end of the body.
+    pub timeout: Duration,
+    /// Attempts per request, the first included.
+    pub max_attempts: usize,
+    /// First backoff delay.
+    pub min_delay: Duration,
+    /// Largest backoff delay.
+    pub max_delay: Duration,
+    /// Whether retries wait at all (`CONVERGE_TEST_NO_RETRY_DELAY=1` turns waiting off).
+    pub retry_delays: bool,
+}
+
+impl TransportSettings {
+    /// Defaults for `parallelism`, with retry delays as the environment says.
+    pub fn new(parallelism: usize) -> Self {
+        TransportSettings {
+            parallelism: parallelism.max(1),
+            timeout: Duration::from_secs(30),
+            max_attempts: 5,
+            min_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(20),
+            retry_delays: retry_delays_enabled(std::env::var(NO_RETRY_DELAY_ENV).ok().as_deref()),
+        }
+    }
+}
+
+/// Whether retries wait, given the value of `CONVERGE_TEST_NO_RETRY_DELAY`.
+pub fn retry_delays_enabled(value: Option<&str>) -> bool {
+    !matches!(value.map(str::trim), Some("1" | "true" | "yes"))
+}
+
+/// The wait before the next attempt: what the server asked for when it said, else the backoff;
+/// `None` when the backoff is exhausted.
+pub fn next_delay(
+    error: &ApiError,
+    backoff: Option<Duration>,
+    retry_delays: bool,
+) -> Option<Duration> {
+    let backoff = backoff?;
+    if !retry_delays {
+        return Some(Duration::ZERO);
+    }
+    Some(match error.retry_after {
+        Some(asked) => asked.min(MAX_SERVER_DELAY),
+        None => backoff,
+    })
+}
+
+/// How long the server asks us to wait: `Retry-After` (seconds or an HTTP date) or
+/// `X-RateLimit-Reset` (seconds to wait, or a Unix time in seconds).
+pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::trim)
+    };
+    let now_unix = || jiff::Timestamp::now().as_second();
+    if let Some(value) = text("retry-after") {
+        if let Ok(seconds) = value.parse::<f64>()
+            && seconds.is_finite()
+            && seconds >= 0.0
+        {
+            return Some(Duration::from_secs_f64(seconds.min(1e6)));
+        }
+        if let Ok(date) = jiff::fmt::rfc2822::parse(value) {
+            let wait = date.timestamp().as_second() - now_unix();
+            return Some(Duration::from_secs(wait.max(0) as u64));
+        }
+    }
+    if let Some(value) = text("x-ratelimit-reset")
+        && let Ok(seconds) = value.parse::<f64>()
+        && seconds.is_finite()
+        && seconds >= 0.0
+    {
+        // Large values are a Unix time, not a delay.
+        let wait = if seconds > 1_000_000_000.0 {
+            (seconds - now_unix() as f64).max(0.0)
+        } else {
+            seconds
+        };
+        return Some(Duration::from_secs_f64(wait.min(1e6)));
+    }
+    None
+}
+
+/// How long to hold a key when a response says its window has no request left
+/// (`X-RateLimit-Remaining: 0` with a reset time).
+pub fn exhausted_until(headers: &HeaderMap, delay: Option<Duration>) -> Option<Duration> {
+    let remaining = headers
+        .get("x-ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.trim().parse::<f64>().ok())?;
+    if remaining > 0.0 {
+        return None;
+    }
+    delay.map(|delay| delay.min(MAX_SERVER_DELAY))
+}
+
+/// The HTTP client and the limits shared by both APIs. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Transport {
+    inner: Arc<TransportInner>,
+}
+
+#[derive(Debug)]
+struct TransportInner {
+    http: reqwest::Client,
+    permits: Semaphore,
+    settings: TransportSettings,
+    printer: Printer,
+}
+
+impl Transport {
+    /// Builds the HTTP client (rustls with the `ring` provider; system roots).
+    pub fn new(settings: TransportSettings, printer: Printer) -> Result<Transport, String> {
+        // Another part of the process may already have installed the same provider.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("converge/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|error| format!("cannot set up the HTTP client: {}", chain(&error)))?;
+        Ok(Transport {
+            inner: Arc::new(TransportInner {
+                http,
+                permits: Semaphore::new(settings.parallelism.max(1)),
+                settings,
+                printer,
+            }),
+        })
+    }
+
+    /// The settings it was built with.
+    pub fn settings(&self) -> &TransportSettings {
+        &self.inner.settings
+    }
+
+    /// The printer logs go through.
+    pub fn printer(&self) -> &Printer {
+        &self.inner.printer
+    }
+}
+
+/// How an API authenticates.
+#[derive(Clone)]
+pub enum Auth {
+    /// HTTP Basic with a key id and key secret (the cloud API and its stack paths).
+    Basic {
+        /// Key id.
+        key_id: String,
+        /// Key secret.
+        key_secret: Secret,
+    },
+    /// A bearer token (the observability API).
+    Bearer(Secret),
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::Basic { key_id, .. } => write!(f, "Basic({key_id}:***)"),
+            Auth::Bearer(_) => f.write_str("Bearer(***)"),
+        }
+    }
+}
+
+impl Auth {
+    fn header(&self) -> Result<HeaderValue, String> {
+        use base64::Engine as _;
+        let text = match self {
+            Auth::Basic { key_id, key_secret } => {
+                let pair = format!("{key_id}:{}", key_secret.0);
+                format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                )
+            }
+            Auth::Bearer(token) => format!("Bearer {}", token.0),
+        };
+        let mut value = HeaderValue::from_str(&text).map_err(|_| {
+            "the credentials contain characters that cannot be sent in an HTTP header".to_string()
+        })?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+/// Checks an API base URL: `https://`, or `http://` only for a loopback host; no credentials,
+/// query or fragment in it. Returns the URL without a trailing slash.
+pub fn check_base_url(url: &str) -> Result<String, String> {
+    let parsed = reqwest::Url::parse(url.trim())
+        .map_err(|error| format!("`{url}` is not a URL: {error}"))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("`{url}` has no host"))?;
+    match parsed.scheme() {
+        "https" => {}
+        "http" => {
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            let loopback = bare.eq_ignore_ascii_case("localhost")
+                || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+            if !loopback {
+                return Err(format!(
+                    "`{url}` uses plain http to `{host}`; credentials would travel unencrypted: use https:// (http:// is allowed only for loopback addresses such as 127.0.0.1)"
+                ));
+            }
+        }
+        other => {
+            return Err(format!(
+                "`{url}` uses `{other}://`; the API needs https:// (or http:// to a loopback address)"
+            ));
+        }
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!(
+            "the URL must not carry credentials; put them in `keyId`/`keySecret` or `token` (URL host `{host}`)"
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(format!("`{url}` must not have a query or fragment"));
+    }
+    Ok(parsed.as_str().trim_end_matches('/').to_string())
+}
+
+/// One API behind one key: base URL, credentials and the key's rate bucket.
+#[derive(Debug, Clone)]
+pub struct Api {
+    transport: Transport,
+    base: Arc<str>,
+    auth: HeaderValue,
+    bucket: Arc<RateBucket>,
+}
+
+/// Whether a request may be sent again after a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resend {
+    /// GET, PUT, PATCH, DELETE and read-only POSTs: retried on 429, 5xx and connection errors.
+    Idempotent,
+    /// A create: sent again only when the server certainly did not act (429, no connection).
+    OnlyIfNotReceived,
+}
+
+/// One request to make.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// What converge is doing, e.g. `list services`; it names the error.
+    pub operation: String,
+    /// HTTP method.
+    pub method: Method,
+    /// Path below the base URL, with converge's own query.
+    pub path: String,
+    /// JSON body.
+    pub body: Option<Vec<u8>>,
+    /// Retry rule.
+    pub resend: Resend,
+}
+
+impl Call {
+    /// A request with no body; POST is treated as a create.
+    pub fn new(operation: impl Into<String>, method: Method, path: impl Into<String>) -> Self {
+        let resend = if method == Method::POST {
+            Resend::OnlyIfNotReceived
+        } else {
+            Resend::Idempotent
+        };
+        Call {
+            operation: operation.into(),
+            method,
+            path: path.into(),
+            body: None,
+            resend,
+        }
+    }
+
+    /// Adds a JSON body.
+    pub fn json<B: Serialize>(mut self, body: &B) -> Result<Self, ApiError> {
+        match serde_json::to_vec(body) {
+            Ok(bytes) => {
+                self.body = Some(bytes);
+                Ok(self)
+            }
+            Err(error) => Err(self.error(
+                FailureKind::Body(0),
+                format!("cannot encode the request body: {error}"),
+            )),
+        }
+    }
+
+    /// Marks a POST that only reads (charts/series) as safe to retry.
+    pub fn idempotent(mut self) -> Self {
+        self.resend = Resend::Idempotent;
+        self
+    }
+
+    /// An error about a success answer whose content is unusable.
+    pub fn body_error(&self, status: u16, message: impl Into<String>) -> ApiError {
+        self.error(FailureKind::Body(status), message.into())
+    }
+
+    fn error(&self, kind: FailureKind, message: String) -> ApiError {
+        ApiError::from(ApiErrorDetails {
+            operation: self.operation.clone(),
+            method: self.method.to_string(),
+            path: self.path.clone(),
+            kind,
+            message,
+            request_id: None,
+            retry_after: None,
+            attempts: 1,
+        })
+    }
+}
+
+/// A success answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// The raw body.
+    pub body: Vec<u8>,
+}
+
+impl Api {
+    /// An API at `base_url` (checked with [`check_base_url`]) with its own rate bucket.
+    pub fn new(
+        transport: &Transport,
+        base_url: &str,
+        auth: &Auth,
+        limit: RateLimit,
+    ) -> Result<Api, String> {
+        let base = check_base_url(base_url)?;
+        Ok(Api {
+            transport: transport.clone(),
+            base: base.into(),
+            auth: auth.header()?,
+            bucket: Arc::new(RateBucket::new(limit)),
+        })
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// The key's rate bucket.
+    pub fn bucket(&self) -> &RateBucket {
+        &self.bucket
+    }
+
+    /// Sends a request, retrying as its [`Resend`] rule allows, and returns a success answer.
+    pub async fn send(&self, call: &Call) -> Result<Answer, ApiError> {
+        let settings = &self.transport.inner.settings;
+        let printer = &self.transport.inner.printer;
+        let attempts = AtomicU32::new(0);
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(settings.min_delay)
+            .with_max_delay(settings.max_delay)
+            .with_factor(2.0)
+            .with_max_times(settings.max_attempts.saturating_sub(1))
+            .with_jitter();
+        let retry_delays = settings.retry_delays;
+        let result = (|| async {
+            attempts.fetch_add(1, Ordering::Relaxed);
+            self.attempt(call).await
+        })
+        .retry(backoff)
+        .sleep(tokio::time::sleep)
+        .when(|error: &ApiError| match call.resend {
+            Resend::Idempotent => error.is_retryable(),
+            Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
+        })
+        .adjust(|error: &ApiError, backoff| {
+            let delay = next_delay(error, backoff, retry_delays);
+            if let Some(delay) = delay {
+                printer.debug(&format!(
+                    "retrying {} {} after {} in {} ms (attempt {} of {})",
+                    call.method,
+                    call.path,
+                    error.kind,
+                    delay.as_millis(),
+                    attempts.load(Ordering::Relaxed) + 1,
+                    settings.max_attempts
+                ));
+            }
+            delay
+        })
+        .await;
+        result.map_err(|mut error| {
+            error.attempts = attempts.load(Ordering::Relaxed).max(1);
+            error
+        })
+    }
+
+    async fn attempt(&self, call: &Call) -> Result<Answer, ApiError> {
+        let inner = &self.transport.inner;
+        let printer = &inner.printer;
+        // A request waiting for its key's rate limit holds no permit, so the other API's
+        // requests are not stuck behind it.
+        let mut waited = Duration::ZERO;
+        let _permit = loop {
+            let permit = inner.permits.acquire().await.map_err(|_| {
+                call.error(FailureKind::Connect, "the client is shutting down".into())
+            })?;
+            let now = Instant::now();
+            match self.bucket.try_take_at(now) {
+                Ok(()) => break permit,
+                Err(free_at) => {
+                    drop(permit);
+                    waited += free_at.saturating_duration_since(now);
+                    tokio::time::sleep_until(free_at).await;
+                }
+            }
+        };
+        if !waited.is_zero() {
+            printer.debug(&format!(
+                "waited {} ms for the rate limit before {} {}",
+                waited.as_millis(),
+                call.method,
+                call.path
+            ));
+        }
+        let started = Instant::now();
+        let url = format!("{}{}", self.base, call.path);
+        let mut request = inner
+            .http
+            .request(call.method.clone(), url)
+            .header(AUTHORIZATION, self.auth.clone())
+            .header(ACCEPT, "application/json")
+            .timeout(inner.settings.timeout);
+        if let Some(body) = &call.body {
+            printer.debug(&format!(
+                "{} {} sending {} bytes of JSON",
+                call.method,
+                call.path,
+                body.len()
+            ));
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let response = request.send().await.map_err(|error| {
+            printer.info(&format!(
+                "{} {} failed after {} ms: {}",
+                call.method,
+                call.path,
+                started.elapsed().as_millis(),
+                kind_of(&error)
+            ));
+            call.error(kind_of(&error), chain(&error))
+        })?;
+        let status = response.status();
+        let delay = server_delay(response.headers());
+        // A 429's wait is a retry delay (below), which tests may turn off; this is pacing.
+        if let Some(until) = exhausted_until(response.headers(), delay)
+            .filter(|_| status != StatusCode::TOO_MANY_REQUESTS)
+        {
+            // The server's window is used up (another process may share the key): wait for
+            // its reset rather than earn a 429.
+            printer.debug(&format!(
+                "{} {}: the server reports no requests left in its window",
+                call.method, call.path
+            ));
+            self.bucket.hold_until(Instant::now() + until);
+        }
+        let body = response.bytes().await.map_err(|error| {
+            let kind = match kind_of(&error) {
+                FailureKind::Connect => FailureKind::Connection,
+                other => other,
+            };
+            call.error(kind, chain(&error))
+        })?;
+        printer.info(&format!(
+            "{} {} {} {}ms",
+            call.method,
+            call.path,
+            status.as_u16(),
+            started.elapsed().as_millis()
+        ));
+        if status.is_success() {
+            return Ok(Answer {
+                status: status.as_u16(),
+                body: body.to_vec(),
+            });
+        }
+        let (message, request_id) = server_words(&body);
+        if let Some(id) = &request_id {
+            printer.debug(&format!("{} {} requestId {id}", call.method, call.path));
+        }
+        if status == StatusCode::TOO_MANY_REQUESTS
+            && inner.settings.retry_delays
+            && let Some(delay) = delay
+        {
+            self.bucket
+                .hold_until(Instant::now() + delay.min(MAX_SERVER_DELAY));
+        }
+        let mut error = call.error(FailureKind::Status(status.as_u16()), message);
+        error.request_id = request_id;
+        error.retry_after = delay;
+        Err(error)
+    }
+
+    /// Sends and reads the cloud envelope's `result` as `T`.
+    pub async fn cloud_result<T: DeserializeOwned>(&self, call: &Call) -> Result<T, ApiError> {
+        let answer = self.send(call).await?;
+        read_member(call, &answer, "result")
+    }
+
+    /// Sends and reads the observability wrapper's `data` as `T`.
+    pub async fn observability_data<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+    ) -> Result<T, ApiError> {
+        let answer = self.send(call).await?;
+        read_member(call, &answer, "data")
+    }
+}
+
+/// Reads `member` of a success body as `T`, or says what was wrong with the body.
+pub fn read_member<T: DeserializeOwned>(
+    call: &Call,
+    answer: &Answer,
+    member: &str,
+) -> Result<T, ApiError> {
+    let fail = |message: String, request_id: Option<String>| {
+        let mut error = call.error(FailureKind::Body(answer.status), message);
+        error.request_id = request_id;
+        error
+    };
+    let value: Value = serde_json::from_slice(&answer.body).map_err(|_| {
+        let what = if answer.body.is_empty() {
+            "an empty body".to_string()
+        } else {
+            "a body that is not JSON".to_string()
+        };
+        fail(
+            format!("expected a JSON object with \"{member}\", got {what}"),
+            None,
+        )
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(fail(
+            format!("expected a JSON object with \"{member}\""),
+            None,
+        ));
+    };
+    let request_id = object
+        .get("requestId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let Some(inner) = object.remove(member) else {
+        return Err(fail(
+            format!("expected a JSON object with \"{member}\""),
+            request_id,
+        ));
+    };
+    serde_json::from_value(inner).map_err(|error| {
+        fail(
+            format!(
+                "\"{member}\" has an unexpected shape: {}",
+                redact_quoted(&error.to_string())
+            ),
+            request_id,
+        )
+    })
+}
+
+/// serde quotes the offending string value in its messages; a credential field of the wrong
+/// type must not be echoed, so quoted text is replaced.
+fn redact_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    for c in text.chars() {
+        if c == '"' {
+            if inside {
+                out.push_str("…\"");
+            } else {
+                out.push('"');
+            }
+            inside = !inside;
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn kind_of(error: &reqwest::Error) -> FailureKind {
+    if error.is_timeout() {
+        FailureKind::Timeout
+    } else if error.is_connect() {
+        FailureKind::Connect
+    } else {
+        FailureKind::Connection
+    }
+}
+
+/// The error and its causes in one line, without the URL (the path is shown on its own).
+fn chain(error: &reqwest::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&dyn std::error::Error> = Some(error);
+    while let Some(e) = current {
+        let text = e.to_string();
+        let text = match text.find(" for url (") {
+            Some(index) => text[..index].to_string(),
+            None => text,
+        };
+        // reqwest and hyper wrap the cause in words that say nothing to a user.
+        let generic = text.starts_with("error sending request") || text.starts_with("client error");
+        if !generic && !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+    }
+    if parts.is_empty() {
+        return "the request failed".to_string();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_limits_parse() {
+        assert_eq!(RateLimit::parse("10/10s"), Ok(RateLimit::CLOUD));
+        assert_eq!(RateLimit::parse("100/1m"), Ok(RateLimit::OBSERVABILITY));
+        assert_eq!(
+            RateLimit::parse("5/250ms").map(|l| l.window),
+            Ok(Duration::from_millis(250))
+        );
+        assert!(RateLimit::parse("0/10s").is_err());
+        assert!(RateLimit::parse("ten/10s").is_err());
+        assert!(RateLimit::parse("10/10x").is_err());
+        assert!(RateLimit::parse("10/99999999999999999h").is_err());
+        assert!(RateLimit::parse("10/2d").is_err());
+    }
+
+    /// Sends `count` requests as the transport does: each at the first moment the bucket allows,
+    /// offered one after another every `spacing` from `start`.
+    fn send_times(
+        bucket: &RateBucket,
+        start: Instant,
+        count: u32,
+        spacing: Duration,
+    ) -> Vec<Instant> {
+        (0..count)
+            .map(|i| {
+                let mut at = start + spacing * i;
+                loop {
+                    match bucket.try_take_at(at) {
+                        Ok(()) => return at,
+                        Err(free_at) => {
+                            assert!(free_at > at, "a refusal names a later time");
+                            at = free_at;
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bucket_lets_a_full_window_go_then_paces_one_per_slot() {
+        let bucket = RateBucket::new(RateLimit::CLOUD);
+        let start = Instant::now();
+        let immediate = (0..25).filter(|_| bucket.try_acquire_at(start)).count();
+        assert_eq!(immediate, 10);
+        // The 11th send waits for the first to leave the window (plus the safety margin).
+        let next = bucket.try_take_at(start).unwrap_err();
+        assert!(next >= start + Duration::from_secs(10));
+        assert!(next <= start + Duration::from_millis(10_100));
+        // A refusal takes nothing: the slot is free at that time.
+        assert!(bucket.try_acquire_at(next));
+    }
+
+    #[test]
+    fn bucket_never_allows_more_than_the_limit_in_any_window() {
+        let limit = RateLimit {
+            requests: 3,
+            window: Duration::from_secs(1),
+        };
+        let bucket = RateBucket::new(limit);
+        let start = Instant::now();
+        let sends = send_times(&bucket, start, 12, Duration::from_millis(50));
+        for (i, send) in sends.iter().enumerate() {
+            let in_window = sends[i..]
+                .iter()
+                .filter(|later| **later < *send + limit.window)
+                .count();
+            assert!(
+                in_window <= 3,
+                "send {i} has {in_window} sends in its window"
+            );
+        }
+        // Paced at the limit, not slower: 12 sends of 3 per second end after 3 windows.
+        let last = sends[11].duration_since(start);
+        assert!(last < Duration::from_millis(3_200), "{last:?}");
+    }
+
+    #[test]
+    fn a_hold_delays_every_send() {
+        let bucket = RateBucket::new(RateLimit::OBSERVABILITY);
+        let start = Instant::now();
+        bucket.hold_until(start + Duration::from_secs(4));
+        assert!(!bucket.try_acquire_at(start));
+        assert_eq!(
+            bucket.try_take_at(start + Duration::from_secs(1)),
+            Err(start + Duration::from_secs(4))
+        );
+        assert!(bucket.try_acquire_at(start + Duration::from_secs(4)));
+    }
+
+    #[test]
+    fn retry_delay_switch() {
+        assert!(retry_delays_enabled(None));
+        assert!(retry_delays_enabled(Some("0")));
+        assert!(!retry_delays_enabled(Some("1")));
+    }
+
+    fn error_with(retry_after: Option<Duration>) -> ApiError {
+        ApiError::from(ApiErrorDetails {
+            operation: "list services".into(),
+            method: "GET".into(),
+            path: "/v1/organizations/o/services".into(),
+            kind: FailureKind::Status(429),
+            message: "TOO_MANY_REQUESTS".into(),
+            request_id: None,
+            retry_after,
+            attempts: 1,
+        })
+    }
+
+    #[test]
+    fn server_delay_wins_over_backoff_and_can_be_switched_off() {
+        let backoff = Some(Duration::from_millis(700));
+        let asked = error_with(Some(Duration::from_secs(3)));
+        assert_eq!(
+            next_delay(&asked, backoff, true),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(next_delay(&error_with(None), backoff, true), backoff);
+        assert_eq!(next_delay(&asked, backoff, false), Some(Duration::ZERO));
+        assert_eq!(next_delay(&asked, None, true), None);
+    }
+
+    #[test]
+    fn server_delay_headers() {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("7"));
+        assert_eq!(server_delay(&headers), Some(Duration::from_secs(7)));
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-reset", HeaderValue::from_static("3"));
+        assert_eq!(server_delay(&headers), Some(Duration::from_secs(3)));
+        let future = jiff::Timestamp::now().as_second() + 30;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-ratelimit-reset",
+            HeaderValue::from_str(&future.to_string()).unwrap(),
+        );
+        let wait = server_delay(&headers).unwrap();
+        assert!(wait <= Duration::from_secs(30) && wait >= Duration::from_secs(28));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(server_delay(&headers), Some(Duration::ZERO));
+        assert_eq!(server_delay(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn an_exhausted_window_holds_the_key_until_its_reset() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+        headers.insert("x-ratelimit-reset", HeaderValue::from_static("4"));
+        let delay = server_delay(&headers);
+        assert_eq!(
+            exhausted_until(&headers, delay),
+            Some(Duration::from_secs(4))
+        );
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("3"));
+        assert_eq!(exhausted_until(&headers, delay), None);
+        assert_eq!(exhausted_until(&HeaderMap::new(), delay), None);
+    }
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            check_base_url("https://api.example.com/").as_deref(),
+            Ok("https://api.example.com")
+        );
+        assert!(check_base_url("http://127.0.0.1:8080").is_ok());
+        assert!(check_base_url("http://localhost:8080").is_ok());
+        assert!(check_base_url("http://[::1]:8080").is_ok());
+        let refused = check_base_url("http://api.example.com").unwrap_err();
+        assert!(refused.contains("loopback"), "{refused}");
+        assert!(check_base_url("http://10.0.0.1").is_err());
+        assert!(check_base_url("https://user:pw@api.example.com").is_err());
+        assert!(check_base_url("ftp://api.example.com").is_err());
+        assert!(check_base_url("not a url").is_err());
+    }
+
+    #[test]
+    fn basic_and_bearer_headers_are_sensitive() {
+        let basic = Auth::Basic {
+            key_id: "sandbox-key".into(),
+            key_secret: Secret("sandbox-secret".into()),
+        };
+        let header = basic.header().unwrap();
+        assert_eq!(
+            header.to_str().unwrap(),
+            "Basic c2FuZGJveC1rZXk6c2FuZGJveC1zZWNyZXQ="
+        );
+        assert!(header.is_sensitive());
+        assert!(!format!("{basic:?}").contains("sandbox-secret"));
+        let bearer = Auth::Bearer(Secret("tok".into()));
+        assert_eq!(bearer.header().unwrap().to_str().unwrap(), "Bearer tok");
+    }
+
+    #[test]
+    fn quoted_values_are_redacted_from_shape_errors() {
+        assert_eq!(
+            redact_quoted(r#"invalid type: string "hunter2", expected u16"#),
+            "invalid type: string \"…\", expected u16"
+        );
+    }
+}

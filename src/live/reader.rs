@@ -1,0 +1,485 @@
+//! Reads the live state a config needs, by lists: one request for all services, one per service
+//! that declares pipes, one per service that declares backup checks (plus one per backup id in
+//! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
+//!
+//! Reads that do not depend on each other run concurrently (the transport bounds them by
+//! `--parallelism` and each key's rate limit). Pipes and backups wait for the services list so a
+//! service id that does not exist costs no further requests. Every problem found is collected
+//! and returned as diagnostics pointing at the config line concerned; none stops the others.
+
+use std::collections::BTreeMap;
+
+use tokio::task::JoinSet;
+
+use super::{LiveState, StackLive};
+use crate::api::clients::Clients;
+use crate::api::cloud::CloudClient;
+use crate::api::error::ApiError;
+use crate::api::stack::StackApi;
+use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{Config, ServiceConfig, Span, StackTarget};
+use crate::output::Printer;
+
+/// Which read a task did.
+#[derive(Debug, Clone)]
+enum Read {
+    Services,
+    Pipes { service: String },
+    Backups { service: String },
+    KeptBackup { service: String, index: usize },
+    Dashboards { stack: String },
+    Alerts { stack: String },
+    Sources { stack: String },
+}
+
+/// What a task read.
+enum Payload {
+    Services(Vec<Service>),
+    Pipes(Vec<Pipe>),
+    Backups(Vec<Backup>),
+    Backup(Box<Backup>),
+    Dashboards(Vec<Dashboard>),
+    Alerts(Vec<Alert>),
+    Sources(Vec<Source>),
+}
+
+type Outcome = (Read, Result<Payload, ApiError>);
+
+/// Reads everything `config` manages. On failure, every problem found, sorted by place.
+pub async fn read(
+    config: &Config,
+    clients: &Clients,
+    printer: &Printer,
+) -> Result<LiveState, Vec<Diagnostic>> {
+    let mut live = LiveState::default();
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut tasks: JoinSet<Outcome> = JoinSet::new();
+
+    let cloud = clients.cloud.clone();
+    if !config.services.is_empty() {
+        match &cloud {
+            Some(cloud) => {
+                let cloud = cloud.clone();
+                tasks.spawn(async move {
+                    let result = cloud.list_services().await.map(Payload::Services);
+                    (Read::Services, result)
+                });
+            }
+            None => problems.push(Diagnostic::error(
+                "live::missing-setting",
+                "the config manages services but the cloud API is not set up",
+                Some(config.organization.span),
+            )),
+        }
+    }
+
+    // Stacks do not wait for the services list: a managed stack's service id comes from the
+    // config, and a wrong one is reported once, from the list.
+    let mut stack_apis: BTreeMap<String, StackApi> = BTreeMap::new();
+    for (key, stack) in &config.stacks {
+        match clients.stack(config, stack) {
+            Ok(api) => {
+                live.stacks.insert(key.clone(), StackLive::default());
+                spawn_stack_reads(&mut tasks, key, &api);
+                stack_apis.insert(key.clone(), api);
+            }
+            Err(problem) => problems.push(*problem),
+        }
+    }
+
+    let mut missing_services: Vec<String> = Vec::new();
+    let mut reads = 0usize;
+    while let Some(joined) = tasks.join_next().await {
+        reads += 1;
+        let (read, result) = match joined {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                problems.push(Diagnostic::error(
+                    "live::internal",
+                    format!("a read of the live state stopped unexpectedly: {error}"),
+                    None,
+                ));
+                continue;
+            }
+        };
+        match (read, result) {
+            (Read::Services, Ok(Payload::Services(services))) => {
+                live.services = services
+                    .into_iter()
+                    .map(|service| (service.id.clone(), service))
+                    .collect();
+                for (key, service) in &config.services {
+                    if live.services.contains_key(&service.id.value) {
+                        if let Some(cloud) = &cloud {
+                            spawn_service_reads(&mut tasks, cloud, key, service);
+                        }
+                    } else {
+                        missing_services.push(key.clone());
+                        problems.push(service_not_found(config, key, service, &live.services));
+                    }
+                }
+            }
+            (Read::Pipes { service }, Ok(Payload::Pipes(pipes))) => {
+                if let Some(config_service) = config.services.get(&service) {
+                    live.pipes.insert(config_service.id.value.clone(), pipes);
+                }
+            }
+            (Read::Backups { service }, Ok(Payload::Backups(backups))) => {
+                if let Some(config_service) = config.services.get(&service) {
+                    live.backups
+                        .insert(config_service.id.value.clone(), backups);
+                }
+            }
+            (Read::KeptBackup { service, index }, result) => {
+                let Some(config_service) = config.services.get(&service) else {
+                    continue;
+                };
+                let Some(kept) = config_service
+                    .backups
+                    .as_ref()
+                    .and_then(|checks| checks.keep.get(index))
+                else {
+                    continue;
+                };
+                let key = (config_service.id.value.clone(), kept.value.clone());
+                match result {
+                    Ok(Payload::Backup(backup)) => {
+                        live.kept_backups.insert(key, Some(*backup));
+                    }
+                    Err(error) if error.is_not_found() => {
+                        live.kept_backups.insert(key, None);
+                    }
+                    Err(error) => problems.push(api_problem(
+                        &format!("check.{service}.backups"),
+                        &error,
+                        kept.span,
+                    )),
+                    Ok(_) => {}
+                }
+            }
+            (Read::Dashboards { stack }, Ok(Payload::Dashboards(dashboards))) => {
+                live.stacks.entry(stack).or_default().dashboards = dashboards;
+            }
+            (Read::Alerts { stack }, Ok(Payload::Alerts(alerts))) => {
+                live.stacks.entry(stack).or_default().alerts = alerts;
+            }
+            (Read::Sources { stack }, Ok(Payload::Sources(sources))) => {
+                live.stacks.entry(stack).or_default().sources = sources;
+            }
+            (read, Err(error)) => {
+                if let Some(problem) = read_problem(config, &read, &error, &stack_apis) {
+                    problems.push(problem);
+                }
+            }
+            (read, Ok(_)) => problems.push(Diagnostic::error(
+                "live::internal",
+                format!("a read of the live state returned the wrong kind of object ({read:?})"),
+                None,
+            )),
+        }
+    }
+    printer.debug(&format!("read the live state in {reads} reads"));
+
+    // A managed stack of a service that does not exist fails too; its service's error says why.
+    problems.retain(|problem| {
+        !missing_services.iter().any(|key| {
+            config.stacks.values().any(|stack| {
+                matches!(&stack.target, StackTarget::Managed { service } if service.value == *key)
+                    && problem.span == Some(stack.key.span)
+            })
+        })
+    });
+    problems.extend(missing_pipes(config, &live));
+
+    if problems.is_empty() {
+        Ok(live)
+    } else {
+        problems.sort_by(|a, b| {
+            let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.offset));
+            place(a)
+                .cmp(&place(b))
+                .then_with(|| a.message.cmp(&b.message))
+        });
+        // One problem per line and kind: a stack that refuses the credentials refuses all three
+        // of its reads.
+        problems.dedup_by(|later, first| later.code == first.code && later.span == first.span);
+        Err(problems)
+    }
+}
+
+fn spawn_stack_reads(tasks: &mut JoinSet<Outcome>, key: &str, api: &StackApi) {
+    let (stack, client) = (key.to_string(), api.clone());
+    tasks.spawn(async move {
+        let result = client.list_dashboards().await.map(Payload::Dashboards);
+        (Read::Dashboards { stack }, result)
+    });
+    let (stack, client) = (key.to_string(), api.clone());
+    tasks.spawn(async move {
+        let result = client.list_alerts().await.map(Payload::Alerts);
+        (Read::Alerts { stack }, result)
+    });
+    let (stack, client) = (key.to_string(), api.clone());
+    tasks.spawn(async move {
+        let result = match client.list_sources().await {
+            // The contract names no sources path for the standalone API; a server without one
+            // leaves `source:` names unresolved (the planner says so) rather than failing here.
+            Err(error) if error.is_not_found() && matches!(client, StackApi::Standalone(_)) => {
+                Ok(Vec::new())
+            }
+            other => other,
+        };
+        (Read::Sources { stack }, result.map(Payload::Sources))
+    });
+}
+
+fn spawn_service_reads(
+    tasks: &mut JoinSet<Outcome>,
+    cloud: &CloudClient,
+    key: &str,
+    service: &ServiceConfig,
+) {
+    let id = service.id.value.clone();
+    if !service.pipes.is_empty() {
+        let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
+        tasks.spawn(async move {
+            let result = cloud.list_pipes(&id).await.map(Payload::Pipes);
+            (Read::Pipes { service }, result)
+        });
+    }
+    if let Some(checks) = &service.backups {
+        let (client, backup_id, service_key) = (cloud.clone(), id.clone(), key.to_string());
+        tasks.spawn(async move {
+            let result = client.list_backups(&backup_id).await.map(Payload::Backups);
+            (
+                Read::Backups {
+                    service: service_key,
+                },
+                result,
+            )
+        });
+        for (index, kept) in checks.keep.iter().enumerate() {
+            let (client, id, service, backup) = (
+                cloud.clone(),
+                id.clone(),
+                key.to_string(),
+                kept.value.clone(),
+            );
+            tasks.spawn(async move {
+                let result = client
+                    .get_backup(&id, &backup)
+                    .await
+                    .map(|backup| Payload::Backup(Box::new(backup)));
+                (Read::KeptBackup { service, index }, result)
+            });
+        }
+    }
+}
+
+fn service_not_found(
+    config: &Config,
+    key: &str,
+    service: &ServiceConfig,
+    live: &BTreeMap<String, Service>,
+) -> Diagnostic {
+    let mut known: Vec<String> = live
+        .values()
+        .take(5)
+        .map(|s| format!("{} ({})", s.name, s.id))
+        .collect();
+    if live.len() > 5 {
+        known.push(format!("and {} more", live.len() - 5));
+    }
+    let help = if known.is_empty() {
+        "the organization has no services; check `organization:` and the id".to_string()
+    } else {
+        format!(
+            "check the id; the organization's services are: {}",
+            known.join(", ")
+        )
+    };
+    Diagnostic::error(
+        "live::service-not-found",
+        format!(
+            "service.{key}: no service with id `{}` in organization `{}`",
+            service.id.value, config.organization.value
+        ),
+        Some(service.id.span),
+    )
+    .with_label("not found")
+    .with_help(help)
+}
+
+/// Pipes the config names that the service does not have (unless `absent: true`).
+fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    for (service_key, service) in &config.services {
+        let Some(pipes) = live.pipes.get(&service.id.value) else {
+            continue;
+        };
+        for (pipe_key, pipe) in &service.pipes {
+            if pipe.absent || pipes.iter().any(|live| live.id == pipe.id.value) {
+                continue;
+            }
+            problems.push(
+                Diagnostic::error(
+                    "live::pipe-not-found",
+                    format!(
+                        "pipe.{service_key}.{pipe_key}: service `{service_key}` has no pipe with id `{}`",
+                        pipe.id.value
+                    ),
+                    Some(pipe.id.span),
+                )
+                .with_label("not found")
+                .with_help("check the id, or write `absent: true` if this pipe must not exist"),
+            );
+        }
+    }
+    problems
+}
+
+/// A failed read as a diagnostic at the config line it concerns.
+fn read_problem(
+    config: &Config,
+    read: &Read,
+    error: &ApiError,
+    stacks: &BTreeMap<String, StackApi>,
+) -> Option<Diagnostic> {
+    let key_span = config
+        .cloud
+        .as_ref()
+        .and_then(|cloud| cloud.key_id.as_ref().map(|id| id.span))
+        .unwrap_or(config.organization.span);
+    match read {
+        Read::Services => {
+            if error.is_unauthorized() {
+                return Some(refused(
+                    "the cloud API",
+                    "organization",
+                    error,
+                    key_span,
+                    "check `cloud.keyId` and the key secret; the key must belong to this organization",
+                ));
+            }
+            if error.is_not_found() {
+                return Some(
+                    Diagnostic::error(
+                        "live::organization-not-found",
+                        format!(
+                            "organization `{}` was not found: {error}",
+                            config.organization.value
+                        ),
+                        Some(config.organization.span),
+                    )
+                    .with_help("check `organization:`"),
+                );
+            }
+            Some(api_problem("organization", error, config.organization.span))
+        }
+        Read::Pipes { service } | Read::Backups { service } => {
+            let config_service = config.services.get(service)?;
+            let (address, span) = match read {
+                Read::Backups { .. } => (
+                    format!("check.{service}.backups"),
+                    config_service
+                        .backups
+                        .as_ref()
+                        .map_or(config_service.id.span, |b| b.span),
+                ),
+                _ => (format!("service.{service}"), config_service.id.span),
+            };
+            if error.is_unauthorized() {
+                return Some(refused(
+                    "the cloud API",
+                    &address,
+                    error,
+                    key_span,
+                    "check `cloud.keyId` and the key secret",
+                ));
+            }
+            Some(api_problem(&address, error, span))
+        }
+        Read::KeptBackup { .. } => None,
+        Read::Dashboards { stack } | Read::Alerts { stack } | Read::Sources { stack } => {
+            let stack_config = config.stacks.get(stack)?;
+            let address = format!("stack.{stack}");
+            if error.is_unauthorized() {
+                let (api, help) = match stacks.get(stack) {
+                    Some(StackApi::Standalone(_)) => (
+                        "the observability API",
+                        "check the token `observability.token` names",
+                    ),
+                    _ => (
+                        "the cloud API",
+                        "check `cloud.keyId` and the key secret; the key needs access to the stack",
+                    ),
+                };
+                return Some(refused(api, &address, error, stack_config.key.span, help));
+            }
+            Some(api_problem(&address, error, stack_config.key.span))
+        }
+    }
+}
+
+fn refused(api: &str, address: &str, error: &ApiError, span: Span, help: &str) -> Diagnostic {
+    Diagnostic::error(
+        "live::unauthorized",
+        format!("{address}: {api} refused the credentials: {error}"),
+        Some(span),
+    )
+    .with_label("read with these credentials")
+    .with_help(help)
+}
+
+fn api_problem(address: &str, error: &ApiError, span: Span) -> Diagnostic {
+    let mut problem = Diagnostic::error(
+        "live::api",
+        format!("{address}: cannot read the live state: {error}"),
+        Some(span),
+    );
+    if let Some(hint) = error.hint() {
+        problem = problem.with_help(hint);
+    }
+    problem
+}
+
+/// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
+/// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
+/// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
+/// clients the config needs, and the live state read through them.
+pub async fn connect_and_read(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    let settings = crate::api::transport::TransportSettings::new(parallelism);
+    let limits = crate::api::clients::RateLimits::from_env()
+        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    let transport = crate::api::transport::Transport::new(settings, printer.clone())
+        .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
+    let clients = Clients::from_config(config, &transport, &limits)?;
+    let live = read(config, &clients, printer).await?;
+    Ok((clients, live))
+}
+
+/// [`connect_and_read`] for synchronous commands: runs it on a runtime of its own and hands
+/// back the runtime too, so the caller can go on to apply with the same clients.
+pub fn connect_and_read_blocking(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            vec![Diagnostic::error(
+                "live::runtime",
+                format!("cannot start the network runtime: {error}"),
+                None,
+            )]
+        })?;
+    let (clients, live) = runtime.block_on(connect_and_read(config, parallelism, printer))?;
+    Ok((runtime, clients, live))
+}
