@@ -512,7 +512,18 @@ impl<'a> Builder<'a> {
             .iter()
             .filter(|d| d.tags.contains(&tag))
             .collect();
-        let owned_ids: BTreeSet<&str> = owned.iter().map(|d| d.id.as_str()).collect();
+        // Alerts are owned through their dashboard; a dashboard the config lists is owned once
+        // this plan has tagged it, so its unlisted alerts are pruned (or reported) now rather
+        // than by the next plan.
+        let owned_ids: BTreeSet<&str> = owned
+            .iter()
+            .map(|d| d.id.as_str())
+            .chain(
+                planned
+                    .values()
+                    .filter_map(|p| p.live.map(|d| d.id.as_str())),
+            )
+            .collect();
         let config_alert_names: BTreeSet<&str> = stack
             .alerts
             .values()
