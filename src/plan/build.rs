@@ -73,6 +73,48 @@ struct Builder<'a> {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// A stack's live objects indexed for lookups by name and id, so planning stays linear in the
+/// size of the stack.
+struct StackIndex<'l> {
+    live: &'l StackLive,
+    dashboards_by_name: BTreeMap<&'l str, Vec<&'l Dashboard>>,
+    dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
+    /// The first alert of each name.
+    alerts_by_name: BTreeMap<&'l str, &'l Alert>,
+}
+
+impl<'l> StackIndex<'l> {
+    fn new(live: &'l StackLive) -> Self {
+        let mut dashboards_by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+        let mut dashboards_by_id = BTreeMap::new();
+        for d in &live.dashboards {
+            dashboards_by_name
+                .entry(d.name.as_str())
+                .or_default()
+                .push(d);
+            dashboards_by_id.entry(d.id.as_str()).or_insert(d);
+        }
+        let mut alerts_by_name = BTreeMap::new();
+        for a in &live.alerts {
+            alerts_by_name.entry(a.name.as_str()).or_insert(a);
+        }
+        StackIndex {
+            live,
+            dashboards_by_name,
+            dashboards_by_id,
+            alerts_by_name,
+        }
+    }
+
+    /// The live dashboard an alert points at.
+    fn dashboard_of(&self, alert: &Alert) -> Option<&'l Dashboard> {
+        alert
+            .dashboard
+            .as_deref()
+            .and_then(|id| self.dashboards_by_id.get(id).copied())
+    }
+}
+
 /// What the builder knows about a config dashboard once planned.
 struct PlannedDashboard<'c, 'l> {
     config: &'c DashboardConfig,
@@ -498,14 +540,19 @@ impl<'a> Builder<'a> {
         let empty = StackLive::default();
         let live = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
         let tag = ownership_tag(&stack.key.value);
+        let index = StackIndex::new(live);
 
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
         for dashboard in stack.dashboards.values() {
-            if let Some(p) = self.dashboard(stack, &stack_ref, live, &tag, dashboard) {
+            if let Some(p) = self.dashboard(stack, &stack_ref, &index, &tag, dashboard) {
                 planned.insert(dashboard.key.value.as_str(), p);
             }
         }
+        let planned_by_live_id: BTreeMap<&str, &PlannedDashboard> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
+            .collect();
 
         let owned: Vec<&Dashboard> = live
             .dashboards
@@ -553,7 +600,7 @@ impl<'a> Builder<'a> {
         for alert in stray {
             let address = format!("alert.{}[{:?}]", stack.key.value, alert.name);
             if stack.prune {
-                let before = normalize::alert(alert, &live.dashboards);
+                let before = normalize::alert(alert, index.dashboard_of(alert));
                 let operation = Operation::AlertDelete {
                     stack: stack_ref.clone(),
                     alert_id: alert.id.clone(),
@@ -591,8 +638,8 @@ impl<'a> Builder<'a> {
             self.alert(
                 stack,
                 &stack_ref,
-                live,
-                &planned,
+                &index,
+                (&planned, &planned_by_live_id),
                 alert,
                 &mut alert_steps_by_dashboard,
             );
@@ -642,15 +689,15 @@ impl<'a> Builder<'a> {
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
-        live: &'l StackLive,
+        index: &StackIndex<'l>,
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
-        let same_name: Vec<&Dashboard> = live
-            .dashboards
-            .iter()
-            .filter(|d| d.name == config.name.value)
-            .collect();
+        let same_name: Vec<&'l Dashboard> = index
+            .dashboards_by_name
+            .get(config.name.value.as_str())
+            .cloned()
+            .unwrap_or_default();
         if same_name.len() > 1 {
             let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
             self.error(
@@ -680,14 +727,16 @@ impl<'a> Builder<'a> {
                 let source_id = match &s.source {
                     None => None,
                     Some(SourceRef::Id(id)) => Some(id.value.clone()),
-                    Some(SourceRef::Name(name)) => match resolve_source(&live.sources, name) {
-                        Ok(id) => Some(id),
-                        Err(diagnostic) => {
-                            self.error(*diagnostic);
-                            failed = true;
-                            None
+                    Some(SourceRef::Name(name)) => {
+                        match resolve_source(&index.live.sources, name) {
+                            Ok(id) => Some(id),
+                            Err(diagnostic) => {
+                                self.error(*diagnostic);
+                                failed = true;
+                                None
+                            }
                         }
-                    },
+                    }
                 };
                 let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
                 series.push(Series {
@@ -813,8 +862,11 @@ impl<'a> Builder<'a> {
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
-        live: &StackLive,
-        planned: &BTreeMap<&str, PlannedDashboard>,
+        index: &StackIndex,
+        (planned, planned_by_live_id): (
+            &BTreeMap<&str, PlannedDashboard>,
+            &BTreeMap<&str, &PlannedDashboard>,
+        ),
         config: &AlertConfig,
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
     ) {
@@ -877,7 +929,10 @@ impl<'a> Builder<'a> {
                 None,
             ),
         };
-        let existing = live.alerts.iter().find(|a| a.name == config.name.value);
+        let existing = index
+            .alerts_by_name
+            .get(config.name.value.as_str())
+            .copied();
         let source = config.source.as_ref().map(|s| s.value.clone());
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),
@@ -929,11 +984,7 @@ impl<'a> Builder<'a> {
         // The server deletes an alert whose tile a dashboard update removes: such an alert is
         // created again after the update rather than updated.
         let doomed = existing.is_some_and(|alert| {
-            let Some(live_dashboard) = alert
-                .dashboard
-                .as_deref()
-                .and_then(|id| live.dashboards.iter().find(|d| d.id == id))
-            else {
+            let Some(live_dashboard) = index.dashboard_of(alert) else {
                 return false;
             };
             let Some(tile) = live_dashboard
@@ -943,16 +994,14 @@ impl<'a> Builder<'a> {
             else {
                 return false;
             };
-            planned.values().any(|p| {
-                p.updated
-                    && p.live.is_some_and(|d| d.id == live_dashboard.id)
-                    && !p.tiles.contains(&tile.name)
-            })
+            planned_by_live_id
+                .get(live_dashboard.id.as_str())
+                .is_some_and(|p| p.updated && !p.tiles.contains(&tile.name))
         });
 
         let (change, operation) = match existing {
             Some(alert) if !doomed => {
-                let full_before = normalize::alert(alert, &live.dashboards);
+                let full_before = normalize::alert(alert, index.dashboard_of(alert));
                 let before = normalize::project(&full_before, &after);
                 let fields = diff(&before, &after);
                 let action = if fields.is_empty() {

@@ -250,12 +250,10 @@ pub fn alert_view(view: &AlertView<'_>) -> Value {
     Value::Object(map)
 }
 
-/// A live alert as compared, its dashboard and tile ids resolved to names through `dashboards`.
-pub fn alert(alert: &Alert, dashboards: &[Dashboard]) -> Value {
-    let dashboard = alert
-        .dashboard
-        .as_deref()
-        .and_then(|id| dashboards.iter().find(|d| d.id == id));
+/// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`
+/// (the live dashboard whose id the alert names, if any).
+pub fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
+    let dashboard = dashboard.filter(|d| alert.dashboard.as_deref() == Some(d.id.as_str()));
     let dashboard_name = match (dashboard, &alert.dashboard) {
         (Some(d), _) => d.name.clone(),
         (None, Some(id)) => format!("id:{id}"),
