@@ -251,13 +251,25 @@ fn bench(c: &mut Criterion) {
     let (noop, diagnostics) = plan(&config, &live, &PlanOptions::default());
     assert!(diagnostics.is_empty() && !noop.has_changes());
     c.bench_function("plan large no-op", |b| {
-        b.iter(|| plan(black_box(&config), black_box(&live), &PlanOptions::default()))
+        b.iter(|| {
+            plan(
+                black_box(&config),
+                black_box(&live),
+                &PlanOptions::default(),
+            )
+        })
     });
     let (config, live) = organization(true);
     let (changed, _) = plan(&config, &live, &PlanOptions::default());
     assert_eq!(changed.summary().update, 300 + 1000);
     c.bench_function("plan large, every dashboard and alert changed", |b| {
-        b.iter(|| plan(black_box(&config), black_box(&live), &PlanOptions::default()))
+        b.iter(|| {
+            plan(
+                black_box(&config),
+                black_box(&live),
+                &PlanOptions::default(),
+            )
+        })
     });
     let printer = Printer::plain();
     c.bench_function("render large plan (text, json, markdown)", |b| {

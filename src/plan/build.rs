@@ -24,6 +24,9 @@ use crate::live::{LiveState, StackLive};
 pub struct PlanOptions {
     /// `--only` globs over addresses; empty keeps everything.
     pub only: Vec<String>,
+    /// The time backup ages are measured from (the plan itself stays pure); `None` leaves the
+    /// age condition unevaluated.
+    pub now: Option<jiff::Timestamp>,
 }
 
 /// The tag converge puts on every dashboard it creates or updates, naming the stack: at most 32
@@ -46,6 +49,7 @@ pub fn ownership_tag(stack: &str) -> String {
 pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, Vec<Diagnostic>) {
     let mut builder = Builder {
         live,
+        now: options.now,
         plan: Plan {
             organization: config.organization.value.clone(),
             ..Plan::default()
@@ -69,6 +73,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
 
 struct Builder<'a> {
     live: &'a LiveState,
+    now: Option<jiff::Timestamp>,
     plan: Plan,
     diagnostics: Vec<Diagnostic>,
 }
@@ -169,6 +174,9 @@ impl<'a> Builder<'a> {
             );
             return;
         };
+        if let Some(check) = super::checks::backups(config, self.live, self.now) {
+            self.plan.checks.push(check);
+        }
         self.service_scaling(config, live);
         self.private_endpoints(config, live);
         for pipe in config.pipes.values() {

@@ -73,6 +73,23 @@ pub fn render(plan: &Plan) -> String {
         }
     }
 
+    if !plan.checks.is_empty() && cut.is_empty() {
+        out.push_str("\n#### Checks\n\n");
+        for check in &plan.checks {
+            let line = format!(
+                "- {} `{}`: {}\n",
+                if check.passed { "ok" } else { "**FAILED**" },
+                check.address.replace('`', "'"),
+                escape(&check.details.join("; "))
+            );
+            if out.len() + line.len() + NOTE_ROOM > BUDGET {
+                cut.push("some checks".to_string());
+                break;
+            }
+            out.push_str(&line);
+        }
+    }
+
     let shown: Vec<&Change> = plan
         .display_order()
         .filter(|c| c.action != Action::NoOp)

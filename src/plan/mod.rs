@@ -6,6 +6,7 @@
 //! Markdown; [`saved`] writes and reads the `--out` file.
 
 pub mod build;
+pub mod checks;
 pub mod diff;
 pub mod fingerprint;
 pub mod glob;
@@ -28,6 +29,7 @@ use crate::api::wire::{
 };
 
 pub use build::{PlanOptions, plan};
+pub use checks::CheckResult;
 pub use fingerprint::Fingerprint;
 
 /// What a change does to its object.
@@ -276,6 +278,9 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Owned objects missing from the config while prune is off.
     pub unmanaged: Vec<Unmanaged>,
+    /// Backup checks: reported, never steps.
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
 }
 
 /// Counts per action, for the summary line.
@@ -316,6 +321,11 @@ impl Plan {
         summary
     }
 
+    /// The checks that failed.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+
     /// Whether anything would be written.
     pub fn has_changes(&self) -> bool {
         !self.steps.is_empty()
@@ -337,6 +347,7 @@ impl Plan {
         let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
         self.changes.retain(|c| keep(&c.address));
         self.unmanaged.retain(|u| keep(&u.address));
+        self.checks.retain(|c| keep(&c.address));
         let old_steps = std::mem::take(&mut self.steps);
         let mut renumber = std::collections::BTreeMap::new();
         for step in old_steps {

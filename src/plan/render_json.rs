@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Action, FieldChange, Plan, Step, Summary, Unmanaged};
+use super::{Action, CheckResult, FieldChange, Plan, Step, Summary, Unmanaged};
 
 /// The format identifier of the JSON rendering.
 pub const FORMAT: &str = "converge-plan/1";
@@ -16,6 +16,7 @@ struct Document<'a> {
     summary: Summary,
     changes: Vec<ChangeOut<'a>>,
     unmanaged: &'a [Unmanaged],
+    checks: &'a [CheckResult],
     steps: &'a [Step],
 }
 
@@ -51,6 +52,7 @@ pub fn render(plan: &Plan) -> String {
             })
             .collect(),
         unmanaged: &plan.unmanaged,
+        checks: &plan.checks,
         steps: &plan.steps,
     };
     // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.

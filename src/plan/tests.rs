@@ -31,8 +31,15 @@ fn step_of<'p>(plan: &'p Plan, address: &str) -> &'p Step {
     &plan.steps[id]
 }
 
+fn options() -> PlanOptions {
+    PlanOptions {
+        now: Some(now()),
+        ..PlanOptions::default()
+    }
+}
+
 fn demo_plan() -> Plan {
-    let (plan, diagnostics) = plan(&demo_config(), &demo_live(), &PlanOptions::default());
+    let (plan, diagnostics) = plan(&demo_config(), &demo_live(), &options());
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
     plan
 }
@@ -340,12 +347,47 @@ fn only_keeps_matching_addresses_and_renumbers_steps() {
     assert!(step_of(&plan, "alert.prod.new-alert").depends_on.is_empty());
     let options = PlanOptions {
         only: vec!["service.*.scaling".into()],
+        ..options()
     };
     let (plan, _) = super::plan(&demo_config(), &demo_live(), &options);
     assert_eq!(
         addresses(&plan),
         vec!["service.analytics.scaling", "service.reporting.scaling"]
     );
+}
+
+#[test]
+fn backup_checks_pass_and_fail_without_steps() {
+    let plan = demo_plan();
+    let addresses: Vec<(&str, bool)> = plan
+        .checks
+        .iter()
+        .map(|c| (c.address.as_str(), c.passed))
+        .collect();
+    assert_eq!(
+        addresses,
+        vec![
+            ("check.analytics.backups", true),
+            ("check.reporting.backups", false)
+        ]
+    );
+    // The newest *done* backup counts, not the running one: 6h old.
+    assert_eq!(
+        plan.checks[0].details[0],
+        "newest done backup is 6.0h old (at most 26h)"
+    );
+    assert_eq!(
+        plan.checks[1].details,
+        vec![
+            "newest done backup is 6.0h old (at most 1h): too old".to_string(),
+            "backup bk-gone does not exist".to_string()
+        ]
+    );
+    assert_eq!(plan.failed_checks().count(), 1);
+    assert!(!plan.steps.iter().any(|s| s.address.starts_with("check.")));
+    // Without a time the age is not judged.
+    let (plan, _) = super::plan(&demo_config(), &demo_live(), &PlanOptions::default());
+    assert_eq!(plan.checks[0].details[0], "backup age not evaluated");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -105,6 +105,24 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
         }
     }
+    if !plan.checks.is_empty() {
+        out.push_str("\nChecks:\n");
+        for check in &plan.checks {
+            let (word, style) = if check.passed {
+                ("ok    ", Style::Add)
+            } else {
+                ("FAILED", Style::Error)
+            };
+            out.push_str(&format!(
+                "  {}  {}\n",
+                printer.paint(word, style),
+                check.address
+            ));
+            for detail in &check.details {
+                out.push_str(&format!("      {detail}\n"));
+            }
+        }
+    }
     if !plan.steps.is_empty() {
         out.push_str("\nSteps:\n");
         for line in order::describe(&plan.steps) {

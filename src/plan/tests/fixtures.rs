@@ -3,7 +3,7 @@
 use indexmap::IndexMap;
 use serde_json::json;
 
-use crate::api::wire::{Alert, Channel, Dashboard, Pipe, Series, Service, Source, Tile};
+use crate::api::wire::{Alert, Backup, Channel, Dashboard, Pipe, Series, Service, Source, Tile};
 use crate::config::model::{
     self, AlertConfig, ChannelConfig, CloudSettings, Config, DashboardConfig, Located,
     ObservabilitySettings, PipeConfig, PipeScalingConfig, PrivateEndpointConfig, SecretValue,
@@ -27,6 +27,11 @@ pub const CANARIES: [&str; 4] = [
     "CANARY-KEY-SECRET-5b4a",
     "CANARY-TOKEN-3c2d",
 ];
+
+/// The time backup ages are measured from in tests.
+pub fn now() -> jiff::Timestamp {
+    "2026-01-01T12:00:00Z".parse().unwrap()
+}
 
 pub fn at(line: usize) -> Span {
     Span {
@@ -170,7 +175,11 @@ pub fn demo_config() -> Config {
                 },
             ]),
             pipes,
-            backups: None,
+            backups: Some(model::BackupChecks {
+                span: at(70),
+                max_age_hours: Some(loc(26.0, 71)),
+                keep: vec![s("bk-kept", 72)],
+            }),
         },
     );
     services.insert(
@@ -186,7 +195,11 @@ pub fn demo_config() -> Config {
             }),
             private_endpoints: None,
             pipes: IndexMap::new(),
-            backups: None,
+            backups: Some(model::BackupChecks {
+                span: at(93),
+                max_age_hours: Some(loc(1.0, 94)),
+                keep: vec![s("bk-gone", 95)],
+            }),
         },
     );
 
@@ -398,6 +411,24 @@ pub fn demo_live() -> LiveState {
          "source": {"objectStorage": {"connectionString": CANARIES[1]}}}
     ]));
     live.pipes.insert(ANALYTICS.into(), pipes);
+    let backups: Vec<Backup> = read(json!([
+        {"id": "bk-running", "status": "in_progress", "serviceId": ANALYTICS,
+         "startedAt": "2026-01-01T11:40:00Z"},
+        {"id": "bk-newest", "status": "done", "serviceId": ANALYTICS,
+         "startedAt": "2026-01-01T05:30:00Z", "finishedAt": "2026-01-01T06:00:00Z"},
+        {"id": "bk-failed", "status": "error", "serviceId": ANALYTICS,
+         "startedAt": "2025-12-31T05:30:00Z", "finishedAt": "2025-12-31T06:00:00Z"}
+    ]));
+    live.backups.insert(ANALYTICS.into(), backups.clone());
+    live.backups.insert(REPORTING.into(), backups);
+    live.kept_backups.insert(
+        (ANALYTICS.into(), "bk-kept".into()),
+        Some(read(
+            json!({"id": "bk-kept", "status": "done", "serviceId": ANALYTICS}),
+        )),
+    );
+    live.kept_backups
+        .insert((REPORTING.into(), "bk-gone".into()), None);
 
     let owned = |stack: &str| vec![format!("converge:{stack}")];
     let api = Dashboard {
