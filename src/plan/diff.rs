@@ -1,7 +1,8 @@
 //! Field-level diff of two normalized values.
 //!
 //! Objects are compared key by key; arrays of objects that all carry a string `name` (tiles)
-//! are matched by name, so moving a tile in the list is not a change; other arrays (tags,
+//! are matched by name, so moving a tile in the list is not a change, and an added or removed
+//! element is listed field by field; other arrays (tags,
 //! series, `groupBy`) are compared element by element. Numbers are compared as numbers with a
 //! small relative tolerance, so `3`, `3.0` and `2.9999999999` read back from a server agree.
 
@@ -89,19 +90,23 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<FieldChange>) {
                         let sub = format!("{path}[{name}]");
                         match bn.iter().position(|n| n == name) {
                             Some(j) => walk(&sub, &b[j], &a[i], out),
-                            None => out.push(FieldChange {
-                                path: sub,
-                                before: None,
-                                after: Some(a[i].clone()),
+                            None => leaves(&sub, &a[i], &mut |path, value| {
+                                out.push(FieldChange {
+                                    path,
+                                    before: None,
+                                    after: Some(value.clone()),
+                                })
                             }),
                         }
                     }
                     for (j, name) in bn.iter().enumerate() {
                         if !an.contains(name) {
-                            out.push(FieldChange {
-                                path: format!("{path}[{name}]"),
-                                before: Some(b[j].clone()),
-                                after: None,
+                            leaves(&format!("{path}[{name}]"), &b[j], &mut |path, value| {
+                                out.push(FieldChange {
+                                    path,
+                                    before: Some(value.clone()),
+                                    after: None,
+                                })
                             });
                         }
                     }
@@ -219,11 +224,11 @@ mod tests {
             json!({"tiles": [{"name": "B", "x": 1}, {"name": "A", "x": 2}, {"name": "C", "x": 3}]});
         let changes = diff(&before, &after);
         let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-        assert_eq!(paths, vec!["tiles[A].x", "tiles[C]"]);
+        assert_eq!(paths, vec!["tiles[A].x", "tiles[C].name", "tiles[C].x"]);
         assert_eq!(changes[0].before, Some(json!(0)));
         assert_eq!(changes[0].after, Some(json!(2)));
         let removed = diff(&after, &before);
-        assert_eq!(removed.last().unwrap().path, "tiles[C]");
+        assert_eq!(removed.last().unwrap().path, "tiles[C].x");
         assert_eq!(removed.last().unwrap().after, None);
     }
 

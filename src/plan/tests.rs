@@ -181,9 +181,26 @@ fn dashboards_create_update_noop_and_carry_tile_ids() {
     let updated = by_address(&plan, "dashboard.prod.api-health");
     assert_eq!(updated.action, Action::Update);
     let paths: Vec<&str> = updated.fields.iter().map(|f| f.path.as_str()).collect();
+    assert!(
+        paths.contains(&"tiles[Latency].series[0].aggFn"),
+        "{paths:?}"
+    );
+    assert!(paths.contains(&"tiles[Requests].x"), "{paths:?}");
+    assert!(paths.contains(&"tiles[Old tile].name"), "{paths:?}");
+    assert!(
+        paths.iter().all(|p| p.starts_with("tiles[Latency].")
+            || p.starts_with("tiles[Old tile].")
+            || *p == "tiles[Requests].x"),
+        "{paths:?}"
+    );
+    let latency = updated
+        .fields
+        .iter()
+        .find(|f| f.path == "tiles[Latency].series[0].aggFn")
+        .unwrap();
     assert_eq!(
-        paths,
-        vec!["tiles[Latency]", "tiles[Requests].x", "tiles[Old tile]"]
+        (&latency.before, &latency.after),
+        (&None, &Some(serde_json::json!("max")))
     );
     match &step_of(&plan, "dashboard.prod.api-health").operation {
         Operation::DashboardUpdate {
