@@ -38,7 +38,7 @@ pub fn ownership_tag(stack: &str) -> String {
     if full.chars().count() <= crate::api::limits::TAG_MAX {
         return full;
     }
-    let hash = fingerprint::fnv1a(stack.as_bytes(), 0xcbf2_9ce4_8422_2325) as u32;
+    let hash = fingerprint::fnv1a(stack.as_bytes(), fingerprint::OFFSET) as u32;
     let keep = crate::api::limits::TAG_MAX - PREFIX.len() - 9;
     let head: String = stack.chars().take(keep).collect();
     format!("{PREFIX}{head}~{hash:08x}")
@@ -140,6 +140,7 @@ impl<'a> Builder<'a> {
                 id,
                 address: change.address.clone(),
                 depends_on,
+                fingerprint: change.fingerprint,
                 operation,
             });
             id

@@ -8,8 +8,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::normalize;
+use super::{Operation, normalize};
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
+use crate::live::LiveState;
 
 /// A 64-bit FNV-1a hash, written as 16 hex digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -37,7 +38,8 @@ impl TryFrom<String> for Fingerprint {
     }
 }
 
-const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// The FNV-1a 64 offset basis (the starting hash).
+pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// Hashes bytes with FNV-1a.
@@ -120,6 +122,73 @@ pub fn dashboard(dashboard: &Dashboard) -> Fingerprint {
 /// An alert, with the ids of its dashboard and tile.
 pub fn alert(alert: &Alert) -> Fingerprint {
     of_value(&normalize::alert_with_ids(alert))
+}
+
+/// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
+/// does not exist. A step is stale when this differs from [`super::Step::fingerprint`]; for a
+/// create, an object that appeared since (same endpoint id, dashboard or alert name) is a change.
+pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
+    let stack = |key: &str| live.stacks.get(key);
+    let find_pipe = |service_id: &str, pipe_id: &str| {
+        live.pipes
+            .get(service_id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
+    };
+    let attached = |service_id: &str, id: &str| {
+        live.services
+            .get(service_id)
+            .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
+            .map(|_| private_endpoint(id))
+    };
+    match operation {
+        Operation::ServiceScaling { service_id, .. } => {
+            live.services.get(service_id).map(service_scaling)
+        }
+        Operation::PrivateEndpointCreate { service_id, body } => attached(service_id, &body.id),
+        Operation::PrivateEndpointDetach { service_id, body } => body
+            .private_endpoint_ids
+            .as_ref()
+            .and_then(|ids| ids.remove.first())
+            .and_then(|id| attached(service_id, id)),
+        Operation::PipeScaling {
+            service_id,
+            pipe_id,
+            ..
+        }
+        | Operation::PipeDelete {
+            service_id,
+            pipe_id,
+        } => find_pipe(service_id, pipe_id).map(pipe),
+        Operation::DashboardCreate { stack: s, body } => stack(&s.key)
+            .and_then(|l| l.dashboards.iter().find(|d| d.name == body.name))
+            .map(dashboard),
+        Operation::DashboardUpdate {
+            stack: s,
+            dashboard_id,
+            ..
+        }
+        | Operation::DashboardDelete {
+            stack: s,
+            dashboard_id,
+        } => stack(&s.key)
+            .and_then(|l| l.dashboards.iter().find(|d| d.id == *dashboard_id))
+            .map(dashboard),
+        Operation::AlertCreate { stack: s, body, .. } => stack(&s.key)
+            .and_then(|l| {
+                l.alerts
+                    .iter()
+                    .find(|a| Some(a.name.as_str()) == body.name.as_deref())
+            })
+            .map(alert),
+        Operation::AlertUpdate {
+            stack: s, alert_id, ..
+        }
+        | Operation::AlertDelete {
+            stack: s, alert_id, ..
+        } => stack(&s.key)
+            .and_then(|l| l.alerts.iter().find(|a| a.id == *alert_id))
+            .map(alert),
+    }
 }
 
 #[cfg(test)]

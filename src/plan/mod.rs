@@ -263,6 +263,9 @@ pub struct Step {
     pub address: String,
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
+    /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
+    /// compares it with [`fingerprint::current`] of a fresh read before writing.
+    pub fingerprint: Option<Fingerprint>,
     /// The request.
     pub operation: Operation,
 }

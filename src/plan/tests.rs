@@ -9,6 +9,7 @@ mod simulate;
 use fixtures::*;
 
 use super::*;
+use crate::api::wire::Dashboard;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model;
 use crate::output::Printer;
@@ -405,6 +406,80 @@ fn backup_checks_pass_and_fail_without_steps() {
     // Without a time the age is not judged.
     let (plan, _) = super::plan(&demo_config(), &demo_live(), &PlanOptions::default());
     assert_eq!(plan.checks[0].details[0], "backup age not evaluated");
+}
+
+#[test]
+fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
+    let plan = demo_plan();
+    let live = demo_live();
+    // Fingerprints are checked right before each write, after the step's dependencies ran.
+    // `alert.prod.moved` is created after the dashboard update removes its tile (and with it
+    // the old alert), so it expects no alert by that name at that point.
+    let moved = step_of(&plan, "alert.prod.moved");
+    assert!(fingerprint::current(&moved.operation, &live).is_some());
+    assert_eq!(moved.fingerprint, None);
+    let mut after_update = demo_live();
+    after_update
+        .stacks
+        .get_mut("prod")
+        .unwrap()
+        .alerts
+        .retain(|a| a.id != "alert-moved");
+    assert_eq!(fingerprint::current(&moved.operation, &after_update), None);
+    for step in plan
+        .steps
+        .iter()
+        .filter(|s| s.address != "alert.prod.moved")
+    {
+        assert_eq!(
+            fingerprint::current(&step.operation, &live),
+            step.fingerprint,
+            "{}",
+            step.address
+        );
+    }
+    // Change each kind of object behind the plan's back: its step is stale, the others not.
+    let mut changed = demo_live();
+    changed.services.get_mut(ANALYTICS).unwrap().num_replicas = Some(5.0);
+    changed.pipes.get_mut(ANALYTICS).unwrap()[0]
+        .scaling
+        .as_mut()
+        .unwrap()
+        .replicas = Some(9);
+    let prod = changed.stacks.get_mut("prod").unwrap();
+    prod.dashboards[0].tiles[0].id = Some("tile-requests-recreated".into());
+    prod.alerts[0].threshold = Some(150.0);
+    prod.dashboards.push(Dashboard {
+        id: "someone-else".into(),
+        name: "New board".into(),
+        ..Dashboard::default()
+    });
+    let stale: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| s.address != "alert.prod.moved")
+        .filter(|s| fingerprint::current(&s.operation, &changed) != s.fingerprint)
+        .map(|s| s.address.as_str())
+        .collect();
+    assert_eq!(
+        stale,
+        vec![
+            "service.analytics.scaling",
+            "pipe.analytics.orders.scaling",
+            "dashboard.prod.api-health",
+            "dashboard.prod.new-board",
+            "alert.prod.api-errors",
+        ]
+    );
+    // Objects a step deletes that are already gone also read as changed.
+    let mut gone = demo_live();
+    gone.pipes
+        .get_mut(ANALYTICS)
+        .unwrap()
+        .retain(|p| p.id != LEGACY);
+    let step = step_of(&plan, "pipe.analytics.legacy");
+    assert_eq!(fingerprint::current(&step.operation, &gone), None);
+    assert!(step.fingerprint.is_some());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 
 use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Tile};
 use crate::live::{LiveState, StackLive};
-use crate::plan::{AlertTarget, Operation, Plan, StackRef};
+use crate::plan::{AlertTarget, Operation, Plan, StackRef, fingerprint};
 
 pub struct Server {
     next_id: usize,
@@ -27,6 +27,16 @@ impl Server {
                 step.depends_on.iter().all(|d| *d < step.id),
                 "step {} runs before a dependency",
                 step.id
+            );
+            // What apply's stale check sees right before the write: a fresh plan is never
+            // stale. A delete whose object already went (with its dashboard or tile) is done.
+            let current = fingerprint::current(&step.operation, live);
+            let gone_delete = step.operation.is_destroy() && current.is_none();
+            assert!(
+                current == step.fingerprint || gone_delete,
+                "step {} ({}) would read as stale",
+                step.id,
+                step.address
             );
             self.operation(&step.operation, live);
         }
