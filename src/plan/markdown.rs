@@ -21,6 +21,11 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// An address inside `<code>`: names come from users and may hold backticks.
+fn code(text: &str) -> String {
+    escape(text).replace('`', "&#96;")
+}
+
 /// Text inside a fenced block must not close the fence.
 fn fenced(text: &str) -> String {
     text.replace("```", "` ` `")
@@ -30,7 +35,7 @@ fn details(change: &Change) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        escape(&change.address),
+        code(&change.address),
         escape(&change.reason)
     );
     for field in &change.fields {
@@ -60,8 +65,8 @@ pub fn render(plan: &Plan) -> String {
         let mut left = destroys.len();
         for change in &destroys {
             let line = format!(
-                "- `{}`: {}\n",
-                change.address.replace('`', "'"),
+                "- <code>{}</code>: {}\n",
+                code(&change.address),
                 escape(&change.reason)
             );
             if out.len() + line.len() + NOTE_ROOM > BUDGET {
@@ -77,9 +82,9 @@ pub fn render(plan: &Plan) -> String {
         out.push_str("\n#### Checks\n\n");
         for check in &plan.checks {
             let line = format!(
-                "- {} `{}`: {}\n",
+                "- {} <code>{}</code>: {}\n",
                 if check.passed { "ok" } else { "**FAILED**" },
-                check.address.replace('`', "'"),
+                code(&check.address),
                 escape(&check.details.join("; "))
             );
             if out.len() + line.len() + NOTE_ROOM > BUDGET {
@@ -112,8 +117,8 @@ pub fn render(plan: &Plan) -> String {
         let mut block = String::from("\n#### Not managed (reported only)\n\n");
         for item in &plan.unmanaged {
             block.push_str(&format!(
-                "- `{}`: {}\n",
-                item.address.replace('`', "'"),
+                "- <code>{}</code>: {}\n",
+                code(&item.address),
                 escape(&item.reason)
             ));
         }
@@ -130,7 +135,7 @@ pub fn render(plan: &Plan) -> String {
             plan.steps.len()
         );
         for line in order::describe(&plan.steps) {
-            block.push_str(&format!("{}\n", escape(&line).replace('`', "'")));
+            block.push_str(&format!("{}<br>\n", code(&line)));
         }
         block.push_str("\n</details>\n");
         if out.len() + block.len() + NOTE_ROOM > BUDGET {

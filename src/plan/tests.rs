@@ -670,6 +670,69 @@ fn text_hides_unchanged_and_destroys_come_first() {
     );
 }
 
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn colored_text_reads_the_same_without_color() {
+    let color = Printer::new(&crate::cli::GlobalArgs {
+        color: crate::cli::ColorChoice::Always,
+        verbose: 0,
+        parallelism: 4,
+        sandbox: false,
+    });
+    let plan = demo_plan();
+    let colored = text::render(&plan, &color);
+    assert!(colored.contains("\u{1b}[31m- pipe.analytics.legacy"));
+    assert_eq!(strip_ansi(&colored), text::render(&plan, &Printer::plain()));
+}
+
+#[test]
+fn markdown_escapes_names_that_look_like_markup() {
+    let mut live = demo_live();
+    let prod = live.stacks.get_mut("prod").unwrap();
+    prod.alerts
+        .iter_mut()
+        .find(|a| a.id == "alert-stale")
+        .unwrap()
+        .name = "<b>x</b> ```".into();
+    let (plan, _) = plan(&demo_config(), &live, &options());
+    let markdown = markdown::render(&plan);
+    // Outside code fences the name is never raw HTML and never opens a fence.
+    let mut in_fence = false;
+    let mut fences = 0;
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            in_fence = !in_fence;
+            fences += 1;
+            continue;
+        }
+        if !in_fence {
+            assert!(!line.contains("<b>x</b>"), "{line}");
+            assert!(!line.contains("```"), "{line}");
+        } else {
+            assert!(!line.contains("```"), "{line}");
+        }
+    }
+    assert!(!in_fence);
+    assert!(fences > 0);
+    assert!(markdown.contains("&lt;b&gt;x&lt;/b&gt;"));
+}
+
 #[test]
 fn saved_plan_round_trips() {
     let config = demo_config();
@@ -744,7 +807,10 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     assert!(markdown.contains("was cut"));
     // Every destroy is listed even though details were cut.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        assert!(markdown.contains(&format!("`{}`", change.address)));
+        assert!(markdown.contains(&format!(
+            "<code>{}</code>",
+            change.address.replace('<', "&lt;")
+        )));
     }
     // A small plan is not cut.
     assert!(!markdown::render(&demo_plan()).contains("was cut"));
