@@ -112,7 +112,11 @@ pub struct Unmanaged {
 
 /// Where a stack's objects are written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "api", rename_all = "kebab-case")]
+#[serde(
+    tag = "api",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
 pub enum StackTarget {
     /// The managed stack under the cloud API (`.../services/{serviceId}/stack/...`).
     Managed {
@@ -150,7 +154,7 @@ pub enum AlertTarget {
 
 /// Everything `apply` needs to send one request, exactly, from a saved plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "kebab-case")]
+#[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Operation {
     /// `PATCH /services/{serviceId}/scaling`.
     ServiceScaling {
@@ -256,6 +260,7 @@ impl Operation {
 
 /// One unit of work for `apply`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Step {
     /// Position in [`Plan::steps`] (steps are listed in an order that respects dependencies).
     pub id: usize,
