@@ -32,6 +32,27 @@ pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
 pub use fingerprint::Fingerprint;
 
+/// The output formats of `converge plan --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A field diff for people, colored on a terminal.
+    #[default]
+    Text,
+    /// `converge-plan/1` JSON for programs.
+    Json,
+    /// A pull-request comment of at most 65,000 characters.
+    Markdown,
+}
+
+/// Renders a plan in a format (what `plan` writes to stdout).
+pub fn render(plan: &Plan, format: Format, printer: &crate::output::Printer) -> String {
+    match format {
+        Format::Text => text::render(plan, printer),
+        Format::Json => render_json::render(plan),
+        Format::Markdown => markdown::render(plan),
+    }
+}
+
 /// What a change does to its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -822,3 +822,12 @@ fn planning_twice_gives_the_same_bytes() {
     let b = render_json::render(&demo_plan());
     assert_eq!(a, b);
 }
+
+#[test]
+fn render_dispatches_on_format() {
+    let plan = demo_plan();
+    let printer = Printer::plain();
+    assert!(render(&plan, Format::Text, &printer).starts_with("Plan: 4 to create"));
+    assert!(render(&plan, Format::Json, &printer).contains("\"format\": \"converge-plan/1\""));
+    assert!(render(&plan, Format::Markdown, &printer).starts_with(markdown::MARKER));
+}
