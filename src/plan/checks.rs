@@ -1,5 +1,9 @@
 //! Backup checks (`check.<service>.backups`): facts about live state the config asserts but
 //! converge cannot change. They never become steps; `plan` shows them and `drift` fails on them.
+//!
+//! `maxAgeHours` fails when the newest `done` backup is older than that (or there is none), or
+//! when the newest backup that ended is in `error`; `keep` fails for each listed backup that does
+//! not exist or is not `done`.
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -27,6 +31,18 @@ fn finished(backup: &Backup) -> Option<Timestamp> {
         .and_then(|t| t.parse::<Timestamp>().ok())
 }
 
+/// Size and duration of a backup, for a detail line: `, 5.0 GiB, took 30m`.
+fn facts(backup: &Backup) -> String {
+    let mut out = String::new();
+    if let Some(bytes) = backup.size_in_bytes {
+        out.push_str(&format!(", {:.1} GiB", bytes / 1_073_741_824.0));
+    }
+    if let Some(seconds) = backup.duration_in_seconds {
+        out.push_str(&format!(", took {}m", (seconds / 60.0).round()));
+    }
+    out
+}
+
 /// Evaluates a service's backup checks. `now` is the time the age is measured from; without
 /// it the age condition is reported as not evaluated (and does not fail).
 pub fn backups(
@@ -39,15 +55,13 @@ pub fn backups(
     let mut details = Vec::new();
     let id = &service.id.value;
     if let Some(max_age) = &checks.max_age_hours {
-        let newest = live
-            .backups
-            .get(id)
-            .into_iter()
-            .flatten()
+        let listed: Vec<&Backup> = live.backups.get(id).into_iter().flatten().collect();
+        let newest_done = listed
+            .iter()
             .filter(|b| b.status.as_deref() == Some("done"))
-            .filter_map(finished)
-            .max();
-        match (newest, now) {
+            .filter_map(|b| finished(b).map(|t| (t, *b)))
+            .max_by_key(|(t, _)| *t);
+        match (newest_done, now) {
             (None, _) => {
                 passed = false;
                 details.push(format!(
@@ -55,17 +69,37 @@ pub fn backups(
                     max_age.value
                 ));
             }
-            (Some(_), None) => details.push("backup age not evaluated".to_string()),
-            (Some(newest), Some(now)) => {
+            (Some((_, backup)), None) => {
+                details.push(format!(
+                    "newest done backup {}{}; age not evaluated",
+                    backup.id,
+                    facts(backup)
+                ));
+            }
+            (Some((newest, backup)), Some(now)) => {
                 let hours = now.duration_since(newest).as_secs_f64() / 3600.0;
                 let ok = hours <= max_age.value;
                 passed &= ok;
                 details.push(format!(
-                    "newest done backup is {hours:.1}h old (at most {}h){}",
+                    "newest done backup {} is {hours:.1}h old (at most {}h){}{}",
+                    backup.id,
                     max_age.value,
+                    facts(backup),
                     if ok { "" } else { ": too old" }
                 ));
             }
+        }
+        // The newest backup that ended (not one still running) must not have failed.
+        let newest_ended = listed
+            .iter()
+            .filter(|b| matches!(b.status.as_deref(), Some("done" | "error")))
+            .filter_map(|b| finished(b).map(|t| (t, *b)))
+            .max_by_key(|(t, _)| *t);
+        if let Some((_, backup)) = newest_ended
+            && backup.status.as_deref() == Some("error")
+        {
+            passed = false;
+            details.push(format!("newest backup {} ended in `error`", backup.id));
         }
     }
     for keep in &checks.keep {

@@ -415,12 +415,21 @@ pub fn demo_live() -> LiveState {
         {"id": "bk-running", "status": "in_progress", "serviceId": ANALYTICS,
          "startedAt": "2026-01-01T11:40:00Z"},
         {"id": "bk-newest", "status": "done", "serviceId": ANALYTICS,
-         "startedAt": "2026-01-01T05:30:00Z", "finishedAt": "2026-01-01T06:00:00Z"},
+         "startedAt": "2026-01-01T05:30:00Z", "finishedAt": "2026-01-01T06:00:00Z",
+         "sizeInBytes": "5368709120", "durationInSeconds": 1800},
         {"id": "bk-failed", "status": "error", "serviceId": ANALYTICS,
          "startedAt": "2025-12-31T05:30:00Z", "finishedAt": "2025-12-31T06:00:00Z"}
     ]));
     live.backups.insert(ANALYTICS.into(), backups.clone());
-    live.backups.insert(REPORTING.into(), backups);
+    let mut failed_last: Vec<Backup> = backups;
+    failed_last.insert(
+        1,
+        read(
+            json!({"id": "bk-error", "status": "error", "serviceId": REPORTING,
+                    "startedAt": "2026-01-01T09:00:00Z", "finishedAt": "2026-01-01T09:10:00Z"}),
+        ),
+    );
+    live.backups.insert(REPORTING.into(), failed_last);
     live.kept_backups.insert(
         (ANALYTICS.into(), "bk-kept".into()),
         Some(read(
