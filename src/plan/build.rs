@@ -788,6 +788,7 @@ impl<'a> Builder<'a> {
         let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
         tags.push(tag.to_string());
         let tags = normalize::tags(&tags);
+        let desired_tags = tags.clone();
         let tile_names = tiles.iter().map(|t| t.name.clone()).collect();
         let desired = Dashboard {
             id: String::new(),
@@ -839,7 +840,23 @@ impl<'a> Builder<'a> {
             }
             Some(live_dashboard) => {
                 let before = normalize::dashboard(live_dashboard);
-                let fields = diff(&before, &after);
+                let mut after = after;
+                let mut fields = diff(&before, &after);
+                if !live_dashboard.tags.iter().any(|t| t == tag) {
+                    // A dashboard the config adopts gets the ownership tag with its next real
+                    // change; the tag alone is no reason to write (an exported config plans to
+                    // no changes).
+                    let mut untagged = desired_tags.clone();
+                    untagged.retain(|t| t != tag);
+                    let mut comparable = after.clone();
+                    if let Value::Object(map) = &mut comparable {
+                        map.insert("tags".into(), json!(untagged));
+                    }
+                    if diff(&before, &comparable).is_empty() {
+                        fields.clear();
+                        after = comparable;
+                    }
+                }
                 let mut change = Change {
                     address,
                     action: Action::NoOp,

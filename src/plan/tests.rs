@@ -838,3 +838,26 @@ fn render_dispatches_on_format() {
     assert!(render(&plan, Format::Json, &printer).contains("\"format\": \"converge-plan/1\""));
     assert!(render(&plan, Format::Markdown, &printer).starts_with(markdown::MARKER));
 }
+
+#[test]
+fn the_ownership_tag_alone_is_no_reason_to_update() {
+    let mut live = demo_live();
+    let prod = live.stacks.get_mut("prod").unwrap();
+    for d in &mut prod.dashboards {
+        d.tags.retain(|t| t != "converge:prod");
+    }
+    let (plan, _) = plan(&demo_config(), &live, &options());
+    let steady = by_address(&plan, "dashboard.prod.steady");
+    assert_eq!(steady.action, Action::NoOp);
+    assert_eq!(steady.after, steady.before);
+    // With a real change the tag comes along.
+    let api = by_address(&plan, "dashboard.prod.api-health");
+    assert_eq!(api.action, Action::Update);
+    let tags = api.fields.iter().find(|f| f.path == "tags").unwrap();
+    assert_eq!(
+        tags.after,
+        Some(serde_json::json!(["converge:prod", "team-api"]))
+    );
+    // Untagged dashboards missing from the config are not converge's: not pruned.
+    assert!(!addresses(&plan).iter().any(|a| a.contains("Stale board")));
+}
