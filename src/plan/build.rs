@@ -84,8 +84,8 @@ struct StackIndex<'l> {
     live: &'l StackLive,
     dashboards_by_name: BTreeMap<&'l str, Vec<&'l Dashboard>>,
     dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
-    /// The first alert of each name.
-    alerts_by_name: BTreeMap<&'l str, &'l Alert>,
+    /// The alerts of each name (more than one is an error for a config alert of that name).
+    alerts_by_name: BTreeMap<&'l str, Vec<&'l Alert>>,
 }
 
 impl<'l> StackIndex<'l> {
@@ -99,9 +99,9 @@ impl<'l> StackIndex<'l> {
                 .push(d);
             dashboards_by_id.entry(d.id.as_str()).or_insert(d);
         }
-        let mut alerts_by_name = BTreeMap::new();
+        let mut alerts_by_name: BTreeMap<&str, Vec<&Alert>> = BTreeMap::new();
         for a in &live.alerts {
-            alerts_by_name.entry(a.name.as_str()).or_insert(a);
+            alerts_by_name.entry(a.name.as_str()).or_default().push(a);
         }
         StackIndex {
             live,
@@ -568,9 +568,8 @@ impl<'a> Builder<'a> {
             .iter()
             .filter(|d| d.tags.contains(&tag))
             .collect();
-        // Alerts are owned through their dashboard; a dashboard the config lists is owned once
-        // this plan has tagged it, so its unlisted alerts are pruned (or reported) now rather
-        // than by the next plan.
+        // Alerts are owned through their dashboard: a tagged one, or one the config lists (it
+        // is converge's to manage even before the tag rides along with a change).
         let owned_ids: BTreeSet<&str> = owned
             .iter()
             .map(|d| d.id.as_str())
@@ -955,10 +954,31 @@ impl<'a> Builder<'a> {
                 None,
             ),
         };
-        let existing = index
+        let same_name: &[&Alert] = index
             .alerts_by_name
             .get(config.name.value.as_str())
-            .copied();
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if same_name.len() > 1 {
+            let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
+            self.error(
+                Diagnostic::error(
+                    "plan::duplicate-alert",
+                    format!(
+                        "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
+                        stack.key.value,
+                        same_name.len(),
+                        config.name.value,
+                        ids.join(", ")
+                    ),
+                    Some(config.name.span),
+                )
+                .with_label("matches more than one live alert")
+                .with_help("delete or rename all but one of them in the stack, then plan again"),
+            );
+            return;
+        }
+        let existing = same_name.first().copied();
         let source = config.source.as_ref().map(|s| s.value.clone());
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),

@@ -596,6 +596,23 @@ fn two_live_dashboards_with_one_name_is_an_error_saying_how_to_resolve_it() {
 }
 
 #[test]
+fn two_live_alerts_with_one_name_is_an_error() {
+    let mut live = demo_live();
+    let prod = live.stacks.get_mut("prod").unwrap();
+    let mut twin = prod.alerts[0].clone();
+    twin.id = "alert-api-errors-twin".into();
+    prod.alerts.push(twin);
+    let (plan, diagnostics) = plan(&demo_config(), &live, &options());
+    assert_eq!(codes(&diagnostics), vec!["plan::duplicate-alert"]);
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("alert-api-errors, alert-api-errors-twin")
+    );
+    assert!(!addresses(&plan).contains(&"alert.prod.api-errors"));
+}
+
+#[test]
 fn alert_on_a_missing_tile_is_an_error() {
     let mut config = demo_config();
     let alert = config
