@@ -878,3 +878,20 @@ fn the_ownership_tag_alone_is_no_reason_to_update() {
     // Untagged dashboards missing from the config are not converge's: not pruned.
     assert!(!addresses(&plan).iter().any(|a| a.contains("Stale board")));
 }
+
+#[test]
+fn a_plan_with_nothing_to_do_says_so() {
+    let (config, mut live) = (demo_config(), demo_live());
+    let (first, _) = plan(&config, &live, &options());
+    simulate::Server::new().apply(&first, &mut live);
+    let (second, _) = plan(&config, &live, &options());
+    let text = text::render(&second, &Printer::plain());
+    assert!(
+        text.starts_with("Plan: 0 to create, 0 to update, 0 to delete, 16 unchanged\n"),
+        "{text}"
+    );
+    assert!(text.contains("No changes: the live state matches the config."));
+    assert!(!text.contains("Steps:"));
+    assert!(!text.contains("Changes:"));
+    assert!(!text::render(&first, &Printer::plain()).contains("No changes"));
+}

@@ -71,6 +71,9 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
         printer.paint("Plan:", Style::Bold),
         summary.line()
     ));
+    if !plan.has_changes() {
+        out.push_str("\nNo changes: the live state matches the config.\n");
+    }
     let destroys: Vec<&Change> = plan
         .changes
         .iter()
