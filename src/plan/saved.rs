@@ -108,6 +108,24 @@ impl SavedPlan {
         if found != FORMAT {
             return Err(LoadError::Version { found });
         }
-        serde_json::from_value(value).map_err(|e| LoadError::Malformed(e.to_string()))
+        let saved: SavedPlan =
+            serde_json::from_value(value).map_err(|e| LoadError::Malformed(e.to_string()))?;
+        // A hand-edited file must still describe an order apply can follow.
+        super::order::check(&saved.plan.steps).map_err(LoadError::Malformed)?;
+        if let Some(change) = saved.plan.changes.iter().find(|c| {
+            c.step.is_some_and(|s| {
+                saved
+                    .plan
+                    .steps
+                    .get(s)
+                    .is_none_or(|st| st.address != c.address)
+            })
+        }) {
+            return Err(LoadError::Malformed(format!(
+                "change {} points at a step that does not carry it",
+                change.address
+            )));
+        }
+        Ok(saved)
     }
 }

@@ -780,6 +780,13 @@ fn saved_plan_round_trips() {
         Err(saved::LoadError::Version { .. })
     ));
     assert!(saved::SavedPlan::from_json("{").is_err());
+    // Steps whose dependencies do not come first are refused.
+    let mut bad = saved.clone();
+    bad.plan.steps[0].depends_on = vec![5];
+    assert!(matches!(
+        saved::SavedPlan::from_json(&bad.to_json()),
+        Err(saved::LoadError::Malformed(m)) if m.contains("does not come before")
+    ));
 }
 
 #[test]
