@@ -987,7 +987,7 @@ impl<'a> Builder<'a> {
         let threshold_type = Some(config.threshold_type.value.clone());
         let interval = Some(config.interval.value.clone());
         let message = config.message.as_ref().map(|m| m.value.clone());
-        let after = normalize::alert_view(&AlertView {
+        let mut after = normalize::alert_view(&AlertView {
             name: &config.name.value,
             dashboard: dashboard.config.name.value.clone(),
             tile: config.tile.value.clone(),
@@ -1000,19 +1000,11 @@ impl<'a> Builder<'a> {
         });
         // A message the config does not mention is not managed: kept as it is live (a PUT
         // would otherwise empty it).
-        let after = if message.is_none() {
-            match &after {
-                Value::Object(map) => Value::Object(
-                    map.iter()
-                        .filter(|(k, _)| k.as_str() != "message")
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                ),
-                other => other.clone(),
-            }
-        } else {
-            after
-        };
+        if message.is_none()
+            && let Value::Object(map) = &mut after
+        {
+            map.remove("message");
+        }
         let body = AlertRequest {
             dashboard_id,
             tile_id,
