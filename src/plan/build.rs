@@ -1,0 +1,1175 @@
+//! Building a plan: desired state against live state, per kind, with the rules that need live
+//! facts. Pure: the same inputs give the same plan, byte for byte once rendered.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use super::diff::{self, diff};
+use super::fingerprint;
+use super::normalize::{self, AlertView};
+use super::{Action, AlertTarget, Change, Operation, Plan, StackRef, StackTarget, Step, Unmanaged};
+use crate::api::wire::{
+    AddRemove, Alert, AlertRequest, Channel, Dashboard, DashboardRequest, PipeScaling,
+    PrivateEndpoint, Series, Service, ServicePatch, ServiceScalingPatch, Source, SourceKind, Tile,
+};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{
+    self, AlertConfig, Config, DashboardConfig, PipeConfig, ServiceConfig, SourceRef, StackConfig,
+};
+use crate::live::{LiveState, StackLive};
+
+/// Options of `converge plan` that shape the plan itself.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--only` globs over addresses; empty keeps everything.
+    pub only: Vec<String>,
+    /// The time backup ages are measured from (the plan itself stays pure); `None` leaves the
+    /// age condition unevaluated.
+    pub now: Option<jiff::Timestamp>,
+}
+
+/// The tag converge puts on every dashboard it creates or updates, naming the stack: at most 32
+/// characters (the API's tag limit); a long stack key is cut and suffixed with a hash so two
+/// long keys still get different tags.
+pub fn ownership_tag(stack: &str) -> String {
+    const PREFIX: &str = "converge:";
+    let full = format!("{PREFIX}{stack}");
+    if full.chars().count() <= crate::api::limits::TAG_MAX {
+        return full;
+    }
+    let hash = fingerprint::fnv1a(stack.as_bytes(), fingerprint::OFFSET) as u32;
+    let keep = crate::api::limits::TAG_MAX - PREFIX.len() - 9;
+    let head: String = stack.chars().take(keep).collect();
+    format!("{PREFIX}{head}~{hash:08x}")
+}
+
+/// Computes the plan of `config` against `live`. Plan-time rule violations come back as
+/// diagnostics pointing at the config; the objects they concern get no change.
+pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, Vec<Diagnostic>) {
+    let mut builder = Builder {
+        live,
+        now: options.now,
+        plan: Plan {
+            organization: config.organization.value.clone(),
+            ..Plan::default()
+        },
+        diagnostics: Vec::new(),
+    };
+    for service in config.services.values() {
+        builder.service(service);
+    }
+    for stack in config.stacks.values() {
+        builder.stack(config, stack);
+    }
+    let Builder {
+        mut plan,
+        diagnostics,
+        ..
+    } = builder;
+    plan.retain_addresses(&options.only);
+    (plan, diagnostics)
+}
+
+struct Builder<'a> {
+    live: &'a LiveState,
+    now: Option<jiff::Timestamp>,
+    plan: Plan,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// A stack's live objects indexed for lookups by name and id, so planning stays linear in the
+/// size of the stack.
+struct StackIndex<'l> {
+    live: &'l StackLive,
+    dashboards_by_name: BTreeMap<&'l str, Vec<&'l Dashboard>>,
+    dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
+    /// The alerts of each name (more than one is an error for a config alert of that name).
+    alerts_by_name: BTreeMap<&'l str, Vec<&'l Alert>>,
+}
+
+impl<'l> StackIndex<'l> {
+    fn new(live: &'l StackLive) -> Self {
+        let mut dashboards_by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+        let mut dashboards_by_id = BTreeMap::new();
+        for d in &live.dashboards {
+            dashboards_by_name
+                .entry(d.name.as_str())
+                .or_default()
+                .push(d);
+            dashboards_by_id.entry(d.id.as_str()).or_insert(d);
+        }
+        let mut alerts_by_name: BTreeMap<&str, Vec<&Alert>> = BTreeMap::new();
+        for a in &live.alerts {
+            alerts_by_name.entry(a.name.as_str()).or_default().push(a);
+        }
+        StackIndex {
+            live,
+            dashboards_by_name,
+            dashboards_by_id,
+            alerts_by_name,
+        }
+    }
+
+    /// The live dashboard an alert points at.
+    fn dashboard_of(&self, alert: &Alert) -> Option<&'l Dashboard> {
+        alert
+            .dashboard
+            .as_deref()
+            .and_then(|id| self.dashboards_by_id.get(id).copied())
+    }
+}
+
+/// What the builder knows about a config dashboard once planned.
+struct PlannedDashboard<'c, 'l> {
+    config: &'c DashboardConfig,
+    live: Option<&'l Dashboard>,
+    /// The create or update step, if any.
+    step: Option<usize>,
+    /// Tile names the dashboard has once applied.
+    tiles: BTreeSet<String>,
+    /// Whether the step is an update (which drops alerts of removed tiles).
+    updated: bool,
+}
+
+impl<'a> Builder<'a> {
+    fn push(&mut self, mut change: Change, step: Option<(Operation, Vec<usize>)>) -> Option<usize> {
+        let id = step.map(|(operation, depends_on)| {
+            let id = self.plan.steps.len();
+            self.plan.steps.push(Step {
+                id,
+                address: change.address.clone(),
+                depends_on,
+                fingerprint: change.fingerprint,
+                operation,
+            });
+            id
+        });
+        change.step = id;
+        self.plan.changes.push(change);
+        id
+    }
+
+    fn error(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Services, private endpoints, pipes
+
+    fn service(&mut self, config: &ServiceConfig) {
+        let Some(live) = self.live.services.get(&config.id.value) else {
+            self.error(
+                Diagnostic::error(
+                    "plan::service-not-found",
+                    format!(
+                        "service `{}` ({}) does not exist in the organization",
+                        config.key.value, config.id.value
+                    ),
+                    Some(config.id.span),
+                )
+                .with_label("no service with this id")
+                .with_help(
+                    "check the id in the cloud console, or remove the service from the config",
+                ),
+            );
+            return;
+        };
+        if let Some(check) = super::checks::backups(config, self.live, self.now) {
+            self.plan.checks.push(check);
+        }
+        self.service_scaling(config, live);
+        self.private_endpoints(config, live);
+        for pipe in config.pipes.values() {
+            self.pipe(config, live, pipe);
+        }
+    }
+
+    fn service_scaling(&mut self, config: &ServiceConfig, live: &Service) {
+        let Some(scaling) = &config.scaling else {
+            return;
+        };
+        if let Some(replicas) = &scaling.num_replicas
+            && live.is_primary == Some(true)
+            && replicas.value < crate::api::limits::SERVICE_REPLICAS_MIN_FIRST_IN_WAREHOUSE
+        {
+            self.error(
+                Diagnostic::error(
+                    "plan::replicas-first-in-warehouse",
+                    format!(
+                        "service `{}` is the first service of its warehouse, which needs at least 2 replicas",
+                        config.key.value
+                    ),
+                    Some(replicas.span),
+                )
+                .with_label("below 2")
+                .with_help("set numReplicas to 2 or more"),
+            );
+            return;
+        }
+        let mut desired = serde_json::Map::new();
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                desired.insert(key.to_string(), value);
+            }
+        };
+        put(
+            "numReplicas",
+            scaling
+                .num_replicas
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "idleScaling",
+            scaling.idle_scaling.as_ref().map(|v| Value::Bool(v.value)),
+        );
+        put(
+            "idleTimeoutMinutes",
+            scaling
+                .idle_timeout_minutes
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "minTotalMemoryGb",
+            scaling
+                .min_total_memory_gb
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "maxTotalMemoryGb",
+            scaling
+                .max_total_memory_gb
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        let after = Value::Object(desired);
+        let before = normalize::project(&normalize::service_scaling(live), &after);
+        let fields = diff(&before, &after);
+        let address = format!("service.{}.scaling", config.key.value);
+        let mut change = Change {
+            address,
+            action: Action::NoOp,
+            reason: diff::reason(&fields),
+            before: Some(before),
+            after: Some(after),
+            fingerprint: Some(fingerprint::service_scaling(live)),
+            fields,
+            step: None,
+        };
+        if change.fields.is_empty() {
+            self.push(change, None);
+            return;
+        }
+        change.action = Action::Update;
+        let mut body = ServiceScalingPatch::default();
+        for field in &change.fields {
+            let number = field.after.as_ref().and_then(Value::as_f64);
+            match field.path.as_str() {
+                "numReplicas" => body.num_replicas = number,
+                "idleScaling" => body.idle_scaling = field.after.as_ref().and_then(Value::as_bool),
+                "idleTimeoutMinutes" => body.idle_timeout_minutes = number,
+                "minTotalMemoryGb" => body.min_total_memory_gb = number,
+                "maxTotalMemoryGb" => body.max_total_memory_gb = number,
+                _ => {}
+            }
+        }
+        let operation = Operation::ServiceScaling {
+            service_id: live.id.clone(),
+            body,
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+
+    fn private_endpoints(&mut self, config: &ServiceConfig, live: &Service) {
+        let Some(wanted) = &config.private_endpoints else {
+            return;
+        };
+        let attached = normalize::private_endpoint_ids(live);
+        for endpoint in wanted {
+            let id = endpoint.id.value.clone();
+            let address = format!("service.{}.private_endpoint[{id}]", config.key.value);
+            let description = endpoint
+                .description
+                .as_ref()
+                .map(|d| d.value.clone())
+                .unwrap_or_default();
+            let after = json!({ "id": id });
+            if attached.contains(&id) {
+                self.push(
+                    Change {
+                        address,
+                        action: Action::NoOp,
+                        reason: "attached to the service".into(),
+                        before: Some(after.clone()),
+                        after: Some(after),
+                        fields: Vec::new(),
+                        fingerprint: Some(fingerprint::private_endpoint(&id)),
+                        step: None,
+                    },
+                    None,
+                );
+            } else {
+                let fields = diff::created(&after);
+                let operation = Operation::PrivateEndpointCreate {
+                    service_id: live.id.clone(),
+                    body: PrivateEndpoint {
+                        id: id.clone(),
+                        description,
+                        ..PrivateEndpoint::default()
+                    },
+                };
+                self.push(
+                    Change {
+                        address,
+                        action: Action::Create,
+                        reason: "not registered on the service".into(),
+                        before: None,
+                        after: Some(after),
+                        fields,
+                        fingerprint: None,
+                        step: None,
+                    },
+                    Some((operation, Vec::new())),
+                );
+            }
+        }
+        let listed: BTreeSet<&str> = wanted.iter().map(|e| e.id.value.as_str()).collect();
+        for id in attached.iter().filter(|id| !listed.contains(id.as_str())) {
+            let before = json!({ "id": id });
+            let operation = Operation::PrivateEndpointDetach {
+                service_id: live.id.clone(),
+                body: ServicePatch {
+                    private_endpoint_ids: Some(AddRemove {
+                        add: Vec::new(),
+                        remove: vec![id.clone()],
+                    }),
+                },
+            };
+            self.push(
+                Change {
+                    address: format!("service.{}.private_endpoint[{id}]", config.key.value),
+                    action: Action::Delete,
+                    reason: "attached to the service but not in privateEndpoints".into(),
+                    fields: diff::deleted(&before),
+                    before: Some(before),
+                    after: None,
+                    fingerprint: Some(fingerprint::private_endpoint(id)),
+                    step: None,
+                },
+                Some((operation, Vec::new())),
+            );
+        }
+    }
+
+    fn pipe(&mut self, service: &ServiceConfig, live_service: &Service, config: &PipeConfig) {
+        let live = self
+            .live
+            .pipes
+            .get(&live_service.id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
+        let address = format!("pipe.{}.{}", service.key.value, config.key.value);
+        if config.absent {
+            match live {
+                Some(pipe) => {
+                    let before = normalize::pipe_identity(pipe);
+                    let operation = Operation::PipeDelete {
+                        service_id: live_service.id.clone(),
+                        pipe_id: pipe.id.clone(),
+                    };
+                    self.push(
+                        Change {
+                            address,
+                            action: Action::Delete,
+                            reason: "marked `absent: true` but exists".into(),
+                            fields: diff::deleted(&before),
+                            before: Some(before),
+                            after: None,
+                            fingerprint: Some(fingerprint::pipe(pipe)),
+                            step: None,
+                        },
+                        Some((operation, Vec::new())),
+                    );
+                }
+                None => {
+                    self.push(
+                        Change {
+                            address,
+                            action: Action::NoOp,
+                            reason: "absent, as the config says".into(),
+                            before: None,
+                            after: None,
+                            fields: Vec::new(),
+                            fingerprint: None,
+                            step: None,
+                        },
+                        None,
+                    );
+                }
+            }
+            return;
+        }
+        let Some(pipe) = live else {
+            self.error(
+                Diagnostic::error(
+                    "plan::pipe-not-found",
+                    format!(
+                        "pipe `{}` ({}) does not exist on service `{}`",
+                        config.key.value, config.id.value, service.key.value
+                    ),
+                    Some(config.id.span),
+                )
+                .with_label("no pipe with this id on the service")
+                .with_help("check the pipe id, or mark the pipe `absent: true` if it was removed"),
+            );
+            return;
+        };
+        let Some(scaling) = &config.scaling else {
+            return;
+        };
+        let kind = pipe.source.as_ref().and_then(|s| s.kind());
+        let fields: [(&str, Option<(Value, model::Span)>); 4] = [
+            (
+                "replicas",
+                scaling
+                    .replicas
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "concurrency",
+                scaling
+                    .concurrency
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaCpuMillicores",
+                scaling
+                    .replica_cpu_millicores
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaMemoryGb",
+                scaling
+                    .replica_memory_gb
+                    .as_ref()
+                    .map(|v| (normalize::num(v.value), v.span)),
+            ),
+        ];
+        let mut desired = serde_json::Map::new();
+        let mut rejected = false;
+        for (name, value) in fields {
+            let Some((value, span)) = value else { continue };
+            if let Some(kind) = kind
+                && !kind.scales(name)
+            {
+                rejected = true;
+                self.error(pipe_field_diagnostic(service, config, kind, name, span));
+                continue;
+            }
+            desired.insert(name.to_string(), value);
+        }
+        if rejected {
+            return;
+        }
+        let after = Value::Object(desired);
+        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
+        let before = normalize::project(&live_scaling, &after);
+        let fields = diff(&before, &after);
+        let mut change = Change {
+            address: format!("{address}.scaling"),
+            action: Action::NoOp,
+            reason: diff::reason(&fields),
+            before: Some(before),
+            after: Some(after),
+            fingerprint: Some(fingerprint::pipe(pipe)),
+            fields,
+            step: None,
+        };
+        if change.fields.is_empty() {
+            self.push(change, None);
+            return;
+        }
+        change.action = Action::Update;
+        let mut body = PipeScaling::default();
+        for field in &change.fields {
+            let after = field.after.as_ref();
+            match field.path.as_str() {
+                "replicas" => body.replicas = after.and_then(Value::as_i64),
+                "concurrency" => body.concurrency = after.and_then(Value::as_i64),
+                "replicaCpuMillicores" => {
+                    body.replica_cpu_millicores = after.and_then(Value::as_i64)
+                }
+                "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
+                _ => {}
+            }
+        }
+        let operation = Operation::PipeScaling {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+            body,
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Stacks: dashboards and alerts
+
+    fn stack(&mut self, config: &Config, stack: &StackConfig) {
+        let target = match &stack.target {
+            model::StackTarget::Observability => StackTarget::Observability,
+            model::StackTarget::Managed { service } => match config.services.get(&service.value) {
+                Some(s) => StackTarget::Managed {
+                    service_id: s.id.value.clone(),
+                },
+                None => {
+                    self.error(
+                        Diagnostic::error(
+                            "plan::unknown-service",
+                            format!(
+                                "stack `{}` names service `{}`, which the config does not define",
+                                stack.key.value, service.value
+                            ),
+                            Some(service.span),
+                        )
+                        .with_help("name a key under `services:`"),
+                    );
+                    return;
+                }
+            },
+        };
+        let stack_ref = StackRef {
+            key: stack.key.value.clone(),
+            target,
+        };
+        let empty = StackLive::default();
+        let live = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
+        let tag = ownership_tag(&stack.key.value);
+        let index = StackIndex::new(live);
+
+        // Dashboards: create or update, config order.
+        let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
+        for dashboard in stack.dashboards.values() {
+            if let Some(p) = self.dashboard(stack, &stack_ref, &index, &tag, dashboard) {
+                planned.insert(dashboard.key.value.as_str(), p);
+            }
+        }
+        let planned_by_live_id: BTreeMap<&str, &PlannedDashboard> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
+            .collect();
+
+        let owned: Vec<&Dashboard> = live
+            .dashboards
+            .iter()
+            .filter(|d| d.tags.contains(&tag))
+            .collect();
+        // Alerts are owned through their dashboard: a tagged one, or one the config lists (it
+        // is converge's to manage even before the tag rides along with a change).
+        let owned_ids: BTreeSet<&str> = owned
+            .iter()
+            .map(|d| d.id.as_str())
+            .chain(
+                planned
+                    .values()
+                    .filter_map(|p| p.live.map(|d| d.id.as_str())),
+            )
+            .collect();
+        let config_alert_names: BTreeSet<&str> = stack
+            .alerts
+            .values()
+            .map(|a| a.name.value.as_str())
+            .collect();
+        let config_dashboard_names: BTreeSet<&str> = stack
+            .dashboards
+            .values()
+            .map(|d| d.name.value.as_str())
+            .collect();
+
+        // Steps touching alerts that live on each dashboard, so its delete waits for them.
+        let mut alert_steps_by_dashboard: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+
+        // Owned alerts missing from the config: deleted first (prune) or reported.
+        let mut stray: Vec<&Alert> = live
+            .alerts
+            .iter()
+            .filter(|a| {
+                a.dashboard
+                    .as_deref()
+                    .is_some_and(|d| owned_ids.contains(d))
+                    && !config_alert_names.contains(a.name.as_str())
+            })
+            .collect();
+        stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for alert in stray {
+            let address = format!("alert.{}[{:?}]", stack.key.value, alert.name);
+            if stack.prune {
+                let before = normalize::alert(alert, index.dashboard_of(alert));
+                let operation = Operation::AlertDelete {
+                    stack: stack_ref.clone(),
+                    alert_id: alert.id.clone(),
+                };
+                let step = self.push(
+                    Change {
+                        address,
+                        action: Action::Delete,
+                        reason: "not in the config; prune is on".into(),
+                        fields: diff::deleted(&before),
+                        before: Some(before),
+                        after: None,
+                        fingerprint: Some(fingerprint::alert(alert)),
+                        step: None,
+                    },
+                    Some((operation, Vec::new())),
+                );
+                if let (Some(step), Some(d)) = (step, &alert.dashboard) {
+                    alert_steps_by_dashboard
+                        .entry(d.clone())
+                        .or_default()
+                        .push(step);
+                }
+            } else {
+                self.plan.unmanaged.push(Unmanaged {
+                    address,
+                    reason: "on a dashboard converge owns but not in the config; prune is off"
+                        .into(),
+                });
+            }
+        }
+
+        // Alerts of the config.
+        for alert in stack.alerts.values() {
+            self.alert(
+                stack,
+                &stack_ref,
+                &index,
+                (&planned, &planned_by_live_id),
+                alert,
+                &mut alert_steps_by_dashboard,
+            );
+        }
+
+        // Owned dashboards missing from the config: deleted last (prune) or reported.
+        let mut stray: Vec<&Dashboard> = owned
+            .into_iter()
+            .filter(|d| !config_dashboard_names.contains(d.name.as_str()))
+            .collect();
+        stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for dashboard in stray {
+            let address = format!("dashboard.{}[{:?}]", stack.key.value, dashboard.name);
+            if stack.prune {
+                let before = normalize::dashboard(dashboard);
+                let operation = Operation::DashboardDelete {
+                    stack: stack_ref.clone(),
+                    dashboard_id: dashboard.id.clone(),
+                };
+                let depends_on = alert_steps_by_dashboard
+                    .get(&dashboard.id)
+                    .cloned()
+                    .unwrap_or_default();
+                self.push(
+                    Change {
+                        address,
+                        action: Action::Delete,
+                        reason: "not in the config; prune is on".into(),
+                        fields: diff::deleted(&before),
+                        before: Some(before),
+                        after: None,
+                        fingerprint: Some(fingerprint::dashboard(dashboard)),
+                        step: None,
+                    },
+                    Some((operation, depends_on)),
+                );
+            } else {
+                self.plan.unmanaged.push(Unmanaged {
+                    address,
+                    reason: "owned by converge but not in the config; prune is off".into(),
+                });
+            }
+        }
+    }
+
+    fn dashboard<'c, 'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        tag: &str,
+        config: &'c DashboardConfig,
+    ) -> Option<PlannedDashboard<'c, 'l>> {
+        let same_name: Vec<&'l Dashboard> = index
+            .dashboards_by_name
+            .get(config.name.value.as_str())
+            .cloned()
+            .unwrap_or_default();
+        if same_name.len() > 1 {
+            let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
+            self.error(
+                Diagnostic::error(
+                    "plan::duplicate-dashboard",
+                    format!(
+                        "stack `{}` has {} dashboards named \"{}\" (ids {}); converge matches dashboards by name",
+                        stack.key.value,
+                        same_name.len(),
+                        config.name.value,
+                        ids.join(", ")
+                    ),
+                    Some(config.name.span),
+                )
+                .with_label("matches more than one live dashboard")
+                .with_help("delete or rename all but one of them in the stack, then plan again"),
+            );
+            return None;
+        }
+        let existing = same_name.first().copied();
+
+        let mut failed = false;
+        let mut tiles = Vec::with_capacity(config.tiles.len());
+        for tile in &config.tiles {
+            let mut series = Vec::with_capacity(tile.series.len());
+            for s in &tile.series {
+                let source_id = match &s.source {
+                    None => None,
+                    Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                    Some(SourceRef::Name(name)) => {
+                        match resolve_source(&index.live.sources, name) {
+                            Ok(id) => Some(id),
+                            Err(diagnostic) => {
+                                self.error(*diagnostic);
+                                failed = true;
+                                None
+                            }
+                        }
+                    }
+                };
+                let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
+                series.push(Series {
+                    kind: text(&s.kind),
+                    data_source: text(&s.data_source),
+                    source_id,
+                    agg_fn: text(&s.agg_fn),
+                    field: text(&s.field),
+                    where_: text(&s.where_),
+                    where_language: text(&s.where_language),
+                    group_by: s
+                        .group_by
+                        .as_ref()
+                        .map(|g| g.iter().map(|v| v.value.clone()).collect()),
+                    metric_name: text(&s.metric_name),
+                    metric_data_type: text(&s.metric_data_type),
+                });
+            }
+            // Carry the live tile's id forward so alerts on it survive the update.
+            let id = existing.and_then(|d| {
+                d.tiles
+                    .iter()
+                    .find(|t| t.name == tile.name.value)
+                    .and_then(|t| t.id.clone())
+            });
+            tiles.push(Tile {
+                id,
+                name: tile.name.value.clone(),
+                x: tile.x.value,
+                y: tile.y.value,
+                w: tile.w.value,
+                h: tile.h.value,
+                as_ratio: tile.as_ratio.as_ref().map(|v| v.value),
+                series,
+            });
+        }
+        if failed {
+            return None;
+        }
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
+        tags.push(tag.to_string());
+        let tags = normalize::tags(&tags);
+        let desired_tags = tags.clone();
+        let tile_names = tiles.iter().map(|t| t.name.clone()).collect();
+        let desired = Dashboard {
+            id: String::new(),
+            name: config.name.value.clone(),
+            tiles,
+            tags,
+        };
+        let after = normalize::dashboard(&desired);
+        let address = format!("dashboard.{}.{}", stack.key.value, config.key.value);
+        let mut planned = PlannedDashboard {
+            config,
+            live: existing,
+            step: None,
+            tiles: tile_names,
+            updated: false,
+        };
+        let body = DashboardRequest {
+            name: desired.name,
+            tiles: desired.tiles,
+            tags: desired.tags,
+        };
+        match existing {
+            None => {
+                let operation = Operation::DashboardCreate {
+                    stack: stack_ref.clone(),
+                    body: DashboardRequest {
+                        // A create ignores tile ids; none are sent.
+                        tiles: body
+                            .tiles
+                            .into_iter()
+                            .map(|t| Tile { id: None, ..t })
+                            .collect(),
+                        ..body
+                    },
+                };
+                planned.step = self.push(
+                    Change {
+                        address,
+                        action: Action::Create,
+                        reason: "no dashboard with this name in the stack".into(),
+                        fields: diff::created(&after),
+                        before: None,
+                        after: Some(after),
+                        fingerprint: None,
+                        step: None,
+                    },
+                    Some((operation, Vec::new())),
+                );
+            }
+            Some(live_dashboard) => {
+                let before = normalize::dashboard(live_dashboard);
+                let mut after = after;
+                let mut fields = diff(&before, &after);
+                if !live_dashboard.tags.iter().any(|t| t == tag) {
+                    // A dashboard the config adopts gets the ownership tag with its next real
+                    // change; the tag alone is no reason to write (an exported config plans to
+                    // no changes).
+                    let mut untagged = desired_tags.clone();
+                    untagged.retain(|t| t != tag);
+                    let mut comparable = after.clone();
+                    if let Value::Object(map) = &mut comparable {
+                        map.insert("tags".into(), json!(untagged));
+                    }
+                    if diff(&before, &comparable).is_empty() {
+                        fields.clear();
+                        after = comparable;
+                    }
+                }
+                let mut change = Change {
+                    address,
+                    action: Action::NoOp,
+                    reason: diff::reason(&fields),
+                    before: Some(before),
+                    after: Some(after),
+                    fingerprint: Some(fingerprint::dashboard(live_dashboard)),
+                    fields,
+                    step: None,
+                };
+                if change.fields.is_empty() {
+                    self.push(change, None);
+                } else {
+                    change.action = Action::Update;
+                    let operation = Operation::DashboardUpdate {
+                        stack: stack_ref.clone(),
+                        dashboard_id: live_dashboard.id.clone(),
+                        body,
+                    };
+                    planned.step = self.push(change, Some((operation, Vec::new())));
+                    planned.updated = true;
+                }
+            }
+        }
+        Some(planned)
+    }
+
+    fn alert(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex,
+        (planned, planned_by_live_id): (
+            &BTreeMap<&str, PlannedDashboard>,
+            &BTreeMap<&str, &PlannedDashboard>,
+        ),
+        config: &AlertConfig,
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) {
+        let Some(dashboard_config) = stack.dashboards.get(&config.dashboard.value) else {
+            self.error(
+                Diagnostic::error(
+                    "plan::unknown-dashboard",
+                    format!(
+                        "alert `{}` points at dashboard `{}`, which stack `{}` does not define",
+                        config.key.value, config.dashboard.value, stack.key.value
+                    ),
+                    Some(config.dashboard.span),
+                )
+                .with_help("name a key under this stack's `dashboards:`"),
+            );
+            return;
+        };
+        if !dashboard_config
+            .tiles
+            .iter()
+            .any(|t| t.name.value == config.tile.value)
+        {
+            let names: Vec<&str> = dashboard_config
+                .tiles
+                .iter()
+                .map(|t| t.name.value.as_str())
+                .collect();
+            self.error(
+                Diagnostic::error(
+                    "plan::unknown-tile",
+                    format!(
+                        "alert `{}` points at tile \"{}\", which dashboard `{}` does not have",
+                        config.key.value, config.tile.value, config.dashboard.value
+                    ),
+                    Some(config.tile.span),
+                )
+                .with_label("no tile with this name")
+                .with_help(format!("tiles of that dashboard: {}", names.join(", "))),
+            );
+            return;
+        }
+        // A dashboard with its own errors gets no change; its alerts wait for it silently.
+        let Some(dashboard) = planned.get(dashboard_config.key.value.as_str()) else {
+            return;
+        };
+        let live_tile_id = dashboard.live.and_then(|d| {
+            d.tiles
+                .iter()
+                .find(|t| t.name == config.tile.value)
+                .and_then(|t| t.id.clone())
+        });
+        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
+            (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
+            _ => (
+                AlertTarget::Names {
+                    dashboard: dashboard.config.name.value.clone(),
+                    tile: config.tile.value.clone(),
+                },
+                None,
+                None,
+            ),
+        };
+        let same_name: &[&Alert] = index
+            .alerts_by_name
+            .get(config.name.value.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if same_name.len() > 1 {
+            let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
+            self.error(
+                Diagnostic::error(
+                    "plan::duplicate-alert",
+                    format!(
+                        "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
+                        stack.key.value,
+                        same_name.len(),
+                        config.name.value,
+                        ids.join(", ")
+                    ),
+                    Some(config.name.span),
+                )
+                .with_label("matches more than one live alert")
+                .with_help("delete or rename all but one of them in the stack, then plan again"),
+            );
+            return;
+        }
+        let existing = same_name.first().copied();
+        let source = config.source.as_ref().map(|s| s.value.clone());
+        let channel = Some(Channel {
+            kind: config.channel.kind.value.clone(),
+            webhook_id: config.channel.webhook_id.as_ref().map(|v| v.value.clone()),
+        });
+        let threshold_type = Some(config.threshold_type.value.clone());
+        let interval = Some(config.interval.value.clone());
+        let message = config.message.as_ref().map(|m| m.value.clone());
+        let mut after = normalize::alert_view(&AlertView {
+            name: &config.name.value,
+            dashboard: dashboard.config.name.value.clone(),
+            tile: config.tile.value.clone(),
+            threshold: Some(config.threshold.value),
+            threshold_type: &threshold_type,
+            interval: &interval,
+            source: &source,
+            channel: &channel,
+            message: &message,
+        });
+        // A message the config does not mention is not managed: kept as it is live (a PUT
+        // would otherwise empty it).
+        if message.is_none()
+            && let Value::Object(map) = &mut after
+        {
+            map.remove("message");
+        }
+        let body = AlertRequest {
+            dashboard_id,
+            tile_id,
+            threshold: Some(config.threshold.value),
+            interval,
+            source: Some(source.unwrap_or_else(|| "tile".to_string())),
+            threshold_type,
+            channel,
+            name: Some(config.name.value.clone()),
+            message: message.or_else(|| existing.and_then(|a| a.message.clone())),
+        };
+        let address = format!("alert.{}.{}", stack.key.value, config.key.value);
+        let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
+
+        // The server deletes an alert whose tile a dashboard update removes: such an alert is
+        // created again after the update rather than updated.
+        let doomed = existing.is_some_and(|alert| {
+            let Some(live_dashboard) = index.dashboard_of(alert) else {
+                return false;
+            };
+            let Some(tile) = live_dashboard
+                .tiles
+                .iter()
+                .find(|t| t.id.is_some() && t.id == alert.tile_id)
+            else {
+                return false;
+            };
+            planned_by_live_id
+                .get(live_dashboard.id.as_str())
+                .is_some_and(|p| p.updated && !p.tiles.contains(&tile.name))
+        });
+
+        let (change, operation) = match existing {
+            Some(alert) if !doomed => {
+                let full_before = normalize::alert(alert, index.dashboard_of(alert));
+                let before = normalize::project(&full_before, &after);
+                let fields = diff(&before, &after);
+                let action = if fields.is_empty() {
+                    Action::NoOp
+                } else {
+                    Action::Update
+                };
+                let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
+                    stack: stack_ref.clone(),
+                    alert_id: alert.id.clone(),
+                    target: target.clone(),
+                    body: body.clone(),
+                });
+                (
+                    Change {
+                        address,
+                        action,
+                        reason: diff::reason(&fields),
+                        before: Some(before),
+                        after: Some(after),
+                        fields,
+                        fingerprint: Some(fingerprint::alert(alert)),
+                        step: None,
+                    },
+                    operation,
+                )
+            }
+            _ => {
+                let reason = if doomed {
+                    "its tile is removed by the dashboard update, which deletes it; created again"
+                } else {
+                    "no alert with this name in the stack"
+                };
+                let operation = Operation::AlertCreate {
+                    stack: stack_ref.clone(),
+                    target,
+                    body,
+                };
+                (
+                    Change {
+                        address,
+                        action: Action::Create,
+                        reason: reason.into(),
+                        fields: diff::created(&after),
+                        before: None,
+                        after: Some(after),
+                        fingerprint: None,
+                        step: None,
+                    },
+                    Some(operation),
+                )
+            }
+        };
+        depends_on.sort_unstable();
+        let step = self.push(change, operation.map(|op| (op, depends_on)));
+        // A dashboard deleted by prune must wait for alerts moving off it.
+        if let (Some(step), Some(alert)) = (step, existing)
+            && let Some(d) = &alert.dashboard
+        {
+            alert_steps_by_dashboard
+                .entry(d.clone())
+                .or_default()
+                .push(step);
+        }
+    }
+}
+
+fn resolve_source(
+    sources: &[Source],
+    name: &model::Located<String>,
+) -> Result<String, Box<Diagnostic>> {
+    if let Some(source) = sources.iter().find(|s| s.name == name.value) {
+        return Ok(source.id.clone());
+    }
+    let mut names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    let help = if names.is_empty() {
+        "the stack has no sources; use `sourceId:` or create the source first".to_string()
+    } else {
+        format!("sources of this stack: {}", names.join(", "))
+    };
+    Err(Box::new(
+        Diagnostic::error(
+            "plan::unknown-source",
+            format!("no source named \"{}\" in the stack", name.value),
+            Some(name.span),
+        )
+        .with_label("not in the stack's sources")
+        .with_help(help),
+    ))
+}
+
+fn pipe_field_diagnostic(
+    service: &ServiceConfig,
+    pipe: &PipeConfig,
+    kind: SourceKind,
+    field: &str,
+    span: model::Span,
+) -> Diagnostic {
+    let applicable: Vec<&str> = [
+        "replicas",
+        "concurrency",
+        "replicaCpuMillicores",
+        "replicaMemoryGb",
+    ]
+    .into_iter()
+    .filter(|f| kind.scales(f))
+    .collect();
+    let help = if applicable.is_empty() {
+        format!(
+            "{} pipes are not scaled per pipe; remove `scaling` from this pipe",
+            kind.as_str()
+        )
+    } else {
+        format!(
+            "{} pipes scale by {}; remove `{field}`",
+            kind.as_str(),
+            applicable.join(", ")
+        )
+    };
+    Diagnostic::error(
+        "plan::pipe-scaling-field",
+        format!(
+            "`{field}` does not apply to pipe `{}.{}`, whose source is {}",
+            service.key.value,
+            pipe.key.value,
+            kind.as_str()
+        ),
+        Some(span),
+    )
+    .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
+    .with_help(help)
+}

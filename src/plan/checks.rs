@@ -1,0 +1,130 @@
+//! Backup checks (`check.<service>.backups`): facts about live state the config asserts but
+//! converge cannot change. They never become steps; `plan` shows them and `drift` fails on them.
+//!
+//! `maxAgeHours` fails when the newest `done` backup is older than that (or there is none), or
+//! when the newest backup that ended is in `error`; `keep` fails for each listed backup that does
+//! not exist or is not `done`.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::Backup;
+use crate::config::model::ServiceConfig;
+use crate::live::LiveState;
+
+/// The outcome of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// e.g. `check.analytics.backups`.
+    pub address: String,
+    /// Whether every condition held.
+    pub passed: bool,
+    /// One line per condition, e.g. `newest done backup is 6h old (at most 26h)`.
+    pub details: Vec<String>,
+}
+
+fn finished(backup: &Backup) -> Option<Timestamp> {
+    backup
+        .finished_at
+        .as_deref()
+        .or(backup.started_at.as_deref())
+        .and_then(|t| t.parse::<Timestamp>().ok())
+}
+
+/// Size and duration of a backup, for a detail line: `, 5.0 GiB, took 30m`.
+fn facts(backup: &Backup) -> String {
+    let mut out = String::new();
+    if let Some(bytes) = backup.size_in_bytes {
+        out.push_str(&format!(", {:.1} GiB", bytes / 1_073_741_824.0));
+    }
+    if let Some(seconds) = backup.duration_in_seconds {
+        out.push_str(&format!(", took {}m", (seconds / 60.0).round()));
+    }
+    out
+}
+
+/// Evaluates a service's backup checks. `now` is the time the age is measured from; without
+/// it the age condition is reported as not evaluated (and does not fail).
+pub fn backups(
+    service: &ServiceConfig,
+    live: &LiveState,
+    now: Option<Timestamp>,
+) -> Option<CheckResult> {
+    let checks = service.backups.as_ref()?;
+    let mut passed = true;
+    let mut details = Vec::new();
+    let id = &service.id.value;
+    if let Some(max_age) = &checks.max_age_hours {
+        let listed: Vec<&Backup> = live.backups.get(id).into_iter().flatten().collect();
+        let newest_done = listed
+            .iter()
+            .filter(|b| b.status.as_deref() == Some("done"))
+            .filter_map(|b| finished(b).map(|t| (t, *b)))
+            .max_by_key(|(t, _)| *t);
+        match (newest_done, now) {
+            (None, _) => {
+                passed = false;
+                details.push(format!(
+                    "no finished (`done`) backup found; the newest must be at most {}h old",
+                    max_age.value
+                ));
+            }
+            (Some((_, backup)), None) => {
+                details.push(format!(
+                    "newest done backup {}{}; age not evaluated",
+                    backup.id,
+                    facts(backup)
+                ));
+            }
+            (Some((newest, backup)), Some(now)) => {
+                let hours = now.duration_since(newest).as_secs_f64() / 3600.0;
+                let ok = hours <= max_age.value;
+                passed &= ok;
+                details.push(format!(
+                    "newest done backup {} is {hours:.1}h old (at most {}h){}{}",
+                    backup.id,
+                    max_age.value,
+                    facts(backup),
+                    if ok { "" } else { ": too old" }
+                ));
+            }
+        }
+        // The newest backup that ended (not one still running) must not have failed.
+        let newest_ended = listed
+            .iter()
+            .filter(|b| matches!(b.status.as_deref(), Some("done" | "error")))
+            .filter_map(|b| finished(b).map(|t| (t, *b)))
+            .max_by_key(|(t, _)| *t);
+        if let Some((_, backup)) = newest_ended
+            && backup.status.as_deref() == Some("error")
+        {
+            passed = false;
+            details.push(format!("newest backup {} ended in `error`", backup.id));
+        }
+    }
+    for keep in &checks.keep {
+        let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
+        match found {
+            Some(Some(backup)) if backup.status.as_deref() == Some("done") => {
+                details.push(format!("backup {} is kept and done", keep.value));
+            }
+            Some(Some(backup)) => {
+                passed = false;
+                details.push(format!(
+                    "backup {} has status `{}`, not `done`",
+                    keep.value,
+                    backup.status.as_deref().unwrap_or("unknown")
+                ));
+            }
+            Some(None) | None => {
+                passed = false;
+                details.push(format!("backup {} does not exist", keep.value));
+            }
+        }
+    }
+    Some(CheckResult {
+        address: format!("check.{}.backups", service.key.value),
+        passed,
+        details,
+    })
+}

@@ -1,0 +1,220 @@
+//! Fingerprints of live objects: a stable hash (FNV-1a, 64 bits) of an object's normalized JSON
+//! written with sorted keys. A saved plan records the fingerprint of every object it read;
+//! `apply` recomputes it from a fresh read with the same functions and refuses a step whose
+//! object changed since.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Operation, normalize};
+use crate::api::wire::{Alert, Dashboard, Pipe, Service};
+use crate::live::LiveState;
+
+/// A 64-bit FNV-1a hash, written as 16 hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Fingerprint(pub u64);
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl From<Fingerprint> for String {
+    fn from(value: Fingerprint) -> Self {
+        value.to_string()
+    }
+}
+
+impl TryFrom<String> for Fingerprint {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        u64::from_str_radix(&value, 16)
+            .map(Fingerprint)
+            .map_err(|_| format!("`{value}` is not a fingerprint (16 hex digits)"))
+    }
+}
+
+/// The FNV-1a 64 offset basis (the starting hash).
+pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// Hashes bytes with FNV-1a.
+pub fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    hash
+}
+
+/// Fingerprint of any JSON value, independent of key order.
+pub fn of_value(value: &Value) -> Fingerprint {
+    let mut text = String::new();
+    canonical(value, &mut text);
+    Fingerprint(fnv1a(text.as_bytes(), OFFSET))
+}
+
+fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if let Some(v) = map.get(key) {
+                    canonical(v, out);
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Number(n) => match n.as_f64() {
+            // `3` and `3.0` hash alike.
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                out.push_str(&(f as i64).to_string())
+            }
+            _ => out.push_str(&n.to_string()),
+        },
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A service's scaling (address `service.<key>.scaling`).
+pub fn service_scaling(service: &Service) -> Fingerprint {
+    of_value(&normalize::service_scaling(service))
+}
+
+/// A private endpoint attached to a service (`service.<key>.private_endpoint[<id>]`).
+pub fn private_endpoint(id: &str) -> Fingerprint {
+    of_value(&serde_json::json!({ "id": id, "attached": true }))
+}
+
+/// A pipe: identity, source kind and scaling (`pipe.<service>.<key>` and its `.scaling`).
+/// Never its source settings, which may carry credentials.
+pub fn pipe(pipe: &Pipe) -> Fingerprint {
+    of_value(&normalize::pipe_identity(pipe))
+}
+
+/// A dashboard, tile ids included: an update body carries them forward, so a plan made before
+/// tile ids changed must not be applied.
+pub fn dashboard(dashboard: &Dashboard) -> Fingerprint {
+    of_value(&normalize::dashboard_with_ids(dashboard))
+}
+
+/// An alert, with the ids of its dashboard and tile.
+pub fn alert(alert: &Alert) -> Fingerprint {
+    of_value(&normalize::alert_with_ids(alert))
+}
+
+/// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
+/// does not exist. A step is stale when this differs from [`super::Step::fingerprint`]; for a
+/// create, an object that appeared since (same endpoint id, dashboard or alert name) is a change.
+pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
+    let stack = |key: &str| live.stacks.get(key);
+    let find_pipe = |service_id: &str, pipe_id: &str| {
+        live.pipes
+            .get(service_id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
+    };
+    let attached = |service_id: &str, id: &str| {
+        live.services
+            .get(service_id)
+            .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
+            .map(|_| private_endpoint(id))
+    };
+    match operation {
+        Operation::ServiceScaling { service_id, .. } => {
+            live.services.get(service_id).map(service_scaling)
+        }
+        Operation::PrivateEndpointCreate { service_id, body } => attached(service_id, &body.id),
+        Operation::PrivateEndpointDetach { service_id, body } => body
+            .private_endpoint_ids
+            .as_ref()
+            .and_then(|ids| ids.remove.first())
+            .and_then(|id| attached(service_id, id)),
+        Operation::PipeScaling {
+            service_id,
+            pipe_id,
+            ..
+        }
+        | Operation::PipeDelete {
+            service_id,
+            pipe_id,
+        } => find_pipe(service_id, pipe_id).map(pipe),
+        Operation::DashboardCreate { stack: s, body } => stack(&s.key)
+            .and_then(|l| l.dashboards.iter().find(|d| d.name == body.name))
+            .map(dashboard),
+        Operation::DashboardUpdate {
+            stack: s,
+            dashboard_id,
+            ..
+        }
+        | Operation::DashboardDelete {
+            stack: s,
+            dashboard_id,
+        } => stack(&s.key)
+            .and_then(|l| l.dashboards.iter().find(|d| d.id == *dashboard_id))
+            .map(dashboard),
+        Operation::AlertCreate { stack: s, body, .. } => stack(&s.key)
+            .and_then(|l| {
+                l.alerts
+                    .iter()
+                    .find(|a| Some(a.name.as_str()) == body.name.as_deref())
+            })
+            .map(alert),
+        Operation::AlertUpdate {
+            stack: s, alert_id, ..
+        }
+        | Operation::AlertDelete {
+            stack: s, alert_id, ..
+        } => stack(&s.key)
+            .and_then(|l| l.alerts.iter().find(|a| a.id == *alert_id))
+            .map(alert),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_order_and_integral_floats_do_not_matter() {
+        let a = serde_json::json!({"a": 3, "b": [1, {"y": 1, "x": 2}]});
+        let b = serde_json::json!({"b": [1.0, {"x": 2, "y": 1}], "a": 3.0});
+        assert_eq!(of_value(&a), of_value(&b));
+        let c = serde_json::json!({"a": 4, "b": [1, {"y": 1, "x": 2}]});
+        assert_ne!(of_value(&a), of_value(&c));
+    }
+
+    #[test]
+    fn fnv1a_known_vector() {
+        // Published FNV-1a 64 test vector for "a".
+        assert_eq!(fnv1a(b"a", OFFSET), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn round_trips_as_hex() {
+        let f = Fingerprint(0x0123_4567_89ab_cdef);
+        let text = serde_json::to_string(&f).unwrap();
+        assert_eq!(text, "\"0123456789abcdef\"");
+        assert_eq!(serde_json::from_str::<Fingerprint>(&text).unwrap(), f);
+    }
+}

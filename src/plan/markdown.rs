@@ -1,0 +1,155 @@
+//! `--format markdown`: a pull-request comment. It never exceeds [`BUDGET`] characters
+//! (GitHub's limit is 65,536): the marker line, the summary and the destroys are always kept;
+//! each change's details sit in a `<details>` block, added while they fit; a note says what
+//! was cut. The first line is a stable marker so CI can update one comment in place.
+
+use super::text::field_line;
+use super::{Action, Change, Plan, order};
+
+/// The first line of every comment.
+pub const MARKER: &str = "<!-- converge-plan -->";
+
+/// The largest comment rendered, in bytes (never fewer bytes than characters).
+pub const BUDGET: usize = 65_000;
+
+/// Room kept for the closing note.
+const NOTE_ROOM: usize = 400;
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// An address inside `<code>`: names come from users and may hold backticks.
+fn code(text: &str) -> String {
+    escape(text).replace('`', "&#96;")
+}
+
+/// Text inside a fenced block must not close the fence.
+fn fenced(text: &str) -> String {
+    text.replace("```", "` ` `")
+}
+
+fn details(change: &Change) -> String {
+    let mut block = format!(
+        "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
+        change.action.marker(),
+        code(&change.address),
+        escape(&change.reason)
+    );
+    for field in &change.fields {
+        let (_, line) = field_line(field);
+        block.push_str(&fenced(&line));
+        block.push('\n');
+    }
+    block.push_str("```\n\n</details>\n");
+    block
+}
+
+/// Renders the plan as a Markdown comment of at most [`BUDGET`] bytes.
+pub fn render(plan: &Plan) -> String {
+    let mut out = format!(
+        "{MARKER}\n### converge plan\n\n**{}**\n",
+        plan.summary().line()
+    );
+    let mut cut: Vec<String> = Vec::new();
+
+    let destroys: Vec<&Change> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Delete)
+        .collect();
+    if !destroys.is_empty() {
+        out.push_str("\n#### Destroys (need `--allow-destroy`)\n\n");
+        let mut left = destroys.len();
+        for change in &destroys {
+            let line = format!(
+                "- <code>{}</code>: {}\n",
+                code(&change.address),
+                escape(&change.reason)
+            );
+            if out.len() + line.len() + NOTE_ROOM > BUDGET {
+                cut.push(format!("{left} destroys"));
+                break;
+            }
+            out.push_str(&line);
+            left -= 1;
+        }
+    }
+
+    if !plan.checks.is_empty() && cut.is_empty() {
+        out.push_str("\n#### Checks\n\n");
+        for check in &plan.checks {
+            let line = format!(
+                "- {} <code>{}</code>: {}\n",
+                if check.passed { "ok" } else { "**FAILED**" },
+                code(&check.address),
+                escape(&check.details.join("; "))
+            );
+            if out.len() + line.len() + NOTE_ROOM > BUDGET {
+                cut.push("some checks".to_string());
+                break;
+            }
+            out.push_str(&line);
+        }
+    }
+
+    let shown: Vec<&Change> = plan
+        .display_order()
+        .filter(|c| c.action != Action::NoOp)
+        .collect();
+    if !shown.is_empty() && cut.is_empty() {
+        out.push_str("\n#### Changes\n\n");
+        let mut left = shown.len();
+        for change in shown {
+            let block = details(change);
+            if out.len() + block.len() + NOTE_ROOM > BUDGET {
+                cut.push(format!("the details of {left} changes"));
+                break;
+            }
+            out.push_str(&block);
+            left -= 1;
+        }
+    }
+
+    if !plan.unmanaged.is_empty() && cut.is_empty() {
+        let mut block = String::from("\n#### Not managed (reported only)\n\n");
+        for item in &plan.unmanaged {
+            block.push_str(&format!(
+                "- <code>{}</code>: {}\n",
+                code(&item.address),
+                escape(&item.reason)
+            ));
+        }
+        if out.len() + block.len() + NOTE_ROOM > BUDGET {
+            cut.push(format!("{} unmanaged objects", plan.unmanaged.len()));
+        } else {
+            out.push_str(&block);
+        }
+    }
+
+    if !plan.steps.is_empty() && cut.is_empty() {
+        let mut block = format!(
+            "\n<details><summary>Steps ({})</summary>\n\n",
+            plan.steps.len()
+        );
+        for line in order::describe(&plan.steps) {
+            block.push_str(&format!("{}<br>\n", code(&line)));
+        }
+        block.push_str("\n</details>\n");
+        if out.len() + block.len() + NOTE_ROOM > BUDGET {
+            cut.push(format!("the list of {} steps", plan.steps.len()));
+        } else {
+            out.push_str(&block);
+        }
+    }
+
+    if !cut.is_empty() {
+        out.push_str(&format!(
+            "\n> **Note:** this comment was cut to stay under GitHub's size limit; not shown: {}. Run `converge plan` for the full plan.\n",
+            cut.join(", ")
+        ));
+    }
+    out
+}

@@ -1,0 +1,388 @@
+//! Normalizers: each kind's live object (and desired object) turned into the JSON the planner
+//! compares, so the plan after a successful apply is always empty.
+//!
+//! What every normalizer does:
+//! - drops server-owned fields by construction: only the listed fields are written (ids,
+//!   timestamps, `state`, `team`, endpoints... never appear);
+//! - writes whole numbers as integers, so `3` and `3.0` compare and print alike;
+//! - treats an empty string as absent (a `PUT` turns omitted strings into `""`);
+//! - applies these defaults, on both sides:
+//!   - service `idleScaling` absent is `true` (the contract's default);
+//!   - tile `asRatio` absent is `false`;
+//!   - series `whereLanguage` absent is `lucene` (the stack's default query language);
+//!   - series `groupBy` absent (null) is `[]`;
+//!   - alert `source` absent is `tile`;
+//! - sorts order-insensitive lists: dashboard `tags` (also de-duplicated), tiles by name
+//!   (tiles are matched by name; their place is `x`/`y`), service `privateEndpointIds`.
+//!
+//! Pipe sources are never normalized into anything the planner keeps: only their kind.
+
+use serde_json::{Map, Value, json};
+
+use crate::api::wire::{Alert, Channel, Dashboard, Pipe, PipeScaling, Series, Service, Tile};
+
+/// A number as JSON: whole numbers as integers.
+pub fn num(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        Value::from(value as i64)
+    } else {
+        serde_json::Number::from_f64(value)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+fn put(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        map.insert(key.to_string(), value);
+    }
+}
+
+fn text(value: &Option<String>) -> Option<Value> {
+    value
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|s| Value::String(s.to_string()))
+}
+
+/// A service's scaling fields (`service.<key>.scaling`).
+pub fn service_scaling(service: &Service) -> Value {
+    let mut map = Map::new();
+    put(&mut map, "numReplicas", service.num_replicas.map(num));
+    put(
+        &mut map,
+        "idleScaling",
+        Some(Value::Bool(service.idle_scaling.unwrap_or(true))),
+    );
+    put(
+        &mut map,
+        "idleTimeoutMinutes",
+        service.idle_timeout_minutes.map(num),
+    );
+    put(
+        &mut map,
+        "minTotalMemoryGb",
+        service.min_total_memory_gb.map(num),
+    );
+    put(
+        &mut map,
+        "maxTotalMemoryGb",
+        service.max_total_memory_gb.map(num),
+    );
+    Value::Object(map)
+}
+
+/// A service's private endpoint ids, sorted and de-duplicated.
+pub fn private_endpoint_ids(service: &Service) -> Vec<String> {
+    let mut ids = service.private_endpoint_ids.clone();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// A pipe's scaling fields.
+pub fn pipe_scaling(scaling: &PipeScaling) -> Value {
+    let mut map = Map::new();
+    put(&mut map, "replicas", scaling.replicas.map(Value::from));
+    put(
+        &mut map,
+        "concurrency",
+        scaling.concurrency.map(Value::from),
+    );
+    put(
+        &mut map,
+        "replicaCpuMillicores",
+        scaling.replica_cpu_millicores.map(Value::from),
+    );
+    put(
+        &mut map,
+        "replicaMemoryGb",
+        scaling.replica_memory_gb.map(num),
+    );
+    Value::Object(map)
+}
+
+/// A pipe as the plan shows it: id, name, source kind and scaling, never its source settings.
+pub fn pipe_identity(pipe: &Pipe) -> Value {
+    let kind = pipe
+        .source
+        .as_ref()
+        .and_then(|s| s.kind())
+        .map(|k| k.as_str());
+    json!({
+        "id": pipe.id,
+        "name": pipe.name,
+        "sourceKind": kind,
+        "scaling": pipe_scaling(&pipe.scaling.clone().unwrap_or_default()),
+    })
+}
+
+/// One series.
+pub fn series(series: &Series) -> Value {
+    let mut map = Map::new();
+    put(&mut map, "type", text(&series.kind));
+    put(&mut map, "dataSource", text(&series.data_source));
+    put(&mut map, "sourceId", text(&series.source_id));
+    put(&mut map, "aggFn", text(&series.agg_fn));
+    put(&mut map, "field", text(&series.field));
+    put(&mut map, "where", text(&series.where_));
+    put(
+        &mut map,
+        "whereLanguage",
+        Some(text(&series.where_language).unwrap_or_else(|| Value::from("lucene"))),
+    );
+    let group_by: Vec<Value> = series
+        .group_by
+        .iter()
+        .flatten()
+        .map(|g| Value::String(g.clone()))
+        .collect();
+    map.insert("groupBy".into(), Value::Array(group_by));
+    put(&mut map, "metricName", text(&series.metric_name));
+    put(&mut map, "metricDataType", text(&series.metric_data_type));
+    Value::Object(map)
+}
+
+/// One tile, with or without its server-assigned id.
+pub fn tile(tile: &Tile, with_id: bool) -> Value {
+    let mut map = Map::new();
+    if with_id {
+        put(&mut map, "id", text(&tile.id));
+    }
+    map.insert("name".into(), Value::String(tile.name.clone()));
+    map.insert("x".into(), Value::from(tile.x));
+    map.insert("y".into(), Value::from(tile.y));
+    map.insert("w".into(), Value::from(tile.w));
+    map.insert("h".into(), Value::from(tile.h));
+    map.insert(
+        "asRatio".into(),
+        Value::Bool(tile.as_ratio.unwrap_or(false)),
+    );
+    map.insert(
+        "series".into(),
+        Value::Array(tile.series.iter().map(series).collect()),
+    );
+    Value::Object(map)
+}
+
+/// Sorted, de-duplicated tags.
+pub fn tags(tags: &[String]) -> Vec<String> {
+    let mut tags: Vec<String> = tags.iter().filter(|t| !t.is_empty()).cloned().collect();
+    tags.sort();
+    tags.dedup();
+    tags
+}
+
+fn dashboard_value(dashboard: &Dashboard, with_ids: bool) -> Value {
+    let mut tiles: Vec<&Tile> = dashboard.tiles.iter().collect();
+    tiles.sort_by(|a, b| a.name.cmp(&b.name));
+    json!({
+        "name": dashboard.name,
+        "tags": tags(&dashboard.tags),
+        "tiles": tiles.into_iter().map(|t| tile(t, with_ids)).collect::<Vec<_>>(),
+    })
+}
+
+/// A dashboard as compared: name, tags, tiles by name; no ids.
+pub fn dashboard(dashboard: &Dashboard) -> Value {
+    dashboard_value(dashboard, false)
+}
+
+/// A dashboard with its tile ids, for fingerprints.
+pub fn dashboard_with_ids(dashboard: &Dashboard) -> Value {
+    let mut value = dashboard_value(dashboard, true);
+    if let Value::Object(map) = &mut value {
+        map.insert("id".into(), Value::String(dashboard.id.clone()));
+    }
+    value
+}
+
+fn channel(channel: &Option<Channel>) -> Value {
+    match channel {
+        Some(c) => {
+            let mut map = Map::new();
+            map.insert("type".into(), Value::String(c.kind.clone()));
+            put(&mut map, "webhookId", text(&c.webhook_id));
+            Value::Object(map)
+        }
+        None => Value::Null,
+    }
+}
+
+/// The fields of an alert as compared; `dashboard` and `tile` are names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertView<'a> {
+    /// Alert name.
+    pub name: &'a str,
+    /// Dashboard name (or `id:<id>` when the id matches no dashboard).
+    pub dashboard: String,
+    /// Tile name (or `id:<id>` when the id matches no tile).
+    pub tile: String,
+    /// Threshold.
+    pub threshold: Option<f64>,
+    /// `above` / `below`.
+    pub threshold_type: &'a Option<String>,
+    /// Interval.
+    pub interval: &'a Option<String>,
+    /// `tile` / `search`; absent is `tile`.
+    pub source: &'a Option<String>,
+    /// Channel.
+    pub channel: &'a Option<Channel>,
+    /// Message.
+    pub message: &'a Option<String>,
+}
+
+/// An alert as compared.
+pub fn alert_view(view: &AlertView<'_>) -> Value {
+    let mut map = Map::new();
+    map.insert("name".into(), Value::String(view.name.to_string()));
+    map.insert("dashboard".into(), Value::String(view.dashboard.clone()));
+    map.insert("tile".into(), Value::String(view.tile.clone()));
+    put(&mut map, "threshold", view.threshold.map(num));
+    put(&mut map, "thresholdType", text(view.threshold_type));
+    put(&mut map, "interval", text(view.interval));
+    map.insert(
+        "source".into(),
+        text(view.source).unwrap_or_else(|| Value::from("tile")),
+    );
+    map.insert("channel".into(), channel(view.channel));
+    put(&mut map, "message", text(view.message));
+    Value::Object(map)
+}
+
+/// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`
+/// (the live dashboard whose id the alert names, if any).
+pub fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
+    let dashboard = dashboard.filter(|d| alert.dashboard.as_deref() == Some(d.id.as_str()));
+    let dashboard_name = match (dashboard, &alert.dashboard) {
+        (Some(d), _) => d.name.clone(),
+        (None, Some(id)) => format!("id:{id}"),
+        (None, None) => String::new(),
+    };
+    let tile = dashboard.and_then(|d| {
+        d.tiles
+            .iter()
+            .find(|t| t.id.is_some() && t.id == alert.tile_id)
+    });
+    let tile_name = match (tile, &alert.tile_id) {
+        (Some(t), _) => t.name.clone(),
+        (None, Some(id)) => format!("id:{id}"),
+        (None, None) => String::new(),
+    };
+    alert_view(&AlertView {
+        name: &alert.name,
+        dashboard: dashboard_name,
+        tile: tile_name,
+        threshold: alert.threshold,
+        threshold_type: &alert.threshold_type,
+        interval: &alert.interval,
+        source: &alert.source,
+        channel: &alert.channel,
+        message: &alert.message,
+    })
+}
+
+/// An alert with its own, its dashboard's and its tile's ids, for fingerprints.
+pub fn alert_with_ids(alert: &Alert) -> Value {
+    let mut value = alert_view(&AlertView {
+        name: &alert.name,
+        dashboard: alert.dashboard.clone().unwrap_or_default(),
+        tile: alert.tile_id.clone().unwrap_or_default(),
+        threshold: alert.threshold,
+        threshold_type: &alert.threshold_type,
+        interval: &alert.interval,
+        source: &alert.source,
+        channel: &alert.channel,
+        message: &alert.message,
+    });
+    if let Value::Object(map) = &mut value {
+        map.insert("id".into(), Value::String(alert.id.clone()));
+    }
+    value
+}
+
+/// Keeps only the keys of `value` that `managed` has (both objects): the live side of a diff
+/// over the fields the config mentions.
+pub fn project(value: &Value, managed: &Value) -> Value {
+    match (value, managed) {
+        (Value::Object(map), Value::Object(keys)) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| keys.contains_key(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_make_absent_and_explicit_equal() {
+        let bare = Series {
+            kind: Some("time".into()),
+            ..Default::default()
+        };
+        let explicit = Series {
+            kind: Some("time".into()),
+            where_language: Some("lucene".into()),
+            group_by: Some(vec![]),
+            field: Some(String::new()),
+            ..Default::default()
+        };
+        assert_eq!(series(&bare), series(&explicit));
+        let a = Tile {
+            name: "t".into(),
+            as_ratio: None,
+            ..Default::default()
+        };
+        let b = Tile {
+            as_ratio: Some(false),
+            id: Some("server-id".into()),
+            ..a.clone()
+        };
+        assert_eq!(tile(&a, false), tile(&b, false));
+        assert_ne!(tile(&a, true), tile(&b, true));
+    }
+
+    #[test]
+    fn whole_floats_are_integers_and_tags_sorted() {
+        assert_eq!(num(3.0), Value::from(3));
+        assert_eq!(num(0.5), json!(0.5));
+        let d = Dashboard {
+            id: "x".into(),
+            name: "n".into(),
+            tags: vec!["b".into(), "a".into(), "b".into()],
+            tiles: vec![
+                Tile {
+                    name: "z".into(),
+                    ..Default::default()
+                },
+                Tile {
+                    name: "a".into(),
+                    ..Default::default()
+                },
+            ],
+        };
+        let v = dashboard(&d);
+        assert_eq!(v["tags"], json!(["a", "b"]));
+        assert_eq!(v["tiles"][0]["name"], "a");
+        assert!(v.get("id").is_none());
+    }
+
+    #[test]
+    fn service_scaling_drops_server_fields_and_defaults_idle_scaling() {
+        let service = Service {
+            id: "s".into(),
+            state: Some("running".into()),
+            num_replicas: Some(3.0),
+            ..Default::default()
+        };
+        assert_eq!(
+            service_scaling(&service),
+            json!({"numReplicas": 3, "idleScaling": true})
+        );
+    }
+}

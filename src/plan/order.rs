@@ -1,0 +1,68 @@
+//! The step graph (DESIGN section 5). The planner emits steps so that every dependency comes
+//! earlier in the list:
+//! - private endpoints, service scaling and pipe scaling are independent;
+//! - an alert's create or update waits for the create or update of its dashboard;
+//! - a pruned alert is deleted, and an alert moving off a dashboard is updated, before that
+//!   dashboard is deleted (deleting a dashboard deletes its alerts on the server).
+//!
+//! `levels` groups steps that may run together; `apply` runs a level's steps concurrently.
+
+use super::Step;
+
+/// Checks that every dependency names an earlier step (so the list order is a valid order).
+pub fn check(steps: &[Step]) -> Result<(), String> {
+    for (index, step) in steps.iter().enumerate() {
+        if step.id != index {
+            return Err(format!("step {} is listed at position {index}", step.id));
+        }
+        if let Some(bad) = step.depends_on.iter().find(|d| **d >= index) {
+            return Err(format!(
+                "step {index} ({}) depends on step {bad}, which does not come before it",
+                step.address
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Groups steps into levels: a step's level is one more than its deepest dependency. Steps of
+/// one level are independent of each other.
+pub fn levels(steps: &[Step]) -> Vec<Vec<usize>> {
+    let mut level_of = vec![0usize; steps.len()];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let level = step
+            .depends_on
+            .iter()
+            .filter(|d| **d < index)
+            .map(|d| level_of[*d] + 1)
+            .max()
+            .unwrap_or(0);
+        level_of[index] = level;
+        if levels.len() <= level {
+            levels.resize(level + 1, Vec::new());
+        }
+        levels[level].push(index);
+    }
+    levels
+}
+
+/// The step list as printed under a plan: `1. address` and `(after 1, 2)` for dependencies;
+/// numbers are 1-based.
+pub fn describe(steps: &[Step]) -> Vec<String> {
+    steps
+        .iter()
+        .map(|step| {
+            let mut line = format!("{}. {}", step.id + 1, step.address);
+            if !step.depends_on.is_empty() {
+                let after: Vec<String> = step
+                    .depends_on
+                    .iter()
+                    .map(|d| (d + 1).to_string())
+                    .collect();
+                line.push_str(&format!(" (after {})", after.join(", ")));
+            }
+            line
+        })
+        .collect()
+}

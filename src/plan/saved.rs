@@ -1,0 +1,131 @@
+//! The saved plan (`plan --out FILE`, read back by `apply --plan FILE`): JSON with a format
+//! version, the organization, the API settings with secrets only as `${env:NAME}` references,
+//! and the plan itself (desired values, fingerprints of what was read, steps). Nothing in it is
+//! a secret value: the credentials are re-read from the environment at apply time.
+
+use serde::{Deserialize, Serialize};
+
+use super::Plan;
+use crate::config::model::Config;
+
+/// Format identifier of saved plans.
+pub const FORMAT: &str = "converge-saved-plan/1";
+
+/// The cloud API settings a saved plan needs to be applied.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedCloud {
+    /// Base URL.
+    pub url: Option<String>,
+    /// Key id (not a secret).
+    pub key_id: Option<String>,
+    /// Key secret, as the reference written in the config (`${env:NAME}`).
+    pub key_secret: Option<String>,
+}
+
+/// The observability API settings a saved plan needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedObservability {
+    /// Base URL.
+    pub url: Option<String>,
+    /// Token, as the reference written in the config (`${env:NAME}`).
+    pub token: Option<String>,
+}
+
+/// A saved plan file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlan {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Organization id.
+    pub organization: String,
+    /// Cloud API settings.
+    pub cloud: SavedCloud,
+    /// Observability API settings, when the config has them.
+    pub observability: Option<SavedObservability>,
+    /// The plan: changes with desired values and fingerprints, and the steps.
+    pub plan: Plan,
+}
+
+/// Why a saved plan could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadError {
+    /// Not JSON of the expected shape.
+    #[error("the file is not a saved converge plan: {0}")]
+    Malformed(String),
+    /// Another format version.
+    #[error(
+        "the file is a `{found}` plan; this converge reads `{FORMAT}`: run `converge plan --out` again"
+    )]
+    Version {
+        /// The format it declared.
+        found: String,
+    },
+}
+
+impl SavedPlan {
+    /// Wraps a plan with what `apply --plan` needs from the config.
+    pub fn new(config: &Config, plan: Plan) -> Self {
+        let cloud = config
+            .cloud
+            .as_ref()
+            .map(|c| SavedCloud {
+                url: c.url.as_ref().map(|v| v.value.clone()),
+                key_id: c.key_id.as_ref().map(|v| v.value.clone()),
+                key_secret: c.key_secret.as_ref().map(|s| s.reference.clone()),
+            })
+            .unwrap_or_default();
+        let observability = config.observability.as_ref().map(|o| SavedObservability {
+            url: o.url.as_ref().map(|v| v.value.clone()),
+            token: o.token.as_ref().map(|s| s.reference.clone()),
+        });
+        SavedPlan {
+            format: FORMAT.to_string(),
+            organization: config.organization.value.clone(),
+            cloud,
+            observability,
+            plan,
+        }
+    }
+
+    /// The file's text: pretty JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_string());
+        text.push('\n');
+        text
+    }
+
+    /// Reads a saved plan, refusing other format versions.
+    pub fn from_json(text: &str) -> Result<Self, LoadError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| LoadError::Malformed(e.to_string()))?;
+        let found = value
+            .get("format")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if found != FORMAT {
+            return Err(LoadError::Version { found });
+        }
+        let saved: SavedPlan =
+            serde_json::from_value(value).map_err(|e| LoadError::Malformed(e.to_string()))?;
+        // A hand-edited file must still describe an order apply can follow.
+        super::order::check(&saved.plan.steps).map_err(LoadError::Malformed)?;
+        if let Some(change) = saved.plan.changes.iter().find(|c| {
+            c.step.is_some_and(|s| {
+                saved
+                    .plan
+                    .steps
+                    .get(s)
+                    .is_none_or(|st| st.address != c.address)
+            })
+        }) {
+            return Err(LoadError::Malformed(format!(
+                "change {} points at a step that does not carry it",
+                change.address
+            )));
+        }
+        Ok(saved)
+    }
+}
