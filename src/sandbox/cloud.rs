@@ -10,7 +10,9 @@ use crate::api::limits::{
     SERVICE_MEMORY_MIN_GB, SERVICE_MEMORY_STEP_GB, SERVICE_REPLICAS,
     SERVICE_REPLICAS_MIN_FIRST_IN_WAREHOUSE,
 };
-use crate::api::wire::{Pipe, PipeScaling, PrivateEndpoint, ServiceScalingPatch, SourceKind};
+use crate::api::wire::{
+    Pipe, PipeScaling, PrivateEndpoint, Service, ServiceScalingPatch, SourceKind,
+};
 
 use super::Quirk;
 use super::routes::{ApiError, Op, Reply};
@@ -57,8 +59,13 @@ fn run(
     body: Option<&Value>,
 ) -> Result<Reply, ApiError> {
     if op == Op::ListServices {
-        let services: Vec<_> = ctx.world.services.iter().map(|r| &r.service).collect();
-        return Ok(Reply::Ok(to_value(&services)?));
+        let services: Vec<Value> = ctx
+            .world
+            .services
+            .iter()
+            .map(|r| render_service(&r.service))
+            .collect::<Result<_, _>>()?;
+        return Ok(Reply::Ok(Value::Array(services)));
     }
     let Some(index) = ctx
         .world
@@ -73,7 +80,9 @@ fn run(
     let empty = Value::Null;
     let body = body.unwrap_or(&empty);
     match op {
-        Op::GetService => Ok(Reply::Ok(to_value(&ctx.world.services[index].service)?)),
+        Op::GetService => Ok(Reply::Ok(render_service(
+            &ctx.world.services[index].service,
+        )?)),
         Op::PatchService => patch_service(ctx, index, body),
         Op::PatchServiceScaling => patch_scaling(ctx, index, body),
         Op::PatchServiceState => patch_state(ctx, index, body),
@@ -139,6 +148,24 @@ fn find_pipe(world: &World, service_id: &str, id: Option<&str>) -> Result<usize,
         .iter()
         .position(|p| p.pipe.service_id == service_id && Some(p.pipe.id.as_str()) == id)
         .ok_or_else(|| ApiError::not_found(format!("ClickPipe {} not found", id.unwrap_or(""))))
+}
+
+/// A service as JSON, with the `currentScaling` block the real API adds: the values in effect,
+/// which mirror the baseline fields here.
+fn render_service(service: &Service) -> Result<Value, ApiError> {
+    let mut service = service.clone();
+    service.autoscaling_mode = Some("vertical".into());
+    let replicas = service.num_replicas.map(|r| r as i64);
+    service.current_scaling = Some(json!({
+        "effectiveAutoscalingMode": "vertical",
+        "effectiveMinReplicaMemoryGb": service.min_replica_memory_gb,
+        "effectiveMaxReplicaMemoryGb": service.max_replica_memory_gb,
+        "effectiveMinReplicas": replicas,
+        "effectiveMaxReplicas": replicas,
+        "effectiveIdleScaling": service.idle_scaling,
+        "effectiveIdleTimeoutMinutes": service.idle_timeout_minutes.map(|m| m as i64),
+    }));
+    to_value(&service)
 }
 
 /// A pipe as JSON, with CPU and memory as quantity strings when that quirk is on.
@@ -229,7 +256,9 @@ fn patch_service(ctx: &mut Ctx<'_>, index: usize, body: &Value) -> Result<Reply,
     service
         .available_private_endpoint_ids
         .retain(|id| !attached.contains(id));
-    Ok(Reply::Ok(to_value(&ctx.world.services[index].service)?))
+    Ok(Reply::Ok(render_service(
+        &ctx.world.services[index].service,
+    )?))
 }
 
 fn memory(map: &serde_json::Map<String, Value>, key: &str, max: f64) -> Check<Option<f64>> {
@@ -328,7 +357,7 @@ fn patch_scaling(ctx: &mut Ctx<'_>, index: usize, body: &Value) -> Result<Reply,
         merge_service_patch(&mut merged, &patch);
         record.pending_scaling = Some((ctx.wall_ms + ctx.delay_ms, merged));
     }
-    Ok(Reply::Ok(to_value(&answer)?))
+    Ok(Reply::Ok(render_service(&answer)?))
 }
 
 fn merge_service_patch(into: &mut ServiceScalingPatch, patch: &ServiceScalingPatch) {
@@ -356,7 +385,7 @@ fn patch_state(ctx: &mut Ctx<'_>, index: usize, body: &Value) -> Result<Reply, A
         record.service.state = Some(during.into());
         record.pending_state = Some((ctx.wall_ms + ctx.delay_ms, after.into()));
     }
-    Ok(Reply::Ok(to_value(&record.service)?))
+    Ok(Reply::Ok(render_service(&record.service)?))
 }
 
 fn create_private_endpoint(

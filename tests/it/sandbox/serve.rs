@@ -1,0 +1,110 @@
+//! `converge sandbox serve` through the real binary.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// Starts `converge sandbox serve ARGS` and returns the child, its URL and the lines before it.
+fn serve(args: &[&str]) -> (Child, String, Vec<String>) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
+        .args(["sandbox", "serve", "--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = Vec::new();
+    let mut url = None;
+    for line in BufReader::new(stderr).lines().take(10) {
+        let line = line.unwrap();
+        if let Some(rest) = line.strip_prefix("sandbox listening on ") {
+            url = Some(rest.split_whitespace().next().unwrap().to_string());
+        }
+        let done = line.starts_with("hint:");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    (child, url.expect("the URL is printed"), lines)
+}
+
+fn get(url: &str, auth: &str) -> u16 {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        reqwest::Client::new()
+            .get(url)
+            .header("Authorization", auth)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    })
+}
+
+#[test]
+fn serve_prints_the_url_and_the_demo_credentials() {
+    let (mut child, url, lines) = serve(&["--seed", "large", "--rate-limit", "off"]);
+    assert!(
+        lines.iter().any(|l| l.contains("key id `sandbox-key`")),
+        "{lines:?}"
+    );
+    let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn serve_uses_the_credentials_it_is_given() {
+    let (mut child, url, lines) = serve(&[
+        "--key-id",
+        "ci-key",
+        "--key-secret",
+        "ci-secret",
+        "--token",
+        "ci-token",
+        "--org",
+        "11111111-2222-4333-8444-555555555555",
+    ]);
+    assert!(
+        !lines.iter().any(|l| l.contains("demo credentials")),
+        "{lines:?}"
+    );
+    let basic = |raw: &str| {
+        format!(
+            "Basic {}",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, raw)
+        )
+    };
+    let services = format!("{url}/v1/organizations/11111111-2222-4333-8444-555555555555/services");
+    let given = get(&services, &basic("ci-key:ci-secret"));
+    let demo = get(&services, &basic("sandbox-key:sandbox-secret"));
+    let token = get(&format!("{url}/api/v2/dashboards"), "Bearer ci-token");
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_eq!((given, demo, token), (200, 401, 200));
+}
+
+#[test]
+fn serve_rejects_unpaired_keys_and_bad_fault_specs() {
+    let unpaired = assert_cmd::Command::cargo_bin("converge")
+        .unwrap()
+        .args(["sandbox", "serve", "--port", "0", "--key-id", "a"])
+        .output()
+        .unwrap();
+    assert_eq!(unpaired.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unpaired.stderr).contains("--key-secret"));
+    let faults = assert_cmd::Command::cargo_bin("converge")
+        .unwrap()
+        .args(["sandbox", "serve", "--faults", "teapot=0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(faults.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&faults.stderr).contains("unknown fault"));
+}
