@@ -230,6 +230,20 @@ impl SandboxHandle {
         self.addr
     }
 
+    /// The environment a `converge` run needs to reach this sandbox with the demo credentials
+    /// (`CONVERGE_CLOUD_URL`, `CONVERGE_OBSERVABILITY_URL`, `CONVERGE_ORG_ID`, `CONVERGE_KEY_ID`,
+    /// `CONVERGE_KEY_SECRET`, `CONVERGE_OBS_TOKEN`), as the quickstart config reads them.
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("CONVERGE_CLOUD_URL", self.url()),
+            ("CONVERGE_OBSERVABILITY_URL", self.url()),
+            ("CONVERGE_ORG_ID", DEMO_ORG.to_string()),
+            ("CONVERGE_KEY_ID", DEMO_KEY_ID.to_string()),
+            ("CONVERGE_KEY_SECRET", DEMO_KEY_SECRET.to_string()),
+            ("CONVERGE_OBS_TOKEN", DEMO_TOKEN.to_string()),
+        ]
+    }
+
     /// The requests served so far, oldest first.
     pub fn request_log(&self) -> Vec<LogEntry> {
         self.state.log_snapshot()

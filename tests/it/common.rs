@@ -31,14 +31,7 @@ pub fn fast_sandbox() -> SandboxHandle {
 /// The real binary with its environment pointing at `sandbox` (demo credentials, no color).
 pub fn converge(sandbox: &SandboxHandle) -> assert_cmd::Command {
     let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary is built");
-    command
-        .env("CONVERGE_CLOUD_URL", sandbox.url())
-        .env("CONVERGE_OBSERVABILITY_URL", sandbox.url())
-        .env("CONVERGE_ORG_ID", DEMO_ORG)
-        .env("CONVERGE_KEY_ID", DEMO_KEY_ID)
-        .env("CONVERGE_KEY_SECRET", DEMO_KEY_SECRET)
-        .env("CONVERGE_OBS_TOKEN", DEMO_TOKEN)
-        .env("NO_COLOR", "1");
+    command.envs(sandbox.environment()).env("NO_COLOR", "1");
     command
 }
 

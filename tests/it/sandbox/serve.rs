@@ -55,9 +55,15 @@ fn serve_prints_the_url_and_the_demo_credentials() {
         "{lines:?}"
     );
     let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
-    child.kill().unwrap();
-    let _ = child.wait();
+    // SIGTERM stops it cleanly.
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let exit = child.wait().unwrap();
     assert_eq!(status, 200);
+    assert_eq!(exit.code(), Some(0));
 }
 
 #[test]
