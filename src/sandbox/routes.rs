@@ -156,8 +156,6 @@ impl From<super::validate::Invalid> for ApiError {
     }
 }
 
-const ORG: &str = "/v1/organizations/{organizationId}";
-
 macro_rules! cloud_template {
     ($rest:literal) => {
         concat!("/v1/organizations/{organizationId}", $rest)
@@ -300,7 +298,6 @@ fn cloud(method: &str, org: &str, rest: &[&str]) -> Option<Matched> {
             ),
             _ => return None,
         };
-    debug_assert!(template.starts_with(ORG));
     Some(Matched {
         api: Api::Cloud,
         op,

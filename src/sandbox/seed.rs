@@ -26,7 +26,16 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
     match seed {
         Seed::Demo => demo(now),
         Seed::Large => large(now),
-        Seed::Empty => World::default(),
+        // No services, but the observability API still answers (with empty lists).
+        Seed::Empty => World {
+            stacks: vec![Stack {
+                key: StackKey::Observability,
+                dashboards: Vec::new(),
+                alerts: Vec::new(),
+                sources: Vec::new(),
+            }],
+            ..World::default()
+        },
     }
 }
 

@@ -342,12 +342,11 @@ fn error_response(api: Api, op: Option<Op>, error: &ApiError, request_id: &str) 
     }
 }
 
-fn too_many(api: Api, reset_secs: u64, request_id: &str) -> Response<Body> {
+fn too_many(api: Api, reset_secs: u64) -> Response<Body> {
     let mut response = match api {
         Api::Cloud => json_response(429, &json!({"error": "TOO_MANY_REQUESTS"})),
         Api::Observability => text_response(429, "Too many requests, please try again later."),
     };
-    let _ = request_id;
     if let Ok(value) = HeaderValue::from_str(&reset_secs.to_string()) {
         response.headers_mut().insert("x-ratelimit-reset", value);
     }
@@ -486,7 +485,7 @@ async fn handle(
     };
     if let Err(reset) = shared.admit(matched.api, &credential) {
         shared.record(&method, template, 429, None);
-        return Ok(too_many(matched.api, reset, &request_id));
+        return Ok(too_many(matched.api, reset));
     }
     if !shared.options.latency.is_zero() {
         tokio::time::sleep(shared.options.latency).await;
@@ -495,7 +494,7 @@ async fn handle(
     match fault {
         Some(Fault::TooManyRequests) => {
             shared.record(&method, template, 429, fault);
-            return Ok(too_many(matched.api, 1, &request_id));
+            return Ok(too_many(matched.api, 1));
         }
         Some(Fault::Internal | Fault::Unavailable) => {
             let (status, code, text) = if fault == Some(Fault::Internal) {

@@ -63,7 +63,6 @@ fn run(
     let now = iso_ms(ctx.now);
     let empty = Value::Null;
     let body = body.unwrap_or(&empty);
-    // Ids are drawn before the stack is borrowed; unused ones only advance the counter.
     let world = &mut *ctx.world;
     let Some(stack_index) = world.stacks.iter().position(|s| &s.key == key) else {
         return Err(ApiError::not_found(

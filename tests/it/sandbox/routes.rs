@@ -595,3 +595,16 @@ fn request_log_records_route_templates_and_resets_over_http() {
     );
     assert!(sandbox.request_log().is_empty());
 }
+
+#[test]
+fn empty_seed_has_nothing_but_still_answers() {
+    let sandbox = common::sandbox(converge::sandbox::SandboxOptions {
+        seed: converge::sandbox::Seed::Empty,
+        rate_limit: false,
+        ..Default::default()
+    });
+    let client = Client::new(&sandbox);
+    assert_eq!(client.cloud("GET", "/services", None).result(), json!([]));
+    assert_eq!(client.obs("GET", "/dashboards", None).data(), json!([]));
+    assert_eq!(client.obs("GET", "/alerts", None).data(), json!([]));
+}
