@@ -74,7 +74,7 @@ pub enum Seed {
     /// A big organization for benchmarks: 20 services, 100 pipes, 40 private endpoints, 2 stacks
     /// with 300 dashboards and 1,000 alerts.
     Large,
-    /// Nothing at all.
+    /// No services or pipes; an observability API with no dashboards, alerts or sources.
     Empty,
 }
 

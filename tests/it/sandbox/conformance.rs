@@ -11,7 +11,9 @@
 //! - `observability-api.openapi.json` (3.0): the 200 responses of dashboards (list, create, get,
 //!   update, delete), alerts (list, create, get, update, delete) and charts/series.
 //!
-//! Formats (`uuid`, `date-time`) are asserted. Without `../shared` the test prints why it
+//! Error bodies are checked where the documents describe them (cloud 400, observability 404,
+//! charts/series 400); the observability 401 is plain text as `api-facts.md` says, not the
+//! document's JSON. Formats (`uuid`, `date-time`) are asserted. Without `../shared` the test prints why it
 //! skipped.
 
 use std::path::PathBuf;
@@ -54,9 +56,14 @@ fn errors(document: &Value, schema: &Value, instance: &Value, what: &str) -> Vec
 
 /// The 200 response schema of an operation.
 fn response_schema(document: &Value, path: &str, method: &str) -> Value {
-    let schema = &document["paths"][path][method]["responses"]["200"]["content"]["application/json"]
+    status_schema(document, path, method, 200)
+}
+
+/// The JSON response schema of an operation for one status.
+fn status_schema(document: &Value, path: &str, method: &str, status: u16) -> Value {
+    let schema = &document["paths"][path][method]["responses"][status.to_string()]["content"]["application/json"]
         ["schema"];
-    assert!(schema.is_object(), "no 200 schema for {method} {path}");
+    assert!(schema.is_object(), "no {status} schema for {method} {path}");
     schema.clone()
 }
 
@@ -173,6 +180,29 @@ fn responses_validate_against_the_reference_documents() {
         "delete",
         &client.cloud("DELETE", &format!("{service}/pipes/{EVENTS}"), None),
     );
+
+    // Error bodies, where the documents describe them.
+    let rejected = client.cloud(
+        "PATCH",
+        &format!("{service}/scaling"),
+        Some(json!({"numReplicas": 99})),
+    );
+    assert_eq!(rejected.status, 400);
+    let schema = status_schema(
+        &cloud,
+        &format!("{org}/services/{{serviceId}}/scaling"),
+        "patch",
+        400,
+    );
+    check(&cloud, &schema, &rejected.json(), "400 PATCH scaling");
+    let missing = client.obs("GET", "/dashboards/000000000000000000000000", None);
+    assert_eq!(missing.status, 404);
+    let schema = status_schema(&obs, "/api/v2/dashboards/{id}", "get", 404);
+    check(&obs, &schema, &missing.json(), "404 GET dashboard");
+    let bad_series = client.obs("POST", "/charts/series", Some(json!({"series": []})));
+    assert_eq!(bad_series.status, 400);
+    let schema = status_schema(&obs, "/api/v2/charts/series", "post", 400);
+    check(&obs, &schema, &bad_series.json(), "400 charts/series");
 
     // The managed stack: the cloud envelope around the contract's shapes.
     let made = client.cloud(
