@@ -159,6 +159,20 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
         printer.err(&format!(
             "hint: export CONVERGE_CLOUD_URL={url} CONVERGE_OBSERVABILITY_URL={url}"
         ));
+        if printer.verbosity() >= 1 {
+            let log = printer.clone();
+            server.observe(move |entry| {
+                let fault = entry
+                    .fault
+                    .as_deref()
+                    .map(|f| format!(" (fault: {f})"))
+                    .unwrap_or_default();
+                log.info(&format!(
+                    "{} {} -> {}{fault}",
+                    entry.method, entry.route, entry.status
+                ));
+            });
+        }
         server.run(shutdown_signal()).await;
         printer.err("sandbox stopped");
         Ok(Exit::Success)

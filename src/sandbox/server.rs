@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -41,6 +41,8 @@ pub(crate) struct Shared {
     log: Mutex<Vec<LogEntry>>,
     limiter: Mutex<RateLimiter>,
     rng: Mutex<SplitMix64>,
+    /// Told about every logged request (`sandbox serve -v` prints them).
+    observer: OnceLock<Box<dyn Fn(&LogEntry) + Send + Sync>>,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
@@ -60,12 +62,16 @@ impl Shared {
     }
 
     fn record(&self, method: &str, route: &str, status: u16, fault: Option<Fault>) {
-        lock(&self.log).push(LogEntry {
+        let entry = LogEntry {
             method: method.to_string(),
             route: route.to_string(),
             status,
             fault: fault.map(|f| f.name().to_string()),
-        });
+        };
+        if let Some(observer) = self.observer.get() {
+            observer(&entry);
+        }
+        lock(&self.log).push(entry);
     }
 
     fn now(&self) -> Timestamp {
@@ -231,6 +237,7 @@ impl Server {
                 log: Mutex::new(Vec::new()),
                 limiter: Mutex::new(RateLimiter::default()),
                 rng: Mutex::new(rng),
+                observer: OnceLock::new(),
             }),
         })
     }
@@ -244,6 +251,11 @@ impl Server {
 
     pub(crate) fn shared(&self) -> Arc<Shared> {
         self.shared.clone()
+    }
+
+    /// Calls `observer` with every request as it is logged (at most one observer).
+    pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        let _ = self.shared.observer.set(Box::new(observer));
     }
 
     /// The request log so far.

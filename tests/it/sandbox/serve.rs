@@ -1,10 +1,11 @@
 //! `converge sandbox serve` through the real binary.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 
-/// Starts `converge sandbox serve ARGS` and returns the child, its URL and the lines before it.
-fn serve(args: &[&str]) -> (Child, String, Vec<String>) {
+/// Starts `converge sandbox serve ARGS` and returns the child, its URL, the lines before it and
+/// the rest of its stderr.
+fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
         .args(["sandbox", "serve", "--port", "0"])
         .args(args)
@@ -13,10 +14,15 @@ fn serve(args: &[&str]) -> (Child, String, Vec<String>) {
         .spawn()
         .expect("the binary starts");
     let stderr = child.stderr.take().unwrap();
+    let mut reader = BufReader::new(stderr);
     let mut lines = Vec::new();
     let mut url = None;
-    for line in BufReader::new(stderr).lines().take(10) {
-        let line = line.unwrap();
+    for _ in 0..10 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let line = line.trim_end().to_string();
         if let Some(rest) = line.strip_prefix("sandbox listening on ") {
             url = Some(rest.split_whitespace().next().unwrap().to_string());
         }
@@ -26,7 +32,7 @@ fn serve(args: &[&str]) -> (Child, String, Vec<String>) {
             break;
         }
     }
-    (child, url.expect("the URL is printed"), lines)
+    (child, url.expect("the URL is printed"), lines, reader)
 }
 
 fn get(url: &str, auth: &str) -> u16 {
@@ -49,7 +55,7 @@ fn get(url: &str, auth: &str) -> u16 {
 
 #[test]
 fn serve_prints_the_url_and_the_demo_credentials() {
-    let (mut child, url, lines) = serve(&["--seed", "large", "--rate-limit", "off"]);
+    let (mut child, url, lines, _) = serve(&["--seed", "large", "--rate-limit", "off"]);
     assert!(
         lines.iter().any(|l| l.contains("key id `sandbox-key`")),
         "{lines:?}"
@@ -68,7 +74,7 @@ fn serve_prints_the_url_and_the_demo_credentials() {
 
 #[test]
 fn serve_uses_the_credentials_it_is_given() {
-    let (mut child, url, lines) = serve(&[
+    let (mut child, url, lines, _) = serve(&[
         "--key-id",
         "ci-key",
         "--key-secret",
@@ -95,6 +101,21 @@ fn serve_uses_the_credentials_it_is_given() {
     child.kill().unwrap();
     let _ = child.wait();
     assert_eq!((given, demo, token), (200, 401, 200));
+}
+
+#[test]
+fn serve_logs_requests_with_verbose() {
+    let (mut child, url, _, mut reader) = serve(&["-v"]);
+    let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+    child.wait().unwrap();
+    assert_eq!(status, 200);
+    assert!(rest.contains("GET /api/v2/dashboards -> 200"), "{rest}");
 }
 
 #[test]
