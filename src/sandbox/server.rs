@@ -34,6 +34,9 @@ use super::{LogEntry, SandboxOptions, seed, series, stack};
 /// Largest request body accepted; larger ones answer 413.
 pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
+/// A callback told about each logged request.
+type Observer = Box<dyn Fn(&LogEntry) + Send + Sync>;
+
 /// State shared by every connection.
 pub(crate) struct Shared {
     options: SandboxOptions,
@@ -42,7 +45,7 @@ pub(crate) struct Shared {
     limiter: Mutex<RateLimiter>,
     rng: Mutex<SplitMix64>,
     /// Told about every logged request (`sandbox serve -v` prints them).
-    observer: OnceLock<Box<dyn Fn(&LogEntry) + Send + Sync>>,
+    observer: OnceLock<Observer>,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
