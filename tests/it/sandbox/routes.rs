@@ -608,3 +608,59 @@ fn empty_seed_has_nothing_but_still_answers() {
     assert_eq!(client.obs("GET", "/dashboards", None).data(), json!([]));
     assert_eq!(client.obs("GET", "/alerts", None).data(), json!([]));
 }
+
+#[test]
+fn large_seed_over_http() {
+    let sandbox = common::sandbox(converge::sandbox::SandboxOptions {
+        seed: converge::sandbox::Seed::Large,
+        rate_limit: false,
+        ..Default::default()
+    });
+    let client = Client::new(&sandbox);
+    let services = client.cloud("GET", "/services", None).result();
+    let services = services.as_array().unwrap();
+    assert_eq!(services.len(), 20);
+    let mut pipes = 0;
+    let mut endpoints = 0;
+    for service in services {
+        let id = service["id"].as_str().unwrap();
+        pipes += client
+            .cloud("GET", &format!("/services/{id}/pipes"), None)
+            .result()
+            .as_array()
+            .unwrap()
+            .len();
+        endpoints += service["privateEndpointIds"].as_array().unwrap().len()
+            + service["availablePrivateEndpointIds"]
+                .as_array()
+                .unwrap()
+                .len();
+    }
+    assert_eq!((pipes, endpoints), (100, 40));
+
+    let managed = services[0]["id"].as_str().unwrap();
+    let managed_dashboards = client
+        .cloud(
+            "GET",
+            &format!("/services/{managed}/stack/dashboards"),
+            None,
+        )
+        .result();
+    let managed_alerts = client
+        .cloud("GET", &format!("/services/{managed}/stack/alerts"), None)
+        .result();
+    let obs_dashboards = client.obs("GET", "/dashboards", None).data();
+    let first_page = client.obs("GET", "/alerts?limit=1000", None).data();
+    let second_page = client
+        .obs("GET", "/alerts?limit=1000&offset=1000", None)
+        .data();
+    assert_eq!(
+        managed_dashboards.as_array().unwrap().len() + obs_dashboards.as_array().unwrap().len(),
+        300
+    );
+    assert_eq!(
+        managed_alerts.as_array().unwrap().len() + first_page.as_array().unwrap().len(),
+        1000
+    );
+    assert_eq!(second_page, json!([]));
+}
