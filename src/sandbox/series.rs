@@ -191,6 +191,40 @@ fn value(series: &Series, seed: u64, ts: i64, step: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn buckets_are_aligned_ordered_inside_the_window_and_deterministic(
+            start in 0i64..2_000_000_000_000,
+            length in 1i64..(30 * 86_400_000),
+            granularity in 0usize..GRANULARITIES.len(),
+        ) {
+            let name = GRANULARITIES[granularity];
+            let body = json!({
+                "series": [{"aggFn": "count"}, {"aggFn": "avg", "field": "duration"}],
+                "startTime": start, "endTime": start + length, "granularity": name,
+            });
+            match answer(&body, &[]) {
+                Ok(points) => {
+                    prop_assert_eq!(&answer(&body, &[]).unwrap(), &points);
+                    let step = granularity_ms(name).unwrap_or_else(|| auto_granularity(length));
+                    let mut last = i64::MIN;
+                    for point in points.as_array().unwrap() {
+                        let ts = point["ts_bucket"].as_i64().unwrap();
+                        prop_assert_eq!(ts % step, 0);
+                        prop_assert!(ts > start - step && ts < start + length);
+                        prop_assert!(ts > last);
+                        last = ts;
+                        prop_assert_eq!(point["series_0.data"].as_f64().unwrap().fract(), 0.0);
+                        prop_assert!(point["series_1.data"].is_number());
+                    }
+                }
+                // Only a window too long for a fine granularity is refused.
+                Err(invalid) => prop_assert_eq!(invalid.field, "granularity"),
+            }
+        }
+    }
 
     #[test]
     fn auto_aims_at_sixty_buckets() {
