@@ -17,7 +17,7 @@ use crate::api::wire::{
 use super::Quirk;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::iso;
-use super::store::{World, apply_pipe_scaling, apply_service_scaling};
+use super::store::{PipeRecord, World, apply_pipe_scaling, apply_service_scaling};
 use super::validate::{self, Check, invalid};
 
 /// What a handler works with.
@@ -115,14 +115,14 @@ fn run(
                 .pipes
                 .iter()
                 .filter(|p| p.pipe.service_id == service_id)
-                .map(|p| render_pipe(&p.pipe, ctx.quirks))
+                .map(|p| render_pipe_record(p, ctx.quirks))
                 .collect::<Result<_, _>>()?;
             Ok(Reply::Ok(Value::Array(pipes)))
         }
         Op::GetPipe => {
             let pipe = find_pipe(ctx.world, service_id, id)?;
-            Ok(Reply::Ok(render_pipe(
-                &ctx.world.pipes[pipe].pipe,
+            Ok(Reply::Ok(render_pipe_record(
+                &ctx.world.pipes[pipe],
                 ctx.quirks,
             )?))
         }
@@ -166,6 +166,32 @@ fn render_service(service: &Service) -> Result<Value, ApiError> {
         "effectiveIdleTimeoutMinutes": service.idle_timeout_minutes.map(|m| m as i64),
     }));
     to_value(&service)
+}
+
+/// A stored pipe as reads show it: with the scaling-gaps quirk, the members of a change still
+/// in flight read back as null, as real servers briefly do.
+fn render_pipe_record(record: &PipeRecord, quirks: &[Quirk]) -> Result<Value, ApiError> {
+    let mut value = render_pipe(&record.pipe, quirks)?;
+    if quirks.contains(&Quirk::ScalingGaps)
+        && let Some((_, pending)) = &record.pending_scaling
+        && let Some(scaling) = value.get_mut("scaling").and_then(Value::as_object_mut)
+    {
+        let changed = [
+            ("replicas", pending.replicas.is_some()),
+            ("concurrency", pending.concurrency.is_some()),
+            (
+                "replicaCpuMillicores",
+                pending.replica_cpu_millicores.is_some(),
+            ),
+            ("replicaMemoryGb", pending.replica_memory_gb.is_some()),
+        ];
+        for (member, in_flight) in changed {
+            if in_flight {
+                scaling.insert(member.into(), Value::Null);
+            }
+        }
+    }
+    Ok(value)
 }
 
 /// A pipe as JSON, with CPU and memory as quantity strings when that quirk is on.

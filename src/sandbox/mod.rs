@@ -85,6 +85,8 @@ pub enum Quirk {
     QuantityStrings,
     /// Chart series values sent as numeric strings (`"12"`).
     NumberStrings,
+    /// While a pipe scaling change is in flight (`--scaling-delay`), its members read as null.
+    ScalingGaps,
 }
 
 /// Everything the sandbox is started with.

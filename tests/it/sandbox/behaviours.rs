@@ -308,6 +308,29 @@ fn quantity_string_quirk_sends_cpu_and_memory_as_quantities() {
 }
 
 #[test]
+fn scaling_gaps_quirk_reads_in_flight_members_as_null() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        scaling_delay: Duration::from_secs(3600),
+        quirks: vec![Quirk::ScalingGaps],
+        ..SandboxOptions::default()
+    });
+    let client = Client::new(&sandbox);
+    let orders = format!("/services/{ANALYTICS}/pipes/{ORDERS}");
+    client.cloud(
+        "PATCH",
+        &format!("{orders}/scaling"),
+        Some(json!({"replicas": 4})),
+    );
+    let read = client.cloud("GET", &orders, None).result();
+    assert_eq!(read["scaling"]["replicas"], Value::Null);
+    assert_eq!(
+        read["scaling"]["replicaCpuMillicores"], 250,
+        "untouched members stay"
+    );
+}
+
+#[test]
 fn cloud_rate_limit_is_ten_per_ten_seconds_per_key() {
     let sandbox = common::sandbox(SandboxOptions {
         keys: vec![
