@@ -36,21 +36,7 @@ fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) 
 }
 
 fn get(url: &str, auth: &str) -> u16 {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        reqwest::Client::new()
-            .get(url)
-            .header("Authorization", auth)
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
-    })
+    send("GET", url, auth, None).0
 }
 
 #[test]
@@ -101,6 +87,59 @@ fn serve_uses_the_credentials_it_is_given() {
     child.kill().unwrap();
     let _ = child.wait();
     assert_eq!((given, demo, token), (200, 401, 200));
+}
+
+fn stop(mut child: Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+fn send(method: &str, url: &str, auth: &str, body: Option<&str>) -> (u16, String) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut request = reqwest::Client::new()
+            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), url)
+            .header("Authorization", auth);
+        if let Some(body) = body {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body.to_string());
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    })
+}
+
+#[test]
+fn serve_state_file_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("world.json");
+    let state_arg = state.to_str().unwrap();
+    let auth = "Bearer sandbox-token";
+
+    let (child, url, _, _) = serve(&["--state", state_arg]);
+    let (status, _) = send(
+        "POST",
+        &format!("{url}/api/v2/dashboards"),
+        auth,
+        Some(r#"{"name": "kept across restarts"}"#),
+    );
+    assert_eq!(status, 200);
+    stop(child);
+
+    let (child, url, _, _) = serve(&["--state", state_arg]);
+    let (status, body) = send("GET", &format!("{url}/api/v2/dashboards"), auth, None);
+    stop(child);
+    assert_eq!(status, 200);
+    assert!(body.contains("kept across restarts"), "{body}");
 }
 
 #[test]
