@@ -253,6 +253,13 @@ pub struct Service {
     /// Encryption role id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encryption_role_id: Option<String>,
+    /// Configured autoscaling mode (`vertical`, `horizontal`), where the server sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling_mode: Option<String>,
+    /// The scaling in effect right now, which may differ from the baseline fields above; kept
+    /// as read and never compared (`api-facts.md`: compare against the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_scaling: Option<Value>,
 }
 
 /// Body of `PATCH /services/{id}/scaling`. Only present members are sent.

@@ -1,15 +1,203 @@
 //! `converge sandbox serve`: the local emulator of both APIs.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::api::wire::Secret;
 use crate::cli::GlobalArgs;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
+use crate::sandbox::{
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN, FaultSpec, KeyPair, Quirk, SandboxOptions, Seed,
+    Server,
+};
 
 /// Flags of `converge sandbox`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: SandboxCommand,
+}
+
+/// Subcommands of `converge sandbox`.
+#[derive(Debug, clap::Subcommand)]
+pub enum SandboxCommand {
+    /// Serve both APIs on one port until SIGINT or SIGTERM.
+    Serve(ServeArgs),
+}
+
+/// Whether a switch is on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// Flags of `converge sandbox serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The organization id the cloud API serves.
+    #[arg(long, value_name = "UUID", default_value = crate::sandbox::DEMO_ORG)]
+    pub org: uuid::Uuid,
+    /// A cloud API key id; repeat with one `--key-secret` each.
+    #[arg(long = "key-id", value_name = "ID")]
+    pub key_ids: Vec<String>,
+    /// The secret of the `--key-id` in the same position.
+    #[arg(long = "key-secret", value_name = "S")]
+    pub key_secrets: Vec<String>,
+    /// An observability API bearer token; repeatable.
+    #[arg(long = "token", value_name = "T")]
+    pub tokens: Vec<String>,
+    /// Persist the world in this JSON file (atomic writes; created from the seed when missing).
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// The initial world when there is no state file.
+    #[arg(long, value_enum, default_value_t = Seed::Demo)]
+    pub seed: Seed,
+    /// Latency added to every API request, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub latency: u64,
+    /// Injected faults as shares, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`.
+    #[arg(long, value_name = "SPEC", value_parser = parse_faults)]
+    pub faults: Option<FaultSpec>,
+    /// Seed of the fault decisions (same seed and request sequence, same faults).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub fault_seed: u64,
+    /// Enforce the real services' rate limits (cloud 10 per 10 s, observability 100 per minute).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    pub rate_limit: OnOff,
+    /// How long scaling changes take to become visible, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub scaling_delay: u64,
+    /// Wire-format quirks to show, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub quirks: Vec<Quirk>,
+    /// A fixed "now" (RFC 3339), so backup ages and timestamps are deterministic.
+    #[arg(long, value_name = "RFC3339")]
+    pub clock: Option<jiff::Timestamp>,
+}
+
+fn parse_faults(text: &str) -> std::result::Result<FaultSpec, String> {
+    text.parse()
+}
+
+impl ServeArgs {
+    /// The sandbox options these flags describe; `true` when the demo credentials are used.
+    pub fn options(&self) -> Result<(SandboxOptions, bool)> {
+        if self.key_ids.len() != self.key_secrets.len() {
+            return Err(Error::with_hint(
+                format!(
+                    "{} `--key-id` but {} `--key-secret`",
+                    self.key_ids.len(),
+                    self.key_secrets.len()
+                ),
+                "give one `--key-secret` after each `--key-id`",
+            ));
+        }
+        let demo = self.key_ids.is_empty() && self.tokens.is_empty();
+        let mut options = SandboxOptions {
+            organization: self.org.to_string(),
+            seed: self.seed,
+            state_file: self.state.clone(),
+            port: self.port,
+            latency: Duration::from_millis(self.latency),
+            faults: self.faults.clone().unwrap_or_default(),
+            fault_seed: self.fault_seed,
+            rate_limit: self.rate_limit == OnOff::On,
+            scaling_delay: Duration::from_millis(self.scaling_delay),
+            quirks: self.quirks.clone(),
+            clock: self.clock,
+            ..SandboxOptions::default()
+        };
+        if !demo {
+            options.keys = self
+                .key_ids
+                .iter()
+                .zip(&self.key_secrets)
+                .map(|(id, secret)| KeyPair {
+                    id: id.clone(),
+                    secret: Secret(secret.clone()),
+                })
+                .collect();
+            options.tokens = self.tokens.iter().cloned().map(Secret).collect();
+        }
+        Ok((options, demo))
+    }
+}
 
 /// Runs `converge sandbox`.
-pub fn run(_args: Args, _global: &GlobalArgs, _printer: &Printer) -> Result<Exit> {
-    Err(crate::error::Error::msg("sandbox: not built yet"))
+pub fn run(args: Args, _global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    match args.command {
+        SandboxCommand::Serve(serve) => run_serve(&serve, printer),
+    }
+}
+
+fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
+    let (options, demo) = args.options()?;
+    let organization = options.organization.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::msg(format!("sandbox: cannot start its runtime: {error}")))?;
+    runtime.block_on(async move {
+        let server = Server::bind(options).await?;
+        let url = format!("http://{}", server.local_addr());
+        printer.err(&format!("sandbox listening on {url} (both APIs)"));
+        printer.err(&format!("organization: {organization}"));
+        if demo {
+            printer.err(&format!(
+                "demo credentials: key id `{DEMO_KEY_ID}`, key secret `{DEMO_KEY_SECRET}`, token `{DEMO_TOKEN}`"
+            ));
+        }
+        printer.err(&format!(
+            "hint: export CONVERGE_CLOUD_URL={url} CONVERGE_OBSERVABILITY_URL={url}"
+        ));
+        if printer.verbosity() >= 1 {
+            let log = printer.clone();
+            server.observe(move |entry| {
+                let fault = entry
+                    .fault
+                    .as_deref()
+                    .map(|f| format!(" (fault: {f})"))
+                    .unwrap_or_default();
+                log.info(&format!(
+                    "{} {} -> {}{fault}",
+                    entry.method, entry.route, entry.status
+                ));
+            });
+        }
+        server.run(shutdown_signal()).await;
+        printer.err("sandbox stopped");
+        Ok(Exit::Success)
+    })
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
 }

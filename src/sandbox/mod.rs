@@ -1,1 +1,291 @@
-//! The local emulator of both APIs (axum): routes, store, limits, faults, series.
+//! The local emulator of both APIs: routes, store, limits, faults, series.
+//!
+//! One HTTP port serves the cloud management API (`/v1/organizations/{organizationId}/...`, HTTP
+//! Basic) and the observability API (`/api/v2/...`, Bearer), with the envelopes, error bodies,
+//! limits and awkward behaviours of the real services (`api-facts.md`).
+//!
+//! # Library API
+//!
+//! - [`SandboxOptions`]: everything the server is started with. `Default` is the demo
+//!   credentials ([`DEMO_ORG`], [`DEMO_KEY_ID`], [`DEMO_KEY_SECRET`], [`DEMO_TOKEN`]), the demo
+//!   seed, rate limits on, no faults, no latency, no scaling delay, the real clock.
+//! - [`SandboxHandle::spawn`]: runs the server on `127.0.0.1:<port>` (0 = any) on its own thread
+//!   and tokio runtime, so sync code (tests, commands) can use it; [`SandboxHandle::url`],
+//!   [`SandboxHandle::request_log`], [`SandboxHandle::reset_log`]; the server stops on drop.
+//! - [`Server::bind`] + [`Server::run`]: the async entry point `converge sandbox serve` uses.
+//! - [`in_process`]: what the global `--sandbox` flag uses: state in a JSON file (created from the
+//!   demo seed when missing, saved atomically after every write), real rate limits.
+//!
+//! # Control routes (no auth, not logged, not rate limited)
+//!
+//! - `GET /_sandbox/requests`: JSON array of `{method, route, status}` (route is the template,
+//!   e.g. `/v1/organizations/{organizationId}/services/{serviceId}/pipes`; `status` 0 means the
+//!   connection was dropped with no answer; a `fault` member names an injected fault).
+//! - `POST /_sandbox/reset`: clears the request log.
+
+mod cloud;
+mod faults;
+mod rate;
+mod routes;
+mod seed;
+mod series;
+mod server;
+mod stack;
+mod store;
+mod validate;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::Secret;
+use crate::error::{Error, Result};
+
+pub use faults::{Fault, FaultSpec};
+pub use server::Server;
+
+/// Organization of the demo world.
+pub const DEMO_ORG: &str = "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b";
+/// Key id of the demo credentials.
+pub const DEMO_KEY_ID: &str = "sandbox-key";
+/// Key secret of the demo credentials (a well-known value, not a real secret).
+pub const DEMO_KEY_SECRET: &str = "sandbox-secret";
+/// Bearer token of the demo credentials.
+pub const DEMO_TOKEN: &str = "sandbox-token";
+
+/// A cloud API key pair (HTTP Basic user and password).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPair {
+    /// Key id.
+    pub id: String,
+    /// Key secret.
+    pub secret: Secret,
+}
+
+/// The world the sandbox starts with when it has no state file (or the file does not exist yet).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Seed {
+    /// The objects `examples/quickstart.yaml` names, with scaling different from it.
+    #[default]
+    Demo,
+    /// A big organization for benchmarks: 20 services, 100 pipes, 40 private endpoints, 2 stacks
+    /// with 300 dashboards and 1,000 alerts.
+    Large,
+    /// No services or pipes; an observability API with no dashboards, alerts or sources.
+    Empty,
+}
+
+/// Departures from the tidy wire format that real servers show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Quirk {
+    /// Pipe CPU and memory read back as quantity strings (`"500m"`, `"2Gi"`).
+    QuantityStrings,
+    /// Chart series values sent as numeric strings (`"12"`).
+    NumberStrings,
+    /// While a pipe scaling change is in flight (`--scaling-delay`), its members read as null.
+    ScalingGaps,
+}
+
+/// Everything the sandbox is started with.
+#[derive(Debug, Clone)]
+pub struct SandboxOptions {
+    /// The one organization the cloud API serves.
+    pub organization: String,
+    /// Accepted cloud API key pairs.
+    pub keys: Vec<KeyPair>,
+    /// Accepted observability bearer tokens.
+    pub tokens: Vec<Secret>,
+    /// Initial world when there is no state file.
+    pub seed: Seed,
+    /// Where the world is persisted (atomically, after every write); `None` keeps it in memory.
+    pub state_file: Option<PathBuf>,
+    /// Port to listen on (0 = any free port).
+    pub port: u16,
+    /// Latency added to every API request.
+    pub latency: Duration,
+    /// Share of requests answered with each fault.
+    pub faults: FaultSpec,
+    /// Seed of the fault decisions: the same seed and request sequence give the same faults.
+    pub fault_seed: u64,
+    /// Enforce the real services' rate limits.
+    pub rate_limit: bool,
+    /// How long scaling changes and state commands take to become visible.
+    pub scaling_delay: Duration,
+    /// Wire-format quirks to show.
+    pub quirks: Vec<Quirk>,
+    /// A fixed "now" (backup ages, timestamps); `None` uses the real clock.
+    pub clock: Option<jiff::Timestamp>,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        SandboxOptions {
+            organization: DEMO_ORG.to_string(),
+            keys: vec![KeyPair {
+                id: DEMO_KEY_ID.to_string(),
+                secret: Secret(DEMO_KEY_SECRET.to_string()),
+            }],
+            tokens: vec![Secret(DEMO_TOKEN.to_string())],
+            seed: Seed::Demo,
+            state_file: None,
+            port: 0,
+            latency: Duration::ZERO,
+            faults: FaultSpec::default(),
+            fault_seed: 0,
+            rate_limit: true,
+            scaling_delay: Duration::ZERO,
+            quirks: Vec::new(),
+            clock: None,
+        }
+    }
+}
+
+/// One entry of the request log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// HTTP method.
+    pub method: String,
+    /// Route template (or the raw path when no route matched).
+    pub route: String,
+    /// Status answered; 0 when the connection was dropped with no answer.
+    pub status: u16,
+    /// The injected fault, if any (`429`, `500`, `503`, `reset`, `lost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+}
+
+/// A sandbox running on its own thread; stops when dropped.
+pub struct SandboxHandle {
+    addr: SocketAddr,
+    state: Arc<server::Shared>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxHandle")
+            .field("addr", &self.addr)
+            .finish()
+    }
+}
+
+impl SandboxHandle {
+    /// Starts a sandbox on its own thread and tokio runtime and waits until it listens.
+    pub fn spawn(options: SandboxOptions) -> Result<SandboxHandle> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("converge-sandbox".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = ready_tx.send(Err(Error::msg(format!(
+                            "sandbox: cannot start its runtime: {error}"
+                        ))));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    match Server::bind(options).await {
+                        Ok(server) => {
+                            let _ = ready_tx.send(Ok((server.local_addr(), server.shared())));
+                            server
+                                .run(async {
+                                    let _ = stop_rx.await;
+                                })
+                                .await;
+                        }
+                        Err(error) => {
+                            let _ = ready_tx.send(Err(error));
+                        }
+                    }
+                });
+            })
+            .map_err(|error| Error::msg(format!("sandbox: cannot start its thread: {error}")))?;
+        let (addr, state) = ready_rx
+            .recv()
+            .map_err(|_| Error::msg("sandbox: its thread ended before it listened"))??;
+        Ok(SandboxHandle {
+            addr,
+            state,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Base URL of both APIs, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The environment a `converge` run needs to reach this sandbox with the demo credentials
+    /// (`CONVERGE_CLOUD_URL`, `CONVERGE_OBSERVABILITY_URL`, `CONVERGE_ORG_ID`, `CONVERGE_KEY_ID`,
+    /// `CONVERGE_KEY_SECRET`, `CONVERGE_OBS_TOKEN`), as the quickstart config reads them.
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("CONVERGE_CLOUD_URL", self.url()),
+            ("CONVERGE_OBSERVABILITY_URL", self.url()),
+            ("CONVERGE_ORG_ID", DEMO_ORG.to_string()),
+            ("CONVERGE_KEY_ID", DEMO_KEY_ID.to_string()),
+            ("CONVERGE_KEY_SECRET", DEMO_KEY_SECRET.to_string()),
+            ("CONVERGE_OBS_TOKEN", DEMO_TOKEN.to_string()),
+        ]
+    }
+
+    /// The requests served so far, oldest first.
+    pub fn request_log(&self) -> Vec<LogEntry> {
+        self.state.log_snapshot()
+    }
+
+    /// Clears the request log.
+    pub fn reset_log(&self) {
+        self.state.reset_log();
+    }
+}
+
+impl Drop for SandboxHandle {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Where `--sandbox` keeps its state, relative to the working directory.
+pub const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
+
+/// Starts the sandbox the global `--sandbox` flag uses: demo credentials, state in `state_path`
+/// (created from the demo seed when missing, saved after every write), the real services' rate
+/// limits, on `127.0.0.1` at a free port.
+pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
+    if let Some(parent) = state_path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+            action: "cannot create the sandbox state directory",
+            path: parent.display().to_string(),
+            source,
+        })?;
+    }
+    SandboxHandle::spawn(SandboxOptions {
+        state_file: Some(state_path.to_path_buf()),
+        ..SandboxOptions::default()
+    })
+}

@@ -1,0 +1,237 @@
+//! `POST /api/v2/charts/series` from deterministic synthetic data: the same request gives the
+//! same bytes. Buckets start at multiples of the granularity (not at `startTime`), empty buckets
+//! are left out, `auto` picks the granularity closest to 60 buckets, and values are shaped by
+//! `aggFn` (counts are whole numbers).
+
+use serde_json::{Map, Value, json};
+
+use crate::api::limits::{CHART_SERIES_MAX, CHART_SERIES_MIN, GRANULARITIES, SERIES_RETURN_TYPES};
+use crate::api::wire::Series;
+
+use super::Quirk;
+use super::faults::{hash_bytes, mix};
+use super::stack;
+use super::validate::{self, Check, invalid};
+
+/// Most buckets one answer may hold.
+const MAX_BUCKETS: i64 = 10_000;
+/// What `auto` aims at.
+const AUTO_BUCKETS: i64 = 60;
+
+/// Milliseconds of a granularity (`auto` excluded).
+pub(crate) fn granularity_ms(name: &str) -> Option<i64> {
+    let (number, unit) = name.split_at(name.len().checked_sub(1)?);
+    let number: i64 = number.parse().ok()?;
+    let unit_ms = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    Some(number * unit_ms)
+}
+
+/// The granularity `auto` chooses for a window: the one whose bucket count is closest to 60.
+fn auto_granularity(window_ms: i64) -> i64 {
+    GRANULARITIES
+        .iter()
+        .filter_map(|g| granularity_ms(g))
+        .min_by_key(|g| ((window_ms / g) - AUTO_BUCKETS).abs())
+        .unwrap_or(60_000)
+}
+
+/// Answers a chart series request: `Ok(data points)` or `Err(message)` for a `{error}` 400.
+pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
+    let map = validate::object(body, "")?;
+    let Some(series_values) = validate::array(map, "series", "")? else {
+        return invalid("series", "is required");
+    };
+    if !(CHART_SERIES_MIN..=CHART_SERIES_MAX).contains(&series_values.len()) {
+        return invalid(
+            "series",
+            format!(
+                "must have {CHART_SERIES_MIN} to {CHART_SERIES_MAX} elements, got {}",
+                series_values.len()
+            ),
+        );
+    }
+    let series: Vec<Series> = series_values
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let path = format!("series[{i}]");
+            let parsed = stack::series(validate::object(s, &path)?, &path)?;
+            if parsed.agg_fn.is_none() {
+                return invalid(format!("{path}.aggFn"), "is required");
+            }
+            Ok(parsed)
+        })
+        .collect::<Check<_>>()?;
+    let group_by = series[0].group_by.clone().unwrap_or_default();
+    if let Some(i) = series
+        .iter()
+        .position(|s| s.group_by.clone().unwrap_or_default() != group_by)
+    {
+        return invalid(
+            format!("series[{i}].groupBy"),
+            "must be the same for every series",
+        );
+    }
+    let start = whole_ms(map, "startTime")?;
+    let end = whole_ms(map, "endTime")?;
+    if end <= start {
+        return invalid("endTime", "must be after startTime");
+    }
+    let granularity = validate::enumerated(map, "granularity", "", GRANULARITIES)?;
+    let return_type = validate::enumerated(map, "seriesReturnType", "", SERIES_RETURN_TYPES)?;
+    let step = match granularity.as_deref() {
+        None | Some("auto") => auto_granularity(end - start),
+        Some(g) => granularity_ms(g).unwrap_or(60_000),
+    };
+    let first = start.div_euclid(step) * step;
+    if (end - first) / step > MAX_BUCKETS {
+        return invalid(
+            "granularity",
+            format!("gives more than {MAX_BUCKETS} buckets for this window; use a coarser one"),
+        );
+    }
+    let ratio = return_type.as_deref() == Some("ratio") && series.len() == 2;
+    let groups: Vec<Vec<String>> = if group_by.is_empty() {
+        vec![Vec::new()]
+    } else {
+        ["a", "b"]
+            .iter()
+            .map(|suffix| group_by.iter().map(|g| format!("{g}-{suffix}")).collect())
+            .collect()
+    };
+    let seeds: Vec<u64> = series
+        .iter()
+        .map(|s| hash_bytes(serde_json::to_string(s).unwrap_or_default().as_bytes()))
+        .collect();
+    let mut points = Vec::new();
+    let mut ts = first;
+    while ts < end {
+        for group in &groups {
+            let group_seed = hash_bytes(group.join("\u{1f}").as_bytes());
+            // About one bucket in 40 has no data at all and is left out.
+            if mix(seeds[0] ^ group_seed ^ ts as u64).is_multiple_of(40) {
+                continue;
+            }
+            let mut point = Map::new();
+            point.insert("ts_bucket".into(), json!(ts));
+            let values: Vec<f64> = series
+                .iter()
+                .zip(&seeds)
+                .map(|(s, seed)| value(s, seed ^ group_seed, ts, step))
+                .collect();
+            if ratio {
+                let denominator = values[1];
+                let v = if denominator == 0.0 {
+                    0.0
+                } else {
+                    round2(values[0] / denominator)
+                };
+                point.insert("series_0.data".into(), number(v, quirks));
+            } else {
+                for (i, v) in values.iter().enumerate() {
+                    point.insert(format!("series_{i}.data"), number(*v, quirks));
+                }
+            }
+            if !group.is_empty() {
+                point.insert("group".into(), json!(group));
+            }
+            points.push(Value::Object(point));
+        }
+        ts += step;
+    }
+    Ok(Value::Array(points))
+}
+
+fn whole_ms(map: &Map<String, Value>, key: &str) -> Check<i64> {
+    match validate::number(map, key, "")? {
+        Some(v) if v.fract() == 0.0 && v >= 0.0 => Ok(v as i64),
+        Some(_) => invalid(key, "must be epoch milliseconds (a whole number)"),
+        None => invalid(key, "is required"),
+    }
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+fn number(v: f64, quirks: &[Quirk]) -> Value {
+    if quirks.contains(&Quirk::NumberStrings) {
+        json!(v.to_string())
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
+}
+
+/// A value for one series and bucket: a daily wave plus noise, shaped by the aggregation.
+fn value(series: &Series, seed: u64, ts: i64, step: i64) -> f64 {
+    let noise =
+        (mix(seed ^ (ts as u64).wrapping_mul(0x9e37_79b9)) >> 11) as f64 / (1u64 << 53) as f64;
+    let day = 86_400_000.0;
+    let wave = 1.0 + 0.5 * ((ts as f64 / day) * std::f64::consts::TAU).sin();
+    let scale = 5.0 + (seed % 200) as f64;
+    let per_minute = step as f64 / 60_000.0;
+    match series.agg_fn.as_deref().unwrap_or("count") {
+        "count" | "count_distinct" | "sum" => {
+            (scale * wave * per_minute.max(1.0) * (0.7 + 0.6 * noise)).round()
+        }
+        "quantile" | "max" => round2(scale * 10.0 * wave * (1.2 + 0.8 * noise)),
+        "min" => round2(scale * wave * (0.2 + 0.3 * noise)),
+        _ => round2(scale * 4.0 * wave * (0.8 + 0.4 * noise)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn buckets_are_aligned_ordered_inside_the_window_and_deterministic(
+            start in 0i64..2_000_000_000_000,
+            length in 1i64..(30 * 86_400_000),
+            granularity in 0usize..GRANULARITIES.len(),
+        ) {
+            let name = GRANULARITIES[granularity];
+            let body = json!({
+                "series": [{"aggFn": "count"}, {"aggFn": "avg", "field": "duration"}],
+                "startTime": start, "endTime": start + length, "granularity": name,
+            });
+            match answer(&body, &[]) {
+                Ok(points) => {
+                    prop_assert_eq!(&answer(&body, &[]).unwrap(), &points);
+                    let step = granularity_ms(name).unwrap_or_else(|| auto_granularity(length));
+                    let mut last = i64::MIN;
+                    for point in points.as_array().unwrap() {
+                        let ts = point["ts_bucket"].as_i64().unwrap();
+                        prop_assert_eq!(ts % step, 0);
+                        prop_assert!(ts > start - step && ts < start + length);
+                        prop_assert!(ts > last);
+                        last = ts;
+                        prop_assert_eq!(point["series_0.data"].as_f64().unwrap().fract(), 0.0);
+                        prop_assert!(point["series_1.data"].is_number());
+                    }
+                }
+                // Only a window too long for a fine granularity is refused.
+                Err(invalid) => prop_assert_eq!(invalid.field, "granularity"),
+            }
+        }
+    }
+
+    #[test]
+    fn auto_aims_at_sixty_buckets() {
+        assert_eq!(auto_granularity(3_600_000), 60_000);
+        assert_eq!(auto_granularity(86_400_000), 1_800_000);
+        assert_eq!(granularity_ms("30s"), Some(30_000));
+        assert_eq!(granularity_ms("7d"), Some(604_800_000));
+        assert_eq!(granularity_ms("auto"), None);
+    }
+}

@@ -1,0 +1,560 @@
+//! The HTTP side: an accept loop over hyper (so a fault can drop a connection with no answer),
+//! auth, rate limits, faults, body limits, envelopes, the request log and persistence.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use base64::Engine;
+use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use jiff::Timestamp;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+use crate::api::limits::{
+    CLOUD_RATE_REQUESTS, CLOUD_RATE_WINDOW_SECS, OBSERVABILITY_RATE_REQUESTS,
+    OBSERVABILITY_RATE_WINDOW_SECS,
+};
+use crate::error::{Error, Result};
+
+use super::cloud::{self, Ctx};
+use super::faults::{Fault, SplitMix64};
+use super::rate::RateLimiter;
+use super::routes::{self, Api, ApiError, Matched, Op, Reply};
+use super::store::{StackKey, World};
+use super::{LogEntry, SandboxOptions, seed, series, stack};
+
+/// Largest request body accepted; larger ones answer 413.
+pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// A callback told about each logged request.
+type Observer = Box<dyn Fn(&LogEntry) + Send + Sync>;
+
+/// State shared by every connection.
+pub(crate) struct Shared {
+    options: SandboxOptions,
+    world: Mutex<World>,
+    log: Mutex<Vec<LogEntry>>,
+    limiter: Mutex<RateLimiter>,
+    rng: Mutex<SplitMix64>,
+    /// Told about every logged request (`sandbox serve -v` prints them).
+    observer: OnceLock<Observer>,
+}
+
+/// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Shared {
+    pub(crate) fn log_snapshot(&self) -> Vec<LogEntry> {
+        lock(&self.log).clone()
+    }
+
+    pub(crate) fn reset_log(&self) {
+        lock(&self.log).clear();
+    }
+
+    fn record(&self, method: &str, route: &str, status: u16, fault: Option<Fault>) {
+        let entry = LogEntry {
+            method: method.to_string(),
+            route: route.to_string(),
+            status,
+            fault: fault.map(|f| f.name().to_string()),
+        };
+        if let Some(observer) = self.observer.get() {
+            observer(&entry);
+        }
+        lock(&self.log).push(entry);
+    }
+
+    fn now(&self) -> Timestamp {
+        self.options.clock.unwrap_or_else(Timestamp::now)
+    }
+
+    /// The credential a request authenticates as, or `None` (401).
+    fn authenticate(&self, api: Api, header: Option<&str>) -> Option<String> {
+        let header = header?;
+        match api {
+            Api::Cloud => {
+                let encoded = header.strip_prefix("Basic ")?;
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.trim())
+                    .ok()?;
+                let decoded = String::from_utf8(decoded).ok()?;
+                let (id, secret) = decoded.split_once(':')?;
+                self.options
+                    .keys
+                    .iter()
+                    .any(|k| k.id == id && k.secret.0 == secret)
+                    .then(|| format!("key:{id}"))
+            }
+            Api::Observability => {
+                let token = header.strip_prefix("Bearer ")?.trim();
+                let index = self.options.tokens.iter().position(|t| t.0 == token)?;
+                Some(format!("token:{index}"))
+            }
+        }
+    }
+
+    fn admit(&self, api: Api, credential: &str) -> std::result::Result<(), u64> {
+        if !self.options.rate_limit {
+            return Ok(());
+        }
+        let (limit, window) = match api {
+            Api::Cloud => (CLOUD_RATE_REQUESTS, CLOUD_RATE_WINDOW_SECS),
+            Api::Observability => (OBSERVABILITY_RATE_REQUESTS, OBSERVABILITY_RATE_WINDOW_SECS),
+        };
+        lock(&self.limiter).admit(
+            credential,
+            limit,
+            Duration::from_secs(window),
+            Instant::now(),
+        )
+    }
+
+    /// One draw per API request, so a seed and a request sequence fix every decision.
+    fn draw_fault(&self) -> Option<Fault> {
+        if self.options.faults.is_empty() {
+            return None;
+        }
+        let draw = lock(&self.rng).next_f64();
+        self.options.faults.pick(draw)
+    }
+
+    /// Runs an operation against the world and saves it after a successful write.
+    fn execute(&self, matched: &Matched, query: Option<&str>, body: Option<&Value>) -> Reply {
+        if matched.op == Op::ChartSeries {
+            return match series::answer(body.unwrap_or(&Value::Null), &self.options.quirks) {
+                Ok(points) => Reply::Ok(points),
+                Err(invalid) => Reply::Err(invalid.into()),
+            };
+        }
+        let mut world = lock(&self.world);
+        let wall_ms = Timestamp::now().as_millisecond();
+        world.settle(wall_ms);
+        let mut ctx = Ctx {
+            world: &mut world,
+            wall_ms,
+            now: self.now(),
+            delay_ms: i64::try_from(self.options.scaling_delay.as_millis()).unwrap_or(i64::MAX),
+            quirks: &self.options.quirks,
+        };
+        let service = matched.service.as_deref().unwrap_or("");
+        let id = matched.id.as_deref();
+        let is_stack_op = matches!(
+            matched.op,
+            Op::ListDashboards
+                | Op::CreateDashboard
+                | Op::GetDashboard
+                | Op::UpdateDashboard
+                | Op::DeleteDashboard
+                | Op::ListAlerts
+                | Op::CreateAlert
+                | Op::GetAlert
+                | Op::UpdateAlert
+                | Op::DeleteAlert
+                | Op::ListSources
+        );
+        let reply = if is_stack_op {
+            let key = match matched.api {
+                Api::Cloud => StackKey::Managed {
+                    service_id: service.to_string(),
+                },
+                Api::Observability => StackKey::Observability,
+            };
+            stack::handle(&mut ctx, &key, matched.op, id, query, body)
+        } else {
+            cloud::handle(&mut ctx, matched.op, service, id, body)
+        };
+        if matched.op.writes()
+            && !matches!(reply, Reply::Err(_))
+            && let Some(path) = &self.options.state_file
+            && let Err(error) = world.save(path)
+        {
+            return Reply::Err(ApiError::new(
+                500,
+                "INTERNAL_SERVER_ERROR",
+                format!("the sandbox could not save its state: {error}"),
+            ));
+        }
+        reply
+    }
+}
+
+/// A bound, not yet running sandbox server.
+pub struct Server {
+    listener: TcpListener,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("addr", &self.listener.local_addr().ok())
+            .finish()
+    }
+}
+
+impl Server {
+    /// Loads (or seeds) the world and binds `127.0.0.1:<port>`.
+    pub async fn bind(options: SandboxOptions) -> Result<Server> {
+        let now = options.clock.unwrap_or_else(Timestamp::now);
+        let world = match &options.state_file {
+            Some(path) => match World::load(path)? {
+                Some(world) => world,
+                None => {
+                    let world = seed::world(options.seed, now);
+                    world.save(path)?;
+                    world
+                }
+            },
+            None => seed::world(options.seed, now),
+        };
+        let listener = TcpListener::bind(("127.0.0.1", options.port))
+            .await
+            .map_err(|error| {
+                Error::with_hint(
+                    format!(
+                        "sandbox: cannot listen on 127.0.0.1:{}: {error}",
+                        options.port
+                    ),
+                    "choose another port with `--port`, or 0 for any free port",
+                )
+            })?;
+        let rng = SplitMix64::new(options.fault_seed);
+        Ok(Server {
+            listener,
+            shared: Arc::new(Shared {
+                options,
+                world: Mutex::new(world),
+                log: Mutex::new(Vec::new()),
+                limiter: Mutex::new(RateLimiter::default()),
+                rng: Mutex::new(rng),
+                observer: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    pub(crate) fn shared(&self) -> Arc<Shared> {
+        self.shared.clone()
+    }
+
+    /// Calls `observer` with every request as it is logged (at most one observer).
+    pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        let _ = self.shared.observer.set(Box::new(observer));
+    }
+
+    /// The request log so far.
+    pub fn request_log(&self) -> Vec<LogEntry> {
+        self.shared.log_snapshot()
+    }
+
+    /// Serves until `shutdown` completes.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+        let Server { listener, shared } = self;
+        tokio::pin!(shutdown);
+        loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            let Ok((stream, _)) = accepted else {
+                // Out of file descriptors and the like: wait a little instead of spinning.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let kill = Arc::new(Notify::new());
+                let service = {
+                    let kill = kill.clone();
+                    hyper::service::service_fn(move |request| {
+                        handle(shared.clone(), kill.clone(), request)
+                    })
+                };
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service);
+                // Dropping the connection closes the socket without an answer: how `reset`
+                // and `lost` faults reach the client.
+                tokio::select! {
+                    _ = connection => {}
+                    () = kill.notified() => {}
+                }
+            });
+        }
+    }
+}
+
+fn response(status: u16, content_type: &'static str, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn json_response(status: u16, value: &Value) -> Response<Body> {
+    response(
+        status,
+        "application/json; charset=utf-8",
+        serde_json::to_vec(value).unwrap_or_default(),
+    )
+}
+
+fn text_response(status: u16, text: &str) -> Response<Body> {
+    response(
+        status,
+        "text/plain; charset=utf-8",
+        text.as_bytes().to_vec(),
+    )
+}
+
+/// The gateway's answer for a path it does not serve.
+fn cannot(method: &str, path: &str) -> Response<Body> {
+    let escaped = path
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot {method} {escaped}</pre>\n</body>\n</html>\n"
+    );
+    response(404, "text/html; charset=utf-8", html.into_bytes())
+}
+
+/// Renders an error in the API's own shape.
+fn error_response(api: Api, op: Option<Op>, error: &ApiError, request_id: &str) -> Response<Body> {
+    match api {
+        Api::Cloud => json_response(
+            error.status,
+            &json!({"status": error.status, "error": error.cloud_text(), "requestId": request_id}),
+        ),
+        Api::Observability if op == Some(Op::ChartSeries) => {
+            json_response(error.status, &json!({"error": error.observability_text()}))
+        }
+        Api::Observability => json_response(
+            error.status,
+            &json!({"message": error.observability_text()}),
+        ),
+    }
+}
+
+fn too_many(api: Api, reset_secs: u64) -> Response<Body> {
+    let mut response = match api {
+        Api::Cloud => json_response(429, &json!({"error": "TOO_MANY_REQUESTS"})),
+        Api::Observability => text_response(429, "Too many requests, please try again later."),
+    };
+    if let Ok(value) = HeaderValue::from_str(&reset_secs.to_string()) {
+        response.headers_mut().insert("x-ratelimit-reset", value);
+    }
+    response
+}
+
+fn render(api: Api, op: Op, reply: Reply, request_id: &str) -> Response<Body> {
+    match (api, reply) {
+        (Api::Cloud, Reply::Ok(result)) => json_response(
+            200,
+            &json!({"status": 200, "requestId": request_id, "result": result}),
+        ),
+        (Api::Cloud, Reply::Deleted) => {
+            json_response(200, &json!({"status": 200, "requestId": request_id}))
+        }
+        (Api::Observability, Reply::Ok(data)) => json_response(200, &json!({"data": data})),
+        (Api::Observability, Reply::Deleted) => json_response(200, &json!({})),
+        (api, Reply::Err(error)) => error_response(api, Some(op), &error, request_id),
+    }
+}
+
+fn control(shared: &Shared, method: &str, path: &str) -> Response<Body> {
+    match (method, path) {
+        ("GET", "requests") => json_response(
+            200,
+            &serde_json::to_value(shared.log_snapshot()).unwrap_or(Value::Null),
+        ),
+        ("POST", "reset") => {
+            shared.reset_log();
+            json_response(200, &json!({}))
+        }
+        _ => cannot(method, &format!("/_sandbox/{path}")),
+    }
+}
+
+/// Checks that path ids of the cloud API are UUIDs and the organization is the sandbox's.
+fn check_path(shared: &Shared, matched: &Matched) -> std::result::Result<(), ApiError> {
+    let mut params = vec![("organizationId", matched.org.as_deref())];
+    params.push(("serviceId", matched.service.as_deref()));
+    if matches!(
+        matched.op,
+        Op::GetBackup | Op::GetPipe | Op::DeletePipe | Op::PatchPipeScaling
+    ) {
+        let name = if matched.op == Op::GetBackup {
+            "backupId"
+        } else {
+            "pipeId"
+        };
+        params.push((name, matched.id.as_deref()));
+    }
+    for (name, value) in params {
+        if let Some(value) = value
+            && uuid::Uuid::parse_str(value).is_err()
+        {
+            return Err(ApiError::new(
+                400,
+                "BAD_REQUEST",
+                format!("request params.{name}: must be a valid UUID"),
+            ));
+        }
+    }
+    if matched.org.as_deref() != Some(shared.options.organization.as_str()) {
+        return Err(ApiError::not_found(format!(
+            "Organization {} not found",
+            matched.org.as_deref().unwrap_or("")
+        )));
+    }
+    Ok(())
+}
+
+/// Reads and parses a JSON body; `Err` is the answer to give instead.
+async fn read_body(request: Request<Incoming>) -> std::result::Result<Option<Value>, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            413,
+            "PAYLOAD_TOO_LARGE",
+            format!("request body is larger than {MAX_BODY_BYTES} bytes"),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    let bytes = axum::body::to_bytes(Body::new(request.into_body()), MAX_BODY_BYTES)
+        .await
+        .map_err(|_| too_large())?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|error| ApiError {
+            status: 400,
+            code: "BAD_REQUEST",
+            field: Some("request body".into()),
+            message: format!("invalid JSON: {error}"),
+        })
+}
+
+async fn handle(
+    shared: Arc<Shared>,
+    kill: Arc<Notify>,
+    request: Request<Incoming>,
+) -> std::result::Result<Response<Body>, Infallible> {
+    let method = request.method().as_str().to_string();
+    let path = request.uri().path().to_string();
+    let query = request.uri().query().map(str::to_string);
+    if let Some(rest) = path.strip_prefix("/_sandbox/") {
+        return Ok(control(&shared, &method, rest));
+    }
+    let Some(matched) = routes::match_route(&method, &path) else {
+        shared.record(&method, &path, 404, None);
+        return Ok(cannot(&method, &path));
+    };
+    let template = matched.template;
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let header = request
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(credential) = shared.authenticate(matched.api, header) else {
+        shared.record(&method, template, 401, None);
+        return Ok(match matched.api {
+            Api::Cloud => error_response(
+                Api::Cloud,
+                None,
+                &ApiError::new(401, "UNAUTHORIZED", "Key is not found"),
+                &request_id,
+            ),
+            Api::Observability => text_response(401, "Unauthorized"),
+        });
+    };
+    if let Err(reset) = shared.admit(matched.api, &credential) {
+        shared.record(&method, template, 429, None);
+        return Ok(too_many(matched.api, reset));
+    }
+    if !shared.options.latency.is_zero() {
+        tokio::time::sleep(shared.options.latency).await;
+    }
+    let fault = shared.draw_fault();
+    match fault {
+        Some(Fault::TooManyRequests) => {
+            shared.record(&method, template, 429, fault);
+            return Ok(too_many(matched.api, 1));
+        }
+        Some(Fault::Internal | Fault::Unavailable) => {
+            let (status, code, text) = if fault == Some(Fault::Internal) {
+                (500, "INTERNAL_SERVER_ERROR", "Internal Server Error")
+            } else {
+                (503, "SERVICE_UNAVAILABLE", "Service Unavailable")
+            };
+            shared.record(&method, template, status, fault);
+            return Ok(match matched.api {
+                Api::Cloud => error_response(
+                    Api::Cloud,
+                    None,
+                    &ApiError::new(status, code, "injected by the sandbox"),
+                    &request_id,
+                ),
+                Api::Observability => text_response(status, text),
+            });
+        }
+        Some(Fault::Reset) => {
+            shared.record(&method, template, 0, fault);
+            kill.notify_one();
+            return Ok(std::future::pending().await);
+        }
+        Some(Fault::Lost) | None => {}
+    }
+    let reply = if matched.api == Api::Cloud
+        && let Err(error) = check_path(&shared, &matched)
+    {
+        Reply::Err(error)
+    } else if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
+        match read_body(request).await {
+            Ok(body) => shared.execute(&matched, query.as_deref(), body.as_ref()),
+            Err(error) => Reply::Err(error),
+        }
+    } else {
+        shared.execute(&matched, query.as_deref(), None)
+    };
+    let response = render(matched.api, matched.op, reply, &request_id);
+    let status = response.status().as_u16();
+    if fault == Some(Fault::Lost) {
+        // The work is done; the answer never leaves.
+        shared.record(&method, template, status, fault);
+        kill.notify_one();
+        return Ok(std::future::pending().await);
+    }
+    shared.record(&method, template, status, None);
+    Ok(response)
+}

@@ -1,0 +1,217 @@
+//! The sandbox's world: services, pipes, backups, private endpoints and stacks, with the changes
+//! still waiting to become visible, and its persistence as one JSON file.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::{
+    Alert, Backup, Dashboard, Pipe, PipeScaling, PrivateEndpoint, Service, ServiceScalingPatch,
+    Source,
+};
+use crate::error::{Error, Result};
+
+use super::seed;
+
+/// Format version of the state file.
+const STATE_FORMAT: &str = "converge-sandbox/1";
+
+/// Everything the sandbox knows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct World {
+    /// `converge-sandbox/1`.
+    #[serde(default)]
+    pub format: String,
+    pub services: Vec<ServiceRecord>,
+    pub pipes: Vec<PipeRecord>,
+    pub backups: Vec<Backup>,
+    /// Private endpoints registered in the organization.
+    pub private_endpoints: Vec<PrivateEndpoint>,
+    pub stacks: Vec<Stack>,
+    /// Counter behind server-assigned 24-hex ids.
+    pub next_id: u64,
+}
+
+/// A service and what it is waiting for.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ServiceRecord {
+    pub service: Service,
+    /// Paid services may go up to 1068 GB total memory; others up to 360.
+    pub paid: bool,
+    /// Scaling accepted but not yet visible: (epoch ms when it shows, the change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_scaling: Option<(i64, ServiceScalingPatch)>,
+    /// State command accepted: (epoch ms when it completes, final state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_state: Option<(i64, String)>,
+}
+
+/// A pipe and its scaling waiting to become visible.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PipeRecord {
+    pub pipe: Pipe,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_scaling: Option<(i64, PipeScaling)>,
+}
+
+/// Which API a stack is reached through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub(crate) enum StackKey {
+    /// The managed stack of a service, through the cloud API (`.../stack/...`).
+    Managed {
+        #[serde(rename = "serviceId")]
+        service_id: String,
+    },
+    /// The standalone observability API (`/api/v2/...`).
+    Observability,
+}
+
+/// Dashboards, alerts and sources of one stack.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Stack {
+    pub key: StackKey,
+    pub dashboards: Vec<Dashboard>,
+    pub alerts: Vec<Alert>,
+    pub sources: Vec<Source>,
+}
+
+impl World {
+    /// A server-assigned id: 24 hex characters from a counter, so runs are reproducible.
+    pub(crate) fn new_id(&mut self) -> String {
+        self.next_id += 1;
+        format!("65f5e4a3{:016x}", self.next_id)
+    }
+
+    /// Makes visible every pending change whose time has come.
+    pub(crate) fn settle(&mut self, now_ms: i64) {
+        for record in &mut self.services {
+            if let Some((at, patch)) = record.pending_scaling.take() {
+                if at <= now_ms {
+                    apply_service_scaling(&mut record.service, &patch);
+                } else {
+                    record.pending_scaling = Some((at, patch));
+                }
+            }
+            if let Some((at, state)) = record.pending_state.take() {
+                if at <= now_ms {
+                    record.service.state = Some(state);
+                } else {
+                    record.pending_state = Some((at, state));
+                }
+            }
+        }
+        for record in &mut self.pipes {
+            if let Some((at, patch)) = record.pending_scaling.take() {
+                if at <= now_ms {
+                    apply_pipe_scaling(&mut record.pipe, &patch);
+                } else {
+                    record.pending_scaling = Some((at, patch));
+                }
+            }
+        }
+    }
+
+    /// Reads a state file; `Ok(None)` when it does not exist.
+    pub(crate) fn load(path: &Path) -> Result<Option<World>> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(Error::Io {
+                    action: "cannot read the sandbox state",
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        let mut world: World = serde_json::from_str(&text).map_err(|error| {
+            Error::with_hint(
+                format!(
+                    "the sandbox state `{}` is not valid: {error}",
+                    path.display()
+                ),
+                "delete the file to start again from the seed",
+            )
+        })?;
+        if world.format != STATE_FORMAT {
+            return Err(Error::with_hint(
+                format!(
+                    "the sandbox state `{}` has format `{}`, expected `{STATE_FORMAT}`",
+                    path.display(),
+                    world.format
+                ),
+                "delete the file to start again from the seed",
+            ));
+        }
+        // Secrets are never written to disk; they are derived from the pipe ids again.
+        for record in &mut world.pipes {
+            seed::fill_secrets(&mut record.pipe);
+        }
+        Ok(Some(world))
+    }
+
+    /// Writes the world atomically (temporary file, then rename), without pipe secrets.
+    pub(crate) fn save(&self, path: &Path) -> Result<()> {
+        let mut copy = self.clone();
+        copy.format = STATE_FORMAT.to_string();
+        for record in &mut copy.pipes {
+            seed::strip_secrets(&mut record.pipe);
+        }
+        let io = |action: &'static str| {
+            move |source| Error::Io {
+                action,
+                path: path.display().to_string(),
+                source,
+            }
+        };
+        let text = serde_json::to_string_pretty(&copy)
+            .map_err(|error| Error::msg(format!("cannot encode the sandbox state: {error}")))?;
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        std::fs::write(&tmp, text).map_err(io("cannot write the sandbox state"))?;
+        std::fs::rename(&tmp, path).map_err(io("cannot replace the sandbox state"))?;
+        Ok(())
+    }
+}
+
+/// Applies accepted service scaling members.
+pub(crate) fn apply_service_scaling(service: &mut Service, patch: &ServiceScalingPatch) {
+    if let Some(v) = patch.min_total_memory_gb {
+        service.min_total_memory_gb = Some(v);
+    }
+    if let Some(v) = patch.max_total_memory_gb {
+        service.max_total_memory_gb = Some(v);
+    }
+    if let Some(v) = patch.num_replicas {
+        service.num_replicas = Some(v);
+    }
+    if let Some(v) = patch.idle_scaling {
+        service.idle_scaling = Some(v);
+    }
+    if let Some(v) = patch.idle_timeout_minutes {
+        service.idle_timeout_minutes = Some(v);
+    }
+}
+
+/// Applies accepted pipe scaling members (null members leave the value alone).
+pub(crate) fn apply_pipe_scaling(pipe: &mut Pipe, patch: &PipeScaling) {
+    let scaling = pipe.scaling.get_or_insert_with(PipeScaling::default);
+    if let Some(v) = patch.replicas {
+        scaling.replicas = Some(v);
+    }
+    if let Some(v) = patch.concurrency {
+        scaling.concurrency = Some(v);
+    }
+    if let Some(v) = patch.replica_cpu_millicores {
+        scaling.replica_cpu_millicores = Some(v);
+    }
+    if let Some(v) = patch.replica_memory_gb {
+        scaling.replica_memory_gb = Some(v);
+    }
+}

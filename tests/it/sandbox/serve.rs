@@ -1,0 +1,176 @@
+//! `converge sandbox serve` through the real binary.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStderr, Command, Stdio};
+
+/// Starts `converge sandbox serve ARGS` and returns the child, its URL, the lines before it and
+/// the rest of its stderr.
+fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
+        .args(["sandbox", "serve", "--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut reader = BufReader::new(stderr);
+    let mut lines = Vec::new();
+    let mut url = None;
+    for _ in 0..10 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let line = line.trim_end().to_string();
+        if let Some(rest) = line.strip_prefix("sandbox listening on ") {
+            url = Some(rest.split_whitespace().next().unwrap().to_string());
+        }
+        let done = line.starts_with("hint:");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    (child, url.expect("the URL is printed"), lines, reader)
+}
+
+fn get(url: &str, auth: &str) -> u16 {
+    send("GET", url, auth, None).0
+}
+
+#[test]
+fn serve_prints_the_url_and_the_demo_credentials() {
+    let (mut child, url, lines, _) = serve(&["--seed", "large", "--rate-limit", "off"]);
+    assert!(
+        lines.iter().any(|l| l.contains("key id `sandbox-key`")),
+        "{lines:?}"
+    );
+    let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
+    // SIGTERM stops it cleanly.
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let exit = child.wait().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(exit.code(), Some(0));
+}
+
+#[test]
+fn serve_uses_the_credentials_it_is_given() {
+    let (mut child, url, lines, _) = serve(&[
+        "--key-id",
+        "ci-key",
+        "--key-secret",
+        "ci-secret",
+        "--token",
+        "ci-token",
+        "--org",
+        "11111111-2222-4333-8444-555555555555",
+    ]);
+    assert!(
+        !lines.iter().any(|l| l.contains("demo credentials")),
+        "{lines:?}"
+    );
+    let basic = |raw: &str| {
+        format!(
+            "Basic {}",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, raw)
+        )
+    };
+    let services = format!("{url}/v1/organizations/11111111-2222-4333-8444-555555555555/services");
+    let given = get(&services, &basic("ci-key:ci-secret"));
+    let demo = get(&services, &basic("sandbox-key:sandbox-secret"));
+    let token = get(&format!("{url}/api/v2/dashboards"), "Bearer ci-token");
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_eq!((given, demo, token), (200, 401, 200));
+}
+
+fn stop(mut child: Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+fn send(method: &str, url: &str, auth: &str, body: Option<&str>) -> (u16, String) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut request = reqwest::Client::new()
+            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), url)
+            .header("Authorization", auth);
+        if let Some(body) = body {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body.to_string());
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    })
+}
+
+#[test]
+fn serve_state_file_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("world.json");
+    let state_arg = state.to_str().unwrap();
+    let auth = "Bearer sandbox-token";
+
+    let (child, url, _, _) = serve(&["--state", state_arg]);
+    let (status, _) = send(
+        "POST",
+        &format!("{url}/api/v2/dashboards"),
+        auth,
+        Some(r#"{"name": "kept across restarts"}"#),
+    );
+    assert_eq!(status, 200);
+    stop(child);
+
+    let (child, url, _, _) = serve(&["--state", state_arg]);
+    let (status, body) = send("GET", &format!("{url}/api/v2/dashboards"), auth, None);
+    stop(child);
+    assert_eq!(status, 200);
+    assert!(body.contains("kept across restarts"), "{body}");
+}
+
+#[test]
+fn serve_logs_requests_with_verbose() {
+    let (mut child, url, _, mut reader) = serve(&["-v"]);
+    let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+    child.wait().unwrap();
+    assert_eq!(status, 200);
+    assert!(rest.contains("GET /api/v2/dashboards -> 200"), "{rest}");
+}
+
+#[test]
+fn serve_rejects_unpaired_keys_and_bad_fault_specs() {
+    let unpaired = assert_cmd::Command::cargo_bin("converge")
+        .unwrap()
+        .args(["sandbox", "serve", "--port", "0", "--key-id", "a"])
+        .output()
+        .unwrap();
+    assert_eq!(unpaired.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unpaired.stderr).contains("--key-secret"));
+    let faults = assert_cmd::Command::cargo_bin("converge")
+        .unwrap()
+        .args(["sandbox", "serve", "--faults", "teapot=0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(faults.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&faults.stderr).contains("unknown fault"));
+}
