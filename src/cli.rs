@@ -50,6 +50,8 @@ pub enum ColorChoice {
 pub enum Command {
     /// Check configuration files offline: YAML, schema and semantic rules. No network.
     Validate(commands::validate::Args),
+    /// Read the live state and print what `apply` would change, field by field.
+    Plan(commands::plan::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.

@@ -24,7 +24,19 @@ use clap::Parser;
 
 /// Runs the command line and turns its outcome into the process exit code.
 pub fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // clap would exit 2 on a bad flag, which DESIGN gives to "changes planned": a usage
+        // error is an error (1); help and version are successes.
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                exit::Exit::Error.into()
+            } else {
+                exit::Exit::Success.into()
+            };
+        }
+    };
     let printer = output::Printer::new(&cli.global);
     let outcome = commands::run(cli, &printer);
     match outcome {

@@ -1,7 +1,9 @@
 //! One module per subcommand; each gets its parsed flags and the printer.
 
+pub mod plan;
 pub mod sandbox;
 pub mod schema;
+pub mod session;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -14,6 +16,7 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
     let global = cli.global;
     match cli.command {
         Command::Validate(args) => validate::run(args, &global, printer),
+        Command::Plan(args) => plan::run(args, &global, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Sandbox(args) => sandbox::run(args, &global, printer),
     }
