@@ -25,6 +25,7 @@
 
 mod cloud;
 mod faults;
+mod large_config;
 mod rate;
 mod routes;
 mod seed;
@@ -45,6 +46,7 @@ use crate::api::wire::Secret;
 use crate::error::{Error, Result};
 
 pub use faults::{Fault, FaultSpec};
+pub use large_config::{LargeConfigChanges, large_config, large_config_with_changes};
 pub use server::Server;
 
 /// Organization of the demo world.

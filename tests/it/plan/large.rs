@@ -1,0 +1,87 @@
+//! Plans of a config covering the whole `large` seed: request count and Markdown budget.
+
+use converge::sandbox::{SandboxOptions, Seed, large_config, large_config_with_changes};
+
+use super::{config_dir, run};
+use crate::common;
+
+fn large_sandbox() -> converge::sandbox::SandboxHandle {
+    common::sandbox(SandboxOptions {
+        seed: Seed::Large,
+        rate_limit: false,
+        ..SandboxOptions::default()
+    })
+}
+
+#[test]
+fn no_op_plan_of_the_large_seed_costs_one_list_per_kind() {
+    let sandbox = large_sandbox();
+    let (dir, path) = config_dir(&large_config(0));
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", "--detailed-exitcode", path.to_str().unwrap()],
+    );
+    assert_eq!(
+        out.code, 0,
+        "a no-op plan exits 0:\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains("0 to create, 0 to update, 0 to delete"),
+        "{}",
+        out.stdout
+    );
+    // 20 services, all with pipes; 2 stacks.
+    let log = sandbox.request_log();
+    let services_with_pipes = 20;
+    let stacks = 2;
+    assert!(
+        log.len() <= 1 + services_with_pipes + 3 * stacks,
+        "{} requests: {:#?}",
+        log.len(),
+        common::counts(&sandbox)
+    );
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services"
+        ),
+        1
+    );
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
+        ),
+        20
+    );
+    assert!(log.iter().all(|entry| entry.status == 200), "{log:#?}");
+}
+
+#[test]
+fn markdown_of_a_large_plan_stays_within_the_comment_budget() {
+    let sandbox = large_sandbox();
+    let (text, changes) = large_config_with_changes(3);
+    let (dir, path) = config_dir(&text);
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", "--format", "markdown", path.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.chars().count() <= 65_000,
+        "{} characters",
+        out.stdout.chars().count()
+    );
+    let summary = format!("0 to create, {} to update, 0 to delete", changes.total());
+    assert!(
+        out.stdout.contains(&summary),
+        "{summary} not in the head:\n{}",
+        &out.stdout[..2000.min(out.stdout.len())]
+    );
+    assert!(out.stdout.contains("<details>"), "details per resource");
+}
