@@ -86,10 +86,16 @@ pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result
             _sandbox: sandbox,
         }),
         Err(diagnostics) => {
-            report(&diagnostics, &sources, printer)?;
-            Err(Error::Config {
-                count: diagnostics.len(),
-            })
+            // These are failures to read, not mistakes in the file: say so in the last line.
+            render::render(&diagnostics, &sources, Format::Text, printer);
+            let errors = diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count()
+                .max(1);
+            Err(Error::msg(format!(
+                "cannot read the live state ({errors} error(s) above); nothing was planned"
+            )))
         }
     }
 }

@@ -3,10 +3,7 @@
 //! requests a plan costs.
 
 mod actions;
-mod errors;
-mod formats;
 mod large;
-mod secrets;
 
 use std::path::{Path, PathBuf};
 
