@@ -3,6 +3,7 @@
 //! requests a plan costs.
 
 mod actions;
+mod formats;
 mod large;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,207 @@
+//! The output formats (snapshots on the demo seed), `--only`, `--detailed-exitcode`, `--out`
+//! and `-v`.
+
+use serde_json::Value;
+
+use super::{config_dir, quickstart, run, run_with};
+use crate::common;
+
+/// Runs the quickstart plan in `format` against a fresh demo sandbox.
+fn quickstart_plan(args: &[&str]) -> super::Run {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let mut all = vec!["plan", path.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run(&sandbox, dir.path(), &all);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out
+}
+
+fn settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    // Ports and temporary paths change per run; nothing else in a plan may.
+    settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
+    settings
+}
+
+#[test]
+fn text_snapshot() {
+    let out = quickstart_plan(&[]);
+    settings().bind(|| insta::assert_snapshot!("plan_text", out.stdout));
+}
+
+#[test]
+fn json_snapshot() {
+    let out = quickstart_plan(&["--format", "json"]);
+    let parsed: Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
+    assert_eq!(parsed["format"], "converge-plan/1");
+    settings().bind(|| insta::assert_snapshot!("plan_json", out.stdout));
+}
+
+#[test]
+fn markdown_snapshot() {
+    let out = quickstart_plan(&["--format", "markdown"]);
+    assert!(out.stdout.chars().count() <= 65_000);
+    settings().bind(|| insta::assert_snapshot!("plan_markdown", out.stdout));
+}
+
+/// The same inputs give the same bytes in every format.
+#[test]
+fn output_is_deterministic() {
+    for format in ["text", "json", "markdown"] {
+        let first = quickstart_plan(&["--format", format]).stdout;
+        let second = quickstart_plan(&["--format", format]).stdout;
+        assert_eq!(first, second, "{format}");
+    }
+}
+
+#[test]
+fn only_keeps_matching_addresses() {
+    let out = quickstart_plan(&["--format", "json", "--only", "pipe.*"]);
+    let plan: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let addresses: Vec<&str> = plan["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter_map(|c| c["address"].as_str())
+        .collect();
+    assert_eq!(
+        addresses,
+        [
+            "pipe.analytics.orders.scaling",
+            "pipe.analytics.events.scaling",
+            "pipe.analytics.clicks.scaling"
+        ]
+    );
+    assert_eq!(plan["summary"]["update"], 3);
+    assert_eq!(plan["summary"]["create"], 0);
+
+    // Repeated globs add up; `?` matches one character.
+    let out = quickstart_plan(&[
+        "--only",
+        "dashboard.prod.*",
+        "--only",
+        "alert.pro?.api-errors",
+    ]);
+    assert!(
+        out.stdout
+            .starts_with("Plan: 2 to create, 0 to update, 0 to delete"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("service.analytics"), "{}", out.stdout);
+
+    // A glob that matches nothing leaves an empty plan.
+    let out = quickstart_plan(&["--only", "nothing.*", "--detailed-exitcode"]);
+    assert!(
+        out.stdout.contains("0 to create, 0 to update"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn detailed_exitcode_is_2_with_changes_0_without_and_1_on_error() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let path = path.to_str().unwrap();
+    let out = run(&sandbox, dir.path(), &["plan", "--detailed-exitcode", path]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    // Without the flag, changes still exit 0.
+    assert_eq!(run(&sandbox, dir.path(), &["plan", path]).code, 0);
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", "--detailed-exitcode", "--only", "nothing", path],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_with(
+        &sandbox,
+        dir.path(),
+        &["plan", "--detailed-exitcode", path],
+        &[("CONVERGE_KEY_SECRET", "not-the-secret")],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+}
+
+#[test]
+fn out_saves_the_plan_with_references_not_values() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let saved = dir.path().join("plan.json");
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("saved the plan to"), "{}", out.stderr);
+    assert!(out.stdout.starts_with("Plan: "), "{}", out.stdout);
+    let text = std::fs::read_to_string(&saved).expect("the plan file");
+    let plan: Value = serde_json::from_str(&text).expect("JSON");
+    assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
+    assert!(text.contains("${env:CONVERGE_OBS_TOKEN}"), "{text}");
+    for secret in ["sandbox-secret", "sandbox-token"] {
+        assert!(!text.contains(secret), "{secret} in the saved plan");
+    }
+    assert_eq!(plan["format"], "converge-saved-plan/1");
+    assert_eq!(plan["cloud"]["keySecret"], "${env:CONVERGE_KEY_SECRET}");
+    assert_eq!(plan["observability"]["token"], "${env:CONVERGE_OBS_TOKEN}");
+    // The steps, each with the desired values it sends and the fingerprint of what was read.
+    let steps = plan["plan"]["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 7, "{text}");
+    let scaling = &steps[0];
+    assert_eq!(scaling["address"], "service.analytics.scaling");
+    assert_eq!(scaling["operation"]["body"]["numReplicas"], 3.0);
+    let fingerprint = scaling["fingerprint"].as_str().expect("a fingerprint");
+    assert_eq!(
+        plan["plan"]["changes"][0]["fingerprint"].as_str(),
+        Some(fingerprint)
+    );
+    let alert = &steps[6];
+    assert_eq!(alert["address"], "alert.prod.api-errors");
+    assert_eq!(alert["dependsOn"], serde_json::json!([5]));
+    assert!(!dir.path().join("plan.json.tmp").exists());
+}
+
+#[test]
+fn verbose_logs_one_line_per_request_on_stderr_only() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["-v", "plan", "--format", "json", path.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str::<Value>(&out.stdout).expect("stdout is only the JSON plan");
+    let request_lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("GET "))
+        .collect();
+    assert_eq!(
+        request_lines.len(),
+        sandbox.request_log().len(),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(request_lines.len(), 6, "{}", out.stderr);
+    assert!(
+        request_lines.iter().all(|l| l.contains(" 200 ")),
+        "{}",
+        out.stderr
+    );
+    // Without -v, stderr has no request lines.
+    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    assert!(!out.stderr.contains("GET "), "{}", out.stderr);
+}
