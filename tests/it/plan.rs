@@ -3,8 +3,10 @@
 //! requests a plan costs.
 
 mod actions;
+mod errors;
 mod formats;
 mod large;
+mod secrets;
 
 use std::path::{Path, PathBuf};
 

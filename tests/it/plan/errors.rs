@@ -1,0 +1,261 @@
+//! Failures through the binary: refused credentials, unknown ids, 5xx bursts, bodies that are
+//! not JSON, dropped connections and a server that is not listening. Every one exits 1 with a
+//! message that says what failed and where, prints no plan, and never panics.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+use converge::sandbox::{FaultSpec, SandboxOptions};
+
+use super::{Run, config_dir, quickstart, run, run_with};
+use crate::common;
+
+fn plan_quickstart(sandbox: &converge::sandbox::SandboxHandle, env: &[(&str, &str)]) -> Run {
+    let (dir, path) = config_dir(&quickstart());
+    run_with(sandbox, dir.path(), &["plan", path.to_str().unwrap()], env)
+}
+
+fn assert_failed(out: &Run) {
+    assert_eq!(
+        out.code, 1,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.is_empty(), "no plan on failure: {}", out.stdout);
+    assert!(
+        out.stderr.contains("nothing was planned"),
+        "the last line says nothing was planned: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn wrong_key_secret_names_the_key_id_line() {
+    let sandbox = common::fast_sandbox();
+    let out = plan_quickstart(&sandbox, &[("CONVERGE_KEY_SECRET", "not-the-secret")]);
+    assert_failed(&out);
+    assert!(
+        out.stderr.contains("the cloud API refused the credentials"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("config.yaml:8:"), "{}", out.stderr);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    assert!(out.stderr.contains("requestId"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("help: check `cloud.keyId`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn wrong_token_names_the_observability_stack() {
+    let sandbox = common::fast_sandbox();
+    let config = format!(
+        "{}\n  global:\n    api: observability\n    dashboards: {{}}\n",
+        quickstart().trim_end()
+    );
+    let (dir, path) = config_dir(&config);
+    let out = run_with(
+        &sandbox,
+        dir.path(),
+        &["plan", path.to_str().unwrap()],
+        &[("CONVERGE_OBS_TOKEN", "not-the-token")],
+    );
+    assert_failed(&out);
+    assert!(out.stderr.contains("stack.global"), "{}", out.stderr);
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    // The cloud reads were fine; only the observability stack is reported.
+    assert!(!out.stderr.contains("stack.prod"), "{}", out.stderr);
+}
+
+#[test]
+fn unknown_service_id_points_at_its_id_line() {
+    let sandbox = common::fast_sandbox();
+    let config = quickstart().replace(
+        "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11",
+        "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e12",
+    );
+    let (dir, path) = config_dir(&config);
+    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    assert_failed(&out);
+    assert!(out.stderr.contains("config.yaml:16:9"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("no service with id `1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e12`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn unknown_pipe_id_points_at_its_id_line() {
+    let sandbox = common::fast_sandbox();
+    let config = quickstart().replace(
+        "id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77",
+        "id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e70",
+    );
+    let (dir, path) = config_dir(&config);
+    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(out.stderr.contains("config.yaml:26:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e70"),
+        "{}",
+        out.stderr
+    );
+}
+
+fn faulty(spec: &str, seed: u64) -> converge::sandbox::SandboxHandle {
+    common::sandbox(SandboxOptions {
+        rate_limit: false,
+        faults: spec.parse::<FaultSpec>().expect("a fault spec"),
+        fault_seed: seed,
+        ..SandboxOptions::default()
+    })
+}
+
+#[test]
+fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
+    let clean = common::fast_sandbox();
+    let expected = plan_quickstart(&clean, &[]);
+    assert_eq!(expected.code, 0, "{}", expected.stderr);
+
+    let sandbox = faulty("500=0.3,503=0.2", 3);
+    let out = plan_quickstart(&sandbox, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, expected.stdout);
+    let log = sandbox.request_log();
+    let failed = log.iter().filter(|e| e.status >= 500).count();
+    assert!(failed > 0, "the seed gives some 5xx: {log:#?}");
+    assert_eq!(log.len(), 6 + failed, "one retry per 5xx: {log:#?}");
+}
+
+#[test]
+fn persistent_5xx_is_a_clear_error_after_retries() {
+    let sandbox = faulty("500=1", 1);
+    let out = plan_quickstart(&sandbox, &[]);
+    assert_failed(&out);
+    assert!(out.stderr.contains("500"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("list services failed"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("attempts"), "{}", out.stderr);
+    // Retried, not given up at once.
+    assert!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services"
+        ) > 1,
+        "{:#?}",
+        common::counts(&sandbox)
+    );
+}
+
+#[test]
+fn dropped_connections_are_retried_then_reported() {
+    let sandbox = faulty("reset=0.3", 5);
+    let out = plan_quickstart(&sandbox, &[]);
+    assert_eq!(out.code, 0, "a few resets are retried: {}", out.stderr);
+    assert!(
+        sandbox.request_log().iter().any(|e| e.status == 0),
+        "the seed drops some connections"
+    );
+
+    let sandbox = faulty("reset=1", 1);
+    let out = plan_quickstart(&sandbox, &[]);
+    assert_failed(&out);
+    assert!(
+        out.stderr.contains("list services failed"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A real HTTP server on 127.0.0.1 that answers every request with `status` and an HTML body.
+fn html_server(status: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let url = format!("http://{}", listener.local_addr().expect("an address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buffer = [0u8; 8192];
+            let mut request = Vec::new();
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buffer[..n]),
+                }
+            }
+            let body = "<html><head><title>Bad Gateway</title></head><body><h1>upstream \
+                        unavailable</h1></body></html>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn html_bodies_are_reported_not_parsed() {
+    let sandbox = common::fast_sandbox();
+    for status in ["200 OK", "502 Bad Gateway"] {
+        let url = html_server(status);
+        let out = plan_quickstart(
+            &sandbox,
+            &[
+                ("CONVERGE_CLOUD_URL", url.as_str()),
+                ("CONVERGE_OBSERVABILITY_URL", url.as_str()),
+            ],
+        );
+        assert_failed(&out);
+        assert!(
+            out.stderr.contains("list services failed"),
+            "{status}: {}",
+            out.stderr
+        );
+        assert!(
+            !out.stderr.contains("<html>"),
+            "{status}: raw HTML: {}",
+            out.stderr
+        );
+        let expected = if status.starts_with("200") {
+            "got a body that is not JSON"
+        } else {
+            "502"
+        };
+        assert!(out.stderr.contains(expected), "{status}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn a_server_that_is_not_listening_is_a_clear_error() {
+    let sandbox = common::fast_sandbox();
+    let url = {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        format!("http://{}", listener.local_addr().expect("an address"))
+    };
+    let out = plan_quickstart(
+        &sandbox,
+        &[
+            ("CONVERGE_CLOUD_URL", url.as_str()),
+            ("CONVERGE_OBSERVABILITY_URL", url.as_str()),
+        ],
+    );
+    assert_failed(&out);
+    assert!(out.stderr.contains("cannot connect"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("help: check the API url"),
+        "{}",
+        out.stderr
+    );
+}
