@@ -84,4 +84,25 @@ fn markdown_of_a_large_plan_stays_within_the_comment_budget() {
         &out.stdout[..2000.min(out.stdout.len())]
     );
     assert!(out.stdout.contains("<details>"), "details per resource");
+
+    // Every object changed: far more than fits, so the comment is cut and says so.
+    let (text, changes) = large_config_with_changes(1);
+    assert_eq!(changes.total(), 20 + 75 + 300 + 1000);
+    let (dir, path) = config_dir(&text);
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", "--format", "markdown", path.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.chars().count() <= 65_000);
+    assert!(
+        out.stdout
+            .contains("0 to create, 1395 to update, 0 to delete")
+    );
+    assert!(
+        out.stdout.contains("this comment was cut") && out.stdout.contains("Run `converge plan`"),
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(600)..]
+    );
 }
