@@ -385,3 +385,42 @@ fn live_rules_point_at_the_config_line() {
     assert!(out.stderr.contains("config.yaml:18:"), "{}", out.stderr);
     assert!(out.stderr.contains("numReplicas"), "{}", out.stderr);
 }
+
+/// The README's first command: `plan --sandbox examples/quickstart.yaml` with no environment,
+/// the in-process sandbox keeping its state in `.converge/` of the working directory.
+#[test]
+fn quickstart_plans_against_the_built_in_sandbox() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let quickstart =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary");
+    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("CONVERGE_")) {
+        command.env_remove(name);
+    }
+    let output = command
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args([
+            "plan",
+            "--sandbox",
+            quickstart.to_str().unwrap(),
+            "--detailed-exitcode",
+        ])
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with("Plan: 3 to create, 4 to update, 0 to delete, 0 unchanged"),
+        "{stdout}"
+    );
+    // The plan is the only thing on stdout.
+    assert!(!stdout.contains("sandbox:"), "{stdout}");
+    let state = std::fs::read_to_string(dir.path().join(".converge/sandbox.json"))
+        .expect("the sandbox state file");
+    assert!(
+        !state.contains("AccountKey"),
+        "pipe secrets are never saved"
+    );
+}
