@@ -424,3 +424,112 @@ fn quickstart_plans_against_the_built_in_sandbox() {
         "pipe secrets are never saved"
     );
 }
+
+/// Backup ids under `keep` cost one GET each; one that does not exist fails the check.
+#[test]
+fn kept_backups_are_read_one_by_one() {
+    let sandbox = common::fast_sandbox();
+    let newest = "87a6d651-666c-488e-83f7-360e09258b84";
+    let missing = "00000000-0000-4000-8000-000000000001";
+    let config = quickstart().replace(
+        "      maxAgeHours: 26\n",
+        &format!("      maxAgeHours: 26\n      keep: [{newest}, {missing}]\n"),
+    );
+    let (dir, path) = config_dir(&config);
+    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/backups/{backupId}"
+        ),
+        2
+    );
+    assert_eq!(sandbox.request_log().len(), 8);
+    assert!(
+        out.stdout
+            .contains(&format!("backup {newest} is kept and done")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains(&format!("backup {missing} does not exist")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("FAILED  check.analytics.backups"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// Two live dashboards with the config's name: an error at the dashboard's config line that
+/// names both ids, and no plan.
+#[test]
+fn duplicate_live_dashboards_are_an_error() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let created = client
+            .cloud(
+                "POST",
+                &format!("/services/{ANALYTICS}/stack/dashboards"),
+                Some(json!({"name": "API health", "tags": [], "tiles": []})),
+            )
+            .result();
+        ids.push(created["id"].as_str().expect("an id").to_string());
+    }
+    let (dir, path) = config_dir(&quickstart());
+    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("has 2 dashboards named \"API health\""),
+        "{}",
+        out.stderr
+    );
+    for id in &ids {
+        assert!(out.stderr.contains(id.as_str()), "{id}: {}", out.stderr);
+    }
+    assert!(out.stderr.contains("config.yaml:45:"), "{}", out.stderr);
+    assert!(out.stderr.contains("help:"), "{}", out.stderr);
+}
+
+/// Colors only decorate: without the escape codes, the colored plan is the plain one.
+#[test]
+fn colored_text_reads_the_same_without_color() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let plain = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    let colored = run(
+        &sandbox,
+        dir.path(),
+        &["--color", "always", "plan", path.to_str().unwrap()],
+    );
+    assert_eq!(colored.code, 0, "{}", colored.stderr);
+    assert!(
+        colored.stdout.contains("\u{1b}["),
+        "colored: {}",
+        colored.stdout
+    );
+    assert!(!plain.stdout.contains('\u{1b}'), "plain: {}", plain.stdout);
+    let mut stripped = String::new();
+    let mut chars = colored.stdout.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters final-byte.
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            stripped.push(c);
+        }
+    }
+    assert_eq!(stripped, plain.stdout);
+}
