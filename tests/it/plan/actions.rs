@@ -533,3 +533,41 @@ fn colored_text_reads_the_same_without_color() {
     }
     assert_eq!(stripped, plain.stdout);
 }
+
+/// Quantity strings (`"500m"`, `"2Gi"`) and one request at a time give the same plan.
+#[test]
+fn quirks_and_parallelism_do_not_change_the_plan() {
+    let expected = plan_json(&common::fast_sandbox(), &quickstart());
+    let quirky = common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        quirks: vec![converge::sandbox::Quirk::QuantityStrings],
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let answer = Client::new(&quirky).cloud("GET", &format!("/services/{ANALYTICS}/pipes"), None);
+    assert!(
+        answer.text.contains("\"500m\"") || answer.text.contains("\"250m\""),
+        "{}",
+        answer.text
+    );
+    assert_eq!(plan_json(&quirky, &quickstart()), expected);
+
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "--parallelism",
+            "1",
+            "plan",
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out.stdout).expect("JSON"),
+        expected
+    );
+}

@@ -123,7 +123,7 @@ fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
     let expected = plan_quickstart(&clean, &[]);
     assert_eq!(expected.code, 0, "{}", expected.stderr);
 
-    let sandbox = faulty("500=0.3,503=0.2", 3);
+    let sandbox = faulty("500=0.2,503=0.1", 3);
     let out = plan_quickstart(&sandbox, &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, expected.stdout);
@@ -159,7 +159,7 @@ fn persistent_5xx_is_a_clear_error_after_retries() {
 
 #[test]
 fn dropped_connections_are_retried_then_reported() {
-    let sandbox = faulty("reset=0.3", 5);
+    let sandbox = faulty("reset=0.25", 5);
     let out = plan_quickstart(&sandbox, &[]);
     assert_eq!(out.code, 0, "a few resets are retried: {}", out.stderr);
     assert!(
@@ -258,4 +258,21 @@ fn a_server_that_is_not_listening_is_a_clear_error() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn injected_429s_are_waited_out_and_retried() {
+    let clean = common::fast_sandbox();
+    let expected = plan_quickstart(&clean, &[]);
+    let sandbox = faulty("429=0.25", 3);
+    let out = plan_quickstart(&sandbox, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, expected.stdout);
+    let throttled = sandbox
+        .request_log()
+        .iter()
+        .filter(|e| e.status == 429)
+        .count();
+    assert!(throttled > 0, "the seed throttles some requests");
+    assert_eq!(sandbox.request_log().len(), 6 + throttled);
 }
