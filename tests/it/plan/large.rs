@@ -106,3 +106,48 @@ fn markdown_of_a_large_plan_stays_within_the_comment_budget() {
         &out.stdout[out.stdout.len().saturating_sub(600)..]
     );
 }
+
+#[test]
+fn markdown_keeps_every_destroy_when_details_are_cut() {
+    let sandbox = large_sandbox();
+    let client = common::Client::new(&sandbox);
+    let services = client.cloud("GET", "/services", None).result();
+    let first = services
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "service-00"))
+        .and_then(|s| s["id"].as_str())
+        .expect("service-00")
+        .to_string();
+    // 120 dashboards converge owns in the managed stack that the config does not list.
+    for n in 0..120 {
+        let answer = client.cloud(
+            "POST",
+            &format!("/services/{first}/stack/dashboards"),
+            Some(
+                serde_json::json!({"name": format!("stale-{n:03}"), "tags": ["converge:managed"],
+                "tiles": []}),
+            ),
+        );
+        assert_eq!(answer.status, 200, "{}", answer.text);
+    }
+    let text = large_config(1).replacen("prune: false", "prune: true", 1);
+    let (dir, path) = config_dir(&text);
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", "--format", "markdown", path.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.chars().count() <= 65_000);
+    assert!(
+        out.stdout
+            .contains("0 to create, 1395 to update, 120 to delete"),
+        "{}",
+        &out.stdout[..500]
+    );
+    for n in 0..120 {
+        let address = format!("dashboard.managed[\"stale-{n:03}\"]");
+        assert!(out.stdout.contains(&address), "{address} missing");
+    }
+    assert!(out.stdout.contains("this comment was cut"));
+}
