@@ -255,6 +255,34 @@ fn number(value: f64) -> Value {
     }
 }
 
+/// The value range a chart spans: the data and the threshold, with a tenth of headroom on both
+/// sides so the data's shape and its distance to the threshold show, starting at zero only when
+/// the data comes near it (the axis is labelled, so a non-zero base does not mislead).
+pub fn value_range(chart: &Chart, lines: &[&Line]) -> (f64, f64) {
+    let mut values = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .chain(chart.threshold.map(|t| t.value))
+        .peekable();
+    if values.peek().is_none() {
+        return (0.0, 1.0);
+    }
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let pad = if high > low {
+        (high - low) / 10.0
+    } else {
+        low.abs().max(1.0) / 10.0
+    };
+    let bottom = if low >= 0.0 && low - pad <= 0.0 {
+        0.0
+    } else {
+        low - pad
+    };
+    (bottom, high + pad)
+}
+
 /// Epoch ms as RFC 3339 UTC to the second.
 pub fn iso(ms: i64) -> String {
     Timestamp::from_millisecond(ms)

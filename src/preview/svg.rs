@@ -6,12 +6,12 @@
 use std::fmt::Write;
 
 use super::terminal::compact;
-use super::{Chart, short_time};
+use super::{Chart, short_time, value_range};
 
 const WIDTH: f64 = 960.0;
 const PANEL: f64 = 340.0;
 const LEFT: f64 = 72.0;
-const RIGHT: f64 = 24.0;
+const RIGHT: f64 = 88.0;
 const TOP: f64 = 64.0;
 const BOTTOM: f64 = 44.0;
 const COLORS: [&str; 6] = [
@@ -123,20 +123,9 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
         escape(&subtitle)
     );
 
-    // Value range: from zero (or below) to the highest value or threshold, on nice ticks.
-    let values = chart
-        .lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.1));
-    let mut low = values.clone().fold(0.0_f64, f64::min);
-    let mut high = values.fold(f64::NEG_INFINITY, f64::max);
-    if let Some(t) = &chart.threshold {
-        low = low.min(t.value);
-        high = high.max(t.value);
-    }
-    if !high.is_finite() || high <= low {
-        high = low + 1.0;
-    }
+    // The data and threshold with some headroom, widened to nice ticks.
+    let lines: Vec<&super::Line> = chart.lines.iter().collect();
+    let (low, high) = value_range(chart, &lines);
     let step = nice_step(high - low, 5.0);
     let low = (low / step).floor() * step;
     let high = (high / step).ceil() * step;
@@ -250,9 +239,9 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
         );
         let _ = writeln!(
             out,
-            r#"<text class="threshold-label" x="{:.1}" y="{:.1}" text-anchor="end" fill="{FIRING}">{} {}</text>"#,
-            LEFT + plot_w - 4.0,
-            ty - 5.0,
+            r#"<text class="threshold-label" x="{:.1}" y="{:.1}" fill="{FIRING}">{} {}</text>"#,
+            LEFT + plot_w + 6.0,
+            ty + 4.0,
             t.direction.as_str(),
             escape(&compact(t.value))
         );

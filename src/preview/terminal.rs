@@ -3,7 +3,7 @@
 //! column covers an equal slice of the window and shows its highest value (its lowest for a
 //! `below` alert, so a dip is never averaged away). Columns with no data stay blank.
 
-use super::{Chart, Direction, Line, Threshold, short_time};
+use super::{Chart, Direction, Line, Threshold, short_time, value_range};
 
 /// Rows of bars per chart.
 const HEIGHT: usize = 10;
@@ -54,16 +54,7 @@ pub fn render(chart: &Chart, width: usize) -> String {
 }
 
 fn draw(chart: &Chart, line: &Line, threshold: Option<&Threshold>, width: usize) -> String {
-    let values = line.points.iter().map(|(_, v)| *v);
-    let mut bottom = values.clone().fold(0.0_f64, f64::min);
-    let mut top = values.fold(f64::NEG_INFINITY, f64::max);
-    if let Some(t) = threshold {
-        bottom = bottom.min(t.value);
-        top = top.max(t.value);
-    }
-    if !top.is_finite() || top <= bottom {
-        top = bottom + 1.0;
-    }
+    let (bottom, top) = value_range(chart, &[line]);
     let labels = [compact(top), compact(bottom)]
         .into_iter()
         .chain(threshold.map(|t| compact(t.value)));
