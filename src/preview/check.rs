@@ -6,9 +6,9 @@
 //! managed stack) are reported as not checked.
 
 use crate::api::clients::Clients;
-use crate::api::error::FailureKind;
+use crate::api::error::{ApiError, FailureKind};
 use crate::api::observability::ObservabilityClient;
-use crate::api::wire::{SeriesQuery, Source};
+use crate::api::wire::{Series, SeriesQuery, Source};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, DashboardConfig, StackConfig, StackTarget, TileConfig};
 use crate::error::{Error, Result};
@@ -49,8 +49,18 @@ fn planned<'c>(plan: &Plan, stack: &'c StackConfig) -> Vec<&'c DashboardConfig> 
         .collect()
 }
 
-/// Runs the check on `runtime`, ending `now_ms`. A failure other than a rejected query (the
-/// network, authentication, the server) ends it with an error.
+/// A tile to run: its address, its config and its series (sources resolved).
+struct Job<'c> {
+    address: String,
+    tile: &'c TileConfig,
+    series: Vec<Series>,
+    client: ObservabilityClient,
+}
+
+/// Runs the check on `runtime`, ending `now_ms`. Tiles run concurrently (the transport bounds
+/// requests in flight by `--parallelism` and paces them by the rate limit); results are reported
+/// in config order. A failure other than a rejected query (the network, authentication, the
+/// server) ends the check with an error.
 pub fn run(
     runtime: &tokio::runtime::Runtime,
     config: &Config,
@@ -61,6 +71,8 @@ pub fn run(
     printer: &Printer,
 ) -> Result<Outcome> {
     let mut outcome = Outcome::default();
+    // In config order: a job to run, or the diagnostic of a source that does not resolve.
+    let mut prepared: Vec<std::result::Result<Job<'_>, Diagnostic>> = Vec::new();
     for stack in config.stacks.values() {
         let dashboards = planned(plan, stack);
         let tiles: usize = dashboards.iter().map(|d| d.tiles.len()).sum();
@@ -84,51 +96,96 @@ pub fn run(
                 stack.key.value
             )));
         };
-        let sources = live
+        let sources: &[Source] = live
             .stacks
             .get(&stack.key.value)
             .map(|s| s.sources.as_slice())
             .unwrap_or_default();
         for dashboard in dashboards {
-            for tile in &dashboard.tiles {
+            for tile in dashboard.tiles.iter().filter(|t| !t.series.is_empty()) {
                 let address = format!(
                     "dashboard.{}.{}.tile[{}]",
                     stack.key.value, dashboard.key.value, tile.name.value
                 );
-                let ok = runtime.block_on(check_tile(
-                    client,
-                    sources,
-                    tile,
-                    &address,
-                    now_ms,
-                    &mut outcome,
-                ))?;
-                if ok {
-                    outcome.passed += 1;
-                }
+                prepared.push(match query::tile_series(tile, sources) {
+                    Ok(series) => Ok(Job {
+                        address,
+                        tile,
+                        series,
+                        client: client.clone(),
+                    }),
+                    Err(diagnostic) => Err(*diagnostic),
+                });
             }
+        }
+    }
+
+    type Answers = Vec<(usize, std::result::Result<(), ApiError>)>;
+    let mut answers: Vec<Option<Answers>> = vec![None; prepared.len()];
+    runtime.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, job) in prepared.iter().enumerate() {
+            let Ok(job) = job else { continue };
+            let client = job.client.clone();
+            let series = job.series.clone();
+            tasks.spawn(async move { (index, run_tile(&client, &series, now_ms).await) });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok((index, results)) = joined
+                && let Some(slot) = answers.get_mut(index)
+            {
+                *slot = Some(results);
+            }
+        }
+    });
+
+    for (job, results) in prepared.into_iter().zip(answers) {
+        let job = match job {
+            Ok(job) => job,
+            Err(diagnostic) => {
+                outcome.diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        // A task that did not finish (it cannot panic, but a runtime can shut down) is not a pass.
+        let Some(results) = results else {
+            return Err(Error::msg(format!(
+                "{}: the query check did not finish; run it again",
+                job.address
+            )));
+        };
+        let mut ok = true;
+        for (offset, result) in results {
+            outcome.requests += 1;
+            let Err(error) = result else { continue };
+            let rejected = matches!(error.kind, FailureKind::Status(400 | 404 | 413 | 422));
+            if !rejected {
+                return Err(Error::from(error));
+            }
+            ok = false;
+            outcome.diagnostics.push(rejection(
+                job.tile,
+                &job.address,
+                offset,
+                &error.message,
+                &error.to_string(),
+            ));
+        }
+        if ok {
+            outcome.passed += 1;
         }
     }
     Ok(outcome)
 }
 
-async fn check_tile(
+/// Sends a tile's requests (five series at most each), one after the other.
+async fn run_tile(
     client: &ObservabilityClient,
-    sources: &[Source],
-    tile: &TileConfig,
-    address: &str,
+    series: &[Series],
     now_ms: i64,
-    outcome: &mut Outcome,
-) -> Result<bool> {
-    let series = match query::tile_series(tile, sources) {
-        Ok(series) => series,
-        Err(diagnostic) => {
-            outcome.diagnostics.push(*diagnostic);
-            return Ok(false);
-        }
-    };
-    let mut ok = true;
-    for (offset, chunk) in query::chunks(&series) {
+) -> Vec<(usize, std::result::Result<(), ApiError>)> {
+    let mut results = Vec::new();
+    for (offset, chunk) in query::chunks(series) {
         let request = SeriesQuery {
             series: chunk.to_vec(),
             start_time: now_ms - CHECK_WINDOW_MS,
@@ -136,25 +193,10 @@ async fn check_tile(
             granularity: Some("1m".into()),
             series_return_type: None,
         };
-        outcome.requests += 1;
-        let error = match query::request(client, &request).await {
-            Ok(_) => continue,
-            Err(error) => error,
-        };
-        let rejected = matches!(error.kind, FailureKind::Status(400 | 404 | 413 | 422));
-        if !rejected {
-            return Err(Error::from(error));
-        }
-        ok = false;
-        outcome.diagnostics.push(rejection(
-            tile,
-            address,
-            offset,
-            &error.message,
-            &error.to_string(),
-        ));
+        let result = query::request(client, &request).await.map(|_| ());
+        results.push((offset, result));
     }
-    Ok(ok)
+    results
 }
 
 /// The diagnostic of a rejected query: at the series the server names (`series[1].aggFn: ...`,
