@@ -420,8 +420,9 @@ fn check_queries_reports_a_rejected_query_at_its_line_with_one_to_five_series_a_
 }
 
 #[test]
-fn check_queries_passes_when_every_query_runs() {
-    let sandbox = common::fast_sandbox();
+fn check_queries_passes_when_every_query_runs_within_the_rate_limit() {
+    // The real services' rate limits are on: the transport must pace the queries.
+    let sandbox = common::sandbox(SandboxOptions::default());
     let dir = tempfile::tempdir().expect("temp dir");
     let config = write_config(dir.path(), false);
     let output = common::converge(&sandbox)
@@ -434,6 +435,8 @@ fn check_queries_passes_when_every_query_runs() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("2 tile(s) ran in 2 request(s)"), "{stderr}");
     assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 2);
+    let log = sandbox.request_log();
+    assert!(log.iter().all(|e| e.status != 429), "{log:?}");
 }
 
 #[test]
