@@ -494,3 +494,52 @@ fn an_unknown_address_lists_the_known_ones() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_dashboard_previews_every_tile_without_a_threshold() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svg_path = dir.path().join("board.svg");
+    let svg_arg = svg_path.to_string_lossy().to_string();
+    let document = preview_json(
+        &sandbox,
+        dir.path(),
+        "dashboard.obs.api-health",
+        &["--window", "6h", "--svg", &svg_arg],
+    );
+    let charts = document["charts"].as_array().expect("charts");
+    let addresses: Vec<&str> = charts
+        .iter()
+        .filter_map(|c| c["address"].as_str())
+        .collect();
+    assert_eq!(
+        addresses,
+        vec![
+            "dashboard.obs.api-health.tile[Requests]",
+            "dashboard.obs.api-health.tile[Error ratio]"
+        ]
+    );
+    assert!(
+        charts
+            .iter()
+            .all(|c| c["threshold"].is_null() && c["fired"].is_null())
+    );
+    assert!(charts.iter().all(|c| c["granularity"] == "auto"));
+    assert_eq!(charts[0]["endTime"].as_i64(), Some(END_MS));
+    assert_eq!(
+        charts[0]["startTime"].as_i64(),
+        Some(END_MS - 6 * 3_600_000)
+    );
+
+    let text = std::fs::read_to_string(&svg_path).expect("the SVG was written");
+    let svg = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let panels = svg
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("panel"))
+        .count();
+    assert_eq!(panels, 2);
+    assert!(
+        !svg.descendants()
+            .any(|n| matches!(n.attribute("class"), Some("threshold" | "firing")))
+    );
+}
