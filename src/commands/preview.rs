@@ -264,10 +264,15 @@ fn chart(
             &granularity,
         ))
         .map_err(|error| {
-            let hint = error.hint().unwrap_or(
-                "check the tile's series (`converge plan --check-queries` runs every tile), \
-                 or use a coarser --granularity for a long --window",
-            );
+            let hint = if error.is_not_found() {
+                "this observability API has no charts/series endpoint, so there is nothing to \
+                 preview from it"
+            } else {
+                error.hint().unwrap_or(
+                    "check the tile's series (`converge plan --check-queries` runs every tile), \
+                     or use a coarser --granularity for a long --window",
+                )
+            };
             Error::with_hint(format!("{}: {error}", target.address), hint)
         })?;
     let as_ratio = target.tile.as_ratio.as_ref().is_some_and(|r| r.value);
