@@ -52,6 +52,8 @@ pub enum Command {
     Validate(commands::validate::Args),
     /// Read the live state and print what `apply` would change, field by field.
     Plan(commands::plan::Args),
+    /// Backtest an alert over a window (how often it would have fired), or draw a tile's series.
+    Preview(commands::preview::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.

@@ -16,6 +16,7 @@ pub mod exit;
 pub mod live;
 pub mod output;
 pub mod plan;
+pub mod preview;
 pub mod sandbox;
 
 use std::process::ExitCode;

@@ -33,6 +33,10 @@ pub struct Args {
     /// Keep only addresses matching this glob (`*`, `?`); repeatable.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
+    /// Run the series of every tile the plan creates or updates over the last 15 minutes;
+    /// exit 1 when the server rejects any query.
+    #[arg(long)]
+    pub check_queries: bool,
 }
 
 /// Runs `converge plan`.
@@ -49,6 +53,9 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         let saved = SavedPlan::new(&session.config, plan.clone());
         write_atomically(path, &saved.to_json())?;
         printer.err(&format!("saved the plan to `{}`", path.display()));
+    }
+    if args.check_queries {
+        crate::preview::check::report(&session, &plan, printer)?;
     }
     Ok(if args.detailed_exitcode && plan.has_changes() {
         Exit::Changes

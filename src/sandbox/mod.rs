@@ -157,6 +157,9 @@ pub struct LogEntry {
     /// The injected fault, if any (`429`, `500`, `503`, `reset`, `lost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,
+    /// How many series a charts/series request carried (its `series` array's length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<usize>,
 }
 
 /// A sandbox running on its own thread; stops when dropped.

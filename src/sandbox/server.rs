@@ -65,11 +65,24 @@ impl Shared {
     }
 
     fn record(&self, method: &str, route: &str, status: u16, fault: Option<Fault>) {
+        self.record_series(method, route, status, fault, None);
+    }
+
+    /// Records a request, with the series count of a charts/series body.
+    fn record_series(
+        &self,
+        method: &str,
+        route: &str,
+        status: u16,
+        fault: Option<Fault>,
+        series: Option<usize>,
+    ) {
         let entry = LogEntry {
             method: method.to_string(),
             route: route.to_string(),
             status,
             fault: fault.map(|f| f.name().to_string()),
+            series,
         };
         if let Some(observer) = self.observer.get() {
             observer(&entry);
@@ -535,13 +548,23 @@ async fn handle(
         }
         Some(Fault::Lost) | None => {}
     }
+    let mut series = None;
     let reply = if matched.api == Api::Cloud
         && let Err(error) = check_path(&shared, &matched)
     {
         Reply::Err(error)
     } else if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
         match read_body(request).await {
-            Ok(body) => shared.execute(&matched, query.as_deref(), body.as_ref()),
+            Ok(body) => {
+                if matched.op == Op::ChartSeries {
+                    series = body
+                        .as_ref()
+                        .and_then(|b| b.get("series"))
+                        .and_then(Value::as_array)
+                        .map(Vec::len);
+                }
+                shared.execute(&matched, query.as_deref(), body.as_ref())
+            }
             Err(error) => Reply::Err(error),
         }
     } else {
@@ -551,10 +574,10 @@ async fn handle(
     let status = response.status().as_u16();
     if fault == Some(Fault::Lost) {
         // The work is done; the answer never leaves.
-        shared.record(&method, template, status, fault);
+        shared.record_series(&method, template, status, fault, series);
         kill.notify_one();
         return Ok(std::future::pending().await);
     }
-    shared.record(&method, template, status, None);
+    shared.record_series(&method, template, status, None, series);
     Ok(response)
 }

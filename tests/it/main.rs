@@ -3,6 +3,7 @@
 
 mod common;
 mod plan;
+mod preview;
 mod sandbox;
 mod transport;
 mod validate;

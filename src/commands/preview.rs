@@ -1,0 +1,366 @@
+//! `converge preview ADDRESS`: an alert's tile series over a window with its threshold, and how
+//! often it would have fired; for a dashboard or a tile, its series alone. The series come from
+//! the config's tile definition, so a change can be previewed before it is applied.
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use serde_json::json;
+
+use crate::api::limits::GRANULARITIES;
+use crate::cli::GlobalArgs;
+use crate::commands::plan::write_atomically;
+use crate::commands::session::{self, Session};
+use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
+use crate::error::{Error, Result};
+use crate::exit::Exit;
+use crate::output::{Printer, Style};
+use crate::preview::{
+    self, Chart, Direction, Threshold, human_duration, iso, query, svg, terminal,
+};
+
+/// Output formats of `converge preview --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A terminal chart and a summary.
+    #[default]
+    Text,
+    /// `converge-preview/1` JSON: points, threshold, firing buckets and runs.
+    Json,
+}
+
+/// Flags of `converge preview`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  converge preview alert.obs.api-errors config/\n  \
+    converge preview alert.obs.api-errors --window 7d --svg errors.svg config/\n  \
+    converge preview 'dashboard.obs.api-health.tile[Requests]' --format json config/"
+)]
+pub struct Args {
+    /// What to preview: `alert.<stack>.<key>`, `dashboard.<stack>.<key>` or
+    /// `dashboard.<stack>.<key>.tile[<name>]`.
+    pub address: String,
+    /// Config files or directories of `*.yaml`/`*.yml` files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// How far back to look, ending at `--end` (`15m`, `24h`, `7d`, `2w`).
+    #[arg(long, default_value = "24h", value_name = "DURATION")]
+    pub window: String,
+    /// Bucket size; default: the alert's interval, else `auto`.
+    #[arg(long, value_name = "G", value_parser = clap::builder::PossibleValuesParser::new(GRANULARITIES))]
+    pub granularity: Option<String>,
+    /// End of the window (RFC 3339, e.g. `2026-11-21T06:00:00Z`); default: now.
+    #[arg(long, value_name = "TIME")]
+    pub end: Option<String>,
+    /// Also write the chart as a standalone SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// One tile to draw, with the alert that watches it when previewing an alert.
+struct Target<'c> {
+    address: String,
+    title: String,
+    stack: &'c StackConfig,
+    tile: &'c TileConfig,
+    threshold: Option<Threshold>,
+    interval: Option<String>,
+}
+
+/// Runs `converge preview`.
+pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    let window_ms = preview::parse_duration(&args.window)
+        .map_err(|e| Error::with_hint(format!("--window {e}"), "for example `--window 24h`"))?;
+    let end_ms = match &args.end {
+        None => Timestamp::now().as_millisecond(),
+        Some(text) => text
+            .parse::<Timestamp>()
+            .map_err(|e| {
+                Error::with_hint(
+                    format!("--end `{text}` is not a time: {e}"),
+                    "use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`",
+                )
+            })?
+            .as_millisecond(),
+    };
+    let session = session::open(&args.paths, global, printer)?;
+    let targets = targets(&session.config, &args.address)?;
+    let mut charts = Vec::with_capacity(targets.len());
+    for target in &targets {
+        charts.push(chart(&session, target, &args, window_ms, end_ms, printer)?);
+    }
+    match args.format {
+        Format::Json => {
+            let document = json!({
+                "format": "converge-preview/1",
+                "charts": charts.iter().map(Chart::to_json).collect::<Vec<_>>(),
+            });
+            printer.out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&document).unwrap_or_default()
+            ));
+        }
+        Format::Text => {
+            let width = terminal::width();
+            let text: Vec<String> = charts.iter().map(|c| text(c, width, printer)).collect();
+            printer.out(&text.join("\n"));
+        }
+    }
+    if let Some(path) = &args.svg {
+        write_atomically(path, &svg::render(&charts))?;
+        printer.err(&format!("wrote the chart to `{}`", path.display()));
+    }
+    Ok(Exit::Success)
+}
+
+/// The tiles an address names, looked up in the config (not the live dashboards).
+fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
+    let mut known = Vec::new();
+    for stack in config.stacks.values() {
+        let stack_key = &stack.key.value;
+        for alert in stack.alerts.values() {
+            let alert_address = format!("alert.{stack_key}.{}", alert.key.value);
+            if alert_address != address {
+                known.push(alert_address);
+                continue;
+            }
+            if alert.source.as_ref().is_some_and(|s| s.value == "search") {
+                return Err(Error::msg(format!(
+                    "{address} watches a search, not a tile; preview draws tile series only"
+                )));
+            }
+            let dashboard = stack.dashboards.get(&alert.dashboard.value);
+            let tile =
+                dashboard.and_then(|d| d.tiles.iter().find(|t| t.name.value == alert.tile.value));
+            let (Some(dashboard), Some(tile)) = (dashboard, tile) else {
+                return Err(Error::with_hint(
+                    format!(
+                        "{address}: no tile \"{}\" on dashboard `{}` in the config",
+                        alert.tile.value, alert.dashboard.value
+                    ),
+                    "run `converge validate` to see the alert's problems",
+                ));
+            };
+            let direction = Direction::parse(&alert.threshold_type.value).ok_or_else(|| {
+                Error::msg(format!(
+                    "{address}: thresholdType `{}` is neither above nor below",
+                    alert.threshold_type.value
+                ))
+            })?;
+            return Ok(vec![Target {
+                address: address.to_string(),
+                title: format!(
+                    "{} — {} › {}",
+                    alert.name.value, dashboard.name.value, tile.name.value
+                ),
+                stack,
+                tile,
+                threshold: Some(Threshold {
+                    value: alert.threshold.value,
+                    direction,
+                }),
+                interval: Some(alert.interval.value.clone()),
+            }]);
+        }
+        for dashboard in stack.dashboards.values() {
+            let dashboard_address = format!("dashboard.{stack_key}.{}", dashboard.key.value);
+            let tile_target = |tile: &'c TileConfig| Target {
+                address: format!("{dashboard_address}.tile[{}]", tile.name.value),
+                title: format!("{} › {}", dashboard.name.value, tile.name.value),
+                stack,
+                tile,
+                threshold: None,
+                interval: None,
+            };
+            if dashboard_address == address {
+                let tiles: Vec<Target<'c>> = dashboard
+                    .tiles
+                    .iter()
+                    .filter(|t| !t.series.is_empty())
+                    .map(tile_target)
+                    .collect();
+                if tiles.is_empty() {
+                    return Err(Error::msg(format!("{address} has no tile with series")));
+                }
+                return Ok(tiles);
+            }
+            if let Some(tile) = dashboard
+                .tiles
+                .iter()
+                .find(|t| format!("{dashboard_address}.tile[{}]", t.name.value) == address)
+            {
+                if tile.series.is_empty() {
+                    return Err(Error::msg(format!("{address} has no series to draw")));
+                }
+                return Ok(vec![tile_target(tile)]);
+            }
+            known.push(dashboard_address);
+        }
+    }
+    known.sort();
+    let hint = if known.is_empty() {
+        "the config declares no alerts or dashboards".to_string()
+    } else {
+        format!("addresses in the config: {}", known.join(", "))
+    };
+    Err(Error::with_hint(
+        format!("`{address}` is not an alert, dashboard or tile of the config"),
+        hint,
+    ))
+}
+
+/// Fetches and assembles one target's chart.
+fn chart(
+    session: &Session,
+    target: &Target<'_>,
+    args: &Args,
+    window_ms: i64,
+    end_ms: i64,
+    printer: &Printer,
+) -> Result<Chart> {
+    let stack = target.stack;
+    if let StackTarget::Managed { service } = &stack.target {
+        return Err(Error::with_hint(
+            format!(
+                "{}: stack `{}` is the managed stack of service `{}`, which has no charts/series \
+                 endpoint: there is no data to preview there",
+                target.address, stack.key.value, service.value
+            ),
+            "preview and `plan --check-queries` work on stacks with `api: observability`",
+        ));
+    }
+    let Some(client) = &session.clients.observability else {
+        return Err(Error::msg(format!(
+            "stack.{}: the config sets up no observability API",
+            stack.key.value
+        )));
+    };
+    let sources = session
+        .live
+        .stacks
+        .get(&stack.key.value)
+        .map(|s| s.sources.as_slice())
+        .unwrap_or_default();
+    let series = match query::tile_series(target.tile, sources) {
+        Ok(series) => series,
+        Err(diagnostic) => {
+            session.report(&[*diagnostic], printer)?;
+            return Err(Error::Config { count: 1 });
+        }
+    };
+    let granularity =
+        preview::choose_granularity(args.granularity.as_deref(), target.interval.as_deref());
+    let start_ms = end_ms - window_ms;
+    let points = session
+        .runtime
+        .block_on(query::fetch(
+            client,
+            &series,
+            start_ms,
+            end_ms,
+            &granularity,
+        ))
+        .map_err(|error| {
+            let hint = if error.is_not_found() {
+                "this observability API has no charts/series endpoint, so there is nothing to \
+                 preview from it"
+            } else {
+                error.hint().unwrap_or(
+                    "check the tile's series (`converge plan --check-queries` runs every tile), \
+                     or use a coarser --granularity for a long --window",
+                )
+            };
+            Error::with_hint(format!("{}: {error}", target.address), hint)
+        })?;
+    let as_ratio = target.tile.as_ratio.as_ref().is_some_and(|r| r.value);
+    let lines = query::lines(&series, as_ratio, &points);
+    let step_ms = preview::step_of(&granularity, &lines, window_ms);
+    Ok(Chart {
+        address: target.address.clone(),
+        title: target.title.clone(),
+        start_ms,
+        end_ms,
+        granularity,
+        step_ms,
+        lines,
+        threshold: target.threshold,
+    })
+}
+
+/// The text report of one chart: header, terminal chart, and for an alert the firings.
+fn text(chart: &Chart, width: usize, printer: &Printer) -> String {
+    let mut out = format!(
+        "{}  {}\n",
+        printer.paint(&chart.address, Style::Bold),
+        chart.title
+    );
+    let buckets = chart.bucket_count();
+    let with_data = chart.lines.first().map_or(0, |l| l.points.len());
+    out.push_str(&format!(
+        "window {} to {} ({}), granularity {}, {} bucket(s), {} without data\n\n",
+        iso(chart.start_ms),
+        iso(chart.end_ms),
+        human_duration(chart.end_ms - chart.start_ms),
+        chart.granularity,
+        buckets,
+        (buckets - with_data as i64).max(0)
+    ));
+    if chart.lines.iter().all(|l| l.points.is_empty()) {
+        out.push_str("no data in this window\n");
+    } else {
+        out.push_str(&terminal::render(chart, width));
+    }
+    let Some(threshold) = &chart.threshold else {
+        return out;
+    };
+    let firings = chart.firings();
+    out.push('\n');
+    if firings.is_empty() {
+        out.push_str(&format!(
+            "would not have fired: no bucket {} {}\n",
+            threshold.direction.as_str(),
+            terminal::compact(threshold.value)
+        ));
+        return out;
+    }
+    out.push_str(&printer.paint(
+        &format!(
+            "would have fired {} time{}:\n",
+            firings.len(),
+            if firings.len() == 1 { "" } else { "s" }
+        ),
+        Style::Warning,
+    ));
+    let several_lines = chart.lines.iter().filter(|l| l.evaluated).count() > 1;
+    for (line, run) in &firings {
+        let on = match chart.lines.get(*line) {
+            Some(l) if several_lines => format!("  [{}]", l.label),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "  {}  for {} ({} bucket{}), {} {}{on}\n",
+            iso(run.start),
+            human_duration(run.end - run.start),
+            run.buckets,
+            if run.buckets == 1 { "" } else { "s" },
+            match threshold.direction {
+                Direction::Above => "peak",
+                Direction::Below => "lowest",
+            },
+            terminal::compact(run.peak)
+        ));
+    }
+    if let Some((_, run)) = chart.longest() {
+        out.push_str(&format!(
+            "longest run {} {}: {} from {}\n",
+            threshold.direction.as_str(),
+            terminal::compact(threshold.value),
+            human_duration(run.end - run.start),
+            iso(run.start)
+        ));
+    }
+    out
+}

@@ -1,0 +1,300 @@
+//! `converge plan --check-queries`: every tile of every dashboard the plan creates or updates
+//! runs its series once over the last 15 minutes. A query the server rejects becomes a
+//! diagnostic at the tile (or at the series the server names) with the server's own words.
+//! Requests carry 1 to 5 series each (a larger tile is split) and go through the transport, so
+//! they are paced within the observability API's rate budget. Stacks without charts/series (the
+//! managed stack) are reported as not checked.
+
+use crate::api::clients::Clients;
+use crate::api::error::{ApiError, FailureKind};
+use crate::api::observability::ObservabilityClient;
+use crate::api::wire::{Series, SeriesQuery, Source};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{Config, DashboardConfig, StackConfig, StackTarget, TileConfig};
+use crate::error::{Error, Result};
+use crate::live::LiveState;
+use crate::output::Printer;
+use crate::plan::{Action, Plan};
+
+use super::query;
+
+/// The window every query runs over.
+pub const CHECK_WINDOW_MS: i64 = 15 * 60_000;
+
+/// What `--check-queries` found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One error per rejected query (or unresolvable source).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Tiles whose queries all ran.
+    pub passed: usize,
+    /// Requests sent.
+    pub requests: usize,
+    /// Stacks skipped because their API has no charts/series, with their tile counts.
+    pub skipped: Vec<(String, usize)>,
+}
+
+/// The dashboards of a stack that the plan creates or updates.
+fn planned<'c>(plan: &Plan, stack: &'c StackConfig) -> Vec<&'c DashboardConfig> {
+    stack
+        .dashboards
+        .values()
+        .filter(|dashboard| {
+            let address = format!("dashboard.{}.{}", stack.key.value, dashboard.key.value);
+            plan.changes.iter().any(|change| {
+                change.address == address
+                    && matches!(change.action, Action::Create | Action::Update)
+            })
+        })
+        .collect()
+}
+
+/// A tile to run: its address, its config and its series (sources resolved).
+struct Job<'c> {
+    stack: String,
+    address: String,
+    tile: &'c TileConfig,
+    series: Vec<Series>,
+    client: ObservabilityClient,
+}
+
+/// Runs the check on `runtime`, ending `now_ms`. Tiles run concurrently (the transport bounds
+/// requests in flight by `--parallelism` and paces them by the rate limit); results are reported
+/// in config order. A failure other than a rejected query (the network, authentication, the
+/// server) ends the check with an error.
+pub fn run(
+    runtime: &tokio::runtime::Runtime,
+    config: &Config,
+    live: &LiveState,
+    clients: &Clients,
+    plan: &Plan,
+    now_ms: i64,
+    printer: &Printer,
+) -> Result<Outcome> {
+    let mut outcome = Outcome::default();
+    // In config order: a job to run, or the diagnostic of a source that does not resolve.
+    let mut prepared: Vec<std::result::Result<Job<'_>, Diagnostic>> = Vec::new();
+    for stack in config.stacks.values() {
+        let dashboards = planned(plan, stack);
+        let tiles: usize = dashboards.iter().map(|d| d.tiles.len()).sum();
+        if dashboards.is_empty() {
+            continue;
+        }
+        if let StackTarget::Managed { service } = &stack.target {
+            printer.warn(&format!(
+                "stack.{}: not checked: the managed stack of service `{}` has no charts/series \
+                 endpoint, so the {tiles} tile(s) of its {} planned dashboard(s) cannot be run",
+                stack.key.value,
+                service.value,
+                dashboards.len()
+            ));
+            outcome.skipped.push((stack.key.value.clone(), tiles));
+            continue;
+        }
+        let Some(client) = &clients.observability else {
+            return Err(Error::msg(format!(
+                "stack.{}: cannot check queries: the config sets up no observability API",
+                stack.key.value
+            )));
+        };
+        let sources: &[Source] = live
+            .stacks
+            .get(&stack.key.value)
+            .map(|s| s.sources.as_slice())
+            .unwrap_or_default();
+        for dashboard in dashboards {
+            for tile in dashboard.tiles.iter().filter(|t| !t.series.is_empty()) {
+                let address = format!(
+                    "dashboard.{}.{}.tile[{}]",
+                    stack.key.value, dashboard.key.value, tile.name.value
+                );
+                prepared.push(match query::tile_series(tile, sources) {
+                    Ok(series) => Ok(Job {
+                        stack: stack.key.value.clone(),
+                        address,
+                        tile,
+                        series,
+                        client: client.clone(),
+                    }),
+                    Err(diagnostic) => Err(*diagnostic),
+                });
+            }
+        }
+    }
+
+    type Answers = Vec<(usize, std::result::Result<(), ApiError>)>;
+    let mut answers: Vec<Option<Answers>> = vec![None; prepared.len()];
+    runtime.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, job) in prepared.iter().enumerate() {
+            let Ok(job) = job else { continue };
+            let client = job.client.clone();
+            let series = job.series.clone();
+            tasks.spawn(async move { (index, run_tile(&client, &series, now_ms).await) });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok((index, results)) = joined
+                && let Some(slot) = answers.get_mut(index)
+            {
+                *slot = Some(results);
+            }
+        }
+    });
+
+    // Stacks whose API answered 404 for charts/series, with the tiles not checked there.
+    let mut without_endpoint: Vec<(String, usize)> = Vec::new();
+    for (job, results) in prepared.into_iter().zip(answers) {
+        let job = match job {
+            Ok(job) => job,
+            Err(diagnostic) => {
+                outcome.diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        // A task that did not finish (it cannot panic, but a runtime can shut down) is not a pass.
+        let Some(results) = results else {
+            return Err(Error::msg(format!(
+                "{}: the query check did not finish; run it again",
+                job.address
+            )));
+        };
+        let mut ok = true;
+        for (offset, result) in results {
+            outcome.requests += 1;
+            let Err(error) = result else { continue };
+            // A 404 is the path, not the query: this API has no charts/series at all.
+            if error.is_not_found() {
+                ok = false;
+                match without_endpoint.iter_mut().find(|(s, _)| *s == job.stack) {
+                    Some((_, tiles)) => *tiles += 1,
+                    None => {
+                        printer.warn(&format!(
+                            "stack.{}: not checked: its API answered 404 for charts/series (it \
+                             has no such endpoint): {error}",
+                            job.stack
+                        ));
+                        without_endpoint.push((job.stack.clone(), 1));
+                    }
+                }
+                break;
+            }
+            let rejected = matches!(error.kind, FailureKind::Status(400 | 413 | 422));
+            if !rejected {
+                return Err(Error::from(error));
+            }
+            ok = false;
+            outcome.diagnostics.push(rejection(
+                job.tile,
+                &job.address,
+                offset,
+                &error.message,
+                &error.to_string(),
+            ));
+        }
+        if ok {
+            outcome.passed += 1;
+        }
+    }
+    outcome.skipped.extend(without_endpoint);
+    Ok(outcome)
+}
+
+/// Sends a tile's requests (five series at most each), one after the other.
+async fn run_tile(
+    client: &ObservabilityClient,
+    series: &[Series],
+    now_ms: i64,
+) -> Vec<(usize, std::result::Result<(), ApiError>)> {
+    let mut results = Vec::new();
+    for (offset, chunk) in query::chunks(series) {
+        let request = SeriesQuery {
+            series: chunk.to_vec(),
+            start_time: now_ms - CHECK_WINDOW_MS,
+            end_time: now_ms,
+            granularity: Some("1m".into()),
+            series_return_type: None,
+        };
+        let result = query::request(client, &request).await.map(|_| ());
+        results.push((offset, result));
+    }
+    results
+}
+
+/// The diagnostic of a rejected query: at the series the server names (`series[1].aggFn: ...`,
+/// counted within the request) when it names one, else at the tile.
+fn rejection(
+    tile: &TileConfig,
+    address: &str,
+    offset: usize,
+    message: &str,
+    full: &str,
+) -> Diagnostic {
+    let named = message
+        .strip_prefix("series[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(index, _)| index.parse::<usize>().ok())
+        .and_then(|index| tile.series.get(offset + index));
+    let words = if message.is_empty() { full } else { message };
+    let mut diagnostic = Diagnostic::error(
+        "plan::query-rejected",
+        format!("{address}: the server rejected the tile's query: {words}"),
+        Some(named.map_or(tile.span, |s| s.span)),
+    )
+    .with_label(if named.is_some() {
+        "this series"
+    } else {
+        "this tile's query"
+    })
+    .with_help("fix the series so the observability API accepts it, then plan again");
+    if named.is_some() {
+        diagnostic = diagnostic.with_related(tile.span, "in this tile");
+    }
+    diagnostic
+}
+
+/// `plan --check-queries` after the plan is printed: runs the check, renders rejected queries
+/// at their config lines, and fails when any was rejected.
+pub fn report(
+    session: &crate::commands::session::Session,
+    plan: &Plan,
+    printer: &Printer,
+) -> Result<()> {
+    let now_ms = jiff::Timestamp::now().as_millisecond();
+    let outcome = run(
+        &session.runtime,
+        &session.config,
+        &session.live,
+        &session.clients,
+        plan,
+        now_ms,
+        printer,
+    )?;
+    let failed = outcome.diagnostics.len();
+    if failed > 0 {
+        crate::config::render::render(
+            &outcome.diagnostics,
+            &session.sources,
+            crate::config::render::Format::Text,
+            printer,
+        );
+        return Err(Error::with_hint(
+            format!(
+                "{failed} tile quer{} rejected",
+                if failed == 1 { "y was" } else { "ies were" }
+            ),
+            "fix the series at the lines above, then run `converge plan --check-queries` again",
+        ));
+    }
+    let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
+    printer.err(&format!(
+        "check-queries: {} tile(s) ran in {} request(s){}",
+        outcome.passed,
+        outcome.requests,
+        if skipped > 0 {
+            format!("; {skipped} tile(s) on stacks without charts/series not checked")
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}

@@ -1,0 +1,545 @@
+//! `converge preview` and `plan --check-queries` through the real binary against the sandbox.
+//! Firings are checked against a computation by hand over points the test fetches from the
+//! sandbox itself (its series are deterministic: the same request gives the same bytes).
+
+use std::path::{Path, PathBuf};
+
+use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
+use serde_json::{Value, json};
+
+use crate::common::{self, Client};
+
+/// The end of every preview window: fixed, so runs are reproducible.
+const END: &str = "2026-11-21T06:00:00Z";
+const END_MS: i64 = 1_795_240_800_000;
+const DAY_MS: i64 = 86_400_000;
+
+const CONFIG: &str = r#"version: 1
+organization: ${env:CONVERGE_ORG_ID}
+observability:
+  url: ${env:CONVERGE_OBSERVABILITY_URL}
+  token: ${env:CONVERGE_OBS_TOKEN}
+stacks:
+  obs:
+    api: observability
+    dashboards:
+      api-health:
+        name: API health
+        tiles:
+          - name: Requests
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            series:
+              - type: time
+                source: Logs
+                aggFn: count
+                where: "service:api"
+                whereLanguage: lucene
+          - name: Error ratio
+            x: 6
+            y: 0
+            w: 6
+            h: 4
+            asRatio: true
+            series:
+              - type: time
+                source: Logs
+                aggFn: count
+                where: "level:error"
+              - type: time
+                source: Logs
+                aggFn: count
+    alerts:
+      busy:
+        name: Busy
+        dashboard: api-health
+        tile: Requests
+        threshold: 400
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+      quiet:
+        name: Too quiet
+        dashboard: api-health
+        tile: Requests
+        threshold: 800
+        thresholdType: below
+        interval: 15m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+"#;
+
+/// Two more tiles for `--check-queries`: one the server rejects (no `aggFn`), one with five
+/// series (the most a tile may have, and a request may carry).
+const EXTRA_TILES: &str = r#"          - name: Broken
+            x: 0
+            y: 4
+            w: 6
+            h: 4
+            series:
+              - type: time   # broken-series
+                source: Logs
+                where: "oops"
+          - name: Wide
+            x: 6
+            y: 4
+            w: 6
+            h: 4
+            series:
+              - { type: time, source: Logs, aggFn: count }
+              - { type: time, source: Logs, aggFn: sum, field: bytes }
+              - { type: time, source: Logs, aggFn: avg, field: duration }
+              - { type: time, source: Logs, aggFn: max, field: duration }
+              - { type: time, source: Logs, aggFn: min, field: duration }
+"#;
+
+fn write_config(dir: &Path, extra: bool) -> PathBuf {
+    let text = if extra {
+        CONFIG.replace("    alerts:\n", &format!("{EXTRA_TILES}    alerts:\n"))
+    } else {
+        CONFIG.to_string()
+    };
+    let path = dir.join("obs.yaml");
+    std::fs::write(&path, text).expect("config written");
+    path
+}
+
+fn preview_json(sandbox: &SandboxHandle, dir: &Path, address: &str, extra: &[&str]) -> Value {
+    let config = write_config(dir, false);
+    let output = common::converge(sandbox)
+        .current_dir(dir)
+        .args(["preview", address, "--end", END, "--format", "json"])
+        .args(extra)
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
+}
+
+/// The id of a source of the observability stack, as the sandbox lists it.
+fn source_id(client: &Client, name: &str) -> String {
+    let sources = client.obs("GET", "/sources", None).data();
+    sources
+        .as_array()
+        .and_then(|list| list.iter().find(|s| s["name"] == name))
+        .and_then(|s| s["id"].as_str())
+        .expect("the source exists")
+        .to_string()
+}
+
+/// Points of a charts/series request sent by the test itself.
+fn raw_points(client: &Client, series: Value, granularity: &str) -> Vec<Value> {
+    let body = json!({
+        "series": series,
+        "startTime": END_MS - DAY_MS,
+        "endTime": END_MS,
+        "granularity": granularity,
+    });
+    client
+        .obs("POST", "/charts/series", Some(body))
+        .data()
+        .as_array()
+        .cloned()
+        .expect("an array of points")
+}
+
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Starts and bucket counts of firing runs, by hand: a bucket fires strictly past the
+/// threshold; consecutive firing buckets (no missing bucket between) are one firing.
+fn runs_by_hand(points: &[Value], threshold: f64, above: bool, step: i64) -> Vec<(i64, usize)> {
+    let mut runs: Vec<(i64, usize)> = Vec::new();
+    let mut last_firing: Option<i64> = None;
+    for point in points {
+        let ts = point["ts_bucket"].as_i64().expect("ts_bucket");
+        let value = number(&point["series_0.data"]).expect("a value");
+        let fires = if above {
+            value > threshold
+        } else {
+            value < threshold
+        };
+        if !fires {
+            last_firing = None;
+            continue;
+        }
+        match (last_firing, runs.last_mut()) {
+            (Some(previous), Some(run)) if previous + step == ts => run.1 += 1,
+            _ => runs.push((ts, 1)),
+        }
+        last_firing = Some(ts);
+    }
+    runs
+}
+
+fn requests_series(client: &Client) -> Value {
+    json!([{
+        "type": "time", "sourceId": source_id(client, "Logs"), "aggFn": "count",
+        "where": "service:api", "whereLanguage": "lucene",
+    }])
+}
+
+fn chart_runs(chart: &Value) -> Vec<(i64, usize)> {
+    chart["lines"][0]["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
+            (
+                r["start"].as_i64().expect("start"),
+                r["buckets"].as_u64().expect("buckets") as usize,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_above_alert_fires_where_a_hand_computation_says() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let document = preview_json(&sandbox, dir.path(), "alert.obs.busy", &[]);
+    let chart = &document["charts"][0];
+    assert_eq!(chart["granularity"], "5m", "the alert's interval");
+    assert_eq!(chart["threshold"], json!({"value": 400, "type": "above"}));
+
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "5m");
+    let expected = runs_by_hand(&points, 400.0, true, 300_000);
+    assert!(expected.len() >= 2, "the data must cross the threshold");
+    assert_eq!(chart_runs(chart), expected);
+    assert_eq!(chart["fired"], expected.len());
+    // Every bucket the server sent is drawn, with its value.
+    assert_eq!(
+        chart["lines"][0]["points"].as_array().map(Vec::len),
+        Some(points.len())
+    );
+    let firing: usize = expected.iter().map(|r| r.1).sum();
+    assert_eq!(
+        chart["lines"][0]["firingBuckets"].as_array().map(Vec::len),
+        Some(firing)
+    );
+    let longest = expected.iter().map(|r| r.1).max().unwrap_or(0);
+    assert_eq!(chart["longestRun"]["buckets"], longest);
+}
+
+#[test]
+fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let document = preview_json(&sandbox, dir.path(), "alert.obs.quiet", &[]);
+    let chart = &document["charts"][0];
+    assert_eq!(chart["granularity"], "15m");
+
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "15m");
+    let expected = runs_by_hand(&points, 800.0, false, 900_000);
+    assert!(expected.len() >= 2, "the data must cross the threshold");
+    assert_eq!(chart_runs(chart), expected);
+
+    // The text report says the same, and draws a chart at the width COLUMNS gives.
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .env("COLUMNS", "72")
+        .args(["preview", "alert.obs.quiet", "--end", END])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains(&format!("would have fired {} times", expected.len())),
+        "{text}"
+    );
+    assert!(text.contains("below 800") && text.contains('▲'), "{text}");
+    let mut chart_rows = text.lines().filter(|l| l.contains(['│', '┼', '└']));
+    assert!(chart_rows.clone().count() >= 11, "{text}");
+    assert!(chart_rows.all(|l| l.chars().count() <= 72), "{text}");
+}
+
+#[test]
+fn a_ratio_tile_is_series_zero_over_series_one_and_string_values_read_the_same() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let address = "dashboard.obs.api-health.tile[Error ratio]";
+    let document = preview_json(&sandbox, dir.path(), address, &["--granularity", "1h"]);
+    let chart = &document["charts"][0];
+    assert_eq!(chart["threshold"], Value::Null, "a tile has no threshold");
+    let lines = chart["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 1, "one ratio line");
+
+    let client = Client::new(&sandbox);
+    let logs = source_id(&client, "Logs");
+    let series = json!([
+        {"type": "time", "sourceId": logs, "aggFn": "count", "where": "level:error"},
+        {"type": "time", "sourceId": logs, "aggFn": "count"},
+    ]);
+    let expected: Vec<(i64, f64)> = raw_points(&client, series, "1h")
+        .iter()
+        .filter_map(|p| {
+            let a = number(&p["series_0.data"])?;
+            let b = number(&p["series_1.data"])?;
+            (b != 0.0).then(|| (p["ts_bucket"].as_i64().unwrap_or_default(), a / b))
+        })
+        .collect();
+    let drawn: Vec<(i64, f64)> = lines[0]["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| {
+            (
+                p["ts"].as_i64().unwrap_or_default(),
+                p["value"].as_f64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(drawn.len() >= 20, "{drawn:?}");
+    assert_eq!(drawn, expected);
+
+    // A server that sends values as numeric strings gives the same chart.
+    let strings = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        quirks: vec![Quirk::NumberStrings],
+        ..SandboxOptions::default()
+    });
+    let other = tempfile::tempdir().expect("temp dir");
+    let again = preview_json(&strings, other.path(), address, &["--granularity", "1h"]);
+    assert_eq!(again["charts"][0]["lines"], chart["lines"]);
+}
+
+#[test]
+fn the_svg_is_xml_with_the_series_the_threshold_and_one_mark_per_firing() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svg_path = dir.path().join("busy.svg");
+    let svg_arg = svg_path.to_string_lossy().to_string();
+    let document = preview_json(&sandbox, dir.path(), "alert.obs.busy", &["--svg", &svg_arg]);
+    let chart = &document["charts"][0];
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "5m");
+    let expected = runs_by_hand(&points, 400.0, true, 300_000);
+
+    let text = std::fs::read_to_string(&svg_path).expect("the SVG was written");
+    let svg = roxmltree::Document::parse(&text).expect("the SVG is well-formed XML");
+    let root = svg.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    assert!(
+        !text.contains("href"),
+        "standalone: no links or external resources"
+    );
+    let with_class = |class: &str| -> Vec<roxmltree::Node> {
+        svg.descendants()
+            .filter(|n| n.attribute("class") == Some(class))
+            .collect()
+    };
+    let series = with_class("series");
+    assert_eq!(series.len(), 1);
+    let d = series[0].attribute("d").unwrap_or_default();
+    let vertices = d.matches('M').count() + d.matches('L').count();
+    assert_eq!(vertices, points.len(), "one vertex per bucket");
+
+    let threshold = with_class("threshold");
+    assert_eq!(threshold.len(), 1);
+    assert_eq!(threshold[0].tag_name().name(), "line");
+    assert_eq!(threshold[0].attribute("data-value"), Some("400"));
+
+    let firing = with_class("firing");
+    assert_eq!(firing.len(), expected.len());
+    let starts: Vec<i64> = firing
+        .iter()
+        .filter_map(|n| n.attribute("data-start")?.parse().ok())
+        .collect();
+    assert_eq!(starts, expected.iter().map(|r| r.0).collect::<Vec<_>>());
+    assert_eq!(chart["fired"], expected.len());
+    // Time axis labels and value labels are there.
+    assert!(with_class("x-label").len() >= 4);
+    assert!(with_class("y-tick").len() >= 3);
+}
+
+#[test]
+fn check_queries_reports_a_rejected_query_at_its_line_with_one_to_five_series_a_request() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), true);
+    let text = std::fs::read_to_string(&config).expect("config");
+    let line = text
+        .lines()
+        .position(|l| l.contains("# broken-series"))
+        .expect("marker")
+        + 1;
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["plan", "--check-queries"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("dashboard.obs.api-health.tile[Broken]"),
+        "{stderr}"
+    );
+    // The server's words (the renderer may wrap them).
+    assert!(
+        stderr.contains("series[0].aggFn:") && stderr.contains("is required"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("obs.yaml:{line}:")), "{stderr}");
+    assert!(
+        !stderr.contains("tile[Wide]"),
+        "the wide tile runs: {stderr}"
+    );
+    // The plan itself is still printed on stdout.
+    assert!(String::from_utf8_lossy(&output.stdout).contains("dashboard.obs.api-health"));
+
+    let mut sizes: Vec<usize> = sandbox
+        .request_log()
+        .iter()
+        .filter(|e| e.route == "/api/v2/charts/series")
+        .map(|e| e.series.expect("the log counts series"))
+        .collect();
+    sizes.sort_unstable();
+    // Requests 1, Error ratio 2, Broken 1, Wide 5: one request per tile.
+    assert_eq!(sizes, vec![1, 1, 2, 5]);
+    assert!(sizes.iter().all(|n| (1..=5).contains(n)));
+}
+
+#[test]
+fn check_queries_passes_when_every_query_runs_within_the_rate_limit() {
+    // The real services' rate limits are on: the transport must pace the queries.
+    let sandbox = common::sandbox(SandboxOptions::default());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["plan", "--check-queries"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("2 tile(s) ran in 2 request(s)"), "{stderr}");
+    assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 2);
+    let log = sandbox.request_log();
+    assert!(log.iter().all(|e| e.status != 429), "{log:?}");
+}
+
+#[test]
+fn the_managed_stack_has_no_series_and_says_so() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let quickstart = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["preview", "alert.prod.api-errors"])
+        .arg(&quickstart)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("managed stack"), "{stderr}");
+    assert!(stderr.contains("charts/series"), "{stderr}");
+    assert!(output.stdout.is_empty());
+
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["plan", "--check-queries"])
+        .arg(&quickstart)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("stack.prod: not checked") && stderr.contains("no charts/series"),
+        "{stderr}"
+    );
+    assert_eq!(
+        common::count(&sandbox, "POST", "/api/v2/charts/series"),
+        0,
+        "nothing was sent"
+    );
+}
+
+#[test]
+fn an_unknown_address_lists_the_known_ones() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["preview", "alert.obs.nope"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("alert.obs.busy") && stderr.contains("dashboard.obs.api-health"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_dashboard_previews_every_tile_without_a_threshold() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svg_path = dir.path().join("board.svg");
+    let svg_arg = svg_path.to_string_lossy().to_string();
+    let document = preview_json(
+        &sandbox,
+        dir.path(),
+        "dashboard.obs.api-health",
+        &["--window", "6h", "--svg", &svg_arg],
+    );
+    let charts = document["charts"].as_array().expect("charts");
+    let addresses: Vec<&str> = charts
+        .iter()
+        .filter_map(|c| c["address"].as_str())
+        .collect();
+    assert_eq!(
+        addresses,
+        vec![
+            "dashboard.obs.api-health.tile[Requests]",
+            "dashboard.obs.api-health.tile[Error ratio]"
+        ]
+    );
+    assert!(
+        charts
+            .iter()
+            .all(|c| c["threshold"].is_null() && c["fired"].is_null())
+    );
+    assert!(charts.iter().all(|c| c["granularity"] == "auto"));
+    assert_eq!(charts[0]["endTime"].as_i64(), Some(END_MS));
+    assert_eq!(
+        charts[0]["startTime"].as_i64(),
+        Some(END_MS - 6 * 3_600_000)
+    );
+
+    let text = std::fs::read_to_string(&svg_path).expect("the SVG was written");
+    let svg = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let panels = svg
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("panel"))
+        .count();
+    assert_eq!(panels, 2);
+    assert!(
+        !svg.descendants()
+            .any(|n| matches!(n.attribute("class"), Some("threshold" | "firing")))
+    );
+}
