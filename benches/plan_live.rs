@@ -8,11 +8,15 @@
 //! slower of the two.
 //!
 //! Run with `cargo bench --bench plan_live` (a plain timed harness: each run takes ~20 s).
+//! The binary runs under `/usr/bin/time` (when present) for its peak resident memory.
 
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use converge::sandbox::{SandboxHandle, SandboxOptions, Seed, large_config};
+
+#[path = "support/mem.rs"]
+mod mem;
 
 const RUNS: usize = 3;
 
@@ -28,7 +32,9 @@ fn main() {
     let config = dir.path().join("large.yaml");
     std::fs::write(&config, large_config(0)).expect("config written");
     let binary = env!("CARGO_BIN_EXE_converge");
+    let report = dir.path().join("time.txt");
     let mut times = Vec::new();
+    let mut peaks = Vec::new();
     let (mut cloud, mut observability, mut throttled) = (0, 0, 0);
     for _ in 0..RUNS {
         // A fresh sandbox per run, so no run starts inside the previous run's windows.
@@ -39,7 +45,7 @@ fn main() {
         })
         .expect("the sandbox starts");
         let started = Instant::now();
-        let output = Command::new(binary)
+        let output = mem::timed_command(Path::new(binary), &report)
             .current_dir(dir.path())
             .envs(sandbox.environment())
             .env("NO_COLOR", "1")
@@ -59,6 +65,7 @@ fn main() {
         observability = log.iter().filter(|e| e.route.starts_with("/api/")).count();
         throttled += log.iter().filter(|e| e.status == 429).count();
         times.push(elapsed);
+        peaks.extend(mem::child_peak_kib(&report));
     }
     let limit = floor(cloud, 10, Duration::from_secs(10)).max(floor(
         observability,
@@ -74,6 +81,7 @@ fn main() {
         cloud + observability
     );
     println!("  floor the limits allow: {:.2} s", limit.as_secs_f64());
+    println!("  peak memory: {}", mem::describe_child_peak(&peaks));
     println!(
         "  wall time: min {:.2} s, median {:.2} s, max {:.2} s ({:+.1}% over the floor)",
         times[0].as_secs_f64(),

@@ -1,11 +1,15 @@
 //! Validating a generated config of about 10,000 lines (300 dashboards with tiles and alerts)
 //! in-process, the way `converge validate` does after reading the file. Target: under 100 ms.
+//! Also prints the peak memory of one validation.
 
 use std::fmt::Write;
 use std::path::PathBuf;
 
 use converge::config::{LoadMode, load_texts};
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "support/mem.rs"]
+mod mem;
 
 const DASHBOARDS: usize = 300;
 
@@ -41,7 +45,9 @@ fn bench(c: &mut Criterion) {
     let text = generated_config();
     let files = vec![(PathBuf::from("generated.yaml"), text)];
     let env = |_: &str| Some("secret".to_string());
-    let loaded = load_texts(&files, LoadMode::Offline, &env);
+    let loaded = mem::measure("validate 10k-line config", || {
+        load_texts(&files, LoadMode::Offline, &env)
+    });
     assert!(loaded.config.is_some(), "{:?}", loaded.diagnostics);
     eprintln!("generated config: {} lines", files[0].1.lines().count());
     c.bench_function("validate 10k-line config", |b| {
