@@ -2,10 +2,13 @@
 //!
 //! `sequential`: one keep-alive connection, one request at a time (latency-bound).
 //! `concurrent`: 64 requests over 8 connections at once (throughput-bound).
-//! Criterion's `thrpt` line is requests per second.
+//! Criterion's `thrpt` line is requests per second. Also prints the process's peak memory.
 
 use converge::sandbox::{DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, SandboxHandle, SandboxOptions};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/mem.rs"]
+mod mem;
 
 fn basic() -> String {
     use base64::Engine;
@@ -74,6 +77,8 @@ fn gets(c: &mut Criterion) {
         })
     });
     group.finish();
+    // The sandbox and the client share this process: its peak bounds the sandbox's.
+    mem::report_process_peak("bench process (sandbox + client) after every GET above");
     drop(sandbox);
 }
 

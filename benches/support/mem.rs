@@ -80,3 +80,11 @@ pub fn describe_child_peak(peaks: &[u64]) -> String {
         None => format!("not measured ({TIME} is missing)"),
     }
 }
+
+/// Prints the process's peak resident memory since it started.
+pub fn report_process_peak(label: &str) {
+    match vm_kib("VmHWM") {
+        Some(peak) => println!("peak memory: {label}: {:.1} MiB resident", mib(peak)),
+        None => println!("peak memory: {label}: not measured (no /proc/self/status)"),
+    }
+}
