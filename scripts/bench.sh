@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(validate plan sandbox transport plan_live apply_live)
+all=(validate plan sandbox transport plan_live apply)
 benches=("$@")
 soak=0
 if [ ${#benches[@]} -eq 0 ]; then
@@ -40,7 +40,7 @@ cargo bench --no-run 2>&1 | tail -n 3
 for bench in "${benches[@]}"; do
     echo "== cargo bench --bench $bench"
     case "$bench" in
-        plan_live | apply_live) cargo bench --bench "$bench" 2>&1 | tee "$out/$bench.txt" ;;
+        plan_live) cargo bench --bench "$bench" 2>&1 | tee "$out/$bench.txt" ;;
         *) cargo bench --bench "$bench" -- "${criterion_args[@]}" 2>&1 | tee "$out/$bench.txt" ;;
     esac
 done
