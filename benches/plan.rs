@@ -250,11 +250,36 @@ fn organization(drift: bool) -> (Config, LiveState) {
     (config, live)
 }
 
-fn bench(c: &mut Criterion) {
-    let (config, live) = organization(false);
-    let (noop, diagnostics) = mem::measure("plan large no-op", || {
-        plan(&config, &live, &PlanOptions::default())
+/// The changed organization's plan: the input of every render.
+fn changed_plan() -> converge::plan::Plan {
+    let (config, live) = organization(true);
+    plan(&config, &live, &PlanOptions::default()).0
+}
+
+/// Peak memory of each step, each in a fresh process (see `mem::isolated`).
+fn peaks() {
+    let options = PlanOptions::default();
+    mem::isolated(
+        "plan large no-op",
+        || organization(false),
+        |(config, live)| plan(config, live, &options),
+    );
+    mem::isolated(
+        "plan large, every dashboard and alert changed",
+        || organization(true),
+        |(config, live)| plan(config, live, &options),
+    );
+    mem::isolated("render markdown", changed_plan, markdown::render);
+    mem::isolated("render text", changed_plan, |changed| {
+        text::render(changed, &Printer::plain())
     });
+    mem::isolated("render json", changed_plan, render_json::render);
+}
+
+fn bench(c: &mut Criterion) {
+    peaks();
+    let (config, live) = organization(false);
+    let (noop, diagnostics) = plan(&config, &live, &PlanOptions::default());
     assert!(diagnostics.is_empty() && !noop.has_changes());
     c.bench_function("plan large no-op", |b| {
         b.iter(|| {
@@ -266,9 +291,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     let (config, live) = organization(true);
-    let (changed, _) = mem::measure("plan large, every dashboard and alert changed", || {
-        plan(&config, &live, &PlanOptions::default())
-    });
+    let (changed, _) = plan(&config, &live, &PlanOptions::default());
     assert_eq!(changed.summary().update, 300 + 1000);
     c.bench_function("plan large, every dashboard and alert changed", |b| {
         b.iter(|| {
@@ -280,23 +303,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     let printer = Printer::plain();
-    // Smallest output first: the allocator keeps freed pages resident, so a larger render
-    // measured earlier would hide a smaller one's rise.
-    let sizes = [
-        (
-            "markdown",
-            mem::measure("render markdown", || markdown::render(&changed)).len(),
-        ),
-        (
-            "text",
-            mem::measure("render text", || text::render(&changed, &printer)).len(),
-        ),
-        (
-            "json",
-            mem::measure("render json", || render_json::render(&changed)).len(),
-        ),
-    ];
-    for (format, bytes) in sizes {
+    for (format, bytes) in [
+        ("text", text::render(&changed, &printer).len()),
+        ("json", render_json::render(&changed).len()),
+        ("markdown", markdown::render(&changed).len()),
+    ] {
         println!("rendered size: {format}: {bytes} bytes");
     }
     c.bench_function("render large plan: text", |b| {

@@ -57,6 +57,13 @@ echo "== summary ($out)"
 for file in "$out"/*.txt; do
     name=$(basename "$file" .txt)
     [ "$name" = machine ] && continue
-    grep -E '^[a-z_ ]*(large|10k|render|sandbox_get|pacing|transport|generated)|time: |thrpt: |peak memory|requests|wall time|floor|request rate|one request per object|test result|soak wall' "$file" |
-        grep -v -E 'Benchmarking|Warming|Collecting|Analyzing' | sed "s/^/$name: /" || true
+    awk -v bench="$name" '
+        /^Benchmarking|^Found|^Gnuplot|^Warning|^ +[0-9]+ \(/ { next }
+        /time: +\[/ { sub(/^ +/, ""); print bench ": " (last == "" ? "" : last "  ") $0; last = ""; next }
+        /thrpt: +\[/ { sub(/^ +/, ""); print bench ":   " $0; next }
+        /peak memory|requests|wall time|floor|request rate|one request per object|test result|soak|rendered size|pacing|generated config|apply 100/ {
+            print bench ": " $0; next
+        }
+        /^[^ ]/ { last = $0 }
+    ' "$file"
 done | tee "$out/summary.txt"

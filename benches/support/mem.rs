@@ -1,8 +1,9 @@
 //! Peak resident memory, read from `/proc` (Linux): no allocator hooks, no `unsafe`.
 //!
-//! In-process figures ([`measure`]): the peak is reset through `/proc/self/clear_refs` (writing
-//! `5` sets `VmHWM` back to the current `VmRSS`), the work runs once, and `VmHWM` is read: the
-//! process's peak while the work ran, and how far it rose above the resident size before it.
+//! In-process figures ([`isolated`]): a fresh process builds the inputs, the peak is reset
+//! through `/proc/self/clear_refs` (writing `5` sets `VmHWM` back to the current `VmRSS`), the
+//! work runs once, and `VmHWM` is read: the process's peak, and how far the work took it above
+//! the resident size before it.
 //! Child-process figures ([`timed_command`]): `/usr/bin/time -f %M` reports the child's peak.
 #![allow(dead_code)]
 
@@ -24,26 +25,65 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-/// Runs `work` once and prints the process's peak resident memory while it ran.
-pub fn measure<T>(label: &str, work: impl FnOnce() -> T) -> T {
-    let before = vm_kib("VmRSS");
-    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let out = work();
-    match (before, vm_kib("VmHWM")) {
-        (Some(before), Some(peak)) if reset => println!(
-            "peak memory: {label}: {:.1} MiB resident ({:+.1} MiB over the {:.1} MiB before)",
-            mib(peak),
-            mib(peak.saturating_sub(before)),
-            mib(before)
-        ),
-        (_, Some(peak)) => println!(
-            "peak memory: {label}: {:.1} MiB resident since the process started \
-             (/proc/self/clear_refs not writable)",
-            mib(peak)
-        ),
-        _ => println!("peak memory: {label}: not measured (no /proc/self/status)"),
+const ISOLATED: &str = "CONVERGE_BENCH_PEAK";
+
+/// The peak resident memory of `setup` then `work`, measured in a fresh process (this bench
+/// binary run again with `CONVERGE_BENCH_PEAK=<label>`), so memory freed by earlier work in
+/// this process cannot hide it. Prints the process's peak and how far `work` took it above the
+/// resident size `setup` left. Call it before any criterion benchmark of the same binary: the
+/// child runs the bench function from its start and stops at the matching call.
+pub fn isolated<S, T>(label: &str, setup: impl FnOnce() -> S, work: impl FnOnce(&S) -> T) {
+    match std::env::var(ISOLATED) {
+        Ok(wanted) if wanted == label => {
+            let input = setup();
+            let before = vm_kib("VmRSS");
+            let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+            let output = work(&input);
+            let peak = vm_kib("VmHWM");
+            drop(output);
+            match (before, peak) {
+                (Some(before), Some(peak)) if reset => println!(
+                    "peak memory: {label}: {:.1} MiB resident ({:.1} MiB of inputs, {:+.1} MiB \
+                     for the work)",
+                    mib(peak),
+                    mib(before),
+                    mib(peak.saturating_sub(before))
+                ),
+                (_, Some(peak)) => println!(
+                    "peak memory: {label}: {:.1} MiB resident, inputs included",
+                    mib(peak)
+                ),
+                _ => println!("peak memory: {label}: not measured (no /proc/self/status)"),
+            }
+            std::process::exit(0);
+        }
+        // Another measurement's child: only that one runs here.
+        Ok(_) => {}
+        Err(_) => {
+            let child = std::env::current_exe().and_then(|exe| {
+                Command::new(exe)
+                    .args(std::env::args_os().skip(1))
+                    .env(ISOLATED, label)
+                    .output()
+            });
+            match child {
+                Ok(output) => {
+                    let text = String::from_utf8_lossy(&output.stdout);
+                    let lines: Vec<&str> = text
+                        .lines()
+                        .filter(|line| line.starts_with("peak memory:"))
+                        .collect();
+                    if lines.is_empty() {
+                        println!("peak memory: {label}: not measured (the child printed none)");
+                    }
+                    for line in lines {
+                        println!("{line}");
+                    }
+                }
+                Err(error) => println!("peak memory: {label}: not measured ({error})"),
+            }
+        }
     }
-    out
 }
 
 /// `program` run under `/usr/bin/time -f %M -o report`, when that tool exists, so the child's
