@@ -250,10 +250,12 @@ fn organization(drift: bool) -> (Config, LiveState) {
     (config, live)
 }
 
-/// The changed organization's plan: the input of every render.
-fn changed_plan() -> converge::plan::Plan {
+/// The changed organization with its plan, the input of every render. The config and live
+/// state stay alive so the render cannot reuse their freed pages and hide its own rise.
+fn changed_plan() -> (Config, LiveState, converge::plan::Plan) {
     let (config, live) = organization(true);
-    plan(&config, &live, &PlanOptions::default()).0
+    let (changed, _) = plan(&config, &live, &PlanOptions::default());
+    (config, live, changed)
 }
 
 /// Peak memory of each step, each in a fresh process (see `mem::isolated`).
@@ -269,11 +271,15 @@ fn peaks() {
         || organization(true),
         |(config, live)| plan(config, live, &options),
     );
-    mem::isolated("render markdown", changed_plan, markdown::render);
-    mem::isolated("render text", changed_plan, |changed| {
+    mem::isolated("render markdown", changed_plan, |(_, _, changed)| {
+        markdown::render(changed)
+    });
+    mem::isolated("render text", changed_plan, |(_, _, changed)| {
         text::render(changed, &Printer::plain())
     });
-    mem::isolated("render json", changed_plan, render_json::render);
+    mem::isolated("render json", changed_plan, |(_, _, changed)| {
+        render_json::render(changed)
+    });
 }
 
 fn bench(c: &mut Criterion) {
