@@ -56,4 +56,11 @@ pub enum Command {
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.
     Sandbox(commands::sandbox::Args),
+    /// Report what differs from the config, what exists unmanaged and failed checks; for
+    /// scheduled jobs (exit 0 in sync, 2 drift found, 1 error).
+    Drift(commands::drift::Args),
+    /// Write the live state of services and stacks as a config that plans to no changes.
+    Export(commands::export::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell).
+    Completions(commands::completions::Args),
 }
