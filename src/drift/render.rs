@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
 use crate::output::{Printer, Style};
+use crate::plan::Action;
 use crate::plan::CheckResult;
 use crate::plan::text::show;
 
@@ -76,6 +77,18 @@ fn field_line(field: &DriftField) -> String {
     )
 }
 
+/// The lines under a changed address: each field for an update; one line for an object that
+/// is missing live or must not exist (listing every field of it would drown the rest).
+fn detail_lines(change: &Changed) -> Vec<String> {
+    match change.action {
+        Action::Create => vec!["missing live (apply would create it)".to_string()],
+        Action::Delete => {
+            vec!["exists live (apply would remove it with --allow-destroy)".to_string()]
+        }
+        Action::Update | Action::NoOp => change.fields.iter().map(field_line).collect(),
+    }
+}
+
 fn text(report: &Report, printer: &Printer) -> String {
     let summary = report.summary();
     let mut out = if report.in_sync() {
@@ -84,7 +97,7 @@ fn text(report: &Report, printer: &Printer) -> String {
         format!("Drift found: {}\n", summary_line(&summary))
     };
     if !report.changed.is_empty() {
-        out.push_str("\nChanged outside converge (config vs live):\n");
+        out.push_str("\nDiffers from the config (config vs live):\n");
         for change in &report.changed {
             let head = format!("{} {}", change.action.marker(), change.address);
             out.push_str(&format!(
@@ -92,8 +105,8 @@ fn text(report: &Report, printer: &Printer) -> String {
                 printer.paint(&head, Style::Change),
                 change.reason
             ));
-            for field in &change.fields {
-                out.push_str(&format!("      {}\n", field_line(field)));
+            for line in detail_lines(change) {
+                out.push_str(&format!("      {line}\n"));
             }
         }
     }
@@ -184,7 +197,7 @@ fn markdown(report: &Report) -> String {
     );
     let mut lines: Vec<String> = Vec::new();
     if !report.changed.is_empty() {
-        lines.push("\n#### Changed outside converge\n".into());
+        lines.push("\n#### Differs from the config (config vs live)\n".into());
         for change in &report.changed {
             lines.push(format!(
                 "- <code>{} {}</code>: {}",
@@ -192,8 +205,8 @@ fn markdown(report: &Report) -> String {
                 escape(&change.address),
                 escape(&change.reason)
             ));
-            for field in &change.fields {
-                lines.push(format!("  - <code>{}</code>", escape(&field_line(field))));
+            for line in detail_lines(change) {
+                lines.push(format!("  - <code>{}</code>", escape(&line)));
             }
         }
     }
@@ -230,14 +243,19 @@ fn markdown(report: &Report) -> String {
     }
     let room = 300;
     let total = lines.len();
+    let mut in_details = false;
     for (shown, line) in lines.into_iter().enumerate() {
         if out.len() + line.len() + 1 + room > BUDGET {
+            if in_details {
+                out.push_str("\n</details>\n");
+            }
             out.push_str(&format!(
                 "\n> **Note:** cut to stay under GitHub's size limit ({} more lines). Run `converge drift` for the full report.\n",
                 total - shown
             ));
             return out;
         }
+        in_details = (in_details || line.contains("<details>")) && !line.contains("</details>");
         out.push_str(&line);
         out.push('\n');
     }

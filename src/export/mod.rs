@@ -114,8 +114,8 @@ fn non_empty(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|s| !s.is_empty())
 }
 
-/// Writes the config for `input`. `cloud` and `observability` say which connection sections
-/// to write.
+/// Writes the config for `input`; `observability` adds the observability API's connection
+/// section (the cloud section is written whenever a service or managed stack is exported).
 pub fn export(input: &ExportInput, observability: bool) -> Exported {
     let mut warnings = Vec::new();
     let mut root = vec![
@@ -302,6 +302,18 @@ fn stack_body(
             ));
             continue;
         };
+        let mut tile_names = BTreeSet::new();
+        if let Some(tile) = dashboard
+            .tiles
+            .iter()
+            .find(|t| !tile_names.insert(t.name.as_str()))
+        {
+            warnings.push(format!(
+                "stack {key}: dashboard {name:?} not exported: two tiles are named {:?} (converge matches tiles by name)",
+                tile.name
+            ));
+            continue;
+        }
         let dkey = keys.take(slug(name, "dashboard"));
         exported.insert(dashboard.id.as_str(), (dkey.clone(), dashboard));
         dashboards.push((dkey, dashboard_node(dashboard, &tag, live)));
@@ -458,3 +470,6 @@ fn alert_node(
     }
     Ok(Node::Map(node))
 }
+
+#[cfg(test)]
+mod tests;

@@ -440,6 +440,47 @@ fn backup_checks_fail_on_old_failed_or_missing_backups() {
 }
 
 #[test]
+fn backup_ages_follow_the_sandbox_clock() {
+    // A sandbox whose clock is 30 hours behind seeds its newest finished backup 36 hours
+    // before the real time drift measures from: too old for 26 hours, fine for 48.
+    let behind = jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_hours(30))
+        .expect("a time");
+    let sandbox = common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        clock: Some(behind),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let yaml = baseline(&sandbox);
+    let (code, report) = drift_json(
+        &sandbox,
+        &with_backups(&yaml, "      maxAgeHours: 26\n"),
+        &[],
+    );
+    assert_eq!(code, 2);
+    let detail = report["checks"][0]["details"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        detail.contains("h old (at most 26h)") && detail.ends_with(": too old"),
+        "{detail}"
+    );
+    let hours: f64 = detail
+        .split(" is ")
+        .nth(1)
+        .and_then(|rest| rest.split('h').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an age");
+    assert!((36.0..37.0).contains(&hours), "{detail}");
+    let (code, _) = drift(
+        &sandbox,
+        &with_backups(&yaml, "      maxAgeHours: 48\n"),
+        &[],
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
 fn a_config_error_exits_1() {
     let sandbox = common::fast_sandbox();
     let dir = tempfile::tempdir().expect("a temp dir");

@@ -8,9 +8,19 @@ use crate::common::{self, Client};
 
 const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
 
+/// The binary pointed at a sandbox that enforces no rate limit, with the client's own limiter
+/// opened up to match (the large seed needs a request per service).
+fn unlimited(sandbox: &converge::sandbox::SandboxHandle) -> assert_cmd::Command {
+    let mut command = common::converge(sandbox);
+    command
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s");
+    command
+}
+
 /// Exports with `args` and returns the YAML (asserting success).
 fn export(sandbox: &converge::sandbox::SandboxHandle, args: &[&str]) -> String {
-    let output = common::converge(sandbox)
+    let output = unlimited(sandbox)
         .arg("export")
         .args(args)
         .output()
@@ -28,7 +38,7 @@ fn plan(sandbox: &converge::sandbox::SandboxHandle, yaml: &str) -> (i32, String,
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("exported.yaml");
     std::fs::write(&path, yaml).expect("write");
-    let output = common::converge(sandbox)
+    let output = unlimited(sandbox)
         .args(["plan", "--detailed-exitcode"])
         .arg(&path)
         .output()
