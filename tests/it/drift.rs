@@ -281,6 +281,16 @@ fn an_unmanaged_dashboard_and_pipe_are_reported() {
             "pipe.analytics[\"customers\"]"
         ]
     );
+    // A service without `pipes:` does not manage pipes: none is read or reported.
+    let start = yaml.find("    pipes:\n").expect("the pipes section");
+    let end = yaml.find("stacks:\n").expect("the stacks section");
+    let mut no_pipes = yaml.clone();
+    no_pipes.replace_range(start..end, "");
+    let (_, report) = drift_json(&sandbox, &no_pipes, &[]);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        ["dashboard.analytics[\"Scratch\"]"]
+    );
     let (_, markdown) = drift(&sandbox, &fewer, &["--format", "markdown"]);
     assert!(
         markdown.starts_with("<!-- converge-drift -->\n"),
@@ -478,6 +488,59 @@ fn backup_ages_follow_the_sandbox_clock() {
         &[],
     );
     assert_eq!(code, 0);
+}
+
+#[test]
+fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
+    let sandbox = common::fast_sandbox();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let output = common::converge(&sandbox)
+        .arg("drift")
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The demo seed differs from the quickstart in scaling, lacks its dashboard and alert, and
+    // has a dashboard and alert of its own; its newest finished backup is 6 hours old.
+    // The age is measured from the real clock: about 6.0h, masked so a slow run cannot flake.
+    insta::assert_snapshot!("quickstart_drift", mask_age(&stdout));
+    let log = sandbox.request_log();
+    assert!(!log.is_empty());
+    assert!(
+        log.iter().all(|entry| entry.method == "GET"),
+        "drift only reads: {log:?}"
+    );
+    // One read per list: services, the declared pipes, backups, and the stack's three lists.
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services"
+        ),
+        1
+    );
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
+        ),
+        1
+    );
+}
+
+/// Replaces the number in `is 6.0h old` with `N`.
+fn mask_age(text: &str) -> String {
+    text.lines()
+        .map(|line| match (line.find(" is "), line.find("h old")) {
+            (Some(start), Some(end)) if start < end => {
+                format!("{} is Nh old{}", &line[..start], &line[end + 5..])
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]

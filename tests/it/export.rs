@@ -73,6 +73,18 @@ fn the_demo_export_plans_to_no_changes() {
         "{yaml}"
     );
     assert!(!yaml.contains(DEMO_KEY_SECRET) && !yaml.contains(DEMO_TOKEN));
+    insta::assert_snapshot!("demo_export", yaml);
+    // Export only reads: the services list, one pipes list, the stacks' lists.
+    let log = sandbox.request_log();
+    assert!(log.iter().all(|entry| entry.method == "GET"), "{log:?}");
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
+        ),
+        1
+    );
     let (code, stdout, stderr) = plan(&sandbox, &yaml);
     assert_eq!(code, 0, "{stdout}\n{stderr}\n{yaml}");
     assert!(
