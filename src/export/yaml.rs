@@ -37,7 +37,9 @@ impl Node {
 }
 
 /// Words some YAML readers take for booleans or null (YAML 1.1 as well as 1.2).
-const RESERVED: &[&str] = &["true", "false", "yes", "no", "on", "off", "null", "~"];
+const RESERVED: &[&str] = &[
+    "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
+];
 
 /// Whether a string that starts with a digit cannot be read as a number by any YAML reader:
 /// ids such as `1c7d8c62-...` and intervals such as `5m` stay plain.
@@ -106,7 +108,9 @@ fn inline(node: &Node) -> Option<String> {
 fn write_map(entries: &[(String, Node)], indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     for (key, value) in entries {
-        let key = scalar(key);
+        // `y` is a tile field of the format: the loader reads keys as field names, and a
+        // quoted `"y"` would only puzzle a reader. Keys from data go through `scalar`.
+        let key = if key == "y" { key.clone() } else { scalar(key) };
         match inline(value) {
             Some(text) => out.push_str(&format!("{pad}{key}: {text}\n")),
             None => {
@@ -165,7 +169,7 @@ mod tests {
         assert_eq!(scalar("0x1f"), "\"0x1f\"");
         assert_eq!(scalar("5m"), "5m");
         assert_eq!(scalar("1c7d8c62-0b0f"), "1c7d8c62-0b0f");
-        assert_eq!(scalar("y"), "y");
+        assert_eq!(scalar("y"), "\"y\"");
         assert_eq!(scalar(""), "\"\"");
         assert_eq!(scalar("a # b"), "\"a # b\"");
         assert_eq!(scalar("cost ${env:X}"), "\"cost $${env:X}\"");
@@ -193,6 +197,76 @@ mod tests {
             to_string(&root),
             "tiles:\n  - name: Requests\n    groupBy: []\n    tags: [a b]\n    series:\n      - aggFn: count\n"
         );
+    }
+
+    fn reads_back(text: &str) -> Option<serde_json::Value> {
+        let document = to_string(&[("value".to_string(), Node::Str(text.to_string()))]);
+        let parsed: std::collections::BTreeMap<String, serde_json::Value> =
+            serde_saphyr::from_str(&document).ok()?;
+        parsed.get("value").cloned()
+    }
+
+    #[test]
+    fn look_alikes_of_other_types_read_back_as_strings() {
+        for text in [
+            "y",
+            "Yes",
+            "NULL",
+            "True",
+            "~",
+            "1e3",
+            "0x1f",
+            "0o17",
+            ".inf",
+            "-a",
+            "- a",
+            "5m",
+            "2024-01-01",
+            "12:30",
+            "1_000",
+            "1c7d8c62-0b0f",
+            "a: b",
+            "a #b",
+            "[x]",
+            "{x}",
+            "*x",
+            "&x",
+            "!x",
+            "|",
+            ">",
+            "%x",
+            "@x",
+            "`x`",
+            "'x'",
+            "\"x\"",
+            " lead",
+            "trail ",
+            "a\nb",
+        ] {
+            assert_eq!(
+                reads_back(text),
+                Some(serde_json::Value::String(text.to_string())),
+                "{text:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever a name or query holds, the YAML reader gets the same string back (with
+        /// `${` escaped for the config loader, which turns `$${` back into `${`).
+        #[test]
+        fn any_string_reads_back_as_itself(text in "\\PC{0,24}|[a-z0-9 :#'\"\\-\\[\\]{},&*!|>%@`.$]{0,16}") {
+            let document = to_string(&[("value".to_string(), Node::Str(text.clone()))]);
+            let parsed: std::collections::BTreeMap<String, serde_json::Value> =
+                serde_saphyr::from_str(&document).map_err(|e| {
+                    proptest::test_runner::TestCaseError::fail(format!("{document}: {e}"))
+                })?;
+            proptest::prop_assert_eq!(
+                parsed.get("value"),
+                Some(&serde_json::Value::String(text.replace("${", "$${"))),
+                "{}", document
+            );
+        }
     }
 
     #[test]
