@@ -407,7 +407,9 @@ fn backup_checks_pass_on_fresh_backups() {
         "{stdout}"
     );
     assert!(
-        stdout.contains(&format!("backup {done} is kept and done")),
+        stdout.contains(&format!(
+            "backup {done} is kept and done, 5.0 GiB, took 30m"
+        )),
         "{stdout}"
     );
 }
