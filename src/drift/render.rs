@@ -89,6 +89,14 @@ fn detail_lines(change: &Changed) -> Vec<String> {
     }
 }
 
+fn action_style(action: Action) -> Style {
+    match action {
+        Action::Create => Style::Add,
+        Action::Delete => Style::Remove,
+        Action::Update | Action::NoOp => Style::Change,
+    }
+}
+
 fn text(report: &Report, printer: &Printer) -> String {
     let summary = report.summary();
     let mut out = if report.in_sync() {
@@ -102,7 +110,7 @@ fn text(report: &Report, printer: &Printer) -> String {
             let head = format!("{} {}", change.action.marker(), change.address);
             out.push_str(&format!(
                 "  {}  ({})\n",
-                printer.paint(&head, Style::Change),
+                printer.paint(&head, action_style(change.action)),
                 change.reason
             ));
             for line in detail_lines(change) {
