@@ -1,5 +1,8 @@
 //! One module per subcommand; each gets its parsed flags and the printer.
 
+pub mod completions;
+pub mod drift;
+pub mod export;
 pub mod plan;
 pub mod preview;
 pub mod sandbox;
@@ -21,5 +24,8 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
         Command::Preview(args) => preview::run(args, &global, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Sandbox(args) => sandbox::run(args, &global, printer),
+        Command::Drift(args) => drift::run(args, &global, printer),
+        Command::Export(args) => export::run(args, &global, printer),
+        Command::Completions(args) => completions::run(args, printer),
     }
 }
