@@ -52,6 +52,8 @@ pub enum Command {
     Validate(commands::validate::Args),
     /// Read the live state and print what `apply` would change, field by field.
     Plan(commands::plan::Args),
+    /// Apply a plan: confirm, write in order, report what was done, failed or skipped.
+    Apply(commands::apply::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.

@@ -1,5 +1,6 @@
 //! One module per subcommand; each gets its parsed flags and the printer.
 
+pub mod apply;
 pub mod plan;
 pub mod sandbox;
 pub mod schema;
@@ -17,6 +18,7 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
     match cli.command {
         Command::Validate(args) => validate::run(args, &global, printer),
         Command::Plan(args) => plan::run(args, &global, printer),
+        Command::Apply(args) => apply::run(args, &global, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Sandbox(args) => sandbox::run(args, &global, printer),
     }
