@@ -45,6 +45,9 @@ pub enum Data {
     Alerts(Vec<Alert>),
 }
 
+/// Rounds of transport attempts for one read or idempotent write.
+pub const ROUNDS: usize = 3;
+
 type Slot = Arc<Mutex<Option<(u64, Arc<Data>)>>>;
 
 /// The shared cache of list reads.
@@ -167,7 +170,16 @@ impl Fresh {
             return Ok(data.clone());
         }
         let read_at = self.epoch();
-        let data = Arc::new(self.read(scope, stack).await?);
+        // The transport already retried each read; a list read is safe to repeat, so a run of
+        // bad luck on a flaky network costs another round rather than the step.
+        let mut round = 1;
+        let data = loop {
+            match self.read(scope, stack).await {
+                Ok(data) => break Arc::new(data),
+                Err(ReadError::Api(error)) if error.is_retryable() && round < ROUNDS => round += 1,
+                Err(error) => return Err(error),
+            }
+        };
         *guard = Some((read_at, data.clone()));
         Ok(data)
     }

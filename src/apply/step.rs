@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 use super::Options;
-use super::fresh::{Data, Fresh, ReadError, Scope, live_of, scope_of, stack_api};
+use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, live_of, scope_of, stack_api};
 use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
@@ -178,10 +178,16 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
     );
     let operation = resolve(context, step, since).await?;
     if !is_create {
-        return write(context, step, &operation)
-            .await
-            .map(|()| None)
-            .map_err(|e| StepError::Failed(e.to_string()));
+        // Updates and deletes are idempotent: the transport retried them already, and another
+        // round of attempts is as safe.
+        let mut round = 1;
+        loop {
+            match write(context, step, &operation).await {
+                Ok(()) => return Ok(None),
+                Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => round += 1,
+                Err(error) => return Err(StepError::Failed(error.to_string())),
+            }
+        }
     }
     let mut attempt = 0;
     loop {
@@ -212,6 +218,10 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
                     )));
                 }
             }
+            // The server certainly did not act (429s or no connection all along): sending
+            // again cannot create a second object.
+            Err(WriteError::Api(error))
+                if error.is_safe_to_resend() && attempt < CREATE_ATTEMPTS => {}
             Err(error) => return Err(StepError::Failed(error.to_string())),
         }
     }

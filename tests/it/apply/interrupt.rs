@@ -1,0 +1,1 @@
+//! SIGINT in the middle of an apply.

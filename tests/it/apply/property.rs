@@ -1,0 +1,1 @@
+//! Convergence as a property.
