@@ -20,7 +20,7 @@ use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint};
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
-const CREATE_ATTEMPTS: usize = 4;
+const CREATE_ATTEMPTS: usize = 8;
 
 /// The outcome of waking one service, computed once.
 type WakeCell = Arc<OnceCell<Result<(), String>>>;

@@ -106,7 +106,8 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session = session::open(&args.paths, global, printer)?;
+        let session =
+            session::open_with_read_rounds(&args.paths, global, printer, apply::fresh::ROUNDS)?;
         let plan_options = PlanOptions {
             only: args.only.clone(),
             now: Some(jiff::Timestamp::now()),

@@ -43,6 +43,18 @@ impl Session {
 
 /// Loads the config at `paths`, connects and reads the live state.
 pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result<Session> {
+    open_with_read_rounds(paths, global, printer, 1)
+}
+
+/// As [`open`], but a live read that fails only on API errors (each already retried by the
+/// transport) is made again, up to `rounds` reads in all: `apply` would rather read twice than
+/// stop a run before it starts on a flaky network. Reads are safe to repeat.
+pub fn open_with_read_rounds(
+    paths: &[PathBuf],
+    global: &GlobalArgs,
+    printer: &Printer,
+    rounds: usize,
+) -> Result<Session> {
     let sandbox = if global.sandbox {
         let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
         printer.info(&format!(
@@ -76,7 +88,19 @@ pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result
         point_at_sandbox(&mut config, handle);
     }
     let parallelism = usize::from(global.parallelism);
-    match reader::connect_and_read_blocking(&config, parallelism, printer) {
+    let mut round = 1;
+    let read = loop {
+        match reader::connect_and_read_blocking(&config, parallelism, printer) {
+            Err(diagnostics)
+                if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
+            {
+                printer.info("reading the live state failed; reading it again");
+                round += 1;
+            }
+            other => break other,
+        }
+    };
+    match read {
         Ok((runtime, clients, live)) => Ok(Session {
             config,
             sources,

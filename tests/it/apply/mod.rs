@@ -9,7 +9,7 @@ mod property;
 
 use std::path::{Path, PathBuf};
 
-use converge::sandbox::{DEMO_ORG, SandboxHandle};
+use converge::sandbox::SandboxHandle;
 use serde_json::Value;
 
 use crate::common;
@@ -156,9 +156,4 @@ pub fn names(objects: &[Value]) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// The organization path prefix of the cloud API.
-pub fn org_path(rest: &str) -> String {
-    format!("/v1/organizations/{DEMO_ORG}{rest}")
 }
