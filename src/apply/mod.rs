@@ -150,9 +150,22 @@ pub async fn execute(
                 if !ready || running.len() >= parallelism {
                     continue;
                 }
+                // Only a dependency that can change this step's object on the server needs a
+                // read made after it: a dashboard update or delete (which deletes alerts).
+                // Creates and alert writes change no other object, so the steps after them share
+                // a read made earlier instead of one list per finished dependency.
                 let since = step
                     .depends_on
                     .iter()
+                    .filter(|d| {
+                        steps.get(**d).is_some_and(|dep| {
+                            matches!(
+                                dep.operation,
+                                Operation::DashboardUpdate { .. }
+                                    | Operation::DashboardDelete { .. }
+                            )
+                        })
+                    })
                     .filter_map(|d| finished_at.get(*d).copied())
                     .max()
                     .unwrap_or(0);

@@ -176,7 +176,7 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
             | Operation::AlertCreate { .. }
             | Operation::PrivateEndpointCreate { .. }
     );
-    let operation = resolve(context, step, since).await?;
+    let operation = resolve(context, step).await?;
     if !is_create {
         // Updates and deletes are idempotent: the transport retried them already, and another
         // round of attempts is as safe.
@@ -250,7 +250,7 @@ pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprin
 }
 
 /// Fills in the dashboard and tile ids of an alert that names them.
-async fn resolve(context: &Context, step: &Step, since: u64) -> Result<Operation, StepError> {
+async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
     let (stack, target, body) = match &step.operation {
         Operation::AlertCreate {
             stack,
@@ -271,10 +271,11 @@ async fn resolve(context: &Context, step: &Step, since: u64) -> Result<Operation
     let found = match context.answer(stack, dashboard) {
         Some(found) => Some(found),
         None => {
+            // Rare (no answer was kept): read now, after the dashboard's step.
             let scope = Scope::Dashboards(stack.key.clone());
             let data = context
                 .fresh
-                .get(&scope, Some(stack), since, false)
+                .get(&scope, Some(stack), 0, true)
                 .await
                 .map_err(read_failed)?;
             match data.as_ref() {
