@@ -137,7 +137,7 @@ pub async fn execute(
                 );
                 if let Some(blocker) = blocker {
                     let address = steps.get(*blocker).map_or("?", |s| s.address.as_str());
-                    let message = format!("step {blocker} ({address}) did not succeed");
+                    let message = format!("it waits for {address}, which did not succeed");
                     state[index] = State::Finished(Status::Skipped);
                     progress.finish(step, Status::Skipped, Some(&message));
                     messages[index] = Some(message);

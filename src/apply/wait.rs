@@ -142,3 +142,53 @@ pub async fn wait(
         pending: pending.iter().map(|s| s.address.clone()).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::wire::PipeScaling;
+
+    #[test]
+    fn a_service_shows_a_patch_only_when_every_sent_field_matches() {
+        let service = Service {
+            num_replicas: Some(3.0),
+            idle_scaling: Some(true),
+            idle_timeout_minutes: Some(15.0),
+            ..Service::default()
+        };
+        let patch = ServiceScalingPatch {
+            num_replicas: Some(3.0),
+            idle_scaling: Some(true),
+            ..ServiceScalingPatch::default()
+        };
+        assert!(service_shows(&service, &patch));
+        let other = ServiceScalingPatch {
+            idle_timeout_minutes: Some(20.0),
+            ..patch
+        };
+        assert!(!service_shows(&service, &other));
+    }
+
+    #[test]
+    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
+        let patch = PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            ..PipeScaling::default()
+        };
+        let mut pipe = Pipe::default();
+        assert!(!pipe_shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            concurrency: Some(1),
+            ..PipeScaling::default()
+        });
+        assert!(pipe_shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(2),
+            ..PipeScaling::default()
+        });
+        assert!(!pipe_shows(&pipe, &patch));
+    }
+}

@@ -1,4 +1,4 @@
-//! SIGINT in the middle of an apply of 50 dashboards: no new step starts, the running ones
+//! SIGINT (and SIGTERM) in the middle of an apply of 50 dashboards: no new step starts, the running ones
 //! finish, the report says what is left and the exit is 1; a second apply then converges with
 //! no duplicates.
 
@@ -25,13 +25,14 @@ fn fifty_dashboards() -> String {
     text
 }
 
-/// Starts `apply`, sends SIGINT `delay` after the first step finished, and returns the exit
+/// Starts `apply`, sends `signal` `delay` after the first step finished, and returns the exit
 /// code, stderr and whether the signal was sent while the process still ran.
 fn interrupted_apply(
     sandbox: &SandboxHandle,
     workspace: &Workspace,
     config: &str,
     delay: Duration,
+    signal: &str,
 ) -> (i32, String, bool) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
         .args(["apply", config, "--yes"])
@@ -63,7 +64,7 @@ fn interrupted_apply(
         std::thread::sleep(delay);
         if child.try_wait().expect("the child can be polled").is_none() {
             let status = Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
+                .args([signal, &child.id().to_string()])
                 .status()
                 .expect("kill runs");
             sent = status.success();
@@ -81,15 +82,22 @@ fn sigint_stops_starting_steps_and_a_second_apply_converges_without_duplicates()
     let path = config.to_str().unwrap();
     let expected: Vec<String> = (0..BOARDS).map(|i| format!("Board {i:02}")).collect();
     let mut cut_short = 0;
-    for delay_ms in [0u64, 40, 90, 160, 250, 400] {
+    for (round, delay_ms) in [0u64, 40, 90, 160, 250, 400].into_iter().enumerate() {
+        // SIGTERM (what CI runners and `kill` send) is handled like SIGINT.
+        let signal = if round % 2 == 0 { "-INT" } else { "-TERM" };
         // Latency makes the apply last long enough to be cut at different points.
         let sandbox = common::sandbox(SandboxOptions {
             rate_limit: false,
             latency: Duration::from_millis(25),
             ..SandboxOptions::default()
         });
-        let (code, stderr, sent) =
-            interrupted_apply(&sandbox, &workspace, path, Duration::from_millis(delay_ms));
+        let (code, stderr, sent) = interrupted_apply(
+            &sandbox,
+            &workspace,
+            path,
+            Duration::from_millis(delay_ms),
+            signal,
+        );
         let created = standalone_dashboards(&sandbox).len();
         if sent && created < BOARDS {
             cut_short += 1;
