@@ -416,3 +416,32 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
     );
     assert!(applied.stderr.contains("--timeout"), "{}", applied.stderr);
 }
+
+#[test]
+fn only_applies_the_addresses_that_match() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", path, "--yes", "--only", "pipe.*"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let writes = writes(&sandbox);
+    assert_eq!(writes.len(), 3, "{writes:?}");
+    assert!(
+        writes
+            .iter()
+            .all(|w| w.ends_with("/pipes/{pipeId}/scaling")),
+        "{writes:?}"
+    );
+    let next = run(&sandbox, &workspace, &["plan", path]);
+    assert!(
+        next.stdout
+            .starts_with("Plan: 3 to create, 1 to update, 0 to delete"),
+        "{}",
+        next.stdout
+    );
+}
