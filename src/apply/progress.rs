@@ -74,9 +74,11 @@ impl Progress {
             Status::Skipped | Status::NotStarted => Style::Dim,
             Status::Failed | Status::Stale => Style::Error,
         };
+        // Padded before painting: escape codes would count as width.
         let mut line = format!(
-            "{:<8} {} ({})",
-            self.printer.paint(status.as_str(), style),
+            "{} {} ({})",
+            self.printer
+                .paint(&format!("{:<8}", status.as_str()), style),
             step.address,
             super::operation_name(&step.operation)
         );
