@@ -260,8 +260,21 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
                     _ = interrupt.recv() => {}
                     _ = terminate.recv() => {}
                 }
-                printer.err("interrupted: no new step starts; waiting for the running ones");
+                printer.err(
+                    "interrupted: no new step starts; waiting for the running ones (interrupt \
+                     again to stop now)",
+                );
                 let _ = cancel.send(true);
+                // The handlers stay installed, so a second signal must be honoured here.
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+                printer.err(
+                    "interrupted twice: stopping now; requests in flight may or may not have \
+                     been applied: run `converge plan` to see what is left",
+                );
+                std::process::exit(Exit::Error as i32);
             });
         }
     }

@@ -445,3 +445,39 @@ fn only_applies_the_addresses_that_match() {
         next.stdout
     );
 }
+
+#[test]
+fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
+    assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
+
+    let output = common::converge(&sandbox)
+        .current_dir(workspace.path())
+        .args(["apply", "--plan", saved.to_str().unwrap(), "--yes"])
+        .env_remove("CONVERGE_KEY_SECRET")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("CONVERGE_KEY_SECRET") && stderr.contains("not set"),
+        "{stderr}"
+    );
+    assert_eq!(writes(&sandbox), Vec::<String>::new());
+}
