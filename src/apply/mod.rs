@@ -110,11 +110,23 @@ pub async fn execute(
     plan: &Plan,
     clients: Clients,
     options: &Options,
+    cancel: watch::Receiver<bool>,
+    progress: &Progress,
+) -> Report {
+    execute_with(plan, fresh::Fresh::new(clients), options, cancel, progress).await
+}
+
+/// As [`execute`], reusing the list reads of `fresh` (those [`precheck`] made before any write
+/// are good for every step that waits for nothing).
+pub async fn execute_with(
+    plan: &Plan,
+    fresh: fresh::Fresh,
+    options: &Options,
     mut cancel: watch::Receiver<bool>,
     progress: &Progress,
 ) -> Report {
     let steps: Arc<Vec<Step>> = Arc::new(plan.steps.clone());
-    let context = Arc::new(step::Context::new(clients, options.clone()));
+    let context = Arc::new(step::Context::with_fresh(fresh, options.clone()));
     let count = steps.len();
     let mut state = vec![State::Pending; count];
     let mut messages: Vec<Option<String>> = vec![None; count];
@@ -237,10 +249,14 @@ pub async fn execute(
 }
 
 /// Checks every step of a saved plan against a fresh read (one list per scope) before anything
-/// is written; returns one message per object that changed since the plan was made. Creates
-/// that wait for other steps are checked when they run instead: their objects may exist until
-/// a dependency removes them (alerts on a tile a dashboard update drops).
-pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Vec<String>, String> {
+/// is written; returns the steps whose object changed since the plan was made, each with a
+/// message, and the reads (for [`execute_with`]). Creates that wait for other steps are checked
+/// when they run instead: their objects may exist until a dependency removes them (alerts on a
+/// tile a dashboard update drops).
+pub async fn precheck(
+    plan: &Plan,
+    clients: Clients,
+) -> Result<(Vec<(usize, String)>, fresh::Fresh), String> {
     let fresh = fresh::Fresh::new(clients);
     let mut stale = Vec::new();
     for step in &plan.steps {
@@ -259,8 +275,8 @@ pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Vec<String>, Stri
             continue;
         }
         if current != step.fingerprint {
-            stale.push(step::stale_message(step, current));
+            stale.push((step.id, step::stale_message(step, current)));
         }
     }
-    Ok(stale)
+    Ok((stale, fresh))
 }

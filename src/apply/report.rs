@@ -67,6 +67,10 @@ pub struct Report {
     /// The `--wait` outcome, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait: Option<WaitReport>,
+    /// Why nothing was written, when `apply` refused before the first write (`destroy`,
+    /// `confirmation` or `stale`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 impl Report {
@@ -88,12 +92,41 @@ impl Report {
             summary,
             steps,
             wait: None,
+            refused: None,
+        }
+    }
+
+    /// The report of a run refused before any write: every step not started, except those
+    /// found `stale` (step id and message).
+    pub fn refused(plan: &crate::plan::Plan, reason: &str, stale: &[(usize, String)]) -> Self {
+        let steps = plan
+            .steps
+            .iter()
+            .map(|step| {
+                let found = stale.iter().find(|(id, _)| *id == step.id);
+                StepReport {
+                    id: step.id,
+                    address: step.address.clone(),
+                    operation: super::operation_name(&step.operation).to_string(),
+                    status: if found.is_some() {
+                        Status::Stale
+                    } else {
+                        Status::NotStarted
+                    },
+                    message: found.map(|(_, message)| message.clone()),
+                }
+            })
+            .collect();
+        Report {
+            refused: Some(reason.to_string()),
+            ..Report::new(steps, false)
         }
     }
 
     /// Whether every step was done (and the wait, if any, settled).
     pub fn succeeded(&self) -> bool {
-        !self.interrupted
+        self.refused.is_none()
+            && !self.interrupted
             && self.steps.iter().all(|s| s.status == Status::Done)
             && self.wait.as_ref().is_none_or(|w| w.settled)
     }

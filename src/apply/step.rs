@@ -50,8 +50,13 @@ pub struct Context {
 impl Context {
     /// A context reading and writing through `clients`.
     pub fn new(clients: Clients, options: Options) -> Self {
+        Self::with_fresh(Fresh::new(clients), options)
+    }
+
+    /// A context reusing the reads already in `fresh`.
+    pub fn with_fresh(fresh: Fresh, options: Options) -> Self {
         Context {
-            fresh: Fresh::new(clients),
+            fresh,
             options,
             answers: std::sync::Mutex::new(BTreeMap::new()),
             woken: std::sync::Mutex::new(BTreeMap::new()),

@@ -162,10 +162,12 @@ fn proceed(
         for address in destroys {
             printer.err(&format!("  - {address}"));
         }
+        refused_report(args, printer, plan, "destroy", &[]);
         return Ok(Exit::Refused);
     }
+    let mut checked = None;
     if saved {
-        let stale = runtime
+        let (stale, fresh) = runtime
             .block_on(apply::precheck(plan, clients.clone()))
             .map_err(|problem| {
                 Error::msg(format!(
@@ -178,14 +180,17 @@ fn proceed(
                  nothing was written:",
                 stale.len()
             ));
-            for message in stale {
+            for (_, message) in &stale {
                 printer.err(&format!("  - {message}"));
             }
             printer.err("run `converge plan --out FILE` again and review the new plan");
+            refused_report(args, printer, plan, "stale", &stale);
             return Ok(Exit::Stale);
         }
+        checked = Some(fresh);
     }
     if !args.yes && !confirm(plan, printer)? {
+        refused_report(args, printer, plan, "confirmation", &[]);
         return Ok(Exit::Refused);
     }
 
@@ -195,9 +200,10 @@ fn proceed(
         listen_for_signals(cancel_tx, printer.clone());
     }
     let progress = Progress::new(printer);
-    let mut report = runtime.block_on(apply::execute(
+    let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
+    let mut report = runtime.block_on(apply::execute_with(
         plan,
-        clients.clone(),
+        fresh,
         options,
         cancel_rx.clone(),
         &progress,
@@ -222,6 +228,19 @@ fn proceed(
     } else {
         Exit::Error
     })
+}
+
+/// With `--format json`, the report of a refused run (nothing written) on stdout.
+fn refused_report(
+    args: &Args,
+    printer: &Printer,
+    plan: &Plan,
+    reason: &str,
+    stale: &[(usize, String)],
+) {
+    if args.format == ReportFormat::Json {
+        printer.out(&Report::refused(plan, reason, stale).to_json());
+    }
 }
 
 /// Asks on the terminal; refuses (with the reason) when there is no terminal to ask on.
