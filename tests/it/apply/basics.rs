@@ -220,7 +220,14 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
     let applied = run(
         &sandbox,
         &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
+        &[
+            "apply",
+            "--plan",
+            saved.to_str().unwrap(),
+            "--yes",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(applied.code, 3, "{applied:?}");
     assert!(
@@ -228,6 +235,17 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
         "{}",
         applied.stderr
     );
+    let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report");
+    assert_eq!(report["refused"], "stale");
+    let stale: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "stale")
+        .map(|s| s["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(stale, ["service.analytics.scaling"]);
+    assert_eq!(report["summary"]["notStarted"], 6);
     assert!(
         !applied
             .stderr
