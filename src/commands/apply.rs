@@ -53,7 +53,8 @@ pub struct Args {
     /// After the writes, poll until services and pipes show their new scaling.
     #[arg(long)]
     pub wait: bool,
-    /// Wake idle services (`PATCH .../state {"command":"awake"}`) before writing their pipes.
+    /// When a pipe write finds its service not running (424), wake the service
+    /// (`PATCH .../state {"command":"awake"}`), wait for it to run and write again.
     #[arg(long)]
     pub wake: bool,
     /// Longest wait for scaling to show (`--wait`) and for a woken service to run: `90s`,
