@@ -499,3 +499,61 @@ fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     );
     assert_eq!(writes(&sandbox), Vec::<String>::new());
 }
+
+#[test]
+fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    // Someone creates an alert of the same name on another dashboard. The plan's alert create
+    // waits for its dashboard, so it is checked when it runs, after the dashboard was created.
+    let other = dashboards(&sandbox)
+        .into_iter()
+        .find(|d| d["name"] == "On-call overview")
+        .unwrap();
+    let client = common::Client::new(&sandbox);
+    client.cloud(
+        "POST",
+        &format!("/services/{ANALYTICS}/stack/alerts"),
+        Some(serde_json::json!({
+            "dashboardId": other["id"],
+            "tileId": other["tiles"][0]["id"],
+            "threshold": 1,
+            "interval": "5m",
+            "source": "tile",
+            "thresholdType": "above",
+            "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"},
+            "name": "API errors",
+        })),
+    );
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 3, "{applied:?}");
+    assert!(
+        applied.stderr.contains("alert.prod.api-errors now exists"),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        applied.stderr.contains("apply: 6 done, 0 failed, 1 stale"),
+        "{}",
+        applied.stderr
+    );
+    // Nothing was written for it: still one alert of that name, the one made by hand.
+    assert_eq!(names(&alerts(&sandbox)), ["API errors", "Error burst"]);
+}
