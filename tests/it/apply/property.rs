@@ -1,7 +1,8 @@
 //! Convergence as a property: for random valid configs over the demo seed (service scaling,
 //! private endpoints, pipe scaling, a pipe marked absent, dashboards and alerts on the managed
 //! and the standalone stack, prune on or off), `apply` and then `plan` shows no changes. Each
-//! case applies two configs in a row, so the second one updates and deletes what the first made.
+//! case applies two configs in a row, so the second one updates and deletes what the first made,
+//! with a random `--parallelism` from 1 to 8.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
@@ -224,37 +225,48 @@ fn apply_then_plan_shows_no_changes_for_random_configs() {
         failure_persistence: None,
         ..ProptestConfig::default()
     });
-    let result = runner.run(&(desired(), desired()), |(first, second)| {
-        let sandbox = common::fast_sandbox();
-        let workspace = Workspace::new();
-        for (name, desired) in [("first.yaml", &first), ("second.yaml", &second)] {
-            let config = workspace.write(name, &yaml(desired));
-            let path = config.to_str().unwrap();
-            let applied = run(
-                &sandbox,
-                &workspace,
-                &["apply", path, "--yes", "--allow-destroy"],
-            );
-            prop_assert_eq!(
-                applied.code,
-                0,
-                "{}: {:?}\n{}",
-                name,
-                applied,
-                yaml(desired)
-            );
-            let plan = run(&sandbox, &workspace, &["plan", path, "--detailed-exitcode"]);
-            prop_assert_eq!(
-                plan.code,
-                0,
-                "{} plans changes after apply: {}\n{}",
-                name,
-                plan.stdout,
-                yaml(desired)
-            );
-        }
-        Ok(())
-    });
+    let result = runner.run(
+        &(desired(), desired(), 1u16..=8),
+        |(first, second, parallelism)| {
+            let parallelism = parallelism.to_string();
+            let sandbox = common::fast_sandbox();
+            let workspace = Workspace::new();
+            for (name, desired) in [("first.yaml", &first), ("second.yaml", &second)] {
+                let config = workspace.write(name, &yaml(desired));
+                let path = config.to_str().unwrap();
+                let applied = run(
+                    &sandbox,
+                    &workspace,
+                    &[
+                        "apply",
+                        path,
+                        "--yes",
+                        "--allow-destroy",
+                        "--parallelism",
+                        &parallelism,
+                    ],
+                );
+                prop_assert_eq!(
+                    applied.code,
+                    0,
+                    "{}: {:?}\n{}",
+                    name,
+                    applied,
+                    yaml(desired)
+                );
+                let plan = run(&sandbox, &workspace, &["plan", path, "--detailed-exitcode"]);
+                prop_assert_eq!(
+                    plan.code,
+                    0,
+                    "{} plans changes after apply: {}\n{}",
+                    name,
+                    plan.stdout,
+                    yaml(desired)
+                );
+            }
+            Ok(())
+        },
+    );
     if let Err(error) = result {
         panic!("{error}");
     }
