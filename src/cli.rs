@@ -62,6 +62,8 @@ pub enum Command {
     Plan(commands::plan::Args),
     /// Backtest an alert over a window (how often it would have fired), or draw a tile's series.
     Preview(commands::preview::Args),
+    /// Apply a plan: confirm, write in order, report what was done, failed or skipped.
+    Apply(commands::apply::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.

@@ -8,6 +8,7 @@
 )]
 
 pub mod api;
+pub mod apply;
 pub mod cli;
 pub mod commands;
 pub mod config;

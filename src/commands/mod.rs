@@ -1,5 +1,6 @@
 //! One module per subcommand; each gets its parsed flags and the printer.
 
+pub mod apply;
 pub mod completions;
 pub mod drift;
 pub mod export;
@@ -22,6 +23,7 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
         Command::Validate(args) => validate::run(args, &global, printer),
         Command::Plan(args) => plan::run(args, &global, printer),
         Command::Preview(args) => preview::run(args, &global, printer),
+        Command::Apply(args) => apply::run(args, &global, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Sandbox(args) => sandbox::run(args, &global, printer),
         Command::Drift(args) => drift::run(args, &global, printer),
