@@ -7,7 +7,15 @@ use crate::commands;
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.
 #[derive(Debug, Parser)]
-#[command(name = "converge", version, propagate_version = true)]
+#[command(
+    name = "converge",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 success or in sync, 1 error, 2 changes planned or drift found, \
+    3 saved plan is stale, 4 refused.\n\n\
+    Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
+    converge <COMMAND> --help"
+)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -54,8 +62,18 @@ pub enum Command {
     Plan(commands::plan::Args),
     /// Backtest an alert over a window (how often it would have fired), or draw a tile's series.
     Preview(commands::preview::Args),
+    /// Apply a plan: confirm, write in order, report what was done, failed or skipped.
+    Apply(commands::apply::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.
     Sandbox(commands::sandbox::Args),
+    /// Report drift: changed fields, unmanaged objects and failed checks.
+    ///
+    /// For scheduled jobs: exit 0 in sync, 2 drift found, 1 error.
+    Drift(commands::drift::Args),
+    /// Write the live state of services and stacks as a config that plans to no changes.
+    Export(commands::export::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell).
+    Completions(commands::completions::Args),
 }

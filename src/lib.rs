@@ -8,11 +8,14 @@
 )]
 
 pub mod api;
+pub mod apply;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod drift;
 pub mod error;
 pub mod exit;
+pub mod export;
 pub mod live;
 pub mod output;
 pub mod plan;

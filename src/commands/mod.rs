@@ -1,5 +1,9 @@
 //! One module per subcommand; each gets its parsed flags and the printer.
 
+pub mod apply;
+pub mod completions;
+pub mod drift;
+pub mod export;
 pub mod plan;
 pub mod preview;
 pub mod sandbox;
@@ -19,7 +23,11 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
         Command::Validate(args) => validate::run(args, &global, printer),
         Command::Plan(args) => plan::run(args, &global, printer),
         Command::Preview(args) => preview::run(args, &global, printer),
+        Command::Apply(args) => apply::run(args, &global, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Sandbox(args) => sandbox::run(args, &global, printer),
+        Command::Drift(args) => drift::run(args, &global, printer),
+        Command::Export(args) => export::run(args, &global, printer),
+        Command::Completions(args) => completions::run(args, printer),
     }
 }

@@ -15,6 +15,8 @@ use crate::sandbox::{
 
 /// Flags of `converge sandbox`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  converge sandbox serve\n  \
+    converge sandbox serve --port 0 --seed large --state world.json --faults 429=0.05,500=0.02")]
 pub struct Args {
     /// What to do.
     #[command(subcommand)]
@@ -39,6 +41,8 @@ pub enum OnOff {
 
 /// Flags of `converge sandbox serve`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  converge sandbox serve --port 8080\n  \
+    CONVERGE_CLOUD_URL=http://127.0.0.1:8080 converge plan examples/quickstart.yaml")]
 pub struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8080)]

@@ -6,6 +6,8 @@ use crate::output::Printer;
 
 /// Flags of `converge schema`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  converge schema > converge.schema.json\n  \
+    # then, first line of a config: # yaml-language-server: $schema=converge.schema.json")]
 pub struct Args {}
 
 /// Runs `converge schema`.

@@ -43,6 +43,18 @@ impl Session {
 
 /// Loads the config at `paths`, connects and reads the live state.
 pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result<Session> {
+    open_with_read_rounds(paths, global, printer, 1)
+}
+
+/// As [`open`], but a live read that fails only on API errors (each already retried by the
+/// transport) is made again, up to `rounds` reads in all: `apply` would rather read twice than
+/// stop a run before it starts on a flaky network. Reads are safe to repeat.
+pub fn open_with_read_rounds(
+    paths: &[PathBuf],
+    global: &GlobalArgs,
+    printer: &Printer,
+    rounds: usize,
+) -> Result<Session> {
     let sandbox = if global.sandbox {
         let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
         printer.info(&format!(
@@ -76,7 +88,19 @@ pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result
         point_at_sandbox(&mut config, handle);
     }
     let parallelism = usize::from(global.parallelism);
-    match reader::connect_and_read_blocking(&config, parallelism, printer) {
+    let mut round = 1;
+    let read = loop {
+        match reader::connect_and_read_blocking(&config, parallelism, printer) {
+            Err(diagnostics)
+                if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
+            {
+                printer.info("reading the live state failed; reading it again");
+                round += 1;
+            }
+            other => break other,
+        }
+    };
+    match read {
         Ok((runtime, clients, live)) => Ok(Session {
             config,
             sources,
@@ -148,4 +172,124 @@ fn point_at_sandbox(config: &mut Config, handle: &SandboxHandle) {
         value: Some(sandbox::DEMO_TOKEN.to_string()),
         span,
     });
+}
+
+/// A saved plan (`apply --plan FILE`) connected to the APIs it names.
+pub struct SavedSession {
+    /// The plan file as read.
+    pub saved: crate::plan::saved::SavedPlan,
+    /// The runtime the clients run on.
+    pub runtime: tokio::runtime::Runtime,
+    /// The API clients, built from the URLs, key id and `${env:...}` references in the file.
+    pub clients: Clients,
+    /// Keeps the in-process sandbox serving while the session lives.
+    _sandbox: Option<SandboxHandle>,
+}
+
+/// Reads a saved plan and connects to the APIs it names. Secrets come from the variables its
+/// `${env:...}` references name (under `--sandbox`, from the sandbox when unset).
+pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result<SavedSession> {
+    use crate::api::cloud::CloudClient;
+    use crate::api::observability::ObservabilityClient;
+    use crate::api::transport::{Api, Auth, Transport, TransportSettings};
+    use crate::api::wire::Secret;
+    use crate::plan::saved::SavedPlan;
+
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        action: "cannot read the saved plan",
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut saved = SavedPlan::from_json(&text).map_err(|problem| {
+        Error::with_hint(
+            format!("`{}`: {problem}", path.display()),
+            "save a plan with `converge plan PATH... --out FILE`",
+        )
+    })?;
+    let sandbox = if global.sandbox {
+        Some(sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?)
+    } else {
+        None
+    };
+    let sandbox_env = sandbox
+        .as_ref()
+        .map(SandboxHandle::environment)
+        .unwrap_or_default();
+    let lookup = |name: &str| {
+        std::env::var(name).ok().or_else(|| {
+            sandbox_env
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.clone())
+        })
+    };
+    // A reference such as `${env:CONVERGE_KEY_SECRET}` resolved now; the file never holds values.
+    let resolve = |what: &str, reference: &str| -> Result<String> {
+        let expanded = config::interpolate::expand(reference, &lookup).map_err(|problem| {
+            Error::msg(format!(
+                "`{}`: the {what} reference `{reference}` cannot be read: {problem}",
+                path.display()
+            ))
+        })?;
+        if let Some(name) = expanded.unset.first() {
+            return Err(Error::with_hint(
+                format!(
+                    "`{}`: the {what} comes from `{reference}`, but `{name}` is not set",
+                    path.display()
+                ),
+                format!("export {name} and run `converge apply --plan` again"),
+            ));
+        }
+        Ok(expanded.text)
+    };
+    if let Some(handle) = &sandbox {
+        saved.organization = sandbox::DEMO_ORG.to_string();
+        saved.cloud.url = Some(handle.url());
+        saved.cloud.key_id = Some(sandbox::DEMO_KEY_ID.to_string());
+        if let Some(observability) = &mut saved.observability {
+            observability.url = Some(handle.url());
+        }
+    }
+    let settings = TransportSettings::new(usize::from(global.parallelism));
+    let limits = crate::api::clients::RateLimits::from_env().map_err(Error::msg)?;
+    let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
+    let url_problem = |field: &str, problem: String| {
+        Error::msg(format!(
+            "`{}`: `{field}` cannot be used: {problem}",
+            path.display()
+        ))
+    };
+    let mut clients = Clients::default();
+    if let (Some(url), Some(key_id), Some(reference)) = (
+        &saved.cloud.url,
+        &saved.cloud.key_id,
+        &saved.cloud.key_secret,
+    ) {
+        let auth = Auth::Basic {
+            key_id: key_id.clone(),
+            key_secret: Secret(resolve("cloud key secret", reference)?),
+        };
+        let api = Api::new(&transport, url, &auth, limits.cloud)
+            .map_err(|p| url_problem("cloud.url", p))?;
+        clients.cloud = Some(CloudClient::new(api, &saved.organization));
+    }
+    if let Some(observability) = &saved.observability
+        && let (Some(url), Some(reference)) = (&observability.url, &observability.token)
+    {
+        let auth = Auth::Bearer(Secret(resolve("observability token", reference)?));
+        let api = Api::new(&transport, url, &auth, limits.observability)
+            .map_err(|p| url_problem("observability.url", p))?;
+        clients.observability = Some(ObservabilityClient::new(api));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| Error::msg(format!("cannot start the network runtime: {error}")))?;
+    Ok(SavedSession {
+        saved,
+        runtime,
+        clients,
+        _sandbox: sandbox,
+    })
 }

@@ -10,6 +10,9 @@ use crate::output::Printer;
 
 /// Flags of `converge validate`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Exit codes: 0 valid (warnings allowed), 1 errors.\n\n\
+    Examples:\n  converge validate examples/quickstart.yaml\n  \
+    converge validate config/ --format json | jq '.[].message'")]
 pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files (merged; a key defined twice is an error).
     #[arg(required = true)]

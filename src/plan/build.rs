@@ -1107,7 +1107,9 @@ impl<'a> Builder<'a> {
     }
 }
 
-fn resolve_source(
+/// Resolves a series' `source:` name to the id the stack's sources list gives it; the
+/// diagnostic points at the name and lists the stack's sources. Preview uses it too.
+pub fn resolve_source(
     sources: &[Source],
     name: &model::Located<String>,
 ) -> Result<String, Box<Diagnostic>> {

@@ -106,7 +106,11 @@ pub fn backups(
         let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
         match found {
             Some(Some(backup)) if backup.status.as_deref() == Some("done") => {
-                details.push(format!("backup {} is kept and done", keep.value));
+                details.push(format!(
+                    "backup {} is kept and done{}",
+                    keep.value,
+                    facts(backup)
+                ));
             }
             Some(Some(backup)) => {
                 passed = false;

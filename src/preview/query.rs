@@ -25,7 +25,9 @@ pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>,
             let source_id = match &s.source {
                 None => None,
                 Some(SourceRef::Id(id)) => Some(id.value.clone()),
-                Some(SourceRef::Name(name)) => Some(resolve(sources, name)?),
+                Some(SourceRef::Name(name)) => {
+                    Some(crate::plan::build::resolve_source(sources, name)?)
+                }
             };
             Ok(Series {
                 kind: text(&s.kind),
@@ -44,28 +46,6 @@ pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>,
             })
         })
         .collect()
-}
-
-fn resolve(sources: &[Source], name: &Located<String>) -> Result<String, Box<Diagnostic>> {
-    if let Some(source) = sources.iter().find(|s| s.name == name.value) {
-        return Ok(source.id.clone());
-    }
-    let mut names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
-    names.sort_unstable();
-    let help = if names.is_empty() {
-        "the stack lists no sources; use `sourceId:` instead".to_string()
-    } else {
-        format!("sources of this stack: {}", names.join(", "))
-    };
-    Err(Box::new(
-        Diagnostic::error(
-            "preview::unknown-source",
-            format!("no source named \"{}\" in the stack", name.value),
-            Some(name.span),
-        )
-        .with_label("not in the stack's sources")
-        .with_help(help),
-    ))
 }
 
 /// The requests for a set of series: consecutive groups of at most five (the API's limit),

@@ -1,7 +1,11 @@
 //! The one integration-test binary: the real `converge` binary against the real sandbox.
 //! One module per area.
 
+mod apply;
+mod ci_kit;
 mod common;
+mod drift;
+mod export;
 mod plan;
 mod preview;
 mod sandbox;

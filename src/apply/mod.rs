@@ -1,0 +1,282 @@
+//! Applying a plan (DESIGN section 6): the plan's steps run in its order, a step as soon as the
+//! steps it depends on succeeded, at most `parallelism` at once (the transport keeps every
+//! request within its key's rate limit). Before each write the object is re-read, by list, and
+//! compared with the fingerprint the plan recorded ([`fresh`]); a create whose answer was lost
+//! is looked for by its identity before it is sent again ([`step`]). A failed step skips only
+//! its dependents. An interruption starts no new step and lets running ones finish.
+//!
+//! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); [`wait`] polls
+//! until scaling changes show; [`report`] renders the report as text or JSON.
+
+pub mod fresh;
+pub mod progress;
+pub mod report;
+pub mod step;
+pub mod wait;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::api::clients::Clients;
+use crate::plan::{Operation, Plan, Step};
+pub use progress::Progress;
+pub use report::Report;
+
+/// How `apply` runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Steps running at once.
+    pub parallelism: usize,
+    /// Wake idle services before writing their pipes (`--wake`).
+    pub wake: bool,
+    /// How long to wait for a woken service to run, and for scaling to show (`--timeout`).
+    pub timeout: Duration,
+    /// Pause between two polls (services waking up, `--wait`).
+    pub poll_interval: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            parallelism: 4,
+            wake: false,
+            timeout: Duration::from_secs(600),
+            poll_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Written (or found already done: a delete of something gone, a create that landed).
+    Done,
+    /// The write failed.
+    Failed,
+    /// The object changed since the plan; nothing was written for it.
+    Stale,
+    /// A step it depends on did not succeed.
+    Skipped,
+    /// Not started because the run was interrupted.
+    NotStarted,
+}
+
+impl Status {
+    /// The word used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::Failed => "failed",
+            Status::Stale => "stale",
+            Status::Skipped => "skipped",
+            Status::NotStarted => "not started",
+        }
+    }
+}
+
+/// A short name of what an operation does, for reports.
+pub fn operation_name(operation: &Operation) -> &'static str {
+    match operation {
+        Operation::ServiceScaling { .. } => "update service scaling",
+        Operation::PrivateEndpointCreate { .. } => "register private endpoint",
+        Operation::PrivateEndpointDetach { .. } => "detach private endpoint",
+        Operation::PipeScaling { .. } => "update pipe scaling",
+        Operation::PipeDelete { .. } => "delete pipe",
+        Operation::DashboardCreate { .. } => "create dashboard",
+        Operation::DashboardUpdate { .. } => "update dashboard",
+        Operation::DashboardDelete { .. } => "delete dashboard",
+        Operation::AlertCreate { .. } => "create alert",
+        Operation::AlertUpdate { .. } => "update alert",
+        Operation::AlertDelete { .. } => "delete alert",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum State {
+    Pending,
+    Running,
+    Finished(Status),
+}
+
+/// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step; the
+/// running ones finish. Never fails as a whole: every step's outcome is in the report.
+pub async fn execute(
+    plan: &Plan,
+    clients: Clients,
+    options: &Options,
+    cancel: watch::Receiver<bool>,
+    progress: &Progress,
+) -> Report {
+    execute_with(plan, fresh::Fresh::new(clients), options, cancel, progress).await
+}
+
+/// As [`execute`], reusing the list reads of `fresh` (those [`precheck`] made before any write
+/// are good for every step that waits for nothing).
+pub async fn execute_with(
+    plan: &Plan,
+    fresh: fresh::Fresh,
+    options: &Options,
+    mut cancel: watch::Receiver<bool>,
+    progress: &Progress,
+) -> Report {
+    let steps: Arc<Vec<Step>> = Arc::new(plan.steps.clone());
+    let context = Arc::new(step::Context::with_fresh(fresh, options.clone()));
+    let count = steps.len();
+    let mut state = vec![State::Pending; count];
+    let mut messages: Vec<Option<String>> = vec![None; count];
+    let mut finished_at = vec![0u64; count];
+    let mut running: JoinSet<(usize, Result<Option<String>, step::StepError>)> = JoinSet::new();
+    let mut tasks: BTreeMap<tokio::task::Id, usize> = BTreeMap::new();
+    let mut interrupted = *cancel.borrow();
+    let mut cancel_open = true;
+    let parallelism = options.parallelism.max(1);
+
+    loop {
+        if !interrupted {
+            for index in 0..count {
+                if state[index] != State::Pending {
+                    continue;
+                }
+                let step = &steps[index];
+                let blocker = step.depends_on.iter().find(
+                    |d| matches!(state.get(**d), Some(State::Finished(s)) if *s != Status::Done),
+                );
+                if let Some(blocker) = blocker {
+                    let address = steps.get(*blocker).map_or("?", |s| s.address.as_str());
+                    let message = format!("it waits for {address}, which did not succeed");
+                    state[index] = State::Finished(Status::Skipped);
+                    progress.finish(step, Status::Skipped, Some(&message));
+                    messages[index] = Some(message);
+                    continue;
+                }
+                let ready = step
+                    .depends_on
+                    .iter()
+                    .all(|d| state.get(*d) == Some(&State::Finished(Status::Done)));
+                if !ready || running.len() >= parallelism {
+                    continue;
+                }
+                // Only a dependency that can change this step's object on the server needs a
+                // read made after it: a dashboard update or delete (which deletes alerts).
+                // Creates and alert writes change no other object, so the steps after them share
+                // a read made earlier instead of one list per finished dependency.
+                let since = step
+                    .depends_on
+                    .iter()
+                    .filter(|d| {
+                        steps.get(**d).is_some_and(|dep| {
+                            matches!(
+                                dep.operation,
+                                Operation::DashboardUpdate { .. }
+                                    | Operation::DashboardDelete { .. }
+                            )
+                        })
+                    })
+                    .filter_map(|d| finished_at.get(*d).copied())
+                    .max()
+                    .unwrap_or(0);
+                state[index] = State::Running;
+                progress.start(step);
+                let task_step = step.clone();
+                let task_context = context.clone();
+                let handle = running.spawn(async move {
+                    let result = step::run(&task_context, &task_step, since).await;
+                    (index, result)
+                });
+                tasks.insert(handle.id(), index);
+            }
+        }
+        if running.is_empty() {
+            break;
+        }
+        tokio::select! {
+            joined = running.join_next_with_id() => {
+                let Some(joined) = joined else { break };
+                let (index, status, message) = match joined {
+                    Ok((id, (index, result))) => {
+                        tasks.remove(&id);
+                        match result {
+                            Ok(note) => (index, Status::Done, note),
+                            Err(step::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
+                            Err(step::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
+                        }
+                    }
+                    Err(error) => {
+                        let Some(index) = tasks.remove(&error.id()) else { continue };
+                        (index, Status::Failed, Some(format!("the step stopped unexpectedly: {error}")))
+                    }
+                };
+                state[index] = State::Finished(status);
+                finished_at[index] = context.fresh.bump();
+                if let Some(step) = steps.get(index) {
+                    progress.finish(step, status, message.as_deref());
+                }
+                messages[index] = message;
+            }
+            changed = cancel.changed(), if cancel_open && !interrupted => {
+                match changed {
+                    Ok(()) => interrupted = *cancel.borrow(),
+                    Err(_) => cancel_open = false,
+                }
+            }
+        }
+    }
+
+    let outcomes = steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| {
+            let status = match &state[index] {
+                State::Finished(status) => *status,
+                State::Pending | State::Running => Status::NotStarted,
+            };
+            report::StepReport {
+                id: step.id,
+                address: step.address.clone(),
+                operation: operation_name(&step.operation).to_string(),
+                status,
+                message: messages[index].clone(),
+            }
+        })
+        .collect();
+    Report::new(outcomes, interrupted)
+}
+
+/// Checks every step of a saved plan against a fresh read (one list per scope) before anything
+/// is written; returns the steps whose object changed since the plan was made, each with a
+/// message, and the reads (for [`execute_with`]). Creates that wait for other steps are checked
+/// when they run instead: their objects may exist until a dependency removes them (alerts on a
+/// tile a dashboard update drops).
+pub async fn precheck(
+    plan: &Plan,
+    clients: Clients,
+) -> Result<(Vec<(usize, String)>, fresh::Fresh), String> {
+    let fresh = fresh::Fresh::new(clients);
+    let mut stale = Vec::new();
+    for step in &plan.steps {
+        let is_create = step.fingerprint.is_none();
+        if is_create && !step.depends_on.is_empty() {
+            continue;
+        }
+        let (scope, stack) = fresh::scope_of(&step.operation);
+        let data = fresh
+            .get(&scope, stack, 0, false)
+            .await
+            .map_err(|e| e.to_string())?;
+        let current =
+            crate::plan::fingerprint::current(&step.operation, &fresh::live_of(&scope, &data));
+        if step.operation.is_destroy() && current.is_none() {
+            continue;
+        }
+        if current != step.fingerprint {
+            stale.push((step.id, step::stale_message(step, current)));
+        }
+    }
+    Ok((stale, fresh))
+}

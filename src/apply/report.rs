@@ -1,0 +1,203 @@
+//! The report of an apply: what each step did, as text on stderr or as JSON on stdout
+//! (`--format json`, `converge-apply-report/1`).
+
+use serde::Serialize;
+
+use super::Status;
+use crate::output::{Printer, Style};
+
+/// Format identifier of the JSON report.
+pub const FORMAT: &str = "converge-apply-report/1";
+
+/// One step's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepReport {
+    /// Step id (its position in the plan).
+    pub id: usize,
+    /// Address of the change.
+    pub address: String,
+    /// What the step does, e.g. `create dashboard`.
+    pub operation: String,
+    /// How it ended.
+    pub status: Status,
+    /// Why it failed or was skipped, or a note (e.g. `already gone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Counts per status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    /// Done.
+    pub done: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Stale.
+    pub stale: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Not started.
+    pub not_started: usize,
+}
+
+/// The outcome of `--wait`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitReport {
+    /// Whether every scaling change showed within the timeout.
+    pub settled: bool,
+    /// Addresses still showing old values when the wait ended.
+    pub pending: Vec<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always [`FORMAT`].
+    pub format: &'static str,
+    /// Whether SIGINT/SIGTERM stopped the run early.
+    pub interrupted: bool,
+    /// Counts per status.
+    pub summary: Counts,
+    /// Every step, in plan order.
+    pub steps: Vec<StepReport>,
+    /// The `--wait` outcome, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<WaitReport>,
+    /// Why nothing was written, when `apply` refused before the first write (`destroy`,
+    /// `confirmation` or `stale`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+impl Report {
+    /// A report of these outcomes.
+    pub fn new(steps: Vec<StepReport>, interrupted: bool) -> Self {
+        let mut summary = Counts::default();
+        for step in &steps {
+            match step.status {
+                Status::Done => summary.done += 1,
+                Status::Failed => summary.failed += 1,
+                Status::Stale => summary.stale += 1,
+                Status::Skipped => summary.skipped += 1,
+                Status::NotStarted => summary.not_started += 1,
+            }
+        }
+        Report {
+            format: FORMAT,
+            interrupted,
+            summary,
+            steps,
+            wait: None,
+            refused: None,
+        }
+    }
+
+    /// The report of a run refused before any write: every step not started, except those
+    /// found `stale` (step id and message).
+    pub fn refused(plan: &crate::plan::Plan, reason: &str, stale: &[(usize, String)]) -> Self {
+        let steps = plan
+            .steps
+            .iter()
+            .map(|step| {
+                let found = stale.iter().find(|(id, _)| *id == step.id);
+                StepReport {
+                    id: step.id,
+                    address: step.address.clone(),
+                    operation: super::operation_name(&step.operation).to_string(),
+                    status: if found.is_some() {
+                        Status::Stale
+                    } else {
+                        Status::NotStarted
+                    },
+                    message: found.map(|(_, message)| message.clone()),
+                }
+            })
+            .collect();
+        Report {
+            refused: Some(reason.to_string()),
+            ..Report::new(steps, false)
+        }
+    }
+
+    /// Whether every step was done (and the wait, if any, settled).
+    pub fn succeeded(&self) -> bool {
+        self.refused.is_none()
+            && !self.interrupted
+            && self.steps.iter().all(|s| s.status == Status::Done)
+            && self.wait.as_ref().is_none_or(|w| w.settled)
+    }
+
+    /// Whether some step was refused as stale.
+    pub fn has_stale(&self) -> bool {
+        self.summary.stale > 0
+    }
+
+    /// The JSON report with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_string());
+        text.push('\n');
+        text
+    }
+
+    /// The summary line, e.g. `apply: 3 done, 1 failed, 0 stale, 2 skipped, 0 not started`.
+    pub fn summary_line(&self) -> String {
+        let s = &self.summary;
+        format!(
+            "apply{}: {} done, {} failed, {} stale, {} skipped, {} not started",
+            if self.interrupted { " interrupted" } else { "" },
+            s.done,
+            s.failed,
+            s.stale,
+            s.skipped,
+            s.not_started
+        )
+    }
+
+    /// The text report for stderr: the summary, then every step that did not succeed, grouped.
+    pub fn to_text(&self, printer: &Printer) -> String {
+        let mut out = String::new();
+        let style = if self.succeeded() {
+            Style::Add
+        } else {
+            Style::Error
+        };
+        out.push_str(&printer.paint(&self.summary_line(), style));
+        out.push('\n');
+        for status in [
+            Status::Failed,
+            Status::Stale,
+            Status::Skipped,
+            Status::NotStarted,
+        ] {
+            let group: Vec<&StepReport> =
+                self.steps.iter().filter(|s| s.status == status).collect();
+            if group.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("{}:\n", status.as_str()));
+            for step in group {
+                out.push_str(&format!("  {} ({})", step.address, step.operation));
+                if let Some(message) = &step.message {
+                    out.push_str(&format!(": {message}"));
+                }
+                out.push('\n');
+            }
+        }
+        if let Some(wait) = &self.wait
+            && !wait.settled
+        {
+            out.push_str("still applying when the wait ended:\n");
+            for address in &wait.pending {
+                out.push_str(&format!("  {address}\n"));
+            }
+        }
+        if !self.succeeded() {
+            out.push_str("run `converge plan` to see what is left\n");
+        }
+        out
+    }
+}

@@ -1,0 +1,428 @@
+//! One step: check the object against the plan's fingerprint, then write it.
+//!
+//! Creates are never sent twice blindly: the transport does not resend a POST that may have
+//! reached the server, and after such an ambiguous failure (5xx, timeout, lost connection) the
+//! list is read again and the object looked for by its identity (dashboard or alert name, private
+//! endpoint id) before the create is tried again.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tokio::sync::OnceCell;
+
+use super::Options;
+use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, live_of, scope_of, stack_api};
+use crate::api::clients::Clients;
+use crate::api::cloud::CloudClient;
+use crate::api::error::ApiError;
+use crate::api::wire::{AlertRequest, Dashboard};
+use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint};
+
+/// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
+/// did not land.
+const CREATE_ATTEMPTS: usize = 8;
+
+/// The outcome of waking one service, computed once.
+type WakeCell = Arc<OnceCell<Result<(), String>>>;
+
+/// Why a step did not succeed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepError {
+    /// The live object changed since the plan; nothing was written.
+    Stale(String),
+    /// The write (or the read before it) failed.
+    Failed(String),
+}
+
+/// What the steps of one run share.
+#[derive(Debug)]
+pub struct Context {
+    /// The cache of list reads.
+    pub fresh: Fresh,
+    options: Options,
+    /// Dashboards as the server answered their create or update, by (stack key, name): alerts
+    /// that name their dashboard and tile find the ids here.
+    answers: std::sync::Mutex<BTreeMap<(String, String), Dashboard>>,
+    /// One wake-up per service, shared by every pipe step of that service.
+    woken: std::sync::Mutex<BTreeMap<String, WakeCell>>,
+}
+
+impl Context {
+    /// A context reading and writing through `clients`.
+    pub fn new(clients: Clients, options: Options) -> Self {
+        Self::with_fresh(Fresh::new(clients), options)
+    }
+
+    /// A context reusing the reads already in `fresh`.
+    pub fn with_fresh(fresh: Fresh, options: Options) -> Self {
+        Context {
+            fresh,
+            options,
+            answers: std::sync::Mutex::new(BTreeMap::new()),
+            woken: std::sync::Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn clients(&self) -> &Clients {
+        self.fresh.clients()
+    }
+
+    fn cloud(&self) -> Result<&CloudClient, WriteError> {
+        self.clients()
+            .cloud
+            .as_ref()
+            .ok_or_else(|| WriteError::Other("the cloud API is not set up".to_string()))
+    }
+
+    fn remember(&self, stack: &StackRef, dashboard: Dashboard) {
+        let mut answers = match self.answers.lock() {
+            Ok(answers) => answers,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        answers.insert((stack.key.clone(), dashboard.name.clone()), dashboard);
+    }
+
+    fn answer(&self, stack: &StackRef, name: &str) -> Option<Dashboard> {
+        let answers = match self.answers.lock() {
+            Ok(answers) => answers,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        answers.get(&(stack.key.clone(), name.to_string())).cloned()
+    }
+
+    /// Sends `awake` to a service once and waits until it runs.
+    async fn wake(&self, service_id: &str) -> Result<(), String> {
+        let cell = {
+            let mut woken = match self.woken.lock() {
+                Ok(woken) => woken,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            woken.entry(service_id.to_string()).or_default().clone()
+        };
+        cell.get_or_init(|| async {
+            let cloud = self.cloud().map_err(|e| e.to_string())?;
+            cloud
+                .change_service_state(service_id, "awake")
+                .await
+                .map_err(|e| e.to_string())?;
+            let deadline = tokio::time::Instant::now() + self.options.timeout;
+            loop {
+                let service = cloud
+                    .get_service(service_id)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let state = service.state.unwrap_or_default();
+                if state == "running" {
+                    return Ok(());
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(format!(
+                        "service {service_id} was sent `awake` but is still `{state}` after {}s",
+                        self.options.timeout.as_secs()
+                    ));
+                }
+                tokio::time::sleep(self.options.poll_interval).await;
+            }
+        })
+        .await
+        .clone()
+    }
+}
+
+/// A failed write.
+#[derive(Debug, Clone)]
+enum WriteError {
+    Api(ApiError),
+    Other(String),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Api(error) => write!(f, "{error}"),
+            WriteError::Other(problem) => write!(f, "{problem}"),
+        }
+    }
+}
+
+impl From<ApiError> for WriteError {
+    fn from(error: ApiError) -> Self {
+        WriteError::Api(error)
+    }
+}
+
+fn read_failed(error: ReadError) -> StepError {
+    StepError::Failed(format!("cannot re-read the object before writing: {error}"))
+}
+
+fn fingerprint_text(value: Option<fingerprint::Fingerprint>) -> String {
+    value.map_or_else(|| "absent".to_string(), |f| f.to_string())
+}
+
+/// Runs one step whose dependencies finished at epoch `since`. `Ok` carries a note for the
+/// report (e.g. "already gone").
+pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<String>, StepError> {
+    let (scope, stack) = scope_of(&step.operation);
+    let data = context
+        .fresh
+        .get(&scope, stack, since, false)
+        .await
+        .map_err(read_failed)?;
+    let current = fingerprint::current(&step.operation, &live_of(&scope, &data));
+    if step.operation.is_destroy() && current.is_none() {
+        return Ok(Some("already gone".to_string()));
+    }
+    if current != step.fingerprint {
+        return Err(StepError::Stale(stale_message(step, current)));
+    }
+    let is_create = matches!(
+        step.operation,
+        Operation::DashboardCreate { .. }
+            | Operation::AlertCreate { .. }
+            | Operation::PrivateEndpointCreate { .. }
+    );
+    let operation = resolve(context, step).await?;
+    if !is_create {
+        // Updates and deletes are idempotent: the transport retried them already, and another
+        // round of attempts is as safe.
+        let mut round = 1;
+        loop {
+            match write(context, step, &operation).await {
+                Ok(()) => return Ok(None),
+                Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => round += 1,
+                Err(error) => return Err(StepError::Failed(error.to_string())),
+            }
+        }
+    }
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match write(context, step, &operation).await {
+            Ok(()) => return Ok(None),
+            Err(WriteError::Api(error)) if error.is_ambiguous() => {
+                let data = context
+                    .fresh
+                    .get(&scope, stack, 0, true)
+                    .await
+                    .map_err(read_failed)?;
+                if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
+                    if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
+                        (&operation, data.as_ref())
+                        && let Some(found) = list.iter().find(|d| d.name == body.name)
+                    {
+                        context.remember(stack, found.clone());
+                    }
+                    return Ok(Some(format!(
+                        "the answer was lost ({}), but a re-read found it created",
+                        short(&error)
+                    )));
+                }
+                if attempt >= CREATE_ATTEMPTS {
+                    return Err(StepError::Failed(format!(
+                        "{error} (after {attempt} attempts, each checked by re-reading: not created)"
+                    )));
+                }
+            }
+            // The server certainly did not act (429s or no connection all along): sending
+            // again cannot create a second object.
+            Err(WriteError::Api(error))
+                if error.is_safe_to_resend() && attempt < CREATE_ATTEMPTS => {}
+            Err(error) => return Err(StepError::Failed(error.to_string())),
+        }
+    }
+}
+
+fn short(error: &ApiError) -> String {
+    match error.status() {
+        Some(status) => format!("status {status}"),
+        None => "connection lost".to_string(),
+    }
+}
+
+pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprint>) -> String {
+    let what = match (step.fingerprint, current) {
+        (None, Some(_)) => "now exists, but the plan creates it".to_string(),
+        (Some(_), None) => "no longer exists".to_string(),
+        _ => "changed".to_string(),
+    };
+    format!(
+        "{} {what} since the plan was made (fingerprint {} in the plan, {} now); nothing was \
+         written for it: run `converge plan` again",
+        step.address,
+        fingerprint_text(step.fingerprint),
+        fingerprint_text(current)
+    )
+}
+
+/// Fills in the dashboard and tile ids of an alert that names them.
+async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
+    let (stack, target, body) = match &step.operation {
+        Operation::AlertCreate {
+            stack,
+            target: target @ AlertTarget::Names { .. },
+            body,
+        }
+        | Operation::AlertUpdate {
+            stack,
+            target: target @ AlertTarget::Names { .. },
+            body,
+            ..
+        } => (stack, target, body),
+        other => return Ok(other.clone()),
+    };
+    let AlertTarget::Names { dashboard, tile } = target else {
+        return Ok(step.operation.clone());
+    };
+    let found = match context.answer(stack, dashboard) {
+        Some(found) => Some(found),
+        None => {
+            // Rare (no answer was kept): read now, after the dashboard's step.
+            let scope = Scope::Dashboards(stack.key.clone());
+            let data = context
+                .fresh
+                .get(&scope, Some(stack), 0, true)
+                .await
+                .map_err(read_failed)?;
+            match data.as_ref() {
+                Data::Dashboards(list) => list.iter().find(|d| d.name == *dashboard).cloned(),
+                _ => None,
+            }
+        }
+    };
+    let Some(found) = found else {
+        return Err(StepError::Failed(format!(
+            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it",
+            stack.key
+        )));
+    };
+    let Some(tile_id) = found
+        .tiles
+        .iter()
+        .find(|t| t.name == *tile)
+        .and_then(|t| t.id.clone())
+    else {
+        return Err(StepError::Failed(format!(
+            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id",
+            stack.key
+        )));
+    };
+    let body = AlertRequest {
+        dashboard_id: Some(found.id.clone()),
+        tile_id: Some(tile_id),
+        ..body.clone()
+    };
+    let mut operation = step.operation.clone();
+    match &mut operation {
+        Operation::AlertCreate { body: b, .. } | Operation::AlertUpdate { body: b, .. } => {
+            *b = body
+        }
+        _ => {}
+    }
+    Ok(operation)
+}
+
+/// Sends the write of `operation` once (the transport retries what is safe to retry).
+async fn write(context: &Context, step: &Step, operation: &Operation) -> Result<(), WriteError> {
+    let stack = |s: &StackRef| stack_api(context.clients(), s).map_err(WriteError::Other);
+    match operation {
+        Operation::ServiceScaling { service_id, body } => {
+            context
+                .cloud()?
+                .update_service_scaling(service_id, body)
+                .await?;
+        }
+        Operation::PrivateEndpointCreate { service_id, body } => {
+            context
+                .cloud()?
+                .create_private_endpoint(service_id, body)
+                .await?;
+        }
+        Operation::PrivateEndpointDetach { service_id, body } => {
+            context
+                .cloud()?
+                .update_service_private_endpoints(service_id, body)
+                .await?;
+        }
+        Operation::PipeScaling { service_id, .. } | Operation::PipeDelete { service_id, .. } => {
+            match pipe_write(context, operation).await {
+                Err(WriteError::Api(error)) if error.status() == Some(424) => {
+                    if !context.options.wake {
+                        return Err(WriteError::Other(idle_message(step, service_id, &error)));
+                    }
+                    context.wake(service_id).await.map_err(|problem| {
+                        WriteError::Other(format!("cannot wake the service first: {problem}"))
+                    })?;
+                    pipe_write(context, operation).await?;
+                }
+                other => other?,
+            }
+        }
+        Operation::DashboardCreate { stack: s, body } => {
+            let answer = stack(s)?.create_dashboard(body).await?;
+            context.remember(s, answer);
+        }
+        Operation::DashboardUpdate {
+            stack: s,
+            dashboard_id,
+            body,
+        } => {
+            let answer = stack(s)?.update_dashboard(dashboard_id, body).await?;
+            context.remember(s, answer);
+        }
+        Operation::DashboardDelete {
+            stack: s,
+            dashboard_id,
+        } => stack(s)?.delete_dashboard(dashboard_id).await?,
+        Operation::AlertCreate { stack: s, body, .. } => {
+            stack(s)?.create_alert(body).await?;
+        }
+        Operation::AlertUpdate {
+            stack: s,
+            alert_id,
+            body,
+            ..
+        } => {
+            stack(s)?.update_alert(alert_id, body).await?;
+        }
+        Operation::AlertDelete { stack: s, alert_id } => stack(s)?.delete_alert(alert_id).await?,
+    }
+    Ok(())
+}
+
+async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), WriteError> {
+    match operation {
+        Operation::PipeScaling {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .update_pipe_scaling(service_id, pipe_id, body)
+                .await?;
+        }
+        Operation::PipeDelete {
+            service_id,
+            pipe_id,
+        } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The 424 a pipe write gets while its service is idle, said so that the next step is clear.
+fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
+    let service = step.address.split('.').nth(1).unwrap_or("?");
+    let request = error
+        .request_id
+        .as_deref()
+        .map(|id| format!(", requestId {id}"))
+        .unwrap_or_default();
+    format!(
+        "service `{service}` ({service_id}) is not running (the server answered 424 \
+         FAILED_DEPENDENCY{request}: {}), and pipes change only while their service runs; \
+         run again with `--wake`, which sends `PATCH .../services/{service_id}/state \
+         {{\"command\":\"awake\"}}` first and waits for the service to run",
+        error.message
+    )
+}

@@ -1,0 +1,325 @@
+//! `converge apply`: plans (or reads a saved plan), shows the plan, asks for confirmation on a
+//! terminal, and applies it (see `crate::apply`). Refusals happen before anything is written:
+//! destroys without `--allow-destroy` and a missing confirmation exit 4, a stale saved plan
+//! exits 3.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::api::clients::Clients;
+use crate::apply::{self, Options, Progress, Report};
+use crate::cli::GlobalArgs;
+use crate::commands::session;
+use crate::error::{Error, Result};
+use crate::exit::Exit;
+use crate::output::Printer;
+use crate::plan::{self, Plan, PlanOptions};
+
+/// Output format of the apply report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// The plan on stdout, progress and the report on stderr.
+    #[default]
+    Text,
+    /// The report as `converge-apply-report/1` JSON on stdout (the plan goes to stderr).
+    Json,
+}
+
+/// Flags of `converge apply`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  converge apply --sandbox examples/quickstart.yaml\n  \
+    converge plan config/ --out plan.json && converge apply --plan plan.json --yes"
+)]
+pub struct Args {
+    /// Config files or directories of `*.yaml`/`*.yml` files.
+    #[arg(required_unless_present = "plan", conflicts_with = "plan")]
+    pub paths: Vec<PathBuf>,
+    /// Apply a plan saved by `converge plan --out FILE`, exactly; refused (exit 3) when the
+    /// objects it read changed since.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Apply without asking (required when stdin or stderr is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub only: Vec<String>,
+    /// After the writes, poll until services and pipes show their new scaling.
+    #[arg(long)]
+    pub wait: bool,
+    /// When a pipe write finds its service not running (424), wake the service
+    /// (`PATCH .../state {"command":"awake"}`), wait for it to run and write again.
+    #[arg(long)]
+    pub wake: bool,
+    /// Longest wait for scaling to show (`--wait`) and for a woken service to run: `90s`,
+    /// `10m`, `1h`.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Report format: `text` on stderr, or `json` on stdout.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// Parses `90`, `90s`, `10m`, `1h`.
+pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as `90s`, `10m` or `1h`"))?;
+    let seconds = match unit {
+        "s" => value,
+        "m" => value.saturating_mul(60),
+        "h" => value.saturating_mul(3600),
+        _ => return Err(format!("`{text}`: the unit must be `s`, `m` or `h`")),
+    };
+    Ok(Duration::from_secs(seconds))
+}
+
+/// Runs `converge apply`.
+pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    let options = Options {
+        parallelism: usize::from(global.parallelism),
+        wake: args.wake,
+        timeout: args.timeout,
+        ..Options::default()
+    };
+    if let Some(file) = &args.plan {
+        let session = session::open_saved(file, global, printer)?;
+        let mut plan = session.saved.plan.clone();
+        plan.retain_addresses(&args.only);
+        proceed(
+            &args,
+            printer,
+            &session.runtime,
+            session.clients.clone(),
+            &plan,
+            &options,
+            true,
+        )
+    } else {
+        let session =
+            session::open_with_read_rounds(&args.paths, global, printer, apply::fresh::ROUNDS)?;
+        let plan_options = PlanOptions {
+            only: args.only.clone(),
+            now: Some(jiff::Timestamp::now()),
+        };
+        let (plan, diagnostics) = plan::plan(&session.config, &session.live, &plan_options);
+        session.report(&diagnostics, printer)?;
+        proceed(
+            &args,
+            printer,
+            &session.runtime,
+            session.clients.clone(),
+            &plan,
+            &options,
+            false,
+        )
+    }
+}
+
+fn proceed(
+    args: &Args,
+    printer: &Printer,
+    runtime: &tokio::runtime::Runtime,
+    clients: Clients,
+    plan: &Plan,
+    options: &Options,
+    saved: bool,
+) -> Result<Exit> {
+    let shown = plan::render(plan, plan::Format::Text, printer);
+    match args.format {
+        ReportFormat::Text => printer.out(&shown),
+        ReportFormat::Json => printer.err(shown.trim_end()),
+    }
+    if !plan.has_changes() {
+        printer.err("nothing to apply");
+        if args.format == ReportFormat::Json {
+            printer.out(&Report::new(Vec::new(), false).to_json());
+        }
+        return Ok(Exit::Success);
+    }
+    let destroys: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| s.operation.is_destroy())
+        .map(|s| s.address.as_str())
+        .collect();
+    if !destroys.is_empty() && !args.allow_destroy {
+        printer.err(&format!(
+            "error: the plan deletes {} object(s), and deletes need `--allow-destroy`; nothing \
+             was written:",
+            destroys.len()
+        ));
+        for address in destroys {
+            printer.err(&format!("  - {address}"));
+        }
+        refused_report(args, printer, plan, "destroy", &[]);
+        return Ok(Exit::Refused);
+    }
+    let mut checked = None;
+    if saved {
+        let (stale, fresh) = runtime
+            .block_on(apply::precheck(plan, clients.clone()))
+            .map_err(|problem| {
+                Error::msg(format!(
+                    "cannot read the live state to check the saved plan: {problem}"
+                ))
+            })?;
+        if !stale.is_empty() {
+            printer.err(&format!(
+                "error: the saved plan is stale: {} object(s) changed since it was made; \
+                 nothing was written:",
+                stale.len()
+            ));
+            for (_, message) in &stale {
+                printer.err(&format!("  - {message}"));
+            }
+            printer.err("run `converge plan --out FILE` again and review the new plan");
+            refused_report(args, printer, plan, "stale", &stale);
+            return Ok(Exit::Stale);
+        }
+        checked = Some(fresh);
+    }
+    if !args.yes && !confirm(plan, printer)? {
+        refused_report(args, printer, plan, "confirmation", &[]);
+        return Ok(Exit::Refused);
+    }
+
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    {
+        let _entered = runtime.enter();
+        listen_for_signals(cancel_tx, printer.clone());
+    }
+    let progress = Progress::new(printer);
+    let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
+    let mut report = runtime.block_on(apply::execute_with(
+        plan,
+        fresh,
+        options,
+        cancel_rx.clone(),
+        &progress,
+    ));
+    if args.wait && !report.interrupted {
+        report.wait = Some(runtime.block_on(apply::wait::wait(
+            plan, &report, &clients, options, cancel_rx, printer,
+        )));
+    }
+    printer.err(report.to_text(printer).trim_end());
+    if args.format == ReportFormat::Json {
+        printer.out(&report.to_json());
+    }
+    Ok(if report.succeeded() {
+        Exit::Success
+    } else if report.summary.failed == 0
+        && !report.interrupted
+        && report.has_stale()
+        && report.wait.as_ref().is_none_or(|w| w.settled)
+    {
+        Exit::Stale
+    } else {
+        Exit::Error
+    })
+}
+
+/// With `--format json`, the report of a refused run (nothing written) on stdout.
+fn refused_report(
+    args: &Args,
+    printer: &Printer,
+    plan: &Plan,
+    reason: &str,
+    stale: &[(usize, String)],
+) {
+    if args.format == ReportFormat::Json {
+        printer.out(&Report::refused(plan, reason, stale).to_json());
+    }
+}
+
+/// Asks on the terminal; refuses (with the reason) when there is no terminal to ask on.
+fn confirm(plan: &Plan, printer: &Printer) -> Result<bool> {
+    use std::io::IsTerminal;
+    if !(std::io::stdin().is_terminal() && printer.is_terminal()) {
+        printer.err(
+            "error: apply needs a confirmation and there is no terminal to ask on; nothing was \
+             written: pass `--yes` to apply without asking",
+        );
+        return Ok(false);
+    }
+    let summary = plan.summary();
+    let answer = dialoguer::Confirm::new()
+        .with_prompt(format!("Apply these changes ({})?", summary.line()))
+        .default(false)
+        .interact()
+        .unwrap_or(false);
+    if !answer {
+        printer.err("not applied; nothing was written");
+    }
+    Ok(answer)
+}
+
+/// Turns SIGINT and SIGTERM into `cancel = true`. The handlers are installed before this
+/// returns, so a signal from here on never kills the process mid-write.
+fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        if let (Ok(mut interrupt), Ok(mut terminate)) = (interrupt, terminate) {
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+                printer.err(
+                    "interrupted: no new step starts; waiting for the running ones (interrupt \
+                     again to stop now)",
+                );
+                let _ = cancel.send(true);
+                // The handlers stay installed, so a second signal must be honoured here.
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+                printer.err(
+                    "interrupted twice: stopping now; requests in flight may or may not have \
+                     been applied: run `converge plan` to see what is left",
+                );
+                std::process::exit(Exit::Error as i32);
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                printer.err("interrupted: no new step starts; waiting for the running ones");
+                let _ = cancel.send(true);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_seconds_minutes_and_hours() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert!(parse_duration("1d").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
+}

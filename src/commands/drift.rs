@@ -1,0 +1,59 @@
+//! `converge drift`: what differs between the config and the live state, for a scheduled job.
+//! Exit 0 in sync, 2 drift found, 1 error.
+
+use std::path::PathBuf;
+
+use crate::cli::GlobalArgs;
+use crate::commands::session;
+use crate::drift::{self, render::Format};
+use crate::error::Result;
+use crate::exit::Exit;
+use crate::output::Printer;
+use crate::plan::{self, PlanOptions};
+
+/// Flags of `converge drift`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Exit codes: 0 in sync, 2 drift found, 1 error.\n\n\
+    Examples:\n  converge drift --sandbox examples/quickstart.yaml\n  \
+    converge drift config/ --format markdown --ignore 'service.analytics.scaling.numReplicas' \
+    --ignore 'dashboard.prod[*'")]
+pub struct Args {
+    /// Config files or directories of `*.yaml`/`*.yml` files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output format on stdout: `text` for people, `json` (`converge-drift/1`) for programs,
+    /// `markdown` for an issue or comment body.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Silence drift a team has accepted: a glob (`*`, `?`) over addresses
+    /// (`dashboard.prod.*`) or field paths (`service.analytics.scaling.numReplicas`);
+    /// repeatable, added to the config's `ignore:` list.
+    #[arg(long, value_name = "PATTERN")]
+    pub ignore: Vec<String>,
+}
+
+/// Runs `converge drift`.
+pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    let session = session::open(&args.paths, global, printer)?;
+    let options = PlanOptions {
+        only: Vec::new(),
+        // Backup ages are measured from the real clock: a drift job asks "is it fine now".
+        now: Some(jiff::Timestamp::now()),
+    };
+    let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
+    session.report(&diagnostics, printer)?;
+    let ignore: Vec<String> = session
+        .config
+        .ignore
+        .iter()
+        .map(|p| p.value.clone())
+        .chain(args.ignore.iter().cloned())
+        .collect();
+    let report = drift::report(&session.config, &session.live, &plan, &ignore);
+    printer.out(&drift::render::render(&report, args.format, printer));
+    Ok(if report.in_sync() {
+        Exit::Success
+    } else {
+        Exit::Changes
+    })
+}

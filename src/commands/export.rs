@@ -1,0 +1,273 @@
+//! `converge export`: reads services and stacks by id and writes them as a config on stdout
+//! (or `--out`). The connection comes from the `CONVERGE_*` environment variables the exported
+//! config itself references, or from the in-process sandbox under `--sandbox`.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use crate::cli::GlobalArgs;
+use crate::config::model::{
+    CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
+    StackConfig, StackTarget,
+};
+use crate::error::{Error, Result};
+use crate::exit::Exit;
+use crate::export::{self, ExportInput, ExportTarget, StackExport};
+use crate::live::reader;
+use crate::output::Printer;
+use crate::sandbox::{self, SandboxHandle};
+
+/// Flags of `converge export`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The connection comes from CONVERGE_CLOUD_URL, CONVERGE_ORG_ID, \
+    CONVERGE_KEY_ID, CONVERGE_KEY_SECRET (services, managed stacks) and \
+    CONVERGE_OBSERVABILITY_URL, CONVERGE_OBS_TOKEN (--observability), or from --sandbox.\n\n\
+    Examples:\n  converge export --sandbox --service 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11 \
+    --stack 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n  \
+    converge export --service $SERVICE_ID --observability --out converge.yaml"
+)]
+pub struct Args {
+    /// Export this service's scaling, private endpoints and pipes (pipe scaling only; never a
+    /// credential); repeatable.
+    #[arg(long = "service", value_name = "ID")]
+    pub services: Vec<String>,
+    /// Export the dashboards and alerts of this service's managed stack; repeatable.
+    #[arg(long = "stack", value_name = "SERVICE_ID")]
+    pub stacks: Vec<String>,
+    /// Export the dashboards and alerts of the standalone observability API.
+    #[arg(long)]
+    pub observability: bool,
+    /// Write the config to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+fn setting(name: &str, sandbox: &[(&'static str, String)]) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| {
+            sandbox
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.clone())
+        })
+}
+
+fn required(name: &str, sandbox: &[(&'static str, String)], why: &str) -> Result<String> {
+    setting(name, sandbox).ok_or_else(|| Error::Message {
+        message: format!("export needs `{name}` ({why}) and it is not set"),
+        hint: Some(format!(
+            "export {name}=..., or add --sandbox to export the local sandbox"
+        )),
+    })
+}
+
+fn located(value: String) -> Located<String> {
+    Located::new(value, Span::default())
+}
+
+fn secret(name: &str, value: String) -> SecretValue {
+    SecretValue {
+        reference: format!("${{env:{name}}}"),
+        value: Some(value),
+        span: Span::default(),
+    }
+}
+
+/// A config that reads exactly what the flags name, so the live reader does the reading.
+fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result<Config> {
+    let uses_cloud = !args.services.is_empty() || !args.stacks.is_empty();
+    let organization = if uses_cloud {
+        required("CONVERGE_ORG_ID", sandbox_env, "the organization id")?
+    } else {
+        setting("CONVERGE_ORG_ID", sandbox_env).unwrap_or_default()
+    };
+    let cloud = if uses_cloud {
+        Some(CloudSettings {
+            url: Some(located(required(
+                "CONVERGE_CLOUD_URL",
+                sandbox_env,
+                "the cloud API URL",
+            )?)),
+            key_id: Some(located(required(
+                "CONVERGE_KEY_ID",
+                sandbox_env,
+                "the cloud API key id",
+            )?)),
+            key_secret: Some(secret(
+                "CONVERGE_KEY_SECRET",
+                required(
+                    "CONVERGE_KEY_SECRET",
+                    sandbox_env,
+                    "the cloud API key secret",
+                )?,
+            )),
+        })
+    } else {
+        None
+    };
+    let observability = if args.observability {
+        Some(ObservabilitySettings {
+            url: Some(located(required(
+                "CONVERGE_OBSERVABILITY_URL",
+                sandbox_env,
+                "the observability API URL",
+            )?)),
+            token: Some(secret(
+                "CONVERGE_OBS_TOKEN",
+                required(
+                    "CONVERGE_OBS_TOKEN",
+                    sandbox_env,
+                    "the observability API token",
+                )?,
+            )),
+        })
+    } else {
+        None
+    };
+    let mut services = IndexMap::new();
+    for id in args.services.iter().chain(&args.stacks) {
+        services.insert(
+            id.clone(),
+            ServiceConfig {
+                key: located(id.clone()),
+                id: located(id.clone()),
+                scaling: None,
+                private_endpoints: None,
+                pipes: IndexMap::new(),
+                backups: None,
+            },
+        );
+    }
+    let mut stacks = IndexMap::new();
+    let stack = |key: String, target| StackConfig {
+        key: located(key),
+        target,
+        prune: false,
+        dashboards: IndexMap::new(),
+        alerts: IndexMap::new(),
+    };
+    for id in &args.stacks {
+        let key = format!("managed:{id}");
+        let target = StackTarget::Managed {
+            service: located(id.clone()),
+        };
+        stacks.insert(key.clone(), stack(key, target));
+    }
+    if args.observability {
+        let key = "observability".to_string();
+        stacks.insert(key.clone(), stack(key, StackTarget::Observability));
+    }
+    Ok(Config {
+        version: 1,
+        organization: located(organization),
+        cloud,
+        observability,
+        services,
+        stacks,
+        ignore: Vec::new(),
+    })
+}
+
+/// Runs `converge export`.
+pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+    if args.services.is_empty() && args.stacks.is_empty() && !args.observability {
+        return Err(Error::Message {
+            message: "export needs something to export".into(),
+            hint: Some(
+                "name at least one --service ID, --stack SERVICE_ID or --observability".into(),
+            ),
+        });
+    }
+    let sandbox = if global.sandbox {
+        Some(sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?)
+    } else {
+        None
+    };
+    let sandbox_env = sandbox
+        .as_ref()
+        .map(SandboxHandle::environment)
+        .unwrap_or_default();
+    let config = reading_config(&args, &sandbox_env)?;
+    let parallelism = usize::from(global.parallelism);
+    let (runtime, clients, live) = reader::connect_and_read_blocking(&config, parallelism, printer)
+        .map_err(|problems| Error::Message {
+            message: format!(
+                "export could not read the live state: {}",
+                problems
+                    .iter()
+                    .map(|p| p.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            hint: problems.iter().find_map(|p| p.help.clone()),
+        })?;
+    let mut input = ExportInput::default();
+    for id in &args.services {
+        let Some(service) = live.services.get(id) else {
+            return Err(not_found(id));
+        };
+        let pipes = match &clients.cloud {
+            Some(cloud) => {
+                runtime
+                    .block_on(cloud.list_pipes(id))
+                    .map_err(|error| Error::Message {
+                        message: format!(
+                            "export could not list the pipes of service {id}: {error}"
+                        ),
+                        hint: error.hint().map(str::to_string),
+                    })?
+            }
+            None => Vec::new(),
+        };
+        input.services.push((service.clone(), pipes));
+    }
+    for id in &args.stacks {
+        let Some(service) = live.services.get(id) else {
+            return Err(not_found(id));
+        };
+        input.stack_services.push(service.clone());
+        input.stacks.push(StackExport {
+            target: ExportTarget::Managed {
+                service_id: id.clone(),
+            },
+            live: live
+                .stacks
+                .get(&format!("managed:{id}"))
+                .cloned()
+                .unwrap_or_default(),
+        });
+    }
+    if args.observability {
+        input.stacks.push(StackExport {
+            target: ExportTarget::Observability,
+            live: live
+                .stacks
+                .get("observability")
+                .cloned()
+                .unwrap_or_default(),
+        });
+    }
+    let exported = export::export(&input, args.observability);
+    for warning in &exported.warnings {
+        printer.warn(warning);
+    }
+    match &args.out {
+        Some(path) => {
+            crate::commands::plan::write_atomically(path, &exported.yaml)?;
+            printer.err(&format!("wrote the config to `{}`", path.display()));
+        }
+        None => printer.out(&exported.yaml),
+    }
+    Ok(Exit::Success)
+}
+
+fn not_found(id: &str) -> Error {
+    Error::Message {
+        message: format!("service {id} does not exist in the organization"),
+        hint: Some("check the id in the cloud console (`GET /services` lists them)".into()),
+    }
+}

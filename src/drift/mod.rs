@@ -1,0 +1,338 @@
+//! Drift: what differs between a config and the live state, framed for a scheduled job.
+//!
+//! A [`Report`] has three parts:
+//! - **changed**: every plan change that is not a no-op, with each field's config value and
+//!   live value;
+//! - **unmanaged**: live objects that exist but no config entry manages: dashboards and alerts
+//!   of a declared stack that carry no ownership tag (and are not named in the config) or that
+//!   converge owns but the config no longer lists, private endpoints attached to a declared
+//!   service whose config has no `privateEndpoints:` (with the list present, an extra endpoint
+//!   is a change: the plan would detach it), and pipes of a declared service the config does not
+//!   name. Pipes are only read for services that declare `pipes:`: a service without that key
+//!   does not manage pipes, so its pipes are neither read nor reported;
+//! - **checks**: backup checks (`check.<service>.backups`); a failed one is drift.
+//!
+//! `--ignore` patterns and the config's `ignore:` list are globs ([`crate::plan::glob`]) over
+//! addresses (`dashboard.prod.*`, `dashboard.prod[*`) and over field paths written after their
+//! address (`service.analytics.scaling.numReplicas`). A change whose every field is ignored is
+//! dropped. Everything silenced is counted in [`Report::ignored`] so nothing disappears quietly.
+
+pub mod render;
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::model::Config;
+use crate::live::LiveState;
+use crate::plan::build::ownership_tag;
+use crate::plan::{Action, CheckResult, FieldChange, Plan, glob, normalize};
+
+/// One field that differs: its path, the value the config asks for and the value live.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriftField {
+    /// Path inside the object, e.g. `numReplicas` or `tiles[Requests].series[0].aggFn`.
+    pub path: String,
+    /// What the config says; `None` when the config has no such field (or object).
+    pub config: Option<Value>,
+    /// What is live; `None` when the field (or object) does not exist live.
+    pub live: Option<Value>,
+}
+
+/// An address whose live object differs from the config.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Changed {
+    /// e.g. `service.analytics.scaling`.
+    pub address: String,
+    /// What `apply` would do about it.
+    pub action: Action,
+    /// One line saying why.
+    pub reason: String,
+    /// The fields that differ.
+    pub fields: Vec<DriftField>,
+}
+
+/// A live object no config entry manages.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct UnmanagedObject {
+    /// e.g. `dashboard.prod["On-call overview"]`.
+    pub address: String,
+    /// Why it is reported.
+    pub reason: String,
+}
+
+/// Counts for the summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftSummary {
+    /// Addresses whose live object differs.
+    pub changed: usize,
+    /// Live objects nothing manages.
+    pub unmanaged: usize,
+    /// Checks that failed.
+    pub failed_checks: usize,
+    /// Addresses and fields silenced by ignore patterns.
+    pub ignored: usize,
+}
+
+/// Everything `converge drift` reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// Organization id.
+    pub organization: String,
+    /// Changed objects, in plan display order.
+    pub changed: Vec<Changed>,
+    /// Unmanaged objects, sorted by address.
+    pub unmanaged: Vec<UnmanagedObject>,
+    /// Every check, passed or failed, in config order.
+    pub checks: Vec<CheckResult>,
+    /// What ignore patterns silenced: addresses, or `address.field` paths; sorted.
+    pub ignored: Vec<String>,
+}
+
+impl Report {
+    /// Counts for the summary line.
+    pub fn summary(&self) -> DriftSummary {
+        DriftSummary {
+            changed: self.changed.len(),
+            unmanaged: self.unmanaged.len(),
+            failed_checks: self.failed_checks().count(),
+            ignored: self.ignored.len(),
+        }
+    }
+
+    /// The checks that failed.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+
+    /// Whether the live state is as the config says (exit 0).
+    pub fn in_sync(&self) -> bool {
+        self.changed.is_empty() && self.unmanaged.is_empty() && self.failed_checks().count() == 0
+    }
+}
+
+/// Builds the drift report of a computed plan. `ignore` holds the patterns from the command
+/// line and the config together.
+pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String]) -> Report {
+    let silenced = |name: &str| ignore.iter().any(|p| glob::matches(p, name));
+    let mut ignored = Vec::new();
+
+    let mut changed = Vec::new();
+    for change in plan.display_order() {
+        if change.action == Action::NoOp {
+            continue;
+        }
+        if silenced(&change.address) {
+            ignored.push(change.address.clone());
+            continue;
+        }
+        let owner_tag = owner_tag_of(config, &change.address);
+        let mut fields = Vec::new();
+        for field in &change.fields {
+            let Some(field) = without_owner_tag(field, owner_tag.as_deref()) else {
+                continue;
+            };
+            let field = &field;
+            let full = if field.path.is_empty() {
+                change.address.clone()
+            } else {
+                format!("{}.{}", change.address, field.path)
+            };
+            if !field.path.is_empty() && silenced(&full) {
+                ignored.push(full);
+                continue;
+            }
+            fields.push(DriftField {
+                path: field.path.clone(),
+                config: field.after.clone(),
+                live: field.before.clone(),
+            });
+        }
+        // A change whose every differing field is accepted (or is the ownership tag apply
+        // would add) is no drift.
+        if fields.is_empty() && !change.fields.is_empty() {
+            continue;
+        }
+        changed.push(Changed {
+            address: change.address.clone(),
+            action: change.action,
+            reason: change.reason.clone(),
+            fields,
+        });
+    }
+
+    let mut unmanaged: Vec<UnmanagedObject> = plan
+        .unmanaged
+        .iter()
+        .map(|u| UnmanagedObject {
+            address: u.address.clone(),
+            reason: u.reason.clone(),
+        })
+        .chain(untracked(config, live))
+        .collect();
+    unmanaged.sort();
+    unmanaged.dedup_by(|a, b| a.address == b.address);
+    unmanaged.retain(|u| {
+        let keep = !silenced(&u.address);
+        if !keep {
+            ignored.push(u.address.clone());
+        }
+        keep
+    });
+
+    let checks = plan
+        .checks
+        .iter()
+        .filter(|c| {
+            let keep = !silenced(&c.address);
+            if !keep {
+                ignored.push(c.address.clone());
+            }
+            keep
+        })
+        .cloned()
+        .collect();
+
+    ignored.sort();
+    ignored.dedup();
+    Report {
+        organization: plan.organization.clone(),
+        changed,
+        unmanaged,
+        checks,
+        ignored,
+    }
+}
+
+/// The ownership tag of the stack a dashboard address belongs to.
+fn owner_tag_of(config: &Config, address: &str) -> Option<String> {
+    let rest = address.strip_prefix("dashboard.")?;
+    config
+        .stacks
+        .keys()
+        .find(|key| {
+            rest.strip_prefix(key.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+        })
+        .map(|key| ownership_tag(key))
+}
+
+/// A dashboard's `tags` field without the ownership tag: the planner adds that tag to what it
+/// writes, but a live dashboard lacking it has not drifted. `None` when nothing else differs.
+fn without_owner_tag(field: &FieldChange, tag: Option<&str>) -> Option<FieldChange> {
+    let Some(tag) = tag.filter(|_| field.path == "tags") else {
+        return Some(field.clone());
+    };
+    let strip = |value: &Option<Value>| {
+        value.as_ref().map(|v| match v {
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .filter(|t| t.as_str() != Some(tag))
+                    .cloned()
+                    .collect(),
+            ),
+            other => other.clone(),
+        })
+    };
+    let before = strip(&field.before);
+    let after = strip(&field.after);
+    if before == after {
+        return None;
+    }
+    Some(FieldChange {
+        path: field.path.clone(),
+        before,
+        after,
+    })
+}
+
+/// Live objects of declared services and stacks that the config does not manage at all (the
+/// plan only knows about the owned ones).
+fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
+    let mut out = Vec::new();
+    for service in config.services.values() {
+        let Some(live_service) = live.services.get(&service.id.value) else {
+            continue;
+        };
+        let key = &service.key.value;
+        if service.private_endpoints.is_none() {
+            for id in normalize::private_endpoint_ids(live_service) {
+                out.push(UnmanagedObject {
+                    address: format!("service.{key}.private_endpoint[{id}]"),
+                    reason: "attached to the service; the config has no `privateEndpoints:`".into(),
+                });
+            }
+        }
+        if !service.pipes.is_empty() {
+            let named: BTreeSet<&str> = service
+                .pipes
+                .values()
+                .map(|p| p.id.value.as_str())
+                .collect();
+            for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
+                if !named.contains(pipe.id.as_str()) {
+                    out.push(UnmanagedObject {
+                        address: format!("pipe.{key}[{:?}]", pipe.name),
+                        reason: format!(
+                            "pipe {} exists on the service; the config does not name it",
+                            pipe.id
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    for stack in config.stacks.values() {
+        let Some(stack_live) = live.stacks.get(&stack.key.value) else {
+            continue;
+        };
+        let key = &stack.key.value;
+        let tag = ownership_tag(key);
+        let named_dashboards: BTreeSet<&str> = stack
+            .dashboards
+            .values()
+            .map(|d| d.name.value.as_str())
+            .collect();
+        let named_alerts: BTreeSet<&str> = stack
+            .alerts
+            .values()
+            .map(|a| a.name.value.as_str())
+            .collect();
+        // Dashboards converge owns: tagged, or named in the config. Alerts on them are the
+        // plan's business (reported there as owned-but-unlisted).
+        let mut owned_ids = BTreeSet::new();
+        for dashboard in &stack_live.dashboards {
+            let tagged = dashboard.tags.contains(&tag);
+            if tagged || named_dashboards.contains(dashboard.name.as_str()) {
+                owned_ids.insert(dashboard.id.as_str());
+            } else {
+                out.push(UnmanagedObject {
+                    address: format!("dashboard.{key}[{:?}]", dashboard.name),
+                    reason: format!(
+                        "exists in the stack without the `{tag}` tag; not in the config"
+                    ),
+                });
+            }
+        }
+        for alert in &stack_live.alerts {
+            let on_owned = alert
+                .dashboard
+                .as_deref()
+                .is_some_and(|d| owned_ids.contains(d));
+            if !on_owned && !named_alerts.contains(alert.name.as_str()) {
+                out.push(UnmanagedObject {
+                    address: format!("alert.{key}[{:?}]", alert.name),
+                    reason: "exists in the stack on a dashboard converge does not manage; not in the config"
+                        .into(),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,271 @@
+//! Renderings of a drift [`Report`]: text for people, versioned JSON (`converge-drift/1`) for
+//! programs, Markdown (at most [`BUDGET`] bytes, first line [`MARKER`]) for an issue or a
+//! comment a scheduled job keeps up to date.
+
+use serde::Serialize;
+
+use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+use crate::output::{Printer, Style};
+use crate::plan::Action;
+use crate::plan::CheckResult;
+use crate::plan::text::show;
+
+/// The format identifier of the JSON rendering.
+pub const FORMAT: &str = "converge-drift/1";
+
+/// The first line of every Markdown report, so a job can find and update its own issue.
+pub const MARKER: &str = "<!-- converge-drift -->";
+
+/// The largest Markdown report, in bytes (GitHub's limit for a body is 65,536 characters).
+pub const BUDGET: usize = 65_000;
+
+/// The formats of `converge drift --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Lines for people, colored on a terminal.
+    #[default]
+    Text,
+    /// `converge-drift/1` JSON for programs.
+    Json,
+    /// An issue or comment body of at most 65,000 bytes.
+    Markdown,
+}
+
+/// Renders a report in a format (what `drift` writes to stdout).
+pub fn render(report: &Report, format: Format, printer: &Printer) -> String {
+    match format {
+        Format::Text => text(report, printer),
+        Format::Json => json(report),
+        Format::Markdown => markdown(report),
+    }
+}
+
+/// `N changed, N unmanaged, N failed checks (N ignored)`.
+pub fn summary_line(summary: &DriftSummary) -> String {
+    let mut line = format!(
+        "{} changed, {} unmanaged, {} failed {}",
+        summary.changed,
+        summary.unmanaged,
+        summary.failed_checks,
+        if summary.failed_checks == 1 {
+            "check"
+        } else {
+            "checks"
+        }
+    );
+    if summary.ignored > 0 {
+        line.push_str(&format!(" ({} ignored)", summary.ignored));
+    }
+    line
+}
+
+/// One field line: `path: config X, live Y`.
+fn field_line(field: &DriftField) -> String {
+    let path = if field.path.is_empty() {
+        "(object)"
+    } else {
+        field.path.as_str()
+    };
+    let side = |value: &Option<serde_json::Value>, missing: &str| match value {
+        None => missing.to_string(),
+        some => show(some),
+    };
+    format!(
+        "{path}: config {}, live {}",
+        side(&field.config, "(not set)"),
+        side(&field.live, "(absent)")
+    )
+}
+
+/// The lines under a changed address: each field for an update; one line for an object that
+/// is missing live or must not exist (listing every field of it would drown the rest).
+fn detail_lines(change: &Changed) -> Vec<String> {
+    match change.action {
+        Action::Create => vec!["missing live (apply would create it)".to_string()],
+        Action::Delete => {
+            vec!["exists live (apply would remove it with --allow-destroy)".to_string()]
+        }
+        Action::Update | Action::NoOp => change.fields.iter().map(field_line).collect(),
+    }
+}
+
+fn action_style(action: Action) -> Style {
+    match action {
+        Action::Create => Style::Add,
+        Action::Delete => Style::Remove,
+        Action::Update | Action::NoOp => Style::Change,
+    }
+}
+
+fn text(report: &Report, printer: &Printer) -> String {
+    let summary = report.summary();
+    let mut out = if report.in_sync() {
+        format!("In sync: {}\n", summary_line(&summary))
+    } else {
+        format!("Drift found: {}\n", summary_line(&summary))
+    };
+    if !report.changed.is_empty() {
+        out.push_str("\nDiffers from the config (config vs live):\n");
+        for change in &report.changed {
+            let head = format!("{} {}", change.action.marker(), change.address);
+            out.push_str(&format!(
+                "  {}  ({})\n",
+                printer.paint(&head, action_style(change.action)),
+                change.reason
+            ));
+            for line in detail_lines(change) {
+                out.push_str(&format!("      {line}\n"));
+            }
+        }
+    }
+    if !report.unmanaged.is_empty() {
+        out.push_str("\nNot managed by the config:\n");
+        for item in &report.unmanaged {
+            out.push_str(&format!(
+                "  {}  ({})\n",
+                printer.paint(&format!("? {}", item.address), Style::Warning),
+                item.reason
+            ));
+        }
+    }
+    if !report.checks.is_empty() {
+        out.push_str("\nChecks:\n");
+        for check in &report.checks {
+            let (word, style) = if check.passed {
+                ("ok    ", Style::Add)
+            } else {
+                ("FAILED", Style::Error)
+            };
+            out.push_str(&format!(
+                "  {}  {}\n",
+                printer.paint(word, style),
+                check.address
+            ));
+            for detail in &check.details {
+                out.push_str(&format!("      {detail}\n"));
+            }
+        }
+    }
+    if !report.ignored.is_empty() {
+        out.push_str("\nIgnored (accepted drift):\n");
+        for item in &report.ignored {
+            out.push_str(&format!("  {item}\n"));
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    format: &'static str,
+    organization: &'a str,
+    in_sync: bool,
+    summary: DriftSummary,
+    changed: &'a [Changed],
+    unmanaged: &'a [UnmanagedObject],
+    checks: &'a [CheckResult],
+    ignored: &'a [String],
+}
+
+fn json(report: &Report) -> String {
+    let document = Document {
+        format: FORMAT,
+        organization: &report.organization,
+        in_sync: report.in_sync(),
+        summary: report.summary(),
+        changed: &report.changed,
+        unmanaged: &report.unmanaged,
+        checks: &report.checks,
+        ignored: &report.ignored,
+    };
+    // Serializing plain data with string keys cannot fail; an empty object is the fallback.
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "{}".to_string());
+    text.push('\n');
+    text
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('`', "&#96;")
+}
+
+fn markdown(report: &Report) -> String {
+    let summary = report.summary();
+    let mut out = format!(
+        "{MARKER}\n### converge drift\n\n**{}: {}**\n",
+        if report.in_sync() {
+            "In sync"
+        } else {
+            "Drift found"
+        },
+        summary_line(&summary)
+    );
+    let mut lines: Vec<String> = Vec::new();
+    if !report.changed.is_empty() {
+        lines.push("\n#### Differs from the config (config vs live)\n".into());
+        for change in &report.changed {
+            lines.push(format!(
+                "- <code>{} {}</code>: {}",
+                change.action.marker(),
+                escape(&change.address),
+                escape(&change.reason)
+            ));
+            for line in detail_lines(change) {
+                lines.push(format!("  - <code>{}</code>", escape(&line)));
+            }
+        }
+    }
+    if !report.unmanaged.is_empty() {
+        lines.push("\n#### Not managed by the config\n".into());
+        for item in &report.unmanaged {
+            lines.push(format!(
+                "- <code>{}</code>: {}",
+                escape(&item.address),
+                escape(&item.reason)
+            ));
+        }
+    }
+    if !report.checks.is_empty() {
+        lines.push("\n#### Checks\n".into());
+        for check in &report.checks {
+            lines.push(format!(
+                "- {} <code>{}</code>: {}",
+                if check.passed { "ok" } else { "**FAILED**" },
+                escape(&check.address),
+                escape(&check.details.join("; "))
+            ));
+        }
+    }
+    if !report.ignored.is_empty() {
+        lines.push(format!(
+            "\n<details><summary>Ignored ({})</summary>\n",
+            report.ignored.len()
+        ));
+        for item in &report.ignored {
+            lines.push(format!("- <code>{}</code>", escape(item)));
+        }
+        lines.push("\n</details>".into());
+    }
+    let room = 300;
+    let total = lines.len();
+    let mut in_details = false;
+    for (shown, line) in lines.into_iter().enumerate() {
+        if out.len() + line.len() + 1 + room > BUDGET {
+            if in_details {
+                out.push_str("\n</details>\n");
+            }
+            out.push_str(&format!(
+                "\n> **Note:** cut to stay under GitHub's size limit ({} more lines). Run `converge drift` for the full report.\n",
+                total - shown
+            ));
+            return out;
+        }
+        in_details = (in_details || line.contains("<details>")) && !line.contains("</details>");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,80 @@
+use serde_json::json;
+
+use super::render::{self, BUDGET, Format, MARKER};
+use super::*;
+use crate::output::Printer;
+
+fn field(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {
+    FieldChange {
+        path: path.into(),
+        before,
+        after,
+    }
+}
+
+#[test]
+fn the_ownership_tag_alone_is_no_drift() {
+    let tag = "converge:prod";
+    let only_tag = field("tags", Some(json!(["a"])), Some(json!(["a", tag])));
+    assert_eq!(without_owner_tag(&only_tag, Some(tag)), None);
+    let more = field("tags", Some(json!(["b"])), Some(json!(["a", tag])));
+    assert_eq!(
+        without_owner_tag(&more, Some(tag)),
+        Some(field("tags", Some(json!(["b"])), Some(json!(["a"]))))
+    );
+    // Other fields, and tags outside a stack, are left alone.
+    let other = field("name", Some(json!("x")), Some(json!("y")));
+    assert_eq!(without_owner_tag(&other, Some(tag)), Some(other.clone()));
+    assert_eq!(without_owner_tag(&only_tag, None), Some(only_tag.clone()));
+}
+
+fn report_with(unmanaged: usize, passed: bool) -> Report {
+    Report {
+        organization: "org".into(),
+        changed: Vec::new(),
+        unmanaged: (0..unmanaged)
+            .map(|i| UnmanagedObject {
+                address: format!("dashboard.prod[\"Board {i:05}\"]"),
+                reason: "exists in the stack without the `converge:prod` tag".into(),
+            })
+            .collect(),
+        checks: vec![CheckResult {
+            address: "check.analytics.backups".into(),
+            passed,
+            details: vec!["newest done backup b1 is 6.0h old (at most 26h)".into()],
+        }],
+        ignored: Vec::new(),
+    }
+}
+
+#[test]
+fn in_sync_needs_no_change_no_unmanaged_object_and_no_failed_check() {
+    assert!(report_with(0, true).in_sync());
+    assert!(!report_with(1, true).in_sync());
+    assert!(!report_with(0, false).in_sync());
+    assert_eq!(
+        render::summary_line(&report_with(0, false).summary()),
+        "0 changed, 0 unmanaged, 1 failed check"
+    );
+}
+
+#[test]
+fn markdown_starts_with_the_marker_and_stays_under_the_budget() {
+    let printer = Printer::plain();
+    let small = render::render(&report_with(2, true), Format::Markdown, &printer);
+    assert!(small.starts_with(&format!("{MARKER}\n")));
+    assert!(small.contains("Board 00001"));
+    let big = render::render(&report_with(5_000, true), Format::Markdown, &printer);
+    assert!(big.len() <= BUDGET, "{}", big.len());
+    assert!(big.contains("**Note:** cut"), "the cut is said");
+}
+
+#[test]
+fn json_is_versioned_and_says_whether_in_sync() {
+    let printer = Printer::plain();
+    let text = render::render(&report_with(1, true), Format::Json, &printer);
+    let value: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["format"], "converge-drift/1");
+    assert_eq!(value["inSync"], false);
+    assert_eq!(value["summary"]["unmanaged"], 1);
+}

@@ -1,0 +1,559 @@
+//! Execution, refusals, stale saved plans, failures that skip only their dependents, idle
+//! services and `--wake`, `--wait`, the JSON report.
+
+use std::time::Duration;
+
+use converge::sandbox::SandboxOptions;
+use serde_json::Value;
+
+use super::*;
+use crate::common;
+
+const CUSTOMERS_PIPE: &str = "      customers:                    # postgres: not scaled per pipe\n        id: 3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
+
+#[test]
+fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    sandbox.reset_log();
+    let run = run(
+        &sandbox,
+        &workspace,
+        &["apply", config.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    // The plan goes to stdout as `plan` prints it; progress and the report to stderr.
+    assert!(
+        run.stdout.starts_with("Plan: 3 to create, 4 to update"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("apply: 7 done, 0 failed"),
+        "{}",
+        run.stderr
+    );
+    let mut writes = writes(&sandbox);
+    writes.sort();
+    let service = "/v1/organizations/{organizationId}/services/{serviceId}";
+    let expected: Vec<String> = vec![
+        format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
+        format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
+        format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
+        format!("PATCH {service}/scaling"),
+        format!("POST {service}/privateEndpoint"),
+        format!("POST {service}/stack/alerts"),
+        format!("POST {service}/stack/dashboards"),
+    ];
+    assert_eq!(writes, expected);
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+    // The alert points at the tile the dashboard's answer named.
+    let dashboard = dashboards(&sandbox)
+        .into_iter()
+        .find(|d| d["name"] == "API health")
+        .expect("created");
+    let alert = alerts(&sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "API errors")
+        .expect("created");
+    let requests = dashboard["tiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Requests")
+        .unwrap();
+    assert_eq!(alert["dashboard"], dashboard["id"]);
+    assert_eq!(alert["tileId"], requests["id"]);
+}
+
+#[test]
+fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let run = run(&sandbox, &workspace, &["apply", config.to_str().unwrap()]);
+    assert_eq!(run.code, 4, "{run:?}");
+    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+    assert_eq!(writes(&sandbox), Vec::<String>::new());
+    assert!(plans_changes(&sandbox, &workspace, &config));
+}
+
+#[test]
+fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let text = quickstart().replace(
+        CUSTOMERS_PIPE,
+        &format!("{CUSTOMERS_PIPE}\n        absent: true"),
+    );
+    assert_ne!(text, quickstart());
+    let config = workspace.write("converge.yaml", &text);
+    let path = config.to_str().unwrap();
+    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    assert_eq!(refused.code, 4, "{refused:?}");
+    assert!(
+        refused.stderr.contains("--allow-destroy"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("pipe.analytics.customers"),
+        "{}",
+        refused.stderr
+    );
+    // Nothing at all was written, not even the steps that destroy nothing.
+    assert_eq!(writes(&sandbox), Vec::<String>::new());
+
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", path, "--yes", "--allow-destroy"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let client = common::Client::new(&sandbox);
+    let pipes = client
+        .cloud("GET", &format!("/services/{ANALYTICS}/pipes"), None)
+        .result();
+    assert!(
+        !names(pipes.as_array().unwrap()).contains(&"customers".to_string()),
+        "{pipes}"
+    );
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+}
+
+#[test]
+fn prune_deletes_only_the_objects_converge_owns() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let first = run(
+        &sandbox,
+        &workspace,
+        &["apply", config.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(
+        names(&dashboards(&sandbox)),
+        ["API health", "On-call overview"]
+    );
+    assert_eq!(names(&alerts(&sandbox)), ["API errors", "Error burst"]);
+
+    // The same stack with prune on, another dashboard instead, and no alerts.
+    let quick = quickstart();
+    let stack_start = quick.find("    prune: false").unwrap();
+    let pruned = format!(
+        "{}    prune: true\n    dashboards:\n      other:\n        name: Other board\n        tiles:\n          - name: Count\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n                source: Logs\n                aggFn: count\n",
+        &quick[..stack_start]
+    );
+    let config = workspace.write("pruned.yaml", &pruned);
+    let path = config.to_str().unwrap();
+    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    assert_eq!(refused.code, 4, "{refused:?}");
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", path, "--yes", "--allow-destroy"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    // Owned objects (tagged for the stack, and alerts on them) went; the others stayed.
+    assert_eq!(
+        names(&dashboards(&sandbox)),
+        ["On-call overview", "Other board"]
+    );
+    assert_eq!(names(&alerts(&sandbox)), ["Error burst"]);
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+}
+
+#[test]
+fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(writes(&sandbox).len(), 7);
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+}
+
+#[test]
+fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    // Someone changes the service's scaling after the plan was saved.
+    let client = common::Client::new(&sandbox);
+    client.cloud(
+        "PATCH",
+        &format!("/services/{ANALYTICS}/scaling"),
+        Some(serde_json::json!({"numReplicas": 5})),
+    );
+    sandbox.reset_log();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            "--plan",
+            saved.to_str().unwrap(),
+            "--yes",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(applied.code, 3, "{applied:?}");
+    assert!(
+        applied.stderr.contains("service.analytics.scaling"),
+        "{}",
+        applied.stderr
+    );
+    let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report");
+    assert_eq!(report["refused"], "stale");
+    let stale: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "stale")
+        .map(|s| s["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(stale, ["service.analytics.scaling"]);
+    assert_eq!(report["summary"]["notStarted"], 6);
+    assert!(
+        !applied
+            .stderr
+            .contains("pipe.analytics.orders.scaling changed")
+    );
+    assert_eq!(writes(&sandbox), Vec::<String>::new());
+    assert_eq!(analytics(&sandbox)["numReplicas"].as_f64(), Some(5.0));
+}
+
+#[test]
+fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    // A plan file whose dashboard create the server refuses (a tile 0 wide).
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let steps = file["plan"]["steps"].as_array_mut().unwrap();
+    let dashboard = steps
+        .iter_mut()
+        .find(|s| s["operation"]["op"] == "dashboard-create")
+        .expect("a dashboard create");
+    dashboard["operation"]["body"]["tiles"][0]["w"] = Value::from(0);
+    std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            "--plan",
+            saved.to_str().unwrap(),
+            "--yes",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report on stdout");
+    assert_eq!(report["format"], "converge-apply-report/1");
+    let status = |address: &str| {
+        report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["address"] == address)
+            .map(|s| s["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status("dashboard.prod.api-health"), "failed");
+    assert_eq!(status("alert.prod.api-errors"), "skipped");
+    assert_eq!(status("service.analytics.scaling"), "done");
+    assert_eq!(status("pipe.analytics.orders.scaling"), "done");
+    assert_eq!(report["summary"]["done"], 5);
+    assert!(applied.stderr.contains("failed:"), "{}", applied.stderr);
+
+    let next = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
+    assert!(
+        next.stdout
+            .starts_with("Plan: 2 to create, 0 to update, 0 to delete"),
+        "{}",
+        next.stdout
+    );
+}
+
+#[test]
+fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let client = common::Client::new(&sandbox);
+    client.cloud(
+        "PATCH",
+        &format!("/services/{ANALYTICS}/state"),
+        Some(serde_json::json!({"command": "stop"})),
+    );
+    let failed = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    assert_eq!(failed.code, 1, "{failed:?}");
+    assert!(
+        failed.stderr.contains("service `analytics`"),
+        "{}",
+        failed.stderr
+    );
+    assert!(failed.stderr.contains("--wake"), "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("\"command\":\"awake\""),
+        "{}",
+        failed.stderr
+    );
+    assert!(
+        failed.stderr.contains("apply: 4 done, 3 failed"),
+        "{}",
+        failed.stderr
+    );
+
+    sandbox.reset_log();
+    let woken = run(&sandbox, &workspace, &["apply", path, "--yes", "--wake"]);
+    assert_eq!(woken.code, 0, "{woken:?}");
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "PATCH",
+            "/v1/organizations/{organizationId}/services/{serviceId}/state"
+        ),
+        1
+    );
+    assert_eq!(analytics(&sandbox)["state"], "running");
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+}
+
+fn delayed_sandbox(delay: Duration) -> SandboxHandle {
+    common::sandbox(SandboxOptions {
+        rate_limit: false,
+        scaling_delay: delay,
+        ..SandboxOptions::default()
+    })
+}
+
+#[test]
+fn wait_polls_until_the_new_scaling_shows() {
+    let sandbox = delayed_sandbox(Duration::from_secs(2));
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            path,
+            "--yes",
+            "--wait",
+            "--timeout",
+            "60s",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let report: Value = serde_json::from_str(&applied.stdout).unwrap();
+    assert_eq!(report["wait"]["settled"], true);
+    // Right after the wait, the scaling reads back as written.
+    assert_eq!(analytics(&sandbox)["numReplicas"].as_f64(), Some(3.0));
+    assert!(!plans_changes(&sandbox, &workspace, &config));
+}
+
+#[test]
+fn wait_gives_up_at_the_timeout_with_a_clear_message() {
+    let sandbox = delayed_sandbox(Duration::from_secs(600));
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            config.to_str().unwrap(),
+            "--yes",
+            "--wait",
+            "--timeout",
+            "1s",
+        ],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    assert!(
+        applied.stderr.contains("the wait ended"),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        applied.stderr.contains("service.analytics.scaling"),
+        "{}",
+        applied.stderr
+    );
+    assert!(applied.stderr.contains("--timeout"), "{}", applied.stderr);
+}
+
+#[test]
+fn only_applies_the_addresses_that_match() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", path, "--yes", "--only", "pipe.*"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let writes = writes(&sandbox);
+    assert_eq!(writes.len(), 3, "{writes:?}");
+    assert!(
+        writes
+            .iter()
+            .all(|w| w.ends_with("/pipes/{pipeId}/scaling")),
+        "{writes:?}"
+    );
+    let next = run(&sandbox, &workspace, &["plan", path]);
+    assert!(
+        next.stdout
+            .starts_with("Plan: 3 to create, 1 to update, 0 to delete"),
+        "{}",
+        next.stdout
+    );
+}
+
+#[test]
+fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
+    assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
+
+    let output = common::converge(&sandbox)
+        .current_dir(workspace.path())
+        .args(["apply", "--plan", saved.to_str().unwrap(), "--yes"])
+        .env_remove("CONVERGE_KEY_SECRET")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("CONVERGE_KEY_SECRET") && stderr.contains("not set"),
+        "{stderr}"
+    );
+    assert_eq!(writes(&sandbox), Vec::<String>::new());
+}
+
+#[test]
+fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    // Someone creates an alert of the same name on another dashboard. The plan's alert create
+    // waits for its dashboard, so it is checked when it runs, after the dashboard was created.
+    let other = dashboards(&sandbox)
+        .into_iter()
+        .find(|d| d["name"] == "On-call overview")
+        .unwrap();
+    let client = common::Client::new(&sandbox);
+    client.cloud(
+        "POST",
+        &format!("/services/{ANALYTICS}/stack/alerts"),
+        Some(serde_json::json!({
+            "dashboardId": other["id"],
+            "tileId": other["tiles"][0]["id"],
+            "threshold": 1,
+            "interval": "5m",
+            "source": "tile",
+            "thresholdType": "above",
+            "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"},
+            "name": "API errors",
+        })),
+    );
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 3, "{applied:?}");
+    assert!(
+        applied.stderr.contains("alert.prod.api-errors now exists"),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        applied.stderr.contains("apply: 6 done, 0 failed, 1 stale"),
+        "{}",
+        applied.stderr
+    );
+    // Nothing was written for it: still one alert of that name, the one made by hand.
+    assert_eq!(names(&alerts(&sandbox)), ["API errors", "Error burst"]);
+}

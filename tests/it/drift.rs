@@ -1,0 +1,561 @@
+//! `converge drift` through the real binary against the sandbox: a config exported from the
+//! sandbox is in sync (exit 0); each kind of outside change is then reported under its address
+//! (exit 2), `--ignore` and `ignore:` silence exactly what they name, and backup checks pass
+//! and fail on the seeded backups (placed relative to the sandbox's clock, here the real one,
+//! so the newest finished backup is about 6 hours old when drift measures it).
+
+use converge::sandbox::SandboxHandle;
+use serde_json::{Value, json};
+
+use crate::common::{self, Client};
+
+const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+
+/// A config in sync with the sandbox: the export of the demo service and its stack.
+fn baseline(sandbox: &SandboxHandle) -> String {
+    let output = common::converge(sandbox)
+        .args(["export", "--service", ANALYTICS, "--stack", ANALYTICS])
+        .output()
+        .expect("converge runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// Runs drift on a config text with extra flags: (exit code, stdout).
+fn drift(sandbox: &SandboxHandle, yaml: &str, flags: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("converge.yaml");
+    std::fs::write(&path, yaml).expect("write");
+    let output = common::converge(sandbox)
+        .arg("drift")
+        .arg(&path)
+        .args(flags)
+        .output()
+        .expect("converge runs");
+    let code = output.status.code().unwrap_or(-1);
+    assert_ne!(code, 1, "{}", String::from_utf8_lossy(&output.stderr));
+    (code, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn drift_json(sandbox: &SandboxHandle, yaml: &str, flags: &[&str]) -> (i32, Value) {
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(flags);
+    let (code, stdout) = drift(sandbox, yaml, &all);
+    (code, serde_json::from_str(&stdout).expect("JSON"))
+}
+
+fn addresses(report: &Value, part: &str) -> Vec<String> {
+    report[part]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|c| c["address"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The demo's "On-call overview" dashboard of the managed stack.
+fn on_call(client: &Client) -> Value {
+    let list = client
+        .cloud(
+            "GET",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            None,
+        )
+        .result();
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .find(|d| d["name"] == "On-call overview")
+        .cloned()
+        .expect("the demo dashboard")
+}
+
+fn put_dashboard(client: &Client, dashboard: &Value) {
+    let id = dashboard["id"].as_str().expect("an id");
+    let body = json!({
+        "name": dashboard["name"],
+        "tiles": dashboard["tiles"],
+        "tags": dashboard["tags"],
+    });
+    client
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
+            Some(body),
+        )
+        .result();
+}
+
+#[test]
+fn an_exported_config_is_in_sync() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    let (code, stdout) = drift(&sandbox, &yaml, &[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.starts_with("In sync: 0 changed, 0 unmanaged, 0 failed checks"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn scaling_edited_outside_shows_config_and_live_values() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    Client::new(&sandbox)
+        .cloud(
+            "PATCH",
+            &format!("/services/{ANALYTICS}/scaling"),
+            Some(json!({"numReplicas": 5})),
+        )
+        .result();
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(report["format"], "converge-drift/1");
+    assert_eq!(report["inSync"], false);
+    assert_eq!(addresses(&report, "changed"), ["service.analytics.scaling"]);
+    let field = &report["changed"][0]["fields"][0];
+    assert_eq!(field["path"], "numReplicas");
+    assert_eq!(field["config"], 2);
+    assert_eq!(field["live"], 5);
+    let (_, text) = drift(&sandbox, &yaml, &[]);
+    assert!(text.contains("numReplicas: config 2, live 5"), "{text}");
+}
+
+#[test]
+fn a_dashboard_edited_in_place_is_reported_by_field() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["series"][0]["where"] = json!("level:warn");
+    put_dashboard(&client, &dashboard);
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        addresses(&report, "changed"),
+        ["dashboard.analytics.on-call-overview"]
+    );
+    let field = &report["changed"][0]["fields"][0];
+    assert_eq!(field["path"], "tiles[Errors].series[0].where");
+    assert_eq!(field["config"], "level:error");
+    assert_eq!(field["live"], "level:warn");
+}
+
+#[test]
+fn a_tile_removed_outside_is_reported() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    // A second tile first, so the baseline has one to lose.
+    let mut dashboard = on_call(&client);
+    let mut extra = dashboard["tiles"][0].clone();
+    extra.as_object_mut().expect("a tile").remove("id");
+    extra["name"] = json!("Warnings");
+    extra["x"] = json!(12);
+    dashboard["tiles"]
+        .as_array_mut()
+        .expect("tiles")
+        .push(extra);
+    put_dashboard(&client, &dashboard);
+    let yaml = baseline(&sandbox);
+    assert!(yaml.contains("name: Warnings"), "{yaml}");
+    assert_eq!(drift(&sandbox, &yaml, &[]).0, 0);
+
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"]
+        .as_array_mut()
+        .expect("tiles")
+        .retain(|t| t["name"] != "Warnings");
+    put_dashboard(&client, &dashboard);
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        addresses(&report, "changed"),
+        ["dashboard.analytics.on-call-overview"]
+    );
+    // The lost tile, field by field: each in the config, none live; nothing else.
+    let fields = report["changed"][0]["fields"].as_array().expect("fields");
+    assert!(!fields.is_empty());
+    for field in fields {
+        let path = field["path"].as_str().unwrap_or_default();
+        assert!(path.starts_with("tiles[Warnings]."), "{field}");
+        assert!(field["live"].is_null(), "{field}");
+    }
+    let name = fields
+        .iter()
+        .find(|f| f["path"] == "tiles[Warnings].name")
+        .expect("the tile's name");
+    assert_eq!(name["config"], "Warnings");
+}
+
+#[test]
+fn an_alert_deleted_outside_is_reported() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    let client = Client::new(&sandbox);
+    let alerts = client
+        .cloud("GET", &format!("/services/{ANALYTICS}/stack/alerts"), None)
+        .result();
+    let id = alerts[0]["id"].as_str().expect("an alert id").to_string();
+    client.raw(
+        "DELETE",
+        &format!(
+            "/v1/organizations/{}/services/{ANALYTICS}/stack/alerts/{id}",
+            converge::sandbox::DEMO_ORG
+        ),
+        Some(&Client::basic()),
+        None,
+    );
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        addresses(&report, "changed"),
+        ["alert.analytics.error-burst"]
+    );
+    assert_eq!(report["changed"][0]["action"], "create");
+}
+
+#[test]
+fn an_endpoint_registered_outside_is_unmanaged() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    Client::new(&sandbox)
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/privateEndpoint"),
+            Some(json!({"id": "vpce-0123456789abcdef0", "description": "someone's VPC"})),
+        )
+        .result();
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        ["service.analytics.private_endpoint[vpce-0123456789abcdef0]"]
+    );
+    // With `privateEndpoints:` in the config, the same endpoint is a change (apply detaches it).
+    let listed = yaml.replace(
+        &format!("    id: {ANALYTICS}\n"),
+        &format!(
+            "    id: {ANALYTICS}\n    privateEndpoints:\n      - id: vpce-0a1b2c3d4e5f67890\n"
+        ),
+    );
+    assert_ne!(listed, yaml);
+    let (code, report) = drift_json(&sandbox, &listed, &[]);
+    assert_eq!(code, 2);
+    let changed = addresses(&report, "changed");
+    assert!(
+        changed.contains(&"service.analytics.private_endpoint[vpce-0123456789abcdef0]".to_string()),
+        "{changed:?}"
+    );
+}
+
+#[test]
+fn an_unmanaged_dashboard_and_pipe_are_reported() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    Client::new(&sandbox)
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": [], "tags": ["tmp"]})),
+        )
+        .result();
+    // Dropping a pipe from the config leaves it live and unnamed.
+    let start = yaml.find("      customers:\n").expect("the customers pipe");
+    let end = start
+        + yaml[start..]
+            .find("      events:\n")
+            .expect("the next pipe");
+    let mut fewer = yaml.clone();
+    fewer.replace_range(start..end, "");
+    let (code, report) = drift_json(&sandbox, &fewer, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        [
+            "dashboard.analytics[\"Scratch\"]",
+            "pipe.analytics[\"customers\"]"
+        ]
+    );
+    // A service without `pipes:` does not manage pipes: none is read or reported.
+    let start = yaml.find("    pipes:\n").expect("the pipes section");
+    let end = yaml.find("stacks:\n").expect("the stacks section");
+    let mut no_pipes = yaml.clone();
+    no_pipes.replace_range(start..end, "");
+    let (_, report) = drift_json(&sandbox, &no_pipes, &[]);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        ["dashboard.analytics[\"Scratch\"]"]
+    );
+    let (_, markdown) = drift(&sandbox, &fewer, &["--format", "markdown"]);
+    assert!(
+        markdown.starts_with("<!-- converge-drift -->\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("dashboard.analytics[&quot;Scratch&quot;]")
+            || markdown.contains("dashboard.analytics[\"Scratch\"]"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn ignore_silences_exactly_what_it_names() {
+    let sandbox = common::fast_sandbox();
+    let yaml = baseline(&sandbox);
+    let client = Client::new(&sandbox);
+    client
+        .cloud(
+            "PATCH",
+            &format!("/services/{ANALYTICS}/scaling"),
+            Some(json!({"numReplicas": 5, "idleTimeoutMinutes": 30})),
+        )
+        .result();
+    client
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": [], "tags": []})),
+        )
+        .result();
+
+    // One field of the scaling change: the other field still shows.
+    let (code, report) = drift_json(
+        &sandbox,
+        &yaml,
+        &["--ignore", "service.analytics.scaling.numReplicas"],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(addresses(&report, "changed"), ["service.analytics.scaling"]);
+    let paths: Vec<&str> = report["changed"][0]["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["idleTimeoutMinutes"]);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        ["dashboard.analytics[\"Scratch\"]"]
+    );
+    assert_eq!(
+        report["ignored"],
+        json!(["service.analytics.scaling.numReplicas"])
+    );
+
+    // Everything named, partly from the config's `ignore:` list: in sync.
+    let accepted = format!("{yaml}ignore:\n  - service.analytics.scaling.*\n");
+    let (code, report) = drift_json(&sandbox, &accepted, &["--ignore", "dashboard.analytics[*"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["inSync"], true);
+    assert_eq!(
+        report["ignored"],
+        json!([
+            "dashboard.analytics[\"Scratch\"]",
+            "service.analytics.scaling.idleTimeoutMinutes",
+            "service.analytics.scaling.numReplicas"
+        ])
+    );
+}
+
+/// The baseline with backup checks on the demo service.
+fn with_backups(yaml: &str, checks: &str) -> String {
+    let checked = yaml.replace(
+        &format!("    id: {ANALYTICS}\n"),
+        &format!("    id: {ANALYTICS}\n    backups:\n{checks}"),
+    );
+    assert_ne!(checked, yaml);
+    checked
+}
+
+fn backup_id(client: &Client, status: &str) -> String {
+    let backups = client
+        .cloud("GET", &format!("/services/{ANALYTICS}/backups"), None)
+        .result();
+    backups
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|b| b["status"] == status)
+        .and_then(|b| b["id"].as_str())
+        .expect("a seeded backup")
+        .to_string()
+}
+
+#[test]
+fn backup_checks_pass_on_fresh_backups() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let done = backup_id(&client, "done");
+    let yaml = with_backups(
+        &baseline(&sandbox),
+        &format!("      maxAgeHours: 26\n      keep: [{done}]\n"),
+    );
+    let (code, stdout) = drift(&sandbox, &yaml, &[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("ok      check.analytics.backups"),
+        "{stdout}"
+    );
+    // The newest finished backup's age (6h after seeding), size and duration.
+    assert!(
+        stdout.contains("h old (at most 26h), 5.0 GiB, took 30m"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "backup {done} is kept and done, 5.0 GiB, took 30m"
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn backup_checks_fail_on_old_failed_or_missing_backups() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let failed = backup_id(&client, "error");
+    let yaml = with_backups(
+        &baseline(&sandbox),
+        &format!(
+            "      maxAgeHours: 2\n      keep: [{failed}, 00000000-0000-4000-8000-000000000000]\n"
+        ),
+    );
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(report["summary"]["failedChecks"], 1);
+    let check = &report["checks"][0];
+    assert_eq!(check["address"], "check.analytics.backups");
+    assert_eq!(check["passed"], false);
+    let details: Vec<&str> = check["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(details[0].ends_with(": too old"), "{details:?}");
+    assert_eq!(
+        details[1],
+        format!("backup {failed} has status `error`, not `done`")
+    );
+    assert_eq!(
+        details[2],
+        "backup 00000000-0000-4000-8000-000000000000 does not exist"
+    );
+    // The same check, ignored, is accepted drift.
+    let (code, _) = drift(&sandbox, &yaml, &["--ignore", "check.*"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn backup_ages_follow_the_sandbox_clock() {
+    // A sandbox whose clock is 30 hours behind seeds its newest finished backup 36 hours
+    // before the real time drift measures from: too old for 26 hours, fine for 48.
+    let behind = jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_hours(30))
+        .expect("a time");
+    let sandbox = common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        clock: Some(behind),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let yaml = baseline(&sandbox);
+    let (code, report) = drift_json(
+        &sandbox,
+        &with_backups(&yaml, "      maxAgeHours: 26\n"),
+        &[],
+    );
+    assert_eq!(code, 2);
+    let detail = report["checks"][0]["details"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        detail.contains("h old (at most 26h)") && detail.ends_with(": too old"),
+        "{detail}"
+    );
+    let hours: f64 = detail
+        .split(" is ")
+        .nth(1)
+        .and_then(|rest| rest.split('h').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an age");
+    assert!((36.0..37.0).contains(&hours), "{detail}");
+    let (code, _) = drift(
+        &sandbox,
+        &with_backups(&yaml, "      maxAgeHours: 48\n"),
+        &[],
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
+    let sandbox = common::fast_sandbox();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let output = common::converge(&sandbox)
+        .arg("drift")
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The demo seed differs from the quickstart in scaling, lacks its dashboard and alert, and
+    // has a dashboard and alert of its own; its newest finished backup is 6 hours old.
+    // The age is measured from the real clock: about 6.0h, masked so a slow run cannot flake.
+    insta::assert_snapshot!("quickstart_drift", mask_age(&stdout));
+    let log = sandbox.request_log();
+    assert!(!log.is_empty());
+    assert!(
+        log.iter().all(|entry| entry.method == "GET"),
+        "drift only reads: {log:?}"
+    );
+    // One read per list: services, the declared pipes, backups, and the stack's three lists.
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services"
+        ),
+        1
+    );
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
+        ),
+        1
+    );
+}
+
+/// Replaces the number in `is 6.0h old` with `N`.
+fn mask_age(text: &str) -> String {
+    text.lines()
+        .map(|line| match (line.find(" is "), line.find("h old")) {
+            (Some(start), Some(end)) if start < end => {
+                format!("{} is Nh old{}", &line[..start], &line[end + 5..])
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_config_error_exits_1() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("bad.yaml");
+    std::fs::write(&path, "version: 1\norganization: nope\nservices: 3\n").expect("write");
+    let output = common::converge(&sandbox)
+        .arg("drift")
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+}

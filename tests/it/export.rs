@@ -1,0 +1,256 @@
+//! `converge export` through the real binary: an export plans to no changes (demo and large
+//! seeds), never carries a secret, is the same bytes twice, and says what is missing.
+
+use converge::sandbox::{DEMO_KEY_SECRET, DEMO_TOKEN, SandboxOptions, Seed};
+use serde_json::Value;
+
+use crate::common::{self, Client};
+
+const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+
+/// The binary pointed at a sandbox that enforces no rate limit, with the client's own limiter
+/// opened up to match (the large seed needs a request per service).
+fn unlimited(sandbox: &converge::sandbox::SandboxHandle) -> assert_cmd::Command {
+    let mut command = common::converge(sandbox);
+    command
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s");
+    command
+}
+
+/// Exports with `args` and returns the YAML (asserting success).
+fn export(sandbox: &converge::sandbox::SandboxHandle, args: &[&str]) -> String {
+    let output = unlimited(sandbox)
+        .arg("export")
+        .args(args)
+        .output()
+        .expect("converge runs");
+    assert!(
+        output.status.success(),
+        "export failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// `plan --detailed-exitcode` on a config text: (exit code, stdout, stderr).
+fn plan(sandbox: &converge::sandbox::SandboxHandle, yaml: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("exported.yaml");
+    std::fs::write(&path, yaml).expect("write");
+    let output = unlimited(sandbox)
+        .args(["plan", "--detailed-exitcode"])
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_demo_export_plans_to_no_changes() {
+    let sandbox = common::fast_sandbox();
+    let yaml = export(
+        &sandbox,
+        &[
+            "--service",
+            ANALYTICS,
+            "--stack",
+            ANALYTICS,
+            "--observability",
+        ],
+    );
+    // The demo's scaling differs from the quickstart: the export holds the live values.
+    assert!(yaml.contains("numReplicas: 2"), "{yaml}");
+    assert!(yaml.contains("      orders:\n"), "{yaml}");
+    assert!(yaml.contains("name: On-call overview"), "{yaml}");
+    assert!(yaml.contains("source: Logs"), "{yaml}");
+    assert!(
+        yaml.contains("keySecret: ${env:CONVERGE_KEY_SECRET}"),
+        "{yaml}"
+    );
+    assert!(!yaml.contains(DEMO_KEY_SECRET) && !yaml.contains(DEMO_TOKEN));
+    insta::assert_snapshot!("demo_export", yaml);
+    // Export only reads: the services list, one pipes list, the stacks' lists.
+    let log = sandbox.request_log();
+    assert!(log.iter().all(|entry| entry.method == "GET"), "{log:?}");
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
+        ),
+        1
+    );
+    let (code, stdout, stderr) = plan(&sandbox, &yaml);
+    assert_eq!(code, 0, "{stdout}\n{stderr}\n{yaml}");
+    assert!(
+        stdout.contains("0 to create, 0 to update, 0 to delete"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_large_export_plans_to_no_changes() {
+    let sandbox = common::sandbox(SandboxOptions {
+        seed: Seed::Large,
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let services = Client::new(&sandbox)
+        .cloud("GET", "/services", None)
+        .result();
+    let ids: Vec<String> = services
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|s| s["id"].as_str().map(String::from))
+        .collect();
+    assert_eq!(ids.len(), 20);
+    let mut args: Vec<&str> = Vec::new();
+    for id in &ids {
+        args.extend(["--service", id]);
+    }
+    // The large seed's managed stack lives on its first service.
+    args.extend(["--stack", &ids[0], "--observability"]);
+    let yaml = export(&sandbox, &args);
+    assert_eq!(
+        yaml.matches("\n    id: ").count(),
+        20,
+        "one entry per service"
+    );
+    let (code, stdout, stderr) = plan(&sandbox, &yaml);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let summary = stdout.lines().next().unwrap_or_default();
+    assert!(
+        summary.contains("0 to create, 0 to update, 0 to delete"),
+        "{summary}"
+    );
+    // Hundreds of dashboards and alerts made it into the config and match.
+    let unchanged: usize = summary
+        .rsplit(", ")
+        .next()
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(unchanged > 1000, "{summary}");
+}
+
+#[test]
+fn an_export_is_the_same_bytes_twice_and_validates() {
+    let sandbox = common::fast_sandbox();
+    let args = ["--service", ANALYTICS, "--stack", ANALYTICS];
+    let first = export(&sandbox, &args);
+    assert_eq!(first, export(&sandbox, &args));
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("exported.yaml");
+    std::fs::write(&path, &first).expect("write");
+    common::converge(&sandbox)
+        .arg("validate")
+        .arg(&path)
+        .assert()
+        .success();
+}
+
+#[test]
+fn out_writes_the_file_and_stdout_stays_empty() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("converge.yaml");
+    let output = common::converge(&sandbox)
+        .args(["export", "--service", ANALYTICS, "--out"])
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+    let text = std::fs::read_to_string(&path).expect("the file exists");
+    assert!(text.contains(&format!("id: {ANALYTICS}")), "{text}");
+    // Only what was asked for: no stack, no observability section.
+    assert!(
+        !text.contains("stacks:") && !text.contains("observability:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_connection_setting_is_named() {
+    let output = assert_cmd::Command::cargo_bin("converge")
+        .expect("the binary")
+        .env_clear()
+        .args(["export", "--service", ANALYTICS])
+        .output()
+        .expect("converge runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("CONVERGE_ORG_ID"), "{stderr}");
+    assert!(stderr.contains("--sandbox"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_service_is_an_error() {
+    let sandbox = common::fast_sandbox();
+    let output = common::converge(&sandbox)
+        .args([
+            "export",
+            "--service",
+            "00000000-0000-4000-8000-000000000000",
+        ])
+        .output()
+        .expect("converge runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("00000000-0000-4000-8000-000000000000"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn export_under_sandbox_round_trips_too() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("converge")
+            .expect("the binary")
+            .current_dir(dir.path())
+            .env_remove("CONVERGE_CLOUD_URL")
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .expect("converge runs")
+    };
+    let output = run(&[
+        "export",
+        "--sandbox",
+        "--service",
+        ANALYTICS,
+        "--stack",
+        ANALYTICS,
+        "--out",
+        "e.yaml",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = run(&[
+        "plan",
+        "--sandbox",
+        "--detailed-exitcode",
+        "e.yaml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let plan: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(plan["summary"]["update"], 0);
+}
