@@ -9,5 +9,6 @@ mod export;
 mod plan;
 mod preview;
 mod sandbox;
+mod soak;
 mod transport;
 mod validate;
