@@ -48,7 +48,7 @@ done
 if [ "$soak" = 1 ]; then
     echo "== cargo test --test it soak:: (debug build)"
     start=$(date +%s)
-    cargo test --test it soak:: 2>&1 | tee "$out/soak.txt"
+    cargo test --test it soak:: -- --nocapture 2>&1 | tee "$out/soak.txt"
     echo "soak wall time: $(($(date +%s) - start)) s" | tee -a "$out/soak.txt"
 fi
 
@@ -59,6 +59,7 @@ for file in "$out"/*.txt; do
     [ "$name" = machine ] && continue
     awk -v bench="$name" '
         /^Benchmarking|^Found|^Gnuplot|^Warning|^ +[0-9]+ \(/ { next }
+        /(time|thrpt): +\[[^0-9]*[0-9.]+%/ { next }
         /time: +\[/ { sub(/^ +/, ""); print bench ": " (last == "" ? "" : last "  ") $0; last = ""; next }
         /thrpt: +\[/ { sub(/^ +/, ""); print bench ":   " $0; next }
         /peak memory|requests|wall time|floor|request rate|one request per object|test result|soak|rendered size|pacing|generated config|apply 100/ {
