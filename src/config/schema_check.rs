@@ -83,6 +83,15 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 .with_label(format!("add `{name}:` here"))
                 .with_help(key_help(node_schema, name))
             }
+            ValidationErrorKind::Type { .. }
+                if is_secret
+                    && value
+                        .pointer(&pointer)
+                        .is_some_and(|v| v.is_number() || v.is_boolean()) =>
+            {
+                // A scalar secret is a literal: the loader reports it without echoing it.
+                continue;
+            }
             ValidationErrorKind::Type { .. } => {
                 let expected = expected_type(node_schema);
                 let mut diag = Diagnostic::error(

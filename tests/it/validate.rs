@@ -296,6 +296,34 @@ fn secrets_never_appear_in_any_output() {
 }
 
 #[test]
+fn a_secret_written_as_a_number_is_not_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    for (field, literal) in [("keySecret", "8472910365"), ("token", "90817263")] {
+        let file = dir.path().join(format!("{field}.yaml"));
+        let section = if field == "token" {
+            "observability:\n  url: http://127.0.0.1:1\n  token: "
+        } else {
+            "cloud:\n  url: http://127.0.0.1:1\n  keyId: k\n  keySecret: "
+        };
+        std::fs::write(
+            &file,
+            format!("version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n{section}{literal}\n"),
+        )
+        .unwrap();
+        for format in ["text", "json"] {
+            let r = run(converge()
+                .env("GITHUB_ACTIONS", "true")
+                .args(["validate", "--format", format])
+                .arg(&file));
+            assert_eq!(r.code, 1, "{}", r.stderr);
+            let all = format!("{}{}", r.stdout, r.stderr);
+            assert!(all.contains("config::literal-secret"), "{all}");
+            assert!(!all.contains(literal), "{field}: {all}");
+        }
+    }
+}
+
+#[test]
 fn unset_variables_warn_under_validate_but_fail_a_live_load() {
     let quickstart = root().join("examples/quickstart.yaml");
     let env = |_: &str| None;
