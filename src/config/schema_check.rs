@@ -77,7 +77,11 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 let at = place.key.unwrap_or(place.value);
                 Diagnostic::error(
                     "schema::required",
-                    format!("`{path}` is missing the required key `{name}`"),
+                    if path.is_empty() {
+                        format!("the config is missing the required top-level key `{name}`")
+                    } else {
+                        format!("`{path}` is missing the required key `{name}`")
+                    },
                     Some(at),
                 )
                 .with_label(format!("add `{name}:` here"))

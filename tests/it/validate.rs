@@ -92,6 +92,17 @@ fn every_invalid_fixture_reports_its_diagnostic_at_its_place() {
                     .is_some_and(|f| f.ends_with(file.file_name().unwrap().to_str().unwrap()))
                 && d["message"].as_str().is_some_and(|m| !m.is_empty())
         });
+        // Every message names what it is about: no empty `` where a path belongs.
+        let blank = items
+            .iter()
+            .filter(|d| d["message"].as_str().is_some_and(|m| m.contains("``")))
+            .count();
+        if blank > 0 {
+            failures.push(format!(
+                "{}: a message names nothing: {items:?}",
+                file.display()
+            ));
+        }
         if exit != 1 || !found {
             failures.push(format!(
                 "{}: exit {exit}, wanted {code} {line}:{col}, got {items:?}",
@@ -225,6 +236,10 @@ fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
         .find(|d| d["code"] == "config::duplicate-key")
         .unwrap();
     assert!(dup["file"].as_str().unwrap().ends_with("c.yaml"), "{dup}");
+    assert_eq!(
+        dup["message"], "`services.s1` is defined twice",
+        "the full key"
+    );
     assert_eq!(
         (dup["line"].clone(), dup["column"].clone()),
         (2.into(), 3.into())
