@@ -193,7 +193,7 @@ fn check_sources(
     interpolate_tree(&mut root, String::new(), mode, env, &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
     let config = build::build(&root, mode, env, diags)?;
-    rules::check(&config, diags);
+    rules::check(&config, &root, diags);
     Some(config)
 }
 

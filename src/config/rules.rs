@@ -25,9 +25,12 @@ use crate::api::limits;
 use super::diagnostic::Diagnostic;
 use super::model::*;
 use super::schema_check::closest;
+use super::yaml::{Kind, Node};
 
-/// Runs every rule and pushes what it finds.
-pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
+/// Runs every rule and pushes what it finds. `root` is the merged tree the config was built
+/// from: a reference to an object that is written there but did not build (its own error is
+/// already reported) is not called dangling.
+pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
     for service in config.services.values() {
         key_name(&service.key, "service", diags);
         if let Some(scaling) = &service.scaling {
@@ -55,6 +58,7 @@ pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
         key_name(&stack.key, "stack", diags);
         if let StackTarget::Managed { service } = &stack.target
             && !config.services.contains_key(&service.value)
+            && written(root, &["services", &service.value]).is_none()
         {
             let mut diag = Diagnostic::error(
                 "semantic::unknown-service",
@@ -69,7 +73,23 @@ pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
             diags.push(diag);
         }
         dashboards(stack, diags);
-        alerts(stack, diags);
+        let written_stack = written(root, &["stacks", &stack.key.value]);
+        alerts(stack, written_stack, diags);
+    }
+}
+
+/// The node at `path` of the written tree, built or not.
+fn written<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
+    path.iter().try_fold(root, |node, key| node.get(key))
+}
+
+/// Whether the written dashboard has a tile named `name`, built or not.
+fn written_tile(dashboard: Option<&Node>, name: &str) -> bool {
+    match dashboard.and_then(|d| d.get("tiles")).map(|t| &t.kind) {
+        Some(Kind::Seq(tiles)) => tiles
+            .iter()
+            .any(|t| t.get("name").and_then(Node::as_str) == Some(name)),
+        _ => false,
     }
 }
 
@@ -197,7 +217,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Diagnostic>) {
     let mut names: HashMap<&str, Span> = HashMap::new();
     for alert in stack.alerts.values() {
         key_name(&alert.key, "alert", diags);
@@ -215,7 +235,12 @@ fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 .with_related(first, "first used here"),
             );
         }
+        let written_dashboard =
+            written_stack.and_then(|s| written(s, &["dashboards", &alert.dashboard.value]));
         let Some(dashboard) = stack.dashboards.get(&alert.dashboard.value) else {
+            if written_dashboard.is_some() {
+                continue;
+            }
             let diag = Diagnostic::error(
                 "semantic::unknown-dashboard",
                 format!(
@@ -236,6 +261,7 @@ fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             .tiles
             .iter()
             .any(|t| t.name.value == alert.tile.value)
+            && !written_tile(written_dashboard, &alert.tile.value)
         {
             let diag = Diagnostic::error(
                 "semantic::unknown-tile",

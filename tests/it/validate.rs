@@ -339,6 +339,72 @@ fn a_secret_written_as_a_number_is_not_echoed() {
 }
 
 #[test]
+fn an_invalid_target_does_not_make_references_to_it_dangle() {
+    // Each target below exists but has a schema error: that error is reported, and the alerts
+    // and the stack that name the target get no misleading "no such ..." on top.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        r#"version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+services:
+  analytics:
+    id: 5
+stacks:
+  prod:
+    service: analytics
+    dashboards:
+      d1:
+        name: D
+        tiles:
+          - name: T
+            x: 0
+            y: 0
+            w: 6
+            h: tall
+            series: [{ type: time, source: Logs, aggFn: count }]
+      d2:
+        name: 5
+        tiles: []
+    alerts:
+      a1:
+        name: A
+        dashboard: d1
+        tile: T
+        threshold: 1
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+      a2:
+        name: B
+        dashboard: d2
+        tile: T
+        threshold: 1
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+"#,
+    )
+    .unwrap();
+    let (exit, items) = validate_json(&[&file]);
+    assert_eq!(exit, 1);
+    let codes: Vec<(&str, u64)> = items
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("schema::type", 5),
+            ("schema::type", 17),
+            ("schema::type", 20)
+        ],
+        "{items:?}"
+    );
+}
+
+#[test]
 fn unset_variables_warn_under_validate_but_fail_a_live_load() {
     let quickstart = root().join("examples/quickstart.yaml");
     let env = |_: &str| None;
