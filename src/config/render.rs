@@ -28,6 +28,8 @@ pub enum Format {
 /// Prints every diagnostic in the chosen format, plus GitHub annotations when
 /// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
+    let masked = mask_secrets(diags, sources);
+    let sources = &masked;
     match format {
         Format::Text => {
             for diag in diags {
@@ -53,6 +55,41 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
 pub fn to_text(diag: &Diagnostic, sources: &Sources, printer: &Printer) -> String {
     let report = Report::new(diag, sources);
     printer.render(&report)
+}
+
+/// The sources with every redacted value (a literal secret) overwritten by `*`, so that the
+/// snippets of other diagnostics, which show neighbouring lines, never show it either.
+fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
+    let mut masked = sources.clone();
+    for span in diags
+        .iter()
+        .filter(|d| REDACTED_CODES.contains(&d.code.as_str()))
+        .filter_map(|d| d.span)
+    {
+        let Some(file) = masked.files.get_mut(span.file) else {
+            continue;
+        };
+        let text: &str = &file.text;
+        let mut start = span.offset.min(text.len());
+        let mut end = span.offset.saturating_add(span.len).min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        // One `*` per byte keeps every later offset of the file in place.
+        let mut stars = String::with_capacity(end - start);
+        for c in text[start..end].chars() {
+            if c == '\n' {
+                stars.push('\n');
+            } else {
+                stars.push_str(&"*".repeat(c.len_utf8()));
+            }
+        }
+        file.text = Arc::from(format!("{}{stars}{}", &text[..start], &text[end..]));
+    }
+    masked
 }
 
 /// All diagnostics as a pretty-printed JSON array.

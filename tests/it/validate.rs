@@ -405,6 +405,28 @@ stacks:
 }
 
 #[test]
+fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: 5\n  keySecret: hunter2supersecret\n  keyid: x\n",
+    )
+    .unwrap();
+    let r = run(converge()
+        .env("GITHUB_ACTIONS", "true")
+        .arg("validate")
+        .arg(&file));
+    assert_eq!(r.code, 1);
+    // The neighbours are still shown with their snippets...
+    assert!(r.stderr.contains("keyId: 5"), "{}", r.stderr);
+    assert!(r.stderr.contains("keyid: x"), "{}", r.stderr);
+    // ...but the secret's line between them is masked.
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(!all.contains("hunter2"), "{all}");
+}
+
+#[test]
 fn unset_variables_warn_under_validate_but_fail_a_live_load() {
     let quickstart = root().join("examples/quickstart.yaml");
     let env = |_: &str| None;
