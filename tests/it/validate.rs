@@ -424,6 +424,17 @@ fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
     // ...but the secret's line between them is masked.
     let all = format!("{}{}", r.stdout, r.stderr);
     assert!(!all.contains("hunter2"), "{all}");
+
+    // A literal secret dropped as a duplicate key is masked in the duplicate's own snippet.
+    std::fs::write(
+        &file,
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: k\n  keySecret: ${env:S}\n  keySecret: hunter2second\n",
+    )
+    .unwrap();
+    let r = run(converge().arg("validate").arg(&file));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("config::duplicate-key"), "{}", r.stderr);
+    assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
 }
 
 #[test]
