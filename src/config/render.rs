@@ -204,7 +204,10 @@ impl Report {
             related: Vec::new(),
         };
         if let Some(span) = diag.span {
-            if redacted {
+            let wide = sources
+                .file(span.file)
+                .is_some_and(|f| has_wide_lines(&f.text, span.offset));
+            if redacted || wide {
                 message.push_str(&format!(
                     " (at {}:{}:{})",
                     file_name(sources, span),
@@ -252,6 +255,27 @@ impl Report {
         report.message = message;
         report
     }
+}
+
+/// Longest line a snippet shows; a longer one (minified, one-line JSON) would flood the terminal
+/// once per diagnostic, so such a diagnostic gives its place in the message instead.
+const WIDEST_SNIPPET_LINE: usize = 400;
+
+/// Whether the line at `offset` or one of its neighbours (the snippet's context) is too wide.
+fn has_wide_lines(text: &str, offset: usize) -> bool {
+    let offset = offset.min(text.len());
+    let start = text.as_bytes()[..offset]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let before = text.as_bytes()[..start.saturating_sub(1)]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    text.as_bytes()[before..]
+        .split(|b| *b == b'\n')
+        .take(3)
+        .any(|line| line.len() > WIDEST_SNIPPET_LINE)
 }
 
 /// A span miette can read: inside the text, whatever produced it.
@@ -359,6 +383,36 @@ mod tests {
         assert!(text.contains("c.yaml:2:12"), "{text}");
         assert!(!to_json(std::slice::from_ref(&d), &s).contains("hunter2"));
         assert!(!github_annotations(&[d], &s).contains("hunter2"));
+    }
+
+    #[test]
+    fn a_very_wide_line_gives_the_place_without_a_snippet() {
+        let text = format!("a: 1\nb: [{}]\nc: 2\n", "x, ".repeat(300));
+        let files = Sources {
+            files: vec![SourceFile {
+                path: PathBuf::from("wide.yaml"),
+                text: Arc::from(text.as_str()),
+            }],
+        };
+        let wide = Diagnostic::error("schema::type", "bad", Some(span(9, 1, 2, 5)));
+        let out = to_text(&wide, &files, &Printer::plain());
+        assert!(out.contains("wide.yaml:2:5"), "{out}");
+        assert!(out.len() < 400, "{out}");
+        // The line above the wide one is shown with its context only when that is narrow.
+        let narrow = Diagnostic::error("schema::type", "bad", Some(span(3, 1, 1, 4)));
+        let out = to_text(&narrow, &files, &Printer::plain());
+        assert!(out.contains("wide.yaml:1:4") && out.len() < 400, "{out}");
+        let ok = Sources {
+            files: vec![SourceFile {
+                path: PathBuf::from("ok.yaml"),
+                text: Arc::from("a: 1\nb: 2\n"),
+            }],
+        };
+        let out = to_text(&narrow, &ok, &Printer::plain());
+        assert!(
+            out.contains("a: 1"),
+            "a normal file keeps its snippet: {out}"
+        );
     }
 
     #[test]
