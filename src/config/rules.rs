@@ -235,47 +235,77 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
                 .with_related(first, "first used here"),
             );
         }
-        let written_dashboard =
-            written_stack.and_then(|s| written(s, &["dashboards", &alert.dashboard.value]));
-        let Some(dashboard) = stack.dashboards.get(&alert.dashboard.value) else {
-            if written_dashboard.is_some() {
-                continue;
-            }
-            let diag = Diagnostic::error(
-                "semantic::unknown-dashboard",
-                format!(
-                    "alert `{}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
-                    alert.key.value, alert.dashboard.value, stack.key.value
-                ),
-                Some(alert.dashboard.span),
-            )
-            .with_label("no such dashboard key");
-            diags.push(suggest(
-                diag,
-                &alert.dashboard.value,
-                stack.dashboards.keys(),
-            ));
+        references(
+            stack,
+            written_stack,
+            &alert.key.value,
+            &alert.dashboard,
+            &alert.tile,
+            diags,
+        );
+    }
+    // An alert with a schema error did not build; its references are still checked, so that
+    // every error of the run shows at once.
+    for (key, node) in written_stack
+        .and_then(|s| s.get("alerts"))
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+    {
+        if stack.alerts.contains_key(&key.name) {
             continue;
-        };
-        if !dashboard
-            .tiles
-            .iter()
-            .any(|t| t.name.value == alert.tile.value)
-            && !written_tile(written_dashboard, &alert.tile.value)
-        {
-            let diag = Diagnostic::error(
-                "semantic::unknown-tile",
-                format!(
-                    "alert `{}` points at tile `{}`, which dashboard `{}` does not have",
-                    alert.key.value, alert.tile.value, dashboard.key.value
-                ),
-                Some(alert.tile.span),
-            )
-            .with_label("no such tile name")
-            .with_related(dashboard.key.span, "the dashboard");
-            let names = dashboard.tiles.iter().map(|t| &t.name.value);
-            diags.push(suggest(diag, &alert.tile.value, names));
         }
+        let text = |field: &str| {
+            let value = node.get(field)?;
+            Some(Located::new(value.as_str()?.to_string(), value.span))
+        };
+        if let (Some(dashboard), Some(tile)) = (text("dashboard"), text("tile")) {
+            references(stack, written_stack, &key.name, &dashboard, &tile, diags);
+        }
+    }
+}
+
+/// The dashboard and tile an alert names must exist in its stack.
+fn references(
+    stack: &StackConfig,
+    written_stack: Option<&Node>,
+    alert: &str,
+    dashboard_key: &Located<String>,
+    tile: &Located<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let written_dashboard =
+        written_stack.and_then(|s| written(s, &["dashboards", &dashboard_key.value]));
+    let Some(dashboard) = stack.dashboards.get(&dashboard_key.value) else {
+        if written_dashboard.is_some() {
+            return;
+        }
+        let diag = Diagnostic::error(
+            "semantic::unknown-dashboard",
+            format!(
+                "alert `{alert}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
+                dashboard_key.value, stack.key.value
+            ),
+            Some(dashboard_key.span),
+        )
+        .with_label("no such dashboard key");
+        diags.push(suggest(diag, &dashboard_key.value, stack.dashboards.keys()));
+        return;
+    };
+    if !dashboard.tiles.iter().any(|t| t.name.value == tile.value)
+        && !written_tile(written_dashboard, &tile.value)
+    {
+        let diag = Diagnostic::error(
+            "semantic::unknown-tile",
+            format!(
+                "alert `{alert}` points at tile `{}`, which dashboard `{}` does not have",
+                tile.value, dashboard.key.value
+            ),
+            Some(tile.span),
+        )
+        .with_label("no such tile name")
+        .with_related(dashboard.key.span, "the dashboard");
+        let names = dashboard.tiles.iter().map(|t| &t.name.value);
+        diags.push(suggest(diag, &tile.value, names));
     }
 }
 

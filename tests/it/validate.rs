@@ -438,6 +438,65 @@ fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
 }
 
 #[test]
+fn an_alert_with_a_schema_error_still_gets_its_references_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        r#"version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+stacks:
+  prod:
+    api: observability
+    dashboards:
+      d1:
+        name: D
+        tiles:
+          - name: T
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            series: [{ type: time, source: Logs, aggFn: count }]
+    alerts:
+      a1:
+        name: A
+        dashboard: d1
+        tile: Nope
+        threshold: high
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+      a2:
+        name: B
+        dashboard: d9
+        tile: T
+        threshold: 1
+        thresholdType: sideways
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+"#,
+    )
+    .unwrap();
+    let (exit, items) = validate_json(&[&file]);
+    assert_eq!(exit, 1);
+    let codes: Vec<(&str, u64)> = items
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("semantic::unknown-tile", 20),
+            ("schema::type", 21),
+            ("semantic::unknown-dashboard", 27),
+            ("schema::enum", 30),
+        ],
+        "{items:?}"
+    );
+}
+
+#[test]
 fn unset_variables_warn_under_validate_but_fail_a_live_load() {
     let quickstart = root().join("examples/quickstart.yaml");
     let env = |_: &str| None;
