@@ -147,7 +147,7 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             properties.push(format!("col={}", span.column));
         }
         properties.push(format!("title={}", escape_property(&d.code)));
-        let mut message = d.message.clone();
+        let mut message = printable(&d.message);
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
@@ -198,7 +198,7 @@ impl Report {
             message: String::new(),
             code: diag.code.clone(),
             severity: Some(diag.severity),
-            help: diag.help.clone(),
+            help: diag.help.as_deref().map(printable),
             source: None,
             labels: Vec::new(),
             related: Vec::new(),
@@ -252,9 +252,23 @@ impl Report {
                 None => {}
             }
         }
-        report.message = message;
+        report.message = printable(&message);
         report
     }
+}
+
+/// `text` with control characters (other than line breaks) written as escapes: keys and values
+/// quoted in messages come from the file, and a raw ESC would drive the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Longest line a snippet shows; a longer one (minified, one-line JSON) would flood the terminal
@@ -413,6 +427,18 @@ mod tests {
             out.contains("a: 1"),
             "a normal file keeps its snippet: {out}"
         );
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let d = Diagnostic::error("a::b", "key `\u{1b}[2Jx\u{0}`", Some(span(0, 1, 1, 1)))
+            .with_help("see `\u{1b}]0;title\u{7}`");
+        let text = to_text(&d, &sources(), &Printer::plain());
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{0}'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\u{1b}[2Jx\\u{0}"), "{text}");
     }
 
     #[test]
