@@ -275,6 +275,18 @@ fn unreadable_paths_and_empty_directories_fail_with_a_message() {
             .unwrap()
             .contains("no/such/file.yaml")
     );
+
+    // A broken link to a config file in a directory is an error, not a silently smaller config.
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.path().join("gone.yaml"), dir.path().join("b.yml")).unwrap();
+    let (exit, items) = validate_json(&[dir.path()]);
+    assert_eq!(exit, 1, "{items:?}");
+    assert_eq!(items[0]["code"], "config::read", "{items:?}");
+    assert!(items[0]["message"].as_str().unwrap().contains("b.yml"));
 }
 
 #[test]
