@@ -78,3 +78,15 @@ fn json_is_versioned_and_says_whether_in_sync() {
     assert_eq!(value["inSync"], false);
     assert_eq!(value["summary"]["unmanaged"], 1);
 }
+
+#[test]
+fn a_cut_markdown_report_still_shows_its_failed_checks() {
+    let printer = Printer::plain();
+    let big = render::render(&report_with(5_000, false), Format::Markdown, &printer);
+    assert!(big.contains("**Note:** cut"), "the report is cut");
+    assert!(
+        big.contains("**FAILED** <code>check.analytics.backups</code>"),
+        "the failed check survives the cut"
+    );
+    assert!(big.len() <= BUDGET, "{}", big.len());
+}
