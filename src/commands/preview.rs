@@ -86,6 +86,17 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             })?
             .as_millisecond(),
     };
+    // The API takes epoch milliseconds: a window that starts before 1970 cannot be asked for.
+    if end_ms.checked_sub(window_ms).is_none_or(|start| start < 0) {
+        return Err(Error::with_hint(
+            format!(
+                "--window `{}` ending at {} would start before 1970-01-01",
+                args.window,
+                preview::iso(end_ms)
+            ),
+            "use a shorter --window or a later --end",
+        ));
+    }
     let session = session::open(&args.paths, global, printer)?;
     let targets = targets(&session.config, &args.address)?;
     let mut charts = Vec::with_capacity(targets.len());

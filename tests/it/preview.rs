@@ -543,3 +543,28 @@ fn a_dashboard_previews_every_tile_without_a_threshold() {
             .any(|n| matches!(n.attribute("class"), Some("threshold" | "firing")))
     );
 }
+
+#[test]
+fn a_window_reaching_before_1970_is_refused_before_any_query() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args([
+            "preview",
+            "alert.obs.busy",
+            "--window",
+            "99999d",
+            "--end",
+            END,
+        ])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--window `99999d`"), "{stderr}");
+    assert!(stderr.contains("1970"), "{stderr}");
+    assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 0);
+}
