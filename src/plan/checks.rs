@@ -34,13 +34,47 @@ fn finished(backup: &Backup) -> Option<Timestamp> {
 /// Size and duration of a backup, for a detail line: `, 5.0 GiB, took 30m`.
 fn facts(backup: &Backup) -> String {
     let mut out = String::new();
-    if let Some(bytes) = backup.size_in_bytes {
-        out.push_str(&format!(", {:.1} GiB", bytes / 1_073_741_824.0));
+    if let Some(bytes) = backup.size_in_bytes.filter(|b| b.is_finite() && *b >= 0.0) {
+        out.push_str(&format!(", {}", size(bytes)));
     }
-    if let Some(seconds) = backup.duration_in_seconds {
-        out.push_str(&format!(", took {}m", (seconds / 60.0).round()));
+    if let Some(seconds) = backup
+        .duration_in_seconds
+        .filter(|s| s.is_finite() && *s >= 0.0)
+    {
+        out.push_str(&format!(", took {}", took(seconds)));
     }
     out
+}
+
+/// Bytes in the largest binary unit that keeps the number at least 1: `512 B`, `1.5 MiB`.
+fn size(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024.0 {
+        return format!("{bytes:.0} B");
+    }
+    let mut value = bytes / 1024.0;
+    let mut unit = UNITS[0];
+    for next in &UNITS[1..] {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = next;
+    }
+    format!("{value:.1} {unit}")
+}
+
+/// A duration to the second under a minute, else to the minute: `45s`, `30m`, `2h5m`.
+fn took(seconds: f64) -> String {
+    if seconds < 59.5 {
+        return format!("{seconds:.0}s");
+    }
+    let minutes = (seconds / 60.0).round() as u64;
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m}m"),
+        (h, 0) => format!("{h}h"),
+        (h, m) => format!("{h}h{m}m"),
+    }
 }
 
 /// Evaluates a service's backup checks. `now` is the time the age is measured from; without
@@ -131,4 +165,21 @@ pub fn backups(
         passed,
         details,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{size, took};
+
+    #[test]
+    fn sizes_and_durations_read_at_any_scale() {
+        assert_eq!(size(512.0), "512 B");
+        assert_eq!(size(1_572_864.0), "1.5 MiB");
+        assert_eq!(size(5.0 * 1_073_741_824.0), "5.0 GiB");
+        assert_eq!(size(3.0 * 1_099_511_627_776.0), "3.0 TiB");
+        assert_eq!(took(20.0), "20s");
+        assert_eq!(took(1800.0), "30m");
+        assert_eq!(took(7200.0), "2h");
+        assert_eq!(took(7500.0), "2h5m");
+    }
 }
