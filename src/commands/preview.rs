@@ -116,7 +116,8 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         }
         Format::Text => {
             let width = terminal::width();
-            let text: Vec<String> = charts.iter().map(|c| text(c, width, printer)).collect();
+            let stdout = printer.for_stdout();
+            let text: Vec<String> = charts.iter().map(|c| text(c, width, &stdout)).collect();
             printer.out(&text.join("\n"));
         }
     }
