@@ -98,7 +98,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         ));
     }
     let session = session::open(&args.paths, global, printer)?;
-    let targets = targets(&session.config, &args.address)?;
+    let targets = targets(&session.config, &args.address, printer)?;
     let mut charts = Vec::with_capacity(targets.len());
     for target in &targets {
         charts.push(chart(&session, target, &args, window_ms, end_ms, printer)?);
@@ -129,7 +129,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
 }
 
 /// The tiles an address names, looked up in the config (not the live dashboards).
-fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
+fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<Vec<Target<'c>>> {
     let mut known = Vec::new();
     for stack in config.stacks.values() {
         let stack_key = &stack.key.value;
@@ -192,6 +192,17 @@ fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
                     .tiles
                     .iter()
                     .filter(|t| !t.series.is_empty())
+                    .filter(|t| {
+                        let text = query::is_text_only(t);
+                        if text {
+                            printer.warn(&format!(
+                                "{dashboard_address}.tile[{}] is a markdown tile: no series to \
+                                 draw, left out",
+                                t.name.value
+                            ));
+                        }
+                        !text
+                    })
                     .map(tile_target)
                     .collect();
                 if tiles.is_empty() {
@@ -206,6 +217,11 @@ fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
             {
                 if tile.series.is_empty() {
                     return Err(Error::msg(format!("{address} has no series to draw")));
+                }
+                if query::is_text_only(tile) {
+                    return Err(Error::msg(format!(
+                        "{address} is a markdown tile: it shows text and has no series to draw"
+                    )));
                 }
                 return Ok(vec![tile_target(tile)]);
             }

@@ -32,6 +32,8 @@ pub struct Outcome {
     pub requests: usize,
     /// Stacks skipped because their API has no charts/series, with their tile counts.
     pub skipped: Vec<(String, usize)>,
+    /// Markdown tiles: text only, no query to run.
+    pub text_only: usize,
 }
 
 /// The dashboards of a stack that the plan creates or updates.
@@ -104,6 +106,10 @@ pub fn run(
             .unwrap_or_default();
         for dashboard in dashboards {
             for tile in dashboard.tiles.iter().filter(|t| !t.series.is_empty()) {
+                if query::is_text_only(tile) {
+                    outcome.text_only += 1;
+                    continue;
+                }
                 let address = format!(
                     "dashboard.{}.{}.tile[{}]",
                     stack.key.value, dashboard.key.value, tile.name.value
@@ -286,15 +292,21 @@ pub fn report(
         ));
     }
     let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
+    let mut notes = String::new();
+    if skipped > 0 {
+        notes.push_str(&format!(
+            "; {skipped} tile(s) on stacks without charts/series not checked"
+        ));
+    }
+    if outcome.text_only > 0 {
+        notes.push_str(&format!(
+            "; {} markdown tile(s) have no query",
+            outcome.text_only
+        ));
+    }
     printer.err(&format!(
-        "check-queries: {} tile(s) ran in {} request(s){}",
-        outcome.passed,
-        outcome.requests,
-        if skipped > 0 {
-            format!("; {skipped} tile(s) on stacks without charts/series not checked")
-        } else {
-            String::new()
-        }
+        "check-queries: {} tile(s) ran in {} request(s){notes}",
+        outcome.passed, outcome.requests,
     ));
     Ok(())
 }
