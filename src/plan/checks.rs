@@ -46,6 +46,15 @@ fn facts(backup: &Backup) -> String {
     out
 }
 
+/// A configured hour limit as written (`26`, `2.5`), in exponent form when huge (`1e300`).
+fn limit(hours: f64) -> String {
+    if hours.abs() >= 1e9 {
+        format!("{hours:e}")
+    } else {
+        format!("{hours}")
+    }
+}
+
 /// Bytes in the largest binary unit that keeps the number at least 1: `512 B`, `1.5 MiB`.
 fn size(bytes: f64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -100,7 +109,7 @@ pub fn backups(
                 passed = false;
                 details.push(format!(
                     "no finished (`done`) backup found; the newest must be at most {}h old",
-                    max_age.value
+                    limit(max_age.value)
                 ));
             }
             (Some((_, backup)), None) => {
@@ -117,7 +126,7 @@ pub fn backups(
                 details.push(format!(
                     "newest done backup {} is {hours:.1}h old (at most {}h){}{}",
                     backup.id,
-                    max_age.value,
+                    limit(max_age.value),
                     facts(backup),
                     if ok { "" } else { ": too old" }
                 ));
@@ -169,7 +178,7 @@ pub fn backups(
 
 #[cfg(test)]
 mod tests {
-    use super::{size, took};
+    use super::{limit, size, took};
 
     #[test]
     fn sizes_and_durations_read_at_any_scale() {
@@ -181,5 +190,8 @@ mod tests {
         assert_eq!(took(1800.0), "30m");
         assert_eq!(took(7200.0), "2h");
         assert_eq!(took(7500.0), "2h5m");
+        assert_eq!(limit(26.0), "26");
+        assert_eq!(limit(2.5), "2.5");
+        assert_eq!(limit(1e300), "1e300");
     }
 }
