@@ -42,6 +42,7 @@ fn report_with(unmanaged: usize, passed: bool) -> Report {
             address: "check.analytics.backups".into(),
             passed,
             details: vec!["newest done backup b1 is 6.0h old (at most 26h)".into()],
+            backups: Vec::new(),
         }],
         ignored: Vec::new(),
     }

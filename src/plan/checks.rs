@@ -21,6 +21,51 @@ pub struct CheckResult {
     pub passed: bool,
     /// One line per condition, e.g. `newest done backup is 6h old (at most 26h)`.
     pub details: Vec<String>,
+    /// The backups the lines speak of, as fields for programs (JSON output).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backups: Vec<BackupFact>,
+}
+
+/// One backup a check looked at: which role it plays, and its age, size and duration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupFact {
+    /// `newestDone` (the age check's subject), `newestEnded` (ended in `error`), or `kept`.
+    pub role: String,
+    /// The backup id.
+    pub id: String,
+    /// Its status; `None` for a kept backup that does not exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Whole minutes since it finished, when the check had a clock (minutes, like the text's
+    /// tenths of an hour, keep the output the same across a run's few seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age_minutes: Option<i64>,
+    /// Its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// How long it took, in whole seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_seconds: Option<u64>,
+}
+
+impl BackupFact {
+    fn of(role: &str, backup: &Backup, now: Option<Timestamp>) -> Self {
+        let whole = |v: Option<f64>| {
+            v.filter(|v| v.is_finite() && *v >= 0.0)
+                .map(|v| v.round() as u64)
+        };
+        BackupFact {
+            role: role.to_string(),
+            id: backup.id.clone(),
+            status: backup.status.clone(),
+            age_minutes: now
+                .zip(finished(backup))
+                .map(|(now, at)| (now.as_millisecond() - at.as_millisecond()).div_euclid(60_000)),
+            size_bytes: whole(backup.size_in_bytes),
+            duration_seconds: whole(backup.duration_in_seconds),
+        }
+    }
 }
 
 fn finished(backup: &Backup) -> Option<Timestamp> {
@@ -96,6 +141,7 @@ pub fn backups(
     let checks = service.backups.as_ref()?;
     let mut passed = true;
     let mut details = Vec::new();
+    let mut facts_of = Vec::new();
     let id = &service.id.value;
     if let Some(max_age) = &checks.max_age_hours {
         let listed: Vec<&Backup> = live.backups.get(id).into_iter().flatten().collect();
@@ -113,6 +159,7 @@ pub fn backups(
                 ));
             }
             (Some((_, backup)), None) => {
+                facts_of.push(BackupFact::of("newestDone", backup, now));
                 details.push(format!(
                     "newest done backup {}{}; age not evaluated",
                     backup.id,
@@ -120,6 +167,7 @@ pub fn backups(
                 ));
             }
             (Some((newest, backup)), Some(now)) => {
+                facts_of.push(BackupFact::of("newestDone", backup, Some(now)));
                 let hours = now.duration_since(newest).as_secs_f64() / 3600.0;
                 let ok = hours <= max_age.value;
                 passed &= ok;
@@ -142,11 +190,23 @@ pub fn backups(
             && backup.status.as_deref() == Some("error")
         {
             passed = false;
+            facts_of.push(BackupFact::of("newestEnded", backup, now));
             details.push(format!("newest backup {} ended in `error`", backup.id));
         }
     }
     for keep in &checks.keep {
         let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
+        facts_of.push(match found {
+            Some(Some(backup)) => BackupFact::of("kept", backup, now),
+            Some(None) | None => BackupFact {
+                role: "kept".into(),
+                id: keep.value.clone(),
+                status: None,
+                age_minutes: None,
+                size_bytes: None,
+                duration_seconds: None,
+            },
+        });
         match found {
             Some(Some(backup)) if backup.status.as_deref() == Some("done") => {
                 details.push(format!(
@@ -173,6 +233,7 @@ pub fn backups(
         address: format!("check.{}.backups", service.key.value),
         passed,
         details,
+        backups: facts_of,
     })
 }
 
