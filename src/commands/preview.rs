@@ -225,6 +225,18 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                 }
                 return Ok(vec![tile_target(tile)]);
             }
+            // A tile address with a name the dashboard does not have: its tiles are the help.
+            if address.starts_with(&format!("{dashboard_address}.tile[")) {
+                let tiles: Vec<String> = dashboard
+                    .tiles
+                    .iter()
+                    .map(|t| format!("tile[{}]", t.name.value))
+                    .collect();
+                return Err(Error::with_hint(
+                    format!("`{address}`: the dashboard has no such tile in the config"),
+                    format!("tiles of {dashboard_address}: {}", tiles.join(", ")),
+                ));
+            }
             known.push(dashboard_address);
         }
     }

@@ -496,6 +496,27 @@ fn an_unknown_address_lists_the_known_ones() {
 }
 
 #[test]
+fn an_unknown_tile_lists_the_tiles_of_its_dashboard() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["preview", "dashboard.obs.api-health.tile[Requets]"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // The renderer wraps long lines: compare with whitespace runs as one space.
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("tiles of dashboard.obs.api-health: tile[Requests], tile[Error ratio]"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_dashboard_previews_every_tile_without_a_threshold() {
     let sandbox = common::fast_sandbox();
     let dir = tempfile::tempdir().expect("temp dir");
