@@ -412,6 +412,23 @@ fn backup_checks_pass_on_fresh_backups() {
         )),
         "{stdout}"
     );
+    // The same facts as fields for programs.
+    let (_, report) = drift_json(&sandbox, &yaml, &[]);
+    let facts = &report["checks"][0]["backups"];
+    let kept = facts
+        .as_array()
+        .and_then(|f| f.iter().find(|b| b["role"] == "kept"))
+        .unwrap_or_else(|| panic!("a kept backup in {report}"));
+    assert_eq!(kept["id"], done.as_str());
+    assert_eq!(kept["status"], "done");
+    assert_eq!(kept["sizeBytes"], 5_u64 * 1_073_741_824);
+    assert_eq!(kept["durationSeconds"], 1800);
+    let newest = facts
+        .as_array()
+        .and_then(|f| f.iter().find(|b| b["role"] == "newestDone"))
+        .unwrap_or_else(|| panic!("the newest done backup in {report}"));
+    // Seeded 6 hours before the sandbox started.
+    assert_eq!(newest["ageMinutes"], 360, "{newest}");
 }
 
 #[test]
