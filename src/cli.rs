@@ -45,7 +45,7 @@ pub struct GlobalArgs {
 /// When to color output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Color when stderr is a terminal and `NO_COLOR` is unset.
+    /// Color each stream (stdout, stderr) only when it is a terminal and `NO_COLOR` is unset.
     Auto,
     /// Always color.
     Always,

@@ -12,23 +12,35 @@ use crate::cli::{ColorChoice, GlobalArgs};
 #[derive(Debug, Clone)]
 pub struct Printer {
     color: bool,
+    /// Color for text bound for stdout: under `auto`, only when stdout itself is a terminal, so
+    /// `converge plan > plan.txt` writes no escape codes into the file.
+    stdout_color: bool,
     verbose: u8,
     stderr_terminal: bool,
+}
+
+/// Whether a stream gets color: `always`, `never`, or under `auto` when it is a terminal and
+/// `NO_COLOR` is unset or empty.
+fn colors(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
+    }
 }
 
 impl Printer {
     /// Builds the printer from the global flags and the environment (`NO_COLOR`, terminals).
     pub fn new(global: &GlobalArgs) -> Self {
         let stderr_terminal = std::io::stderr().is_terminal();
-        let color = match global.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                stderr_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        };
+        let no_color = std::env::var_os("NO_COLOR");
         Printer {
-            color,
+            color: colors(global.color, stderr_terminal, no_color.as_deref()),
+            stdout_color: colors(
+                global.color,
+                std::io::stdout().is_terminal(),
+                no_color.as_deref(),
+            ),
             verbose: global.verbose,
             stderr_terminal,
         }
@@ -38,8 +50,17 @@ impl Printer {
     pub fn plain() -> Self {
         Printer {
             color: false,
+            stdout_color: false,
             verbose: 0,
             stderr_terminal: false,
+        }
+    }
+
+    /// This printer for rendering text that goes to stdout: colored only when stdout may be.
+    pub fn for_stdout(&self) -> Printer {
+        Printer {
+            color: self.stdout_color,
+            ..self.clone()
         }
     }
 
@@ -154,4 +175,25 @@ pub enum Style {
     Bold,
     /// De-emphasis.
     Dim,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_colors_a_stream_only_when_it_is_a_terminal_and_no_color_is_unset() {
+        let set = std::ffi::OsStr::new("1");
+        let empty = std::ffi::OsStr::new("");
+        assert!(colors(ColorChoice::Auto, true, None));
+        assert!(colors(ColorChoice::Auto, true, Some(empty)));
+        assert!(
+            !colors(ColorChoice::Auto, false, None),
+            "a redirected stream"
+        );
+        assert!(!colors(ColorChoice::Auto, true, Some(set)));
+        assert!(colors(ColorChoice::Always, false, Some(set)));
+        assert!(!colors(ColorChoice::Never, true, None));
+        assert!(!Printer::plain().for_stdout().color());
+    }
 }

@@ -157,6 +157,11 @@ impl ApiError {
         text
     }
 
+    /// Whether the request only reads: a GET, or the chart series query (a POST that computes).
+    fn is_read(&self) -> bool {
+        self.method.eq_ignore_ascii_case("GET") || self.path.ends_with("/charts/series")
+    }
+
     /// What a user can do about it, for a `hint:` line.
     pub fn hint(&self) -> Option<&'static str> {
         match self.kind {
@@ -168,6 +173,9 @@ impl ApiError {
                 Some("the service failed; run again later, and re-plan before applying")
             }
             FailureKind::Connect => Some("check the API url and your network"),
+            FailureKind::Timeout | FailureKind::Connection if self.is_read() => {
+                Some("the connection dropped or timed out; check your network and run again")
+            }
             FailureKind::Timeout | FailureKind::Connection => {
                 Some("a write may have happened anyway: run `converge plan` to see the state")
             }
@@ -406,5 +414,31 @@ mod tests {
             shown,
             "create alert failed: POST /api/v2/alerts answered 401 Unauthorized"
         );
+    }
+
+    #[test]
+    fn a_dropped_read_does_not_suggest_a_write_happened() {
+        let error = |method: &str, path: &str| {
+            ApiError::from(ApiErrorDetails {
+                operation: "op".into(),
+                method: method.into(),
+                path: path.into(),
+                kind: FailureKind::Connection,
+                message: String::new(),
+                request_id: None,
+                retry_after: None,
+                attempts: 5,
+            })
+        };
+        for read in [
+            error("GET", "/api/v2/dashboards"),
+            error("POST", "/api/v2/charts/series"),
+        ] {
+            let hint = read.hint().unwrap_or_default();
+            assert!(!hint.contains("write"), "{hint}");
+            assert!(hint.contains("run again"), "{hint}");
+        }
+        let write = error("POST", "/api/v2/alerts").hint().unwrap_or_default();
+        assert!(write.contains("a write may have happened"), "{write}");
     }
 }

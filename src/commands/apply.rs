@@ -136,10 +136,15 @@ fn proceed(
     options: &Options,
     saved: bool,
 ) -> Result<Exit> {
-    let shown = plan::render(plan, plan::Format::Text, printer);
     match args.format {
-        ReportFormat::Text => printer.out(&shown),
-        ReportFormat::Json => printer.err(shown.trim_end()),
+        ReportFormat::Text => printer.out(&plan::render(
+            plan,
+            plan::Format::Text,
+            &printer.for_stdout(),
+        )),
+        ReportFormat::Json => {
+            printer.err(plan::render(plan, plan::Format::Text, printer).trim_end());
+        }
     }
     if !plan.has_changes() {
         printer.err("nothing to apply");

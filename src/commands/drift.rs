@@ -50,7 +50,11 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         .chain(args.ignore.iter().cloned())
         .collect();
     let report = drift::report(&session.config, &session.live, &plan, &ignore);
-    printer.out(&drift::render::render(&report, args.format, printer));
+    printer.out(&drift::render::render(
+        &report,
+        args.format,
+        &printer.for_stdout(),
+    ));
     Ok(if report.in_sync() {
         Exit::Success
     } else {

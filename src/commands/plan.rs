@@ -48,7 +48,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
-    printer.out(&plan::render(&plan, args.format, printer));
+    printer.out(&plan::render(&plan, args.format, &printer.for_stdout()));
     if let Some(path) = &args.out {
         let saved = SavedPlan::new(&session.config, plan.clone());
         write_atomically(path, &saved.to_json())?;

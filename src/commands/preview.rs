@@ -86,8 +86,19 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             })?
             .as_millisecond(),
     };
+    // The API takes epoch milliseconds: a window that starts before 1970 cannot be asked for.
+    if end_ms.checked_sub(window_ms).is_none_or(|start| start < 0) {
+        return Err(Error::with_hint(
+            format!(
+                "--window `{}` ending at {} would start before 1970-01-01",
+                args.window,
+                preview::iso(end_ms)
+            ),
+            "use a shorter --window or a later --end",
+        ));
+    }
     let session = session::open(&args.paths, global, printer)?;
-    let targets = targets(&session.config, &args.address)?;
+    let targets = targets(&session.config, &args.address, printer)?;
     let mut charts = Vec::with_capacity(targets.len());
     for target in &targets {
         charts.push(chart(&session, target, &args, window_ms, end_ms, printer)?);
@@ -105,7 +116,8 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         }
         Format::Text => {
             let width = terminal::width();
-            let text: Vec<String> = charts.iter().map(|c| text(c, width, printer)).collect();
+            let stdout = printer.for_stdout();
+            let text: Vec<String> = charts.iter().map(|c| text(c, width, &stdout)).collect();
             printer.out(&text.join("\n"));
         }
     }
@@ -117,7 +129,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
 }
 
 /// The tiles an address names, looked up in the config (not the live dashboards).
-fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
+fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<Vec<Target<'c>>> {
     let mut known = Vec::new();
     for stack in config.stacks.values() {
         let stack_key = &stack.key.value;
@@ -180,6 +192,17 @@ fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
                     .tiles
                     .iter()
                     .filter(|t| !t.series.is_empty())
+                    .filter(|t| {
+                        let text = query::is_text_only(t);
+                        if text {
+                            printer.warn(&format!(
+                                "{dashboard_address}.tile[{}] is a markdown tile: no series to \
+                                 draw, left out",
+                                t.name.value
+                            ));
+                        }
+                        !text
+                    })
                     .map(tile_target)
                     .collect();
                 if tiles.is_empty() {
@@ -195,7 +218,24 @@ fn targets<'c>(config: &'c Config, address: &str) -> Result<Vec<Target<'c>>> {
                 if tile.series.is_empty() {
                     return Err(Error::msg(format!("{address} has no series to draw")));
                 }
+                if query::is_text_only(tile) {
+                    return Err(Error::msg(format!(
+                        "{address} is a markdown tile: it shows text and has no series to draw"
+                    )));
+                }
                 return Ok(vec![tile_target(tile)]);
+            }
+            // A tile address with a name the dashboard does not have: its tiles are the help.
+            if address.starts_with(&format!("{dashboard_address}.tile[")) {
+                let tiles: Vec<String> = dashboard
+                    .tiles
+                    .iter()
+                    .map(|t| format!("tile[{}]", t.name.value))
+                    .collect();
+                return Err(Error::with_hint(
+                    format!("`{address}`: the dashboard has no such tile in the config"),
+                    format!("tiles of {dashboard_address}: {}", tiles.join(", ")),
+                ));
             }
             known.push(dashboard_address);
         }

@@ -66,8 +66,14 @@ impl Secrets<'_> {
         suggested: &str,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<SecretValue> {
-        let raw = node.as_str()?;
-        let Some(name) = interpolate::secret_reference(raw) else {
+        // A number or boolean is a literal secret too; other shapes are schema errors.
+        let raw = match &node.kind {
+            Kind::Str(s) => Some(s.as_str()),
+            Kind::Int(_) | Kind::Float(_) | Kind::Bool(_) => None,
+            _ => return None,
+        };
+        let Some((raw, name)) = raw.and_then(|r| Some((r, interpolate::secret_reference(r)?)))
+        else {
             diags.push(
                 Diagnostic::error(
                     "config::literal-secret",

@@ -49,7 +49,9 @@ pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
                 (Kind::Map(left), Kind::Map(right)) if MERGED_MAPS.contains(&name) => {
                     for (k, v) in right {
                         if let Some((first, _)) = left.iter().find(|(f, _)| f.name == k.name) {
-                            diags.push(yaml::duplicate_key(&k, first.span));
+                            let mut duplicate = yaml::duplicate_key(&k, first.span);
+                            duplicate.message = format!("`{name}.{}` is defined twice", k.name);
+                            diags.push(duplicate);
                         } else {
                             left.push((k, v));
                         }

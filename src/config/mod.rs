@@ -193,7 +193,7 @@ fn check_sources(
     interpolate_tree(&mut root, String::new(), mode, env, &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
     let config = build::build(&root, mode, env, diags)?;
-    rules::check(&config, diags);
+    rules::check(&config, &root, diags);
     Some(config)
 }
 
@@ -214,7 +214,10 @@ fn read_path(
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+            // A broken link is kept so that reading it reports it: skipping it would
+            // silently validate a smaller config.
+            .filter(|p| p.is_file() || (p.is_symlink() && !p.exists()))
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
             .collect();
         files.sort();
         if files.is_empty() {

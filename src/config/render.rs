@@ -28,6 +28,8 @@ pub enum Format {
 /// Prints every diagnostic in the chosen format, plus GitHub annotations when
 /// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
+    let masked = mask_secrets(diags, sources);
+    let sources = &masked;
     match format {
         Format::Text => {
             for diag in diags {
@@ -53,6 +55,41 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
 pub fn to_text(diag: &Diagnostic, sources: &Sources, printer: &Printer) -> String {
     let report = Report::new(diag, sources);
     printer.render(&report)
+}
+
+/// The sources with every redacted value (a literal secret) overwritten by `*`, so that the
+/// snippets of other diagnostics, which show neighbouring lines, never show it either.
+fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
+    let mut masked = sources.clone();
+    for span in diags
+        .iter()
+        .filter(|d| REDACTED_CODES.contains(&d.code.as_str()))
+        .filter_map(|d| d.span)
+    {
+        let Some(file) = masked.files.get_mut(span.file) else {
+            continue;
+        };
+        let text: &str = &file.text;
+        let mut start = span.offset.min(text.len());
+        let mut end = span.offset.saturating_add(span.len).min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        // One `*` per byte keeps every later offset of the file in place.
+        let mut stars = String::with_capacity(end - start);
+        for c in text[start..end].chars() {
+            if c == '\n' {
+                stars.push('\n');
+            } else {
+                stars.push_str(&"*".repeat(c.len_utf8()));
+            }
+        }
+        file.text = Arc::from(format!("{}{stars}{}", &text[..start], &text[end..]));
+    }
+    masked
 }
 
 /// All diagnostics as a pretty-printed JSON array.
@@ -110,7 +147,7 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             properties.push(format!("col={}", span.column));
         }
         properties.push(format!("title={}", escape_property(&d.code)));
-        let mut message = d.message.clone();
+        let mut message = printable(&d.message);
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
@@ -161,13 +198,16 @@ impl Report {
             message: String::new(),
             code: diag.code.clone(),
             severity: Some(diag.severity),
-            help: diag.help.clone(),
+            help: diag.help.as_deref().map(printable),
             source: None,
             labels: Vec::new(),
             related: Vec::new(),
         };
         if let Some(span) = diag.span {
-            if redacted {
+            let wide = sources
+                .file(span.file)
+                .is_some_and(|f| has_wide_lines(&f.text, span.offset));
+            if redacted || wide {
                 message.push_str(&format!(
                     " (at {}:{}:{})",
                     file_name(sources, span),
@@ -212,9 +252,44 @@ impl Report {
                 None => {}
             }
         }
-        report.message = message;
+        report.message = printable(&message);
         report
     }
+}
+
+/// `text` with control characters (other than line breaks) written as escapes: keys and values
+/// quoted in messages come from the file, and a raw ESC would drive the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Longest line a snippet shows; a longer one (minified, one-line JSON) would flood the terminal
+/// once per diagnostic, so such a diagnostic gives its place in the message instead.
+const WIDEST_SNIPPET_LINE: usize = 400;
+
+/// Whether the line at `offset` or one of its neighbours (the snippet's context) is too wide.
+fn has_wide_lines(text: &str, offset: usize) -> bool {
+    let offset = offset.min(text.len());
+    let start = text.as_bytes()[..offset]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let before = text.as_bytes()[..start.saturating_sub(1)]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    text.as_bytes()[before..]
+        .split(|b| *b == b'\n')
+        .take(3)
+        .any(|line| line.len() > WIDEST_SNIPPET_LINE)
 }
 
 /// A span miette can read: inside the text, whatever produced it.
@@ -322,6 +397,48 @@ mod tests {
         assert!(text.contains("c.yaml:2:12"), "{text}");
         assert!(!to_json(std::slice::from_ref(&d), &s).contains("hunter2"));
         assert!(!github_annotations(&[d], &s).contains("hunter2"));
+    }
+
+    #[test]
+    fn a_very_wide_line_gives_the_place_without_a_snippet() {
+        let text = format!("a: 1\nb: [{}]\nc: 2\n", "x, ".repeat(300));
+        let files = Sources {
+            files: vec![SourceFile {
+                path: PathBuf::from("wide.yaml"),
+                text: Arc::from(text.as_str()),
+            }],
+        };
+        let wide = Diagnostic::error("schema::type", "bad", Some(span(9, 1, 2, 5)));
+        let out = to_text(&wide, &files, &Printer::plain());
+        assert!(out.contains("wide.yaml:2:5"), "{out}");
+        assert!(out.len() < 400, "{out}");
+        // The line above the wide one is shown with its context only when that is narrow.
+        let narrow = Diagnostic::error("schema::type", "bad", Some(span(3, 1, 1, 4)));
+        let out = to_text(&narrow, &files, &Printer::plain());
+        assert!(out.contains("wide.yaml:1:4") && out.len() < 400, "{out}");
+        let ok = Sources {
+            files: vec![SourceFile {
+                path: PathBuf::from("ok.yaml"),
+                text: Arc::from("a: 1\nb: 2\n"),
+            }],
+        };
+        let out = to_text(&narrow, &ok, &Printer::plain());
+        assert!(
+            out.contains("a: 1"),
+            "a normal file keeps its snippet: {out}"
+        );
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let d = Diagnostic::error("a::b", "key `\u{1b}[2Jx\u{0}`", Some(span(0, 1, 1, 1)))
+            .with_help("see `\u{1b}]0;title\u{7}`");
+        let text = to_text(&d, &sources(), &Printer::plain());
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{0}'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\u{1b}[2Jx\\u{0}"), "{text}");
     }
 
     #[test]

@@ -25,9 +25,12 @@ use crate::api::limits;
 use super::diagnostic::Diagnostic;
 use super::model::*;
 use super::schema_check::closest;
+use super::yaml::{Kind, Node};
 
-/// Runs every rule and pushes what it finds.
-pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
+/// Runs every rule and pushes what it finds. `root` is the merged tree the config was built
+/// from: a reference to an object that is written there but did not build (its own error is
+/// already reported) is not called dangling.
+pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
     for service in config.services.values() {
         key_name(&service.key, "service", diags);
         if let Some(scaling) = &service.scaling {
@@ -55,6 +58,7 @@ pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
         key_name(&stack.key, "stack", diags);
         if let StackTarget::Managed { service } = &stack.target
             && !config.services.contains_key(&service.value)
+            && written(root, &["services", &service.value]).is_none()
         {
             let mut diag = Diagnostic::error(
                 "semantic::unknown-service",
@@ -69,7 +73,23 @@ pub fn check(config: &Config, diags: &mut Vec<Diagnostic>) {
             diags.push(diag);
         }
         dashboards(stack, diags);
-        alerts(stack, diags);
+        let written_stack = written(root, &["stacks", &stack.key.value]);
+        alerts(stack, written_stack, diags);
+    }
+}
+
+/// The node at `path` of the written tree, built or not.
+fn written<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
+    path.iter().try_fold(root, |node, key| node.get(key))
+}
+
+/// Whether the written dashboard has a tile named `name`, built or not.
+fn written_tile(dashboard: Option<&Node>, name: &str) -> bool {
+    match dashboard.and_then(|d| d.get("tiles")).map(|t| &t.kind) {
+        Some(Kind::Seq(tiles)) => tiles
+            .iter()
+            .any(|t| t.get("name").and_then(Node::as_str) == Some(name)),
+        _ => false,
     }
 }
 
@@ -197,7 +217,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Diagnostic>) {
     let mut names: HashMap<&str, Span> = HashMap::new();
     for alert in stack.alerts.values() {
         key_name(&alert.key, "alert", diags);
@@ -215,41 +235,77 @@ fn alerts(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 .with_related(first, "first used here"),
             );
         }
-        let Some(dashboard) = stack.dashboards.get(&alert.dashboard.value) else {
-            let diag = Diagnostic::error(
-                "semantic::unknown-dashboard",
-                format!(
-                    "alert `{}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
-                    alert.key.value, alert.dashboard.value, stack.key.value
-                ),
-                Some(alert.dashboard.span),
-            )
-            .with_label("no such dashboard key");
-            diags.push(suggest(
-                diag,
-                &alert.dashboard.value,
-                stack.dashboards.keys(),
-            ));
+        references(
+            stack,
+            written_stack,
+            &alert.key.value,
+            &alert.dashboard,
+            &alert.tile,
+            diags,
+        );
+    }
+    // An alert with a schema error did not build; its references are still checked, so that
+    // every error of the run shows at once.
+    for (key, node) in written_stack
+        .and_then(|s| s.get("alerts"))
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+    {
+        if stack.alerts.contains_key(&key.name) {
             continue;
-        };
-        if !dashboard
-            .tiles
-            .iter()
-            .any(|t| t.name.value == alert.tile.value)
-        {
-            let diag = Diagnostic::error(
-                "semantic::unknown-tile",
-                format!(
-                    "alert `{}` points at tile `{}`, which dashboard `{}` does not have",
-                    alert.key.value, alert.tile.value, dashboard.key.value
-                ),
-                Some(alert.tile.span),
-            )
-            .with_label("no such tile name")
-            .with_related(dashboard.key.span, "the dashboard");
-            let names = dashboard.tiles.iter().map(|t| &t.name.value);
-            diags.push(suggest(diag, &alert.tile.value, names));
         }
+        let text = |field: &str| {
+            let value = node.get(field)?;
+            Some(Located::new(value.as_str()?.to_string(), value.span))
+        };
+        if let (Some(dashboard), Some(tile)) = (text("dashboard"), text("tile")) {
+            references(stack, written_stack, &key.name, &dashboard, &tile, diags);
+        }
+    }
+}
+
+/// The dashboard and tile an alert names must exist in its stack.
+fn references(
+    stack: &StackConfig,
+    written_stack: Option<&Node>,
+    alert: &str,
+    dashboard_key: &Located<String>,
+    tile: &Located<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let written_dashboard =
+        written_stack.and_then(|s| written(s, &["dashboards", &dashboard_key.value]));
+    let Some(dashboard) = stack.dashboards.get(&dashboard_key.value) else {
+        if written_dashboard.is_some() {
+            return;
+        }
+        let diag = Diagnostic::error(
+            "semantic::unknown-dashboard",
+            format!(
+                "alert `{alert}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
+                dashboard_key.value, stack.key.value
+            ),
+            Some(dashboard_key.span),
+        )
+        .with_label("no such dashboard key");
+        diags.push(suggest(diag, &dashboard_key.value, stack.dashboards.keys()));
+        return;
+    };
+    if !dashboard.tiles.iter().any(|t| t.name.value == tile.value)
+        && !written_tile(written_dashboard, &tile.value)
+    {
+        let diag = Diagnostic::error(
+            "semantic::unknown-tile",
+            format!(
+                "alert `{alert}` points at tile `{}`, which dashboard `{}` does not have",
+                tile.value, dashboard.key.value
+            ),
+            Some(tile.span),
+        )
+        .with_label("no such tile name")
+        .with_related(dashboard.key.span, "the dashboard");
+        let names = dashboard.tiles.iter().map(|t| &t.name.value);
+        diags.push(suggest(diag, &tile.value, names));
     }
 }
 

@@ -77,11 +77,24 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 let at = place.key.unwrap_or(place.value);
                 Diagnostic::error(
                     "schema::required",
-                    format!("`{path}` is missing the required key `{name}`"),
+                    if path.is_empty() {
+                        format!("the config is missing the required top-level key `{name}`")
+                    } else {
+                        format!("`{path}` is missing the required key `{name}`")
+                    },
                     Some(at),
                 )
                 .with_label(format!("add `{name}:` here"))
                 .with_help(key_help(node_schema, name))
+            }
+            ValidationErrorKind::Type { .. }
+                if is_secret
+                    && value
+                        .pointer(&pointer)
+                        .is_some_and(|v| v.is_number() || v.is_boolean()) =>
+            {
+                // A scalar secret is a literal: the loader reports it without echoing it.
+                continue;
             }
             ValidationErrorKind::Type { .. } => {
                 let expected = expected_type(node_schema);

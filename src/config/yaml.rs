@@ -326,6 +326,7 @@ impl<'t> Reader<'t, '_> {
             }
             if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name) {
                 self.diags.push(duplicate_key(&key, first.span));
+                self.diags.extend(dropped_secret(&key, &value));
                 continue;
             }
             entries.push((key, value));
@@ -429,6 +430,32 @@ pub fn end_of(text: &str, file: FileId) -> Span {
         line,
         column,
     }
+}
+
+/// A literal secret under a key that is dropped (written twice): no later stage sees it, so it
+/// is reported here, which also keeps it masked in every snippet.
+fn dropped_secret(key: &Key, value: &Node) -> Option<Diagnostic> {
+    if !matches!(key.name.as_str(), "keySecret" | "token") {
+        return None;
+    }
+    if value
+        .as_str()
+        .is_some_and(|s| super::interpolate::secret_reference(s).is_some())
+        || matches!(value.kind, Kind::Seq(_) | Kind::Map(_) | Kind::Null)
+    {
+        return None;
+    }
+    Some(
+        Diagnostic::error(
+            "config::literal-secret",
+            format!(
+                "`{}` must be an environment reference such as `${{env:NAME}}`, not a literal value",
+                key.name
+            ),
+            Some(value.span),
+        )
+        .with_help("remove the secret from the file and rotate it if it was committed"),
+    )
 }
 
 /// The error for a key written twice: the second place underlined, the first one shown.

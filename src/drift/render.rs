@@ -204,6 +204,18 @@ fn markdown(report: &Report) -> String {
         summary_line(&summary)
     );
     let mut lines: Vec<String> = Vec::new();
+    // Checks first: there are few, and a failed backup must not be what a cut drops.
+    if !report.checks.is_empty() {
+        lines.push("\n#### Checks\n".into());
+        for check in &report.checks {
+            lines.push(format!(
+                "- {} <code>{}</code>: {}",
+                if check.passed { "ok" } else { "**FAILED**" },
+                escape(&check.address),
+                escape(&check.details.join("; "))
+            ));
+        }
+    }
     if !report.changed.is_empty() {
         lines.push("\n#### Differs from the config (config vs live)\n".into());
         for change in &report.changed {
@@ -225,17 +237,6 @@ fn markdown(report: &Report) -> String {
                 "- <code>{}</code>: {}",
                 escape(&item.address),
                 escape(&item.reason)
-            ));
-        }
-    }
-    if !report.checks.is_empty() {
-        lines.push("\n#### Checks\n".into());
-        for check in &report.checks {
-            lines.push(format!(
-                "- {} <code>{}</code>: {}",
-                if check.passed { "ok" } else { "**FAILED**" },
-                escape(&check.address),
-                escape(&check.details.join("; "))
             ));
         }
     }

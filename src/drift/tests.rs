@@ -42,6 +42,7 @@ fn report_with(unmanaged: usize, passed: bool) -> Report {
             address: "check.analytics.backups".into(),
             passed,
             details: vec!["newest done backup b1 is 6.0h old (at most 26h)".into()],
+            backups: Vec::new(),
         }],
         ignored: Vec::new(),
     }
@@ -77,4 +78,16 @@ fn json_is_versioned_and_says_whether_in_sync() {
     assert_eq!(value["format"], "converge-drift/1");
     assert_eq!(value["inSync"], false);
     assert_eq!(value["summary"]["unmanaged"], 1);
+}
+
+#[test]
+fn a_cut_markdown_report_still_shows_its_failed_checks() {
+    let printer = Printer::plain();
+    let big = render::render(&report_with(5_000, false), Format::Markdown, &printer);
+    assert!(big.contains("**Note:** cut"), "the report is cut");
+    assert!(
+        big.contains("**FAILED** <code>check.analytics.backups</code>"),
+        "the failed check survives the cut"
+    );
+    assert!(big.len() <= BUDGET, "{}", big.len());
 }

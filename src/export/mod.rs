@@ -60,12 +60,43 @@ pub struct Exported {
     pub warnings: Vec<String>,
 }
 
-/// A key from a name: lowercase ASCII letters and digits, other runs turned into one `-`.
+/// The ASCII letters an accented Latin letter reads as (`é` is `e`, `ß` is `ss`), so a key
+/// made from `Café` stays readable; `None` for anything else.
+fn ascii_fold(c: char) -> Option<&'static str> {
+    let lower = c.to_lowercase().next().unwrap_or(c);
+    Some(match lower {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'č' => "c",
+        'ď' | 'đ' | 'ð' => "d",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => "e",
+        'ğ' => "g",
+        'ì' | 'í' | 'î' | 'ï' | 'ī' | 'į' | 'ı' => "i",
+        'ł' | 'ľ' | 'ĺ' => "l",
+        'ñ' | 'ń' | 'ň' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
+        'œ' => "oe",
+        'ř' | 'ŕ' => "r",
+        'ś' | 'š' | 'ş' | 'ș' => "s",
+        'ß' => "ss",
+        'ť' | 'ţ' | 'ț' => "t",
+        'þ' => "th",
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
+        'ý' | 'ÿ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
+}
+
+/// A key from a name: lowercase ASCII letters and digits (accented Latin letters folded to
+/// theirs), other runs turned into one `-`.
 pub fn slug(name: &str, fallback: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
+        } else if let Some(letters) = ascii_fold(c) {
+            out.push_str(letters);
         } else if !out.ends_with('-') && !out.is_empty() {
             out.push('-');
         }

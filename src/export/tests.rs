@@ -12,6 +12,13 @@ fn keys_are_slugs_made_unique_in_name_order() {
     assert_eq!(keys.take("orders".into()), "orders-3");
 }
 
+#[test]
+fn accented_latin_letters_keep_their_base_letter_in_keys() {
+    assert_eq!(slug("Café Überblick", "d"), "cafe-uberblick");
+    assert_eq!(slug("Ünïcødé 📈", "d"), "unicode");
+    assert_eq!(slug("Straße Æon", "d"), "strasse-aeon");
+}
+
 fn tile(id: &str, name: &str, source: &str) -> Tile {
     Tile {
         id: Some(id.into()),

@@ -21,6 +21,51 @@ pub struct CheckResult {
     pub passed: bool,
     /// One line per condition, e.g. `newest done backup is 6h old (at most 26h)`.
     pub details: Vec<String>,
+    /// The backups the lines speak of, as fields for programs (JSON output).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backups: Vec<BackupFact>,
+}
+
+/// One backup a check looked at: which role it plays, and its age, size and duration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupFact {
+    /// `newestDone` (the age check's subject), `newestEnded` (ended in `error`), or `kept`.
+    pub role: String,
+    /// The backup id.
+    pub id: String,
+    /// Its status; `None` for a kept backup that does not exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Whole minutes since it finished, when the check had a clock (minutes, like the text's
+    /// tenths of an hour, keep the output the same across a run's few seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age_minutes: Option<i64>,
+    /// Its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// How long it took, in whole seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_seconds: Option<u64>,
+}
+
+impl BackupFact {
+    fn of(role: &str, backup: &Backup, now: Option<Timestamp>) -> Self {
+        let whole = |v: Option<f64>| {
+            v.filter(|v| v.is_finite() && *v >= 0.0)
+                .map(|v| v.round() as u64)
+        };
+        BackupFact {
+            role: role.to_string(),
+            id: backup.id.clone(),
+            status: backup.status.clone(),
+            age_minutes: now
+                .zip(finished(backup))
+                .map(|(now, at)| (now.as_millisecond() - at.as_millisecond()).div_euclid(60_000)),
+            size_bytes: whole(backup.size_in_bytes),
+            duration_seconds: whole(backup.duration_in_seconds),
+        }
+    }
 }
 
 fn finished(backup: &Backup) -> Option<Timestamp> {
@@ -34,13 +79,56 @@ fn finished(backup: &Backup) -> Option<Timestamp> {
 /// Size and duration of a backup, for a detail line: `, 5.0 GiB, took 30m`.
 fn facts(backup: &Backup) -> String {
     let mut out = String::new();
-    if let Some(bytes) = backup.size_in_bytes {
-        out.push_str(&format!(", {:.1} GiB", bytes / 1_073_741_824.0));
+    if let Some(bytes) = backup.size_in_bytes.filter(|b| b.is_finite() && *b >= 0.0) {
+        out.push_str(&format!(", {}", size(bytes)));
     }
-    if let Some(seconds) = backup.duration_in_seconds {
-        out.push_str(&format!(", took {}m", (seconds / 60.0).round()));
+    if let Some(seconds) = backup
+        .duration_in_seconds
+        .filter(|s| s.is_finite() && *s >= 0.0)
+    {
+        out.push_str(&format!(", took {}", took(seconds)));
     }
     out
+}
+
+/// A configured hour limit as written (`26`, `2.5`), in exponent form when huge (`1e300`).
+fn limit(hours: f64) -> String {
+    if hours.abs() >= 1e9 {
+        format!("{hours:e}")
+    } else {
+        format!("{hours}")
+    }
+}
+
+/// Bytes in the largest binary unit that keeps the number at least 1: `512 B`, `1.5 MiB`.
+fn size(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024.0 {
+        return format!("{bytes:.0} B");
+    }
+    let mut value = bytes / 1024.0;
+    let mut unit = UNITS[0];
+    for next in &UNITS[1..] {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = next;
+    }
+    format!("{value:.1} {unit}")
+}
+
+/// A duration to the second under a minute, else to the minute: `45s`, `30m`, `2h5m`.
+fn took(seconds: f64) -> String {
+    if seconds < 59.5 {
+        return format!("{seconds:.0}s");
+    }
+    let minutes = (seconds / 60.0).round() as u64;
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m}m"),
+        (h, 0) => format!("{h}h"),
+        (h, m) => format!("{h}h{m}m"),
+    }
 }
 
 /// Evaluates a service's backup checks. `now` is the time the age is measured from; without
@@ -53,6 +141,7 @@ pub fn backups(
     let checks = service.backups.as_ref()?;
     let mut passed = true;
     let mut details = Vec::new();
+    let mut facts_of = Vec::new();
     let id = &service.id.value;
     if let Some(max_age) = &checks.max_age_hours {
         let listed: Vec<&Backup> = live.backups.get(id).into_iter().flatten().collect();
@@ -66,10 +155,11 @@ pub fn backups(
                 passed = false;
                 details.push(format!(
                     "no finished (`done`) backup found; the newest must be at most {}h old",
-                    max_age.value
+                    limit(max_age.value)
                 ));
             }
             (Some((_, backup)), None) => {
+                facts_of.push(BackupFact::of("newestDone", backup, now));
                 details.push(format!(
                     "newest done backup {}{}; age not evaluated",
                     backup.id,
@@ -77,13 +167,14 @@ pub fn backups(
                 ));
             }
             (Some((newest, backup)), Some(now)) => {
+                facts_of.push(BackupFact::of("newestDone", backup, Some(now)));
                 let hours = now.duration_since(newest).as_secs_f64() / 3600.0;
                 let ok = hours <= max_age.value;
                 passed &= ok;
                 details.push(format!(
                     "newest done backup {} is {hours:.1}h old (at most {}h){}{}",
                     backup.id,
-                    max_age.value,
+                    limit(max_age.value),
                     facts(backup),
                     if ok { "" } else { ": too old" }
                 ));
@@ -99,11 +190,23 @@ pub fn backups(
             && backup.status.as_deref() == Some("error")
         {
             passed = false;
+            facts_of.push(BackupFact::of("newestEnded", backup, now));
             details.push(format!("newest backup {} ended in `error`", backup.id));
         }
     }
     for keep in &checks.keep {
         let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
+        facts_of.push(match found {
+            Some(Some(backup)) => BackupFact::of("kept", backup, now),
+            Some(None) | None => BackupFact {
+                role: "kept".into(),
+                id: keep.value.clone(),
+                status: None,
+                age_minutes: None,
+                size_bytes: None,
+                duration_seconds: None,
+            },
+        });
         match found {
             Some(Some(backup)) if backup.status.as_deref() == Some("done") => {
                 details.push(format!(
@@ -130,5 +233,26 @@ pub fn backups(
         address: format!("check.{}.backups", service.key.value),
         passed,
         details,
+        backups: facts_of,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{limit, size, took};
+
+    #[test]
+    fn sizes_and_durations_read_at_any_scale() {
+        assert_eq!(size(512.0), "512 B");
+        assert_eq!(size(1_572_864.0), "1.5 MiB");
+        assert_eq!(size(5.0 * 1_073_741_824.0), "5.0 GiB");
+        assert_eq!(size(3.0 * 1_099_511_627_776.0), "3.0 TiB");
+        assert_eq!(took(20.0), "20s");
+        assert_eq!(took(1800.0), "30m");
+        assert_eq!(took(7200.0), "2h");
+        assert_eq!(took(7500.0), "2h5m");
+        assert_eq!(limit(26.0), "26");
+        assert_eq!(limit(2.5), "2.5");
+        assert_eq!(limit(1e300), "1e300");
+    }
 }

@@ -32,6 +32,8 @@ pub struct Outcome {
     pub requests: usize,
     /// Stacks skipped because their API has no charts/series, with their tile counts.
     pub skipped: Vec<(String, usize)>,
+    /// Markdown tiles: text only, no query to run.
+    pub text_only: usize,
 }
 
 /// The dashboards of a stack that the plan creates or updates.
@@ -104,6 +106,10 @@ pub fn run(
             .unwrap_or_default();
         for dashboard in dashboards {
             for tile in dashboard.tiles.iter().filter(|t| !t.series.is_empty()) {
+                if query::is_text_only(tile) {
+                    outcome.text_only += 1;
+                    continue;
+                }
                 let address = format!(
                     "dashboard.{}.{}.tile[{}]",
                     stack.key.value, dashboard.key.value, tile.name.value
@@ -162,8 +168,8 @@ pub fn run(
         for (offset, result) in results {
             outcome.requests += 1;
             let Err(error) = result else { continue };
-            // A 404 is the path, not the query: this API has no charts/series at all.
-            if error.is_not_found() {
+            // A gateway's 404 is the path, not the query: this API has no charts/series at all.
+            if endpoint_missing(&error) {
                 ok = false;
                 match without_endpoint.iter_mut().find(|(s, _)| *s == job.stack) {
                     Some((_, tiles)) => *tiles += 1,
@@ -178,7 +184,8 @@ pub fn run(
                 }
                 break;
             }
-            let rejected = matches!(error.kind, FailureKind::Status(400 | 413 | 422));
+            // A 404 with the server's own words (a source that does not exist) is the query's.
+            let rejected = matches!(error.kind, FailureKind::Status(400 | 404 | 413 | 422));
             if !rejected {
                 return Err(Error::from(error));
             }
@@ -197,6 +204,16 @@ pub fn run(
     }
     outcome.skipped.extend(without_endpoint);
     Ok(outcome)
+}
+
+/// Whether a 404 says the charts/series path does not exist (an empty body, a bare `Not Found`,
+/// or a gateway's `Cannot POST ...` page) rather than something about the query itself.
+fn endpoint_missing(error: &ApiError) -> bool {
+    let words = error.message.trim();
+    error.is_not_found()
+        && (words.is_empty()
+            || words.eq_ignore_ascii_case("not found")
+            || words.contains("Cannot POST"))
 }
 
 /// Sends a tile's requests (five series at most each), one after the other.
@@ -286,15 +303,56 @@ pub fn report(
         ));
     }
     let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
+    let mut notes = String::new();
+    if skipped > 0 {
+        notes.push_str(&format!(
+            "; {skipped} tile(s) on stacks without charts/series not checked"
+        ));
+    }
+    if outcome.text_only > 0 {
+        notes.push_str(&format!(
+            "; {} markdown tile(s) have no query",
+            outcome.text_only
+        ));
+    }
     printer.err(&format!(
-        "check-queries: {} tile(s) ran in {} request(s){}",
-        outcome.passed,
-        outcome.requests,
-        if skipped > 0 {
-            format!("; {skipped} tile(s) on stacks without charts/series not checked")
-        } else {
-            String::new()
-        }
+        "check-queries: {} tile(s) ran in {} request(s){notes}",
+        outcome.passed, outcome.requests,
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::ApiErrorDetails;
+
+    fn not_found(message: &str) -> ApiError {
+        ApiError::from(ApiErrorDetails {
+            operation: "query chart series".into(),
+            method: "POST".into(),
+            path: "/api/v2/charts/series".into(),
+            kind: FailureKind::Status(404),
+            message: message.into(),
+            request_id: None,
+            retry_after: None,
+            attempts: 1,
+        })
+    }
+
+    #[test]
+    fn only_a_bare_404_means_the_endpoint_is_missing() {
+        assert!(endpoint_missing(&not_found("")));
+        assert!(endpoint_missing(&not_found("Not Found")));
+        assert!(endpoint_missing(&not_found(
+            "Cannot POST /api/v2/charts/series"
+        )));
+        let (page, _) = crate::api::error::server_words(
+            b"<!DOCTYPE html><html><head><title>Error</title></head><body>\
+              <pre>Cannot POST /api/v2/charts/series</pre></body></html>",
+        );
+        assert!(endpoint_missing(&not_found(&page)), "{page}");
+        // The server's words about the query: a rejection to report, not a stack to skip.
+        assert!(!endpoint_missing(&not_found("Source not found")));
+    }
 }

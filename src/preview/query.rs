@@ -48,6 +48,16 @@ pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>,
         .collect()
 }
 
+/// Whether a tile runs a query: a tile whose series are all `type: markdown` is text only, so
+/// there is nothing to check or draw.
+pub fn is_text_only(tile: &TileConfig) -> bool {
+    !tile.series.is_empty()
+        && tile
+            .series
+            .iter()
+            .all(|s| s.kind.as_ref().is_some_and(|k| k.value == "markdown"))
+}
+
 /// The requests for a set of series: consecutive groups of at most five (the API's limit),
 /// so a tile with more is split and each request stays within 1 to 5 series.
 pub fn chunks(series: &[Series]) -> impl Iterator<Item = (usize, &[Series])> {

@@ -9,16 +9,27 @@ use super::{Chart, Direction, Line, Threshold, short_time, value_range};
 const HEIGHT: usize = 10;
 /// The narrowest plot drawn, whatever the terminal says.
 const MIN_PLOT: usize = 20;
+/// The widest chart drawn, whatever `COLUMNS` says (a huge value must not allocate a huge plot).
+const MAX_WIDTH: usize = 1000;
 const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// The width to draw at: `COLUMNS`, else the terminal's, else 80.
 pub fn width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
+    width_from(
+        std::env::var("COLUMNS").ok().as_deref(),
+        terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)),
+    )
+}
+
+/// `COLUMNS` when it is a positive number, else the terminal's width, else 80; at most
+/// [`MAX_WIDTH`].
+fn width_from(columns: Option<&str>, terminal: Option<usize>) -> usize {
+    columns
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|c| *c > 0)
-        .or_else(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .or(terminal)
         .unwrap_or(80)
+        .min(MAX_WIDTH)
 }
 
 /// A value in few characters: `12`, `3.25`, `1.5k`, `2.1M`.
@@ -44,6 +55,7 @@ pub fn compact(value: f64) -> String {
 
 /// Draws every line of the chart, `width` columns wide.
 pub fn render(chart: &Chart, width: usize) -> String {
+    let width = width.min(MAX_WIDTH);
     let mut out = String::new();
     for line in &chart.lines {
         let threshold = chart.threshold.filter(|_| line.evaluated);
@@ -188,6 +200,25 @@ mod tests {
             }],
             threshold,
         }
+    }
+
+    #[test]
+    fn an_absurd_width_is_capped_instead_of_allocating_it() {
+        let above = Threshold {
+            value: 20.0,
+            direction: Direction::Above,
+        };
+        let points = (0..10).map(|i| (i * 60_000, 5.0)).collect();
+        let text = render(&chart(points, Some(above)), usize::MAX);
+        assert!(
+            text.lines().all(|l| l.chars().count() <= MAX_WIDTH),
+            "{}",
+            text.len()
+        );
+        assert_eq!(width_from(Some("18446744073709551615"), None), MAX_WIDTH);
+        assert_eq!(width_from(Some("abc"), Some(120)), 120);
+        assert_eq!(width_from(Some("0"), None), 80);
+        assert_eq!(width_from(None, None), 80);
     }
 
     #[test]

@@ -381,7 +381,7 @@ fn patch_scaling(ctx: &mut Ctx<'_>, index: usize, body: &Value) -> Result<Reply,
             .map(|(_, p)| p)
             .unwrap_or_default();
         merge_service_patch(&mut merged, &patch);
-        record.pending_scaling = Some((ctx.wall_ms + ctx.delay_ms, merged));
+        record.pending_scaling = Some((ctx.wall_ms.saturating_add(ctx.delay_ms), merged));
     }
     Ok(Reply::Ok(render_service(&answer)?))
 }
@@ -409,7 +409,7 @@ fn patch_state(ctx: &mut Ctx<'_>, index: usize, body: &Value) -> Result<Reply, A
         record.service.state = Some(after.into());
     } else {
         record.service.state = Some(during.into());
-        record.pending_state = Some((ctx.wall_ms + ctx.delay_ms, after.into()));
+        record.pending_state = Some((ctx.wall_ms.saturating_add(ctx.delay_ms), after.into()));
     }
     Ok(Reply::Ok(render_service(&record.service)?))
 }
@@ -498,7 +498,7 @@ fn patch_pipe_scaling(
             .map(|(_, p)| p)
             .unwrap_or_default();
         apply_patch_to_patch(&mut merged, &patch);
-        record.pending_scaling = Some((ctx.wall_ms + ctx.delay_ms, merged));
+        record.pending_scaling = Some((ctx.wall_ms.saturating_add(ctx.delay_ms), merged));
     }
     Ok(Reply::Ok(render_pipe(&answer, ctx.quirks)?))
 }

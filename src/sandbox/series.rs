@@ -148,10 +148,16 @@ pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
     Ok(Value::Array(points))
 }
 
+/// The last millisecond of year 9999: later times would let the bucket arithmetic overflow.
+const LAST_MS: f64 = 253_402_300_799_999.0;
+
 fn whole_ms(map: &Map<String, Value>, key: &str) -> Check<i64> {
     match validate::number(map, key, "")? {
-        Some(v) if v.fract() == 0.0 && v >= 0.0 => Ok(v as i64),
-        Some(_) => invalid(key, "must be epoch milliseconds (a whole number)"),
+        Some(v) if v.fract() == 0.0 && (0.0..=LAST_MS).contains(&v) => Ok(v as i64),
+        Some(_) => invalid(
+            key,
+            "must be epoch milliseconds (a whole number up to the end of year 9999)",
+        ),
         None => invalid(key, "is required"),
     }
 }

@@ -171,8 +171,12 @@ impl World {
         };
         let text = serde_json::to_string_pretty(&copy)
             .map_err(|error| Error::msg(format!("cannot encode the sandbox state: {error}")))?;
+        // A temporary name of its own per write: two processes sharing `.converge/sandbox.json`
+        // (a plan and a drift run side by side) must not rename each other's half-written file.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
+        tmp.push(format!(".{}.{n}.tmp", std::process::id()));
         let tmp = std::path::PathBuf::from(tmp);
         std::fs::write(&tmp, text).map_err(io("cannot write the sandbox state"))?;
         std::fs::rename(&tmp, path).map_err(io("cannot replace the sandbox state"))?;
@@ -213,5 +217,30 @@ pub(crate) fn apply_pipe_scaling(pipe: &mut Pipe, patch: &PipeScaling) {
     }
     if let Some(v) = patch.replica_memory_gb {
         scaling.replica_memory_gb = Some(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::Seed;
+
+    #[test]
+    fn concurrent_saves_never_leave_a_torn_state_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sandbox.json");
+        let world = seed::world(Seed::Demo, "2026-01-01T12:00:00Z".parse().unwrap());
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..25 {
+                        world.save(&path).unwrap();
+                        assert!(World::load(&path).unwrap().is_some());
+                    }
+                });
+            }
+        });
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
     }
 }

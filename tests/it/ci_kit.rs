@@ -197,6 +197,21 @@ fn completions_know_every_command_in_each_shell() {
                 "{shell} completions lack {command}"
             );
         }
+        if shell == "bash" {
+            // The script must load: a syntax error would break every new shell of its user.
+            let mut check = std::process::Command::new("bash")
+                .args(["-n", "/dev/stdin"])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("bash runs");
+            if let Some(mut stdin) = check.stdin.take() {
+                std::io::Write::write_all(&mut stdin, &output.stdout).expect("script written");
+            }
+            assert!(
+                check.wait().expect("bash ends").success(),
+                "bash -n: {script}"
+            );
+        }
         // Fish writes long flags as `-l ignore`, the others as `--ignore`.
         assert!(
             script.contains("ignore"),

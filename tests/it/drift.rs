@@ -412,6 +412,23 @@ fn backup_checks_pass_on_fresh_backups() {
         )),
         "{stdout}"
     );
+    // The same facts as fields for programs.
+    let (_, report) = drift_json(&sandbox, &yaml, &[]);
+    let facts = &report["checks"][0]["backups"];
+    let kept = facts
+        .as_array()
+        .and_then(|f| f.iter().find(|b| b["role"] == "kept"))
+        .unwrap_or_else(|| panic!("a kept backup in {report}"));
+    assert_eq!(kept["id"], done.as_str());
+    assert_eq!(kept["status"], "done");
+    assert_eq!(kept["sizeBytes"], 5_u64 * 1_073_741_824);
+    assert_eq!(kept["durationSeconds"], 1800);
+    let newest = facts
+        .as_array()
+        .and_then(|f| f.iter().find(|b| b["role"] == "newestDone"))
+        .unwrap_or_else(|| panic!("the newest done backup in {report}"));
+    // Seeded 6 hours before the sandbox started.
+    assert_eq!(newest["ageMinutes"], 360, "{newest}");
 }
 
 #[test]
@@ -558,4 +575,70 @@ fn a_config_error_exits_1() {
         .expect("converge runs");
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_newest_backup_in_error_fails_the_check_even_when_a_done_one_is_fresh() {
+    // The sandbox API cannot create backups, so the test edits the sandbox's state file between
+    // two runs: the newest backup of `analytics` becomes one that ended in `error` an hour ago,
+    // while the newest `done` one stays well within the age limit.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state.json");
+    let options = || converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        state_file: Some(state.clone()),
+        ..converge::sandbox::SandboxOptions::default()
+    };
+    let yaml = {
+        let first = common::sandbox(options());
+        with_backups(&baseline(&first), "      maxAgeHours: 26\n")
+    };
+    let (code, report) = {
+        let sandbox = common::sandbox(options());
+        drift_json(&sandbox, &yaml, &[])
+    };
+    assert_eq!(code, 0, "the demo's backups pass: {report}");
+
+    let mut world: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("JSON");
+    let hour_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1);
+    let failed = "6f1e2d3c-4b5a-4987-8654-3210fedcba98";
+    let backups = world["backups"].as_array_mut().expect("backups");
+    backups.insert(
+        0,
+        json!({
+            "id": failed,
+            "status": "error",
+            "serviceId": ANALYTICS,
+            "startedAt": (hour_ago - jiff::SignedDuration::from_mins(20)).to_string(),
+            "finishedAt": hour_ago.to_string(),
+            "sizeInBytes": 0,
+            "durationInSeconds": 1200,
+            "type": "full",
+        }),
+    );
+    std::fs::write(&state, world.to_string()).expect("write state");
+
+    let sandbox = common::sandbox(options());
+    let (code, report) = drift_json(&sandbox, &yaml, &[]);
+    assert_eq!(code, 2, "{report}");
+    let check = &report["checks"][0];
+    assert_eq!(check["address"], "check.analytics.backups");
+    assert_eq!(check["passed"], false);
+    let details: Vec<&str> = check["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        details
+            .iter()
+            .any(|d| !d.ends_with("too old") && d.starts_with("newest done backup")),
+        "the done backup itself is fresh: {details:?}"
+    );
+    assert!(
+        details.contains(&format!("newest backup {failed} ended in `error`").as_str()),
+        "{details:?}"
+    );
 }

@@ -254,3 +254,22 @@ fn export_under_sandbox_round_trips_too() {
     let plan: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(plan["summary"]["update"], 0);
 }
+
+#[test]
+fn quantity_strings_are_exported_as_numbers_and_round_trip() {
+    // Some servers send a pipe's CPU and memory as "250m" and "1Gi": the export writes the
+    // numbers the config takes.
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        quirks: vec![converge::sandbox::Quirk::QuantityStrings],
+        ..SandboxOptions::default()
+    });
+    let yaml = export(&sandbox, &["--service", ANALYTICS]);
+    assert!(
+        yaml.contains("replicaCpuMillicores: 250\n") && yaml.contains("replicaMemoryGb: 1\n"),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("Gi") && !yaml.contains("250m"), "{yaml}");
+    let (code, stdout, stderr) = plan(&sandbox, &yaml);
+    assert_eq!(code, 0, "{stdout}\n{stderr}\n{yaml}");
+}

@@ -496,6 +496,27 @@ fn an_unknown_address_lists_the_known_ones() {
 }
 
 #[test]
+fn an_unknown_tile_lists_the_tiles_of_its_dashboard() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["preview", "dashboard.obs.api-health.tile[Requets]"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // The renderer wraps long lines: compare with whitespace runs as one space.
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("tiles of dashboard.obs.api-health: tile[Requests], tile[Error ratio]"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_dashboard_previews_every_tile_without_a_threshold() {
     let sandbox = common::fast_sandbox();
     let dir = tempfile::tempdir().expect("temp dir");
@@ -541,5 +562,104 @@ fn a_dashboard_previews_every_tile_without_a_threshold() {
     assert!(
         !svg.descendants()
             .any(|n| matches!(n.attribute("class"), Some("threshold" | "firing")))
+    );
+}
+
+#[test]
+fn a_window_reaching_before_1970_is_refused_before_any_query() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = write_config(dir.path(), false);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args([
+            "preview",
+            "alert.obs.busy",
+            "--window",
+            "99999d",
+            "--end",
+            END,
+        ])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--window `99999d`"), "{stderr}");
+    assert!(stderr.contains("1970"), "{stderr}");
+    assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 0);
+}
+
+/// A markdown tile (text, no query) on the dashboard of `CONFIG`.
+const NOTES_TILE: &str = r#"          - name: Notes
+            x: 0
+            y: 4
+            w: 6
+            h: 4
+            series:
+              - type: markdown
+"#;
+
+#[test]
+fn a_markdown_tile_has_no_query_to_check_or_draw() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("obs.yaml");
+    std::fs::write(
+        &config,
+        CONFIG.replace("    alerts:\n", &format!("{NOTES_TILE}    alerts:\n")),
+    )
+    .expect("config written");
+
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["plan", "--check-queries"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("2 tile(s) ran in 2 request(s)") && stderr.contains("1 markdown tile(s)"),
+        "{stderr}"
+    );
+
+    // The dashboard draws its two charts and says the notes were left out.
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args([
+            "preview",
+            "dashboard.obs.api-health",
+            "--end",
+            END,
+            "--format",
+            "json",
+        ])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["charts"].as_array().map(Vec::len), Some(2));
+    assert!(
+        stderr.contains("tile[Notes]") && stderr.contains("markdown"),
+        "{stderr}"
+    );
+
+    // The tile alone: said plainly, exit 1, nothing sent.
+    let before = common::count(&sandbox, "POST", "/api/v2/charts/series");
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .args(["preview", "dashboard.obs.api-health.tile[Notes]"])
+        .arg(&config)
+        .output()
+        .expect("converge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("markdown tile"), "{stderr}");
+    assert_eq!(
+        common::count(&sandbox, "POST", "/api/v2/charts/series"),
+        before
     );
 }

@@ -92,6 +92,17 @@ fn every_invalid_fixture_reports_its_diagnostic_at_its_place() {
                     .is_some_and(|f| f.ends_with(file.file_name().unwrap().to_str().unwrap()))
                 && d["message"].as_str().is_some_and(|m| !m.is_empty())
         });
+        // Every message names what it is about: no empty `` where a path belongs.
+        let blank = items
+            .iter()
+            .filter(|d| d["message"].as_str().is_some_and(|m| m.contains("``")))
+            .count();
+        if blank > 0 {
+            failures.push(format!(
+                "{}: a message names nothing: {items:?}",
+                file.display()
+            ));
+        }
         if exit != 1 || !found {
             failures.push(format!(
                 "{}: exit {exit}, wanted {code} {line}:{col}, got {items:?}",
@@ -226,6 +237,10 @@ fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
         .unwrap();
     assert!(dup["file"].as_str().unwrap().ends_with("c.yaml"), "{dup}");
     assert_eq!(
+        dup["message"], "`services.s1` is defined twice",
+        "the full key"
+    );
+    assert_eq!(
         (dup["line"].clone(), dup["column"].clone()),
         (2.into(), 3.into())
     );
@@ -260,6 +275,18 @@ fn unreadable_paths_and_empty_directories_fail_with_a_message() {
             .unwrap()
             .contains("no/such/file.yaml")
     );
+
+    // A broken link to a config file in a directory is an error, not a silently smaller config.
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.path().join("gone.yaml"), dir.path().join("b.yml")).unwrap();
+    let (exit, items) = validate_json(&[dir.path()]);
+    assert_eq!(exit, 1, "{items:?}");
+    assert_eq!(items[0]["code"], "config::read", "{items:?}");
+    assert!(items[0]["message"].as_str().unwrap().contains("b.yml"));
 }
 
 #[test]
@@ -292,6 +319,192 @@ fn secrets_never_appear_in_any_output() {
     assert!(
         !r.stdout.contains("config::env-unset"),
         "set variables give no warning"
+    );
+}
+
+#[test]
+fn a_secret_written_as_a_number_is_not_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    for (field, literal) in [("keySecret", "8472910365"), ("token", "90817263")] {
+        let file = dir.path().join(format!("{field}.yaml"));
+        let section = if field == "token" {
+            "observability:\n  url: http://127.0.0.1:1\n  token: "
+        } else {
+            "cloud:\n  url: http://127.0.0.1:1\n  keyId: k\n  keySecret: "
+        };
+        std::fs::write(
+            &file,
+            format!("version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n{section}{literal}\n"),
+        )
+        .unwrap();
+        for format in ["text", "json"] {
+            let r = run(converge()
+                .env("GITHUB_ACTIONS", "true")
+                .args(["validate", "--format", format])
+                .arg(&file));
+            assert_eq!(r.code, 1, "{}", r.stderr);
+            let all = format!("{}{}", r.stdout, r.stderr);
+            assert!(all.contains("config::literal-secret"), "{all}");
+            assert!(!all.contains(literal), "{field}: {all}");
+        }
+    }
+}
+
+#[test]
+fn an_invalid_target_does_not_make_references_to_it_dangle() {
+    // Each target below exists but has a schema error: that error is reported, and the alerts
+    // and the stack that name the target get no misleading "no such ..." on top.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        r#"version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+services:
+  analytics:
+    id: 5
+stacks:
+  prod:
+    service: analytics
+    dashboards:
+      d1:
+        name: D
+        tiles:
+          - name: T
+            x: 0
+            y: 0
+            w: 6
+            h: tall
+            series: [{ type: time, source: Logs, aggFn: count }]
+      d2:
+        name: 5
+        tiles: []
+    alerts:
+      a1:
+        name: A
+        dashboard: d1
+        tile: T
+        threshold: 1
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+      a2:
+        name: B
+        dashboard: d2
+        tile: T
+        threshold: 1
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+"#,
+    )
+    .unwrap();
+    let (exit, items) = validate_json(&[&file]);
+    assert_eq!(exit, 1);
+    let codes: Vec<(&str, u64)> = items
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("schema::type", 5),
+            ("schema::type", 17),
+            ("schema::type", 20)
+        ],
+        "{items:?}"
+    );
+}
+
+#[test]
+fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: 5\n  keySecret: hunter2supersecret\n  keyid: x\n",
+    )
+    .unwrap();
+    let r = run(converge()
+        .env("GITHUB_ACTIONS", "true")
+        .arg("validate")
+        .arg(&file));
+    assert_eq!(r.code, 1);
+    // The neighbours are still shown with their snippets...
+    assert!(r.stderr.contains("keyId: 5"), "{}", r.stderr);
+    assert!(r.stderr.contains("keyid: x"), "{}", r.stderr);
+    // ...but the secret's line between them is masked.
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(!all.contains("hunter2"), "{all}");
+
+    // A literal secret dropped as a duplicate key is masked in the duplicate's own snippet.
+    std::fs::write(
+        &file,
+        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: k\n  keySecret: ${env:S}\n  keySecret: hunter2second\n",
+    )
+    .unwrap();
+    let r = run(converge().arg("validate").arg(&file));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("config::duplicate-key"), "{}", r.stderr);
+    assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
+}
+
+#[test]
+fn an_alert_with_a_schema_error_still_gets_its_references_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(
+        &file,
+        r#"version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+stacks:
+  prod:
+    api: observability
+    dashboards:
+      d1:
+        name: D
+        tiles:
+          - name: T
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            series: [{ type: time, source: Logs, aggFn: count }]
+    alerts:
+      a1:
+        name: A
+        dashboard: d1
+        tile: Nope
+        threshold: high
+        thresholdType: above
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+      a2:
+        name: B
+        dashboard: d9
+        tile: T
+        threshold: 1
+        thresholdType: sideways
+        interval: 5m
+        channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
+"#,
+    )
+    .unwrap();
+    let (exit, items) = validate_json(&[&file]);
+    assert_eq!(exit, 1);
+    let codes: Vec<(&str, u64)> = items
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("semantic::unknown-tile", 20),
+            ("schema::type", 21),
+            ("semantic::unknown-dashboard", 27),
+            ("schema::enum", 30),
+        ],
+        "{items:?}"
     );
 }
 

@@ -194,6 +194,39 @@ fn scaling_becomes_visible_after_the_delay() {
 }
 
 #[test]
+fn a_delay_too_long_to_ever_elapse_is_accepted_without_overflow() {
+    // `--scaling-delay` takes any u64 of milliseconds: the due time must saturate, not overflow.
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        scaling_delay: Duration::MAX,
+        ..SandboxOptions::default()
+    });
+    let client = Client::new(&sandbox);
+    let writes = [
+        (
+            format!("/services/{ANALYTICS}/scaling"),
+            json!({"numReplicas": 5}),
+        ),
+        (
+            format!("/services/{ANALYTICS}/pipes/{EVENTS}/scaling"),
+            json!({"concurrency": 8}),
+        ),
+        (
+            format!("/services/{ANALYTICS}/state"),
+            json!({"command": "stop"}),
+        ),
+    ];
+    for (path, body) in writes {
+        let answer = client.cloud("PATCH", &path, Some(body));
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+    }
+    let read = client
+        .cloud("GET", &format!("/services/{ANALYTICS}"), None)
+        .result();
+    assert_eq!(read["numReplicas"], 2.0, "still pending");
+}
+
+#[test]
 fn state_changes_take_the_delay_and_writes_meanwhile_conflict() {
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,

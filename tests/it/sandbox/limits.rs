@@ -183,6 +183,26 @@ fn chart_series_limits() {
             series_body(1, json!({"series": [{"sourceId": "s", "aggFn": "median"}]})),
             Some("series[0].aggFn"),
         ),
+        // Epoch milliseconds up to the end of year 9999; later times are refused, not
+        // stepped through until the bucket arithmetic overflows.
+        (
+            series_body(
+                1,
+                json!({"startTime": 253_402_300_000_000_i64, "endTime": 253_402_300_799_999_i64}),
+            ),
+            None,
+        ),
+        (
+            series_body(
+                1,
+                json!({"startTime": 9_223_362_036_854_775_807_i64, "endTime": 1e19, "granularity": "30d"}),
+            ),
+            Some("startTime"),
+        ),
+        (
+            series_body(1, json!({"startTime": 0, "endTime": 1e19})),
+            Some("endTime"),
+        ),
     ];
     for (body, rejected) in cases {
         let answer = client.obs("POST", "/charts/series", Some(body.clone()));
