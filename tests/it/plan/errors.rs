@@ -175,6 +175,19 @@ fn dropped_connections_are_retried_then_reported() {
         "{}",
         out.stderr
     );
+    // A plan only reads: telling the user that a write may have happened would send them
+    // looking for a change that cannot exist.
+    assert!(
+        !out.stderr.contains("a write may have happened"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("help: check the API url and your network, then run again"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A real HTTP server on 127.0.0.1 that answers every request with `status` and an HTML body.
