@@ -289,3 +289,34 @@ fn injected_429s_are_waited_out_and_retried() {
     assert!(throttled > 0, "the seed throttles some requests");
     assert_eq!(sandbox.request_log().len(), 6 + throttled);
 }
+
+#[test]
+fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    // A directory where the plan should go: the rename fails after the temporary was written.
+    let target = dir.path().join("plan.json");
+    std::fs::create_dir(&target).unwrap();
+    let out = run_with(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path.to_str().unwrap(),
+            "--out",
+            target.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        !dir.path().join("plan.json.tmp").exists(),
+        "the temporary file is removed when the plan cannot be saved"
+    );
+    assert_eq!(
+        out.stderr.matches("Is a directory").count(),
+        1,
+        "the cause is said once: {}",
+        out.stderr
+    );
+}
