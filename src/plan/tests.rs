@@ -780,6 +780,9 @@ fn saved_plan_round_trips() {
         Err(saved::LoadError::Version { .. })
     ));
     assert!(saved::SavedPlan::from_json("{").is_err());
+    // A JSON file that is not a plan at all says so, rather than naming an empty format.
+    let not_a_plan = saved::SavedPlan::from_json("{}").unwrap_err().to_string();
+    assert!(not_a_plan.contains("no `format` field"), "{not_a_plan}");
     // Steps whose dependencies do not come first are refused.
     let mut bad = saved.clone();
     bad.plan.steps[0].depends_on = vec![5];
