@@ -254,6 +254,11 @@ pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprin
     )
 }
 
+/// What to do when an alert's dashboard or tile is not there yet: most often `--only` kept the
+/// alert and left out the dashboard change it depends on.
+const APPLY_THE_DASHBOARD_FIRST: &str = "apply the dashboard first: run without `--only`, or \
+     with an `--only` glob that also matches the dashboard's address";
+
 /// Fills in the dashboard and tile ids of an alert that names them.
 async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
     let (stack, target, body) = match &step.operation {
@@ -291,7 +296,8 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
     };
     let Some(found) = found else {
         return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it",
+            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it; \
+             {APPLY_THE_DASHBOARD_FIRST}",
             stack.key
         )));
     };
@@ -302,7 +308,8 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
         .and_then(|t| t.id.clone())
     else {
         return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id",
+            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id; \
+             {APPLY_THE_DASHBOARD_FIRST}",
             stack.key
         )));
     };
