@@ -96,7 +96,11 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, global, printer)?;
         let mut plan = session.saved.plan.clone();
-        plan.retain_addresses(&args.only);
+        for (kept, left_out) in plan.retain_addresses(&args.only) {
+            printer.warn(&format!(
+                "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
+            ));
+        }
         proceed(
             &args,
             printer,

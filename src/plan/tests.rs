@@ -375,6 +375,44 @@ fn only_keeps_matching_addresses_and_renumbers_steps() {
 }
 
 #[test]
+fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
+    let alerts_only = PlanOptions {
+        only: vec!["alert.prod.*".into()],
+        ..options()
+    };
+    let (_, diagnostics) = super::plan(&demo_config(), &demo_live(), &alerts_only);
+    let warnings: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.code == "plan::only-leaves-out-dependency")
+        .collect();
+    assert!(!warnings.is_empty(), "{diagnostics:#?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|d| d.severity == crate::config::diagnostic::Severity::Warning)
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|d| d.message.contains("alert.prod.new-alert")
+                && d.message.contains("dashboard.prod.")),
+        "{warnings:#?}"
+    );
+    // Keeping both ends of the dependency warns about nothing.
+    let both = PlanOptions {
+        only: vec!["alert.prod.*".into(), "dashboard.prod.*".into()],
+        ..options()
+    };
+    let (_, diagnostics) = super::plan(&demo_config(), &demo_live(), &both);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.code != "plan::only-leaves-out-dependency"),
+        "{diagnostics:#?}"
+    );
+}
+
+#[test]
 fn backup_checks_pass_and_fail_without_steps() {
     let plan = demo_plan();
     let addresses: Vec<(&str, bool)> = plan
