@@ -259,15 +259,25 @@ fn confirm(plan: &Plan, printer: &Printer) -> Result<bool> {
         return Ok(false);
     }
     let summary = plan.summary();
-    let answer = dialoguer::Confirm::new()
-        .with_prompt(format!("Apply these changes ({})?", summary.line()))
-        .default(false)
-        .interact()
-        .unwrap_or(false);
+    // A typed word, not a single key: with a one-key prompt, any answer containing a `y`
+    // ("maybe", "any") approved the writes.
+    let answer = dialoguer::Input::<String>::new()
+        .with_prompt(format!(
+            "Apply these changes ({})? Only `yes` applies",
+            summary.line()
+        ))
+        .allow_empty(true)
+        .interact_text()
+        .is_ok_and(|typed| approves(&typed));
     if !answer {
         printer.err("not applied; nothing was written");
     }
     Ok(answer)
+}
+
+/// Whether a typed answer approves the apply: `yes` only (surrounding blanks and case aside).
+fn approves(answer: &str) -> bool {
+    answer.trim().eq_ignore_ascii_case("yes")
 }
 
 /// Turns SIGINT and SIGTERM into `cancel = true`. The handlers are installed before this
@@ -316,6 +326,24 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_yes_approves() {
+        assert!(approves("yes"));
+        assert!(approves("  YES \n"));
+        for garbage in [
+            "",
+            "y",
+            "maybe",
+            "any",
+            "yes please",
+            "no",
+            "oui",
+            "\u{1b}[A",
+        ] {
+            assert!(!approves(garbage), "{garbage:?} must not approve");
+        }
+    }
 
     #[test]
     fn durations_take_seconds_minutes_and_hours() {
