@@ -194,9 +194,14 @@ fn proceed(
         }
         checked = Some(fresh);
     }
-    if !args.yes && !confirm(plan, printer)? {
-        refused_report(args, printer, plan, "confirmation", &[]);
-        return Ok(Exit::Refused);
+    if !args.yes {
+        if !confirm(plan, printer)? {
+            refused_report(args, printer, plan, "confirmation", &[]);
+            return Ok(Exit::Refused);
+        }
+        // Reads made before a person answered may be minutes old: the steps read again, so a
+        // change made while the question waited is still caught as stale.
+        checked = None;
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
