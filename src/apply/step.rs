@@ -241,13 +241,13 @@ fn short(error: &ApiError) -> String {
 
 pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprint>) -> String {
     let what = match (step.fingerprint, current) {
-        (None, Some(_)) => "now exists, but the plan creates it".to_string(),
-        (Some(_), None) => "no longer exists".to_string(),
-        _ => "changed".to_string(),
+        (None, Some(_)) => "was created since the plan was made, which creates it".to_string(),
+        (Some(_), None) => "was deleted since the plan was made".to_string(),
+        _ => "changed since the plan was made".to_string(),
     };
     format!(
-        "{} {what} since the plan was made (fingerprint {} in the plan, {} now); nothing was \
-         written for it: run `converge plan` again",
+        "{} {what} (fingerprint {} in the plan, {} now); nothing was written for it: run \
+         `converge plan` again",
         step.address,
         fingerprint_text(step.fingerprint),
         fingerprint_text(current)

@@ -572,7 +572,9 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     );
     assert_eq!(applied.code, 3, "{applied:?}");
     assert!(
-        applied.stderr.contains("alert.prod.api-errors now exists"),
+        applied.stderr.contains(
+            "alert.prod.api-errors was created since the plan was made, which creates it"
+        ),
         "{}",
         applied.stderr
     );
