@@ -320,3 +320,21 @@ fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
         out.stderr
     );
 }
+
+#[test]
+fn an_empty_secret_variable_is_a_config_error_before_any_request() {
+    let sandbox = common::fast_sandbox();
+    let out = plan_quickstart(&sandbox, &[("CONVERGE_KEY_SECRET", "")]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("environment variable `CONVERGE_KEY_SECRET` is set but empty"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        sandbox.request_log().is_empty(),
+        "nothing is sent with an empty secret: {:#?}",
+        common::counts(&sandbox)
+    );
+}
