@@ -13,15 +13,15 @@ pub enum Error {
         count: usize,
     },
     /// Reading or writing a local file failed.
-    #[error("{action} `{path}`: {source}")]
+    #[error("{action} `{path}`: {cause}")]
     #[diagnostic(code(converge::io))]
     Io {
         /// What was being done, e.g. "cannot read".
         action: &'static str,
         /// The file concerned.
         path: String,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error: part of the message, not a `source`, so that it is said once.
+        cause: std::io::Error,
     },
     /// Any other failure, already phrased for the user.
     #[error("{message}")]

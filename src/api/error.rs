@@ -173,12 +173,16 @@ impl ApiError {
                 Some("the service failed; run again later, and re-plan before applying")
             }
             FailureKind::Connect => Some("check the API url and your network"),
+            // A read cannot have changed anything: only writes get the "may have happened" warning.
             FailureKind::Timeout | FailureKind::Connection if self.is_read() => {
-                Some("the connection dropped or timed out; check your network and run again")
+                Some("check the API url and your network, then run again")
             }
             FailureKind::Timeout | FailureKind::Connection => {
                 Some("a write may have happened anyway: run `converge plan` to see the state")
             }
+            FailureKind::Body(_) => Some(
+                "the answer is not what the API sends: check that the url points at the API itself (not a proxy or login page)",
+            ),
             _ => None,
         }
     }
@@ -409,6 +413,14 @@ mod tests {
         assert!(error(FailureKind::Status(429)).is_safe_to_resend());
         assert!(!error(FailureKind::Status(500)).is_safe_to_resend());
         assert!(!error(FailureKind::Status(404)).is_retryable());
+        assert!(
+            error(FailureKind::Connection)
+                .hint()
+                .is_some_and(|h| h.contains("a write may have happened"))
+        );
+        let mut read = error(FailureKind::Timeout);
+        read.method = "GET".into();
+        assert!(read.hint().is_some_and(|h| !h.contains("write")));
         let shown = error(FailureKind::Status(401)).to_string();
         assert_eq!(
             shown,

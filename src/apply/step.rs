@@ -241,18 +241,23 @@ fn short(error: &ApiError) -> String {
 
 pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprint>) -> String {
     let what = match (step.fingerprint, current) {
-        (None, Some(_)) => "now exists, but the plan creates it".to_string(),
-        (Some(_), None) => "no longer exists".to_string(),
-        _ => "changed".to_string(),
+        (None, Some(_)) => "was created since the plan was made, which creates it".to_string(),
+        (Some(_), None) => "was deleted since the plan was made".to_string(),
+        _ => "changed since the plan was made".to_string(),
     };
     format!(
-        "{} {what} since the plan was made (fingerprint {} in the plan, {} now); nothing was \
-         written for it: run `converge plan` again",
+        "{} {what} (fingerprint {} in the plan, {} now); nothing was written for it: run \
+         `converge plan` again",
         step.address,
         fingerprint_text(step.fingerprint),
         fingerprint_text(current)
     )
 }
+
+/// What to do when an alert's dashboard or tile is not there yet: most often `--only` kept the
+/// alert and left out the dashboard change it depends on.
+const APPLY_THE_DASHBOARD_FIRST: &str = "apply the dashboard first: run without `--only`, or \
+     with an `--only` glob that also matches the dashboard's address";
 
 /// Fills in the dashboard and tile ids of an alert that names them.
 async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
@@ -291,7 +296,8 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
     };
     let Some(found) = found else {
         return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it",
+            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it; \
+             {APPLY_THE_DASHBOARD_FIRST}",
             stack.key
         )));
     };
@@ -302,7 +308,8 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
         .and_then(|t| t.id.clone())
     else {
         return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id",
+            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id; \
+             {APPLY_THE_DASHBOARD_FIRST}",
             stack.key
         )));
     };

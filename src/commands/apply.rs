@@ -96,7 +96,11 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, global, printer)?;
         let mut plan = session.saved.plan.clone();
-        plan.retain_addresses(&args.only);
+        for (kept, left_out) in plan.retain_addresses(&args.only) {
+            printer.warn(&format!(
+                "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
+            ));
+        }
         proceed(
             &args,
             printer,
@@ -195,9 +199,14 @@ fn proceed(
         }
         checked = Some(fresh);
     }
-    if !args.yes && !confirm(plan, printer)? {
-        refused_report(args, printer, plan, "confirmation", &[]);
-        return Ok(Exit::Refused);
+    if !args.yes {
+        if !confirm(plan, printer)? {
+            refused_report(args, printer, plan, "confirmation", &[]);
+            return Ok(Exit::Refused);
+        }
+        // Reads made before a person answered may be minutes old: the steps read again, so a
+        // change made while the question waited is still caught as stale.
+        checked = None;
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -260,15 +269,25 @@ fn confirm(plan: &Plan, printer: &Printer) -> Result<bool> {
         return Ok(false);
     }
     let summary = plan.summary();
-    let answer = dialoguer::Confirm::new()
-        .with_prompt(format!("Apply these changes ({})?", summary.line()))
-        .default(false)
-        .interact()
-        .unwrap_or(false);
+    // A typed word, not a single key: with a one-key prompt, any answer containing a `y`
+    // ("maybe", "any") approved the writes.
+    let answer = dialoguer::Input::<String>::new()
+        .with_prompt(format!(
+            "Apply these changes ({})? Only `yes` applies",
+            summary.line()
+        ))
+        .allow_empty(true)
+        .interact_text()
+        .is_ok_and(|typed| approves(&typed));
     if !answer {
         printer.err("not applied; nothing was written");
     }
     Ok(answer)
+}
+
+/// Whether a typed answer approves the apply: `yes` only (surrounding blanks and case aside).
+fn approves(answer: &str) -> bool {
+    answer.trim().eq_ignore_ascii_case("yes")
 }
 
 /// Turns SIGINT and SIGTERM into `cancel = true`. The handlers are installed before this
@@ -317,6 +336,24 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_yes_approves() {
+        assert!(approves("yes"));
+        assert!(approves("  YES \n"));
+        for garbage in [
+            "",
+            "y",
+            "maybe",
+            "any",
+            "yes please",
+            "no",
+            "oui",
+            "\u{1b}[A",
+        ] {
+            assert!(!approves(garbage), "{garbage:?} must not approve");
+        }
+    }
 
     #[test]
     fn durations_take_seconds_minutes_and_hours() {

@@ -67,14 +67,18 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
 /// Writes a file so that a reader never sees half of it: a temporary file beside it, then a
 /// rename.
 pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
-    let io = |action, source| Error::Io {
+    let io = |action, cause| Error::Io {
         action,
         path: path.display().to_string(),
-        source,
+        cause,
     };
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(".tmp");
     let temporary = PathBuf::from(temporary);
     std::fs::write(&temporary, text).map_err(|e| io("cannot write", e))?;
-    std::fs::rename(&temporary, path).map_err(|e| io("cannot write", e))
+    std::fs::rename(&temporary, path).map_err(|e| {
+        // A failed save leaves no half-made file beside the target.
+        let _ = std::fs::remove_file(&temporary);
+        io("cannot write", e)
+    })
 }

@@ -195,10 +195,10 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
     use crate::api::wire::Secret;
     use crate::plan::saved::SavedPlan;
 
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
         action: "cannot read the saved plan",
         path: path.display().to_string(),
-        source,
+        cause,
     })?;
     let mut saved = SavedPlan::from_json(&text).map_err(|problem| {
         Error::with_hint(

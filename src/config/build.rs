@@ -92,6 +92,19 @@ impl Secrets<'_> {
             diags.push(unset_variable(self.mode, name, node.span).with_help(format!(
                 "export {name} where the value is needed (plan, apply); `validate` runs without it"
             )));
+        } else if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            // An empty secret can only be refused by the server, as a 401 far from its cause.
+            let message = format!("environment variable `{name}` is set but empty");
+            let diag = match self.mode {
+                LoadMode::Offline => {
+                    Diagnostic::warning("config::env-empty", message, Some(node.span))
+                }
+                LoadMode::Live => Diagnostic::error("config::env-empty", message, Some(node.span)),
+            };
+            diags.push(
+                diag.with_label("empty here")
+                    .with_help(format!("export {name} with the {field} value")),
+            );
         }
         Some(SecretValue {
             reference: raw.to_string(),

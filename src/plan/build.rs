@@ -64,10 +64,21 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
     }
     let Builder {
         mut plan,
-        diagnostics,
+        mut diagnostics,
         ..
     } = builder;
-    plan.retain_addresses(&options.only);
+    for (kept, left_out) in plan.retain_addresses(&options.only) {
+        diagnostics.push(
+            Diagnostic::warning(
+                "plan::only-leaves-out-dependency",
+                format!("`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"),
+                None,
+            )
+            .with_help(format!(
+                "add an `--only` glob that matches `{left_out}`, or the step may fail when applied"
+            )),
+        );
+    }
     (plan, diagnostics)
 }
 

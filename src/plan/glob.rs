@@ -1,8 +1,17 @@
 //! `--only` patterns over addresses: `*` matches any run of characters (dots included, so
 //! `dashboard.prod.*` takes every dashboard of the stack), `?` exactly one. No other syntax.
 
-/// Whether `address` matches `pattern` as a whole.
+/// Whether `address` matches `pattern` as a whole. An object addressed by its live name
+/// (`dashboard.prod["Old board"]`, reported or pruned) also matches as if a dot came before the
+/// bracket, so `dashboard.prod.*` takes it like every other dashboard of the stack.
 pub fn matches(pattern: &str, address: &str) -> bool {
+    wildcard(pattern, address)
+        || address
+            .find("[\"")
+            .is_some_and(|at| wildcard(pattern, &format!("{}.{}", &address[..at], &address[at..])))
+}
+
+fn wildcard(pattern: &str, address: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     let text: Vec<char> = address.chars().collect();
     // Iterative wildcard matching with one backtrack point: linear in practice, no recursion.
@@ -56,6 +65,17 @@ mod tests {
         assert!(matches("*scaling", "pipe.a.b.scaling"));
         assert!(!matches("alert.*", "dashboard.prod.x"));
         assert!(matches("a*b*c", "axxbyyc"));
+        // Name-addressed objects (pruned or reported) belong to their stack's glob too.
+        assert!(matches("dashboard.prod.*", "dashboard.prod[\"Old board\"]"));
+        assert!(matches("alert.prod.*", "alert.prod[\"Old alert\"]"));
+        assert!(matches(
+            "dashboard.prod[\"Old*",
+            "dashboard.prod[\"Old board\"]"
+        ));
+        assert!(!matches(
+            "dashboard.staging.*",
+            "dashboard.prod[\"Old board\"]"
+        ));
         assert!(!matches("a*b*c", "axxbyy"));
         assert!(matches("", ""));
         assert!(!matches("", "x"));

@@ -368,12 +368,27 @@ impl Plan {
     }
 
     /// Keeps only the changes whose address matches one of `globs` (and their steps); a step
-    /// that depended on a dropped step no longer waits for it.
-    pub fn retain_addresses(&mut self, globs: &[String]) {
+    /// that depended on a dropped step no longer waits for it. Returns each such pair (kept
+    /// address, dropped address it waited for), sorted, so callers can warn about it.
+    pub fn retain_addresses(&mut self, globs: &[String]) -> Vec<(String, String)> {
         if globs.is_empty() {
-            return;
+            return Vec::new();
         }
         let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
+        let mut left_out: Vec<(String, String)> = self
+            .steps
+            .iter()
+            .filter(|step| keep(&step.address))
+            .flat_map(|step| {
+                step.depends_on
+                    .iter()
+                    .filter_map(|d| self.steps.get(*d))
+                    .filter(|dep| !keep(&dep.address))
+                    .map(|dep| (step.address.clone(), dep.address.clone()))
+            })
+            .collect();
+        left_out.sort();
+        left_out.dedup();
         self.changes.retain(|c| keep(&c.address));
         self.unmanaged.retain(|u| keep(&u.address));
         self.checks.retain(|c| keep(&c.address));
@@ -396,5 +411,6 @@ impl Plan {
         for change in &mut self.changes {
             change.step = change.step.and_then(|s| renumber.get(&s).copied());
         }
+        left_out
     }
 }

@@ -100,11 +100,12 @@ impl SavedPlan {
     pub fn from_json(text: &str) -> Result<Self, LoadError> {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| LoadError::Malformed(e.to_string()))?;
-        let found = value
-            .get("format")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let Some(found) = value.get("format").and_then(serde_json::Value::as_str) else {
+            return Err(LoadError::Malformed(format!(
+                "it has no `format` field (a saved plan starts with `\"format\": \"{FORMAT}\"`)"
+            )));
+        };
+        let found = found.to_string();
         if found != FORMAT {
             return Err(LoadError::Version { found });
         }

@@ -358,7 +358,15 @@ fn only_keeps_matching_addresses_and_renumbers_steps() {
     assert!(
         plan.changes
             .iter()
-            .all(|c| c.address.starts_with("alert.prod.") || c.address.starts_with("pipe."))
+            .all(|c| c.address.starts_with("alert.prod") || c.address.starts_with("pipe."))
+    );
+    // The pruned alert, addressed by its live name, is one of the stack's alerts too.
+    assert!(
+        plan.changes
+            .iter()
+            .any(|c| c.address.starts_with("alert.prod[\"") && c.action == Action::Delete),
+        "{:?}",
+        addresses(&plan)
     );
     order::check(&plan.steps).unwrap();
     // The alert's dashboard step was filtered out: it no longer waits for it.
@@ -371,6 +379,44 @@ fn only_keeps_matching_addresses_and_renumbers_steps() {
     assert_eq!(
         addresses(&plan),
         vec!["service.analytics.scaling", "service.reporting.scaling"]
+    );
+}
+
+#[test]
+fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
+    let alerts_only = PlanOptions {
+        only: vec!["alert.prod.*".into()],
+        ..options()
+    };
+    let (_, diagnostics) = super::plan(&demo_config(), &demo_live(), &alerts_only);
+    let warnings: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.code == "plan::only-leaves-out-dependency")
+        .collect();
+    assert!(!warnings.is_empty(), "{diagnostics:#?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|d| d.severity == crate::config::diagnostic::Severity::Warning)
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|d| d.message.contains("alert.prod.new-alert")
+                && d.message.contains("dashboard.prod.")),
+        "{warnings:#?}"
+    );
+    // Keeping both ends of the dependency warns about nothing.
+    let both = PlanOptions {
+        only: vec!["alert.prod.*".into(), "dashboard.prod.*".into()],
+        ..options()
+    };
+    let (_, diagnostics) = super::plan(&demo_config(), &demo_live(), &both);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.code != "plan::only-leaves-out-dependency"),
+        "{diagnostics:#?}"
     );
 }
 
@@ -780,6 +826,9 @@ fn saved_plan_round_trips() {
         Err(saved::LoadError::Version { .. })
     ));
     assert!(saved::SavedPlan::from_json("{").is_err());
+    // A JSON file that is not a plan at all says so, rather than naming an empty format.
+    let not_a_plan = saved::SavedPlan::from_json("{}").unwrap_err().to_string();
+    assert!(not_a_plan.contains("no `format` field"), "{not_a_plan}");
     // Steps whose dependencies do not come first are refused.
     let mut bad = saved.clone();
     bad.plan.steps[0].depends_on = vec![5];

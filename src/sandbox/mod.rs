@@ -283,10 +283,10 @@ pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
     if let Some(parent) = state_path.parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+        std::fs::create_dir_all(parent).map_err(|cause| Error::Io {
             action: "cannot create the sandbox state directory",
             path: parent.display().to_string(),
-            source,
+            cause,
         })?;
     }
     SandboxHandle::spawn(SandboxOptions {

@@ -121,11 +121,11 @@ impl World {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
+            Err(cause) => {
                 return Err(Error::Io {
                     action: "cannot read the sandbox state",
                     path: path.display().to_string(),
-                    source,
+                    cause,
                 });
             }
         };
@@ -163,10 +163,10 @@ impl World {
             seed::strip_secrets(&mut record.pipe);
         }
         let io = |action: &'static str| {
-            move |source| Error::Io {
+            move |cause| Error::Io {
                 action,
                 path: path.display().to_string(),
-                source,
+                cause,
             }
         };
         let text = serde_json::to_string_pretty(&copy)

@@ -465,6 +465,33 @@ fn only_applies_the_addresses_that_match() {
 }
 
 #[test]
+fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", path, "--yes", "--only", "alert.*"],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
+    assert!(
+        applied
+            .stderr
+            .contains("dashboard `API health` of stack `prod` does not exist"),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        applied.stderr.contains("apply the dashboard first"),
+        "the message says what to do: {}",
+        applied.stderr
+    );
+}
+
+#[test]
 fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
@@ -545,7 +572,9 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     );
     assert_eq!(applied.code, 3, "{applied:?}");
     assert!(
-        applied.stderr.contains("alert.prod.api-errors now exists"),
+        applied.stderr.contains(
+            "alert.prod.api-errors was created since the plan was made, which creates it"
+        ),
         "{}",
         applied.stderr
     );

@@ -175,6 +175,19 @@ fn dropped_connections_are_retried_then_reported() {
         "{}",
         out.stderr
     );
+    // A plan only reads: telling the user that a write may have happened would send them
+    // looking for a change that cannot exist.
+    assert!(
+        !out.stderr.contains("a write may have happened"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("help: check the API url and your network, then run again"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A real HTTP server on 127.0.0.1 that answers every request with `status` and an HTML body.
@@ -275,4 +288,53 @@ fn injected_429s_are_waited_out_and_retried() {
         .count();
     assert!(throttled > 0, "the seed throttles some requests");
     assert_eq!(sandbox.request_log().len(), 6 + throttled);
+}
+
+#[test]
+fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    // A directory where the plan should go: the rename fails after the temporary was written.
+    let target = dir.path().join("plan.json");
+    std::fs::create_dir(&target).unwrap();
+    let out = run_with(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path.to_str().unwrap(),
+            "--out",
+            target.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        !dir.path().join("plan.json.tmp").exists(),
+        "the temporary file is removed when the plan cannot be saved"
+    );
+    assert_eq!(
+        out.stderr.matches("Is a directory").count(),
+        1,
+        "the cause is said once: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_empty_secret_variable_is_a_config_error_before_any_request() {
+    let sandbox = common::fast_sandbox();
+    let out = plan_quickstart(&sandbox, &[("CONVERGE_KEY_SECRET", "")]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("environment variable `CONVERGE_KEY_SECRET` is set but empty"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        sandbox.request_log().is_empty(),
+        "nothing is sent with an empty secret: {:#?}",
+        common::counts(&sandbox)
+    );
 }
