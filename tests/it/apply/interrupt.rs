@@ -147,8 +147,8 @@ fn observability_requests(sandbox: &SandboxHandle) -> usize {
 ///
 /// The observability limit lets every read `apply` makes before its steps go at once, plus two
 /// writes; the next token comes a whole window (10 s) after the first request. The signal is
-/// sent right after the first write is reported done, so it lands well inside that window,
-/// while two of the four running steps wait for a token.
+/// sent right after those two writes are reported done, so it lands well inside that window,
+/// while the two other running steps (`--parallelism 4`) wait for a token.
 #[test]
 fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     let workspace = Workspace::new();
@@ -180,23 +180,27 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
         .spawn()
         .expect("the binary starts");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let (first_done_tx, first_done_rx) = std::sync::mpsc::channel();
+    let (burst_done_tx, burst_done_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
+        let mut done = 0;
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if line.starts_with("done") {
-                let _ = first_done_tx.send(());
+                done += 1;
+                if done == 2 {
+                    let _ = burst_done_tx.send(());
+                }
             }
             text.push_str(&line);
             text.push('\n');
         }
         text
     });
-    first_done_rx
+    // Both writes the limit lets go at once are done (and logged); the two other running steps
+    // now wait for a token that comes seconds later.
+    burst_done_rx
         .recv_timeout(Duration::from_secs(60))
-        .expect("a first step is done within a minute");
-    // Let the second burst write land too (it needs no token), well before the next token.
-    std::thread::sleep(Duration::from_millis(300));
+        .expect("the two first steps are done within a minute");
     let sent_before_signal = sandbox.request_log()[log_before..]
         .iter()
         .filter(|entry| entry.method == "POST")
