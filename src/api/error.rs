@@ -22,6 +22,8 @@ pub enum FailureKind {
     Connection,
     /// The server answered success but the body was not what the operation expects.
     Body(u16),
+    /// Not sent: the run was interrupted while the write waited to go out.
+    Stopped,
 }
 
 /// A failed API call. Boxed: errors are rare, and a small `Result` keeps every call cheap.
@@ -84,7 +86,7 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status >= 500,
             FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Connect | FailureKind::Body(_) => false,
+            FailureKind::Connect | FailureKind::Body(_) | FailureKind::Stopped => false,
         }
     }
 
@@ -93,7 +95,7 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status == 429 || status >= 500,
             FailureKind::Connect | FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Body(_) => false,
+            FailureKind::Body(_) | FailureKind::Stopped => false,
         }
     }
 
@@ -101,6 +103,11 @@ impl ApiError {
     /// when the server certainly did not act on it (429, or no connection at all).
     pub fn is_safe_to_resend(&self) -> bool {
         matches!(self.kind, FailureKind::Status(429) | FailureKind::Connect)
+    }
+
+    /// Whether the request was not sent because the run was interrupted.
+    pub fn is_stopped(&self) -> bool {
+        matches!(self.kind, FailureKind::Stopped)
     }
 
     /// Whether the server refused the credentials.
@@ -142,6 +149,9 @@ impl ApiError {
             }
             FailureKind::Connection => {
                 text.push_str(&format!(": connection lost: {}", self.message));
+            }
+            FailureKind::Stopped => {
+                text.push_str(&format!(": {}", self.message));
             }
         }
         let mut notes = Vec::new();
@@ -340,6 +350,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Timeout => f.write_str("timeout"),
             FailureKind::Connection => f.write_str("connection lost"),
             FailureKind::Body(status) => write!(f, "{status} unreadable body"),
+            FailureKind::Stopped => f.write_str("not sent (interrupted)"),
         }
     }
 }

@@ -17,7 +17,7 @@ use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
 use super::error::{ApiError, ApiErrorDetails, FailureKind, server_words};
@@ -204,6 +204,25 @@ impl TransportSettings {
             max_delay: Duration::from_secs(20),
             retry_delays: retry_delays_enabled(std::env::var(NO_RETRY_DELAY_ENV).ok().as_deref()),
         }
+    }
+}
+
+/// Resolves once `gate` is `true`; never without a gate (or once its sender is gone unset).
+async fn stopped(gate: Option<watch::Receiver<bool>>) {
+    match gate {
+        Some(mut gate) => {
+            if gate.wait_for(|stop| *stop).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
     }
 }
 
@@ -413,6 +432,8 @@ pub struct Api {
     base: Arc<str>,
     auth: HeaderValue,
     bucket: Arc<RateBucket>,
+    /// Once `true`, writes not yet sent are not sent ([`Api::stop_writes_on`]).
+    gate: Option<watch::Receiver<bool>>,
 }
 
 /// Whether a request may be sent again after a failure.
@@ -518,7 +539,24 @@ impl Api {
             base: base.into(),
             auth: auth.header()?,
             bucket: Arc::new(RateBucket::new(limit)),
+            gate: None,
         })
+    }
+
+    /// The same API (sharing its rate bucket) whose writes, from the moment `stop` turns
+    /// `true`, are no longer sent: a write waiting for its rate limit, a concurrency permit or
+    /// a retry fails with [`FailureKind::Stopped`] instead. A write already sent finishes.
+    /// Reads are never stopped.
+    pub fn stop_writes_on(&self, stop: watch::Receiver<bool>) -> Api {
+        Api {
+            gate: Some(stop),
+            ..self.clone()
+        }
+    }
+
+    /// The gate of `call`, when it is a write this API may stop.
+    fn gate_of(&self, call: &Call) -> Option<watch::Receiver<bool>> {
+        self.gate.clone().filter(|_| call.method != Method::GET)
     }
 
     /// The base URL.
@@ -543,12 +581,31 @@ impl Api {
             .with_max_times(settings.max_attempts.saturating_sub(1))
             .with_jitter();
         let retry_delays = settings.retry_delays;
+        let gate = self.gate_of(call);
+        // The last failed attempt the server may have acted on (a 5xx, a timeout): when a stop
+        // then keeps the retry from being sent, that is the outcome, not "not sent".
+        let acted: Mutex<Option<ApiError>> = Mutex::new(None);
         let result = (|| async {
             attempts.fetch_add(1, Ordering::Relaxed);
-            self.attempt(call).await
+            let result = self.attempt(call).await;
+            if let Err(error) = &result
+                && !error.is_safe_to_resend()
+                && !error.is_stopped()
+            {
+                *lock(&acted) = Some(error.clone());
+            }
+            result
         })
         .retry(backoff)
-        .sleep(tokio::time::sleep)
+        .sleep(move |delay| {
+            let gate = gate.clone();
+            async move {
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = stopped(gate) => {}
+                }
+            }
+        })
         .when(|error: &ApiError| match call.resend {
             Resend::Idempotent => error.is_retryable(),
             Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
@@ -569,9 +626,20 @@ impl Api {
             delay
         })
         .await;
-        result.map_err(|mut error| {
-            error.attempts = attempts.load(Ordering::Relaxed).max(1);
-            error
+        result.map_err(|error| {
+            let made = attempts.load(Ordering::Relaxed).max(1);
+            match lock(&acted).take() {
+                // The stopped attempt was not made.
+                Some(mut earlier) if error.is_stopped() => {
+                    earlier.attempts = made.saturating_sub(1).max(1);
+                    earlier
+                }
+                _ => {
+                    let mut error = error;
+                    error.attempts = made;
+                    error
+                }
+            }
         })
     }
 
@@ -581,20 +649,38 @@ impl Api {
         // A request waiting for its key's rate limit holds no permit, so the other API's
         // requests are not stuck behind it.
         let mut waited = Duration::ZERO;
+        let gate = self.gate_of(call);
+        let not_sent = || {
+            call.error(
+                FailureKind::Stopped,
+                "not sent: the run was interrupted".into(),
+            )
+        };
         let _permit = loop {
-            let permit = inner.permits.acquire().await.map_err(|_| {
-                call.error(FailureKind::Connect, "the client is shutting down".into())
-            })?;
+            let permit = tokio::select! {
+                permit = inner.permits.acquire() => permit.map_err(|_| {
+                    call.error(FailureKind::Connect, "the client is shutting down".into())
+                })?,
+                () = stopped(gate.clone()) => return Err(not_sent()),
+            };
             let now = Instant::now();
             match self.bucket.try_take_at(now) {
                 Ok(()) => break permit,
                 Err(free_at) => {
                     drop(permit);
                     waited += free_at.saturating_duration_since(now);
-                    tokio::time::sleep_until(free_at).await;
+                    tokio::select! {
+                        () = tokio::time::sleep_until(free_at) => {}
+                        () = stopped(gate.clone()) => return Err(not_sent()),
+                    }
                 }
             }
         };
+        // The last moment a stop can keep the write from going out: checked after the waits,
+        // right before sending (a stop that came while the permit was being taken counts).
+        if gate.as_ref().is_some_and(|gate| *gate.borrow()) {
+            return Err(not_sent());
+        }
         if !waited.is_zero() {
             printer.debug(&format!(
                 "waited {} ms for the rate limit before {} {}",

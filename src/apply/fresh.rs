@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::Mutex;
 
 use crate::api::clients::Clients;
+use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
+use crate::api::observability::ObservabilityClient;
 use crate::api::stack::StackApi;
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::{LiveState, StackLive};
@@ -127,6 +129,25 @@ impl Fresh {
             epoch: AtomicU64::new(0),
             slots: std::sync::Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The same cache, whose clients stop sending writes once `stop` turns `true`
+    /// ([`crate::api::transport::Api::stop_writes_on`]); reads go on.
+    pub fn stop_writes_on(mut self, stop: tokio::sync::watch::Receiver<bool>) -> Fresh {
+        let clients = &self.clients;
+        self.clients = Clients {
+            cloud: clients.cloud.as_ref().map(|cloud| {
+                CloudClient::new(
+                    cloud.api().stop_writes_on(stop.clone()),
+                    cloud.organization(),
+                )
+            }),
+            observability: clients
+                .observability
+                .as_ref()
+                .map(|client| ObservabilityClient::new(client.api().stop_writes_on(stop.clone()))),
+        };
+        self
     }
 
     /// The clients reads go through.

@@ -3,7 +3,10 @@
 //! request within its key's rate limit). Before each write the object is re-read, by list, and
 //! compared with the fingerprint the plan recorded ([`fresh`]); a create whose answer was lost
 //! is looked for by its identity before it is sent again ([`step`]). A failed step skips only
-//! its dependents. An interruption starts no new step and lets running ones finish.
+//! its dependents. An interruption starts no new step and sends no write that has not gone out
+//! yet: a started step still waiting for a rate-limit token, a permit or a retry stops there
+//! and is reported not started (the transport checks right before sending); a write already
+//! sent finishes.
 //!
 //! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); [`wait`] polls
 //! until scaling changes show; [`report`] renders the report as text or JSON.
@@ -104,8 +107,9 @@ enum State {
     Finished(Status),
 }
 
-/// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step; the
-/// running ones finish. Never fails as a whole: every step's outcome is in the report.
+/// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step and
+/// sends no write not yet sent; writes already sent finish. Never fails as a whole: every
+/// step's outcome is in the report.
 pub async fn execute(
     plan: &Plan,
     clients: Clients,
@@ -126,6 +130,9 @@ pub async fn execute_with(
     progress: &Progress,
 ) -> Report {
     let steps: Arc<Vec<Step>> = Arc::new(plan.steps.clone());
+    // Steps already started may still wait for a rate-limit token or a permit when the signal
+    // comes: their writes are stopped by the transport right before sending, not only new steps.
+    let fresh = fresh.stop_writes_on(cancel.clone());
     let context = Arc::new(step::Context::with_fresh(fresh, options.clone()));
     let count = steps.len();
     let mut state = vec![State::Pending; count];
@@ -205,6 +212,9 @@ pub async fn execute_with(
                             Ok(note) => (index, Status::Done, note),
                             Err(step::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
                             Err(step::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
+                            Err(step::StepError::NotStarted(m)) => {
+                                (index, Status::NotStarted, Some(m))
+                            }
                         }
                     }
                     Err(error) => {

@@ -32,6 +32,20 @@ pub enum StepError {
     Stale(String),
     /// The write (or the read before it) failed.
     Failed(String),
+    /// The run was interrupted before the write was sent; nothing was written.
+    NotStarted(String),
+}
+
+/// What a step stopped by an interruption reports: not started when nothing of it went out,
+/// failed (with what the last attempt got) when an attempt may have reached the server.
+fn interrupted(previous: Option<String>) -> StepError {
+    match previous {
+        None => StepError::NotStarted("interrupted before its write was sent".to_string()),
+        Some(error) => StepError::Failed(format!(
+            "{error}; the run was interrupted before it was sent again: run `converge plan` to \
+             see whether it took effect"
+        )),
+    }
 }
 
 /// What the steps of one run share.
@@ -186,19 +200,31 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
         // Updates and deletes are idempotent: the transport retried them already, and another
         // round of attempts is as safe.
         let mut round = 1;
+        let mut previous = None;
         loop {
             match write(context, step, &operation).await {
                 Ok(()) => return Ok(None),
-                Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => round += 1,
+                Err(WriteError::Api(error)) if error.is_stopped() => {
+                    return Err(interrupted(previous));
+                }
+                Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => {
+                    // 429s and refused connections changed nothing on the server.
+                    if !error.is_safe_to_resend() {
+                        previous = Some(error.to_string());
+                    }
+                    round += 1;
+                }
                 Err(error) => return Err(StepError::Failed(error.to_string())),
             }
         }
     }
     let mut attempt = 0;
+    let mut previous = None;
     loop {
         attempt += 1;
         match write(context, step, &operation).await {
             Ok(()) => return Ok(None),
+            Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
             Err(WriteError::Api(error)) if error.is_ambiguous() => {
                 let data = context
                     .fresh
@@ -222,6 +248,7 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
                         "{error} (after {attempt} attempts, each checked by re-reading: not created)"
                     )));
                 }
+                previous = Some(format!("{error} (a re-read found it not created)"));
             }
             // The server certainly did not act (429s or no connection all along): sending
             // again cannot create a second object.

@@ -1175,3 +1175,91 @@ mod live_reader {
         assert_eq!(log.lock().unwrap().len(), 2);
     }
 }
+
+/// An observability client whose writes stop once `stop` is `true`.
+fn stoppable(
+    url: &str,
+    settings: TransportSettings,
+    limit: RateLimit,
+) -> (ObservabilityClient, tokio::sync::watch::Sender<bool>) {
+    let transport = Transport::new(settings, Printer::plain()).unwrap();
+    let auth = Auth::Bearer(Secret("t".into()));
+    let (stop, gate) = tokio::sync::watch::channel(false);
+    let api = Api::new(&transport, url, &auth, limit)
+        .unwrap()
+        .stop_writes_on(gate);
+    (ObservabilityClient::new(api), stop)
+}
+
+#[tokio::test]
+async fn a_stopped_api_sends_no_write_but_still_reads() {
+    let (url, script) = serve(vec![canned(200, r#"{"data":[]}"#)]).await;
+    let (client, stop) = stoppable(&url, settings(4), roomy());
+    stop.send_replace(true);
+    let error = client
+        .create_alert(&AlertRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, FailureKind::Stopped);
+    assert!(error.is_stopped() && !error.is_ambiguous() && !error.is_retryable());
+    assert_eq!(script.hits(), 0);
+    assert!(client.list_dashboards().await.unwrap().is_empty());
+    assert_eq!(script.hits(), 1);
+}
+
+#[tokio::test]
+async fn a_write_waiting_for_its_token_is_stopped_and_never_sent() {
+    let (url, script) = serve(vec![canned(200, r#"{"data":[]}"#)]).await;
+    let one_a_minute = RateLimit {
+        requests: 1,
+        window: Duration::from_secs(60),
+    };
+    let (client, stop) = stoppable(&url, settings(4), one_a_minute);
+    client.list_dashboards().await.unwrap();
+    let waiting = tokio::spawn(async move {
+        client
+            .delete_alert("a1")
+            .await
+            .map_err(|error| (error.kind.clone(), error.attempts))
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send_replace(true);
+    // Bounded: without the stop the token would come a minute later.
+    let result = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("the stopped write returns before its token comes")
+        .unwrap();
+    assert_eq!(result, Err((FailureKind::Stopped, 1)));
+    assert_eq!(script.hits(), 1);
+}
+
+#[tokio::test]
+async fn a_retry_stopped_after_a_5xx_reports_the_5xx_not_a_write_never_sent() {
+    let (url, script) = serve(vec![canned(503, r#"{"message":"later"}"#)]).await;
+    let mut slow_retries = settings(4);
+    slow_retries.retry_delays = true;
+    slow_retries.min_delay = Duration::from_secs(60);
+    slow_retries.max_delay = Duration::from_secs(60);
+    let (client, stop) = stoppable(&url, slow_retries, roomy());
+    let updating = tokio::spawn(async move {
+        client
+            .update_alert("a1", &AlertRequest::default())
+            .await
+            .map_err(|error| (error.kind.clone(), error.attempts))
+    });
+    for _ in 0..200 {
+        if script.hits() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(script.hits(), 1);
+    stop.send_replace(true);
+    let result = tokio::time::timeout(Duration::from_secs(20), updating)
+        .await
+        .expect("the retry's backoff ends with the stop")
+        .unwrap();
+    // The 503 may have been acted on: that is the outcome, with the one attempt made.
+    assert_eq!(result, Err((FailureKind::Status(503), 1)));
+    assert_eq!(script.hits(), 1);
+}

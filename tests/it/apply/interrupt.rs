@@ -14,10 +14,15 @@ use crate::common;
 const BOARDS: usize = 50;
 
 fn fifty_dashboards() -> String {
+    boards_config(BOARDS)
+}
+
+/// A config of `count` dashboards on a standalone observability stack.
+fn boards_config(count: usize) -> String {
     let mut text = String::from(
         "version: 1\norganization: ${env:CONVERGE_ORG_ID}\nobservability:\n  url: ${env:CONVERGE_OBSERVABILITY_URL}\n  token: ${env:CONVERGE_OBS_TOKEN}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n",
     );
-    for i in 0..BOARDS {
+    for i in 0..count {
         text.push_str(&format!(
             "      board-{i:02}:\n        name: Board {i:02}\n        tiles:\n          - name: Count\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n                source: Logs\n                aggFn: count\n"
         ));
@@ -122,4 +127,133 @@ fn sigint_stops_starting_steps_and_a_second_apply_converges_without_duplicates()
         cut_short > 0,
         "no SIGINT arrived while the apply was running"
     );
+}
+
+/// Boards of the slow-limit test: more than `--parallelism`, so some steps are pending and some
+/// started but waiting for a token when the signal comes.
+const SLOW_BOARDS: usize = 8;
+
+/// The observability requests (`/api/...` routes) in the sandbox's log.
+fn observability_requests(sandbox: &SandboxHandle) -> usize {
+    sandbox
+        .request_log()
+        .iter()
+        .filter(|entry| entry.route.starts_with("/api/"))
+        .count()
+}
+
+/// SIGINT while started steps wait for a rate-limit token: their writes are not sent (not even
+/// when the token comes), they are reported not started, and a second apply converges.
+///
+/// The observability limit lets every read `apply` makes before its steps go at once, plus two
+/// writes; the next token comes a whole window (10 s) after the first request. The signal is
+/// sent right after those two writes are reported done, so it lands well inside that window,
+/// while the two other running steps (`--parallelism 4`) wait for a token.
+#[test]
+fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
+    let workspace = Workspace::new();
+    let config = workspace.write("boards.yaml", &boards_config(SLOW_BOARDS));
+    let path = config.to_str().unwrap();
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+
+    // How many observability requests `apply` makes before its first step: those of `plan`,
+    // then the one list read the steps share.
+    let before = observability_requests(&sandbox);
+    let planned = run(&sandbox, &workspace, &["plan", path, "--detailed-exitcode"]);
+    assert_eq!(planned.code, 2, "{planned:?}");
+    let reads = observability_requests(&sandbox) - before + 1;
+    let limit = format!("{}/10s", reads + 2);
+
+    let log_before = sandbox.request_log().len();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
+        .args(["--parallelism", "4", "apply", path, "--yes"])
+        .current_dir(workspace.path())
+        .envs(sandbox.environment())
+        .env("NO_COLOR", "1")
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", &limit)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (burst_done_tx, burst_done_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut done = 0;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("done") {
+                done += 1;
+                if done == 2 {
+                    let _ = burst_done_tx.send(());
+                }
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    // Both writes the limit lets go at once are done (and logged); the two other running steps
+    // now wait for a token that comes seconds later.
+    burst_done_rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the two first steps are done within a minute");
+    let sent_before_signal = sandbox.request_log()[log_before..]
+        .iter()
+        .filter(|entry| entry.method == "POST")
+        .count();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success(), "the apply was still running");
+    let status = child.wait().expect("the binary ends");
+    let stderr = reader.join().expect("stderr is read");
+
+    // No write left after the signal: the two steps waiting for a token did not send theirs
+    // once it came.
+    let sent = sandbox.request_log()[log_before..]
+        .iter()
+        .filter(|entry| entry.method == "POST")
+        .count();
+    assert_eq!(
+        sent, sent_before_signal,
+        "a write went out after SIGINT: {stderr}"
+    );
+    let created = standalone_dashboards(&sandbox).len();
+    assert_eq!(created, sent, "{stderr}");
+    assert!(created < SLOW_BOARDS, "{stderr}");
+
+    // The report: what exists is what was reported done, the rest not started (not failed),
+    // the started-but-stopped steps among them.
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "apply interrupted: {created} done, 0 failed, 0 stale, 0 skipped, {} not started",
+            SLOW_BOARDS - created
+        )),
+        "{stderr}"
+    );
+    let stopped = stderr
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.ends_with("interrupted before its write was sent"))
+        .count();
+    assert!(stopped >= 1, "no started step was stopped: {stderr}");
+
+    // The next plan shows exactly what is left, and a second apply converges with no duplicate.
+    let left = run(&sandbox, &workspace, &["plan", path]);
+    let creates = left
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("+ dashboard."))
+        .count();
+    assert_eq!(creates, SLOW_BOARDS - created, "{left:?}");
+    let second = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    let expected: Vec<String> = (0..SLOW_BOARDS).map(|i| format!("Board {i:02}")).collect();
+    assert_eq!(names(&standalone_dashboards(&sandbox)), expected);
+    assert!(!plans_changes(&sandbox, &workspace, &config));
 }
