@@ -2,7 +2,7 @@
 //! (or `--out`). The connection comes from the `CONVERGE_*` environment variables the exported
 //! config itself references, or from the in-process sandbox under `--sandbox`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
@@ -16,7 +16,7 @@ use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
 use crate::live::reader;
 use crate::output::Printer;
-use crate::sandbox::{self, SandboxHandle};
+use crate::sandbox::SandboxHandle;
 
 /// Flags of `converge export`.
 #[derive(Debug, clap::Args)]
@@ -182,11 +182,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             ),
         });
     }
-    let sandbox = if global.sandbox {
-        Some(sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?)
-    } else {
-        None
-    };
+    let sandbox = crate::commands::session::start_sandbox(global, printer)?;
     let sandbox_env = sandbox
         .as_ref()
         .map(SandboxHandle::environment)

@@ -55,31 +55,8 @@ pub fn open_with_read_rounds(
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
-    let sandbox = if global.sandbox {
-        let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
-        printer.info(&format!(
-            "sandbox: serving {} with state in {}",
-            handle.url(),
-            sandbox::IN_PROCESS_STATE
-        ));
-        Some(handle)
-    } else {
-        None
-    };
-    let sandbox_env = sandbox
-        .as_ref()
-        .map(SandboxHandle::environment)
-        .unwrap_or_default();
-    // Under `--sandbox`, variables the config reads but the user did not set come from the
-    // sandbox, so `${env:CONVERGE_KEY_SECRET}` resolves without an account.
-    let lookup = |name: &str| {
-        std::env::var(name).ok().or_else(|| {
-            sandbox_env
-                .iter()
-                .find(|(key, _)| *key == name)
-                .map(|(_, value)| value.clone())
-        })
-    };
+    let sandbox = start_sandbox(global, printer)?;
+    let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
     report(&loaded.diagnostics, &loaded.sources, printer)?;
     let sources = loaded.sources;
@@ -121,6 +98,36 @@ pub fn open_with_read_rounds(
                 "cannot read the live state ({errors} error(s) above); nothing was planned"
             )))
         }
+    }
+}
+
+/// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`).
+pub fn start_sandbox(global: &GlobalArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
+    if !global.sandbox {
+        return Ok(None);
+    }
+    let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
+    printer.info(&format!(
+        "sandbox: serving {} with state in {}",
+        handle.url(),
+        sandbox::IN_PROCESS_STATE
+    ));
+    Ok(Some(handle))
+}
+
+/// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
+/// come from the sandbox, so `${env:CONVERGE_KEY_SECRET}` resolves without an account.
+pub fn env_with_sandbox(
+    sandbox: Option<&SandboxHandle>,
+) -> impl Fn(&str) -> Option<String> + use<> {
+    let sandbox_env = sandbox.map(SandboxHandle::environment).unwrap_or_default();
+    move |name: &str| {
+        std::env::var(name).ok().or_else(|| {
+            sandbox_env
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.clone())
+        })
     }
 }
 
@@ -206,23 +213,8 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
             "save a plan with `converge plan PATH... --out FILE`",
         )
     })?;
-    let sandbox = if global.sandbox {
-        Some(sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?)
-    } else {
-        None
-    };
-    let sandbox_env = sandbox
-        .as_ref()
-        .map(SandboxHandle::environment)
-        .unwrap_or_default();
-    let lookup = |name: &str| {
-        std::env::var(name).ok().or_else(|| {
-            sandbox_env
-                .iter()
-                .find(|(key, _)| *key == name)
-                .map(|(_, value)| value.clone())
-        })
-    };
+    let sandbox = start_sandbox(global, printer)?;
+    let lookup = env_with_sandbox(sandbox.as_ref());
     // A reference such as `${env:CONVERGE_KEY_SECRET}` resolved now; the file never holds values.
     let resolve = |what: &str, reference: &str| -> Result<String> {
         let expanded = config::interpolate::expand(reference, &lookup).map_err(|problem| {

@@ -757,22 +757,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                 };
-                let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
-                series.push(Series {
-                    kind: text(&s.kind),
-                    data_source: text(&s.data_source),
-                    source_id,
-                    agg_fn: text(&s.agg_fn),
-                    field: text(&s.field),
-                    where_: text(&s.where_),
-                    where_language: text(&s.where_language),
-                    group_by: s
-                        .group_by
-                        .as_ref()
-                        .map(|g| g.iter().map(|v| v.value.clone()).collect()),
-                    metric_name: text(&s.metric_name),
-                    metric_data_type: text(&s.metric_data_type),
-                });
+                series.push(wire_series(s, source_id));
             }
             // Carry the live tile's id forward so alerts on it survive the update.
             let id = existing.and_then(|d| {
@@ -1143,6 +1128,27 @@ pub fn resolve_source(
         .with_label("not in the stack's sources")
         .with_help(help),
     ))
+}
+
+/// A config series as the API takes it, with its source already resolved to an id. Dashboards
+/// (the planner) and chart queries (preview, `--check-queries`) send the same shape.
+pub fn wire_series(series: &model::SeriesConfig, source_id: Option<String>) -> Series {
+    let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
+    Series {
+        kind: text(&series.kind),
+        data_source: text(&series.data_source),
+        source_id,
+        agg_fn: text(&series.agg_fn),
+        field: text(&series.field),
+        where_: text(&series.where_),
+        where_language: text(&series.where_language),
+        group_by: series
+            .group_by
+            .as_ref()
+            .map(|g| g.iter().map(|v| v.value.clone()).collect()),
+        metric_name: text(&series.metric_name),
+        metric_data_type: text(&series.metric_data_type),
+    }
 }
 
 fn pipe_field_diagnostic(

@@ -12,13 +12,12 @@ use crate::api::observability::ObservabilityClient;
 use crate::api::transport::Call;
 use crate::api::wire::{Series, SeriesPoint, SeriesQuery, Source};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{Located, SourceRef, TileConfig};
+use crate::config::model::{SourceRef, TileConfig};
 
 use super::Line;
 
 /// A tile's series as the API takes them, `source:` names resolved through `sources`.
 pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>, Box<Diagnostic>> {
-    let text = |v: &Option<Located<String>>| v.as_ref().map(|v| v.value.clone());
     tile.series
         .iter()
         .map(|s| {
@@ -29,21 +28,7 @@ pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>,
                     Some(crate::plan::build::resolve_source(sources, name)?)
                 }
             };
-            Ok(Series {
-                kind: text(&s.kind),
-                data_source: text(&s.data_source),
-                source_id,
-                agg_fn: text(&s.agg_fn),
-                field: text(&s.field),
-                where_: text(&s.where_),
-                where_language: text(&s.where_language),
-                group_by: s
-                    .group_by
-                    .as_ref()
-                    .map(|g| g.iter().map(|v| v.value.clone()).collect()),
-                metric_name: text(&s.metric_name),
-                metric_data_type: text(&s.metric_data_type),
-            })
+            Ok(crate::plan::build::wire_series(s, source_id))
         })
         .collect()
 }
