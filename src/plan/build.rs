@@ -259,22 +259,17 @@ impl<'a> Builder<'a> {
         let after = Value::Object(desired);
         let before = normalize::project(&normalize::service_scaling(live), &after);
         let fields = diff(&before, &after);
-        let address = format!("service.{}.scaling", config.key.value);
-        let mut change = Change {
-            address,
-            action: Action::NoOp,
-            reason: diff::reason(&fields),
-            before: Some(before),
-            after: Some(after),
-            fingerprint: Some(fingerprint::service_scaling(live)),
+        let change = compared(
+            format!("service.{}.scaling", config.key.value),
+            before,
+            after,
             fields,
-            step: None,
-        };
-        if change.fields.is_empty() {
+            fingerprint::service_scaling(live),
+        );
+        if change.action == Action::NoOp {
             self.push(change, None);
             return;
         }
-        change.action = Action::Update;
         let mut body = ServiceScalingPatch::default();
         for field in &change.fields {
             let number = field.after.as_ref().and_then(Value::as_f64);
@@ -491,21 +486,17 @@ impl<'a> Builder<'a> {
         let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
         let before = normalize::project(&live_scaling, &after);
         let fields = diff(&before, &after);
-        let mut change = Change {
-            address: format!("{address}.scaling"),
-            action: Action::NoOp,
-            reason: diff::reason(&fields),
-            before: Some(before),
-            after: Some(after),
-            fingerprint: Some(fingerprint::pipe(pipe)),
+        let change = compared(
+            format!("{address}.scaling"),
+            before,
+            after,
             fields,
-            step: None,
-        };
-        if change.fields.is_empty() {
+            fingerprint::pipe(pipe),
+        );
+        if change.action == Action::NoOp {
             self.push(change, None);
             return;
         }
-        change.action = Action::Update;
         let mut body = PipeScaling::default();
         for field in &change.fields {
             let after = field.after.as_ref();
@@ -852,20 +843,16 @@ impl<'a> Builder<'a> {
                         after = comparable;
                     }
                 }
-                let mut change = Change {
+                let change = compared(
                     address,
-                    action: Action::NoOp,
-                    reason: diff::reason(&fields),
-                    before: Some(before),
-                    after: Some(after),
-                    fingerprint: Some(fingerprint::dashboard(live_dashboard)),
+                    before,
+                    after,
                     fields,
-                    step: None,
-                };
-                if change.fields.is_empty() {
+                    fingerprint::dashboard(live_dashboard),
+                );
+                if change.action == Action::NoOp {
                     self.push(change, None);
                 } else {
-                    change.action = Action::Update;
                     let operation = Operation::DashboardUpdate {
                         stack: stack_ref.clone(),
                         dashboard_id: live_dashboard.id.clone(),
@@ -1100,6 +1087,31 @@ impl<'a> Builder<'a> {
                 .or_default()
                 .push(step);
         }
+    }
+}
+
+/// The change for an object that exists live: an update when any managed field differs, else
+/// a no-op; either way it records the live object's fingerprint.
+fn compared(
+    address: String,
+    before: Value,
+    after: Value,
+    fields: Vec<super::FieldChange>,
+    fingerprint: fingerprint::Fingerprint,
+) -> Change {
+    Change {
+        address,
+        action: if fields.is_empty() {
+            Action::NoOp
+        } else {
+            Action::Update
+        },
+        reason: diff::reason(&fields),
+        before: Some(before),
+        after: Some(after),
+        fingerprint: Some(fingerprint),
+        fields,
+        step: None,
     }
 }
 
