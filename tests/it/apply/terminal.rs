@@ -1,0 +1,122 @@
+//! `converge apply` on a real terminal: the typed-`yes` confirmation and a spinner line per step
+//! with its elapsed time. `script` (util-linux/bsdutils) gives the binary a pseudo-terminal.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::common;
+
+/// Runs `converge ARGS` under `script` against `sandbox`, typing `answer` once the confirmation
+/// prompt shows. `None` when `script` is not installed.
+fn on_a_terminal(
+    sandbox: &SandboxHandle,
+    workspace: &Workspace,
+    args: &str,
+    answer: &str,
+) -> Option<(i32, String)> {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
+        return None;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("converge");
+    let line = format!("{} {args}", binary.display());
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(workspace.path())
+        .envs(sandbox.environment())
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script starts");
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().expect("piped");
+    let sink = Arc::clone(&output);
+    let reader = std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().expect("lock").extend_from_slice(&buffer[..n]);
+        }
+    });
+    let text = || String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
+    let started = Instant::now();
+    while !text().contains("Only `yes` applies") {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no prompt: {}",
+            text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin
+        .write_all(format!("{answer}\r").as_bytes())
+        .expect("typed");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "apply did not end: {}",
+            text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    reader.join().expect("reader ends");
+    Some((status.code().unwrap_or(-1), text()))
+}
+
+#[test]
+fn on_a_terminal_only_a_typed_yes_applies_and_each_step_gets_a_spinner_line() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    workspace.write("converge.yaml", &quickstart());
+
+    sandbox.reset_log();
+    let Some((code, output)) = on_a_terminal(&sandbox, &workspace, "apply converge.yaml", "y")
+    else {
+        return;
+    };
+    assert_eq!(code, 4, "anything but `yes` declines: {output}");
+    assert!(writes(&sandbox).is_empty(), "declined, nothing written");
+
+    let Some((code, output)) = on_a_terminal(&sandbox, &workspace, "apply converge.yaml", "yes")
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(writes(&sandbox).len(), 7, "one write per step");
+    // indicatif draws each running step with a spinner and its elapsed time, then a done line
+    // with the time it took, for every one of the seven steps.
+    assert!(output.contains("update service scaling ("), "{output}");
+    for address in [
+        "service.analytics.scaling",
+        "service.analytics.private_endpoint[vpce-0a1b2c3d4e5f67890]",
+        "pipe.analytics.orders.scaling",
+        "pipe.analytics.events.scaling",
+        "pipe.analytics.clicks.scaling",
+        "dashboard.prod.api-health",
+        "alert.prod.api-errors",
+    ] {
+        let done = output
+            .split("done")
+            .any(|part| part.contains(address) && part.contains("s]"));
+        assert!(
+            done,
+            "no done line with elapsed time for {address}: {output}"
+        );
+    }
+    assert!(output.contains("apply: 7 done, 0 failed"), "{output}");
+}
