@@ -148,39 +148,53 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A name used twice where names identify objects (dashboards and alerts in a stack, tiles in a
+/// dashboard): the second use underlined, the first shown beside it.
+fn used_twice(
+    kind: &str,
+    name: &Located<String>,
+    first: Span,
+    scope_kind: &str,
+    scope: &str,
+    why: &str,
+) -> Diagnostic {
+    Diagnostic::error(
+        format!("semantic::duplicate-{kind}-name"),
+        format!(
+            "{kind} name `{}` is used twice in {scope_kind} `{scope}`; {why}",
+            name.value
+        ),
+        Some(name.span),
+    )
+    .with_label("used again")
+    .with_related(first, "first used here")
+}
+
 fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
     let mut names: HashMap<&str, Span> = HashMap::new();
     for dashboard in stack.dashboards.values() {
         key_name(&dashboard.key, "dashboard", diags);
         if let Some(first) = names.insert(&dashboard.name, dashboard.name.span) {
-            diags.push(
-                Diagnostic::error(
-                    "semantic::duplicate-dashboard-name",
-                    format!(
-                        "dashboard name `{}` is used twice in stack `{}`; names identify dashboards",
-                        dashboard.name.value, stack.key.value
-                    ),
-                    Some(dashboard.name.span),
-                )
-                .with_label("used again")
-                .with_related(first, "first used here"),
-            );
+            diags.push(used_twice(
+                "dashboard",
+                &dashboard.name,
+                first,
+                "stack",
+                &stack.key.value,
+                "names identify dashboards",
+            ));
         }
         let mut tiles: HashMap<&str, Span> = HashMap::new();
         for tile in &dashboard.tiles {
             if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
-                diags.push(
-                    Diagnostic::error(
-                        "semantic::duplicate-tile-name",
-                        format!(
-                            "tile name `{}` is used twice in dashboard `{}`; tiles are matched by name",
-                            tile.name.value, dashboard.key.value
-                        ),
-                        Some(tile.name.span),
-                    )
-                    .with_label("used again")
-                    .with_related(first, "first used here"),
-                );
+                diags.push(used_twice(
+                    "tile",
+                    &tile.name,
+                    first,
+                    "dashboard",
+                    &dashboard.key.value,
+                    "tiles are matched by name",
+                ));
             }
             let columns = limits::TILE_W.max as i64;
             if tile.x.value + tile.w.value > columns {
@@ -222,18 +236,14 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
     for alert in stack.alerts.values() {
         key_name(&alert.key, "alert", diags);
         if let Some(first) = names.insert(&alert.name, alert.name.span) {
-            diags.push(
-                Diagnostic::error(
-                    "semantic::duplicate-alert-name",
-                    format!(
-                        "alert name `{}` is used twice in stack `{}`; names identify alerts",
-                        alert.name.value, stack.key.value
-                    ),
-                    Some(alert.name.span),
-                )
-                .with_label("used again")
-                .with_related(first, "first used here"),
-            );
+            diags.push(used_twice(
+                "alert",
+                &alert.name,
+                first,
+                "stack",
+                &stack.key.value,
+                "names identify alerts",
+            ));
         }
         references(
             stack,
