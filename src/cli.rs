@@ -1,5 +1,6 @@
 //! The command line: clap definitions. Each command's own flags live beside its code in
-//! `commands/`; this file holds the global flags and the list of commands.
+//! `commands/`; this file holds the few flags every command takes, the flags of the commands
+//! that talk to the APIs, and the list of commands.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -25,7 +26,7 @@ pub struct Cli {
     pub global: GlobalArgs,
 }
 
-/// Flags every command takes.
+/// Flags every command takes, before or after the command's name.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// When to color output (`NO_COLOR` is respected under `auto`).
@@ -34,12 +35,18 @@ pub struct GlobalArgs {
     /// Log more to stderr: `-v` for requests, `-vv` for everything.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// How many requests may be in flight at once (always within the rate limit).
-    #[arg(long, global = true, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub parallelism: u16,
+}
+
+/// Flags of the commands that talk to the APIs (plan, apply, drift, preview, export); the
+/// others do not show or take them.
+#[derive(Debug, Clone, Args)]
+pub struct ApiArgs {
     /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub sandbox: bool,
+    /// How many requests may be in flight at once (always within the rate limit).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub parallelism: u16,
 }
 
 /// When to color output.

@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
@@ -64,6 +64,9 @@ pub struct Args {
     /// Report format: `text` on stderr, or `json` on stdout.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// Where the APIs are and how hard to use them.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// Parses `90`, `90s`, `10m`, `1h`.
@@ -86,15 +89,15 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
 }
 
 /// Runs `converge apply`.
-pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let options = Options {
-        parallelism: usize::from(global.parallelism),
+        parallelism: usize::from(args.api.parallelism),
         wake: args.wake,
         timeout: args.timeout,
         ..Options::default()
     };
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, global, printer)?;
+        let session = session::open_saved(file, &args.api, printer)?;
         let mut plan = session.saved.plan.clone();
         for (kept, left_out) in plan.retain_addresses(&args.only) {
             printer.warn(&format!(
@@ -112,7 +115,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
         )
     } else {
         let session =
-            session::open_with_read_rounds(&args.paths, global, printer, apply::fresh::ROUNDS)?;
+            session::open_with_read_rounds(&args.paths, &args.api, printer, apply::fresh::ROUNDS)?;
         let plan_options = PlanOptions {
             only: args.only.clone(),
             now: Some(jiff::Timestamp::now()),

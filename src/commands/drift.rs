@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::drift::{self, render::Format};
 use crate::error::Result;
@@ -30,11 +30,14 @@ pub struct Args {
     /// repeatable, added to the config's `ignore:` list.
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Where the APIs are and how hard to use them.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// Runs `converge drift`.
-pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, global, printer)?;
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let session = session::open(&args.paths, &args.api, printer)?;
     let options = PlanOptions {
         only: Vec::new(),
         // Backup ages are measured from the real clock: a drift job asks "is it fine now".

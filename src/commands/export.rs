@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
     StackConfig, StackTarget,
@@ -42,6 +42,9 @@ pub struct Args {
     /// Write the config to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Where the APIs are and how hard to use them.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 fn setting(name: &str, sandbox: &[(&'static str, String)]) -> Option<String> {
@@ -173,7 +176,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
 }
 
 /// Runs `converge export`.
-pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     if args.services.is_empty() && args.stacks.is_empty() && !args.observability {
         return Err(Error::Message {
             message: "export needs something to export".into(),
@@ -182,13 +185,13 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             ),
         });
     }
-    let sandbox = crate::commands::session::start_sandbox(global, printer)?;
+    let sandbox = crate::commands::session::start_sandbox(&args.api, printer)?;
     let sandbox_env = sandbox
         .as_ref()
         .map(SandboxHandle::environment)
         .unwrap_or_default();
     let config = reading_config(&args, &sandbox_env)?;
-    let parallelism = usize::from(global.parallelism);
+    let parallelism = usize::from(args.api.parallelism);
     let (runtime, clients, live) = reader::connect_and_read_blocking(&config, parallelism, printer)
         .map_err(|problems| Error::Message {
             message: format!(

@@ -18,16 +18,15 @@ use crate::output::Printer;
 
 /// Runs the chosen command.
 pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
-    let global = cli.global;
     match cli.command {
-        Command::Validate(args) => validate::run(args, &global, printer),
-        Command::Plan(args) => plan::run(args, &global, printer),
-        Command::Preview(args) => preview::run(args, &global, printer),
-        Command::Apply(args) => apply::run(args, &global, printer),
+        Command::Validate(args) => validate::run(args, printer),
+        Command::Plan(args) => plan::run(args, printer),
+        Command::Preview(args) => preview::run(args, printer),
+        Command::Apply(args) => apply::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
-        Command::Sandbox(args) => sandbox::run(args, &global, printer),
-        Command::Drift(args) => drift::run(args, &global, printer),
-        Command::Export(args) => export::run(args, &global, printer),
+        Command::Sandbox(args) => sandbox::run(args, printer),
+        Command::Drift(args) => drift::run(args, printer),
+        Command::Export(args) => export::run(args, printer),
         Command::Completions(args) => completions::run(args, printer),
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
@@ -37,11 +37,14 @@ pub struct Args {
     /// exit 1 when the server rejects any query.
     #[arg(long)]
     pub check_queries: bool,
+    /// Where the APIs are and how hard to use them.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// Runs `converge plan`.
-pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, global, printer)?;
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let session = session::open(&args.paths, &args.api, printer)?;
     let options = PlanOptions {
         only: args.only.clone(),
         now: Some(jiff::Timestamp::now()),

@@ -8,7 +8,7 @@ use jiff::Timestamp;
 use serde_json::json;
 
 use crate::api::limits::GRANULARITIES;
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::commands::plan::write_atomically;
 use crate::commands::session::{self, Session};
 use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
@@ -58,6 +58,9 @@ pub struct Args {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Where the APIs are and how hard to use them.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// One tile to draw, with the alert that watches it when previewing an alert.
@@ -71,7 +74,7 @@ struct Target<'c> {
 }
 
 /// Runs `converge preview`.
-pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let window_ms = preview::parse_duration(&args.window)
         .map_err(|e| Error::with_hint(format!("--window {e}"), "for example `--window 24h`"))?;
     let end_ms = match &args.end {
@@ -97,7 +100,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
             "use a shorter --window or a later --end",
         ));
     }
-    let session = session::open(&args.paths, global, printer)?;
+    let session = session::open(&args.paths, &args.api, printer)?;
     let targets = targets(&session.config, &args.address, printer)?;
     let mut charts = Vec::with_capacity(targets.len());
     for target in &targets {

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::api::wire::Secret;
-use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
@@ -137,7 +136,7 @@ impl ServeArgs {
 }
 
 /// Runs `converge sandbox`.
-pub fn run(args: Args, _global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     match args.command {
         SandboxCommand::Serve(serve) => run_serve(&serve, printer),
     }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::api::clients::Clients;
-use crate::cli::GlobalArgs;
+use crate::cli::ApiArgs;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
@@ -42,8 +42,8 @@ impl Session {
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
-pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result<Session> {
-    open_with_read_rounds(paths, global, printer, 1)
+pub fn open(paths: &[PathBuf], api_args: &ApiArgs, printer: &Printer) -> Result<Session> {
+    open_with_read_rounds(paths, api_args, printer, 1)
 }
 
 /// As [`open`], but a live read that fails only on API errors (each already retried by the
@@ -51,11 +51,11 @@ pub fn open(paths: &[PathBuf], global: &GlobalArgs, printer: &Printer) -> Result
 /// stop a run before it starts on a flaky network. Reads are safe to repeat.
 pub fn open_with_read_rounds(
     paths: &[PathBuf],
-    global: &GlobalArgs,
+    api_args: &ApiArgs,
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
-    let sandbox = start_sandbox(global, printer)?;
+    let sandbox = start_sandbox(api_args, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
     report(&loaded.diagnostics, &loaded.sources, printer)?;
@@ -64,7 +64,7 @@ pub fn open_with_read_rounds(
     if let Some(handle) = &sandbox {
         point_at_sandbox(&mut config, handle);
     }
-    let parallelism = usize::from(global.parallelism);
+    let parallelism = usize::from(api_args.parallelism);
     let mut round = 1;
     let read = loop {
         match reader::connect_and_read_blocking(&config, parallelism, printer) {
@@ -102,8 +102,8 @@ pub fn open_with_read_rounds(
 }
 
 /// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`).
-pub fn start_sandbox(global: &GlobalArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
-    if !global.sandbox {
+pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
+    if !api_args.sandbox {
         return Ok(None);
     }
     let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
@@ -195,7 +195,7 @@ pub struct SavedSession {
 
 /// Reads a saved plan and connects to the APIs it names. Secrets come from the variables its
 /// `${env:...}` references name (under `--sandbox`, from the sandbox when unset).
-pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result<SavedSession> {
+pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<SavedSession> {
     use crate::api::cloud::CloudClient;
     use crate::api::observability::ObservabilityClient;
     use crate::api::transport::{Api, Auth, Transport, TransportSettings};
@@ -213,7 +213,7 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
             "save a plan with `converge plan PATH... --out FILE`",
         )
     })?;
-    let sandbox = start_sandbox(global, printer)?;
+    let sandbox = start_sandbox(api_args, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     // A reference such as `${env:CONVERGE_KEY_SECRET}` resolved now; the file never holds values.
     let resolve = |what: &str, reference: &str| -> Result<String> {
@@ -242,7 +242,7 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
             observability.url = Some(handle.url());
         }
     }
-    let settings = TransportSettings::new(usize::from(global.parallelism));
+    let settings = TransportSettings::new(usize::from(api_args.parallelism));
     let limits = crate::api::clients::RateLimits::from_env().map_err(Error::msg)?;
     let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
     let url_problem = |field: &str, problem: String| {

@@ -1,7 +1,6 @@
 //! `converge validate`: offline checks of configuration files. No network, no secrets needed:
 //! an unset `${env:...}` is a warning here.
 
-use crate::cli::GlobalArgs;
 use crate::config::render::{self, Format};
 use crate::config::{self, LoadMode};
 use crate::error::{Error, Result};
@@ -23,7 +22,7 @@ pub struct Args {
 }
 
 /// Runs `converge validate`: exit 0 when valid (warnings allowed), 1 otherwise.
-pub fn run(args: Args, _global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let loaded = config::load(&args.paths, LoadMode::Offline);
     render::render(&loaded.diagnostics, &loaded.sources, args.format, printer);
     let errors = loaded.error_count();

@@ -762,8 +762,6 @@ fn colored_text_reads_the_same_without_color() {
     let color = Printer::new(&crate::cli::GlobalArgs {
         color: crate::cli::ColorChoice::Always,
         verbose: 0,
-        parallelism: 4,
-        sandbox: false,
     });
     let plan = demo_plan();
     let colored = text::render(&plan, &color);
@@ -846,8 +844,6 @@ fn no_secret_value_in_any_rendering_or_saved_plan() {
     let color = Printer::new(&crate::cli::GlobalArgs {
         color: crate::cli::ColorChoice::Always,
         verbose: 2,
-        parallelism: 4,
-        sandbox: false,
     });
     let outputs = [
         text::render(&plan, &Printer::plain()),

@@ -169,7 +169,7 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
 
     let log_before = sandbox.request_log().len();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
-        .args(["--parallelism", "4", "apply", path, "--yes"])
+        .args(["apply", path, "--yes", "--parallelism", "4"])
         .current_dir(workspace.path())
         .envs(sandbox.environment())
         .env("NO_COLOR", "1")

@@ -557,9 +557,9 @@ fn quirks_and_parallelism_do_not_change_the_plan() {
         &sandbox,
         dir.path(),
         &[
+            "plan",
             "--parallelism",
             "1",
-            "plan",
             "--format",
             "json",
             path.to_str().unwrap(),
