@@ -138,6 +138,24 @@ impl<'t> Reader<'t, '_> {
             Some(Ok(pair)) => Ok(pair),
             Some(Err(error)) => {
                 let marker = *error.marker();
+                // The scanner reports a tab where the scalar it was reading began, often the
+                // line above; the user needs the tab itself.
+                if error.info().contains("tab")
+                    && let Some(span) =
+                        indentation_tab(self.text, self.byte_offset(marker), self.file)
+                {
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            "yaml::tab",
+                            "a tab in the indentation: YAML indents with spaces only",
+                            Some(span),
+                        )
+                        .with_label("tab")
+                        .with_help(
+                            "replace the tab with spaces, as many as the lines around it use",
+                        ),
+                    ));
+                }
                 let span = self.span_at(marker, marker);
                 let mut info = error.info();
                 if info.is_empty() {
@@ -419,6 +437,34 @@ pub fn child_pointer(base: &str, segment: &str) -> String {
     out
 }
 
+/// The first tab in the leading whitespace of a line, from the line holding byte `from` on.
+fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
+    let line_start = text[..from.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |at| at + 1);
+    let first_line = text[..line_start].matches('\n').count() + 1;
+    text[line_start..]
+        .split_inclusive('\n')
+        .scan(line_start, |offset, line| {
+            let start = *offset;
+            *offset += line.len();
+            Some((start, line))
+        })
+        .enumerate()
+        .find_map(|(index, (start, line))| {
+            let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+            let column = line[..indent].find('\t')?;
+            Some(Span {
+                file,
+                offset: start + column,
+                len: 1,
+                line: first_line + index,
+                // The indentation is ASCII, so bytes and characters agree.
+                column: column + 1,
+            })
+        })
+}
+
 /// A one-character span at the end of a text (for "ends too early").
 pub fn end_of(text: &str, file: FileId) -> Span {
     let line = text.lines().count().max(1);
@@ -599,6 +645,22 @@ mod tests {
         assert!(node.is_none());
         assert_eq!(diags[0].code, "yaml::syntax");
         assert!(diags[0].span.is_some());
+    }
+
+    #[test]
+    fn a_tab_in_the_indentation_is_reported_on_its_own_line() {
+        let text = "a:\n  b: some value\n\t  c: 1\n";
+        let (_, diags) = parse_ok(text);
+        assert_eq!(diags[0].code, "yaml::tab", "{diags:?}");
+        let span = diags[0].span.unwrap();
+        assert_eq!((span.line, span.column), (3, 1));
+        assert_eq!(&text[span.offset..span.offset + span.len], "\t");
+        let (_, diags) = parse_ok("a:\n  b:\n  \tc: 1\n");
+        let span = diags[0].span.unwrap();
+        assert_eq!(
+            (diags[0].code.as_str(), span.line, span.column),
+            ("yaml::tab", 3, 3)
+        );
     }
 
     #[test]

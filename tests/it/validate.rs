@@ -167,6 +167,38 @@ fn text_output_underlines_the_value_and_reports_every_error_at_once() {
     );
 }
 
+/// The scanner names the scalar it was reading when it met the tab, on the line above; the
+/// report must name the tab's own line and column.
+#[test]
+fn a_tab_in_the_indentation_is_reported_at_the_tab() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    let text = std::fs::read_to_string(root().join("examples/quickstart.yaml"))
+        .unwrap()
+        .replace("      numReplicas: 3", "\t  numReplicas: 3");
+    let line = 1 + text.lines().position(|l| l.starts_with('\t')).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let r = run(converge().arg("validate").arg(&file));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("c.yaml:{line}:1")),
+        "the tab at {line}:1:\n{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("yaml::tab"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("YAML indents with spaces"),
+        "{}",
+        r.stderr
+    );
+    let (code, items) = validate_json(&[&file]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        (items[0]["line"].as_u64(), items[0]["column"].as_u64()),
+        (Some(line as u64), Some(1))
+    );
+}
+
 #[test]
 fn github_annotations_are_printed_under_actions() {
     let file = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
