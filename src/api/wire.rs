@@ -116,10 +116,10 @@ pub struct ServiceEndpoint {
 #[serde(rename_all = "camelCase")]
 pub struct IpAccessEntry {
     /// CIDR or address.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub source: String,
     /// Free text.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub description: String,
 }
 
@@ -128,9 +128,10 @@ pub struct IpAccessEntry {
 #[serde(rename_all = "camelCase")]
 pub struct Service {
     /// UUID.
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// Cloud provider (`aws`, `gcp`, `azure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,12 +149,17 @@ pub struct Service {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<String>,
     /// Endpoints.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub endpoints: Vec<ServiceEndpoint>,
     /// Deprecated total memory minimum.
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub min_total_memory_gb: Option<f64>,
@@ -161,6 +167,7 @@ pub struct Service {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_total_memory_gb: Option<f64>,
@@ -168,6 +175,7 @@ pub struct Service {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub min_replica_memory_gb: Option<f64>,
@@ -175,6 +183,7 @@ pub struct Service {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_replica_memory_gb: Option<f64>,
@@ -182,6 +191,7 @@ pub struct Service {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub num_replicas: Option<f64>,
@@ -196,11 +206,16 @@ pub struct Service {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub idle_timeout_minutes: Option<f64>,
     /// IP access list.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub ip_access_list: Vec<IpAccessEntry>,
     /// ISO 8601 creation time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -215,10 +230,14 @@ pub struct Service {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iam_role: Option<String>,
     /// Private endpoints attached to the service.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub private_endpoint_ids: Vec<String>,
     /// Private endpoints that could be attached.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub available_private_endpoint_ids: Vec<String>,
     /// Warehouse the service belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,19 +286,35 @@ pub struct Service {
 #[serde(rename_all = "camelCase")]
 pub struct ServiceScalingPatch {
     /// Deprecated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub min_total_memory_gb: Option<f64>,
     /// Deprecated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_total_memory_gb: Option<f64>,
     /// 1 to 20.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub num_replicas: Option<f64>,
     /// Scale to zero when idle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_scaling: Option<bool>,
     /// At least 5.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub idle_timeout_minutes: Option<f64>,
 }
 
@@ -287,10 +322,18 @@ pub struct ServiceScalingPatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AddRemove {
     /// Elements to add.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub add: Vec<String>,
     /// Elements to remove.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub remove: Vec<String>,
 }
 
@@ -315,9 +358,10 @@ pub struct StatePatch {
 #[serde(rename_all = "camelCase")]
 pub struct PrivateEndpoint {
     /// Private endpoint identifier (e.g. `vpce-...`).
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Description.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub description: String,
     /// Cloud provider, where the server sends it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -360,6 +404,7 @@ pub struct PipeScaling {
     #[serde(
         default,
         deserialize_with = "lenient::opt_gigabytes",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub replica_memory_gb: Option<f64>,
@@ -394,7 +439,11 @@ pub struct KafkaSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_certificate: Option<Secret>,
     /// Reverse private endpoints.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub reverse_private_endpoint_ids: Vec<String>,
 }
 
@@ -580,12 +629,13 @@ impl PipeSource {
 #[serde(rename_all = "camelCase")]
 pub struct Pipe {
     /// UUID.
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Service UUID.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub service_id: String,
     /// Name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// State (`Running`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -621,12 +671,13 @@ pub struct Pipe {
 #[serde(rename_all = "camelCase")]
 pub struct Backup {
     /// UUID.
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// `done`, `error` or `in_progress`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Service id.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub service_id: String,
     /// Start time, ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -638,6 +689,7 @@ pub struct Backup {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub size_in_bytes: Option<f64>,
@@ -645,6 +697,7 @@ pub struct Backup {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub duration_in_seconds: Option<f64>,
@@ -687,8 +740,9 @@ pub struct Series {
     /// `lucene` or `sql`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub where_language: Option<String>,
-    /// Group-by fields.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Group-by fields. Always sent (`[]` when absent): both public documents require the
+    /// member on every series, and the real servers reject a series without it.
+    #[serde(default, serialize_with = "always_list")]
     pub group_by: Option<Vec<String>>,
     /// Metric name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -706,7 +760,7 @@ pub struct Tile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Name, unique within its dashboard for converge.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// Grid column, 0 to 23.
     #[serde(default, deserialize_with = "lenient::i64_or_zero")]
@@ -727,9 +781,61 @@ pub struct Tile {
         skip_serializing_if = "Option::is_none"
     )]
     pub as_ratio: Option<bool>,
-    /// Series.
-    #[serde(default)]
+    /// Series (the contract's tile format). Left out when empty: a tile of the newer format
+    /// carries `config` instead.
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub series: Vec<Series>,
+    /// The newer generation's tile definition (`config` instead of `series`), kept as read and
+    /// sent back unchanged: converge does not manage it (see [`Tile::is_newer_format`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<Value>,
+}
+
+impl Tile {
+    /// Whether the tile is of the newer format, which converge leaves as it is: `config` and no
+    /// `series`.
+    pub fn is_newer_format(&self) -> bool {
+        self.config.as_ref().is_some_and(|c| !c.is_null()) && self.series.is_empty()
+    }
+}
+
+/// Writes an absent list as `[]`.
+fn always_list<S: Serializer>(
+    value: &Option<Vec<String>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    value.as_deref().unwrap_or(&[]).serialize(serializer)
+}
+
+/// Serializers of numbers: a whole `f64` is written as a JSON integer (`3`, not `3.0`), as the
+/// real services write numbers; the documents say `integer` for some of these fields
+/// (`numReplicas`), and a typed client of them fails on `3.0`.
+pub mod number {
+    use serde::Serializer;
+
+    /// Largest magnitude below which every whole `f64` is exact as an `i64` (2^53).
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+
+    /// One number.
+    pub fn one<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        if value.fract() == 0.0 && value.abs() < EXACT {
+            serializer.serialize_i64(*value as i64)
+        } else {
+            serializer.serialize_f64(*value)
+        }
+    }
+
+    /// An optional number (skipped when absent by the field's own attribute).
+    pub fn opt<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => one(value, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
 }
 
 /// A dashboard (both stack APIs).
@@ -737,16 +843,16 @@ pub struct Tile {
 #[serde(rename_all = "camelCase")]
 pub struct Dashboard {
     /// Server-assigned id.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Name; converge's identity for matching.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// Tiles.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub tiles: Vec<Tile>,
     /// Tags.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub tags: Vec<String>,
 }
 
@@ -769,23 +875,24 @@ pub struct DashboardRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Channel {
-    /// `webhook`.
-    #[serde(default, rename = "type")]
+    /// `webhook` (`email` on servers of a newer generation).
+    #[serde(default, rename = "type", deserialize_with = "lenient::or_default")]
     pub kind: String,
     /// Webhook id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_id: Option<String>,
 }
 
-/// An alert (both stack APIs).
+/// An alert (both stack APIs). Servers of the newer generation name two members differently
+/// (`dashboardId`, `teamId`); they are read as `dashboard` and `team`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", remote = "Self")]
 pub struct Alert {
     /// Server-assigned id.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Name; converge's identity for matching.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// Message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -794,6 +901,7 @@ pub struct Alert {
     #[serde(
         default,
         deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub threshold: Option<f64>,
@@ -829,6 +937,49 @@ pub struct Alert {
     pub updated_at: Option<String>,
 }
 
+impl Serialize for Alert {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Alert::serialize(self, serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Alert {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut alert = serde_json::Map::<String, Value>::deserialize(deserializer)?;
+        for (newer, contract) in [("dashboardId", "dashboard"), ("teamId", "team")] {
+            if let Some(value) = alert.remove(newer)
+                && alert.get(contract).is_none_or(Value::is_null)
+            {
+                alert.insert(contract.to_string(), value);
+            }
+        }
+        // The members' own errors keep their place: `.name: invalid type ...` (see
+        // `nested_path`), which the reader joins to the path of the alert.
+        let mut track = serde_path_to_error::Track::new();
+        let value = Value::Object(alert);
+        Alert::deserialize(serde_path_to_error::Deserializer::new(&value, &mut track)).map_err(
+            |error| {
+                serde::de::Error::custom(format!(
+                    "{}{NESTED}{error}",
+                    nested_path(&track.path().to_string())
+                ))
+            },
+        )
+    }
+}
+
+/// Separates a member path from the message in errors of objects read in two steps (alerts).
+pub const NESTED: &str = "\u{1f}";
+
+/// `name` → `.name`, `[2]` stays `[2]`: how a member path continues the path of its object.
+fn nested_path(path: &str) -> String {
+    if path.is_empty() || path == "." || path.starts_with('[') {
+        path.trim_start_matches('.').to_string()
+    } else {
+        format!(".{path}")
+    }
+}
+
 /// Body of alert create and update.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -840,7 +991,11 @@ pub struct AlertRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile_id: Option<String>,
     /// Threshold.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub threshold: Option<f64>,
     /// Interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -867,10 +1022,10 @@ pub struct AlertRequest {
 #[serde(rename_all = "camelCase")]
 pub struct Source {
     /// Id referenced by series `sourceId`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub id: String,
     /// Display name, which configs may use instead of the id.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::or_default")]
     pub name: String,
     /// `log`, `trace`, `metric`, `session`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -881,6 +1036,9 @@ pub struct Source {
     /// Database and table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Value>,
+    /// Every other member (expressions, settings), kept as read.
+    #[serde(flatten)]
+    pub details: serde_json::Map<String, Value>,
 }
 
 /// Body of `POST /api/v2/charts/series`.
@@ -989,6 +1147,16 @@ pub mod lenient {
     {
         let value = Option::<Value>::deserialize(deserializer)?;
         Ok(value.as_ref().and_then(convert))
+    }
+
+    /// A value whose `null` reads as its default (an empty string or list): a nullable member
+    /// of the documents never fails the read of the object around it.
+    pub fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de> + Default,
+    {
+        Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
     }
 
     /// An optional number that may arrive as a string.

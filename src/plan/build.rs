@@ -766,6 +766,7 @@ impl<'a> Builder<'a> {
                 h: tile.h.value,
                 as_ratio: tile.as_ratio.as_ref().map(|v| v.value),
                 series,
+                config: None,
             });
         }
         if failed {

@@ -18,9 +18,10 @@
 //!
 //! # Control routes (no auth, not logged, not rate limited)
 //!
-//! - `GET /_sandbox/requests`: JSON array of `{method, route, status}` (route is the template,
-//!   e.g. `/v1/organizations/{organizationId}/services/{serviceId}/pipes`; `status` 0 means the
-//!   connection was dropped with no answer; a `fault` member names an injected fault).
+//! - `GET /_sandbox/requests`: JSON array of `{method, route, path, status}` (route is the
+//!   template, e.g. `/v1/organizations/{organizationId}/services/{serviceId}/pipes`, path the
+//!   concrete one; `status` 0 means the connection was dropped with no answer; a `fault` member
+//!   names an injected fault; with [`SandboxOptions::log_bodies`], the bodies both ways).
 //! - `POST /_sandbox/reset`: clears the request log.
 
 mod cloud;
@@ -120,7 +121,14 @@ pub struct SandboxOptions {
     pub quirks: Vec<Quirk>,
     /// A fixed "now" (backup ages, timestamps); `None` uses the real clock.
     pub clock: Option<jiff::Timestamp>,
+    /// Keep the request and response bodies in the request log, for conformance checks. At
+    /// most [`LOG_BODY_BUDGET`] bytes of bodies are kept in all; later entries say theirs were
+    /// left out.
+    pub log_bodies: bool,
 }
+
+/// Most bytes of bodies the request log keeps when [`SandboxOptions::log_bodies`] is on.
+pub const LOG_BODY_BUDGET: usize = 64 * 1024 * 1024;
 
 impl Default for SandboxOptions {
     fn default() -> Self {
@@ -141,6 +149,7 @@ impl Default for SandboxOptions {
             scaling_delay: Duration::ZERO,
             quirks: Vec::new(),
             clock: None,
+            log_bodies: false,
         }
     }
 }
@@ -160,6 +169,24 @@ pub struct LogEntry {
     /// How many series a charts/series request carried (its `series` array's length).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<usize>,
+    /// The concrete path (ids filled in), without the query.
+    #[serde(default)]
+    pub path: String,
+    /// The query string, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The request body as received ([`SandboxOptions::log_bodies`]; only bodies that were read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// The response body as sent ([`SandboxOptions::log_bodies`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
+    /// The response's `Content-Type` ([`SandboxOptions::log_bodies`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_type: Option<String>,
+    /// Whether bodies were left out because the log had used its [`LOG_BODY_BUDGET`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bodies_left_out: bool,
 }
 
 /// A sandbox running on its own thread; stops when dropped.

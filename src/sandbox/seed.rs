@@ -3,7 +3,7 @@
 //! "now"; backups are placed relative to it.
 
 use jiff::{SignedDuration, Timestamp};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::api::wire::{
     Alert, Backup, Channel, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
@@ -23,7 +23,7 @@ const WAREHOUSE_ID: &str = "8f7e6d5c-4b3a-4c2d-9e1f-0a9b8c7d6e5f";
 
 /// Builds the world of a seed at `now`.
 pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
-    match seed {
+    let mut world = match seed {
         Seed::Demo => demo(now),
         Seed::Large => large(now),
         // No services, but the observability API still answers (with empty lists).
@@ -36,7 +36,14 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
             }],
             ..World::default()
         },
+    };
+    for stack in &mut world.stacks {
+        let state = super::stack::quiet_state(&stack.key);
+        for alert in &mut stack.alerts {
+            alert.state = Some(state.into());
+        }
     }
+    world
 }
 
 /// ISO 8601 with seconds, `Z`.
@@ -298,7 +305,45 @@ fn backups(service_id: &str, now: Timestamp, daily: usize) -> Vec<Backup> {
     out
 }
 
+/// The stack's sources, with every member the cloud document marks required for their kind
+/// (`ClickStackLogSource`, `ClickStackTraceSource`, `ClickStackMetricSource`).
 fn sources(prefix: u64) -> Vec<Source> {
+    let details = |kind: &str| -> serde_json::Map<String, Value> {
+        let value = match kind {
+            "log" => json!({
+                "defaultTableSelectExpression": "Timestamp, ServiceName, SeverityText, Body",
+                "timestampValueExpression": "TimestampTime",
+                "serviceNameExpression": "ServiceName",
+                "severityTextExpression": "SeverityText",
+                "bodyExpression": "Body",
+                "implicitColumnExpression": "Body",
+            }),
+            "trace" => json!({
+                "defaultTableSelectExpression": "Timestamp, SpanName, ServiceName, Duration",
+                "timestampValueExpression": "Timestamp",
+                "durationExpression": "Duration",
+                "durationPrecision": 9,
+                "traceIdExpression": "TraceId",
+                "spanIdExpression": "SpanId",
+                "parentSpanIdExpression": "ParentSpanId",
+                "spanNameExpression": "SpanName",
+                "spanKindExpression": "SpanKind",
+            }),
+            _ => json!({
+                "metricTables": {
+                    "gauge": "otel_metrics_gauge",
+                    "histogram": "otel_metrics_histogram",
+                    "sum": "otel_metrics_sum",
+                },
+                "timestampValueExpression": "TimeUnix",
+                "resourceAttributesExpression": "ResourceAttributes",
+            }),
+        };
+        match value {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        }
+    };
     [
         ("Logs", "log", "otel_logs"),
         ("Traces", "trace", "otel_traces"),
@@ -312,6 +357,7 @@ fn sources(prefix: u64) -> Vec<Source> {
         kind: Some(kind.into()),
         connection: Some(format!("65f5e4a3{prefix:08x}000000ff")),
         from: Some(json!({"databaseName": "otel", "tableName": table})),
+        details: details(kind),
     })
     .collect()
 }
@@ -429,6 +475,7 @@ fn demo(now: Timestamp) -> World {
                 group_by: Some(Vec::new()),
                 ..Series::default()
             }],
+            config: None,
         }],
         tags: vec!["on-call".into()],
     });
@@ -605,6 +652,7 @@ fn large(now: Timestamp) -> World {
                         group_by: Some(Vec::new()),
                         ..Series::default()
                     }],
+                    config: None,
                 })
                 .collect();
             let alerts_here = if d < 50 { 4 } else { 3 };

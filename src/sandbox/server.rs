@@ -29,7 +29,7 @@ use super::faults::{Fault, SplitMix64};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
 use super::store::{StackKey, World};
-use super::{LogEntry, SandboxOptions, seed, series, stack};
+use super::{LOG_BODY_BUDGET, LogEntry, SandboxOptions, seed, series, stack};
 
 /// Largest request body accepted; larger ones answer 413.
 pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -41,11 +41,31 @@ type Observer = Box<dyn Fn(&LogEntry) + Send + Sync>;
 pub(crate) struct Shared {
     options: SandboxOptions,
     world: Mutex<World>,
-    log: Mutex<Vec<LogEntry>>,
+    log: Mutex<RequestLog>,
     limiter: Mutex<RateLimiter>,
     rng: Mutex<SplitMix64>,
     /// Told about every logged request (`sandbox serve -v` prints them).
     observer: OnceLock<Observer>,
+}
+
+/// The request log and the bytes of bodies it holds.
+#[derive(Default)]
+struct RequestLog {
+    entries: Vec<LogEntry>,
+    body_bytes: usize,
+}
+
+/// What the log records of a request before its answer is known.
+struct Logged {
+    method: String,
+    /// The route template, or the raw path when no route matched.
+    route: String,
+    path: String,
+    query: Option<String>,
+    /// The series count of a charts/series body.
+    series: Option<usize>,
+    /// The body as received, when bodies are logged and it was read.
+    body: Option<String>,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
@@ -57,37 +77,88 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     pub(crate) fn log_snapshot(&self) -> Vec<LogEntry> {
-        lock(&self.log).clone()
+        lock(&self.log).entries.clone()
     }
 
     pub(crate) fn reset_log(&self) {
-        lock(&self.log).clear();
+        let mut log = lock(&self.log);
+        log.entries.clear();
+        log.body_bytes = 0;
     }
 
-    fn record(&self, method: &str, route: &str, status: u16, fault: Option<Fault>) {
-        self.record_series(method, route, status, fault, None);
+    /// Records a request that got no answer the client could read (a dropped connection, a
+    /// lost response): its status is what the server decided, its response body is not kept.
+    fn record_unanswered(&self, request: Logged, status: u16, fault: Option<Fault>) {
+        self.push_entry(request, status, fault, None);
     }
 
-    /// Records a request, with the series count of a charts/series body.
-    fn record_series(
+    /// Records a request with the response it gets, and hands the response back. With
+    /// `log_bodies` the response body is read (it is in memory) and kept beside the request's.
+    async fn answered(
         &self,
-        method: &str,
-        route: &str,
+        request: Logged,
+        fault: Option<Fault>,
+        response: Response<Body>,
+    ) -> Response<Body> {
+        let status = response.status().as_u16();
+        if !self.options.log_bodies {
+            self.push_entry(request, status, fault, None);
+            return response;
+        }
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let content_type = parts
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        self.push_entry(request, status, fault, Some((content_type, text)));
+        Response::from_parts(parts, Body::from(bytes))
+    }
+
+    fn push_entry(
+        &self,
+        request: Logged,
         status: u16,
         fault: Option<Fault>,
-        series: Option<usize>,
+        response: Option<(String, String)>,
     ) {
-        let entry = LogEntry {
-            method: method.to_string(),
-            route: route.to_string(),
+        let mut entry = LogEntry {
+            method: request.method,
+            route: request.route,
             status,
             fault: fault.map(|f| f.name().to_string()),
-            series,
+            series: request.series,
+            path: request.path,
+            query: request.query,
+            request_body: None,
+            response_body: None,
+            response_type: None,
+            bodies_left_out: false,
         };
+        let mut log = lock(&self.log);
+        if self.options.log_bodies {
+            let size = request.body.as_ref().map_or(0, String::len)
+                + response.as_ref().map_or(0, |(_, body)| body.len());
+            if log.body_bytes.saturating_add(size) <= LOG_BODY_BUDGET {
+                log.body_bytes += size;
+                entry.request_body = request.body;
+                if let Some((content_type, body)) = response {
+                    entry.response_type = Some(content_type);
+                    entry.response_body = Some(body);
+                }
+            } else {
+                entry.bodies_left_out = true;
+            }
+        }
         if let Some(observer) = self.observer.get() {
             observer(&entry);
         }
-        lock(&self.log).push(entry);
+        log.entries.push(entry);
     }
 
     fn now(&self) -> Timestamp {
@@ -250,7 +321,7 @@ impl Server {
             shared: Arc::new(Shared {
                 options,
                 world: Mutex::new(world),
-                log: Mutex::new(Vec::new()),
+                log: Mutex::new(RequestLog::default()),
                 limiter: Mutex::new(RateLimiter::default()),
                 rng: Mutex::new(rng),
                 observer: OnceLock::new(),
@@ -445,8 +516,17 @@ fn check_path(shared: &Shared, matched: &Matched) -> std::result::Result<(), Api
     Ok(())
 }
 
-/// Reads and parses a JSON body; `Err` is the answer to give instead.
-async fn read_body(request: Request<Incoming>) -> std::result::Result<Option<Value>, ApiError> {
+/// A request body as read: parsed, and as text when bodies are logged.
+struct ReadBody {
+    value: Option<Value>,
+    text: Option<String>,
+}
+
+/// Reads and parses a JSON body; `Err` is the answer to give instead, with the text read.
+async fn read_body(
+    request: Request<Incoming>,
+    keep_text: bool,
+) -> std::result::Result<ReadBody, (ApiError, Option<String>)> {
     let too_large = || {
         ApiError::new(
             413,
@@ -460,22 +540,30 @@ async fn read_body(request: Request<Incoming>) -> std::result::Result<Option<Val
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return Err(too_large());
+        return Err((too_large(), None));
     }
     let bytes = axum::body::to_bytes(Body::new(request.into_body()), MAX_BODY_BYTES)
         .await
-        .map_err(|_| too_large())?;
+        .map_err(|_| (too_large(), None))?;
+    let text = keep_text.then(|| String::from_utf8_lossy(&bytes).into_owned());
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
+        return Ok(ReadBody { value: None, text });
     }
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|error| ApiError {
-            status: 400,
-            code: "BAD_REQUEST",
-            field: Some("request body".into()),
-            message: format!("invalid JSON: {error}"),
-        })
+    match serde_json::from_slice(&bytes) {
+        Ok(value) => Ok(ReadBody {
+            value: Some(value),
+            text,
+        }),
+        Err(error) => Err((
+            ApiError {
+                status: 400,
+                code: "BAD_REQUEST",
+                field: Some("request body".into()),
+                message: format!("invalid JSON: {error}"),
+            },
+            text,
+        )),
+    }
 }
 
 async fn handle(
@@ -489,19 +577,25 @@ async fn handle(
     if let Some(rest) = path.strip_prefix("/_sandbox/") {
         return Ok(control(&shared, &method, rest));
     }
-    let Some(matched) = routes::match_route(&method, &path) else {
-        shared.record(&method, &path, 404, None);
-        return Ok(cannot(&method, &path));
+    let mut logged = Logged {
+        method: method.clone(),
+        route: path.clone(),
+        path: path.clone(),
+        query: query.clone(),
+        series: None,
+        body: None,
     };
-    let template = matched.template;
+    let Some(matched) = routes::match_route(&method, &path) else {
+        return Ok(shared.answered(logged, None, cannot(&method, &path)).await);
+    };
+    logged.route = matched.template.to_string();
     let request_id = uuid::Uuid::new_v4().to_string();
     let header = request
         .headers()
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     let Some(credential) = shared.authenticate(matched.api, header) else {
-        shared.record(&method, template, 401, None);
-        return Ok(match matched.api {
+        let response = match matched.api {
             Api::Cloud => error_response(
                 Api::Cloud,
                 None,
@@ -509,11 +603,13 @@ async fn handle(
                 &request_id,
             ),
             Api::Observability => text_response(401, "Unauthorized"),
-        });
+        };
+        return Ok(shared.answered(logged, None, response).await);
     };
     if let Err(reset) = shared.admit(matched.api, &credential) {
-        shared.record(&method, template, 429, None);
-        return Ok(too_many(matched.api, reset));
+        return Ok(shared
+            .answered(logged, None, too_many(matched.api, reset))
+            .await);
     }
     if !shared.options.latency.is_zero() {
         tokio::time::sleep(shared.options.latency).await;
@@ -521,8 +617,9 @@ async fn handle(
     let fault = shared.draw_fault();
     match fault {
         Some(Fault::TooManyRequests) => {
-            shared.record(&method, template, 429, fault);
-            return Ok(too_many(matched.api, 1));
+            return Ok(shared
+                .answered(logged, fault, too_many(matched.api, 1))
+                .await);
         }
         Some(Fault::Internal | Fault::Unavailable) => {
             let (status, code, text) = if fault == Some(Fault::Internal) {
@@ -530,8 +627,7 @@ async fn handle(
             } else {
                 (503, "SERVICE_UNAVAILABLE", "Service Unavailable")
             };
-            shared.record(&method, template, status, fault);
-            return Ok(match matched.api {
+            let response = match matched.api {
                 Api::Cloud => error_response(
                     Api::Cloud,
                     None,
@@ -539,45 +635,48 @@ async fn handle(
                     &request_id,
                 ),
                 Api::Observability => text_response(status, text),
-            });
+            };
+            return Ok(shared.answered(logged, fault, response).await);
         }
         Some(Fault::Reset) => {
-            shared.record(&method, template, 0, fault);
+            shared.record_unanswered(logged, 0, fault);
             kill.notify_one();
             return Ok(std::future::pending().await);
         }
         Some(Fault::Lost) | None => {}
     }
-    let mut series = None;
     let reply = if matched.api == Api::Cloud
         && let Err(error) = check_path(&shared, &matched)
     {
         Reply::Err(error)
     } else if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
-        match read_body(request).await {
+        match read_body(request, shared.options.log_bodies).await {
             Ok(body) => {
+                logged.body = body.text;
                 if matched.op == Op::ChartSeries {
-                    series = body
+                    logged.series = body
+                        .value
                         .as_ref()
                         .and_then(|b| b.get("series"))
                         .and_then(Value::as_array)
                         .map(Vec::len);
                 }
-                shared.execute(&matched, query.as_deref(), body.as_ref())
+                shared.execute(&matched, query.as_deref(), body.value.as_ref())
             }
-            Err(error) => Reply::Err(error),
+            Err((error, text)) => {
+                logged.body = text;
+                Reply::Err(error)
+            }
         }
     } else {
         shared.execute(&matched, query.as_deref(), None)
     };
     let response = render(matched.api, matched.op, reply, &request_id);
-    let status = response.status().as_u16();
     if fault == Some(Fault::Lost) {
         // The work is done; the answer never leaves.
-        shared.record_series(&method, template, status, fault, series);
+        shared.record_unanswered(logged, response.status().as_u16(), fault);
         kill.notify_one();
         return Ok(std::future::pending().await);
     }
-    shared.record_series(&method, template, status, None, series);
-    Ok(response)
+    Ok(shared.answered(logged, None, response).await)
 }

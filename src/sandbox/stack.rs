@@ -190,6 +190,16 @@ fn run(
     }
 }
 
+/// The state of an alert that has not fired, as each API names it: the managed stack lists
+/// `ALERT`, `OK`, `INSUFFICIENT_DATA`, `DISABLED`, `PENDING` (the cloud document's enum); the
+/// observability API's document shows `inactive`.
+pub(crate) fn quiet_state(key: &StackKey) -> &'static str {
+    match key {
+        StackKey::Managed { .. } => "OK",
+        StackKey::Observability => "inactive",
+    }
+}
+
 /// `limit` (1 to 1000, default 100) and `offset` of the alert list.
 fn paging(query: Option<&str>) -> Result<(usize, usize), ApiError> {
     let mut limit = ALERTS_DEFAULT_LIMIT;
@@ -229,7 +239,12 @@ pub(crate) fn series(map: &Map<String, Value>, prefix: &str) -> Check<Series> {
         field: validate::string(map, "field", prefix, 1024)?,
         where_: validate::string(map, "where", prefix, 16 * 1024)?,
         where_language: validate::enumerated(map, "whereLanguage", prefix, WHERE_LANGUAGES)?,
-        group_by: validate::strings(map, "groupBy", prefix)?,
+        // Both documents require `groupBy` on every series; the real servers reject a series
+        // without it (`[]` is "no grouping").
+        group_by: Some(validate::strings(map, "groupBy", prefix)?.map_or_else(
+            || invalid(validate::join(prefix, "groupBy"), "is required"),
+            Ok,
+        )?),
         metric_name: validate::string(map, "metricName", prefix, 1024)?,
         metric_data_type: validate::enumerated(map, "metricDataType", prefix, METRIC_DATA_TYPES)?,
     })
@@ -275,6 +290,7 @@ fn tile(value: &Value, prefix: &str) -> Check<Tile> {
         h: whole(map, "h", prefix, 1.0)?,
         as_ratio: validate::boolean(map, "asRatio", prefix)?,
         series,
+        config: map.get("config").filter(|c| !c.is_null()).cloned(),
     })
 }
 
@@ -370,7 +386,7 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         interval: Some(interval),
         threshold_type: Some(threshold_type),
         source: Some(source),
-        state: Some("inactive".into()),
+        state: Some(quiet_state(&stack.key).into()),
         channel: Some(channel),
         team: Some(TEAM_ID.into()),
         tile_id,

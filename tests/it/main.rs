@@ -4,6 +4,7 @@
 mod apply;
 mod ci_kit;
 mod common;
+mod conformance;
 mod drift;
 mod export;
 mod help;
