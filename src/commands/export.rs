@@ -253,7 +253,7 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
     }
     match &args.out {
         Some(path) => {
-            crate::commands::plan::write_atomically(path, &exported.yaml)?;
+            printer.write_file(path, &exported.yaml)?;
             printer.err(&format!("wrote the config to `{}`", path.display()));
         }
         None => printer.out(&exported.yaml),
