@@ -17,6 +17,7 @@ pub mod error;
 pub mod exit;
 pub mod export;
 pub mod live;
+pub mod markdown;
 pub mod output;
 pub mod plan;
 pub mod preview;

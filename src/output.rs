@@ -1,12 +1,129 @@
-//! The one place that writes to the terminal. stdout carries only what can be piped (plans,
-//! JSON); messages, progress and logs go to stderr. Writes never panic when the reader has gone
-//! away (`converge plan | head`).
+//! The one place that writes to the terminal and to output files. stdout carries only what can
+//! be piped (plans, JSON); messages, progress and logs go to stderr. Writes never panic when the
+//! reader has gone away (`converge plan | head`).
+//!
+//! Everything written goes through [`Printer::redact`], fed with the run's secret values (the
+//! key secret, the token, and the Basic header made of them), so a server that echoes
+//! credentials in an error, or a value that happens to hold one, is shown masked wherever it
+//! ends up: messages, `-v` logs, plans, reports and saved files. Text for people also goes
+//! through [`reveal`], which writes invisible characters (zero-width, bidi controls, unusual
+//! spaces) as `\u{..}` so names that differ only by them can be told apart.
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 use crate::cli::{ColorChoice, GlobalArgs};
+use crate::error::{Error, Result};
+
+/// What a masked secret is replaced by.
+pub const MASK: &str = "***";
+
+/// The secret values of a run, shared by every clone of a [`Printer`] (the transport's logs, the
+/// progress lines, the reports). `Debug` shows how many, never what.
+#[derive(Clone, Default)]
+struct Secrets(Arc<RwLock<Vec<String>>>);
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.0.read().map_or(0, |values| values.len());
+        write!(f, "Secrets({count} values)")
+    }
+}
+
+impl Secrets {
+    fn add(&self, value: String) {
+        // Blank values never reach the server (the loader refuses them); masking every space
+        // would only garble the output.
+        if value.trim().is_empty() {
+            return;
+        }
+        let mut values = match self.0.write() {
+            Ok(values) => values,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if !values.contains(&value) {
+            values.push(value);
+            // Longest first, so a value that holds another is masked whole.
+            values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        }
+    }
+
+    fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let values = match self.0.read() {
+            Ok(values) => values,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut out = Cow::Borrowed(text);
+        for value in values.iter() {
+            if out.contains(value.as_str()) {
+                out = Cow::Owned(out.replace(value.as_str(), MASK));
+            }
+        }
+        out
+    }
+}
+
+/// Whether a character prints as nothing, or as a space that is not one: zero-width spaces and
+/// joiners, bidi controls, other format characters, C1 controls, invisible fillers and the
+/// unusual spaces. Variation selectors that shape emoji are left alone.
+fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{80}'..='\u{a0}'
+        | '\u{ad}'
+        | '\u{34f}'
+        | '\u{600}'..='\u{605}'
+        | '\u{61c}'
+        | '\u{6dd}'
+        | '\u{70f}'
+        | '\u{8e2}'
+        | '\u{115f}'..='\u{1160}'
+        | '\u{1680}'
+        | '\u{17b4}'..='\u{17b5}'
+        | '\u{180b}'..='\u{180e}'
+        | '\u{2000}'..='\u{200f}'
+        | '\u{2028}'..='\u{202f}'
+        | '\u{205f}'..='\u{206f}'
+        | '\u{2800}'
+        | '\u{3000}'
+        | '\u{3164}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e007f}'
+        | '\u{e0100}'..='\u{e01ef}'
+    )
+}
+
+/// Whether `text` holds a character [`reveal`] would escape.
+pub fn has_invisible(text: &str) -> bool {
+    text.chars().any(invisible)
+}
+
+/// `text` with every invisible character written as `\u{..}`, so `API health` and
+/// `API health\u{200b}` print differently. Line breaks, tabs and terminal escapes are kept.
+pub fn reveal(text: &str) -> Cow<'_, str> {
+    if !has_invisible(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if invisible(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Decides color, verbosity and where each kind of output goes.
 #[derive(Debug, Clone)]
@@ -17,6 +134,7 @@ pub struct Printer {
     stdout_color: bool,
     verbose: u8,
     stderr_terminal: bool,
+    secrets: Secrets,
 }
 
 /// Whether a stream gets color: `always`, `never`, or under `auto` when it is a terminal and
@@ -43,6 +161,7 @@ impl Printer {
             ),
             verbose: global.verbose,
             stderr_terminal,
+            secrets: Secrets::default(),
         }
     }
 
@@ -53,6 +172,7 @@ impl Printer {
             stdout_color: false,
             verbose: 0,
             stderr_terminal: false,
+            secrets: Secrets::default(),
         }
     }
 
@@ -79,17 +199,85 @@ impl Printer {
         self.verbose
     }
 
-    /// Writes machine or plan output to stdout. A closed pipe is not an error.
+    /// Masks `value` in everything this printer (and every clone of it) writes from now on:
+    /// stdout, stderr and files. For the run's secrets: the key secret and the token.
+    pub fn add_secret(&self, value: &str) {
+        self.secrets.add(value.to_string());
+        // The forms a value takes once rendered: inside a JSON string, in Markdown.
+        if let Ok(json) = serde_json::to_string(value) {
+            self.secrets.add(
+                json.trim_start_matches('"')
+                    .trim_end_matches('"')
+                    .to_string(),
+            );
+        }
+        self.secrets.add(crate::markdown::escape(value));
+    }
+
+    /// Masks a key secret, and the Basic `Authorization` value it is sent in (the base64 of
+    /// `key_id:key_secret`), which a server may echo back.
+    pub fn add_basic_credentials(&self, key_id: &str, key_secret: &str) {
+        use base64::Engine as _;
+        self.add_secret(key_secret);
+        if !key_secret.trim().is_empty() {
+            let pair = format!("{key_id}:{key_secret}");
+            self.secrets
+                .add(base64::engine::general_purpose::STANDARD.encode(pair));
+        }
+    }
+
+    /// `text` with every secret value of the run replaced by [`MASK`]. Every write of this
+    /// printer goes through it; anything written some other way must too.
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.secrets.redact(text)
+    }
+
+    /// Writes machine output to stdout (JSON, a config, a script): masked, otherwise byte for
+    /// byte. A closed pipe is not an error.
     pub fn out(&self, text: &str) {
+        let text = self.redact(text);
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes());
         let _ = stdout.flush();
     }
 
-    /// Writes a message line to stderr.
+    /// Writes text for people to stdout (a text or Markdown plan, a drift report, a chart):
+    /// masked, with invisible characters revealed.
+    pub fn out_text(&self, text: &str) {
+        self.out(&reveal(text));
+    }
+
+    /// `text` as stderr shows it: masked, invisible characters revealed. For what reaches the
+    /// terminal some other way (progress lines drawn by indicatif).
+    pub fn shown(&self, text: &str) -> String {
+        reveal(&self.redact(text)).into_owned()
+    }
+
+    /// Writes a message line to stderr, masked, invisible characters revealed.
     pub fn err(&self, line: &str) {
+        let line = self.shown(line);
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{line}");
+    }
+
+    /// Writes a file so that a reader never sees half of it (a temporary file beside it, then a
+    /// rename), masked like stdout.
+    pub fn write_file(&self, path: &Path, text: &str) -> Result<()> {
+        let io = |action, cause| Error::Io {
+            action,
+            path: path.display().to_string(),
+            cause,
+        };
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".tmp");
+        let temporary = PathBuf::from(temporary);
+        std::fs::write(&temporary, self.redact(text).as_bytes())
+            .map_err(|e| io("cannot write", e))?;
+        std::fs::rename(&temporary, path).map_err(|e| {
+            // A failed save leaves no half-made file beside the target.
+            let _ = std::fs::remove_file(&temporary);
+            io("cannot write", e)
+        })
     }
 
     /// A `warning:` line on stderr.
@@ -133,11 +321,7 @@ impl Printer {
     /// Prints an error that ends the command.
     pub fn report(&self, diagnostic: &dyn Diagnostic) {
         let text = self.render(diagnostic);
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{text}");
-        if !text.ends_with('\n') {
-            let _ = writeln!(stderr);
-        }
+        self.err(text.strip_suffix('\n').unwrap_or(&text));
     }
 
     /// Wraps text in an ANSI style when color is on.

@@ -534,6 +534,14 @@ impl Api {
         limit: RateLimit,
     ) -> Result<Api, String> {
         let base = check_base_url(base_url)?;
+        // Every credential sent passes here: from now on the run's output masks it.
+        let printer = transport.printer();
+        match auth {
+            Auth::Basic { key_id, key_secret } => {
+                printer.add_basic_credentials(key_id, &key_secret.0)
+            }
+            Auth::Bearer(token) => printer.add_secret(&token.0),
+        }
         Ok(Api {
             transport: transport.clone(),
             base: base.into(),

@@ -51,11 +51,11 @@ impl Progress {
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
             bar.set_style(style);
         }
-        bar.set_message(format!(
+        bar.set_message(self.printer.shown(&format!(
             "{} {}",
             step.address,
             super::operation_name(&step.operation)
-        ));
+        )));
         bar.enable_steady_tick(Duration::from_millis(100));
         let mut bars = match bars.lock() {
             Ok(bars) => bars,
@@ -99,10 +99,11 @@ impl Progress {
                         let elapsed = bar.elapsed();
                         bar.finish_and_clear();
                         multi.remove(&bar);
-                        let _ = multi.println(format!("{line} [{:.1}s]", elapsed.as_secs_f64()));
+                        let line = format!("{line} [{:.1}s]", elapsed.as_secs_f64());
+                        let _ = multi.println(self.printer.shown(&line));
                     }
                     None => {
-                        let _ = multi.println(line);
+                        let _ = multi.println(self.printer.shown(&line));
                     }
                 }
             }

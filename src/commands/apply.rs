@@ -144,7 +144,7 @@ fn proceed(
     saved: bool,
 ) -> Result<Exit> {
     match args.format {
-        ReportFormat::Text => printer.out(&plan::render(
+        ReportFormat::Text => printer.out_text(&plan::render(
             plan,
             plan::Format::Text,
             &printer.for_stdout(),

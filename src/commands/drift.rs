@@ -53,11 +53,11 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .chain(args.ignore.iter().cloned())
         .collect();
     let report = drift::report(&session.config, &session.live, &plan, &ignore);
-    printer.out(&drift::render::render(
-        &report,
-        args.format,
-        &printer.for_stdout(),
-    ));
+    let text = drift::render::render(&report, args.format, &printer.for_stdout());
+    match args.format {
+        drift::render::Format::Json => printer.out(&text),
+        drift::render::Format::Text | drift::render::Format::Markdown => printer.out_text(&text),
+    }
     Ok(if report.in_sync() {
         Exit::Success
     } else {

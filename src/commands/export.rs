@@ -256,7 +256,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     }
     match &args.out {
         Some(path) => {
-            crate::commands::plan::write_atomically(path, &exported.yaml)?;
+            printer.write_file(path, &exported.yaml)?;
             printer.err(&format!("wrote the config to `{}`", path.display()));
         }
         None => printer.out(&exported.yaml),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::cli::ApiArgs;
 use crate::commands::session;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::plan::saved::SavedPlan;
@@ -51,10 +51,14 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
-    printer.out(&plan::render(&plan, args.format, &printer.for_stdout()));
+    let text = plan::render(&plan, args.format, &printer.for_stdout());
+    match args.format {
+        Format::Json => printer.out(&text),
+        Format::Text | Format::Markdown => printer.out_text(&text),
+    }
     if let Some(path) = &args.out {
         let saved = SavedPlan::new(&session.config, plan.clone());
-        write_atomically(path, &saved.to_json())?;
+        printer.write_file(path, &saved.to_json())?;
         printer.err(&format!("saved the plan to `{}`", path.display()));
     }
     if args.check_queries {
@@ -64,24 +68,5 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         Exit::Changes
     } else {
         Exit::Success
-    })
-}
-
-/// Writes a file so that a reader never sees half of it: a temporary file beside it, then a
-/// rename.
-pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
-    let io = |action, cause| Error::Io {
-        action,
-        path: path.display().to_string(),
-        cause,
-    };
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, text).map_err(|e| io("cannot write", e))?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        // A failed save leaves no half-made file beside the target.
-        let _ = std::fs::remove_file(&temporary);
-        io("cannot write", e)
     })
 }

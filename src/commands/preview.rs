@@ -9,7 +9,6 @@ use serde_json::json;
 
 use crate::api::limits::GRANULARITIES;
 use crate::cli::ApiArgs;
-use crate::commands::plan::write_atomically;
 use crate::commands::session::{self, Session};
 use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
 use crate::error::{Error, Result};
@@ -121,11 +120,11 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             let width = terminal::width();
             let stdout = printer.for_stdout();
             let text: Vec<String> = charts.iter().map(|c| text(c, width, &stdout)).collect();
-            printer.out(&text.join("\n"));
+            printer.out_text(&text.join("\n"));
         }
     }
     if let Some(path) = &args.svg {
-        write_atomically(path, &svg::render(&charts))?;
+        printer.write_file(path, &svg::render(&charts))?;
         printer.err(&format!("wrote the chart to `{}`", path.display()));
     }
     Ok(Exit::Success)

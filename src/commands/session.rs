@@ -64,6 +64,7 @@ pub fn open_with_read_rounds(
     if let Some(handle) = &sandbox {
         point_at_sandbox(&mut config, handle);
     }
+    mask_secrets(&config, printer);
     let parallelism = usize::from(api_args.parallelism);
     let mut round = 1;
     let read = loop {
@@ -98,6 +99,28 @@ pub fn open_with_read_rounds(
                 "cannot read the live state ({errors} error(s) above); nothing was planned"
             )))
         }
+    }
+}
+
+/// Masks the config's secret values (key secret, token) in all later output, whether or not
+/// the run sends them.
+pub fn mask_secrets(config: &Config, printer: &Printer) {
+    let cloud = config.cloud.as_ref();
+    let secrets = [
+        cloud.and_then(|c| c.key_secret.as_ref()),
+        config.observability.as_ref().and_then(|o| o.token.as_ref()),
+    ];
+    for value in secrets
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.value.as_deref())
+    {
+        printer.add_secret(value);
+    }
+    if let Some((key_id, secret)) =
+        cloud.and_then(|c| Some((c.key_id.as_ref()?, c.key_secret.as_ref()?.value.as_deref()?)))
+    {
+        printer.add_basic_credentials(key_id, secret);
     }
 }
 

@@ -24,6 +24,9 @@ pub struct Args {
 /// Runs `converge validate`: exit 0 when valid (warnings allowed), 1 otherwise.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let loaded = config::load(&args.paths, LoadMode::Offline);
+    if let Some(config) = &loaded.config {
+        crate::commands::session::mask_secrets(config, printer);
+    }
     render::render(&loaded.diagnostics, &loaded.sources, args.format, printer);
     let errors = loaded.error_count();
     let warnings = loaded.warning_count();

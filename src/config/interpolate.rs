@@ -63,6 +63,34 @@ pub fn expand(raw: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Expande
     Ok(Expanded { text, unset })
 }
 
+/// The names of the variables `raw` refers to (`${env:NAME}` and `${env:NAME:-default}`), in
+/// order; `$${` escapes and malformed references are skipped (`expand` reports those).
+pub fn references(raw: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = raw;
+    while let Some(pos) = rest.find('$') {
+        let after = &rest[pos..];
+        if let Some(tail) = after.strip_prefix("$${") {
+            rest = tail;
+            continue;
+        }
+        let Some(body) = after.strip_prefix("${env:") else {
+            rest = &after[1..];
+            continue;
+        };
+        let Some(end) = body.find('}') else {
+            break;
+        };
+        let spec = &body[..end];
+        let name = spec.split_once(":-").map_or(spec, |(name, _)| name);
+        if valid_name(name) {
+            names.push(name);
+        }
+        rest = &body[end + 1..];
+    }
+    names
+}
+
 /// The variable name when `raw` is exactly one `${env:NAME}` with no default: the only form a
 /// secret field accepts, since a default would be a literal secret in the file.
 pub fn secret_reference(raw: &str) -> Option<&str> {
@@ -105,6 +133,15 @@ mod tests {
         assert!(expand("${env:SET", &env).is_err());
         assert!(expand("${file:x}", &env).is_err());
         assert!(expand("${env:1BAD}", &env).is_err());
+    }
+
+    #[test]
+    fn references_name_every_variable_but_escapes() {
+        assert_eq!(
+            references("a ${env:ONE} $${env:NOT} ${env:TWO:-x} ${env:1BAD} $5 ${env:THREE}"),
+            vec!["ONE", "TWO", "THREE"]
+        );
+        assert!(references("${env:OPEN").is_empty());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! merge key by key, `ignore` lists concatenate, and anything else written twice is an error
 //! that shows both places.
 
+use std::collections::HashMap;
+
 use super::diagnostic::Diagnostic;
 use super::yaml::{self, Kind, Node};
 
@@ -11,8 +13,14 @@ const MERGED_MAPS: &[&str] = &["services", "stacks"];
 const MERGED_LISTS: &[&str] = &["ignore"];
 
 /// Merges the roots of the files in load order. `None` when no file held a mapping.
+///
+/// Keys are found through indexes, not by scanning: many files of many services merge in
+/// linear time.
 pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
     let mut root: Option<Node> = None;
+    // Position of each top-level key in the root, and of each key of a merged map in its map.
+    let mut top: HashMap<String, usize> = HashMap::new();
+    let mut nested: HashMap<String, HashMap<String, usize>> = HashMap::new();
     for doc in docs {
         let Kind::Map(entries) = doc.kind else {
             if doc.kind != Kind::Null {
@@ -32,6 +40,7 @@ pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
             ..
         }) = root.as_mut()
         else {
+            top = positions(&entries);
             root = Some(Node {
                 kind: Kind::Map(entries),
                 span: doc.span,
@@ -39,20 +48,25 @@ pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
             continue;
         };
         for (key, value) in entries {
-            let Some(pos) = into.iter().position(|(k, _)| k.name == key.name) else {
+            let Some((first_key, existing)) = top.get(&key.name).and_then(|&at| into.get_mut(at))
+            else {
+                top.insert(key.name.clone(), into.len());
                 into.push((key, value));
                 continue;
             };
-            let existing = &mut into[pos].1;
             let name = key.name.as_str();
             match (&mut existing.kind, value.kind) {
                 (Kind::Map(left), Kind::Map(right)) if MERGED_MAPS.contains(&name) => {
+                    let index = nested
+                        .entry(key.name.clone())
+                        .or_insert_with(|| positions(left));
                     for (k, v) in right {
-                        if let Some((first, _)) = left.iter().find(|(f, _)| f.name == k.name) {
+                        if let Some((first, _)) = index.get(&k.name).and_then(|&at| left.get(at)) {
                             let mut duplicate = yaml::duplicate_key(&k, first.span);
                             duplicate.message = format!("`{name}.{}` is defined twice", k.name);
                             diags.push(duplicate);
                         } else {
+                            index.insert(k.name.clone(), left.len());
                             left.push((k, v));
                         }
                     }
@@ -60,11 +74,20 @@ pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
                 (Kind::Seq(left), Kind::Seq(right)) if MERGED_LISTS.contains(&name) => {
                     left.extend(right);
                 }
-                _ => diags.push(yaml::duplicate_key(&key, into[pos].0.span)),
+                _ => diags.push(yaml::duplicate_key(&key, first_key.span)),
             }
         }
     }
     root
+}
+
+/// Each key's position in a mapping's entries (keys of one mapping are unique).
+fn positions(entries: &[(yaml::Key, Node)]) -> HashMap<String, usize> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(at, (key, _))| (key.name.clone(), at))
+        .collect()
 }
 
 #[cfg(test)]

@@ -190,7 +190,13 @@ fn check_sources(
         return None;
     };
     let mut unresolved = HashSet::new();
-    interpolate_tree(&mut root, String::new(), mode, env, &mut unresolved, diags);
+    let secrets = secret_variables(&root);
+    let strings = Interpolation {
+        mode,
+        env,
+        secrets: &secrets,
+    };
+    strings.tree(&mut root, String::new(), &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
     let config = build::build(&root, mode, env, diags)?;
     rules::check(&config, &root, diags);
@@ -204,6 +210,10 @@ fn read_path(
     diags: &mut Vec<Diagnostic>,
 ) {
     if path.is_dir() {
+        if let Some(diag) = link_out_of_project(path) {
+            diags.push(diag);
+            return;
+        }
         let entries = match std::fs::read_dir(path) {
             Ok(entries) => entries,
             Err(error) => {
@@ -247,6 +257,10 @@ fn read_file(
     // A file named twice (`dir/` and `dir/a.yaml`) is read once, not reported as all duplicates.
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if !seen.insert(canonical) {
+        return;
+    }
+    if let Some(diag) = link_out_of_project(path) {
+        diags.push(diag);
         return;
     }
     let bytes = match std::fs::read(path) {
@@ -294,6 +308,44 @@ fn read_file(
     }
 }
 
+/// A config file or directory that is a symbolic link must point inside the current directory
+/// or the directory holding the link. A link committed to a repository could otherwise make a
+/// pull-request check read any file of the machine (`/proc/self/environ`, a key file) and show
+/// it in error snippets; such a link is refused and nothing of its target is read.
+fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
+    let link = std::fs::symlink_metadata(path).ok()?;
+    if !link.file_type().is_symlink() {
+        return None;
+    }
+    // A broken link is left to the read, which names it.
+    let target = std::fs::canonicalize(path).ok()?;
+    let holder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let roots = [
+        std::env::current_dir().and_then(std::fs::canonicalize),
+        std::fs::canonicalize(holder),
+    ];
+    if roots.iter().flatten().any(|root| target.starts_with(root)) {
+        return None;
+    }
+    Some(
+        Diagnostic::error(
+            "config::outside-project",
+            format!(
+                "`{}` is a symbolic link to `{}`, outside the project; converge does not read it",
+                path.display(),
+                target.display()
+            ),
+            None,
+        )
+        .with_help(
+            "copy the file into the project, or run converge from a directory that holds the link's target",
+        ),
+    )
+}
+
 fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
     Diagnostic::error(
         "config::read",
@@ -303,51 +355,113 @@ fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
     .with_help("check the path and its permissions")
 }
 
-/// Interpolates every string of the tree in place except the secret fields (resolved, never
-/// substituted, by [`build`]). Pointers of strings still holding an unset reference go into
-/// `unresolved` so the schema does not judge their shape.
-fn interpolate_tree(
-    node: &mut Node,
-    pointer: String,
+/// Variables that hold a secret whatever the config says: the ones `export` and `--sandbox`
+/// read the key secret and the token from.
+const CONVENTIONAL_SECRETS: &[&str] = &["CONVERGE_KEY_SECRET", "CONVERGE_OBS_TOKEN"];
+
+/// Every variable a secret field reads (`${env:NAME}` in `cloud.keySecret` or
+/// `observability.token`), with the field, plus the conventional secret variables.
+fn secret_variables(root: &Node) -> Vec<(String, &'static str)> {
+    let mut names: Vec<(String, &'static str)> = CONVENTIONAL_SECRETS
+        .iter()
+        .map(|name| (name.to_string(), "a conventional secret variable"))
+        .collect();
+    for (section, field, label) in [
+        ("cloud", "keySecret", "`cloud.keySecret`"),
+        ("observability", "token", "`observability.token`"),
+    ] {
+        let raw = root
+            .get(section)
+            .and_then(|s| s.get(field))
+            .and_then(Node::as_str);
+        for name in raw.map(interpolate::references).unwrap_or_default() {
+            names.retain(|(known, _)| known != name);
+            names.push((name.to_string(), label));
+        }
+    }
+    names
+}
+
+/// How strings are interpolated: the variables come from `env`; those in `secrets` are refused
+/// outside the secret fields, since a secret substituted into a name or message would be
+/// printed in plans, comments and saved plans.
+struct Interpolation<'a> {
     mode: LoadMode,
-    env: &dyn Fn(&str) -> Option<String>,
-    unresolved: &mut HashSet<String>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    match &mut node.kind {
-        Kind::Str(text) => {
-            if !text.contains('$') || schema_check::SECRET_POINTERS.contains(&pointer.as_str()) {
-                return;
-            }
-            match interpolate::expand(text, env) {
-                Ok(expanded) => {
-                    for name in &expanded.unset {
-                        diags.push(build::unset_variable(mode, name, node.span));
-                    }
-                    if !expanded.unset.is_empty() {
-                        unresolved.insert(pointer);
-                    }
-                    *text = expanded.text;
+    env: &'a dyn Fn(&str) -> Option<String>,
+    secrets: &'a [(String, &'static str)],
+}
+
+impl Interpolation<'_> {
+    /// Interpolates every string of the tree in place except the secret fields (resolved,
+    /// never substituted, by [`build`]). Pointers of strings still holding an unset reference
+    /// go into `unresolved` so the schema does not judge their shape.
+    fn tree(
+        &self,
+        node: &mut Node,
+        pointer: String,
+        unresolved: &mut HashSet<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        match &mut node.kind {
+            Kind::Str(text) => {
+                if !text.contains('$') || schema_check::SECRET_POINTERS.contains(&pointer.as_str())
+                {
+                    return;
                 }
-                Err(problem) => diags.push(
-                    Diagnostic::error("config::interpolation", problem, Some(node.span))
-                        .with_label("malformed reference")
-                        .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
-                ),
+                let secret = interpolate::references(text).into_iter().find_map(|name| {
+                    self.secrets
+                        .iter()
+                        .find(|(secret, _)| secret == name)
+                        .map(|(_, field)| (name.to_string(), *field))
+                });
+                if let Some((name, field)) = secret {
+                    // Left as written: the value never enters the tree.
+                    unresolved.insert(pointer);
+                    diags.push(
+                        Diagnostic::error(
+                            "config::secret-variable",
+                            format!(
+                                "`{name}` holds a secret ({field} reads it) and may be used only by `cloud.keySecret` or `observability.token`"
+                            ),
+                            Some(node.span),
+                        )
+                        .with_label("secret variable used here")
+                        .with_help(format!(
+                            "remove `${{env:{name}}}` from this value; a secret in any other field would be printed in plans, pull-request comments and saved plans"
+                        )),
+                    );
+                    return;
+                }
+                match interpolate::expand(text, self.env) {
+                    Ok(expanded) => {
+                        for name in &expanded.unset {
+                            diags.push(build::unset_variable(self.mode, name, node.span));
+                        }
+                        if !expanded.unset.is_empty() {
+                            unresolved.insert(pointer);
+                        }
+                        *text = expanded.text;
+                    }
+                    Err(problem) => diags.push(
+                        Diagnostic::error("config::interpolation", problem, Some(node.span))
+                            .with_label("malformed reference")
+                            .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
+                    ),
+                }
             }
-        }
-        Kind::Seq(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                interpolate_tree(item, format!("{pointer}/{i}"), mode, env, unresolved, diags);
+            Kind::Seq(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.tree(item, format!("{pointer}/{i}"), unresolved, diags);
+                }
             }
-        }
-        Kind::Map(entries) => {
-            for (key, value) in entries.iter_mut() {
-                let child = yaml::child_pointer(&pointer, &key.name);
-                interpolate_tree(value, child, mode, env, unresolved, diags);
+            Kind::Map(entries) => {
+                for (key, value) in entries.iter_mut() {
+                    let child = yaml::child_pointer(&pointer, &key.name);
+                    self.tree(value, child, unresolved, diags);
+                }
             }
+            Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) => {}
         }
-        Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) => {}
     }
 }
 

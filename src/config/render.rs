@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use miette::{LabeledSpan, NamedSource, SourceSpan};
+use miette::{LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceSpan, SpanContents};
 use serde_json::{Value, json};
 
 use super::diagnostic::{Diagnostic, Severity};
@@ -32,8 +32,9 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
     let sources = &masked;
     match format {
         Format::Text => {
+            let indexed = index_files(sources);
             for diag in diags {
-                let text = to_text(diag, sources, printer);
+                let text = printer.render(&Report::new(diag, sources, &indexed));
                 printer.err(text.trim_end_matches('\n'));
             }
         }
@@ -42,7 +43,7 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         let annotations = github_annotations(diags, sources);
         match format {
-            Format::Text => printer.out(&annotations),
+            Format::Text => printer.out_text(&annotations),
             // stdout stays one JSON document for `jq`; the runner reads workflow commands
             // from stderr as well.
             Format::Json => printer.err(annotations.trim_end_matches('\n')),
@@ -53,14 +54,22 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
 /// One diagnostic as a miette report: file:line:col, the value underlined, related places,
 /// the help line; plain ASCII when the printer has no color.
 pub fn to_text(diag: &Diagnostic, sources: &Sources, printer: &Printer) -> String {
-    let report = Report::new(diag, sources);
+    let masked = mask_secrets(std::slice::from_ref(diag), sources);
+    let report = Report::new(diag, &masked, &index_files(&masked));
     printer.render(&report)
 }
 
-/// The sources with every redacted value (a literal secret) overwritten by `*`, so that the
-/// snippets of other diagnostics, which show neighbouring lines, never show it either.
+/// The sources with every secret value overwritten by `*`, so that no snippet shows one: the
+/// values of redacted diagnostics (a literal secret), and whatever is written under a key that
+/// looks like a secret's (`keysecret:`, `password:`, ...), whatever its shape, even on a line
+/// with a syntax error.
 fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
     let mut masked = sources.clone();
+    for file in &mut masked.files {
+        if let Some(text) = mask_secret_keys(&file.text) {
+            file.text = Arc::from(text);
+        }
+    }
     for span in diags
         .iter()
         .filter(|d| REDACTED_CODES.contains(&d.code.as_str()))
@@ -78,18 +87,147 @@ fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        // One `*` per byte keeps every later offset of the file in place.
-        let mut stars = String::with_capacity(end - start);
-        for c in text[start..end].chars() {
-            if c == '\n' {
-                stars.push('\n');
-            } else {
-                stars.push_str(&"*".repeat(c.len_utf8()));
-            }
-        }
-        file.text = Arc::from(format!("{}{stars}{}", &text[..start], &text[end..]));
+        let mut out = String::with_capacity(text.len());
+        out.push_str(&text[..start]);
+        out.push_str(&stars(&text[start..end]));
+        out.push_str(&text[end..]);
+        file.text = Arc::from(out);
     }
     masked
+}
+
+/// One `*` per byte (line breaks and blanks kept), so every later offset of the file stays in
+/// place.
+fn stars(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_whitespace() {
+            out.push(c);
+        } else {
+            out.push_str(&"*".repeat(c.len_utf8()));
+        }
+    }
+    out
+}
+
+/// Words that make a key a secret's, lowercase: the config's own (`keySecret`, `token`) and
+/// what a misplaced credential is usually called.
+const SECRET_KEY_WORDS: &[&str] = &[
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "apikey",
+    "api_key",
+    "api-key",
+    "privatekey",
+    "private_key",
+    "private-key",
+    "accesskey",
+    "access_key",
+    "access-key",
+    "connectionstring",
+    "connection_string",
+];
+
+/// Whether a key names a secret, whatever its case or spelling around the word.
+pub fn is_secret_key(key: &str) -> bool {
+    let lower = key.to_lowercase();
+    SECRET_KEY_WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// `text` with the value of every secret-looking key masked, read line by line rather than as
+/// YAML so that it works on text that does not parse: after `key:` the rest of the line, and
+/// when that is empty (or a block scalar or anchor only) the lines indented under the key. A
+/// value that is exactly one `${env:NAME}` reference is not a secret and stays readable.
+/// `None` when nothing was masked.
+fn mask_secret_keys(text: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    // The column of the key whose value continues on the following lines.
+    let mut block: Option<usize> = None;
+    let mut start = 0;
+    while start < text.len() {
+        let end = text[start..]
+            .find('\n')
+            .map_or(text.len(), |i| start + i + 1);
+        let line = &text[start..end];
+        let content = line.trim_end_matches(['\n', '\r']);
+        let indent = content.len() - content.trim_start_matches([' ', '\t']).len();
+        let rest = &content[indent..];
+        if let Some(column) = block {
+            let inside = rest.is_empty()
+                || indent > column
+                || (indent == column && (rest == "-" || rest.starts_with("- ")));
+            if inside {
+                // A list item keeps its `- ` so the snippet still reads as the YAML it is.
+                let item = rest.len() - rest.trim_start_matches(['-', ' ']).len();
+                mask_range(text, &mut out, start + indent + item, start + content.len());
+                start = end;
+                continue;
+            }
+            block = None;
+        }
+        if let Some((column, value_at)) = secret_key_on(content) {
+            let value = &content[value_at..];
+            let written = value.split(" #").next().unwrap_or("").trim();
+            let reference = super::interpolate::secret_reference(written).is_some();
+            let masked_from = if reference {
+                // Only a comment after the reference can hold anything worth hiding.
+                value.find(" #").map(|i| value_at + i)
+            } else {
+                Some(value_at)
+            };
+            if let Some(from) = masked_from {
+                mask_range(text, &mut out, start + from, start + content.len());
+            }
+            let opens_block = written.is_empty()
+                || written.starts_with('|')
+                || written.starts_with('>')
+                || written.starts_with('&')
+                || written.starts_with('!');
+            if opens_block && !reference {
+                block = Some(column);
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// The column of the first secret-looking key on a line and where its value starts (just after
+/// the `:`): a key is the word before a `:` that ends the line or is followed by a blank,
+/// quoted or not, in block or flow style.
+fn secret_key_on(line: &str) -> Option<(usize, usize)> {
+    let bytes = line.as_bytes();
+    for (colon, _) in line.match_indices(':') {
+        let next = bytes.get(colon + 1).copied();
+        if !matches!(next, None | Some(b' ' | b'\t')) {
+            continue;
+        }
+        let before = line[..colon].trim_end_matches(['"', '\'']);
+        let key_start = before
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | ',' | '"' | '\''))
+            .map_or(0, |i| {
+                i + before[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let key = &before[key_start..];
+        if !key.is_empty() && is_secret_key(key) {
+            return Some((key_start, colon + 1));
+        }
+    }
+    None
+}
+
+/// Overwrites `text[from..to]` with `*` in `out` (made from `text` on first use).
+fn mask_range(text: &str, out: &mut Option<String>, from: usize, to: usize) {
+    if from >= to {
+        return;
+    }
+    let target = out.get_or_insert_with(|| text.to_string());
+    let masked = stars(&text[from..to]);
+    target.replace_range(from..to, &masked);
 }
 
 /// All diagnostics as a pretty-printed JSON array.
@@ -185,13 +323,13 @@ struct Report {
     /// `None` for a related place: shown as advice under its diagnostic.
     severity: Option<Severity>,
     help: Option<String>,
-    source: Option<NamedSource<Arc<str>>>,
+    source: Option<NamedSource<Indexed>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Report>,
 }
 
 impl Report {
-    fn new(diag: &Diagnostic, sources: &Sources) -> Self {
+    fn new(diag: &Diagnostic, sources: &Sources, indexed: &[Indexed]) -> Self {
         let redacted = REDACTED_CODES.contains(&diag.code.as_str());
         let mut message = diag.message.clone();
         let mut report = Report {
@@ -214,9 +352,11 @@ impl Report {
                     span.line,
                     span.column
                 ));
-            } else if let Some(file) = sources.file(span.file) {
+            } else if let (Some(file), Some(source)) =
+                (sources.file(span.file), indexed.get(span.file))
+            {
                 report.source = Some(
-                    NamedSource::new(file.path.display().to_string(), Arc::clone(&file.text))
+                    NamedSource::new(file.path.display().to_string(), source.clone())
                         .with_language("yaml"),
                 );
                 report.labels.push(LabeledSpan::new_primary_with_span(
@@ -227,20 +367,20 @@ impl Report {
         }
         for (span, label) in &diag.related {
             let same_file = diag.span.is_some_and(|s| s.file == span.file) && !redacted;
-            match sources.file(span.file) {
-                Some(file) if same_file => {
+            match (sources.file(span.file), indexed.get(span.file)) {
+                (Some(file), _) if same_file => {
                     report.labels.push(LabeledSpan::new_with_span(
                         Some(label.clone()),
                         clamp(*span, &file.text),
                     ));
                 }
-                Some(file) => report.related.push(Report {
+                (Some(file), Some(source)) => report.related.push(Report {
                     message: label.clone(),
                     code: String::new(),
                     severity: None,
                     help: None,
                     source: Some(
-                        NamedSource::new(file.path.display().to_string(), Arc::clone(&file.text))
+                        NamedSource::new(file.path.display().to_string(), source.clone())
                             .with_language("yaml"),
                     ),
                     labels: vec![LabeledSpan::new_primary_with_span(
@@ -249,11 +389,76 @@ impl Report {
                     )],
                     related: Vec::new(),
                 }),
-                None => {}
+                _ => {}
             }
         }
         report.message = printable(&message);
         report
+    }
+}
+
+/// A file's text for miette with the offset of every line start, made once per file: miette's
+/// own reading counts the lines from the top of the text for every snippet, which made many
+/// diagnostics in one large file quadratic. Here a snippet is found by binary search.
+#[derive(Debug, Clone)]
+struct Indexed {
+    text: Arc<str>,
+    starts: Arc<[usize]>,
+}
+
+fn index_files(sources: &Sources) -> Vec<Indexed> {
+    sources
+        .files
+        .iter()
+        .map(|file| Indexed {
+            text: Arc::clone(&file.text),
+            starts: line_starts(&file.text).into(),
+        })
+        .collect()
+}
+
+/// Where each line starts, line breaks counted as miette counts them (`\n`, `\r\n`, `\r`).
+fn line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    for (i, b) in bytes.iter().enumerate() {
+        let ends_line = *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        if ends_line {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
+
+impl miette::SourceCode for Indexed {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        // miette's reading, on the text from the first line the snippet can show: the same
+        // snippet, shifted back into place.
+        let line = self
+            .starts
+            .partition_point(|start| *start <= span.offset())
+            .saturating_sub(1);
+        let first = line.saturating_sub(context_lines_before);
+        let base = self.starts.get(first).copied().unwrap_or(0);
+        let tail = self
+            .text
+            .as_bytes()
+            .get(base..)
+            .ok_or(MietteError::OutOfBounds)?;
+        let shifted = SourceSpan::new((span.offset() - base).into(), span.len());
+        let inner = tail.read_span(&shifted, context_lines_before, context_lines_after)?;
+        Ok(Box::new(MietteSpanContents::new(
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + base).into(), inner.span().len()),
+            inner.line() + first,
+            inner.column(),
+            inner.line_count() + first,
+        )))
     }
 }
 

@@ -18,7 +18,7 @@
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
 
@@ -31,6 +31,8 @@ use super::yaml::{Kind, Node};
 /// from: a reference to an object that is written there but did not build (its own error is
 /// already reported) is not called dangling.
 pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
+    let written_services = index(root.get("services"));
+    let written_stacks = index(root.get("stacks"));
     for service in config.services.values() {
         key_name(&service.key, "service", diags);
         if let Some(scaling) = &service.scaling {
@@ -58,7 +60,7 @@ pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         key_name(&stack.key, "stack", diags);
         if let StackTarget::Managed { service } = &stack.target
             && !config.services.contains_key(&service.value)
-            && written(root, &["services", &service.value]).is_none()
+            && !written_services.contains_key(service.value.as_str())
         {
             let mut diag = Diagnostic::error(
                 "semantic::unknown-service",
@@ -73,23 +75,49 @@ pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
             diags.push(diag);
         }
         dashboards(stack, diags);
-        let written_stack = written(root, &["stacks", &stack.key.value]);
+        let written_stack = written_stacks.get(stack.key.value.as_str()).copied();
         alerts(stack, written_stack, diags);
     }
 }
 
-/// The node at `path` of the written tree, built or not.
-fn written<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
-    path.iter().try_fold(root, |node, key| node.get(key))
+/// The entries of a written mapping by key, built or not. Looked up once per reference, so an
+/// index keeps a stack of many dashboards and alerts linear.
+fn index(node: Option<&Node>) -> HashMap<&str, &Node> {
+    node.and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|(key, value)| (key.name.as_str(), value))
+        .collect()
 }
 
-/// Whether the written dashboard has a tile named `name`, built or not.
-fn written_tile(dashboard: Option<&Node>, name: &str) -> bool {
-    match dashboard.and_then(|d| d.get("tiles")).map(|t| &t.kind) {
-        Some(Kind::Seq(tiles)) => tiles
-            .iter()
-            .any(|t| t.get("name").and_then(Node::as_str) == Some(name)),
-        _ => false,
+/// What the alerts of one stack may point at: its dashboards as written, and the tile names of
+/// each (built or not), gathered once per stack.
+struct Targets<'a> {
+    dashboards: HashMap<&'a str, &'a Node>,
+    tiles: HashMap<&'a str, HashSet<&'a str>>,
+}
+
+impl<'a> Targets<'a> {
+    fn new(stack: &'a StackConfig, written_stack: Option<&'a Node>) -> Self {
+        let dashboards = index(written_stack.and_then(|s| s.get("dashboards")));
+        let mut tiles: HashMap<&str, HashSet<&str>> = HashMap::new();
+        for (key, node) in &dashboards {
+            let names = tiles.entry(*key).or_default();
+            if let Some(Kind::Seq(written)) = node.get("tiles").map(|t| &t.kind) {
+                names.extend(
+                    written
+                        .iter()
+                        .filter_map(|t| t.get("name").and_then(Node::as_str)),
+                );
+            }
+        }
+        for (key, dashboard) in &stack.dashboards {
+            tiles
+                .entry(key.as_str())
+                .or_default()
+                .extend(dashboard.tiles.iter().map(|t| t.name.value.as_str()));
+        }
+        Targets { dashboards, tiles }
     }
 }
 
@@ -232,6 +260,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
 }
 
 fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Diagnostic>) {
+    let targets = Targets::new(stack, written_stack);
     let mut names: HashMap<&str, Span> = HashMap::new();
     for alert in stack.alerts.values() {
         key_name(&alert.key, "alert", diags);
@@ -247,7 +276,7 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
         }
         references(
             stack,
-            written_stack,
+            &targets,
             &alert.key.value,
             &alert.dashboard,
             &alert.tile,
@@ -269,7 +298,7 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
             Some(Located::new(value.as_str()?.to_string(), value.span))
         };
         if let (Some(dashboard), Some(tile)) = (text("dashboard"), text("tile")) {
-            references(stack, written_stack, &key.name, &dashboard, &tile, diags);
+            references(stack, &targets, &key.name, &dashboard, &tile, diags);
         }
     }
 }
@@ -277,16 +306,17 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
 /// The dashboard and tile an alert names must exist in its stack.
 fn references(
     stack: &StackConfig,
-    written_stack: Option<&Node>,
+    targets: &Targets<'_>,
     alert: &str,
     dashboard_key: &Located<String>,
     tile: &Located<String>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let written_dashboard =
-        written_stack.and_then(|s| written(s, &["dashboards", &dashboard_key.value]));
     let Some(dashboard) = stack.dashboards.get(&dashboard_key.value) else {
-        if written_dashboard.is_some() {
+        if targets
+            .dashboards
+            .contains_key(dashboard_key.value.as_str())
+        {
             return;
         }
         let diag = Diagnostic::error(
@@ -301,9 +331,11 @@ fn references(
         diags.push(suggest(diag, &dashboard_key.value, stack.dashboards.keys()));
         return;
     };
-    if !dashboard.tiles.iter().any(|t| t.name.value == tile.value)
-        && !written_tile(written_dashboard, &tile.value)
-    {
+    let known = targets
+        .tiles
+        .get(dashboard_key.value.as_str())
+        .is_some_and(|names| names.contains(tile.value.as_str()));
+    if !known {
         let diag = Diagnostic::error(
             "semantic::unknown-tile",
             format!(

@@ -7,6 +7,8 @@
 //! Scalars resolve by the YAML 1.2 core schema with strict booleans: only `true`/`false` are
 //! booleans, so `yes`, `no`, `on` and `off` stay strings.
 
+use std::collections::HashMap;
+
 use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
 
 use super::diagnostic::Diagnostic;
@@ -14,6 +16,10 @@ use super::model::{FileId, Span};
 
 /// Most nodes one file may expand to (aliases are copied); stops "billion laughs" inputs.
 const MAX_NODES: usize = 2_000_000;
+/// Most bytes of keys and scalars one file may expand to: a few aliases of a long string
+/// would otherwise stay under [`MAX_NODES`] and still take gigabytes. A config without
+/// aliases holds at most its own size, far below this.
+const MAX_BYTES: usize = 32 * 1024 * 1024;
 /// Deepest nesting accepted; the config format needs about ten levels.
 const MAX_DEPTH: usize = 128;
 
@@ -87,12 +93,22 @@ impl Node {
         }
     }
 
-    /// How many nodes this tree holds.
-    fn size(&self) -> usize {
+    /// How many nodes this tree holds, and how many bytes of keys and scalars.
+    fn weight(&self) -> (usize, usize) {
         match &self.kind {
-            Kind::Seq(items) => 1 + items.iter().map(Node::size).sum::<usize>(),
-            Kind::Map(entries) => 1 + entries.iter().map(|(_, v)| v.size()).sum::<usize>(),
-            _ => 1,
+            Kind::Seq(items) => items.iter().fold((1, 0), |(n, b), item| {
+                let (items_n, items_b) = item.weight();
+                (n.saturating_add(items_n), b.saturating_add(items_b))
+            }),
+            Kind::Map(entries) => entries.iter().fold((1, 0), |(n, b), (key, value)| {
+                let (value_n, value_b) = value.weight();
+                (
+                    n.saturating_add(value_n),
+                    b.saturating_add(key.name.len()).saturating_add(value_b),
+                )
+            }),
+            Kind::Str(text) => (1, text.len()),
+            _ => (1, 0),
         }
     }
 }
@@ -107,8 +123,9 @@ pub fn parse(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) -> Option<No
         parser: Parser::new_from_str_with_options(text, options),
         text,
         file,
-        anchors: Vec::new(),
+        anchors: HashMap::new(),
         nodes: 0,
+        bytes: 0,
         diags,
     };
     match reader.stream() {
@@ -126,9 +143,11 @@ struct Reader<'t, 'd> {
     parser: Parser<'t, yaml::StrInput<'t>>,
     text: &'t str,
     file: FileId,
-    /// Anchored nodes by the parser's anchor id.
-    anchors: Vec<(usize, Node)>,
+    /// Anchored nodes by the parser's anchor id, with their weight (nodes, bytes).
+    anchors: HashMap<usize, (Node, usize, usize)>,
     nodes: usize,
+    /// Bytes of keys and scalars read so far, aliases counted at every use.
+    bytes: usize,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -221,9 +240,10 @@ impl<'t> Reader<'t, '_> {
                 Some(span),
             )));
         }
-        self.count(1, span)?;
+        self.count(1, 0, span)?;
         let node = match event {
             Event::Scalar(value, style, anchor, tag) => {
+                self.count(0, value.len(), span)?;
                 let forced_str = tag
                     .as_ref()
                     .is_some_and(|t| t.is_yaml_core_schema_tag("str"));
@@ -258,18 +278,21 @@ impl<'t> Reader<'t, '_> {
                 node
             }
             Event::Alias(id) => {
-                let found = self.anchors.iter().rev().find(|(a, _)| *a == id);
-                match found {
-                    Some((_, node)) => {
-                        let node = node.clone();
-                        self.count(node.size(), span)?;
-                        node
-                    }
-                    None => Node {
+                let weight = self
+                    .anchors
+                    .get(&id)
+                    .map(|&(_, nodes, bytes)| (nodes, bytes));
+                if let Some((nodes, bytes)) = weight {
+                    // Counted before the copy is made: the copy is what takes the memory.
+                    self.count(nodes, bytes, span)?;
+                }
+                self.anchors.get(&id).map_or(
+                    Node {
                         kind: Kind::Null,
                         span,
                     },
-                }
+                    |(node, _, _)| node.clone(),
+                )
             }
             Event::UnresolvedAlias(name) => {
                 return Err(Box::new(Diagnostic::error(
@@ -291,6 +314,9 @@ impl<'t> Reader<'t, '_> {
 
     fn mapping(&mut self, span: Span, depth: usize) -> Step<Node> {
         let mut entries: Vec<(Key, Node)> = Vec::new();
+        // Position of each key in `entries`: a mapping of many keys is checked for duplicates
+        // in linear time.
+        let mut positions: HashMap<String, usize> = HashMap::new();
         let mut merged: Vec<(Key, Node)> = Vec::new();
         loop {
             let (event, yspan) = self.next()?;
@@ -342,15 +368,17 @@ impl<'t> Reader<'t, '_> {
                 }
                 continue;
             }
-            if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name) {
+            if let Some((first, _)) = positions.get(&key.name).and_then(|&at| entries.get(at)) {
                 self.diags.push(duplicate_key(&key, first.span));
                 self.diags.extend(dropped_secret(&key, &value));
                 continue;
             }
+            positions.insert(key.name.clone(), entries.len());
             entries.push((key, value));
         }
         for (key, value) in merged {
-            if !entries.iter().any(|(k, _)| k.name == key.name) {
+            if !positions.contains_key(&key.name) {
+                positions.insert(key.name.clone(), entries.len());
                 entries.push((key, value));
             }
         }
@@ -362,20 +390,28 @@ impl<'t> Reader<'t, '_> {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor != 0 {
-            self.anchors.push((anchor, node.clone()));
+            let (nodes, bytes) = node.weight();
+            self.anchors.insert(anchor, (node.clone(), nodes, bytes));
         }
     }
 
-    fn count(&mut self, n: usize, span: Span) -> Step<()> {
-        self.nodes = self.nodes.saturating_add(n);
-        if self.nodes > MAX_NODES {
-            return Err(Box::new(Diagnostic::error(
-                "yaml::too-large",
-                format!("the YAML expands to more than {MAX_NODES} values (aliases included)"),
-                Some(span),
-            )));
-        }
-        Ok(())
+    fn count(&mut self, nodes: usize, bytes: usize, span: Span) -> Step<()> {
+        self.nodes = self.nodes.saturating_add(nodes);
+        self.bytes = self.bytes.saturating_add(bytes);
+        let problem = if self.nodes > MAX_NODES {
+            format!("the YAML expands to more than {MAX_NODES} values (aliases included)")
+        } else if self.bytes > MAX_BYTES {
+            format!(
+                "the YAML expands to more than {} MiB of text (aliases included)",
+                MAX_BYTES / (1024 * 1024)
+            )
+        } else {
+            return Ok(());
+        };
+        Err(Box::new(
+            Diagnostic::error("yaml::too-large", problem, Some(span))
+                .with_help("an alias copies what its anchor holds at every use; write the values out or use fewer aliases"),
+        ))
     }
 
     fn span_of(&self, span: yaml::Span) -> Span {
