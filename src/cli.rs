@@ -40,6 +40,10 @@ pub struct GlobalArgs {
     /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
     #[arg(long, global = true)]
     pub sandbox: bool,
+    /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
+    /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
+    #[arg(long, global = true, env = "CONVERGE_SANDBOX_RATE_LIMIT")]
+    pub sandbox_rate_limit: bool,
 }
 
 /// When to color output.

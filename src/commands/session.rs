@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::Clients;
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::cli::GlobalArgs;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
@@ -65,9 +65,10 @@ pub fn open_with_read_rounds(
         point_at_sandbox(&mut config, handle);
     }
     let parallelism = usize::from(global.parallelism);
+    let limits = rate_limits(global)?;
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking(&config, parallelism, printer) {
+        match reader::connect_and_read_blocking_with(&config, parallelism, limits, printer) {
             Err(diagnostics)
                 if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
             {
@@ -101,18 +102,36 @@ pub fn open_with_read_rounds(
     }
 }
 
-/// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`).
+/// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`),
+/// rate limited only with `--sandbox-rate-limit`.
 pub fn start_sandbox(global: &GlobalArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
     if !global.sandbox {
         return Ok(None);
     }
-    let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
+    let handle = sandbox::in_process_with(
+        Path::new(sandbox::IN_PROCESS_STATE),
+        global.sandbox_rate_limit,
+    )?;
     printer.info(&format!(
-        "sandbox: serving {} with state in {}",
+        "sandbox: serving {} with state in {}{}",
         handle.url(),
-        sandbox::IN_PROCESS_STATE
+        sandbox::IN_PROCESS_STATE,
+        if global.sandbox_rate_limit {
+            ", with the real rate limits"
+        } else {
+            ", without rate limits"
+        }
     ));
     Ok(Some(handle))
+}
+
+/// Each key's pacing: none against the in-process sandbox unless `--sandbox-rate-limit` asks
+/// for the real limits; otherwise the real limits (or `CONVERGE_*_RATE_LIMIT`).
+pub fn rate_limits(global: &GlobalArgs) -> Result<RateLimits> {
+    if global.sandbox && !global.sandbox_rate_limit {
+        return Ok(RateLimits::UNLIMITED);
+    }
+    RateLimits::from_env().map_err(Error::msg)
 }
 
 /// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
@@ -243,7 +262,7 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
         }
     }
     let settings = TransportSettings::new(usize::from(global.parallelism));
-    let limits = crate::api::clients::RateLimits::from_env().map_err(Error::msg)?;
+    let limits = rate_limits(global)?;
     let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
     let url_problem = |field: &str, problem: String| {
         Error::msg(format!(
@@ -262,7 +281,8 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
             key_secret: Secret(resolve("cloud key secret", reference)?),
         };
         let api = Api::new(&transport, url, &auth, limits.cloud)
-            .map_err(|p| url_problem("cloud.url", p))?;
+            .map_err(|p| url_problem("cloud.url", p))?
+            .named(CLOUD_API);
         clients.cloud = Some(CloudClient::new(api, &saved.organization));
     }
     if let Some(observability) = &saved.observability
@@ -270,7 +290,8 @@ pub fn open_saved(path: &Path, global: &GlobalArgs, printer: &Printer) -> Result
     {
         let auth = Auth::Bearer(Secret(resolve("observability token", reference)?));
         let api = Api::new(&transport, url, &auth, limits.observability)
-            .map_err(|p| url_problem("observability.url", p))?;
+            .map_err(|p| url_problem("observability.url", p))?
+            .named(OBSERVABILITY_API);
         clients.observability = Some(ObservabilityClient::new(api));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -764,6 +764,7 @@ fn colored_text_reads_the_same_without_color() {
         verbose: 0,
         parallelism: 4,
         sandbox: false,
+        sandbox_rate_limit: false,
     });
     let plan = demo_plan();
     let colored = text::render(&plan, &color);
@@ -848,6 +849,7 @@ fn no_secret_value_in_any_rendering_or_saved_plan() {
         verbose: 2,
         parallelism: 4,
         sandbox: false,
+        sandbox_rate_limit: false,
     });
     let outputs = [
         text::render(&plan, &Printer::plain()),
