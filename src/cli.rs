@@ -47,6 +47,10 @@ pub struct ApiArgs {
     /// How many requests may be in flight at once (always within the rate limit).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub parallelism: u16,
+    /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
+    /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
+    #[arg(long, env = "CONVERGE_SANDBOX_RATE_LIMIT")]
+    pub sandbox_rate_limit: bool,
 }
 
 /// When to color output.

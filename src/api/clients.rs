@@ -14,6 +14,11 @@ pub const CLOUD_RATE_LIMIT_ENV: &str = "CONVERGE_CLOUD_RATE_LIMIT";
 /// Environment variable that overrides the observability API's rate limit, e.g. `200/1m`.
 pub const OBSERVABILITY_RATE_LIMIT_ENV: &str = "CONVERGE_OBSERVABILITY_RATE_LIMIT";
 
+/// What messages call the cloud API.
+pub const CLOUD_API: &str = "the cloud API";
+/// What messages call the standalone observability API.
+pub const OBSERVABILITY_API: &str = "the observability API";
+
 /// The rate limit of each API's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
@@ -33,6 +38,12 @@ impl Default for RateLimits {
 }
 
 impl RateLimits {
+    /// No pacing on either API (the in-process sandbox enforces none unless asked to).
+    pub const UNLIMITED: RateLimits = RateLimits {
+        cloud: RateLimit::UNLIMITED,
+        observability: RateLimit::UNLIMITED,
+    };
+
     /// The real limits, overridden by `CONVERGE_CLOUD_RATE_LIMIT` and
     /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` when set.
     pub fn from_env() -> Result<RateLimits, String> {
@@ -134,6 +145,7 @@ impl Clients {
                 };
                 match Api::new(transport, &url.value, &auth, limits.cloud) {
                     Ok(api) => {
+                        let api = api.named(CLOUD_API);
                         clients.cloud = Some(CloudClient::new(api, &config.organization.value))
                     }
                     Err(problem) => problems.push(url_problem("cloud.url", problem, url.span)),
@@ -175,7 +187,10 @@ impl Clients {
                 (Some(url), Some(token)) => {
                     let auth = Auth::Bearer(Secret(token.value.clone().unwrap_or_default()));
                     match Api::new(transport, &url.value, &auth, limits.observability) {
-                        Ok(api) => clients.observability = Some(ObservabilityClient::new(api)),
+                        Ok(api) => {
+                            let api = api.named(OBSERVABILITY_API);
+                            clients.observability = Some(ObservabilityClient::new(api))
+                        }
                         Err(problem) => {
                             problems.push(url_problem("observability.url", problem, url.span))
                         }
@@ -188,6 +203,15 @@ impl Clients {
         } else {
             Err(problems)
         }
+    }
+
+    /// What the requests of these clients are waiting for (they share one transport).
+    pub fn activity(&self) -> Option<std::sync::Arc<super::activity::Activity>> {
+        let cloud = self.cloud.as_ref().map(|c| c.api());
+        let observability = self.observability.as_ref().map(|o| o.api());
+        cloud
+            .or(observability)
+            .map(|api| api.transport().activity().clone())
     }
 
     /// The API of a stack of `config`, or why there is none (pointing at the stack's line).

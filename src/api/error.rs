@@ -16,12 +16,18 @@ pub enum FailureKind {
     Status(u16),
     /// No connection could be made; the request was never sent.
     Connect,
+    /// The connection was refused: nothing listens at the address. Not retried: a port nobody
+    /// listens on does not start listening within a retry's backoff.
+    Refused,
     /// The request timed out after it may have been sent.
     Timeout,
     /// The connection broke after the request may have been sent (no complete answer).
     Connection,
     /// The server answered success but the body was not what the operation expects.
     Body(u16),
+    /// The server sent more than converge reads (a body over its size limit, pages that never
+    /// end); it stopped reading.
+    TooMuch(u16),
     /// Not sent: the run was interrupted while the write waited to go out.
     Stopped,
 }
@@ -75,7 +81,9 @@ impl ApiError {
     /// The HTTP status, when the server answered.
     pub fn status(&self) -> Option<u16> {
         match self.kind {
-            FailureKind::Status(status) | FailureKind::Body(status) => Some(status),
+            FailureKind::Status(status)
+            | FailureKind::Body(status)
+            | FailureKind::TooMuch(status) => Some(status),
             _ => None,
         }
     }
@@ -86,7 +94,11 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status >= 500,
             FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Connect | FailureKind::Body(_) | FailureKind::Stopped => false,
+            FailureKind::Connect
+            | FailureKind::Refused
+            | FailureKind::Body(_)
+            | FailureKind::TooMuch(_)
+            | FailureKind::Stopped => false,
         }
     }
 
@@ -95,14 +107,20 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status == 429 || status >= 500,
             FailureKind::Connect | FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Body(_) | FailureKind::Stopped => false,
+            FailureKind::Refused
+            | FailureKind::Body(_)
+            | FailureKind::TooMuch(_)
+            | FailureKind::Stopped => false,
         }
     }
 
     /// Whether a request that must not be repeated blindly (POST) may still be sent again: only
     /// when the server certainly did not act on it (429, or no connection at all).
     pub fn is_safe_to_resend(&self) -> bool {
-        matches!(self.kind, FailureKind::Status(429) | FailureKind::Connect)
+        matches!(
+            self.kind,
+            FailureKind::Status(429) | FailureKind::Connect | FailureKind::Refused
+        )
     }
 
     /// Whether the request was not sent because the run was interrupted.
@@ -141,7 +159,10 @@ impl ApiError {
                     self.message
                 ));
             }
-            FailureKind::Connect => {
+            FailureKind::TooMuch(status) => {
+                text.push_str(&format!(" answered {status}, but {}", self.message));
+            }
+            FailureKind::Connect | FailureKind::Refused => {
                 text.push_str(&format!(": cannot connect: {}", self.message));
             }
             FailureKind::Timeout => {
@@ -183,6 +204,14 @@ impl ApiError {
                 Some("the service failed; run again later, and re-plan before applying")
             }
             FailureKind::Connect => Some("check the API url and your network"),
+            FailureKind::Refused => Some(
+                "check that the API url names the right host and port, and that the server there \
+                 is running",
+            ),
+            FailureKind::TooMuch(_) => Some(
+                "the server sends far more than the API would: check that the url points at the \
+                 API itself, and that it honours `limit` and `offset`",
+            ),
             // A read cannot have changed anything: only writes get the "may have happened" warning.
             FailureKind::Timeout | FailureKind::Connection if self.is_read() => {
                 Some("check the API url and your network, then run again")
@@ -347,6 +376,8 @@ impl fmt::Display for FailureKind {
         match self {
             FailureKind::Status(status) => write!(f, "{status}"),
             FailureKind::Connect => f.write_str("connect error"),
+            FailureKind::Refused => f.write_str("connection refused"),
+            FailureKind::TooMuch(status) => write!(f, "{status} too much data"),
             FailureKind::Timeout => f.write_str("timeout"),
             FailureKind::Connection => f.write_str("connection lost"),
             FailureKind::Body(status) => write!(f, "{status} unreadable body"),

@@ -1,6 +1,7 @@
 //! Talking to the two APIs: wire types shared with the sandbox, the contract's limits, the
 //! transport (auth, pacing, retries, error bodies) and the two typed clients.
 
+pub mod activity;
 pub mod clients;
 pub mod cloud;
 pub mod error;

@@ -7,7 +7,7 @@ use reqwest::Method;
 use serde_json::Value;
 
 use super::cloud::{delete, segment};
-use super::error::ApiError;
+use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
     Alert, AlertRequest, Dashboard, DashboardRequest, SeriesPoint, SeriesQuery, Source,
@@ -15,6 +15,13 @@ use super::wire::{
 
 /// Page size of the alerts list (the API's maximum).
 pub const ALERTS_PAGE: usize = 1000;
+
+/// The most alerts converge reads from one stack: far beyond any real stack, and a bound on a
+/// server whose pages never end.
+pub const MAX_ALERTS: usize = 100_000;
+
+/// Pages of [`ALERTS_PAGE`] alerts that hold [`MAX_ALERTS`].
+pub const MAX_ALERT_PAGES: usize = MAX_ALERTS / ALERTS_PAGE;
 
 /// A typed client of the observability API. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -80,11 +87,12 @@ impl ObservabilityClient {
         delete(&self.api, &call).await
     }
 
-    /// `GET /api/v2/alerts?limit=1000&offset=N`, page after page until a short page.
+    /// `GET /api/v2/alerts?limit=1000&offset=N`, page after page until a short page, at most
+    /// [`MAX_ALERT_PAGES`] pages.
     pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
         let mut alerts: Vec<Alert> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
-        loop {
+        for _ in 0..MAX_ALERT_PAGES {
             let call = Call::new(
                 "list alerts",
                 Method::GET,
@@ -105,6 +113,19 @@ impl ObservabilityClient {
                 return Ok(alerts);
             }
         }
+        let last_offset = alerts.len().saturating_sub(ALERTS_PAGE);
+        let call = Call::new(
+            "list alerts",
+            Method::GET,
+            format!("/api/v2/alerts?limit={ALERTS_PAGE}&offset={last_offset}"),
+        );
+        Err(call.error_of(
+            FailureKind::TooMuch(200),
+            format!(
+                "after {MAX_ALERT_PAGES} full pages ({MAX_ALERTS} alerts) it still had more: \
+                 converge reads at most {MAX_ALERTS} alerts per stack and stopped there"
+            ),
+        ))
     }
 
     /// `GET /api/v2/alerts/{id}`.

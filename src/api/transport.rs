@@ -20,6 +20,7 @@ use serde_json::Value;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 
+use super::activity::{Activity, WaitReason};
 use super::error::{ApiError, ApiErrorDetails, FailureKind, server_words};
 use super::limits;
 use super::wire::Secret;
@@ -28,8 +29,19 @@ use crate::output::Printer;
 /// Environment variable that turns retry delays (not the retries) off, for tests.
 pub const NO_RETRY_DELAY_ENV: &str = "CONVERGE_TEST_NO_RETRY_DELAY";
 
-/// The longest wait a server may ask for before converge gives up waiting on it.
-const MAX_SERVER_DELAY: Duration = Duration::from_secs(120);
+/// The longest wait a server may ask for (`Retry-After`, `X-RateLimit-Reset`): a server that
+/// asks for more is not waited for; the request fails and says so.
+pub const MAX_SERVER_DELAY: Duration = Duration::from_secs(120);
+
+/// The largest success body converge reads from one answer (the large seed's biggest list is a
+/// few MiB); a server sending more is cut off with an error rather than filling memory.
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// How much of an error body is kept: only its first words are ever shown.
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Redirects followed within one origin before giving up (a loop).
+const MAX_REDIRECTS: usize = 5;
 
 /// How many requests a key may send per window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +63,28 @@ impl RateLimit {
         requests: limits::OBSERVABILITY_RATE_REQUESTS,
         window: Duration::from_secs(limits::OBSERVABILITY_RATE_WINDOW_SECS),
     };
+
+    /// No pacing at all (the in-process sandbox, unless asked to limit).
+    pub const UNLIMITED: RateLimit = RateLimit {
+        requests: u32::MAX,
+        window: Duration::from_secs(1),
+    };
+
+    /// `10 requests per 10s`, for messages.
+    pub fn describe(&self) -> String {
+        if *self == RateLimit::UNLIMITED {
+            return "no limit".to_string();
+        }
+        let window = self.window;
+        let window = if window.subsec_millis() != 0 || window.as_secs() == 0 {
+            format!("{}ms", window.as_millis())
+        } else if window.as_secs() % 60 == 0 {
+            format!("{}m", window.as_secs() / 60)
+        } else {
+            format!("{}s", window.as_secs())
+        };
+        format!("{} requests per {window}", self.requests)
+    }
 
     /// Reads `N/DURATION`, e.g. `10/10s`, `100/1m`, `5/500ms`.
     pub fn parse(text: &str) -> Result<RateLimit, String> {
@@ -141,6 +175,9 @@ impl RateBucket {
         if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
             return Err(hold);
         }
+        if self.limit == RateLimit::UNLIMITED {
+            return Ok(());
+        }
         let capacity = self.limit.requests as usize;
         if state.sent.len() >= capacity {
             let index = state.sent.len() - capacity;
@@ -191,6 +228,8 @@ pub struct TransportSettings {
     pub max_delay: Duration,
     /// Whether retries wait at all (`CONVERGE_TEST_NO_RETRY_DELAY=1` turns waiting off).
     pub retry_delays: bool,
+    /// The largest success body read from one answer.
+    pub max_body_bytes: usize,
 }
 
 impl TransportSettings {
@@ -203,6 +242,7 @@ impl TransportSettings {
             min_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(20),
             retry_delays: retry_delays_enabled(std::env::var(NO_RETRY_DELAY_ENV).ok().as_deref()),
+            max_body_bytes: MAX_BODY_BYTES,
         }
     }
 }
@@ -251,11 +291,20 @@ pub fn next_delay(
 /// How long the server asks us to wait: `Retry-After` (seconds or an HTTP date) or
 /// `X-RateLimit-Reset` (seconds to wait, or a Unix time in seconds).
 pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
+    server_delay_with_source(headers).map(|(delay, _)| delay)
+}
+
+/// As [`server_delay`], with the header it came from as sent (`Retry-After: 3600`).
+pub fn server_delay_with_source(headers: &HeaderMap) -> Option<(Duration, String)> {
     let text = |name: &str| {
         headers
             .get(name)
             .and_then(|value| value.to_str().ok())
             .map(str::trim)
+    };
+    let source = |name: &str, value: &str| {
+        let shown: String = value.chars().take(40).collect();
+        format!("{name}: {shown}")
     };
     let now_unix = || jiff::Timestamp::now().as_second();
     if let Some(value) = text("retry-after") {
@@ -263,11 +312,17 @@ pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
             && seconds.is_finite()
             && seconds >= 0.0
         {
-            return Some(Duration::from_secs_f64(seconds.min(1e6)));
+            return Some((
+                Duration::from_secs_f64(seconds.min(1e6)),
+                source("Retry-After", value),
+            ));
         }
         if let Ok(date) = jiff::fmt::rfc2822::parse(value) {
             let wait = date.timestamp().as_second() - now_unix();
-            return Some(Duration::from_secs(wait.max(0) as u64));
+            return Some((
+                Duration::from_secs(wait.max(0) as u64),
+                source("Retry-After", value),
+            ));
         }
     }
     if let Some(value) = text("x-ratelimit-reset")
@@ -281,7 +336,10 @@ pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
         } else {
             seconds
         };
-        return Some(Duration::from_secs_f64(wait.min(1e6)));
+        return Some((
+            Duration::from_secs_f64(wait.min(1e6)),
+            source("X-RateLimit-Reset", value),
+        ));
     }
     None
 }
@@ -310,6 +368,7 @@ struct TransportInner {
     http: reqwest::Client,
     permits: Semaphore,
     settings: TransportSettings,
+    activity: Arc<Activity>,
     printer: Printer,
 }
 
@@ -321,6 +380,20 @@ impl Transport {
         let http = reqwest::Client::builder()
             .user_agent(concat!("converge/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                // reqwest drops the Authorization header on a redirect to another origin, so the
+                // other host would answer 401 and converge would blame the key. Such a redirect
+                // is not followed: its answer is reported as the redirect it is.
+                let same_origin = attempt
+                    .previous()
+                    .last()
+                    .is_some_and(|previous| same_origin(previous, attempt.url()));
+                if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
             .build()
             .map_err(|error| format!("cannot set up the HTTP client: {}", chain(&error)))?;
         Ok(Transport {
@@ -328,9 +401,15 @@ impl Transport {
                 http,
                 permits: Semaphore::new(settings.parallelism.max(1)),
                 settings,
+                activity: Arc::new(Activity::new(printer.clone())),
                 printer,
             }),
         })
+    }
+
+    /// What the requests of this transport are waiting for (for progress displays).
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.inner.activity
     }
 
     /// The settings it was built with.
@@ -425,10 +504,29 @@ pub fn check_base_url(url: &str) -> Result<String, String> {
     Ok(parsed.as_str().trim_end_matches('/').to_string())
 }
 
+/// Whether two URLs share scheme, host and port: the one origin credentials may be sent to.
+fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// A URL as shown in messages: scheme, host, port and path (no credentials, query or fragment).
+fn shown_url(url: &reqwest::Url) -> String {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.set_query(None);
+    shown.set_fragment(None);
+    shown.to_string()
+}
+
 /// One API behind one key: base URL, credentials and the key's rate bucket.
 #[derive(Debug, Clone)]
 pub struct Api {
     transport: Transport,
+    /// What messages call it, e.g. `the cloud API`.
+    name: &'static str,
     base: Arc<str>,
     auth: HeaderValue,
     bucket: Arc<RateBucket>,
@@ -502,6 +600,12 @@ impl Call {
         self.error(FailureKind::Body(status), message.into())
     }
 
+    /// An error of this call of any kind (e.g. [`FailureKind::TooMuch`] for pages that never
+    /// end).
+    pub fn error_of(&self, kind: FailureKind, message: impl Into<String>) -> ApiError {
+        self.error(kind, message.into())
+    }
+
     fn error(&self, kind: FailureKind, message: String) -> ApiError {
         ApiError::from(ApiErrorDetails {
             operation: self.operation.clone(),
@@ -544,6 +648,7 @@ impl Api {
         }
         Ok(Api {
             transport: transport.clone(),
+            name: "the API",
             base: base.into(),
             auth: auth.header()?,
             bucket: Arc::new(RateBucket::new(limit)),
@@ -565,6 +670,22 @@ impl Api {
     /// The gate of `call`, when it is a write this API may stop.
     fn gate_of(&self, call: &Call) -> Option<watch::Receiver<bool>> {
         self.gate.clone().filter(|_| call.method != Method::GET)
+    }
+
+    /// The same API, called `name` in messages (`the cloud API`).
+    pub fn named(mut self, name: &'static str) -> Api {
+        self.name = name;
+        self
+    }
+
+    /// What messages call this API.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The transport it sends through.
+    pub fn transport(&self) -> &Transport {
+        &self.transport
     }
 
     /// The base URL.
@@ -593,6 +714,13 @@ impl Api {
         // The last failed attempt the server may have acted on (a 5xx, a timeout): when a stop
         // then keeps the retry from being sent, that is the outcome, not "not sent".
         let acted: Mutex<Option<ApiError>> = Mutex::new(None);
+        // Why the next sleep happens, for whoever shows progress (set by `adjust`).
+        let next_wait: Arc<Mutex<Option<(WaitReason, String)>>> = Arc::default();
+        let activity = self.transport.inner.activity.clone();
+        // Owned: a `&'static str` captured by this closure trips rustc's higher-ranked `Send`
+        // check of the tasks that await `send`.
+        let name = self.name.to_string();
+        let wait_to_say = next_wait.clone();
         let result = (|| async {
             attempts.fetch_add(1, Ordering::Relaxed);
             let result = self.attempt(call).await;
@@ -607,20 +735,46 @@ impl Api {
         .retry(backoff)
         .sleep(move |delay| {
             let gate = gate.clone();
+            let (reason, detail) = lock(&wait_to_say)
+                .take()
+                .unwrap_or((WaitReason::Retry, String::new()));
+            // Made when backon asks for the sleep, right before awaiting it.
+            let waiting = activity.wait(&name, Instant::now() + delay, reason, &detail);
             async move {
+                let _waiting = waiting;
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = stopped(gate) => {}
                 }
             }
         })
-        .when(|error: &ApiError| match call.resend {
-            Resend::Idempotent => error.is_retryable(),
-            Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
+        .when(|error: &ApiError| {
+            // A server asking for more than converge waits is not asked again.
+            let too_long = error
+                .retry_after
+                .is_some_and(|asked| asked > MAX_SERVER_DELAY);
+            // Nor is a port nobody listens on: it does not start listening within a backoff.
+            let refused = error.kind == FailureKind::Refused;
+            !too_long
+                && !refused
+                && match call.resend {
+                    Resend::Idempotent => error.is_retryable(),
+                    Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
+                }
         })
         .adjust(|error: &ApiError, backoff| {
             let delay = next_delay(error, backoff, retry_delays);
             if let Some(delay) = delay {
+                *lock(&next_wait) = Some(match error.retry_after {
+                    Some(_) => (
+                        WaitReason::ServerAsked,
+                        format!(
+                            "it answered {} to {} {}",
+                            error.kind, call.method, call.path
+                        ),
+                    ),
+                    None => (WaitReason::Retry, String::new()),
+                });
                 printer.debug(&format!(
                     "retrying {} {} after {} in {} ms (attempt {} of {})",
                     call.method,
@@ -677,6 +831,11 @@ impl Api {
                 Err(free_at) => {
                     drop(permit);
                     waited += free_at.saturating_duration_since(now);
+                    let limit = self.bucket.limit().describe();
+                    let _waiting =
+                        inner
+                            .activity
+                            .wait(self.name, free_at, WaitReason::RateLimit, &limit);
                     tokio::select! {
                         () = tokio::time::sleep_until(free_at) => {}
                         () = stopped(gate.clone()) => return Err(not_sent()),
@@ -717,20 +876,31 @@ impl Api {
                 .body(body.clone());
         }
         let response = request.send().await.map_err(|error| {
+            let kind = kind_of(&error);
             printer.info(&format!(
                 "{} {} failed after {} ms: {}",
                 call.method,
                 call.path,
                 started.elapsed().as_millis(),
-                kind_of(&error)
+                kind
             ));
-            call.error(kind_of(&error), chain(&error))
+            let message = match kind {
+                FailureKind::Refused => format!(
+                    "connection refused: nothing listens on {}",
+                    host_and_port(&self.base)
+                ),
+                _ => chain(&error),
+            };
+            call.error(kind, message)
         })?;
         let status = response.status();
-        let delay = server_delay(response.headers());
-        // A 429's wait is a retry delay (below), which tests may turn off; this is pacing.
+        let asked = server_delay_with_source(response.headers());
+        let delay = asked.as_ref().map(|(delay, _)| *delay);
+        // A 429's wait is a retry delay (below), which tests may turn off; this is pacing. A
+        // window that resets later than converge waits is left to the 429 that will say so.
         if let Some(until) = exhausted_until(response.headers(), delay)
             .filter(|_| status != StatusCode::TOO_MANY_REQUESTS)
+            .filter(|until| *until < MAX_SERVER_DELAY)
         {
             // The server's window is used up (another process may share the key): wait for
             // its reset rather than earn a 429.
@@ -740,13 +910,36 @@ impl Api {
             ));
             self.bucket.hold_until(Instant::now() + until);
         }
-        let body = response.bytes().await.map_err(|error| {
-            let kind = match kind_of(&error) {
-                FailureKind::Connect => FailureKind::Connection,
-                other => other,
-            };
-            call.error(kind, chain(&error))
-        })?;
+        if status.is_redirection() {
+            return Err(redirected(call, &response));
+        }
+        let limit = if status.is_success() {
+            inner.settings.max_body_bytes
+        } else {
+            MAX_ERROR_BODY_BYTES
+        };
+        let body = match read_body(response, limit).await {
+            Ok(Body::Complete(body)) => body,
+            // An error body is only ever shown by its first words: the rest is not needed.
+            Ok(Body::Cut(body)) if !status.is_success() => body,
+            Ok(Body::Cut(_)) => {
+                return Err(call.error(
+                    FailureKind::TooMuch(status.as_u16()),
+                    format!(
+                        "its body is larger than {}, the most converge reads from one answer: \
+                         it stopped reading there",
+                        human_bytes(limit)
+                    ),
+                ));
+            }
+            Err(error) => {
+                let kind = match kind_of(&error) {
+                    FailureKind::Connect | FailureKind::Refused => FailureKind::Connection,
+                    other => other,
+                };
+                return Err(call.error(kind, chain(&error)));
+            }
+        };
         printer.info(&format!(
             "{} {} {} {}ms",
             call.method,
@@ -757,19 +950,31 @@ impl Api {
         if status.is_success() {
             return Ok(Answer {
                 status: status.as_u16(),
-                body: body.to_vec(),
+                body,
             });
         }
-        let (message, request_id) = server_words(&body);
+        let (mut message, request_id) = server_words(&body);
         if let Some(id) = &request_id {
             printer.debug(&format!("{} {} requestId {id}", call.method, call.path));
         }
-        if status == StatusCode::TOO_MANY_REQUESTS
-            && inner.settings.retry_delays
-            && let Some(delay) = delay
-        {
-            self.bucket
-                .hold_until(Instant::now() + delay.min(MAX_SERVER_DELAY));
+        match &asked {
+            Some((delay, source)) if *delay > MAX_SERVER_DELAY => {
+                if !message.is_empty() {
+                    message.push_str("; ");
+                }
+                message.push_str(&format!(
+                    "it asked to wait {} before trying again (`{source}`), longer than the {} \
+                     converge waits for a server, so it was not tried again",
+                    human_wait(*delay),
+                    human_wait(MAX_SERVER_DELAY)
+                ));
+            }
+            Some((delay, _))
+                if status == StatusCode::TOO_MANY_REQUESTS && inner.settings.retry_delays =>
+            {
+                self.bucket.hold_until(Instant::now() + *delay);
+            }
+            _ => {}
         }
         let mut error = call.error(FailureKind::Status(status.as_u16()), message);
         error.request_id = request_id;
@@ -865,10 +1070,113 @@ fn redact_quoted(text: &str) -> String {
 fn kind_of(error: &reqwest::Error) -> FailureKind {
     if error.is_timeout() {
         FailureKind::Timeout
+    } else if error.is_connect() && is_refused(error) {
+        FailureKind::Refused
     } else if error.is_connect() {
         FailureKind::Connect
     } else {
         FailureKind::Connection
+    }
+}
+
+/// Whether the cause of a failed connection is a refusal (nothing listens on the port).
+fn is_refused(error: &reqwest::Error) -> bool {
+    let mut current: Option<&dyn std::error::Error> = Some(error);
+    while let Some(cause) = current {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
+        }
+        current = cause.source();
+    }
+    false
+}
+
+/// `host:port` of a base URL, for messages.
+fn host_and_port(base: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(url) => match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_string(),
+            _ => base.to_string(),
+        },
+        Err(_) => base.to_string(),
+    }
+}
+
+/// The error for a redirect converge does not follow: to another origin (where the
+/// credentials would not go), or one too many within its own.
+fn redirected(call: &Call, response: &reqwest::Response) -> ApiError {
+    let status = response.status().as_u16();
+    let target = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|location| response.url().join(location).ok());
+    let message = match target {
+        Some(target) if !same_origin(response.url(), &target) => format!(
+            "the server redirected to {}, another host; converge does not follow a redirect to \
+             another host, since the credentials may not go with it (and must not)",
+            shown_url(&target)
+        ),
+        Some(target) => format!(
+            "the server redirected to {} after {MAX_REDIRECTS} redirects already; converge stops \
+             there",
+            shown_url(&target)
+        ),
+        None => "the server answered a redirect with no usable `Location`".to_string(),
+    };
+    call.error(FailureKind::Status(status), message)
+}
+
+/// A body read up to a limit.
+enum Body {
+    /// All of it.
+    Complete(Vec<u8>),
+    /// The first `limit` bytes; there was more.
+    Cut(Vec<u8>),
+}
+
+/// Reads a body chunk by chunk, never holding more than `limit` bytes.
+async fn read_body(mut response: reqwest::Response, limit: usize) -> Result<Body, reqwest::Error> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Ok(Body::Cut(Vec::new()));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        let room = limit - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok(Body::Cut(body));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Body::Complete(body))
+}
+
+/// `64 MiB`, `64 KiB`, `100 bytes`.
+fn human_bytes(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= 1024 && bytes % 1024 == 0 {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// `2m`, `1h`, `45s`, `3600s` waits as people read them.
+fn human_wait(wait: Duration) -> String {
+    let seconds = wait.as_secs_f64().ceil() as u64;
+    match seconds {
+        s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
     }
 }
 

@@ -253,7 +253,9 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
             // The server certainly did not act (429s or no connection all along): sending
             // again cannot create a second object.
             Err(WriteError::Api(error))
-                if error.is_safe_to_resend() && attempt < CREATE_ATTEMPTS => {}
+                if error.is_safe_to_resend()
+                    && error.is_retryable()
+                    && attempt < CREATE_ATTEMPTS => {}
             Err(error) => return Err(StepError::Failed(error.to_string())),
         }
     }

@@ -192,18 +192,21 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .unwrap_or_default();
     let config = reading_config(&args, &sandbox_env)?;
     let parallelism = usize::from(args.api.parallelism);
-    let (runtime, clients, live) = reader::connect_and_read_blocking(&config, parallelism, printer)
-        .map_err(|problems| Error::Message {
-            message: format!(
-                "export could not read the live state: {}",
-                problems
-                    .iter()
-                    .map(|p| p.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            hint: problems.iter().find_map(|p| p.help.clone()),
-        })?;
+    let limits = crate::commands::session::rate_limits(&args.api)?;
+    let (runtime, clients, live) =
+        reader::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
+            |problems| Error::Message {
+                message: format!(
+                    "export could not read the live state: {}",
+                    problems
+                        .iter()
+                        .map(|p| p.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                hint: problems.iter().find_map(|p| p.help.clone()),
+            },
+        )?;
     let mut input = ExportInput::default();
     for id in &args.services {
         let Some(service) = live.services.get(id) else {

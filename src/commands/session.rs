@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::Clients;
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::cli::ApiArgs;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
@@ -66,9 +66,10 @@ pub fn open_with_read_rounds(
     }
     mask_secrets(&config, printer);
     let parallelism = usize::from(api_args.parallelism);
+    let limits = rate_limits(api_args)?;
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking(&config, parallelism, printer) {
+        match reader::connect_and_read_blocking_with(&config, parallelism, limits, printer) {
             Err(diagnostics)
                 if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
             {
@@ -124,18 +125,36 @@ pub fn mask_secrets(config: &Config, printer: &Printer) {
     }
 }
 
-/// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`).
+/// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`),
+/// rate limited only with `--sandbox-rate-limit`.
 pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
     if !api_args.sandbox {
         return Ok(None);
     }
-    let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
+    let handle = sandbox::in_process_with(
+        Path::new(sandbox::IN_PROCESS_STATE),
+        api_args.sandbox_rate_limit,
+    )?;
     printer.info(&format!(
-        "sandbox: serving {} with state in {}",
+        "sandbox: serving {} with state in {}{}",
         handle.url(),
-        sandbox::IN_PROCESS_STATE
+        sandbox::IN_PROCESS_STATE,
+        if api_args.sandbox_rate_limit {
+            ", with the real rate limits"
+        } else {
+            ", without rate limits"
+        }
     ));
     Ok(Some(handle))
+}
+
+/// Each key's pacing: none against the in-process sandbox unless `--sandbox-rate-limit` asks
+/// for the real limits; otherwise the real limits (or `CONVERGE_*_RATE_LIMIT`).
+pub fn rate_limits(api_args: &ApiArgs) -> Result<RateLimits> {
+    if api_args.sandbox && !api_args.sandbox_rate_limit {
+        return Ok(RateLimits::UNLIMITED);
+    }
+    RateLimits::from_env().map_err(Error::msg)
 }
 
 /// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
@@ -266,7 +285,7 @@ pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<
         }
     }
     let settings = TransportSettings::new(usize::from(api_args.parallelism));
-    let limits = crate::api::clients::RateLimits::from_env().map_err(Error::msg)?;
+    let limits = rate_limits(api_args)?;
     let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
     let url_problem = |field: &str, problem: String| {
         Error::msg(format!(
@@ -285,7 +304,8 @@ pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<
             key_secret: Secret(resolve("cloud key secret", reference)?),
         };
         let api = Api::new(&transport, url, &auth, limits.cloud)
-            .map_err(|p| url_problem("cloud.url", p))?;
+            .map_err(|p| url_problem("cloud.url", p))?
+            .named(CLOUD_API);
         clients.cloud = Some(CloudClient::new(api, &saved.organization));
     }
     if let Some(observability) = &saved.observability
@@ -293,7 +313,8 @@ pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<
     {
         let auth = Auth::Bearer(Secret(resolve("observability token", reference)?));
         let api = Api::new(&transport, url, &auth, limits.observability)
-            .map_err(|p| url_problem("observability.url", p))?;
+            .map_err(|p| url_problem("observability.url", p))?
+            .named(OBSERVABILITY_API);
         clients.observability = Some(ObservabilityClient::new(api));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+pub mod progress;
 pub mod reader;
 
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};

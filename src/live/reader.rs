@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 
 use tokio::task::JoinSet;
 
+use super::progress::ReadProgress;
 use super::{LiveState, StackLive};
-use crate::api::clients::Clients;
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::api::cloud::CloudClient;
-use crate::api::error::ApiError;
+use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
 use crate::config::diagnostic::Diagnostic;
@@ -55,6 +56,7 @@ pub async fn read(
     let mut live = LiveState::default();
     let mut problems: Vec<Diagnostic> = Vec::new();
     let mut tasks: JoinSet<Outcome> = JoinSet::new();
+    let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config));
 
     let cloud = clients.cloud.clone();
     if !config.services.is_empty() {
@@ -90,8 +92,10 @@ pub async fn read(
 
     let mut missing_services: Vec<String> = Vec::new();
     let mut reads = 0usize;
+    progress.update(reads, tasks.len());
     while let Some(joined) = tasks.join_next().await {
         reads += 1;
+        progress.update(reads, reads + tasks.len());
         let (read, result) = match joined {
             Ok(outcome) => outcome,
             Err(error) => {
@@ -113,6 +117,7 @@ pub async fn read(
                     if live.services.contains_key(&service.id.value) {
                         if let Some(cloud) = &cloud {
                             spawn_service_reads(&mut tasks, cloud, key, service);
+                            progress.update(reads, reads + tasks.len());
                         }
                     } else {
                         missing_services.push(key.clone());
@@ -168,7 +173,7 @@ pub async fn read(
                 live.stacks.entry(stack).or_default().sources = sources;
             }
             (read, Err(error)) => {
-                if let Some(problem) = read_problem(config, &read, &error, &stack_apis) {
+                if let Some(problem) = read_problem(config, clients, &read, &error, &stack_apis) {
                     problems.push(problem);
                 }
             }
@@ -179,6 +184,7 @@ pub async fn read(
             )),
         }
     }
+    progress.finish();
     printer.debug(&format!("read the live state in {reads} reads"));
 
     // A managed stack of a service that does not exist fails too; its service's error says why.
@@ -338,13 +344,111 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
     problems
 }
 
-/// A failed read as a diagnostic at the config line it concerns.
-fn read_problem(
+/// `1 service and 2 stacks`, for the plain progress line.
+fn scope_words(config: &Config) -> String {
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (config.services.len(), config.stacks.len()) {
+        (services, 0) => count(services, "service", "services"),
+        (0, stacks) => count(stacks, "stack", "stacks"),
+        (services, stacks) => format!(
+            "{} and {}",
+            count(services, "service", "services"),
+            count(stacks, "stack", "stacks")
+        ),
+    }
+}
+
+/// A read that could not reach its API (nothing listening, no route, a redirect to another
+/// host) as a diagnostic at the URL the config gives for that API: the URL is what to check, not
+/// the object being read.
+fn unreachable(
     config: &Config,
+    clients: &Clients,
     read: &Read,
     error: &ApiError,
     stacks: &BTreeMap<String, StackApi>,
 ) -> Option<Diagnostic> {
+    let redirect = error
+        .status()
+        .is_some_and(|status| (300..400).contains(&status));
+    if !matches!(error.kind, FailureKind::Refused | FailureKind::Connect) && !redirect {
+        return None;
+    }
+    let standalone = match read {
+        Read::Dashboards { stack } | Read::Alerts { stack } | Read::Sources { stack } => {
+            matches!(stacks.get(stack), Some(StackApi::Standalone(_)))
+        }
+        _ => false,
+    };
+    let (field, api, base, span) = if standalone {
+        (
+            "observability.url",
+            OBSERVABILITY_API,
+            clients.observability.as_ref().map(|c| c.api().base_url()),
+            config
+                .observability
+                .as_ref()
+                .and_then(|o| o.url.as_ref())
+                .map(|url| url.span),
+        )
+    } else {
+        (
+            "cloud.url",
+            CLOUD_API,
+            clients.cloud.as_ref().map(|c| c.api().base_url()),
+            config
+                .cloud
+                .as_ref()
+                .and_then(|c| c.url.as_ref())
+                .map(|url| url.span),
+        )
+    };
+    let base = base.unwrap_or("its URL");
+    let span = span.unwrap_or(config.organization.span);
+    let (message, help) = if redirect {
+        (
+            format!(
+                "{api} at {base} answered with a redirect: {}",
+                error.message
+            ),
+            format!(
+                "if the API moved, set `{field}` to its new address; converge sends credentials \
+                 only to the host the config names"
+            ),
+        )
+    } else if error.kind == FailureKind::Refused {
+        (
+            format!("cannot reach {api} at {base}: {}", error.message),
+            format!(
+                "check that `{field}` names the right host and port, and that the server there \
+                 is running (to try converge without an account, use `--sandbox`)"
+            ),
+        )
+    } else {
+        (
+            format!("cannot reach {api} at {base}: {}", error.message),
+            format!("check `{field}` and your network (DNS, proxy, firewall)"),
+        )
+    };
+    Some(
+        Diagnostic::error("live::unreachable", message, Some(span))
+            .with_label(format!("`{field}`"))
+            .with_help(help),
+    )
+}
+
+/// A failed read as a diagnostic at the config line it concerns.
+fn read_problem(
+    config: &Config,
+    clients: &Clients,
+    read: &Read,
+    error: &ApiError,
+    stacks: &BTreeMap<String, StackApi>,
+) -> Option<Diagnostic> {
+    if let Some(problem) = unreachable(config, clients, read, error, stacks) {
+        return Some(problem);
+    }
     let key_span = config
         .cloud
         .as_ref()
@@ -452,9 +556,19 @@ pub async fn connect_and_read(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let settings = crate::api::transport::TransportSettings::new(parallelism);
-    let limits = crate::api::clients::RateLimits::from_env()
+    let limits = RateLimits::from_env()
         .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    connect_and_read_with(config, parallelism, limits, printer).await
+}
+
+/// As [`connect_and_read`], pacing each key by `limits`.
+pub async fn connect_and_read_with(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    let settings = crate::api::transport::TransportSettings::new(parallelism);
     let transport = crate::api::transport::Transport::new(settings, printer.clone())
         .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
     let clients = Clients::from_config(config, &transport, &limits)?;
@@ -469,6 +583,18 @@ pub fn connect_and_read_blocking(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    let limits = RateLimits::from_env()
+        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    connect_and_read_blocking_with(config, parallelism, limits, printer)
+}
+
+/// As [`connect_and_read_blocking`], pacing each key by `limits`.
+pub fn connect_and_read_blocking_with(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -480,6 +606,7 @@ pub fn connect_and_read_blocking(
                 None,
             )]
         })?;
-    let (clients, live) = runtime.block_on(connect_and_read(config, parallelism, printer))?;
+    let (clients, live) =
+        runtime.block_on(connect_and_read_with(config, parallelism, limits, printer))?;
     Ok((runtime, clients, live))
 }

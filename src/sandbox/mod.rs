@@ -307,6 +307,11 @@ pub const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
 /// (created from the demo seed when missing, saved after every write), the real services' rate
 /// limits, on `127.0.0.1` at a free port.
 pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
+    in_process_with(state_path, true)
+}
+
+/// As [`in_process`], enforcing the real services' rate limits only when `rate_limit` is set.
+pub fn in_process_with(state_path: &Path, rate_limit: bool) -> Result<SandboxHandle> {
     if let Some(parent) = state_path.parent()
         && !parent.as_os_str().is_empty()
     {
@@ -318,6 +323,7 @@ pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
     }
     SandboxHandle::spawn(SandboxOptions {
         state_file: Some(state_path.to_path_buf()),
+        rate_limit,
         ..SandboxOptions::default()
     })
 }

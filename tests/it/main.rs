@@ -8,6 +8,7 @@ mod conformance;
 mod drift;
 mod export;
 mod help;
+mod hostile;
 mod plan;
 mod preview;
 mod sandbox;

@@ -398,17 +398,27 @@ async fn a_dropped_connection_is_retried_for_reads_and_not_for_creates() {
 }
 
 #[tokio::test]
-async fn nothing_listening_is_a_connect_error_that_is_safe_to_resend() {
+async fn nothing_listening_is_refused_once_never_sent_and_not_retried() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}");
     drop(listener);
-    let error = cloud(&url)
+    let client = cloud(&url);
+    let error = client
         .create_private_endpoint(SERVICE, &PrivateEndpoint::default())
         .await
         .unwrap_err();
-    assert_eq!(error.kind, FailureKind::Connect, "{error}");
-    assert!(!error.is_ambiguous());
-    assert_eq!(error.attempts, 5, "no connection: the create never left");
+    assert_eq!(error.kind, FailureKind::Refused, "{error}");
+    assert!(!error.is_ambiguous(), "the create never left");
+    assert_eq!(error.attempts, 1, "a refused port is not tried again");
+    assert!(
+        error
+            .to_string()
+            .ends_with(&format!("connection refused: nothing listens on {address}")),
+        "{error}"
+    );
+    let error = client.list_services().await.unwrap_err();
+    assert_eq!(error.attempts, 1, "nor is a read: {error}");
 }
 
 #[tokio::test]

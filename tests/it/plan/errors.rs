@@ -251,26 +251,57 @@ fn html_bodies_are_reported_not_parsed() {
 }
 
 #[test]
-fn a_server_that_is_not_listening_is_a_clear_error() {
+fn a_server_that_is_not_listening_is_named_at_its_url_line_and_not_retried() {
     let sandbox = common::fast_sandbox();
-    let url = {
+    let address = {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-        format!("http://{}", listener.local_addr().expect("an address"))
+        listener.local_addr().expect("an address")
     };
-    let out = plan_quickstart(
+    let url = format!("http://{address}");
+    let (dir, path) = config_dir(&quickstart());
+    let out = run_with(
         &sandbox,
+        dir.path(),
+        &["plan", path.to_str().unwrap(), "-vv"],
         &[
             ("CONVERGE_CLOUD_URL", url.as_str()),
             ("CONVERGE_OBSERVABILITY_URL", url.as_str()),
         ],
     );
     assert_failed(&out);
-    assert!(out.stderr.contains("cannot connect"), "{}", out.stderr);
+    // Which API, at which address, and why.
     assert!(
-        out.stderr.contains("help: check the API url"),
+        out.stderr.contains(&format!(
+            "cannot reach the cloud API at {url}: connection refused"
+        )),
         "{}",
         out.stderr
     );
+    assert!(out.stderr.contains("nothing listens on"), "{}", out.stderr);
+    // Underlined at `cloud.url` (line 7 of the quickstart), not at `organization:`.
+    assert!(out.stderr.contains("config.yaml:7:"), "{}", out.stderr);
+    assert!(!out.stderr.contains("config.yaml:4:"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("help: check that `cloud.url` names the right host and port"),
+        "{}",
+        out.stderr
+    );
+    // Said once, though four reads failed the same way.
+    assert_eq!(
+        out.stderr.matches("cannot reach").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    // One attempt per read, none retried: a refused port fails at once.
+    let services_attempts = out
+        .stderr
+        .lines()
+        .filter(|line| line.contains("/services failed after") && !line.contains("/stack/"))
+        .count();
+    assert_eq!(services_attempts, 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("retrying"), "{}", out.stderr);
 }
 
 #[test]

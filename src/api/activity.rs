@@ -1,0 +1,249 @@
+//! What the transport is waiting for: its own pacing under a key's rate limit, or a wait the
+//! server asked for. Requests record their waits here; whatever shows progress reads them (a
+//! spinner line on a terminal says `waiting 8s for the cloud API's rate limit`). While no
+//! spinner is drawing, the waits worth a word are said as plain lines on stderr instead: the
+//! first pacing wait of each API in a phase, and every wait a server asked for.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::output::Printer;
+
+/// Waits shorter than this are not worth a word in plain output.
+const NOTEWORTHY: Duration = Duration::from_millis(500);
+
+/// Why requests of an API are held back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// converge paces itself under the key's rate limit (or a window the server said is used up).
+    RateLimit,
+    /// The server answered 429 or 503 and asked for this wait (`Retry-After`,
+    /// `X-RateLimit-Reset`).
+    ServerAsked,
+    /// A retry after a failure, waiting out its backoff.
+    Retry,
+}
+
+/// The longest wait of one API right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wait {
+    /// The API, e.g. `the cloud API`.
+    pub api: String,
+    /// Why.
+    pub reason: WaitReason,
+    /// Time left.
+    pub left: Duration,
+}
+
+impl Wait {
+    /// `waiting 8s for the cloud API's rate limit`, for spinner lines.
+    pub fn describe(&self) -> String {
+        let seconds = self.left.as_secs_f64().ceil().max(1.0) as u64;
+        match self.reason {
+            WaitReason::RateLimit => {
+                format!("waiting {seconds}s for {}'s rate limit", self.api)
+            }
+            WaitReason::ServerAsked => {
+                format!("waiting {seconds}s: {} asked to wait", self.api)
+            }
+            WaitReason::Retry => format!("retrying {} in {seconds}s", self.api),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Waiting {
+    count: usize,
+    until: Instant,
+    reason: WaitReason,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Spinners drawing now; while any is, waits are shown there, not printed.
+    displays: usize,
+    /// Requests waiting now, by API.
+    waits: BTreeMap<String, Waiting>,
+    /// APIs whose pacing was already said in this phase (plain output).
+    said: BTreeSet<String>,
+}
+
+/// The waits of every request of one run. Shared by the transport and the progress displays.
+#[derive(Debug)]
+pub struct Activity {
+    printer: Printer,
+    state: Mutex<State>,
+}
+
+impl Activity {
+    /// Nothing waiting yet; plain lines go through `printer`.
+    pub fn new(printer: Printer) -> Self {
+        Activity {
+            printer,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        match self.state.lock() {
+            Ok(state) => state,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// A new phase (reading, applying, waiting for scaling): its first pacing wait is said again.
+    pub fn begin_phase(&self) {
+        self.lock().said.clear();
+    }
+
+    /// While the returned guard lives a spinner shows the waits, so none is printed as a line.
+    pub fn displaying(self: &Arc<Self>) -> DisplayGuard {
+        self.lock().displays += 1;
+        DisplayGuard {
+            activity: self.clone(),
+        }
+    }
+
+    /// A request of `api` waits until `until`; `detail` is what a plain line says about it
+    /// (`10 requests per 10s`, or the server's answer). The wait counts until the guard drops.
+    pub fn wait(
+        self: &Arc<Self>,
+        api: &str,
+        until: Instant,
+        reason: WaitReason,
+        detail: &str,
+    ) -> WaitGuard {
+        let left = until.saturating_duration_since(Instant::now());
+        let line = {
+            let mut state = self.lock();
+            let entry = state.waits.entry(api.to_string()).or_insert(Waiting {
+                count: 0,
+                until,
+                reason,
+            });
+            entry.count += 1;
+            if until >= entry.until {
+                entry.until = until;
+                entry.reason = reason;
+            }
+            let quiet = state.displays > 0 || left < NOTEWORTHY;
+            match reason {
+                _ if quiet => None,
+                WaitReason::RateLimit => state.said.insert(api.to_string()).then(|| {
+                    format!("waiting for {api}'s rate limit ({detail}); this phase takes longer")
+                }),
+                WaitReason::ServerAsked => Some(format!(
+                    "waiting {}s: {api} asked to wait ({detail})",
+                    left.as_secs_f64().ceil() as u64
+                )),
+                WaitReason::Retry => None,
+            }
+        };
+        if let Some(line) = line {
+            self.printer.err(&line);
+        }
+        WaitGuard {
+            activity: self.clone(),
+            api: api.to_string(),
+        }
+    }
+
+    /// The longest wait now, of `api` only when given.
+    pub fn current(&self, api: Option<&str>) -> Option<Wait> {
+        let now = Instant::now();
+        let state = self.lock();
+        state
+            .waits
+            .iter()
+            .filter(|(name, waiting)| {
+                waiting.count > 0
+                    && waiting.until > now
+                    && api.is_none_or(|api| api == name.as_str())
+            })
+            .max_by_key(|(_, waiting)| waiting.until)
+            .map(|(name, waiting)| Wait {
+                api: name.clone(),
+                reason: waiting.reason,
+                left: waiting.until - now,
+            })
+    }
+}
+
+/// Ends a spinner's claim on showing waits when dropped.
+#[derive(Debug)]
+pub struct DisplayGuard {
+    activity: Arc<Activity>,
+}
+
+impl Drop for DisplayGuard {
+    fn drop(&mut self) {
+        let mut state = self.activity.lock();
+        state.displays = state.displays.saturating_sub(1);
+    }
+}
+
+/// Ends one request's wait when dropped.
+#[derive(Debug)]
+pub struct WaitGuard {
+    activity: Arc<Activity>,
+    api: String,
+}
+
+impl Drop for WaitGuard {
+    fn drop(&mut self) {
+        let mut state = self.activity.lock();
+        let done = match state.waits.get_mut(self.api.as_str()) {
+            Some(waiting) => {
+                waiting.count = waiting.count.saturating_sub(1);
+                waiting.count == 0
+            }
+            None => false,
+        };
+        if done {
+            state.waits.remove(self.api.as_str());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_longest_wait_shows_until_its_request_goes() {
+        let activity = Arc::new(Activity::new(Printer::plain()));
+        let now = Instant::now();
+        let first = activity.wait(
+            "the cloud API",
+            now + Duration::from_secs(8),
+            WaitReason::RateLimit,
+            "10 requests per 10s",
+        );
+        let second = activity.wait(
+            "the observability API",
+            now + Duration::from_secs(3),
+            WaitReason::ServerAsked,
+            "429",
+        );
+        let shown = activity.current(None).unwrap();
+        assert_eq!(shown.api, "the cloud API");
+        assert_eq!(
+            shown.describe(),
+            "waiting 8s for the cloud API's rate limit"
+        );
+        assert_eq!(
+            activity
+                .current(Some("the observability API"))
+                .unwrap()
+                .describe(),
+            "waiting 3s: the observability API asked to wait"
+        );
+        drop(first);
+        assert_eq!(activity.current(None).unwrap().api, "the observability API");
+        drop(second);
+        assert_eq!(activity.current(None), None);
+    }
+}
