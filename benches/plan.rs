@@ -170,6 +170,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                         group_by: Some(Vec::new()),
                         ..Series::default()
                     }],
+                    config: None,
                 });
             }
             stack_live.dashboards.push(Dashboard {

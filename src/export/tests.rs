@@ -35,6 +35,7 @@ fn tile(id: &str, name: &str, source: &str) -> Tile {
             where_: Some("cost ${env:X}".into()),
             ..Series::default()
         }],
+        config: None,
     }
 }
 
@@ -45,6 +46,7 @@ fn source(id: &str, name: &str) -> Source {
         kind: None,
         connection: None,
         from: None,
+        details: Default::default(),
     }
 }
 

@@ -208,7 +208,7 @@ mod tests {
         ) {
             let name = GRANULARITIES[granularity];
             let body = json!({
-                "series": [{"aggFn": "count"}, {"aggFn": "avg", "field": "duration"}],
+                "series": [{"aggFn": "count", "groupBy": []}, {"aggFn": "avg", "field": "duration", "groupBy": []}],
                 "startTime": start, "endTime": start + length, "granularity": name,
             });
             match answer(&body, &[]) {

@@ -186,7 +186,7 @@ fn runs_by_hand(points: &[Value], threshold: f64, above: bool, step: i64) -> Vec
 fn requests_series(client: &Client) -> Value {
     json!([{
         "type": "time", "sourceId": source_id(client, "Logs"), "aggFn": "count",
-        "where": "service:api", "whereLanguage": "lucene",
+        "where": "service:api", "whereLanguage": "lucene", "groupBy": [],
     }])
 }
 
@@ -282,8 +282,8 @@ fn a_ratio_tile_is_series_zero_over_series_one_and_string_values_read_the_same()
     let client = Client::new(&sandbox);
     let logs = source_id(&client, "Logs");
     let series = json!([
-        {"type": "time", "sourceId": logs, "aggFn": "count", "where": "level:error"},
-        {"type": "time", "sourceId": logs, "aggFn": "count"},
+        {"type": "time", "sourceId": logs, "aggFn": "count", "where": "level:error", "groupBy": []},
+        {"type": "time", "sourceId": logs, "aggFn": "count", "groupBy": []},
     ]);
     let expected: Vec<(i64, f64)> = raw_points(&client, series, "1h")
         .iter()

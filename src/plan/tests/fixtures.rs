@@ -350,6 +350,7 @@ pub fn live_tile(id: &str, name: &str, x: i64, series: Vec<Series>) -> Tile {
         h: 4,
         as_ratio: None,
         series,
+        config: None,
     }
 }
 

@@ -244,6 +244,7 @@ fn scenario(
                         agg_fn: Some(AGGS[*agg].into()),
                         ..Default::default()
                     }],
+                    config: None,
                 })
                 .collect(),
         })

@@ -1,5 +1,6 @@
 //! Every route of both APIs, with the envelopes, error bodies and request log of the real ones.
 
+use converge::sandbox::DEMO_ORG;
 use serde_json::{Value, json};
 
 use super::{ANALYTICS, CLICKS, CUSTOMERS, ENDPOINT, EVENTS, ORDERS, alert, dashboard};
@@ -44,7 +45,7 @@ fn services_are_listed_read_and_scaled() {
             Some(json!({"numReplicas": 3, "idleScaling": true, "idleTimeoutMinutes": 15})),
         )
         .result();
-    assert_eq!(scaled["numReplicas"], 3.0);
+    assert_eq!(scaled["numReplicas"], 3);
     let read = client
         .cloud("GET", &format!("/services/{ANALYTICS}"), None)
         .result();
@@ -54,7 +55,8 @@ fn services_are_listed_read_and_scaled() {
             &read["idleScaling"],
             &read["idleTimeoutMinutes"]
         ),
-        (&json!(3.0), &json!(true), &json!(15.0))
+        // Whole numbers are written as integers, as the real services write them.
+        (&json!(3), &json!(true), &json!(15))
     );
 
     let missing = client.cloud(
@@ -572,9 +574,11 @@ fn request_log_records_route_templates_and_resets_over_http() {
     assert_eq!(
         log,
         json!([
-            {"method": "GET", "route": "/v1/organizations/{organizationId}/services/{serviceId}/pipes", "status": 200},
-            {"method": "GET", "route": "/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}", "status": 200},
-            {"method": "GET", "route": "/api/v2/dashboards", "status": 200}
+            {"method": "GET", "route": "/v1/organizations/{organizationId}/services/{serviceId}/pipes",
+             "path": format!("/v1/organizations/{DEMO_ORG}/services/{ANALYTICS}/pipes"), "status": 200},
+            {"method": "GET", "route": "/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}",
+             "path": format!("/v1/organizations/{DEMO_ORG}/services/{ANALYTICS}/pipes/{ORDERS}"), "status": 200},
+            {"method": "GET", "route": "/api/v2/dashboards", "path": "/api/v2/dashboards", "status": 200}
         ])
     );
     assert_eq!(
