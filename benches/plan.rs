@@ -140,6 +140,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 tiles.push(TileConfig {
                     span: Span::default(),
                     name: text_of(&format!("tile-{t}")),
+                    renamed_from: Vec::new(),
                     x: at((t % 2) * 12),
                     y: at((t / 2) * 4),
                     w: at(12),
@@ -183,6 +184,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 DashboardConfig {
                     key: text_of(&name),
                     name: text_of(&name),
+                    renamed_from: Vec::new(),
                     tags: Vec::new(),
                     tiles,
                 },
@@ -210,6 +212,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     AlertConfig {
                         key: text_of(&alert_name),
                         name: text_of(&alert_name),
+                        renamed_from: Vec::new(),
                         dashboard: text_of(&name),
                         tile: text_of(&format!("tile-{a}")),
                         threshold: at(10.0),

@@ -726,8 +726,9 @@ fn markdown_rendering_snapshot() {
 }
 
 #[test]
-fn text_hides_unchanged_and_destroys_come_first() {
-    let text = text::render(&demo_plan(), &Printer::plain());
+fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
+    let plan = demo_plan();
+    let text = text::render(&plan, &Printer::plain());
     assert!(!text.contains("dashboard.prod.steady"));
     assert!(!text.contains("\u{1b}["));
     let destroys = text.find("Destroys").unwrap();
@@ -735,9 +736,19 @@ fn text_hides_unchanged_and_destroys_come_first() {
     assert!(destroys < changes);
     let first_change = &text[changes..].lines().nth(1).unwrap();
     assert!(
-        first_change.trim_start().starts_with("- "),
+        first_change.trim_start().starts_with("~ "),
         "{first_change}"
     );
+    for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
+        let heading = format!("  - {}  ", change.address);
+        assert_eq!(text.matches(&heading).count(), 1, "{heading}: {text}");
+        assert!(text.find(&heading).unwrap() < changes);
+    }
+    let markdown = markdown::render(&plan);
+    for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
+        let address = change.address.replace('<', "&lt;");
+        assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
+    }
 }
 
 fn strip_ansi(text: &str) -> String {
@@ -885,12 +896,15 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     assert!(markdown.starts_with(markdown::MARKER));
     assert!(markdown.contains(&plan.summary().line()));
     assert!(markdown.contains("was cut"));
-    // Every destroy is listed even though details were cut.
+    // Every destroy is listed even though details were cut: with its details while they fit,
+    // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        assert!(markdown.contains(&format!(
-            "<code>{}</code>",
-            change.address.replace('<', "&lt;")
-        )));
+        let address = change.address.replace('<', "&lt;");
+        assert!(
+            markdown.contains(&format!("<code>{address}</code>"))
+                || markdown.contains(&format!("<code>- {address}</code>")),
+            "{address}"
+        );
     }
     // A small plan is not cut.
     assert!(!markdown::render(&demo_plan()).contains("was cut"));
