@@ -189,7 +189,7 @@ fn ambiguous(
     let mut diagnostic = Diagnostic::error(
         "plan::ambiguous-rename",
         format!(
-            "{kind} {what} could be any of {} live {kind}s: {}; converge does not guess which one it is",
+            "{what} could be any of {} live {kind}s: {}; converge does not guess which one it is",
             found.len(),
             listed.join(", ")
         ),
@@ -882,7 +882,7 @@ impl<'a> Builder<'a> {
                             )
                         })
                         .collect();
-                    let what = format!("`{}` of dashboard `{dashboard_key}`", tile.name.value);
+                    let what = format!("tile `{}` of dashboard `{dashboard_key}`", tile.name.value);
                     self.error(ambiguous("tile", &what, &tile.name, &listed));
                     failed = true;
                 }

@@ -8,6 +8,7 @@ mod drift;
 mod export;
 mod plan;
 mod preview;
+mod rename;
 mod sandbox;
 mod soak;
 mod transport;
