@@ -543,3 +543,178 @@ pub fn rename(change: &Change) -> Option<(String, Option<String>)> {
     let rest = (!others.is_empty()).then(|| super::diff::reason(&others));
     Some((format!("renamed {} -> {}", quoted(old), quoted(new)), rest))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn layout(sources: &BTreeMap<String, String>, split_changes: bool) -> Layout<'_> {
+        Layout {
+            split_changes,
+            rename_in_heading: !split_changes,
+            width: DEFAULT_WIDTH,
+            sources,
+        }
+    }
+
+    fn change(action: Action, before: Option<Value>, after: Option<Value>) -> Change {
+        let fields = match (&before, &after) {
+            (Some(b), Some(a)) => super::super::diff::diff(b, a),
+            _ => Vec::new(),
+        };
+        Change {
+            address: "alert.prod.a".into(),
+            action,
+            reason: String::new(),
+            before,
+            after,
+            fields,
+            fingerprint: None,
+            step: None,
+            renamed_from: None,
+        }
+    }
+
+    fn plain_lines(lines: &[Line]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.plain().trim_end().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn lists_read_as_yaml_and_strings_that_need_it_stay_quoted() {
+        assert_eq!(
+            inline(&json!(["converge:prod", "team-api"])),
+            "[converge:prod, team-api]"
+        );
+        assert_eq!(inline(&json!([])), "[]");
+        assert_eq!(
+            inline(&json!([
+                "a b", "x: y", "true", "12", "", "a,b", "#c", " pad"
+            ])),
+            r##"[a b, "x: y", "true", "12", "", "a,b", "#c", " pad"]"##
+        );
+        assert_eq!(
+            inline(&json!({"webhookId": "w1", "type": "webhook"})),
+            "{type: webhook, webhookId: w1}"
+        );
+        // A scalar on its own stays quoted, so `a -> b` reads unambiguously.
+        assert_eq!(inline(&json!("API health")), "\"API health\"");
+    }
+
+    #[test]
+    fn a_created_object_is_one_block_in_config_order_with_source_names() {
+        let sources = BTreeMap::from([("src-1".to_string(), "Logs".to_string())]);
+        let after = json!({
+            "tiles": [{"y": 0, "x": 1, "name": "T", "series": [{"sourceId": "src-1", "type": "time"}]}],
+            "name": "D",
+            "tags": ["converge:prod"],
+        });
+        let lines = body(
+            &change(Action::Create, None, Some(after)),
+            &layout(&sources, false),
+        );
+        assert_eq!(
+            plain_lines(&lines),
+            [
+                "+ name: \"D\"",
+                "+ tags: [converge:prod]",
+                "+ tiles:",
+                "+   - name: \"T\"",
+                "+     x: 1",
+                "+     y: 0",
+                "+     series:",
+                "+       - type: \"time\"",
+                "+         sourceId: \"src-1\" (Logs)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_multi_line_string_is_a_block_when_created_and_a_line_diff_when_changed() {
+        let sources = BTreeMap::new();
+        let created = body(
+            &change(Action::Create, None, Some(json!({"message": "a\nb\n"}))),
+            &layout(&sources, false),
+        );
+        assert_eq!(plain_lines(&created), ["+ message: |", "+   a", "+   b"]);
+
+        let updated = change(
+            Action::Update,
+            Some(json!({"message": "one\ntwo\nthree\n"})),
+            Some(json!({"message": "one\n2\nthree\n"})),
+        );
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, false))),
+            ["~ message:", "    one", "-   two", "+   2", "    three"]
+        );
+        // Markdown: no `~` line, which GitHub would not highlight.
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, true))),
+            ["  message:", "    one", "-   two", "+   2", "    three"]
+        );
+    }
+
+    #[test]
+    fn a_short_change_is_one_line_in_text_and_two_in_markdown() {
+        let sources = BTreeMap::new();
+        let updated = change(
+            Action::Update,
+            Some(json!({"threshold": 1, "tags": ["a"]})),
+            Some(json!({"threshold": 2, "tags": ["a", "b"]})),
+        );
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, false))),
+            ["~ tags: [a] -> [a, b]", "~ threshold: 1 -> 2"]
+        );
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, true))),
+            [
+                "- tags: [a]",
+                "+ tags: [a, b]",
+                "- threshold: 1",
+                "+ threshold: 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_string_too_wide_for_one_line_is_a_line_diff() {
+        let sources = BTreeMap::new();
+        let long = "x".repeat(DEFAULT_WIDTH);
+        let updated = change(
+            Action::Update,
+            Some(json!({"where": "a"})),
+            Some(json!({"where": long})),
+        );
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, false))),
+            [
+                "~ where:".to_string(),
+                "-   a".into(),
+                format!("+   {long}")
+            ]
+        );
+    }
+
+    #[test]
+    fn replaced_lines_mark_the_changed_words() {
+        let sources = BTreeMap::new();
+        let updated = change(
+            Action::Update,
+            Some(json!({"message": "Errors are up\nOwner: team-api\n"})),
+            Some(json!({"message": "Errors are down\nOwner: team-api\n"})),
+        );
+        let lines = body(&updated, &layout(&sources, false));
+        let added = lines.iter().find(|l| l.mark == Mark::Add).unwrap();
+        let emphasized: Vec<&str> = added
+            .segments
+            .iter()
+            .filter(|s| s.emphasized)
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(emphasized, ["down"]);
+    }
+}
