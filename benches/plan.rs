@@ -140,6 +140,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 tiles.push(TileConfig {
                     span: Span::default(),
                     name: text_of(&format!("tile-{t}")),
+                    renamed_from: Vec::new(),
                     x: at((t % 2) * 12),
                     y: at((t / 2) * 4),
                     w: at(12),
@@ -184,6 +185,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 DashboardConfig {
                     key: text_of(&name),
                     name: text_of(&name),
+                    renamed_from: Vec::new(),
                     tags: Vec::new(),
                     tiles,
                 },
@@ -211,6 +213,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     AlertConfig {
                         key: text_of(&alert_name),
                         name: text_of(&alert_name),
+                        renamed_from: Vec::new(),
                         dashboard: text_of(&name),
                         tile: text_of(&format!("tile-{a}")),
                         threshold: at(10.0),

@@ -135,6 +135,26 @@ pub struct Printer {
     verbose: u8,
     stderr_terminal: bool,
     secrets: Secrets,
+    /// Columns of the terminal stderr is on, else [`DEFAULT_WIDTH`].
+    width: usize,
+    /// Columns of the terminal stdout is on, else [`DEFAULT_WIDTH`].
+    stdout_width: usize,
+}
+
+/// The line width assumed when output goes to no terminal (a file, a pipe, a PR comment), so the
+/// same plan gives the same bytes wherever it is written.
+pub const DEFAULT_WIDTH: usize = 100;
+
+/// The terminal's width when `stream` is on one (the first terminal among stdout, stderr and
+/// stdin: the same one when both streams are terminals), else [`DEFAULT_WIDTH`].
+fn width_of(stream: impl IsTerminal) -> usize {
+    if !stream.is_terminal() {
+        return DEFAULT_WIDTH;
+    }
+    terminal_size::terminal_size()
+        .map(|(w, _)| usize::from(w.0))
+        .filter(|w| *w > 0)
+        .unwrap_or(DEFAULT_WIDTH)
 }
 
 /// Whether a stream gets color: `always`, `never`, or under `auto` when it is a terminal and
@@ -162,6 +182,8 @@ impl Printer {
             verbose: global.verbose,
             stderr_terminal,
             secrets: Secrets::default(),
+            width: width_of(std::io::stderr()),
+            stdout_width: width_of(std::io::stdout()),
         }
     }
 
@@ -173,6 +195,8 @@ impl Printer {
             verbose: 0,
             stderr_terminal: false,
             secrets: Secrets::default(),
+            width: DEFAULT_WIDTH,
+            stdout_width: DEFAULT_WIDTH,
         }
     }
 
@@ -180,6 +204,7 @@ impl Printer {
     pub fn for_stdout(&self) -> Printer {
         Printer {
             color: self.stdout_color,
+            width: self.stdout_width,
             ..self.clone()
         }
     }
@@ -187,6 +212,11 @@ impl Printer {
     /// Whether output may carry ANSI colors.
     pub fn color(&self) -> bool {
         self.color
+    }
+
+    /// Columns a line of this printer's output may take.
+    pub fn width(&self) -> usize {
+        self.width
     }
 
     /// Whether stderr is a terminal (progress bars, confirmations).
@@ -329,16 +359,28 @@ impl Printer {
         if !self.color {
             return text.to_string();
         }
-        let code = match style {
-            Style::Add => "32",
-            Style::Remove => "31",
-            Style::Change => "33",
-            Style::Warning => "33;1",
-            Style::Error => "31;1",
-            Style::Bold => "1",
-            Style::Dim => "2",
-        };
-        format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        format!("\u{1b}[{}m{text}\u{1b}[0m", code(style))
+    }
+
+    /// As [`Printer::paint`], with the text also bold and underlined: the changed words of a
+    /// line diff. Without color it is plain, like everything else.
+    pub fn paint_strong(&self, text: &str, style: Style) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        format!("\u{1b}[{};1;4m{text}\u{1b}[0m", code(style))
+    }
+}
+
+fn code(style: Style) -> &'static str {
+    match style {
+        Style::Add => "32",
+        Style::Remove => "31",
+        Style::Change => "33",
+        Style::Warning => "33;1",
+        Style::Error => "31;1",
+        Style::Bold => "1",
+        Style::Dim => "2",
     }
 }
 

@@ -203,7 +203,13 @@ fn proceed(
         checked = Some(fresh);
     }
     if !args.yes {
-        if !confirm(plan, printer)? {
+        // The plan went to stdout; when that is a pipe or a file, the person answering has not
+        // seen it (or sees it late, after the question), so it is shown where they answer.
+        let plan_on_terminal = args.format == ReportFormat::Json || {
+            use std::io::IsTerminal;
+            std::io::stdout().is_terminal()
+        };
+        if !confirm(plan, printer, !plan_on_terminal)? {
             refused_report(args, printer, plan, "confirmation", &[]);
             return Ok(Exit::Refused);
         }
@@ -261,8 +267,9 @@ fn refused_report(
     }
 }
 
-/// Asks on the terminal; refuses (with the reason) when there is no terminal to ask on.
-fn confirm(plan: &Plan, printer: &Printer) -> Result<bool> {
+/// Asks on the terminal (stderr); refuses (with the reason) when there is no terminal to ask
+/// on. `show_plan`: print the plan on stderr first, right before the question.
+fn confirm(plan: &Plan, printer: &Printer, show_plan: bool) -> Result<bool> {
     use std::io::IsTerminal;
     if !(std::io::stdin().is_terminal() && printer.is_terminal()) {
         printer.err(
@@ -270,6 +277,9 @@ fn confirm(plan: &Plan, printer: &Printer) -> Result<bool> {
              written: pass `--yes` to apply without asking",
         );
         return Ok(false);
+    }
+    if show_plan {
+        printer.err(plan::render(plan, plan::Format::Text, printer).trim_end());
     }
     let summary = plan.summary();
     // A typed word, not a single key: with a one-key prompt, any answer containing a `y`

@@ -242,6 +242,7 @@ fn dashboard(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<Dash
     Some(DashboardConfig {
         key: located_key(key),
         name: node.get("name").and_then(string)?,
+        renamed_from: renamed_from(node),
         tags: list(node.get("tags")).filter_map(string).collect(),
         tiles: list(node.get("tiles"))
             .filter_map(|t| tile(t, diags))
@@ -253,6 +254,7 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
     Some(TileConfig {
         span: node.span,
         name: node.get("name").and_then(string)?,
+        renamed_from: renamed_from(node),
         x: node.get("x").and_then(int)?,
         y: node.get("y").and_then(int)?,
         w: node.get("w").and_then(int)?,
@@ -308,6 +310,7 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
     Some(AlertConfig {
         key: located_key(key),
         name: node.get("name").and_then(string)?,
+        renamed_from: renamed_from(node),
         dashboard: node.get("dashboard").and_then(string)?,
         tile: node.get("tile").and_then(string)?,
         threshold: node.get("threshold").and_then(number)?,
@@ -321,6 +324,10 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),
     })
+}
+
+fn renamed_from(node: &Node) -> Vec<Located<String>> {
+    list(node.get("renamedFrom")).filter_map(string).collect()
 }
 
 fn located_key(key: &Key) -> Located<String> {

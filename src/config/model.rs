@@ -244,13 +244,17 @@ pub struct StackConfig {
     pub alerts: IndexMap<String, AlertConfig>,
 }
 
-/// `dashboards.<key>`; address `dashboard.<stack>.<key>`. Identity: the name.
+/// `dashboards.<key>`; address `dashboard.<stack>.<key>`. Identity: the name, or one of the
+/// names in `renamedFrom`.
 #[derive(Debug, Clone)]
 pub struct DashboardConfig {
     /// The local key.
     pub key: Located<String>,
     /// Name, unique within the stack.
     pub name: Located<String>,
+    /// `renamedFrom:` names the dashboard had before; a live dashboard with one of them is this
+    /// dashboard, renamed in place (its id, tiles and alerts kept).
+    pub renamed_from: Vec<Located<String>>,
     /// Tags (the ownership tag is added by the planner, not written here).
     pub tags: Vec<Located<String>>,
     /// Tiles, matched by name within the dashboard.
@@ -264,6 +268,8 @@ pub struct TileConfig {
     pub span: Span,
     /// Name, unique within the dashboard.
     pub name: Located<String>,
+    /// `renamedFrom:` names the tile had before on this dashboard (its id and alerts kept).
+    pub renamed_from: Vec<Located<String>>,
     /// Grid column, 0 to 23.
     pub x: Located<i64>,
     /// Grid row.
@@ -314,13 +320,16 @@ pub struct SeriesConfig {
     pub metric_data_type: Option<Located<String>>,
 }
 
-/// `alerts.<key>`; address `alert.<stack>.<key>`. Identity: the name.
+/// `alerts.<key>`; address `alert.<stack>.<key>`. Identity: the name, or one of the names in
+/// `renamedFrom`.
 #[derive(Debug, Clone)]
 pub struct AlertConfig {
     /// The local key.
     pub key: Located<String>,
     /// Name, unique within the stack.
     pub name: Located<String>,
+    /// `renamedFrom:` names the alert had before (its id kept).
+    pub renamed_from: Vec<Located<String>>,
     /// Dashboard key in the same stack.
     pub dashboard: Located<String>,
     /// Tile name on that dashboard.

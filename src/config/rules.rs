@@ -15,6 +15,7 @@
 //! | `semantic::tile-overflow` | `x + w` fits the 24-column grid |
 //! | `semantic::ratio-series` | `asRatio: true` needs exactly two series |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
+//! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building.
 
@@ -198,10 +199,90 @@ fn used_twice(
     .with_related(first, "first used here")
 }
 
+/// `renamedFrom` must name exactly one object: not the object's own name (it is matched by
+/// that anyway), not another object's current name, not an old name another object claims.
+/// Otherwise two config objects could both be one live object.
+fn renames<'a>(
+    kind: &str,
+    (scope_kind, scope): (&str, &str),
+    objects: impl Iterator<Item = (&'a Located<String>, &'a [Located<String>])> + Clone,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let current: HashMap<&str, Span> = objects
+        .clone()
+        .map(|(name, _)| (name.value.as_str(), name.span))
+        .collect();
+    let mut claimed: HashMap<&str, Span> = HashMap::new();
+    for (name, old_names) in objects {
+        for old in old_names {
+            let conflict = if old.value == name.value {
+                Some((
+                    format!("`renamedFrom` lists `{}`, the {kind}'s own name", old.value),
+                    "its current name".to_string(),
+                    None,
+                ))
+            } else if let Some(span) = current.get(old.value.as_str()) {
+                Some((
+                    format!(
+                        "`renamedFrom` of {kind} `{}` lists `{}`, the name of another {kind} in {scope_kind} `{scope}`",
+                        name.value, old.value
+                    ),
+                    format!("another {kind} is named this"),
+                    Some((*span, format!("the {kind} named `{}`", old.value))),
+                ))
+            } else if let Some(first) = claimed.insert(&old.value, old.span) {
+                Some((
+                    format!(
+                        "`{}` is listed in `renamedFrom` of two {kind}s of {scope_kind} `{scope}`",
+                        old.value
+                    ),
+                    "claimed again".to_string(),
+                    Some((first, "first claimed here".to_string())),
+                ))
+            } else {
+                None
+            };
+            if let Some((message, label, related)) = conflict {
+                let mut diag = Diagnostic::error(
+                    "semantic::rename-conflict",
+                    message,
+                    Some(old.span),
+                )
+                .with_label(label)
+                .with_help(format!(
+                    "an old name must identify one {kind}: list it under the {kind} that had it, once"
+                ));
+                if let Some((span, text)) = related {
+                    diag = diag.with_related(span, text);
+                }
+                diags.push(diag);
+            }
+        }
+    }
+}
+
 fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    renames(
+        "dashboard",
+        ("stack", &stack.key.value),
+        stack
+            .dashboards
+            .values()
+            .map(|d| (&d.name, d.renamed_from.as_slice())),
+        diags,
+    );
     let mut names: HashMap<&str, Span> = HashMap::new();
     for dashboard in stack.dashboards.values() {
         key_name(&dashboard.key, "dashboard", diags);
+        renames(
+            "tile",
+            ("dashboard", &dashboard.key.value),
+            dashboard
+                .tiles
+                .iter()
+                .map(|t| (&t.name, t.renamed_from.as_slice())),
+            diags,
+        );
         if let Some(first) = names.insert(&dashboard.name, dashboard.name.span) {
             diags.push(used_twice(
                 "dashboard",
@@ -260,6 +341,15 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
 }
 
 fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Diagnostic>) {
+    renames(
+        "alert",
+        ("stack", &stack.key.value),
+        stack
+            .alerts
+            .values()
+            .map(|a| (&a.name, a.renamed_from.as_slice())),
+        diags,
+    );
     let targets = Targets::new(stack, written_stack);
     let mut names: HashMap<&str, Span> = HashMap::new();
     for alert in stack.alerts.values() {

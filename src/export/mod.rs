@@ -4,7 +4,9 @@
 //! had to leave out (a config could not manage them as they are: two dashboards with one name,
 //! an alert whose tile is gone). Keys come from names: lowercase, runs of other characters
 //! turned into `-`, a `-2`, `-3`... suffix when two names give the same key; objects are
-//! visited sorted by name then id, so keys are stable from one export to the next. Values are
+//! visited sorted by name then id, so keys are stable from one export to the next. Tiles keep
+//! the server's order: a tile renamed where it stands in that list keeps its id. Nothing else
+//! is needed for a later rename: it is declared in the config with `renamedFrom`. Values are
 //! written as the planner compares them (defaults and empty strings left out). Connection
 //! settings and secrets are `${env:CONVERGE_*}` references; pipe credentials are never read
 //! into the output (only scaling is exported).
@@ -383,10 +385,11 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
         .filter(|t| *t != tag)
         .map(|t| str(t))
         .collect();
-    let mut tiles: Vec<_> = dashboard.tiles.iter().collect();
-    tiles.sort_by(|a, b| (a.y, a.x, &a.name).cmp(&(b.y, b.x, &b.name)));
-    let tiles = tiles
-        .into_iter()
+    // In the server's order, not sorted: a tile renamed where it stands in this list keeps its
+    // id on the next apply only if the list is the live one.
+    let tiles = dashboard
+        .tiles
+        .iter()
         .map(|tile| {
             let mut t = vec![
                 entry("name", str(&tile.name)),

@@ -67,6 +67,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         mut diagnostics,
         ..
     } = builder;
+    plan.sources = source_names(&plan, live);
     for (kept, left_out) in plan.retain_addresses(&options.only) {
         diagnostics.push(
             Diagnostic::warning(
@@ -137,10 +138,85 @@ struct PlannedDashboard<'c, 'l> {
     live: Option<&'l Dashboard>,
     /// The create or update step, if any.
     step: Option<usize>,
-    /// Tile names the dashboard has once applied.
-    tiles: BTreeSet<String>,
+    /// The live tile id of each config tile that exists live (matched by name, `renamedFrom`
+    /// or place), by config tile name.
+    tile_ids: BTreeMap<String, String>,
+    /// The live dashboard with the names the config gives it and its tiles, when any differ:
+    /// alerts on it compare against these names, so a rename is not a change of the alert.
+    renamed_view: Option<Dashboard>,
     /// Whether the step is an update (which drops alerts of removed tiles).
     updated: bool,
+}
+
+impl PlannedDashboard<'_, '_> {
+    /// Whether the live tile `tile_id` is still on the dashboard once applied.
+    fn keeps_tile(&self, tile_id: &str) -> bool {
+        self.tile_ids.values().any(|id| id == tile_id)
+    }
+}
+
+/// The live object a config object is: found by its current name or one of its `renamedFrom`
+/// names. Each candidate comes with the `renamedFrom` entry that found it (`None`: its name).
+fn candidates<'l, 'c, T>(
+    by_name: impl Fn(&str) -> Vec<&'l T>,
+    name: &str,
+    renamed_from: &'c [model::Located<String>],
+) -> Vec<(&'l T, Option<&'c model::Located<String>>)> {
+    let mut found: Vec<(&'l T, Option<&'c model::Located<String>>)> =
+        by_name(name).into_iter().map(|o| (o, None)).collect();
+    for old in renamed_from {
+        found.extend(by_name(&old.value).into_iter().map(|o| (o, Some(old))));
+    }
+    found
+}
+
+/// Two or more live objects could be the one config object: an error at the `renamedFrom`
+/// entry that found the extra one (else at the name), never a guess.
+fn ambiguous(
+    kind: &str,
+    what: &str,
+    name: &model::Located<String>,
+    found: &[(String, String, Option<model::Span>)],
+) -> Diagnostic {
+    let listed: Vec<String> = found
+        .iter()
+        .map(|(name, id, _)| format!("\"{name}\" (id {id})"))
+        .collect();
+    let at = found
+        .iter()
+        .find_map(|(_, _, span)| *span)
+        .unwrap_or(name.span);
+    let mut diagnostic = Diagnostic::error(
+        "plan::ambiguous-rename",
+        format!(
+            "{what} could be any of {} live {kind}s: {}; converge does not guess which one it is",
+            found.len(),
+            listed.join(", ")
+        ),
+        Some(at),
+    )
+    .with_label("finds more than one live object")
+    .with_help(format!(
+        "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
+    ));
+    if at != name.span {
+        diagnostic = diagnostic.with_related(name.span, "the current name");
+    }
+    diagnostic
+}
+
+/// The reason of a change that renames its object: `renamed from "Old"`, and what else differs.
+fn rename_reason(old: &str, fields: &[super::FieldChange]) -> String {
+    let others: Vec<super::FieldChange> = fields
+        .iter()
+        .filter(|f| f.path != "name")
+        .cloned()
+        .collect();
+    if others.is_empty() {
+        format!("renamed from {old:?}")
+    } else {
+        format!("renamed from {old:?}; {}", diff::reason(&others))
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -314,6 +390,7 @@ impl<'a> Builder<'a> {
                         fields: Vec::new(),
                         fingerprint: Some(fingerprint::private_endpoint(&id)),
                         step: None,
+                        renamed_from: None,
                     },
                     None,
                 );
@@ -337,6 +414,7 @@ impl<'a> Builder<'a> {
                         fields,
                         fingerprint: None,
                         step: None,
+                        renamed_from: None,
                     },
                     Some((operation, Vec::new())),
                 );
@@ -364,6 +442,7 @@ impl<'a> Builder<'a> {
                     after: None,
                     fingerprint: Some(fingerprint::private_endpoint(id)),
                     step: None,
+                    renamed_from: None,
                 },
                 Some((operation, Vec::new())),
             );
@@ -395,6 +474,7 @@ impl<'a> Builder<'a> {
                             after: None,
                             fingerprint: Some(fingerprint::pipe(pipe)),
                             step: None,
+                            renamed_from: None,
                         },
                         Some((operation, Vec::new())),
                     );
@@ -410,6 +490,7 @@ impl<'a> Builder<'a> {
                             fields: Vec::new(),
                             fingerprint: None,
                             step: None,
+                            renamed_from: None,
                         },
                         None,
                     );
@@ -581,15 +662,19 @@ impl<'a> Builder<'a> {
                     .filter_map(|p| p.live.map(|d| d.id.as_str())),
             )
             .collect();
+        // A live object named as the config names it now, or as it was named before a rename,
+        // is the config's: never stray, even when its own planning reported an error.
         let config_alert_names: BTreeSet<&str> = stack
             .alerts
             .values()
-            .map(|a| a.name.value.as_str())
+            .flat_map(|a| std::iter::once(&a.name).chain(&a.renamed_from))
+            .map(|n| n.value.as_str())
             .collect();
         let config_dashboard_names: BTreeSet<&str> = stack
             .dashboards
             .values()
-            .map(|d| d.name.value.as_str())
+            .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
+            .map(|n| n.value.as_str())
             .collect();
 
         // Steps touching alerts that live on each dashboard, so its delete waits for them.
@@ -607,6 +692,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        let stray_alerts = stray.clone();
         for alert in stray {
             let address = format!("alert.{}[{:?}]", stack.key.value, alert.name);
             if stack.prune {
@@ -625,6 +711,7 @@ impl<'a> Builder<'a> {
                         after: None,
                         fingerprint: Some(fingerprint::alert(alert)),
                         step: None,
+                        renamed_from: None,
                     },
                     Some((operation, Vec::new())),
                 );
@@ -644,8 +731,9 @@ impl<'a> Builder<'a> {
         }
 
         // Alerts of the config.
+        let mut created_alerts = Vec::new();
         for alert in stack.alerts.values() {
-            self.alert(
+            let created_on = self.alert(
                 stack,
                 &stack_ref,
                 &index,
@@ -653,6 +741,17 @@ impl<'a> Builder<'a> {
                 alert,
                 &mut alert_steps_by_dashboard,
             );
+            if let Some(tile_id) = created_on {
+                created_alerts.push((alert, tile_id));
+            }
+        }
+        for (alert, tile_id) in created_alerts {
+            let same_tile: Vec<&str> = stray_alerts
+                .iter()
+                .filter(|a| a.tile_id.as_deref() == Some(tile_id.as_str()))
+                .map(|a| a.name.as_str())
+                .collect();
+            self.maybe_renamed("alert", &alert.key.value, &alert.name, &same_tile);
         }
 
         // Owned dashboards missing from the config: deleted last (prune) or reported.
@@ -661,6 +760,19 @@ impl<'a> Builder<'a> {
             .filter(|d| !config_dashboard_names.contains(d.name.as_str()))
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for created in planned.values().filter(|p| p.live.is_none()) {
+            let config = created.config;
+            let alike: Vec<&str> = stray
+                .iter()
+                .filter(|d| {
+                    d.tiles
+                        .iter()
+                        .any(|t| config.tiles.iter().any(|c| c.name.value == t.name))
+                })
+                .map(|d| d.name.as_str())
+                .collect();
+            self.maybe_renamed("dashboard", &config.key.value, &config.name, &alike);
+        }
         for dashboard in stray {
             let address = format!("dashboard.{}[{:?}]", stack.key.value, dashboard.name);
             if stack.prune {
@@ -683,6 +795,7 @@ impl<'a> Builder<'a> {
                         after: None,
                         fingerprint: Some(fingerprint::dashboard(dashboard)),
                         step: None,
+                        renamed_from: None,
                     },
                     Some((operation, depends_on)),
                 );
@@ -695,6 +808,110 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A warning when an object is created while an owned object like it (a dashboard sharing
+    /// a tile name, an alert on the same tile) that the config no longer names is deleted or
+    /// left behind: it may be a rename that forgot `renamedFrom`.
+    fn maybe_renamed(
+        &mut self,
+        kind: &str,
+        key: &str,
+        name: &model::Located<String>,
+        left_behind: &[&str],
+    ) {
+        if left_behind.is_empty() {
+            return;
+        }
+        let names: Vec<String> = left_behind.iter().map(|n| format!("{n:?}")).collect();
+        self.diagnostics.push(
+            Diagnostic::warning(
+                "plan::maybe-renamed",
+                format!(
+                    "{kind} `{key}` is created as a new {kind}, while {} that converge owns and the config no longer names is left behind (or pruned)",
+                    names.join(", ")
+                ),
+                Some(name.span),
+            )
+            .with_label("created as a new object")
+            .with_help(format!(
+                "if this {kind} was renamed, add `renamedFrom: [{}]` under it: it is then updated in place and keeps its id",
+                left_behind.first().copied().unwrap_or_default()
+            )),
+        );
+    }
+
+    /// The live tile each config tile is: by name or `renamedFrom`; else, for a tile without
+    /// `renamedFrom`, the live tile at the same place in the list when no config tile names it
+    /// (a tile renamed where it stands). `None` when a tile could be two live tiles (reported).
+    fn match_tiles(
+        &mut self,
+        dashboard_key: &str,
+        config: &DashboardConfig,
+        live: &Dashboard,
+    ) -> Option<Vec<Option<usize>>> {
+        let mut matched: Vec<Option<usize>> = vec![None; config.tiles.len()];
+        let mut claimed: BTreeSet<usize> = BTreeSet::new();
+        let mut failed = false;
+        for (i, tile) in config.tiles.iter().enumerate() {
+            let found: Vec<(usize, Option<&model::Located<String>>)> = live
+                .tiles
+                .iter()
+                .enumerate()
+                .filter_map(|(j, t)| {
+                    if t.name == tile.name.value {
+                        Some((j, None))
+                    } else {
+                        tile.renamed_from
+                            .iter()
+                            .find(|old| old.value == t.name)
+                            .map(|old| (j, Some(old)))
+                    }
+                })
+                .collect();
+            match found.as_slice() {
+                [] => {}
+                [(j, _)] if claimed.insert(*j) => matched[i] = Some(*j),
+                _ => {
+                    let listed: Vec<(String, String, Option<model::Span>)> = found
+                        .iter()
+                        .map(|(j, old)| {
+                            let t = &live.tiles[*j];
+                            (
+                                t.name.clone(),
+                                t.id.clone().unwrap_or_default(),
+                                old.map(|o| o.span),
+                            )
+                        })
+                        .collect();
+                    let what = format!("tile `{}` of dashboard `{dashboard_key}`", tile.name.value);
+                    self.error(ambiguous("tile", &what, &tile.name, &listed));
+                    failed = true;
+                }
+            }
+        }
+        if failed {
+            return None;
+        }
+        let named: BTreeSet<&str> = config
+            .tiles
+            .iter()
+            .flat_map(|t| std::iter::once(&t.name).chain(&t.renamed_from))
+            .map(|n| n.value.as_str())
+            .collect();
+        for (i, tile) in config.tiles.iter().enumerate() {
+            if matched[i].is_some() || !tile.renamed_from.is_empty() {
+                continue;
+            }
+            if let Some(live_tile) = live.tiles.get(i)
+                && !claimed.contains(&i)
+                && !named.contains(live_tile.name.as_str())
+            {
+                claimed.insert(i);
+                matched[i] = Some(i);
+            }
+        }
+        Some(matched)
+    }
+
     fn dashboard<'c, 'l>(
         &mut self,
         stack: &StackConfig,
@@ -703,11 +920,14 @@ impl<'a> Builder<'a> {
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
-        let same_name: Vec<&'l Dashboard> = index
-            .dashboards_by_name
-            .get(config.name.value.as_str())
-            .cloned()
-            .unwrap_or_default();
+        let by_name = |name: &str| {
+            index
+                .dashboards_by_name
+                .get(name)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let same_name: Vec<&'l Dashboard> = by_name(&config.name.value);
         if same_name.len() > 1 {
             let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
             self.error(
@@ -727,11 +947,27 @@ impl<'a> Builder<'a> {
             );
             return None;
         }
-        let existing = same_name.first().copied();
+        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        if found.len() > 1 {
+            let listed: Vec<(String, String, Option<model::Span>)> = found
+                .iter()
+                .map(|(d, old)| (d.name.clone(), d.id.clone(), old.map(|o| o.span)))
+                .collect();
+            let what = format!("`dashboard.{}.{}`", stack.key.value, config.key.value);
+            self.error(ambiguous("dashboard", &what, &config.name, &listed));
+            return None;
+        }
+        let existing: Option<&'l Dashboard> = found.first().map(|(d, _)| *d);
+        let matched = match existing {
+            Some(live) => self.match_tiles(&config.key.value, config, live)?,
+            None => vec![None; config.tiles.len()],
+        };
 
         let mut failed = false;
         let mut tiles = Vec::with_capacity(config.tiles.len());
-        for tile in &config.tiles {
+        let mut tile_ids = BTreeMap::new();
+        let mut tile_renames: Vec<(String, String)> = Vec::new();
+        for (tile, live_index) in config.tiles.iter().zip(&matched) {
             let mut series = Vec::with_capacity(tile.series.len());
             for s in &tile.series {
                 let source_id = match &s.source {
@@ -751,12 +987,16 @@ impl<'a> Builder<'a> {
                 series.push(wire_series(s, source_id));
             }
             // Carry the live tile's id forward so alerts on it survive the update.
-            let id = existing.and_then(|d| {
-                d.tiles
-                    .iter()
-                    .find(|t| t.name == tile.name.value)
-                    .and_then(|t| t.id.clone())
-            });
+            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
+            let id = live_tile.and_then(|t| t.id.clone());
+            if let Some(id) = &id {
+                tile_ids.insert(tile.name.value.clone(), id.clone());
+            }
+            if let Some(live_tile) = live_tile
+                && live_tile.name != tile.name.value
+            {
+                tile_renames.push((live_tile.name.clone(), tile.name.value.clone()));
+            }
             tiles.push(Tile {
                 id,
                 name: tile.name.value.clone(),
@@ -776,7 +1016,6 @@ impl<'a> Builder<'a> {
         tags.push(tag.to_string());
         let tags = normalize::tags(&tags);
         let desired_tags = tags.clone();
-        let tile_names = tiles.iter().map(|t| t.name.clone()).collect();
         let desired = Dashboard {
             id: String::new(),
             name: config.name.value.clone(),
@@ -785,11 +1024,24 @@ impl<'a> Builder<'a> {
         };
         let after = normalize::dashboard(&desired);
         let address = format!("dashboard.{}.{}", stack.key.value, config.key.value);
+        let renamed_view = existing
+            .filter(|d| d.name != config.name.value || !tile_renames.is_empty())
+            .map(|live| {
+                let mut view = live.clone();
+                view.name = config.name.value.clone();
+                for (tile, live_index) in config.tiles.iter().zip(&matched) {
+                    if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
+                        t.name = tile.name.value.clone();
+                    }
+                }
+                view
+            });
         let mut planned = PlannedDashboard {
             config,
             live: existing,
             step: None,
-            tiles: tile_names,
+            tile_ids,
+            renamed_view,
             updated: false,
         };
         let body = DashboardRequest {
@@ -811,6 +1063,8 @@ impl<'a> Builder<'a> {
                         ..body
                     },
                 };
+                let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
+                let after = tiles_in_order(after, &order);
                 planned.step = self.push(
                     Change {
                         address,
@@ -821,15 +1075,22 @@ impl<'a> Builder<'a> {
                         after: Some(after),
                         fingerprint: None,
                         step: None,
+                        renamed_from: None,
                     },
                     Some((operation, Vec::new())),
                 );
             }
             Some(live_dashboard) => {
                 let before = normalize::dashboard(live_dashboard);
+                // Compared under the names the config gives (a renamed tile is matched to its
+                // live self); the renames themselves lead the field list.
+                let compared_before = planned
+                    .renamed_view
+                    .as_ref()
+                    .map_or_else(|| before.clone(), normalize::dashboard);
                 let mut after = after;
-                let mut fields = diff(&before, &after);
-                if !live_dashboard.tags.iter().any(|t| t == tag) {
+                let mut fields = diff(&compared_before, &after);
+                if !live_dashboard.tags.iter().any(|t| t == tag) && tile_renames.is_empty() {
                     // A dashboard the config adopts gets the ownership tag with its next real
                     // change; the tag alone is no reason to write (an exported config plans to
                     // no changes).
@@ -839,18 +1100,40 @@ impl<'a> Builder<'a> {
                     if let Value::Object(map) = &mut comparable {
                         map.insert("tags".into(), json!(untagged));
                     }
-                    if diff(&before, &comparable).is_empty() {
+                    if diff(&compared_before, &comparable).is_empty()
+                        && live_dashboard.name == config.name.value
+                    {
                         fields.clear();
                         after = comparable;
                     }
                 }
-                let change = compared(
+                let mut renames = Vec::new();
+                if live_dashboard.name != config.name.value {
+                    renames.push(super::FieldChange {
+                        path: "name".into(),
+                        before: Some(json!(live_dashboard.name)),
+                        after: Some(json!(config.name.value)),
+                    });
+                }
+                for (old, new) in &tile_renames {
+                    renames.push(super::FieldChange {
+                        path: format!("tiles[{new}].name"),
+                        before: Some(json!(old)),
+                        after: Some(json!(new)),
+                    });
+                }
+                renames.append(&mut fields);
+                let mut change = compared(
                     address,
                     before,
                     after,
-                    fields,
+                    renames,
                     fingerprint::dashboard(live_dashboard),
                 );
+                if live_dashboard.name != config.name.value {
+                    change.reason = rename_reason(&live_dashboard.name, &change.fields);
+                    change.renamed_from = Some(live_dashboard.name.clone());
+                }
                 if change.action == Action::NoOp {
                     self.push(change, None);
                 } else {
@@ -878,7 +1161,7 @@ impl<'a> Builder<'a> {
         ),
         config: &AlertConfig,
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
-    ) {
+    ) -> Option<String> {
         let Some(dashboard_config) = stack.dashboards.get(&config.dashboard.value) else {
             self.error(
                 Diagnostic::error(
@@ -891,7 +1174,7 @@ impl<'a> Builder<'a> {
                 )
                 .with_help("name a key under this stack's `dashboards:`"),
             );
-            return;
+            return None;
         };
         if !dashboard_config
             .tiles
@@ -915,19 +1198,14 @@ impl<'a> Builder<'a> {
                 .with_label("no tile with this name")
                 .with_help(format!("tiles of that dashboard: {}", names.join(", "))),
             );
-            return;
+            return None;
         }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let Some(dashboard) = planned.get(dashboard_config.key.value.as_str()) else {
-            return;
+            return None;
         };
-        let live_tile_id = dashboard.live.and_then(|d| {
-            d.tiles
-                .iter()
-                .find(|t| t.name == config.tile.value)
-                .and_then(|t| t.id.clone())
-        });
-        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
+        let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
+        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id.clone()) {
             (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
             _ => (
                 AlertTarget::Names {
@@ -960,9 +1238,29 @@ impl<'a> Builder<'a> {
                 .with_label("matches more than one live alert")
                 .with_help("delete or rename all but one of them in the stack, then plan again"),
             );
-            return;
+            return None;
         }
-        let existing = same_name.first().copied();
+        let by_name = |name: &str| index.alerts_by_name.get(name).cloned().unwrap_or_default();
+        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        if found.len() > 1 {
+            let listed: Vec<(String, String, Option<model::Span>)> = found
+                .iter()
+                .map(|(a, old)| (a.name.clone(), a.id.clone(), old.map(|o| o.span)))
+                .collect();
+            let what = format!("`alert.{}.{}`", stack.key.value, config.key.value);
+            self.error(ambiguous("alert", &what, &config.name, &listed));
+            return None;
+        }
+        let existing = found.first().map(|(a, _)| *a);
+        // The alert's live dashboard under the names the config gives it and its tiles.
+        let dashboard_view = |alert: &Alert| -> Option<&Dashboard> {
+            alert
+                .dashboard
+                .as_deref()
+                .and_then(|id| planned_by_live_id.get(id))
+                .and_then(|p| p.renamed_view.as_ref())
+                .or_else(|| index.dashboard_of(alert))
+        };
         let source = config.source.as_ref().map(|s| s.value.clone());
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),
@@ -1009,28 +1307,32 @@ impl<'a> Builder<'a> {
             let Some(live_dashboard) = index.dashboard_of(alert) else {
                 return false;
             };
-            let Some(tile) = live_dashboard
-                .tiles
-                .iter()
-                .find(|t| t.id.is_some() && t.id == alert.tile_id)
-            else {
+            let Some(tile_id) = alert.tile_id.as_deref().filter(|id| {
+                live_dashboard
+                    .tiles
+                    .iter()
+                    .any(|t| t.id.as_deref() == Some(*id))
+            }) else {
                 return false;
             };
             planned_by_live_id
                 .get(live_dashboard.id.as_str())
-                .is_some_and(|p| p.updated && !p.tiles.contains(&tile.name))
+                .is_some_and(|p| p.updated && !p.keeps_tile(tile_id))
         });
 
         let (change, operation) = match existing {
             Some(alert) if !doomed => {
-                let full_before = normalize::alert(alert, index.dashboard_of(alert));
+                let full_before = normalize::alert(alert, dashboard_view(alert));
                 let before = normalize::project(&full_before, &after);
-                let fields = diff(&before, &after);
+                let mut fields = diff(&before, &after);
+                // A rename leads, as it does on a dashboard.
+                fields.sort_by_key(|f| f.path != "name");
                 let action = if fields.is_empty() {
                     Action::NoOp
                 } else {
                     Action::Update
                 };
+                let renamed_from = (alert.name != config.name.value).then(|| alert.name.clone());
                 let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
                     stack: stack_ref.clone(),
                     alert_id: alert.id.clone(),
@@ -1041,12 +1343,16 @@ impl<'a> Builder<'a> {
                     Change {
                         address,
                         action,
-                        reason: diff::reason(&fields),
+                        reason: match &renamed_from {
+                            Some(old) => rename_reason(old, &fields),
+                            None => diff::reason(&fields),
+                        },
                         before: Some(before),
                         after: Some(after),
                         fields,
                         fingerprint: Some(fingerprint::alert(alert)),
                         step: None,
+                        renamed_from,
                     },
                     operation,
                 )
@@ -1072,12 +1378,15 @@ impl<'a> Builder<'a> {
                         after: Some(after),
                         fingerprint: None,
                         step: None,
+                        renamed_from: None,
                     },
                     Some(operation),
                 )
             }
         };
         depends_on.sort_unstable();
+        // The live tile a new alert goes on, for the hint about a rename without `renamedFrom`.
+        let created_on = existing.is_none().then(|| live_tile_id.clone()).flatten();
         let step = self.push(change, operation.map(|op| (op, depends_on)));
         // A dashboard deleted by prune must wait for alerts moving off it.
         if let (Some(step), Some(alert)) = (step, existing)
@@ -1088,7 +1397,56 @@ impl<'a> Builder<'a> {
                 .or_default()
                 .push(step);
         }
+        created_on
     }
+}
+
+/// The name of every source whose id a change shows (`sourceId` in a before or after value),
+/// from the stacks' sources lists.
+fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
+    fn ids<'v>(value: &'v Value, out: &mut BTreeSet<&'v str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    match (key.as_str(), v) {
+                        ("sourceId", Value::String(id)) => {
+                            out.insert(id);
+                        }
+                        _ => ids(v, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| ids(v, out)),
+            _ => {}
+        }
+    }
+    let mut wanted = BTreeSet::new();
+    for change in &plan.changes {
+        for value in change.before.iter().chain(&change.after) {
+            ids(value, &mut wanted);
+        }
+    }
+    let mut names = BTreeMap::new();
+    for source in live.stacks.values().flat_map(|s| &s.sources) {
+        if wanted.contains(source.id.as_str()) && !source.name.is_empty() {
+            names
+                .entry(source.id.clone())
+                .or_insert_with(|| source.name.clone());
+        }
+    }
+    names
+}
+
+/// A created dashboard's tiles in the config's order (the normalized value sorts them by
+/// name), so its rendering reads as the config does.
+fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
+    if let Some(Value::Array(tiles)) = dashboard.get_mut("tiles") {
+        tiles.sort_by_key(|t| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+            order.iter().position(|n| *n == name).unwrap_or(usize::MAX)
+        });
+    }
+    dashboard
 }
 
 /// The change for an object that exists live: an update when any managed field differs, else
@@ -1113,6 +1471,7 @@ fn compared(
         fingerprint: Some(fingerprint),
         fields,
         step: None,
+        renamed_from: None,
     }
 }
 

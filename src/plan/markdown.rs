@@ -2,9 +2,14 @@
 //! (GitHub's limit is 65,536): the marker line, the summary and the destroys are always kept;
 //! each change's details sit in a `<details>` block, added while they fit; a note says what
 //! was cut. The first line is a stable marker so CI can update one comment in place.
+//!
+//! Details are ```` ```diff ```` blocks whose lines start with `+`, `-` or a space, the marks
+//! GitHub highlights: a changed value is a `-` line and a `+` line (a `~` line would show as
+//! plain text). Destroys are listed once, in their own section.
 
-use super::text::field_line;
+use super::lines::{self, Layout};
 use super::{Action, Change, Plan, order};
+use crate::output::DEFAULT_WIDTH;
 
 /// The first line of every comment.
 pub const MARKER: &str = "<!-- converge-plan -->";
@@ -31,16 +36,30 @@ fn fenced(text: &str) -> String {
     text.replace("```", "` ` `")
 }
 
-fn details(change: &Change) -> String {
+/// What a change's summary says: its reason, or `renamed "Old" -> "New"` and what else differs.
+fn summary(change: &Change) -> String {
+    match lines::rename(change) {
+        Some((renamed, Some(rest))) => format!("{}; {}", escape(&renamed), escape(&rest)),
+        Some((renamed, None)) => escape(&renamed),
+        None => escape(&change.reason),
+    }
+}
+
+fn details(change: &Change, plan: &Plan) -> String {
+    let layout = Layout {
+        split_changes: true,
+        rename_in_heading: false,
+        width: DEFAULT_WIDTH,
+        sources: &plan.sources,
+    };
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
         code(&change.address),
-        escape(&change.reason)
+        summary(change)
     );
-    for field in &change.fields {
-        let (_, line) = field_line(field);
-        block.push_str(&fenced(&line));
+    for line in lines::body(change, &layout) {
+        block.push_str(&fenced(line.plain().trim_end()));
         block.push('\n');
     }
     block.push_str("```\n\n</details>\n");
@@ -64,16 +83,22 @@ pub fn render(plan: &Plan) -> String {
         out.push_str("\n#### Destroys (need `--allow-destroy`)\n\n");
         let mut left = destroys.len();
         for change in &destroys {
+            // Each with its details while they fit, else one line: a destroy is never left out
+            // while a line for it fits.
+            let block = details(change, plan);
             let line = format!(
                 "- <code>{}</code>: {}\n",
                 code(&change.address),
                 escape(&change.reason)
             );
-            if out.len() + line.len() + NOTE_ROOM > BUDGET {
+            if out.len() + block.len() + NOTE_ROOM <= BUDGET {
+                out.push_str(&block);
+            } else if out.len() + line.len() + NOTE_ROOM <= BUDGET {
+                out.push_str(&line);
+            } else {
                 cut.push(format!("{left} destroys"));
                 break;
             }
-            out.push_str(&line);
             left -= 1;
         }
     }
@@ -97,13 +122,13 @@ pub fn render(plan: &Plan) -> String {
 
     let shown: Vec<&Change> = plan
         .display_order()
-        .filter(|c| c.action != Action::NoOp)
+        .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
         .collect();
     if !shown.is_empty() && cut.is_empty() {
         out.push_str("\n#### Changes\n\n");
         let mut left = shown.len();
         for change in shown {
-            let block = details(change);
+            let block = details(change, plan);
             if out.len() + block.len() + NOTE_ROOM > BUDGET {
                 cut.push(format!("the details of {left} changes"));
                 break;

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod diff;
 pub mod fingerprint;
 pub mod glob;
+pub mod lines;
 pub mod markdown;
 pub mod normalize;
 pub mod order;
@@ -119,6 +120,14 @@ pub struct Change {
     pub fingerprint: Option<Fingerprint>,
     /// The step that carries the change out; `None` for no-ops.
     pub step: Option<usize>,
+    /// The live name of an object the config renames in place (`renamedFrom` or, for tiles,
+    /// their place in the list); its id is kept.
+    #[serde(
+        default,
+        rename = "renamedFrom",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub renamed_from: Option<String>,
 }
 
 /// A live object converge owns that the config no longer lists while prune is off: reported,
@@ -310,6 +319,10 @@ pub struct Plan {
     /// Backup checks: reported, never steps.
     #[serde(default)]
     pub checks: Vec<CheckResult>,
+    /// The names of the sources whose ids the plan shows (id to name), so renderings say
+    /// `"65f5e4a3..." (Logs)` rather than a bare id.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sources: std::collections::BTreeMap<String, String>,
 }
 
 /// Counts per action, for the summary line.

@@ -30,6 +30,9 @@ struct ChangeOut<'a> {
     fields: &'a [FieldChange],
     fingerprint: Option<String>,
     step: Option<usize>,
+    /// The live name of an object renamed in place; only on such changes.
+    #[serde(rename = "renamedFrom", skip_serializing_if = "Option::is_none")]
+    renamed_from: Option<&'a str>,
 }
 
 /// Renders the plan as pretty JSON with a trailing newline.
@@ -49,6 +52,7 @@ pub fn render(plan: &Plan) -> String {
                 fields: &c.fields,
                 fingerprint: c.fingerprint.map(|f| f.to_string()),
                 step: c.step,
+                renamed_from: c.renamed_from.as_deref(),
             })
             .collect(),
         unmanaged: &plan.unmanaged,

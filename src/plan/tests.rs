@@ -726,8 +726,9 @@ fn markdown_rendering_snapshot() {
 }
 
 #[test]
-fn text_hides_unchanged_and_destroys_come_first() {
-    let text = text::render(&demo_plan(), &Printer::plain());
+fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
+    let plan = demo_plan();
+    let text = text::render(&plan, &Printer::plain());
     assert!(!text.contains("dashboard.prod.steady"));
     assert!(!text.contains("\u{1b}["));
     let destroys = text.find("Destroys").unwrap();
@@ -735,9 +736,19 @@ fn text_hides_unchanged_and_destroys_come_first() {
     assert!(destroys < changes);
     let first_change = &text[changes..].lines().nth(1).unwrap();
     assert!(
-        first_change.trim_start().starts_with("- "),
+        first_change.trim_start().starts_with("~ "),
         "{first_change}"
     );
+    for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
+        let heading = format!("  - {}  ", change.address);
+        assert_eq!(text.matches(&heading).count(), 1, "{heading}: {text}");
+        assert!(text.find(&heading).unwrap() < changes);
+    }
+    let markdown = markdown::render(&plan);
+    for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
+        let address = change.address.replace('<', "&lt;");
+        assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
+    }
 }
 
 fn strip_ansi(text: &str) -> String {
@@ -881,12 +892,15 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     assert!(markdown.starts_with(markdown::MARKER));
     assert!(markdown.contains(&plan.summary().line()));
     assert!(markdown.contains("was cut"));
-    // Every destroy is listed even though details were cut.
+    // Every destroy is listed even though details were cut: with its details while they fit,
+    // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        assert!(markdown.contains(&format!(
-            "<code>{}</code>",
-            change.address.replace('<', "&lt;")
-        )));
+        let address = change.address.replace('<', "&lt;");
+        assert!(
+            markdown.contains(&format!("<code>{address}</code>"))
+                || markdown.contains(&format!("<code>- {address}</code>")),
+            "{address}"
+        );
     }
     // A small plan is not cut.
     assert!(!markdown::render(&demo_plan()).contains("was cut"));
@@ -946,4 +960,168 @@ fn a_plan_with_nothing_to_do_says_so() {
     assert!(!text.contains("Steps:"));
     assert!(!text.contains("Changes:"));
     assert!(!text::render(&first, &Printer::plain()).contains("No changes"));
+}
+
+fn prod(config: &mut model::Config) -> &mut model::StackConfig {
+    config.stacks.get_mut("prod").unwrap()
+}
+
+#[test]
+fn a_tile_renamed_where_it_stands_keeps_its_id_and_the_alerts_on_it() {
+    let mut config = demo_config();
+    // `Latency` where the live `Old tile` stands (second), `Requests` where it stands (first).
+    let tiles = &mut prod(&mut config).dashboards["api-health"].tiles;
+    tiles.swap(0, 1);
+    let (plan, diagnostics) = plan(&config, &demo_live(), &options());
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    let dashboard = by_address(&plan, "dashboard.prod.api-health");
+    let rename = &dashboard.fields[0];
+    assert_eq!(rename.path, "tiles[Latency].name");
+    assert_eq!(rename.before, Some(serde_json::json!("Old tile")));
+    assert_eq!(dashboard.renamed_from, None, "the dashboard keeps its name");
+    match &step_of(&plan, "dashboard.prod.api-health").operation {
+        Operation::DashboardUpdate { body, .. } => {
+            let latency = body.tiles.iter().find(|t| t.name == "Latency").unwrap();
+            assert_eq!(latency.id.as_deref(), Some("tile-old"));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // The alert on the old tile survives the update: it is not created again.
+    let moved = by_address(&plan, "alert.prod.moved");
+    assert_ne!(moved.action, Action::Create, "{}", moved.reason);
+    assert!(moved.fields.iter().all(|f| f.path != "tile"), "{moved:?}");
+}
+
+#[test]
+fn renamed_from_finds_a_tile_wherever_it_stands() {
+    let mut config = demo_config();
+    let latency = &mut prod(&mut config).dashboards["api-health"].tiles[0];
+    assert_eq!(latency.name.value, "Latency");
+    latency.renamed_from = vec![loc("Old tile".into(), 121)];
+    let (plan, diagnostics) = plan(&config, &demo_live(), &options());
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    match &step_of(&plan, "dashboard.prod.api-health").operation {
+        Operation::DashboardUpdate { body, .. } => {
+            let latency = body.tiles.iter().find(|t| t.name == "Latency").unwrap();
+            assert_eq!(latency.id.as_deref(), Some("tile-old"));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_ne!(by_address(&plan, "alert.prod.moved").action, Action::Create);
+}
+
+#[test]
+fn a_tile_that_could_be_two_live_tiles_is_an_error_at_its_renamed_from() {
+    let mut config = demo_config();
+    let requests = &mut prod(&mut config).dashboards["api-health"].tiles[1];
+    assert_eq!(requests.name.value, "Requests");
+    requests.renamed_from = vec![loc("Old tile".into(), 111)];
+    let (plan, diagnostics) = plan(&config, &demo_live(), &options());
+    assert_eq!(codes(&diagnostics), vec!["plan::ambiguous-rename"]);
+    assert_eq!(diagnostics[0].span.unwrap().line, 111);
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("\"Requests\" (id tile-requests)")
+            && diagnostics[0]
+                .message
+                .contains("\"Old tile\" (id tile-old)"),
+        "{}",
+        diagnostics[0].message
+    );
+    // Neither the dashboard nor the alerts on it are planned.
+    assert!(!addresses(&plan).contains(&"dashboard.prod.api-health"));
+    assert!(!addresses(&plan).contains(&"alert.prod.api-errors"));
+}
+
+#[test]
+fn a_renamed_dashboard_is_updated_in_place_and_its_alerts_do_not_change() {
+    let mut config = demo_config();
+    let dashboard = &mut prod(&mut config).dashboards["api-health"];
+    dashboard.renamed_from = vec![dashboard.name.clone()];
+    dashboard.name = loc("API health v2".into(), 101);
+    let (plan, diagnostics) = plan(&config, &demo_live(), &options());
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    let change = by_address(&plan, "dashboard.prod.api-health");
+    assert_eq!(change.action, Action::Update);
+    assert_eq!(change.renamed_from.as_deref(), Some("API health"));
+    assert_eq!(change.fields[0].path, "name");
+    assert!(
+        change
+            .reason
+            .starts_with("renamed from \"API health\"; tiles")
+    );
+    match &step_of(&plan, "dashboard.prod.api-health").operation {
+        Operation::DashboardUpdate {
+            dashboard_id, body, ..
+        } => {
+            assert_eq!(dashboard_id, "dash-api");
+            assert_eq!(body.name, "API health v2");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // The alert names its dashboard by id: the new name is no change of the alert's.
+    assert_eq!(
+        by_address(&plan, "alert.prod.api-errors").reason,
+        "threshold differs"
+    );
+    let text = text::render(&plan, &Printer::plain());
+    assert!(
+        text.contains(
+            "  ~ dashboard.prod.api-health  renamed \"API health\" -> \"API health v2\"  (tiles differs)\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("~ name:"),
+        "said once, on the heading: {text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&render_json::render(&plan)).unwrap();
+    let renamed: Vec<&serde_json::Value> = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("renamedFrom").is_some())
+        .collect();
+    assert_eq!(renamed.len(), 1);
+    assert_eq!(renamed[0]["renamedFrom"], "API health");
+}
+
+#[test]
+fn an_alert_is_renamed_in_place_and_two_candidates_are_an_error() {
+    let mut config = demo_config();
+    let alert = &mut prod(&mut config).alerts["api-errors"];
+    alert.renamed_from = vec![alert.name.clone()];
+    alert.name = loc("API error rate".into(), 301);
+    let (plan, diagnostics) = plan(&config, &demo_live(), &options());
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    let change = by_address(&plan, "alert.prod.api-errors");
+    assert_eq!(change.renamed_from.as_deref(), Some("API errors"));
+    assert_eq!(change.fields[0].path, "name");
+    assert_eq!(
+        change.reason,
+        "renamed from \"API errors\"; threshold differs"
+    );
+    match &step_of(&plan, "alert.prod.api-errors").operation {
+        Operation::AlertUpdate { alert_id, body, .. } => {
+            assert_eq!(alert_id, "alert-api-errors");
+            assert_eq!(body.name.as_deref(), Some("API error rate"));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // The old name is the config's: not reported as stray, not pruned.
+    assert!(
+        !plan
+            .changes
+            .iter()
+            .any(|c| c.address.contains("API errors"))
+    );
+
+    // A second live alert under another listed name: either could be this one.
+    let alert = &mut prod(&mut config).alerts["api-errors"];
+    alert.renamed_from.push(loc("Stale alert".into(), 302));
+    let (second, diagnostics) = build::plan(&config, &demo_live(), &options());
+    assert_eq!(codes(&diagnostics), vec!["plan::ambiguous-rename"]);
+    assert_eq!(diagnostics[0].span.unwrap().line, 300);
+    assert!(!addresses(&second).contains(&"alert.prod.api-errors"));
 }

@@ -1,25 +1,19 @@
-//! The text rendering of a plan: summary line, destroys first, then each change with a field
-//! diff whose `+ - ~` markers carry the meaning without color; unchanged objects and fields
-//! are not shown. Color comes only through [`Printer::paint`].
+//! The text rendering of a plan: the summary line, the destroys in their own section, then
+//! every other change with its body ([`super::lines`]): `+ - ~` markers carry the meaning
+//! without color; unchanged objects and fields are not shown. A renamed object says so on its
+//! heading line. Color comes only through [`Printer::paint`].
 
 use serde_json::Value;
 
-use super::{Action, Change, FieldChange, Plan, order};
+use super::lines::{self, Layout, Mark};
+use super::{Action, Change, Plan, order};
 use crate::output::{Printer, Style};
 
-/// A value for a diff line: compact JSON, long values cut.
+/// A value for a diff line: strings quoted, lists and maps YAML-like (`[a, b]`).
 pub fn show(value: &Option<Value>) -> String {
     match value {
         None => "(absent)".to_string(),
-        Some(v) => {
-            let text = v.to_string();
-            if text.chars().count() > 200 {
-                let head: String = text.chars().take(197).collect();
-                format!("{head}...")
-            } else {
-                text
-            }
-        }
+        Some(v) => lines::inline(v),
     }
 }
 
@@ -32,33 +26,53 @@ fn style(action: Action) -> Style {
     }
 }
 
-/// One field line (without indentation): `+ path: value`, `- path: value`, `~ path: a -> b`.
-pub fn field_line(field: &FieldChange) -> (Action, String) {
-    let path = if field.path.is_empty() {
-        "(value)"
-    } else {
-        field.path.as_str()
-    };
-    match (&field.before, &field.after) {
-        (None, after) => (Action::Create, format!("+ {path}: {}", show(after))),
-        (before, None) => (Action::Delete, format!("- {path}: {}", show(before))),
-        (before, after) => (
-            Action::Update,
-            format!("~ {path}: {} -> {}", show(before), show(after)),
-        ),
+fn mark_style(mark: Mark) -> Style {
+    match mark {
+        Mark::Add => Style::Add,
+        Mark::Remove => Style::Remove,
+        Mark::Change => Style::Change,
+        Mark::Context => Style::Dim,
     }
 }
 
-fn change_block(change: &Change, printer: &Printer, out: &mut String) {
+/// `~ address  (reason)`, or `~ address  renamed "Old" -> "New"  (what else differs)`.
+fn heading(change: &Change, printer: &Printer) -> String {
     let head = format!("{} {}", change.action.marker(), change.address);
-    out.push_str(&format!(
-        "  {}  ({})\n",
-        printer.paint(&head, style(change.action)),
-        change.reason
-    ));
-    for field in &change.fields {
-        let (action, line) = field_line(field);
-        out.push_str(&format!("      {}\n", printer.paint(&line, style(action))));
+    let tail = match lines::rename(change) {
+        Some((renamed, Some(rest))) => format!("{renamed}  ({rest})"),
+        Some((renamed, None)) => renamed,
+        None => format!("({})", change.reason),
+    };
+    format!("  {}  {tail}\n", printer.paint(&head, style(change.action)))
+}
+
+fn change_block(change: &Change, plan: &Plan, printer: &Printer, out: &mut String) {
+    out.push_str(&heading(change, printer));
+    let layout = Layout {
+        split_changes: false,
+        rename_in_heading: true,
+        width: printer.width(),
+        sources: &plan.sources,
+    };
+    for line in lines::body(change, &layout) {
+        let style = mark_style(line.mark);
+        let text = if line.segments.iter().any(|s| s.emphasized) && printer.color() {
+            let mut text = printer.paint(
+                &format!("{} {}", line.mark.symbol(), " ".repeat(line.indent)),
+                style,
+            );
+            for segment in &line.segments {
+                text.push_str(&if segment.emphasized {
+                    printer.paint_strong(&segment.text, style)
+                } else {
+                    printer.paint(&segment.text, style)
+                });
+            }
+            text
+        } else {
+            printer.paint(line.plain().trim_end(), style)
+        };
+        out.push_str(&format!("      {text}\n"));
     }
 }
 
@@ -84,22 +98,19 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             "\n{} (need --allow-destroy):\n",
             printer.paint("Destroys", Style::Remove)
         ));
-        for change in &destroys {
-            out.push_str(&format!(
-                "  {}  ({})\n",
-                printer.paint(&format!("- {}", change.address), Style::Remove),
-                change.reason
-            ));
+        for change in destroys {
+            change_block(change, plan, printer, &mut out);
         }
     }
+    // Destroys were listed above, once.
     let shown: Vec<&Change> = plan
         .display_order()
-        .filter(|c| c.action != Action::NoOp)
+        .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
         .collect();
     if !shown.is_empty() {
         out.push_str("\nChanges:\n");
         for change in shown {
-            change_block(change, printer, &mut out);
+            change_block(change, plan, printer, &mut out);
         }
     }
     if !plan.unmanaged.is_empty() {

@@ -273,3 +273,60 @@ fn quantity_strings_are_exported_as_numbers_and_round_trip() {
     let (code, stdout, stderr) = plan(&sandbox, &yaml);
     assert_eq!(code, 0, "{stdout}\n{stderr}\n{yaml}");
 }
+
+/// What the next rename needs: tiles exported in the server's order, so a tile renamed where it
+/// stands in the exported list keeps its id (and its alerts) instead of being replaced.
+#[test]
+fn tiles_keep_the_live_order_so_a_tile_renamed_in_place_keeps_its_id() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let tile = |name: &str, y: i64| {
+        serde_json::json!({
+            "name": name, "x": 0, "y": y, "w": 6, "h": 4,
+            "series": [{"type": "time", "sourceId": "65f5e4a30000000100000001", "aggFn": "count"}]
+        })
+    };
+    // Listed bottom first: not the order of the grid.
+    let made = client.cloud(
+        "POST",
+        &format!("/services/{ANALYTICS}/stack/dashboards"),
+        Some(serde_json::json!({
+            "name": "Order test",
+            "tags": [],
+            "tiles": [tile("Bottom", 4), tile("Top", 0)]
+        })),
+    );
+    assert_eq!(made.status, 200, "{made:?}");
+    let yaml = export(&sandbox, &["--service", ANALYTICS, "--stack", ANALYTICS]);
+    assert_eq!(plan(&sandbox, &yaml).0, 0, "an export plans no change");
+    let bottom = yaml.find("- name: Bottom").expect("exported");
+    let top = yaml.find("- name: Top").expect("exported");
+    assert!(bottom < top, "live order kept: {yaml}");
+
+    let renamed = yaml.replacen("- name: Top\n", "- name: Top of the page\n", 1);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("renamed.yaml");
+    std::fs::write(&path, &renamed).expect("write");
+    let output = unlimited(&sandbox)
+        .args(["plan", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    let plan: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let change = plan["changes"]
+        .as_array()
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c["address"] == "dashboard.analytics.order-test")
+        })
+        .unwrap_or_else(|| panic!("{plan:#}"));
+    assert_eq!(change["action"], "update");
+    let paths: Vec<&str> = change["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    // The rename, and the ownership tag riding along with a real change.
+    assert_eq!(paths, ["tiles[Top of the page].name", "tags"], "{change:#}");
+}

@@ -6,6 +6,7 @@ mod actions;
 mod errors;
 mod formats;
 mod large;
+mod review;
 mod secrets;
 
 use std::path::{Path, PathBuf};

@@ -68,6 +68,7 @@ pub fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -> TileC
     TileConfig {
         span: at(line),
         name: s(name, line),
+        renamed_from: Vec::new(),
         x: loc(x, line),
         y: loc(0, line),
         w: loc(6, line),
@@ -81,6 +82,7 @@ pub fn dashboard(key: &str, name: &str, tags: &[&str], tiles: Vec<TileConfig>) -
     DashboardConfig {
         key: s(key, 100),
         name: s(name, 101),
+        renamed_from: Vec::new(),
         tags: tags.iter().map(|t| s(t, 102)).collect(),
         tiles,
     }
@@ -90,6 +92,7 @@ pub fn alert(key: &str, name: &str, dashboard: &str, tile: &str, threshold: f64)
     AlertConfig {
         key: s(key, 300),
         name: s(name, 300),
+        renamed_from: Vec::new(),
         dashboard: s(dashboard, 300),
         tile: s(tile, 300),
         threshold: loc(threshold, 300),
@@ -210,14 +213,16 @@ pub fn demo_config() -> Config {
             "api-health",
             "API health",
             &["team-api"],
+            // Latency first: it does not stand where the removed `Old tile` stood, so it is a
+            // new tile, not `Old tile` renamed in place.
             vec![
+                tile("Latency", 0, vec![series_by_name("Logs", "max", 120)], 120),
                 tile(
                     "Requests",
                     6,
                     vec![series_by_name("Logs", "count", 110)],
                     110,
                 ),
-                tile("Latency", 0, vec![series_by_name("Logs", "max", 120)], 120),
             ],
         ),
     );

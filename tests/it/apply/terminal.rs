@@ -120,3 +120,28 @@ fn on_a_terminal_only_a_typed_yes_applies_and_each_step_gets_a_spinner_line() {
     }
     assert!(output.contains("apply: 7 done, 0 failed"), "{output}");
 }
+
+#[test]
+fn with_stdout_redirected_the_plan_is_shown_on_the_terminal_before_the_question() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    workspace.write("converge.yaml", &quickstart());
+    // stdout goes to a file; stdin and stderr stay on the terminal.
+    let Some((code, output)) =
+        on_a_terminal(&sandbox, &workspace, "apply converge.yaml > plan.txt", "no")
+    else {
+        return;
+    };
+    assert_eq!(code, 4, "declined: {output}");
+    assert!(writes(&sandbox).is_empty(), "declined, nothing written");
+    // (Colored: stderr is a terminal.)
+    let plan_at = output
+        .find("3 to create, 4 to update, 0 to delete, 0 unchanged")
+        .unwrap_or_else(|| panic!("the plan is not on the terminal: {output}"));
+    let question_at = output.find("Only `yes` applies").expect("asked");
+    assert!(plan_at < question_at, "{output}");
+    assert!(output.contains("dashboard.prod.api-health"), "{output}");
+    // The file still gets the plan, as a pipe would.
+    let saved = std::fs::read_to_string(workspace.path().join("plan.txt")).expect("written");
+    assert!(saved.starts_with("Plan: 3 to create"), "{saved}");
+}

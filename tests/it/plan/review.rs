@@ -1,0 +1,140 @@
+//! What a reviewer reads: a changed multi-line message and a long `where` clause as line diffs
+//! (text and Markdown snapshots; JSON keeps both values whole), the changed words highlighted
+//! only when color is on.
+
+use serde_json::Value;
+
+use super::{FAST_LIMITS, config_dir, quickstart, run, run_with};
+use crate::common;
+
+const MESSAGE: &str = "        message: Errors are up\n";
+const LONG_MESSAGE: &str = "        message: |\n          Errors are up.\n          Runbook: https://wiki.example.com/runbooks/api-errors\n          Owner: team-api\n";
+const NEW_MESSAGE: &str = "        message: |\n          Errors are up.\n          Runbook: https://wiki.example.com/runbooks/api-errors-v2\n          Owner: team-api\n          Escalate after 15 minutes.\n";
+const WHERE: &str = "                aggFn: count\n                where: \"service:api\"\n";
+const LONG_WHERE: &str = "                aggFn: count\n                where: \"service:api AND level:error AND NOT path:/healthz AND NOT path:/metrics AND region:eu-west-1\"\n";
+
+fn settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+/// The sandbox after applying the quickstart with a three-line alert message, and the config
+/// that changes that message and makes a `where` clause longer than a line.
+fn applied_then_changed() -> (converge::sandbox::SandboxHandle, tempfile::TempDir, String) {
+    let sandbox = common::fast_sandbox();
+    let first = quickstart().replacen(MESSAGE, LONG_MESSAGE, 1);
+    assert_ne!(first, quickstart());
+    let (dir, path) = config_dir(&first);
+    let applied = run(
+        &sandbox,
+        dir.path(),
+        &["apply", path.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let changed = first
+        .replacen(LONG_MESSAGE, NEW_MESSAGE, 1)
+        .replacen(WHERE, LONG_WHERE, 1);
+    std::fs::write(&path, &changed).expect("config written");
+    (sandbox, dir, path.to_str().unwrap().to_string())
+}
+
+#[test]
+fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
+    let (sandbox, dir, path) = applied_then_changed();
+    let text = run(&sandbox, dir.path(), &["plan", &path]);
+    assert_eq!(text.code, 0, "{text:?}");
+    assert!(
+        text.stdout.contains("      ~ message:\n          Errors are up.\n      -   Runbook: https://wiki.example.com/runbooks/api-errors\n      +   Runbook: https://wiki.example.com/runbooks/api-errors-v2\n          Owner: team-api\n      +   Escalate after 15 minutes.\n"),
+        "{}",
+        text.stdout
+    );
+    settings().bind(|| insta::assert_snapshot!("long_text_diff_text", text.stdout));
+
+    let markdown = run(
+        &sandbox,
+        dir.path(),
+        &["plan", &path, "--format", "markdown"],
+    );
+    assert_eq!(markdown.code, 0, "{markdown:?}");
+    // GitHub highlights `-` and `+` lines of a `diff` block; no line there starts with `~`.
+    let block = markdown
+        .stdout
+        .split("```diff\n")
+        .skip(1)
+        .flat_map(|b| b.split("```").next())
+        .collect::<String>();
+    assert!(block.lines().all(|l| !l.starts_with('~')), "{block}");
+    settings().bind(|| insta::assert_snapshot!("long_text_diff_markdown", markdown.stdout));
+
+    // JSON keeps both values whole.
+    let json = run(&sandbox, dir.path(), &["plan", &path, "--format", "json"]);
+    let plan: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let alert = plan["changes"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["address"] == "alert.prod.api-errors"))
+        .expect("the alert changes");
+    let message = alert["fields"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["path"] == "message"))
+        .expect("message differs");
+    assert_eq!(
+        message["before"],
+        "Errors are up.\nRunbook: https://wiki.example.com/runbooks/api-errors\nOwner: team-api\n"
+    );
+    assert_eq!(
+        message["after"],
+        "Errors are up.\nRunbook: https://wiki.example.com/runbooks/api-errors-v2\nOwner: team-api\nEscalate after 15 minutes.\n"
+    );
+}
+
+#[test]
+fn changed_words_are_highlighted_only_with_color_and_color_adds_nothing_else() {
+    let (sandbox, dir, path) = applied_then_changed();
+    let plain = run(&sandbox, dir.path(), &["plan", &path]);
+    let output = common::converge(&sandbox)
+        .current_dir(dir.path())
+        .envs(FAST_LIMITS)
+        .args(["--color", "always", "plan", &path])
+        .output()
+        .expect("runs");
+    let colored = String::from_utf8_lossy(&output.stdout).into_owned();
+    // The changed word of the replaced line (words split at whitespace), bold and underlined
+    // on top of its line's color; the unchanged `Runbook: ` is not.
+    let url = "https://wiki.example.com/runbooks/api-errors";
+    assert!(
+        colored.contains(&format!("\u{1b}[31;1;4m{url}\u{1b}[0m")),
+        "{colored:?}"
+    );
+    assert!(
+        colored.contains(&format!("\u{1b}[32;1;4m{url}-v2\u{1b}[0m")),
+        "{colored:?}"
+    );
+    assert!(
+        colored.contains("\u{1b}[32mRunbook: \u{1b}[0m"),
+        "{colored:?}"
+    );
+    assert!(!plain.stdout.contains('\u{1b}'));
+    assert_eq!(strip_ansi(&colored), plain.stdout);
+    // Without color, no marker of emphasis: the `-`/`+` lines carry the meaning.
+    let no_color = run_with(&sandbox, dir.path(), &["plan", &path], &[("NO_COLOR", "1")]);
+    assert_eq!(no_color.stdout, plain.stdout);
+}
+
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
