@@ -283,7 +283,7 @@ fn tiles_keep_the_live_order_so_a_tile_renamed_in_place_keeps_its_id() {
     let tile = |name: &str, y: i64| {
         serde_json::json!({
             "name": name, "x": 0, "y": y, "w": 6, "h": 4,
-            "series": [{"type": "time", "sourceId": "65f5e4a30000000100000001", "aggFn": "count"}]
+            "series": [{"type": "time", "sourceId": "65f5e4a30000000100000001", "aggFn": "count", "groupBy": []}]
         })
     };
     // Listed bottom first: not the order of the grid.
