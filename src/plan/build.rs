@@ -196,9 +196,13 @@ fn ambiguous(
         Some(at),
     )
     .with_label("finds more than one live object")
-    .with_help(format!(
-        "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
-    ));
+    .with_help(if at == name.span {
+        format!("delete or rename all but one of those {kind}s in the stack, then plan again")
+    } else {
+        format!(
+            "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
+        )
+    });
     if at != name.span {
         diagnostic = diagnostic.with_related(name.span, "the current name");
     }
