@@ -196,9 +196,13 @@ fn ambiguous(
         Some(at),
     )
     .with_label("finds more than one live object")
-    .with_help(format!(
-        "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
-    ));
+    .with_help(if at == name.span {
+        format!("delete or rename all but one of those {kind}s in the stack, then plan again")
+    } else {
+        format!(
+            "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
+        )
+    });
     if at != name.span {
         diagnostic = diagnostic.with_related(name.span, "the current name");
     }
@@ -1201,9 +1205,7 @@ impl<'a> Builder<'a> {
             return None;
         }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
-        let Some(dashboard) = planned.get(dashboard_config.key.value.as_str()) else {
-            return None;
-        };
+        let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
         let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id.clone()) {
             (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),

@@ -405,9 +405,19 @@ fn field(change: &FieldChange, layout: &Layout<'_>, out: &mut Vec<Line>) {
         }
     }
     if is_block(before) || is_block(after) {
+        // Both sides as blocks, then a line diff of the two: a series added to a tile is a few
+        // `+` lines under the unchanged ones, not the whole list twice.
+        let render = |value: &Value| {
+            let mut lines = Vec::new();
+            contents(key, value, 0, Mark::Context, sources, &mut lines);
+            let mut text: String = lines.iter().map(|l| l.text() + "\n").collect();
+            if text.is_empty() {
+                text.push('\n');
+            }
+            text
+        };
         out.push(Line::new(heading, 0, format!("{path}:")));
-        contents(key, before, 2, Mark::Remove, sources, out);
-        contents(key, after, 2, Mark::Add, sources, out);
+        text_diff(&render(before), &render(after), out);
     } else if layout.split_changes {
         out.push(Line::new(
             Mark::Remove,
@@ -695,6 +705,28 @@ mod tests {
                 "~ where:".to_string(),
                 "-   a".into(),
                 format!("+   {long}")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_item_added_to_a_list_of_objects_is_a_few_added_lines() {
+        let sources = BTreeMap::new();
+        let updated = change(
+            Action::Update,
+            Some(json!({"series": [{"type": "time", "aggFn": "count"}]})),
+            Some(
+                json!({"series": [{"type": "time", "aggFn": "count"}, {"type": "time", "aggFn": "max"}]}),
+            ),
+        );
+        assert_eq!(
+            plain_lines(&body(&updated, &layout(&sources, false))),
+            [
+                "~ series:",
+                "    - type: \"time\"",
+                "      aggFn: \"count\"",
+                "+   - type: \"time\"",
+                "+     aggFn: \"max\"",
             ]
         );
     }
