@@ -20,8 +20,10 @@ pub enum FailureKind {
     Timeout,
     /// The connection broke after the request may have been sent (no complete answer).
     Connection,
-    /// The server answered success but the body was not what the operation expects.
+    /// The server answered success with a body that is not JSON (or is empty).
     Body(u16),
+    /// The server answered success with JSON of another shape than the operation reads.
+    Shape(u16),
     /// Not sent: the run was interrupted while the write waited to go out.
     Stopped,
 }
@@ -75,7 +77,9 @@ impl ApiError {
     /// The HTTP status, when the server answered.
     pub fn status(&self) -> Option<u16> {
         match self.kind {
-            FailureKind::Status(status) | FailureKind::Body(status) => Some(status),
+            FailureKind::Status(status)
+            | FailureKind::Body(status)
+            | FailureKind::Shape(status) => Some(status),
             _ => None,
         }
     }
@@ -86,7 +90,10 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status >= 500,
             FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Connect | FailureKind::Body(_) | FailureKind::Stopped => false,
+            FailureKind::Connect
+            | FailureKind::Body(_)
+            | FailureKind::Shape(_)
+            | FailureKind::Stopped => false,
         }
     }
 
@@ -95,7 +102,7 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status) => status == 429 || status >= 500,
             FailureKind::Connect | FailureKind::Timeout | FailureKind::Connection => true,
-            FailureKind::Body(_) | FailureKind::Stopped => false,
+            FailureKind::Body(_) | FailureKind::Shape(_) | FailureKind::Stopped => false,
         }
     }
 
@@ -138,6 +145,12 @@ impl ApiError {
             FailureKind::Body(status) => {
                 text.push_str(&format!(
                     " answered {status} with an unreadable body: {}",
+                    self.message
+                ));
+            }
+            FailureKind::Shape(status) => {
+                text.push_str(&format!(
+                    " answered {status} with JSON converge cannot read: {}",
                     self.message
                 ));
             }
@@ -191,7 +204,10 @@ impl ApiError {
                 Some("a write may have happened anyway: run `converge plan` to see the state")
             }
             FailureKind::Body(_) => Some(
-                "the answer is not what the API sends: check that the url points at the API itself (not a proxy or login page)",
+                "the answer is not JSON: check that the url points at the API itself (not a proxy or login page)",
+            ),
+            FailureKind::Shape(_) => Some(
+                "the server speaks another version of the API than converge (which follows the API contract); check the url, and report the answer if it is right",
             ),
             _ => None,
         }
@@ -350,6 +366,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Timeout => f.write_str("timeout"),
             FailureKind::Connection => f.write_str("connection lost"),
             FailureKind::Body(status) => write!(f, "{status} unreadable body"),
+            FailureKind::Shape(status) => write!(f, "{status} body of another shape"),
             FailureKind::Stopped => f.write_str("not sent (interrupted)"),
         }
     }

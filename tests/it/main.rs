@@ -9,6 +9,7 @@ mod drift;
 mod export;
 mod plan;
 mod preview;
+mod reading;
 mod sandbox;
 mod soak;
 mod transport;
