@@ -23,11 +23,13 @@ pub enum FailureKind {
     Timeout,
     /// The connection broke after the request may have been sent (no complete answer).
     Connection,
-    /// The server answered success but the body was not what the operation expects.
+    /// The server answered success with a body that is not JSON (or is empty).
     Body(u16),
     /// The server sent more than converge reads (a body over its size limit, pages that never
     /// end); it stopped reading.
     TooMuch(u16),
+    /// The server answered success with JSON of another shape than the operation reads.
+    Shape(u16),
     /// Not sent: the run was interrupted while the write waited to go out.
     Stopped,
 }
@@ -83,7 +85,8 @@ impl ApiError {
         match self.kind {
             FailureKind::Status(status)
             | FailureKind::Body(status)
-            | FailureKind::TooMuch(status) => Some(status),
+            | FailureKind::TooMuch(status)
+            | FailureKind::Shape(status) => Some(status),
             _ => None,
         }
     }
@@ -98,6 +101,7 @@ impl ApiError {
             | FailureKind::Refused
             | FailureKind::Body(_)
             | FailureKind::TooMuch(_)
+            | FailureKind::Shape(_)
             | FailureKind::Stopped => false,
         }
     }
@@ -110,6 +114,7 @@ impl ApiError {
             FailureKind::Refused
             | FailureKind::Body(_)
             | FailureKind::TooMuch(_)
+            | FailureKind::Shape(_)
             | FailureKind::Stopped => false,
         }
     }
@@ -161,6 +166,12 @@ impl ApiError {
             }
             FailureKind::TooMuch(status) => {
                 text.push_str(&format!(" answered {status}, but {}", self.message));
+            }
+            FailureKind::Shape(status) => {
+                text.push_str(&format!(
+                    " answered {status} with JSON converge cannot read: {}",
+                    self.message
+                ));
             }
             FailureKind::Connect | FailureKind::Refused => {
                 text.push_str(&format!(": cannot connect: {}", self.message));
@@ -220,7 +231,10 @@ impl ApiError {
                 Some("a write may have happened anyway: run `converge plan` to see the state")
             }
             FailureKind::Body(_) => Some(
-                "the answer is not what the API sends: check that the url points at the API itself (not a proxy or login page)",
+                "the answer is not JSON: check that the url points at the API itself (not a proxy or login page)",
+            ),
+            FailureKind::Shape(_) => Some(
+                "the server speaks another version of the API than converge (which follows the API contract); check the url, and report the answer if it is right",
             ),
             _ => None,
         }
@@ -381,6 +395,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Timeout => f.write_str("timeout"),
             FailureKind::Connection => f.write_str("connection lost"),
             FailureKind::Body(status) => write!(f, "{status} unreadable body"),
+            FailureKind::Shape(status) => write!(f, "{status} body of another shape"),
             FailureKind::Stopped => f.write_str("not sent (interrupted)"),
         }
     }

@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use super::activity::{Activity, WaitReason};
 use super::error::{ApiError, ApiErrorDetails, FailureKind, server_words};
 use super::limits;
-use super::wire::Secret;
+use super::wire::{self, Secret};
 use crate::output::Printer;
 
 /// Environment variable that turns retry delays (not the retries) off, for tests.
@@ -998,14 +998,17 @@ impl Api {
     }
 }
 
-/// Reads `member` of a success body as `T`, or says what was wrong with the body.
+/// Reads `member` of a success body as `T`, or says what was wrong with the body: a body that
+/// is not JSON at all (an HTML page, a proxy's answer: [`FailureKind::Body`]), or JSON of
+/// another shape ([`FailureKind::Shape`]) with the JSON path of the first value that does not
+/// fit (`result[3].name`), what was expected there and what came.
 pub fn read_member<T: DeserializeOwned>(
     call: &Call,
     answer: &Answer,
     member: &str,
 ) -> Result<T, ApiError> {
-    let fail = |message: String, request_id: Option<String>| {
-        let mut error = call.error(FailureKind::Body(answer.status), message);
+    let fail = |kind: FailureKind, message: String, request_id: Option<String>| {
+        let mut error = call.error(kind, message);
         error.request_id = request_id;
         error
     };
@@ -1016,13 +1019,19 @@ pub fn read_member<T: DeserializeOwned>(
             "a body that is not JSON".to_string()
         };
         fail(
+            FailureKind::Body(answer.status),
             format!("expected a JSON object with \"{member}\", got {what}"),
             None,
         )
     })?;
+    let shape = FailureKind::Shape(answer.status);
     let Value::Object(mut object) = value else {
         return Err(fail(
-            format!("expected a JSON object with \"{member}\""),
+            shape,
+            format!(
+                "expected a JSON object with \"{member}\", got {}",
+                json_type(&value)
+            ),
             None,
         ));
     };
@@ -1032,19 +1041,107 @@ pub fn read_member<T: DeserializeOwned>(
         .map(str::to_string);
     let Some(inner) = object.remove(member) else {
         return Err(fail(
+            shape,
             format!("expected a JSON object with \"{member}\""),
             request_id,
         ));
     };
-    serde_json::from_value(inner).map_err(|error| {
+    serde_path_to_error::deserialize(&inner).map_err(|error| {
+        let (path, problem) = shape_problem(member, &error, &inner);
         fail(
-            format!(
-                "\"{member}\" has an unexpected shape: {}",
-                redact_quoted(&error.to_string())
-            ),
+            shape,
+            format!("\"{member}\" has an unexpected shape at `{path}`: {problem}"),
             request_id,
         )
     })
+}
+
+/// One step of a JSON path.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a typed read failed (`result[3].name`) and why, in words that never quote a value
+/// (it could be a credential): what was expected there and the JSON type that came.
+fn shape_problem(
+    member: &str,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+    inner: &Value,
+) -> (String, String) {
+    let mut steps: Vec<Step> = error
+        .path()
+        .iter()
+        .filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+            serde_path_to_error::Segment::Map { key } => Some(Step::Key(key.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut message = error.inner().to_string();
+    // Objects read in two steps (alerts) report their member's place inside the message.
+    if let Some((nested, rest)) = message.split_once(wire::NESTED) {
+        steps.extend(parse_steps(nested));
+        message = rest.to_string();
+    }
+    let mut path = member.to_string();
+    let mut at = Some(inner);
+    for step in &steps {
+        match step {
+            Step::Key(key) => {
+                path.push('.');
+                path.push_str(key);
+                at = at.and_then(|v| v.get(key));
+            }
+            Step::Index(index) => {
+                path.push_str(&format!("[{index}]"));
+                at = at.and_then(|v| v.get(index));
+            }
+        }
+    }
+    // serde says "invalid type: null, expected a string" or "missing field `id`".
+    let message = message
+        .split(" at line ")
+        .next()
+        .unwrap_or(&message)
+        .to_string();
+    let problem = match message.split_once(", expected ") {
+        Some((_, expected)) => format!(
+            "expected {expected}, got {}",
+            at.map_or("nothing", json_type)
+        ),
+        None => redact_quoted(&message),
+    };
+    (path, problem)
+}
+
+/// `.name[2].x` → the steps it names.
+fn parse_steps(text: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for part in text.split('.').filter(|p| !p.is_empty()) {
+        let (key, indexes) = part.split_once('[').unwrap_or((part, ""));
+        if !key.is_empty() {
+            steps.push(Step::Key(key.to_string()));
+        }
+        for index in indexes.split('[') {
+            if let Ok(index) = index.trim_end_matches(']').parse() {
+                steps.push(Step::Index(index));
+            }
+        }
+    }
+    steps
+}
+
+/// The JSON type of a value, as a message names it.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// serde quotes the offending string value in its messages; a credential field of the wrong

@@ -19,7 +19,9 @@ use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{Config, ServiceConfig, Span, StackTarget};
+use crate::config::model::{
+    Config, Located, ServiceConfig, SourceRef, Span, StackConfig, StackTarget,
+};
 use crate::output::Printer;
 
 /// Which read a task did.
@@ -172,6 +174,20 @@ pub async fn read(
             (Read::Sources { stack }, Ok(Payload::Sources(sources))) => {
                 live.stacks.entry(stack).or_default().sources = sources;
             }
+            // The observability API's public document names no sources list: a server without
+            // one is fine until a series names its source by name.
+            (Read::Sources { stack }, Err(error))
+                if error.is_not_found()
+                    && matches!(stack_apis.get(&stack), Some(StackApi::Standalone(_))) =>
+            {
+                if let Some(problem) = config
+                    .stacks
+                    .get(&stack)
+                    .and_then(|stack_config| no_sources_list(stack_config, &error))
+                {
+                    problems.push(problem);
+                }
+            }
             (read, Err(error)) => {
                 if let Some(problem) = read_problem(config, clients, &read, &error, &stack_apis) {
                     problems.push(problem);
@@ -227,15 +243,8 @@ fn spawn_stack_reads(tasks: &mut JoinSet<Outcome>, key: &str, api: &StackApi) {
     });
     let (stack, client) = (key.to_string(), api.clone());
     tasks.spawn(async move {
-        let result = match client.list_sources().await {
-            // The contract names no sources path for the standalone API; a server without one
-            // leaves `source:` names unresolved (the planner says so) rather than failing here.
-            Err(error) if error.is_not_found() && matches!(client, StackApi::Standalone(_)) => {
-                Ok(Vec::new())
-            }
-            other => other,
-        };
-        (Read::Sources { stack }, result.map(Payload::Sources))
+        let result = client.list_sources().await.map(Payload::Sources);
+        (Read::Sources { stack }, result)
     });
 }
 
@@ -523,6 +532,43 @@ fn read_problem(
             Some(api_problem(&address, error, stack_config.key.span))
         }
     }
+}
+
+/// A stack on a server without `/api/v2/sources` whose series name sources by name: one
+/// diagnostic for the stack, at its first such name, saying what to write instead.
+fn no_sources_list(stack: &StackConfig, error: &ApiError) -> Option<Diagnostic> {
+    let names: Vec<&Located<String>> = stack
+        .dashboards
+        .values()
+        .flat_map(|dashboard| &dashboard.tiles)
+        .flat_map(|tile| &tile.series)
+        .filter_map(|series| match &series.source {
+            Some(SourceRef::Name(name)) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let first = names.first()?;
+    let mut distinct: Vec<&str> = names.iter().map(|n| n.value.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let listed: Vec<String> = distinct.iter().map(|n| format!("`{n}`")).collect();
+    Some(
+        Diagnostic::error(
+            "live::no-sources-list",
+            format!(
+                "stack.{}: the observability API has no sources list (`GET /api/v2/sources` answered {}; the API's public document names none), so the source name(s) {} cannot be resolved",
+                stack.key.value,
+                error.status().unwrap_or(404),
+                listed.join(", ")
+            ),
+            Some(first.span),
+        )
+        .with_label("a source by name")
+        .with_help(format!(
+            "name each source by its id: `sourceId: <id>` instead of `source: {}` (the ids are in the stack's own UI)",
+            first.value
+        )),
+    )
 }
 
 fn refused(api: &str, address: &str, error: &ApiError, span: Span, help: &str) -> Diagnostic {

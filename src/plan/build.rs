@@ -638,6 +638,10 @@ impl<'a> Builder<'a> {
         let tag = ownership_tag(&stack.key.value);
         let index = StackIndex::new(live);
 
+        if let Some(warning) = newer_format_tiles(stack, &index) {
+            self.diagnostics.push(warning);
+        }
+
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
         for dashboard in stack.dashboards.values() {
@@ -1015,6 +1019,19 @@ impl<'a> Builder<'a> {
         }
         if failed {
             return None;
+        }
+        // A live tile of the newer format (`config`, no `series`) is left as the server has it:
+        // compared as itself and sent back unchanged (the stack's warning says why).
+        if let Some(live) = existing {
+            for tile in &mut tiles {
+                if let Some(newer) = live
+                    .tiles
+                    .iter()
+                    .find(|t| t.name == tile.name && t.is_newer_format())
+                {
+                    *tile = newer.clone();
+                }
+            }
         }
         let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
         tags.push(tag.to_string());
@@ -1449,6 +1466,49 @@ fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
         });
     }
     dashboard
+}
+
+/// One warning per stack whose live tiles, named by the config, are of the newer format
+/// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
+fn newer_format_tiles(stack: &StackConfig, index: &StackIndex<'_>) -> Option<Diagnostic> {
+    let mut found: Vec<String> = Vec::new();
+    for dashboard in stack.dashboards.values() {
+        let Some([live]) = index
+            .dashboards_by_name
+            .get(dashboard.name.value.as_str())
+            .map(Vec::as_slice)
+        else {
+            continue;
+        };
+        for tile in &dashboard.tiles {
+            if live
+                .tiles
+                .iter()
+                .any(|t| t.name == tile.name.value && t.is_newer_format())
+            {
+                found.push(format!("{} / {}", dashboard.name.value, tile.name.value));
+            }
+        }
+    }
+    let first = found.first()?;
+    let more = match found.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(
+        Diagnostic::warning(
+            "plan::newer-tile-format",
+            format!(
+                "stack `{}`: the server keeps {} tile(s) ({first}{more}) in a newer format (`config` instead of `series`); converge manages tiles by `series`, the format of the API contract, so it leaves these tiles as they are: not compared, not changed",
+                stack.key.value,
+                found.len(),
+            ),
+            Some(stack.key.span),
+        )
+        .with_help(
+            "edit these tiles in the stack's own UI, or delete them there so that converge creates them again from the config",
+        ),
+    )
 }
 
 /// The change for an object that exists live: an update when any managed field differs, else

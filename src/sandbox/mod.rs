@@ -90,6 +90,12 @@ pub enum Quirk {
     NumberStrings,
     /// While a pipe scaling change is in flight (`--scaling-delay`), its members read as null.
     ScalingGaps,
+    /// The managed stack answers as the cloud document's newer generation: a tile reads back
+    /// with `config` instead of `series`, an alert names its dashboard and team `dashboardId`
+    /// and `teamId`.
+    NewerGeneration,
+    /// The observability API has no `/api/v2/sources` (its document names none): 404.
+    NoSources,
 }
 
 /// Everything the sandbox is started with.

@@ -29,7 +29,7 @@ use super::faults::{Fault, SplitMix64};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
 use super::store::{StackKey, World};
-use super::{LOG_BODY_BUDGET, LogEntry, SandboxOptions, seed, series, stack};
+use super::{LOG_BODY_BUDGET, LogEntry, Quirk, SandboxOptions, seed, series, stack};
 
 /// Largest request body accepted; larger ones answer 413.
 pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -585,7 +585,11 @@ async fn handle(
         series: None,
         body: None,
     };
-    let Some(matched) = routes::match_route(&method, &path) else {
+    let Some(matched) = routes::match_route(&method, &path).filter(|m| {
+        !(m.op == Op::ListSources
+            && m.api == Api::Observability
+            && shared.options.quirks.contains(&Quirk::NoSources))
+    }) else {
         return Ok(shared.answered(logged, None, cannot(&method, &path)).await);
     };
     logged.route = matched.template.to_string();

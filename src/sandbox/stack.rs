@@ -11,6 +11,7 @@ use crate::api::limits::{
 };
 use crate::api::wire::{Alert, Channel, Dashboard, Series, Tile};
 
+use super::Quirk;
 use super::cloud::Ctx;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::{TEAM_ID, iso_ms};
@@ -35,10 +36,97 @@ pub(crate) fn handle(
     query: Option<&str>,
     body: Option<&Value>,
 ) -> Reply {
+    let newer = ctx.quirks.contains(&Quirk::NewerGeneration);
     match run(ctx, key, op, id, query, body) {
+        Ok(Reply::Ok(mut value)) => {
+            if let StackKey::Managed { .. } = key {
+                managed_shape(&mut value, op, newer);
+            }
+            Reply::Ok(value)
+        }
         Ok(reply) => reply,
         Err(error) => Reply::Err(error),
     }
+}
+
+/// The managed stack's own way of writing objects (the cloud document): an alert without a
+/// name has `name: null`; with the newer-generation quirk, alerts say `dashboardId`/`teamId`
+/// and tiles carry `config` instead of `series`.
+fn managed_shape(value: &mut Value, op: Op, newer: bool) {
+    let objects: Vec<&mut Map<String, Value>> = match value {
+        Value::Array(items) => items.iter_mut().filter_map(Value::as_object_mut).collect(),
+        Value::Object(map) => vec![map],
+        _ => Vec::new(),
+    };
+    for object in objects {
+        match op {
+            Op::ListAlerts | Op::GetAlert | Op::CreateAlert | Op::UpdateAlert => {
+                if object.get("name").is_some_and(|n| n == "") {
+                    object.insert("name".into(), Value::Null);
+                }
+                if newer {
+                    for (contract, newer_name) in [("dashboard", "dashboardId"), ("team", "teamId")]
+                    {
+                        if let Some(v) = object.remove(contract) {
+                            object.insert(newer_name.into(), v);
+                        }
+                    }
+                }
+            }
+            Op::ListDashboards | Op::GetDashboard | Op::CreateDashboard | Op::UpdateDashboard
+                if newer =>
+            {
+                let tiles = object.get_mut("tiles").and_then(Value::as_array_mut);
+                for tile in tiles.into_iter().flatten().filter_map(Value::as_object_mut) {
+                    let as_ratio = tile.remove("asRatio");
+                    if let Some(Value::Array(series)) = tile.remove("series") {
+                        tile.insert("config".into(), newer_config(&series, as_ratio));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A tile's `series` as the newer generation's line chart `config`
+/// (`ClickStackLineBuilderChartConfig`).
+fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
+    let select: Vec<Value> = series
+        .iter()
+        .map(|s| {
+            let mut item = Map::new();
+            item.insert(
+                "aggFn".into(),
+                s.get("aggFn").cloned().unwrap_or("count".into()),
+            );
+            for (from, to) in [
+                ("field", "valueExpression"),
+                ("where", "where"),
+                ("whereLanguage", "whereLanguage"),
+            ] {
+                if let Some(v) = s.get(from).filter(|v| !v.is_null()) {
+                    item.insert(to.into(), v.clone());
+                }
+            }
+            Value::Object(item)
+        })
+        .collect();
+    let mut config = Map::new();
+    config.insert("displayType".into(), "line".into());
+    config.insert(
+        "sourceId".into(),
+        series
+            .first()
+            .and_then(|s| s.get("sourceId"))
+            .cloned()
+            .unwrap_or_else(|| "".into()),
+    );
+    config.insert("select".into(), Value::Array(select));
+    if let Some(Value::Bool(ratio)) = as_ratio {
+        config.insert("asRatio".into(), Value::Bool(ratio));
+    }
+    Value::Object(config)
 }
 
 fn run(

@@ -11,6 +11,7 @@ mod help;
 mod hostile;
 mod plan;
 mod preview;
+mod reading;
 mod rename;
 mod sandbox;
 mod soak;
