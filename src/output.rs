@@ -70,7 +70,7 @@ impl Secrets {
 /// Whether a character prints as nothing, or as a space that is not one: zero-width spaces and
 /// joiners, bidi controls, other format characters, C1 controls, invisible fillers and the
 /// unusual spaces. Variation selectors that shape emoji are left alone.
-fn invisible(c: char) -> bool {
+pub fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{80}'..='\u{a0}'
         | '\u{ad}'
@@ -105,7 +105,7 @@ fn invisible(c: char) -> bool {
 
 /// Whether `text` holds a character [`reveal`] would escape.
 pub fn has_invisible(text: &str) -> bool {
-    text.chars().any(invisible)
+    text.chars().any(is_invisible)
 }
 
 /// `text` with every invisible character written as `\u{..}`, so `API health` and
@@ -116,7 +116,7 @@ pub fn reveal(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if invisible(c) {
+        if is_invisible(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);

@@ -5,6 +5,7 @@
 
 use super::text::field_line;
 use super::{Action, Change, Plan, order};
+use crate::markdown::escape;
 
 /// The first line of every comment.
 pub const MARKER: &str = "<!-- converge-plan -->";
@@ -15,17 +16,6 @@ pub const BUDGET: usize = 65_000;
 /// Room kept for the closing note.
 const NOTE_ROOM: usize = 400;
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// An address inside `<code>`: names come from users and may hold backticks.
-fn code(text: &str) -> String {
-    escape(text).replace('`', "&#96;")
-}
-
 /// Text inside a fenced block must not close the fence.
 fn fenced(text: &str) -> String {
     text.replace("```", "` ` `")
@@ -35,7 +25,7 @@ fn details(change: &Change) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        code(&change.address),
+        escape(&change.address),
         escape(&change.reason)
     );
     for field in &change.fields {
@@ -66,7 +56,7 @@ pub fn render(plan: &Plan) -> String {
         for change in &destroys {
             let line = format!(
                 "- <code>{}</code>: {}\n",
-                code(&change.address),
+                escape(&change.address),
                 escape(&change.reason)
             );
             if out.len() + line.len() + NOTE_ROOM > BUDGET {
@@ -84,7 +74,7 @@ pub fn render(plan: &Plan) -> String {
             let line = format!(
                 "- {} <code>{}</code>: {}\n",
                 if check.passed { "ok" } else { "**FAILED**" },
-                code(&check.address),
+                escape(&check.address),
                 escape(&check.details.join("; "))
             );
             if out.len() + line.len() + NOTE_ROOM > BUDGET {
@@ -118,7 +108,7 @@ pub fn render(plan: &Plan) -> String {
         for item in &plan.unmanaged {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
-                code(&item.address),
+                escape(&item.address),
                 escape(&item.reason)
             ));
         }
@@ -135,7 +125,7 @@ pub fn render(plan: &Plan) -> String {
             plan.steps.len()
         );
         for line in order::describe(&plan.steps) {
-            block.push_str(&format!("{}<br>\n", code(&line)));
+            block.push_str(&format!("{}<br>\n", escape(&line)));
         }
         block.push_str("\n</details>\n");
         if out.len() + block.len() + NOTE_ROOM > BUDGET {
