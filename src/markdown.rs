@@ -7,8 +7,9 @@
 /// renderers use (GitHub parses Markdown inside inline HTML):
 ///
 /// - `&`, `<`, `>` and `` ` `` become HTML entities, so no tag, comment or code span opens;
-/// - the punctuation that starts inline syntax (`\ * _ [ ] ( ) ! ~ | #`) is escaped with a
-///   backslash, so `![t](https://...)` shows as written instead of loading an image;
+/// - the punctuation that makes inline syntax (`\ * _ [ ] ~ | #`) is escaped with a
+///   backslash: with its brackets escaped, `![t](https://...)` shows as written instead of
+///   loading an image, and no link, emphasis, strike-through or table cell can form;
 /// - line breaks and other control characters are written as `\u{..}`, so a value cannot end
 ///   the list item it sits in and start a block of its own.
 pub fn escape(text: &str) -> String {
@@ -19,7 +20,7 @@ pub fn escape(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '`' => out.push_str("&#96;"),
-            '\\' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '~' | '|' | '#' => {
+            '\\' | '*' | '_' | '[' | ']' | '~' | '|' | '#' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -38,7 +39,7 @@ mod tests {
     fn an_image_a_link_and_html_stay_text() {
         assert_eq!(
             escape("![t](https://evil.example/c.png)"),
-            "\\!\\[t\\]\\(https://evil.example/c.png\\)"
+            "!\\[t\\](https://evil.example/c.png)"
         );
         assert_eq!(
             escape("<img src=x> & `code`"),

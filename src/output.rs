@@ -14,7 +14,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
 use crate::cli::{ColorChoice, GlobalArgs};
 use crate::error::{Error, Result};
@@ -70,7 +70,7 @@ impl Secrets {
 /// Whether a character prints as nothing, or as a space that is not one: zero-width spaces and
 /// joiners, bidi controls, other format characters, C1 controls, invisible fillers and the
 /// unusual spaces. Variation selectors that shape emoji are left alone.
-fn invisible(c: char) -> bool {
+pub fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{80}'..='\u{a0}'
         | '\u{ad}'
@@ -105,7 +105,7 @@ fn invisible(c: char) -> bool {
 
 /// Whether `text` holds a character [`reveal`] would escape.
 pub fn has_invisible(text: &str) -> bool {
-    text.chars().any(invisible)
+    text.chars().any(is_invisible)
 }
 
 /// `text` with every invisible character written as `\u{..}`, so `API health` and
@@ -116,7 +116,7 @@ pub fn reveal(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if invisible(c) {
+        if is_invisible(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
@@ -333,7 +333,8 @@ impl Printer {
     }
 
     /// Renders a diagnostic the way this printer shows them: graphical with color on a
-    /// terminal, plain ASCII otherwise.
+    /// terminal, plain ASCII otherwise. Its texts are masked before miette wraps them, since a
+    /// secret cut in two by a line break would no longer be found.
     pub fn render(&self, diagnostic: &dyn Diagnostic) -> String {
         let theme = if self.color {
             GraphicalTheme::unicode()
@@ -341,11 +342,12 @@ impl Printer {
             GraphicalTheme::none()
         };
         let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+        let masked = Masked::new(diagnostic, &self.secrets);
         let mut text = String::new();
-        if handler.render_report(&mut text, diagnostic).is_err() {
-            text = diagnostic.to_string();
+        if handler.render_report(&mut text, &masked).is_err() {
+            text = masked.message.clone();
         }
-        text
+        self.redact(&text).into_owned()
     }
 
     /// Prints an error that ends the command.
@@ -381,6 +383,93 @@ fn code(style: Style) -> &'static str {
         Style::Error => "31;1",
         Style::Bold => "1",
         Style::Dim => "2",
+    }
+}
+
+/// A diagnostic with its message, help and labels masked, for miette to render.
+struct Masked<'a> {
+    inner: &'a dyn Diagnostic,
+    message: String,
+    help: Option<String>,
+    labels: Option<Vec<LabeledSpan>>,
+    related: Vec<Masked<'a>>,
+}
+
+impl<'a> Masked<'a> {
+    fn new(inner: &'a dyn Diagnostic, secrets: &Secrets) -> Self {
+        let mask = |text: String| secrets.redact(&text).into_owned();
+        Masked {
+            inner,
+            message: mask(inner.to_string()),
+            help: inner.help().map(|h| mask(h.to_string())),
+            labels: inner.labels().map(|labels| {
+                labels
+                    .map(|label| {
+                        let text = label.label().map(|t| mask(t.to_string()));
+                        if label.primary() {
+                            LabeledSpan::new_primary_with_span(text, *label.inner())
+                        } else {
+                            LabeledSpan::new_with_span(text, *label.inner())
+                        }
+                    })
+                    .collect()
+            }),
+            related: inner
+                .related()
+                .map(|related| related.map(|r| Masked::new(r, secrets)).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Masked<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::fmt::Display for Masked<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Masked<'_> {}
+
+impl Diagnostic for Masked<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.inner.code()
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.inner.severity()
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+
+    fn url<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.inner.url()
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.inner.source_code()
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.labels
+            .as_ref()
+            .map(|labels| Box::new(labels.iter().cloned()) as Box<dyn Iterator<Item = _>>)
+    }
+
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
+        if self.related.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
     }
 }
 

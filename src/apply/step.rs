@@ -119,7 +119,8 @@ impl Context {
                 .change_service_state(service_id, "awake")
                 .await
                 .map_err(|e| e.to_string())?;
-            let deadline = tokio::time::Instant::now() + self.options.timeout;
+            // `None` only for a timeout beyond what the clock can count: no deadline.
+            let deadline = tokio::time::Instant::now().checked_add(self.options.timeout);
             loop {
                 let service = cloud
                     .get_service(service_id)
@@ -129,7 +130,7 @@ impl Context {
                 if state == "running" {
                     return Ok(());
                 }
-                if tokio::time::Instant::now() >= deadline {
+                if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
                     return Err(format!(
                         "service {service_id} was sent `awake` but is still `{state}` after {}s",
                         self.options.timeout.as_secs()

@@ -82,7 +82,8 @@ pub async fn wait(
             pending.len()
         ));
     }
-    let deadline = tokio::time::Instant::now() + options.timeout;
+    // `None` only for a timeout beyond what the clock can count: no deadline, not a panic.
+    let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
         let mut services: Option<Vec<Service>> = None;
         if pending
@@ -120,7 +121,8 @@ pub async fn wait(
                 .is_some_and(|p| pipe_shows(p, body)),
             _ => false,
         });
-        if pending.is_empty() || tokio::time::Instant::now() >= deadline || *cancel.borrow() {
+        let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
+        if pending.is_empty() || late || *cancel.borrow() {
             break;
         }
         tokio::select! {

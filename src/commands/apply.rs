@@ -58,7 +58,7 @@ pub struct Args {
     #[arg(long)]
     pub wake: bool,
     /// Longest wait for scaling to show (`--wait`) and for a woken service to run: `90s`,
-    /// `10m`, `1h`.
+    /// `10m`, `1h` (from 1s to 24h).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Report format: `text` on stderr, or `json` on stdout.
@@ -69,23 +69,9 @@ pub struct Args {
     pub api: ApiArgs,
 }
 
-/// Parses `90`, `90s`, `10m`, `1h`.
+/// Parses `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
 pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration such as `90s`, `10m` or `1h`"))?;
-    let seconds = match unit {
-        "s" => value,
-        "m" => value.saturating_mul(60),
-        "h" => value.saturating_mul(3600),
-        _ => return Err(format!("`{text}`: the unit must be `s`, `m` or `h`")),
-    };
-    Ok(Duration::from_secs(seconds))
+    super::flags::timeout(text)
 }
 
 /// Runs `converge apply`.

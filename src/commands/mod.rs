@@ -4,6 +4,7 @@ pub mod apply;
 pub mod completions;
 pub mod drift;
 pub mod export;
+pub mod flags;
 pub mod plan;
 pub mod preview;
 pub mod sandbox;

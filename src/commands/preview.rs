@@ -42,14 +42,15 @@ pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// How far back to look, ending at `--end` (`15m`, `24h`, `7d`, `2w`).
-    #[arg(long, default_value = "24h", value_name = "DURATION")]
+    /// How far back to look, ending at `--end` (`15m`, `24h`, `7d`, `2w`; at most `366d`).
+    #[arg(long, default_value = "24h", value_name = "DURATION", value_parser = super::flags::window)]
     pub window: String,
     /// Bucket size; default: the alert's interval, else `auto`.
     #[arg(long, value_name = "G", value_parser = clap::builder::PossibleValuesParser::new(GRANULARITIES))]
     pub granularity: Option<String>,
-    /// End of the window (RFC 3339, e.g. `2026-11-21T06:00:00Z`); default: now.
-    #[arg(long, value_name = "TIME")]
+    /// End of the window (RFC 3339, e.g. `2026-11-21T06:00:00Z`, from 1970 to 9999); default:
+    /// now.
+    #[arg(long, value_name = "TIME", value_parser = super::flags::end)]
     pub end: Option<String>,
     /// Also write the chart as a standalone SVG file.
     #[arg(long, value_name = "FILE")]

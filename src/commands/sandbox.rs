@@ -64,8 +64,9 @@ pub struct ServeArgs {
     /// The initial world when there is no state file.
     #[arg(long, value_enum, default_value_t = Seed::Demo)]
     pub seed: Seed,
-    /// Latency added to every API request, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 0)]
+    /// Latency added to every API request, in milliseconds (at most 60000).
+    #[arg(long, value_name = "MS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=super::flags::MAX_LATENCY_MS))]
     pub latency: u64,
     /// Injected faults as shares, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`.
     #[arg(long, value_name = "SPEC", value_parser = parse_faults)]
@@ -76,14 +77,16 @@ pub struct ServeArgs {
     /// Enforce the real services' rate limits (cloud 10 per 10 s, observability 100 per minute).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     pub rate_limit: OnOff,
-    /// How long scaling changes take to become visible, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 0)]
+    /// How long scaling changes take to become visible, in milliseconds (at most 3600000).
+    #[arg(long, value_name = "MS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=super::flags::MAX_SCALING_DELAY_MS))]
     pub scaling_delay: u64,
     /// Wire-format quirks to show, comma-separated.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub quirks: Vec<Quirk>,
-    /// A fixed "now" (RFC 3339), so backup ages and timestamps are deterministic.
-    #[arg(long, value_name = "RFC3339")]
+    /// A fixed "now" (RFC 3339, from 1970 to 9999), so backup ages and timestamps are
+    /// deterministic.
+    #[arg(long, value_name = "RFC3339", value_parser = super::flags::time)]
     pub clock: Option<jiff::Timestamp>,
 }
 

@@ -36,6 +36,7 @@
 pub mod build;
 pub mod diagnostic;
 pub mod interpolate;
+pub mod lookalike;
 pub mod merge;
 pub mod model;
 pub mod render;

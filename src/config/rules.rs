@@ -17,13 +17,16 @@
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
 //! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
 //!
-//! `semantic::stack-target` and `semantic::source-conflict` are raised while building.
+//! `semantic::stack-target` and `semantic::source-conflict` are raised while building;
+//! `semantic::invisible-characters` and `semantic::confusable-name` (warnings about names that
+//! do not print as written) are in [`super::lookalike`].
 
 use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
 
 use super::diagnostic::Diagnostic;
+use super::lookalike::Lookalikes;
 use super::model::*;
 use super::schema_check::closest;
 use super::yaml::{Kind, Node};
@@ -272,6 +275,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         diags,
     );
     let mut names: HashMap<&str, Span> = HashMap::new();
+    let mut looks = Lookalikes::default();
     for dashboard in stack.dashboards.values() {
         key_name(&dashboard.key, "dashboard", diags);
         renames(
@@ -283,6 +287,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 .map(|t| (&t.name, t.renamed_from.as_slice())),
             diags,
         );
+        looks.check("dashboard", &dashboard.name, diags);
         if let Some(first) = names.insert(&dashboard.name, dashboard.name.span) {
             diags.push(used_twice(
                 "dashboard",
@@ -294,7 +299,9 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             ));
         }
         let mut tiles: HashMap<&str, Span> = HashMap::new();
+        let mut tile_looks = Lookalikes::default();
         for tile in &dashboard.tiles {
+            tile_looks.check("tile", &tile.name, diags);
             if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
                 diags.push(used_twice(
                     "tile",
@@ -352,8 +359,10 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
     );
     let targets = Targets::new(stack, written_stack);
     let mut names: HashMap<&str, Span> = HashMap::new();
+    let mut looks = Lookalikes::default();
     for alert in stack.alerts.values() {
         key_name(&alert.key, "alert", diags);
+        looks.check("alert", &alert.name, diags);
         if let Some(first) = names.insert(&alert.name, alert.name.span) {
             diags.push(used_twice(
                 "alert",

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+use crate::markdown::escape;
 use crate::output::{Printer, Style};
 use crate::plan::Action;
 use crate::plan::CheckResult;
@@ -183,13 +184,6 @@ fn json(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "{}".to_string());
     text.push('\n');
     text
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('`', "&#96;")
 }
 
 fn markdown(report: &Report) -> String {

@@ -9,6 +9,7 @@
 
 use super::lines::{self, Layout};
 use super::{Action, Change, Plan, order};
+use crate::markdown::escape;
 use crate::output::DEFAULT_WIDTH;
 
 /// The first line of every comment.
@@ -19,17 +20,6 @@ pub const BUDGET: usize = 65_000;
 
 /// Room kept for the closing note.
 const NOTE_ROOM: usize = 400;
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// An address inside `<code>`: names come from users and may hold backticks.
-fn code(text: &str) -> String {
-    escape(text).replace('`', "&#96;")
-}
 
 /// Text inside a fenced block must not close the fence.
 fn fenced(text: &str) -> String {
@@ -55,7 +45,7 @@ fn details(change: &Change, plan: &Plan) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        code(&change.address),
+        escape(&change.address),
         summary(change)
     );
     for line in lines::body(change, &layout) {
@@ -88,7 +78,7 @@ pub fn render(plan: &Plan) -> String {
             let block = details(change, plan);
             let line = format!(
                 "- <code>{}</code>: {}\n",
-                code(&change.address),
+                escape(&change.address),
                 escape(&change.reason)
             );
             if out.len() + block.len() + NOTE_ROOM <= BUDGET {
@@ -109,7 +99,7 @@ pub fn render(plan: &Plan) -> String {
             let line = format!(
                 "- {} <code>{}</code>: {}\n",
                 if check.passed { "ok" } else { "**FAILED**" },
-                code(&check.address),
+                escape(&check.address),
                 escape(&check.details.join("; "))
             );
             if out.len() + line.len() + NOTE_ROOM > BUDGET {
@@ -143,7 +133,7 @@ pub fn render(plan: &Plan) -> String {
         for item in &plan.unmanaged {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
-                code(&item.address),
+                escape(&item.address),
                 escape(&item.reason)
             ));
         }
@@ -160,7 +150,7 @@ pub fn render(plan: &Plan) -> String {
             plan.steps.len()
         );
         for line in order::describe(&plan.steps) {
-            block.push_str(&format!("{}<br>\n", code(&line)));
+            block.push_str(&format!("{}<br>\n", escape(&line)));
         }
         block.push_str("\n</details>\n");
         if out.len() + block.len() + NOTE_ROOM > BUDGET {

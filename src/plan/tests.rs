@@ -746,7 +746,7 @@ fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
     }
     let markdown = markdown::render(&plan);
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        let address = change.address.replace('<', "&lt;");
+        let address = crate::markdown::escape(&change.address);
         assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
     }
 }
@@ -895,7 +895,7 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     // Every destroy is listed even though details were cut: with its details while they fit,
     // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        let address = change.address.replace('<', "&lt;");
+        let address = crate::markdown::escape(&change.address);
         assert!(
             markdown.contains(&format!("<code>{address}</code>"))
                 || markdown.contains(&format!("<code>- {address}</code>")),

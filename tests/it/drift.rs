@@ -297,8 +297,7 @@ fn an_unmanaged_dashboard_and_pipe_are_reported() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("dashboard.analytics[&quot;Scratch&quot;]")
-            || markdown.contains("dashboard.analytics[\"Scratch\"]"),
+        markdown.contains("dashboard.analytics\\[\"Scratch\"\\]"),
         "{markdown}"
     );
 }

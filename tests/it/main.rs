@@ -9,6 +9,7 @@ mod drift;
 mod export;
 mod help;
 mod hostile;
+mod hostile_inputs;
 mod plan;
 mod preview;
 mod reading;

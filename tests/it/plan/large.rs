@@ -146,7 +146,7 @@ fn markdown_keeps_every_destroy_when_details_are_cut() {
         &out.stdout[..500]
     );
     for n in 0..120 {
-        let address = format!("dashboard.managed[\"stale-{n:03}\"]");
+        let address = format!("dashboard.managed\\[\"stale-{n:03}\"\\]");
         assert!(out.stdout.contains(&address), "{address} missing");
     }
     assert!(out.stdout.contains("this comment was cut"));

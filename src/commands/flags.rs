@@ -1,0 +1,135 @@
+//! Parsers of the flags that take a duration or a point in time, each with the range its command
+//! can use. They run when the command line is read, so a value such as
+//! `--timeout 18446744073709551615s` is a clear usage error (exit 1) before anything happens,
+//! and no later arithmetic on the clock can overflow.
+
+use std::time::Duration;
+
+/// Shortest and longest `apply --timeout`.
+pub const TIMEOUT_RANGE: (Duration, Duration) =
+    (Duration::from_secs(1), Duration::from_secs(86_400));
+
+/// Longest `preview --window`, in milliseconds (366 days).
+pub const MAX_WINDOW_MS: i64 = 366 * 86_400_000;
+
+/// Longest `sandbox serve --latency`, in milliseconds.
+pub const MAX_LATENCY_MS: u64 = 60_000;
+
+/// Longest `sandbox serve --scaling-delay`, in milliseconds.
+pub const MAX_SCALING_DELAY_MS: u64 = 3_600_000;
+
+/// `apply --timeout`: `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
+pub fn timeout(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let (number, unit) = match trimmed.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => trimmed.split_at(at),
+        None => (trimmed, "s"),
+    };
+    let unit_seconds: u64 = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("`{text}`: the unit must be `s`, `m` or `h`")),
+    };
+    let out_of_range = || format!("`{text}` is out of range: the timeout is from 1s to 24h");
+    let value: u64 = number.parse().map_err(|_| {
+        if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+            out_of_range()
+        } else {
+            format!("`{text}` is not a duration such as `90s`, `10m` or `1h`")
+        }
+    })?;
+    let seconds = value.checked_mul(unit_seconds).ok_or_else(out_of_range)?;
+    let duration = Duration::from_secs(seconds);
+    if duration < TIMEOUT_RANGE.0 || duration > TIMEOUT_RANGE.1 {
+        return Err(out_of_range());
+    }
+    Ok(duration)
+}
+
+/// `preview --window`: `15m`, `24h`, `7d`, `2w`, at most 366 days. The text is kept as written
+/// (messages quote it); [`crate::preview::parse_duration`] reads it again.
+pub fn window(text: &str) -> Result<String, String> {
+    let out_of_range = || format!("`{text}` is out of range: the window is at most 366d");
+    let ms = crate::preview::parse_duration(text).map_err(|problem| {
+        // A number too large to count in milliseconds is a range error, not a malformed one.
+        let digits = text
+            .trim()
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let large = digits.len() > 1
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && digits.trim_start_matches('0').len() > 3;
+        if large { out_of_range() } else { problem }
+    })?;
+    if ms > MAX_WINDOW_MS {
+        return Err(out_of_range());
+    }
+    Ok(text.to_string())
+}
+
+/// A point in time in RFC 3339 with a zone, from 1970 on (the APIs count epoch milliseconds)
+/// to the end of what dates can hold (year 9999).
+pub fn time(text: &str) -> Result<jiff::Timestamp, String> {
+    let at: jiff::Timestamp = text.trim().parse().map_err(|e| {
+        format!(
+            "`{text}` is not a time from 1970 to 9999: {e}; use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"
+        )
+    })?;
+    if at < jiff::Timestamp::UNIX_EPOCH {
+        return Err(format!(
+            "`{text}` is out of range: times start at 1970-01-01T00:00:00Z"
+        ));
+    }
+    Ok(at)
+}
+
+/// `preview --end`: as [`time`], the text kept as written.
+pub fn end(text: &str) -> Result<String, String> {
+    time(text).map(|_| text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_take_seconds_minutes_and_hours_within_a_day() {
+        assert_eq!(timeout("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(timeout("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(timeout("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(timeout("24h"), Ok(Duration::from_secs(86_400)));
+        for bad in [
+            "0s",
+            "25h",
+            "18446744073709551615s",
+            "99999999999999999999999h",
+            "1d",
+            "soon",
+            "",
+        ] {
+            assert!(timeout(bad).is_err(), "{bad}");
+        }
+        assert!(
+            timeout("18446744073709551615s")
+                .unwrap_err()
+                .contains("out of range")
+        );
+    }
+
+    #[test]
+    fn windows_and_times_have_ranges() {
+        assert_eq!(window("7d").as_deref(), Ok("7d"));
+        assert!(window("366d").is_ok());
+        assert!(window("367d").is_err());
+        assert!(
+            window("9223372036854775807w")
+                .unwrap_err()
+                .contains("out of range")
+        );
+        assert!(window("0d").unwrap_err().contains("positive"));
+        assert!(time("2026-11-21T06:00:00Z").is_ok());
+        assert!(time("1969-12-31T23:59:59Z").is_err());
+        assert!(time("-009999-01-01T00:00:00Z").is_err());
+        assert!(time("tomorrow").is_err());
+    }
+}
