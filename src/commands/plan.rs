@@ -48,6 +48,9 @@ pub fn run(args: Args, global: &GlobalArgs, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
+    for warning in crate::apply::idle::warnings(&plan, &session.live) {
+        printer.warn(&warning);
+    }
     printer.out(&plan::render(&plan, args.format, &printer.for_stdout()));
     if let Some(path) = &args.out {
         let saved = SavedPlan::new(&session.config, plan.clone());
