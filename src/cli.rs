@@ -42,7 +42,12 @@ pub struct GlobalArgs {
     pub sandbox: bool,
     /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
     /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
-    #[arg(long, global = true, env = "CONVERGE_SANDBOX_RATE_LIMIT")]
+    #[arg(
+        long,
+        global = true,
+        env = "CONVERGE_SANDBOX_RATE_LIMIT",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub sandbox_rate_limit: bool,
 }
 
