@@ -49,7 +49,11 @@ pub struct ApiArgs {
     pub parallelism: u16,
     /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
     /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
-    #[arg(long, env = "CONVERGE_SANDBOX_RATE_LIMIT")]
+    #[arg(
+        long,
+        env = "CONVERGE_SANDBOX_RATE_LIMIT",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub sandbox_rate_limit: bool,
 }
 

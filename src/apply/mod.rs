@@ -12,6 +12,7 @@
 //! until scaling changes show; [`report`] renders the report as text or JSON.
 
 pub mod fresh;
+pub mod idle;
 pub mod progress;
 pub mod report;
 pub mod step;
@@ -130,6 +131,7 @@ pub async fn execute_with(
     progress: &Progress,
 ) -> Report {
     let steps: Arc<Vec<Step>> = Arc::new(plan.steps.clone());
+    progress.begin(steps.len());
     // Steps already started may still wait for a rate-limit token or a permit when the signal
     // comes: their writes are stopped by the transport right before sending, not only new steps.
     let fresh = fresh.stop_writes_on(cancel.clone());

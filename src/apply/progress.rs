@@ -1,23 +1,59 @@
-//! Progress on stderr: on a terminal, one line per running step with a spinner and the time it
-//! has taken (indicatif), replaced by its outcome when it ends; elsewhere (CI, pipes) one plain
-//! line per finished step.
+//! Progress on stderr: on a terminal, one line per running step with a spinner, the time it has
+//! taken and, while its API holds requests back, why (`waiting 6s for the cloud API's rate
+//! limit`), replaced by its outcome when it ends (indicatif); elsewhere (CI, pipes) one plain
+//! line for the phase and one per finished step. Why a step did not succeed is left to the
+//! report, which says each reason once.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
 use super::Status;
+use crate::api::activity::{Activity, DisplayGuard};
+use crate::api::clients::{CLOUD_API, OBSERVABILITY_API};
 use crate::output::{Printer, Style};
-use crate::plan::Step;
+use crate::plan::{Operation, Step};
+
+/// The spinners of the running steps, and the claim on showing waits while any runs.
+#[derive(Debug, Default)]
+struct Bars {
+    running: BTreeMap<usize, ProgressBar>,
+    showing_waits: Option<DisplayGuard>,
+}
 
 /// Reports steps starting and ending.
 #[derive(Debug)]
 pub struct Progress {
     printer: Printer,
-    bars: Option<(MultiProgress, Mutex<BTreeMap<usize, ProgressBar>>)>,
+    bars: Option<(MultiProgress, Mutex<Bars>)>,
+    activity: Option<Arc<Activity>>,
     quiet: bool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The API a step's requests go to, as waits name it.
+fn api_of(operation: &Operation) -> &'static str {
+    let stack = match operation {
+        Operation::DashboardCreate { stack, .. }
+        | Operation::DashboardUpdate { stack, .. }
+        | Operation::DashboardDelete { stack, .. }
+        | Operation::AlertCreate { stack, .. }
+        | Operation::AlertUpdate { stack, .. }
+        | Operation::AlertDelete { stack, .. } => Some(stack),
+        _ => None,
+    };
+    match stack.map(|stack| &stack.target) {
+        Some(crate::plan::StackTarget::Observability) => OBSERVABILITY_API,
+        _ => CLOUD_API,
+    }
 }
 
 impl Progress {
@@ -25,12 +61,19 @@ impl Progress {
     pub fn new(printer: &Printer) -> Self {
         let bars = printer
             .is_terminal()
-            .then(|| (MultiProgress::new(), Mutex::new(BTreeMap::new())));
+            .then(|| (MultiProgress::new(), Mutex::new(Bars::default())));
         Progress {
             printer: printer.clone(),
             bars,
+            activity: None,
             quiet: false,
         }
+    }
+
+    /// Shows, on each running step's line, what its API is waiting for.
+    pub fn with_activity(mut self, activity: Option<Arc<Activity>>) -> Self {
+        self.activity = activity;
+        self
     }
 
     /// No progress output at all (benchmarks).
@@ -38,8 +81,21 @@ impl Progress {
         Progress {
             printer: Printer::plain(),
             bars: None,
+            activity: None,
             quiet: true,
         }
+    }
+
+    /// The apply phase begins with `steps` steps to run.
+    pub fn begin(&self, steps: usize) {
+        if let Some(activity) = &self.activity {
+            activity.begin_phase();
+        }
+        if self.quiet || self.bars.is_some() {
+            return;
+        }
+        let noun = if steps == 1 { "step" } else { "steps" };
+        self.printer.err(&format!("applying {steps} {noun}…"));
     }
 
     /// A step started.
@@ -48,7 +104,17 @@ impl Progress {
             return;
         };
         let bar = multi.add(ProgressBar::new_spinner());
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        let mut style = ProgressStyle::with_template("{spinner} {msg} ({elapsed}){wait}");
+        if let Some(activity) = &self.activity {
+            let (activity, api) = (activity.clone(), api_of(&step.operation));
+            let wait = move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
+                if let Some(wait) = activity.current(Some(api)) {
+                    let _ = write!(out, ": {}", wait.describe());
+                }
+            };
+            style = style.map(|style| style.with_key("wait", wait));
+        }
+        if let Ok(style) = style {
             bar.set_style(style);
         }
         bar.set_message(self.printer.shown(&format!(
@@ -57,11 +123,11 @@ impl Progress {
             super::operation_name(&step.operation)
         )));
         bar.enable_steady_tick(Duration::from_millis(100));
-        let mut bars = match bars.lock() {
-            Ok(bars) => bars,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        bars.insert(step.id, bar);
+        let mut bars = lock(bars);
+        if bars.showing_waits.is_none() {
+            bars.showing_waits = self.activity.as_ref().map(Activity::displaying);
+        }
+        bars.running.insert(step.id, bar);
     }
 
     /// A step ended (or was skipped without starting).
@@ -82,17 +148,24 @@ impl Progress {
             step.address,
             super::operation_name(&step.operation)
         );
-        if let Some(message) = message {
-            line.push_str(&format!(": {message}"));
+        match message {
+            // A note on a step that succeeded (`already gone`) is said only here.
+            Some(message) if status == Status::Done => line.push_str(&format!(": {message}")),
+            Some(_) if status == Status::NotStarted => {}
+            // Why a step did not succeed is said once, in the report that ends the run, where
+            // steps failing for one reason (every pipe of an idle service) share one line.
+            Some(_) => line.push_str(": see below"),
+            None => {}
         }
         match &self.bars {
             Some((multi, bars)) => {
                 let bar = {
-                    let mut bars = match bars.lock() {
-                        Ok(bars) => bars,
-                        Err(poisoned) => poisoned.into_inner(),
-                    };
-                    bars.remove(&step.id)
+                    let mut bars = lock(bars);
+                    let bar = bars.running.remove(&step.id);
+                    if bars.running.is_empty() {
+                        bars.showing_waits = None;
+                    }
+                    bar
                 };
                 match bar {
                     Some(bar) => {

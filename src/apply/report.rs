@@ -9,6 +9,22 @@ use crate::output::{Printer, Style};
 /// Format identifier of the JSON report.
 pub const FORMAT: &str = "converge-apply-report/1";
 
+/// Not-started addresses the text report lists (an interrupted large apply has hundreds).
+pub const MAX_NOT_STARTED_SHOWN: usize = 10;
+
+/// Steps grouped by their message, groups in the order their first step comes.
+fn by_message<'r>(steps: &[&'r StepReport]) -> Vec<(Option<&'r str>, Vec<&'r StepReport>)> {
+    let mut groups: Vec<(Option<&'r str>, Vec<&'r StepReport>)> = Vec::new();
+    for step in steps {
+        let message = step.message.as_deref();
+        match groups.iter_mut().find(|(m, _)| *m == message) {
+            Some((_, group)) => group.push(step),
+            None => groups.push((message, vec![step])),
+        }
+    }
+    groups
+}
+
 /// One step's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -157,16 +173,12 @@ impl Report {
         )
     }
 
-    /// The text report for stderr: the summary, then every step that did not succeed, grouped.
+    /// The text report for stderr: every step that did not succeed, by status, a reason shared
+    /// by several steps said once above their addresses; at most [`MAX_NOT_STARTED_SHOWN`]
+    /// not-started addresses (the JSON report has them all); the summary line last, where a
+    /// reader looks first.
     pub fn to_text(&self, printer: &Printer) -> String {
         let mut out = String::new();
-        let style = if self.succeeded() {
-            Style::Add
-        } else {
-            Style::Error
-        };
-        out.push_str(&printer.paint(&self.summary_line(), style));
-        out.push('\n');
         for status in [
             Status::Failed,
             Status::Stale,
@@ -178,13 +190,53 @@ impl Report {
             if group.is_empty() {
                 continue;
             }
+            let shown = if status == Status::NotStarted {
+                MAX_NOT_STARTED_SHOWN
+            } else {
+                usize::MAX
+            };
             out.push_str(&format!("{}:\n", status.as_str()));
-            for step in group {
-                out.push_str(&format!("  {} ({})", step.address, step.operation));
-                if let Some(message) = &step.message {
-                    out.push_str(&format!(": {message}"));
+            let mut listed = 0;
+            // Not-started steps keep plan order, one line each: their only note is whether
+            // they had started and were stopped before their write went out.
+            let groups = if status == Status::NotStarted {
+                group
+                    .iter()
+                    .map(|step| (step.message.as_deref(), vec![*step]))
+                    .collect()
+            } else {
+                by_message(&group)
+            };
+            for (message, steps) in groups {
+                let steps: Vec<&StepReport> = steps
+                    .into_iter()
+                    .take(shown.saturating_sub(listed))
+                    .collect();
+                listed += steps.len();
+                match (message, steps.as_slice()) {
+                    (_, []) => {}
+                    (Some(message), [step]) => out.push_str(&format!(
+                        "  {} ({}): {message}\n",
+                        step.address, step.operation
+                    )),
+                    (None, steps) => {
+                        for step in steps {
+                            out.push_str(&format!("  {} ({})\n", step.address, step.operation));
+                        }
+                    }
+                    (Some(message), steps) => {
+                        out.push_str(&format!("  {message}\n"));
+                        for step in steps {
+                            out.push_str(&format!("    {} ({})\n", step.address, step.operation));
+                        }
+                    }
                 }
-                out.push('\n');
+            }
+            if group.len() > listed {
+                out.push_str(&format!(
+                    "  … and {} more (every step is in the report of `--format json`)\n",
+                    group.len() - listed
+                ));
             }
         }
         if let Some(wait) = &self.wait
@@ -198,6 +250,13 @@ impl Report {
         if !self.succeeded() {
             out.push_str("run `converge plan` to see what is left\n");
         }
+        let style = if self.succeeded() {
+            Style::Add
+        } else {
+            Style::Error
+        };
+        out.push_str(&printer.paint(&self.summary_line(), style));
+        out.push('\n');
         out
     }
 }

@@ -447,19 +447,24 @@ async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), Writ
     Ok(())
 }
 
-/// The 424 a pipe write gets while its service is idle, said so that the next step is clear.
+/// The 424 a pipe write gets while its service is idle, said briefly with the fix. The same
+/// words for every pipe of the service, so progress and the report say it once for all of them
+/// (the request id of each 424 is in the `-vv` log).
 fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
-    let service = step.address.split('.').nth(1).unwrap_or("?");
-    let request = error
-        .request_id
-        .as_deref()
-        .map(|id| format!(", requestId {id}"))
-        .unwrap_or_default();
+    let service = step.address.split('.').nth(1).unwrap_or(service_id);
+    let state = error
+        .message
+        .split("Current state:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .map(|state| state.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
+        .filter(|state| !state.is_empty());
+    let state = match state {
+        Some(state) => format!("is `{state}`"),
+        None => "is not running".to_string(),
+    };
     format!(
-        "service `{service}` ({service_id}) is not running (the server answered 424 \
-         FAILED_DEPENDENCY{request}: {}), and pipes change only while their service runs; \
-         run again with `--wake`, which sends `PATCH .../services/{service_id}/state \
-         {{\"command\":\"awake\"}}` first and waits for the service to run",
-        error.message
+        "service `{service}` {state} (424): pipes change only while their service runs; run \
+         again with `--wake` to wake it first"
     )
 }

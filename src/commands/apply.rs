@@ -108,6 +108,11 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         };
         let (plan, diagnostics) = plan::plan(&session.config, &session.live, &plan_options);
         session.report(&diagnostics, printer)?;
+        if !args.wake {
+            for warning in apply::idle::warnings(&plan, &session.live) {
+                printer.warn(&warning);
+            }
+        }
         proceed(
             &args,
             printer,
@@ -209,7 +214,7 @@ fn proceed(
         let _entered = runtime.enter();
         listen_for_signals(cancel_tx, printer.clone());
     }
-    let progress = Progress::new(printer);
+    let progress = Progress::new(printer).with_activity(clients.activity());
     let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
     let mut report = runtime.block_on(apply::execute_with(
         plan,

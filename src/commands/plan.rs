@@ -51,6 +51,9 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
+    for warning in crate::apply::idle::warnings(&plan, &session.live) {
+        printer.warn(&warning);
+    }
     let text = plan::render(&plan, args.format, &printer.for_stdout());
     match args.format {
         Format::Json => printer.out(&text),

@@ -321,6 +321,7 @@ fn chart(
     let as_ratio = target.tile.as_ratio.as_ref().is_some_and(|r| r.value);
     let lines = query::lines(&series, as_ratio, &points);
     let step_ms = preview::step_of(&granularity, &lines, window_ms);
+    let (threshold, rescaled) = fit_to_buckets(target, step_ms, as_ratio, printer);
     Ok(Chart {
         address: target.address.clone(),
         title: target.title.clone(),
@@ -329,8 +330,68 @@ fn chart(
         granularity,
         step_ms,
         lines,
-        threshold: target.threshold,
+        threshold,
+        rescaled,
     })
+}
+
+/// The alert's threshold at the buckets' size, with a warning when they are not the interval
+/// the alert evaluates every: hourly counts compared with a 5-minute threshold would say
+/// nothing true.
+fn fit_to_buckets(
+    target: &Target<'_>,
+    step_ms: i64,
+    as_ratio: bool,
+    printer: &Printer,
+) -> (Option<Threshold>, Option<preview::Rescaled>) {
+    let (Some(threshold), Some(interval)) = (target.threshold, target.interval.as_deref()) else {
+        return (target.threshold, None);
+    };
+    let Ok(interval_ms) = preview::parse_duration(interval) else {
+        return (Some(threshold), None);
+    };
+    let agg_fn = target
+        .tile
+        .series
+        .first()
+        .and_then(|series| series.agg_fn.as_ref())
+        .map(|agg| agg.value.as_str());
+    let bucket = human_duration(step_ms);
+    let own = if GRANULARITIES.contains(&interval) {
+        format!("`--granularity {interval}` shows the alert's own windows")
+    } else {
+        "a granularity equal to the interval shows the alert's own windows".to_string()
+    };
+    let address = &target.address;
+    let value = terminal::compact(threshold.value);
+    match preview::fit_interval(threshold, interval_ms, step_ms, agg_fn, as_ratio) {
+        preview::IntervalFit::Same => (Some(threshold), None),
+        preview::IntervalFit::Scaled(scaled, rescaled) => {
+            let scaled_value = terminal::compact(scaled.value);
+            printer.warn(&format!(
+                "{address} evaluates every {interval}, but these buckets are {bucket}: its \
+                 threshold {value} (a {} per {interval}) is scaled ×{} to {scaled_value} per \
+                 {bucket} bucket, as if the rate were even; a burst shorter than {bucket} can \
+                 fire the alert and stay under {scaled_value} here. {own}",
+                agg_fn.unwrap_or("count"),
+                terminal::compact(rescaled.factor),
+            ));
+            (Some(scaled), Some(rescaled))
+        }
+        preview::IntervalFit::Unscaled => {
+            let what = if as_ratio {
+                "ratio".to_string()
+            } else {
+                agg_fn.unwrap_or("value").to_string()
+            };
+            printer.warn(&format!(
+                "{address} evaluates every {interval}, but these buckets are {bucket}: each \
+                 bucket's {what} is compared with the threshold {value} as it is, which smooths \
+                 over what the alert sees every {interval}. {own}"
+            ));
+            (Some(threshold), None)
+        }
+    }
 }
 
 /// The text report of one chart: header, terminal chart, and for an alert the firings.
@@ -351,6 +412,18 @@ fn text(chart: &Chart, width: usize, printer: &Printer) -> String {
         buckets,
         (buckets - with_data as i64).max(0)
     ));
+    if let (Some(threshold), Some(rescaled)) = (&chart.threshold, &chart.rescaled) {
+        // Right under the window line, before its blank line.
+        out.pop();
+        out.push_str(&format!(
+            "threshold {} per {} bucket: the alert's {} per {}, scaled ×{}\n\n",
+            terminal::compact(threshold.value),
+            human_duration(chart.step_ms),
+            terminal::compact(rescaled.alert_value),
+            human_duration(rescaled.interval_ms),
+            terminal::compact(rescaled.factor)
+        ));
+    }
     if chart.lines.iter().all(|l| l.points.is_empty()) {
         out.push_str("no data in this window\n");
     } else {

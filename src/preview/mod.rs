@@ -80,6 +80,61 @@ impl Threshold {
     }
 }
 
+/// An alert's threshold carried to buckets of another size than the interval it evaluates
+/// every (`preview --granularity 1h` on a 5-minute alert): a count or a sum grows with the
+/// bucket, so its threshold is scaled by the ratio of the two sizes, as if the rate were even.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rescaled {
+    /// The alert's own threshold, per interval.
+    pub alert_value: f64,
+    /// The alert's interval (ms).
+    pub interval_ms: i64,
+    /// Bucket size over interval (12 for hourly buckets of a 5-minute alert).
+    pub factor: f64,
+}
+
+/// How buckets of `step_ms` compare with an alert evaluated every `interval_ms` whose tile's
+/// first series aggregates with `agg_fn`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntervalFit {
+    /// Same size: the buckets are the alert's own windows.
+    Same,
+    /// A count or sum: the threshold is scaled to the bucket size.
+    Scaled(Threshold, Rescaled),
+    /// Another aggregation (avg, max, a ratio, ...): it does not grow with the bucket, so the
+    /// threshold is kept, but each bucket is not what the alert compares.
+    Unscaled,
+}
+
+/// Fits `threshold` (per `interval_ms`) to buckets of `step_ms`.
+pub fn fit_interval(
+    threshold: Threshold,
+    interval_ms: i64,
+    step_ms: i64,
+    agg_fn: Option<&str>,
+    as_ratio: bool,
+) -> IntervalFit {
+    if interval_ms <= 0 || step_ms <= 0 || interval_ms == step_ms {
+        return IntervalFit::Same;
+    }
+    let additive = !as_ratio && matches!(agg_fn, Some("count" | "sum"));
+    if !additive {
+        return IntervalFit::Unscaled;
+    }
+    let factor = step_ms as f64 / interval_ms as f64;
+    IntervalFit::Scaled(
+        Threshold {
+            value: threshold.value * factor,
+            direction: threshold.direction,
+        },
+        Rescaled {
+            alert_value: threshold.value,
+            interval_ms,
+            factor,
+        },
+    )
+}
+
 /// A run of consecutive firing buckets: one time the alert would have fired.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Run {
@@ -140,8 +195,10 @@ pub struct Chart {
     pub step_ms: i64,
     /// The lines, evaluated ones first.
     pub lines: Vec<Line>,
-    /// The alert's threshold; `None` for a dashboard or tile.
+    /// The alert's threshold (at the buckets' size); `None` for a dashboard or tile.
     pub threshold: Option<Threshold>,
+    /// Set when the threshold was scaled from the alert's interval to the buckets' size.
+    pub rescaled: Option<Rescaled>,
 }
 
 impl Chart {
@@ -220,9 +277,17 @@ impl Chart {
             "endTime": self.end_ms,
             "granularity": self.granularity,
             "stepMs": self.step_ms,
-            "threshold": self.threshold.map(|t| json!({
-                "value": number(t.value), "type": t.direction.as_str(),
-            })),
+            "threshold": self.threshold.map(|t| {
+                let mut threshold = json!({
+                    "value": number(t.value), "type": t.direction.as_str(),
+                });
+                if let (Some(r), Some(object)) = (&self.rescaled, threshold.as_object_mut()) {
+                    object.insert("alertValue".into(), number(r.alert_value));
+                    object.insert("alertInterval".into(), json!(human_duration(r.interval_ms)));
+                    object.insert("scaledBy".into(), number(r.factor));
+                }
+                threshold
+            }),
             "fired": self.threshold.map(|_| firings.len()),
             "longestRun": self.longest().map(|(i, r)| {
                 let mut value = run_json(&r);
@@ -423,5 +488,36 @@ mod tests {
         assert_eq!(choose_granularity(Some("1h"), Some("5m")), "1h");
         assert_eq!(granularity_ms("auto"), None);
         assert_eq!(granularity_ms("15m"), Some(900_000));
+    }
+
+    #[test]
+    fn counts_and_sums_scale_with_the_bucket_other_aggregations_do_not() {
+        let five_minutes = 300_000;
+        let hour = 3_600_000;
+        match fit_interval(ABOVE, five_minutes, hour, Some("count"), false) {
+            IntervalFit::Scaled(threshold, rescaled) => {
+                assert_eq!(threshold.value, 120.0);
+                assert_eq!(rescaled.factor, 12.0);
+                assert_eq!(rescaled.alert_value, 10.0);
+            }
+            other => panic!("{other:?}"),
+        }
+        match fit_interval(ABOVE, five_minutes, 60_000, Some("sum"), false) {
+            IntervalFit::Scaled(threshold, _) => assert_eq!(threshold.value, 2.0),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, hour, Some("avg"), false),
+            IntervalFit::Unscaled
+        );
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, hour, Some("count"), true),
+            IntervalFit::Unscaled,
+            "a ratio of counts does not grow with the bucket"
+        );
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, five_minutes, Some("count"), false),
+            IntervalFit::Same
+        );
     }
 }

@@ -199,6 +199,7 @@ mod tests {
                 evaluated: true,
             }],
             threshold,
+            rescaled: None,
         }
     }
 

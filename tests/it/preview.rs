@@ -663,3 +663,101 @@ fn a_markdown_tile_has_no_query_to_check_or_draw() {
         before
     );
 }
+
+/// `converge preview ADDRESS --granularity G` in text and in JSON on `config`: (stdout of the
+/// text run, stderr of the text run, the JSON chart).
+fn preview_at(
+    sandbox: &SandboxHandle,
+    dir: &Path,
+    config: &str,
+    address: &str,
+    granularity: &str,
+) -> (String, String, Value) {
+    let path = dir.join("obs.yaml");
+    std::fs::write(&path, config).expect("config written");
+    let run = |format: &str| {
+        common::converge(sandbox)
+            .current_dir(dir)
+            .args([
+                "preview",
+                address,
+                "--end",
+                END,
+                "--granularity",
+                granularity,
+            ])
+            .args(["--format", format])
+            .arg(&path)
+            .output()
+            .expect("converge runs")
+    };
+    let text = run("text");
+    let stderr = String::from_utf8_lossy(&text.stderr).into_owned();
+    assert!(text.status.success(), "{stderr}");
+    let json = run("json");
+    assert!(json.status.success());
+    let document: Value = serde_json::from_slice(&json.stdout).expect("JSON on stdout");
+    (
+        String::from_utf8_lossy(&text.stdout).into_owned(),
+        stderr,
+        document["charts"][0].clone(),
+    )
+}
+
+#[test]
+fn hourly_buckets_of_a_five_minute_count_alert_scale_its_threshold_and_say_so() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (text, stderr, chart) = preview_at(&sandbox, dir.path(), CONFIG, "alert.obs.busy", "1h");
+    assert!(
+        stderr.contains(
+            "warning: alert.obs.busy evaluates every 5m, but these buckets are 1h: its threshold \
+             400 (a count per 5m) is scaled ×12 to 4800 per 1h bucket, as if the rate were even"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`--granularity 5m` shows the alert's own windows"),
+        "{stderr}"
+    );
+    assert!(
+        text.contains("threshold 4800 per 1h bucket: the alert's 400 per 5m, scaled ×12"),
+        "{text}"
+    );
+    assert_eq!(
+        chart["threshold"],
+        json!({"value": 4800, "type": "above", "alertValue": 400, "alertInterval": "5m", "scaledBy": 12})
+    );
+    // The firings are those of the scaled threshold over the hourly buckets.
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "1h");
+    assert_eq!(
+        chart_runs(&chart),
+        runs_by_hand(&points, 4800.0, true, 3_600_000)
+    );
+
+    // At the alert's own interval nothing is scaled and nothing is said.
+    let (_, stderr, chart) = preview_at(&sandbox, dir.path(), CONFIG, "alert.obs.busy", "5m");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(chart["threshold"], json!({"value": 400, "type": "above"}));
+}
+
+#[test]
+fn a_ratio_alert_at_another_granularity_keeps_its_threshold_and_warns() {
+    let sandbox = common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = format!(
+        "{CONFIG}      errors:\n        name: Errors\n        dashboard: api-health\n        \
+         tile: Error ratio\n        threshold: 0.05\n        thresholdType: above\n        \
+         interval: 5m\n        channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}\n"
+    );
+    let (_, stderr, chart) = preview_at(&sandbox, dir.path(), &config, "alert.obs.errors", "1h");
+    assert!(
+        stderr.contains(
+            "warning: alert.obs.errors evaluates every 5m, but these buckets are 1h: each \
+             bucket's ratio is compared with the threshold 0.05 as it is"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(chart["threshold"], json!({"value": 0.05, "type": "above"}));
+}

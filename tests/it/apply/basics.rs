@@ -334,22 +334,49 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         &format!("/services/{ANALYTICS}/state"),
         Some(serde_json::json!({"command": "stop"})),
     );
+    // `plan` warns ahead.
+    let planned = run(&sandbox, &workspace, &["plan", path]);
+    assert_eq!(planned.code, 0, "{planned:?}");
+    assert!(
+        planned.stderr.contains(
+            "warning: service `analytics` is `stopped`, not running: its 3 pipe changes will \
+             fail with 424 unless `converge apply --wake` wakes it first"
+        ),
+        "{}",
+        planned.stderr
+    );
     let failed = run(&sandbox, &workspace, &["apply", path, "--yes"]);
     assert_eq!(failed.code, 1, "{failed:?}");
-    assert!(
-        failed.stderr.contains("service `analytics`"),
+    // The reason, briefly, once for the three pipes (it was ~400 characters, six times).
+    let reason = "service `analytics` is `stopped` (424): pipes change only while their service \
+                  runs; run again with `--wake` to wake it first\n";
+    assert_eq!(
+        failed.stderr.matches(reason).count(),
+        1,
         "{}",
         failed.stderr
     );
-    assert!(failed.stderr.contains("--wake"), "{}", failed.stderr);
-    assert!(
-        failed.stderr.contains("\"command\":\"awake\""),
+    assert_eq!(
+        failed.stderr.matches("(424)").count(),
+        1,
         "{}",
         failed.stderr
     );
+    for pipe in ["orders", "events", "clicks"] {
+        assert!(
+            failed.stderr.contains(&format!(
+                "\n    pipe.analytics.{pipe}.scaling (update pipe scaling)\n"
+            )),
+            "listed under the reason: {}",
+            failed.stderr
+        );
+    }
     assert!(
-        failed.stderr.contains("apply: 4 done, 3 failed"),
-        "{}",
+        failed
+            .stderr
+            .trim_end()
+            .ends_with("apply: 4 done, 3 failed, 0 stale, 0 skipped, 0 not started"),
+        "the summary comes last: {}",
         failed.stderr
     );
 

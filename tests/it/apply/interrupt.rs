@@ -39,16 +39,37 @@ fn interrupted_apply(
     delay: Duration,
     signal: &str,
 ) -> (i32, String, bool) {
+    let (code, stderr, _, sent) =
+        interrupted_apply_with(sandbox, workspace, config, delay, signal, &[]);
+    (code, stderr, sent)
+}
+
+/// As [`interrupted_apply`], with extra arguments, also returning stdout.
+fn interrupted_apply_with(
+    sandbox: &SandboxHandle,
+    workspace: &Workspace,
+    config: &str,
+    delay: Duration,
+    signal: &str,
+    extra: &[&str],
+) -> (i32, String, String, bool) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
         .args(["apply", config, "--yes"])
+        .args(extra)
         .current_dir(workspace.path())
         .envs(sandbox.environment())
         .env("NO_COLOR", "1")
         .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
     let stderr = child.stderr.take().expect("stderr is piped");
     let (first_done_tx, first_done_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
@@ -77,7 +98,69 @@ fn interrupted_apply(
     }
     let status = child.wait().expect("the binary ends");
     let text = reader.join().expect("stderr is read");
-    (status.code().unwrap_or(-1), text, sent)
+    let out = out_reader.join().expect("stdout is read");
+    (status.code().unwrap_or(-1), text, out, sent)
+}
+
+#[test]
+fn an_interrupted_apply_lists_ten_not_started_steps_and_ends_with_its_summary() {
+    let workspace = Workspace::new();
+    let config = workspace.write("boards.yaml", &fifty_dashboards());
+    let path = config.to_str().unwrap();
+    // Slow answers: when the first step is done, most of the fifty have not started.
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        latency: Duration::from_millis(150),
+        ..SandboxOptions::default()
+    });
+    let (code, stderr, stdout, sent) = interrupted_apply_with(
+        &sandbox,
+        &workspace,
+        path,
+        Duration::ZERO,
+        "-INT",
+        &["--format", "json"],
+    );
+    assert!(sent, "the apply ended before the signal: {stderr}");
+    assert_eq!(code, 1, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("the JSON report");
+    let not_started: Vec<&str> = report["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter(|s| s["status"] == "not-started")
+        .map(|s| s["address"].as_str().unwrap_or_default())
+        .collect();
+    assert!(not_started.len() > 10, "{stderr}");
+    assert_eq!(report["summary"]["notStarted"], not_started.len());
+    // The text lists the first ten and counts the rest; the JSON has every one.
+    let listed: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| *l != "not started:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(listed.len(), 11, "{stderr}");
+    for (line, address) in listed[..10].iter().zip(&not_started) {
+        assert!(
+            line.starts_with(&format!("  {address} (")),
+            "{line}: {stderr}"
+        );
+    }
+    assert_eq!(
+        listed[10],
+        format!(
+            "  … and {} more (every step is in the report of `--format json`)",
+            not_started.len() - 10
+        )
+    );
+    // The summary is the last line.
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("apply interrupted: ")
+            && last.ends_with(&format!("{} not started", not_started.len())),
+        "{stderr}"
+    );
 }
 
 #[test]

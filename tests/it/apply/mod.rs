@@ -5,6 +5,7 @@
 mod basics;
 mod faults;
 mod interrupt;
+mod pacing;
 mod property;
 mod terminal;
 

@@ -1,5 +1,6 @@
-//! `converge apply` on a real terminal: the typed-`yes` confirmation and a spinner line per step
-//! with its elapsed time. `script` (util-linux/bsdutils) gives the binary a pseudo-terminal.
+//! `converge apply` and `plan` on a real terminal: the typed-`yes` confirmation, a spinner line
+//! per step with its elapsed time, and the spinner lines that say what a run waits for.
+//! `script` (util-linux/bsdutils) gives the binary a pseudo-terminal.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -144,4 +145,73 @@ fn with_stdout_redirected_the_plan_is_shown_on_the_terminal_before_the_question(
     // The file still gets the plan, as a pipe would.
     let saved = std::fs::read_to_string(workspace.path().join("plan.txt")).expect("written");
     assert!(saved.starts_with("Plan: 3 to create"), "{saved}");
+}
+
+/// Runs `converge ARGS` under `script` against `sandbox` with `env`, answering nothing. `None`
+/// when `script` is not installed.
+fn unattended_on_a_terminal(
+    sandbox: &SandboxHandle,
+    workspace: &Workspace,
+    args: &str,
+    env: &[(&str, &str)],
+) -> Option<(i32, String)> {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
+        return None;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("converge");
+    let line = format!("{} {args}", binary.display());
+    let output = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(workspace.path())
+        .envs(sandbox.environment())
+        .envs(env.iter().copied())
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    Some((
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    ))
+}
+
+#[test]
+fn on_a_terminal_a_spinner_says_when_reading_and_applying_wait_for_the_rate_limit() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    workspace.write("converge.yaml", &quickstart());
+    // Five requests a second: the reads and the writes both wait for the cloud API's limit.
+    let slow = [
+        ("CONVERGE_CLOUD_RATE_LIMIT", "5/1s"),
+        ("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s"),
+    ];
+    let Some((code, output)) =
+        unattended_on_a_terminal(&sandbox, &workspace, "plan converge.yaml", &slow)
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("reading "), "{output}");
+    assert!(output.contains(" lists ("), "{output}");
+    assert!(
+        output.contains("s for the cloud API's rate limit"),
+        "the spinner says what it waits for: {output}"
+    );
+    // No plain phase line on a terminal: the spinner says it.
+    assert!(!output.contains("reading the live state of"), "{output}");
+
+    let Some((code, output)) =
+        unattended_on_a_terminal(&sandbox, &workspace, "apply converge.yaml --yes", &slow)
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{output}");
+    // A running step's line says why it sits there.
+    assert!(
+        output.contains("): waiting ") && output.contains("s for the cloud API's rate limit"),
+        "{output}"
+    );
+    assert!(output.contains("apply: 7 done, 0 failed"), "{output}");
 }
