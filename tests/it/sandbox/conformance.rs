@@ -178,6 +178,10 @@ fn responses_validate_against_the_reference_documents() {
         }
     }
     let report = checker.check_log(&log);
+    println!(
+        "sandbox conformance: {} exchanges, {} request bodies and {} response bodies validated",
+        report.exchanges, report.requests, report.responses
+    );
     report.assert_clean("the sandbox's routes");
     assert_eq!(report.allowed.values().sum::<usize>(), 2, "{report:?}");
     assert_eq!(report.exchanges, log.len());
