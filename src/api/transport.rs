@@ -1501,6 +1501,56 @@ mod tests {
         assert_eq!(bearer.header().unwrap().to_str().unwrap(), "Bearer tok");
     }
 
+    fn answer(body: &str) -> Answer {
+        Answer {
+            status: 200,
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_shape_error_names_the_json_path_and_both_types() {
+        let call = Call::new("list stack alerts", Method::GET, "/v1/x/stack/alerts");
+        let error = read_member::<Vec<wire::Alert>>(
+            &call,
+            &answer(r#"{"status":200,"requestId":"r","result":[{"id":"a"},{"id":"b","name":["hunter2"]}]}"#),
+            "result",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind, FailureKind::Shape(200));
+        assert!(
+            error
+                .message
+                .ends_with("at `result[1].name`: expected a string, got an array"),
+            "{}",
+            error.message
+        );
+        assert!(!error.to_string().contains("hunter2"));
+        assert!(error.hint().unwrap_or_default().contains("another version"));
+        let error = read_member::<Vec<wire::Service>>(
+            &call,
+            &answer(r#"{"result":{"not":"a list"}}"#),
+            "result",
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .message
+                .ends_with("at `result`: expected a sequence, got an object"),
+            "{}",
+            error.message
+        );
+        let error =
+            read_member::<Vec<wire::Service>>(&call, &answer("<html>"), "result").unwrap_err();
+        assert_eq!(error.kind, FailureKind::Body(200));
+        assert!(
+            error
+                .hint()
+                .unwrap_or_default()
+                .contains("proxy or login page")
+        );
+    }
+
     #[test]
     fn quoted_values_are_redacted_from_shape_errors() {
         assert_eq!(

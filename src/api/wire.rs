@@ -1240,6 +1240,73 @@ mod tests {
     }
 
     #[test]
+    fn whole_numbers_are_written_as_integers_and_fractions_stay() {
+        let patch = ServiceScalingPatch {
+            num_replicas: Some(3.0),
+            idle_timeout_minutes: Some(15.0),
+            min_total_memory_gb: Some(24.5),
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&patch).unwrap(),
+            r#"{"minTotalMemoryGb":24.5,"numReplicas":3,"idleTimeoutMinutes":15}"#
+        );
+        let scaling = PipeScaling {
+            replica_memory_gb: Some(0.5),
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&scaling).unwrap(),
+            r#"{"replicaMemoryGb":0.5}"#
+        );
+    }
+
+    #[test]
+    fn a_series_always_carries_group_by() {
+        let text = serde_json::to_string(&Series::default()).unwrap();
+        assert_eq!(text, r#"{"groupBy":[]}"#);
+    }
+
+    #[test]
+    fn nulls_unknown_values_and_members_read_fine() {
+        let alert: Alert = serde_json::from_str(
+            r#"{"id":"a","name":null,"state":"SNOOZED","channel":{"type":"email","emailRecipients":["x@y"]},"silenced":null,"extra":{"deep":[1]}}"#,
+        )
+        .unwrap();
+        assert_eq!(alert.name, "");
+        assert_eq!(alert.state.as_deref(), Some("SNOOZED"));
+        assert_eq!(alert.channel.unwrap().kind, "email");
+        let dashboard: Dashboard =
+            serde_json::from_str(r#"{"id":"d","name":null,"tiles":null,"tags":null}"#).unwrap();
+        assert!(dashboard.tiles.is_empty() && dashboard.tags.is_empty());
+        let source: Source = serde_json::from_str(
+            r#"{"id":"s","name":"Logs","kind":"log","timestampValueExpression":"T"}"#,
+        )
+        .unwrap();
+        assert_eq!(source.details["timestampValueExpression"], "T");
+    }
+
+    #[test]
+    fn the_newer_generation_s_alert_members_read_as_the_contract_s() {
+        let alert: Alert =
+            serde_json::from_str(r#"{"id":"a","dashboardId":"d1","teamId":"t1"}"#).unwrap();
+        assert_eq!(alert.dashboard.as_deref(), Some("d1"));
+        assert_eq!(alert.team.as_deref(), Some("t1"));
+        // Both names: the contract's wins, and nothing fails.
+        let both: Alert =
+            serde_json::from_str(r#"{"id":"a","dashboard":"d0","dashboardId":"d1"}"#).unwrap();
+        assert_eq!(both.dashboard.as_deref(), Some("d0"));
+        // Written back in the contract's names.
+        let text = serde_json::to_string(&alert).unwrap();
+        assert!(text.contains(r#""dashboard":"d1""#) && !text.contains("dashboardId"));
+        let tile: Tile = serde_json::from_str(
+            r#"{"id":"t","name":"T","x":0,"y":0,"w":6,"h":4,"config":{"displayType":"line"}}"#,
+        )
+        .unwrap();
+        assert!(tile.is_newer_format());
+    }
+
+    #[test]
     fn scaling_fields_by_source_kind() {
         assert!(SourceKind::Kafka.scales("replicas"));
         assert!(!SourceKind::Kinesis.scales("replicas"));

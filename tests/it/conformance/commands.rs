@@ -178,18 +178,6 @@ fn every_command_speaks_the_public_documents() {
         report.allowed.values().sum::<usize>()
     );
     report.assert_clean("every command");
-    // Every allow-list entry is needed by some exchange of this run: the list stays short.
-    let unused: Vec<String> = checker
-        .allow
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| !report.allowed.contains_key(index))
-        .map(|(_, entry)| format!("{} [{}] {:?}", entry.operation, entry.part, entry.at))
-        .collect();
-    assert!(
-        unused.is_empty(),
-        "allow-list entries no exchange needs: {unused:#?}"
-    );
     assert!(report.requests >= 10, "{report:?}");
     assert!(report.responses >= 40, "{report:?}");
 }

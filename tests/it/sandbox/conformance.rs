@@ -76,6 +76,16 @@ fn responses_validate_against_the_reference_documents() {
     assert_eq!(bad_series.status, 400);
     let unauthorized = client.raw("GET", "/api/v2/dashboards", Some("Bearer wrong"), None);
     assert_eq!(unauthorized.status, 401);
+    // Answers the documents do not list, which `api-facts.md` describes (allow-list entries).
+    let no_pipe = client.cloud(
+        "GET",
+        &format!("{service}/pipes/00000000-0000-4000-8000-000000000000"),
+        None,
+    );
+    assert_eq!(no_pipe.status, 404);
+    let nameless = client.obs("POST", "/dashboards", Some(json!({"tiles": []})));
+    assert_eq!(nameless.status, 400);
+    assert_eq!(nameless.json(), json!({"message": "name: is required"}));
 
     // The managed stack: every operation, with the cloud envelope.
     let made = client.cloud(
@@ -168,7 +178,12 @@ fn responses_validate_against_the_reference_documents() {
         }
     }
     let report = checker.check_log(&log);
+    println!(
+        "sandbox conformance: {} exchanges, {} request bodies and {} response bodies validated",
+        report.exchanges, report.requests, report.responses
+    );
     report.assert_clean("the sandbox's routes");
+    assert_eq!(report.allowed.values().sum::<usize>(), 2, "{report:?}");
     assert_eq!(report.exchanges, log.len());
     assert!(report.responses >= 35, "{report:?}");
     assert!(report.requests >= 12, "{report:?}");

@@ -323,3 +323,53 @@ fn dashboard_and_alert_sizes() {
         }
     }
 }
+
+#[test]
+fn a_series_without_group_by_is_refused_in_each_api_s_own_error_shape() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let mut body = dashboard("No grouping", &["Requests"]);
+    body["tiles"][0]["series"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("groupBy");
+
+    // The managed stack: the cloud API's `{status, error: "CODE: field: message", requestId}`.
+    let managed = client.cloud(
+        "POST",
+        &format!("/services/{ANALYTICS}/stack/dashboards"),
+        Some(body.clone()),
+    );
+    assert_eq!(managed.status, 400, "{}", managed.text);
+    assert_eq!(
+        managed.error(),
+        "BAD_REQUEST: request body.tiles[0].series[0].groupBy: is required"
+    );
+    assert!(managed.json()["requestId"].is_string());
+
+    // The observability API: `{message}` for dashboards, `{error}` for charts/series.
+    let standalone = client.obs("POST", "/dashboards", Some(body));
+    assert_eq!(standalone.status, 400);
+    assert_eq!(
+        standalone.json(),
+        json!({"message": "tiles[0].series[0].groupBy: is required"})
+    );
+    let mut query = series_body(2, json!({}));
+    query["series"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("groupBy");
+    let chart = client.obs("POST", "/charts/series", Some(query));
+    assert_eq!(chart.status, 400);
+    assert_eq!(
+        chart.json(),
+        json!({"error": "series[1].groupBy: is required"})
+    );
+    // `[]` is "no grouping", and accepted.
+    assert_eq!(
+        client
+            .obs("POST", "/charts/series", Some(series_body(2, json!({}))))
+            .status,
+        200
+    );
+}
