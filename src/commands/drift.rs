@@ -27,7 +27,8 @@ pub struct Args {
     pub format: Format,
     /// Silence drift a team has accepted: a glob (`*`, `?`) over addresses
     /// (`dashboard.prod.*`) or field paths (`service.analytics.scaling.numReplicas`);
-    /// repeatable, added to the config's `ignore:` list.
+    /// repeatable, added to the config's `ignore:` list. A pattern that matches no address or
+    /// field path of the config or the live state is an error.
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
     /// Where the APIs are and how hard to use them.
@@ -45,6 +46,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
+    session::check_globs("--ignore", &args.ignore, &session.addresses(&plan, true))?;
     let ignore: Vec<String> = session
         .config
         .ignore

@@ -6,6 +6,7 @@ mod ci_kit;
 mod common;
 mod drift;
 mod export;
+mod globs;
 mod help;
 mod plan;
 mod preview;
