@@ -31,6 +31,10 @@ pub struct Args {
     /// field path of the config or the live state is an error.
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Count unmanaged objects as drift (exit 2), as the config's `drift.failOnUnmanaged: true`
+    /// does; by default they are listed but only differences and failed checks exit 2.
+    #[arg(long)]
+    pub fail_on_unmanaged: bool,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -54,7 +58,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .map(|p| p.value.clone())
         .chain(args.ignore.iter().cloned())
         .collect();
-    let report = drift::report(&session.config, &session.live, &plan, &ignore);
+    let mut report = drift::report(&session.config, &session.live, &plan, &ignore);
+    report.fail_on_unmanaged |= args.fail_on_unmanaged;
     printer.out(&drift::render::render(
         &report,
         args.format,

@@ -928,6 +928,7 @@ mod live_reader {
             services: IndexMap::new(),
             stacks: IndexMap::new(),
             ignore: Vec::new(),
+            drift: Default::default(),
         }
     }
 

@@ -327,6 +327,7 @@ pub fn demo_config() -> Config {
         services,
         stacks,
         ignore: Vec::new(),
+        drift: Default::default(),
     }
 }
 
