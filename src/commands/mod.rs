@@ -9,6 +9,7 @@ pub mod preview;
 pub mod sandbox;
 pub mod schema;
 pub mod session;
+pub mod show;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
         Command::Sandbox(args) => sandbox::run(args, printer),
         Command::Drift(args) => drift::run(args, printer),
         Command::Export(args) => export::run(args, printer),
+        Command::Show(args) => show::run(args, printer),
         Command::Completions(args) => completions::run(args, printer),
     }
 }

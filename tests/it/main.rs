@@ -11,6 +11,7 @@ mod help;
 mod plan;
 mod preview;
 mod sandbox;
+mod show;
 mod soak;
 mod transport;
 mod validate;
