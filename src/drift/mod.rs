@@ -119,7 +119,7 @@ impl Report {
     pub fn in_sync(&self) -> bool {
         self.changed.is_empty()
             && self.failed_checks().count() == 0
-            && !(self.fail_on_unmanaged && !self.unmanaged.is_empty())
+            && (!self.fail_on_unmanaged || self.unmanaged.is_empty())
     }
 }
 
