@@ -250,6 +250,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
         services,
         stacks,
         ignore: Vec::new(),
+        drift: Default::default(),
     };
     (config, live)
 }

@@ -79,6 +79,8 @@ pub enum Command {
     Preview(commands::preview::Args),
     /// Apply a plan: confirm, write in order, report what was done, failed or skipped.
     Apply(commands::apply::Args),
+    /// Print a saved plan or an apply report in any format, without reading the APIs.
+    Show(commands::show::Args),
     /// Print the JSON Schema of the configuration format.
     Schema(commands::schema::Args),
     /// Run the local emulator of both APIs.

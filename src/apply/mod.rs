@@ -56,7 +56,7 @@ impl Default for Options {
 }
 
 /// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Written (or found already done: a delete of something gone, a create that landed).

@@ -1,7 +1,7 @@
 //! The report of an apply: what each step did, as text on stderr or as JSON on stdout
 //! (`--format json`, `converge-apply-report/1`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Status;
 use crate::output::{Printer, Style};
@@ -26,7 +26,7 @@ fn by_message<'r>(steps: &[&'r StepReport]) -> Vec<(Option<&'r str>, Vec<&'r Ste
 }
 
 /// One step's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepReport {
     /// Step id (its position in the plan).
@@ -43,7 +43,7 @@ pub struct StepReport {
 }
 
 /// Counts per status.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
     /// Done.
@@ -59,7 +59,7 @@ pub struct Counts {
 }
 
 /// The outcome of `--wait`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitReport {
     /// Whether every scaling change showed within the timeout.
@@ -69,10 +69,11 @@ pub struct WaitReport {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    /// Always [`FORMAT`].
+    /// Always [`FORMAT`] (`converge show` checks a file's format before reading it).
+    #[serde(skip_deserializing, default = "format_id")]
     pub format: &'static str,
     /// Whether SIGINT/SIGTERM stopped the run early.
     pub interrupted: bool,
@@ -87,6 +88,10 @@ pub struct Report {
     /// `confirmation` or `stale`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+}
+
+fn format_id() -> &'static str {
+    FORMAT
 }
 
 impl Report {

@@ -15,7 +15,7 @@ use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
-use crate::plan::{self, Plan, PlanOptions};
+use crate::plan::{self, Plan};
 
 /// Output format of the apply report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -47,7 +47,8 @@ pub struct Args {
     /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
     #[arg(long)]
     pub allow_destroy: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. A glob that matches no
+    /// address of the config, the live state or the saved plan is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// After the writes, poll until services and pipes show their new scaling.
@@ -85,6 +86,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.api, printer)?;
         let mut plan = session.saved.plan.clone();
+        session::check_globs("--only", &args.only, &session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
             printer.warn(&format!(
                 "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
@@ -102,12 +104,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         let session =
             session::open_with_read_rounds(&args.paths, &args.api, printer, apply::fresh::ROUNDS)?;
-        let plan_options = PlanOptions {
-            only: args.only.clone(),
-            now: Some(jiff::Timestamp::now()),
-        };
-        let (plan, diagnostics) = plan::plan(&session.config, &session.live, &plan_options);
-        session.report(&diagnostics, printer)?;
+        let plan = session.plan(&args.only, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {
                 printer.warn(&warning);

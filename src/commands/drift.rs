@@ -27,9 +27,14 @@ pub struct Args {
     pub format: Format,
     /// Silence drift a team has accepted: a glob (`*`, `?`) over addresses
     /// (`dashboard.prod.*`) or field paths (`service.analytics.scaling.numReplicas`);
-    /// repeatable, added to the config's `ignore:` list.
+    /// repeatable, added to the config's `ignore:` list. A pattern that matches no address or
+    /// field path of the config or the live state is an error.
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Count unmanaged objects as drift (exit 2), as the config's `drift.failOnUnmanaged: true`
+    /// does; by default they are listed but only differences and failed checks exit 2.
+    #[arg(long)]
+    pub fail_on_unmanaged: bool,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -45,6 +50,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
     session.report(&diagnostics, printer)?;
+    session::check_globs("--ignore", &args.ignore, &session.addresses(&plan, true))?;
     let ignore: Vec<String> = session
         .config
         .ignore
@@ -52,7 +58,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .map(|p| p.value.clone())
         .chain(args.ignore.iter().cloned())
         .collect();
-    let report = drift::report(&session.config, &session.live, &plan, &ignore);
+    let mut report = drift::report(&session.config, &session.live, &plan, &ignore);
+    report.fail_on_unmanaged |= args.fail_on_unmanaged;
     let text = drift::render::render(&report, args.format, &printer.for_stdout());
     match args.format {
         drift::render::Format::Json => printer.out(&text),

@@ -172,6 +172,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         services,
         stacks,
         ignore: Vec::new(),
+        drift: Default::default(),
     })
 }
 

@@ -10,6 +10,7 @@ pub mod preview;
 pub mod sandbox;
 pub mod schema;
 pub mod session;
+pub mod show;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -28,6 +29,7 @@ pub fn run(cli: Cli, printer: &Printer) -> Result<Exit> {
         Command::Sandbox(args) => sandbox::run(args, printer),
         Command::Drift(args) => drift::run(args, printer),
         Command::Export(args) => export::run(args, printer),
+        Command::Show(args) => show::run(args, printer),
         Command::Completions(args) => completions::run(args, printer),
     }
 }

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::plan::saved::SavedPlan;
-use crate::plan::{self, Format, PlanOptions};
+use crate::plan::{self, Format};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
@@ -30,7 +30,8 @@ pub struct Args {
     /// Exit 2 when there are changes, 0 when there are none, 1 on error.
     #[arg(long)]
     pub detailed_exitcode: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. A glob that matches no
+    /// address of the config or the live state is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// Run the series of every tile the plan creates or updates over the last 15 minutes;
@@ -45,12 +46,7 @@ pub struct Args {
 /// Runs `converge plan`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let session = session::open(&args.paths, &args.api, printer)?;
-    let options = PlanOptions {
-        only: args.only.clone(),
-        now: Some(jiff::Timestamp::now()),
-    };
-    let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
-    session.report(&diagnostics, printer)?;
+    let plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
     }

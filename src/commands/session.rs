@@ -2,6 +2,7 @@
 //! start the in-process sandbox when `--sandbox` is given, connect, and read the live state.
 //! Problems at any stage are rendered as diagnostics at their config line and end the command.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
@@ -16,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::live::LiveState;
 use crate::live::reader;
 use crate::output::Printer;
+use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
 
 /// A loaded config connected to its APIs, with the live state it manages.
@@ -39,6 +41,86 @@ impl Session {
     pub fn report(&self, diagnostics: &[Diagnostic], printer: &Printer) -> Result<()> {
         report(diagnostics, &self.sources, printer)
     }
+
+    /// The plan of the config against the live state, kept to the addresses `only` matches.
+    /// A glob that matches no address the config or the live state knows is an error: a typo
+    /// would otherwise read as "no changes".
+    pub fn plan(&self, only: &[String], printer: &Printer) -> Result<Plan> {
+        let options = PlanOptions {
+            only: Vec::new(),
+            now: Some(jiff::Timestamp::now()),
+        };
+        let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
+        self.report(&diagnostics, printer)?;
+        check_globs("--only", only, &self.addresses(&plan, false))?;
+        diagnostics = crate::plan::build::keep_only(&mut plan, only);
+        self.report(&diagnostics, printer)?;
+        Ok(plan)
+    }
+
+    /// Every address the config and the live state know, given the whole plan: its changes
+    /// (in sync ones too), owned objects the config no longer lists, checks, and live objects
+    /// nothing manages; with `fields`, also each `address.field` path of the objects.
+    pub fn addresses(&self, plan: &Plan, fields: bool) -> Vec<String> {
+        let mut known: BTreeSet<String> = plan_addresses(plan).into_iter().collect();
+        let report = crate::drift::report(&self.config, &self.live, plan, &[]);
+        known.extend(report.unmanaged.into_iter().map(|u| u.address));
+        if fields {
+            for change in &plan.changes {
+                for value in [&change.before, &change.after].into_iter().flatten() {
+                    known.extend(
+                        crate::plan::diff::created(value)
+                            .into_iter()
+                            .map(|field| format!("{}.{}", change.address, field.path)),
+                    );
+                }
+            }
+        }
+        known.into_iter().collect()
+    }
+}
+
+/// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer
+/// lists, and checks.
+pub fn plan_addresses(plan: &Plan) -> Vec<String> {
+    let changes = plan.changes.iter().map(|c| &c.address);
+    let unmanaged = plan.unmanaged.iter().map(|u| &u.address);
+    let checks = plan.checks.iter().map(|c| &c.address);
+    let known: BTreeSet<&String> = changes.chain(unmanaged).chain(checks).collect();
+    known.into_iter().cloned().collect()
+}
+
+/// Fails when a glob of `flag` matches none of the `known` addresses, naming the closest ones.
+pub fn check_globs(flag: &str, globs: &[String], known: &[String]) -> Result<()> {
+    let candidates: Vec<&str> = known.iter().map(String::as_str).collect();
+    let problems: Vec<String> = globs
+        .iter()
+        .filter(|glob| !candidates.iter().any(|a| crate::plan::glob::matches(glob, a)))
+        .map(|glob| {
+            let closest = crate::plan::glob::closest(glob, &candidates, 5);
+            if closest.is_empty() {
+                format!("`{flag} {glob}` matches nothing: the config and the live state hold no address")
+            } else {
+                format!(
+                    "`{flag} {glob}` matches no address of the config or the live state; the closest:\n{}",
+                    closest
+                        .iter()
+                        .map(|a| format!("  {a}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            }
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Error::with_hint(
+        problems.join("\n"),
+        format!(
+            "fix the pattern (`*` matches any run of characters, `?` one); `{flag}` must match at least one address"
+        ),
+    ))
 }
 
 /// Loads the config at `paths`, connects and reads the live state.

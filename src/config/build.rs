@@ -41,6 +41,12 @@ pub fn build(
         .filter_map(|(key, node)| Some((key.name.clone(), stack(key, node, diags)?)))
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
+    let drift = DriftSettings {
+        fail_on_unmanaged: root
+            .get("drift")
+            .and_then(|d| d.get("failOnUnmanaged"))
+            .and_then(boolean),
+    };
     Some(Config {
         version: u32::try_from(version.value).ok()?,
         organization,
@@ -49,6 +55,7 @@ pub fn build(
         services,
         stacks,
         ignore,
+        drift,
     })
 }
 

@@ -113,6 +113,15 @@ pub struct Config {
     pub stacks: IndexMap<String, StackConfig>,
     /// Drift patterns a team has accepted (`ignore:`), globs over addresses or field paths.
     pub ignore: Vec<Located<String>>,
+    /// How `converge drift` judges what it finds (`drift:`).
+    pub drift: DriftSettings,
+}
+
+/// `drift:`.
+#[derive(Debug, Clone, Default)]
+pub struct DriftSettings {
+    /// `failOnUnmanaged`: unmanaged objects make `converge drift` exit 2, as differences do.
+    pub fail_on_unmanaged: Option<Located<bool>>,
 }
 
 /// `cloud:`.

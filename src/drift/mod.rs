@@ -12,6 +12,10 @@
 //!   does not manage pipes, so its pipes are neither read nor reported;
 //! - **checks**: backup checks (`check.<service>.backups`); a failed one is drift.
 //!
+//! Differences and failed checks are drift; unmanaged objects are always listed but count as
+//! drift only when the team asks (`--fail-on-unmanaged`, `drift.failOnUnmanaged`), since a
+//! stack often holds dashboards people made by hand on purpose.
+//!
 //! `--ignore` patterns and the config's `ignore:` list are globs ([`crate::plan::glob`]) over
 //! addresses (`dashboard.prod.*`, `dashboard.prod[*`) and over field paths written after their
 //! address (`service.analytics.scaling.numReplicas`). A change whose every field is ignored is
@@ -89,6 +93,9 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     /// What ignore patterns silenced: addresses, or `address.field` paths; sorted.
     pub ignored: Vec<String>,
+    /// Whether unmanaged objects count as drift (`--fail-on-unmanaged`, `drift.failOnUnmanaged`);
+    /// by default they are listed but do not count.
+    pub fail_on_unmanaged: bool,
 }
 
 impl Report {
@@ -107,9 +114,12 @@ impl Report {
         self.checks.iter().filter(|c| !c.passed)
     }
 
-    /// Whether the live state is as the config says (exit 0).
+    /// Whether the live state is as the config says (exit 0): no managed object differs and no
+    /// check failed; unmanaged objects count only with [`Report::fail_on_unmanaged`].
     pub fn in_sync(&self) -> bool {
-        self.changed.is_empty() && self.unmanaged.is_empty() && self.failed_checks().count() == 0
+        self.changed.is_empty()
+            && self.failed_checks().count() == 0
+            && (!self.fail_on_unmanaged || self.unmanaged.is_empty())
     }
 }
 
@@ -203,6 +213,11 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
         unmanaged,
         checks,
         ignored,
+        fail_on_unmanaged: config
+            .drift
+            .fail_on_unmanaged
+            .as_ref()
+            .is_some_and(|v| v.value),
     }
 }
 

@@ -98,6 +98,15 @@ fn action_style(action: Action) -> Style {
     }
 }
 
+/// Says, beside the unmanaged list, whether it counts as drift.
+fn unmanaged_note(report: &Report) -> &'static str {
+    if report.fail_on_unmanaged {
+        " (counted as drift: `--fail-on-unmanaged` or `drift.failOnUnmanaged`)"
+    } else {
+        " (listed, not counted as drift; `--fail-on-unmanaged` counts them)"
+    }
+}
+
 fn text(report: &Report, printer: &Printer) -> String {
     let summary = report.summary();
     let mut out = if report.in_sync() {
@@ -120,7 +129,10 @@ fn text(report: &Report, printer: &Printer) -> String {
         }
     }
     if !report.unmanaged.is_empty() {
-        out.push_str("\nNot managed by the config:\n");
+        out.push_str(&format!(
+            "\nNot managed by the config{}:\n",
+            unmanaged_note(report)
+        ));
         for item in &report.unmanaged {
             out.push_str(&format!(
                 "  {}  ({})\n",
@@ -162,6 +174,7 @@ struct Document<'a> {
     format: &'static str,
     organization: &'a str,
     in_sync: bool,
+    fail_on_unmanaged: bool,
     summary: DriftSummary,
     changed: &'a [Changed],
     unmanaged: &'a [UnmanagedObject],
@@ -174,6 +187,7 @@ fn json(report: &Report) -> String {
         format: FORMAT,
         organization: &report.organization,
         in_sync: report.in_sync(),
+        fail_on_unmanaged: report.fail_on_unmanaged,
         summary: report.summary(),
         changed: &report.changed,
         unmanaged: &report.unmanaged,
@@ -225,7 +239,10 @@ fn markdown(report: &Report) -> String {
         }
     }
     if !report.unmanaged.is_empty() {
-        lines.push("\n#### Not managed by the config\n".into());
+        lines.push(format!(
+            "\n#### Not managed by the config{}\n",
+            unmanaged_note(report)
+        ));
         for item in &report.unmanaged {
             lines.push(format!(
                 "- <code>{}</code>: {}",

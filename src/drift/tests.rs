@@ -45,14 +45,21 @@ fn report_with(unmanaged: usize, passed: bool) -> Report {
             backups: Vec::new(),
         }],
         ignored: Vec::new(),
+        fail_on_unmanaged: false,
     }
 }
 
 #[test]
-fn in_sync_needs_no_change_no_unmanaged_object_and_no_failed_check() {
+fn in_sync_needs_no_change_and_no_failed_check_and_unmanaged_objects_only_when_asked() {
     assert!(report_with(0, true).in_sync());
-    assert!(!report_with(1, true).in_sync());
+    assert!(report_with(1, true).in_sync());
     assert!(!report_with(0, false).in_sync());
+    let strict = |unmanaged| Report {
+        fail_on_unmanaged: true,
+        ..report_with(unmanaged, true)
+    };
+    assert!(strict(0).in_sync());
+    assert!(!strict(1).in_sync());
     assert_eq!(
         render::summary_line(&report_with(0, false).summary()),
         "0 changed, 0 unmanaged, 1 failed check"
@@ -76,7 +83,11 @@ fn json_is_versioned_and_says_whether_in_sync() {
     let text = render::render(&report_with(1, true), Format::Json, &printer);
     let value: Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(value["format"], "converge-drift/1");
-    assert_eq!(value["inSync"], false);
+    assert_eq!(
+        value["inSync"], true,
+        "unmanaged objects do not count by default"
+    );
+    assert_eq!(value["failOnUnmanaged"], false);
     assert_eq!(value["summary"]["unmanaged"], 1);
 }
 

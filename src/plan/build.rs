@@ -68,8 +68,16 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         ..
     } = builder;
     plan.sources = source_names(&plan, live);
-    for (kept, left_out) in plan.retain_addresses(&options.only) {
-        diagnostics.push(
+    diagnostics.extend(keep_only(&mut plan, &options.only));
+    (plan, diagnostics)
+}
+
+/// Keeps the addresses `only` matches (all when empty); a warning for each kept step that waits
+/// for one left out.
+pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
+    plan.retain_addresses(only)
+        .into_iter()
+        .map(|(kept, left_out)| {
             Diagnostic::warning(
                 "plan::only-leaves-out-dependency",
                 format!("`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"),
@@ -77,10 +85,9 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
             )
             .with_help(format!(
                 "add an `--only` glob that matches `{left_out}`, or the step may fail when applied"
-            )),
-        );
-    }
-    (plan, diagnostics)
+            ))
+        })
+        .collect()
 }
 
 struct Builder<'a> {

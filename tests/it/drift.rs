@@ -231,11 +231,13 @@ fn an_endpoint_registered_outside_is_unmanaged() {
         )
         .result();
     let (code, report) = drift_json(&sandbox, &yaml, &[]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 0, "listed, not counted: {report}");
     assert_eq!(
         addresses(&report, "unmanaged"),
         ["service.analytics.private_endpoint[vpce-0123456789abcdef0]"]
     );
+    let (code, _) = drift_json(&sandbox, &yaml, &["--fail-on-unmanaged"]);
+    assert_eq!(code, 2);
     // With `privateEndpoints:` in the config, the same endpoint is a change (apply detaches it).
     let listed = yaml.replace(
         &format!("    id: {ANALYTICS}\n"),
@@ -272,7 +274,7 @@ fn an_unmanaged_dashboard_and_pipe_are_reported() {
             .expect("the next pipe");
     let mut fewer = yaml.clone();
     fewer.replace_range(start..end, "");
-    let (code, report) = drift_json(&sandbox, &fewer, &[]);
+    let (code, report) = drift_json(&sandbox, &fewer, &["--fail-on-unmanaged"]);
     assert_eq!(code, 2);
     assert_eq!(
         addresses(&report, "unmanaged"),
@@ -640,4 +642,62 @@ fn a_newest_backup_in_error_fails_the_check_even_when_a_done_one_is_fresh() {
         details.contains(&format!("newest backup {failed} ended in `error`").as_str()),
         "{details:?}"
     );
+}
+
+/// After a clean apply of the quickstart the stack still holds the demo's own dashboard and
+/// alert, which nobody manages: drift lists them but exits 0, unless the team asks for them to
+/// count (`--fail-on-unmanaged`, or `drift.failOnUnmanaged: true` in the config).
+#[test]
+fn unmanaged_objects_are_listed_and_count_as_drift_only_when_asked() {
+    let sandbox = common::fast_sandbox();
+    let quickstart = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml"),
+    )
+    .expect("the quickstart");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("converge.yaml");
+    std::fs::write(&path, &quickstart).expect("write");
+    let applied = common::converge(&sandbox)
+        .args(["apply", "--yes"])
+        .arg(&path)
+        .output()
+        .expect("converge runs");
+    assert_eq!(applied.status.code(), Some(0), "{applied:?}");
+
+    let (code, report) = drift_json(&sandbox, &quickstart, &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["inSync"], true);
+    assert_eq!(report["failOnUnmanaged"], false);
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        [
+            "alert.prod[\"Error burst\"]",
+            "dashboard.prod[\"On-call overview\"]"
+        ]
+    );
+    let (code, text) = drift(&sandbox, &quickstart, &[]);
+    assert_eq!(code, 0);
+    assert!(
+        text.starts_with("In sync: 0 changed, 2 unmanaged"),
+        "{text}"
+    );
+    assert!(
+        text.contains("dashboard.prod[\"On-call overview\"]"),
+        "{text}"
+    );
+
+    let (code, report) = drift_json(&sandbox, &quickstart, &["--fail-on-unmanaged"]);
+    assert_eq!(code, 2);
+    assert_eq!(report["inSync"], false);
+    assert_eq!(report["failOnUnmanaged"], true);
+
+    let strict = format!("{quickstart}\ndrift:\n  failOnUnmanaged: true\n");
+    let (code, text) = drift(&sandbox, &strict, &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.starts_with("Drift found: 0 changed, 2 unmanaged"),
+        "{text}"
+    );
+    let lenient = format!("{quickstart}\ndrift:\n  failOnUnmanaged: false\n");
+    assert_eq!(drift(&sandbox, &lenient, &[]).0, 0);
 }

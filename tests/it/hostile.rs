@@ -51,18 +51,21 @@ fn json_with(status: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     Reply::Full(format!("{head}\r\n{body}"))
 }
 
+/// Each request's path and `Authorization` header, in order.
+type Seen = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 /// A server on 127.0.0.1:0 answering each request with `answer(path)`; it counts requests by
 /// path (without the query) and keeps each request's `Authorization` header.
 struct Server {
     url: String,
-    seen: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    seen: Seen,
 }
 
 impl Server {
     fn start(answer: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
         let url = format!("http://{}", listener.local_addr().expect("an address"));
-        let seen: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let log = seen.clone();
         let answer = Arc::new(answer);
         std::thread::spawn(move || {

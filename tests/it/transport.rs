@@ -938,6 +938,7 @@ mod live_reader {
             services: IndexMap::new(),
             stacks: IndexMap::new(),
             ignore: Vec::new(),
+            drift: Default::default(),
         }
     }
 

@@ -332,6 +332,7 @@ pub fn demo_config() -> Config {
         services,
         stacks,
         ignore: Vec::new(),
+        drift: Default::default(),
     }
 }
 

@@ -1,0 +1,132 @@
+//! `converge show FILE`: prints a saved plan (`plan --out`) or an apply report
+//! (`apply --format json`) in any format, without reading the APIs, as `terraform show` does.
+//! A saved plan prints exactly as `plan` printed it when it was made.
+
+use std::path::PathBuf;
+
+use crate::apply::report::{self, Report, StepReport};
+use crate::error::{Error, Result};
+use crate::exit::Exit;
+use crate::output::Printer;
+use crate::plan::saved::{self, SavedPlan};
+use crate::plan::{self, Format};
+
+/// Flags of `converge show`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 shown, 1 the file cannot be read or is not a saved plan \
+    or an apply report.\n\n\
+    Examples:\n  converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
+    converge show plan.json --format markdown"
+)]
+pub struct Args {
+    /// A plan saved by `converge plan --out FILE`, or a report written by
+    /// `converge apply --format json`.
+    pub file: PathBuf,
+    /// Output format on stdout: `text` for people, `json` for programs (`converge-plan/1` for a
+    /// plan, the report as it is for a report), `markdown` for a pull-request comment.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Runs `converge show`.
+pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let path = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file).map_err(|cause| Error::Io {
+        action: "cannot read",
+        path: path.clone(),
+        cause,
+    })?;
+    let kinds = format!(
+        "`converge show` reads saved plans (`{}`, from `converge plan --out FILE`) and apply \
+         reports (`{}`, from `converge apply --format json`)",
+        saved::FORMAT,
+        report::FORMAT
+    );
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|problem| {
+        Error::with_hint(format!("`{path}` is not JSON: {problem}"), kinds.clone())
+    })?;
+    let stdout = printer.for_stdout();
+    match value.get("format").and_then(serde_json::Value::as_str) {
+        Some(saved::FORMAT) => {
+            let saved = SavedPlan::from_json(&text)
+                .map_err(|problem| Error::msg(format!("`{path}`: {problem}")))?;
+            printer.out(&plan::render(&saved.plan, args.format, &stdout));
+        }
+        Some(report::FORMAT) => {
+            let report: Report = serde_json::from_value(value).map_err(|problem| {
+                Error::msg(format!(
+                    "`{path}` is not a complete `{}`: {problem}",
+                    report::FORMAT
+                ))
+            })?;
+            printer.out(&match args.format {
+                Format::Text => report.to_text(&stdout),
+                Format::Json => report.to_json(),
+                Format::Markdown => report_markdown(&report),
+            });
+        }
+        Some(other) => {
+            return Err(Error::with_hint(
+                format!("`{path}` is a `{other}` document"),
+                kinds,
+            ));
+        }
+        None => {
+            return Err(Error::with_hint(
+                format!("`{path}` has no `format` field"),
+                kinds,
+            ));
+        }
+    }
+    printer.err(&format!(
+        "shown from `{path}`; nothing was read from the APIs"
+    ));
+    Ok(Exit::Success)
+}
+
+/// An apply report as a pull-request comment: the summary line, then a table of the steps.
+fn report_markdown(report: &Report) -> String {
+    let cell = |text: &str| {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('|', "&#124;")
+            .replace('\n', " ")
+    };
+    let mut out = format!("### converge apply\n\n**{}**\n", report.summary_line());
+    if let Some(reason) = &report.refused {
+        out.push_str(&format!(
+            "\nRefused before any write ({}): nothing was written.\n",
+            cell(reason)
+        ));
+    }
+    if !report.steps.is_empty() {
+        out.push_str("\n| Step | Operation | Status | Message |\n|---|---|---|---|\n");
+        for StepReport {
+            address,
+            operation,
+            status,
+            message,
+            ..
+        } in &report.steps
+        {
+            out.push_str(&format!(
+                "| <code>{}</code> | {} | {} | {} |\n",
+                cell(address),
+                cell(operation),
+                status.as_str(),
+                cell(message.as_deref().unwrap_or(""))
+            ));
+        }
+    }
+    if let Some(wait) = &report.wait
+        && !wait.settled
+    {
+        out.push_str("\nStill applying when the wait ended:\n\n");
+        for address in &wait.pending {
+            out.push_str(&format!("- <code>{}</code>\n", cell(address)));
+        }
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! `--only` (plan, apply) and drift's `--ignore`: a glob that matches no address the config or
+//! the live state knows is a typo, reported with the closest addresses and exit 1, so CI never
+//! reads "no changes" from a filter that filtered everything out.
+
+use crate::common;
+use crate::plan::{config_dir, quickstart, run};
+
+/// The request log's writes (anything but GET).
+fn writes(sandbox: &converge::sandbox::SandboxHandle) -> Vec<String> {
+    sandbox
+        .request_log()
+        .into_iter()
+        .filter(|e| e.method != "GET")
+        .map(|e| format!("{} {}", e.method, e.route))
+        .collect()
+}
+
+#[test]
+fn an_only_glob_that_matches_nothing_fails_plan_and_lists_the_closest_addresses() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let path = path.to_str().unwrap();
+    for extra in [&[][..], &["--detailed-exitcode"][..]] {
+        let mut args = vec!["plan", path, "--only", "pipe.analytic.*"];
+        args.extend_from_slice(extra);
+        let out = run(&sandbox, dir.path(), &args);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "no plan is printed: {}", out.stdout);
+        for wanted in [
+            "--only pipe.analytic.*",
+            "matches no address",
+            "pipe.analytics.orders.scaling",
+            "pipe.analytics.events.scaling",
+            "pipe.analytics.clicks.scaling",
+        ] {
+            assert!(out.stderr.contains(wanted), "{wanted:?} in {}", out.stderr);
+        }
+    }
+    // A glob that matches something and one that does not: still an error, naming the bad one.
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path,
+            "--only",
+            "pipe.*",
+            "--only",
+            "dashbaord.prod.*",
+        ],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("--only dashbaord.prod.*"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("dashboard.prod.api-health"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("--only pipe.*"), "{}", out.stderr);
+}
+
+#[test]
+fn a_glob_matching_only_objects_in_sync_or_unmanaged_is_fine() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let path = path.to_str().unwrap();
+    let applied = run(&sandbox, dir.path(), &["apply", path, "--yes"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    // Everything is in sync now; the demo's untagged dashboard is known to the live state.
+    for glob in [
+        "service.analytics.scaling",
+        "dashboard.prod.*",
+        "dashboard.prod[\"On-call*",
+        "check.*",
+    ] {
+        let out = run(
+            &sandbox,
+            dir.path(),
+            &["plan", path, "--only", glob, "--detailed-exitcode"],
+        );
+        assert_eq!(out.code, 0, "{glob}: {out:?}");
+    }
+}
+
+#[test]
+fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let path = path.to_str().unwrap();
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["apply", path, "--yes", "--only", "pipe.analytic.*"],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("pipe.analytics.orders.scaling"),
+        "{}",
+        out.stderr
+    );
+    assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
+
+    // The same with a saved plan: its addresses are what the glob must match.
+    let saved = dir.path().join("plan.json");
+    let planned = run(
+        &sandbox,
+        dir.path(),
+        &["plan", path, "--out", saved.to_str().unwrap()],
+    );
+    assert_eq!(planned.code, 0, "{planned:?}");
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "apply",
+            "--plan",
+            saved.to_str().unwrap(),
+            "--yes",
+            "--only",
+            "alert.prod.api-erors",
+        ],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("alert.prod.api-errors"),
+        "{}",
+        out.stderr
+    );
+    assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
+}
+
+#[test]
+fn a_drift_ignore_pattern_that_matches_nothing_fails_but_a_field_in_sync_is_fine() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&quickstart());
+    let path = path.to_str().unwrap();
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "drift",
+            path,
+            "--ignore",
+            "service.analytics.scaling.numReplica",
+        ],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("service.analytics.scaling.numReplicas"),
+        "{}",
+        out.stderr
+    );
+    // A field the config sets is a valid pattern even where nothing differs.
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "drift",
+            path,
+            "--ignore",
+            "dashboard.prod.api-health.tiles[Requests].w",
+        ],
+    );
+    assert_eq!(out.code, 2, "drift found, no error: {out:?}");
+}
