@@ -59,7 +59,8 @@ fn the_quickstart_applies_against_the_sandbox_without_waiting_for_a_rate_limit()
 fn asked_for_the_sandbox_paces_and_says_so_once_per_phase() {
     let quickstart = quickstart_path();
     // The flag, and the variable that stands for it.
-    let asked: [(&[&str], &[(&str, &str)]); 2] = [
+    type Asked<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let asked: [Asked; 2] = [
         (&["--sandbox-rate-limit"], &[]),
         (&[], &[("CONVERGE_SANDBOX_RATE_LIMIT", "1")]),
     ];
