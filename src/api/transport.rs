@@ -1109,7 +1109,8 @@ fn redirected(call: &Call, response: &reqwest::Response) -> ApiError {
     let message = match target {
         Some(target) if !same_origin(response.url(), &target) => format!(
             "the server redirected to {}, another host; converge does not follow a redirect to \
-             another host, since the credentials may not go with it (and must not)",
+             another host: the credentials would not go with it (reqwest drops them), and must \
+             not",
             shown_url(&target)
         ),
         Some(target) => format!(
