@@ -1214,7 +1214,8 @@ fn redirected(call: &Call, response: &reqwest::Response) -> ApiError {
     let message = match target {
         Some(target) if !same_origin(response.url(), &target) => format!(
             "the server redirected to {}, another host; converge does not follow a redirect to \
-             another host, since the credentials may not go with it (and must not)",
+             another host: the credentials would not go with it (reqwest drops them), and must \
+             not",
             shown_url(&target)
         ),
         Some(target) => format!(
@@ -1271,8 +1272,8 @@ fn human_bytes(bytes: usize) -> String {
 fn human_wait(wait: Duration) -> String {
     let seconds = wait.as_secs_f64().ceil() as u64;
     match seconds {
-        s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
-        s if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        s if s >= 3600 && s.is_multiple_of(3600) => format!("{}h", s / 3600),
+        s if s >= 60 && s.is_multiple_of(60) => format!("{}m", s / 60),
         s => format!("{s}s"),
     }
 }
