@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 use super::Options;
-use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, live_of, scope_of, stack_api};
+use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, Ticket, live_of, scope_of, stack_api};
 use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
@@ -62,13 +62,8 @@ pub struct Context {
 }
 
 impl Context {
-    /// A context reading and writing through `clients`.
-    pub fn new(clients: Clients, options: Options) -> Self {
-        Self::with_fresh(Fresh::new(clients), options)
-    }
-
-    /// A context reusing the reads already in `fresh`.
-    pub fn with_fresh(fresh: Fresh, options: Options) -> Self {
+    /// A context reading (through `fresh`) and writing through `fresh`'s clients.
+    pub fn new(fresh: Fresh, options: Options) -> Self {
         Context {
             fresh,
             options,
@@ -173,13 +168,17 @@ fn fingerprint_text(value: Option<fingerprint::Fingerprint>) -> String {
     value.map_or_else(|| "absent".to_string(), |f| f.to_string())
 }
 
-/// Runs one step whose dependencies finished at epoch `since`. `Ok` carries a note for the
-/// report (e.g. "already gone").
-pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<String>, StepError> {
+/// Runs one step, which started when `started` was handed out: its check reads what the server
+/// holds from then on. `Ok` carries a note for the report (e.g. "already gone").
+pub async fn run(
+    context: &Context,
+    step: &Step,
+    started: Ticket,
+) -> Result<Option<String>, StepError> {
     let (scope, stack) = scope_of(&step.operation);
     let data = context
         .fresh
-        .get(&scope, stack, since, false)
+        .get(&scope, stack, started)
         .await
         .map_err(read_failed)?;
     let current = fingerprint::current(&step.operation, &live_of(&scope, &data));
@@ -228,7 +227,7 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
             Err(WriteError::Api(error)) if error.is_ambiguous() => {
                 let data = context
                     .fresh
-                    .get(&scope, stack, 0, true)
+                    .get(&scope, stack, context.fresh.now())
                     .await
                     .map_err(read_failed)?;
                 if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
@@ -312,7 +311,7 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
             let scope = Scope::Dashboards(stack.key.clone());
             let data = context
                 .fresh
-                .get(&scope, Some(stack), 0, true)
+                .get(&scope, Some(stack), context.fresh.now())
                 .await
                 .map_err(read_failed)?;
             match data.as_ref() {
