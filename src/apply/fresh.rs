@@ -11,7 +11,8 @@
 //! stack's dashboards or alerts; alerts may take more pages past 1,000), never one GET per
 //! object, and they are shared: one read serves every step of its scope that had started when
 //! the read began. [`Fresh::now`] hands out [`Ticket`]s from one counter (a step takes one when it
-//! starts; a re-check after an ambiguous write takes one too); a read records the newest ticket
+//! starts; a re-check after an ambiguous create, or after a create for copies other runs made,
+//! takes one too); a read records the newest ticket
 //! handed out when it began; a cached read serves a ticket no newer than that.
 //!
 //! Per scope, at most one read is in flight. Steps that start while it is in flight wait for it
@@ -19,11 +20,17 @@
 //! waits before it begins, so the steps starting meanwhile share it too. The cost is at most
 //! one list per step, never more than a per-object GET (which the stack APIs have) would cost,
 //! and fewer when steps start together or queue for the rate limit. Measured against
-//! `sandbox serve` under the real 10 requests per 10 s (parallelism 4): the quickstart's 7 steps
-//! read 6 lists (one more pipes list than a run reusing the first read); 50 dashboard updates
-//! read 24 lists for 50 writes (78 requests in all, 70 s, where reusing one read for the whole
-//! run took 55 requests, 50 s, and overwrote edits made meanwhile). A list is one request as
-//! long as a stack has at most 1,000 alerts (more take a page per 1,000).
+//! `sandbox serve` under the real 10 requests per 10 s (parallelism 4), compared with a run that
+//! reused its first read for every step (and so overwrote edits made meanwhile):
+//!
+//! | apply | requests before → now | time before → now |
+//! |---|---|---|
+//! | quickstart (7 steps) | 17 → 20 (one more pipes list; one dashboards and one alerts list check the creates for copies, see `duplicates`) | 10 s → 10 s |
+//! | 50 dashboard updates | 55 → 78 (24 dashboards lists instead of 1) | 50 s → 70 s |
+//! | 50 dashboard creates | 55 → 75 (21 dashboards lists instead of 1) | 50 s → 70 s |
+//!
+//! A list is one request as long as a stack has at most 1,000 alerts (more take a page per
+//! 1,000).
 //!
 //! Reads made before a step started (the plan's own reads, the saved-plan check before any
 //! write) are never reused for it.

@@ -12,6 +12,7 @@
 //! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); [`wait`] polls
 //! until scaling changes show; [`report`] renders the report as text or JSON.
 
+mod duplicates;
 pub mod fresh;
 pub mod progress;
 pub mod report;
@@ -133,6 +134,14 @@ pub async fn execute(
     let mut interrupted = *cancel.borrow();
     let mut cancel_open = true;
     let parallelism = options.parallelism.max(1);
+    let mut waited_on = vec![false; count];
+    for step in steps.iter() {
+        for dependency in &step.depends_on {
+            if let Some(flag) = waited_on.get_mut(*dependency) {
+                *flag = true;
+            }
+        }
+    }
 
     loop {
         if !interrupted {
@@ -171,8 +180,9 @@ pub async fn execute(
                 progress.start(step);
                 let task_step = step.clone();
                 let task_context = context.clone();
+                let waited = waited_on[index];
                 let handle = running.spawn(async move {
-                    let result = step::run(&task_context, &task_step, ticket).await;
+                    let result = step::run(&task_context, &task_step, ticket, waited).await;
                     (index, result)
                 });
                 tasks.insert(handle.id(), index);
@@ -214,6 +224,23 @@ pub async fn execute(
                 }
             }
         }
+    }
+
+    // Creates no step waited for are checked for copies other runs made at the same time
+    // together, with one read per scope made after all of them answered.
+    for (index, result) in duplicates::sweep(&context, context.take_made()).await {
+        let (status, message) = match result {
+            Ok(note) => (Status::Done, note),
+            Err(step::StepError::Stale(m)) => (Status::Stale, Some(m)),
+            Err(step::StepError::Failed(m) | step::StepError::NotStarted(m)) => {
+                (Status::Failed, Some(m))
+            }
+        };
+        state[index] = State::Finished(status);
+        if let Some(step) = steps.get(index) {
+            progress.finish(step, status, message.as_deref());
+        }
+        messages[index] = message;
     }
 
     let outcomes = steps

@@ -197,11 +197,9 @@ fn proceed(
             return Ok(Exit::Stale);
         }
     }
-    if !args.yes {
-        if !confirm(plan, printer)? {
-            refused_report(args, printer, plan, "confirmation", &[]);
-            return Ok(Exit::Refused);
-        }
+    if !args.yes && !confirm(plan, printer)? {
+        refused_report(args, printer, plan, "confirmation", &[]);
+        return Ok(Exit::Refused);
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);

@@ -158,3 +158,55 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     assert_eq!(tiles, ["Requests", "Extra"]);
     assert!(names(&alerts(&sandbox)).contains(&"Made by hand".to_string()));
 }
+
+/// The names that appear more than once among `objects`.
+fn doubled(objects: &[Value]) -> Vec<String> {
+    let mut seen = names(objects);
+    let all = seen.clone();
+    seen.dedup();
+    let mut doubled: Vec<String> = seen
+        .into_iter()
+        .filter(|name| all.iter().filter(|n| *n == name).count() > 1)
+        .collect();
+    doubled.sort();
+    doubled
+}
+
+#[test]
+fn two_applies_of_one_config_at_once_leave_no_duplicate() {
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let mut cleaned = 0;
+    for round in 0..5 {
+        // Latency keeps both runs' checks before either create lands, so they both create.
+        let sandbox = slow_sandbox(50);
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
+            let b = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let context = format!("round {round}:\n{}\n{}", a.stderr, b.stderr);
+        assert_eq!(
+            doubled(&dashboards(&sandbox)),
+            Vec::<String>::new(),
+            "{context}"
+        );
+        assert_eq!(
+            doubled(&alerts(&sandbox)),
+            Vec::<String>::new(),
+            "{context}"
+        );
+        assert!(!plans_changes(&sandbox, &workspace, &config), "{context}");
+        // Each run either applied, or found objects the other run changed first (stale).
+        for run in [&a, &b] {
+            assert!(matches!(run.code, 0 | 3), "{context}");
+        }
+        cleaned += [&a, &b]
+            .iter()
+            .filter(|run| run.stderr.contains("another run created this"))
+            .count();
+    }
+    // The rounds exercise what the test is about: both runs created, one removed its copy.
+    assert!(cleaned > 0, "no round had both runs create the same object");
+}
