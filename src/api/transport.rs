@@ -199,6 +199,25 @@ impl RateBucket {
         Ok(())
     }
 
+    /// The earliest time a slot may be free, without taking one; `None` when one is free at
+    /// `now`. Shared reads wait for it before they begin (`apply::fresh`), so that steps starting
+    /// meanwhile can share them.
+    pub fn free_at(&self, now: Instant) -> Option<Instant> {
+        let state = self.lock();
+        if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
+            return Some(hold);
+        }
+        let capacity = self.limit.requests as usize;
+        if state.sent.len() < capacity {
+            return None;
+        }
+        state
+            .sent
+            .get(state.sent.len() - capacity)
+            .map(|earlier| *earlier + self.limit.window + self.margin)
+            .filter(|free_at| *free_at > now)
+    }
+
     /// Whether a slot was free at `now` (and takes it).
     pub fn try_acquire_at(&self, now: Instant) -> bool {
         self.try_take_at(now).is_ok()

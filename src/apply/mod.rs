@@ -1,7 +1,8 @@
 //! Applying a plan (DESIGN section 6): the plan's steps run in its order, a step as soon as the
 //! steps it depends on succeeded, at most `parallelism` at once (the transport keeps every
-//! request within its key's rate limit). Before each write the object is re-read, by list, and
-//! compared with the fingerprint the plan recorded ([`fresh`]); a create whose answer was lost
+//! request within its key's rate limit). Before each write the object is re-read, by a list
+//! read that began after the step started, and compared with the fingerprint the plan recorded
+//! ([`fresh`]); a create whose answer was lost
 //! is looked for by its identity before it is sent again ([`step`]). A failed step skips only
 //! its dependents. An interruption starts no new step and sends no write that has not gone out
 //! yet: a started step still waiting for a rate-limit token, a permit or a retry stops there
@@ -11,6 +12,7 @@
 //! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); [`wait`] polls
 //! until scaling changes show; [`report`] renders the report as text or JSON.
 
+mod duplicates;
 pub mod fresh;
 pub mod idle;
 pub mod progress;
@@ -110,44 +112,42 @@ enum State {
 
 /// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step and
 /// sends no write not yet sent; writes already sent finish. Never fails as a whole: every
-/// step's outcome is in the report.
+/// step's outcome is in the report. Each step checks its object with a read that began after
+/// the step started (see [`fresh`]); no read made before is reused.
 pub async fn execute(
     plan: &Plan,
     clients: Clients,
     options: &Options,
-    cancel: watch::Receiver<bool>,
-    progress: &Progress,
-) -> Report {
-    execute_with(plan, fresh::Fresh::new(clients), options, cancel, progress).await
-}
-
-/// As [`execute`], reusing the list reads of `fresh` (those [`precheck`] made before any write
-/// are good for every step that waits for nothing).
-pub async fn execute_with(
-    plan: &Plan,
-    fresh: fresh::Fresh,
-    options: &Options,
     mut cancel: watch::Receiver<bool>,
     progress: &Progress,
 ) -> Report {
+    let fresh = fresh::Fresh::new(clients);
     let steps: Arc<Vec<Step>> = Arc::new(plan.steps.clone());
     progress.begin(steps.len());
     // Steps already started may still wait for a rate-limit token or a permit when the signal
     // comes: their writes are stopped by the transport right before sending, not only new steps.
     let fresh = fresh.stop_writes_on(cancel.clone());
-    let context = Arc::new(step::Context::with_fresh(fresh, options.clone()));
+    let context = Arc::new(step::Context::new(fresh, options.clone()));
     let count = steps.len();
     let mut state = vec![State::Pending; count];
     let mut messages: Vec<Option<String>> = vec![None; count];
-    let mut finished_at = vec![0u64; count];
     let mut running: JoinSet<(usize, Result<Option<String>, step::StepError>)> = JoinSet::new();
     let mut tasks: BTreeMap<tokio::task::Id, usize> = BTreeMap::new();
     let mut interrupted = *cancel.borrow();
     let mut cancel_open = true;
     let parallelism = options.parallelism.max(1);
+    let mut waited_on = vec![false; count];
+    for step in steps.iter() {
+        for dependency in &step.depends_on {
+            if let Some(flag) = waited_on.get_mut(*dependency) {
+                *flag = true;
+            }
+        }
+    }
 
     loop {
         if !interrupted {
+            let mut starting = Vec::new();
             for index in 0..count {
                 if state[index] != State::Pending {
                     continue;
@@ -168,34 +168,23 @@ pub async fn execute_with(
                     .depends_on
                     .iter()
                     .all(|d| state.get(*d) == Some(&State::Finished(Status::Done)));
-                if !ready || running.len() >= parallelism {
+                if !ready || running.len() + starting.len() >= parallelism {
                     continue;
                 }
-                // Only a dependency that can change this step's object on the server needs a
-                // read made after it: a dashboard update or delete (which deletes alerts).
-                // Creates and alert writes change no other object, so the steps after them share
-                // a read made earlier instead of one list per finished dependency.
-                let since = step
-                    .depends_on
-                    .iter()
-                    .filter(|d| {
-                        steps.get(**d).is_some_and(|dep| {
-                            matches!(
-                                dep.operation,
-                                Operation::DashboardUpdate { .. }
-                                    | Operation::DashboardDelete { .. }
-                            )
-                        })
-                    })
-                    .filter_map(|d| finished_at.get(*d).copied())
-                    .max()
-                    .unwrap_or(0);
                 state[index] = State::Running;
+                starting.push(index);
+            }
+            // Every step starting now takes its ticket before any of them reads, so they can
+            // share one read per scope (see `fresh`).
+            let tickets: Vec<_> = starting.iter().map(|_| context.fresh.now()).collect();
+            for (index, ticket) in starting.into_iter().zip(tickets) {
+                let step = &steps[index];
                 progress.start(step);
                 let task_step = step.clone();
                 let task_context = context.clone();
+                let waited = waited_on[index];
                 let handle = running.spawn(async move {
-                    let result = step::run(&task_context, &task_step, since).await;
+                    let result = step::run(&task_context, &task_step, ticket, waited).await;
                     (index, result)
                 });
                 tasks.insert(handle.id(), index);
@@ -225,7 +214,6 @@ pub async fn execute_with(
                     }
                 };
                 state[index] = State::Finished(status);
-                finished_at[index] = context.fresh.bump();
                 if let Some(step) = steps.get(index) {
                     progress.finish(step, status, message.as_deref());
                 }
@@ -238,6 +226,23 @@ pub async fn execute_with(
                 }
             }
         }
+    }
+
+    // Creates no step waited for are checked for copies other runs made at the same time
+    // together, with one read per scope made after all of them answered.
+    for (index, result) in duplicates::sweep(&context, context.take_made()).await {
+        let (status, message) = match result {
+            Ok(note) => (Status::Done, note),
+            Err(step::StepError::Stale(m)) => (Status::Stale, Some(m)),
+            Err(step::StepError::Failed(m) | step::StepError::NotStarted(m)) => {
+                (Status::Failed, Some(m))
+            }
+        };
+        state[index] = State::Finished(status);
+        if let Some(step) = steps.get(index) {
+            progress.finish(step, status, message.as_deref());
+        }
+        messages[index] = message;
     }
 
     let outcomes = steps
@@ -262,14 +267,12 @@ pub async fn execute_with(
 
 /// Checks every step of a saved plan against a fresh read (one list per scope) before anything
 /// is written; returns the steps whose object changed since the plan was made, each with a
-/// message, and the reads (for [`execute_with`]). Creates that wait for other steps are checked
-/// when they run instead: their objects may exist until a dependency removes them (alerts on a
-/// tile a dashboard update drops).
-pub async fn precheck(
-    plan: &Plan,
-    clients: Clients,
-) -> Result<(Vec<(usize, String)>, fresh::Fresh), String> {
+/// message. Creates that wait for other steps are checked when they run instead: their objects
+/// may exist until a dependency removes them (alerts on a tile a dashboard update drops). The
+/// steps read again when they run: these reads are older than any step.
+pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Vec<(usize, String)>, String> {
     let fresh = fresh::Fresh::new(clients);
+    let ticket = fresh.now();
     let mut stale = Vec::new();
     for step in &plan.steps {
         let is_create = step.fingerprint.is_none();
@@ -278,7 +281,7 @@ pub async fn precheck(
         }
         let (scope, stack) = fresh::scope_of(&step.operation);
         let data = fresh
-            .get(&scope, stack, 0, false)
+            .get(&scope, stack, ticket)
             .await
             .map_err(|e| e.to_string())?;
         let current =
@@ -290,5 +293,5 @@ pub async fn precheck(
             stale.push((step.id, step::stale_message(step, current)));
         }
     }
-    Ok((stale, fresh))
+    Ok(stale)
 }

@@ -3,7 +3,8 @@
 //! Creates are never sent twice blindly: the transport does not resend a POST that may have
 //! reached the server, and after such an ambiguous failure (5xx, timeout, lost connection) the
 //! list is read again and the object looked for by its identity (dashboard or alert name, private
-//! endpoint id) before the create is tried again.
+//! endpoint id) before the create is tried again. After a create, [`super::duplicates`] removes
+//! this run's copy when another run created the same object at the same time.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,7 +12,8 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 use super::Options;
-use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, live_of, scope_of, stack_api};
+use super::duplicates::Made;
+use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, Ticket, live_of, scope_of, stack_api};
 use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
@@ -59,22 +61,29 @@ pub struct Context {
     answers: std::sync::Mutex<BTreeMap<(String, String), Dashboard>>,
     /// One wake-up per service, shared by every pipe step of that service.
     woken: std::sync::Mutex<BTreeMap<String, WakeCell>>,
+    /// Creates no step waits for, checked for copies made by other runs once all steps ran.
+    made: std::sync::Mutex<Vec<Made>>,
 }
 
 impl Context {
-    /// A context reading and writing through `clients`.
-    pub fn new(clients: Clients, options: Options) -> Self {
-        Self::with_fresh(Fresh::new(clients), options)
-    }
-
-    /// A context reusing the reads already in `fresh`.
-    pub fn with_fresh(fresh: Fresh, options: Options) -> Self {
+    /// A context reading (through `fresh`) and writing through `fresh`'s clients.
+    pub fn new(fresh: Fresh, options: Options) -> Self {
         Context {
             fresh,
             options,
             answers: std::sync::Mutex::new(BTreeMap::new()),
             woken: std::sync::Mutex::new(BTreeMap::new()),
+            made: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The creates left to check for copies other runs made ([`super::duplicates::sweep`]).
+    pub(crate) fn take_made(&self) -> Vec<Made> {
+        let mut made = match self.made.lock() {
+            Ok(made) => made,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        std::mem::take(&mut *made)
     }
 
     fn clients(&self) -> &Clients {
@@ -88,7 +97,8 @@ impl Context {
             .ok_or_else(|| WriteError::Other("the cloud API is not set up".to_string()))
     }
 
-    fn remember(&self, stack: &StackRef, dashboard: Dashboard) {
+    /// Keeps a dashboard as the server answered it, for the alerts that name it.
+    pub(crate) fn remember(&self, stack: &StackRef, dashboard: Dashboard) {
         let mut answers = match self.answers.lock() {
             Ok(answers) => answers,
             Err(poisoned) => poisoned.into_inner(),
@@ -166,7 +176,7 @@ impl From<ApiError> for WriteError {
     }
 }
 
-fn read_failed(error: ReadError) -> StepError {
+pub(crate) fn read_failed(error: ReadError) -> StepError {
     StepError::Failed(format!("cannot re-read the object before writing: {error}"))
 }
 
@@ -174,13 +184,20 @@ fn fingerprint_text(value: Option<fingerprint::Fingerprint>) -> String {
     value.map_or_else(|| "absent".to_string(), |f| f.to_string())
 }
 
-/// Runs one step whose dependencies finished at epoch `since`. `Ok` carries a note for the
-/// report (e.g. "already gone").
-pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<String>, StepError> {
+/// Runs one step, which started when `started` was handed out: its check reads what the server
+/// holds from then on. `Ok` carries a note for the report (e.g. "already gone"). A create is
+/// checked for a copy another run made at the same time right away when `waited_on` (its
+/// dependents must find the copy that stays), otherwise later, with the others.
+pub async fn run(
+    context: &Context,
+    step: &Step,
+    started: Ticket,
+    waited_on: bool,
+) -> Result<Option<String>, StepError> {
     let (scope, stack) = scope_of(&step.operation);
     let data = context
         .fresh
-        .get(&scope, stack, since, false)
+        .get(&scope, stack, started)
         .await
         .map_err(read_failed)?;
     let current = fingerprint::current(&step.operation, &live_of(&scope, &data));
@@ -198,38 +215,38 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
     );
     let operation = resolve(context, step).await?;
     if !is_create {
-        // Updates and deletes are idempotent: the transport retried them already, and another
-        // round of attempts is as safe.
-        let mut round = 1;
-        let mut previous = None;
-        loop {
-            match write(context, step, &operation).await {
-                Ok(()) => return Ok(None),
-                Err(WriteError::Api(error)) if error.is_stopped() => {
-                    return Err(interrupted(previous));
-                }
-                Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => {
-                    // 429s and refused connections changed nothing on the server.
-                    if !error.is_safe_to_resend() {
-                        previous = Some(error.to_string());
-                    }
-                    round += 1;
-                }
-                Err(error) => return Err(StepError::Failed(error.to_string())),
-            }
-        }
+        return match write_rounds(context, step, &operation).await {
+            Ok(()) => Ok(None),
+            Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
+            Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
+        };
     }
     let mut attempt = 0;
     let mut previous = None;
     loop {
         attempt += 1;
         match write(context, step, &operation).await {
-            Ok(()) => return Ok(None),
+            Ok(Some(id)) if waited_on => {
+                return super::duplicates::keep_oldest(context, &operation, &id).await;
+            }
+            Ok(Some(id)) => {
+                let mut made = match context.made.lock() {
+                    Ok(made) => made,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                made.push(Made {
+                    step: step.id,
+                    operation,
+                    id,
+                });
+                return Ok(None);
+            }
+            Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
             Err(WriteError::Api(error)) if error.is_ambiguous() => {
                 let data = context
                     .fresh
-                    .get(&scope, stack, 0, true)
+                    .get(&scope, stack, context.fresh.now())
                     .await
                     .map_err(read_failed)?;
                 if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
@@ -260,6 +277,59 @@ pub async fn run(context: &Context, step: &Step, since: u64) -> Result<Option<St
             Err(error) => return Err(StepError::Failed(error.to_string())),
         }
     }
+}
+
+/// Why [`write_rounds`] gave up.
+enum Rounds {
+    /// Interrupted before a round was sent; carries what an earlier round got, if the server
+    /// may have acted on it.
+    Stopped(Option<String>),
+    /// The last round's error.
+    Failed(String),
+}
+
+/// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
+/// each already, and another round is as safe.
+async fn write_rounds(context: &Context, step: &Step, operation: &Operation) -> Result<(), Rounds> {
+    let mut round = 1;
+    let mut previous = None;
+    loop {
+        match write(context, step, operation).await {
+            Ok(_) => return Ok(()),
+            Err(WriteError::Api(error)) if error.is_stopped() => {
+                return Err(Rounds::Stopped(previous));
+            }
+            Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => {
+                // 429s and refused connections changed nothing on the server.
+                if !error.is_safe_to_resend() {
+                    previous = Some(error.to_string());
+                }
+                round += 1;
+            }
+            Err(error) => return Err(Rounds::Failed(error.to_string())),
+        }
+    }
+}
+
+/// Sends an idempotent write that is not a step of the plan (removing a copy another run made
+/// at the same time); `Err` says why it did not happen.
+pub(crate) async fn write_idempotent(
+    context: &Context,
+    operation: &Operation,
+) -> Result<(), String> {
+    let step = Step {
+        id: usize::MAX,
+        address: String::new(),
+        depends_on: Vec::new(),
+        fingerprint: None,
+        operation: operation.clone(),
+    };
+    write_rounds(context, &step, operation)
+        .await
+        .map_err(|rounds| match rounds {
+            Rounds::Stopped(_) => "the run was interrupted before it was sent".to_string(),
+            Rounds::Failed(error) => error,
+        })
 }
 
 fn short(error: &ApiError) -> String {
@@ -315,7 +385,7 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
             let scope = Scope::Dashboards(stack.key.clone());
             let data = context
                 .fresh
-                .get(&scope, Some(stack), 0, true)
+                .get(&scope, Some(stack), context.fresh.now())
                 .await
                 .map_err(read_failed)?;
             match data.as_ref() {
@@ -358,8 +428,13 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
     Ok(operation)
 }
 
-/// Sends the write of `operation` once (the transport retries what is safe to retry).
-async fn write(context: &Context, step: &Step, operation: &Operation) -> Result<(), WriteError> {
+/// Sends the write of `operation` once (the transport retries what is safe to retry); returns
+/// the id the server gave a created dashboard or alert.
+async fn write(
+    context: &Context,
+    step: &Step,
+    operation: &Operation,
+) -> Result<Option<String>, WriteError> {
     let stack = |s: &StackRef| stack_api(context.clients(), s).map_err(WriteError::Other);
     match operation {
         Operation::ServiceScaling { service_id, body } => {
@@ -396,7 +471,9 @@ async fn write(context: &Context, step: &Step, operation: &Operation) -> Result<
         }
         Operation::DashboardCreate { stack: s, body } => {
             let answer = stack(s)?.create_dashboard(body).await?;
+            let id = answer.id.clone();
             context.remember(s, answer);
+            return Ok(Some(id));
         }
         Operation::DashboardUpdate {
             stack: s,
@@ -411,7 +488,7 @@ async fn write(context: &Context, step: &Step, operation: &Operation) -> Result<
             dashboard_id,
         } => stack(s)?.delete_dashboard(dashboard_id).await?,
         Operation::AlertCreate { stack: s, body, .. } => {
-            stack(s)?.create_alert(body).await?;
+            return Ok(Some(stack(s)?.create_alert(body).await?.id));
         }
         Operation::AlertUpdate {
             stack: s,
@@ -423,7 +500,7 @@ async fn write(context: &Context, step: &Step, operation: &Operation) -> Result<
         }
         Operation::AlertDelete { stack: s, alert_id } => stack(s)?.delete_alert(alert_id).await?,
     }
-    Ok(())
+    Ok(None)
 }
 
 async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), WriteError> {

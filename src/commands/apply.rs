@@ -166,9 +166,8 @@ fn proceed(
         refused_report(args, printer, plan, "destroy", &[]);
         return Ok(Exit::Refused);
     }
-    let mut checked = None;
     if saved {
-        let (stale, fresh) = runtime
+        let stale = runtime
             .block_on(apply::precheck(plan, clients.clone()))
             .map_err(|problem| {
                 Error::msg(format!(
@@ -188,7 +187,6 @@ fn proceed(
             refused_report(args, printer, plan, "stale", &stale);
             return Ok(Exit::Stale);
         }
-        checked = Some(fresh);
     }
     if !args.yes {
         // The plan went to stdout; when that is a pipe or a file, the person answering has not
@@ -201,9 +199,6 @@ fn proceed(
             refused_report(args, printer, plan, "confirmation", &[]);
             return Ok(Exit::Refused);
         }
-        // Reads made before a person answered may be minutes old: the steps read again, so a
-        // change made while the question waited is still caught as stale.
-        checked = None;
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -212,10 +207,11 @@ fn proceed(
         listen_for_signals(cancel_tx, printer.clone());
     }
     let progress = Progress::new(printer).with_activity(clients.activity());
-    let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
-    let mut report = runtime.block_on(apply::execute_with(
+    // Each step reads its object again when it starts (`apply::fresh`): a change made while a
+    // person answered the question, or while earlier steps ran, is caught as stale.
+    let mut report = runtime.block_on(apply::execute(
         plan,
-        fresh,
+        clients.clone(),
         options,
         cancel_rx.clone(),
         &progress,

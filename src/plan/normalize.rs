@@ -165,6 +165,18 @@ pub fn tile(tile: &Tile, with_id: bool) -> Value {
     Value::Object(map)
 }
 
+/// A dashboard or alert name as a server that normalises names stores it: runs of white space
+/// collapsed to one space, none at the ends.
+pub fn name_key(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether two dashboard or alert names are one name to the server: equal, or equal once white
+/// space is normalised the way some servers store names ([`name_key`]).
+pub fn same_name(a: &str, b: &str) -> bool {
+    a == b || name_key(a) == name_key(b)
+}
+
 /// Sorted, de-duplicated tags.
 pub fn tags(tags: &[String]) -> Vec<String> {
     let mut tags: Vec<String> = tags.iter().filter(|t| !t.is_empty()).cloned().collect();

@@ -3,6 +3,7 @@
 //! property.
 
 mod basics;
+mod concurrent;
 mod faults;
 mod interrupt;
 mod pacing;

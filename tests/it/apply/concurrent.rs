@@ -1,0 +1,212 @@
+//! Others acting while an apply runs: an edit made during the run is caught as stale and kept;
+//! two applies of one config at once leave no duplicate; two `--sandbox` runs in one directory
+//! keep both runs' writes.
+
+use std::time::{Duration, Instant};
+
+use converge::sandbox::{SandboxHandle, SandboxOptions};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::common;
+
+const DASHBOARDS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards";
+const DASHBOARD: &str =
+    "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards/{dashboardId}";
+
+/// A config of the demo's `analytics` stack with `count` dashboards (`Board 000`, ...), each
+/// with one tile and the tag `tag`.
+pub fn boards(count: usize, tag: &str) -> String {
+    let mut text = String::from(
+        "version: 1\norganization: ${env:CONVERGE_ORG_ID}\ncloud:\n  url: ${env:CONVERGE_CLOUD_URL}\n  \
+         keyId: ${env:CONVERGE_KEY_ID}\n  keySecret: ${env:CONVERGE_KEY_SECRET}\nservices:\n  \
+         analytics:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\nstacks:\n  prod:\n    \
+         service: analytics\n    dashboards:\n",
+    );
+    for i in 0..count {
+        text.push_str(&format!(
+            "      d{i:03}:\n        name: Board {i:03}\n        tags: [{tag}]\n        tiles:\n          \
+             - name: Requests\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            \
+             series:\n              - type: time\n                source: Logs\n                aggFn: count\n"
+        ));
+    }
+    text
+}
+
+/// Waits (bounded) until the sandbox has served `count` requests of `method route`.
+pub fn wait_for_requests(sandbox: &SandboxHandle, method: &str, route: &str, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while common::count(sandbox, method, route) < count {
+        assert!(
+            Instant::now() < deadline,
+            "{method} {route} was not served {count} times: {:?}",
+            common::counts(sandbox)
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn slow_sandbox(latency_ms: u64) -> SandboxHandle {
+    common::sandbox(SandboxOptions {
+        rate_limit: false,
+        latency: Duration::from_millis(latency_ms),
+        ..SandboxOptions::default()
+    })
+}
+
+fn board(sandbox: &SandboxHandle, name: &str) -> Value {
+    dashboards(sandbox)
+        .into_iter()
+        .find(|d| d["name"] == name)
+        .unwrap_or_else(|| panic!("{name} exists"))
+}
+
+#[test]
+fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
+    const COUNT: usize = 30;
+    let sandbox = slow_sandbox(20);
+    let workspace = Workspace::new();
+    let created = workspace.write("a.yaml", &boards(COUNT, "team-a"));
+    let first = run(
+        &sandbox,
+        &workspace,
+        &["apply", created.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(first.code, 0, "{first:?}");
+
+    // Every board changes its tag; while the updates run, someone adds a tile (with an alert on
+    // it) to the last board, whose step starts long after the run read the list.
+    let retagged = workspace.write("b.yaml", &boards(COUNT, "team-b"));
+    sandbox.reset_log();
+    let last = format!("Board {:03}", COUNT - 1);
+    let applied = std::thread::scope(|scope| {
+        let apply = scope.spawn(|| {
+            run(
+                &sandbox,
+                &workspace,
+                &["apply", retagged.to_str().unwrap(), "--yes"],
+            )
+        });
+        wait_for_requests(&sandbox, "PUT", DASHBOARD, 3);
+        let client = common::Client::new(&sandbox);
+        let mut edited = board(&sandbox, &last);
+        let id = edited["id"].as_str().unwrap().to_string();
+        let mut tiles = edited["tiles"].as_array().unwrap().clone();
+        let mut extra = tiles[0].clone();
+        extra.as_object_mut().unwrap().remove("id");
+        extra["name"] = json!("Extra");
+        extra["x"] = json!(6);
+        tiles.push(extra);
+        edited["tiles"] = Value::Array(tiles);
+        edited.as_object_mut().unwrap().remove("id");
+        let answer = client
+            .cloud(
+                "PUT",
+                &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
+                Some(edited),
+            )
+            .result();
+        let tile = answer["tiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "Extra")
+            .unwrap()["id"]
+            .clone();
+        client
+            .cloud(
+                "POST",
+                &format!("/services/{ANALYTICS}/stack/alerts"),
+                Some(json!({
+                    "dashboardId": id,
+                    "tileId": tile,
+                    "threshold": 5,
+                    "interval": "5m",
+                    "source": "tile",
+                    "thresholdType": "above",
+                    "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"},
+                    "name": "Made by hand",
+                })),
+            )
+            .result();
+        apply.join().unwrap()
+    });
+    // Each step read the list after it started, sharing reads: never more than one per step
+    // (besides the plan's read and the test's own).
+    let reads = common::count(&sandbox, "GET", DASHBOARDS);
+    assert!(reads <= COUNT + 2, "{reads} list reads for {COUNT} steps");
+    assert_eq!(applied.code, 3, "{applied:?}");
+    let stale = format!(
+        "dashboard.prod.d{:03} changed since the plan was made",
+        COUNT - 1
+    );
+    assert!(applied.stderr.contains(&stale), "{}", applied.stderr);
+    assert!(
+        applied
+            .stderr
+            .contains(&format!("apply: {} done, 0 failed, 1 stale", COUNT - 1)),
+        "{}",
+        applied.stderr
+    );
+    let kept = board(&sandbox, &last);
+    let tiles: Vec<&str> = kept["tiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tiles, ["Requests", "Extra"]);
+    assert!(names(&alerts(&sandbox)).contains(&"Made by hand".to_string()));
+}
+
+/// The names that appear more than once among `objects`.
+fn doubled(objects: &[Value]) -> Vec<String> {
+    let mut seen = names(objects);
+    let all = seen.clone();
+    seen.dedup();
+    let mut doubled: Vec<String> = seen
+        .into_iter()
+        .filter(|name| all.iter().filter(|n| *n == name).count() > 1)
+        .collect();
+    doubled.sort();
+    doubled
+}
+
+#[test]
+fn two_applies_of_one_config_at_once_leave_no_duplicate() {
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.to_str().unwrap();
+    let mut cleaned = 0;
+    for round in 0..5 {
+        // Latency keeps both runs' checks before either create lands, so they both create.
+        let sandbox = slow_sandbox(50);
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
+            let b = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let context = format!("round {round}:\n{}\n{}", a.stderr, b.stderr);
+        assert_eq!(
+            doubled(&dashboards(&sandbox)),
+            Vec::<String>::new(),
+            "{context}"
+        );
+        assert_eq!(
+            doubled(&alerts(&sandbox)),
+            Vec::<String>::new(),
+            "{context}"
+        );
+        assert!(!plans_changes(&sandbox, &workspace, &config), "{context}");
+        // Each run either applied, or found objects the other run changed first (stale).
+        for run in [&a, &b] {
+            assert!(matches!(run.code, 0 | 3), "{context}");
+        }
+        cleaned += [&a, &b]
+            .iter()
+            .filter(|run| run.stderr.contains("another run created this"))
+            .count();
+    }
+    // The rounds exercise what the test is about: both runs created, one removed its copy.
+    assert!(cleaned > 0, "no round had both runs create the same object");
+}
