@@ -111,7 +111,8 @@ fn detailed_exitcode_is_2_with_changes_0_without_and_1_on_error() {
         dir.path(),
         &["plan", "--detailed-exitcode", "--only", "nothing", path],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    // A glob that matches no address is an error, never "in sync".
+    assert_eq!(out.code, 1, "{}", out.stderr);
     let out = run_with(
         &sandbox,
         dir.path(),
