@@ -18,7 +18,8 @@
 //!    booleans; duplicate keys in a file are errors with both places.
 //! 2. [`merge`]: the files' trees into one; a key defined in two files is an error.
 //! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
-//!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed.
+//!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed; a
+//!    variable a secret reads is refused in every other string.
 //!    Only strings interpolate: a number written as `${env:...}` is a `schema::type` error.
 //! 4. [`schema_check`]: the tree as JSON against `schema/converge.schema.json`, errors mapped
 //!    back from JSON pointers to spans. Unknown keys are `config::unknown-key` with "did you mean".
@@ -29,9 +30,11 @@
 //! `yaml::syntax`, `yaml::key-type`, `yaml::merge`, `yaml::multiple-documents`,
 //! `yaml::too-large`, `yaml::too-deep`; `config::read`, `config::encoding`,
 //! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
-//! `config::interpolation`, `config::env-unset`, `config::literal-secret`; `schema::type`,
+//! `config::interpolation`, `config::env-unset`, `config::literal-secret`,
+//! `config::secret-variable`, `config::outside-project`; `schema::type`,
 //! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`].
+//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`] and
+//! [`lookalike`].
 
 pub mod build;
 pub mod diagnostic;

@@ -649,4 +649,34 @@ mod tests {
         let (_, diags) = parse_ok(&text);
         assert!(diags.iter().any(|d| d.code == "yaml::too-large"));
     }
+
+    #[test]
+    fn alias_bombs_of_long_strings_stop_by_bytes() {
+        let mut text = format!("s: &s \"{}\"\n", "x".repeat(100_000));
+        let aliases = vec!["*s"; 400].join(", ");
+        text.push_str(&format!("l: [{aliases}]\n"));
+        let (node, diags) = parse_ok(&text);
+        assert!(node.is_none());
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].code, "yaml::too-large");
+        assert!(
+            diags[0].message.contains("MiB of text"),
+            "{}",
+            diags[0].message
+        );
+        // 300 copies (30 MB) are still within the bound.
+        let fewer = text.replacen(&aliases, &vec!["*s"; 300].join(", "), 1);
+        assert!(parse_ok(&fewer).1.is_empty());
+    }
+
+    #[test]
+    fn a_key_repeated_far_apart_is_found() {
+        let mut text: String = (0..5000).map(|i| format!("k{i}: {i}\n")).collect();
+        text.push_str("k42: again\n");
+        let (node, diags) = parse_ok(&text);
+        assert_eq!(node.unwrap().as_map().unwrap().len(), 5000);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].span.unwrap().line, 5001);
+        assert_eq!(diags[0].related[0].0.line, 43);
+    }
 }
