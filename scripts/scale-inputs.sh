@@ -42,5 +42,6 @@ for file in keys-80000 dashboards-40000 errors-20000 alias-bomb; do
   ( ulimit -v 4000000
     /usr/bin/time -f "$file: %e s wall, %U s user, %M KB peak, exit %x" \
       "$converge" validate "$dir/$file.yaml" > /dev/null 2> "$dir/$file.err" ) || true
+  grep -h "terminated by signal" "$dir/$file.err" || true
   tail -n 1 "$dir/$file.err"
 done

@@ -497,6 +497,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn secrets_are_masked_by_every_clone_longest_first() {
+        let printer = Printer::plain();
+        let clone = printer.clone();
+        printer.add_basic_credentials("key", "s3cret-value");
+        clone.add_secret("s3cret-value-longer");
+        let basic = {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD.encode("key:s3cret-value")
+        };
+        let text = format!("a s3cret-value-longer b s3cret-value c Basic {basic} d");
+        assert_eq!(
+            printer.redact(&text),
+            "a *** b *** c Basic *** d",
+            "the clone's secret is the printer's too"
+        );
+        assert_eq!(clone.shown("plain"), "plain");
+        printer.add_secret("  ");
+        assert_eq!(printer.redact("a  b"), "a  b", "a blank is never a secret");
+        assert!(!format!("{printer:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn invisible_characters_are_revealed_and_the_rest_kept() {
+        assert_eq!(reveal("API health\u{200b}"), "API health\\u{200b}");
+        assert_eq!(
+            reveal("a\u{202e}b\u{a0}c\u{feff}"),
+            "a\\u{202e}b\\u{a0}c\\u{feff}"
+        );
+        assert_eq!(reveal("\u{e0041}"), "\\u{e0041}");
+        let kept = "line\n\ttab \u{1b}[1mbold\u{1b}[0m ❤\u{fe0f} Überblick Панель";
+        assert!(matches!(reveal(kept), Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn auto_colors_a_stream_only_when_it_is_a_terminal_and_no_color_is_unset() {
         let set = std::ffi::OsStr::new("1");
         let empty = std::ffi::OsStr::new("");

@@ -18,7 +18,8 @@
 //!    booleans; duplicate keys in a file are errors with both places.
 //! 2. [`merge`]: the files' trees into one; a key defined in two files is an error.
 //! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
-//!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed.
+//!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed; a
+//!    variable a secret reads is refused in every other string.
 //!    Only strings interpolate: a number written as `${env:...}` is a `schema::type` error.
 //! 4. [`schema_check`]: the tree as JSON against `schema/converge.schema.json`, errors mapped
 //!    back from JSON pointers to spans. Unknown keys are `config::unknown-key` with "did you mean".
@@ -29,9 +30,11 @@
 //! `yaml::syntax`, `yaml::key-type`, `yaml::merge`, `yaml::multiple-documents`,
 //! `yaml::too-large`, `yaml::too-deep`; `config::read`, `config::encoding`,
 //! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
-//! `config::interpolation`, `config::env-unset`, `config::literal-secret`; `schema::type`,
+//! `config::interpolation`, `config::env-unset`, `config::literal-secret`,
+//! `config::secret-variable`, `config::outside-project`; `schema::type`,
 //! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`].
+//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`] and
+//! [`lookalike`].
 
 pub mod build;
 pub mod diagnostic;
@@ -309,42 +312,58 @@ fn read_file(
     }
 }
 
-/// A config file or directory that is a symbolic link must point inside the current directory
-/// or the directory holding the link. A link committed to a repository could otherwise make a
-/// pull-request check read any file of the machine (`/proc/self/environ`, a key file) and show
-/// it in error snippets; such a link is refused and nothing of its target is read.
+/// Every symbolic link on the way to a config file or directory (the file itself, or a
+/// directory of its path) must point inside the current directory or the directory holding the
+/// link. A link committed to a repository could otherwise make a pull-request check read any
+/// file of the machine (`/proc/self/environ`, a key file) and show it in error snippets; such a
+/// path is refused and nothing of its target is read.
 fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
-    let link = std::fs::symlink_metadata(path).ok()?;
-    if !link.file_type().is_symlink() {
-        return None;
-    }
-    // A broken link is left to the read, which names it.
-    let target = std::fs::canonicalize(path).ok()?;
-    let holder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let roots = [
-        std::env::current_dir().and_then(std::fs::canonicalize),
-        std::fs::canonicalize(holder),
-    ];
-    if roots.iter().flatten().any(|root| target.starts_with(root)) {
-        return None;
-    }
-    Some(
-        Diagnostic::error(
-            "config::outside-project",
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
+    let mut prefix = PathBuf::new();
+    for component in path.components() {
+        prefix.push(component);
+        // A missing or broken step is left to the read, which names it.
+        let step = std::fs::symlink_metadata(&prefix).ok()?;
+        if !step.file_type().is_symlink() {
+            continue;
+        }
+        let target = std::fs::canonicalize(&prefix).ok()?;
+        let holder = prefix
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let holder = std::fs::canonicalize(holder).ok();
+        if [cwd.as_ref(), holder.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|root| target.starts_with(root))
+        {
+            continue;
+        }
+        let what = if prefix.as_path() == path {
+            format!("`{}` is a symbolic link", path.display())
+        } else {
             format!(
-                "`{}` is a symbolic link to `{}`, outside the project; converge does not read it",
+                "`{}` goes through `{}`, a symbolic link",
                 path.display(),
-                target.display()
+                prefix.display()
+            )
+        };
+        return Some(
+            Diagnostic::error(
+                "config::outside-project",
+                format!(
+                    "{what} to `{}`, outside the project; converge does not read it",
+                    target.display()
+                ),
+                None,
+            )
+            .with_help(
+                "copy the file into the project, or run converge from a directory that holds the link's target",
             ),
-            None,
-        )
-        .with_help(
-            "copy the file into the project, or run converge from a directory that holds the link's target",
-        ),
-    )
+        );
+    }
+    None
 }
 
 fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {

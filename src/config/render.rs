@@ -635,6 +635,91 @@ mod tests {
     }
 
     #[test]
+    fn values_under_secret_looking_keys_are_masked_whatever_their_shape() {
+        let text = "cloud:\n  keysecret: hunter1\n  keySecret: [hunter2, x]\n  token:\n    - hunter3\n  \
+                    Password: |\n    hunter4\n    hunter5\n  next: {api_key: hunter6, n: 1}\n  \
+                    broken: \"apiToken\": hunter7: [\n  url: keep\n";
+        let masked = mask_secret_keys(text).unwrap();
+        assert_eq!(masked.len(), text.len(), "offsets stay in place");
+        assert!(!masked.contains("hunter"), "{masked}");
+        assert!(masked.contains("  url: keep\n"), "{masked}");
+        assert!(
+            masked.contains("    - *******\n"),
+            "list items keep their dash: {masked}"
+        );
+        let reference = "keySecret: ${env:KEY} # old hunter8\ntoken: ${env:TOKEN}\n";
+        let masked = mask_secret_keys(reference).unwrap();
+        assert!(masked.starts_with("keySecret: ${env:KEY} *"), "{masked}");
+        assert!(!masked.contains("hunter"), "{masked}");
+        assert!(masked.ends_with("token: ${env:TOKEN}\n"), "{masked}");
+        assert_eq!(mask_secret_keys("a: 1\nname: token bucket\n"), None);
+    }
+
+    #[test]
+    fn snippets_read_through_the_line_index_match_miette_s_own() {
+        let text: String = (1..=40).map(|i| format!("key{i}: value {i}\r\n")).collect();
+        let files = Sources {
+            files: vec![SourceFile {
+                path: PathBuf::from("many.yaml"),
+                text: Arc::from(text.as_str()),
+            }],
+        };
+        let at = |line: usize| {
+            let offset = text.match_indices("key").nth(line - 1).unwrap().0;
+            span(offset, 4, line, 1)
+        };
+        let diag = Diagnostic::error("a::b", "message", Some(at(30)))
+            .with_label("here")
+            .with_related(at(33), "and here");
+        let ours = to_text(&diag, &files, &Printer::plain());
+        // The same report with miette reading the whole text itself.
+        let mut report = Report::new(&diag, &files, &index_files(&files));
+        report.source = None;
+        let plain =
+            NamedSource::new("many.yaml", Arc::clone(&files.files[0].text)).with_language("yaml");
+        let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::none())
+            .with_width(100);
+        let mut theirs = String::new();
+        handler
+            .render_report(&mut theirs, &WithSource(&report, plain))
+            .unwrap();
+        assert_eq!(ours, theirs);
+        assert!(ours.contains("30 | key30"), "{ours}");
+    }
+
+    /// A report with another source, to render it the way miette reads a plain text.
+    struct WithSource<'a>(&'a Report, NamedSource<Arc<str>>);
+
+    impl fmt::Debug for WithSource<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt::Debug::fmt(self.0, f)
+        }
+    }
+
+    impl fmt::Display for WithSource<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt::Display::fmt(self.0, f)
+        }
+    }
+
+    impl std::error::Error for WithSource<'_> {}
+
+    impl miette::Diagnostic for WithSource<'_> {
+        fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+            miette::Diagnostic::code(self.0)
+        }
+        fn severity(&self) -> Option<miette::Severity> {
+            miette::Diagnostic::severity(self.0)
+        }
+        fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+            Some(&self.1)
+        }
+        fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+            miette::Diagnostic::labels(self.0)
+        }
+    }
+
+    #[test]
     fn control_characters_in_messages_are_escaped() {
         let d = Diagnostic::error("a::b", "key `\u{1b}[2Jx\u{0}`", Some(span(0, 1, 1, 1)))
             .with_help("see `\u{1b}]0;title\u{7}`");

@@ -314,9 +314,7 @@ impl<'t> Reader<'t, '_> {
 
     fn mapping(&mut self, span: Span, depth: usize) -> Step<Node> {
         let mut entries: Vec<(Key, Node)> = Vec::new();
-        // Position of each key in `entries`: a mapping of many keys is checked for duplicates
-        // in linear time.
-        let mut positions: HashMap<String, usize> = HashMap::new();
+        let mut positions = KeyIndex::default();
         let mut merged: Vec<(Key, Node)> = Vec::new();
         loop {
             let (event, yspan) = self.next()?;
@@ -368,18 +366,21 @@ impl<'t> Reader<'t, '_> {
                 }
                 continue;
             }
-            if let Some((first, _)) = positions.get(&key.name).and_then(|&at| entries.get(at)) {
+            if let Some((first, _)) = positions
+                .find(&entries, &key.name)
+                .and_then(|at| entries.get(at))
+            {
                 self.diags.push(duplicate_key(&key, first.span));
                 self.diags.extend(dropped_secret(&key, &value));
                 continue;
             }
-            positions.insert(key.name.clone(), entries.len());
             entries.push((key, value));
+            positions.pushed(&entries);
         }
         for (key, value) in merged {
-            if !positions.contains_key(&key.name) {
-                positions.insert(key.name.clone(), entries.len());
+            if positions.find(&entries, &key.name).is_none() {
                 entries.push((key, value));
+                positions.pushed(&entries);
             }
         }
         Ok(Node {
@@ -455,6 +456,47 @@ impl<'t> Reader<'t, '_> {
 
     fn end_span(&self) -> Span {
         end_of(self.text, self.file)
+    }
+}
+
+/// Where each key of a mapping being read stands in its entries: a scan while the mapping is
+/// small (most are, and a scan is cheaper there), a hash index from [`INDEX_FROM`] keys on, so
+/// a mapping of many keys is checked for duplicates in linear time.
+#[derive(Default)]
+struct KeyIndex {
+    index: Option<HashMap<String, usize>>,
+}
+
+/// Keys from which a mapping is indexed.
+const INDEX_FROM: usize = 16;
+
+impl KeyIndex {
+    fn find(&self, entries: &[(Key, Node)], name: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(name).copied(),
+            None => entries.iter().position(|(key, _)| key.name == name),
+        }
+    }
+
+    /// Takes note of the entry just pushed.
+    fn pushed(&mut self, entries: &[(Key, Node)]) {
+        match &mut self.index {
+            Some(index) => {
+                if let Some((key, _)) = entries.last() {
+                    index.insert(key.name.clone(), entries.len() - 1);
+                }
+            }
+            None if entries.len() >= INDEX_FROM => {
+                self.index = Some(
+                    entries
+                        .iter()
+                        .enumerate()
+                        .map(|(at, (key, _))| (key.name.clone(), at))
+                        .collect(),
+                );
+            }
+            None => {}
+        }
     }
 }
 
@@ -710,5 +752,35 @@ mod tests {
         }
         let (_, diags) = parse_ok(&text);
         assert!(diags.iter().any(|d| d.code == "yaml::too-large"));
+    }
+
+    #[test]
+    fn alias_bombs_of_long_strings_stop_by_bytes() {
+        let mut text = format!("s: &s \"{}\"\n", "x".repeat(100_000));
+        let aliases = vec!["*s"; 400].join(", ");
+        text.push_str(&format!("l: [{aliases}]\n"));
+        let (node, diags) = parse_ok(&text);
+        assert!(node.is_none());
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].code, "yaml::too-large");
+        assert!(
+            diags[0].message.contains("MiB of text"),
+            "{}",
+            diags[0].message
+        );
+        // 300 copies (30 MB) are still within the bound.
+        let fewer = text.replacen(&aliases, &vec!["*s"; 300].join(", "), 1);
+        assert!(parse_ok(&fewer).1.is_empty());
+    }
+
+    #[test]
+    fn a_key_repeated_far_apart_is_found() {
+        let mut text: String = (0..5000).map(|i| format!("k{i}: {i}\n")).collect();
+        text.push_str("k42: again\n");
+        let (node, diags) = parse_ok(&text);
+        assert_eq!(node.unwrap().as_map().unwrap().len(), 5000);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].span.unwrap().line, 5001);
+        assert_eq!(diags[0].related[0].0.line, 43);
     }
 }

@@ -421,11 +421,14 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
     std::fs::write(config.join("main.yaml"), quickstart()).unwrap();
     std::os::unix::fs::symlink(&target, config.join("zz-evil.yaml")).unwrap();
     std::os::unix::fs::symlink(&target, project.path().join("evil.yaml")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), project.path().join("linked")).unwrap();
     let sandbox = common::fast_sandbox();
     for args in [
         vec!["validate", "config"],
         vec!["validate", "evil.yaml"],
         vec!["validate", "--format", "json", "config/zz-evil.yaml"],
+        vec!["validate", "linked/"],
+        vec!["validate", "linked/secrets.yaml"],
         vec!["plan", "config"],
     ] {
         let out = run(&sandbox, project.path(), &args);
