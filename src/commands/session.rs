@@ -106,7 +106,13 @@ pub fn start_sandbox(global: &GlobalArgs, printer: &Printer) -> Result<Option<Sa
     if !global.sandbox {
         return Ok(None);
     }
-    let handle = sandbox::in_process(Path::new(sandbox::IN_PROCESS_STATE))?;
+    let handle = sandbox::in_process_waiting(Path::new(sandbox::IN_PROCESS_STATE), || {
+        // Always said: without it the run would look stuck.
+        printer.err(&format!(
+            "sandbox: waiting for another converge run using {} in this directory to finish",
+            sandbox::IN_PROCESS_STATE
+        ));
+    })?;
     printer.info(&format!(
         "sandbox: serving {} with state in {}",
         handle.url(),

@@ -179,8 +179,29 @@ impl std::fmt::Debug for SandboxHandle {
 }
 
 impl SandboxHandle {
-    /// Starts a sandbox on its own thread and tokio runtime and waits until it listens.
+    /// Starts a sandbox on its own thread and tokio runtime and waits until it listens. A
+    /// state file another process serves is refused.
     pub fn spawn(options: SandboxOptions) -> Result<SandboxHandle> {
+        let lock = match &options.state_file {
+            Some(path) => Some(store::StateLock::try_take(path)?.ok_or_else(|| {
+                Error::with_hint(
+                    format!(
+                        "the sandbox state `{}` is in use by another converge process",
+                        path.display()
+                    ),
+                    "wait for it to end, or use another state file",
+                )
+            })?),
+            None => None,
+        };
+        Self::spawn_locked(options, lock)
+    }
+
+    /// [`SandboxHandle::spawn`] with the state file's lock already taken.
+    fn spawn_locked(
+        options: SandboxOptions,
+        lock: Option<store::StateLock>,
+    ) -> Result<SandboxHandle> {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -200,7 +221,7 @@ impl SandboxHandle {
                     }
                 };
                 runtime.block_on(async move {
-                    match Server::bind(options).await {
+                    match Server::bind_locked(options, lock).await {
                         Ok(server) => {
                             let _ = ready_tx.send(Ok((server.local_addr(), server.shared())));
                             server
@@ -280,6 +301,14 @@ pub const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
 /// (created from the demo seed when missing, saved after every write), the real services' rate
 /// limits, on `127.0.0.1` at a free port.
 pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
+    in_process_waiting(state_path, || {})
+}
+
+/// [`in_process`], waiting while another process serves the same state file (another
+/// `--sandbox` run in the same directory): the world is loaded once it is free, so this run
+/// sees the other's writes and neither run's writes are lost. `on_wait` is called first when
+/// it must wait.
+pub fn in_process_waiting(state_path: &Path, on_wait: impl FnOnce()) -> Result<SandboxHandle> {
     if let Some(parent) = state_path.parent()
         && !parent.as_os_str().is_empty()
     {
@@ -289,8 +318,12 @@ pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
             cause,
         })?;
     }
-    SandboxHandle::spawn(SandboxOptions {
-        state_file: Some(state_path.to_path_buf()),
-        ..SandboxOptions::default()
-    })
+    let lock = store::StateLock::take_waiting(state_path, on_wait)?;
+    SandboxHandle::spawn_locked(
+        SandboxOptions {
+            state_file: Some(state_path.to_path_buf()),
+            ..SandboxOptions::default()
+        },
+        Some(lock),
+    )
 }

@@ -28,7 +28,7 @@ use super::cloud::{self, Ctx};
 use super::faults::{Fault, SplitMix64};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
-use super::store::{StackKey, World};
+use super::store::{StackKey, StateLock, World};
 use super::{LogEntry, SandboxOptions, seed, series, stack};
 
 /// Largest request body accepted; larger ones answer 413.
@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     rng: Mutex<SplitMix64>,
     /// Told about every logged request (`sandbox serve -v` prints them).
     observer: OnceLock<Observer>,
+    /// Held while the state file is served, so no other process serves it meanwhile.
+    _state_lock: Option<StateLock>,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
@@ -219,8 +221,31 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Loads (or seeds) the world and binds `127.0.0.1:<port>`.
+    /// Loads (or seeds) the world and binds `127.0.0.1:<port>`. A state file another process
+    /// serves is refused: both would overwrite each other's writes.
     pub async fn bind(options: SandboxOptions) -> Result<Server> {
+        let lock = match &options.state_file {
+            Some(path) => Some(StateLock::try_take(path)?.ok_or_else(|| {
+                Error::with_hint(
+                    format!(
+                        "the sandbox state `{}` is in use by another converge process (a \
+                         `--sandbox` run or `sandbox serve --state`), which would overwrite this \
+                         one's writes",
+                        path.display()
+                    ),
+                    "wait for it to end, or use another state file",
+                )
+            })?),
+            None => None,
+        };
+        Self::bind_locked(options, lock).await
+    }
+
+    /// [`Server::bind`] with the state file's lock already taken.
+    pub(crate) async fn bind_locked(
+        options: SandboxOptions,
+        lock: Option<StateLock>,
+    ) -> Result<Server> {
         let now = options.clock.unwrap_or_else(Timestamp::now);
         let world = match &options.state_file {
             Some(path) => match World::load(path)? {
@@ -254,6 +279,7 @@ impl Server {
                 limiter: Mutex::new(RateLimiter::default()),
                 rng: Mutex::new(rng),
                 observer: OnceLock::new(),
+                _state_lock: lock,
             }),
         })
     }
