@@ -93,26 +93,31 @@ struct Builder<'a> {
 /// size of the stack.
 struct StackIndex<'l> {
     live: &'l StackLive,
-    dashboards_by_name: BTreeMap<&'l str, Vec<&'l Dashboard>>,
+    /// The dashboards of each name, as a server that normalises names stores it
+    /// ([`normalize::name_key`]): a name sent with two spaces may come back with one.
+    dashboards_by_name: BTreeMap<String, Vec<&'l Dashboard>>,
     dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
     /// The alerts of each name (more than one is an error for a config alert of that name).
-    alerts_by_name: BTreeMap<&'l str, Vec<&'l Alert>>,
+    alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
 }
 
 impl<'l> StackIndex<'l> {
     fn new(live: &'l StackLive) -> Self {
-        let mut dashboards_by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+        let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
         let mut dashboards_by_id = BTreeMap::new();
         for d in &live.dashboards {
             dashboards_by_name
-                .entry(d.name.as_str())
+                .entry(normalize::name_key(&d.name))
                 .or_default()
                 .push(d);
             dashboards_by_id.entry(d.id.as_str()).or_insert(d);
         }
-        let mut alerts_by_name: BTreeMap<&str, Vec<&Alert>> = BTreeMap::new();
+        let mut alerts_by_name: BTreeMap<String, Vec<&Alert>> = BTreeMap::new();
         for a in &live.alerts {
-            alerts_by_name.entry(a.name.as_str()).or_default().push(a);
+            alerts_by_name
+                .entry(normalize::name_key(&a.name))
+                .or_default()
+                .push(a);
         }
         StackIndex {
             live,
@@ -163,6 +168,28 @@ impl<'a> Builder<'a> {
 
     fn error(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
+    }
+
+    /// Warns at the config line when the server stores a name other than as written (some
+    /// servers collapse runs of white space): converge matches the object as stored, and would
+    /// otherwise create it again on every apply.
+    fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
+        if config.value == live {
+            return;
+        }
+        self.diagnostics.push(
+            Diagnostic::warning(
+                "plan::stored-name",
+                format!(
+                    "the server stores this name as {live:?}, not as written ({:?}); converge \
+                     matches the {kind} as the server stores it",
+                    config.value
+                ),
+                Some(config.span),
+            )
+            .with_label("stored differently")
+            .with_help(format!("write the name as the server stores it: {live:?}")),
+        );
     }
 
     // -----------------------------------------------------------------------------------------
@@ -581,15 +608,15 @@ impl<'a> Builder<'a> {
                     .filter_map(|p| p.live.map(|d| d.id.as_str())),
             )
             .collect();
-        let config_alert_names: BTreeSet<&str> = stack
+        let config_alert_names: BTreeSet<String> = stack
             .alerts
             .values()
-            .map(|a| a.name.value.as_str())
+            .map(|a| normalize::name_key(&a.name.value))
             .collect();
-        let config_dashboard_names: BTreeSet<&str> = stack
+        let config_dashboard_names: BTreeSet<String> = stack
             .dashboards
             .values()
-            .map(|d| d.name.value.as_str())
+            .map(|d| normalize::name_key(&d.name.value))
             .collect();
 
         // Steps touching alerts that live on each dashboard, so its delete waits for them.
@@ -603,7 +630,7 @@ impl<'a> Builder<'a> {
                 a.dashboard
                     .as_deref()
                     .is_some_and(|d| owned_ids.contains(d))
-                    && !config_alert_names.contains(a.name.as_str())
+                    && !config_alert_names.contains(&normalize::name_key(&a.name))
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
@@ -658,7 +685,7 @@ impl<'a> Builder<'a> {
         // Owned dashboards missing from the config: deleted last (prune) or reported.
         let mut stray: Vec<&Dashboard> = owned
             .into_iter()
-            .filter(|d| !config_dashboard_names.contains(d.name.as_str()))
+            .filter(|d| !config_dashboard_names.contains(&normalize::name_key(&d.name)))
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for dashboard in stray {
@@ -705,7 +732,7 @@ impl<'a> Builder<'a> {
     ) -> Option<PlannedDashboard<'c, 'l>> {
         let same_name: Vec<&'l Dashboard> = index
             .dashboards_by_name
-            .get(config.name.value.as_str())
+            .get(&normalize::name_key(&config.name.value))
             .cloned()
             .unwrap_or_default();
         if same_name.len() > 1 {
@@ -728,6 +755,9 @@ impl<'a> Builder<'a> {
             return None;
         }
         let existing = same_name.first().copied();
+        if let Some(live) = existing {
+            self.stored_name("dashboard", &config.name, &live.name);
+        }
 
         let mut failed = false;
         let mut tiles = Vec::with_capacity(config.tiles.len());
@@ -778,7 +808,8 @@ impl<'a> Builder<'a> {
         let tile_names = tiles.iter().map(|t| t.name.clone()).collect();
         let desired = Dashboard {
             id: String::new(),
-            name: config.name.value.clone(),
+            // The name as the server stores it: sending it as written would never stick.
+            name: existing.map_or_else(|| config.name.value.clone(), |d| d.name.clone()),
             tiles,
             tags,
         };
@@ -939,7 +970,7 @@ impl<'a> Builder<'a> {
         };
         let same_name: &[&Alert] = index
             .alerts_by_name
-            .get(config.name.value.as_str())
+            .get(&normalize::name_key(&config.name.value))
             .map(Vec::as_slice)
             .unwrap_or_default();
         if same_name.len() > 1 {
@@ -962,6 +993,14 @@ impl<'a> Builder<'a> {
             return;
         }
         let existing = same_name.first().copied();
+        if let Some(live) = existing {
+            self.stored_name("alert", &config.name, &live.name);
+        }
+        // Names as the server stores them (see `stored_name`).
+        let name = existing.map_or_else(|| config.name.value.clone(), |a| a.name.clone());
+        let dashboard_name = dashboard
+            .live
+            .map_or_else(|| dashboard.config.name.value.clone(), |d| d.name.clone());
         let source = config.source.as_ref().map(|s| s.value.clone());
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),
@@ -971,8 +1010,8 @@ impl<'a> Builder<'a> {
         let interval = Some(config.interval.value.clone());
         let message = config.message.as_ref().map(|m| m.value.clone());
         let mut after = normalize::alert_view(&AlertView {
-            name: &config.name.value,
-            dashboard: dashboard.config.name.value.clone(),
+            name: &name,
+            dashboard: dashboard_name,
             tile: config.tile.value.clone(),
             threshold: Some(config.threshold.value),
             threshold_type: &threshold_type,
@@ -996,7 +1035,7 @@ impl<'a> Builder<'a> {
             source: Some(source.unwrap_or_else(|| "tile".to_string())),
             threshold_type,
             channel,
-            name: Some(config.name.value.clone()),
+            name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
         };
         let address = format!("alert.{}.{}", stack.key.value, config.key.value);

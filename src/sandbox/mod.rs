@@ -89,6 +89,9 @@ pub enum Quirk {
     NumberStrings,
     /// While a pipe scaling change is in flight (`--scaling-delay`), its members read as null.
     ScalingGaps,
+    /// Dashboard and alert names are stored with runs of white space collapsed to one space and
+    /// none at the ends (`"API  health "` reads back as `"API health"`).
+    CollapseSpaces,
 }
 
 /// Everything the sandbox is started with.

@@ -11,6 +11,7 @@ use crate::api::limits::{
 };
 use crate::api::wire::{Alert, Channel, Dashboard, Series, Tile};
 
+use super::Quirk;
 use super::cloud::Ctx;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::{TEAM_ID, iso_ms};
@@ -61,6 +62,14 @@ fn run(
         )));
     }
     let now = iso_ms(ctx.now);
+    // Some servers store names with runs of white space collapsed (`collapse-spaces`).
+    let stored_name = |name: String| {
+        if ctx.quirks.contains(&Quirk::CollapseSpaces) {
+            name.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            name
+        }
+    };
     let empty = Value::Null;
     let body = body.unwrap_or(&empty);
     let world = &mut *ctx.world;
@@ -83,6 +92,7 @@ fn run(
         }
         Op::CreateDashboard => {
             let mut dashboard = dashboard_body(body)?;
+            dashboard.name = stored_name(dashboard.name);
             dashboard.id = world.new_id();
             // Any tile id the client sends is ignored on create.
             for tile in &mut dashboard.tiles {
@@ -94,6 +104,7 @@ fn run(
         }
         Op::UpdateDashboard => {
             let mut dashboard = dashboard_body(body)?;
+            dashboard.name = stored_name(dashboard.name);
             let Some(position) = world.stacks[stack_index]
                 .dashboards
                 .iter()
@@ -156,6 +167,7 @@ fn run(
         }
         Op::CreateAlert => {
             let mut alert = alert_body(body, &world.stacks[stack_index])?;
+            alert.name = stored_name(alert.name);
             alert.id = world.new_id();
             alert.created_at = Some(now.clone());
             alert.updated_at = Some(now);
@@ -165,6 +177,7 @@ fn run(
         }
         Op::UpdateAlert => {
             let mut alert = alert_body(body, &world.stacks[stack_index])?;
+            alert.name = stored_name(alert.name);
             let stack = &mut world.stacks[stack_index];
             let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
                 return Err(ApiError::not_found(format!("Alert {id} not found")));

@@ -6,6 +6,7 @@ mod basics;
 mod concurrent;
 mod faults;
 mod interrupt;
+mod names;
 mod property;
 mod terminal;
 
