@@ -8,6 +8,7 @@ mod faults;
 mod interrupt;
 mod names;
 mod property;
+mod saved_trust;
 mod terminal;
 
 use std::path::{Path, PathBuf};
