@@ -20,6 +20,9 @@ use crate::api::error::ApiError;
 use crate::api::wire::{AlertRequest, Dashboard};
 use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint, normalize};
 
+/// What the report says of a write the server may have acted on though it answered no success.
+const MAY_HAVE_BEEN_APPLIED: &str = "it may have been applied; run `converge plan` to see";
+
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
 const CREATE_ATTEMPTS: usize = 8;
@@ -223,6 +226,9 @@ pub async fn run(
             Ok(()) => Ok(None),
             Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
             Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
+            Err(Rounds::MaybeApplied(error)) => Err(StepError::Failed(format!(
+                "{error}; {MAY_HAVE_BEEN_APPLIED}"
+            ))),
         };
     }
     let mut attempt = 0;
@@ -254,7 +260,12 @@ pub async fn run(
                     .fresh
                     .get(&scope, stack, context.fresh.now())
                     .await
-                    .map_err(read_failed)?;
+                    .map_err(|read| {
+                        StepError::Failed(format!(
+                            "{error}; the read that would tell whether it landed failed too \
+                             ({read}): {MAY_HAVE_BEEN_APPLIED}"
+                        ))
+                    })?;
                 if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
                     if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
                         (&operation, data.as_ref())
@@ -322,8 +333,11 @@ enum Rounds {
     /// Interrupted before a round was sent; carries what an earlier round got, if the server
     /// may have acted on it.
     Stopped(Option<String>),
-    /// The last round's error.
+    /// The last round's error; the server certainly did not act on any round.
     Failed(String),
+    /// The last round's error, after a round the server may have acted on (a 5xx, a timeout,
+    /// a lost connection: a gateway that gave up does not mean the write did not land).
+    MaybeApplied(String),
 }
 
 /// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
@@ -343,6 +357,9 @@ async fn write_rounds(context: &Context, step: &Step, operation: &Operation) -> 
                     previous = Some(error.to_string());
                 }
                 round += 1;
+            }
+            Err(WriteError::Api(error)) if error.is_ambiguous() || previous.is_some() => {
+                return Err(Rounds::MaybeApplied(error.to_string()));
             }
             Err(error) => return Err(Rounds::Failed(error.to_string())),
         }
@@ -367,6 +384,7 @@ pub(crate) async fn write_idempotent(
         .map_err(|rounds| match rounds {
             Rounds::Stopped(_) => "the run was interrupted before it was sent".to_string(),
             Rounds::Failed(error) => error,
+            Rounds::MaybeApplied(error) => format!("{error}; {MAY_HAVE_BEEN_APPLIED}"),
         })
 }
 

@@ -47,7 +47,7 @@ use crate::error::{Error, Result};
 
 pub use faults::{Fault, FaultSpec};
 pub use large_config::{LargeConfigChanges, large_config, large_config_with_changes};
-pub use server::Server;
+pub use server::{FaultSwitch, Server};
 
 /// Organization of the demo world.
 pub const DEMO_ORG: &str = "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b";
@@ -283,6 +283,17 @@ impl SandboxHandle {
     /// Clears the request log.
     pub fn reset_log(&self) {
         self.state.reset_log();
+    }
+
+    /// A handle that changes the faults while the sandbox serves.
+    pub fn fault_switch(&self) -> FaultSwitch {
+        self.state.fault_switch()
+    }
+
+    /// Calls `observer` with every request as it is logged, before its answer leaves (at most
+    /// one observer): tests act at an exact point of a run this way, not after a sleep.
+    pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        self.state.observe(observer);
     }
 }
 

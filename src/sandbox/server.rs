@@ -25,7 +25,7 @@ use crate::api::limits::{
 use crate::error::{Error, Result};
 
 use super::cloud::{self, Ctx};
-use super::faults::{Fault, SplitMix64};
+use super::faults::{Fault, FaultSpec, SplitMix64};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
 use super::store::{StackKey, StateLock, World};
@@ -44,6 +44,8 @@ pub(crate) struct Shared {
     log: Mutex<Vec<LogEntry>>,
     limiter: Mutex<RateLimiter>,
     rng: Mutex<SplitMix64>,
+    /// The faults drawn from, which tests may change while it serves ([`FaultSwitch`]).
+    faults: Arc<Mutex<FaultSpec>>,
     /// Told about every logged request (`sandbox serve -v` prints them).
     observer: OnceLock<Observer>,
     /// Held while the state file is served, so no other process serves it meanwhile.
@@ -138,12 +140,23 @@ impl Shared {
     }
 
     /// One draw per API request, so a seed and a request sequence fix every decision.
-    fn draw_fault(&self) -> Option<Fault> {
-        if self.options.faults.is_empty() {
+    fn draw_fault(&self, method: &str) -> Option<Fault> {
+        let faults = lock(&self.faults);
+        if faults.is_empty() {
             return None;
         }
         let draw = lock(&self.rng).next_f64();
-        self.options.faults.pick(draw)
+        faults.pick_for(draw, Some(method))
+    }
+
+    /// A handle that changes the faults while the sandbox serves.
+    pub(crate) fn fault_switch(&self) -> FaultSwitch {
+        FaultSwitch(self.faults.clone())
+    }
+
+    /// Calls `observer` with every request as it is logged (at most one observer).
+    pub(crate) fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        let _ = self.observer.set(Box::new(observer));
     }
 
     /// Runs an operation against the world and saves it after a successful write.
@@ -203,6 +216,18 @@ impl Shared {
             ));
         }
         reply
+    }
+}
+
+/// Changes the faults of a running sandbox (tests that need a fault from a given moment on,
+/// e.g. reads that fail right after a create whose answer was lost).
+#[derive(Debug, Clone)]
+pub struct FaultSwitch(Arc<Mutex<FaultSpec>>);
+
+impl FaultSwitch {
+    /// From the next request on, faults are drawn from `faults`.
+    pub fn set(&self, faults: FaultSpec) {
+        *lock(&self.0) = faults;
     }
 }
 
@@ -270,6 +295,7 @@ impl Server {
                 )
             })?;
         let rng = SplitMix64::new(options.fault_seed);
+        let faults = Arc::new(Mutex::new(options.faults.clone()));
         Ok(Server {
             listener,
             shared: Arc::new(Shared {
@@ -278,6 +304,7 @@ impl Server {
                 log: Mutex::new(Vec::new()),
                 limiter: Mutex::new(RateLimiter::default()),
                 rng: Mutex::new(rng),
+                faults,
                 observer: OnceLock::new(),
                 _state_lock: lock,
             }),
@@ -297,7 +324,7 @@ impl Server {
 
     /// Calls `observer` with every request as it is logged (at most one observer).
     pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
-        let _ = self.shared.observer.set(Box::new(observer));
+        self.shared.observe(observer);
     }
 
     /// The request log so far.
@@ -544,7 +571,7 @@ async fn handle(
     if !shared.options.latency.is_zero() {
         tokio::time::sleep(shared.options.latency).await;
     }
-    let fault = shared.draw_fault();
+    let fault = shared.draw_fault(&method);
     match fault {
         Some(Fault::TooManyRequests) => {
             shared.record(&method, template, 429, fault);
@@ -572,7 +599,7 @@ async fn handle(
             kill.notify_one();
             return Ok(std::future::pending().await);
         }
-        Some(Fault::Lost) | None => {}
+        Some(Fault::Lost | Fault::GatewayTimeout) | None => {}
     }
     let mut series = None;
     let reply = if matched.api == Api::Cloud
@@ -603,6 +630,17 @@ async fn handle(
         shared.record_series(&method, template, status, fault, series);
         kill.notify_one();
         return Ok(std::future::pending().await);
+    }
+    if fault == Some(Fault::GatewayTimeout) {
+        // The work is done; the gateway gave up waiting for it.
+        shared.record_series(&method, template, 504, fault, series);
+        return Ok(self::response(
+            504,
+            "text/html; charset=utf-8",
+            b"<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 \
+              Gateway Time-out</h1></center></body></html>"
+                .to_vec(),
+        ));
     }
     shared.record_series(&method, template, status, None, series);
     Ok(response)

@@ -2,6 +2,7 @@
 //! saved plans, failures and idle services, `--wait`, faults, interruption and convergence as a
 //! property.
 
+mod ambiguous;
 mod basics;
 mod concurrent;
 mod faults;
