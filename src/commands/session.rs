@@ -256,6 +256,19 @@ pub fn open_saved(
             let loaded = config::load_with_env(config_paths, LoadMode::Live, &lookup);
             report(&loaded.diagnostics, &loaded.sources, printer)?;
             let config = loaded.config.ok_or(Error::Config { count: 0 })?;
+            let problems = crate::plan::derive::against_config(&saved.plan, &config);
+            if !problems.is_empty() {
+                let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+                return Err(Error::with_hint(
+                    format!(
+                        "`{}` writes to other objects than the config names; nothing was \
+                         written:\n{}",
+                        path.display(),
+                        list.join("\n")
+                    ),
+                    "apply it with the config it was made from, or plan again",
+                ));
+            }
             let clients = Clients::from_config(&config, &transport, &limits).map_err(|problems| {
                 render::render(&problems, &loaded.sources, Format::Text, printer);
                 Error::msg(format!(

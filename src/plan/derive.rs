@@ -12,16 +12,20 @@
 //! dashboard update carries forward; the message of an alert whose config leaves it unmanaged)
 //! is checked by [`against_live`] with the reads made before any write.
 //!
-//! Ids the steps write to (a service, pipe, dashboard or alert id) are bound to the objects the
-//! changes describe by the fingerprints, which include the ids and are compared with a fresh
-//! read before anything is written.
+//! Which objects the steps write to: dashboard, alert and pipe ids are part of the fingerprints
+//! compared with a fresh read before anything is written. Service and pipe ids are tied to the
+//! addresses the changes show only by the config: when `apply --plan FILE PATH...` is given the
+//! config, [`against_config`] checks them (and each stack's API) against it.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{Action, AlertTarget, Change, Operation, Plan, Step, fingerprint, normalize};
+use super::{
+    Action, AlertTarget, Change, Operation, Plan, StackTarget, Step, fingerprint, normalize,
+};
 use crate::api::wire::{AddRemove, Alert, Dashboard, ServicePatch};
+use crate::config::model::{Config, StackTarget as ModelTarget};
 use crate::live::LiveState;
 
 /// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
@@ -311,6 +315,91 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 }
             }
             _ => {}
+        }
+    }
+    problems
+}
+
+/// Checks that each step writes to the service, pipe and stack its address names in `config`
+/// (the applying run's): a step moved to another service's id is refused. One line per
+/// disagreement.
+pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
+    let service_of = |address: &str| {
+        config
+            .services
+            .values()
+            .find(|s| address.starts_with(&format!("service.{}.", s.key.value)))
+    };
+    let pipe_of = |address: &str| {
+        config.services.values().find_map(|s| {
+            s.pipes.values().find_map(|p| {
+                let base = format!("pipe.{}.{}", s.key.value, p.key.value);
+                (address == base || address == format!("{base}.scaling")).then_some((s, p))
+            })
+        })
+    };
+    let mut problems = Vec::new();
+    for step in &plan.steps {
+        let address = step.address.as_str();
+        let problem = match &step.operation {
+            Operation::ServiceScaling { service_id, .. }
+            | Operation::PrivateEndpointCreate { service_id, .. }
+            | Operation::PrivateEndpointDetach { service_id, .. } => match service_of(address) {
+                Some(s) if s.id.value == *service_id => None,
+                Some(s) => Some(format!(
+                    "writes to service {service_id}, but `{}` is {} in the config",
+                    s.key.value, s.id.value
+                )),
+                None => Some("names a service the config does not have".to_string()),
+            },
+            Operation::PipeScaling {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | Operation::PipeDelete {
+                service_id,
+                pipe_id,
+            } => match pipe_of(address) {
+                Some((s, p)) if s.id.value == *service_id && p.id.value == *pipe_id => None,
+                Some((s, p)) => Some(format!(
+                    "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
+                     of service {}",
+                    p.id.value, s.id.value
+                )),
+                None => Some("names a pipe the config does not have".to_string()),
+            },
+            Operation::DashboardCreate { stack, .. }
+            | Operation::DashboardUpdate { stack, .. }
+            | Operation::DashboardDelete { stack, .. }
+            | Operation::AlertCreate { stack, .. }
+            | Operation::AlertUpdate { stack, .. }
+            | Operation::AlertDelete { stack, .. } => {
+                let wanted = config.stacks.get(&stack.key).map(|s| match &s.target {
+                    ModelTarget::Managed { service } => StackTarget::Managed {
+                        service_id: config
+                            .services
+                            .get(&service.value)
+                            .map(|s| s.id.value.clone())
+                            .unwrap_or_default(),
+                    },
+                    ModelTarget::Observability => StackTarget::Observability,
+                });
+                match wanted {
+                    Some(wanted) if wanted == stack.target => None,
+                    Some(_) => Some(format!(
+                        "writes to stack `{}` through another API or service than the config's",
+                        stack.key
+                    )),
+                    None => Some(format!(
+                        "names stack `{}`, which the config does not have",
+                        stack.key
+                    )),
+                }
+            }
+        };
+        if let Some(problem) = problem {
+            problems.push(format!("{address}: {problem}"));
         }
     }
     problems

@@ -247,3 +247,46 @@ fn a_dashboard_update_carrying_another_tile_s_id_is_refused_before_any_write() {
         "dashboard.prod.api-health: tile \"",
     );
 }
+
+#[test]
+fn given_the_config_a_step_moved_to_another_service_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    // `service.analytics.scaling` now writes to the demo's other service.
+    let reporting = "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b";
+    plan["plan"]["steps"][0]["operation"]["serviceId"] = json!(reporting);
+    write_plan(&path, &plan);
+    let config = workspace.path().join("converge.yaml");
+    sandbox.reset_log();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            "--plan",
+            path.to_str().unwrap(),
+            config.to_str().unwrap(),
+            "--yes",
+        ],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    let words = applied
+        .stderr
+        .split_whitespace()
+        .filter(|w| *w != "|")
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(&format!(
+            "service.analytics.scaling: writes to service {reporting}"
+        )),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        sandbox.request_log().is_empty(),
+        "{:?}",
+        sandbox.request_log()
+    );
+}
