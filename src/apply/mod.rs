@@ -265,18 +265,30 @@ pub async fn execute(
     Report::new(outcomes, interrupted)
 }
 
+/// What [`precheck`] found before anything was written.
+#[derive(Debug, Default)]
+pub struct Precheck {
+    /// Steps whose object changed since the plan was made, each with a message.
+    pub stale: Vec<(usize, String)>,
+    /// Steps that write other than their changes show, as only the live state can tell
+    /// ([`crate::plan::derive::against_live`]).
+    pub disagreements: Vec<String>,
+}
+
 /// Checks every step of a saved plan against a fresh read (one list per scope) before anything
-/// is written; returns the steps whose object changed since the plan was made, each with a
-/// message. Creates that wait for other steps are checked when they run instead: their objects
-/// may exist until a dependency removes them (alerts on a tile a dashboard update drops). The
-/// steps read again when they run: these reads are older than any step.
-pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Vec<(usize, String)>, String> {
+/// is written. Creates that wait for other steps are checked when they run instead: their
+/// objects may exist until a dependency removes them (alerts on a tile a dashboard update
+/// drops). The steps read again when they run: these reads are older than any step.
+pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, String> {
     let fresh = fresh::Fresh::new(clients);
     let ticket = fresh.now();
-    let mut stale = Vec::new();
+    let mut found = Precheck::default();
+    let mut live = crate::live::LiveState::default();
+    let mut read = std::collections::BTreeSet::new();
     for step in &plan.steps {
         let is_create = step.fingerprint.is_none();
-        if is_create && !step.depends_on.is_empty() {
+        let checked_when_run = is_create && !step.depends_on.is_empty();
+        if checked_when_run && !crate::plan::derive::read_for_check(plan, step) {
             continue;
         }
         let (scope, stack) = fresh::scope_of(&step.operation);
@@ -284,14 +296,29 @@ pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Vec<(usize, Strin
             .get(&scope, stack, ticket)
             .await
             .map_err(|e| e.to_string())?;
-        let current =
-            crate::plan::fingerprint::current(&step.operation, &fresh::live_of(&scope, &data));
+        let scoped = fresh::live_of(&scope, &data);
+        if read.insert(scope.clone()) {
+            live.services.extend(scoped.services.clone());
+            live.pipes.extend(scoped.pipes.clone());
+            for (key, stack) in &scoped.stacks {
+                let entry = live.stacks.entry(key.clone()).or_default();
+                entry.dashboards.extend(stack.dashboards.iter().cloned());
+                entry.alerts.extend(stack.alerts.iter().cloned());
+            }
+        }
+        if checked_when_run {
+            continue;
+        }
+        let current = crate::plan::fingerprint::current(&step.operation, &scoped);
         if step.operation.is_destroy() && current.is_none() {
             continue;
         }
         if current != step.fingerprint {
-            stale.push((step.id, step::stale_message(step, current)));
+            found
+                .stale
+                .push((step.id, step::stale_message(step, current)));
         }
     }
-    Ok(stale)
+    found.disagreements = crate::plan::derive::against_live(plan, &live);
+    Ok(found)
 }

@@ -18,7 +18,10 @@ use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::wire::{AlertRequest, Dashboard};
-use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint};
+use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint, normalize};
+
+/// What the report says of a write the server may have acted on though it answered no success.
+const MAY_HAVE_BEEN_APPLIED: &str = "it may have been applied; run `converge plan` to see";
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
@@ -103,7 +106,10 @@ impl Context {
             Ok(answers) => answers,
             Err(poisoned) => poisoned.into_inner(),
         };
-        answers.insert((stack.key.clone(), dashboard.name.clone()), dashboard);
+        answers.insert(
+            (stack.key.clone(), normalize::name_key(&dashboard.name)),
+            dashboard,
+        );
     }
 
     fn answer(&self, stack: &StackRef, name: &str) -> Option<Dashboard> {
@@ -111,7 +117,9 @@ impl Context {
             Ok(answers) => answers,
             Err(poisoned) => poisoned.into_inner(),
         };
-        answers.get(&(stack.key.clone(), name.to_string())).cloned()
+        answers
+            .get(&(stack.key.clone(), normalize::name_key(name)))
+            .cloned()
     }
 
     /// Sends `awake` to a service once and waits until it runs.
@@ -219,6 +227,9 @@ pub async fn run(
             Ok(()) => Ok(None),
             Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
             Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
+            Err(Rounds::MaybeApplied(error)) => Err(StepError::Failed(format!(
+                "{error}; {MAY_HAVE_BEEN_APPLIED}"
+            ))),
         };
     }
     let mut attempt = 0;
@@ -226,10 +237,12 @@ pub async fn run(
     loop {
         attempt += 1;
         match write(context, step, &operation).await {
-            Ok(Some(id)) if waited_on => {
-                return super::duplicates::keep_oldest(context, &operation, &id).await;
-            }
-            Ok(Some(id)) => {
+            Ok(Some(created)) => {
+                let renamed = created.renamed(&operation);
+                if waited_on {
+                    let kept = super::duplicates::keep_oldest(context, &operation, &created.id);
+                    return kept.await.map(|note| join_notes(renamed, note));
+                }
                 let mut made = match context.made.lock() {
                     Ok(made) => made,
                     Err(poisoned) => poisoned.into_inner(),
@@ -237,9 +250,9 @@ pub async fn run(
                 made.push(Made {
                     step: step.id,
                     operation,
-                    id,
+                    id: created.id,
                 });
-                return Ok(None);
+                return Ok(renamed);
             }
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
@@ -248,11 +261,18 @@ pub async fn run(
                     .fresh
                     .get(&scope, stack, context.fresh.now())
                     .await
-                    .map_err(read_failed)?;
+                    .map_err(|read| {
+                        StepError::Failed(format!(
+                            "{error}; the read that would tell whether it landed failed too \
+                             ({read}): {MAY_HAVE_BEEN_APPLIED}"
+                        ))
+                    })?;
                 if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
                     if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
                         (&operation, data.as_ref())
-                        && let Some(found) = list.iter().find(|d| d.name == body.name)
+                        && let Some(found) = list
+                            .iter()
+                            .find(|d| normalize::same_name(&d.name, &body.name))
                     {
                         context.remember(stack, found.clone());
                     }
@@ -279,13 +299,48 @@ pub async fn run(
     }
 }
 
+/// A dashboard or alert as its create was answered.
+struct Created {
+    id: String,
+    name: String,
+}
+
+impl Created {
+    /// What to tell when the server stored the name other than as sent (some servers collapse
+    /// white space): the next plan matches the object as stored, and warns at the config line.
+    fn renamed(&self, operation: &Operation) -> Option<String> {
+        let sent = match operation {
+            Operation::DashboardCreate { body, .. } => body.name.as_str(),
+            Operation::AlertCreate { body, .. } => body.name.as_deref().unwrap_or_default(),
+            _ => return None,
+        };
+        (self.name != sent).then(|| {
+            format!(
+                "the server stored its name as {:?} (sent {sent:?}); converge matches it as \
+                 stored, write it that way in the config",
+                self.name
+            )
+        })
+    }
+}
+
+fn join_notes(first: Option<String>, second: Option<String>) -> Option<String> {
+    match (first, second) {
+        (Some(first), Some(second)) => Some(format!("{first}; {second}")),
+        (first, second) => first.or(second),
+    }
+}
+
 /// Why [`write_rounds`] gave up.
 enum Rounds {
     /// Interrupted before a round was sent; carries what an earlier round got, if the server
     /// may have acted on it.
     Stopped(Option<String>),
-    /// The last round's error.
+    /// The last round's error; the server certainly did not act on any round.
     Failed(String),
+    /// The last round's error, after a round the server may have acted on (a 5xx, a timeout,
+    /// a lost connection: a gateway that gave up does not mean the write did not land).
+    MaybeApplied(String),
 }
 
 /// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
@@ -305,6 +360,9 @@ async fn write_rounds(context: &Context, step: &Step, operation: &Operation) -> 
                     previous = Some(error.to_string());
                 }
                 round += 1;
+            }
+            Err(WriteError::Api(error)) if error.is_ambiguous() || previous.is_some() => {
+                return Err(Rounds::MaybeApplied(error.to_string()));
             }
             Err(error) => return Err(Rounds::Failed(error.to_string())),
         }
@@ -329,6 +387,7 @@ pub(crate) async fn write_idempotent(
         .map_err(|rounds| match rounds {
             Rounds::Stopped(_) => "the run was interrupted before it was sent".to_string(),
             Rounds::Failed(error) => error,
+            Rounds::MaybeApplied(error) => format!("{error}; {MAY_HAVE_BEEN_APPLIED}"),
         })
 }
 
@@ -389,7 +448,10 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
                 .await
                 .map_err(read_failed)?;
             match data.as_ref() {
-                Data::Dashboards(list) => list.iter().find(|d| d.name == *dashboard).cloned(),
+                Data::Dashboards(list) => list
+                    .iter()
+                    .find(|d| normalize::same_name(&d.name, dashboard))
+                    .cloned(),
                 _ => None,
             }
         }
@@ -429,12 +491,12 @@ async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError>
 }
 
 /// Sends the write of `operation` once (the transport retries what is safe to retry); returns
-/// the id the server gave a created dashboard or alert.
+/// a created dashboard or alert as the server answered.
 async fn write(
     context: &Context,
     step: &Step,
     operation: &Operation,
-) -> Result<Option<String>, WriteError> {
+) -> Result<Option<Created>, WriteError> {
     let stack = |s: &StackRef| stack_api(context.clients(), s).map_err(WriteError::Other);
     match operation {
         Operation::ServiceScaling { service_id, body } => {
@@ -471,9 +533,12 @@ async fn write(
         }
         Operation::DashboardCreate { stack: s, body } => {
             let answer = stack(s)?.create_dashboard(body).await?;
-            let id = answer.id.clone();
+            let created = Created {
+                id: answer.id.clone(),
+                name: answer.name.clone(),
+            };
             context.remember(s, answer);
-            return Ok(Some(id));
+            return Ok(Some(created));
         }
         Operation::DashboardUpdate {
             stack: s,
@@ -488,7 +553,11 @@ async fn write(
             dashboard_id,
         } => stack(s)?.delete_dashboard(dashboard_id).await?,
         Operation::AlertCreate { stack: s, body, .. } => {
-            return Ok(Some(stack(s)?.create_alert(body).await?.id));
+            let answer = stack(s)?.create_alert(body).await?;
+            return Ok(Some(Created {
+                id: answer.id,
+                name: answer.name,
+            }));
         }
         Operation::AlertUpdate {
             stack: s,

@@ -34,11 +34,13 @@ pub enum ReportFormat {
     converge plan config/ --out plan.json && converge apply --plan plan.json --yes"
 )]
 pub struct Args {
-    /// Config files or directories of `*.yaml`/`*.yml` files.
-    #[arg(required_unless_present = "plan", conflicts_with = "plan")]
+    /// Config files or directories of `*.yaml`/`*.yml` files. With `--plan`, only where the
+    /// organization, URLs and credentials come from (without them: `CONVERGE_*` variables).
+    #[arg(required_unless_present = "plan")]
     pub paths: Vec<PathBuf>,
-    /// Apply a plan saved by `converge plan --out FILE`, exactly; refused (exit 3) when the
-    /// objects it read changed since.
+    /// Apply a plan saved by `converge plan --out FILE`, exactly its changes; refused (exit 3)
+    /// when the objects it read changed since, (exit 1) when its steps are not what its changes
+    /// show. It connects with the config given or the `CONVERGE_*` variables, never the file.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Apply without asking (required when stdin or stderr is not a terminal).
@@ -84,7 +86,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         ..Options::default()
     };
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.api, printer)?;
+        let session = session::open_saved(file, &args.paths, &args.api, printer)?;
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, &session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
@@ -167,13 +169,29 @@ fn proceed(
         return Ok(Exit::Refused);
     }
     if saved {
-        let stale = runtime
+        let checked = runtime
             .block_on(apply::precheck(plan, clients.clone()))
             .map_err(|problem| {
                 Error::msg(format!(
                     "cannot read the live state to check the saved plan: {problem}"
                 ))
             })?;
+        if !checked.disagreements.is_empty() {
+            let list: Vec<String> = checked
+                .disagreements
+                .iter()
+                .map(|problem| format!("  - {problem}"))
+                .collect();
+            return Err(Error::with_hint(
+                format!(
+                    "the saved plan's steps are not what its changes show (was the file \
+                     edited?); nothing was written:\n{}",
+                    list.join("\n")
+                ),
+                "run `converge plan --out FILE` again and review the new plan",
+            ));
+        }
+        let stale = checked.stale;
         if !stale.is_empty() {
             printer.err(&format!(
                 "error: the saved plan is stale: {} object(s) changed since it was made; \

@@ -68,7 +68,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 0,
           value_parser = clap::value_parser!(u64).range(0..=super::flags::MAX_LATENCY_MS))]
     pub latency: u64,
-    /// Injected faults as shares, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`.
+    /// Injected faults as shares, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`; `504`
+    /// answers after doing the work; `NAME@METHOD=SHARE` limits a fault to one method.
     #[arg(long, value_name = "SPEC", value_parser = parse_faults)]
     pub faults: Option<FaultSpec>,
     /// Seed of the fault decisions (same seed and request sequence, same faults).

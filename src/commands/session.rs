@@ -213,9 +213,16 @@ pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<San
     if !api_args.sandbox {
         return Ok(None);
     }
-    let handle = sandbox::in_process_with(
+    let handle = sandbox::in_process_waiting(
         Path::new(sandbox::IN_PROCESS_STATE),
         api_args.sandbox_rate_limit,
+        || {
+            // Always said: without it the run would look stuck.
+            printer.err(&format!(
+                "sandbox: waiting for another converge run using {} in this directory to finish",
+                sandbox::IN_PROCESS_STATE
+            ));
+        },
     )?;
     printer.info(&format!(
         "sandbox: serving {} with state in {}{}",
@@ -305,25 +312,40 @@ fn point_at_sandbox(config: &mut Config, handle: &SandboxHandle) {
     });
 }
 
-/// A saved plan (`apply --plan FILE`) connected to the APIs it names.
+/// A saved plan (`apply --plan FILE`) connected to the APIs of the applying run.
 pub struct SavedSession {
-    /// The plan file as read.
+    /// The plan file as read, its steps the ones its changes call for
+    /// ([`crate::plan::derive::steps`]).
     pub saved: crate::plan::saved::SavedPlan,
     /// The runtime the clients run on.
     pub runtime: tokio::runtime::Runtime,
-    /// The API clients, built from the URLs, key id and `${env:...}` references in the file.
+    /// The API clients, built from the applying run's config or environment, never the file.
     pub clients: Clients,
     /// Keeps the in-process sandbox serving while the session lives.
     _sandbox: Option<SandboxHandle>,
 }
 
-/// Reads a saved plan and connects to the APIs it names. Secrets come from the variables its
-/// `${env:...}` references name (under `--sandbox`, from the sandbox when unset).
-pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<SavedSession> {
-    use crate::api::cloud::CloudClient;
-    use crate::api::observability::ObservabilityClient;
-    use crate::api::transport::{Api, Auth, Transport, TransportSettings};
-    use crate::api::wire::Secret;
+/// The `CONVERGE_*` variables `apply --plan FILE` connects with when no config is given.
+const ORG_ENV: &str = "CONVERGE_ORG_ID";
+const CLOUD_URL_ENV: &str = "CONVERGE_CLOUD_URL";
+const KEY_ID_ENV: &str = "CONVERGE_KEY_ID";
+const KEY_SECRET_ENV: &str = "CONVERGE_KEY_SECRET";
+const OBSERVABILITY_URL_ENV: &str = "CONVERGE_OBSERVABILITY_URL";
+const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
+
+/// Reads a saved plan and connects to the APIs of the applying run. A saved plan crosses a
+/// trust boundary (made in one job, applied in another), so nothing in it says where to
+/// connect or with what: the organization, URLs and credentials come from the config at
+/// `config_paths` when given (its `${env:...}` resolved now), otherwise from the `CONVERGE_*`
+/// environment variables (under `--sandbox`, the sandbox's). The plan must be for the same
+/// organization. The URLs and `${env:...}` references the file records are never used.
+pub fn open_saved(
+    path: &Path,
+    config_paths: &[PathBuf],
+    api_args: &ApiArgs,
+    printer: &Printer,
+) -> Result<SavedSession> {
+    use crate::api::transport::{Transport, TransportSettings};
     use crate::plan::saved::SavedPlan;
 
     let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
@@ -331,74 +353,84 @@ pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<
         path: path.display().to_string(),
         cause,
     })?;
-    let mut saved = SavedPlan::from_json(&text).map_err(|problem| {
+    let saved = SavedPlan::from_json(&text).map_err(|problem| {
         Error::with_hint(
             format!("`{}`: {problem}", path.display()),
             "save a plan with `converge plan PATH... --out FILE`",
         )
     })?;
     let sandbox = start_sandbox(api_args, printer)?;
-    let lookup = env_with_sandbox(sandbox.as_ref());
-    // A reference such as `${env:CONVERGE_KEY_SECRET}` resolved now; the file never holds values.
-    let resolve = |what: &str, reference: &str| -> Result<String> {
-        let expanded = config::interpolate::expand(reference, &lookup).map_err(|problem| {
-            Error::msg(format!(
-                "`{}`: the {what} reference `{reference}` cannot be read: {problem}",
-                path.display()
-            ))
-        })?;
-        if let Some(name) = expanded.unset.first() {
-            return Err(Error::with_hint(
-                format!(
-                    "`{}`: the {what} comes from `{reference}`, but `{name}` is not set",
-                    path.display()
-                ),
-                format!("export {name} and run `converge apply --plan` again"),
-            ));
-        }
-        Ok(expanded.text)
-    };
-    if let Some(handle) = &sandbox {
-        saved.organization = sandbox::DEMO_ORG.to_string();
-        saved.cloud.url = Some(handle.url());
-        saved.cloud.key_id = Some(sandbox::DEMO_KEY_ID.to_string());
-        if let Some(observability) = &mut saved.observability {
-            observability.url = Some(handle.url());
-        }
-    }
     let settings = TransportSettings::new(usize::from(api_args.parallelism));
     let limits = rate_limits(api_args)?;
     let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
-    let url_problem = |field: &str, problem: String| {
-        Error::msg(format!(
-            "`{}`: `{field}` cannot be used: {problem}",
-            path.display()
-        ))
+    let (organization, clients, source) = match &sandbox {
+        Some(handle) => {
+            // Under `--sandbox`, everything points at the sandbox.
+            let environment = handle.environment();
+            let lookup = |name: &str| {
+                environment
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| value.clone())
+            };
+            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
+            (organization, clients, "the sandbox".to_string())
+        }
+        None if !config_paths.is_empty() => {
+            let lookup = |name: &str| std::env::var(name).ok();
+            let loaded = config::load_with_env(config_paths, LoadMode::Live, &lookup);
+            report(&loaded.diagnostics, &loaded.sources, printer)?;
+            let config = loaded.config.ok_or(Error::Config { count: 0 })?;
+            mask_secrets(&config, printer);
+            let problems = crate::plan::derive::against_config(&saved.plan, &config);
+            if !problems.is_empty() {
+                let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+                return Err(Error::with_hint(
+                    format!(
+                        "`{}` writes to other objects than the config names; nothing was \
+                         written:\n{}",
+                        path.display(),
+                        list.join("\n")
+                    ),
+                    "apply it with the config it was made from, or plan again",
+                ));
+            }
+            let clients = Clients::from_config(&config, &transport, &limits).map_err(|problems| {
+                render::render(&problems, &loaded.sources, Format::Text, printer);
+                Error::msg(format!(
+                    "cannot connect with the config given ({} error(s) above); nothing was written",
+                    problems.len()
+                ))
+            })?;
+            let shown: Vec<String> = config_paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            (
+                config.organization.value.clone(),
+                clients,
+                format!("the config ({})", shown.join(", ")),
+            )
+        }
+        None => {
+            let lookup = |name: &str| std::env::var(name).ok();
+            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
+            (organization, clients, format!("`{ORG_ENV}`"))
+        }
     };
-    let mut clients = Clients::default();
-    if let (Some(url), Some(key_id), Some(reference)) = (
-        &saved.cloud.url,
-        &saved.cloud.key_id,
-        &saved.cloud.key_secret,
-    ) {
-        let auth = Auth::Basic {
-            key_id: key_id.clone(),
-            key_secret: Secret(resolve("cloud key secret", reference)?),
-        };
-        let api = Api::new(&transport, url, &auth, limits.cloud)
-            .map_err(|p| url_problem("cloud.url", p))?
-            .named(CLOUD_API);
-        clients.cloud = Some(CloudClient::new(api, &saved.organization));
+    if organization != saved.organization || organization != saved.plan.organization {
+        return Err(Error::with_hint(
+            format!(
+                "`{}` was made for organization {}, but this run connects to organization {} \
+                 (from {source}); nothing was written",
+                path.display(),
+                saved.organization,
+                organization
+            ),
+            "apply it with the config or environment of the organization it was made for",
+        ));
     }
-    if let Some(observability) = &saved.observability
-        && let (Some(url), Some(reference)) = (&observability.url, &observability.token)
-    {
-        let auth = Auth::Bearer(Secret(resolve("observability token", reference)?));
-        let api = Api::new(&transport, url, &auth, limits.observability)
-            .map_err(|p| url_problem("observability.url", p))?
-            .named(OBSERVABILITY_API);
-        clients.observability = Some(ObservabilityClient::new(api));
-    }
+    needs(&saved, &clients, path)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -410,4 +442,97 @@ pub fn open_saved(path: &Path, api_args: &ApiArgs, printer: &Printer) -> Result<
         clients,
         _sandbox: sandbox,
     })
+}
+
+/// The organization and the clients a saved plan needs, from `CONVERGE_*` variables.
+fn connect_from_env(
+    saved: &crate::plan::saved::SavedPlan,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    transport: &crate::api::transport::Transport,
+    limits: &crate::api::clients::RateLimits,
+) -> Result<(String, Clients)> {
+    use crate::api::cloud::CloudClient;
+    use crate::api::observability::ObservabilityClient;
+    use crate::api::transport::{Api, Auth};
+    use crate::api::wire::Secret;
+
+    let required = |name: &str| -> Result<String> {
+        match lookup(name).filter(|value| !value.trim().is_empty()) {
+            Some(value) => Ok(value),
+            None => Err(Error::with_hint(
+                format!("applying a saved plan needs `{name}`, which is not set"),
+                format!(
+                    "export {name}, or give the config after the plan file: \
+                     `converge apply --plan FILE PATH...`"
+                ),
+            )),
+        }
+    };
+    let url_problem =
+        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
+    let organization = required(ORG_ENV)?;
+    let (cloud, observability) = apis_needed(saved);
+    let mut clients = Clients::default();
+    if cloud {
+        let url = required(CLOUD_URL_ENV)?;
+        let auth = Auth::Basic {
+            key_id: required(KEY_ID_ENV)?,
+            key_secret: Secret(required(KEY_SECRET_ENV)?),
+        };
+        let api = Api::new(transport, &url, &auth, limits.cloud)
+            .map_err(|p| url_problem(CLOUD_URL_ENV, p))?
+            .named(CLOUD_API);
+        clients.cloud = Some(CloudClient::new(api, &organization));
+    }
+    if observability {
+        let url = required(OBSERVABILITY_URL_ENV)?;
+        let auth = Auth::Bearer(Secret(required(OBS_TOKEN_ENV)?));
+        let api = Api::new(transport, &url, &auth, limits.observability)
+            .map_err(|p| url_problem(OBSERVABILITY_URL_ENV, p))?
+            .named(OBSERVABILITY_API);
+        clients.observability = Some(ObservabilityClient::new(api));
+    }
+    Ok((organization, clients))
+}
+
+/// Which APIs the steps of a saved plan write to: (cloud, observability).
+fn apis_needed(saved: &crate::plan::saved::SavedPlan) -> (bool, bool) {
+    use crate::plan::{Operation, StackTarget};
+    let mut cloud = false;
+    let mut observability = false;
+    for step in &saved.plan.steps {
+        match &step.operation {
+            Operation::DashboardCreate { stack, .. }
+            | Operation::DashboardUpdate { stack, .. }
+            | Operation::DashboardDelete { stack, .. }
+            | Operation::AlertCreate { stack, .. }
+            | Operation::AlertUpdate { stack, .. }
+            | Operation::AlertDelete { stack, .. }
+                if stack.target == StackTarget::Observability =>
+            {
+                observability = true
+            }
+            _ => cloud = true,
+        }
+    }
+    (cloud, observability)
+}
+
+/// Refuses, before anything is read, a plan whose steps need an API the run cannot reach.
+fn needs(saved: &crate::plan::saved::SavedPlan, clients: &Clients, path: &Path) -> Result<()> {
+    let (cloud, observability) = apis_needed(saved);
+    let missing = if cloud && clients.cloud.is_none() {
+        Some("the cloud API")
+    } else if observability && clients.observability.is_none() {
+        Some("the observability API")
+    } else {
+        None
+    };
+    match missing {
+        Some(api) => Err(Error::msg(format!(
+            "`{}` writes to {api}, which the config given does not set up; nothing was written",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
 }

@@ -306,22 +306,23 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
         };
         let key = &stack.key.value;
         let tag = ownership_tag(key);
-        let named_dashboards: BTreeSet<&str> = stack
+        // Names as a server that normalises white space stores them, as the planner compares.
+        let named_dashboards: BTreeSet<String> = stack
             .dashboards
             .values()
-            .map(|d| d.name.value.as_str())
+            .map(|d| normalize::name_key(&d.name.value))
             .collect();
-        let named_alerts: BTreeSet<&str> = stack
+        let named_alerts: BTreeSet<String> = stack
             .alerts
             .values()
-            .map(|a| a.name.value.as_str())
+            .map(|a| normalize::name_key(&a.name.value))
             .collect();
         // Dashboards converge owns: tagged, or named in the config. Alerts on them are the
         // plan's business (reported there as owned-but-unlisted).
         let mut owned_ids = BTreeSet::new();
         for dashboard in &stack_live.dashboards {
             let tagged = dashboard.tags.contains(&tag);
-            if tagged || named_dashboards.contains(dashboard.name.as_str()) {
+            if tagged || named_dashboards.contains(&normalize::name_key(&dashboard.name)) {
                 owned_ids.insert(dashboard.id.as_str());
             } else {
                 out.push(UnmanagedObject {
@@ -337,7 +338,7 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
                 .dashboard
                 .as_deref()
                 .is_some_and(|d| owned_ids.contains(d));
-            if !on_owned && !named_alerts.contains(alert.name.as_str()) {
+            if !on_owned && !named_alerts.contains(&normalize::name_key(&alert.name)) {
                 out.push(UnmanagedObject {
                     address: format!("alert.{key}[{:?}]", alert.name),
                     reason: "exists in the stack on a dashboard converge does not manage; not in the config"

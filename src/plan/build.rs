@@ -101,26 +101,31 @@ struct Builder<'a> {
 /// size of the stack.
 struct StackIndex<'l> {
     live: &'l StackLive,
-    dashboards_by_name: BTreeMap<&'l str, Vec<&'l Dashboard>>,
+    /// The dashboards of each name, as a server that normalises names stores it
+    /// ([`normalize::name_key`]): a name sent with two spaces may come back with one.
+    dashboards_by_name: BTreeMap<String, Vec<&'l Dashboard>>,
     dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
     /// The alerts of each name (more than one is an error for a config alert of that name).
-    alerts_by_name: BTreeMap<&'l str, Vec<&'l Alert>>,
+    alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
 }
 
 impl<'l> StackIndex<'l> {
     fn new(live: &'l StackLive) -> Self {
-        let mut dashboards_by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+        let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
         let mut dashboards_by_id = BTreeMap::new();
         for d in &live.dashboards {
             dashboards_by_name
-                .entry(d.name.as_str())
+                .entry(normalize::name_key(&d.name))
                 .or_default()
                 .push(d);
             dashboards_by_id.entry(d.id.as_str()).or_insert(d);
         }
-        let mut alerts_by_name: BTreeMap<&str, Vec<&Alert>> = BTreeMap::new();
+        let mut alerts_by_name: BTreeMap<String, Vec<&Alert>> = BTreeMap::new();
         for a in &live.alerts {
-            alerts_by_name.entry(a.name.as_str()).or_default().push(a);
+            alerts_by_name
+                .entry(normalize::name_key(&a.name))
+                .or_default()
+                .push(a);
         }
         StackIndex {
             live,
@@ -250,6 +255,28 @@ impl<'a> Builder<'a> {
 
     fn error(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
+    }
+
+    /// Warns at the config line when the server stores a name other than as written (some
+    /// servers collapse runs of white space): converge matches the object as stored, and would
+    /// otherwise create it again on every apply.
+    fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
+        if config.value == live {
+            return;
+        }
+        self.diagnostics.push(
+            Diagnostic::warning(
+                "plan::stored-name",
+                format!(
+                    "the server stores this name as {live:?}, not as written ({:?}); converge \
+                     matches the {kind} as the server stores it",
+                    config.value
+                ),
+                Some(config.span),
+            )
+            .with_label("stored differently")
+            .with_help(format!("write the name as the server stores it: {live:?}")),
+        );
     }
 
     // -----------------------------------------------------------------------------------------
@@ -677,19 +704,20 @@ impl<'a> Builder<'a> {
                     .filter_map(|p| p.live.map(|d| d.id.as_str())),
             )
             .collect();
-        // A live object named as the config names it now, or as it was named before a rename,
-        // is the config's: never stray, even when its own planning reported an error.
-        let config_alert_names: BTreeSet<&str> = stack
+        // A live object named as the config names it now (as the server stores names), or as
+        // it was named before a rename, is the config's: never stray, even when its own planning
+        // reported an error.
+        let config_alert_names: BTreeSet<String> = stack
             .alerts
             .values()
             .flat_map(|a| std::iter::once(&a.name).chain(&a.renamed_from))
-            .map(|n| n.value.as_str())
+            .map(|n| normalize::name_key(&n.value))
             .collect();
-        let config_dashboard_names: BTreeSet<&str> = stack
+        let config_dashboard_names: BTreeSet<String> = stack
             .dashboards
             .values()
             .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
-            .map(|n| n.value.as_str())
+            .map(|n| normalize::name_key(&n.value))
             .collect();
 
         // Steps touching alerts that live on each dashboard, so its delete waits for them.
@@ -703,7 +731,7 @@ impl<'a> Builder<'a> {
                 a.dashboard
                     .as_deref()
                     .is_some_and(|d| owned_ids.contains(d))
-                    && !config_alert_names.contains(a.name.as_str())
+                    && !config_alert_names.contains(&normalize::name_key(&a.name))
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
@@ -772,7 +800,7 @@ impl<'a> Builder<'a> {
         // Owned dashboards missing from the config: deleted last (prune) or reported.
         let mut stray: Vec<&Dashboard> = owned
             .into_iter()
-            .filter(|d| !config_dashboard_names.contains(d.name.as_str()))
+            .filter(|d| !config_dashboard_names.contains(&normalize::name_key(&d.name)))
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for created in planned.values().filter(|p| p.live.is_none()) {
@@ -935,10 +963,11 @@ impl<'a> Builder<'a> {
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
+        // Names as the server stores them ([`normalize::name_key`]).
         let by_name = |name: &str| {
             index
                 .dashboards_by_name
-                .get(name)
+                .get(&normalize::name_key(name))
                 .cloned()
                 .unwrap_or_default()
         };
@@ -977,6 +1006,13 @@ impl<'a> Builder<'a> {
             Some(live) => self.match_tiles(&config.key.value, config, live)?,
             None => vec![None; config.tiles.len()],
         };
+        // Matched under its current name: the name as the server stores it (a renamed one takes
+        // the config's).
+        let stored = existing.filter(|d| normalize::same_name(&d.name, &config.name.value));
+        if let Some(live) = stored {
+            self.stored_name("dashboard", &config.name, &live.name);
+        }
+        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
 
         let mut failed = false;
         let mut tiles = Vec::with_capacity(config.tiles.len());
@@ -1046,17 +1082,18 @@ impl<'a> Builder<'a> {
         let desired_tags = tags.clone();
         let desired = Dashboard {
             id: String::new(),
-            name: config.name.value.clone(),
+            // The name as the server stores it: sending it as written would never stick.
+            name: desired_name.clone(),
             tiles,
             tags,
         };
         let after = normalize::dashboard(&desired);
         let address = format!("dashboard.{}.{}", stack.key.value, config.key.value);
         let renamed_view = existing
-            .filter(|d| d.name != config.name.value || !tile_renames.is_empty())
+            .filter(|d| d.name != desired_name || !tile_renames.is_empty())
             .map(|live| {
                 let mut view = live.clone();
-                view.name = config.name.value.clone();
+                view.name = desired_name.clone();
                 for (tile, live_index) in config.tiles.iter().zip(&matched) {
                     if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
                         t.name = tile.name.value.clone();
@@ -1158,7 +1195,7 @@ impl<'a> Builder<'a> {
                     renames,
                     fingerprint::dashboard(live_dashboard),
                 );
-                if live_dashboard.name != config.name.value {
+                if live_dashboard.name != desired_name {
                     change.reason = rename_reason(&live_dashboard.name, &change.fields);
                     change.renamed_from = Some(live_dashboard.name.clone());
                 }
@@ -1244,7 +1281,7 @@ impl<'a> Builder<'a> {
         };
         let same_name: &[&Alert] = index
             .alerts_by_name
-            .get(config.name.value.as_str())
+            .get(&normalize::name_key(&config.name.value))
             .map(Vec::as_slice)
             .unwrap_or_default();
         if same_name.len() > 1 {
@@ -1266,7 +1303,13 @@ impl<'a> Builder<'a> {
             );
             return None;
         }
-        let by_name = |name: &str| index.alerts_by_name.get(name).cloned().unwrap_or_default();
+        let by_name = |name: &str| {
+            index
+                .alerts_by_name
+                .get(&normalize::name_key(name))
+                .cloned()
+                .unwrap_or_default()
+        };
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
             let listed: Vec<(String, String, Option<model::Span>)> = found
@@ -1278,6 +1321,17 @@ impl<'a> Builder<'a> {
             return None;
         }
         let existing = found.first().map(|(a, _)| *a);
+        // Names as the server stores them (see `stored_name`); a renamed alert takes the
+        // config's name, and its dashboard the name the config gives it.
+        let stored = existing.filter(|a| normalize::same_name(&a.name, &config.name.value));
+        if let Some(live) = stored {
+            self.stored_name("alert", &config.name, &live.name);
+        }
+        let name = stored.map_or_else(|| config.name.value.clone(), |a| a.name.clone());
+        let dashboard_name = dashboard
+            .live
+            .filter(|d| normalize::same_name(&d.name, &dashboard.config.name.value))
+            .map_or_else(|| dashboard.config.name.value.clone(), |d| d.name.clone());
         // The alert's live dashboard under the names the config gives it and its tiles.
         let dashboard_view = |alert: &Alert| -> Option<&Dashboard> {
             alert
@@ -1296,8 +1350,8 @@ impl<'a> Builder<'a> {
         let interval = Some(config.interval.value.clone());
         let message = config.message.as_ref().map(|m| m.value.clone());
         let mut after = normalize::alert_view(&AlertView {
-            name: &config.name.value,
-            dashboard: dashboard.config.name.value.clone(),
+            name: &name,
+            dashboard: dashboard_name,
             tile: config.tile.value.clone(),
             threshold: Some(config.threshold.value),
             threshold_type: &threshold_type,
@@ -1321,7 +1375,7 @@ impl<'a> Builder<'a> {
             source: Some(source.unwrap_or_else(|| "tile".to_string())),
             threshold_type,
             channel,
-            name: Some(config.name.value.clone()),
+            name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
         };
         let address = format!("alert.{}.{}", stack.key.value, config.key.value);
@@ -1358,7 +1412,7 @@ impl<'a> Builder<'a> {
                 } else {
                     Action::Update
                 };
-                let renamed_from = (alert.name != config.name.value).then(|| alert.name.clone());
+                let renamed_from = (alert.name != name).then(|| alert.name.clone());
                 let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
                     stack: stack_ref.clone(),
                     alert_id: alert.id.clone(),

@@ -126,7 +126,8 @@ pub fn alert(alert: &Alert) -> Fingerprint {
 
 /// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
 /// does not exist. A step is stale when this differs from [`super::Step::fingerprint`]; for a
-/// create, an object that appeared since (same endpoint id, dashboard or alert name) is a change.
+/// create, an object that appeared since (same endpoint id, dashboard or alert name as the
+/// server stores it, [`normalize::same_name`]) is a change.
 pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
     let stack = |key: &str| live.stacks.get(key);
     let find_pipe = |service_id: &str, pipe_id: &str| {
@@ -160,7 +161,11 @@ pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
             pipe_id,
         } => find_pipe(service_id, pipe_id).map(pipe),
         Operation::DashboardCreate { stack: s, body } => stack(&s.key)
-            .and_then(|l| l.dashboards.iter().find(|d| d.name == body.name))
+            .and_then(|l| {
+                l.dashboards
+                    .iter()
+                    .find(|d| normalize::same_name(&d.name, &body.name))
+            })
             .map(dashboard),
         Operation::DashboardUpdate {
             stack: s,
@@ -177,7 +182,7 @@ pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
             .and_then(|l| {
                 l.alerts
                     .iter()
-                    .find(|a| Some(a.name.as_str()) == body.name.as_deref())
+                    .find(|a| normalize::same_name(&a.name, body.name.as_deref().unwrap_or("")))
             })
             .map(alert),
         Operation::AlertUpdate {

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod checks;
+pub mod derive;
 pub mod diff;
 pub mod fingerprint;
 pub mod glob;

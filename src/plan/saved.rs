@@ -1,7 +1,12 @@
 //! The saved plan (`plan --out FILE`, read back by `apply --plan FILE`): JSON with a format
-//! version, the organization, the API settings with secrets only as `${env:NAME}` references,
-//! and the plan itself (desired values, fingerprints of what was read, steps). Nothing in it is
-//! a secret value: the credentials are re-read from the environment at apply time.
+//! version, the organization, the API settings it was made with (secrets only as `${env:NAME}`
+//! references), and the plan itself (desired values, fingerprints of what was read, steps).
+//! Nothing in it is a secret value.
+//!
+//! The file crosses a trust boundary (made in one job, applied in another), so reading it back
+//! trusts none of it blindly: the steps must be what the changes show ([`super::derive`]), and
+//! the API settings it records are for reading only: `apply --plan` connects with its own
+//! config or environment, never with a URL or `${env:...}` reference from the file.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +16,7 @@ use crate::config::model::Config;
 /// Format identifier of saved plans.
 pub const FORMAT: &str = "converge-saved-plan/1";
 
-/// The cloud API settings a saved plan needs to be applied.
+/// The cloud API settings the plan was made with (for reading; never used to connect).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SavedCloud {
@@ -23,7 +28,7 @@ pub struct SavedCloud {
     pub key_secret: Option<String>,
 }
 
-/// The observability API settings a saved plan needs.
+/// The observability API settings the plan was made with (for reading; never used to connect).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SavedObservability {
@@ -54,6 +59,12 @@ pub enum LoadError {
     /// Not JSON of the expected shape.
     #[error("the file is not a saved converge plan: {0}")]
     Malformed(String),
+    /// Its steps are not what its changes call for (the file was edited).
+    #[error(
+        "its steps are not what its changes show (was the file edited?); nothing was written:\n{}",
+        .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n")
+    )]
+    Inconsistent(Vec<String>),
     /// Another format version.
     #[error(
         "the file is a `{found}` plan; this converge reads `{FORMAT}`: run `converge plan --out` again"
@@ -109,7 +120,7 @@ impl SavedPlan {
         if found != FORMAT {
             return Err(LoadError::Version { found });
         }
-        let saved: SavedPlan =
+        let mut saved: SavedPlan =
             serde_json::from_value(value).map_err(|e| LoadError::Malformed(e.to_string()))?;
         // A hand-edited file must still describe an order apply can follow.
         super::order::check(&saved.plan.steps).map_err(LoadError::Malformed)?;
@@ -127,6 +138,8 @@ impl SavedPlan {
                 change.address
             )));
         }
+        // What runs is what the changes show, never steps the file adds or alters.
+        saved.plan.steps = super::derive::steps(&saved.plan).map_err(LoadError::Inconsistent)?;
         Ok(saved)
     }
 }

@@ -1,5 +1,6 @@
-//! Seeded fault injection: which request gets a 429, a 500, a 503, a reset connection or a lost
-//! answer. One random draw per API request, so a seed and a request sequence fix the outcome.
+//! Seeded fault injection: which request gets a 429, a 500, a 503, a reset connection, a lost
+//! answer or a 504 after the work was done. One random draw per API request, so a seed and a
+//! request sequence fix the outcome. A fault may be limited to one method (`lost@POST=0.1`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,6 +18,9 @@ pub enum Fault {
     Reset,
     /// The request is performed (writes happen), then the connection is dropped before the answer.
     Lost,
+    /// The request is performed (writes happen), then the gateway answers 504 with an HTML body,
+    /// as the real API does when a slow request times out at its gateway.
+    GatewayTimeout,
 }
 
 impl Fault {
@@ -28,6 +32,7 @@ impl Fault {
             Fault::Unavailable => "503",
             Fault::Reset => "reset",
             Fault::Lost => "lost",
+            Fault::GatewayTimeout => "504",
         }
     }
 
@@ -38,17 +43,21 @@ impl Fault {
             Fault::Unavailable,
             Fault::Reset,
             Fault::Lost,
+            Fault::GatewayTimeout,
         ]
         .into_iter()
         .find(|fault| fault.name() == name)
     }
 }
 
-/// Shares of faults, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`.
+/// Shares of faults, e.g. `429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02`; `NAME@METHOD=SHARE`
+/// limits a fault to requests of one method (`504@PATCH=1`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FaultSpec {
     /// Each fault with the share of requests (0 to 1) that get it, in the order given.
     pub shares: Vec<(Fault, f64)>,
+    /// The method each share is limited to (same positions as `shares`; `None`: every method).
+    pub methods: Vec<Option<String>>,
 }
 
 impl FaultSpec {
@@ -59,8 +68,19 @@ impl FaultSpec {
 
     /// The fault for a uniform draw in `[0, 1)`: the shares are laid end to end.
     pub fn pick(&self, draw: f64) -> Option<Fault> {
+        self.pick_for(draw, None)
+    }
+
+    /// As [`FaultSpec::pick`] for a request of `method`: shares limited to another method are
+    /// left out.
+    pub fn pick_for(&self, draw: f64, method: Option<&str>) -> Option<Fault> {
         let mut edge = 0.0;
-        for (fault, share) in &self.shares {
+        for (index, (fault, share)) in self.shares.iter().enumerate() {
+            let limited = self.methods.get(index).and_then(Option::as_deref);
+            if limited.is_some_and(|m| method.is_some_and(|method| !m.eq_ignore_ascii_case(method)))
+            {
+                continue;
+            }
             edge += share;
             if draw < edge {
                 return Some(*fault);
@@ -75,12 +95,26 @@ impl FromStr for FaultSpec {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let mut shares: Vec<(Fault, f64)> = Vec::new();
+        let mut methods: Vec<Option<String>> = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, share) = part
                 .split_once('=')
                 .ok_or_else(|| format!("`{part}`: expected NAME=SHARE, e.g. `500=0.05`"))?;
+            let (name, method) = match name.split_once('@') {
+                Some((name, method)) => {
+                    let method = method.trim().to_ascii_uppercase();
+                    if !["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method.as_str()) {
+                        return Err(format!(
+                            "`{part}`: `{method}` is not a method; use GET, POST, PUT, PATCH or \
+                             DELETE"
+                        ));
+                    }
+                    (name, Some(method))
+                }
+                None => (name, None),
+            };
             let fault = Fault::parse(name.trim()).ok_or_else(|| {
-                format!("`{name}`: unknown fault; use 429, 500, 503, reset or lost")
+                format!("`{name}`: unknown fault; use 429, 500, 503, 504, reset or lost")
             })?;
             let share: f64 = share
                 .trim()
@@ -88,16 +122,21 @@ impl FromStr for FaultSpec {
                 .ok()
                 .filter(|s: &f64| (0.0..=1.0).contains(s))
                 .ok_or_else(|| format!("`{part}`: the share must be a number from 0 to 1"))?;
-            if shares.iter().any(|(f, _)| *f == fault) {
+            if shares
+                .iter()
+                .zip(&methods)
+                .any(|((f, _), m)| *f == fault && *m == method)
+            {
                 return Err(format!("`{name}` is given twice"));
             }
             shares.push((fault, share));
+            methods.push(method);
         }
         let total: f64 = shares.iter().map(|(_, s)| s).sum();
         if total > 1.0 + 1e-9 {
             return Err(format!("the shares add up to {total}, more than 1"));
         }
-        Ok(FaultSpec { shares })
+        Ok(FaultSpec { shares, methods })
     }
 }
 
@@ -106,7 +145,11 @@ impl fmt::Display for FaultSpec {
         let parts: Vec<String> = self
             .shares
             .iter()
-            .map(|(fault, share)| format!("{}={share}", fault.name()))
+            .enumerate()
+            .map(|(index, (fault, share))| match self.methods.get(index) {
+                Some(Some(method)) => format!("{}@{method}={share}", fault.name()),
+                _ => format!("{}={share}", fault.name()),
+            })
             .collect();
         f.write_str(&parts.join(","))
     }
@@ -167,6 +210,18 @@ mod tests {
             spec.to_string(),
             "429=0.05,500=0.05,503=0.02,reset=0.02,lost=0.02"
         );
+    }
+
+    #[test]
+    fn a_fault_limited_to_a_method_hits_only_that_method() {
+        let spec: FaultSpec = "504@patch=1".parse().unwrap();
+        assert_eq!(
+            spec.pick_for(0.5, Some("PATCH")),
+            Some(Fault::GatewayTimeout)
+        );
+        assert_eq!(spec.pick_for(0.5, Some("GET")), None);
+        assert_eq!(spec.to_string(), "504@PATCH=1");
+        assert!("lost@FETCH=1".parse::<FaultSpec>().is_err());
     }
 
     #[test]

@@ -48,7 +48,7 @@ use crate::error::{Error, Result};
 
 pub use faults::{Fault, FaultSpec};
 pub use large_config::{LargeConfigChanges, large_config, large_config_with_changes};
-pub use server::Server;
+pub use server::{FaultSwitch, Server};
 
 /// Organization of the demo world.
 pub const DEMO_ORG: &str = "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b";
@@ -96,6 +96,9 @@ pub enum Quirk {
     NewerGeneration,
     /// The observability API has no `/api/v2/sources` (its document names none): 404.
     NoSources,
+    /// Dashboard and alert names are stored with runs of white space collapsed to one space and
+    /// none at the ends (`"API  health "` reads back as `"API health"`).
+    CollapseSpaces,
 }
 
 /// Everything the sandbox is started with.
@@ -212,8 +215,29 @@ impl std::fmt::Debug for SandboxHandle {
 }
 
 impl SandboxHandle {
-    /// Starts a sandbox on its own thread and tokio runtime and waits until it listens.
+    /// Starts a sandbox on its own thread and tokio runtime and waits until it listens. A
+    /// state file another process serves is refused.
     pub fn spawn(options: SandboxOptions) -> Result<SandboxHandle> {
+        let lock = match &options.state_file {
+            Some(path) => Some(store::StateLock::try_take(path)?.ok_or_else(|| {
+                Error::with_hint(
+                    format!(
+                        "the sandbox state `{}` is in use by another converge process",
+                        path.display()
+                    ),
+                    "wait for it to end, or use another state file",
+                )
+            })?),
+            None => None,
+        };
+        Self::spawn_locked(options, lock)
+    }
+
+    /// [`SandboxHandle::spawn`] with the state file's lock already taken.
+    fn spawn_locked(
+        options: SandboxOptions,
+        lock: Option<store::StateLock>,
+    ) -> Result<SandboxHandle> {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -233,7 +257,7 @@ impl SandboxHandle {
                     }
                 };
                 runtime.block_on(async move {
-                    match Server::bind(options).await {
+                    match Server::bind_locked(options, lock).await {
                         Ok(server) => {
                             let _ = ready_tx.send(Ok((server.local_addr(), server.shared())));
                             server
@@ -293,6 +317,17 @@ impl SandboxHandle {
     pub fn reset_log(&self) {
         self.state.reset_log();
     }
+
+    /// A handle that changes the faults while the sandbox serves.
+    pub fn fault_switch(&self) -> FaultSwitch {
+        self.state.fault_switch()
+    }
+
+    /// Calls `observer` with every request as it is logged, before its answer leaves (at most
+    /// one observer): tests act at an exact point of a run this way, not after a sleep.
+    pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        self.state.observe(observer);
+    }
 }
 
 impl Drop for SandboxHandle {
@@ -313,11 +348,18 @@ pub const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
 /// (created from the demo seed when missing, saved after every write), the real services' rate
 /// limits, on `127.0.0.1` at a free port.
 pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
-    in_process_with(state_path, true)
+    in_process_waiting(state_path, true, || {})
 }
 
-/// As [`in_process`], enforcing the real services' rate limits only when `rate_limit` is set.
-pub fn in_process_with(state_path: &Path, rate_limit: bool) -> Result<SandboxHandle> {
+/// [`in_process`], enforcing the real services' rate limits only when `rate_limit` is set, and
+/// waiting while another process serves the same state file (another `--sandbox` run in the
+/// same directory): the world is loaded once it is free, so this run sees the other's writes
+/// and neither run's writes are lost. `on_wait` is called first when it must wait.
+pub fn in_process_waiting(
+    state_path: &Path,
+    rate_limit: bool,
+    on_wait: impl FnOnce(),
+) -> Result<SandboxHandle> {
     if let Some(parent) = state_path.parent()
         && !parent.as_os_str().is_empty()
     {
@@ -327,9 +369,13 @@ pub fn in_process_with(state_path: &Path, rate_limit: bool) -> Result<SandboxHan
             cause,
         })?;
     }
-    SandboxHandle::spawn(SandboxOptions {
-        state_file: Some(state_path.to_path_buf()),
-        rate_limit,
-        ..SandboxOptions::default()
-    })
+    let lock = store::StateLock::take_waiting(state_path, on_wait)?;
+    SandboxHandle::spawn_locked(
+        SandboxOptions {
+            state_file: Some(state_path.to_path_buf()),
+            rate_limit,
+            ..SandboxOptions::default()
+        },
+        Some(lock),
+    )
 }

@@ -25,10 +25,10 @@ use crate::api::limits::{
 use crate::error::{Error, Result};
 
 use super::cloud::{self, Ctx};
-use super::faults::{Fault, SplitMix64};
+use super::faults::{Fault, FaultSpec, SplitMix64};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
-use super::store::{StackKey, World};
+use super::store::{StackKey, StateLock, World};
 use super::{LOG_BODY_BUDGET, LogEntry, Quirk, SandboxOptions, seed, series, stack};
 
 /// Largest request body accepted; larger ones answer 413.
@@ -44,8 +44,12 @@ pub(crate) struct Shared {
     log: Mutex<RequestLog>,
     limiter: Mutex<RateLimiter>,
     rng: Mutex<SplitMix64>,
+    /// The faults drawn from, which tests may change while it serves ([`FaultSwitch`]).
+    faults: Arc<Mutex<FaultSpec>>,
     /// Told about every logged request (`sandbox serve -v` prints them).
     observer: OnceLock<Observer>,
+    /// Held while the state file is served, so no other process serves it meanwhile.
+    _state_lock: Option<StateLock>,
 }
 
 /// The request log and the bytes of bodies it holds.
@@ -207,12 +211,23 @@ impl Shared {
     }
 
     /// One draw per API request, so a seed and a request sequence fix every decision.
-    fn draw_fault(&self) -> Option<Fault> {
-        if self.options.faults.is_empty() {
+    fn draw_fault(&self, method: &str) -> Option<Fault> {
+        let faults = lock(&self.faults);
+        if faults.is_empty() {
             return None;
         }
         let draw = lock(&self.rng).next_f64();
-        self.options.faults.pick(draw)
+        faults.pick_for(draw, Some(method))
+    }
+
+    /// A handle that changes the faults while the sandbox serves.
+    pub(crate) fn fault_switch(&self) -> FaultSwitch {
+        FaultSwitch(self.faults.clone())
+    }
+
+    /// Calls `observer` with every request as it is logged (at most one observer).
+    pub(crate) fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+        let _ = self.observer.set(Box::new(observer));
     }
 
     /// Runs an operation against the world and saves it after a successful write.
@@ -275,6 +290,18 @@ impl Shared {
     }
 }
 
+/// Changes the faults of a running sandbox (tests that need a fault from a given moment on,
+/// e.g. reads that fail right after a create whose answer was lost).
+#[derive(Debug, Clone)]
+pub struct FaultSwitch(Arc<Mutex<FaultSpec>>);
+
+impl FaultSwitch {
+    /// From the next request on, faults are drawn from `faults`.
+    pub fn set(&self, faults: FaultSpec) {
+        *lock(&self.0) = faults;
+    }
+}
+
 /// A bound, not yet running sandbox server.
 pub struct Server {
     listener: TcpListener,
@@ -290,8 +317,31 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Loads (or seeds) the world and binds `127.0.0.1:<port>`.
+    /// Loads (or seeds) the world and binds `127.0.0.1:<port>`. A state file another process
+    /// serves is refused: both would overwrite each other's writes.
     pub async fn bind(options: SandboxOptions) -> Result<Server> {
+        let lock = match &options.state_file {
+            Some(path) => Some(StateLock::try_take(path)?.ok_or_else(|| {
+                Error::with_hint(
+                    format!(
+                        "the sandbox state `{}` is in use by another converge process (a \
+                         `--sandbox` run or `sandbox serve --state`), which would overwrite this \
+                         one's writes",
+                        path.display()
+                    ),
+                    "wait for it to end, or use another state file",
+                )
+            })?),
+            None => None,
+        };
+        Self::bind_locked(options, lock).await
+    }
+
+    /// [`Server::bind`] with the state file's lock already taken.
+    pub(crate) async fn bind_locked(
+        options: SandboxOptions,
+        lock: Option<StateLock>,
+    ) -> Result<Server> {
         let now = options.clock.unwrap_or_else(Timestamp::now);
         let world = match &options.state_file {
             Some(path) => match World::load(path)? {
@@ -316,6 +366,7 @@ impl Server {
                 )
             })?;
         let rng = SplitMix64::new(options.fault_seed);
+        let faults = Arc::new(Mutex::new(options.faults.clone()));
         Ok(Server {
             listener,
             shared: Arc::new(Shared {
@@ -324,7 +375,9 @@ impl Server {
                 log: Mutex::new(RequestLog::default()),
                 limiter: Mutex::new(RateLimiter::default()),
                 rng: Mutex::new(rng),
+                faults,
                 observer: OnceLock::new(),
+                _state_lock: lock,
             }),
         })
     }
@@ -342,7 +395,7 @@ impl Server {
 
     /// Calls `observer` with every request as it is logged (at most one observer).
     pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
-        let _ = self.shared.observer.set(Box::new(observer));
+        self.shared.observe(observer);
     }
 
     /// The request log so far.
@@ -618,7 +671,7 @@ async fn handle(
     if !shared.options.latency.is_zero() {
         tokio::time::sleep(shared.options.latency).await;
     }
-    let fault = shared.draw_fault();
+    let fault = shared.draw_fault(&method);
     match fault {
         Some(Fault::TooManyRequests) => {
             return Ok(shared
@@ -647,7 +700,7 @@ async fn handle(
             kill.notify_one();
             return Ok(std::future::pending().await);
         }
-        Some(Fault::Lost) | None => {}
+        Some(Fault::Lost | Fault::GatewayTimeout) | None => {}
     }
     let reply = if matched.api == Api::Cloud
         && let Err(error) = check_path(&shared, &matched)
@@ -681,6 +734,17 @@ async fn handle(
         shared.record_unanswered(logged, response.status().as_u16(), fault);
         kill.notify_one();
         return Ok(std::future::pending().await);
+    }
+    if fault == Some(Fault::GatewayTimeout) {
+        // The work is done; the gateway gave up waiting for it.
+        let timeout = self::response(
+            504,
+            "text/html; charset=utf-8",
+            b"<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 \
+              Gateway Time-out</h1></center></body></html>"
+                .to_vec(),
+        );
+        return Ok(shared.answered(logged, fault, timeout).await);
     }
     Ok(shared.answered(logged, None, response).await)
 }

@@ -149,6 +149,14 @@ fn run(
         )));
     }
     let now = iso_ms(ctx.now);
+    // Some servers store names with runs of white space collapsed (`collapse-spaces`).
+    let stored_name = |name: String| {
+        if ctx.quirks.contains(&Quirk::CollapseSpaces) {
+            name.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            name
+        }
+    };
     let empty = Value::Null;
     let body = body.unwrap_or(&empty);
     let world = &mut *ctx.world;
@@ -171,6 +179,7 @@ fn run(
         }
         Op::CreateDashboard => {
             let mut dashboard = dashboard_body(body)?;
+            dashboard.name = stored_name(dashboard.name);
             dashboard.id = world.new_id();
             // Any tile id the client sends is ignored on create.
             for tile in &mut dashboard.tiles {
@@ -182,6 +191,7 @@ fn run(
         }
         Op::UpdateDashboard => {
             let mut dashboard = dashboard_body(body)?;
+            dashboard.name = stored_name(dashboard.name);
             let Some(position) = world.stacks[stack_index]
                 .dashboards
                 .iter()
@@ -244,6 +254,7 @@ fn run(
         }
         Op::CreateAlert => {
             let mut alert = alert_body(body, &world.stacks[stack_index])?;
+            alert.name = stored_name(alert.name);
             alert.id = world.new_id();
             alert.created_at = Some(now.clone());
             alert.updated_at = Some(now);
@@ -253,6 +264,7 @@ fn run(
         }
         Op::UpdateAlert => {
             let mut alert = alert_body(body, &world.stacks[stack_index])?;
+            alert.name = stored_name(alert.name);
             let stack = &mut world.stacks[stack_index];
             let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
                 return Err(ApiError::not_found(format!("Alert {id} not found")));

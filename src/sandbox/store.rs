@@ -1,7 +1,8 @@
 //! The sandbox's world: services, pipes, backups, private endpoints and stacks, with the changes
-//! still waiting to become visible, and its persistence as one JSON file.
+//! still waiting to become visible, and its persistence as one JSON file, which one process
+//! at a time may serve ([`StateLock`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -181,6 +182,70 @@ impl World {
         std::fs::write(&tmp, text).map_err(io("cannot write the sandbox state"))?;
         std::fs::rename(&tmp, path).map_err(io("cannot replace the sandbox state"))?;
         Ok(())
+    }
+}
+
+/// The right to serve a state file, held by one process at a time. Each sandbox keeps the whole
+/// world in memory and saves all of it after every write, so two processes serving one file
+/// (two `--sandbox` runs in one directory) would each overwrite the other's writes. The lock is
+/// an OS file lock on `<state>.lock` (the state file itself is replaced on every save, so it
+/// cannot carry the lock); the OS releases it when the process ends, however it ends.
+#[derive(Debug)]
+pub(crate) struct StateLock {
+    _file: std::fs::File,
+}
+
+impl StateLock {
+    /// The lock file of a state file.
+    pub(crate) fn path_of(state: &Path) -> PathBuf {
+        let mut path = state.as_os_str().to_owned();
+        path.push(".lock");
+        PathBuf::from(path)
+    }
+
+    fn open(state: &Path) -> Result<(std::fs::File, PathBuf)> {
+        let path = Self::path_of(state);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|cause| Error::Io {
+                action: "cannot open the sandbox state lock",
+                path: path.display().to_string(),
+                cause,
+            })?;
+        Ok((file, path))
+    }
+
+    /// Takes the lock of `state`; `Ok(None)` when another process holds it.
+    pub(crate) fn try_take(state: &Path) -> Result<Option<StateLock>> {
+        let (file, path) = Self::open(state)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(StateLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(cause)) => Err(Error::Io {
+                action: "cannot lock the sandbox state",
+                path: path.display().to_string(),
+                cause,
+            }),
+        }
+    }
+
+    /// Takes the lock of `state`, waiting for the process that holds it to end; `on_wait` is
+    /// called once first when it must wait.
+    pub(crate) fn take_waiting(state: &Path, on_wait: impl FnOnce()) -> Result<StateLock> {
+        if let Some(lock) = Self::try_take(state)? {
+            return Ok(lock);
+        }
+        on_wait();
+        let (file, path) = Self::open(state)?;
+        file.lock().map_err(|cause| Error::Io {
+            action: "cannot lock the sandbox state",
+            path: path.display().to_string(),
+            cause,
+        })?;
+        Ok(StateLock { _file: file })
     }
 }
 

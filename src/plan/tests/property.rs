@@ -28,6 +28,17 @@ fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     let (first, diagnostics) = plan(config, live, &PlanOptions::default());
     let diagnostics = errors(diagnostics);
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    // A saved plan's steps are checked against its changes: every plan the planner makes
+    // passes, and the steps derived from its changes converge as well.
+    let derived = crate::plan::derive::steps(&first).unwrap_or_else(|p| panic!("{p:#?}"));
+    let problems = crate::plan::derive::against_live(&first, live);
+    assert!(problems.is_empty(), "{problems:#?}");
+    let problems = crate::plan::derive::against_config(&first, config);
+    assert!(problems.is_empty(), "{problems:#?}");
+    let first = Plan {
+        steps: derived,
+        ..first
+    };
     let mut live = live.clone();
     Server::new().apply(&first, &mut live);
     let (second, diagnostics) = plan(config, &live, &PlanOptions::default());

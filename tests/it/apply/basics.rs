@@ -272,7 +272,8 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
         ],
     );
     assert_eq!(plan.code, 0, "{plan:?}");
-    // A plan file whose dashboard create the server refuses (a tile 0 wide).
+    // A plan file whose dashboard create the server refuses (a tile 0 wide), its change and
+    // step edited alike (a step that disagrees with its change is refused before any write).
     let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     let steps = file["plan"]["steps"].as_array_mut().unwrap();
     let dashboard = steps
@@ -280,6 +281,18 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
         .find(|s| s["operation"]["op"] == "dashboard-create")
         .expect("a dashboard create");
     dashboard["operation"]["body"]["tiles"][0]["w"] = Value::from(0);
+    let tile = dashboard["operation"]["body"]["tiles"][0]["name"].clone();
+    let change = file["plan"]["changes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["address"] == "dashboard.prod.api-health")
+        .expect("the dashboard's change");
+    for shown in change["after"]["tiles"].as_array_mut().unwrap() {
+        if shown["name"] == tile {
+            shown["w"] = Value::from(0);
+        }
+    }
     std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
 
     let applied = run(

@@ -2,12 +2,15 @@
 //! saved plans, failures and idle services, `--wait`, faults, interruption and convergence as a
 //! property.
 
+mod ambiguous;
 mod basics;
 mod concurrent;
 mod faults;
 mod interrupt;
+mod names;
 mod pacing;
 mod property;
+mod saved_trust;
 mod terminal;
 
 use std::path::{Path, PathBuf};

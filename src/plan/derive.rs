@@ -1,0 +1,603 @@
+//! A saved plan crosses a trust boundary: made in one job (a pull request's), applied in another
+//! (the merge's), kept as a file in between. What a person reviewed is its changes (what
+//! `plan` printed: address, action, fields); what `apply` sends is its steps. Before a saved plan
+//! is applied, [`steps`] checks that the steps are exactly what the changes call for and refuses
+//! the plan when any part disagrees: a step no change shows (a duplicate create), a no-op with a
+//! step, a body that writes other values than its change's fields, a step of another kind or
+//! address than its change, an alert that no longer waits for its dashboard.
+//!
+//! Where a step carries more than a change shows, it is derived from the change instead: an
+//! alert's dashboard and tile are taken by name from the change (and their ids looked up when
+//! the step runs), never as ids from the file. What only the live state can tell (the tile ids a
+//! dashboard update carries forward; the message of an alert whose config leaves it unmanaged)
+//! is checked by [`against_live`] with the reads made before any write.
+//!
+//! Which objects the steps write to: dashboard, alert and pipe ids are part of the fingerprints
+//! compared with a fresh read before anything is written. Service and pipe ids are tied to the
+//! addresses the changes show only by the config: when `apply --plan FILE PATH...` is given the
+//! config, [`against_config`] checks them (and each stack's API) against it.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{
+    Action, AlertTarget, Change, Operation, Plan, StackTarget, Step, fingerprint, normalize,
+};
+use crate::api::wire::{AddRemove, Alert, Dashboard, ServicePatch};
+use crate::config::model::{Config, StackTarget as ModelTarget};
+use crate::live::LiveState;
+
+/// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
+/// targets taken by name from the changes); otherwise every disagreement, one line each.
+pub fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut carried: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for change in &plan.changes {
+        *seen.entry(change.address.as_str()).or_default() += 1;
+        if let Some(step) = change.step {
+            carried.entry(step).or_default().push(&change.address);
+        }
+    }
+    for (address, count) in &seen {
+        if *count > 1 {
+            problems.push(format!(
+                "{address} is listed {count} times among the changes"
+            ));
+        }
+    }
+    let mut steps = plan.steps.clone();
+    for (index, step) in steps.iter_mut().enumerate() {
+        match carried.get(&index).map(Vec::len).unwrap_or(0) {
+            0 => problems.push(format!(
+                "step {} ({}) is no change's step: it writes something the plan does not show",
+                index + 1,
+                step.address
+            )),
+            1 => {}
+            n => problems.push(format!(
+                "step {} ({}) is the step of {n} changes",
+                index + 1,
+                step.address
+            )),
+        }
+        let change = plan
+            .changes
+            .iter()
+            .find(|c| c.step == Some(index) && c.address == step.address);
+        if let Some(change) = change {
+            match agree(change, step) {
+                Ok(derived) => *step = derived,
+                Err(problem) => problems.push(format!("{}: {problem}", change.address)),
+            }
+        }
+    }
+    for change in &plan.changes {
+        match (change.action, change.step) {
+            (Action::NoOp, Some(step)) => problems.push(format!(
+                "{} is unchanged (no-op) but has step {}",
+                change.address,
+                step + 1
+            )),
+            (Action::NoOp, None) => {}
+            (action, None) => problems.push(format!(
+                "{} is a {} with no step",
+                change.address,
+                action.as_str()
+            )),
+            (_, Some(_)) => {}
+        }
+    }
+    problems.extend(waits_for_dashboards(&steps));
+    if problems.is_empty() {
+        Ok(steps)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The step `change` calls for, when `step` agrees with it.
+fn agree(change: &Change, step: &Step) -> Result<Step, String> {
+    if step.fingerprint != change.fingerprint {
+        return Err(format!(
+            "the step's fingerprint ({}) is not the change's ({})",
+            text(step.fingerprint),
+            text(change.fingerprint)
+        ));
+    }
+    let address = change.address.as_str();
+    let action = change.action;
+    let kind_fits = match &step.operation {
+        Operation::ServiceScaling { .. } => {
+            action == Action::Update
+                && address.starts_with("service.")
+                && address.ends_with(".scaling")
+        }
+        Operation::PrivateEndpointCreate { body, .. } => {
+            action == Action::Create && is_endpoint(address, &body.id)
+        }
+        Operation::PrivateEndpointDetach { body, .. } => {
+            let id = body
+                .private_endpoint_ids
+                .as_ref()
+                .and_then(|ids| ids.remove.first())
+                .map_or("", String::as_str);
+            action == Action::Delete && is_endpoint(address, id)
+        }
+        Operation::PipeScaling { .. } => {
+            action == Action::Update
+                && address.starts_with("pipe.")
+                && address.ends_with(".scaling")
+        }
+        Operation::PipeDelete { .. } => {
+            action == Action::Delete
+                && address.starts_with("pipe.")
+                && !address.ends_with(".scaling")
+        }
+        Operation::DashboardCreate { stack, .. } => {
+            action == Action::Create && in_stack(address, "dashboard", &stack.key)
+        }
+        Operation::DashboardUpdate { stack, .. } => {
+            action == Action::Update && in_stack(address, "dashboard", &stack.key)
+        }
+        Operation::DashboardDelete { stack, .. } => {
+            action == Action::Delete && in_stack(address, "dashboard", &stack.key)
+        }
+        Operation::AlertCreate { stack, .. } => {
+            action == Action::Create && in_stack(address, "alert", &stack.key)
+        }
+        Operation::AlertUpdate { stack, .. } => {
+            action == Action::Update && in_stack(address, "alert", &stack.key)
+        }
+        Operation::AlertDelete { stack, .. } => {
+            action == Action::Delete && in_stack(address, "alert", &stack.key)
+        }
+    };
+    if !kind_fits {
+        return Err(format!(
+            "the change is a {} of this address, but its step is a `{}` {}",
+            action.as_str(),
+            kind_name(&step.operation),
+            where_of(&step.operation)
+        ));
+    }
+    let mut derived = step.clone();
+    match &mut derived.operation {
+        Operation::ServiceScaling { body, .. } => {
+            let wanted = written(change, SERVICE_SCALING)?;
+            same(&to_value(body), &wanted)?;
+        }
+        Operation::PipeScaling { body, .. } => {
+            let wanted = written(change, PIPE_SCALING)?;
+            same(&to_value(body), &wanted)?;
+        }
+        Operation::PrivateEndpointCreate { body, .. } => {
+            same(&serde_json::json!({ "id": body.id }), after(change)?)?;
+        }
+        Operation::PrivateEndpointDetach { body, .. } => {
+            let id = change
+                .before
+                .as_ref()
+                .and_then(|b| b.get("id"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let wanted = ServicePatch {
+                private_endpoint_ids: Some(AddRemove {
+                    add: Vec::new(),
+                    remove: vec![id.to_string()],
+                }),
+            };
+            if *body != wanted {
+                return Err(format!("the step detaches other endpoints than `{id}`"));
+            }
+        }
+        Operation::PipeDelete { .. }
+        | Operation::DashboardDelete { .. }
+        | Operation::AlertDelete { .. } => {
+            if change.after.is_some() {
+                return Err("a delete whose change has desired values".into());
+            }
+        }
+        Operation::DashboardCreate { body, .. } => {
+            if body.tiles.iter().any(|t| t.id.is_some()) {
+                return Err("the create sends tile ids".into());
+            }
+            same(&normalize::dashboard(&dashboard_of(body)), after(change)?)?;
+        }
+        Operation::DashboardUpdate { body, .. } => {
+            same(&normalize::dashboard(&dashboard_of(body)), after(change)?)?;
+        }
+        Operation::AlertCreate { target, body, .. }
+        | Operation::AlertUpdate { target, body, .. } => {
+            let after = after(change)?;
+            let name = |key: &str| {
+                after
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            // Which dashboard and tile the alert points at is what the change shows, by name;
+            // the ids are looked up when the step runs.
+            *target = AlertTarget::Names {
+                dashboard: name("dashboard"),
+                tile: name("tile"),
+            };
+            body.dashboard_id = None;
+            body.tile_id = None;
+            // A message the config leaves unmanaged is the live one (checked by `against_live`).
+            let managed_message = after.get("message").is_some();
+            let mut sent = normalize::alert_view(&normalize::AlertView {
+                name: body.name.as_deref().unwrap_or_default(),
+                dashboard: name("dashboard"),
+                tile: name("tile"),
+                threshold: body.threshold,
+                threshold_type: &body.threshold_type,
+                interval: &body.interval,
+                source: &body.source,
+                channel: &body.channel,
+                message: &body.message,
+            });
+            if !managed_message && let Value::Object(map) = &mut sent {
+                map.remove("message");
+            }
+            same(&sent, after)?;
+        }
+    }
+    Ok(derived)
+}
+
+/// Checks what only the live state can tell, with the reads made before any write: a dashboard
+/// update carries forward exactly the ids of the live tiles of the same names (an id of another
+/// tile would move it; a missing one would delete the alerts on it), and an alert step whose
+/// change leaves the message unmanaged sends the live message (none when there is no live
+/// alert). One line per disagreement.
+pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
+    let mut problems = Vec::new();
+    for change in &plan.changes {
+        let Some(step) = change.step.and_then(|s| plan.steps.get(s)) else {
+            continue;
+        };
+        match &step.operation {
+            Operation::DashboardUpdate {
+                stack,
+                dashboard_id,
+                body,
+            } => {
+                let Some(current) = live
+                    .stacks
+                    .get(&stack.key)
+                    .and_then(|s| s.dashboards.iter().find(|d| d.id == *dashboard_id))
+                else {
+                    continue;
+                };
+                for tile in &body.tiles {
+                    let carried = current
+                        .tiles
+                        .iter()
+                        .find(|t| t.name == tile.name)
+                        .and_then(|t| t.id.clone());
+                    if tile.id != carried {
+                        problems.push(format!(
+                            "{}: tile \"{}\" is sent with id {} but is {} on the dashboard",
+                            change.address,
+                            tile.name,
+                            tile.id.as_deref().unwrap_or("(none)"),
+                            carried.as_deref().unwrap_or("a new tile"),
+                        ));
+                    }
+                }
+            }
+            Operation::AlertUpdate { stack, body, .. }
+            | Operation::AlertCreate { stack, body, .. }
+                if unmanaged_message(change) =>
+            {
+                let Some(alerts) = live.stacks.get(&stack.key).map(|s| &s.alerts) else {
+                    continue;
+                };
+                // The live alert the step replaces: by id for an update; by name for a create
+                // (an alert created again because its tile goes keeps its message).
+                let current: Option<&Alert> = match &step.operation {
+                    Operation::AlertUpdate { alert_id, .. } => {
+                        alerts.iter().find(|a| a.id == *alert_id)
+                    }
+                    _ => alerts.iter().find(|a| {
+                        normalize::same_name(&a.name, body.name.as_deref().unwrap_or_default())
+                    }),
+                };
+                let live_message = current.and_then(|a| a.message.as_ref());
+                if live_message != body.message.as_ref() {
+                    problems.push(format!(
+                        "{}: the step sends a message the change does not show",
+                        change.address
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    problems
+}
+
+/// Checks that each step writes to the service, pipe and stack its address names in `config`
+/// (the applying run's): a step moved to another service's id is refused. One line per
+/// disagreement.
+pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
+    let service_of = |address: &str| {
+        config
+            .services
+            .values()
+            .find(|s| address.starts_with(&format!("service.{}.", s.key.value)))
+    };
+    let pipe_of = |address: &str| {
+        config.services.values().find_map(|s| {
+            s.pipes.values().find_map(|p| {
+                let base = format!("pipe.{}.{}", s.key.value, p.key.value);
+                (address == base || address == format!("{base}.scaling")).then_some((s, p))
+            })
+        })
+    };
+    let mut problems = Vec::new();
+    for step in &plan.steps {
+        let address = step.address.as_str();
+        let problem = match &step.operation {
+            Operation::ServiceScaling { service_id, .. }
+            | Operation::PrivateEndpointCreate { service_id, .. }
+            | Operation::PrivateEndpointDetach { service_id, .. } => match service_of(address) {
+                Some(s) if s.id.value == *service_id => None,
+                Some(s) => Some(format!(
+                    "writes to service {service_id}, but `{}` is {} in the config",
+                    s.key.value, s.id.value
+                )),
+                None => Some("names a service the config does not have".to_string()),
+            },
+            Operation::PipeScaling {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | Operation::PipeDelete {
+                service_id,
+                pipe_id,
+            } => match pipe_of(address) {
+                Some((s, p)) if s.id.value == *service_id && p.id.value == *pipe_id => None,
+                Some((s, p)) => Some(format!(
+                    "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
+                     of service {}",
+                    p.id.value, s.id.value
+                )),
+                None => Some("names a pipe the config does not have".to_string()),
+            },
+            Operation::DashboardCreate { stack, .. }
+            | Operation::DashboardUpdate { stack, .. }
+            | Operation::DashboardDelete { stack, .. }
+            | Operation::AlertCreate { stack, .. }
+            | Operation::AlertUpdate { stack, .. }
+            | Operation::AlertDelete { stack, .. } => {
+                let wanted = config.stacks.get(&stack.key).map(|s| match &s.target {
+                    ModelTarget::Managed { service } => StackTarget::Managed {
+                        service_id: config
+                            .services
+                            .get(&service.value)
+                            .map(|s| s.id.value.clone())
+                            .unwrap_or_default(),
+                    },
+                    ModelTarget::Observability => StackTarget::Observability,
+                });
+                match wanted {
+                    Some(wanted) if wanted == stack.target => None,
+                    Some(_) => Some(format!(
+                        "writes to stack `{}` through another API or service than the config's",
+                        stack.key
+                    )),
+                    None => Some(format!(
+                        "names stack `{}`, which the config does not have",
+                        stack.key
+                    )),
+                }
+            }
+        };
+        if let Some(problem) = problem {
+            problems.push(format!("{address}: {problem}"));
+        }
+    }
+    problems
+}
+
+/// Whether the change leaves an alert's message unmanaged (the config does not set one), so
+/// its step sends the live message, which only the live state can confirm.
+fn unmanaged_message(change: &Change) -> bool {
+    change
+        .after
+        .as_ref()
+        .is_some_and(|after| after.get("message").is_none())
+}
+
+/// Whether the saved-plan check before any write must read the list of `step`'s object even
+/// though the step itself is checked only when it runs: an alert create that sends a message
+/// its change does not show is confirmed against the live alert it replaces.
+pub fn read_for_check(plan: &Plan, step: &Step) -> bool {
+    matches!(&step.operation, Operation::AlertCreate { body, .. } if body.message.is_some())
+        && plan
+            .changes
+            .iter()
+            .any(|c| c.step == Some(step.id) && unmanaged_message(c))
+}
+
+/// An alert whose dashboard this plan creates or updates must wait for that step: run before
+/// it, the alert would point at a tile that is not there yet, or one the update removes.
+fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
+    let mut dashboard_steps: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    for (index, step) in steps.iter().enumerate() {
+        if let Operation::DashboardCreate { stack, body }
+        | Operation::DashboardUpdate { stack, body, .. } = &step.operation
+        {
+            dashboard_steps.insert((stack.key.as_str(), normalize::name_key(&body.name)), index);
+        }
+    }
+    let mut problems = Vec::new();
+    for step in steps {
+        if let Operation::AlertCreate {
+            stack,
+            target: AlertTarget::Names { dashboard, .. },
+            ..
+        }
+        | Operation::AlertUpdate {
+            stack,
+            target: AlertTarget::Names { dashboard, .. },
+            ..
+        } = &step.operation
+            && let Some(needed) =
+                dashboard_steps.get(&(stack.key.as_str(), normalize::name_key(dashboard)))
+            && !step.depends_on.contains(needed)
+        {
+            problems.push(format!(
+                "{} no longer waits for step {} ({}), which changes its dashboard",
+                step.address,
+                needed + 1,
+                steps.get(*needed).map_or("?", |s| s.address.as_str())
+            ));
+        }
+    }
+    problems
+}
+
+const SERVICE_SCALING: &[&str] = &[
+    "numReplicas",
+    "idleScaling",
+    "idleTimeoutMinutes",
+    "minTotalMemoryGb",
+    "maxTotalMemoryGb",
+];
+const PIPE_SCALING: &[&str] = &[
+    "replicas",
+    "concurrency",
+    "replicaCpuMillicores",
+    "replicaMemoryGb",
+];
+
+/// What a scaling change writes: each field that differs with its desired value, as shown.
+fn written(change: &Change, known: &[&str]) -> Result<Value, String> {
+    let after = after(change)?;
+    let mut wanted = Map::new();
+    for field in &change.fields {
+        if !known.contains(&field.path.as_str()) {
+            return Err(format!("`{}` is not a scaling field", field.path));
+        }
+        let Some(value) = &field.after else {
+            return Err(format!("`{}` has no desired value", field.path));
+        };
+        if after.get(&field.path) != Some(value) {
+            return Err(format!(
+                "`{}` is {value} in the field list but {} in the desired values",
+                field.path,
+                after
+                    .get(&field.path)
+                    .map_or("absent".into(), Value::to_string)
+            ));
+        }
+        wanted.insert(field.path.clone(), value.clone());
+    }
+    if wanted.is_empty() {
+        return Err("an update with no field that differs".into());
+    }
+    Ok(Value::Object(wanted))
+}
+
+fn after(change: &Change) -> Result<&Value, String> {
+    change
+        .after
+        .as_ref()
+        .ok_or_else(|| "the change has no desired values".to_string())
+}
+
+/// Whether two values are the same once keys are sorted and `3` is `3.0`.
+fn same(sent: &Value, shown: &Value) -> Result<(), String> {
+    if fingerprint::of_value(sent) == fingerprint::of_value(shown) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the step writes {} but the change shows {}",
+            compact(sent),
+            compact(shown)
+        ))
+    }
+}
+
+/// A value for a one-line message, cut when long.
+fn compact(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 200 {
+        format!("{}…", text.chars().take(200).collect::<String>())
+    } else {
+        text
+    }
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
+    Dashboard {
+        id: String::new(),
+        name: body.name.clone(),
+        tiles: body.tiles.clone(),
+        tags: body.tags.clone(),
+    }
+}
+
+fn is_endpoint(address: &str, id: &str) -> bool {
+    address.starts_with("service.") && address.ends_with(&format!(".private_endpoint[{id}]"))
+}
+
+fn in_stack(address: &str, kind: &str, stack: &str) -> bool {
+    let prefix = format!("{kind}.{stack}");
+    address
+        .strip_prefix(&prefix)
+        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+}
+
+fn kind_name(operation: &Operation) -> &'static str {
+    match operation {
+        Operation::ServiceScaling { .. } => "service scaling",
+        Operation::PrivateEndpointCreate { .. } => "private endpoint create",
+        Operation::PrivateEndpointDetach { .. } => "private endpoint detach",
+        Operation::PipeScaling { .. } => "pipe scaling",
+        Operation::PipeDelete { .. } => "pipe delete",
+        Operation::DashboardCreate { .. } => "dashboard create",
+        Operation::DashboardUpdate { .. } => "dashboard update",
+        Operation::DashboardDelete { .. } => "dashboard delete",
+        Operation::AlertCreate { .. } => "alert create",
+        Operation::AlertUpdate { .. } => "alert update",
+        Operation::AlertDelete { .. } => "alert delete",
+    }
+}
+
+fn where_of(operation: &Operation) -> String {
+    match operation {
+        Operation::ServiceScaling { service_id, .. }
+        | Operation::PrivateEndpointCreate { service_id, .. }
+        | Operation::PrivateEndpointDetach { service_id, .. } => format!("on service {service_id}"),
+        Operation::PipeScaling {
+            service_id,
+            pipe_id,
+            ..
+        }
+        | Operation::PipeDelete {
+            service_id,
+            pipe_id,
+        } => format!("on pipe {pipe_id} of service {service_id}"),
+        Operation::DashboardCreate { stack, .. }
+        | Operation::DashboardUpdate { stack, .. }
+        | Operation::DashboardDelete { stack, .. }
+        | Operation::AlertCreate { stack, .. }
+        | Operation::AlertUpdate { stack, .. }
+        | Operation::AlertDelete { stack, .. } => format!("in stack `{}`", stack.key),
+    }
+}
+
+fn text(value: Option<fingerprint::Fingerprint>) -> String {
+    value.map_or_else(|| "none".to_string(), |f| f.to_string())
+}

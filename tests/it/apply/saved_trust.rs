@@ -1,0 +1,292 @@
+//! A saved plan crosses a trust boundary (made in one job, applied in another): `apply --plan`
+//! runs only what its changes show and connects with the applying run's config or environment,
+//! never with what the file says. Each test edits a saved plan the way an attacker (or a bad
+//! merge) could, and checks that nothing is written, or sent where the file points.
+
+use converge::sandbox::SandboxHandle;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::common;
+
+/// `plan --out` of the quickstart against `sandbox`: the saved plan as JSON, and its path.
+fn saved_plan(sandbox: &SandboxHandle, workspace: &Workspace) -> (Value, PathBuf) {
+    let config = workspace.write("converge.yaml", &quickstart());
+    let saved = workspace.path().join("plan.json");
+    let plan = run(
+        sandbox,
+        workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    (serde_json::from_str(&text).unwrap(), saved)
+}
+
+fn write_plan(path: &Path, plan: &Value) {
+    std::fs::write(path, serde_json::to_string_pretty(plan).unwrap()).unwrap();
+}
+
+/// Applies the saved plan at `path` and checks it was refused with `expected` in the message
+/// and nothing written.
+fn refused(sandbox: &SandboxHandle, workspace: &Workspace, path: &Path, expected: &str) {
+    sandbox.reset_log();
+    let applied = run(
+        sandbox,
+        workspace,
+        &["apply", "--plan", path.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    // Error text is wrapped to the terminal's width, with `|` gutters: compare words.
+    let words = |text: &str| {
+        text.split_whitespace()
+            .filter(|w| *w != "|")
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let stderr = words(&applied.stderr);
+    assert!(
+        stderr.contains(&words(expected)),
+        "{expected}: {}",
+        applied.stderr
+    );
+    assert!(stderr.contains("nothing was written"), "{}", applied.stderr);
+    assert_eq!(writes(sandbox), Vec::<String>::new());
+}
+
+#[test]
+fn a_step_body_edited_away_from_its_change_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    // The change (what was reviewed) says 3 replicas; the step is edited to write 20.
+    let step = &mut plan["plan"]["steps"][0];
+    assert_eq!(step["address"], "service.analytics.scaling");
+    step["operation"]["body"]["numReplicas"] = json!(20);
+    write_plan(&path, &plan);
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        "service.analytics.scaling: the step writes",
+    );
+    assert_eq!(analytics(&sandbox)["numReplicas"].as_f64(), Some(2.0));
+}
+
+#[test]
+fn changes_set_to_no_op_with_their_steps_kept_are_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    for change in plan["plan"]["changes"].as_array_mut().unwrap() {
+        change["action"] = json!("no-op");
+        change["fields"] = json!([]);
+    }
+    write_plan(&path, &plan);
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        "service.analytics.scaling is unchanged (no-op) but has step 1",
+    );
+}
+
+#[test]
+fn steps_no_change_shows_such_as_a_create_three_times_are_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    let steps = plan["plan"]["steps"].as_array_mut().unwrap();
+    let create = steps
+        .iter()
+        .find(|s| s["address"] == "dashboard.prod.api-health")
+        .unwrap()
+        .clone();
+    for _ in 0..2 {
+        let mut copy = create.clone();
+        copy["id"] = json!(steps.len());
+        steps.push(copy);
+    }
+    write_plan(&path, &plan);
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        "step 8 (dashboard.prod.api-health) is no change's step",
+    );
+    assert_eq!(names(&dashboards(&sandbox)), ["On-call overview"]);
+}
+
+#[test]
+fn the_url_and_secret_references_in_the_file_are_never_used() {
+    let sandbox = common::fast_sandbox();
+    // Where an edited file would send the requests, and the credentials with them.
+    let elsewhere = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    plan["cloud"]["url"] = json!(elsewhere.url());
+    plan["cloud"]["keySecret"] = json!("${env:ANY_VAR}");
+    plan["observability"]["url"] = json!(elsewhere.url());
+    plan["observability"]["token"] = json!("${env:ANY_VAR}");
+    write_plan(&path, &plan);
+    let applied = run_with(
+        &sandbox,
+        &workspace,
+        &["apply", "--plan", path.to_str().unwrap(), "--yes"],
+        &[("ANY_VAR", "a-value-that-must-not-leave")],
+    );
+    // Applied where the applying run's environment points, with its credentials.
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(writes(&sandbox).len(), 7);
+    assert!(
+        elsewhere.request_log().is_empty(),
+        "{:?}",
+        elsewhere.request_log()
+    );
+}
+
+#[test]
+fn given_a_config_after_the_plan_file_the_config_says_where_to_connect() {
+    let sandbox = common::fast_sandbox();
+    let elsewhere = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (_, path) = saved_plan(&sandbox, &workspace);
+    let config = workspace.write(
+        "pinned.yaml",
+        &quickstart().replace(
+            "url: ${env:CONVERGE_CLOUD_URL:-http://127.0.0.1:8080}",
+            &format!("url: {}", sandbox.url()),
+        ),
+    );
+    sandbox.reset_log();
+    let applied = run_with(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            "--plan",
+            path.to_str().unwrap(),
+            config.to_str().unwrap(),
+            "--yes",
+        ],
+        &[("CONVERGE_CLOUD_URL", &elsewhere.url())],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(writes(&sandbox).len(), 7);
+    assert!(
+        elsewhere.request_log().is_empty(),
+        "{:?}",
+        elsewhere.request_log()
+    );
+}
+
+#[test]
+fn a_plan_made_for_another_organization_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    let other = "00000000-0000-4000-8000-000000000009";
+    plan["organization"] = json!(other);
+    plan["plan"]["organization"] = json!(other);
+    write_plan(&path, &plan);
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        &format!("was made for organization {other}"),
+    );
+}
+
+#[test]
+fn a_dashboard_update_carrying_another_tile_s_id_is_refused_before_any_write() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", config.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    // A tag changes: the plan updates the dashboard, carrying its tiles' ids forward.
+    std::fs::write(
+        &config,
+        quickstart().replace("tags: [team-api]", "tags: [team-web]"),
+    )
+    .unwrap();
+    let path = workspace.path().join("plan.json");
+    let planned = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(planned.code, 0, "{planned:?}");
+    let mut plan: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // The ids of the two tiles swapped: the alert on `Requests` would follow the wrong tile.
+    let tiles = plan["plan"]["steps"][0]["operation"]["body"]["tiles"]
+        .as_array_mut()
+        .unwrap();
+    let first = tiles[0]["id"].clone();
+    tiles[0]["id"] = tiles[1]["id"].clone();
+    tiles[1]["id"] = first;
+    write_plan(&path, &plan);
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        "dashboard.prod.api-health: tile \"",
+    );
+}
+
+#[test]
+fn given_the_config_a_step_moved_to_another_service_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let (mut plan, path) = saved_plan(&sandbox, &workspace);
+    // `service.analytics.scaling` now writes to the demo's other service.
+    let reporting = "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b";
+    plan["plan"]["steps"][0]["operation"]["serviceId"] = json!(reporting);
+    write_plan(&path, &plan);
+    let config = workspace.path().join("converge.yaml");
+    sandbox.reset_log();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &[
+            "apply",
+            "--plan",
+            path.to_str().unwrap(),
+            config.to_str().unwrap(),
+            "--yes",
+        ],
+    );
+    assert_eq!(applied.code, 1, "{applied:?}");
+    let words = applied
+        .stderr
+        .split_whitespace()
+        .filter(|w| *w != "|")
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(&format!(
+            "service.analytics.scaling: writes to service {reporting}"
+        )),
+        "{}",
+        applied.stderr
+    );
+    assert!(
+        sandbox.request_log().is_empty(),
+        "{:?}",
+        sandbox.request_log()
+    );
+}
