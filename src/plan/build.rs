@@ -1166,18 +1166,18 @@ impl<'a> Builder<'a> {
                         map.insert("tags".into(), json!(untagged));
                     }
                     if diff(&compared_before, &comparable).is_empty()
-                        && live_dashboard.name == config.name.value
+                        && live_dashboard.name == desired_name
                     {
                         fields.clear();
                         after = comparable;
                     }
                 }
                 let mut renames = Vec::new();
-                if live_dashboard.name != config.name.value {
+                if live_dashboard.name != desired_name {
                     renames.push(super::FieldChange {
                         path: "name".into(),
                         before: Some(json!(live_dashboard.name)),
-                        after: Some(json!(config.name.value)),
+                        after: Some(json!(desired_name)),
                     });
                 }
                 for (old, new) in &tile_renames {

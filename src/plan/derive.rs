@@ -17,7 +17,7 @@
 //! addresses the changes show only by the config: when `apply --plan FILE PATH...` is given the
 //! config, [`against_config`] checks them (and each stack's API) against it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -203,10 +203,16 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
             if body.tiles.iter().any(|t| t.id.is_some()) {
                 return Err("the create sends tile ids".into());
             }
-            same(&normalize::dashboard(&dashboard_of(body)), after(change)?)?;
+            same(
+                &normalize::dashboard(&dashboard_of(body)),
+                &tiles_by_name(after(change)?),
+            )?;
         }
         Operation::DashboardUpdate { body, .. } => {
-            same(&normalize::dashboard(&dashboard_of(body)), after(change)?)?;
+            same(
+                &normalize::dashboard(&dashboard_of(body)),
+                &tiles_by_name(after(change)?),
+            )?;
         }
         Operation::AlertCreate { target, body, .. }
         | Operation::AlertUpdate { target, body, .. } => {
@@ -272,19 +278,40 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 else {
                     continue;
                 };
+                // A tile keeps the id of the live tile of its name; a renamed tile (its old name
+                // sent no more) keeps the id of the live tile it was. No id goes to two tiles, and
+                // no tile takes the id of another live tile that is still sent: that would move
+                // the other tile's alerts.
+                let sent: BTreeSet<&str> = body.tiles.iter().map(|t| t.name.as_str()).collect();
+                let carried: BTreeSet<&str> =
+                    body.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
+                let mut used = BTreeSet::new();
                 for tile in &body.tiles {
-                    let carried = current
+                    let by_name = current
                         .tiles
                         .iter()
                         .find(|t| t.name == tile.name)
-                        .and_then(|t| t.id.clone());
-                    if tile.id != carried {
+                        .and_then(|t| t.id.as_deref());
+                    let renamed = |id: &str| {
+                        current
+                            .tiles
+                            .iter()
+                            .any(|t| t.id.as_deref() == Some(id) && !sent.contains(t.name.as_str()))
+                    };
+                    let fine = match tile.id.as_deref() {
+                        None => by_name.is_none_or(|id| carried.contains(id)),
+                        Some(id) => {
+                            used.insert(id)
+                                && (by_name == Some(id) || (by_name.is_none() && renamed(id)))
+                        }
+                    };
+                    if !fine {
                         problems.push(format!(
                             "{}: tile \"{}\" is sent with id {} but is {} on the dashboard",
                             change.address,
                             tile.name,
                             tile.id.as_deref().unwrap_or("(none)"),
-                            carried.as_deref().unwrap_or("a new tile"),
+                            by_name.unwrap_or("a new tile"),
                         ));
                     }
                 }
@@ -510,6 +537,19 @@ fn after(change: &Change) -> Result<&Value, String> {
         .after
         .as_ref()
         .ok_or_else(|| "the change has no desired values".to_string())
+}
+
+/// A dashboard value with its tiles in name order, as [`normalize::dashboard`] writes them: a
+/// created dashboard's change lists its tiles in config order, for people to read.
+fn tiles_by_name(dashboard: &Value) -> Value {
+    let mut dashboard = dashboard.clone();
+    if let Some(Value::Array(tiles)) = dashboard.get_mut("tiles") {
+        tiles.sort_by(|a, b| {
+            let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_owned);
+            name(a).cmp(&name(b))
+        });
+    }
+    dashboard
 }
 
 /// Whether two values are the same once keys are sorted and `3` is `3.0`.
