@@ -14,7 +14,10 @@ use crate::sandbox::{
 
 /// Flags of `converge sandbox`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  converge sandbox serve\n  \
+#[command(after_help = "Exit codes:\n  \
+    0  stopped by SIGINT or SIGTERM\n  \
+    1  cannot start: a port in use, a state file that cannot be read\n\n\
+    Examples:\n  converge sandbox serve\n  \
     converge sandbox serve --port 0 --seed large --state world.json --faults 429=0.05,500=0.02")]
 pub struct Args {
     /// What to do.
@@ -40,8 +43,14 @@ pub enum OnOff {
 
 /// Flags of `converge sandbox serve`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  converge sandbox serve --port 8080\n  \
-    CONVERGE_CLOUD_URL=http://127.0.0.1:8080 converge plan examples/quickstart.yaml")]
+#[command(after_help = "Exit codes:\n  \
+    0  stopped by SIGINT or SIGTERM\n  \
+    1  cannot start: a port in use, a state file that cannot be read\n\n\
+    On the default port the quickstart's default URLs reach it: with \
+    CONVERGE_KEY_SECRET=sandbox-secret\nand CONVERGE_OBS_TOKEN=sandbox-token exported, \
+    `converge plan examples/quickstart.yaml` plans against it.\n\n\
+    Examples:\n  converge sandbox serve\n  \
+    converge sandbox serve --port 0 --seed empty --clock 2026-11-21T06:00:00Z")]
 pub struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
@@ -82,9 +91,19 @@ pub struct ServeArgs {
     /// Wire-format quirks to show, comma-separated.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub quirks: Vec<Quirk>,
-    /// A fixed "now" (RFC 3339), so backup ages and timestamps are deterministic.
-    #[arg(long, value_name = "RFC3339")]
+    /// A fixed "now" (RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`), so backup ages and
+    /// timestamps are deterministic.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_clock)]
     pub clock: Option<jiff::Timestamp>,
+}
+
+fn parse_clock(text: &str) -> std::result::Result<jiff::Timestamp, String> {
+    text.parse().map_err(|_| {
+        format!(
+            "`{text}` is not a time: write RFC 3339 with a zone, such as `2026-11-21T06:00:00Z` \
+             or `2026-11-21T08:00:00+02:00`"
+        )
+    })
 }
 
 fn parse_faults(text: &str) -> std::result::Result<FaultSpec, String> {
