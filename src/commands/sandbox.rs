@@ -169,6 +169,9 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
         .build()
         .map_err(|error| Error::msg(format!("sandbox: cannot start its runtime: {error}")))?;
     runtime.block_on(async move {
+        // Listen for signals before saying "listening": a supervisor that stops the sandbox as
+        // soon as it is ready must get a clean stop (exit 0), not the default kill.
+        let shutdown = shutdown_signal();
         let server = Server::bind(options).await?;
         let url = format!("http://{}", server.local_addr());
         printer.err(&format!("sandbox listening on {url} (both APIs)"));
@@ -195,31 +198,41 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
                 ));
             });
         }
-        server.run(shutdown_signal()).await;
+        server.run(shutdown).await;
         printer.err("sandbox stopped");
         Ok(Exit::Success)
     })
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when
+/// the future is first polled.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
+                (Ok(mut interrupt), Err(_)) => {
+                    interrupt.recv().await;
+                }
+                (Err(_), _) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = interrupt.await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
