@@ -10,6 +10,7 @@ mod globs;
 mod help;
 mod plan;
 mod preview;
+mod readme;
 mod sandbox;
 mod show;
 mod soak;
