@@ -12,10 +12,14 @@ use crate::commands;
     name = "converge",
     version,
     propagate_version = true,
-    after_help = "Exit codes: 0 success or in sync, 1 error, 2 changes planned or drift found, \
-    3 saved plan is stale, 4 refused.\n\n\
+    after_help = "Exit codes, the same for every command:\n  \
+    0  success; nothing to change (plan), in sync (drift)\n  \
+    1  error\n  \
+    2  changes planned (plan --detailed-exitcode), drift found (drift)\n  \
+    3  a saved plan is stale (apply --plan)\n  \
+    4  refused (apply)\n\n\
     Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
-    converge <COMMAND> --help"
+    converge plan --help"
 )]
 pub struct Cli {
     /// The command to run.

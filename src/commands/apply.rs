@@ -29,10 +29,15 @@ pub enum ReportFormat {
 
 /// Flags of `converge apply`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  converge apply --sandbox examples/quickstart.yaml\n  \
-    converge plan config/ --out plan.json && converge apply --plan plan.json --yes"
-)]
+#[command(after_help = "Exit codes:\n  \
+    0  applied, or nothing to apply\n  \
+    1  a step failed, or the run was interrupted\n  \
+    3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
+    4  refused: a delete without --allow-destroy, or no --yes and no terminal to ask on \
+    (nothing written)\n\n\
+    Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
+    converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
+    converge apply --sandbox --plan plan.json --yes")]
 pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files. With `--plan`, only where the
     /// organization, URLs and credentials come from (without them: `CONVERGE_*` variables).

@@ -11,7 +11,8 @@ use crate::output::Printer;
 
 /// Flags of `converge completions`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(after_help = "Exit codes:\n  0  written\n  1  an unknown shell\n\n\
+    Examples:\n  \
     converge completions bash > ~/.local/share/bash-completion/completions/converge\n  \
     converge completions zsh > \"${fpath[1]}/_converge\"\n  \
     converge completions fish > ~/.config/fish/completions/converge.fish\n  \

@@ -13,10 +13,14 @@ use crate::plan::{self, PlanOptions};
 
 /// Flags of `converge drift`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Exit codes: 0 in sync, 2 drift found, 1 error.\n\n\
+#[command(after_help = "Exit codes:\n  \
+    0  in sync (unmanaged objects are listed but do not count)\n  \
+    2  drift: a managed object differs or a check failed (or, with --fail-on-unmanaged, an \
+    unmanaged object exists)\n  \
+    1  error: config, network, API, a pattern that matches nothing\n\n\
     Examples:\n  converge drift --sandbox examples/quickstart.yaml\n  \
-    converge drift config/ --format markdown --ignore 'service.analytics.scaling.numReplicas' \
-    --ignore 'dashboard.prod[*'")]
+    converge drift --sandbox examples/quickstart.yaml --format markdown \
+    --ignore 'service.analytics.scaling.numReplicas' --ignore 'dashboard.prod[*'")]
 pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files.
     #[arg(required = true)]

@@ -24,9 +24,11 @@ use crate::sandbox::SandboxHandle;
     after_help = "The connection comes from CONVERGE_CLOUD_URL, CONVERGE_ORG_ID, \
     CONVERGE_KEY_ID, CONVERGE_KEY_SECRET (services, managed stacks) and \
     CONVERGE_OBSERVABILITY_URL, CONVERGE_OBS_TOKEN (--observability), or from --sandbox.\n\n\
+    Exit codes:\n  0  written\n  1  error: a missing setting, an unknown id, an API failure\n\n\
     Examples:\n  converge export --sandbox --service 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11 \
     --stack 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n  \
-    converge export --service $SERVICE_ID --observability --out converge.yaml"
+    converge export --sandbox --service 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11 --observability \
+    --out converge.yaml"
 )]
 pub struct Args {
     /// Export this service's scaling, private endpoints and pipes (pipe scaling only; never a

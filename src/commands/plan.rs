@@ -12,10 +12,13 @@ use crate::plan::{self, Format};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
-    converge plan config/ --format markdown --out plan.json --detailed-exitcode"
-)]
+#[command(after_help = "Exit codes:\n  \
+    0  planned (with --detailed-exitcode: no changes)\n  \
+    2  changes (only with --detailed-exitcode)\n  \
+    1  error: config, credentials, API, an --only glob that matches nothing\n\n\
+    Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
+    converge plan --sandbox examples/production --format markdown --out plan.json \
+    --detailed-exitcode")]
 pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files.
     #[arg(required = true)]

@@ -30,11 +30,14 @@ pub enum Format {
 
 /// Flags of `converge preview`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  converge preview alert.obs.api-errors config/\n  \
-    converge preview alert.obs.api-errors --window 7d --svg errors.svg config/\n  \
-    converge preview 'dashboard.obs.api-health.tile[Requests]' --format json config/"
-)]
+#[command(after_help = "Exit codes:\n  \
+    0  drawn\n  \
+    1  error: an unknown address, a managed stack (no series endpoint), an API failure\n\n\
+    Examples:\n  converge preview --sandbox alert.obs.busy docs/preview.yaml\n  \
+    converge preview --sandbox alert.obs.busy docs/preview.yaml --window 7d --granularity 1h \
+    --svg busy.svg\n  \
+    converge preview --sandbox 'dashboard.obs.api-health.tile[Requests]' docs/preview.yaml \
+    --format json")]
 pub struct Args {
     /// What to preview: `alert.<stack>.<key>`, `dashboard.<stack>.<key>` or
     /// `dashboard.<stack>.<key>.tile[<name>]`.

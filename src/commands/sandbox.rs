@@ -14,7 +14,10 @@ use crate::sandbox::{
 
 /// Flags of `converge sandbox`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  converge sandbox serve\n  \
+#[command(after_help = "Exit codes:\n  \
+    0  stopped by SIGINT or SIGTERM\n  \
+    1  cannot start: a port in use, a state file that cannot be read\n\n\
+    Examples:\n  converge sandbox serve\n  \
     converge sandbox serve --port 0 --seed large --state world.json --faults 429=0.05,500=0.02")]
 pub struct Args {
     /// What to do.
@@ -40,8 +43,14 @@ pub enum OnOff {
 
 /// Flags of `converge sandbox serve`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  converge sandbox serve --port 8080\n  \
-    CONVERGE_CLOUD_URL=http://127.0.0.1:8080 converge plan examples/quickstart.yaml")]
+#[command(after_help = "Exit codes:\n  \
+    0  stopped by SIGINT or SIGTERM\n  \
+    1  cannot start: a port in use, a state file that cannot be read\n\n\
+    On the default port the quickstart's default URLs reach it: with \
+    CONVERGE_KEY_SECRET=sandbox-secret\nand CONVERGE_OBS_TOKEN=sandbox-token exported, \
+    `converge plan examples/quickstart.yaml` plans against it.\n\n\
+    Examples:\n  converge sandbox serve\n  \
+    converge sandbox serve --port 0 --seed empty --clock 2026-11-21T06:00:00Z")]
 pub struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
@@ -85,8 +94,8 @@ pub struct ServeArgs {
     /// Wire-format quirks to show, comma-separated.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub quirks: Vec<Quirk>,
-    /// A fixed "now" (RFC 3339, from 1970 to 9999), so backup ages and timestamps are
-    /// deterministic.
+    /// A fixed "now" (RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`; from 1970 to 9999), so
+    /// backup ages and timestamps are deterministic.
     #[arg(long, value_name = "RFC3339", value_parser = super::flags::time)]
     pub clock: Option<jiff::Timestamp>,
 }
@@ -154,6 +163,9 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
         .build()
         .map_err(|error| Error::msg(format!("sandbox: cannot start its runtime: {error}")))?;
     runtime.block_on(async move {
+        // Listen for signals before saying "listening": a supervisor that stops the sandbox as
+        // soon as it is ready must get a clean stop (exit 0), not the default kill.
+        let shutdown = shutdown_signal();
         let server = Server::bind(options).await?;
         let url = format!("http://{}", server.local_addr());
         printer.err(&format!("sandbox listening on {url} (both APIs)"));
@@ -180,31 +192,41 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
                 ));
             });
         }
-        server.run(shutdown_signal()).await;
+        server.run(shutdown).await;
         printer.err("sandbox stopped");
         Ok(Exit::Success)
     })
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when
+/// the future is first polled.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
+                (Ok(mut interrupt), Err(_)) => {
+                    interrupt.recv().await;
+                }
+                (Err(_), _) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = interrupt.await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

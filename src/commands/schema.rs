@@ -6,8 +6,10 @@ use crate::output::Printer;
 
 /// Flags of `converge schema`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  converge schema > converge.schema.json\n  \
-    # then, first line of a config: # yaml-language-server: $schema=converge.schema.json")]
+#[command(after_help = "Editors read it from the first line of a config: \
+    `# yaml-language-server: $schema=converge.schema.json`.\n\n\
+    Exit codes:\n  0  printed\n\n\
+    Examples:\n  converge schema > converge.schema.json")]
 pub struct Args {}
 
 /// Runs `converge schema`.

@@ -13,12 +13,11 @@ use crate::plan::{self, Format};
 
 /// Flags of `converge show`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit codes: 0 shown, 1 the file cannot be read or is not a saved plan \
-    or an apply report.\n\n\
+#[command(after_help = "Exit codes:\n  \
+    0  shown\n  \
+    1  the file cannot be read, or is neither a saved plan nor an apply report\n\n\
     Examples:\n  converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
-    converge show plan.json --format markdown"
-)]
+    converge show plan.json --format markdown")]
 pub struct Args {
     /// A plan saved by `converge plan --out FILE`, or a report written by
     /// `converge apply --format json`.

@@ -9,9 +9,11 @@ use crate::output::Printer;
 
 /// Flags of `converge validate`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Exit codes: 0 valid (warnings allowed), 1 errors.\n\n\
+#[command(
+    after_help = "Exit codes:\n  0  valid (warnings allowed)\n  1  errors\n\n\
     Examples:\n  converge validate examples/quickstart.yaml\n  \
-    converge validate config/ --format json | jq '.[].message'")]
+    converge validate examples/production --format json"
+)]
 pub struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files (merged; a key defined twice is an error).
     #[arg(required = true)]

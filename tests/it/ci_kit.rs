@@ -160,6 +160,7 @@ const COMMANDS: &[&str] = &[
     "sandbox",
     "drift",
     "export",
+    "show",
     "completions",
 ];
 

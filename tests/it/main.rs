@@ -14,6 +14,7 @@ mod hostile_inputs;
 mod plan;
 mod preview;
 mod reading;
+mod readme;
 mod rename;
 mod sandbox;
 mod show;

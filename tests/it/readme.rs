@@ -1,0 +1,362 @@
+//! Every shell example of README.md (its ```sh blocks) and every example of each command's
+//! `--help` runs as written from the repository root, so neither can rot. Each runs in `bash`
+//! in a copy of the files the examples name, with the built `converge` first on PATH and no
+//! `CONVERGE_*` variable set, in order (a later example may read what an earlier one wrote).
+//! An example passes with exit 0 or 2 (changes planned, drift found), or exactly the code its
+//! comment states (`# exit 0: ...`). `converge sandbox serve` lines are started, must say they
+//! listen, and are stopped with SIGTERM (exit 0).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What is not run, and why; kept short on purpose.
+enum Skip {
+    /// Commands starting with this.
+    Prefix(&'static str),
+    /// Exactly this command.
+    Exact(&'static str),
+}
+
+const SKIPS: &[Skip] = &[
+    // Builds converge itself: this test runs the binary those lines build.
+    Skip::Prefix("cargo "),
+    // Asks for a typed `yes` on a terminal (`apply/terminal.rs` drives it under a pty).
+    Skip::Exact("converge apply --sandbox examples/quickstart.yaml"),
+    // Writes into the user's shell setup; `ci_kit` checks every shell's script.
+    Skip::Prefix("converge completions "),
+];
+
+/// `converge sandbox serve` listens on 8080 by default: one such line at a time.
+static SERVE: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// One example: the command as bash reads it and the comment after it.
+#[derive(Debug)]
+struct Example {
+    command: String,
+    comment: String,
+}
+
+/// Splits a line at its comment: a `#` after a blank, outside quotes.
+fn split_comment(line: &str) -> (&str, &str) {
+    let (mut single, mut double) = (false, false);
+    let mut previous = ' ';
+    for (at, c) in line.char_indices() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '#' if !single && !double && previous.is_whitespace() => {
+                return (line[..at].trim_end(), line[at + 1..].trim());
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    (line.trim_end(), "")
+}
+
+/// The commands of a shell text: comment-only lines dropped, `\` continuations joined.
+fn commands(text: &str) -> Vec<Example> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if pending.is_empty() && (trimmed.is_empty() || trimmed.starts_with('#')) {
+            continue;
+        }
+        if let Some(head) = trimmed.strip_suffix('\\') {
+            pending.push_str(head);
+            continue;
+        }
+        pending.push_str(trimmed);
+        let (command, comment) = split_comment(&pending);
+        out.push(Example {
+            command: command.to_string(),
+            comment: comment.to_string(),
+        });
+        pending.clear();
+    }
+    out
+}
+
+/// The ```sh blocks of a Markdown text.
+fn sh_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match current.as_mut() {
+            None if line.trim() == "```sh" => current = Some(String::new()),
+            Some(_) if line.trim() == "```" => blocks.extend(current.take()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+fn skipped(command: &str) -> bool {
+    SKIPS.iter().any(|skip| match skip {
+        Skip::Prefix(prefix) => command.starts_with(prefix),
+        Skip::Exact(exact) => command == *exact,
+    })
+}
+
+/// The exit code a comment promises (`exit 0: nothing to change`).
+fn promised_exit(comment: &str) -> Option<i32> {
+    let rest = &comment[comment.find("exit ")? + 5..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// A directory holding what the examples read, as at the repository root.
+fn workspace() -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("a directory");
+        for entry in std::fs::read_dir(from).expect("readable") {
+            let entry = entry.expect("an entry");
+            let target = to.join(entry.file_name());
+            if entry.file_type().expect("a type").is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copied");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    for folder in ["examples", "docs", "schema"] {
+        copy(&root().join(folder), &dir.path().join(folder));
+    }
+    dir
+}
+
+/// bash running `command` in `cwd` with the built binary first on PATH and no `CONVERGE_*`.
+fn bash(cwd: &Path, command: &str) -> Command {
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_converge"));
+    let bin_dir = binary.parent().expect("the binary's directory");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![bin_dir.to_path_buf()];
+    paths.extend(std::env::split_paths(&path));
+    let mut bash = Command::new("bash");
+    bash.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env("PATH", std::env::join_paths(paths).expect("a PATH"))
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS");
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("CONVERGE_") {
+            bash.env_remove(name);
+        }
+    }
+    bash
+}
+
+/// Starts a `sandbox serve` line, waits for it to listen, stops it: `Err` says why it failed.
+fn serve(cwd: &Path, command: &str) -> Result<(), String> {
+    let _one_at_a_time = SERVE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut child = bash(cwd, &format!("exec {command}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let listening = loop {
+        match lines_rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(line) => {
+                let found = line.starts_with("sandbox listening on ");
+                seen.push(line);
+                if found {
+                    break true;
+                }
+            }
+            Err(_) => break false,
+        }
+    };
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = child.wait().expect("the sandbox ends");
+    seen.extend(lines_rx.try_iter());
+    if listening && status.code() == Some(0) {
+        Ok(())
+    } else {
+        Err(format!(
+            "listening: {listening}, exit {:?}\n{}",
+            status.code(),
+            seen.join("\n")
+        ))
+    }
+}
+
+/// Runs the examples in order in one workspace; returns the failures and how many ran.
+fn run_all(examples: &[Example]) -> (Vec<String>, usize) {
+    let dir = workspace();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for example in examples.iter().filter(|e| !skipped(&e.command)) {
+        ran += 1;
+        if example.command.starts_with("converge sandbox serve") {
+            if let Err(problem) = serve(dir.path(), &example.command) {
+                failures.push(format!("{}: {problem}", example.command));
+            }
+            continue;
+        }
+        let output = assert_cmd::Command::from_std(bash(dir.path(), &example.command))
+            .timeout(Duration::from_secs(300))
+            .output()
+            .expect("bash runs");
+        let code = output.status.code().unwrap_or(-1);
+        let accepted = match promised_exit(&example.comment) {
+            Some(promised) => code == promised,
+            None => code == 0 || code == 2,
+        };
+        if !accepted {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            failures.push(format!(
+                "{} (# {}): exit {code}\n{}",
+                example.command,
+                example.comment,
+                tail.join("\n")
+            ));
+        }
+    }
+    (failures, ran)
+}
+
+#[test]
+fn the_readme_examples_run_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let examples: Vec<Example> = sh_blocks(&readme)
+        .iter()
+        .flat_map(|block| commands(block))
+        .collect();
+    assert!(
+        examples
+            .iter()
+            .any(|e| e.command == "converge plan --sandbox examples/quickstart.yaml"),
+        "{examples:#?}"
+    );
+    let (failures, ran) = run_all(&examples);
+    assert!(ran >= 30, "only {ran} README examples ran: {examples:#?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every command's `--help`, the `Examples:` lines at its end.
+fn help_examples() -> Vec<Example> {
+    let commands: &[&[&str]] = &[
+        &[],
+        &["validate"],
+        &["plan"],
+        &["preview"],
+        &["apply"],
+        &["show"],
+        &["schema"],
+        &["sandbox"],
+        &["sandbox", "serve"],
+        &["drift"],
+        &["export"],
+        &["completions"],
+    ];
+    let mut examples = Vec::new();
+    for command in commands {
+        let output = assert_cmd::Command::cargo_bin("converge")
+            .expect("the binary")
+            .args(*command)
+            .arg("--help")
+            .output()
+            .expect("converge runs");
+        let help = String::from_utf8_lossy(&output.stdout).into_owned();
+        let at = help
+            .rfind("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
+        examples.extend(self::commands(&help[at + "\nExamples:\n".len()..]));
+    }
+    examples
+}
+
+#[test]
+fn the_help_examples_run_as_written() {
+    let examples = help_examples();
+    let (failures, ran) = run_all(&examples);
+    assert!(ran >= 15, "only {ran} help examples ran: {examples:#?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn examples_are_read_as_bash_reads_them() {
+    let text = "# a comment line\n\
+        converge plan x.yaml   # plan it\n\
+        converge drift --ignore 'a # b' \\\n  --format json > out.json   # exit 2: drift\n\
+        COLUMNS=80 converge preview \"a#b\"\n";
+    let examples = commands(text);
+    let got: Vec<(&str, &str)> = examples
+        .iter()
+        .map(|e| (e.command.as_str(), e.comment.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("converge plan x.yaml", "plan it"),
+            (
+                "converge drift --ignore 'a # b' --format json > out.json",
+                "exit 2: drift"
+            ),
+            ("COLUMNS=80 converge preview \"a#b\"", ""),
+        ]
+    );
+    assert_eq!(promised_exit("exit 2: drift"), Some(2));
+    assert_eq!(promised_exit("plan it"), None);
+    assert!(skipped("cargo test"));
+    assert!(skipped("converge apply --sandbox examples/quickstart.yaml"));
+    assert!(!skipped(
+        "converge apply --sandbox examples/quickstart.yaml --yes"
+    ));
+}
+
+/// `examples/production` names only what the demo sandbox has: it plans (exit 2), applies, and
+/// then plans to no changes and no drift.
+#[test]
+fn the_production_example_plans_applies_and_converges_against_the_sandbox() {
+    let sandbox = crate::common::fast_sandbox();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let production = root().join("examples/production");
+    let run = |args: &[&str]| {
+        let output = crate::common::converge(&sandbox)
+            .envs(crate::plan::FAST_LIMITS)
+            .current_dir(dir.path())
+            .args(args)
+            .arg(&production)
+            .output()
+            .expect("converge runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code().unwrap_or(-1), stderr)
+    };
+    let (code, stderr) = run(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, stderr) = run(&["apply", "--yes", "--allow-destroy"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = run(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = run(&["drift"]);
+    assert_eq!(code, 0, "{stderr}");
+}
