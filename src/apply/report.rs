@@ -71,6 +71,9 @@ pub struct Report {
     /// `confirmation` or `stale`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The `--only` patterns of a partial run (its plan's); absent when the whole config ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
 }
 
 impl Report {
@@ -93,6 +96,15 @@ impl Report {
             steps,
             wait: None,
             refused: None,
+            only: Vec::new(),
+        }
+    }
+
+    /// The same report, saying it covers only the addresses `plan` was limited to.
+    pub fn of_plan(self, plan: &crate::plan::Plan) -> Self {
+        Report {
+            only: plan.only.clone(),
+            ..self
         }
     }
 
@@ -119,7 +131,7 @@ impl Report {
             .collect();
         Report {
             refused: Some(reason.to_string()),
-            ..Report::new(steps, false)
+            ..Report::new(steps, false).of_plan(plan)
         }
     }
 
@@ -167,6 +179,13 @@ impl Report {
         };
         out.push_str(&printer.paint(&self.summary_line(), style));
         out.push('\n');
+        if !self.only.is_empty() {
+            let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();
+            out.push_str(&format!(
+                "partial: only addresses matching {} (`--only`)\n",
+                patterns.join(", ")
+            ));
+        }
         for status in [
             Status::Failed,
             Status::Stale,

@@ -47,7 +47,8 @@ pub struct Args {
     /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
     #[arg(long)]
     pub allow_destroy: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the plan says it is partial.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// After the writes, poll until services and pipes show their new scaling.
@@ -114,8 +115,13 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session =
-            session::open_with_read_rounds(&args.paths, &args.api, printer, apply::fresh::ROUNDS)?;
+        let session = session::open_scoped(
+            &args.paths,
+            &args.api,
+            printer,
+            apply::fresh::ROUNDS,
+            &args.only,
+        )?;
         let plan_options = PlanOptions {
             only: args.only.clone(),
             now: Some(jiff::Timestamp::now()),
@@ -156,7 +162,7 @@ fn proceed(
     if !plan.has_changes() {
         printer.err("nothing to apply");
         if args.format == ReportFormat::Json {
-            printer.out(&Report::new(Vec::new(), false).to_json());
+            printer.out(&Report::new(Vec::new(), false).of_plan(plan).to_json());
         }
         return Ok(Exit::Success);
     }
@@ -225,13 +231,15 @@ fn proceed(
     }
     let progress = Progress::new(printer);
     let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
-    let mut report = runtime.block_on(apply::execute_with(
-        plan,
-        fresh,
-        options,
-        cancel_rx.clone(),
-        &progress,
-    ));
+    let mut report = runtime
+        .block_on(apply::execute_with(
+            plan,
+            fresh,
+            options,
+            cancel_rx.clone(),
+            &progress,
+        ))
+        .of_plan(plan);
     if args.wait && !report.interrupted {
         report.wait = Some(runtime.block_on(apply::wait::wait(
             plan, &report, &clients, options, cancel_rx, printer,

@@ -30,7 +30,8 @@ pub struct Args {
     /// Exit 2 when there are changes, 0 when there are none, 1 on error.
     #[arg(long)]
     pub detailed_exitcode: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the plan says it is partial.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// Run the series of every tile the plan creates or updates over the last 15 minutes;
@@ -44,7 +45,7 @@ pub struct Args {
 
 /// Runs `converge plan`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, &args.api, printer)?;
+    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
     let options = PlanOptions {
         only: args.only.clone(),
         now: Some(jiff::Timestamp::now()),

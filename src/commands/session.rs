@@ -55,6 +55,18 @@ pub fn open_with_read_rounds(
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
+    open_scoped(paths, api_args, printer, rounds, &[])
+}
+
+/// As [`open_with_read_rounds`], reading only the lists the addresses matching `only` need
+/// ([`crate::plan::address::read_scope`]); no patterns: everything.
+pub fn open_scoped(
+    paths: &[PathBuf],
+    api_args: &ApiArgs,
+    printer: &Printer,
+    rounds: usize,
+    only: &[String],
+) -> Result<Session> {
     let sandbox = start_sandbox(api_args, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
@@ -67,9 +79,16 @@ pub fn open_with_read_rounds(
     mask_secrets(&config, printer);
     let parallelism = usize::from(api_args.parallelism);
     let limits = rate_limits(api_args)?;
+    let scope = crate::plan::address::read_scope(&config, only);
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking_with(&config, parallelism, limits, printer) {
+        match reader::connect_and_read_blocking_scoped(
+            &config,
+            parallelism,
+            limits,
+            printer,
+            &scope,
+        ) {
             Err(diagnostics)
                 if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
             {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use tokio::task::JoinSet;
 
 use super::progress::ReadProgress;
-use super::{LiveState, StackLive};
+use super::{LiveState, ReadScope, StackLive};
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
@@ -53,13 +53,28 @@ pub async fn read(
     clients: &Clients,
     printer: &Printer,
 ) -> Result<LiveState, Vec<Diagnostic>> {
-    let mut live = LiveState::default();
+    read_scoped(config, clients, printer, &ReadScope::All).await
+}
+
+/// Reads the lists of `config` that `scope` names, and nothing else (see
+/// [`crate::plan::address::read_scope`] for the lists an `--only` selection needs). The live
+/// state says which lists it holds, so the planner leaves the others alone.
+pub async fn read_scoped(
+    config: &Config,
+    clients: &Clients,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<LiveState, Vec<Diagnostic>> {
+    let mut live = LiveState {
+        scope: scope.clone(),
+        ..LiveState::default()
+    };
     let mut problems: Vec<Diagnostic> = Vec::new();
     let mut tasks: JoinSet<Outcome> = JoinSet::new();
-    let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config));
+    let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config, scope));
 
     let cloud = clients.cloud.clone();
-    if !config.services.is_empty() {
+    if !config.services.is_empty() && scope.reads_services() {
         match &cloud {
             Some(cloud) => {
                 let cloud = cloud.clone();
@@ -79,7 +94,11 @@ pub async fn read(
     // Stacks do not wait for the services list: a managed stack's service id comes from the
     // config, and a wrong one is reported once, from the list.
     let mut stack_apis: BTreeMap<String, StackApi> = BTreeMap::new();
-    for (key, stack) in &config.stacks {
+    for (key, stack) in config
+        .stacks
+        .iter()
+        .filter(|(key, _)| scope.reads_stack(key))
+    {
         match clients.stack(config, stack) {
             Ok(api) => {
                 live.stacks.insert(key.clone(), StackLive::default());
@@ -116,7 +135,7 @@ pub async fn read(
                 for (key, service) in &config.services {
                     if live.services.contains_key(&service.id.value) {
                         if let Some(cloud) = &cloud {
-                            spawn_service_reads(&mut tasks, cloud, key, service);
+                            spawn_service_reads(&mut tasks, cloud, key, service, scope);
                             progress.update(reads, reads + tasks.len());
                         }
                     } else {
@@ -244,16 +263,21 @@ fn spawn_service_reads(
     cloud: &CloudClient,
     key: &str,
     service: &ServiceConfig,
+    scope: &ReadScope,
 ) {
     let id = service.id.value.clone();
-    if !service.pipes.is_empty() {
+    if !service.pipes.is_empty() && scope.reads_pipes(key) {
         let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
         tasks.spawn(async move {
             let result = cloud.list_pipes(&id).await.map(Payload::Pipes);
             (Read::Pipes { service }, result)
         });
     }
-    if let Some(checks) = &service.backups {
+    if let Some(checks) = service
+        .backups
+        .as_ref()
+        .filter(|_| scope.reads_backups(key))
+    {
         let (client, backup_id, service_key) = (cloud.clone(), id.clone(), key.to_string());
         tasks.spawn(async move {
             let result = client.list_backups(&backup_id).await.map(Payload::Backups);
@@ -344,11 +368,21 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
     problems
 }
 
-/// `1 service and 2 stacks`, for the plain progress line.
-fn scope_words(config: &Config) -> String {
+/// `1 service and 2 stacks`, for the plain progress line: those whose lists are read.
+fn scope_words(config: &Config, scope: &ReadScope) -> String {
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    match (config.services.len(), config.stacks.len()) {
+    let services = if scope.reads_services() {
+        config.services.len()
+    } else {
+        0
+    };
+    let stacks = config
+        .stacks
+        .keys()
+        .filter(|key| scope.reads_stack(key))
+        .count();
+    match (services, stacks) {
         (services, 0) => count(services, "service", "services"),
         (0, stacks) => count(stacks, "stack", "stacks"),
         (services, stacks) => format!(
@@ -568,11 +602,22 @@ pub async fn connect_and_read_with(
     limits: RateLimits,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_scoped(config, parallelism, limits, printer, &ReadScope::All).await
+}
+
+/// As [`connect_and_read_with`], reading only the lists `scope` names.
+pub async fn connect_and_read_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
     let settings = crate::api::transport::TransportSettings::new(parallelism);
     let transport = crate::api::transport::Transport::new(settings, printer.clone())
         .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
     let clients = Clients::from_config(config, &transport, &limits)?;
-    let live = read(config, &clients, printer).await?;
+    let live = read_scoped(config, &clients, printer, scope).await?;
     Ok((clients, live))
 }
 
@@ -595,6 +640,17 @@ pub fn connect_and_read_blocking_with(
     limits: RateLimits,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_blocking_scoped(config, parallelism, limits, printer, &ReadScope::All)
+}
+
+/// As [`connect_and_read_blocking_with`], reading only the lists `scope` names.
+pub fn connect_and_read_blocking_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -606,7 +662,12 @@ pub fn connect_and_read_blocking_with(
                 None,
             )]
         })?;
-    let (clients, live) =
-        runtime.block_on(connect_and_read_with(config, parallelism, limits, printer))?;
+    let (clients, live) = runtime.block_on(connect_and_read_scoped(
+        config,
+        parallelism,
+        limits,
+        printer,
+        scope,
+    ))?;
     Ok((runtime, clients, live))
 }

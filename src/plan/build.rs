@@ -56,19 +56,27 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         },
         diagnostics: Vec::new(),
     };
-    for service in config.services.values() {
-        builder.service(service);
+    // A run limited by `--only` read only the lists its addresses need; what was not read is
+    // not planned (it would look missing), and `retain_addresses` drops it anyway.
+    if live.scope.reads_services() {
+        for service in config.services.values() {
+            builder.service(service);
+        }
     }
     for stack in config.stacks.values() {
-        builder.stack(config, stack);
+        if live.scope.reads_stack(&stack.key.value) {
+            builder.stack(config, stack);
+        }
     }
     let Builder {
         mut plan,
         mut diagnostics,
         ..
     } = builder;
+    let left_out = plan.retain_addresses(&options.only);
+    // After the filter: the names a partial plan shows are those of its own changes.
     plan.sources = source_names(&plan, live);
-    for (kept, left_out) in plan.retain_addresses(&options.only) {
+    for (kept, left_out) in left_out {
         diagnostics.push(
             Diagnostic::warning(
                 "plan::only-leaves-out-dependency",
@@ -262,13 +270,18 @@ impl<'a> Builder<'a> {
             );
             return;
         };
-        if let Some(check) = super::checks::backups(config, self.live, self.now) {
+        let key = &config.key.value;
+        if self.live.scope.reads_backups(key)
+            && let Some(check) = super::checks::backups(config, self.live, self.now)
+        {
             self.plan.checks.push(check);
         }
         self.service_scaling(config, live);
         self.private_endpoints(config, live);
-        for pipe in config.pipes.values() {
-            self.pipe(config, live, pipe);
+        if self.live.scope.reads_pipes(key) {
+            for pipe in config.pipes.values() {
+                self.pipe(config, live, pipe);
+            }
         }
     }
 
