@@ -14,6 +14,7 @@ use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
+use crate::live::reader::{self, List};
 use crate::output::Printer;
 use crate::plan::{self, Plan, PlanOptions};
 
@@ -184,10 +185,9 @@ fn proceed(
         refused_report(args, printer, plan, "destroy", &[]);
         return Ok(Exit::Refused);
     }
-    let mut checked = None;
     if saved {
-        let (stale, fresh) = runtime
-            .block_on(apply::precheck(plan, clients.clone()))
+        let stale = runtime
+            .block_on(stale_steps(plan, &clients))
             .map_err(|problem| {
                 Error::msg(format!(
                     "cannot read the live state to check the saved plan: {problem}"
@@ -206,7 +206,6 @@ fn proceed(
             refused_report(args, printer, plan, "stale", &stale);
             return Ok(Exit::Stale);
         }
-        checked = Some(fresh);
     }
     if !args.yes {
         // The plan went to stdout; when that is a pipe or a file, the person answering has not
@@ -219,9 +218,6 @@ fn proceed(
             refused_report(args, printer, plan, "confirmation", &[]);
             return Ok(Exit::Refused);
         }
-        // Reads made before a person answered may be minutes old: the steps read again, so a
-        // change made while the question waited is still caught as stale.
-        checked = None;
     }
 
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -230,7 +226,9 @@ fn proceed(
         listen_for_signals(cancel_tx, printer.clone());
     }
     let progress = Progress::new(printer);
-    let fresh = checked.unwrap_or_else(|| apply::fresh::Fresh::new(clients.clone()));
+    // Each step reads its object again before writing: the stale check's reads are older than
+    // a person's answer or the steps before it.
+    let fresh = apply::fresh::Fresh::new(clients.clone());
     let mut report = runtime
         .block_on(apply::execute_with(
             plan,
@@ -260,6 +258,64 @@ fn proceed(
     } else {
         Exit::Error
     })
+}
+
+/// The stale check of a saved plan, before anything is written: the lists its steps' objects
+/// live in, and only those, read at once ([`reader::read_lists`]), against the fingerprints
+/// the plan recorded. Returns each stale step's id and message. Creates that wait for other
+/// steps are checked when they run instead: a dependency may remove their object first
+/// (alerts on a tile a dashboard update drops).
+async fn stale_steps(
+    plan: &Plan,
+    clients: &Clients,
+) -> std::result::Result<Vec<(usize, String)>, String> {
+    use apply::fresh::{self, Scope};
+    let checked: Vec<&plan::Step> = plan
+        .steps
+        .iter()
+        .filter(|step| step.fingerprint.is_some() || step.depends_on.is_empty())
+        .collect();
+    let cloud = || {
+        clients
+            .cloud
+            .clone()
+            .ok_or_else(|| "the cloud API is not set up".to_string())
+    };
+    let mut lists = Vec::new();
+    for step in &checked {
+        let (scope, stack) = fresh::scope_of(&step.operation);
+        let stack_api = || match stack {
+            Some(stack) => fresh::stack_api(clients, stack),
+            None => Err("no stack given for a stack read".to_string()),
+        };
+        lists.push(match scope {
+            Scope::Services => List::Services { cloud: cloud()? },
+            Scope::Pipes(service_id) => List::Pipes {
+                cloud: cloud()?,
+                service_id,
+            },
+            Scope::Dashboards(stack) => List::Dashboards {
+                stack,
+                api: stack_api()?,
+            },
+            Scope::Alerts(stack) => List::Alerts {
+                stack,
+                api: stack_api()?,
+            },
+        });
+    }
+    let live = reader::read_lists(&lists, fresh::ROUNDS).await?;
+    Ok(checked
+        .into_iter()
+        .filter_map(|step| {
+            let current = plan::fingerprint::current(&step.operation, &live);
+            if step.operation.is_destroy() && current.is_none() {
+                return None;
+            }
+            (current != step.fingerprint)
+                .then(|| (step.id, apply::step::stale_message(step, current)))
+        })
+        .collect())
 }
 
 /// With `--format json`, the report of a refused run (nothing written) on stdout.

@@ -30,6 +30,10 @@ pub struct Args {
     /// repeatable, added to the config's `ignore:` list.
     #[arg(long, value_name = "PATTERN")]
     pub ignore: Vec<String>,
+    /// Compare only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the report says it is partial.
+    #[arg(long, value_name = "GLOB")]
+    pub only: Vec<String>,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -37,9 +41,9 @@ pub struct Args {
 
 /// Runs `converge drift`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, &args.api, printer)?;
+    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
     let options = PlanOptions {
-        only: Vec::new(),
+        only: args.only.clone(),
         // Backup ages are measured from the real clock: a drift job asks "is it fine now".
         now: Some(jiff::Timestamp::now()),
     };

@@ -89,6 +89,9 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     /// What ignore patterns silenced: addresses, or `address.field` paths; sorted.
     pub ignored: Vec<String>,
+    /// The `--only` patterns of a partial report (its plan's); empty when the whole config
+    /// was compared.
+    pub only: Vec<String>,
 }
 
 impl Report {
@@ -172,6 +175,10 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
         })
         .chain(untracked(config, live))
         .collect();
+    // The plan kept only what `--only` selects; objects it does not know are filtered here.
+    if plan.is_partial() {
+        unmanaged.retain(|u| plan.only.iter().any(|p| glob::matches(p, &u.address)));
+    }
     unmanaged.sort();
     unmanaged.dedup_by(|a, b| a.address == b.address);
     unmanaged.retain(|u| {
@@ -203,6 +210,7 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
         unmanaged,
         checks,
         ignored,
+        only: plan.only.clone(),
     }
 }
 

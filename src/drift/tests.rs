@@ -45,6 +45,7 @@ fn report_with(unmanaged: usize, passed: bool) -> Report {
             backups: Vec::new(),
         }],
         ignored: Vec::new(),
+        only: Vec::new(),
     }
 }
 
