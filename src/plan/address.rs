@@ -9,8 +9,9 @@
 //!
 //! What a planned address needs, and why:
 //! - `service.K.scaling`, `service.K.private_endpoint[...]`: the services list.
-//! - `pipe.K.P` (and `pipe.K["name"]` in drift): K's pipes list, and the services list (a pipe
-//!   is planned only for a service that exists).
+//! - `pipe.K.P.scaling`, `pipe.K.P` (marked absent) and `pipe.K["name"]` (drift's unnamed
+//!   pipes): K's pipes list, and the services list (a pipe is planned only for a service that
+//!   exists).
 //! - `check.K.backups`: K's backups (and the backups `keep` names), and the services list.
 //! - `dashboard.S.*`, `alert.S.*`: all three lists of stack S. An alert is planned against its
 //!   dashboard's plan (the tile ids it points at, and whether it waits for a dashboard step); a
@@ -115,11 +116,17 @@ pub fn families(config: &Config) -> Vec<Family> {
             "]",
             Need::Services,
         ));
-        for pipe in service.pipes.keys() {
-            out.push(Family::exact(
-                format!("pipe.{key}.{pipe}"),
-                Need::Pipes(key.clone()),
-            ));
+        for (name, pipe) in &service.pipes {
+            // A pipe marked absent is planned as itself (deleted, or already gone); any other
+            // as its scaling.
+            let address = if pipe.absent {
+                format!("pipe.{key}.{name}")
+            } else if pipe.scaling.is_some() {
+                format!("pipe.{key}.{name}.scaling")
+            } else {
+                continue;
+            };
+            out.push(Family::exact(address, Need::Pipes(key.clone())));
         }
         if !service.pipes.is_empty() {
             named(&mut out, &format!("pipe.{key}"), Need::Pipes(key.clone()));
