@@ -6,6 +6,7 @@ mod basics;
 mod faults;
 mod interrupt;
 mod property;
+mod scoped;
 mod terminal;
 
 use std::path::{Path, PathBuf};
