@@ -78,7 +78,7 @@ impl RateLimit {
         let window = self.window;
         let window = if window.subsec_millis() != 0 || window.as_secs() == 0 {
             format!("{}ms", window.as_millis())
-        } else if window.as_secs() % 60 == 0 {
+        } else if window.as_secs().is_multiple_of(60) {
             format!("{}m", window.as_secs() / 60)
         } else {
             format!("{}s", window.as_secs())
@@ -1161,9 +1161,9 @@ async fn read_body(mut response: reqwest::Response, limit: usize) -> Result<Body
 /// `64 MiB`, `64 KiB`, `100 bytes`.
 fn human_bytes(bytes: usize) -> String {
     const MIB: usize = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
-    } else if bytes >= 1024 && bytes % 1024 == 0 {
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} bytes")

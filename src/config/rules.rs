@@ -230,17 +230,17 @@ fn renames<'a>(
                     format!("another {kind} is named this"),
                     Some((*span, format!("the {kind} named `{}`", old.value))),
                 ))
-            } else if let Some(first) = claimed.insert(&old.value, old.span) {
-                Some((
-                    format!(
-                        "`{}` is listed in `renamedFrom` of two {kind}s of {scope_kind} `{scope}`",
-                        old.value
-                    ),
-                    "claimed again".to_string(),
-                    Some((first, "first claimed here".to_string())),
-                ))
             } else {
-                None
+                claimed.insert(&old.value, old.span).map(|first| {
+                    (
+                        format!(
+                            "`{}` is listed in `renamedFrom` of two {kind}s of {scope_kind} `{scope}`",
+                            old.value
+                        ),
+                        "claimed again".to_string(),
+                        Some((first, "first claimed here".to_string())),
+                    )
+                })
             };
             if let Some((message, label, related)) = conflict {
                 let mut diag = Diagnostic::error(

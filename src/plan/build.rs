@@ -1214,9 +1214,7 @@ impl<'a> Builder<'a> {
             return None;
         }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
-        let Some(dashboard) = planned.get(dashboard_config.key.value.as_str()) else {
-            return None;
-        };
+        let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
         let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id.clone()) {
             (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
