@@ -18,6 +18,7 @@
 //!
 //! Run with `cargo bench --bench scoped`.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 use converge::sandbox::{
     SandboxHandle, SandboxOptions, Seed, large_config, large_config_changing_alert,
 };
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 
 fn sandbox(rate_limit: bool) -> SandboxHandle {
     SandboxHandle::spawn(SandboxOptions {
@@ -82,29 +83,40 @@ fn requests(sandbox: &SandboxHandle) -> (usize, usize, String) {
     (log.len(), throttled, lines.join("; "))
 }
 
-/// Times `iters` runs, each against a fresh sandbox that `prepare` readies (not timed); checks
-/// and prints the requests of the first.
-fn timed(
-    iters: u64,
-    name: &str,
+/// One timed command: its name, the most requests it may send, what readies a fresh sandbox
+/// for it (not timed) and the command.
+struct Case<'a> {
+    name: &'a str,
     bound: usize,
-    prepare: &dyn Fn(&SandboxHandle),
-    command: &dyn Fn(&SandboxHandle) -> Command,
-) -> Duration {
-    let mut total = Duration::ZERO;
-    for i in 0..iters {
-        let sandbox = sandbox(true);
-        prepare(&sandbox);
-        sandbox.reset_log();
-        total += run(command(&sandbox));
-        let (count, throttled, lines) = requests(&sandbox);
-        assert!(count <= bound, "{name}: {count} requests: {lines}");
-        assert_eq!(throttled, 0, "{name}: throttled: {lines}");
-        if i == 0 {
-            println!("{name}: requests: {count} (at most {bound}); 429s received: 0; {lines}");
+    prepare: &'a dyn Fn(&SandboxHandle),
+    command: &'a dyn Fn(&SandboxHandle) -> Command,
+    /// Whether its requests were printed already.
+    printed: Cell<bool>,
+}
+
+impl Case<'_> {
+    /// Times `iters` runs, each against a fresh sandbox; checks every run's requests and prints
+    /// them once.
+    fn time(&self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            let sandbox = sandbox(true);
+            (self.prepare)(&sandbox);
+            sandbox.reset_log();
+            total += run((self.command)(&sandbox));
+            let (count, throttled, lines) = requests(&sandbox);
+            let name = self.name;
+            assert!(count <= self.bound, "{name}: {count} requests: {lines}");
+            assert_eq!(throttled, 0, "{name}: throttled: {lines}");
+            if !self.printed.replace(true) {
+                println!(
+                    "{name}: requests: {count} (at most {}); 429s received: 0; {lines}",
+                    self.bound
+                );
+            }
         }
+        total
     }
-    total
 }
 
 fn one_change(c: &mut Criterion) {
@@ -130,53 +142,60 @@ fn one_change(c: &mut Criterion) {
     println!("no-op plan of the whole seed: requests: {count}; {lines}");
     drop(unlimited);
 
+    let nothing = |_: &SandboxHandle| {};
+    let save_plan = |sandbox: &SandboxHandle| {
+        run(converge(
+            sandbox,
+            dir.path(),
+            &["plan", &config, "--only", &address, "--out", &saved],
+        ));
+    };
+    let apply_only = |sandbox: &SandboxHandle| {
+        converge(
+            sandbox,
+            dir.path(),
+            &["apply", &config, "--yes", "--only", &address],
+        )
+    };
+    let apply_plan = |sandbox: &SandboxHandle| {
+        converge(sandbox, dir.path(), &["apply", "--plan", &saved, "--yes"])
+    };
+    let plan_alerts = |sandbox: &SandboxHandle| {
+        converge(sandbox, dir.path(), &["plan", &config, "--only", "alert.*"])
+    };
+    let cases = [
+        Case {
+            name: "apply --only the alert",
+            bound: 5,
+            prepare: &nothing,
+            command: &apply_only,
+            printed: Cell::new(false),
+        },
+        Case {
+            name: "apply --plan with that one change",
+            bound: 5,
+            prepare: &save_plan,
+            command: &apply_plan,
+            printed: Cell::new(false),
+        },
+        Case {
+            name: "plan --only 'alert.*'",
+            bound: 6,
+            prepare: &nothing,
+            command: &plan_alerts,
+            printed: Cell::new(false),
+        },
+    ];
+
     let mut group = c.benchmark_group("large seed, one alert changed, real rate limits");
-    group.sample_size(10);
-    group.bench_function("apply --only the alert", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                "apply --only",
-                5,
-                &|_| {},
-                &|sandbox| {
-                    converge(
-                        sandbox,
-                        dir.path(),
-                        &["apply", &config, "--yes", "--only", &address],
-                    )
-                },
-            )
-        })
-    });
-    group.bench_function("apply --plan with that one change", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                "apply --plan",
-                5,
-                &|sandbox| {
-                    run(converge(
-                        sandbox,
-                        dir.path(),
-                        &["plan", &config, "--only", &address, "--out", &saved],
-                    ));
-                },
-                &|sandbox| converge(sandbox, dir.path(), &["apply", "--plan", &saved, "--yes"]),
-            )
-        })
-    });
-    group.bench_function("plan --only 'alert.*'", |b| {
-        b.iter_custom(|iters| {
-            timed(
-                iters,
-                "plan --only 'alert.*'",
-                6,
-                &|_| {},
-                &|sandbox| converge(sandbox, dir.path(), &["plan", &config, "--only", "alert.*"]),
-            )
-        })
-    });
+    // Every run sets up a fresh large sandbox besides what is timed: few, flat samples.
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10));
+    for case in &cases {
+        group.bench_function(case.name, |b| b.iter_custom(|iters| case.time(iters)));
+    }
     group.finish();
 }
 
