@@ -2,6 +2,9 @@
 //! that declares pipes, one per service that declares backup checks (plus one per backup id in
 //! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
 //!
+//! A run limited by `--only` reads only the lists its addresses need ([`read_scoped`]); a saved
+//! plan's stale check reads the lists its steps name, by id ([`read_lists`]).
+//!
 //! Reads that do not depend on each other run concurrently (the transport bounds them by
 //! `--parallelism` and each key's rate limit). Pipes and backups wait for the services list so a
 //! service id that does not exist costs no further requests. Every problem found is collected
