@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(validate plan sandbox transport plan_live apply)
+all=(validate plan sandbox transport plan_live apply scoped)
 benches=("$@")
 soak=0
 if [ ${#benches[@]} -eq 0 ]; then

@@ -88,6 +88,9 @@ pub struct Report {
     /// `confirmation` or `stale`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The `--only` patterns of a partial run (its plan's); absent when the whole config ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
 }
 
 fn format_id() -> &'static str {
@@ -114,6 +117,15 @@ impl Report {
             steps,
             wait: None,
             refused: None,
+            only: Vec::new(),
+        }
+    }
+
+    /// The same report, saying it covers only the addresses `plan` was limited to.
+    pub fn of_plan(self, plan: &crate::plan::Plan) -> Self {
+        Report {
+            only: plan.only.clone(),
+            ..self
         }
     }
 
@@ -140,7 +152,7 @@ impl Report {
             .collect();
         Report {
             refused: Some(reason.to_string()),
-            ..Report::new(steps, false)
+            ..Report::new(steps, false).of_plan(plan)
         }
     }
 
@@ -184,6 +196,13 @@ impl Report {
     /// reader looks first.
     pub fn to_text(&self, printer: &Printer) -> String {
         let mut out = String::new();
+        if !self.only.is_empty() {
+            let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();
+            out.push_str(&format!(
+                "partial: only addresses matching {} (`--only`)\n",
+                patterns.join(", ")
+            ));
+        }
         for status in [
             Status::Failed,
             Status::Stale,

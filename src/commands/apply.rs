@@ -54,8 +54,9 @@ pub struct Args {
     /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
     #[arg(long)]
     pub allow_destroy: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable. A glob that matches no
-    /// address of the config, the live state or the saved plan is an error.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the plan says it is partial; a glob that matches no address
+    /// of the config, the live state or the saved plan is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// After the writes, poll until services and pipes show their new scaling.
@@ -109,8 +110,13 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session =
-            session::open_with_read_rounds(&args.paths, &args.api, printer, apply::fresh::ROUNDS)?;
+        let session = session::open_scoped(
+            &args.paths,
+            &args.api,
+            printer,
+            apply::fresh::ROUNDS,
+            &args.only,
+        )?;
         let plan = session.plan(&args.only, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {
@@ -151,7 +157,7 @@ fn proceed(
     if !plan.has_changes() {
         printer.err("nothing to apply");
         if args.format == ReportFormat::Json {
-            printer.out(&Report::new(Vec::new(), false).to_json());
+            printer.out(&Report::new(Vec::new(), false).of_plan(plan).to_json());
         }
         return Ok(Exit::Success);
     }
@@ -232,13 +238,15 @@ fn proceed(
     let progress = Progress::new(printer).with_activity(clients.activity());
     // Each step reads its object again when it starts (`apply::fresh`): a change made while a
     // person answered the question, or while earlier steps ran, is caught as stale.
-    let mut report = runtime.block_on(apply::execute(
-        plan,
-        clients.clone(),
-        options,
-        cancel_rx.clone(),
-        &progress,
-    ));
+    let mut report = runtime
+        .block_on(apply::execute(
+            plan,
+            clients.clone(),
+            options,
+            cancel_rx.clone(),
+            &progress,
+        ))
+        .of_plan(plan);
     if args.wait && !report.interrupted {
         report.wait = Some(runtime.block_on(apply::wait::wait(
             plan, &report, &clients, options, cancel_rx, printer,

@@ -9,7 +9,6 @@ use crate::drift::{self, render::Format};
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
-use crate::plan::{self, PlanOptions};
 
 /// Flags of `converge drift`.
 #[derive(Debug, clap::Args)]
@@ -39,6 +38,10 @@ pub struct Args {
     /// does; by default they are listed but only differences and failed checks exit 2.
     #[arg(long)]
     pub fail_on_unmanaged: bool,
+    /// Compare only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the report says it is partial.
+    #[arg(long, value_name = "GLOB")]
+    pub only: Vec<String>,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -46,14 +49,9 @@ pub struct Args {
 
 /// Runs `converge drift`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, &args.api, printer)?;
-    let options = PlanOptions {
-        only: Vec::new(),
-        // Backup ages are measured from the real clock: a drift job asks "is it fine now".
-        now: Some(jiff::Timestamp::now()),
-    };
-    let (plan, diagnostics) = plan::plan(&session.config, &session.live, &options);
-    session.report(&diagnostics, printer)?;
+    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
+    // Backup ages are measured from the real clock: a drift job asks "is it fine now".
+    let plan = session.plan(&args.only, printer)?;
     session::check_globs("--ignore", &args.ignore, &session.addresses(&plan, true))?;
     let ignore: Vec<String> = session
         .config

@@ -33,8 +33,9 @@ pub struct Args {
     /// Exit 2 when there are changes, 0 when there are none, 1 on error.
     #[arg(long)]
     pub detailed_exitcode: bool,
-    /// Keep only addresses matching this glob (`*`, `?`); repeatable. A glob that matches no
-    /// address of the config or the live state is an error.
+    /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
+    /// addresses need are read, and the plan says it is partial; a glob that matches no address
+    /// of the config or the live state is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
     /// Run the series of every tile the plan creates or updates over the last 15 minutes;
@@ -48,7 +49,7 @@ pub struct Args {
 
 /// Runs `converge plan`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open(&args.paths, &args.api, printer)?;
+    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
     let plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);

@@ -52,8 +52,16 @@ impl Session {
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;
-        check_globs("--only", only, &self.addresses(&plan, false))?;
+        // What a glob may match: the addresses the config names (read or not: `--only` reads
+        // only what its globs need) and those the lists read hold.
+        let mut known = self.addresses(&plan, false);
+        known.extend(crate::plan::address::config_addresses(&self.config));
+        known.sort();
+        known.dedup();
+        check_globs("--only", only, &known)?;
         diagnostics = crate::plan::build::keep_only(&mut plan, only);
+        // The names a partial plan shows are those of its own changes.
+        plan.sources = crate::plan::build::source_names(&plan, &self.live);
         self.report(&diagnostics, printer)?;
         Ok(plan)
     }
@@ -137,6 +145,18 @@ pub fn open_with_read_rounds(
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
+    open_scoped(paths, api_args, printer, rounds, &[])
+}
+
+/// As [`open_with_read_rounds`], reading only the lists the addresses matching `only` need
+/// ([`crate::plan::address::read_scope`]); no patterns: everything.
+pub fn open_scoped(
+    paths: &[PathBuf],
+    api_args: &ApiArgs,
+    printer: &Printer,
+    rounds: usize,
+    only: &[String],
+) -> Result<Session> {
     let sandbox = start_sandbox(api_args, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
@@ -149,9 +169,16 @@ pub fn open_with_read_rounds(
     mask_secrets(&config, printer);
     let parallelism = usize::from(api_args.parallelism);
     let limits = rate_limits(api_args)?;
+    let scope = crate::plan::address::read_scope(&config, only);
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking_with(&config, parallelism, limits, printer) {
+        match reader::connect_and_read_blocking_scoped(
+            &config,
+            parallelism,
+            limits,
+            printer,
+            &scope,
+        ) {
             Err(diagnostics)
                 if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
             {

@@ -96,6 +96,9 @@ pub struct Report {
     /// Whether unmanaged objects count as drift (`--fail-on-unmanaged`, `drift.failOnUnmanaged`);
     /// by default they are listed but do not count.
     pub fail_on_unmanaged: bool,
+    /// The `--only` patterns of a partial report (its plan's); empty when the whole config
+    /// was compared.
+    pub only: Vec<String>,
 }
 
 impl Report {
@@ -182,6 +185,10 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
         })
         .chain(untracked(config, live))
         .collect();
+    // The plan kept only what `--only` selects; objects it does not know are filtered here.
+    if plan.is_partial() {
+        unmanaged.retain(|u| plan.only.iter().any(|p| glob::matches(p, &u.address)));
+    }
     unmanaged.sort();
     unmanaged.dedup_by(|a, b| a.address == b.address);
     unmanaged.retain(|u| {
@@ -218,6 +225,7 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
             .fail_on_unmanaged
             .as_ref()
             .is_some_and(|v| v.value),
+        only: plan.only.clone(),
     }
 }
 

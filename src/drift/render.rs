@@ -107,6 +107,19 @@ fn unmanaged_note(report: &Report) -> &'static str {
     }
 }
 
+/// What a report limited by `--only` says about itself.
+fn partial_line(report: &Report) -> Option<String> {
+    if report.only.is_empty() {
+        return None;
+    }
+    let patterns: Vec<String> = report.only.iter().map(|p| format!("`{p}`")).collect();
+    Some(format!(
+        "partial: only addresses matching {} (`--only`); the rest of the config was not read \
+         or compared",
+        patterns.join(", ")
+    ))
+}
+
 fn text(report: &Report, printer: &Printer) -> String {
     let summary = report.summary();
     let mut out = if report.in_sync() {
@@ -114,6 +127,10 @@ fn text(report: &Report, printer: &Printer) -> String {
     } else {
         format!("Drift found: {}\n", summary_line(&summary))
     };
+    if let Some(line) = partial_line(report) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     if !report.changed.is_empty() {
         out.push_str("\nDiffers from the config (config vs live):\n");
         for change in &report.changed {
@@ -173,6 +190,8 @@ fn text(report: &Report, printer: &Printer) -> String {
 struct Document<'a> {
     format: &'static str,
     organization: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    only: &'a [String],
     in_sync: bool,
     fail_on_unmanaged: bool,
     summary: DriftSummary,
@@ -186,6 +205,7 @@ fn json(report: &Report) -> String {
     let document = Document {
         format: FORMAT,
         organization: &report.organization,
+        only: &report.only,
         in_sync: report.in_sync(),
         fail_on_unmanaged: report.fail_on_unmanaged,
         summary: report.summary(),
@@ -211,6 +231,9 @@ fn markdown(report: &Report) -> String {
         },
         summary_line(&summary)
     );
+    if let Some(line) = partial_line(report) {
+        out.push_str(&format!("\n> **Note:** {}\n", escape(&line)));
+    }
     let mut lines: Vec<String> = Vec::new();
     // Checks first: there are few, and a failed backup must not be what a cut drops.
     if !report.checks.is_empty() {

@@ -46,6 +46,7 @@ fn report_with(unmanaged: usize, passed: bool) -> Report {
         }],
         ignored: Vec::new(),
         fail_on_unmanaged: false,
+        only: Vec::new(),
     }
 }
 

@@ -2,6 +2,9 @@
 //! that declares pipes, one per service that declares backup checks (plus one per backup id in
 //! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
 //!
+//! A run limited by `--only` reads only the lists its addresses need ([`read_scoped`]); a saved
+//! plan's stale check reads the lists its steps name, by id ([`read_lists`]).
+//!
 //! Reads that do not depend on each other run concurrently (the transport bounds them by
 //! `--parallelism` and each key's rate limit). Pipes and backups wait for the services list so a
 //! service id that does not exist costs no further requests. Every problem found is collected
@@ -12,7 +15,7 @@ use std::collections::BTreeMap;
 use tokio::task::JoinSet;
 
 use super::progress::ReadProgress;
-use super::{LiveState, StackLive};
+use super::{LiveState, ReadScope, StackLive};
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
@@ -55,13 +58,28 @@ pub async fn read(
     clients: &Clients,
     printer: &Printer,
 ) -> Result<LiveState, Vec<Diagnostic>> {
-    let mut live = LiveState::default();
+    read_scoped(config, clients, printer, &ReadScope::All).await
+}
+
+/// Reads the lists of `config` that `scope` names, and nothing else (see
+/// [`crate::plan::address::read_scope`] for the lists an `--only` selection needs). The live
+/// state says which lists it holds, so the planner leaves the others alone.
+pub async fn read_scoped(
+    config: &Config,
+    clients: &Clients,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<LiveState, Vec<Diagnostic>> {
+    let mut live = LiveState {
+        scope: scope.clone(),
+        ..LiveState::default()
+    };
     let mut problems: Vec<Diagnostic> = Vec::new();
     let mut tasks: JoinSet<Outcome> = JoinSet::new();
-    let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config));
+    let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config, scope));
 
     let cloud = clients.cloud.clone();
-    if !config.services.is_empty() {
+    if !config.services.is_empty() && scope.reads_services() {
         match &cloud {
             Some(cloud) => {
                 let cloud = cloud.clone();
@@ -81,7 +99,11 @@ pub async fn read(
     // Stacks do not wait for the services list: a managed stack's service id comes from the
     // config, and a wrong one is reported once, from the list.
     let mut stack_apis: BTreeMap<String, StackApi> = BTreeMap::new();
-    for (key, stack) in &config.stacks {
+    for (key, stack) in config
+        .stacks
+        .iter()
+        .filter(|(key, _)| scope.reads_stack(key))
+    {
         match clients.stack(config, stack) {
             Ok(api) => {
                 live.stacks.insert(key.clone(), StackLive::default());
@@ -118,7 +140,7 @@ pub async fn read(
                 for (key, service) in &config.services {
                     if live.services.contains_key(&service.id.value) {
                         if let Some(cloud) = &cloud {
-                            spawn_service_reads(&mut tasks, cloud, key, service);
+                            spawn_service_reads(&mut tasks, cloud, key, service, scope);
                             progress.update(reads, reads + tasks.len());
                         }
                     } else {
@@ -253,16 +275,21 @@ fn spawn_service_reads(
     cloud: &CloudClient,
     key: &str,
     service: &ServiceConfig,
+    scope: &ReadScope,
 ) {
     let id = service.id.value.clone();
-    if !service.pipes.is_empty() {
+    if !service.pipes.is_empty() && scope.reads_pipes(key) {
         let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
         tasks.spawn(async move {
             let result = cloud.list_pipes(&id).await.map(Payload::Pipes);
             (Read::Pipes { service }, result)
         });
     }
-    if let Some(checks) = &service.backups {
+    if let Some(checks) = service
+        .backups
+        .as_ref()
+        .filter(|_| scope.reads_backups(key))
+    {
         let (client, backup_id, service_key) = (cloud.clone(), id.clone(), key.to_string());
         tasks.spawn(async move {
             let result = client.list_backups(&backup_id).await.map(Payload::Backups);
@@ -353,11 +380,21 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
     problems
 }
 
-/// `1 service and 2 stacks`, for the plain progress line.
-fn scope_words(config: &Config) -> String {
+/// `1 service and 2 stacks`, for the plain progress line: those whose lists are read.
+fn scope_words(config: &Config, scope: &ReadScope) -> String {
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    match (config.services.len(), config.stacks.len()) {
+    let services = if scope.reads_services() {
+        config.services.len()
+    } else {
+        0
+    };
+    let stacks = config
+        .stacks
+        .keys()
+        .filter(|key| scope.reads_stack(key))
+        .count();
+    match (services, stacks) {
         (services, 0) => count(services, "service", "services"),
         (0, stacks) => count(stacks, "stack", "stacks"),
         (services, stacks) => format!(
@@ -593,6 +630,131 @@ fn api_problem(address: &str, error: &ApiError, span: Span) -> Diagnostic {
     problem
 }
 
+/// One list named by the ids the APIs use rather than by config keys (what a saved plan knows,
+/// which has no config), with the client that reads it.
+#[derive(Debug, Clone)]
+pub enum List {
+    /// `GET /services`.
+    Services {
+        /// The cloud API.
+        cloud: CloudClient,
+    },
+    /// One service's pipes.
+    Pipes {
+        /// The cloud API.
+        cloud: CloudClient,
+        /// The service id.
+        service_id: String,
+    },
+    /// One stack's dashboards.
+    Dashboards {
+        /// The stack's key (where [`LiveState::stacks`] keeps it).
+        stack: String,
+        /// Where the stack is served.
+        api: StackApi,
+    },
+    /// One stack's alerts (every page).
+    Alerts {
+        /// The stack's key.
+        stack: String,
+        /// Where the stack is served.
+        api: StackApi,
+    },
+}
+
+enum Listed {
+    Services(Vec<Service>),
+    Pipes(String, Vec<Pipe>),
+    Dashboards(String, Vec<Dashboard>),
+    Alerts(String, Vec<Alert>),
+}
+
+impl List {
+    /// What tells two lists apart (the same list named twice is read once).
+    fn identity(&self) -> (u8, &str) {
+        match self {
+            List::Services { .. } => (0, ""),
+            List::Pipes { service_id, .. } => (1, service_id),
+            List::Dashboards { stack, .. } => (2, stack),
+            List::Alerts { stack, .. } => (3, stack),
+        }
+    }
+
+    async fn read(&self) -> Result<Listed, ApiError> {
+        Ok(match self {
+            List::Services { cloud } => Listed::Services(cloud.list_services().await?),
+            List::Pipes { cloud, service_id } => {
+                Listed::Pipes(service_id.clone(), cloud.list_pipes(service_id).await?)
+            }
+            List::Dashboards { stack, api } => {
+                Listed::Dashboards(stack.clone(), api.list_dashboards().await?)
+            }
+            List::Alerts { stack, api } => Listed::Alerts(stack.clone(), api.list_alerts().await?),
+        })
+    }
+}
+
+/// Reads exactly `lists`, each once and all concurrently (the transport keeps them within
+/// `--parallelism` and the rate limits), into one live state: what `apply --plan` checks a
+/// saved plan's fingerprints against, reading the lists its changes live in rather than the
+/// estate. A list whose read fails with a retryable error is read again, up to `rounds` reads
+/// in all; on failure, the first error left (in list order). The state is for comparing
+/// fingerprints ([`crate::plan::fingerprint::current`]), not for planning: it is keyed by ids
+/// and stack keys and holds no sources or backups.
+pub async fn read_lists(lists: &[List], rounds: usize) -> Result<LiveState, String> {
+    let mut unique: BTreeMap<(u8, &str), &List> = BTreeMap::new();
+    for list in lists {
+        unique.entry(list.identity()).or_insert(list);
+    }
+    let mut tasks: JoinSet<(usize, Result<Listed, ApiError>)> = JoinSet::new();
+    for (index, list) in unique.into_values().enumerate() {
+        let list = list.clone();
+        tasks.spawn(async move {
+            let mut round = 1;
+            loop {
+                match list.read().await {
+                    Err(error) if error.is_retryable() && round < rounds => round += 1,
+                    other => return (index, other),
+                }
+            }
+        });
+    }
+    let mut live = LiveState::default();
+    let mut failures: BTreeMap<usize, String> = BTreeMap::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (index, result) = match joined {
+            Ok((index, result)) => (index, result.map_err(|error| error.to_string())),
+            Err(error) => (
+                usize::MAX,
+                Err(format!(
+                    "a read of the live state stopped unexpectedly: {error}"
+                )),
+            ),
+        };
+        match result {
+            Ok(Listed::Services(services)) => {
+                live.services = services.into_iter().map(|s| (s.id.clone(), s)).collect();
+            }
+            Ok(Listed::Pipes(service_id, pipes)) => {
+                live.pipes.insert(service_id, pipes);
+            }
+            Ok(Listed::Dashboards(stack, dashboards)) => {
+                live.stacks.entry(stack).or_default().dashboards = dashboards;
+            }
+            Ok(Listed::Alerts(stack, alerts)) => {
+                live.stacks.entry(stack).or_default().alerts = alerts;
+            }
+            Err(problem) => {
+                failures.entry(index).or_insert(problem);
+            }
+        }
+    }
+    match failures.into_values().next() {
+        Some(problem) => Err(problem),
+        None => Ok(live),
+    }
+}
+
 /// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
 /// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
 /// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
@@ -614,11 +776,22 @@ pub async fn connect_and_read_with(
     limits: RateLimits,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_scoped(config, parallelism, limits, printer, &ReadScope::All).await
+}
+
+/// As [`connect_and_read_with`], reading only the lists `scope` names.
+pub async fn connect_and_read_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
     let settings = crate::api::transport::TransportSettings::new(parallelism);
     let transport = crate::api::transport::Transport::new(settings, printer.clone())
         .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
     let clients = Clients::from_config(config, &transport, &limits)?;
-    let live = read(config, &clients, printer).await?;
+    let live = read_scoped(config, &clients, printer, scope).await?;
     Ok((clients, live))
 }
 
@@ -641,6 +814,17 @@ pub fn connect_and_read_blocking_with(
     limits: RateLimits,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_blocking_scoped(config, parallelism, limits, printer, &ReadScope::All)
+}
+
+/// As [`connect_and_read_blocking_with`], reading only the lists `scope` names.
+pub fn connect_and_read_blocking_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -652,7 +836,12 @@ pub fn connect_and_read_blocking_with(
                 None,
             )]
         })?;
-    let (clients, live) =
-        runtime.block_on(connect_and_read_with(config, parallelism, limits, printer))?;
+    let (clients, live) = runtime.block_on(connect_and_read_scoped(
+        config,
+        parallelism,
+        limits,
+        printer,
+        scope,
+    ))?;
     Ok((runtime, clients, live))
 }

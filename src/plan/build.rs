@@ -56,24 +56,32 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         },
         diagnostics: Vec::new(),
     };
-    for service in config.services.values() {
-        builder.service(service);
+    // A run limited by `--only` read only the lists its addresses need; what was not read is
+    // not planned (it would look missing), and `retain_addresses` drops it anyway.
+    if live.scope.reads_services() {
+        for service in config.services.values() {
+            builder.service(service);
+        }
     }
     for stack in config.stacks.values() {
-        builder.stack(config, stack);
+        if live.scope.reads_stack(&stack.key.value) {
+            builder.stack(config, stack);
+        }
     }
     let Builder {
         mut plan,
         mut diagnostics,
         ..
     } = builder;
+    let warnings = keep_only(&mut plan, &options.only);
+    // After the filter: the names a partial plan shows are those of its own changes.
     plan.sources = source_names(&plan, live);
-    diagnostics.extend(keep_only(&mut plan, &options.only));
+    diagnostics.extend(warnings);
     (plan, diagnostics)
 }
 
-/// Keeps the addresses `only` matches (all when empty); a warning for each kept step that waits
-/// for one left out.
+/// Keeps the addresses `only` matches (all when empty), recording the globs in the plan; a
+/// warning for each kept step that waits for one left out.
 pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
     plan.retain_addresses(only)
         .into_iter()
@@ -300,13 +308,18 @@ impl<'a> Builder<'a> {
             );
             return;
         };
-        if let Some(check) = super::checks::backups(config, self.live, self.now) {
+        let key = &config.key.value;
+        if self.live.scope.reads_backups(key)
+            && let Some(check) = super::checks::backups(config, self.live, self.now)
+        {
             self.plan.checks.push(check);
         }
         self.service_scaling(config, live);
         self.private_endpoints(config, live);
-        for pipe in config.pipes.values() {
-            self.pipe(config, live, pipe);
+        if self.live.scope.reads_pipes(key) {
+            for pipe in config.pipes.values() {
+                self.pipe(config, live, pipe);
+            }
         }
     }
 
@@ -1483,7 +1496,7 @@ impl<'a> Builder<'a> {
 
 /// The name of every source whose id a change shows (`sourceId` in a before or after value),
 /// from the stacks' sources lists.
-fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
+pub fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
     fn ids<'v>(value: &'v Value, out: &mut BTreeSet<&'v str>) {
         match value {
             Value::Object(map) => {

@@ -1,5 +1,9 @@
 //! `--only` patterns over addresses: `*` matches any run of characters (dots included, so
 //! `dashboard.prod.*` takes every dashboard of the stack), `?` exactly one. No other syntax.
+//!
+//! [`matches`] tests one address; [`could_match`] tests a whole family of addresses at once
+//! (`dashboard.prod["` any name `"]`), so a run can tell which lists a pattern needs before it
+//! reads any (see [`super::address`]).
 
 /// Whether `address` matches `pattern` as a whole. An object addressed by its live name
 /// (`dashboard.prod["Old board"]`, reported or pruned) also matches as if a dot came before the
@@ -101,9 +105,78 @@ pub fn closest<'a>(pattern: &str, addresses: &[&'a str], limit: usize) -> Vec<&'
         .collect()
 }
 
+/// One piece of an address family: text that is always there, or any run of characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text.
+    Text(String),
+    /// Any run of characters, possibly empty (a live name, an endpoint id).
+    Any,
+}
+
+/// Whether `pattern` matches at least one address of the family `parts` (its literal texts
+/// with anything in place of each [`Part::Any`]). For a family without `Any` this is
+/// [`matches`] on that one address, bracket form aside: a family stands for its text as written.
+pub fn could_match(pattern: &str, parts: &[Part]) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Token {
+        Char(char),
+        One,
+        Many,
+    }
+    let pattern: Vec<Token> = pattern
+        .chars()
+        .map(|c| match c {
+            '*' => Token::Many,
+            '?' => Token::One,
+            c => Token::Char(c),
+        })
+        .collect();
+    let family: Vec<Token> = parts
+        .iter()
+        .flat_map(|part| match part {
+            Part::Text(text) => text.chars().map(Token::Char).collect::<Vec<_>>(),
+            Part::Any => vec![Token::Many],
+        })
+        .collect();
+    // Both are automata over characters; a string both accept exists iff the end of both is
+    // reachable in their product. States are (position in pattern, position in family); at most
+    // (|pattern| + 1) x (|family| + 1) of them, each visited once.
+    let (n, m) = (pattern.len(), family.len());
+    let mut seen = vec![false; (n + 1) * (m + 1)];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        let slot = i * (m + 1) + j;
+        if seen[slot] {
+            continue;
+        }
+        seen[slot] = true;
+        if i == n && j == m {
+            return true;
+        }
+        let (p, f) = (pattern.get(i).copied(), family.get(j).copied());
+        // A `*` on either side may match nothing.
+        if p == Some(Token::Many) {
+            stack.push((i + 1, j));
+        }
+        if f == Some(Token::Many) {
+            stack.push((i, j + 1));
+        }
+        // Or both take one character they can agree on.
+        match (p, f) {
+            (Some(Token::Many), Some(Token::Char(_))) => stack.push((i, j + 1)),
+            (Some(Token::One | Token::Char(_)), Some(Token::Many)) => stack.push((i + 1, j)),
+            (Some(Token::One), Some(Token::Char(_))) => stack.push((i + 1, j + 1)),
+            (Some(Token::Char(a)), Some(Token::Char(b))) if a == b => stack.push((i + 1, j + 1)),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{closest, distance, matches};
+    use super::{Part, closest, could_match, distance, matches};
 
     #[test]
     fn distance_counts_the_edits_a_pattern_needs_to_match() {
@@ -143,6 +216,65 @@ mod tests {
             ["alert.prod.api-errors"]
         );
         assert!(closest("x", &[], 5).is_empty());
+    }
+
+    fn family(text: &str) -> Vec<Part> {
+        // `#` stands for `Part::Any` in these tests.
+        let mut parts = Vec::new();
+        for (index, piece) in text.split('#').enumerate() {
+            if index > 0 {
+                parts.push(Part::Any);
+            }
+            if !piece.is_empty() {
+                parts.push(Part::Text(piece.to_string()));
+            }
+        }
+        parts
+    }
+
+    #[test]
+    fn a_family_without_wildcards_matches_as_its_address_does() {
+        for (pattern, address) in [
+            ("dashboard.prod.*", "dashboard.prod.api-health"),
+            ("service.*.scaling", "pipe.analytics.orders.scaling"),
+            ("pipe.analytics.orde?s", "pipe.analytics.orderss"),
+            ("a*b*c", "axxbyyc"),
+            ("a*b*c", "axxbyy"),
+            ("*", ""),
+            ("", "x"),
+            ("alert.*.x?", "alert.prod.xy"),
+        ] {
+            assert_eq!(
+                could_match(pattern, &family(address)),
+                matches(pattern, address),
+                "{pattern} on {address}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_family_with_a_name_matches_when_some_name_would() {
+        let strays = family("dashboard.prod[\"#\"]");
+        assert!(could_match("dashboard.prod[*", &strays));
+        assert!(could_match("dashboard.prod[\"Old*", &strays));
+        assert!(could_match("*Old board\"]", &strays));
+        assert!(could_match("dashboard.pro?[\"x\"]", &strays));
+        assert!(could_match("*", &strays));
+        assert!(!could_match("dashboard.staging*", &strays));
+        assert!(!could_match("alert.*", &strays));
+        assert!(!could_match("dashboard.prod.api", &strays));
+        assert!(!could_match("*scaling", &strays));
+        let endpoints = family("service.a.private_endpoint[#]");
+        assert!(could_match(
+            "service.a.private_endpoint[vpce-1]",
+            &endpoints
+        ));
+        assert!(could_match("service.*", &endpoints));
+        assert!(!could_match("service.*.scaling", &endpoints));
+        assert!(!could_match("service.a.private_endpoint[x", &endpoints));
+        // Two wildcards in a row on both sides.
+        assert!(could_match("a**?*b", &family("a#?#b")));
+        assert!(!could_match("a?", &family("a")));
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub fn render(plan: &Plan) -> String {
         "{MARKER}\n### converge plan\n\n**{}**\n",
         plan.summary().line()
     );
+    if plan.is_partial() {
+        out.push_str(&format!("\n> **Note:** {}\n", escape(&plan.only_words())));
+    }
     let mut cut: Vec<String> = Vec::new();
 
     let destroys: Vec<&Change> = plan

@@ -5,6 +5,7 @@
 //! [`Step`]s `apply` runs, ordered by [`order`]. Renderers turn a plan into text, JSON or
 //! Markdown; [`saved`] writes and reads the `--out` file.
 
+pub mod address;
 pub mod build;
 pub mod checks;
 pub mod derive;
@@ -324,6 +325,10 @@ pub struct Plan {
     /// `"65f5e4a3..." (Logs)` rather than a bare id.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub sources: std::collections::BTreeMap<String, String>,
+    /// The `--only` patterns the plan was limited to: empty for a whole plan. A partial plan
+    /// read only the lists its addresses need and says nothing about the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
 }
 
 /// Counts per action, for the summary line.
@@ -369,6 +374,22 @@ impl Plan {
         self.checks.iter().filter(|c| !c.passed)
     }
 
+    /// Whether the plan was limited by `--only` (and so read and shows only part of the
+    /// config).
+    pub fn is_partial(&self) -> bool {
+        !self.only.is_empty()
+    }
+
+    /// `only addresses matching `a`, `b``, for the line that says a plan is partial.
+    pub fn only_words(&self) -> String {
+        let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();
+        format!(
+            "partial: only addresses matching {} (`--only`); the rest of the config was not \
+             read or planned",
+            patterns.join(", ")
+        )
+    }
+
     /// Whether anything would be written.
     pub fn has_changes(&self) -> bool {
         !self.steps.is_empty()
@@ -387,6 +408,11 @@ impl Plan {
     pub fn retain_addresses(&mut self, globs: &[String]) -> Vec<(String, String)> {
         if globs.is_empty() {
             return Vec::new();
+        }
+        for pattern in globs {
+            if !self.only.contains(pattern) {
+                self.only.push(pattern.clone());
+            }
         }
         let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
         let mut left_out: Vec<(String, String)> = self

@@ -13,6 +13,9 @@ pub const FORMAT: &str = "converge-plan/1";
 struct Document<'a> {
     format: &'static str,
     organization: &'a str,
+    /// The `--only` patterns of a partial plan; absent for a whole plan.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    only: &'a [String],
     summary: Summary,
     changes: Vec<ChangeOut<'a>>,
     unmanaged: &'a [Unmanaged],
@@ -40,6 +43,7 @@ pub fn render(plan: &Plan) -> String {
     let document = Document {
         format: FORMAT,
         organization: &plan.organization,
+        only: &plan.only,
         summary: plan.summary(),
         changes: plan
             .display_order()

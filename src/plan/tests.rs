@@ -4,6 +4,7 @@
 
 mod fixtures;
 mod property;
+mod scope;
 mod simulate;
 
 use fixtures::*;

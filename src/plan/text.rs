@@ -85,6 +85,9 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
         printer.paint("Plan:", Style::Bold),
         summary.line()
     ));
+    if plan.is_partial() {
+        out.push_str(&format!("{}\n", plan.only_words()));
+    }
     if !plan.has_changes() {
         out.push_str("\nNo changes: the live state matches the config.\n");
     }

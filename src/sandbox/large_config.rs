@@ -44,9 +44,30 @@ pub fn large_config(change_every: usize) -> String {
 
 /// [`large_config`] and how many objects of each kind it changes.
 pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigChanges) {
+    let every = |i: usize| change_every > 0 && i.is_multiple_of(change_every);
+    let (text, counts, _) = generate(every, every, every, every);
+    (text, counts)
+}
+
+/// [`large_config`] matching live except for the threshold of alert `n` (seed order, from 0),
+/// and that alert's address: the one-object change of a large estate.
+pub fn large_config_changing_alert(n: usize) -> (String, String) {
+    let none = |_: usize| false;
+    let (text, _, changed) = generate(none, none, none, |i| i == n);
+    (text, changed.into_iter().next().unwrap_or_default())
+}
+
+/// The config, given which object of each kind (services, pipes with scaling, dashboards,
+/// alerts; by index in seed order) differs from live; also the changed alerts' addresses.
+fn generate(
+    service_changed: impl Fn(usize) -> bool,
+    pipe_changed: impl Fn(usize) -> bool,
+    dashboard_changed: impl Fn(usize) -> bool,
+    alert_changed: impl Fn(usize) -> bool,
+) -> (String, LargeConfigChanges, Vec<String>) {
     // "Now" only places backups, which the config does not name.
     let world = seed::world(Seed::Large, jiff::Timestamp::UNIX_EPOCH);
-    let changed = |i: usize| change_every > 0 && i.is_multiple_of(change_every);
+    let mut changed_alerts = Vec::new();
     let mut counts = LargeConfigChanges::default();
     let mut y = String::new();
     y.push_str(
@@ -63,7 +84,7 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
     for (i, record) in world.services.iter().enumerate() {
         let service = &record.service;
         let mut timeout = service.idle_timeout_minutes.unwrap_or(5.0);
-        if changed(i) {
+        if service_changed(i) {
             timeout += 5.0;
             counts.services += 1;
         }
@@ -98,7 +119,7 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
             let Some(scaling) = &pipe.scaling else {
                 continue;
             };
-            let scaling = if changed(pipe_index) {
+            let scaling = if pipe_changed(pipe_index) {
                 counts.pipes += 1;
                 changed_scaling(scaling, kind)
             } else {
@@ -124,6 +145,10 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
     y.push_str("stacks:\n");
     let (mut dashboard_index, mut alert_index) = (0, 0);
     for stack in &world.stacks {
+        let stack_key = match &stack.key {
+            StackKey::Managed { .. } => "managed",
+            StackKey::Observability => "global",
+        };
         match &stack.key {
             StackKey::Managed { service_id } => {
                 let name = world
@@ -141,7 +166,7 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
             let _ = writeln!(y, "      {}:", dashboard.name);
             let _ = writeln!(y, "        name: {}", quoted(&dashboard.name));
             let mut tags: Vec<String> = dashboard.tags.iter().map(|t| quoted(t)).collect();
-            if changed(dashboard_index) {
+            if dashboard_changed(dashboard_index) {
                 tags.push(quoted("reviewed"));
                 counts.dashboards += 1;
             }
@@ -177,9 +202,10 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
                 .map(|t| t.name.clone())
                 .unwrap_or_default();
             let mut threshold = alert.threshold.unwrap_or(0.0);
-            if changed(alert_index) {
+            if alert_changed(alert_index) {
                 threshold += 1.0;
                 counts.alerts += 1;
+                changed_alerts.push(format!("alert.{stack_key}.a{:04}", alert_index + 1));
             }
             alert_index += 1;
             let _ = writeln!(y, "      a{alert_index:04}:");
@@ -210,7 +236,7 @@ pub fn large_config_with_changes(change_every: usize) -> (String, LargeConfigCha
             }
         }
     }
-    (y, counts)
+    (y, counts, changed_alerts)
 }
 
 /// A JSON string, which YAML reads as a double-quoted scalar.

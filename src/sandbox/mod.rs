@@ -47,7 +47,9 @@ use crate::api::wire::Secret;
 use crate::error::{Error, Result};
 
 pub use faults::{Fault, FaultSpec};
-pub use large_config::{LargeConfigChanges, large_config, large_config_with_changes};
+pub use large_config::{
+    LargeConfigChanges, large_config, large_config_changing_alert, large_config_with_changes,
+};
 pub use server::{FaultSwitch, Server};
 
 /// Organization of the demo world.

@@ -701,3 +701,61 @@ fn unmanaged_objects_are_listed_and_count_as_drift_only_when_asked() {
     let lenient = format!("{quickstart}\ndrift:\n  failOnUnmanaged: false\n");
     assert_eq!(drift(&sandbox, &lenient, &[]).0, 0);
 }
+
+#[test]
+fn drift_only_reads_and_reports_the_addresses_it_selects() {
+    let sandbox = common::fast_sandbox();
+    let quickstart = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml"),
+    )
+    .expect("the quickstart");
+    // The stack's objects, reported ones included: its three lists and nothing else.
+    let only = ["--only", "dashboard.prod*", "--only", "alert.prod*"];
+    let (code, report) = drift_json(&sandbox, &quickstart, &only);
+    assert_eq!(code, 2);
+    assert_eq!(report["only"], json!(["dashboard.prod*", "alert.prod*"]));
+    assert_eq!(
+        addresses(&report, "changed"),
+        ["dashboard.prod.api-health", "alert.prod.api-errors"]
+    );
+    assert_eq!(
+        addresses(&report, "unmanaged"),
+        [
+            "alert.prod[\"Error burst\"]",
+            "dashboard.prod[\"On-call overview\"]"
+        ]
+    );
+    assert_eq!(addresses(&report, "checks"), Vec::<String>::new());
+    let mut reads: Vec<String> = sandbox
+        .request_log()
+        .into_iter()
+        .map(|entry| format!("{} {}", entry.method, entry.route))
+        .collect();
+    reads.sort();
+    let stack = "GET /v1/organizations/{organizationId}/services/{serviceId}/stack";
+    assert_eq!(
+        reads,
+        [
+            format!("{stack}/alerts"),
+            format!("{stack}/dashboards"),
+            format!("{stack}/sources")
+        ]
+    );
+    // The backup check alone: the services list and the backups, in sync, said to be partial.
+    sandbox.reset_log();
+    let (code, text) = drift(&sandbox, &quickstart, &["--only", "check.*"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.starts_with(
+            "In sync: 0 changed, 0 unmanaged, 0 failed checks\npartial: only addresses \
+             matching `check.*` (`--only`)"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        sandbox.request_log().len(),
+        2,
+        "{:?}",
+        common::counts(&sandbox)
+    );
+}

@@ -11,6 +11,7 @@ mod names;
 mod pacing;
 mod property;
 mod saved_trust;
+mod scoped;
 mod terminal;
 
 use std::path::{Path, PathBuf};

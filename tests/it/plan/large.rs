@@ -151,3 +151,204 @@ fn markdown_keeps_every_destroy_when_details_are_cut() {
     }
     assert!(out.stdout.contains("this comment was cut"));
 }
+
+/// The large config with one object of each kind in three changed, loaded as the binary loads
+/// it (URLs and credentials from the sandbox), and the whole live state read in-process.
+fn whole_live_state(
+    sandbox: &converge::sandbox::SandboxHandle,
+    path: &std::path::Path,
+) -> (converge::config::model::Config, converge::live::LiveState) {
+    use converge::api::clients::RateLimits;
+    use converge::config::{self, LoadMode};
+    use converge::live::reader;
+    use converge::output::Printer;
+
+    let environment = sandbox.environment();
+    let lookup = |name: &str| {
+        environment
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.clone())
+    };
+    let loaded = config::load_with_env(&[path.to_path_buf()], LoadMode::Live, &lookup);
+    let config = loaded.config.expect("the large config loads");
+    let (_runtime, _clients, live) = reader::connect_and_read_blocking_with(
+        &config,
+        4,
+        RateLimits::UNLIMITED,
+        &Printer::plain(),
+    )
+    .expect("the whole estate reads");
+    (config, live)
+}
+
+#[test]
+fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
+    use converge::output::Printer;
+    use converge::plan::{self, Format, PlanOptions};
+
+    let sandbox = large_sandbox();
+    let (text, _) = large_config_with_changes(3);
+    let (dir, path) = config_dir(&text);
+    let (config, live) = whole_live_state(&sandbox, &path);
+    let pipes = "/v1/organizations/{organizationId}/services/{serviceId}/pipes";
+    let services = "/v1/organizations/{organizationId}/services";
+    // Each selection, and the lists it reads: a stack's alerts or dashboards need its three
+    // lists; a pipe its service's pipes and the services list; scaling the services list alone.
+    let cases: [(&[&str], usize); 11] = [
+        (&["alert.managed.a0001"], 3),
+        (&["alert.managed.*"], 3),
+        (&["alert.*"], 6),
+        (&["dashboard.global.*"], 3),
+        (&["dashboard.managed[*"], 3),
+        (&["pipe.service-03.*"], 2),
+        (&["service.*.scaling"], 1),
+        (&["service.service-01.private_endpoint[*"], 1),
+        (&["pipe.service-0?.*", "alert.global.*"], 1 + 10 + 3),
+        (&["*scaling"], 21),
+        (&["*"], 27),
+    ];
+    for (only, reads) in cases {
+        sandbox.reset_log();
+        let mut args = vec!["plan", "--format", "json", path.to_str().unwrap()];
+        for pattern in only {
+            args.extend(["--only", pattern]);
+        }
+        let out = run(&sandbox, dir.path(), &args);
+        assert_eq!(out.code, 0, "--only {only:?}: {}", out.stderr);
+        let log = sandbox.request_log();
+        assert_eq!(
+            log.len(),
+            reads,
+            "--only {only:?}: {:#?}",
+            common::counts(&sandbox)
+        );
+        assert!(log.iter().all(|entry| entry.method == "GET"));
+        let options = PlanOptions {
+            only: only.iter().map(|p| p.to_string()).collect(),
+            now: None,
+        };
+        let (whole, _) = plan::plan(&config, &live, &options);
+        assert_eq!(
+            out.stdout,
+            plan::render(&whole, Format::Json, &Printer::plain()),
+            "--only {only:?}: the partial plan differs from the whole plan limited to it"
+        );
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(json["only"], serde_json::json!(only), "{only:?}");
+    }
+    // The selections above did change things: the comparison was not of empty plans.
+    let (whole, _) = plan::plan(
+        &config,
+        &live,
+        &PlanOptions {
+            only: vec!["alert.managed.*".into()],
+            now: None,
+        },
+    );
+    assert_eq!(whole.summary().update, 167, "{}", whole.summary().line());
+    assert_eq!(common::count(&sandbox, "GET", services), 1);
+    assert_eq!(common::count(&sandbox, "GET", pipes), 20);
+}
+
+#[test]
+fn a_partial_plan_says_so_in_every_format_and_in_the_saved_plan() {
+    let sandbox = large_sandbox();
+    let (text, _) = large_config_with_changes(3);
+    let (dir, path) = config_dir(&text);
+    let path = path.to_str().unwrap();
+    let text = run(
+        &sandbox,
+        dir.path(),
+        &["plan", path, "--only", "alert.global.*"],
+    );
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.lines().nth(1).is_some_and(|line| line
+            == "partial: only addresses matching `alert.global.*` (`--only`); the rest of the \
+                config was not read or planned"),
+        "{}",
+        &text.stdout[..300.min(text.stdout.len())]
+    );
+    let markdown = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path,
+            "--only",
+            "alert.global.*",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(
+        markdown
+            .stdout
+            .contains("> **Note:** partial: only addresses matching `alert.global.*`"),
+        "{}",
+        &markdown.stdout[..300.min(markdown.stdout.len())]
+    );
+    let saved = dir.path().join("plan.json");
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &[
+            "plan",
+            path,
+            "--only",
+            "alert.global.*",
+            "--only",
+            "pipe.service-00.*",
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+    assert_eq!(
+        saved["plan"]["only"],
+        serde_json::json!(["alert.global.*", "pipe.service-00.*"])
+    );
+    // A whole plan says nothing of the kind.
+    let whole = run(&sandbox, dir.path(), &["plan", path, "--format", "json"]);
+    assert!(!whole.stdout.contains("\"only\""));
+    assert!(
+        !run(&sandbox, dir.path(), &["plan", path])
+            .stdout
+            .contains("partial")
+    );
+}
+
+#[test]
+fn the_quickstart_alerts_alone_cost_their_stack_s_three_lists() {
+    let sandbox = common::fast_sandbox();
+    let (dir, path) = config_dir(&super::quickstart());
+    let out = run(
+        &sandbox,
+        dir.path(),
+        &["plan", path.to_str().unwrap(), "--only", "alert.*"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\npartial:"),
+        "{}",
+        out.stdout
+    );
+    // A whole plan reads six lists: the services, the pipes, the backups and these three.
+    let stack = "/v1/organizations/{organizationId}/services/{serviceId}/stack";
+    assert_eq!(
+        sandbox.request_log().len(),
+        3,
+        "{:?}",
+        common::counts(&sandbox)
+    );
+    for list in ["dashboards", "alerts", "sources"] {
+        assert_eq!(
+            common::count(&sandbox, "GET", &format!("{stack}/{list}")),
+            1
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! Applying one change of a large estate reads only the lists that change needs: `--only`
+//! reads its addresses' lists, `apply --plan` the lists its steps live in. Counted from the
+//! sandbox's request log, under the real rate limits where the issue asks for them.
+
+use converge::sandbox::{SandboxOptions, Seed, large_config_changing_alert};
+use serde_json::Value;
+
+use super::*;
+use crate::common;
+
+/// `(method route, status)` of every request, in order.
+fn requests(sandbox: &SandboxHandle) -> Vec<(String, u16)> {
+    sandbox
+        .request_log()
+        .into_iter()
+        .map(|entry| (format!("{} {}", entry.method, entry.route), entry.status))
+        .collect()
+}
+
+#[test]
+fn apply_only_one_alert_of_the_large_seed_makes_five_requests_under_the_real_limits() {
+    // One alert of each stack: the managed stack's go through the cloud key (10 per 10 s),
+    // the standalone one's through the observability token.
+    for (n, prefix, id) in [
+        (
+            0,
+            "/v1/organizations/{organizationId}/services/{serviceId}/stack",
+            "{alertId}",
+        ),
+        (999, "/api/v2", "{id}"),
+    ] {
+        let sandbox = common::sandbox(SandboxOptions {
+            seed: Seed::Large,
+            rate_limit: true,
+            ..SandboxOptions::default()
+        });
+        let workspace = Workspace::new();
+        let (text, address) = large_config_changing_alert(n);
+        let config = workspace.write("large.yaml", &text);
+        // The client paces itself to the real limits too (no `CONVERGE_*_RATE_LIMIT`).
+        let output = common::converge(&sandbox)
+            .current_dir(workspace.path())
+            .args([
+                "apply",
+                config.to_str().unwrap(),
+                "--yes",
+                "--format",
+                "json",
+            ])
+            .args(["--only", &address])
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let lists = |name: &str| (format!("GET {prefix}/{name}"), 200);
+        let mut reads = requests(&sandbox);
+        let write = reads.pop();
+        assert_eq!(
+            write,
+            Some((format!("PUT {prefix}/alerts/{id}"), 200)),
+            "{reads:?}"
+        );
+        // Its stack's three lists (in any order), then the alerts again right before the write.
+        let again = reads.pop();
+        assert_eq!(again, Some(lists("alerts")), "{reads:?}");
+        reads.sort();
+        assert_eq!(
+            reads,
+            [lists("alerts"), lists("dashboards"), lists("sources")],
+            "{address}"
+        );
+        let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+        assert_eq!(report["only"], serde_json::json!([address]));
+        assert_eq!(report["summary"]["done"], 1);
+        assert!(
+            stderr.contains("reading the live state of 1 stack"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn apply_plan_checks_only_the_lists_its_changes_live_in() {
+    let sandbox = common::sandbox(SandboxOptions {
+        seed: Seed::Large,
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let (text, address) = large_config_changing_alert(0);
+    let config = workspace.write("large.yaml", &text);
+    let saved = workspace.path().join("plan.json");
+    // A whole plan of the estate with one change in it.
+    let plan = run(
+        &sandbox,
+        &workspace,
+        &[
+            "plan",
+            config.to_str().unwrap(),
+            "--out",
+            saved.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.code, 0, "{plan:?}");
+    assert!(
+        plan.stdout.starts_with("Plan: 0 to create, 1 to update"),
+        "{}",
+        plan.stdout
+    );
+    sandbox.reset_log();
+    let applied = run(
+        &sandbox,
+        &workspace,
+        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
+    );
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert!(
+        applied.stderr.contains(&format!("done     {address}")),
+        "{}",
+        applied.stderr
+    );
+    let mut log = requests(&sandbox);
+    let stack = "/v1/organizations/{organizationId}/services/{serviceId}/stack";
+    assert_eq!(
+        log.pop(),
+        Some((format!("PUT {stack}/alerts/{{alertId}}"), 200))
+    );
+    // Before the write: the stale check's read of the alerts list and the step's own re-read;
+    // nothing of the 20 services, 100 pipes or the other stack.
+    assert!(log.len() <= 4, "{log:?}");
+    assert_eq!(log, vec![(format!("GET {stack}/alerts"), 200); 2]);
+}
