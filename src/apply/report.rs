@@ -89,7 +89,7 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
     /// The `--only` patterns of a partial run (its plan's); absent when the whole config ran.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
 }
 

@@ -63,7 +63,21 @@ pub fn render(plan: &Plan) -> String {
         plan.summary().line()
     );
     if plan.is_partial() {
-        out.push_str(&format!("\n> **Note:** {}\n", escape(&plan.only_words())));
+        // Patterns in code spans (where Markdown is inert); one holding a backtick, which would
+        // end its span, is escaped instead.
+        let patterns: Vec<String> = plan
+            .only
+            .iter()
+            .map(|p| match p.contains('`') {
+                true => escape(p),
+                false => format!("`{p}`"),
+            })
+            .collect();
+        out.push_str(&format!(
+            "\n> **Note:** partial: only addresses matching {} (`--only`); the rest of the config \
+             was not read or planned\n",
+            patterns.join(", ")
+        ));
     }
     let mut cut: Vec<String> = Vec::new();
 
