@@ -210,7 +210,8 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
     // A family of live-named addresses is read for, but the large seed holds no such object
     // (no stray dashboard): the glob matches nothing, which is an error (exit 1), after reading
     // only the lists that could have held one.
-    for (only, reads) in [("dashboard.managed[*", 3)] {
+    {
+        let (only, reads) = ("dashboard.managed[*", 3);
         sandbox.reset_log();
         let out = run(
             &sandbox,
