@@ -734,8 +734,9 @@ pub struct Series {
     /// Field aggregated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
-    /// Filter expression.
-    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    /// Filter expression. Always sent (`""`, no filter, when absent): the observability
+    /// document requires the member on every series.
+    #[serde(default, rename = "where", serialize_with = "always_text")]
     pub where_: Option<String>,
     /// `lucene` or `sql`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -804,6 +805,10 @@ impl Tile {
 }
 
 /// Writes an absent list as `[]`.
+fn always_text<S: Serializer>(value: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+    value.as_deref().unwrap_or_default().serialize(serializer)
+}
+
 fn always_list<S: Serializer>(
     value: &Option<Vec<String>>,
     serializer: S,
@@ -1264,7 +1269,7 @@ mod tests {
     #[test]
     fn a_series_always_carries_group_by() {
         let text = serde_json::to_string(&Series::default()).unwrap();
-        assert_eq!(text, r#"{"groupBy":[]}"#);
+        assert_eq!(text, r#"{"where":"","groupBy":[]}"#);
     }
 
     #[test]

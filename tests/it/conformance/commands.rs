@@ -87,6 +87,16 @@ stacks:
                 field: duration
                 where: "service:api"
                 groupBy: [service]
+          # No `where` (every event): still sent as `where: ""`, which the document requires.
+          - name: All events
+            x: 12
+            y: 0
+            w: 6
+            h: 4
+            series:
+              - type: time
+                source: Logs
+                aggFn: count
     alerts:
       busy:
         name: API busy

@@ -298,6 +298,13 @@ impl Checker {
             Document::load("cloud-api.openapi.json"),
             Document::load("observability-api.openapi.json"),
         ) else {
+            // CI always has `../shared` beside the checkout: a missing document there is a
+            // broken setup, never a reason to pass without checking.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the reference OpenAPI documents are not at {} under CI",
+                reference_dir().display()
+            );
             println!(
                 "skipped: the reference OpenAPI documents are not at {} (a checkout without ../shared)",
                 reference_dir().display()
