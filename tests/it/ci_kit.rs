@@ -107,7 +107,7 @@ fn the_workflows_are_valid_yaml_and_cover_pr_merge_and_nightly() {
         "{lines:#?}"
     );
     assert!(
-        has("converge-apply.yml: converge apply --plan plan.json --yes"),
+        has("converge-apply.yml: converge apply --plan plan.json config/ --yes"),
         "{lines:#?}"
     );
     assert!(
