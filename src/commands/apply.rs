@@ -94,7 +94,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.paths, &args.api, printer)?;
         let mut plan = session.saved.plan.clone();
-        session::check_globs("--only", &args.only, &session::plan_addresses(&plan))?;
+        session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
             printer.warn(&format!(
                 "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"

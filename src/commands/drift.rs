@@ -52,7 +52,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
     // Backup ages are measured from the real clock: a drift job asks "is it fine now".
     let plan = session.plan(&args.only, printer)?;
-    session::check_globs("--ignore", &args.ignore, &session.addresses(&plan, true))?;
+    session::check_globs("--ignore", &args.ignore, || session.addresses(&plan, true))?;
     let ignore: Vec<String> = session
         .config
         .ignore
