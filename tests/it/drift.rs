@@ -657,9 +657,13 @@ fn unmanaged_objects_are_listed_and_count_as_drift_only_when_asked() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("converge.yaml");
     std::fs::write(&path, &quickstart).expect("write");
+    // The sandbox enforces no limit, so the client need not pace its fifteen requests to the
+    // real one (ten per ten seconds).
     let applied = common::converge(&sandbox)
         .args(["apply", "--yes"])
         .arg(&path)
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
         .output()
         .expect("converge runs");
     assert_eq!(applied.status.code(), Some(0), "{applied:?}");

@@ -455,6 +455,7 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
 // the linear one needs a few seconds of CPU in a debug build.
 
 #[test]
+#[ignore = "slow: several seconds of CPU; CI runs it with the soak, `cargo test -- --ignored`"]
 fn validating_huge_mappings_is_linear() {
     use std::fmt::Write;
     let dir = tempfile::tempdir().expect("a temp dir");
