@@ -6,6 +6,7 @@ use super::observability::ObservabilityClient;
 use super::stack::StackApi;
 use super::transport::{Api, Auth, RateLimit, Transport};
 use super::wire::Secret;
+use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, Span, StackConfig, StackTarget};
 
@@ -99,7 +100,7 @@ impl Clients {
             if url.is_none() {
                 problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "the config manages services or a managed stack but sets no `cloud.url`",
                         Some(org_span),
                     )
@@ -109,7 +110,7 @@ impl Clients {
             if key_id.is_none_or(|id| id.value.trim().is_empty()) {
                 problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "the cloud API needs a key id (`cloud.keyId`)",
                         Some(key_id.map_or(org_span, |id| id.span)),
                     )
@@ -131,7 +132,7 @@ impl Clients {
                 };
                 problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "the cloud API needs a key secret and none is set",
                         Some(span),
                     )
@@ -162,7 +163,7 @@ impl Clients {
             match (&settings.url, settings.token.as_ref()) {
                 (None, _) => problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "a stack uses the observability API but the config sets no `observability.url`",
                         Some(first_stack),
                     )
@@ -170,7 +171,7 @@ impl Clients {
                 ),
                 (Some(_), None) => problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "the observability API needs a token (`observability.token`)",
                         Some(first_stack),
                     )
@@ -178,7 +179,7 @@ impl Clients {
                 ),
                 (Some(_), Some(token)) if token.value.is_none() => problems.push(
                     Diagnostic::error(
-                        "live::missing-setting",
+                        Code::LiveMissingSetting,
                         "the observability API needs a token and none is set",
                         Some(token.span),
                     )
@@ -220,7 +221,7 @@ impl Clients {
             StackTarget::Managed { service } => {
                 let Some(service_config) = config.services.get(&service.value) else {
                     return Err(Box::new(Diagnostic::error(
-                        "live::unknown-service",
+                        Code::LiveUnknownService,
                         format!(
                             "stack.{}: no service `{}` in the config",
                             stack.key.value, service.value
@@ -250,7 +251,7 @@ impl Clients {
 
 fn no_client(stack: &StackConfig, api: &str, section: &str) -> Diagnostic {
     Diagnostic::error(
-        "live::missing-setting",
+        Code::LiveMissingSetting,
         format!(
             "stack.{} lives behind {api}, which the config does not set up",
             stack.key.value
@@ -262,7 +263,7 @@ fn no_client(stack: &StackConfig, api: &str, section: &str) -> Diagnostic {
 
 fn url_problem(field: &str, problem: String, span: Span) -> Diagnostic {
     Diagnostic::error(
-        "live::url",
+        Code::LiveUrl,
         format!("`{field}` cannot be used: {problem}"),
         Some(span),
     )

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
 use crate::cli::ApiArgs;
+use crate::config::code::Code;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
@@ -194,7 +195,7 @@ pub fn open_scoped(
             &scope,
         ) {
             Err(diagnostics)
-                if round < rounds && diagnostics.iter().all(|d| d.code == "live::api") =>
+                if round < rounds && diagnostics.iter().all(|d| d.code == Code::LiveApi) =>
             {
                 printer.info("reading the live state failed; reading it again");
                 round += 1;

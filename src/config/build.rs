@@ -5,6 +5,7 @@
 use indexmap::IndexMap;
 
 use super::LoadMode;
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::interpolate;
 use super::model::*;
@@ -83,7 +84,7 @@ impl Secrets<'_> {
         else {
             diags.push(
                 Diagnostic::error(
-                    "config::literal-secret",
+                    Code::ConfigLiteralSecret,
                     format!("`{field}` must be an environment reference such as `${{env:{suggested}}}`, not a literal value or a default"),
                     Some(node.span),
                 )
@@ -104,9 +105,9 @@ impl Secrets<'_> {
             let message = format!("environment variable `{name}` is set but empty");
             let diag = match self.mode {
                 LoadMode::Offline => {
-                    Diagnostic::warning("config::env-empty", message, Some(node.span))
+                    Diagnostic::warning(Code::ConfigEnvEmpty, message, Some(node.span))
                 }
-                LoadMode::Live => Diagnostic::error("config::env-empty", message, Some(node.span)),
+                LoadMode::Live => Diagnostic::error(Code::ConfigEnvEmpty, message, Some(node.span)),
             };
             diags.push(
                 diag.with_label("empty here")
@@ -126,8 +127,8 @@ impl Secrets<'_> {
 pub fn unset_variable(mode: LoadMode, name: &str, span: Span) -> Diagnostic {
     let message = format!("environment variable `{name}` is not set");
     let diag = match mode {
-        LoadMode::Offline => Diagnostic::warning("config::env-unset", message, Some(span)),
-        LoadMode::Live => Diagnostic::error("config::env-unset", message, Some(span)),
+        LoadMode::Offline => Diagnostic::warning(Code::ConfigEnvUnset, message, Some(span)),
+        LoadMode::Live => Diagnostic::error(Code::ConfigEnvUnset, message, Some(span)),
     };
     diag.with_label("unset here").with_help(format!(
         "export {name}, or write `${{env:{name}:-default}}`"
@@ -204,7 +205,7 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
         (Some(service), Some(api)) => {
             diags.push(
                 Diagnostic::error(
-                    "semantic::stack-target",
+                    Code::SemanticStackTarget,
                     format!(
                         "stack `{}` has both `service` and `api`; a stack lives behind one API",
                         key.name
@@ -219,7 +220,7 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
         (None, None) => {
             diags.push(
                 Diagnostic::error(
-                    "semantic::stack-target",
+                    Code::SemanticStackTarget,
                     format!(
                         "stack `{}` says neither `service: <key>` (managed stack) nor `api: observability`",
                         key.name
@@ -281,7 +282,7 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
         (Some(id), Some(name)) => {
             diags.push(
                 Diagnostic::error(
-                    "semantic::source-conflict",
+                    Code::SemanticSourceConflict,
                     "a series names its source once: `source` (a name) or `sourceId`, not both",
                     Some(name.span),
                 )

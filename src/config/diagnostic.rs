@@ -2,6 +2,7 @@
 //! plan-time rule that needs live facts. Each points at a [`Span`] so it can be shown with the
 //! value underlined, as JSON, or as a GitHub annotation. Rendering lives with the loader.
 
+use super::code::Code;
 use super::model::Span;
 
 /// How bad a diagnostic is.
@@ -29,7 +30,7 @@ pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
     /// A stable code, e.g. `config::unknown-key`, `schema::range`, `plan::pipe-scaling-field`.
-    pub code: String,
+    pub code: Code,
     /// What is wrong, in one sentence.
     pub message: String,
     /// Where; `None` only for problems with no place (an unreadable directory).
@@ -44,10 +45,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error at a place.
-    pub fn error(code: impl Into<String>, message: impl Into<String>, span: Option<Span>) -> Self {
+    pub fn error(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
         Diagnostic {
             severity: Severity::Error,
-            code: code.into(),
+            code,
             message: message.into(),
             span,
             label: None,
@@ -57,11 +58,7 @@ impl Diagnostic {
     }
 
     /// A warning at a place.
-    pub fn warning(
-        code: impl Into<String>,
-        message: impl Into<String>,
-        span: Option<Span>,
-    ) -> Self {
+    pub fn warning(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(code, message, span)

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::model::Located;
 use crate::output::{is_invisible, reveal};
@@ -131,7 +132,7 @@ impl<'a> Lookalikes<'a> {
             };
             diags.push(
                 Diagnostic::warning(
-                    "semantic::invisible-characters",
+                    Code::SemanticInvisibleCharacters,
                     format!("{kind} name `{shown}` has {what}, so it does not print as written"),
                     Some(name.span),
                 )
@@ -147,7 +148,7 @@ impl<'a> Lookalikes<'a> {
         if has_latin && !foreign.is_empty() {
             diags.push(
                 Diagnostic::warning(
-                    "semantic::confusable-name",
+                    Code::SemanticConfusableName,
                     format!(
                         "{kind} name `{shown}` mixes Latin letters with look-alikes from another script ({}); it reads as `{}`",
                         describe(foreign.into_iter()),
@@ -164,7 +165,7 @@ impl<'a> Lookalikes<'a> {
             // The same text twice is a duplicate name, an error of its own.
             Some(first) if first.value != name.value => diags.push(
                 Diagnostic::warning(
-                    "semantic::confusable-name",
+                    Code::SemanticConfusableName,
                     format!(
                         "{kind} name `{shown}` looks like {kind} name `{}` but differs (look-alike letters, invisible characters or blanks)",
                         reveal(&first.value)
@@ -198,7 +199,7 @@ mod tests {
         )
     }
 
-    fn codes(names: &[Located<String>]) -> Vec<(String, usize)> {
+    fn codes(names: &[Located<String>]) -> Vec<(Code, usize)> {
         let mut diags = Vec::new();
         let mut scope = Lookalikes::default();
         for name in names {
@@ -239,10 +240,10 @@ mod tests {
         assert_eq!(
             codes(&names),
             [
-                ("semantic::invisible-characters".to_string(), 2),
-                ("semantic::confusable-name".to_string(), 2),
-                ("semantic::confusable-name".to_string(), 3),
-                ("semantic::invisible-characters".to_string(), 4),
+                (Code::SemanticInvisibleCharacters, 2),
+                (Code::SemanticConfusableName, 2),
+                (Code::SemanticConfusableName, 3),
+                (Code::SemanticInvisibleCharacters, 4),
             ]
         );
     }

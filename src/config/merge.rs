@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::yaml::{self, Kind, Node};
 
@@ -26,7 +27,7 @@ pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
             if doc.kind != Kind::Null {
                 diags.push(
                     Diagnostic::error(
-                        "schema::type",
+                        Code::SchemaType,
                         "a config file must be a mapping of keys such as `version`, `services`, `stacks`",
                         Some(doc.span),
                     )
@@ -119,7 +120,7 @@ mod tests {
         assert!(matches!(&root.get("ignore").unwrap().kind, Kind::Seq(v) if v.len() == 2));
         assert_eq!(diags.len(), 2, "{diags:?}");
         let dup = &diags[0];
-        assert_eq!(dup.code, "config::duplicate-key");
+        assert_eq!(dup.code, Code::ConfigDuplicateKey);
         assert_eq!(dup.span.unwrap().file, 1);
         assert_eq!(dup.related[0].0.file, 0);
     }

@@ -37,6 +37,7 @@
 //! [`lookalike`].
 
 pub mod build;
+pub mod code;
 pub mod diagnostic;
 pub mod interpolate;
 pub mod lookalike;
@@ -51,6 +52,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use code::Code;
 use diagnostic::{Diagnostic, Severity};
 use model::{Config, SourceFile, Sources, Span};
 use yaml::{Kind, Node};
@@ -142,7 +144,7 @@ fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) 
         place(a)
             .cmp(&place(b))
             .then_with(|| a.severity.cmp(&b.severity))
-            .then_with(|| a.code.cmp(&b.code))
+            .then_with(|| a.code.as_str().cmp(b.code.as_str()))
             .then_with(|| a.message.cmp(&b.message))
     });
     diags.dedup();
@@ -170,7 +172,7 @@ fn check_sources(
             docs.push(node);
         }
     }
-    if diags.iter().any(|d| d.code == "yaml::syntax") {
+    if diags.iter().any(|d| d.code == Code::YamlSyntax) {
         // Later stages would report the consequences of the syntax error, not new problems.
         return None;
     }
@@ -184,7 +186,7 @@ fn check_sources(
             };
             diags.push(
                 Diagnostic::error(
-                    "schema::required",
+                    Code::SchemaRequired,
                     "the config is empty: it needs at least `version` and `organization`",
                     Some(span),
                 )
@@ -237,7 +239,7 @@ fn read_path(
         if files.is_empty() {
             diags.push(
                 Diagnostic::error(
-                    "config::empty-directory",
+                    Code::ConfigEmptyDirectory,
                     format!("`{}` holds no `*.yaml` or `*.yml` file", path.display()),
                     None,
                 )
@@ -295,7 +297,7 @@ fn read_file(
             });
             diags.push(
                 Diagnostic::error(
-                    "config::encoding",
+                    Code::ConfigEncoding,
                     format!("`{}` is not UTF-8 text", path.display()),
                     Some(Span {
                         file,
@@ -351,7 +353,7 @@ fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
         };
         return Some(
             Diagnostic::error(
-                "config::outside-project",
+                Code::ConfigOutsideProject,
                 format!(
                     "{what} to `{}`, outside the project; converge does not read it",
                     target.display()
@@ -368,7 +370,7 @@ fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
 
 fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
     Diagnostic::error(
-        "config::read",
+        Code::ConfigRead,
         format!("cannot read `{}`: {error}", path.display()),
         None,
     )
@@ -439,7 +441,7 @@ impl Interpolation<'_> {
                     unresolved.insert(pointer);
                     diags.push(
                         Diagnostic::error(
-                            "config::secret-variable",
+                            Code::ConfigSecretVariable,
                             format!(
                                 "`{name}` holds a secret ({field} reads it) and may be used only by `cloud.keySecret` or `observability.token`"
                             ),
@@ -463,7 +465,7 @@ impl Interpolation<'_> {
                         *text = expanded.text;
                     }
                     Err(problem) => diags.push(
-                        Diagnostic::error("config::interpolation", problem, Some(node.span))
+                        Diagnostic::error(Code::ConfigInterpolation, problem, Some(node.span))
                             .with_label("malformed reference")
                             .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
                     ),
@@ -581,7 +583,7 @@ mod tests {
             loaded
                 .diagnostics
                 .iter()
-                .all(|d| d.code == "config::env-unset")
+                .all(|d| d.code == Code::ConfigEnvUnset)
         );
     }
 

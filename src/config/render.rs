@@ -8,12 +8,13 @@ use std::sync::Arc;
 use miette::{LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceSpan, SpanContents};
 use serde_json::{Value, json};
 
+use super::code::Code;
 use super::diagnostic::{Diagnostic, Severity};
 use super::model::{Sources, Span};
 use crate::output::Printer;
 
 /// Codes whose underlined value is a secret: shown with their place but without the snippet.
-const REDACTED_CODES: &[&str] = &["config::literal-secret"];
+const REDACTED_CODES: &[Code] = &[Code::ConfigLiteralSecret];
 
 /// How diagnostics are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -72,7 +73,7 @@ fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
     }
     for span in diags
         .iter()
-        .filter(|d| REDACTED_CODES.contains(&d.code.as_str()))
+        .filter(|d| REDACTED_CODES.contains(&d.code))
         .filter_map(|d| d.span)
     {
         let Some(file) = masked.files.get_mut(span.file) else {
@@ -240,7 +241,7 @@ pub fn to_json(diags: &[Diagnostic], sources: &Sources) -> String {
                 "line": d.span.map(|s| s.line),
                 "column": d.span.map(|s| s.column),
                 "severity": d.severity.as_str(),
-                "code": d.code,
+                "code": d.code.as_str(),
                 "message": d.message,
             });
             if let Some(help) = &d.help {
@@ -284,7 +285,7 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             properties.push(format!("line={}", span.line));
             properties.push(format!("col={}", span.column));
         }
-        properties.push(format!("title={}", escape_property(&d.code)));
+        properties.push(format!("title={}", escape_property(d.code.as_str())));
         let mut message = printable(&d.message);
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
@@ -319,7 +320,7 @@ fn file_name(sources: &Sources, span: Span) -> String {
 #[derive(Debug)]
 struct Report {
     message: String,
-    code: String,
+    code: Option<Code>,
     /// `None` for a related place: shown as advice under its diagnostic.
     severity: Option<Severity>,
     help: Option<String>,
@@ -330,11 +331,11 @@ struct Report {
 
 impl Report {
     fn new(diag: &Diagnostic, sources: &Sources, indexed: &[Indexed]) -> Self {
-        let redacted = REDACTED_CODES.contains(&diag.code.as_str());
+        let redacted = REDACTED_CODES.contains(&diag.code);
         let mut message = diag.message.clone();
         let mut report = Report {
             message: String::new(),
-            code: diag.code.clone(),
+            code: Some(diag.code),
             severity: Some(diag.severity),
             help: diag.help.as_deref().map(printable),
             source: None,
@@ -376,7 +377,7 @@ impl Report {
                 }
                 (Some(file), Some(source)) => report.related.push(Report {
                     message: label.clone(),
-                    code: String::new(),
+                    code: None,
                     severity: None,
                     help: None,
                     source: Some(
@@ -514,7 +515,8 @@ impl std::error::Error for Report {}
 
 impl miette::Diagnostic for Report {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
+        self.code
+            .map(|code| Box::new(code.as_str()) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -580,7 +582,7 @@ mod tests {
     #[test]
     fn text_shows_place_underline_and_help() {
         let d = Diagnostic::error(
-            "schema::type",
+            Code::SchemaType,
             "`a` must be a string",
             Some(span(3, 1, 1, 4)),
         )
@@ -595,7 +597,7 @@ mod tests {
 
     #[test]
     fn literal_secrets_are_never_shown() {
-        let d = Diagnostic::error("config::literal-secret", "bad", Some(span(16, 7, 2, 12)));
+        let d = Diagnostic::error(Code::ConfigLiteralSecret, "bad", Some(span(16, 7, 2, 12)));
         let s = sources();
         let text = to_text(&d, &s, &Printer::plain());
         assert!(!text.contains("hunter2"), "{text}");
@@ -613,12 +615,12 @@ mod tests {
                 text: Arc::from(text.as_str()),
             }],
         };
-        let wide = Diagnostic::error("schema::type", "bad", Some(span(9, 1, 2, 5)));
+        let wide = Diagnostic::error(Code::SchemaType, "bad", Some(span(9, 1, 2, 5)));
         let out = to_text(&wide, &files, &Printer::plain());
         assert!(out.contains("wide.yaml:2:5"), "{out}");
         assert!(out.len() < 400, "{out}");
         // The line above the wide one is shown with its context only when that is narrow.
-        let narrow = Diagnostic::error("schema::type", "bad", Some(span(3, 1, 1, 4)));
+        let narrow = Diagnostic::error(Code::SchemaType, "bad", Some(span(3, 1, 1, 4)));
         let out = to_text(&narrow, &files, &Printer::plain());
         assert!(out.contains("wide.yaml:1:4") && out.len() < 400, "{out}");
         let ok = Sources {
@@ -668,7 +670,7 @@ mod tests {
             let offset = text.match_indices("key").nth(line - 1).unwrap().0;
             span(offset, 4, line, 1)
         };
-        let diag = Diagnostic::error("a::b", "message", Some(at(30)))
+        let diag = Diagnostic::error(Code::YamlSyntax, "message", Some(at(30)))
             .with_label("here")
             .with_related(at(33), "and here");
         let ours = to_text(&diag, &files, &Printer::plain());
@@ -721,8 +723,12 @@ mod tests {
 
     #[test]
     fn control_characters_in_messages_are_escaped() {
-        let d = Diagnostic::error("a::b", "key `\u{1b}[2Jx\u{0}`", Some(span(0, 1, 1, 1)))
-            .with_help("see `\u{1b}]0;title\u{7}`");
+        let d = Diagnostic::error(
+            Code::YamlSyntax,
+            "key `\u{1b}[2Jx\u{0}`",
+            Some(span(0, 1, 1, 1)),
+        )
+        .with_help("see `\u{1b}]0;title\u{7}`");
         let text = to_text(&d, &sources(), &Printer::plain());
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{0}'),
@@ -733,11 +739,11 @@ mod tests {
 
     #[test]
     fn github_annotations_escape_and_place() {
-        let d = Diagnostic::warning("a::b", "50% done\nnext", Some(span(0, 1, 1, 1)));
+        let d = Diagnostic::warning(Code::YamlSyntax, "50% done\nnext", Some(span(0, 1, 1, 1)));
         let out = github_annotations(&[d], &sources());
         assert_eq!(
             out,
-            "::warning file=c.yaml,line=1,col=1,title=a%3A%3Ab::50%25 done%0Anext\n"
+            "::warning file=c.yaml,line=1,col=1,title=yaml%3A%3Asyntax::50%25 done%0Anext\n"
         );
     }
 }

@@ -25,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
 
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::lookalike::Lookalikes;
 use super::model::*;
@@ -50,7 +51,7 @@ pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
             if let Some(first) = seen.insert(&endpoint.id, endpoint.id.span) {
                 diags.push(
                     Diagnostic::error(
-                        "semantic::duplicate-endpoint",
+                        Code::SemanticDuplicateEndpoint,
                         format!("private endpoint `{}` is listed twice", endpoint.id.value),
                         Some(endpoint.id.span),
                     )
@@ -67,7 +68,7 @@ pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
             && !written_services.contains_key(service.value.as_str())
         {
             let mut diag = Diagnostic::error(
-                "semantic::unknown-service",
+                Code::SemanticUnknownService,
                 format!(
                     "stack `{}` names service `{}`, which is not a key under `services`",
                     stack.key.value, service.value
@@ -134,7 +135,7 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
         let Some(value) = value else { continue };
         diags.push(
             Diagnostic::warning(
-                "semantic::deprecated",
+                Code::SemanticDeprecated,
                 format!("`{name}` is deprecated and inaccurate when the replica count is not the default"),
                 Some(value.span),
             )
@@ -147,7 +148,7 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
             let above = below + limits::SERVICE_MEMORY_STEP_GB;
             diags.push(
                 Diagnostic::error(
-                    "semantic::memory-multiple",
+                    Code::SemanticMemoryMultiple,
                     format!(
                         "`{name}` must be a multiple of {}, not {}",
                         limits::SERVICE_MEMORY_STEP_GB,
@@ -167,7 +168,7 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
     {
         diags.push(
             Diagnostic::error(
-                "semantic::min-max",
+                Code::SemanticMinMax,
                 format!(
                     "`maxTotalMemoryGb` ({}) is smaller than `minTotalMemoryGb` ({})",
                     max.value, min.value
@@ -183,6 +184,7 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
 /// A name used twice where names identify objects (dashboards and alerts in a stack, tiles in a
 /// dashboard): the second use underlined, the first shown beside it.
 fn used_twice(
+    code: Code,
     kind: &str,
     name: &Located<String>,
     first: Span,
@@ -191,7 +193,7 @@ fn used_twice(
     why: &str,
 ) -> Diagnostic {
     Diagnostic::error(
-        format!("semantic::duplicate-{kind}-name"),
+        code,
         format!(
             "{kind} name `{}` is used twice in {scope_kind} `{scope}`; {why}",
             name.value
@@ -247,7 +249,7 @@ fn renames<'a>(
             };
             if let Some((message, label, related)) = conflict {
                 let mut diag = Diagnostic::error(
-                    "semantic::rename-conflict",
+                    Code::SemanticRenameConflict,
                     message,
                     Some(old.span),
                 )
@@ -290,6 +292,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         looks.check("dashboard", &dashboard.name, diags);
         if let Some(first) = names.insert(&dashboard.name, dashboard.name.span) {
             diags.push(used_twice(
+                Code::SemanticDuplicateDashboardName,
                 "dashboard",
                 &dashboard.name,
                 first,
@@ -304,6 +307,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             tile_looks.check("tile", &tile.name, diags);
             if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
                 diags.push(used_twice(
+                    Code::SemanticDuplicateTileName,
                     "tile",
                     &tile.name,
                     first,
@@ -316,7 +320,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             if tile.x.value + tile.w.value > columns {
                 diags.push(
                     Diagnostic::error(
-                        "semantic::tile-overflow",
+                        Code::SemanticTileOverflow,
                         format!(
                             "tile `{}` ends at column {} but the grid has {columns} columns (x + w ≤ {columns})",
                             tile.name.value,
@@ -332,7 +336,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 let at = tile.as_ratio.as_ref().map_or(tile.span, |r| r.span);
                 diags.push(
                     Diagnostic::error(
-                        "semantic::ratio-series",
+                        Code::SemanticRatioSeries,
                         format!(
                             "tile `{}` has `asRatio: true` and {} series; a ratio divides series 0 by series 1",
                             tile.name.value,
@@ -365,6 +369,7 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
         looks.check("alert", &alert.name, diags);
         if let Some(first) = names.insert(&alert.name, alert.name.span) {
             diags.push(used_twice(
+                Code::SemanticDuplicateAlertName,
                 "alert",
                 &alert.name,
                 first,
@@ -419,7 +424,7 @@ fn references(
             return;
         }
         let diag = Diagnostic::error(
-            "semantic::unknown-dashboard",
+            Code::SemanticUnknownDashboard,
             format!(
                 "alert `{alert}` points at dashboard `{}`, which is not a dashboard key of stack `{}`",
                 dashboard_key.value, stack.key.value
@@ -436,7 +441,7 @@ fn references(
         .is_some_and(|names| names.contains(tile.value.as_str()));
     if !known {
         let diag = Diagnostic::error(
-            "semantic::unknown-tile",
+            Code::SemanticUnknownTile,
             format!(
                 "alert `{alert}` points at tile `{}`, which dashboard `{}` does not have",
                 tile.value, dashboard.key.value
@@ -459,7 +464,7 @@ fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
     if !ok {
         diags.push(
             Diagnostic::error(
-                "semantic::key-name",
+                Code::SemanticKeyName,
                 format!(
                     "{what} key `{}` may hold only letters, digits, `-` and `_`; keys form addresses like `{what}.<key>`",
                     key.value

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Number, Value};
 
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::model::Span;
 use super::yaml::{Kind, Node, child_pointer};
@@ -50,7 +51,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
     let value = to_json(root, String::new(), None, &mut index);
     let (Some(validator), Some(schema)) = (validator(), schema_value()) else {
         diags.push(Diagnostic::error(
-            "schema::internal",
+            Code::SchemaInternal,
             "the embedded JSON Schema does not compile; this is a bug in converge",
             None,
         ));
@@ -76,7 +77,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 let name = property.as_str().unwrap_or_default();
                 let at = place.key.unwrap_or(place.value);
                 Diagnostic::error(
-                    "schema::required",
+                    Code::SchemaRequired,
                     if path.is_empty() {
                         format!("the config is missing the required top-level key `{name}`")
                     } else {
@@ -99,7 +100,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
             ValidationErrorKind::Type { .. } => {
                 let expected = expected_type(node_schema);
                 let mut diag = Diagnostic::error(
-                    "schema::type",
+                    Code::SchemaType,
                     format!("`{path}` must be {expected}, not {found}"),
                     Some(place.value),
                 )
@@ -123,7 +124,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
                 let mut diag = Diagnostic::error(
-                    "schema::enum",
+                    Code::SchemaEnum,
                     format!(
                         "`{path}` must be one of {}, not {found}",
                         allowed
@@ -142,7 +143,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 diag
             }
             ValidationErrorKind::Constant { expected_value } => Diagnostic::error(
-                "schema::enum",
+                Code::SchemaEnum,
                 format!("`{path}` must be {expected_value}, not {found}"),
                 Some(place.value),
             )
@@ -152,7 +153,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
             | ValidationErrorKind::ExclusiveMinimum { .. }
             | ValidationErrorKind::ExclusiveMaximum { .. }
             | ValidationErrorKind::MultipleOf { .. } => Diagnostic::error(
-                "schema::range",
+                Code::SchemaRange,
                 format!("`{path}` must be {}, not {found}", range_text(node_schema)),
                 Some(place.value),
             )
@@ -164,7 +165,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                     format!("at most {limit} characters")
                 };
                 Diagnostic::error(
-                    "schema::length",
+                    Code::SchemaLength,
                     format!("`{path}` must have {what}"),
                     Some(place.value),
                 )
@@ -175,13 +176,13 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 })
             }
             ValidationErrorKind::MinItems { limit } => Diagnostic::error(
-                "schema::length",
+                Code::SchemaLength,
                 format!("`{path}` must have at least {limit} item(s)"),
                 Some(place.value),
             )
             .with_label("too few items"),
             ValidationErrorKind::MaxItems { limit } => Diagnostic::error(
-                "schema::length",
+                Code::SchemaLength,
                 format!("`{path}` must have at most {limit} items"),
                 Some(place.value),
             )
@@ -198,7 +199,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                     format!("text matching `{pattern}`")
                 };
                 Diagnostic::error(
-                    "schema::pattern",
+                    Code::SchemaPattern,
                     format!("`{path}` must be {expected}, not {found}"),
                     Some(place.value),
                 )
@@ -210,7 +211,7 @@ pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnost
                 } else {
                     format!("`{path}`: {error}")
                 };
-                Diagnostic::error("schema::invalid", message, Some(place.value))
+                Diagnostic::error(Code::SchemaInvalid, message, Some(place.value))
             }
         };
         diags.push(diag);
@@ -236,7 +237,7 @@ fn unknown_key(
     };
     let known = known_keys(node_schema);
     let mut diag = Diagnostic::error(
-        "config::unknown-key",
+        Code::ConfigUnknownKey,
         format!("unknown key `{name}` {where_}"),
         at,
     )

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
 
+use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::model::{FileId, Span};
 
@@ -165,7 +166,7 @@ impl<'t> Reader<'t, '_> {
                 {
                     return Err(Box::new(
                         Diagnostic::error(
-                            "yaml::tab",
+                            Code::YamlTab,
                             "a tab in the indentation: YAML indents with spaces only",
                             Some(span),
                         )
@@ -182,7 +183,7 @@ impl<'t> Reader<'t, '_> {
                 }
                 Err(Box::new(
                     Diagnostic::error(
-                        "yaml::syntax",
+                        Code::YamlSyntax,
                         format!("YAML syntax error: {info}"),
                         Some(span),
                     )
@@ -191,7 +192,7 @@ impl<'t> Reader<'t, '_> {
                 ))
             }
             None => Err(Box::new(Diagnostic::error(
-                "yaml::syntax",
+                Code::YamlSyntax,
                 "YAML syntax error: the text ends too early",
                 Some(self.end_span()),
             ))),
@@ -211,7 +212,7 @@ impl<'t> Reader<'t, '_> {
                         let at = self.span_of(span);
                         self.diags.push(
                             Diagnostic::error(
-                                "yaml::multiple-documents",
+                                Code::YamlMultipleDocuments,
                                 "a config file holds one YAML document; this is a second one",
                                 Some(at),
                             )
@@ -235,7 +236,7 @@ impl<'t> Reader<'t, '_> {
         let span = self.span_of(yspan);
         if depth > MAX_DEPTH {
             return Err(Box::new(Diagnostic::error(
-                "yaml::too-deep",
+                Code::YamlTooDeep,
                 format!("the YAML nests deeper than {MAX_DEPTH} levels"),
                 Some(span),
             )));
@@ -296,14 +297,14 @@ impl<'t> Reader<'t, '_> {
             }
             Event::UnresolvedAlias(name) => {
                 return Err(Box::new(Diagnostic::error(
-                    "yaml::syntax",
+                    Code::YamlSyntax,
                     format!("YAML syntax error: unknown anchor `{name}`"),
                     Some(span),
                 )));
             }
             _ => {
                 return Err(Box::new(Diagnostic::error(
-                    "yaml::syntax",
+                    Code::YamlSyntax,
                     "YAML syntax error: unexpected structure",
                     Some(span),
                 )));
@@ -332,7 +333,7 @@ impl<'t> Reader<'t, '_> {
                 Kind::Seq(_) | Kind::Map(_) => {
                     self.diags.push(
                         Diagnostic::error(
-                            "yaml::key-type",
+                            Code::YamlKeyType,
                             "a mapping key must be a plain value, not a list or a mapping",
                             Some(key_node.span),
                         )
@@ -356,7 +357,7 @@ impl<'t> Reader<'t, '_> {
                         Kind::Map(more) => merged.extend(more),
                         _ => self.diags.push(
                             Diagnostic::error(
-                                "yaml::merge",
+                                Code::YamlMerge,
                                 "a merge key `<<` takes a mapping or a list of mappings",
                                 Some(source.span),
                             )
@@ -410,7 +411,7 @@ impl<'t> Reader<'t, '_> {
             return Ok(());
         };
         Err(Box::new(
-            Diagnostic::error("yaml::too-large", problem, Some(span))
+            Diagnostic::error(Code::YamlTooLarge, problem, Some(span))
                 .with_help("an alias copies what its anchor holds at every use; write the values out or use fewer aliases"),
         ))
     }
@@ -571,7 +572,7 @@ fn dropped_secret(key: &Key, value: &Node) -> Option<Diagnostic> {
     }
     Some(
         Diagnostic::error(
-            "config::literal-secret",
+            Code::ConfigLiteralSecret,
             format!(
                 "`{}` must be an environment reference such as `${{env:NAME}}`, not a literal value",
                 key.name
@@ -585,7 +586,7 @@ fn dropped_secret(key: &Key, value: &Node) -> Option<Diagnostic> {
 /// The error for a key written twice: the second place underlined, the first one shown.
 pub fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
     Diagnostic::error(
-        "config::duplicate-key",
+        Code::ConfigDuplicateKey,
         format!("`{}` is defined twice", key.name),
         Some(key.span),
     )
@@ -703,7 +704,7 @@ mod tests {
     fn duplicate_keys_show_both_places() {
         let (_, diags) = parse_ok("a: 1\nb: 2\na: 3\n");
         assert_eq!(diags.len(), 1);
-        assert_eq!(diags[0].code, "config::duplicate-key");
+        assert_eq!(diags[0].code, Code::ConfigDuplicateKey);
         assert_eq!(diags[0].span.unwrap().line, 3);
         assert_eq!(diags[0].related[0].0.line, 1);
     }
@@ -721,7 +722,7 @@ mod tests {
     fn syntax_error_has_a_place() {
         let (node, diags) = parse_ok("a: [1, 2\nb: 3\n");
         assert!(node.is_none());
-        assert_eq!(diags[0].code, "yaml::syntax");
+        assert_eq!(diags[0].code, Code::YamlSyntax);
         assert!(diags[0].span.is_some());
     }
 
@@ -729,15 +730,15 @@ mod tests {
     fn a_tab_in_the_indentation_is_reported_on_its_own_line() {
         let text = "a:\n  b: some value\n\t  c: 1\n";
         let (_, diags) = parse_ok(text);
-        assert_eq!(diags[0].code, "yaml::tab", "{diags:?}");
+        assert_eq!(diags[0].code, Code::YamlTab, "{diags:?}");
         let span = diags[0].span.unwrap();
         assert_eq!((span.line, span.column), (3, 1));
         assert_eq!(&text[span.offset..span.offset + span.len], "\t");
         let (_, diags) = parse_ok("a:\n  b:\n  \tc: 1\n");
         let span = diags[0].span.unwrap();
         assert_eq!(
-            (diags[0].code.as_str(), span.line, span.column),
-            ("yaml::tab", 3, 3)
+            (diags[0].code, span.line, span.column),
+            (Code::YamlTab, 3, 3)
         );
     }
 
@@ -751,7 +752,7 @@ mod tests {
             ));
         }
         let (_, diags) = parse_ok(&text);
-        assert!(diags.iter().any(|d| d.code == "yaml::too-large"));
+        assert!(diags.iter().any(|d| d.code == Code::YamlTooLarge));
     }
 
     #[test]
@@ -762,7 +763,7 @@ mod tests {
         let (node, diags) = parse_ok(&text);
         assert!(node.is_none());
         assert_eq!(diags.len(), 1, "{diags:?}");
-        assert_eq!(diags[0].code, "yaml::too-large");
+        assert_eq!(diags[0].code, Code::YamlTooLarge);
         assert!(
             diags[0].message.contains("MiB of text"),
             "{}",

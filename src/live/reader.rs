@@ -21,6 +21,7 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
+use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{
     Config, Located, ServiceConfig, SourceRef, Span, StackConfig, StackTarget,
@@ -89,7 +90,7 @@ pub async fn read_scoped(
                 });
             }
             None => problems.push(Diagnostic::error(
-                "live::missing-setting",
+                Code::LiveMissingSetting,
                 "the config manages services but the cloud API is not set up",
                 Some(config.organization.span),
             )),
@@ -124,7 +125,7 @@ pub async fn read_scoped(
             Ok(outcome) => outcome,
             Err(error) => {
                 problems.push(Diagnostic::error(
-                    "live::internal",
+                    Code::LiveInternal,
                     format!("a read of the live state stopped unexpectedly: {error}"),
                     None,
                 ));
@@ -216,7 +217,7 @@ pub async fn read_scoped(
                 }
             }
             (read, Ok(_)) => problems.push(Diagnostic::error(
-                "live::internal",
+                Code::LiveInternal,
                 format!("a read of the live state returned the wrong kind of object ({read:?})"),
                 None,
             )),
@@ -341,7 +342,7 @@ fn service_not_found(
         )
     };
     Diagnostic::error(
-        "live::service-not-found",
+        Code::LiveServiceNotFound,
         format!(
             "service.{key}: no service with id `{}` in organization `{}`",
             service.id.value, config.organization.value
@@ -365,7 +366,7 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
             }
             problems.push(
                 Diagnostic::error(
-                    "live::pipe-not-found",
+                    Code::LivePipeNotFound,
                     format!(
                         "pipe.{service_key}.{pipe_key}: service `{service_key}` has no pipe with id `{}`",
                         pipe.id.value
@@ -478,7 +479,7 @@ fn unreachable(
         )
     };
     Some(
-        Diagnostic::error("live::unreachable", message, Some(span))
+        Diagnostic::error(Code::LiveUnreachable, message, Some(span))
             .with_label(format!("`{field}`"))
             .with_help(help),
     )
@@ -514,7 +515,7 @@ fn read_problem(
             if error.is_not_found() {
                 return Some(
                     Diagnostic::error(
-                        "live::organization-not-found",
+                        Code::LiveOrganizationNotFound,
                         format!(
                             "organization `{}` was not found: {error}",
                             config.organization.value
@@ -591,7 +592,7 @@ fn no_sources_list(stack: &StackConfig, error: &ApiError) -> Option<Diagnostic> 
     let listed: Vec<String> = distinct.iter().map(|n| format!("`{n}`")).collect();
     Some(
         Diagnostic::error(
-            "live::no-sources-list",
+            Code::LiveNoSourcesList,
             format!(
                 "stack.{}: the observability API has no sources list (`GET /api/v2/sources` answered {}; the API's public document names none), so the source name(s) {} cannot be resolved",
                 stack.key.value,
@@ -610,7 +611,7 @@ fn no_sources_list(stack: &StackConfig, error: &ApiError) -> Option<Diagnostic> 
 
 fn refused(api: &str, address: &str, error: &ApiError, span: Span, help: &str) -> Diagnostic {
     Diagnostic::error(
-        "live::unauthorized",
+        Code::LiveUnauthorized,
         format!("{address}: {api} refused the credentials: {error}"),
         Some(span),
     )
@@ -620,7 +621,7 @@ fn refused(api: &str, address: &str, error: &ApiError, span: Span, help: &str) -
 
 fn api_problem(address: &str, error: &ApiError, span: Span) -> Diagnostic {
     let mut problem = Diagnostic::error(
-        "live::api",
+        Code::LiveApi,
         format!("{address}: cannot read the live state: {error}"),
         Some(span),
     );
@@ -765,7 +766,7 @@ pub async fn connect_and_read(
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
     let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
     connect_and_read_with(config, parallelism, limits, printer).await
 }
 
@@ -789,7 +790,7 @@ pub async fn connect_and_read_scoped(
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
     let settings = crate::api::transport::TransportSettings::new(parallelism);
     let transport = crate::api::transport::Transport::new(settings, printer.clone())
-        .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveTransport, problem, None)])?;
     let clients = Clients::from_config(config, &transport, &limits)?;
     let live = read_scoped(config, &clients, printer, scope).await?;
     Ok((clients, live))
@@ -803,7 +804,7 @@ pub fn connect_and_read_blocking(
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
     let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
     connect_and_read_blocking_with(config, parallelism, limits, printer)
 }
 
@@ -831,7 +832,7 @@ pub fn connect_and_read_blocking_scoped(
         .build()
         .map_err(|error| {
             vec![Diagnostic::error(
-                "live::runtime",
+                Code::LiveRuntime,
                 format!("cannot start the network runtime: {error}"),
                 None,
             )]

@@ -13,6 +13,7 @@ use crate::api::wire::{
     AddRemove, Alert, AlertRequest, Channel, Dashboard, DashboardRequest, PipeScaling,
     PrivateEndpoint, Series, Service, ServicePatch, ServiceScalingPatch, Source, SourceKind, Tile,
 };
+use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{
     self, AlertConfig, Config, DashboardConfig, PipeConfig, ServiceConfig, SourceRef, StackConfig,
@@ -87,7 +88,7 @@ pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
         .into_iter()
         .map(|(kept, left_out)| {
             Diagnostic::warning(
-                "plan::only-leaves-out-dependency",
+                Code::PlanOnlyLeavesOutDependency,
                 format!("`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"),
                 None,
             )
@@ -207,7 +208,7 @@ fn ambiguous(
         .find_map(|(_, _, span)| *span)
         .unwrap_or(name.span);
     let mut diagnostic = Diagnostic::error(
-        "plan::ambiguous-rename",
+        Code::PlanAmbiguousRename,
         format!(
             "{what} could be any of {} live {kind}s: {}; converge does not guess which one it is",
             found.len(),
@@ -274,7 +275,7 @@ impl<'a> Builder<'a> {
         }
         self.diagnostics.push(
             Diagnostic::warning(
-                "plan::stored-name",
+                Code::PlanStoredName,
                 format!(
                     "the server stores this name as {live:?}, not as written ({:?}); converge \
                      matches the {kind} as the server stores it",
@@ -294,7 +295,7 @@ impl<'a> Builder<'a> {
         let Some(live) = self.live.services.get(&config.id.value) else {
             self.error(
                 Diagnostic::error(
-                    "plan::service-not-found",
+                    Code::PlanServiceNotFound,
                     format!(
                         "service `{}` ({}) does not exist in the organization",
                         config.key.value, config.id.value
@@ -333,7 +334,7 @@ impl<'a> Builder<'a> {
         {
             self.error(
                 Diagnostic::error(
-                    "plan::replicas-first-in-warehouse",
+                    Code::PlanReplicasFirstInWarehouse,
                     format!(
                         "service `{}` is the first service of its warehouse, which needs at least 2 replicas",
                         config.key.value
@@ -552,7 +553,7 @@ impl<'a> Builder<'a> {
         let Some(pipe) = live else {
             self.error(
                 Diagnostic::error(
-                    "plan::pipe-not-found",
+                    Code::PlanPipeNotFound,
                     format!(
                         "pipe `{}` ({}) does not exist on service `{}`",
                         config.key.value, config.id.value, service.key.value
@@ -663,7 +664,7 @@ impl<'a> Builder<'a> {
                 None => {
                     self.error(
                         Diagnostic::error(
-                            "plan::unknown-service",
+                            Code::PlanUnknownService,
                             format!(
                                 "stack `{}` names service `{}`, which the config does not define",
                                 stack.key.value, service.value
@@ -880,7 +881,7 @@ impl<'a> Builder<'a> {
         let names: Vec<String> = left_behind.iter().map(|n| format!("{n:?}")).collect();
         self.diagnostics.push(
             Diagnostic::warning(
-                "plan::maybe-renamed",
+                Code::PlanMaybeRenamed,
                 format!(
                     "{kind} `{key}` is created as a new {kind}, while {} that converge owns and the config no longer names is left behind (or pruned)",
                     names.join(", ")
@@ -989,7 +990,7 @@ impl<'a> Builder<'a> {
             let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
             self.error(
                 Diagnostic::error(
-                    "plan::duplicate-dashboard",
+                    Code::PlanDuplicateDashboard,
                     format!(
                         "stack `{}` has {} dashboards named \"{}\" (ids {}); converge matches dashboards by name",
                         stack.key.value,
@@ -1243,7 +1244,7 @@ impl<'a> Builder<'a> {
         let Some(dashboard_config) = stack.dashboards.get(&config.dashboard.value) else {
             self.error(
                 Diagnostic::error(
-                    "plan::unknown-dashboard",
+                    Code::PlanUnknownDashboard,
                     format!(
                         "alert `{}` points at dashboard `{}`, which stack `{}` does not define",
                         config.key.value, config.dashboard.value, stack.key.value
@@ -1266,7 +1267,7 @@ impl<'a> Builder<'a> {
                 .collect();
             self.error(
                 Diagnostic::error(
-                    "plan::unknown-tile",
+                    Code::PlanUnknownTile,
                     format!(
                         "alert `{}` points at tile \"{}\", which dashboard `{}` does not have",
                         config.key.value, config.tile.value, config.dashboard.value
@@ -1301,7 +1302,7 @@ impl<'a> Builder<'a> {
             let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
             self.error(
                 Diagnostic::error(
-                    "plan::duplicate-alert",
+                    Code::PlanDuplicateAlert,
                     format!(
                         "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
                         stack.key.value,
@@ -1571,7 +1572,7 @@ fn newer_format_tiles(stack: &StackConfig, index: &StackIndex<'_>) -> Option<Dia
     };
     Some(
         Diagnostic::warning(
-            "plan::newer-tile-format",
+            Code::PlanNewerTileFormat,
             format!(
                 "stack `{}`: the server keeps {} tile(s) ({first}{more}) in a newer format (`config` instead of `series`); converge manages tiles by `series`, the format of the API contract, so it leaves these tiles as they are: not compared, not changed",
                 stack.key.value,
@@ -1629,7 +1630,7 @@ pub fn resolve_source(
     };
     Err(Box::new(
         Diagnostic::error(
-            "plan::unknown-source",
+            Code::PlanUnknownSource,
             format!("no source named \"{}\" in the stack", name.value),
             Some(name.span),
         )
@@ -1688,7 +1689,7 @@ fn pipe_field_diagnostic(
         )
     };
     Diagnostic::error(
-        "plan::pipe-scaling-field",
+        Code::PlanPipeScalingField,
         format!(
             "`{field}` does not apply to pipe `{}.{}`, whose source is {}",
             service.key.value,

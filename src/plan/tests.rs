@@ -11,6 +11,7 @@ use fixtures::*;
 
 use super::*;
 use crate::api::wire::Dashboard;
+use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model;
 use crate::output::Printer;
@@ -392,7 +393,7 @@ fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
     let (_, diagnostics) = super::plan(&demo_config(), &demo_live(), &alerts_only);
     let warnings: Vec<&Diagnostic> = diagnostics
         .iter()
-        .filter(|d| d.code == "plan::only-leaves-out-dependency")
+        .filter(|d| d.code == Code::PlanOnlyLeavesOutDependency)
         .collect();
     assert!(!warnings.is_empty(), "{diagnostics:#?}");
     assert!(
@@ -416,7 +417,7 @@ fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
     assert!(
         diagnostics
             .iter()
-            .all(|d| d.code != "plan::only-leaves-out-dependency"),
+            .all(|d| d.code != Code::PlanOnlyLeavesOutDependency),
         "{diagnostics:#?}"
     );
 }
@@ -539,8 +540,8 @@ fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
 // ---------------------------------------------------------------------------------------------
 // Rules that need live facts
 
-fn codes(diagnostics: &[Diagnostic]) -> Vec<&str> {
-    diagnostics.iter().map(|d| d.code.as_str()).collect()
+fn codes(diagnostics: &[Diagnostic]) -> Vec<Code> {
+    diagnostics.iter().map(|d| d.code).collect()
 }
 
 #[test]
@@ -557,7 +558,7 @@ fn pipe_scaling_field_must_apply_to_the_source_kind() {
     let (plan, diagnostics) = plan(&config, &demo_live(), &PlanOptions::default());
     assert_eq!(
         codes(&diagnostics),
-        vec!["plan::pipe-scaling-field", "plan::pipe-scaling-field"]
+        vec![Code::PlanPipeScalingField, Code::PlanPipeScalingField]
     );
     assert_eq!(diagnostics[0].span.unwrap().line, 70);
     assert!(diagnostics[0].message.contains("`concurrency`"));
@@ -587,7 +588,7 @@ fn first_service_of_a_warehouse_needs_two_replicas() {
     let (_, diagnostics) = plan(&config, &demo_live(), &PlanOptions::default());
     assert_eq!(
         codes(&diagnostics),
-        vec!["plan::replicas-first-in-warehouse"]
+        vec![Code::PlanReplicasFirstInWarehouse]
     );
     assert_eq!(diagnostics[0].span.unwrap().line, 91);
     // The same value on a service that is not first in its warehouse is fine.
@@ -616,7 +617,7 @@ fn unknown_source_name_is_an_error_listing_the_sources() {
         .unwrap();
     board.tiles[0].series[0].source = Some(model::SourceRef::Name(loc("Logz".into(), 200)));
     let (plan, diagnostics) = plan(&config, &demo_live(), &PlanOptions::default());
-    assert_eq!(codes(&diagnostics), vec!["plan::unknown-source"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanUnknownSource]);
     assert_eq!(diagnostics[0].span.unwrap().line, 200);
     assert!(diagnostics[0].help.as_ref().unwrap().contains("Logs"));
     // Neither the dashboard nor its alert is planned.
@@ -632,7 +633,7 @@ fn two_live_dashboards_with_one_name_is_an_error_saying_how_to_resolve_it() {
     twin.id = "dash-api-twin".into();
     stack.dashboards.push(twin);
     let (_, diagnostics) = plan(&demo_config(), &live, &PlanOptions::default());
-    assert_eq!(codes(&diagnostics), vec!["plan::duplicate-dashboard"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanDuplicateDashboard]);
     let d = &diagnostics[0];
     assert!(
         d.message.contains("dash-api, dash-api-twin"),
@@ -650,7 +651,7 @@ fn two_live_alerts_with_one_name_is_an_error() {
     twin.id = "alert-api-errors-twin".into();
     prod.alerts.push(twin);
     let (plan, diagnostics) = plan(&demo_config(), &live, &options());
-    assert_eq!(codes(&diagnostics), vec!["plan::duplicate-alert"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanDuplicateAlert]);
     assert!(
         diagnostics[0]
             .message
@@ -671,7 +672,7 @@ fn alert_on_a_missing_tile_is_an_error() {
         .unwrap();
     alert.tile = loc("Nope".into(), 301);
     let (plan, diagnostics) = plan(&config, &demo_live(), &PlanOptions::default());
-    assert_eq!(codes(&diagnostics), vec!["plan::unknown-tile"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanUnknownTile]);
     assert_eq!(diagnostics[0].span.unwrap().line, 301);
     assert!(diagnostics[0].help.as_ref().unwrap().contains("Requests"));
     assert!(!addresses(&plan).contains(&"alert.prod.api-errors"));
@@ -688,7 +689,7 @@ fn missing_service_and_pipe_point_at_their_ids() {
     let (_, diagnostics) = plan(&demo_config(), &live, &PlanOptions::default());
     assert_eq!(
         codes(&diagnostics),
-        vec!["plan::pipe-not-found", "plan::service-not-found"]
+        vec![Code::PlanPipeNotFound, Code::PlanServiceNotFound]
     );
 }
 
@@ -1029,7 +1030,7 @@ fn a_tile_that_could_be_two_live_tiles_is_an_error_at_its_renamed_from() {
     assert_eq!(requests.name.value, "Requests");
     requests.renamed_from = vec![loc("Old tile".into(), 111)];
     let (plan, diagnostics) = plan(&config, &demo_live(), &options());
-    assert_eq!(codes(&diagnostics), vec!["plan::ambiguous-rename"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanAmbiguousRename]);
     assert_eq!(diagnostics[0].span.unwrap().line, 111);
     assert!(
         diagnostics[0]
@@ -1133,7 +1134,7 @@ fn an_alert_is_renamed_in_place_and_two_candidates_are_an_error() {
     let alert = &mut prod(&mut config).alerts["api-errors"];
     alert.renamed_from.push(loc("Stale alert".into(), 302));
     let (second, diagnostics) = build::plan(&config, &demo_live(), &options());
-    assert_eq!(codes(&diagnostics), vec!["plan::ambiguous-rename"]);
+    assert_eq!(codes(&diagnostics), vec![Code::PlanAmbiguousRename]);
     assert_eq!(diagnostics[0].span.unwrap().line, 300);
     assert!(!addresses(&second).contains(&"alert.prod.api-errors"));
 }

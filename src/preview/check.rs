@@ -9,6 +9,7 @@ use crate::api::clients::Clients;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::observability::ObservabilityClient;
 use crate::api::wire::{Series, SeriesQuery, Source};
+use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, DashboardConfig, StackConfig, StackTarget, TileConfig};
 use crate::error::{Error, Result};
@@ -253,7 +254,7 @@ fn rejection(
         .and_then(|index| tile.series.get(offset + index));
     let words = if message.is_empty() { full } else { message };
     let mut diagnostic = Diagnostic::error(
-        "plan::query-rejected",
+        Code::PlanQueryRejected,
         format!("{address}: the server rejected the tile's query: {words}"),
         Some(named.map_or(tile.span, |s| s.span)),
     )

@@ -1060,7 +1060,7 @@ mod live_reader {
             .unwrap_err();
         let summary: Vec<(String, usize)> = problems
             .iter()
-            .map(|p| (p.code.clone(), p.span.unwrap().line))
+            .map(|p| (p.code.as_str().to_string(), p.span.unwrap().line))
             .collect();
         assert_eq!(
             summary,
@@ -1145,7 +1145,7 @@ mod live_reader {
         let problems =
             Clients::from_config(&config, &transport, &RateLimits::default()).unwrap_err();
         assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].code, "live::url");
+        assert_eq!(problems[0].code.as_str(), "live::url");
         assert_eq!(problems[0].span.unwrap().line, 4);
         assert!(problems[0].message.contains("loopback"));
     }

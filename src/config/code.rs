@@ -1,0 +1,227 @@
+//! The stable code of every [`super::diagnostic::Diagnostic`]: `area::kebab-name`. Scripts match
+//! on it in `validate --format json` and GitHub annotations use it as the title, so
+//! [`Code::as_str`] never changes for an existing code; a new problem gets a new code.
+
+use std::fmt;
+
+/// Declares [`Code`] with its doc lines, [`Code::as_str`] and [`Code::ALL`] from one list, so a
+/// code's name and its string cannot drift apart.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])+ $name:ident => $text:literal,)+) => {
+        /// What kind of problem a diagnostic reports.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])+ $name,)+
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &[Code] = &[$(Code::$name,)+];
+
+            /// The code as JSON output and GitHub annotations spell it, e.g. `schema::range`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$name => $text,)+
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // The YAML reader.
+    /// A YAML syntax error (the later stages are skipped: they would report its consequences).
+    YamlSyntax => "yaml::syntax",
+    /// A tab in the indentation.
+    YamlTab => "yaml::tab",
+    /// A mapping key that is a list or a mapping.
+    YamlKeyType => "yaml::key-type",
+    /// A merge key `<<` whose value is not a mapping or a list of mappings.
+    YamlMerge => "yaml::merge",
+    /// A second YAML document in one file.
+    YamlMultipleDocuments => "yaml::multiple-documents",
+    /// Aliases that expand past the node or byte budget (an alias bomb).
+    YamlTooLarge => "yaml::too-large",
+    /// Nesting deeper than the reader's limit.
+    YamlTooDeep => "yaml::too-deep",
+
+    // Files, merging and interpolation.
+    /// A config file or directory that cannot be read.
+    ConfigRead => "config::read",
+    /// A config file that is not UTF-8 text.
+    ConfigEncoding => "config::encoding",
+    /// A directory given as a config that holds no `*.yaml` or `*.yml` file.
+    ConfigEmptyDirectory => "config::empty-directory",
+    /// A path or symlink that leads outside the project.
+    ConfigOutsideProject => "config::outside-project",
+    /// A key defined twice, in one file or across the merged files.
+    ConfigDuplicateKey => "config::duplicate-key",
+    /// A key the schema does not know (with "did you mean" when one is close).
+    ConfigUnknownKey => "config::unknown-key",
+    /// A malformed `${env:...}` reference.
+    ConfigInterpolation => "config::interpolation",
+    /// A `${env:NAME}` whose variable is unset (a warning under `validate`).
+    ConfigEnvUnset => "config::env-unset",
+    /// A `${env:NAME}` whose variable is set but empty (a warning under `validate`).
+    ConfigEnvEmpty => "config::env-empty",
+    /// A secret field written as a literal or with a default instead of `${env:NAME}`; its
+    /// value is never shown.
+    ConfigLiteralSecret => "config::literal-secret",
+    /// A variable that holds a secret, used by a field other than the secret's own.
+    ConfigSecretVariable => "config::secret-variable",
+
+    // The JSON Schema check.
+    /// A value of the wrong JSON type, or a file that is not a mapping.
+    SchemaType => "schema::type",
+    /// A value outside the schema's `enum` or `const`.
+    SchemaEnum => "schema::enum",
+    /// A number outside the schema's minimum, maximum or multiple.
+    SchemaRange => "schema::range",
+    /// A required key that is missing, or an empty config.
+    SchemaRequired => "schema::required",
+    /// A string or list that is too short or too long.
+    SchemaLength => "schema::length",
+    /// A string that does not match the schema's pattern or format.
+    SchemaPattern => "schema::pattern",
+    /// Any other schema violation.
+    SchemaInvalid => "schema::invalid",
+    /// The embedded schema does not compile (a bug in converge).
+    SchemaInternal => "schema::internal",
+
+    // Semantic rules (see `config::rules` and `config::lookalike`).
+    /// `minTotalMemoryGb`/`maxTotalMemoryGb` not a multiple of the memory step.
+    SemanticMemoryMultiple => "semantic::memory-multiple",
+    /// `maxTotalMemoryGb` smaller than `minTotalMemoryGb`.
+    SemanticMinMax => "semantic::min-max",
+    /// A deprecated field (a warning).
+    SemanticDeprecated => "semantic::deprecated",
+    /// A stack's `service` that is not a key under `services`.
+    SemanticUnknownService => "semantic::unknown-service",
+    /// An alert's `dashboard` that is not a dashboard key of its stack.
+    SemanticUnknownDashboard => "semantic::unknown-dashboard",
+    /// An alert's `tile` that its dashboard does not have.
+    SemanticUnknownTile => "semantic::unknown-tile",
+    /// Two dashboards of a stack with the same name.
+    SemanticDuplicateDashboardName => "semantic::duplicate-dashboard-name",
+    /// Two alerts of a stack with the same name.
+    SemanticDuplicateAlertName => "semantic::duplicate-alert-name",
+    /// Two tiles of a dashboard with the same name.
+    SemanticDuplicateTileName => "semantic::duplicate-tile-name",
+    /// A private endpoint listed twice on a service.
+    SemanticDuplicateEndpoint => "semantic::duplicate-endpoint",
+    /// A tile whose `x + w` passes the grid's last column.
+    SemanticTileOverflow => "semantic::tile-overflow",
+    /// `asRatio: true` on a tile without exactly two series.
+    SemanticRatioSeries => "semantic::ratio-series",
+    /// A local key with characters other than letters, digits, `-` and `_`.
+    SemanticKeyName => "semantic::key-name",
+    /// A `renamedFrom` name that is the object's own, another object's, or claimed twice.
+    SemanticRenameConflict => "semantic::rename-conflict",
+    /// A stack with both `service` and `api`, or neither.
+    SemanticStackTarget => "semantic::stack-target",
+    /// A series with both `source` and `sourceId`.
+    SemanticSourceConflict => "semantic::source-conflict",
+    /// A name with invisible characters, so it does not print as written (a warning).
+    SemanticInvisibleCharacters => "semantic::invisible-characters",
+    /// A name that mixes scripts or looks like another name (a warning).
+    SemanticConfusableName => "semantic::confusable-name",
+
+    // Reading the live state.
+    /// A setting the live read needs (URL, key id, token, a section) that the config lacks.
+    LiveMissingSetting => "live::missing-setting",
+    /// A URL in the config that cannot be used.
+    LiveUrl => "live::url",
+    /// A stack's `service` that names no service of the config, found while wiring clients.
+    LiveUnknownService => "live::unknown-service",
+    /// An API that cannot be reached (DNS, refused connection, timeout).
+    LiveUnreachable => "live::unreachable",
+    /// An API that refused the credentials.
+    LiveUnauthorized => "live::unauthorized",
+    /// The organization is not found.
+    LiveOrganizationNotFound => "live::organization-not-found",
+    /// A service id that is not in the organization.
+    LiveServiceNotFound => "live::service-not-found",
+    /// A pipe id that its service does not have.
+    LivePipeNotFound => "live::pipe-not-found",
+    /// Sources named by `source:` on an observability API without a sources list.
+    LiveNoSourcesList => "live::no-sources-list",
+    /// Any other failed read (a command retries the whole read when all problems are these).
+    LiveApi => "live::api",
+    /// A `CONVERGE_*_RATE_LIMIT` variable that is not a rate limit.
+    LiveRateLimit => "live::rate-limit",
+    /// The HTTP client cannot be built.
+    LiveTransport => "live::transport",
+    /// The network runtime cannot start.
+    LiveRuntime => "live::runtime",
+    /// A read that stopped unexpectedly or answered the wrong kind of object (a bug).
+    LiveInternal => "live::internal",
+
+    // Planning against the live state.
+    /// A service id that is not in the organization.
+    PlanServiceNotFound => "plan::service-not-found",
+    /// A pipe id that its service does not have.
+    PlanPipeNotFound => "plan::pipe-not-found",
+    /// A stack's `service` that the config does not define.
+    PlanUnknownService => "plan::unknown-service",
+    /// A replica count below what the first service of a warehouse needs.
+    PlanReplicasFirstInWarehouse => "plan::replicas-first-in-warehouse",
+    /// A pipe scaling field that does not apply to the pipe's kind of source.
+    PlanPipeScalingField => "plan::pipe-scaling-field",
+    /// A source name that the stack's live sources do not have.
+    PlanUnknownSource => "plan::unknown-source",
+    /// Two live dashboards with the name of one in the config.
+    PlanDuplicateDashboard => "plan::duplicate-dashboard",
+    /// Two live alerts with the name of one in the config.
+    PlanDuplicateAlert => "plan::duplicate-alert",
+    /// An alert's dashboard that its stack does not define.
+    PlanUnknownDashboard => "plan::unknown-dashboard",
+    /// An alert's tile that its dashboard does not have.
+    PlanUnknownTile => "plan::unknown-tile",
+    /// A `renamedFrom` that matches more than one live object.
+    PlanAmbiguousRename => "plan::ambiguous-rename",
+    /// A name the server stores differently from how it is written (a warning).
+    PlanStoredName => "plan::stored-name",
+    /// A new object created while an owned one the config no longer names is left behind: maybe
+    /// a rename without `renamedFrom` (a warning).
+    PlanMaybeRenamed => "plan::maybe-renamed",
+    /// Live tiles in a newer format, left as they are (a warning).
+    PlanNewerTileFormat => "plan::newer-tile-format",
+    /// `--only` keeps a change but leaves out one it waits for (a warning).
+    PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
+    /// A tile query the server rejected (`plan --check-queries`).
+    PlanQueryRejected => "plan::query-rejected",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn every_code_is_unique_and_reads_area_colon_colon_kebab_name() {
+        let mut seen = HashSet::new();
+        for code in Code::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "{text} is used by two codes");
+            let (area, name) = text.split_once("::").unwrap_or_else(|| panic!("{text}"));
+            assert!(
+                ["yaml", "config", "schema", "semantic", "live", "plan"].contains(&area),
+                "{text}: unknown area"
+            );
+            let kebab = !name.is_empty()
+                && !name.starts_with('-')
+                && !name.ends_with('-')
+                && !name.contains("--")
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+            assert!(kebab, "{text}: the name is not kebab-case");
+            assert_eq!(code.to_string(), text);
+        }
+    }
+}
