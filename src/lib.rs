@@ -16,6 +16,7 @@ pub mod drift;
 pub mod error;
 pub mod exit;
 pub mod export;
+pub mod format;
 pub mod live;
 pub mod markdown;
 pub mod output;

@@ -14,18 +14,9 @@ use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::{self, Plan};
-
-/// Output format of the apply report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ReportFormat {
-    /// The plan on stdout, progress and the report on stderr.
-    #[default]
-    Text,
-    /// The report as `converge-apply-report/1` JSON on stdout (the plan goes to stderr).
-    Json,
-}
 
 /// Flags of `converge apply`.
 #[derive(Debug, clap::Args)]
@@ -71,8 +62,8 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Report format: `text` on stderr, or `json` on stdout.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    #[arg(long, default_value = "text", value_parser = Choices::APPLY)]
+    pub format: Format,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -145,18 +136,17 @@ fn proceed(
     saved: bool,
 ) -> Result<Exit> {
     match args.format {
-        ReportFormat::Text => printer.out_text(&plan::render(
-            plan,
-            plan::Format::Text,
-            &printer.for_stdout(),
-        )),
-        ReportFormat::Json => {
-            printer.err(plan::render(plan, plan::Format::Text, printer).trim_end());
+        // `apply` offers no Markdown.
+        Format::Text | Format::Markdown => {
+            printer.out_text(&plan::render(plan, Format::Text, &printer.for_stdout()))
+        }
+        Format::Json => {
+            printer.err(plan::render(plan, Format::Text, printer).trim_end());
         }
     }
     if !plan.has_changes() {
         printer.err("nothing to apply");
-        if args.format == ReportFormat::Json {
+        if args.format == Format::Json {
             printer.out(&Report::new(Vec::new(), false).of_plan(plan).to_json());
         }
         return Ok(Exit::Success);
@@ -220,7 +210,7 @@ fn proceed(
     if !args.yes {
         // The plan went to stdout; when that is a pipe or a file, the person answering has not
         // seen it (or sees it late, after the question), so it is shown where they answer.
-        let plan_on_terminal = args.format == ReportFormat::Json || {
+        let plan_on_terminal = args.format == Format::Json || {
             use std::io::IsTerminal;
             std::io::stdout().is_terminal()
         };
@@ -253,7 +243,7 @@ fn proceed(
         )));
     }
     printer.err(report.to_text(printer).trim_end());
-    if args.format == ReportFormat::Json {
+    if args.format == Format::Json {
         printer.out(&report.to_json());
     }
     Ok(if report.succeeded() {
@@ -277,7 +267,7 @@ fn refused_report(
     reason: &str,
     stale: &[(usize, String)],
 ) {
-    if args.format == ReportFormat::Json {
+    if args.format == Format::Json {
         printer.out(&Report::refused(plan, reason, stale).to_json());
     }
 }
@@ -294,7 +284,7 @@ fn confirm(plan: &Plan, printer: &Printer, show_plan: bool) -> Result<bool> {
         return Ok(false);
     }
     if show_plan {
-        printer.err(plan::render(plan, plan::Format::Text, printer).trim_end());
+        printer.err(plan::render(plan, Format::Text, printer).trim_end());
     }
     let summary = plan.summary();
     // A typed word, not a single key: with a one-key prompt, any answer containing a `y`

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use crate::cli::ApiArgs;
 use crate::commands::session;
-use crate::drift::{self, render::Format};
+use crate::drift;
 use crate::error::Result;
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::Printer;
 
 /// Flags of `converge drift`.
@@ -26,7 +27,7 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Output format on stdout: `text` for people, `json` (`converge-drift/1`) for programs,
     /// `markdown` for an issue or comment body.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Choices::DRIFT)]
     pub format: Format,
     /// Silence drift a team has accepted: a glob (`*`, `?`) over addresses
     /// (`dashboard.prod.*`) or field paths (`service.analytics.scaling.numReplicas`);
@@ -64,8 +65,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     report.fail_on_unmanaged |= args.fail_on_unmanaged;
     let text = drift::render::render(&report, args.format, &printer.for_stdout());
     match args.format {
-        drift::render::Format::Json => printer.out(&text),
-        drift::render::Format::Text | drift::render::Format::Markdown => printer.out_text(&text),
+        Format::Json => printer.out(&text),
+        Format::Text | Format::Markdown => printer.out_text(&text),
     }
     Ok(if report.in_sync() {
         Exit::Success

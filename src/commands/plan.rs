@@ -6,9 +6,10 @@ use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::Result;
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::Printer;
+use crate::plan;
 use crate::plan::saved::SavedPlan;
-use crate::plan::{self, Format};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
@@ -25,7 +26,7 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Output format on stdout: `text` for people, `json` (`converge-plan/1`) for programs,
     /// `markdown` for a pull-request comment.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Choices::PLAN)]
     pub format: Format,
     /// Save the plan (JSON, no secret values) for `converge apply --plan FILE`.
     #[arg(long, value_name = "FILE")]

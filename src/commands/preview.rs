@@ -13,20 +13,11 @@ use crate::commands::session::{self, Session};
 use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
 use crate::error::{Error, Result};
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::{Printer, Style};
 use crate::preview::{
     self, Chart, Direction, Threshold, human_duration, iso, query, svg, terminal,
 };
-
-/// Output formats of `converge preview --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// A terminal chart and a summary.
-    #[default]
-    Text,
-    /// `converge-preview/1` JSON: points, threshold, firing buckets and runs.
-    Json,
-}
 
 /// Flags of `converge preview`.
 #[derive(Debug, clap::Args)]
@@ -59,7 +50,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Output format on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Choices::PREVIEW)]
     pub format: Format,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
@@ -120,7 +111,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
                 serde_json::to_string_pretty(&document).unwrap_or_default()
             ));
         }
-        Format::Text => {
+        // `preview` offers no Markdown.
+        Format::Text | Format::Markdown => {
             let width = terminal::width();
             let stdout = printer.for_stdout();
             let text: Vec<String> = charts.iter().map(|c| text(c, width, &stdout)).collect();

@@ -12,9 +12,10 @@ use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
 };
-use crate::config::render::{self, Format};
+use crate::config::render;
 use crate::config::{self, LoadMode};
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::live::LiveState;
 use crate::live::reader;
 use crate::output::Printer;

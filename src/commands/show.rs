@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use crate::apply::report::{self, Report, StepReport};
 use crate::error::{Error, Result};
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::Printer;
+use crate::plan;
 use crate::plan::saved::{self, SavedPlan};
-use crate::plan::{self, Format};
 
 /// Flags of `converge show`.
 #[derive(Debug, clap::Args)]
@@ -24,7 +25,7 @@ pub struct Args {
     pub file: PathBuf,
     /// Output format on stdout: `text` for people, `json` for programs (`converge-plan/1` for a
     /// plan, the report as it is for a report), `markdown` for a pull-request comment.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Choices::PLAN)]
     pub format: Format,
 }
 

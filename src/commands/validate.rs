@@ -1,10 +1,11 @@
 //! `converge validate`: offline checks of configuration files. No network, no secrets needed:
 //! an unset `${env:...}` is a warning here.
 
-use crate::config::render::{self, Format};
+use crate::config::render;
 use crate::config::{self, LoadMode};
 use crate::error::{Error, Result};
 use crate::exit::Exit;
+use crate::format::{Choices, Format};
 use crate::output::Printer;
 
 /// Flags of `converge validate`.
@@ -19,7 +20,7 @@ pub struct Args {
     #[arg(required = true)]
     pub paths: Vec<std::path::PathBuf>,
     /// How to print problems: `text` (stderr, value underlined) or `json` (an array on stdout).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Choices::VALIDATE)]
     pub format: Format,
 }
 

@@ -11,28 +11,20 @@ use serde_json::{Value, json};
 use super::code::Code;
 use super::diagnostic::{Diagnostic, Severity};
 use super::model::{Sources, Span};
+use crate::format::Format;
 use crate::output::Printer;
 
 /// Codes whose underlined value is a secret: shown with their place but without the snippet.
 const REDACTED_CODES: &[Code] = &[Code::ConfigLiteralSecret];
-
-/// How diagnostics are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// Human-readable reports on stderr with the value underlined.
-    #[default]
-    Text,
-    /// A JSON array on stdout: objects with `file`, `line`, `column`, `severity`, `code`, `message`.
-    Json,
-}
 
 /// Prints every diagnostic in the chosen format, plus GitHub annotations when
 /// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
     let masked = mask_secrets(diags, sources);
     let sources = &masked;
+    // `validate` offers no Markdown: anything but JSON is text.
     match format {
-        Format::Text => {
+        Format::Text | Format::Markdown => {
             let indexed = index_files(sources);
             for diag in diags {
                 let text = printer.render(&Report::new(diag, sources, &indexed));
@@ -44,7 +36,7 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         let annotations = github_annotations(diags, sources);
         match format {
-            Format::Text => printer.out_text(&annotations),
+            Format::Text | Format::Markdown => printer.out_text(&annotations),
             // stdout stays one JSON document for `jq`; the runner reads workflow commands
             // from stderr as well.
             Format::Json => printer.err(annotations.trim_end_matches('\n')),

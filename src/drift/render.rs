@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+use crate::format::Format;
 use crate::markdown::escape;
 use crate::output::{Printer, Style};
 use crate::plan::Action;
@@ -19,18 +20,6 @@ pub const MARKER: &str = "<!-- converge-drift -->";
 
 /// The largest Markdown report, in bytes (GitHub's limit for a body is 65,536 characters).
 pub const BUDGET: usize = 65_000;
-
-/// The formats of `converge drift --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// Lines for people, colored on a terminal.
-    #[default]
-    Text,
-    /// `converge-drift/1` JSON for programs.
-    Json,
-    /// An issue or comment body of at most 65,000 bytes.
-    Markdown,
-}
 
 /// Renders a report in a format (what `drift` writes to stdout).
 pub fn render(report: &Report, format: Format, printer: &Printer) -> String {

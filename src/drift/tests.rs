@@ -1,7 +1,8 @@
 use serde_json::json;
 
-use super::render::{self, BUDGET, Format, MARKER};
+use super::render::{self, BUDGET, MARKER};
 use super::*;
+use crate::format::Format;
 use crate::output::Printer;
 
 fn field(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {

@@ -31,21 +31,10 @@ use crate::api::wire::{
     ServiceScalingPatch,
 };
 
+pub use crate::format::Format;
 pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
 pub use fingerprint::Fingerprint;
-
-/// The output formats of `converge plan --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// A field diff for people, colored on a terminal.
-    #[default]
-    Text,
-    /// `converge-plan/1` JSON for programs.
-    Json,
-    /// A pull-request comment of at most 65,000 characters.
-    Markdown,
-}
 
 /// Renders a plan in a format (what `plan` writes to stdout).
 pub fn render(plan: &Plan, format: Format, printer: &crate::output::Printer) -> String {

@@ -292,7 +292,7 @@ pub fn report(
         crate::config::render::render(
             &outcome.diagnostics,
             &session.sources,
-            crate::config::render::Format::Text,
+            crate::format::Format::Text,
             printer,
         );
         return Err(Error::with_hint(
