@@ -13,6 +13,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod drift;
+pub mod duration;
 pub mod error;
 pub mod exit;
 pub mod export;

@@ -24,6 +24,7 @@ use super::activity::{Activity, WaitReason};
 use super::error::{ApiError, ApiErrorDetails, FailureKind, server_words};
 use super::limits;
 use super::wire::{self, Secret};
+use crate::duration::{self, HOURS, MILLISECONDS, MINUTES, SECONDS};
 use crate::output::Printer;
 
 /// Environment variable that turns retry delays (not the retries) off, for tests.
@@ -92,26 +93,14 @@ impl RateLimit {
         let (count, window) = text.trim().split_once('/').ok_or_else(problem)?;
         let requests: u32 = count.trim().parse().map_err(|_| problem())?;
         let window = window.trim();
-        let split = window
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(window.len());
-        let (number, unit) = window.split_at(split);
-        let number: u64 = if number.is_empty() {
-            1
+        // A window without a number is one unit: `10/s`, `10/m`, and `10/` a second.
+        let window = if window.starts_with(|c: char| c.is_ascii_digit()) {
+            window.to_string()
         } else {
-            number.parse().map_err(|_| problem())?
+            format!("1{window}")
         };
-        let seconds_per_unit = match unit {
-            "ms" => None,
-            "s" | "" => Some(1),
-            "m" => Some(60),
-            "h" => Some(3600),
-            _ => return Err(problem()),
-        };
-        let window = match seconds_per_unit {
-            None => Duration::from_millis(number),
-            Some(unit) => Duration::from_secs(number.checked_mul(unit).ok_or_else(problem)?),
-        };
+        let units = [MILLISECONDS, SECONDS, MINUTES, HOURS];
+        let window = duration::parse(&window, &units, Some(SECONDS)).map_err(|_| problem())?;
         // A window longer than a day is a typo, and would overflow time arithmetic if huge.
         if requests == 0 || window.is_zero() || window > Duration::from_secs(86_400) {
             return Err(problem());

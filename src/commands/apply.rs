@@ -59,7 +59,7 @@ pub struct Args {
     pub wake: bool,
     /// Longest wait for scaling to show (`--wait`) and for a woken service to run: `90s`,
     /// `10m`, `1h` (from 1s to 24h).
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = super::flags::timeout)]
     pub timeout: Duration,
     /// Report format: `text` on stderr, or `json` on stdout.
     #[arg(long, default_value = "text", value_parser = Choices::APPLY)]
@@ -67,11 +67,6 @@ pub struct Args {
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
-}
-
-/// Parses `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
-pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    super::flags::timeout(text)
 }
 
 /// Runs `converge apply`.
@@ -354,6 +349,7 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::flags::timeout as parse_duration;
 
     #[test]
     fn only_yes_approves() {

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use crate::duration::{self, HOURS, MINUTES, Problem, SECONDS};
+
 /// Shortest and longest `apply --timeout`.
 pub const TIMEOUT_RANGE: (Duration, Duration) =
     (Duration::from_secs(1), Duration::from_secs(86_400));
@@ -20,27 +22,19 @@ pub const MAX_SCALING_DELAY_MS: u64 = 3_600_000;
 
 /// `apply --timeout`: `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
 pub fn timeout(text: &str) -> Result<Duration, String> {
-    let trimmed = text.trim();
-    let (number, unit) = match trimmed.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => trimmed.split_at(at),
-        None => (trimmed, "s"),
-    };
-    let unit_seconds: u64 = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        _ => return Err(format!("`{text}`: the unit must be `s`, `m` or `h`")),
-    };
     let out_of_range = || format!("`{text}` is out of range: the timeout is from 1s to 24h");
-    let value: u64 = number.parse().map_err(|_| {
-        if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
-            out_of_range()
-        } else {
-            format!("`{text}` is not a duration such as `90s`, `10m` or `1h`")
-        }
-    })?;
-    let seconds = value.checked_mul(unit_seconds).ok_or_else(out_of_range)?;
-    let duration = Duration::from_secs(seconds);
+    let duration =
+        duration::parse(text, &[SECONDS, MINUTES, HOURS], Some(SECONDS)).map_err(|problem| {
+            match problem {
+                Problem::NoUnit | Problem::UnknownUnit => {
+                    format!("`{text}`: the unit must be `s`, `m` or `h`")
+                }
+                Problem::TooLarge => out_of_range(),
+                Problem::Empty | Problem::Malformed => {
+                    format!("`{text}` is not a duration such as `90s`, `10m` or `1h`")
+                }
+            }
+        })?;
     if duration < TIMEOUT_RANGE.0 || duration > TIMEOUT_RANGE.1 {
         return Err(out_of_range());
     }

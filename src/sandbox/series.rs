@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::api::limits::{CHART_SERIES_MAX, CHART_SERIES_MIN, GRANULARITIES, SERIES_RETURN_TYPES};
 use crate::api::wire::Series;
+use crate::duration::{self, DAYS, HOURS, MINUTES, SECONDS};
 
 use super::Quirk;
 use super::faults::{hash_bytes, mix};
@@ -20,16 +21,8 @@ const AUTO_BUCKETS: i64 = 60;
 
 /// Milliseconds of a granularity (`auto` excluded).
 pub(crate) fn granularity_ms(name: &str) -> Option<i64> {
-    let (number, unit) = name.split_at(name.len().checked_sub(1)?);
-    let number: i64 = number.parse().ok()?;
-    let unit_ms = match unit {
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        _ => return None,
-    };
-    Some(number * unit_ms)
+    let duration = duration::parse(name, &[SECONDS, MINUTES, HOURS, DAYS], None).ok()?;
+    i64::try_from(duration.as_millis()).ok()
 }
 
 /// The granularity `auto` chooses for a window: the one whose bucket count is closest to 60.
