@@ -2,9 +2,10 @@
 //! `commands/`; this file holds the few flags every command takes, the flags of the commands
 //! that talk to the APIs, and the list of commands.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use crate::commands;
+pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.
 #[derive(Debug, Parser)]
@@ -28,48 +29,6 @@ pub struct Cli {
     /// Flags every command takes.
     #[command(flatten)]
     pub global: GlobalArgs,
-}
-
-/// Flags every command takes, before or after the command's name.
-#[derive(Debug, Clone, Args)]
-pub struct GlobalArgs {
-    /// When to color output (`NO_COLOR` is respected under `auto`).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-    /// Log more to stderr: `-v` for requests, `-vv` for everything.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
-}
-
-/// Flags of the commands that talk to the APIs (plan, apply, drift, preview, export); the
-/// others do not show or take them.
-#[derive(Debug, Clone, Args)]
-pub struct ApiArgs {
-    /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
-    #[arg(long)]
-    pub sandbox: bool,
-    /// How many requests may be in flight at once (always within the rate limit).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub parallelism: u16,
-    /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
-    /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
-    #[arg(
-        long,
-        env = "CONVERGE_SANDBOX_RATE_LIMIT",
-        value_parser = clap::builder::BoolishValueParser::new()
-    )]
-    pub sandbox_rate_limit: bool,
-}
-
-/// When to color output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// Color each stream (stdout, stderr) only when it is a terminal and `NO_COLOR` is unset.
-    Auto,
-    /// Always color.
-    Always,
-    /// Never color.
-    Never,
 }
 
 /// The commands.

@@ -22,6 +22,7 @@ pub mod output;
 pub mod plan;
 pub mod preview;
 pub mod sandbox;
+pub mod settings;
 
 use std::process::ExitCode;
 
@@ -42,7 +43,7 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    let printer = output::Printer::new(&cli.global);
+    let printer = output::Printer::new(cli.global.resolve());
     let outcome = commands::run(cli, &printer);
     match outcome {
         Ok(code) => code.into(),

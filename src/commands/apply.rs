@@ -10,12 +10,12 @@ use tokio::sync::watch;
 
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
-use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::plan::{self, Plan};
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Output format of the apply report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -85,14 +85,15 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
 
 /// Runs `converge apply`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let api = ApiSettings::resolve(&args.api);
     let options = Options {
-        parallelism: usize::from(args.api.parallelism),
+        parallelism: api.parallelism,
         wake: args.wake,
         timeout: args.timeout,
         ..Options::default()
     };
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.paths, &args.api, printer)?;
+        let session = session::open_saved(file, &args.paths, &api, printer)?;
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
@@ -110,13 +111,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session = session::open_scoped(
-            &args.paths,
-            &args.api,
-            printer,
-            apply::fresh::ROUNDS,
-            &args.only,
-        )?;
+        let session =
+            session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
         let plan = session.plan(&args.only, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {

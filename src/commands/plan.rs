@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::plan::saved::SavedPlan;
 use crate::plan::{self, Format};
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,8 @@ pub struct Args {
 
 /// Runs `converge plan`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
+    let api = ApiSettings::resolve(&args.api);
+    let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
     let plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);

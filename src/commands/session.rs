@@ -5,8 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
-use crate::cli::ApiArgs;
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
@@ -19,6 +18,7 @@ use crate::live::reader;
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
+use crate::settings::ApiSettings;
 
 /// A loaded config connected to its APIs, with the live state it manages.
 pub struct Session {
@@ -146,8 +146,8 @@ pub fn check_globs(
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
-pub fn open(paths: &[PathBuf], api_args: &ApiArgs, printer: &Printer) -> Result<Session> {
-    open_with_read_rounds(paths, api_args, printer, 1)
+pub fn open(paths: &[PathBuf], api: &ApiSettings, printer: &Printer) -> Result<Session> {
+    open_with_read_rounds(paths, api, printer, 1)
 }
 
 /// As [`open`], but a live read that fails only on API errors (each already retried by the
@@ -155,23 +155,23 @@ pub fn open(paths: &[PathBuf], api_args: &ApiArgs, printer: &Printer) -> Result<
 /// stop a run before it starts on a flaky network. Reads are safe to repeat.
 pub fn open_with_read_rounds(
     paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
-    open_scoped(paths, api_args, printer, rounds, &[])
+    open_scoped(paths, api, printer, rounds, &[])
 }
 
 /// As [`open_with_read_rounds`], reading only the lists the addresses matching `only` need
 /// ([`crate::plan::address::read_scope`]); no patterns: everything.
 pub fn open_scoped(
     paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
     rounds: usize,
     only: &[String],
 ) -> Result<Session> {
-    let sandbox = start_sandbox(api_args, printer)?;
+    let sandbox = start_sandbox(api, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
     report(&loaded.diagnostics, &loaded.sources, printer)?;
@@ -181,8 +181,8 @@ pub fn open_scoped(
         point_at_sandbox(&mut config, handle);
     }
     mask_secrets(&config, printer);
-    let parallelism = usize::from(api_args.parallelism);
-    let limits = rate_limits(api_args)?;
+    let parallelism = api.parallelism;
+    let limits = api.rate_limits()?;
     let scope = crate::plan::address::read_scope(&config, only);
     let mut round = 1;
     let read = loop {
@@ -250,13 +250,13 @@ pub fn mask_secrets(config: &Config, printer: &Printer) {
 
 /// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`),
 /// rate limited only with `--sandbox-rate-limit`.
-pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
-    if !api_args.sandbox {
+pub fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Option<SandboxHandle>> {
+    if !api.sandbox {
         return Ok(None);
     }
     let handle = sandbox::in_process_waiting(
         Path::new(sandbox::IN_PROCESS_STATE),
-        api_args.sandbox_rate_limit,
+        api.sandbox_rate_limit,
         || {
             // Always said: without it the run would look stuck.
             printer.err(&format!(
@@ -269,22 +269,13 @@ pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<San
         "sandbox: serving {} with state in {}{}",
         handle.url(),
         sandbox::IN_PROCESS_STATE,
-        if api_args.sandbox_rate_limit {
+        if api.sandbox_rate_limit {
             ", with the real rate limits"
         } else {
             ", without rate limits"
         }
     ));
     Ok(Some(handle))
-}
-
-/// Each key's pacing: none against the in-process sandbox unless `--sandbox-rate-limit` asks
-/// for the real limits; otherwise the real limits (or `CONVERGE_*_RATE_LIMIT`).
-pub fn rate_limits(api_args: &ApiArgs) -> Result<RateLimits> {
-    if api_args.sandbox && !api_args.sandbox_rate_limit {
-        return Ok(RateLimits::UNLIMITED);
-    }
-    RateLimits::from_env().map_err(Error::msg)
 }
 
 /// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
@@ -383,7 +374,7 @@ const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
 pub fn open_saved(
     path: &Path,
     config_paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
 ) -> Result<SavedSession> {
     use crate::api::transport::{Transport, TransportSettings};
@@ -400,9 +391,9 @@ pub fn open_saved(
             "save a plan with `converge plan PATH... --out FILE`",
         )
     })?;
-    let sandbox = start_sandbox(api_args, printer)?;
-    let settings = TransportSettings::new(usize::from(api_args.parallelism));
-    let limits = rate_limits(api_args)?;
+    let sandbox = start_sandbox(api, printer)?;
+    let settings = TransportSettings::new(api.parallelism);
+    let limits = api.rate_limits()?;
     let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
