@@ -1,10 +1,13 @@
-//! The command line: clap definitions. Each command's own flags live beside its code in
-//! `commands/`; this file holds the few flags every command takes, the flags of the commands
-//! that talk to the APIs, and the list of commands.
+//! The command line: the list of commands and the dispatch to them. Each command's own flags
+//! live beside its code in `commands/`; the flags every command shares, and what they resolve
+//! to, in `settings`. This is the top layer: it uses `commands`, nothing uses it.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands;
+use crate::error::Result;
+use crate::exit::Exit;
+use crate::output::Printer;
 pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.
@@ -56,4 +59,22 @@ pub enum Command {
     Export(commands::export::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell).
     Completions(commands::completions::Args),
+}
+
+impl Command {
+    /// Runs the chosen command.
+    pub fn run(self, printer: &Printer) -> Result<Exit> {
+        match self {
+            Command::Validate(args) => commands::validate::run(args, printer),
+            Command::Plan(args) => commands::plan::run(args, printer),
+            Command::Preview(args) => commands::preview::run(args, printer),
+            Command::Apply(args) => commands::apply::run(args, printer),
+            Command::Schema(args) => commands::schema::run(args, printer),
+            Command::Sandbox(args) => commands::sandbox::run(args, printer),
+            Command::Drift(args) => commands::drift::run(args, printer),
+            Command::Export(args) => commands::export::run(args, printer),
+            Command::Show(args) => commands::show::run(args, printer),
+            Command::Completions(args) => commands::completions::run(args, Cli::command(), printer),
+        }
+    }
 }

@@ -44,7 +44,7 @@ pub fn main() -> ExitCode {
         }
     };
     let printer = output::Printer::new(cli.global.resolve());
-    let outcome = commands::run(cli, &printer);
+    let outcome = cli.command.run(&printer);
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {
