@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
+use crate::commands::connect;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
     StackConfig, StackTarget,
@@ -13,7 +14,6 @@ use crate::config::model::{
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
-use crate::live::reader;
 use crate::output::Printer;
 use crate::sandbox::SandboxHandle;
 use crate::settings::{ApiArgs, ApiSettings};
@@ -198,7 +198,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let parallelism = api.parallelism;
     let limits = api.rate_limits()?;
     let (runtime, clients, live) =
-        reader::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
+        connect::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
             |problems| Error::Message {
                 message: format!(
                     "export could not read the live state: {}",

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod completions;
+pub mod connect;
 pub mod drift;
 pub mod export;
 pub mod flags;

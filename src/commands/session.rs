@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
+use crate::api::clients::Clients;
+use crate::commands::connect;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
@@ -14,7 +15,6 @@ use crate::config::render::{self, Format};
 use crate::config::{self, LoadMode};
 use crate::error::{Error, Result};
 use crate::live::LiveState;
-use crate::live::reader;
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
@@ -186,7 +186,7 @@ pub fn open_scoped(
     let scope = crate::plan::address::read_scope(&config, only);
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking_scoped(
+        match connect::connect_and_read_blocking_scoped(
             &config,
             parallelism,
             limits,
@@ -357,14 +357,6 @@ pub struct SavedSession {
     _sandbox: Option<SandboxHandle>,
 }
 
-/// The `CONVERGE_*` variables `apply --plan FILE` connects with when no config is given.
-const ORG_ENV: &str = "CONVERGE_ORG_ID";
-const CLOUD_URL_ENV: &str = "CONVERGE_CLOUD_URL";
-const KEY_ID_ENV: &str = "CONVERGE_KEY_ID";
-const KEY_SECRET_ENV: &str = "CONVERGE_KEY_SECRET";
-const OBSERVABILITY_URL_ENV: &str = "CONVERGE_OBSERVABILITY_URL";
-const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
-
 /// Reads a saved plan and connects to the APIs of the applying run. A saved plan crosses a
 /// trust boundary (made in one job, applied in another), so nothing in it says where to
 /// connect or with what: the organization, URLs and credentials come from the config at
@@ -405,7 +397,8 @@ pub fn open_saved(
                     .find(|(key, _)| *key == name)
                     .map(|(_, value)| value.clone())
             };
-            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
+            let (organization, clients) =
+                connect::from_env(&lookup, apis_needed(&saved), &transport, &limits)?;
             (organization, clients, "the sandbox".to_string())
         }
         None if !config_paths.is_empty() => {
@@ -446,8 +439,9 @@ pub fn open_saved(
         }
         None => {
             let lookup = |name: &str| std::env::var(name).ok();
-            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
-            (organization, clients, format!("`{ORG_ENV}`"))
+            let (organization, clients) =
+                connect::from_env(&lookup, apis_needed(&saved), &transport, &limits)?;
+            (organization, clients, format!("`{}`", connect::ORG_ENV))
         }
     };
     if organization != saved.organization || organization != saved.plan.organization {
@@ -463,68 +457,13 @@ pub fn open_saved(
         ));
     }
     needs(&saved, &clients, path)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|error| Error::msg(format!("cannot start the network runtime: {error}")))?;
+    let runtime = connect::runtime().map_err(Error::msg)?;
     Ok(SavedSession {
         saved,
         runtime,
         clients,
         _sandbox: sandbox,
     })
-}
-
-/// The organization and the clients a saved plan needs, from `CONVERGE_*` variables.
-fn connect_from_env(
-    saved: &crate::plan::saved::SavedPlan,
-    lookup: &dyn Fn(&str) -> Option<String>,
-    transport: &crate::api::transport::Transport,
-    limits: &crate::api::clients::RateLimits,
-) -> Result<(String, Clients)> {
-    use crate::api::cloud::CloudClient;
-    use crate::api::observability::ObservabilityClient;
-    use crate::api::transport::{Api, Auth};
-    use crate::api::wire::Secret;
-
-    let required = |name: &str| -> Result<String> {
-        match lookup(name).filter(|value| !value.trim().is_empty()) {
-            Some(value) => Ok(value),
-            None => Err(Error::with_hint(
-                format!("applying a saved plan needs `{name}`, which is not set"),
-                format!(
-                    "export {name}, or give the config after the plan file: \
-                     `converge apply --plan FILE PATH...`"
-                ),
-            )),
-        }
-    };
-    let url_problem =
-        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
-    let organization = required(ORG_ENV)?;
-    let (cloud, observability) = apis_needed(saved);
-    let mut clients = Clients::default();
-    if cloud {
-        let url = required(CLOUD_URL_ENV)?;
-        let auth = Auth::Basic {
-            key_id: required(KEY_ID_ENV)?,
-            key_secret: Secret(required(KEY_SECRET_ENV)?),
-        };
-        let api = Api::new(transport, &url, &auth, limits.cloud)
-            .map_err(|p| url_problem(CLOUD_URL_ENV, p))?
-            .named(CLOUD_API);
-        clients.cloud = Some(CloudClient::new(api, &organization));
-    }
-    if observability {
-        let url = required(OBSERVABILITY_URL_ENV)?;
-        let auth = Auth::Bearer(Secret(required(OBS_TOKEN_ENV)?));
-        let api = Api::new(transport, &url, &auth, limits.observability)
-            .map_err(|p| url_problem(OBSERVABILITY_URL_ENV, p))?
-            .named(OBSERVABILITY_API);
-        clients.observability = Some(ObservabilityClient::new(api));
-    }
-    Ok((organization, clients))
 }
 
 /// Which APIs the steps of a saved plan write to: (cloud, observability).
