@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 
 use tokio::task::JoinSet;
 
+use super::model::{LiveState, ReadScope, StackLive};
 use super::progress::ReadProgress;
-use super::{LiveState, ReadScope, StackLive};
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
