@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::api::limits::{CHART_SERIES_MAX, CHART_SERIES_MIN, GRANULARITIES, SERIES_RETURN_TYPES};
 use crate::api::wire::Series;
 
-use super::Quirk;
 use super::faults::{hash_bytes, mix};
+use super::model::Quirk;
 use super::stack;
 use super::validate::{self, Check, invalid};
 
