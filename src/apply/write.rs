@@ -1,6 +1,6 @@
 //! Sending a step's write: the context the steps of one run share, the ids an alert's create
 //! or update needs, and idempotent writes sent again in rounds. [`super::step`] checks a step
-//! and decides what to send; [`super::duplicates`] cleans up after a create; both build on this.
+//! and decides what to send; `duplicates` cleans up after a create; both build on this.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
