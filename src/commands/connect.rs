@@ -159,7 +159,7 @@ fn url_problem(field: &str, problem: String, span: Span) -> Diagnostic {
 }
 
 /// Whether anything in the config is read through the cloud API.
-pub fn needs_cloud(config: &Config) -> bool {
+fn needs_cloud(config: &Config) -> bool {
     !config.services.is_empty()
         || config
             .stacks
@@ -168,7 +168,7 @@ pub fn needs_cloud(config: &Config) -> bool {
 }
 
 /// Whether any stack uses the standalone observability API.
-pub fn needs_observability(config: &Config) -> bool {
+fn needs_observability(config: &Config) -> bool {
     config
         .stacks
         .values()

@@ -245,16 +245,17 @@ fn layer_violations(order: &[String], sources: &BTreeMap<Vec<String>, Source>) -
         for (line, path) in paths(module, &code_only(&source.text)) {
             let Some(target) = path.first() else { continue };
             if rank(target).is_some_and(|r| r > own_rank) {
-                problems.push(format!(
-                    "{}:{line}: `crate::{target}` is above `{own}` in the layer order",
-                    source.path
-                ));
+                let why = format!("`crate::{target}` is above `{own}` in the layer order");
+                problems.push((source.path.clone(), line, why));
             }
         }
     }
     problems.sort();
     problems.dedup();
     problems
+        .into_iter()
+        .map(|(path, line, why)| format!("{path}:{line}: {why}"))
+        .collect()
 }
 
 /// The file-level import graph's cycles, each as its files' module paths (`apply/step`),
