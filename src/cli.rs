@@ -8,6 +8,7 @@ use crate::commands;
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
+// The shared flags, still reachable where they were declared before `settings` held them.
 pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.

@@ -251,8 +251,7 @@ pub async fn connect_and_read_scoped(
     printer: &Printer,
     scope: &ReadScope,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let settings = TransportSettings::new(parallelism);
-    let transport = Transport::new(settings, printer.clone())
+    let transport = transport(parallelism, printer)
         .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
     let clients = Clients::from_config(config, &transport, &limits)?;
     let live = reader::read_scoped(config, &clients, printer, scope).await?;
@@ -299,6 +298,12 @@ pub fn connect_and_read_blocking_scoped(
         scope,
     ))?;
     Ok((runtime, clients, live))
+}
+
+/// The HTTP transport both clients share: at most `parallelism` requests in flight, retry
+/// delays as the environment says, logs through `printer`.
+pub fn transport(parallelism: usize, printer: &Printer) -> std::result::Result<Transport, String> {
+    Transport::new(TransportSettings::new(parallelism), printer.clone())
 }
 
 /// The runtime requests run on: synchronous commands block on it, and keep it for the writes

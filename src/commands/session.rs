@@ -369,7 +369,6 @@ pub fn open_saved(
     api: &ApiSettings,
     printer: &Printer,
 ) -> Result<SavedSession> {
-    use crate::api::transport::{Transport, TransportSettings};
     use crate::plan::saved::SavedPlan;
 
     let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
@@ -384,9 +383,8 @@ pub fn open_saved(
         )
     })?;
     let sandbox = start_sandbox(api, printer)?;
-    let settings = TransportSettings::new(api.parallelism);
     let limits = api.rate_limits()?;
-    let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
+    let transport = connect::transport(api.parallelism, printer).map_err(Error::msg)?;
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
             // Under `--sandbox`, everything points at the sandbox.
