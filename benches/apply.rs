@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use converge::apply::{self, Options, Progress};
+use converge::commands::connect;
 use converge::config::{self, LoadMode};
-use converge::live::reader;
 use converge::output::Printer;
 use converge::plan::{self, PlanOptions};
 use converge::sandbox::{SandboxHandle, SandboxOptions};
@@ -70,7 +70,7 @@ fn apply_boards(
     let printer = Printer::plain();
     let started = Instant::now();
     let report = runtime.block_on(async {
-        let (clients, live) = reader::connect_and_read(&config, 4, &printer)
+        let (clients, live) = connect::connect_and_read(&config, 4, &printer)
             .await
             .expect("the live state is read");
         let (plan, _) = plan::plan(&config, &live, &PlanOptions::default());

@@ -1,10 +1,15 @@
-//! The command line: clap definitions. Each command's own flags live beside its code in
-//! `commands/`; this file holds the few flags every command takes, the flags of the commands
-//! that talk to the APIs, and the list of commands.
+//! The command line: the list of commands and the dispatch to them. Each command's own flags
+//! live beside its code in `commands/`; the flags every command shares, and what they resolve
+//! to, in `settings`. This is the top layer: it uses `commands`, nothing uses it.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands;
+use crate::error::Result;
+use crate::exit::Exit;
+use crate::output::Printer;
+// The shared flags, still reachable where they were declared before `settings` held them.
+pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.
 #[derive(Debug, Parser)]
@@ -28,48 +33,6 @@ pub struct Cli {
     /// Flags every command takes.
     #[command(flatten)]
     pub global: GlobalArgs,
-}
-
-/// Flags every command takes, before or after the command's name.
-#[derive(Debug, Clone, Args)]
-pub struct GlobalArgs {
-    /// When to color output (`NO_COLOR` is respected under `auto`).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-    /// Log more to stderr: `-v` for requests, `-vv` for everything.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
-}
-
-/// Flags of the commands that talk to the APIs (plan, apply, drift, preview, export); the
-/// others do not show or take them.
-#[derive(Debug, Clone, Args)]
-pub struct ApiArgs {
-    /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
-    #[arg(long)]
-    pub sandbox: bool,
-    /// How many requests may be in flight at once (always within the rate limit).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub parallelism: u16,
-    /// With `--sandbox`: enforce the real APIs' rate limits (10 requests per 10s, 100 per
-    /// minute) in the sandbox and in converge's pacing; without it the sandbox runs unpaced.
-    #[arg(
-        long,
-        env = "CONVERGE_SANDBOX_RATE_LIMIT",
-        value_parser = clap::builder::BoolishValueParser::new()
-    )]
-    pub sandbox_rate_limit: bool,
-}
-
-/// When to color output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// Color each stream (stdout, stderr) only when it is a terminal and `NO_COLOR` is unset.
-    Auto,
-    /// Always color.
-    Always,
-    /// Never color.
-    Never,
 }
 
 /// The commands.
@@ -97,4 +60,22 @@ pub enum Command {
     Export(commands::export::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell).
     Completions(commands::completions::Args),
+}
+
+impl Command {
+    /// Runs the chosen command.
+    pub fn run(self, printer: &Printer) -> Result<Exit> {
+        match self {
+            Command::Validate(args) => commands::validate::run(args, printer),
+            Command::Plan(args) => commands::plan::run(args, printer),
+            Command::Preview(args) => commands::preview::run(args, printer),
+            Command::Apply(args) => commands::apply::run(args, printer),
+            Command::Schema(args) => commands::schema::run(args, printer),
+            Command::Sandbox(args) => commands::sandbox::run(args, printer),
+            Command::Drift(args) => commands::drift::run(args, printer),
+            Command::Export(args) => commands::export::run(args, printer),
+            Command::Show(args) => commands::show::run(args, printer),
+            Command::Completions(args) => commands::completions::run(args, Cli::command(), printer),
+        }
+    }
 }

@@ -1,5 +1,31 @@
 //! converge keeps a cloud database organization and its observability stack the way a YAML file
 //! says: it reads the config, reads the live state over two REST APIs, prints a plan and applies it.
+//!
+//! # Layers
+//!
+//! Lowest first. A module uses only the modules listed before it, never one after it, and no
+//! two files import each other, even through others; `tests/it/layers.rs` reads this list and
+//! fails on any `crate::` path that goes up it and on any import cycle between files.
+//!
+//! - `error`: the one error type commands return.
+//! - `exit`: the exit codes.
+//! - `duration`: the one parser of durations such as `90s`, `10m` or `7d`.
+//! - `format`: the one `--format` enum, and the values each command offers.
+//! - `markdown`: escaping names and values for Markdown output.
+//! - `output`: the printer, built from plain values: stdout, stderr, color, masked secrets.
+//! - `api`: the transport, the wire types and the two clients, built from a URL, credentials
+//!   and a rate limit.
+//! - `sandbox`: the local emulator of both APIs; it shares only `api`'s wire types and limits.
+//! - `config`: files to the checked, typed desired state.
+//! - `live`: the live state a config needs, read through ready clients.
+//! - `plan`: desired and live state to a plan, and its renderings; no I/O.
+//! - `drift`: the drift report of a plan.
+//! - `export`: the live state written as a config.
+//! - `apply`: a plan's steps executed in order.
+//! - `preview`: a tile's series and an alert's backtest.
+//! - `settings`: the shared flags, resolved once with the environment into plain settings.
+//! - `commands`: one module per command, and the one place clients are wired (`connect`).
+//! - `cli`: the list of commands and the dispatch; nothing uses it.
 #![forbid(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![cfg_attr(
@@ -24,6 +50,7 @@ pub mod output;
 pub mod plan;
 pub mod preview;
 pub mod sandbox;
+pub mod settings;
 
 use std::process::ExitCode;
 
@@ -44,8 +71,8 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    let printer = output::Printer::new(&cli.global);
-    let outcome = commands::run(cli, &printer);
+    let printer = output::Printer::new(cli.global.resolve());
+    let outcome = cli.command.run(&printer);
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {

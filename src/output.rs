@@ -16,7 +16,6 @@ use std::sync::{Arc, RwLock};
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
-use crate::cli::{ColorChoice, GlobalArgs};
 use crate::error::{Error, Result};
 
 /// What a masked secret is replaced by.
@@ -157,29 +156,45 @@ fn width_of(stream: impl IsTerminal) -> usize {
         .unwrap_or(DEFAULT_WIDTH)
 }
 
-/// Whether a stream gets color: `always`, `never`, or under `auto` when it is a terminal and
-/// `NO_COLOR` is unset or empty.
-fn colors(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
+/// When output is colored, as the command line and the environment decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorMode {
+    /// Each stream (stdout, stderr) only when it is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The plain values a [`Printer`] is built from; the command line resolves them once
+/// (`crate::settings`), so this module knows nothing of flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrinterOptions {
+    /// When to color.
+    pub color: ColorMode,
+    /// How much to log on stderr: 1 for requests, 2 for everything.
+    pub verbose: u8,
+}
+
+/// Whether a stream gets color: `always`, `never`, or under `auto` when it is a terminal.
+fn colors(mode: ColorMode, terminal: bool) -> bool {
+    match mode {
+        ColorMode::Always => true,
+        ColorMode::Never => false,
+        ColorMode::Auto => terminal,
     }
 }
 
 impl Printer {
-    /// Builds the printer from the global flags and the environment (`NO_COLOR`, terminals).
-    pub fn new(global: &GlobalArgs) -> Self {
+    /// Builds the printer from resolved options and the terminals stdout and stderr are on.
+    pub fn new(options: impl Into<PrinterOptions>) -> Self {
+        let options = options.into();
         let stderr_terminal = std::io::stderr().is_terminal();
-        let no_color = std::env::var_os("NO_COLOR");
         Printer {
-            color: colors(global.color, stderr_terminal, no_color.as_deref()),
-            stdout_color: colors(
-                global.color,
-                std::io::stdout().is_terminal(),
-                no_color.as_deref(),
-            ),
-            verbose: global.verbose,
+            color: colors(options.color, stderr_terminal),
+            stdout_color: colors(options.color, std::io::stdout().is_terminal()),
+            verbose: options.verbose,
             stderr_terminal,
             secrets: Secrets::default(),
             width: width_of(std::io::stderr()),
@@ -531,18 +546,11 @@ mod tests {
     }
 
     #[test]
-    fn auto_colors_a_stream_only_when_it_is_a_terminal_and_no_color_is_unset() {
-        let set = std::ffi::OsStr::new("1");
-        let empty = std::ffi::OsStr::new("");
-        assert!(colors(ColorChoice::Auto, true, None));
-        assert!(colors(ColorChoice::Auto, true, Some(empty)));
-        assert!(
-            !colors(ColorChoice::Auto, false, None),
-            "a redirected stream"
-        );
-        assert!(!colors(ColorChoice::Auto, true, Some(set)));
-        assert!(colors(ColorChoice::Always, false, Some(set)));
-        assert!(!colors(ColorChoice::Never, true, None));
+    fn auto_colors_a_stream_only_when_it_is_a_terminal() {
+        assert!(colors(ColorMode::Auto, true));
+        assert!(!colors(ColorMode::Auto, false), "a redirected stream");
+        assert!(colors(ColorMode::Always, false));
+        assert!(!colors(ColorMode::Never, true));
         assert!(!Printer::plain().for_stdout().color());
     }
 }

@@ -26,20 +26,9 @@
 //! (`plan::duplicate-dashboard`).
 
 use super::fresh::Data;
-use super::step::{Context, StepError, read_failed};
+use super::write::{Context, Made, StepError, read_failed, write_idempotent};
 use crate::api::wire::{Alert, Dashboard};
 use crate::plan::{Operation, normalize};
-
-/// A create this run made, whose copies are checked once every step has run.
-#[derive(Debug, Clone)]
-pub(crate) struct Made {
-    /// Index of the step.
-    pub step: usize,
-    /// The create as sent (alert ids filled in).
-    pub operation: Operation,
-    /// The id the server answered.
-    pub id: String,
-}
 
 /// After a create of `operation` that the server answered with `own_id`: removes this run's
 /// copy when an older object of the same name exists. `Ok` carries a note for the report;
@@ -174,15 +163,13 @@ async fn remove_own(
         },
         _ => return Ok(()),
     };
-    super::step::write_idempotent(context, &removal)
-        .await
-        .map_err(|error| {
-            StepError::Failed(format!(
-                "created (id {own_id}), but another object of this name (id {kept}) was created \
+    write_idempotent(context, &removal).await.map_err(|error| {
+        StepError::Failed(format!(
+            "created (id {own_id}), but another object of this name (id {kept}) was created \
                  at the same time, by another run, and is older; removing this run's copy \
                  failed: {error}; run `converge plan` to see what is left"
-            ))
-        })
+        ))
+    })
 }
 
 fn outcome(

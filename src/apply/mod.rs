@@ -15,93 +15,24 @@
 mod duplicates;
 pub mod fresh;
 pub mod idle;
+pub mod model;
 pub mod progress;
 pub mod report;
 pub mod step;
 pub mod wait;
+pub mod write;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::api::clients::Clients;
-use crate::plan::{Operation, Plan, Step};
+use crate::plan::{Plan, Step};
+pub use model::{Options, Status, operation_name};
 pub use progress::Progress;
 pub use report::Report;
-
-/// How `apply` runs.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Steps running at once.
-    pub parallelism: usize,
-    /// Wake idle services before writing their pipes (`--wake`).
-    pub wake: bool,
-    /// How long to wait for a woken service to run, and for scaling to show (`--timeout`).
-    pub timeout: Duration,
-    /// Pause between two polls (services waking up, `--wait`).
-    pub poll_interval: Duration,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            parallelism: 4,
-            wake: false,
-            timeout: Duration::from_secs(600),
-            poll_interval: Duration::from_secs(1),
-        }
-    }
-}
-
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    /// Written (or found already done: a delete of something gone, a create that landed).
-    Done,
-    /// The write failed.
-    Failed,
-    /// The object changed since the plan; nothing was written for it.
-    Stale,
-    /// A step it depends on did not succeed.
-    Skipped,
-    /// Not started because the run was interrupted.
-    NotStarted,
-}
-
-impl Status {
-    /// The word used in output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Done => "done",
-            Status::Failed => "failed",
-            Status::Stale => "stale",
-            Status::Skipped => "skipped",
-            Status::NotStarted => "not started",
-        }
-    }
-}
-
-/// A short name of what an operation does, for reports.
-pub fn operation_name(operation: &Operation) -> &'static str {
-    match operation {
-        Operation::ServiceScaling { .. } => "update service scaling",
-        Operation::PrivateEndpointCreate { .. } => "register private endpoint",
-        Operation::PrivateEndpointDetach { .. } => "detach private endpoint",
-        Operation::PipeScaling { .. } => "update pipe scaling",
-        Operation::PipeDelete { .. } => "delete pipe",
-        Operation::DashboardCreate { .. } => "create dashboard",
-        Operation::DashboardUpdate { .. } => "update dashboard",
-        Operation::DashboardDelete { .. } => "delete dashboard",
-        Operation::AlertCreate { .. } => "create alert",
-        Operation::AlertUpdate { .. } => "update alert",
-        Operation::AlertDelete { .. } => "delete alert",
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 enum State {
@@ -127,11 +58,11 @@ pub async fn execute(
     // Steps already started may still wait for a rate-limit token or a permit when the signal
     // comes: their writes are stopped by the transport right before sending, not only new steps.
     let fresh = fresh.stop_writes_on(cancel.clone());
-    let context = Arc::new(step::Context::new(fresh, options.clone()));
+    let context = Arc::new(write::Context::new(fresh, options.clone()));
     let count = steps.len();
     let mut state = vec![State::Pending; count];
     let mut messages: Vec<Option<String>> = vec![None; count];
-    let mut running: JoinSet<(usize, Result<Option<String>, step::StepError>)> = JoinSet::new();
+    let mut running: JoinSet<(usize, Result<Option<String>, write::StepError>)> = JoinSet::new();
     let mut tasks: BTreeMap<tokio::task::Id, usize> = BTreeMap::new();
     let mut interrupted = *cancel.borrow();
     let mut cancel_open = true;
@@ -201,9 +132,9 @@ pub async fn execute(
                         tasks.remove(&id);
                         match result {
                             Ok(note) => (index, Status::Done, note),
-                            Err(step::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
-                            Err(step::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
-                            Err(step::StepError::NotStarted(m)) => {
+                            Err(write::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
+                            Err(write::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
+                            Err(write::StepError::NotStarted(m)) => {
                                 (index, Status::NotStarted, Some(m))
                             }
                         }
@@ -233,8 +164,8 @@ pub async fn execute(
     for (index, result) in duplicates::sweep(&context, context.take_made()).await {
         let (status, message) = match result {
             Ok(note) => (Status::Done, note),
-            Err(step::StepError::Stale(m)) => (Status::Stale, Some(m)),
-            Err(step::StepError::Failed(m) | step::StepError::NotStarted(m)) => {
+            Err(write::StepError::Stale(m)) => (Status::Stale, Some(m)),
+            Err(write::StepError::Failed(m) | write::StepError::NotStarted(m)) => {
                 (Status::Failed, Some(m))
             }
         };
@@ -316,7 +247,7 @@ pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, String>
         if current != step.fingerprint {
             found
                 .stale
-                .push((step.id, step::stale_message(step, current)));
+                .push((step.id, write::stale_message(step, current)));
         }
     }
     found.disagreements = crate::plan::derive::against_live(plan, &live);

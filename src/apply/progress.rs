@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
-use super::Status;
+use super::model::{Status, operation_name};
 use crate::api::activity::{Activity, DisplayGuard};
 use crate::api::clients::{CLOUD_API, OBSERVABILITY_API};
 use crate::output::{Printer, Style};
@@ -120,7 +120,7 @@ impl Progress {
         bar.set_message(self.printer.shown(&format!(
             "{} {}",
             step.address,
-            super::operation_name(&step.operation)
+            operation_name(&step.operation)
         )));
         bar.enable_steady_tick(Duration::from_millis(100));
         let mut bars = lock(bars);
@@ -146,7 +146,7 @@ impl Progress {
             self.printer
                 .paint(&format!("{:<8}", status.as_str()), style),
             step.address,
-            super::operation_name(&step.operation)
+            operation_name(&step.operation)
         );
         match message {
             // A note on a step that succeeded (`already gone`) is said only here.

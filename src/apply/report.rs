@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Status;
+use super::model::{Status, operation_name};
 use crate::output::{Printer, Style};
 
 /// Format identifier of the JSON report.
@@ -140,7 +140,7 @@ impl Report {
                 StepReport {
                     id: step.id,
                     address: step.address.clone(),
-                    operation: super::operation_name(&step.operation).to_string(),
+                    operation: operation_name(&step.operation).to_string(),
                     status: if found.is_some() {
                         Status::Stale
                     } else {

@@ -6,8 +6,7 @@ use std::collections::BTreeSet;
 
 use tokio::sync::watch;
 
-use super::Options;
-use super::Status;
+use super::model::{Options, Status};
 use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
 use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};

@@ -10,13 +10,13 @@ use tokio::sync::watch;
 
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
-use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::{self, Plan};
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge apply`.
 #[derive(Debug, clap::Args)]
@@ -71,14 +71,15 @@ pub struct Args {
 
 /// Runs `converge apply`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let api = ApiSettings::resolve(&args.api);
     let options = Options {
-        parallelism: usize::from(args.api.parallelism),
+        parallelism: api.parallelism,
         wake: args.wake,
         timeout: args.timeout,
         ..Options::default()
     };
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.paths, &args.api, printer)?;
+        let session = session::open_saved(file, &args.paths, &api, printer)?;
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
@@ -96,13 +97,8 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session = session::open_scoped(
-            &args.paths,
-            &args.api,
-            printer,
-            apply::fresh::ROUNDS,
-            &args.only,
-        )?;
+        let session =
+            session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
         let plan = session.plan(&args.only, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {

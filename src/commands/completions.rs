@@ -1,10 +1,8 @@
 //! `converge completions SHELL`: prints a shell completion script generated from the clap
 //! definitions, so it always knows every command and flag.
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
@@ -36,15 +34,14 @@ pub enum CompletionShell {
     Powershell,
 }
 
-/// Runs `converge completions`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+/// Runs `converge completions` for `command`, the whole command line.
+pub fn run(args: Args, mut command: clap::Command, printer: &Printer) -> Result<Exit> {
     let shell = match args.shell {
         CompletionShell::Bash => Shell::Bash,
         CompletionShell::Zsh => Shell::Zsh,
         CompletionShell::Fish => Shell::Fish,
         CompletionShell::Powershell => Shell::PowerShell,
     };
-    let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "converge", &mut script);
     printer.out(&String::from_utf8_lossy(&script));

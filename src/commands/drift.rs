@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use crate::cli::ApiArgs;
 use crate::commands::session;
 use crate::drift;
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge drift`.
 #[derive(Debug, clap::Args)]
@@ -50,7 +50,8 @@ pub struct Args {
 
 /// Runs `converge drift`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
+    let api = ApiSettings::resolve(&args.api);
+    let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
     // Backup ages are measured from the real clock: a drift job asks "is it fine now".
     let plan = session.plan(&args.only, printer)?;
     session::check_globs("--ignore", &args.ignore, || session.addresses(&plan, true))?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
-use crate::cli::ApiArgs;
+use crate::commands::connect;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
     StackConfig, StackTarget,
@@ -14,9 +14,9 @@ use crate::config::model::{
 use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
-use crate::live::reader;
 use crate::output::Printer;
 use crate::sandbox::SandboxHandle;
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge export`.
 #[derive(Debug, clap::Args)]
@@ -180,6 +180,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
 
 /// Runs `converge export`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let api = ApiSettings::resolve(&args.api);
     if args.services.is_empty() && args.stacks.is_empty() && !args.observability {
         return Err(Error::Message {
             message: "export needs something to export".into(),
@@ -188,16 +189,16 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             ),
         });
     }
-    let sandbox = crate::commands::session::start_sandbox(&args.api, printer)?;
+    let sandbox = crate::commands::session::start_sandbox(&api, printer)?;
     let sandbox_env = sandbox
         .as_ref()
         .map(SandboxHandle::environment)
         .unwrap_or_default();
     let config = reading_config(&args, &sandbox_env)?;
-    let parallelism = usize::from(args.api.parallelism);
-    let limits = crate::commands::session::rate_limits(&args.api)?;
+    let parallelism = api.parallelism;
+    let limits = api.rate_limits()?;
     let (runtime, clients, live) =
-        reader::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
+        connect::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
             |problems| Error::Message {
                 message: format!(
                     "export could not read the live state: {}",

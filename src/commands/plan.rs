@@ -2,14 +2,17 @@
 
 use std::path::PathBuf;
 
-use crate::cli::ApiArgs;
-use crate::commands::session;
-use crate::error::Result;
+use crate::commands::session::{self, Session};
+use crate::config::render;
+use crate::error::{Error, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan;
+use crate::plan::Plan;
 use crate::plan::saved::SavedPlan;
+use crate::preview::check;
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
@@ -50,7 +53,8 @@ pub struct Args {
 
 /// Runs `converge plan`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let session = session::open_scoped(&args.paths, &args.api, printer, 1, &args.only)?;
+    let api = ApiSettings::resolve(&args.api);
+    let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
     let plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
@@ -66,11 +70,60 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         printer.err(&format!("saved the plan to `{}`", path.display()));
     }
     if args.check_queries {
-        crate::preview::check::report(&session, &plan, printer)?;
+        check_queries(&session, &plan, printer)?;
     }
     Ok(if args.detailed_exitcode && plan.has_changes() {
         Exit::Changes
     } else {
         Exit::Success
     })
+}
+
+/// `plan --check-queries` after the plan is printed: runs the check, renders rejected queries
+/// at their config lines, and fails when any was rejected.
+fn check_queries(session: &Session, plan: &Plan, printer: &Printer) -> Result<()> {
+    let now_ms = jiff::Timestamp::now().as_millisecond();
+    let outcome = check::run(
+        &session.runtime,
+        &session.config,
+        &session.live,
+        &session.clients,
+        plan,
+        now_ms,
+        printer,
+    )?;
+    let failed = outcome.diagnostics.len();
+    if failed > 0 {
+        render::render(
+            &outcome.diagnostics,
+            &session.sources,
+            Format::Text,
+            printer,
+        );
+        return Err(Error::with_hint(
+            format!(
+                "{failed} tile quer{} rejected",
+                if failed == 1 { "y was" } else { "ies were" }
+            ),
+            "fix the series at the lines above, then run `converge plan --check-queries` again",
+        ));
+    }
+    let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
+    let mut notes = String::new();
+    if skipped > 0 {
+        notes.push_str(&format!(
+            "; {skipped} tile(s) on stacks without charts/series not checked"
+        ));
+    }
+    if outcome.text_only > 0 {
+        notes.push_str(&format!(
+            "; {} markdown tile(s) have no query",
+            outcome.text_only
+        ));
+    }
+    printer.err(&format!(
+        "check-queries: {} tile(s) ran in {} request(s){notes}",
+        outcome.passed, outcome.requests,
+    ));
+    Ok(())
 }

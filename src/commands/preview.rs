@@ -8,7 +8,6 @@ use jiff::Timestamp;
 use serde_json::json;
 
 use crate::api::limits::GRANULARITIES;
-use crate::cli::ApiArgs;
 use crate::commands::session::{self, Session};
 use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
 use crate::error::{Error, Result};
@@ -18,6 +17,7 @@ use crate::output::{Printer, Style};
 use crate::preview::{
     self, Chart, Direction, Threshold, human_duration, iso, query, svg, terminal,
 };
+use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge preview`.
 #[derive(Debug, clap::Args)]
@@ -69,6 +69,7 @@ struct Target<'c> {
 
 /// Runs `converge preview`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    let api = ApiSettings::resolve(&args.api);
     let window_ms = preview::parse_duration(&args.window)
         .map_err(|e| Error::with_hint(format!("--window {e}"), "for example `--window 24h`"))?;
     let end_ms = match &args.end {
@@ -94,7 +95,7 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             "use a shorter --window or a later --end",
         ));
     }
-    let session = session::open(&args.paths, &args.api, printer)?;
+    let session = session::open(&args.paths, &api, printer)?;
     let targets = targets(&session.config, &args.address, printer)?;
     let mut charts = Vec::with_capacity(targets.len());
     for target in &targets {

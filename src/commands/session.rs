@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
-use crate::cli::ApiArgs;
+use crate::api::clients::Clients;
+use crate::commands::connect;
 use crate::config::code::Code;
 use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
@@ -17,10 +17,10 @@ use crate::config::{self, LoadMode};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::live::LiveState;
-use crate::live::reader;
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
+use crate::settings::ApiSettings;
 
 /// A loaded config connected to its APIs, with the live state it manages.
 pub struct Session {
@@ -148,8 +148,8 @@ pub fn check_globs(
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
-pub fn open(paths: &[PathBuf], api_args: &ApiArgs, printer: &Printer) -> Result<Session> {
-    open_with_read_rounds(paths, api_args, printer, 1)
+pub fn open(paths: &[PathBuf], api: &ApiSettings, printer: &Printer) -> Result<Session> {
+    open_with_read_rounds(paths, api, printer, 1)
 }
 
 /// As [`open`], but a live read that fails only on API errors (each already retried by the
@@ -157,23 +157,23 @@ pub fn open(paths: &[PathBuf], api_args: &ApiArgs, printer: &Printer) -> Result<
 /// stop a run before it starts on a flaky network. Reads are safe to repeat.
 pub fn open_with_read_rounds(
     paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
     rounds: usize,
 ) -> Result<Session> {
-    open_scoped(paths, api_args, printer, rounds, &[])
+    open_scoped(paths, api, printer, rounds, &[])
 }
 
 /// As [`open_with_read_rounds`], reading only the lists the addresses matching `only` need
 /// ([`crate::plan::address::read_scope`]); no patterns: everything.
 pub fn open_scoped(
     paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
     rounds: usize,
     only: &[String],
 ) -> Result<Session> {
-    let sandbox = start_sandbox(api_args, printer)?;
+    let sandbox = start_sandbox(api, printer)?;
     let lookup = env_with_sandbox(sandbox.as_ref());
     let loaded = config::load_with_env(paths, LoadMode::Live, &lookup);
     report(&loaded.diagnostics, &loaded.sources, printer)?;
@@ -183,12 +183,12 @@ pub fn open_scoped(
         point_at_sandbox(&mut config, handle);
     }
     mask_secrets(&config, printer);
-    let parallelism = usize::from(api_args.parallelism);
-    let limits = rate_limits(api_args)?;
+    let parallelism = api.parallelism;
+    let limits = api.rate_limits()?;
     let scope = crate::plan::address::read_scope(&config, only);
     let mut round = 1;
     let read = loop {
-        match reader::connect_and_read_blocking_scoped(
+        match connect::connect_and_read_blocking_scoped(
             &config,
             parallelism,
             limits,
@@ -252,13 +252,13 @@ pub fn mask_secrets(config: &Config, printer: &Printer) {
 
 /// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`),
 /// rate limited only with `--sandbox-rate-limit`.
-pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<SandboxHandle>> {
-    if !api_args.sandbox {
+pub fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Option<SandboxHandle>> {
+    if !api.sandbox {
         return Ok(None);
     }
     let handle = sandbox::in_process_waiting(
         Path::new(sandbox::IN_PROCESS_STATE),
-        api_args.sandbox_rate_limit,
+        api.sandbox_rate_limit,
         || {
             // Always said: without it the run would look stuck.
             printer.err(&format!(
@@ -271,22 +271,13 @@ pub fn start_sandbox(api_args: &ApiArgs, printer: &Printer) -> Result<Option<San
         "sandbox: serving {} with state in {}{}",
         handle.url(),
         sandbox::IN_PROCESS_STATE,
-        if api_args.sandbox_rate_limit {
+        if api.sandbox_rate_limit {
             ", with the real rate limits"
         } else {
             ", without rate limits"
         }
     ));
     Ok(Some(handle))
-}
-
-/// Each key's pacing: none against the in-process sandbox unless `--sandbox-rate-limit` asks
-/// for the real limits; otherwise the real limits (or `CONVERGE_*_RATE_LIMIT`).
-pub fn rate_limits(api_args: &ApiArgs) -> Result<RateLimits> {
-    if api_args.sandbox && !api_args.sandbox_rate_limit {
-        return Ok(RateLimits::UNLIMITED);
-    }
-    RateLimits::from_env().map_err(Error::msg)
 }
 
 /// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
@@ -368,14 +359,6 @@ pub struct SavedSession {
     _sandbox: Option<SandboxHandle>,
 }
 
-/// The `CONVERGE_*` variables `apply --plan FILE` connects with when no config is given.
-const ORG_ENV: &str = "CONVERGE_ORG_ID";
-const CLOUD_URL_ENV: &str = "CONVERGE_CLOUD_URL";
-const KEY_ID_ENV: &str = "CONVERGE_KEY_ID";
-const KEY_SECRET_ENV: &str = "CONVERGE_KEY_SECRET";
-const OBSERVABILITY_URL_ENV: &str = "CONVERGE_OBSERVABILITY_URL";
-const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
-
 /// Reads a saved plan and connects to the APIs of the applying run. A saved plan crosses a
 /// trust boundary (made in one job, applied in another), so nothing in it says where to
 /// connect or with what: the organization, URLs and credentials come from the config at
@@ -385,10 +368,9 @@ const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
 pub fn open_saved(
     path: &Path,
     config_paths: &[PathBuf],
-    api_args: &ApiArgs,
+    api: &ApiSettings,
     printer: &Printer,
 ) -> Result<SavedSession> {
-    use crate::api::transport::{Transport, TransportSettings};
     use crate::plan::saved::SavedPlan;
 
     let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
@@ -402,10 +384,9 @@ pub fn open_saved(
             "save a plan with `converge plan PATH... --out FILE`",
         )
     })?;
-    let sandbox = start_sandbox(api_args, printer)?;
-    let settings = TransportSettings::new(usize::from(api_args.parallelism));
-    let limits = rate_limits(api_args)?;
-    let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
+    let sandbox = start_sandbox(api, printer)?;
+    let limits = api.rate_limits()?;
+    let transport = connect::transport(api.parallelism, printer).map_err(Error::msg)?;
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
             // Under `--sandbox`, everything points at the sandbox.
@@ -416,7 +397,8 @@ pub fn open_saved(
                     .find(|(key, _)| *key == name)
                     .map(|(_, value)| value.clone())
             };
-            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
+            let (organization, clients) =
+                connect::from_env(&lookup, apis_needed(&saved), &transport, &limits)?;
             (organization, clients, "the sandbox".to_string())
         }
         None if !config_paths.is_empty() => {
@@ -457,8 +439,9 @@ pub fn open_saved(
         }
         None => {
             let lookup = |name: &str| std::env::var(name).ok();
-            let (organization, clients) = connect_from_env(&saved, &lookup, &transport, &limits)?;
-            (organization, clients, format!("`{ORG_ENV}`"))
+            let (organization, clients) =
+                connect::from_env(&lookup, apis_needed(&saved), &transport, &limits)?;
+            (organization, clients, format!("`{}`", connect::ORG_ENV))
         }
     };
     if organization != saved.organization || organization != saved.plan.organization {
@@ -474,68 +457,13 @@ pub fn open_saved(
         ));
     }
     needs(&saved, &clients, path)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|error| Error::msg(format!("cannot start the network runtime: {error}")))?;
+    let runtime = connect::runtime().map_err(Error::msg)?;
     Ok(SavedSession {
         saved,
         runtime,
         clients,
         _sandbox: sandbox,
     })
-}
-
-/// The organization and the clients a saved plan needs, from `CONVERGE_*` variables.
-fn connect_from_env(
-    saved: &crate::plan::saved::SavedPlan,
-    lookup: &dyn Fn(&str) -> Option<String>,
-    transport: &crate::api::transport::Transport,
-    limits: &crate::api::clients::RateLimits,
-) -> Result<(String, Clients)> {
-    use crate::api::cloud::CloudClient;
-    use crate::api::observability::ObservabilityClient;
-    use crate::api::transport::{Api, Auth};
-    use crate::api::wire::Secret;
-
-    let required = |name: &str| -> Result<String> {
-        match lookup(name).filter(|value| !value.trim().is_empty()) {
-            Some(value) => Ok(value),
-            None => Err(Error::with_hint(
-                format!("applying a saved plan needs `{name}`, which is not set"),
-                format!(
-                    "export {name}, or give the config after the plan file: \
-                     `converge apply --plan FILE PATH...`"
-                ),
-            )),
-        }
-    };
-    let url_problem =
-        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
-    let organization = required(ORG_ENV)?;
-    let (cloud, observability) = apis_needed(saved);
-    let mut clients = Clients::default();
-    if cloud {
-        let url = required(CLOUD_URL_ENV)?;
-        let auth = Auth::Basic {
-            key_id: required(KEY_ID_ENV)?,
-            key_secret: Secret(required(KEY_SECRET_ENV)?),
-        };
-        let api = Api::new(transport, &url, &auth, limits.cloud)
-            .map_err(|p| url_problem(CLOUD_URL_ENV, p))?
-            .named(CLOUD_API);
-        clients.cloud = Some(CloudClient::new(api, &organization));
-    }
-    if observability {
-        let url = required(OBSERVABILITY_URL_ENV)?;
-        let auth = Auth::Bearer(Secret(required(OBS_TOKEN_ENV)?));
-        let api = Api::new(transport, &url, &auth, limits.observability)
-            .map_err(|p| url_problem(OBSERVABILITY_URL_ENV, p))?
-            .named(OBSERVABILITY_API);
-        clients.observability = Some(ObservabilityClient::new(api));
-    }
-    Ok((organization, clients))
 }
 
 /// Which APIs the steps of a saved plan write to: (cloud, observability).

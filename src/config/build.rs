@@ -4,12 +4,20 @@
 
 use indexmap::IndexMap;
 
-use super::LoadMode;
 use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::interpolate;
 use super::model::*;
 use super::yaml::{Key, Kind, Node};
+
+/// Whether variables are needed now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadMode {
+    /// `validate`: an unset `${env:...}` is a warning, so pull-request checks run without secrets.
+    Offline,
+    /// `plan`, `apply` and the other commands that talk to the APIs: an unset variable is an error.
+    Live,
+}
 
 /// Builds the config; `None` when even `version` or `organization` is unusable.
 pub fn build(

@@ -52,22 +52,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use build::LoadMode;
 use code::Code;
 use diagnostic::{Diagnostic, Severity};
 use model::{Config, SourceFile, Sources, Span};
+pub use schema_check::SCHEMA;
 use yaml::{Kind, Node};
-
-/// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
-pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
-
-/// Whether variables are needed now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadMode {
-    /// `validate`: an unset `${env:...}` is a warning, so pull-request checks run without secrets.
-    Offline,
-    /// `plan`, `apply` and the other commands that talk to the APIs: an unset variable is an error.
-    Live,
-}
 
 /// What loading produced.
 #[derive(Debug, Clone)]

@@ -13,6 +13,9 @@ use super::diagnostic::Diagnostic;
 use super::model::Span;
 use super::yaml::{Kind, Node, child_pointer};
 
+/// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
+pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
+
 /// Pointers of the secret fields: checked by the loader, never echoed.
 pub const SECRET_POINTERS: &[&str] = &["/cloud/keySecret", "/observability/token"];
 
@@ -24,9 +27,9 @@ struct Place {
 }
 
 fn schema_value() -> Option<&'static Value> {
-    static SCHEMA: OnceLock<Option<Value>> = OnceLock::new();
-    SCHEMA
-        .get_or_init(|| serde_json::from_str(super::SCHEMA).ok())
+    static PARSED: OnceLock<Option<Value>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| serde_json::from_str(SCHEMA).ok())
         .as_ref()
 }
 

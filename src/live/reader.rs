@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 
 use tokio::task::JoinSet;
 
+use super::model::{LiveState, ReadScope, StackLive};
 use super::progress::ReadProgress;
-use super::{LiveState, ReadScope, StackLive};
-use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API, RateLimits};
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
@@ -105,7 +105,7 @@ pub async fn read_scoped(
         .iter()
         .filter(|(key, _)| scope.reads_stack(key))
     {
-        match clients.stack(config, stack) {
+        match stack_api(clients, config, stack) {
             Ok(api) => {
                 live.stacks.insert(key.clone(), StackLive::default());
                 spawn_stack_reads(&mut tasks, key, &api);
@@ -756,93 +756,51 @@ pub async fn read_lists(lists: &[List], rounds: usize) -> Result<LiveState, Stri
     }
 }
 
-/// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
-/// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
-/// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
-/// clients the config needs, and the live state read through them.
-pub async fn connect_and_read(
+/// The API of a stack of `config`, or why there is none (pointing at the stack's line).
+fn stack_api(
+    clients: &Clients,
     config: &Config,
-    parallelism: usize,
-    printer: &Printer,
-) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
-    connect_and_read_with(config, parallelism, limits, printer).await
+    stack: &StackConfig,
+) -> Result<StackApi, Box<Diagnostic>> {
+    match &stack.target {
+        StackTarget::Managed { service } => {
+            let Some(service_config) = config.services.get(&service.value) else {
+                return Err(Box::new(Diagnostic::error(
+                    Code::LiveUnknownService,
+                    format!(
+                        "stack.{}: no service `{}` in the config",
+                        stack.key.value, service.value
+                    ),
+                    Some(service.span),
+                )));
+            };
+            let Some(cloud) = &clients.cloud else {
+                return Err(Box::new(no_client(stack, "the cloud API", "cloud")));
+            };
+            Ok(StackApi::Managed {
+                cloud: cloud.clone(),
+                service_id: service_config.id.value.clone(),
+            })
+        }
+        StackTarget::Observability => match &clients.observability {
+            Some(client) => Ok(StackApi::Standalone(client.clone())),
+            None => Err(Box::new(no_client(
+                stack,
+                "the observability API",
+                "observability",
+            ))),
+        },
+    }
 }
 
-/// As [`connect_and_read`], pacing each key by `limits`.
-pub async fn connect_and_read_with(
-    config: &Config,
-    parallelism: usize,
-    limits: RateLimits,
-    printer: &Printer,
-) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    connect_and_read_scoped(config, parallelism, limits, printer, &ReadScope::All).await
-}
-
-/// As [`connect_and_read_with`], reading only the lists `scope` names.
-pub async fn connect_and_read_scoped(
-    config: &Config,
-    parallelism: usize,
-    limits: RateLimits,
-    printer: &Printer,
-    scope: &ReadScope,
-) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let settings = crate::api::transport::TransportSettings::new(parallelism);
-    let transport = crate::api::transport::Transport::new(settings, printer.clone())
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveTransport, problem, None)])?;
-    let clients = Clients::from_config(config, &transport, &limits)?;
-    let live = read_scoped(config, &clients, printer, scope).await?;
-    Ok((clients, live))
-}
-
-/// [`connect_and_read`] for synchronous commands: runs it on a runtime of its own and hands
-/// back the runtime too, so the caller can go on to apply with the same clients.
-pub fn connect_and_read_blocking(
-    config: &Config,
-    parallelism: usize,
-    printer: &Printer,
-) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
-    connect_and_read_blocking_with(config, parallelism, limits, printer)
-}
-
-/// As [`connect_and_read_blocking`], pacing each key by `limits`.
-pub fn connect_and_read_blocking_with(
-    config: &Config,
-    parallelism: usize,
-    limits: RateLimits,
-    printer: &Printer,
-) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    connect_and_read_blocking_scoped(config, parallelism, limits, printer, &ReadScope::All)
-}
-
-/// As [`connect_and_read_blocking_with`], reading only the lists `scope` names.
-pub fn connect_and_read_blocking_scoped(
-    config: &Config,
-    parallelism: usize,
-    limits: RateLimits,
-    printer: &Printer,
-    scope: &ReadScope,
-) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|error| {
-            vec![Diagnostic::error(
-                Code::LiveRuntime,
-                format!("cannot start the network runtime: {error}"),
-                None,
-            )]
-        })?;
-    let (clients, live) = runtime.block_on(connect_and_read_scoped(
-        config,
-        parallelism,
-        limits,
-        printer,
-        scope,
-    ))?;
-    Ok((runtime, clients, live))
+fn no_client(stack: &StackConfig, api: &str, section: &str) -> Diagnostic {
+    Diagnostic::error(
+        Code::LiveMissingSetting,
+        format!(
+            "stack.{} lives behind {api}, which the config does not set up",
+            stack.key.value
+        ),
+        Some(stack.key.span),
+    )
+    .with_help(format!("add the `{section}:` section"))
 }

@@ -270,59 +270,6 @@ fn rejection(
     diagnostic
 }
 
-/// `plan --check-queries` after the plan is printed: runs the check, renders rejected queries
-/// at their config lines, and fails when any was rejected.
-pub fn report(
-    session: &crate::commands::session::Session,
-    plan: &Plan,
-    printer: &Printer,
-) -> Result<()> {
-    let now_ms = jiff::Timestamp::now().as_millisecond();
-    let outcome = run(
-        &session.runtime,
-        &session.config,
-        &session.live,
-        &session.clients,
-        plan,
-        now_ms,
-        printer,
-    )?;
-    let failed = outcome.diagnostics.len();
-    if failed > 0 {
-        crate::config::render::render(
-            &outcome.diagnostics,
-            &session.sources,
-            crate::format::Format::Text,
-            printer,
-        );
-        return Err(Error::with_hint(
-            format!(
-                "{failed} tile quer{} rejected",
-                if failed == 1 { "y was" } else { "ies were" }
-            ),
-            "fix the series at the lines above, then run `converge plan --check-queries` again",
-        ));
-    }
-    let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
-    let mut notes = String::new();
-    if skipped > 0 {
-        notes.push_str(&format!(
-            "; {skipped} tile(s) on stacks without charts/series not checked"
-        ));
-    }
-    if outcome.text_only > 0 {
-        notes.push_str(&format!(
-            "; {} markdown tile(s) have no query",
-            outcome.text_only
-        ));
-    }
-    printer.err(&format!(
-        "check-queries: {} tile(s) ran in {} request(s){notes}",
-        outcome.passed, outcome.requests,
-    ));
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use crate::api::wire::{Series, SeriesPoint, SeriesQuery, Source};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{SourceRef, TileConfig};
 
-use super::Line;
+use super::model::Line;
 
 /// A tile's series as the API takes them, `source:` names resolved through `sources`.
 pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>, Box<Diagnostic>> {

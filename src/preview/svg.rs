@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use super::model::{Chart, Line, short_time, value_range};
 use super::terminal::compact;
-use super::{Chart, short_time, value_range};
 
 const WIDTH: f64 = 960.0;
 const PANEL: f64 = 340.0;
@@ -124,7 +124,7 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
     );
 
     // The data and threshold with some headroom, widened to nice ticks.
-    let lines: Vec<&super::Line> = chart.lines.iter().collect();
+    let lines: Vec<&Line> = chart.lines.iter().collect();
     let (low, high) = value_range(chart, &lines);
     let step = nice_step(high - low, 5.0);
     let low = (low / step).floor() * step;

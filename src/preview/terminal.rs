@@ -3,7 +3,7 @@
 //! column covers an equal slice of the window and shows its highest value (its lowest for a
 //! `below` alert, so a dip is never averaged away). Columns with no data stay blank.
 
-use super::{Chart, Direction, Line, Threshold, short_time, value_range};
+use super::model::{Chart, Direction, Line, Threshold, short_time, value_range};
 
 /// Rows of bars per chart.
 const HEIGHT: usize = 10;

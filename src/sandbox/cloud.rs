@@ -14,7 +14,7 @@ use crate::api::wire::{
     Pipe, PipeScaling, PrivateEndpoint, Service, ServiceScalingPatch, SourceKind,
 };
 
-use super::Quirk;
+use super::model::Quirk;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::iso;
 use super::store::{PipeRecord, World, apply_pipe_scaling, apply_service_scaling};

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::api::wire::{PipeScaling, Series, SourceKind};
 
-use super::Seed;
+use super::model::Seed;
 use super::seed;
 use super::store::{Stack, StackKey};
 

@@ -8,12 +8,13 @@ use serde_json::{Value, json};
 use crate::api::wire::{
     Alert, Backup, Channel, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
     ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource, PrivateEndpoint,
-    SchemaRegistry, Secret, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
+    SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
 };
 
-use super::Seed;
 use super::faults::{hash_bytes, mix};
-use super::store::{PipeRecord, ServiceRecord, Stack, StackKey, World};
+use super::model::Seed;
+use super::secrets::fill_secrets;
+use super::store::{PipeRecord, ServiceRecord, Stack, StackKey, World, quiet_state};
 
 /// The demo service the quickstart manages.
 pub(crate) const ANALYTICS_ID: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
@@ -38,7 +39,7 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
         },
     };
     for stack in &mut world.stacks {
-        let state = super::stack::quiet_state(&stack.key);
+        let state = quiet_state(&stack.key);
         for alert in &mut stack.alerts {
             alert.state = Some(state.into());
         }
@@ -133,44 +134,6 @@ fn service(
         is_readonly: Some(false),
         has_transparent_data_encryption: Some(false),
         ..Service::default()
-    }
-}
-
-/// Puts the seed's deterministic fake secrets back into a pipe's source (they are never saved).
-pub(crate) fn fill_secrets(pipe: &mut Pipe) {
-    let h = hash_bytes(pipe.id.as_bytes());
-    let Some(source) = pipe.source.as_mut() else {
-        return;
-    };
-    if let Some(kafka) = source.kafka.as_mut() {
-        let pem = format!(
-            "-----BEGIN CERTIFICATE-----\nMIIDsandbox{h:016x}CA\n-----END CERTIFICATE-----\n"
-        );
-        kafka.ca_certificate = Some(Secret(pem.clone()));
-        if let Some(registry) = kafka.schema_registry.as_mut() {
-            registry.ca_certificate = Some(Secret(pem));
-        }
-    }
-    if let Some(storage) = source.object_storage.as_mut() {
-        storage.connection_string = Some(Secret(format!(
-            "DefaultEndpointsProtocol=https;AccountName=sandboxdata;AccountKey=c2FuZGJveC1zZWNyZXQt{:016x}==;EndpointSuffix=core.windows.net",
-            mix(h)
-        )));
-    }
-}
-
-/// Removes the secrets of a pipe's source before it is written to disk.
-pub(crate) fn strip_secrets(pipe: &mut Pipe) {
-    if let Some(source) = pipe.source.as_mut() {
-        if let Some(kafka) = source.kafka.as_mut() {
-            kafka.ca_certificate = None;
-            if let Some(registry) = kafka.schema_registry.as_mut() {
-                registry.ca_certificate = None;
-            }
-        }
-        if let Some(storage) = source.object_storage.as_mut() {
-            storage.connection_string = None;
-        }
     }
 }
 
@@ -684,6 +647,7 @@ fn large(now: Timestamp) -> World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::secrets::strip_secrets;
 
     fn now() -> Timestamp {
         "2026-01-01T12:00:00Z".parse().unwrap()

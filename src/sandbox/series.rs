@@ -9,8 +9,8 @@ use crate::api::limits::{CHART_SERIES_MAX, CHART_SERIES_MIN, GRANULARITIES, SERI
 use crate::api::wire::Series;
 use crate::duration::{self, DAYS, HOURS, MINUTES, SECONDS};
 
-use super::Quirk;
 use super::faults::{hash_bytes, mix};
+use super::model::Quirk;
 use super::stack;
 use super::validate::{self, Check, invalid};
 

@@ -26,10 +26,11 @@ use crate::error::{Error, Result};
 
 use super::cloud::{self, Ctx};
 use super::faults::{Fault, FaultSpec, SplitMix64};
+use super::model::{LOG_BODY_BUDGET, LogEntry, Quirk, SandboxOptions};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Matched, Op, Reply};
 use super::store::{StackKey, StateLock, World};
-use super::{LOG_BODY_BUDGET, LogEntry, Quirk, SandboxOptions, seed, series, stack};
+use super::{seed, series, stack};
 
 /// Largest request body accepted; larger ones answer 413.
 pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;

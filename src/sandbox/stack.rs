@@ -11,11 +11,11 @@ use crate::api::limits::{
 };
 use crate::api::wire::{Alert, Channel, Dashboard, Series, Tile};
 
-use super::Quirk;
 use super::cloud::Ctx;
+use super::model::Quirk;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::{TEAM_ID, iso_ms};
-use super::store::{Stack, StackKey};
+use super::store::{Stack, StackKey, quiet_state};
 use super::validate::{self, Check, invalid};
 
 /// Alert list paging of the observability API: default and largest `limit`.
@@ -287,16 +287,6 @@ fn run(
             "INTERNAL_SERVER_ERROR",
             "operation routed to the wrong handler",
         )),
-    }
-}
-
-/// The state of an alert that has not fired, as each API names it: the managed stack lists
-/// `ALERT`, `OK`, `INSUFFICIENT_DATA`, `DISABLED`, `PENDING` (the cloud document's enum); the
-/// observability API's document shows `inactive`.
-pub(crate) fn quiet_state(key: &StackKey) -> &'static str {
-    match key {
-        StackKey::Managed { .. } => "OK",
-        StackKey::Observability => "inactive",
     }
 }
 

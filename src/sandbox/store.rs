@@ -12,7 +12,7 @@ use crate::api::wire::{
 };
 use crate::error::{Error, Result};
 
-use super::seed;
+use super::secrets::{fill_secrets, strip_secrets};
 
 /// Format version of the state file.
 const STATE_FORMAT: &str = "converge-sandbox/1";
@@ -151,7 +151,7 @@ impl World {
         }
         // Secrets are never written to disk; they are derived from the pipe ids again.
         for record in &mut world.pipes {
-            seed::fill_secrets(&mut record.pipe);
+            fill_secrets(&mut record.pipe);
         }
         Ok(Some(world))
     }
@@ -161,7 +161,7 @@ impl World {
         let mut copy = self.clone();
         copy.format = STATE_FORMAT.to_string();
         for record in &mut copy.pipes {
-            seed::strip_secrets(&mut record.pipe);
+            strip_secrets(&mut record.pipe);
         }
         let io = |action: &'static str| {
             move |cause| Error::Io {
@@ -285,10 +285,21 @@ pub(crate) fn apply_pipe_scaling(pipe: &mut Pipe, patch: &PipeScaling) {
     }
 }
 
+/// The state of an alert that has not fired, as each API names it: the managed stack lists
+/// `ALERT`, `OK`, `INSUFFICIENT_DATA`, `DISABLED`, `PENDING` (the cloud document's enum); the
+/// observability API's document shows `inactive`.
+pub(crate) fn quiet_state(key: &StackKey) -> &'static str {
+    match key {
+        StackKey::Managed { .. } => "OK",
+        StackKey::Observability => "inactive",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::Seed;
+    use crate::sandbox::model::Seed;
+    use crate::sandbox::seed;
 
     #[test]
     fn concurrent_saves_never_leave_a_torn_state_file() {

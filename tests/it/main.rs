@@ -11,6 +11,7 @@ mod globs;
 mod help;
 mod hostile;
 mod hostile_inputs;
+mod layers;
 mod plan;
 mod preview;
 mod reading;

@@ -159,8 +159,8 @@ fn whole_live_state(
     path: &std::path::Path,
 ) -> (converge::config::model::Config, converge::live::LiveState) {
     use converge::api::clients::RateLimits;
+    use converge::commands::connect;
     use converge::config::{self, LoadMode};
-    use converge::live::reader;
     use converge::output::Printer;
 
     let environment = sandbox.environment();
@@ -172,7 +172,7 @@ fn whole_live_state(
     };
     let loaded = config::load_with_env(&[path.to_path_buf()], LoadMode::Live, &lookup);
     let config = loaded.config.expect("the large config loads");
-    let (_runtime, _clients, live) = reader::connect_and_read_blocking_with(
+    let (_runtime, _clients, live) = connect::connect_and_read_blocking_with(
         &config,
         4,
         RateLimits::UNLIMITED,

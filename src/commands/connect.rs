@@ -1,0 +1,318 @@
+//! The one place the API clients are wired. Their URLs, credentials and rate limits come from
+//! a config's `cloud:` and `observability:` settings (a missing or unusable one is a diagnostic
+//! at the config line that should carry it) or, for a saved plan, from the `CONVERGE_*`
+//! variables; `api::clients` builds clients from those plain values, knowing nothing of where
+//! they came from. The transport and the runtime the clients run on are made here too, so
+//! `live/` receives ready clients.
+
+use crate::api;
+use crate::api::clients::{Clients, RateLimits};
+use crate::api::transport::{Auth, Transport, TransportSettings};
+use crate::api::wire::Secret;
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{Config, Span, StackTarget};
+use crate::error::{Error, Result};
+use crate::live::reader;
+use crate::live::{LiveState, ReadScope};
+use crate::output::Printer;
+
+/// The variables `apply --plan FILE` connects with when no config is given.
+pub const ORG_ENV: &str = "CONVERGE_ORG_ID";
+const CLOUD_URL_ENV: &str = "CONVERGE_CLOUD_URL";
+const KEY_ID_ENV: &str = "CONVERGE_KEY_ID";
+const KEY_SECRET_ENV: &str = "CONVERGE_KEY_SECRET";
+const OBSERVABILITY_URL_ENV: &str = "CONVERGE_OBSERVABILITY_URL";
+const OBS_TOKEN_ENV: &str = "CONVERGE_OBS_TOKEN";
+
+// An inherent method kept here rather than in `api/`, which knows nothing of the config.
+impl Clients {
+    /// Builds the clients the config needs. Missing or unusable settings (no URL, plain http to
+    /// a remote host, an unset secret) are diagnostics at the config line that should carry them.
+    pub fn from_config(
+        config: &Config,
+        transport: &Transport,
+        limits: &RateLimits,
+    ) -> Result<Clients, Vec<Diagnostic>> {
+        let mut problems = Vec::new();
+        let mut clients = Clients::default();
+        let org_span = config.organization.span;
+        if needs_cloud(config) {
+            let settings = config.cloud.clone().unwrap_or_default();
+            let url = settings.url.as_ref();
+            let key_id = settings.key_id.as_ref();
+            let secret = settings.key_secret.as_ref();
+            if url.is_none() {
+                problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "the config manages services or a managed stack but sets no `cloud.url`",
+                        Some(org_span),
+                    )
+                    .with_help("add `cloud: { url: ..., keyId: ..., keySecret: ${env:...} }`"),
+                );
+            }
+            if key_id.is_none_or(|id| id.value.trim().is_empty()) {
+                problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "the cloud API needs a key id (`cloud.keyId`)",
+                        Some(key_id.map_or(org_span, |id| id.span)),
+                    )
+                    .with_help("set `cloud.keyId`, e.g. `${env:CONVERGE_KEY_ID}`"),
+                );
+            }
+            let secret_value = secret.and_then(|s| s.value.clone());
+            if secret_value.is_none() {
+                let (span, help) = match secret {
+                    Some(s) => (
+                        s.span,
+                        format!("set the variable that `{}` names", s.reference),
+                    ),
+                    None => (
+                        org_span,
+                        "set `cloud.keySecret: ${env:CONVERGE_KEY_SECRET}` and export the variable"
+                            .to_string(),
+                    ),
+                };
+                problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "the cloud API needs a key secret and none is set",
+                        Some(span),
+                    )
+                    .with_help(help),
+                );
+            }
+            if let (Some(url), Some(key_id), Some(key_secret)) = (url, key_id, secret_value) {
+                let auth = Auth::Basic {
+                    key_id: key_id.value.clone(),
+                    key_secret: Secret(key_secret),
+                };
+                let organization = &config.organization.value;
+                let built =
+                    api::clients::cloud(transport, &url.value, &auth, limits.cloud, organization);
+                match built {
+                    Ok(client) => clients.cloud = Some(client),
+                    Err(problem) => problems.push(url_problem("cloud.url", problem, url.span)),
+                }
+            }
+        }
+        if needs_observability(config) {
+            let settings = config.observability.clone().unwrap_or_default();
+            let first_stack = config
+                .stacks
+                .values()
+                .find(|stack| stack.target == StackTarget::Observability)
+                .map_or(org_span, |stack| stack.key.span);
+            match (&settings.url, settings.token.as_ref()) {
+                (None, _) => problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "a stack uses the observability API but the config sets no `observability.url`",
+                        Some(first_stack),
+                    )
+                    .with_help("add `observability: { url: ..., token: ${env:...} }`"),
+                ),
+                (Some(_), None) => problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "the observability API needs a token (`observability.token`)",
+                        Some(first_stack),
+                    )
+                    .with_help("set `observability.token: ${env:CONVERGE_OBS_TOKEN}`"),
+                ),
+                (Some(_), Some(token)) if token.value.is_none() => problems.push(
+                    Diagnostic::error(
+                        Code::LiveMissingSetting,
+                        "the observability API needs a token and none is set",
+                        Some(token.span),
+                    )
+                    .with_help(format!("set the variable that `{}` names", token.reference)),
+                ),
+                (Some(url), Some(token)) => {
+                    let auth = Auth::Bearer(Secret(token.value.clone().unwrap_or_default()));
+                    let limit = limits.observability;
+                    match api::clients::observability(transport, &url.value, &auth, limit) {
+                        Ok(client) => clients.observability = Some(client),
+                        Err(problem) => {
+                            problems.push(url_problem("observability.url", problem, url.span))
+                        }
+                    }
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(clients)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+fn url_problem(field: &str, problem: String, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::LiveUrl,
+        format!("`{field}` cannot be used: {problem}"),
+        Some(span),
+    )
+    .with_label("this URL")
+}
+
+/// Whether anything in the config is read through the cloud API.
+fn needs_cloud(config: &Config) -> bool {
+    !config.services.is_empty()
+        || config
+            .stacks
+            .values()
+            .any(|stack| matches!(stack.target, StackTarget::Managed { .. }))
+}
+
+/// Whether any stack uses the standalone observability API.
+fn needs_observability(config: &Config) -> bool {
+    config
+        .stacks
+        .values()
+        .any(|stack| stack.target == StackTarget::Observability)
+}
+
+/// The organization and the clients of the APIs a saved plan writes to, `(cloud,
+/// observability)`, from the `CONVERGE_*` variables `lookup` reads.
+pub fn from_env(
+    lookup: &dyn Fn(&str) -> Option<String>,
+    (cloud, observability): (bool, bool),
+    transport: &Transport,
+    limits: &RateLimits,
+) -> Result<(String, Clients)> {
+    let required = |name: &str| -> Result<String> {
+        match lookup(name).filter(|value| !value.trim().is_empty()) {
+            Some(value) => Ok(value),
+            None => Err(Error::with_hint(
+                format!("applying a saved plan needs `{name}`, which is not set"),
+                format!(
+                    "export {name}, or give the config after the plan file: \
+                     `converge apply --plan FILE PATH...`"
+                ),
+            )),
+        }
+    };
+    let url_problem =
+        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
+    let organization = required(ORG_ENV)?;
+    let mut clients = Clients::default();
+    if cloud {
+        let url = required(CLOUD_URL_ENV)?;
+        let auth = Auth::Basic {
+            key_id: required(KEY_ID_ENV)?,
+            key_secret: Secret(required(KEY_SECRET_ENV)?),
+        };
+        let client = api::clients::cloud(transport, &url, &auth, limits.cloud, &organization)
+            .map_err(|p| url_problem(CLOUD_URL_ENV, p))?;
+        clients.cloud = Some(client);
+    }
+    if observability {
+        let url = required(OBSERVABILITY_URL_ENV)?;
+        let auth = Auth::Bearer(Secret(required(OBS_TOKEN_ENV)?));
+        let client = api::clients::observability(transport, &url, &auth, limits.observability)
+            .map_err(|p| url_problem(OBSERVABILITY_URL_ENV, p))?;
+        clients.observability = Some(client);
+    }
+    Ok((organization, clients))
+}
+
+/// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
+/// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
+/// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
+/// clients the config needs, and the live state read through them.
+pub async fn connect_and_read(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    let limits = RateLimits::from_env()
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
+    connect_and_read_with(config, parallelism, limits, printer).await
+}
+
+/// As [`connect_and_read`], pacing each key by `limits`.
+pub async fn connect_and_read_with(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_scoped(config, parallelism, limits, printer, &ReadScope::All).await
+}
+
+/// As [`connect_and_read_with`], reading only the lists `scope` names.
+pub async fn connect_and_read_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
+    let transport = transport(parallelism, printer)
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveTransport, problem, None)])?;
+    let clients = Clients::from_config(config, &transport, &limits)?;
+    let live = reader::read_scoped(config, &clients, printer, scope).await?;
+    Ok((clients, live))
+}
+
+/// [`connect_and_read`] for synchronous commands: runs it on a runtime of its own and hands
+/// back the runtime too, so the caller can go on to apply with the same clients.
+pub fn connect_and_read_blocking(
+    config: &Config,
+    parallelism: usize,
+    printer: &Printer,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    let limits = RateLimits::from_env()
+        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
+    connect_and_read_blocking_with(config, parallelism, limits, printer)
+}
+
+/// As [`connect_and_read_blocking`], pacing each key by `limits`.
+pub fn connect_and_read_blocking_with(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    connect_and_read_blocking_scoped(config, parallelism, limits, printer, &ReadScope::All)
+}
+
+/// As [`connect_and_read_blocking_with`], reading only the lists `scope` names.
+pub fn connect_and_read_blocking_scoped(
+    config: &Config,
+    parallelism: usize,
+    limits: RateLimits,
+    printer: &Printer,
+    scope: &ReadScope,
+) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
+    let runtime =
+        runtime().map_err(|problem| vec![Diagnostic::error(Code::LiveRuntime, problem, None)])?;
+    let (clients, live) = runtime.block_on(connect_and_read_scoped(
+        config,
+        parallelism,
+        limits,
+        printer,
+        scope,
+    ))?;
+    Ok((runtime, clients, live))
+}
+
+/// The HTTP transport both clients share: at most `parallelism` requests in flight, retry
+/// delays as the environment says, logs through `printer`.
+pub fn transport(parallelism: usize, printer: &Printer) -> std::result::Result<Transport, String> {
+    Transport::new(TransportSettings::new(parallelism), printer.clone())
+}
+
+/// The runtime requests run on: synchronous commands block on it, and keep it for the writes
+/// that follow the reads.
+pub fn runtime() -> std::result::Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the network runtime: {error}"))
+}

@@ -1,0 +1,509 @@
+//! What a preview draws and how it is evaluated: the chart, its lines and threshold, the runs
+//! of firing buckets, and the times and durations the flags and the output use.
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use crate::api::limits::GRANULARITIES;
+
+/// One drawn line: a series (or the ratio of two) for one group, its buckets in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// What it shows, e.g. `count` or `series 0 / series 1 · host-a`.
+    pub label: String,
+    /// Group-by values of this line (empty without `groupBy`).
+    pub group: Vec<String>,
+    /// `(bucket start in epoch ms, value)`, ascending; absent buckets are gaps.
+    pub points: Vec<(i64, f64)>,
+    /// Whether the alert's threshold applies to this line (series 0, or the ratio).
+    pub evaluated: bool,
+}
+
+/// Which side of the threshold fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Fires when the value is greater than the threshold.
+    Above,
+    /// Fires when the value is less than the threshold.
+    Below,
+}
+
+impl Direction {
+    /// Reads the alert's `thresholdType`.
+    pub fn parse(text: &str) -> Option<Direction> {
+        match text {
+            "above" => Some(Direction::Above),
+            "below" => Some(Direction::Below),
+            _ => None,
+        }
+    }
+
+    /// The word used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Above => "above",
+            Direction::Below => "below",
+        }
+    }
+}
+
+/// An alert's threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Threshold {
+    /// The value compared with each bucket.
+    pub value: f64,
+    /// Which side fires.
+    pub direction: Direction,
+}
+
+impl Threshold {
+    /// Whether one bucket's value fires.
+    pub fn fires(&self, value: f64) -> bool {
+        match self.direction {
+            Direction::Above => value > self.value,
+            Direction::Below => value < self.value,
+        }
+    }
+}
+
+/// An alert's threshold carried to buckets of another size than the interval it evaluates
+/// every (`preview --granularity 1h` on a 5-minute alert): a count or a sum grows with the
+/// bucket, so its threshold is scaled by the ratio of the two sizes, as if the rate were even.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rescaled {
+    /// The alert's own threshold, per interval.
+    pub alert_value: f64,
+    /// The alert's interval (ms).
+    pub interval_ms: i64,
+    /// Bucket size over interval (12 for hourly buckets of a 5-minute alert).
+    pub factor: f64,
+}
+
+/// How buckets of `step_ms` compare with an alert evaluated every `interval_ms` whose tile's
+/// first series aggregates with `agg_fn`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntervalFit {
+    /// Same size: the buckets are the alert's own windows.
+    Same,
+    /// A count or sum: the threshold is scaled to the bucket size.
+    Scaled(Threshold, Rescaled),
+    /// Another aggregation (avg, max, a ratio, ...): it does not grow with the bucket, so the
+    /// threshold is kept, but each bucket is not what the alert compares.
+    Unscaled,
+}
+
+/// Fits `threshold` (per `interval_ms`) to buckets of `step_ms`.
+pub fn fit_interval(
+    threshold: Threshold,
+    interval_ms: i64,
+    step_ms: i64,
+    agg_fn: Option<&str>,
+    as_ratio: bool,
+) -> IntervalFit {
+    if interval_ms <= 0 || step_ms <= 0 || interval_ms == step_ms {
+        return IntervalFit::Same;
+    }
+    let additive = !as_ratio && matches!(agg_fn, Some("count" | "sum"));
+    if !additive {
+        return IntervalFit::Unscaled;
+    }
+    let factor = step_ms as f64 / interval_ms as f64;
+    IntervalFit::Scaled(
+        Threshold {
+            value: threshold.value * factor,
+            direction: threshold.direction,
+        },
+        Rescaled {
+            alert_value: threshold.value,
+            interval_ms,
+            factor,
+        },
+    )
+}
+
+/// A run of consecutive firing buckets: one time the alert would have fired.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Run {
+    /// Start of the first firing bucket (epoch ms).
+    pub start: i64,
+    /// End of the last firing bucket (epoch ms, exclusive).
+    pub end: i64,
+    /// How many buckets.
+    pub buckets: usize,
+    /// The value furthest past the threshold during the run.
+    pub peak: f64,
+}
+
+/// Splits a line's firing buckets into runs; a missing bucket ends a run.
+pub fn runs(points: &[(i64, f64)], step_ms: i64, threshold: &Threshold) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut open = false;
+    for &(ts, value) in points {
+        if !threshold.fires(value) {
+            open = false;
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if open && run.end == ts => {
+                run.end = ts + step_ms;
+                run.buckets += 1;
+                run.peak = match threshold.direction {
+                    Direction::Above => run.peak.max(value),
+                    Direction::Below => run.peak.min(value),
+                };
+            }
+            _ => runs.push(Run {
+                start: ts,
+                end: ts + step_ms,
+                buckets: 1,
+                peak: value,
+            }),
+        }
+        open = true;
+    }
+    runs
+}
+
+/// Everything a preview shows: the window, the lines and (for an alert) the threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// What is previewed, e.g. `alert.obs.api-errors`.
+    pub address: String,
+    /// A human title, e.g. `API health › Requests`.
+    pub title: String,
+    /// Window start (epoch ms).
+    pub start_ms: i64,
+    /// Window end (epoch ms).
+    pub end_ms: i64,
+    /// Granularity asked for (`5m`, `auto`).
+    pub granularity: String,
+    /// Bucket size in ms (from the granularity, or read off the answer under `auto`).
+    pub step_ms: i64,
+    /// The lines, evaluated ones first.
+    pub lines: Vec<Line>,
+    /// The alert's threshold (at the buckets' size); `None` for a dashboard or tile.
+    pub threshold: Option<Threshold>,
+    /// Set when the threshold was scaled from the alert's interval to the buckets' size.
+    pub rescaled: Option<Rescaled>,
+}
+
+impl Chart {
+    /// The runs of every evaluated line, with the line's index, in time order.
+    pub fn firings(&self) -> Vec<(usize, Run)> {
+        let Some(threshold) = &self.threshold else {
+            return Vec::new();
+        };
+        let mut all: Vec<(usize, Run)> = self
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, line)| line.evaluated)
+            .flat_map(|(i, line)| {
+                runs(&line.points, self.step_ms, threshold)
+                    .into_iter()
+                    .map(move |run| (i, run))
+            })
+            .collect();
+        all.sort_by_key(|(i, run)| (run.start, *i));
+        all
+    }
+
+    /// The longest firing run (the earliest of equals).
+    pub fn longest(&self) -> Option<(usize, Run)> {
+        self.firings()
+            .into_iter()
+            .fold(None, |best: Option<(usize, Run)>, candidate| match best {
+                Some(b) if b.1.buckets >= candidate.1.buckets => Some(b),
+                _ => Some(candidate),
+            })
+    }
+
+    /// Buckets the window could hold (for the "N empty" count).
+    pub fn bucket_count(&self) -> i64 {
+        if self.step_ms <= 0 {
+            return 0;
+        }
+        let first = self.start_ms.div_euclid(self.step_ms) * self.step_ms;
+        (self.end_ms - first + self.step_ms - 1) / self.step_ms
+    }
+
+    /// The `--format json` document.
+    pub fn to_json(&self) -> Value {
+        let firings = self.firings();
+        let lines: Vec<Value> = self
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let firing: Vec<i64> = match (&self.threshold, line.evaluated) {
+                    (Some(t), true) => line
+                        .points
+                        .iter()
+                        .filter(|(_, v)| t.fires(*v))
+                        .map(|(ts, _)| *ts)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                json!({
+                    "label": line.label,
+                    "group": line.group,
+                    "evaluated": line.evaluated && self.threshold.is_some(),
+                    "points": line.points.iter().map(|(ts, v)| json!({
+                        "ts": ts, "time": iso(*ts), "value": number(*v),
+                    })).collect::<Vec<_>>(),
+                    "firingBuckets": firing,
+                    "runs": firings.iter().filter(|(l, _)| *l == i).map(|(_, r)| run_json(r)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({
+            "address": self.address,
+            "title": self.title,
+            "startTime": self.start_ms,
+            "endTime": self.end_ms,
+            "granularity": self.granularity,
+            "stepMs": self.step_ms,
+            "threshold": self.threshold.map(|t| {
+                let mut threshold = json!({
+                    "value": number(t.value), "type": t.direction.as_str(),
+                });
+                if let (Some(r), Some(object)) = (&self.rescaled, threshold.as_object_mut()) {
+                    object.insert("alertValue".into(), number(r.alert_value));
+                    object.insert("alertInterval".into(), json!(human_duration(r.interval_ms)));
+                    object.insert("scaledBy".into(), number(r.factor));
+                }
+                threshold
+            }),
+            "fired": self.threshold.map(|_| firings.len()),
+            "longestRun": self.longest().map(|(i, r)| {
+                let mut value = run_json(&r);
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("line".into(), json!(self.lines.get(i).map(|l| l.label.clone())));
+                }
+                value
+            }),
+            "lines": lines,
+        })
+    }
+}
+
+fn run_json(run: &Run) -> Value {
+    json!({
+        "start": run.start,
+        "end": run.end,
+        "startTime": iso(run.start),
+        "buckets": run.buckets,
+        "peak": number(run.peak),
+    })
+}
+
+/// Whole numbers as integers, so JSON output reads like the server's.
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        json!(value as i64)
+    } else {
+        json!(value)
+    }
+}
+
+/// The value range a chart spans: the data and the threshold, with a tenth of headroom on both
+/// sides so the data's shape and its distance to the threshold show, starting at zero only when
+/// the data comes near it (the axis is labelled, so a non-zero base does not mislead).
+pub fn value_range(chart: &Chart, lines: &[&Line]) -> (f64, f64) {
+    let mut values = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .chain(chart.threshold.map(|t| t.value))
+        .peekable();
+    if values.peek().is_none() {
+        return (0.0, 1.0);
+    }
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let pad = if high > low {
+        (high - low) / 10.0
+    } else {
+        low.abs().max(1.0) / 10.0
+    };
+    let bottom = if low >= 0.0 && low - pad <= 0.0 {
+        0.0
+    } else {
+        low - pad
+    };
+    (bottom, high + pad)
+}
+
+/// Epoch ms as RFC 3339 UTC to the second.
+pub fn iso(ms: i64) -> String {
+    Timestamp::from_millisecond(ms)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| ms.to_string())
+}
+
+/// Epoch ms as `MM-DD HH:MM` UTC, for axis labels.
+pub fn short_time(ms: i64) -> String {
+    Timestamp::from_millisecond(ms)
+        .map(|t| t.strftime("%m-%d %H:%M").to_string())
+        .unwrap_or_else(|_| ms.to_string())
+}
+
+/// A duration as the shortest exact text (`25m`, `2h`, `1h30m`).
+pub fn human_duration(ms: i64) -> String {
+    let mut rest = ms / 1000;
+    let mut out = String::new();
+    for (unit, secs) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
+        if rest >= secs {
+            out.push_str(&format!("{}{unit}", rest / secs));
+            rest %= secs;
+        }
+    }
+    if out.is_empty() { "0s".into() } else { out }
+}
+
+/// Parses `90s`, `15m`, `24h`, `7d`, `2w` into milliseconds.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let number: i64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as 15m, 24h or 7d"))?;
+    let unit_ms = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        "w" => 7 * 86_400_000,
+        _ => return Err(format!("`{text}`: the unit must be s, m, h, d or w")),
+    };
+    match number.checked_mul(unit_ms) {
+        Some(ms) if ms > 0 => Ok(ms),
+        _ => Err(format!("`{text}` must be a positive duration")),
+    }
+}
+
+/// Milliseconds of a granularity name (`auto` has none).
+pub fn granularity_ms(name: &str) -> Option<i64> {
+    if name == "auto" || !GRANULARITIES.contains(&name) {
+        return None;
+    }
+    parse_duration(name).ok()
+}
+
+/// The granularity a preview asks for: the flag, else the alert's interval when the API knows
+/// it as a granularity, else `auto`.
+pub fn choose_granularity(flag: Option<&str>, interval: Option<&str>) -> String {
+    if let Some(flag) = flag {
+        return flag.to_string();
+    }
+    match interval {
+        Some(i) if GRANULARITIES.contains(&i) && i != "auto" => i.to_string(),
+        _ => "auto".to_string(),
+    }
+}
+
+/// The bucket size of an answer: the granularity's, or under `auto` the smallest distance
+/// between buckets (the window's sixtieth when there are too few buckets to tell).
+pub fn step_of(granularity: &str, lines: &[Line], window_ms: i64) -> i64 {
+    if let Some(ms) = granularity_ms(granularity) {
+        return ms;
+    }
+    lines
+        .iter()
+        .flat_map(|line| line.points.windows(2).map(|w| w[1].0 - w[0].0))
+        .filter(|d| *d > 0)
+        .min()
+        .unwrap_or((window_ms / 60).max(1_000))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ABOVE: Threshold = Threshold {
+        value: 10.0,
+        direction: Direction::Above,
+    };
+
+    #[test]
+    fn runs_break_at_gaps_and_at_quiet_buckets() {
+        // 0 fires, 1 fires, 2 missing, 3 fires, 4 quiet, 5 fires, 6 fires.
+        let points = [
+            (0, 11.0),
+            (60, 12.0),
+            (180, 15.0),
+            (240, 10.0),
+            (300, 20.0),
+            (360, 30.0),
+        ];
+        let found = runs(&points, 60, &ABOVE);
+        let shape: Vec<(i64, i64, usize, f64)> = found
+            .iter()
+            .map(|r| (r.start, r.end, r.buckets, r.peak))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![(0, 120, 2, 12.0), (180, 240, 1, 15.0), (300, 420, 2, 30.0)]
+        );
+    }
+
+    #[test]
+    fn below_fires_under_the_threshold_only() {
+        let below = Threshold {
+            value: 10.0,
+            direction: Direction::Below,
+        };
+        let points = [(0, 9.0), (60, 10.0), (120, 3.0), (180, 4.0)];
+        let found = runs(&points, 60, &below);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[1].peak, 3.0);
+        assert_eq!(found[1].buckets, 2);
+    }
+
+    #[test]
+    fn durations_and_granularities() {
+        assert_eq!(parse_duration("24h"), Ok(86_400_000));
+        assert_eq!(parse_duration("90s"), Ok(90_000));
+        assert!(parse_duration("24").is_err());
+        assert!(parse_duration("0h").is_err());
+        assert!(parse_duration("h").is_err());
+        assert_eq!(human_duration(5_400_000), "1h30m");
+        assert_eq!(choose_granularity(None, Some("5m")), "5m");
+        assert_eq!(choose_granularity(None, Some("3m")), "auto");
+        assert_eq!(choose_granularity(Some("1h"), Some("5m")), "1h");
+        assert_eq!(granularity_ms("auto"), None);
+        assert_eq!(granularity_ms("15m"), Some(900_000));
+    }
+
+    #[test]
+    fn counts_and_sums_scale_with_the_bucket_other_aggregations_do_not() {
+        let five_minutes = 300_000;
+        let hour = 3_600_000;
+        match fit_interval(ABOVE, five_minutes, hour, Some("count"), false) {
+            IntervalFit::Scaled(threshold, rescaled) => {
+                assert_eq!(threshold.value, 120.0);
+                assert_eq!(rescaled.factor, 12.0);
+                assert_eq!(rescaled.alert_value, 10.0);
+            }
+            other => panic!("{other:?}"),
+        }
+        match fit_interval(ABOVE, five_minutes, 60_000, Some("sum"), false) {
+            IntervalFit::Scaled(threshold, _) => assert_eq!(threshold.value, 2.0),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, hour, Some("avg"), false),
+            IntervalFit::Unscaled
+        );
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, hour, Some("count"), true),
+            IntervalFit::Unscaled,
+            "a ratio of counts does not grow with the bucket"
+        );
+        assert_eq!(
+            fit_interval(ABOVE, five_minutes, five_minutes, Some("count"), false),
+            IntervalFit::Same
+        );
+    }
+}
