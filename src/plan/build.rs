@@ -7,8 +7,11 @@ use serde_json::{Value, json};
 
 use super::diff::{self, diff};
 use super::fingerprint;
+use super::model::{
+    Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
+    Step, Unmanaged,
+};
 use super::normalize::{self, AlertView};
-use super::{Action, AlertTarget, Change, Operation, Plan, StackRef, StackTarget, Step, Unmanaged};
 use crate::api::wire::{
     AddRemove, Alert, AlertRequest, Channel, Dashboard, DashboardRequest, PipeScaling,
     PrivateEndpoint, Series, Service, ServicePatch, ServiceScalingPatch, Source, SourceKind, Tile,
@@ -230,8 +233,8 @@ fn ambiguous(
 }
 
 /// The reason of a change that renames its object: `renamed from "Old"`, and what else differs.
-fn rename_reason(old: &str, fields: &[super::FieldChange]) -> String {
-    let others: Vec<super::FieldChange> = fields
+fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
+    let others: Vec<FieldChange> = fields
         .iter()
         .filter(|f| f.path != "name")
         .cloned()
@@ -1187,14 +1190,14 @@ impl<'a> Builder<'a> {
                 }
                 let mut renames = Vec::new();
                 if live_dashboard.name != desired_name {
-                    renames.push(super::FieldChange {
+                    renames.push(FieldChange {
                         path: "name".into(),
                         before: Some(json!(live_dashboard.name)),
                         after: Some(json!(desired_name)),
                     });
                 }
                 for (old, new) in &tile_renames {
-                    renames.push(super::FieldChange {
+                    renames.push(FieldChange {
                         path: format!("tiles[{new}].name"),
                         before: Some(json!(old)),
                         after: Some(json!(new)),
@@ -1591,8 +1594,8 @@ fn compared(
     address: String,
     before: Value,
     after: Value,
-    fields: Vec<super::FieldChange>,
-    fingerprint: fingerprint::Fingerprint,
+    fields: Vec<FieldChange>,
+    fingerprint: Fingerprint,
 ) -> Change {
     Change {
         address,

@@ -21,9 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::{
-    Action, AlertTarget, Change, Operation, Plan, StackTarget, Step, fingerprint, normalize,
-};
+use super::model::{Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackTarget, Step};
+use super::{fingerprint, normalize};
 use crate::api::wire::{AddRemove, Alert, Dashboard, ServicePatch};
 use crate::config::model::{Config, StackTarget as ModelTarget};
 use crate::live::LiveState;
@@ -638,6 +637,6 @@ fn where_of(operation: &Operation) -> String {
     }
 }
 
-fn text(value: Option<fingerprint::Fingerprint>) -> String {
+fn text(value: Option<Fingerprint>) -> String {
     value.map_or_else(|| "none".to_string(), |f| f.to_string())
 }

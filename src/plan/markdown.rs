@@ -8,7 +8,8 @@
 //! plain text). Destroys are listed once, in their own section.
 
 use super::lines::{self, Layout};
-use super::{Action, Change, Plan, order};
+use super::model::{Action, Change, Plan};
+use super::order;
 use crate::markdown::escape;
 use crate::output::DEFAULT_WIDTH;
 
