@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+use super::model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
 use crate::markdown::escape;
 use crate::output::{Printer, Style};
 use crate::plan::Action;

@@ -3,6 +3,7 @@ use serde_json::json;
 use super::render::{self, BUDGET, Format, MARKER};
 use super::*;
 use crate::output::Printer;
+use crate::plan::CheckResult;
 
 fn field(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {
     FieldChange {

@@ -98,7 +98,7 @@ pub fn alert(alert: &Alert) -> Fingerprint {
 }
 
 /// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
-/// does not exist. A step is stale when this differs from [`super::Step::fingerprint`]; for a
+/// does not exist. A step is stale when this differs from [`super::model::Step::fingerprint`]; for a
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
 pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
