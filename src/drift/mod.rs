@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::config::model::Config;
 use crate::live::LiveState;
-use crate::plan::build::ownership_tag;
+use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, FieldChange, Plan, glob, normalize};
 
 pub use model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};

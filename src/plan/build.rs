@@ -12,6 +12,7 @@ use super::model::{
     Step, Unmanaged,
 };
 use super::normalize::{self, AlertView};
+use super::tag::ownership_tag;
 use crate::api::wire::{
     AddRemove, Alert, AlertRequest, Channel, Dashboard, DashboardRequest, PipeScaling,
     PrivateEndpoint, Series, Service, ServicePatch, ServiceScalingPatch, Source, SourceKind, Tile,
@@ -30,21 +31,6 @@ pub struct PlanOptions {
     /// The time backup ages are measured from (the plan itself stays pure); `None` leaves the
     /// age condition unevaluated.
     pub now: Option<jiff::Timestamp>,
-}
-
-/// The tag converge puts on every dashboard it creates or updates, naming the stack: at most 32
-/// characters (the API's tag limit); a long stack key is cut and suffixed with a hash so two
-/// long keys still get different tags.
-pub fn ownership_tag(stack: &str) -> String {
-    const PREFIX: &str = "converge:";
-    let full = format!("{PREFIX}{stack}");
-    if full.chars().count() <= crate::api::limits::TAG_MAX {
-        return full;
-    }
-    let hash = fingerprint::fnv1a(stack.as_bytes(), fingerprint::OFFSET) as u32;
-    let keep = crate::api::limits::TAG_MAX - PREFIX.len() - 9;
-    let head: String = stack.chars().take(keep).collect();
-    format!("{PREFIX}{head}~{hash:08x}")
 }
 
 /// Computes the plan of `config` against `live`. Plan-time rule violations come back as

@@ -20,6 +20,7 @@ pub mod order;
 pub mod render;
 pub mod render_json;
 pub mod saved;
+pub mod tag;
 pub mod text;
 
 #[cfg(test)]
