@@ -1,0 +1,211 @@
+//! Pipes: scaling, and pipes marked `absent`.
+
+use serde_json::Value;
+
+use super::builder::{Builder, compared};
+use crate::api::wire::{PipeScaling, Service, SourceKind};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self, PipeConfig, ServiceConfig};
+use crate::plan::diff::{self, diff};
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, Change, Operation};
+use crate::plan::normalize::{self};
+
+impl Builder<'_> {
+    pub(super) fn pipe(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+    ) {
+        let live = self
+            .live
+            .pipes
+            .get(&live_service.id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
+        let address = format!("pipe.{}.{}", service.key.value, config.key.value);
+        if config.absent {
+            match live {
+                Some(pipe) => {
+                    let before = normalize::pipe_identity(pipe);
+                    let operation = Operation::PipeDelete {
+                        service_id: live_service.id.clone(),
+                        pipe_id: pipe.id.clone(),
+                    };
+                    self.push(
+                        Change {
+                            address,
+                            action: Action::Delete,
+                            reason: "marked `absent: true` but exists".into(),
+                            fields: diff::deleted(&before),
+                            before: Some(before),
+                            after: None,
+                            fingerprint: Some(fingerprint::pipe(pipe)),
+                            step: None,
+                            renamed_from: None,
+                        },
+                        Some((operation, Vec::new())),
+                    );
+                }
+                None => {
+                    self.push(
+                        Change {
+                            address,
+                            action: Action::NoOp,
+                            reason: "absent, as the config says".into(),
+                            before: None,
+                            after: None,
+                            fields: Vec::new(),
+                            fingerprint: None,
+                            step: None,
+                            renamed_from: None,
+                        },
+                        None,
+                    );
+                }
+            }
+            return;
+        }
+        let Some(pipe) = live else {
+            self.error(
+                Diagnostic::error(
+                    "plan::pipe-not-found",
+                    format!(
+                        "pipe `{}` ({}) does not exist on service `{}`",
+                        config.key.value, config.id.value, service.key.value
+                    ),
+                    Some(config.id.span),
+                )
+                .with_label("no pipe with this id on the service")
+                .with_help("check the pipe id, or mark the pipe `absent: true` if it was removed"),
+            );
+            return;
+        };
+        let Some(scaling) = &config.scaling else {
+            return;
+        };
+        let kind = pipe.source.as_ref().and_then(|s| s.kind());
+        let fields: [(&str, Option<(Value, model::Span)>); 4] = [
+            (
+                "replicas",
+                scaling
+                    .replicas
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "concurrency",
+                scaling
+                    .concurrency
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaCpuMillicores",
+                scaling
+                    .replica_cpu_millicores
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaMemoryGb",
+                scaling
+                    .replica_memory_gb
+                    .as_ref()
+                    .map(|v| (normalize::num(v.value), v.span)),
+            ),
+        ];
+        let mut desired = serde_json::Map::new();
+        let mut rejected = false;
+        for (name, value) in fields {
+            let Some((value, span)) = value else { continue };
+            if let Some(kind) = kind
+                && !kind.scales(name)
+            {
+                rejected = true;
+                self.error(pipe_field_diagnostic(service, config, kind, name, span));
+                continue;
+            }
+            desired.insert(name.to_string(), value);
+        }
+        if rejected {
+            return;
+        }
+        let after = Value::Object(desired);
+        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
+        let before = normalize::project(&live_scaling, &after);
+        let fields = diff(&before, &after);
+        let change = compared(
+            format!("{address}.scaling"),
+            before,
+            after,
+            fields,
+            fingerprint::pipe(pipe),
+        );
+        if change.action == Action::NoOp {
+            self.push(change, None);
+            return;
+        }
+        let mut body = PipeScaling::default();
+        for field in &change.fields {
+            let after = field.after.as_ref();
+            match field.path.as_str() {
+                "replicas" => body.replicas = after.and_then(Value::as_i64),
+                "concurrency" => body.concurrency = after.and_then(Value::as_i64),
+                "replicaCpuMillicores" => {
+                    body.replica_cpu_millicores = after.and_then(Value::as_i64)
+                }
+                "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
+                _ => {}
+            }
+        }
+        let operation = Operation::PipeScaling {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+            body,
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+}
+
+pub(super) fn pipe_field_diagnostic(
+    service: &ServiceConfig,
+    pipe: &PipeConfig,
+    kind: SourceKind,
+    field: &str,
+    span: model::Span,
+) -> Diagnostic {
+    let applicable: Vec<&str> = [
+        "replicas",
+        "concurrency",
+        "replicaCpuMillicores",
+        "replicaMemoryGb",
+    ]
+    .into_iter()
+    .filter(|f| kind.scales(f))
+    .collect();
+    let help = if applicable.is_empty() {
+        format!(
+            "{} pipes are not scaled per pipe; remove `scaling` from this pipe",
+            kind.as_str()
+        )
+    } else {
+        format!(
+            "{} pipes scale by {}; remove `{field}`",
+            kind.as_str(),
+            applicable.join(", ")
+        )
+    };
+    Diagnostic::error(
+        "plan::pipe-scaling-field",
+        format!(
+            "`{field}` does not apply to pipe `{}.{}`, whose source is {}",
+            service.key.value,
+            pipe.key.value,
+            kind.as_str()
+        ),
+        Some(span),
+    )
+    .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
+    .with_help(help)
+}

@@ -1,0 +1,226 @@
+//! Services: scaling and private endpoints.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::builder::{Builder, compared};
+use crate::api::wire::{AddRemove, PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::ServiceConfig;
+use crate::plan::diff::{self, diff};
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, Change, Operation};
+use crate::plan::normalize::{self};
+
+impl Builder<'_> {
+    pub(super) fn service(&mut self, config: &ServiceConfig) {
+        let Some(live) = self.live.services.get(&config.id.value) else {
+            self.error(
+                Diagnostic::error(
+                    "plan::service-not-found",
+                    format!(
+                        "service `{}` ({}) does not exist in the organization",
+                        config.key.value, config.id.value
+                    ),
+                    Some(config.id.span),
+                )
+                .with_label("no service with this id")
+                .with_help(
+                    "check the id in the cloud console, or remove the service from the config",
+                ),
+            );
+            return;
+        };
+        let key = &config.key.value;
+        if self.live.scope.reads_backups(key)
+            && let Some(check) = crate::plan::checks::backups(config, self.live, self.now)
+        {
+            self.plan.checks.push(check);
+        }
+        self.service_scaling(config, live);
+        self.private_endpoints(config, live);
+        if self.live.scope.reads_pipes(key) {
+            for pipe in config.pipes.values() {
+                self.pipe(config, live, pipe);
+            }
+        }
+    }
+
+    pub(super) fn service_scaling(&mut self, config: &ServiceConfig, live: &Service) {
+        let Some(scaling) = &config.scaling else {
+            return;
+        };
+        if let Some(replicas) = &scaling.num_replicas
+            && live.is_primary == Some(true)
+            && replicas.value < crate::api::limits::SERVICE_REPLICAS_MIN_FIRST_IN_WAREHOUSE
+        {
+            self.error(
+                Diagnostic::error(
+                    "plan::replicas-first-in-warehouse",
+                    format!(
+                        "service `{}` is the first service of its warehouse, which needs at least 2 replicas",
+                        config.key.value
+                    ),
+                    Some(replicas.span),
+                )
+                .with_label("below 2")
+                .with_help("set numReplicas to 2 or more"),
+            );
+            return;
+        }
+        let mut desired = serde_json::Map::new();
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                desired.insert(key.to_string(), value);
+            }
+        };
+        put(
+            "numReplicas",
+            scaling
+                .num_replicas
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "idleScaling",
+            scaling.idle_scaling.as_ref().map(|v| Value::Bool(v.value)),
+        );
+        put(
+            "idleTimeoutMinutes",
+            scaling
+                .idle_timeout_minutes
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "minTotalMemoryGb",
+            scaling
+                .min_total_memory_gb
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        put(
+            "maxTotalMemoryGb",
+            scaling
+                .max_total_memory_gb
+                .as_ref()
+                .map(|v| normalize::num(v.value)),
+        );
+        let after = Value::Object(desired);
+        let before = normalize::project(&normalize::service_scaling(live), &after);
+        let fields = diff(&before, &after);
+        let change = compared(
+            format!("service.{}.scaling", config.key.value),
+            before,
+            after,
+            fields,
+            fingerprint::service_scaling(live),
+        );
+        if change.action == Action::NoOp {
+            self.push(change, None);
+            return;
+        }
+        let mut body = ServiceScalingPatch::default();
+        for field in &change.fields {
+            let number = field.after.as_ref().and_then(Value::as_f64);
+            match field.path.as_str() {
+                "numReplicas" => body.num_replicas = number,
+                "idleScaling" => body.idle_scaling = field.after.as_ref().and_then(Value::as_bool),
+                "idleTimeoutMinutes" => body.idle_timeout_minutes = number,
+                "minTotalMemoryGb" => body.min_total_memory_gb = number,
+                "maxTotalMemoryGb" => body.max_total_memory_gb = number,
+                _ => {}
+            }
+        }
+        let operation = Operation::ServiceScaling {
+            service_id: live.id.clone(),
+            body,
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+
+    pub(super) fn private_endpoints(&mut self, config: &ServiceConfig, live: &Service) {
+        let Some(wanted) = &config.private_endpoints else {
+            return;
+        };
+        let attached = normalize::private_endpoint_ids(live);
+        for endpoint in wanted {
+            let id = endpoint.id.value.clone();
+            let address = format!("service.{}.private_endpoint[{id}]", config.key.value);
+            let description = endpoint
+                .description
+                .as_ref()
+                .map(|d| d.value.clone())
+                .unwrap_or_default();
+            let after = json!({ "id": id });
+            if attached.contains(&id) {
+                self.push(
+                    Change {
+                        address,
+                        action: Action::NoOp,
+                        reason: "attached to the service".into(),
+                        before: Some(after.clone()),
+                        after: Some(after),
+                        fields: Vec::new(),
+                        fingerprint: Some(fingerprint::private_endpoint(&id)),
+                        step: None,
+                        renamed_from: None,
+                    },
+                    None,
+                );
+            } else {
+                let fields = diff::created(&after);
+                let operation = Operation::PrivateEndpointCreate {
+                    service_id: live.id.clone(),
+                    body: PrivateEndpoint {
+                        id: id.clone(),
+                        description,
+                        ..PrivateEndpoint::default()
+                    },
+                };
+                self.push(
+                    Change {
+                        address,
+                        action: Action::Create,
+                        reason: "not registered on the service".into(),
+                        before: None,
+                        after: Some(after),
+                        fields,
+                        fingerprint: None,
+                        step: None,
+                        renamed_from: None,
+                    },
+                    Some((operation, Vec::new())),
+                );
+            }
+        }
+        let listed: BTreeSet<&str> = wanted.iter().map(|e| e.id.value.as_str()).collect();
+        for id in attached.iter().filter(|id| !listed.contains(id.as_str())) {
+            let before = json!({ "id": id });
+            let operation = Operation::PrivateEndpointDetach {
+                service_id: live.id.clone(),
+                body: ServicePatch {
+                    private_endpoint_ids: Some(AddRemove {
+                        add: Vec::new(),
+                        remove: vec![id.clone()],
+                    }),
+                },
+            };
+            self.push(
+                Change {
+                    address: format!("service.{}.private_endpoint[{id}]", config.key.value),
+                    action: Action::Delete,
+                    reason: "attached to the service but not in privateEndpoints".into(),
+                    fields: diff::deleted(&before),
+                    before: Some(before),
+                    after: None,
+                    fingerprint: Some(fingerprint::private_endpoint(id)),
+                    step: None,
+                    renamed_from: None,
+                },
+                Some((operation, Vec::new())),
+            );
+        }
+    }
+}
