@@ -24,12 +24,14 @@
 pub mod model;
 pub mod render;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use crate::config::model::Config;
 use crate::live::LiveState;
+use crate::plan::address::Address;
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, FieldChange, Plan, glob, normalize};
 
@@ -140,14 +142,14 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
 
 /// The ownership tag of the stack a dashboard address belongs to.
 fn owner_tag_of(config: &Config, address: &str) -> Option<String> {
-    let rest = address.strip_prefix("dashboard.")?;
+    let stack = match Address::parse(address)? {
+        Address::Dashboard { stack, .. } | Address::Tile { stack, .. } => stack,
+        _ => return None,
+    };
     config
         .stacks
         .keys()
-        .find(|key| {
-            rest.strip_prefix(key.as_str())
-                .is_some_and(|r| r.starts_with('.'))
-        })
+        .find(|key| key.as_str() == stack)
         .map(|key| ownership_tag(key))
 }
 
@@ -193,7 +195,11 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
         if service.private_endpoints.is_none() {
             for id in normalize::private_endpoint_ids(live_service) {
                 out.push(UnmanagedObject {
-                    address: format!("service.{key}.private_endpoint[{id}]"),
+                    address: Address::PrivateEndpoint {
+                        service: key,
+                        id: &id,
+                    }
+                    .to_string(),
                     reason: "attached to the service; the config has no `privateEndpoints:`".into(),
                 });
             }
@@ -207,7 +213,11 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
             for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
                 if !named.contains(pipe.id.as_str()) {
                     out.push(UnmanagedObject {
-                        address: format!("pipe.{key}[{:?}]", pipe.name),
+                        address: Address::LivePipe {
+                            service: key,
+                            name: Cow::Borrowed(&pipe.name),
+                        }
+                        .to_string(),
                         reason: format!(
                             "pipe {} exists on the service; the config does not name it",
                             pipe.id
@@ -243,7 +253,11 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
                 owned_ids.insert(dashboard.id.as_str());
             } else {
                 out.push(UnmanagedObject {
-                    address: format!("dashboard.{key}[{:?}]", dashboard.name),
+                    address: Address::LiveDashboard {
+                        stack: key,
+                        name: Cow::Borrowed(&dashboard.name),
+                    }
+                    .to_string(),
                     reason: format!(
                         "exists in the stack without the `{tag}` tag; not in the config"
                     ),
@@ -257,7 +271,11 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
                 .is_some_and(|d| owned_ids.contains(d));
             if !on_owned && !named_alerts.contains(&normalize::name_key(&alert.name)) {
                 out.push(UnmanagedObject {
-                    address: format!("alert.{key}[{:?}]", alert.name),
+                    address: Address::LiveAlert {
+                        stack: key,
+                        name: Cow::Borrowed(&alert.name),
+                    }
+                    .to_string(),
                     reason: "exists in the stack on a dashboard converge does not manage; not in the config"
                         .into(),
                 });

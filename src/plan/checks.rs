@@ -8,6 +8,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use super::address::Address;
 use crate::api::wire::Backup;
 use crate::config::model::ServiceConfig;
 use crate::live::LiveState;
@@ -230,7 +231,10 @@ pub fn backups(
         }
     }
     Some(CheckResult {
-        address: format!("check.{}.backups", service.key.value),
+        address: Address::Backups {
+            service: &service.key.value,
+        }
+        .to_string(),
         passed,
         details,
         backups: facts_of,

@@ -21,7 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::model::{Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackTarget, Step};
+use super::address::Address;
+use super::model::{
+    Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
+};
 use super::{fingerprint, normalize};
 use crate::api::wire::{AddRemove, Alert, Dashboard, ServicePatch};
 use crate::config::model::{Config, StackTarget as ModelTarget};
@@ -105,54 +108,9 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
             text(change.fingerprint)
         ));
     }
-    let address = change.address.as_str();
     let action = change.action;
-    let kind_fits = match &step.operation {
-        Operation::ServiceScaling { .. } => {
-            action == Action::Update
-                && address.starts_with("service.")
-                && address.ends_with(".scaling")
-        }
-        Operation::PrivateEndpointCreate { body, .. } => {
-            action == Action::Create && is_endpoint(address, &body.id)
-        }
-        Operation::PrivateEndpointDetach { body, .. } => {
-            let id = body
-                .private_endpoint_ids
-                .as_ref()
-                .and_then(|ids| ids.remove.first())
-                .map_or("", String::as_str);
-            action == Action::Delete && is_endpoint(address, id)
-        }
-        Operation::PipeScaling { .. } => {
-            action == Action::Update
-                && address.starts_with("pipe.")
-                && address.ends_with(".scaling")
-        }
-        Operation::PipeDelete { .. } => {
-            action == Action::Delete
-                && address.starts_with("pipe.")
-                && !address.ends_with(".scaling")
-        }
-        Operation::DashboardCreate { stack, .. } => {
-            action == Action::Create && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::DashboardUpdate { stack, .. } => {
-            action == Action::Update && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::DashboardDelete { stack, .. } => {
-            action == Action::Delete && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::AlertCreate { stack, .. } => {
-            action == Action::Create && in_stack(address, "alert", &stack.key)
-        }
-        Operation::AlertUpdate { stack, .. } => {
-            action == Action::Update && in_stack(address, "alert", &stack.key)
-        }
-        Operation::AlertDelete { stack, .. } => {
-            action == Action::Delete && in_stack(address, "alert", &stack.key)
-        }
-    };
+    let kind_fits = Address::parse(&change.address)
+        .is_some_and(|address| fits(&step.operation, action, &address));
     if !kind_fits {
         return Err(format!(
             "the change is a {} of this address, but its step is a `{}` {}",
@@ -351,18 +309,26 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
 /// disagreement.
 pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
     let service_of = |address: &str| {
-        config
-            .services
-            .values()
-            .find(|s| address.starts_with(&format!("service.{}.", s.key.value)))
+        let key = match Address::parse(address)? {
+            Address::ServiceScaling { service } | Address::PrivateEndpoint { service, .. } => {
+                service
+            }
+            _ => return None,
+        };
+        config.services.values().find(|s| s.key.value == key)
     };
     let pipe_of = |address: &str| {
-        config.services.values().find_map(|s| {
-            s.pipes.values().find_map(|p| {
-                let base = format!("pipe.{}.{}", s.key.value, p.key.value);
-                (address == base || address == format!("{base}.scaling")).then_some((s, p))
-            })
-        })
+        let (service, pipe) = match Address::parse(address)? {
+            Address::Pipe { service, pipe } | Address::PipeScaling { service, pipe } => {
+                (service, pipe)
+            }
+            _ => return None,
+        };
+        let s = config.services.values().find(|s| s.key.value == service)?;
+        s.pipes
+            .values()
+            .find(|p| p.key.value == pipe)
+            .map(|p| (s, p))
     };
     let mut problems = Vec::new();
     for step in &plan.steps {
@@ -587,15 +553,49 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
     }
 }
 
-fn is_endpoint(address: &str, id: &str) -> bool {
-    address.starts_with("service.") && address.ends_with(&format!(".private_endpoint[{id}]"))
-}
-
-fn in_stack(address: &str, kind: &str, stack: &str) -> bool {
-    let prefix = format!("{kind}.{stack}");
-    address
-        .strip_prefix(&prefix)
-        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+/// Whether an operation of its kind carries out a change of `action` at `address`.
+fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
+    let endpoint =
+        |wanted: &str| matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted);
+    let dashboard = |stack: &StackRef| {
+        matches!(
+            address,
+            Address::Dashboard { .. } | Address::LiveDashboard { .. }
+        ) && address.stack() == Some(stack.key.as_str())
+    };
+    let alert = |stack: &StackRef| {
+        matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
+            && address.stack() == Some(stack.key.as_str())
+    };
+    match operation {
+        Operation::ServiceScaling { .. } => {
+            action == Action::Update && matches!(address, Address::ServiceScaling { .. })
+        }
+        Operation::PrivateEndpointCreate { body, .. } => {
+            action == Action::Create && endpoint(&body.id)
+        }
+        Operation::PrivateEndpointDetach { body, .. } => {
+            let id = body
+                .private_endpoint_ids
+                .as_ref()
+                .and_then(|ids| ids.remove.first())
+                .map_or("", String::as_str);
+            action == Action::Delete && endpoint(id)
+        }
+        Operation::PipeScaling { .. } => {
+            action == Action::Update && matches!(address, Address::PipeScaling { .. })
+        }
+        Operation::PipeDelete { .. } => {
+            action == Action::Delete
+                && matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
+        }
+        Operation::DashboardCreate { stack, .. } => action == Action::Create && dashboard(stack),
+        Operation::DashboardUpdate { stack, .. } => action == Action::Update && dashboard(stack),
+        Operation::DashboardDelete { stack, .. } => action == Action::Delete && dashboard(stack),
+        Operation::AlertCreate { stack, .. } => action == Action::Create && alert(stack),
+        Operation::AlertUpdate { stack, .. } => action == Action::Update && alert(stack),
+        Operation::AlertDelete { stack, .. } => action == Action::Delete && alert(stack),
+    }
 }
 
 fn kind_name(operation: &Operation) -> &'static str {

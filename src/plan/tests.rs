@@ -2,6 +2,7 @@
 //! the renderers (snapshots), the saved plan round trip, the Markdown budget, secrets, and the
 //! "no perpetual diffs" property.
 
+mod address;
 mod fixtures;
 mod property;
 mod scope;

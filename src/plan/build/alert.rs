@@ -10,6 +10,7 @@ use super::index::StackIndex;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, AlertConfig, StackConfig};
+use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
@@ -117,7 +118,11 @@ impl Builder<'_> {
                 .iter()
                 .map(|(a, old)| (a.name.clone(), a.id.clone(), old.map(|o| o.span)))
                 .collect();
-            let what = format!("`alert.{}.{}`", stack.key.value, config.key.value);
+            let address = Address::Alert {
+                stack: &stack.key.value,
+                alert: &config.key.value,
+            };
+            let what = format!("`{address}`");
             self.error(ambiguous("alert", &what, &config.name, &listed));
             return None;
         }
@@ -179,7 +184,11 @@ impl Builder<'_> {
             name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
         };
-        let address = format!("alert.{}.{}", stack.key.value, config.key.value);
+        let address = Address::Alert {
+            stack: &stack.key.value,
+            alert: &config.key.value,
+        }
+        .to_string();
         let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
 
         // The server deletes an alert whose tile a dashboard update removes: such an alert is

@@ -10,6 +10,7 @@ use super::series::{resolve_source, wire_series};
 use crate::api::wire::{Dashboard, DashboardRequest, Tile};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig};
+use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
@@ -154,7 +155,11 @@ impl Builder<'_> {
                 .iter()
                 .map(|(d, old)| (d.name.clone(), d.id.clone(), old.map(|o| o.span)))
                 .collect();
-            let what = format!("`dashboard.{}.{}`", stack.key.value, config.key.value);
+            let address = Address::Dashboard {
+                stack: &stack.key.value,
+                dashboard: &config.key.value,
+            };
+            let what = format!("`{address}`");
             self.error(ambiguous("dashboard", &what, &config.name, &listed));
             return None;
         }
@@ -245,7 +250,11 @@ impl Builder<'_> {
             tags,
         };
         let after = normalize::dashboard(&desired);
-        let address = format!("dashboard.{}.{}", stack.key.value, config.key.value);
+        let address = Address::Dashboard {
+            stack: &stack.key.value,
+            dashboard: &config.key.value,
+        }
+        .to_string();
         let renamed_view = existing
             .filter(|d| d.name != desired_name || !tile_renames.is_empty())
             .map(|live| {

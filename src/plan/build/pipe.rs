@@ -6,6 +6,7 @@ use super::builder::{Builder, compared};
 use crate::api::wire::{PipeScaling, Service, SourceKind};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, PipeConfig, ServiceConfig};
+use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
@@ -23,7 +24,11 @@ impl Builder<'_> {
             .pipes
             .get(&live_service.id)
             .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
-        let address = format!("pipe.{}.{}", service.key.value, config.key.value);
+        let address = Address::Pipe {
+            service: &service.key.value,
+            pipe: &config.key.value,
+        }
+        .to_string();
         if config.absent {
             match live {
                 Some(pipe) => {
@@ -136,7 +141,11 @@ impl Builder<'_> {
         let before = normalize::project(&live_scaling, &after);
         let fields = diff(&before, &after);
         let change = compared(
-            format!("{address}.scaling"),
+            Address::PipeScaling {
+                service: &service.key.value,
+                pipe: &config.key.value,
+            }
+            .to_string(),
             before,
             after,
             fields,

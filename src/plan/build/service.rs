@@ -8,6 +8,7 @@ use super::builder::{Builder, compared};
 use crate::api::wire::{AddRemove, PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::ServiceConfig;
+use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
@@ -111,7 +112,10 @@ impl Builder<'_> {
         let before = normalize::project(&normalize::service_scaling(live), &after);
         let fields = diff(&before, &after);
         let change = compared(
-            format!("service.{}.scaling", config.key.value),
+            Address::ServiceScaling {
+                service: &config.key.value,
+            }
+            .to_string(),
             before,
             after,
             fields,
@@ -147,7 +151,11 @@ impl Builder<'_> {
         let attached = normalize::private_endpoint_ids(live);
         for endpoint in wanted {
             let id = endpoint.id.value.clone();
-            let address = format!("service.{}.private_endpoint[{id}]", config.key.value);
+            let address = Address::PrivateEndpoint {
+                service: &config.key.value,
+                id: &id,
+            }
+            .to_string();
             let description = endpoint
                 .description
                 .as_ref()
@@ -209,7 +217,11 @@ impl Builder<'_> {
             };
             self.push(
                 Change {
-                    address: format!("service.{}.private_endpoint[{id}]", config.key.value),
+                    address: Address::PrivateEndpoint {
+                        service: &config.key.value,
+                        id,
+                    }
+                    .to_string(),
                     action: Action::Delete,
                     reason: "attached to the service but not in privateEndpoints".into(),
                     fields: diff::deleted(&before),

@@ -1,5 +1,6 @@
 //! Stacks: the dashboards and alerts of a stack, and the owned ones the config no longer lists.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::builder::Builder;
@@ -9,6 +10,7 @@ use crate::api::wire::{Alert, Dashboard};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, Config, StackConfig};
 use crate::live::StackLive;
+use crate::plan::address::Address;
 use crate::plan::diff::{self};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation, StackRef, StackTarget, Unmanaged};
@@ -113,7 +115,11 @@ impl Builder<'_> {
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         let stray_alerts = stray.clone();
         for alert in stray {
-            let address = format!("alert.{}[{:?}]", stack.key.value, alert.name);
+            let address = Address::LiveAlert {
+                stack: &stack.key.value,
+                name: Cow::Borrowed(&alert.name),
+            }
+            .to_string();
             if stack.prune {
                 let before = normalize::alert(alert, index.dashboard_of(alert));
                 let operation = Operation::AlertDelete {
@@ -193,7 +199,11 @@ impl Builder<'_> {
             self.maybe_renamed("dashboard", &config.key.value, &config.name, &alike);
         }
         for dashboard in stray {
-            let address = format!("dashboard.{}[{:?}]", stack.key.value, dashboard.name);
+            let address = Address::LiveDashboard {
+                stack: &stack.key.value,
+                name: Cow::Borrowed(&dashboard.name),
+            }
+            .to_string();
             if stack.prune {
                 let before = normalize::dashboard(dashboard);
                 let operation = Operation::DashboardDelete {
