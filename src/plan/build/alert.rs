@@ -9,26 +9,85 @@ use super::dashboard::PlannedDashboard;
 use super::index::StackIndex;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, AlertConfig, StackConfig};
+use crate::config::model::{self, AlertConfig, DashboardConfig, StackConfig};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize::{self, AlertView};
 
+/// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
+pub(super) type Planned<'p, 'c, 'l> = (
+    &'p BTreeMap<&'c str, PlannedDashboard<'c, 'l>>,
+    &'p BTreeMap<&'l str, &'p PlannedDashboard<'c, 'l>>,
+);
+
+/// What the config asks of an alert: its normalized view and the request that writes it.
+struct Desired {
+    /// The name as the server stores it (a renamed alert takes the config's).
+    name: String,
+    after: Value,
+    target: AlertTarget,
+    body: AlertRequest,
+}
+
 impl Builder<'_> {
+    /// Plans one config alert. Returns the live tile a new alert goes on, for the hint about a
+    /// rename without `renamedFrom`.
     pub(super) fn alert(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
         index: &StackIndex,
-        (planned, planned_by_live_id): (
-            &BTreeMap<&str, PlannedDashboard>,
-            &BTreeMap<&str, &PlannedDashboard>,
-        ),
+        (planned, planned_by_live_id): Planned,
         config: &AlertConfig,
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
     ) -> Option<String> {
+        let dashboard_config = self.alert_dashboard(stack, config)?;
+        // A dashboard with its own errors gets no change; its alerts wait for it silently.
+        let dashboard = planned.get(dashboard_config.key.value.as_str())?;
+        let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
+        let existing = self.live_alert(stack, index, config)?;
+        let desired = self.desired(config, dashboard, live_tile_id.clone(), existing);
+        let address = Address::Alert {
+            stack: &stack.key.value,
+            alert: &config.key.value,
+        }
+        .to_string();
+        let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
+
+        // The server deletes an alert whose tile a dashboard update removes: such an alert is
+        // created again after the update rather than updated.
+        let doomed = existing.is_some_and(|alert| doomed(index, planned_by_live_id, alert));
+
+        let (change, operation) = match existing {
+            Some(alert) if !doomed => {
+                let view = dashboard_view(index, planned_by_live_id, alert);
+                updated(address, alert, view, desired, stack_ref)
+            }
+            _ => created(address, desired, doomed, stack_ref),
+        };
+        depends_on.sort_unstable();
+        let created_on = existing.is_none().then_some(live_tile_id).flatten();
+        let step = self.push(change, operation.map(|op| (op, depends_on)));
+        // A dashboard deleted by prune must wait for alerts moving off it.
+        if let (Some(step), Some(alert)) = (step, existing)
+            && let Some(d) = &alert.dashboard
+        {
+            alert_steps_by_dashboard
+                .entry(d.clone())
+                .or_default()
+                .push(step);
+        }
+        created_on
+    }
+
+    /// The config dashboard an alert points at, when it has the alert's tile (else reported).
+    fn alert_dashboard<'s>(
+        &mut self,
+        stack: &'s StackConfig,
+        config: &AlertConfig,
+    ) -> Option<&'s DashboardConfig> {
         let Some(dashboard_config) = stack.dashboards.get(&config.dashboard.value) else {
             self.error(
                 Diagnostic::error(
@@ -67,20 +126,17 @@ impl Builder<'_> {
             );
             return None;
         }
-        // A dashboard with its own errors gets no change; its alerts wait for it silently.
-        let dashboard = planned.get(dashboard_config.key.value.as_str())?;
-        let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
-        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id.clone()) {
-            (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
-            _ => (
-                AlertTarget::Names {
-                    dashboard: dashboard.config.name.value.clone(),
-                    tile: config.tile.value.clone(),
-                },
-                None,
-                None,
-            ),
-        };
+        Some(dashboard_config)
+    }
+
+    /// The live alert a config alert is (`Some(None)`: none yet); `None` when two live alerts
+    /// could be it (reported).
+    fn live_alert<'l>(
+        &mut self,
+        stack: &StackConfig,
+        index: &StackIndex<'l>,
+        config: &AlertConfig,
+    ) -> Option<Option<&'l Alert>> {
         let same_name: &[&Alert] = index
             .alerts_by_name
             .get(&normalize::name_key(&config.name.value))
@@ -126,7 +182,18 @@ impl Builder<'_> {
             self.error(ambiguous("alert", &what, &config.name, &listed));
             return None;
         }
-        let existing = found.first().map(|(a, _)| *a);
+        Some(found.first().map(|(a, _)| *a))
+    }
+
+    /// The alert as the config asks for it, on its dashboard's plan: by ids when both the
+    /// dashboard and the tile exist live, else by name.
+    fn desired(
+        &mut self,
+        config: &AlertConfig,
+        dashboard: &PlannedDashboard,
+        live_tile_id: Option<String>,
+        existing: Option<&Alert>,
+    ) -> Desired {
         // Names as the server stores them (see `stored_name`); a renamed alert takes the
         // config's name, and its dashboard the name the config gives it.
         let stored = existing.filter(|a| normalize::same_name(&a.name, &config.name.value));
@@ -138,14 +205,16 @@ impl Builder<'_> {
             .live
             .filter(|d| normalize::same_name(&d.name, &dashboard.config.name.value))
             .map_or_else(|| dashboard.config.name.value.clone(), |d| d.name.clone());
-        // The alert's live dashboard under the names the config gives it and its tiles.
-        let dashboard_view = |alert: &Alert| -> Option<&Dashboard> {
-            alert
-                .dashboard
-                .as_deref()
-                .and_then(|id| planned_by_live_id.get(id))
-                .and_then(|p| p.renamed_view.as_ref())
-                .or_else(|| index.dashboard_of(alert))
+        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
+            (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
+            _ => (
+                AlertTarget::Names {
+                    dashboard: dashboard.config.name.value.clone(),
+                    tile: config.tile.value.clone(),
+                },
+                None,
+                None,
+            ),
         };
         let source = config.source.as_ref().map(|s| s.value.clone());
         let channel = Some(Channel {
@@ -184,109 +253,122 @@ impl Builder<'_> {
             name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
         };
-        let address = Address::Alert {
-            stack: &stack.key.value,
-            alert: &config.key.value,
+        Desired {
+            name,
+            after,
+            target,
+            body,
         }
-        .to_string();
-        let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
-
-        // The server deletes an alert whose tile a dashboard update removes: such an alert is
-        // created again after the update rather than updated.
-        let doomed = existing.is_some_and(|alert| {
-            let Some(live_dashboard) = index.dashboard_of(alert) else {
-                return false;
-            };
-            let Some(tile_id) = alert.tile_id.as_deref().filter(|id| {
-                live_dashboard
-                    .tiles
-                    .iter()
-                    .any(|t| t.id.as_deref() == Some(*id))
-            }) else {
-                return false;
-            };
-            planned_by_live_id
-                .get(live_dashboard.id.as_str())
-                .is_some_and(|p| p.updated && !p.keeps_tile(tile_id))
-        });
-
-        let (change, operation) = match existing {
-            Some(alert) if !doomed => {
-                let full_before = normalize::alert(alert, dashboard_view(alert));
-                let before = normalize::project(&full_before, &after);
-                let mut fields = diff(&before, &after);
-                // A rename leads, as it does on a dashboard.
-                fields.sort_by_key(|f| f.path != "name");
-                let action = if fields.is_empty() {
-                    Action::NoOp
-                } else {
-                    Action::Update
-                };
-                let renamed_from = (alert.name != name).then(|| alert.name.clone());
-                let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
-                    stack: stack_ref.clone(),
-                    alert_id: alert.id.clone(),
-                    target: target.clone(),
-                    body: body.clone(),
-                });
-                (
-                    Change {
-                        address,
-                        action,
-                        reason: match &renamed_from {
-                            Some(old) => rename_reason(old, &fields),
-                            None => diff::reason(&fields),
-                        },
-                        before: Some(before),
-                        after: Some(after),
-                        fields,
-                        fingerprint: Some(fingerprint::alert(alert)),
-                        step: None,
-                        renamed_from,
-                    },
-                    operation,
-                )
-            }
-            _ => {
-                let reason = if doomed {
-                    "its tile is removed by the dashboard update, which deletes it; created again"
-                } else {
-                    "no alert with this name in the stack"
-                };
-                let operation = Operation::AlertCreate {
-                    stack: stack_ref.clone(),
-                    target,
-                    body,
-                };
-                (
-                    Change {
-                        address,
-                        action: Action::Create,
-                        reason: reason.into(),
-                        fields: diff::created(&after),
-                        before: None,
-                        after: Some(after),
-                        fingerprint: None,
-                        step: None,
-                        renamed_from: None,
-                    },
-                    Some(operation),
-                )
-            }
-        };
-        depends_on.sort_unstable();
-        // The live tile a new alert goes on, for the hint about a rename without `renamedFrom`.
-        let created_on = existing.is_none().then(|| live_tile_id.clone()).flatten();
-        let step = self.push(change, operation.map(|op| (op, depends_on)));
-        // A dashboard deleted by prune must wait for alerts moving off it.
-        if let (Some(step), Some(alert)) = (step, existing)
-            && let Some(d) = &alert.dashboard
-        {
-            alert_steps_by_dashboard
-                .entry(d.clone())
-                .or_default()
-                .push(step);
-        }
-        created_on
     }
+}
+
+/// The alert's live dashboard under the names the config gives it and its tiles.
+fn dashboard_view<'a>(
+    index: &StackIndex<'a>,
+    planned_by_live_id: &BTreeMap<&str, &'a PlannedDashboard>,
+    alert: &Alert,
+) -> Option<&'a Dashboard> {
+    alert
+        .dashboard
+        .as_deref()
+        .and_then(|id| planned_by_live_id.get(id))
+        .and_then(|p| p.renamed_view.as_ref())
+        .or_else(|| index.dashboard_of(alert))
+}
+
+/// Whether the live alert's tile goes with an update of its dashboard (the server then deletes
+/// the alert too).
+fn doomed(
+    index: &StackIndex,
+    planned_by_live_id: &BTreeMap<&str, &PlannedDashboard>,
+    alert: &Alert,
+) -> bool {
+    let Some(live_dashboard) = index.dashboard_of(alert) else {
+        return false;
+    };
+    let Some(tile_id) = alert.tile_id.as_deref().filter(|id| {
+        live_dashboard
+            .tiles
+            .iter()
+            .any(|t| t.id.as_deref() == Some(*id))
+    }) else {
+        return false;
+    };
+    planned_by_live_id
+        .get(live_dashboard.id.as_str())
+        .is_some_and(|p| p.updated && !p.keeps_tile(tile_id))
+}
+
+/// The change of an alert that exists live (compared on its dashboard `view`), and its update
+/// when any field differs.
+fn updated(
+    address: String,
+    alert: &Alert,
+    view: Option<&Dashboard>,
+    desired: Desired,
+    stack_ref: &StackRef,
+) -> (Change, Option<Operation>) {
+    let full_before = normalize::alert(alert, view);
+    let before = normalize::project(&full_before, &desired.after);
+    let mut fields = diff(&before, &desired.after);
+    // A rename leads, as it does on a dashboard.
+    fields.sort_by_key(|f| f.path != "name");
+    let action = if fields.is_empty() {
+        Action::NoOp
+    } else {
+        Action::Update
+    };
+    let renamed_from = (alert.name != desired.name).then(|| alert.name.clone());
+    let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
+        stack: stack_ref.clone(),
+        alert_id: alert.id.clone(),
+        target: desired.target,
+        body: desired.body,
+    });
+    let change = Change {
+        address,
+        action,
+        reason: match &renamed_from {
+            Some(old) => rename_reason(old, &fields),
+            None => diff::reason(&fields),
+        },
+        before: Some(before),
+        after: Some(desired.after),
+        fields,
+        fingerprint: Some(fingerprint::alert(alert)),
+        step: None,
+        renamed_from,
+    };
+    (change, operation)
+}
+
+/// The change and step of an alert created: new, or again because its tile goes (`doomed`).
+fn created(
+    address: String,
+    desired: Desired,
+    doomed: bool,
+    stack_ref: &StackRef,
+) -> (Change, Option<Operation>) {
+    let reason = if doomed {
+        "its tile is removed by the dashboard update, which deletes it; created again"
+    } else {
+        "no alert with this name in the stack"
+    };
+    let operation = Operation::AlertCreate {
+        stack: stack_ref.clone(),
+        target: desired.target,
+        body: desired.body,
+    };
+    let change = Change {
+        address,
+        action: Action::Create,
+        reason: reason.into(),
+        fields: diff::created(&desired.after),
+        before: None,
+        after: Some(desired.after),
+        fingerprint: None,
+        step: None,
+        renamed_from: None,
+    };
+    (change, Some(operation))
 }
