@@ -7,14 +7,14 @@ use serde_json::{Value, json};
 use super::builder::{Builder, ambiguous, candidates, compared, rename_reason};
 use super::index::StackIndex;
 use super::series::{resolve_source, wire_series};
-use crate::api::wire::{Dashboard, DashboardRequest, Tile};
+use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig};
+use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
-use crate::plan::normalize::{self};
+use crate::plan::normalize;
 
 /// What the builder knows about a config dashboard once planned.
 pub(super) struct PlannedDashboard<'c, 'l> {
@@ -113,6 +113,8 @@ impl Builder<'_> {
         Some(matched)
     }
 
+    /// Plans one config dashboard: its create or update, and what its alerts need to know.
+    /// `None` when it has errors (reported); its alerts then get no change either.
     pub(super) fn dashboard<'c, 'l>(
         &mut self,
         stack: &StackConfig,
@@ -121,6 +123,79 @@ impl Builder<'_> {
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
+        let existing = self.live_dashboard(stack, index, config)?;
+        let matched = match existing {
+            Some(live) => self.match_tiles(&config.key.value, config, live)?,
+            None => vec![None; config.tiles.len()],
+        };
+        // Matched under its current name: the name as the server stores it (a renamed one takes
+        // the config's).
+        let stored = existing.filter(|d| normalize::same_name(&d.name, &config.name.value));
+        if let Some(live) = stored {
+            self.stored_name("dashboard", &config.name, &live.name);
+        }
+        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
+        let tiles = self.desired_tiles(index, config, existing, &matched)?;
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
+        tags.push(tag.to_string());
+        let desired = Dashboard {
+            id: String::new(),
+            // The name as the server stores it: sending it as written would never stick.
+            name: desired_name,
+            tiles: tiles.tiles,
+            tags: normalize::tags(&tags),
+        };
+        let after = normalize::dashboard(&desired);
+        let address = Address::Dashboard {
+            stack: &stack.key.value,
+            dashboard: &config.key.value,
+        }
+        .to_string();
+        let renamed_view = existing
+            .filter(|d| d.name != desired.name || !tiles.renames.is_empty())
+            .map(|live| renamed_view(live, &desired.name, config, &matched));
+        let mut planned = PlannedDashboard {
+            config,
+            live: existing,
+            step: None,
+            tile_ids: tiles.ids,
+            renamed_view,
+            updated: false,
+        };
+        let body = DashboardRequest {
+            name: desired.name,
+            tiles: desired.tiles,
+            tags: desired.tags,
+        };
+        match existing {
+            None => planned.step = self.create_dashboard(address, body, config, after, stack_ref),
+            Some(live) => {
+                let view = planned.renamed_view.as_ref();
+                let change = updated(address, live, view, after, &body, &tiles.renames, tag);
+                if change.action == Action::NoOp {
+                    self.push(change, None);
+                } else {
+                    let operation = Operation::DashboardUpdate {
+                        stack: stack_ref.clone(),
+                        dashboard_id: live.id.clone(),
+                        body,
+                    };
+                    planned.step = self.push(change, Some((operation, Vec::new())));
+                    planned.updated = true;
+                }
+            }
+        }
+        Some(planned)
+    }
+
+    /// The live dashboard a config dashboard is (`Some(None)`: none yet); `None` when two live
+    /// dashboards could be it (reported).
+    fn live_dashboard<'l>(
+        &mut self,
+        stack: &StackConfig,
+        index: &StackIndex<'l>,
+        config: &DashboardConfig,
+    ) -> Option<Option<&'l Dashboard>> {
         // Names as the server stores them ([`normalize::name_key`]).
         let by_name = |name: &str| {
             index
@@ -163,54 +238,40 @@ impl Builder<'_> {
             self.error(ambiguous("dashboard", &what, &config.name, &listed));
             return None;
         }
-        let existing: Option<&'l Dashboard> = found.first().map(|(d, _)| *d);
-        let matched = match existing {
-            Some(live) => self.match_tiles(&config.key.value, config, live)?,
-            None => vec![None; config.tiles.len()],
-        };
-        // Matched under its current name: the name as the server stores it (a renamed one takes
-        // the config's).
-        let stored = existing.filter(|d| normalize::same_name(&d.name, &config.name.value));
-        if let Some(live) = stored {
-            self.stored_name("dashboard", &config.name, &live.name);
-        }
-        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
+        Some(found.first().map(|(d, _)| *d))
+    }
 
+    /// The config's tiles as they are sent, each live tile's id carried forward; `None` when a
+    /// series names an unknown source (each one reported).
+    fn desired_tiles(
+        &mut self,
+        index: &StackIndex,
+        config: &DashboardConfig,
+        existing: Option<&Dashboard>,
+        matched: &[Option<usize>],
+    ) -> Option<DesiredTiles> {
         let mut failed = false;
-        let mut tiles = Vec::with_capacity(config.tiles.len());
-        let mut tile_ids = BTreeMap::new();
-        let mut tile_renames: Vec<(String, String)> = Vec::new();
-        for (tile, live_index) in config.tiles.iter().zip(&matched) {
-            let mut series = Vec::with_capacity(tile.series.len());
-            for s in &tile.series {
-                let source_id = match &s.source {
-                    None => None,
-                    Some(SourceRef::Id(id)) => Some(id.value.clone()),
-                    Some(SourceRef::Name(name)) => {
-                        match resolve_source(&index.live.sources, name) {
-                            Ok(id) => Some(id),
-                            Err(diagnostic) => {
-                                self.error(*diagnostic);
-                                failed = true;
-                                None
-                            }
-                        }
-                    }
-                };
-                series.push(wire_series(s, source_id));
-            }
+        let mut out = DesiredTiles {
+            tiles: Vec::with_capacity(config.tiles.len()),
+            ids: BTreeMap::new(),
+            renames: Vec::new(),
+        };
+        for (tile, live_index) in config.tiles.iter().zip(matched) {
+            let series = self.series_of(index, tile);
+            failed |= series.is_none();
             // Carry the live tile's id forward so alerts on it survive the update.
             let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
             let id = live_tile.and_then(|t| t.id.clone());
             if let Some(id) = &id {
-                tile_ids.insert(tile.name.value.clone(), id.clone());
+                out.ids.insert(tile.name.value.clone(), id.clone());
             }
             if let Some(live_tile) = live_tile
                 && live_tile.name != tile.name.value
             {
-                tile_renames.push((live_tile.name.clone(), tile.name.value.clone()));
+                out.renames
+                    .push((live_tile.name.clone(), tile.name.value.clone()));
             }
-            tiles.push(Tile {
+            out.tiles.push(Tile {
                 id,
                 name: tile.name.value.clone(),
                 x: tile.x.value,
@@ -218,7 +279,7 @@ impl Builder<'_> {
                 w: tile.w.value,
                 h: tile.h.value,
                 as_ratio: tile.as_ratio.as_ref().map(|v| v.value),
-                series,
+                series: series.unwrap_or_default(),
                 config: None,
             });
         }
@@ -228,7 +289,7 @@ impl Builder<'_> {
         // A live tile of the newer format (`config`, no `series`) is left as the server has it:
         // compared as itself and sent back unchanged (the stack's warning says why).
         if let Some(live) = existing {
-            for tile in &mut tiles {
+            for tile in &mut out.tiles {
                 if let Some(newer) = live
                     .tiles
                     .iter()
@@ -238,148 +299,161 @@ impl Builder<'_> {
                 }
             }
         }
-        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
-        tags.push(tag.to_string());
-        let tags = normalize::tags(&tags);
-        let desired_tags = tags.clone();
-        let desired = Dashboard {
-            id: String::new(),
-            // The name as the server stores it: sending it as written would never stick.
-            name: desired_name.clone(),
-            tiles,
-            tags,
-        };
-        let after = normalize::dashboard(&desired);
-        let address = Address::Dashboard {
-            stack: &stack.key.value,
-            dashboard: &config.key.value,
-        }
-        .to_string();
-        let renamed_view = existing
-            .filter(|d| d.name != desired_name || !tile_renames.is_empty())
-            .map(|live| {
-                let mut view = live.clone();
-                view.name = desired_name.clone();
-                for (tile, live_index) in config.tiles.iter().zip(&matched) {
-                    if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
-                        t.name = tile.name.value.clone();
-                    }
-                }
-                view
-            });
-        let mut planned = PlannedDashboard {
-            config,
-            live: existing,
-            step: None,
-            tile_ids,
-            renamed_view,
-            updated: false,
-        };
-        let body = DashboardRequest {
-            name: desired.name,
-            tiles: desired.tiles,
-            tags: desired.tags,
-        };
-        match existing {
-            None => {
-                let operation = Operation::DashboardCreate {
-                    stack: stack_ref.clone(),
-                    body: DashboardRequest {
-                        // A create ignores tile ids; none are sent.
-                        tiles: body
-                            .tiles
-                            .into_iter()
-                            .map(|t| Tile { id: None, ..t })
-                            .collect(),
-                        ..body
-                    },
-                };
-                let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
-                let after = tiles_in_order(after, &order);
-                planned.step = self.push(
-                    Change {
-                        address,
-                        action: Action::Create,
-                        reason: "no dashboard with this name in the stack".into(),
-                        fields: diff::created(&after),
-                        before: None,
-                        after: Some(after),
-                        fingerprint: None,
-                        step: None,
-                        renamed_from: None,
-                    },
-                    Some((operation, Vec::new())),
-                );
-            }
-            Some(live_dashboard) => {
-                let before = normalize::dashboard(live_dashboard);
-                // Compared under the names the config gives (a renamed tile is matched to its
-                // live self); the renames themselves lead the field list.
-                let compared_before = planned
-                    .renamed_view
-                    .as_ref()
-                    .map_or_else(|| before.clone(), normalize::dashboard);
-                let mut after = after;
-                let mut fields = diff(&compared_before, &after);
-                if !live_dashboard.tags.iter().any(|t| t == tag) && tile_renames.is_empty() {
-                    // A dashboard the config adopts gets the ownership tag with its next real
-                    // change; the tag alone is no reason to write (an exported config plans to
-                    // no changes).
-                    let mut untagged = desired_tags.clone();
-                    untagged.retain(|t| t != tag);
-                    let mut comparable = after.clone();
-                    if let Value::Object(map) = &mut comparable {
-                        map.insert("tags".into(), json!(untagged));
-                    }
-                    if diff(&compared_before, &comparable).is_empty()
-                        && live_dashboard.name == desired_name
-                    {
-                        fields.clear();
-                        after = comparable;
-                    }
-                }
-                let mut renames = Vec::new();
-                if live_dashboard.name != desired_name {
-                    renames.push(FieldChange {
-                        path: "name".into(),
-                        before: Some(json!(live_dashboard.name)),
-                        after: Some(json!(desired_name)),
-                    });
-                }
-                for (old, new) in &tile_renames {
-                    renames.push(FieldChange {
-                        path: format!("tiles[{new}].name"),
-                        before: Some(json!(old)),
-                        after: Some(json!(new)),
-                    });
-                }
-                renames.append(&mut fields);
-                let mut change = compared(
-                    address,
-                    before,
-                    after,
-                    renames,
-                    fingerprint::dashboard(live_dashboard),
-                );
-                if live_dashboard.name != desired_name {
-                    change.reason = rename_reason(&live_dashboard.name, &change.fields);
-                    change.renamed_from = Some(live_dashboard.name.clone());
-                }
-                if change.action == Action::NoOp {
-                    self.push(change, None);
-                } else {
-                    let operation = Operation::DashboardUpdate {
-                        stack: stack_ref.clone(),
-                        dashboard_id: live_dashboard.id.clone(),
-                        body,
-                    };
-                    planned.step = self.push(change, Some((operation, Vec::new())));
-                    planned.updated = true;
-                }
-            }
-        }
-        Some(planned)
+        Some(out)
     }
+
+    /// A tile's series as sent, sources resolved to ids; `None` when a source name is unknown
+    /// (each one reported).
+    fn series_of(&mut self, index: &StackIndex, tile: &TileConfig) -> Option<Vec<Series>> {
+        let mut failed = false;
+        let mut series = Vec::with_capacity(tile.series.len());
+        for s in &tile.series {
+            let source_id = match &s.source {
+                None => None,
+                Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
+                    Ok(id) => Some(id),
+                    Err(diagnostic) => {
+                        self.error(*diagnostic);
+                        failed = true;
+                        None
+                    }
+                },
+            };
+            series.push(wire_series(s, source_id));
+        }
+        (!failed).then_some(series)
+    }
+
+    /// Plans the create of a dashboard that is not live; returns its step.
+    fn create_dashboard(
+        &mut self,
+        address: String,
+        body: DashboardRequest,
+        config: &DashboardConfig,
+        after: Value,
+        stack_ref: &StackRef,
+    ) -> Option<usize> {
+        let operation = Operation::DashboardCreate {
+            stack: stack_ref.clone(),
+            body: DashboardRequest {
+                // A create ignores tile ids; none are sent.
+                tiles: body
+                    .tiles
+                    .into_iter()
+                    .map(|t| Tile { id: None, ..t })
+                    .collect(),
+                ..body
+            },
+        };
+        let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
+        let after = tiles_in_order(after, &order);
+        self.push(
+            Change {
+                address,
+                action: Action::Create,
+                reason: "no dashboard with this name in the stack".into(),
+                fields: diff::created(&after),
+                before: None,
+                after: Some(after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
+        )
+    }
+}
+
+/// A config dashboard's tiles as they are sent.
+struct DesiredTiles {
+    tiles: Vec<Tile>,
+    /// The live tile id of each config tile that exists live, by config tile name.
+    ids: BTreeMap<String, String>,
+    /// `(live name, config name)` of each tile renamed where it stands.
+    renames: Vec<(String, String)>,
+}
+
+/// The live dashboard with the names the config gives it and its tiles.
+fn renamed_view(
+    live: &Dashboard,
+    name: &str,
+    config: &DashboardConfig,
+    matched: &[Option<usize>],
+) -> Dashboard {
+    let mut view = live.clone();
+    view.name = name.to_string();
+    for (tile, live_index) in config.tiles.iter().zip(matched) {
+        if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
+            t.name = tile.name.value.clone();
+        }
+    }
+    view
+}
+
+/// The change of a dashboard that exists live, `body` being what the config asks for: compared
+/// under the names the config gives (`view`: a renamed tile is matched to its live self), the
+/// renames themselves leading the field list.
+fn updated(
+    address: String,
+    live: &Dashboard,
+    view: Option<&Dashboard>,
+    mut after: Value,
+    body: &DashboardRequest,
+    tile_renames: &[(String, String)],
+    tag: &str,
+) -> Change {
+    let before = normalize::dashboard(live);
+    let compared_before = view.map_or_else(|| before.clone(), normalize::dashboard);
+    let mut fields = diff(&compared_before, &after);
+    if !live.tags.iter().any(|t| t == tag) && tile_renames.is_empty() {
+        // A dashboard the config adopts gets the ownership tag with its next real change; the
+        // tag alone is no reason to write (an exported config plans to no changes).
+        let comparable = untagged(&after, &body.tags, tag);
+        if diff(&compared_before, &comparable).is_empty() && live.name == body.name {
+            fields.clear();
+            after = comparable;
+        }
+    }
+    let mut renames = Vec::new();
+    if live.name != body.name {
+        renames.push(FieldChange {
+            path: "name".into(),
+            before: Some(json!(live.name)),
+            after: Some(json!(body.name)),
+        });
+    }
+    for (old, new) in tile_renames {
+        renames.push(FieldChange {
+            path: format!("tiles[{new}].name"),
+            before: Some(json!(old)),
+            after: Some(json!(new)),
+        });
+    }
+    renames.append(&mut fields);
+    let mut change = compared(
+        address,
+        before,
+        after,
+        renames,
+        fingerprint::dashboard(live),
+    );
+    if live.name != body.name {
+        change.reason = rename_reason(&live.name, &change.fields);
+        change.renamed_from = Some(live.name.clone());
+    }
+    change
+}
+
+/// The desired dashboard value with `tags` but without the ownership tag.
+fn untagged(after: &Value, tags: &[String], tag: &str) -> Value {
+    let mut untagged = tags.to_vec();
+    untagged.retain(|t| t != tag);
+    let mut comparable = after.clone();
+    if let Value::Object(map) = &mut comparable {
+        map.insert("tags".into(), json!(untagged));
+    }
+    comparable
 }
 
 /// A created dashboard's tiles in the config's order (the normalized value sorts them by
