@@ -3,6 +3,9 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde_json::Value;
+
+use super::alert::Planned;
 use super::builder::Builder;
 use super::dashboard::PlannedDashboard;
 use super::index::StackIndex;
@@ -11,35 +14,20 @@ use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, Config, StackConfig};
 use crate::live::StackLive;
 use crate::plan::address::Address;
-use crate::plan::diff::{self};
+use crate::plan::diff;
 use crate::plan::fingerprint;
-use crate::plan::model::{Action, Change, Operation, StackRef, StackTarget, Unmanaged};
-use crate::plan::normalize::{self};
+use crate::plan::model::{
+    Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
+};
+use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
+    /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
+    /// lists (alerts deleted first, dashboards last, each after what must go before it).
     pub(super) fn stack(&mut self, config: &Config, stack: &StackConfig) {
-        let target = match &stack.target {
-            model::StackTarget::Observability => StackTarget::Observability,
-            model::StackTarget::Managed { service } => match config.services.get(&service.value) {
-                Some(s) => StackTarget::Managed {
-                    service_id: s.id.value.clone(),
-                },
-                None => {
-                    self.error(
-                        Diagnostic::error(
-                            "plan::unknown-service",
-                            format!(
-                                "stack `{}` names service `{}`, which the config does not define",
-                                stack.key.value, service.value
-                            ),
-                            Some(service.span),
-                        )
-                        .with_help("name a key under `services:`"),
-                    );
-                    return;
-                }
-            },
+        let Some(target) = self.stack_target(config, stack) else {
+            return;
         };
         let stack_ref = StackRef {
             key: stack.key.value.clone(),
@@ -82,8 +70,72 @@ impl Builder<'_> {
                     .filter_map(|p| p.live.map(|d| d.id.as_str())),
             )
             .collect();
-        // A live object named as the config names it now (as the server stores names), or as
-        // it was named before a rename, is the config's: never stray, even when its own planning
+
+        // Steps touching alerts that live on each dashboard, so its delete waits for them.
+        let mut alert_steps_by_dashboard: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let stray_alerts = self.stray_alerts(
+            stack,
+            &stack_ref,
+            &index,
+            &owned_ids,
+            &mut alert_steps_by_dashboard,
+        );
+        self.config_alerts(
+            stack,
+            &stack_ref,
+            &index,
+            (&planned, &planned_by_live_id),
+            &stray_alerts,
+            &mut alert_steps_by_dashboard,
+        );
+        self.stray_dashboards(
+            stack,
+            &stack_ref,
+            owned,
+            &planned,
+            &alert_steps_by_dashboard,
+        );
+    }
+
+    /// Where the stack's objects are written; `None` when it names a service the config does
+    /// not define (reported).
+    fn stack_target(&mut self, config: &Config, stack: &StackConfig) -> Option<StackTarget> {
+        match &stack.target {
+            model::StackTarget::Observability => Some(StackTarget::Observability),
+            model::StackTarget::Managed { service } => match config.services.get(&service.value) {
+                Some(s) => Some(StackTarget::Managed {
+                    service_id: s.id.value.clone(),
+                }),
+                None => {
+                    self.error(
+                        Diagnostic::error(
+                            "plan::unknown-service",
+                            format!(
+                                "stack `{}` names service `{}`, which the config does not define",
+                                stack.key.value, service.value
+                            ),
+                            Some(service.span),
+                        )
+                        .with_help("name a key under `services:`"),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    /// Owned alerts missing from the config: deleted (prune; each delete step recorded under
+    /// its dashboard) or reported. Returns them, sorted.
+    fn stray_alerts<'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        owned_ids: &BTreeSet<&str>,
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) -> Vec<&'l Alert> {
+        // A live alert named as the config names it now (as the server stores names), or as it
+        // was named before a rename, is the config's: never stray, even when its own planning
         // reported an error.
         let config_alert_names: BTreeSet<String> = stack
             .alerts
@@ -91,18 +143,8 @@ impl Builder<'_> {
             .flat_map(|a| std::iter::once(&a.name).chain(&a.renamed_from))
             .map(|n| normalize::name_key(&n.value))
             .collect();
-        let config_dashboard_names: BTreeSet<String> = stack
-            .dashboards
-            .values()
-            .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
-            .map(|n| normalize::name_key(&n.value))
-            .collect();
-
-        // Steps touching alerts that live on each dashboard, so its delete waits for them.
-        let mut alert_steps_by_dashboard: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-
-        // Owned alerts missing from the config: deleted first (prune) or reported.
-        let mut stray: Vec<&Alert> = live
+        let mut stray: Vec<&Alert> = index
+            .live
             .alerts
             .iter()
             .filter(|a| {
@@ -113,58 +155,59 @@ impl Builder<'_> {
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
-        let stray_alerts = stray.clone();
-        for alert in stray {
+        for alert in &stray {
             let address = Address::LiveAlert {
                 stack: &stack.key.value,
                 name: Cow::Borrowed(&alert.name),
             }
             .to_string();
-            if stack.prune {
-                let before = normalize::alert(alert, index.dashboard_of(alert));
-                let operation = Operation::AlertDelete {
-                    stack: stack_ref.clone(),
-                    alert_id: alert.id.clone(),
-                };
-                let step = self.push(
-                    Change {
-                        address,
-                        action: Action::Delete,
-                        reason: "not in the config; prune is on".into(),
-                        fields: diff::deleted(&before),
-                        before: Some(before),
-                        after: None,
-                        fingerprint: Some(fingerprint::alert(alert)),
-                        step: None,
-                        renamed_from: None,
-                    },
-                    Some((operation, Vec::new())),
-                );
-                if let (Some(step), Some(d)) = (step, &alert.dashboard) {
-                    alert_steps_by_dashboard
-                        .entry(d.clone())
-                        .or_default()
-                        .push(step);
-                }
-            } else {
+            if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
                     reason: "on a dashboard converge owns but not in the config; prune is off"
                         .into(),
                 });
+                continue;
+            }
+            let before = normalize::alert(alert, index.dashboard_of(alert));
+            let operation = Operation::AlertDelete {
+                stack: stack_ref.clone(),
+                alert_id: alert.id.clone(),
+            };
+            let step = self.push(
+                deleted(address, before, fingerprint::alert(alert)),
+                Some((operation, Vec::new())),
+            );
+            if let (Some(step), Some(d)) = (step, &alert.dashboard) {
+                alert_steps_by_dashboard
+                    .entry(d.clone())
+                    .or_default()
+                    .push(step);
             }
         }
+        stray
+    }
 
-        // Alerts of the config.
+    /// The config's alerts, then a hint for each new one on the tile of a stray alert (it may
+    /// be a rename that forgot `renamedFrom`).
+    fn config_alerts(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex,
+        planned: Planned,
+        stray_alerts: &[&Alert],
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) {
         let mut created_alerts = Vec::new();
         for alert in stack.alerts.values() {
             let created_on = self.alert(
                 stack,
-                &stack_ref,
-                &index,
-                (&planned, &planned_by_live_id),
+                stack_ref,
+                index,
+                planned,
                 alert,
-                &mut alert_steps_by_dashboard,
+                alert_steps_by_dashboard,
             );
             if let Some(tile_id) = created_on {
                 created_alerts.push((alert, tile_id));
@@ -178,8 +221,26 @@ impl Builder<'_> {
                 .collect();
             self.maybe_renamed("alert", &alert.key.value, &alert.name, &same_tile);
         }
+    }
 
-        // Owned dashboards missing from the config: deleted last (prune) or reported.
+    /// Owned dashboards missing from the config: deleted last, after the alert steps on them
+    /// (prune), or reported; first a hint for each new dashboard sharing a tile name with one
+    /// of them.
+    fn stray_dashboards(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        owned: Vec<&Dashboard>,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+        alert_steps_by_dashboard: &BTreeMap<String, Vec<usize>>,
+    ) {
+        // As for alerts: a name the config gives (or gave before a rename) is never stray.
+        let config_dashboard_names: BTreeSet<String> = stack
+            .dashboards
+            .values()
+            .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
+            .map(|n| normalize::name_key(&n.value))
+            .collect();
         let mut stray: Vec<&Dashboard> = owned
             .into_iter()
             .filter(|d| !config_dashboard_names.contains(&normalize::name_key(&d.name)))
@@ -204,37 +265,42 @@ impl Builder<'_> {
                 name: Cow::Borrowed(&dashboard.name),
             }
             .to_string();
-            if stack.prune {
-                let before = normalize::dashboard(dashboard);
-                let operation = Operation::DashboardDelete {
-                    stack: stack_ref.clone(),
-                    dashboard_id: dashboard.id.clone(),
-                };
-                let depends_on = alert_steps_by_dashboard
-                    .get(&dashboard.id)
-                    .cloned()
-                    .unwrap_or_default();
-                self.push(
-                    Change {
-                        address,
-                        action: Action::Delete,
-                        reason: "not in the config; prune is on".into(),
-                        fields: diff::deleted(&before),
-                        before: Some(before),
-                        after: None,
-                        fingerprint: Some(fingerprint::dashboard(dashboard)),
-                        step: None,
-                        renamed_from: None,
-                    },
-                    Some((operation, depends_on)),
-                );
-            } else {
+            if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
                     reason: "owned by converge but not in the config; prune is off".into(),
                 });
+                continue;
             }
+            let before = normalize::dashboard(dashboard);
+            let operation = Operation::DashboardDelete {
+                stack: stack_ref.clone(),
+                dashboard_id: dashboard.id.clone(),
+            };
+            let depends_on = alert_steps_by_dashboard
+                .get(&dashboard.id)
+                .cloned()
+                .unwrap_or_default();
+            self.push(
+                deleted(address, before, fingerprint::dashboard(dashboard)),
+                Some((operation, depends_on)),
+            );
         }
+    }
+}
+
+/// The change of an owned object the config no longer lists, deleted by prune.
+fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
+    Change {
+        address,
+        action: Action::Delete,
+        reason: "not in the config; prune is on".into(),
+        fields: diff::deleted(&before),
+        before: Some(before),
+        after: None,
+        fingerprint: Some(fingerprint),
+        step: None,
+        renamed_from: None,
     }
 }
 
