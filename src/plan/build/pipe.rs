@@ -3,16 +3,17 @@
 use serde_json::Value;
 
 use super::builder::{Builder, compared};
-use crate::api::wire::{PipeScaling, Service, SourceKind};
+use crate::api::wire::{Pipe, PipeScaling, Service, SourceKind};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, PipeConfig, ServiceConfig};
+use crate::config::model::{self, PipeConfig, PipeScalingConfig, ServiceConfig};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
-use crate::plan::model::{Action, Change, Operation};
-use crate::plan::normalize::{self};
+use crate::plan::model::{Action, Change, FieldChange, Operation};
+use crate::plan::normalize;
 
 impl Builder<'_> {
+    /// Plans one config pipe: its delete (marked `absent`) or its scaling.
     pub(super) fn pipe(
         &mut self,
         service: &ServiceConfig,
@@ -24,51 +25,13 @@ impl Builder<'_> {
             .pipes
             .get(&live_service.id)
             .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
-        let address = Address::Pipe {
-            service: &service.key.value,
-            pipe: &config.key.value,
-        }
-        .to_string();
         if config.absent {
-            match live {
-                Some(pipe) => {
-                    let before = normalize::pipe_identity(pipe);
-                    let operation = Operation::PipeDelete {
-                        service_id: live_service.id.clone(),
-                        pipe_id: pipe.id.clone(),
-                    };
-                    self.push(
-                        Change {
-                            address,
-                            action: Action::Delete,
-                            reason: "marked `absent: true` but exists".into(),
-                            fields: diff::deleted(&before),
-                            before: Some(before),
-                            after: None,
-                            fingerprint: Some(fingerprint::pipe(pipe)),
-                            step: None,
-                            renamed_from: None,
-                        },
-                        Some((operation, Vec::new())),
-                    );
-                }
-                None => {
-                    self.push(
-                        Change {
-                            address,
-                            action: Action::NoOp,
-                            reason: "absent, as the config says".into(),
-                            before: None,
-                            after: None,
-                            fields: Vec::new(),
-                            fingerprint: None,
-                            step: None,
-                            renamed_from: None,
-                        },
-                        None,
-                    );
-                }
+            let address = Address::Pipe {
+                service: &service.key.value,
+                pipe: &config.key.value,
             }
+            .to_string();
+            self.absent_pipe(address, live_service, live);
             return;
         }
         let Some(pipe) = live else {
@@ -90,6 +53,84 @@ impl Builder<'_> {
             return;
         };
         let kind = pipe.source.as_ref().and_then(|s| s.kind());
+        let Some(after) = self.desired_scaling(service, config, kind, scaling) else {
+            return;
+        };
+        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
+        let before = normalize::project(&live_scaling, &after);
+        let fields = diff(&before, &after);
+        let change = compared(
+            Address::PipeScaling {
+                service: &service.key.value,
+                pipe: &config.key.value,
+            }
+            .to_string(),
+            before,
+            after,
+            fields,
+            fingerprint::pipe(pipe),
+        );
+        if change.action == Action::NoOp {
+            self.push(change, None);
+            return;
+        }
+        let operation = Operation::PipeScaling {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+            body: scaling_body(&change.fields),
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+
+    /// A pipe marked `absent`: deleted when it exists, else nothing to do.
+    fn absent_pipe(&mut self, address: String, live_service: &Service, live: Option<&Pipe>) {
+        let Some(pipe) = live else {
+            self.push(
+                Change {
+                    address,
+                    action: Action::NoOp,
+                    reason: "absent, as the config says".into(),
+                    before: None,
+                    after: None,
+                    fields: Vec::new(),
+                    fingerprint: None,
+                    step: None,
+                    renamed_from: None,
+                },
+                None,
+            );
+            return;
+        };
+        let before = normalize::pipe_identity(pipe);
+        let operation = Operation::PipeDelete {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+        };
+        self.push(
+            Change {
+                address,
+                action: Action::Delete,
+                reason: "marked `absent: true` but exists".into(),
+                fields: diff::deleted(&before),
+                before: Some(before),
+                after: None,
+                fingerprint: Some(fingerprint::pipe(pipe)),
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
+        );
+    }
+
+    /// The scaling the config asks of a pipe, normalized; `None` when it sets a field the
+    /// pipe's source kind does not scale by (each one reported).
+    fn desired_scaling(
+        &mut self,
+        service: &ServiceConfig,
+        config: &PipeConfig,
+        kind: Option<SourceKind>,
+        scaling: &PipeScalingConfig,
+    ) -> Option<Value> {
         let fields: [(&str, Option<(Value, model::Span)>); 4] = [
             (
                 "replicas",
@@ -133,51 +174,27 @@ impl Builder<'_> {
             }
             desired.insert(name.to_string(), value);
         }
-        if rejected {
-            return;
-        }
-        let after = Value::Object(desired);
-        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
-        let before = normalize::project(&live_scaling, &after);
-        let fields = diff(&before, &after);
-        let change = compared(
-            Address::PipeScaling {
-                service: &service.key.value,
-                pipe: &config.key.value,
-            }
-            .to_string(),
-            before,
-            after,
-            fields,
-            fingerprint::pipe(pipe),
-        );
-        if change.action == Action::NoOp {
-            self.push(change, None);
-            return;
-        }
-        let mut body = PipeScaling::default();
-        for field in &change.fields {
-            let after = field.after.as_ref();
-            match field.path.as_str() {
-                "replicas" => body.replicas = after.and_then(Value::as_i64),
-                "concurrency" => body.concurrency = after.and_then(Value::as_i64),
-                "replicaCpuMillicores" => {
-                    body.replica_cpu_millicores = after.and_then(Value::as_i64)
-                }
-                "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-                _ => {}
-            }
-        }
-        let operation = Operation::PipeScaling {
-            service_id: live_service.id.clone(),
-            pipe_id: pipe.id.clone(),
-            body,
-        };
-        self.push(change, Some((operation, Vec::new())));
+        (!rejected).then_some(Value::Object(desired))
     }
 }
 
-pub(super) fn pipe_field_diagnostic(
+/// The scaling request of a pipe: only the fields that differ.
+fn scaling_body(fields: &[FieldChange]) -> PipeScaling {
+    let mut body = PipeScaling::default();
+    for field in fields {
+        let after = field.after.as_ref();
+        match field.path.as_str() {
+            "replicas" => body.replicas = after.and_then(Value::as_i64),
+            "concurrency" => body.concurrency = after.and_then(Value::as_i64),
+            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
+            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
+            _ => {}
+        }
+    }
+    body
+}
+
+fn pipe_field_diagnostic(
     service: &ServiceConfig,
     pipe: &PipeConfig,
     kind: SourceKind,
