@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::glob::{self, Part};
-use crate::config::model::Config;
+use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{Lists, ReadScope};
 
 /// The address of one object: config keys (letters, digits, `-` and `_`, so a dot always ends
@@ -349,89 +349,98 @@ fn named(out: &mut Vec<Family>, open: &Address<'_>, needs: Need) {
 pub fn families(config: &Config) -> Vec<Family> {
     let mut out = Vec::new();
     for (key, service) in &config.services {
-        let service_key = key.as_str();
-        if service.scaling.is_some() {
-            let address = Address::ServiceScaling {
-                service: service_key,
-            };
-            out.push(Family::exact(address.to_string(), Need::Services));
-        }
-        for endpoint in service.private_endpoints.iter().flatten() {
-            let address = Address::PrivateEndpoint {
-                service: service_key,
-                id: &endpoint.id.value,
-            };
-            out.push(Family::exact(address.to_string(), Need::Services));
-        }
-        // With `privateEndpoints:` an extra endpoint is detached; without, drift reports it.
-        let any_endpoint = Address::PrivateEndpoint {
-            service: service_key,
-            id: "",
-        };
-        if let Some((head, tail)) = any_endpoint.around_open_part() {
-            out.push(Family::open(head, tail, Need::Services));
-        }
-        for (name, pipe) in &service.pipes {
-            // A pipe marked absent is planned as itself (deleted, or already gone); any other
-            // as its scaling.
-            let address = if pipe.absent {
-                Address::Pipe {
-                    service: service_key,
-                    pipe: name,
-                }
-            } else if pipe.scaling.is_some() {
-                Address::PipeScaling {
-                    service: service_key,
-                    pipe: name,
-                }
-            } else {
-                continue;
-            };
-            out.push(Family::exact(address.to_string(), Need::Pipes(key.clone())));
-        }
-        if !service.pipes.is_empty() {
-            let any_pipe = Address::LivePipe {
-                service: service_key,
-                name: Cow::Borrowed(""),
-            };
-            named(&mut out, &any_pipe, Need::Pipes(key.clone()));
-        }
-        if service.backups.is_some() {
-            let address = Address::Backups {
-                service: service_key,
-            };
-            out.push(Family::exact(
-                address.to_string(),
-                Need::Backups(key.clone()),
-            ));
-        }
+        service_families(&mut out, key, service);
     }
     for (key, stack) in &config.stacks {
-        let needs = || Need::Stack(key.clone());
-        for dashboard in stack.dashboards.keys() {
-            let address = Address::Dashboard {
-                stack: key,
-                dashboard,
-            };
-            out.push(Family::exact(address.to_string(), needs()));
-        }
-        let any_dashboard = Address::LiveDashboard {
-            stack: key,
-            name: Cow::Borrowed(""),
-        };
-        named(&mut out, &any_dashboard, needs());
-        for alert in stack.alerts.keys() {
-            let address = Address::Alert { stack: key, alert };
-            out.push(Family::exact(address.to_string(), needs()));
-        }
-        let any_alert = Address::LiveAlert {
-            stack: key,
-            name: Cow::Borrowed(""),
-        };
-        named(&mut out, &any_alert, needs());
+        stack_families(&mut out, key, stack);
     }
     out
 }
+
+/// The families of a service: its scaling, endpoints, pipes and backup check.
+fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
+    if service.scaling.is_some() {
+        let address = Address::ServiceScaling { service: key };
+        out.push(Family::exact(address.to_string(), Need::Services));
+    }
+    for endpoint in service.private_endpoints.iter().flatten() {
+        let address = Address::PrivateEndpoint {
+            service: key,
+            id: &endpoint.id.value,
+        };
+        out.push(Family::exact(address.to_string(), Need::Services));
+    }
+    // With `privateEndpoints:` an extra endpoint is detached; without, drift reports it.
+    let any_endpoint = Address::PrivateEndpoint {
+        service: key,
+        id: "",
+    };
+    if let Some((head, tail)) = any_endpoint.around_open_part() {
+        out.push(Family::open(head, tail, Need::Services));
+    }
+    for (name, pipe) in &service.pipes {
+        // A pipe marked absent is planned as itself (deleted, or already gone); any other
+        // as its scaling.
+        let address = if pipe.absent {
+            Address::Pipe {
+                service: key,
+                pipe: name,
+            }
+        } else if pipe.scaling.is_some() {
+            Address::PipeScaling {
+                service: key,
+                pipe: name,
+            }
+        } else {
+            continue;
+        };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::Pipes(key.to_string()),
+        ));
+    }
+    if !service.pipes.is_empty() {
+        let any_pipe = Address::LivePipe {
+            service: key,
+            name: Cow::Borrowed(""),
+        };
+        named(out, &any_pipe, Need::Pipes(key.to_string()));
+    }
+    if service.backups.is_some() {
+        let address = Address::Backups { service: key };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::Backups(key.to_string()),
+        ));
+    }
+}
+
+/// The families of a stack: its dashboards and alerts, named by the config or live.
+fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
+    let needs = || Need::Stack(key.to_string());
+    for dashboard in stack.dashboards.keys() {
+        let address = Address::Dashboard {
+            stack: key,
+            dashboard,
+        };
+        out.push(Family::exact(address.to_string(), needs()));
+    }
+    let any_dashboard = Address::LiveDashboard {
+        stack: key,
+        name: Cow::Borrowed(""),
+    };
+    named(out, &any_dashboard, needs());
+    for alert in stack.alerts.keys() {
+        let address = Address::Alert { stack: key, alert };
+        out.push(Family::exact(address.to_string(), needs()));
+    }
+    let any_alert = Address::LiveAlert {
+        stack: key,
+        name: Cow::Borrowed(""),
+    };
+    named(out, &any_alert, needs());
+}
+
 /// The addresses the config itself names, in config order: what a pattern can be compared
 /// with before anything is read (a hint for a pattern that matches nothing).
 pub fn config_addresses(config: &Config) -> Vec<String> {
