@@ -17,10 +17,8 @@ pub fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
         if let Operation::PipeScaling { service_id, .. }
         | Operation::PipeDelete { service_id, .. } = &step.operation
         {
-            let key = step
-                .address
-                .split('.')
-                .nth(1)
+            let key = crate::plan::Address::parse(&step.address)
+                .and_then(|a| a.service())
                 .unwrap_or(service_id)
                 .to_string();
             *pipes.entry((key, service_id.clone())).or_insert(0) += 1;

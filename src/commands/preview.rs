@@ -129,11 +129,16 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
 
 /// The tiles an address names, looked up in the config (not the live dashboards).
 fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<Vec<Target<'c>>> {
+    use crate::plan::Address;
     let mut known = Vec::new();
     for stack in config.stacks.values() {
         let stack_key = &stack.key.value;
         for alert in stack.alerts.values() {
-            let alert_address = format!("alert.{stack_key}.{}", alert.key.value);
+            let alert_address = Address::Alert {
+                stack: stack_key,
+                alert: &alert.key.value,
+            }
+            .to_string();
             if alert_address != address {
                 known.push(alert_address);
                 continue;
@@ -177,9 +182,21 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
             }]);
         }
         for dashboard in stack.dashboards.values() {
-            let dashboard_address = format!("dashboard.{stack_key}.{}", dashboard.key.value);
+            let dashboard_address = Address::Dashboard {
+                stack: stack_key,
+                dashboard: &dashboard.key.value,
+            }
+            .to_string();
+            let tile_address = |tile: &str| {
+                Address::Tile {
+                    stack: stack_key,
+                    dashboard: &dashboard.key.value,
+                    tile,
+                }
+                .to_string()
+            };
             let tile_target = |tile: &'c TileConfig| Target {
-                address: format!("{dashboard_address}.tile[{}]", tile.name.value),
+                address: tile_address(&tile.name.value),
                 title: format!("{} › {}", dashboard.name.value, tile.name.value),
                 stack,
                 tile,
@@ -195,9 +212,8 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                         let text = query::is_text_only(t);
                         if text {
                             printer.warn(&format!(
-                                "{dashboard_address}.tile[{}] is a markdown tile: no series to \
-                                 draw, left out",
-                                t.name.value
+                                "{} is a markdown tile: no series to draw, left out",
+                                tile_address(&t.name.value)
                             ));
                         }
                         !text
@@ -212,7 +228,7 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
             if let Some(tile) = dashboard
                 .tiles
                 .iter()
-                .find(|t| format!("{dashboard_address}.tile[{}]", t.name.value) == address)
+                .find(|t| tile_address(&t.name.value) == address)
             {
                 if tile.series.is_empty() {
                     return Err(Error::msg(format!("{address} has no series to draw")));
@@ -225,7 +241,15 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                 return Ok(vec![tile_target(tile)]);
             }
             // A tile address with a name the dashboard does not have: its tiles are the help.
-            if address.starts_with(&format!("{dashboard_address}.tile[")) {
+            let any_tile = Address::Tile {
+                stack: stack_key,
+                dashboard: &dashboard.key.value,
+                tile: "",
+            };
+            if any_tile
+                .around_open_part()
+                .is_some_and(|(head, _)| address.starts_with(&head))
+            {
                 let tiles: Vec<String> = dashboard
                     .tiles
                     .iter()

@@ -21,197 +21,39 @@
 //! address (`service.analytics.scaling.numReplicas`). A change whose every field is ignored is
 //! dropped. Everything silenced is counted in [`Report::ignored`] so nothing disappears quietly.
 
+pub mod model;
 pub mod render;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::model::Config;
-use crate::live::LiveState;
-use crate::plan::build::ownership_tag;
-use crate::plan::{Action, CheckResult, FieldChange, Plan, glob, normalize};
+use crate::api::wire::Service;
+use crate::config::model::{Config, ServiceConfig, StackConfig};
+use crate::live::{LiveState, StackLive};
+use crate::plan::address::Address;
+use crate::plan::tag::ownership_tag;
+use crate::plan::{Action, FieldChange, Plan, glob, normalize};
 
-/// One field that differs: its path, the value the config asks for and the value live.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DriftField {
-    /// Path inside the object, e.g. `numReplicas` or `tiles[Requests].series[0].aggFn`.
-    pub path: String,
-    /// What the config says; `None` when the config has no such field (or object).
-    pub config: Option<Value>,
-    /// What is live; `None` when the field (or object) does not exist live.
-    pub live: Option<Value>,
-}
-
-/// An address whose live object differs from the config.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Changed {
-    /// e.g. `service.analytics.scaling`.
-    pub address: String,
-    /// What `apply` would do about it.
-    pub action: Action,
-    /// One line saying why.
-    pub reason: String,
-    /// The fields that differ.
-    pub fields: Vec<DriftField>,
-}
-
-/// A live object no config entry manages.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct UnmanagedObject {
-    /// e.g. `dashboard.prod["On-call overview"]`.
-    pub address: String,
-    /// Why it is reported.
-    pub reason: String,
-}
-
-/// Counts for the summary line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DriftSummary {
-    /// Addresses whose live object differs.
-    pub changed: usize,
-    /// Live objects nothing manages.
-    pub unmanaged: usize,
-    /// Checks that failed.
-    pub failed_checks: usize,
-    /// Addresses and fields silenced by ignore patterns.
-    pub ignored: usize,
-}
-
-/// Everything `converge drift` reports.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Report {
-    /// Organization id.
-    pub organization: String,
-    /// Changed objects, in plan display order.
-    pub changed: Vec<Changed>,
-    /// Unmanaged objects, sorted by address.
-    pub unmanaged: Vec<UnmanagedObject>,
-    /// Every check, passed or failed, in config order.
-    pub checks: Vec<CheckResult>,
-    /// What ignore patterns silenced: addresses, or `address.field` paths; sorted.
-    pub ignored: Vec<String>,
-    /// Whether unmanaged objects count as drift (`--fail-on-unmanaged`, `drift.failOnUnmanaged`);
-    /// by default they are listed but do not count.
-    pub fail_on_unmanaged: bool,
-    /// The `--only` patterns of a partial report (its plan's); empty when the whole config
-    /// was compared.
-    pub only: Vec<String>,
-}
-
-impl Report {
-    /// Counts for the summary line.
-    pub fn summary(&self) -> DriftSummary {
-        DriftSummary {
-            changed: self.changed.len(),
-            unmanaged: self.unmanaged.len(),
-            failed_checks: self.failed_checks().count(),
-            ignored: self.ignored.len(),
-        }
-    }
-
-    /// The checks that failed.
-    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
-        self.checks.iter().filter(|c| !c.passed)
-    }
-
-    /// Whether the live state is as the config says (exit 0): no managed object differs and no
-    /// check failed; unmanaged objects count only with [`Report::fail_on_unmanaged`].
-    pub fn in_sync(&self) -> bool {
-        self.changed.is_empty()
-            && self.failed_checks().count() == 0
-            && (!self.fail_on_unmanaged || self.unmanaged.is_empty())
-    }
-}
+pub use model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
 
 /// Builds the drift report of a computed plan. `ignore` holds the patterns from the command
 /// line and the config together.
 pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String]) -> Report {
-    let silenced = |name: &str| ignore.iter().any(|p| glob::matches(p, name));
-    let mut ignored = Vec::new();
-
-    let mut changed = Vec::new();
-    for change in plan.display_order() {
-        if change.action == Action::NoOp {
-            continue;
-        }
-        if silenced(&change.address) {
-            ignored.push(change.address.clone());
-            continue;
-        }
-        let owner_tag = owner_tag_of(config, &change.address);
-        let mut fields = Vec::new();
-        for field in &change.fields {
-            let Some(field) = without_owner_tag(field, owner_tag.as_deref()) else {
-                continue;
-            };
-            let field = &field;
-            let full = if field.path.is_empty() {
-                change.address.clone()
-            } else {
-                format!("{}.{}", change.address, field.path)
-            };
-            if !field.path.is_empty() && silenced(&full) {
-                ignored.push(full);
-                continue;
-            }
-            fields.push(DriftField {
-                path: field.path.clone(),
-                config: field.after.clone(),
-                live: field.before.clone(),
-            });
-        }
-        // A change whose every differing field is accepted (or is the ownership tag apply
-        // would add) is no drift.
-        if fields.is_empty() && !change.fields.is_empty() {
-            continue;
-        }
-        changed.push(Changed {
-            address: change.address.clone(),
-            action: change.action,
-            reason: change.reason.clone(),
-            fields,
-        });
-    }
-
-    let mut unmanaged: Vec<UnmanagedObject> = plan
-        .unmanaged
-        .iter()
-        .map(|u| UnmanagedObject {
-            address: u.address.clone(),
-            reason: u.reason.clone(),
-        })
-        .chain(untracked(config, live))
-        .collect();
-    // The plan kept only what `--only` selects; objects it does not know are filtered here.
-    if plan.is_partial() {
-        unmanaged.retain(|u| plan.only.iter().any(|p| glob::matches(p, &u.address)));
-    }
-    unmanaged.sort();
-    unmanaged.dedup_by(|a, b| a.address == b.address);
-    unmanaged.retain(|u| {
-        let keep = !silenced(&u.address);
-        if !keep {
-            ignored.push(u.address.clone());
-        }
-        keep
-    });
-
+    let mut ignoring = Ignoring {
+        patterns: ignore,
+        ignored: Vec::new(),
+    };
+    let changed = changed(config, plan, &mut ignoring);
+    let unmanaged = unmanaged(config, live, plan, &mut ignoring);
     let checks = plan
         .checks
         .iter()
-        .filter(|c| {
-            let keep = !silenced(&c.address);
-            if !keep {
-                ignored.push(c.address.clone());
-            }
-            keep
-        })
+        .filter(|c| ignoring.keeps(&c.address))
         .cloned()
         .collect();
-
+    let mut ignored = ignoring.ignored;
     ignored.sort();
     ignored.dedup();
     Report {
@@ -229,16 +71,100 @@ pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String])
     }
 }
 
+/// The ignore patterns, and what they silenced so far.
+struct Ignoring<'p> {
+    patterns: &'p [String],
+    ignored: Vec<String>,
+}
+
+impl Ignoring<'_> {
+    /// Whether `name` (an address, or `address.field`) is kept: not matched by any pattern.
+    /// What is not kept is recorded.
+    fn keeps(&mut self, name: &str) -> bool {
+        let silenced = self.patterns.iter().any(|p| glob::matches(p, name));
+        if silenced {
+            self.ignored.push(name.to_string());
+        }
+        !silenced
+    }
+}
+
+/// Every plan change that is not a no-op, in display order, with the fields not ignored.
+fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed> {
+    let mut changed = Vec::new();
+    for change in plan.display_order() {
+        if change.action == Action::NoOp || !ignoring.keeps(&change.address) {
+            continue;
+        }
+        let owner_tag = owner_tag_of(config, &change.address);
+        let mut fields = Vec::new();
+        for field in &change.fields {
+            let Some(field) = without_owner_tag(field, owner_tag.as_deref()) else {
+                continue;
+            };
+            if !field.path.is_empty()
+                && !ignoring.keeps(&format!("{}.{}", change.address, field.path))
+            {
+                continue;
+            }
+            fields.push(DriftField {
+                path: field.path,
+                config: field.after,
+                live: field.before,
+            });
+        }
+        // A change whose every differing field is accepted (or is the ownership tag apply
+        // would add) is no drift.
+        if fields.is_empty() && !change.fields.is_empty() {
+            continue;
+        }
+        changed.push(Changed {
+            address: change.address.clone(),
+            action: change.action,
+            reason: change.reason.clone(),
+            fields,
+        });
+    }
+    changed
+}
+
+/// The plan's unmanaged objects and the live objects nothing manages, sorted, without those
+/// ignored (or, for a partial plan, outside its `--only` patterns).
+fn unmanaged(
+    config: &Config,
+    live: &LiveState,
+    plan: &Plan,
+    ignoring: &mut Ignoring,
+) -> Vec<UnmanagedObject> {
+    let mut unmanaged: Vec<UnmanagedObject> = plan
+        .unmanaged
+        .iter()
+        .map(|u| UnmanagedObject {
+            address: u.address.clone(),
+            reason: u.reason.clone(),
+        })
+        .chain(untracked(config, live))
+        .collect();
+    // The plan kept only what `--only` selects; objects it does not know are filtered here.
+    if plan.is_partial() {
+        unmanaged.retain(|u| plan.only.iter().any(|p| glob::matches(p, &u.address)));
+    }
+    unmanaged.sort();
+    unmanaged.dedup_by(|a, b| a.address == b.address);
+    unmanaged.retain(|u| ignoring.keeps(&u.address));
+    unmanaged
+}
+
 /// The ownership tag of the stack a dashboard address belongs to.
 fn owner_tag_of(config: &Config, address: &str) -> Option<String> {
-    let rest = address.strip_prefix("dashboard.")?;
+    let stack = match Address::parse(address)? {
+        Address::Dashboard { stack, .. } | Address::Tile { stack, .. } => stack,
+        _ => return None,
+    };
     config
         .stacks
         .keys()
-        .find(|key| {
-            rest.strip_prefix(key.as_str())
-                .is_some_and(|r| r.starts_with('.'))
-        })
+        .find(|key| key.as_str() == stack)
         .map(|key| ownership_tag(key))
 }
 
@@ -277,85 +203,115 @@ fn without_owner_tag(field: &FieldChange, tag: Option<&str>) -> Option<FieldChan
 fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
     let mut out = Vec::new();
     for service in config.services.values() {
-        let Some(live_service) = live.services.get(&service.id.value) else {
-            continue;
-        };
-        let key = &service.key.value;
-        if service.private_endpoints.is_none() {
-            for id in normalize::private_endpoint_ids(live_service) {
-                out.push(UnmanagedObject {
-                    address: format!("service.{key}.private_endpoint[{id}]"),
-                    reason: "attached to the service; the config has no `privateEndpoints:`".into(),
-                });
-            }
-        }
-        if !service.pipes.is_empty() {
-            let named: BTreeSet<&str> = service
-                .pipes
-                .values()
-                .map(|p| p.id.value.as_str())
-                .collect();
-            for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
-                if !named.contains(pipe.id.as_str()) {
-                    out.push(UnmanagedObject {
-                        address: format!("pipe.{key}[{:?}]", pipe.name),
-                        reason: format!(
-                            "pipe {} exists on the service; the config does not name it",
-                            pipe.id
-                        ),
-                    });
-                }
-            }
+        if let Some(live_service) = live.services.get(&service.id.value) {
+            untracked_of_service(&mut out, service, live_service, live);
         }
     }
     for stack in config.stacks.values() {
-        let Some(stack_live) = live.stacks.get(&stack.key.value) else {
-            continue;
-        };
-        let key = &stack.key.value;
-        let tag = ownership_tag(key);
-        // Names as a server that normalises white space stores them, as the planner compares.
-        let named_dashboards: BTreeSet<String> = stack
-            .dashboards
+        if let Some(stack_live) = live.stacks.get(&stack.key.value) {
+            untracked_of_stack(&mut out, stack, stack_live);
+        }
+    }
+    out
+}
+
+/// A declared service's endpoints (when the config has no `privateEndpoints:`) and the pipes
+/// the config does not name (when it names any).
+fn untracked_of_service(
+    out: &mut Vec<UnmanagedObject>,
+    service: &ServiceConfig,
+    live_service: &Service,
+    live: &LiveState,
+) {
+    let key = &service.key.value;
+    if service.private_endpoints.is_none() {
+        for id in normalize::private_endpoint_ids(live_service) {
+            out.push(UnmanagedObject {
+                address: Address::PrivateEndpoint {
+                    service: key,
+                    id: &id,
+                }
+                .to_string(),
+                reason: "attached to the service; the config has no `privateEndpoints:`".into(),
+            });
+        }
+    }
+    if !service.pipes.is_empty() {
+        let named: BTreeSet<&str> = service
+            .pipes
             .values()
-            .map(|d| normalize::name_key(&d.name.value))
+            .map(|p| p.id.value.as_str())
             .collect();
-        let named_alerts: BTreeSet<String> = stack
-            .alerts
-            .values()
-            .map(|a| normalize::name_key(&a.name.value))
-            .collect();
-        // Dashboards converge owns: tagged, or named in the config. Alerts on them are the
-        // plan's business (reported there as owned-but-unlisted).
-        let mut owned_ids = BTreeSet::new();
-        for dashboard in &stack_live.dashboards {
-            let tagged = dashboard.tags.contains(&tag);
-            if tagged || named_dashboards.contains(&normalize::name_key(&dashboard.name)) {
-                owned_ids.insert(dashboard.id.as_str());
-            } else {
+        for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
+            if !named.contains(pipe.id.as_str()) {
                 out.push(UnmanagedObject {
-                    address: format!("dashboard.{key}[{:?}]", dashboard.name),
+                    address: Address::LivePipe {
+                        service: key,
+                        name: Cow::Borrowed(&pipe.name),
+                    }
+                    .to_string(),
                     reason: format!(
-                        "exists in the stack without the `{tag}` tag; not in the config"
+                        "pipe {} exists on the service; the config does not name it",
+                        pipe.id
                     ),
                 });
             }
         }
-        for alert in &stack_live.alerts {
-            let on_owned = alert
-                .dashboard
-                .as_deref()
-                .is_some_and(|d| owned_ids.contains(d));
-            if !on_owned && !named_alerts.contains(&normalize::name_key(&alert.name)) {
-                out.push(UnmanagedObject {
-                    address: format!("alert.{key}[{:?}]", alert.name),
-                    reason: "exists in the stack on a dashboard converge does not manage; not in the config"
-                        .into(),
-                });
-            }
+    }
+}
+
+/// A declared stack's dashboards converge does not own, and the alerts on them the config does
+/// not name.
+fn untracked_of_stack(out: &mut Vec<UnmanagedObject>, stack: &StackConfig, stack_live: &StackLive) {
+    let key = &stack.key.value;
+    let tag = ownership_tag(key);
+    // Names as a server that normalises white space stores them, as the planner compares.
+    let named_dashboards: BTreeSet<String> = stack
+        .dashboards
+        .values()
+        .map(|d| normalize::name_key(&d.name.value))
+        .collect();
+    let named_alerts: BTreeSet<String> = stack
+        .alerts
+        .values()
+        .map(|a| normalize::name_key(&a.name.value))
+        .collect();
+    // Dashboards converge owns: tagged, or named in the config. Alerts on them are the
+    // plan's business (reported there as owned-but-unlisted).
+    let mut owned_ids = BTreeSet::new();
+    for dashboard in &stack_live.dashboards {
+        let tagged = dashboard.tags.contains(&tag);
+        if tagged || named_dashboards.contains(&normalize::name_key(&dashboard.name)) {
+            owned_ids.insert(dashboard.id.as_str());
+        } else {
+            out.push(UnmanagedObject {
+                address: Address::LiveDashboard {
+                    stack: key,
+                    name: Cow::Borrowed(&dashboard.name),
+                }
+                .to_string(),
+                reason: format!("exists in the stack without the `{tag}` tag; not in the config"),
+            });
         }
     }
-    out
+    for alert in &stack_live.alerts {
+        let on_owned = alert
+            .dashboard
+            .as_deref()
+            .is_some_and(|d| owned_ids.contains(d));
+        if !on_owned && !named_alerts.contains(&normalize::name_key(&alert.name)) {
+            out.push(UnmanagedObject {
+                address: Address::LiveAlert {
+                    stack: key,
+                    name: Cow::Borrowed(&alert.name),
+                }
+                .to_string(),
+                reason:
+                    "exists in the stack on a dashboard converge does not manage; not in the config"
+                        .into(),
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+use super::model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
 use crate::format::Format;
 use crate::markdown::escape;
 use crate::output::{Printer, Style};
@@ -223,6 +223,30 @@ fn markdown(report: &Report) -> String {
     if let Some(line) = partial_line(report) {
         out.push_str(&format!("\n> **Note:** {}\n", escape(&line)));
     }
+    let lines = markdown_lines(report);
+    let room = 300;
+    let total = lines.len();
+    let mut in_details = false;
+    for (shown, line) in lines.into_iter().enumerate() {
+        if out.len() + line.len() + 1 + room > BUDGET {
+            if in_details {
+                out.push_str("\n</details>\n");
+            }
+            out.push_str(&format!(
+                "\n> **Note:** cut to stay under GitHub's size limit ({} more lines). Run `converge drift` for the full report.\n",
+                total - shown
+            ));
+            return out;
+        }
+        in_details = (in_details || line.contains("<details>")) && !line.contains("</details>");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The Markdown report's lines after its header, in order of importance (cut from the end).
+fn markdown_lines(report: &Report) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     // Checks first: there are few, and a failed backup must not be what a cut drops.
     if !report.checks.is_empty() {
@@ -273,23 +297,5 @@ fn markdown(report: &Report) -> String {
         }
         lines.push("\n</details>".into());
     }
-    let room = 300;
-    let total = lines.len();
-    let mut in_details = false;
-    for (shown, line) in lines.into_iter().enumerate() {
-        if out.len() + line.len() + 1 + room > BUDGET {
-            if in_details {
-                out.push_str("\n</details>\n");
-            }
-            out.push_str(&format!(
-                "\n> **Note:** cut to stay under GitHub's size limit ({} more lines). Run `converge drift` for the full report.\n",
-                total - shown
-            ));
-            return out;
-        }
-        in_details = (in_details || line.contains("<details>")) && !line.contains("</details>");
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
+    lines
 }

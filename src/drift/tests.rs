@@ -4,6 +4,7 @@ use super::render::{self, BUDGET, MARKER};
 use super::*;
 use crate::format::Format;
 use crate::output::Printer;
+use crate::plan::CheckResult;
 
 fn field(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {
     FieldChange {

@@ -19,7 +19,7 @@ use yaml::Node;
 
 use crate::api::wire::{Alert, Dashboard, Pipe, Series, Service};
 use crate::live::StackLive;
-use crate::plan::normalize;
+use crate::plan::{normalize, tag};
 
 /// Which API a stack to export lives behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,7 +303,7 @@ fn owner_key(live: &StackLive) -> Option<String> {
         .dashboards
         .iter()
         .flat_map(|d| d.tags.iter())
-        .filter_map(|t| t.strip_prefix("converge:"))
+        .filter_map(|t| tag::owner(t))
         .collect();
     match owners.into_iter().collect::<Vec<_>>().as_slice() {
         // A cut tag (`~hash`) cannot be turned back into its key.
@@ -318,7 +318,7 @@ fn stack_body(
     node: &mut Vec<(String, Node)>,
     warnings: &mut Vec<String>,
 ) {
-    let tag = crate::plan::build::ownership_tag(key);
+    let tag = tag::ownership_tag(key);
     let mut by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
     for d in &live.dashboards {
         by_name.entry(d.name.as_str()).or_default().push(d);

@@ -8,6 +8,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use super::address::Address;
 use crate::api::wire::Backup;
 use crate::config::model::ServiceConfig;
 use crate::live::LiveState;
@@ -139,12 +140,42 @@ pub fn backups(
     now: Option<Timestamp>,
 ) -> Option<CheckResult> {
     let checks = service.backups.as_ref()?;
-    let mut passed = true;
-    let mut details = Vec::new();
-    let mut facts_of = Vec::new();
+    let mut outcome = Outcome {
+        passed: true,
+        details: Vec::new(),
+        facts: Vec::new(),
+    };
     let id = &service.id.value;
     if let Some(max_age) = &checks.max_age_hours {
         let listed: Vec<&Backup> = live.backups.get(id).into_iter().flatten().collect();
+        outcome.newest(&listed, max_age.value, now);
+    }
+    for keep in &checks.keep {
+        let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
+        outcome.kept(&keep.value, found.and_then(Option::as_ref), now);
+    }
+    Some(CheckResult {
+        address: Address::Backups {
+            service: &service.key.value,
+        }
+        .to_string(),
+        passed: outcome.passed,
+        details: outcome.details,
+        backups: outcome.facts,
+    })
+}
+
+/// A check's result as its conditions are evaluated.
+struct Outcome {
+    passed: bool,
+    details: Vec<String>,
+    facts: Vec<BackupFact>,
+}
+
+impl Outcome {
+    /// `maxAgeHours`: the newest finished backup is at most that old, and the newest backup
+    /// that ended (not one still running) did not fail.
+    fn newest(&mut self, listed: &[&Backup], max_age: f64, now: Option<Timestamp>) {
         let newest_done = listed
             .iter()
             .filter(|b| b.status.as_deref() == Some("done"))
@@ -152,35 +183,35 @@ pub fn backups(
             .max_by_key(|(t, _)| *t);
         match (newest_done, now) {
             (None, _) => {
-                passed = false;
-                details.push(format!(
+                self.passed = false;
+                self.details.push(format!(
                     "no finished (`done`) backup found; the newest must be at most {}h old",
-                    limit(max_age.value)
+                    limit(max_age)
                 ));
             }
             (Some((_, backup)), None) => {
-                facts_of.push(BackupFact::of("newestDone", backup, now));
-                details.push(format!(
+                self.facts.push(BackupFact::of("newestDone", backup, now));
+                self.details.push(format!(
                     "newest done backup {}{}; age not evaluated",
                     backup.id,
                     facts(backup)
                 ));
             }
             (Some((newest, backup)), Some(now)) => {
-                facts_of.push(BackupFact::of("newestDone", backup, Some(now)));
+                self.facts
+                    .push(BackupFact::of("newestDone", backup, Some(now)));
                 let hours = now.duration_since(newest).as_secs_f64() / 3600.0;
-                let ok = hours <= max_age.value;
-                passed &= ok;
-                details.push(format!(
+                let ok = hours <= max_age;
+                self.passed &= ok;
+                self.details.push(format!(
                     "newest done backup {} is {hours:.1}h old (at most {}h){}{}",
                     backup.id,
-                    limit(max_age.value),
+                    limit(max_age),
                     facts(backup),
                     if ok { "" } else { ": too old" }
                 ));
             }
         }
-        // The newest backup that ended (not one still running) must not have failed.
         let newest_ended = listed
             .iter()
             .filter(|b| matches!(b.status.as_deref(), Some("done" | "error")))
@@ -189,18 +220,20 @@ pub fn backups(
         if let Some((_, backup)) = newest_ended
             && backup.status.as_deref() == Some("error")
         {
-            passed = false;
-            facts_of.push(BackupFact::of("newestEnded", backup, now));
-            details.push(format!("newest backup {} ended in `error`", backup.id));
+            self.passed = false;
+            self.facts.push(BackupFact::of("newestEnded", backup, now));
+            self.details
+                .push(format!("newest backup {} ended in `error`", backup.id));
         }
     }
-    for keep in &checks.keep {
-        let found = live.kept_backups.get(&(id.clone(), keep.value.clone()));
-        facts_of.push(match found {
-            Some(Some(backup)) => BackupFact::of("kept", backup, now),
-            Some(None) | None => BackupFact {
+
+    /// `keep`: the backup `id` exists and is done (`found`: the backup, when it exists).
+    fn kept(&mut self, id: &str, found: Option<&Backup>, now: Option<Timestamp>) {
+        self.facts.push(match found {
+            Some(backup) => BackupFact::of("kept", backup, now),
+            None => BackupFact {
                 role: "kept".into(),
-                id: keep.value.clone(),
+                id: id.to_string(),
                 status: None,
                 age_minutes: None,
                 size_bytes: None,
@@ -208,33 +241,23 @@ pub fn backups(
             },
         });
         match found {
-            Some(Some(backup)) if backup.status.as_deref() == Some("done") => {
-                details.push(format!(
-                    "backup {} is kept and done{}",
-                    keep.value,
-                    facts(backup)
-                ));
+            Some(backup) if backup.status.as_deref() == Some("done") => {
+                self.details
+                    .push(format!("backup {id} is kept and done{}", facts(backup)));
             }
-            Some(Some(backup)) => {
-                passed = false;
-                details.push(format!(
-                    "backup {} has status `{}`, not `done`",
-                    keep.value,
+            Some(backup) => {
+                self.passed = false;
+                self.details.push(format!(
+                    "backup {id} has status `{}`, not `done`",
                     backup.status.as_deref().unwrap_or("unknown")
                 ));
             }
-            Some(None) | None => {
-                passed = false;
-                details.push(format!("backup {} does not exist", keep.value));
+            None => {
+                self.passed = false;
+                self.details.push(format!("backup {id} does not exist"));
             }
         }
     }
-    Some(CheckResult {
-        address: format!("check.{}.backups", service.key.value),
-        passed,
-        details,
-        backups: facts_of,
-    })
 }
 
 #[cfg(test)]

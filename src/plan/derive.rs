@@ -21,10 +21,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::{
-    Action, AlertTarget, Change, Operation, Plan, StackTarget, Step, fingerprint, normalize,
+use super::address::Address;
+use super::model::{
+    Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
 };
-use crate::api::wire::{AddRemove, Alert, Dashboard, ServicePatch};
+use super::{fingerprint, normalize};
+use crate::api::wire::{AddRemove, Alert, AlertRequest, Dashboard, DashboardRequest, ServicePatch};
 use crate::config::model::{Config, StackTarget as ModelTarget};
 use crate::live::LiveState;
 
@@ -106,54 +108,9 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
             text(change.fingerprint)
         ));
     }
-    let address = change.address.as_str();
     let action = change.action;
-    let kind_fits = match &step.operation {
-        Operation::ServiceScaling { .. } => {
-            action == Action::Update
-                && address.starts_with("service.")
-                && address.ends_with(".scaling")
-        }
-        Operation::PrivateEndpointCreate { body, .. } => {
-            action == Action::Create && is_endpoint(address, &body.id)
-        }
-        Operation::PrivateEndpointDetach { body, .. } => {
-            let id = body
-                .private_endpoint_ids
-                .as_ref()
-                .and_then(|ids| ids.remove.first())
-                .map_or("", String::as_str);
-            action == Action::Delete && is_endpoint(address, id)
-        }
-        Operation::PipeScaling { .. } => {
-            action == Action::Update
-                && address.starts_with("pipe.")
-                && address.ends_with(".scaling")
-        }
-        Operation::PipeDelete { .. } => {
-            action == Action::Delete
-                && address.starts_with("pipe.")
-                && !address.ends_with(".scaling")
-        }
-        Operation::DashboardCreate { stack, .. } => {
-            action == Action::Create && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::DashboardUpdate { stack, .. } => {
-            action == Action::Update && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::DashboardDelete { stack, .. } => {
-            action == Action::Delete && in_stack(address, "dashboard", &stack.key)
-        }
-        Operation::AlertCreate { stack, .. } => {
-            action == Action::Create && in_stack(address, "alert", &stack.key)
-        }
-        Operation::AlertUpdate { stack, .. } => {
-            action == Action::Update && in_stack(address, "alert", &stack.key)
-        }
-        Operation::AlertDelete { stack, .. } => {
-            action == Action::Delete && in_stack(address, "alert", &stack.key)
-        }
-    };
+    let kind_fits = Address::parse(&change.address)
+        .is_some_and(|address| fits(&step.operation, action, &address));
     if !kind_fits {
         return Err(format!(
             "the change is a {} of this address, but its step is a `{}` {}",
@@ -163,7 +120,14 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
         ));
     }
     let mut derived = step.clone();
-    match &mut derived.operation {
+    sends_what_it_shows(change, &mut derived.operation)?;
+    Ok(derived)
+}
+
+/// Checks that an operation writes exactly what its change shows; an alert's is rewritten to
+/// find its dashboard and tile by the names the change shows.
+fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(), String> {
+    match operation {
         Operation::ServiceScaling { body, .. } => {
             let wanted = written(change, SERVICE_SCALING)?;
             same(&to_value(body), &wanted)?;
@@ -215,43 +179,50 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
             )?;
         }
         Operation::AlertCreate { target, body, .. }
-        | Operation::AlertUpdate { target, body, .. } => {
-            let after = after(change)?;
-            let name = |key: &str| {
-                after
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            // Which dashboard and tile the alert points at is what the change shows, by name;
-            // the ids are looked up when the step runs.
-            *target = AlertTarget::Names {
-                dashboard: name("dashboard"),
-                tile: name("tile"),
-            };
-            body.dashboard_id = None;
-            body.tile_id = None;
-            // A message the config leaves unmanaged is the live one (checked by `against_live`).
-            let managed_message = after.get("message").is_some();
-            let mut sent = normalize::alert_view(&normalize::AlertView {
-                name: body.name.as_deref().unwrap_or_default(),
-                dashboard: name("dashboard"),
-                tile: name("tile"),
-                threshold: body.threshold,
-                threshold_type: &body.threshold_type,
-                interval: &body.interval,
-                source: &body.source,
-                channel: &body.channel,
-                message: &body.message,
-            });
-            if !managed_message && let Value::Object(map) = &mut sent {
-                map.remove("message");
-            }
-            same(&sent, after)?;
-        }
+        | Operation::AlertUpdate { target, body, .. } => alert_by_names(change, target, body)?,
     }
-    Ok(derived)
+    Ok(())
+}
+
+/// An alert step as its change shows it: which dashboard and tile it points at is what the
+/// change shows, by name (the ids are looked up when the step runs), and the rest of its body
+/// is the change's desired alert.
+fn alert_by_names(
+    change: &Change,
+    target: &mut AlertTarget,
+    body: &mut AlertRequest,
+) -> Result<(), String> {
+    let after = after(change)?;
+    let name = |key: &str| {
+        after
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    *target = AlertTarget::Names {
+        dashboard: name("dashboard"),
+        tile: name("tile"),
+    };
+    body.dashboard_id = None;
+    body.tile_id = None;
+    // A message the config leaves unmanaged is the live one (checked by `against_live`).
+    let managed_message = after.get("message").is_some();
+    let mut sent = normalize::alert_view(&normalize::AlertView {
+        name: body.name.as_deref().unwrap_or_default(),
+        dashboard: name("dashboard"),
+        tile: name("tile"),
+        threshold: body.threshold,
+        threshold_type: &body.threshold_type,
+        interval: &body.interval,
+        source: &body.source,
+        channel: &body.channel,
+        message: &body.message,
+    });
+    if !managed_message && let Value::Object(map) = &mut sent {
+        map.remove("message");
+    }
+    same(&sent, after)
 }
 
 /// Checks what only the live state can tell, with the reads made before any write: a dashboard
@@ -278,43 +249,7 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 else {
                     continue;
                 };
-                // A tile keeps the id of the live tile of its name; a renamed tile (its old name
-                // sent no more) keeps the id of the live tile it was. No id goes to two tiles, and
-                // no tile takes the id of another live tile that is still sent: that would move
-                // the other tile's alerts.
-                let sent: BTreeSet<&str> = body.tiles.iter().map(|t| t.name.as_str()).collect();
-                let carried: BTreeSet<&str> =
-                    body.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
-                let mut used = BTreeSet::new();
-                for tile in &body.tiles {
-                    let by_name = current
-                        .tiles
-                        .iter()
-                        .find(|t| t.name == tile.name)
-                        .and_then(|t| t.id.as_deref());
-                    let renamed = |id: &str| {
-                        current
-                            .tiles
-                            .iter()
-                            .any(|t| t.id.as_deref() == Some(id) && !sent.contains(t.name.as_str()))
-                    };
-                    let fine = match tile.id.as_deref() {
-                        None => by_name.is_none_or(|id| carried.contains(id)),
-                        Some(id) => {
-                            used.insert(id)
-                                && (by_name == Some(id) || (by_name.is_none() && renamed(id)))
-                        }
-                    };
-                    if !fine {
-                        problems.push(format!(
-                            "{}: tile \"{}\" is sent with id {} but is {} on the dashboard",
-                            change.address,
-                            tile.name,
-                            tile.id.as_deref().unwrap_or("(none)"),
-                            by_name.unwrap_or("a new tile"),
-                        ));
-                    }
-                }
+                problems.extend(carried_tile_ids(&change.address, current, body));
             }
             Operation::AlertUpdate { stack, body, .. }
             | Operation::AlertCreate { stack, body, .. }
@@ -323,18 +258,7 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 let Some(alerts) = live.stacks.get(&stack.key).map(|s| &s.alerts) else {
                     continue;
                 };
-                // The live alert the step replaces: by id for an update; by name for a create
-                // (an alert created again because its tile goes keeps its message).
-                let current: Option<&Alert> = match &step.operation {
-                    Operation::AlertUpdate { alert_id, .. } => {
-                        alerts.iter().find(|a| a.id == *alert_id)
-                    }
-                    _ => alerts.iter().find(|a| {
-                        normalize::same_name(&a.name, body.name.as_deref().unwrap_or_default())
-                    }),
-                };
-                let live_message = current.and_then(|a| a.message.as_ref());
-                if live_message != body.message.as_ref() {
+                if !sends_live_message(&step.operation, alerts, body) {
                     problems.push(format!(
                         "{}: the step sends a message the change does not show",
                         change.address
@@ -347,38 +271,71 @@ pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
     problems
 }
 
+/// A tile keeps the id of the live tile of its name; a renamed tile (its old name sent no more)
+/// keeps the id of the live tile it was. No id goes to two tiles, and no tile takes the id of
+/// another live tile that is still sent: that would move the other tile's alerts. One line per
+/// tile that breaks this.
+fn carried_tile_ids(address: &str, current: &Dashboard, body: &DashboardRequest) -> Vec<String> {
+    let sent: BTreeSet<&str> = body.tiles.iter().map(|t| t.name.as_str()).collect();
+    let carried: BTreeSet<&str> = body.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
+    let mut used = BTreeSet::new();
+    let mut problems = Vec::new();
+    for tile in &body.tiles {
+        let by_name = current
+            .tiles
+            .iter()
+            .find(|t| t.name == tile.name)
+            .and_then(|t| t.id.as_deref());
+        let renamed = |id: &str| {
+            current
+                .tiles
+                .iter()
+                .any(|t| t.id.as_deref() == Some(id) && !sent.contains(t.name.as_str()))
+        };
+        let fine = match tile.id.as_deref() {
+            None => by_name.is_none_or(|id| carried.contains(id)),
+            Some(id) => {
+                used.insert(id) && (by_name == Some(id) || (by_name.is_none() && renamed(id)))
+            }
+        };
+        if !fine {
+            problems.push(format!(
+                "{address}: tile \"{}\" is sent with id {} but is {} on the dashboard",
+                tile.name,
+                tile.id.as_deref().unwrap_or("(none)"),
+                by_name.unwrap_or("a new tile"),
+            ));
+        }
+    }
+    problems
+}
+
+/// Whether an alert step whose change leaves the message unmanaged sends the live message of
+/// the alert it replaces: by id for an update; by name for a create (an alert created again
+/// because its tile goes keeps its message).
+fn sends_live_message(operation: &Operation, alerts: &[Alert], body: &AlertRequest) -> bool {
+    let current: Option<&Alert> = match operation {
+        Operation::AlertUpdate { alert_id, .. } => alerts.iter().find(|a| a.id == *alert_id),
+        _ => alerts
+            .iter()
+            .find(|a| normalize::same_name(&a.name, body.name.as_deref().unwrap_or_default())),
+    };
+    current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
+}
+
 /// Checks that each step writes to the service, pipe and stack its address names in `config`
 /// (the applying run's): a step moved to another service's id is refused. One line per
 /// disagreement.
 pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
-    let service_of = |address: &str| {
-        config
-            .services
-            .values()
-            .find(|s| address.starts_with(&format!("service.{}.", s.key.value)))
-    };
-    let pipe_of = |address: &str| {
-        config.services.values().find_map(|s| {
-            s.pipes.values().find_map(|p| {
-                let base = format!("pipe.{}.{}", s.key.value, p.key.value);
-                (address == base || address == format!("{base}.scaling")).then_some((s, p))
-            })
-        })
-    };
     let mut problems = Vec::new();
     for step in &plan.steps {
         let address = step.address.as_str();
         let problem = match &step.operation {
             Operation::ServiceScaling { service_id, .. }
             | Operation::PrivateEndpointCreate { service_id, .. }
-            | Operation::PrivateEndpointDetach { service_id, .. } => match service_of(address) {
-                Some(s) if s.id.value == *service_id => None,
-                Some(s) => Some(format!(
-                    "writes to service {service_id}, but `{}` is {} in the config",
-                    s.key.value, s.id.value
-                )),
-                None => Some("names a service the config does not have".to_string()),
-            },
+            | Operation::PrivateEndpointDetach { service_id, .. } => {
+                service_problem(config, address, service_id)
+            }
             Operation::PipeScaling {
                 service_id,
                 pipe_id,
@@ -387,49 +344,89 @@ pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
             | Operation::PipeDelete {
                 service_id,
                 pipe_id,
-            } => match pipe_of(address) {
-                Some((s, p)) if s.id.value == *service_id && p.id.value == *pipe_id => None,
-                Some((s, p)) => Some(format!(
-                    "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
-                     of service {}",
-                    p.id.value, s.id.value
-                )),
-                None => Some("names a pipe the config does not have".to_string()),
-            },
+            } => pipe_problem(config, address, service_id, pipe_id),
             Operation::DashboardCreate { stack, .. }
             | Operation::DashboardUpdate { stack, .. }
             | Operation::DashboardDelete { stack, .. }
             | Operation::AlertCreate { stack, .. }
             | Operation::AlertUpdate { stack, .. }
-            | Operation::AlertDelete { stack, .. } => {
-                let wanted = config.stacks.get(&stack.key).map(|s| match &s.target {
-                    ModelTarget::Managed { service } => StackTarget::Managed {
-                        service_id: config
-                            .services
-                            .get(&service.value)
-                            .map(|s| s.id.value.clone())
-                            .unwrap_or_default(),
-                    },
-                    ModelTarget::Observability => StackTarget::Observability,
-                });
-                match wanted {
-                    Some(wanted) if wanted == stack.target => None,
-                    Some(_) => Some(format!(
-                        "writes to stack `{}` through another API or service than the config's",
-                        stack.key
-                    )),
-                    None => Some(format!(
-                        "names stack `{}`, which the config does not have",
-                        stack.key
-                    )),
-                }
-            }
+            | Operation::AlertDelete { stack, .. } => stack_problem(config, stack),
         };
         if let Some(problem) = problem {
             problems.push(format!("{address}: {problem}"));
         }
     }
     problems
+}
+
+/// Whether a service step at `address` writes to the service the config gives that key.
+fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<String> {
+    let key = match Address::parse(address) {
+        Some(Address::ServiceScaling { service } | Address::PrivateEndpoint { service, .. }) => {
+            Some(service)
+        }
+        _ => None,
+    };
+    match key.and_then(|key| config.services.values().find(|s| s.key.value == key)) {
+        Some(s) if s.id.value == service_id => None,
+        Some(s) => Some(format!(
+            "writes to service {service_id}, but `{}` is {} in the config",
+            s.key.value, s.id.value
+        )),
+        None => Some("names a service the config does not have".to_string()),
+    }
+}
+
+/// Whether a pipe step at `address` writes to the pipe (and service) the config gives those
+/// keys.
+fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str) -> Option<String> {
+    let keys = match Address::parse(address) {
+        Some(Address::Pipe { service, pipe } | Address::PipeScaling { service, pipe }) => {
+            Some((service, pipe))
+        }
+        _ => None,
+    };
+    let found = keys.and_then(|(service, pipe)| {
+        let s = config.services.values().find(|s| s.key.value == service)?;
+        s.pipes
+            .values()
+            .find(|p| p.key.value == pipe)
+            .map(|p| (s, p))
+    });
+    match found {
+        Some((s, p)) if s.id.value == service_id && p.id.value == pipe_id => None,
+        Some((s, p)) => Some(format!(
+            "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
+             of service {}",
+            p.id.value, s.id.value
+        )),
+        None => Some("names a pipe the config does not have".to_string()),
+    }
+}
+
+/// Whether a stack step writes through the API (and service) the config gives its stack.
+fn stack_problem(config: &Config, stack: &StackRef) -> Option<String> {
+    let wanted = config.stacks.get(&stack.key).map(|s| match &s.target {
+        ModelTarget::Managed { service } => StackTarget::Managed {
+            service_id: config
+                .services
+                .get(&service.value)
+                .map(|s| s.id.value.clone())
+                .unwrap_or_default(),
+        },
+        ModelTarget::Observability => StackTarget::Observability,
+    });
+    match wanted {
+        Some(wanted) if wanted == stack.target => None,
+        Some(_) => Some(format!(
+            "writes to stack `{}` through another API or service than the config's",
+            stack.key
+        )),
+        None => Some(format!(
+            "names stack `{}`, which the config does not have",
+            stack.key
+        )),
+    }
 }
 
 /// Whether the change leaves an alert's message unmanaged (the config does not set one), so
@@ -588,15 +585,49 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
     }
 }
 
-fn is_endpoint(address: &str, id: &str) -> bool {
-    address.starts_with("service.") && address.ends_with(&format!(".private_endpoint[{id}]"))
-}
-
-fn in_stack(address: &str, kind: &str, stack: &str) -> bool {
-    let prefix = format!("{kind}.{stack}");
-    address
-        .strip_prefix(&prefix)
-        .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+/// Whether an operation of its kind carries out a change of `action` at `address`.
+fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
+    let endpoint =
+        |wanted: &str| matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted);
+    let dashboard = |stack: &StackRef| {
+        matches!(
+            address,
+            Address::Dashboard { .. } | Address::LiveDashboard { .. }
+        ) && address.stack() == Some(stack.key.as_str())
+    };
+    let alert = |stack: &StackRef| {
+        matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
+            && address.stack() == Some(stack.key.as_str())
+    };
+    match operation {
+        Operation::ServiceScaling { .. } => {
+            action == Action::Update && matches!(address, Address::ServiceScaling { .. })
+        }
+        Operation::PrivateEndpointCreate { body, .. } => {
+            action == Action::Create && endpoint(&body.id)
+        }
+        Operation::PrivateEndpointDetach { body, .. } => {
+            let id = body
+                .private_endpoint_ids
+                .as_ref()
+                .and_then(|ids| ids.remove.first())
+                .map_or("", String::as_str);
+            action == Action::Delete && endpoint(id)
+        }
+        Operation::PipeScaling { .. } => {
+            action == Action::Update && matches!(address, Address::PipeScaling { .. })
+        }
+        Operation::PipeDelete { .. } => {
+            action == Action::Delete
+                && matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
+        }
+        Operation::DashboardCreate { stack, .. } => action == Action::Create && dashboard(stack),
+        Operation::DashboardUpdate { stack, .. } => action == Action::Update && dashboard(stack),
+        Operation::DashboardDelete { stack, .. } => action == Action::Delete && dashboard(stack),
+        Operation::AlertCreate { stack, .. } => action == Action::Create && alert(stack),
+        Operation::AlertUpdate { stack, .. } => action == Action::Update && alert(stack),
+        Operation::AlertDelete { stack, .. } => action == Action::Delete && alert(stack),
+    }
 }
 
 fn kind_name(operation: &Operation) -> &'static str {
@@ -638,6 +669,6 @@ fn where_of(operation: &Operation) -> String {
     }
 }
 
-fn text(value: Option<fingerprint::Fingerprint>) -> String {
+fn text(value: Option<Fingerprint>) -> String {
     value.map_or_else(|| "none".to_string(), |f| f.to_string())
 }

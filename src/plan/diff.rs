@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::FieldChange;
+use super::model::FieldChange;
 
 /// Whether two numbers are the same for the planner.
 pub fn numbers_equal(a: f64, b: f64) -> bool {

@@ -3,40 +3,13 @@
 //! `apply` recomputes it from a fresh read with the same functions and refuses a step whose
 //! object changed since.
 
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Operation, normalize};
+pub use super::model::Fingerprint;
+use super::model::Operation;
+use super::normalize;
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::LiveState;
-
-/// A 64-bit FNV-1a hash, written as 16 hex digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
-pub struct Fingerprint(pub u64);
-
-impl fmt::Display for Fingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:016x}", self.0)
-    }
-}
-
-impl From<Fingerprint> for String {
-    fn from(value: Fingerprint) -> Self {
-        value.to_string()
-    }
-}
-
-impl TryFrom<String> for Fingerprint {
-    type Error = String;
-    fn try_from(value: String) -> Result<Self, Self::Error> {
-        u64::from_str_radix(&value, 16)
-            .map(Fingerprint)
-            .map_err(|_| format!("`{value}` is not a fingerprint (16 hex digits)"))
-    }
-}
 
 /// The FNV-1a 64 offset basis (the starting hash).
 pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -125,7 +98,7 @@ pub fn alert(alert: &Alert) -> Fingerprint {
 }
 
 /// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
-/// does not exist. A step is stale when this differs from [`super::Step::fingerprint`]; for a
+/// does not exist. A step is stale when this differs from [`super::model::Step::fingerprint`]; for a
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
 pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
-use super::{Action, Change, FieldChange};
+use super::model::{Action, Change, FieldChange};
 
 /// What a line says about its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

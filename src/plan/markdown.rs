@@ -8,7 +8,8 @@
 //! plain text). Destroys are listed once, in their own section.
 
 use super::lines::{self, Layout};
-use super::{Action, Change, Plan, order};
+use super::model::{Action, Change, Plan};
+use super::order;
 use crate::markdown::escape;
 use crate::output::DEFAULT_WIDTH;
 
@@ -58,6 +59,28 @@ fn details(change: &Change, plan: &Plan) -> String {
 
 /// Renders the plan as a Markdown comment of at most [`BUDGET`] bytes.
 pub fn render(plan: &Plan) -> String {
+    let mut comment = Comment {
+        out: header(plan),
+        cut: Vec::new(),
+    };
+    // Sections in order of importance: once one is cut, the rest are left out.
+    comment.destroys(plan);
+    comment.checks(plan);
+    comment.changes(plan);
+    comment.unmanaged(plan);
+    comment.steps(plan);
+    let Comment { mut out, cut } = comment;
+    if !cut.is_empty() {
+        out.push_str(&format!(
+            "\n> **Note:** this comment was cut to stay under GitHub's size limit; not shown: {}. Run `converge plan` for the full plan.\n",
+            cut.join(", ")
+        ));
+    }
+    out
+}
+
+/// The marker, the title, the summary and, for a partial plan, what it was limited to.
+fn header(plan: &Plan) -> String {
     let mut out = format!(
         "{MARKER}\n### converge plan\n\n**{}**\n",
         plan.summary().line()
@@ -79,15 +102,32 @@ pub fn render(plan: &Plan) -> String {
             patterns.join(", ")
         ));
     }
-    let mut cut: Vec<String> = Vec::new();
+    out
+}
 
-    let destroys: Vec<&Change> = plan
-        .changes
-        .iter()
-        .filter(|c| c.action == Action::Delete)
-        .collect();
-    if !destroys.is_empty() {
-        out.push_str("\n#### Destroys (need `--allow-destroy`)\n\n");
+/// The comment so far, and what was left out to stay within the budget.
+struct Comment {
+    out: String,
+    cut: Vec<String>,
+}
+
+impl Comment {
+    /// Whether `text` still fits, leaving room for the note about what was cut.
+    fn fits(&self, text: &str) -> bool {
+        self.out.len() + text.len() + NOTE_ROOM <= BUDGET
+    }
+
+    fn destroys(&mut self, plan: &Plan) {
+        let destroys: Vec<&Change> = plan
+            .changes
+            .iter()
+            .filter(|c| c.action == Action::Delete)
+            .collect();
+        if destroys.is_empty() || !self.cut.is_empty() {
+            return;
+        }
+        self.out
+            .push_str("\n#### Destroys (need `--allow-destroy`)\n\n");
         let mut left = destroys.len();
         for change in &destroys {
             // Each with its details while they fit, else one line: a destroy is never left out
@@ -98,20 +138,23 @@ pub fn render(plan: &Plan) -> String {
                 escape(&change.address),
                 escape(&change.reason)
             );
-            if out.len() + block.len() + NOTE_ROOM <= BUDGET {
-                out.push_str(&block);
-            } else if out.len() + line.len() + NOTE_ROOM <= BUDGET {
-                out.push_str(&line);
+            if self.fits(&block) {
+                self.out.push_str(&block);
+            } else if self.fits(&line) {
+                self.out.push_str(&line);
             } else {
-                cut.push(format!("{left} destroys"));
+                self.cut.push(format!("{left} destroys"));
                 break;
             }
             left -= 1;
         }
     }
 
-    if !plan.checks.is_empty() && cut.is_empty() {
-        out.push_str("\n#### Checks\n\n");
+    fn checks(&mut self, plan: &Plan) {
+        if plan.checks.is_empty() || !self.cut.is_empty() {
+            return;
+        }
+        self.out.push_str("\n#### Checks\n\n");
         for check in &plan.checks {
             let line = format!(
                 "- {} <code>{}</code>: {}\n",
@@ -119,33 +162,39 @@ pub fn render(plan: &Plan) -> String {
                 escape(&check.address),
                 escape(&check.details.join("; "))
             );
-            if out.len() + line.len() + NOTE_ROOM > BUDGET {
-                cut.push("some checks".to_string());
+            if !self.fits(&line) {
+                self.cut.push("some checks".to_string());
                 break;
             }
-            out.push_str(&line);
+            self.out.push_str(&line);
         }
     }
 
-    let shown: Vec<&Change> = plan
-        .display_order()
-        .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
-        .collect();
-    if !shown.is_empty() && cut.is_empty() {
-        out.push_str("\n#### Changes\n\n");
+    fn changes(&mut self, plan: &Plan) {
+        let shown: Vec<&Change> = plan
+            .display_order()
+            .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
+            .collect();
+        if shown.is_empty() || !self.cut.is_empty() {
+            return;
+        }
+        self.out.push_str("\n#### Changes\n\n");
         let mut left = shown.len();
         for change in shown {
             let block = details(change, plan);
-            if out.len() + block.len() + NOTE_ROOM > BUDGET {
-                cut.push(format!("the details of {left} changes"));
+            if !self.fits(&block) {
+                self.cut.push(format!("the details of {left} changes"));
                 break;
             }
-            out.push_str(&block);
+            self.out.push_str(&block);
             left -= 1;
         }
     }
 
-    if !plan.unmanaged.is_empty() && cut.is_empty() {
+    fn unmanaged(&mut self, plan: &Plan) {
+        if plan.unmanaged.is_empty() || !self.cut.is_empty() {
+            return;
+        }
         let mut block = String::from("\n#### Not managed (reported only)\n\n");
         for item in &plan.unmanaged {
             block.push_str(&format!(
@@ -154,14 +203,18 @@ pub fn render(plan: &Plan) -> String {
                 escape(&item.reason)
             ));
         }
-        if out.len() + block.len() + NOTE_ROOM > BUDGET {
-            cut.push(format!("{} unmanaged objects", plan.unmanaged.len()));
+        if self.fits(&block) {
+            self.out.push_str(&block);
         } else {
-            out.push_str(&block);
+            self.cut
+                .push(format!("{} unmanaged objects", plan.unmanaged.len()));
         }
     }
 
-    if !plan.steps.is_empty() && cut.is_empty() {
+    fn steps(&mut self, plan: &Plan) {
+        if plan.steps.is_empty() || !self.cut.is_empty() {
+            return;
+        }
         let mut block = format!(
             "\n<details><summary>Steps ({})</summary>\n\n",
             plan.steps.len()
@@ -170,18 +223,11 @@ pub fn render(plan: &Plan) -> String {
             block.push_str(&format!("{}<br>\n", escape(&line)));
         }
         block.push_str("\n</details>\n");
-        if out.len() + block.len() + NOTE_ROOM > BUDGET {
-            cut.push(format!("the list of {} steps", plan.steps.len()));
+        if self.fits(&block) {
+            self.out.push_str(&block);
         } else {
-            out.push_str(&block);
+            self.cut
+                .push(format!("the list of {} steps", plan.steps.len()));
         }
     }
-
-    if !cut.is_empty() {
-        out.push_str(&format!(
-            "\n> **Note:** this comment was cut to stay under GitHub's size limit; not shown: {}. Run `converge plan` for the full plan.\n",
-            cut.join(", ")
-        ));
-    }
-    out
 }

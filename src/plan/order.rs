@@ -7,7 +7,7 @@
 //!
 //! `levels` groups steps that may run together; `apply` runs a level's steps concurrently.
 
-use super::Step;
+use super::model::Step;
 
 /// Checks that every dependency names an earlier step (so the list order is a valid order).
 pub fn check(steps: &[Step]) -> Result<(), String> {

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::{Action, CheckResult, FieldChange, Plan, Step, Summary, Unmanaged};
+use super::checks::CheckResult;
+use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged};
 
 /// The format identifier of the JSON rendering.
 pub const FORMAT: &str = "converge-plan/1";

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Plan;
+use super::model::Plan;
 use crate::config::model::Config;
 
 /// Format identifier of saved plans.

@@ -2,6 +2,7 @@
 //! the renderers (snapshots), the saved plan round trip, the Markdown budget, secrets, and the
 //! "no perpetual diffs" property.
 
+mod address;
 mod fixtures;
 mod property;
 mod scope;
@@ -695,11 +696,11 @@ fn missing_service_and_pipe_point_at_their_ids() {
 
 #[test]
 fn ownership_tag_fits_the_tag_limit() {
-    assert_eq!(build::ownership_tag("prod"), "converge:prod");
-    let long = build::ownership_tag("a-very-long-stack-key-for-the-europe-region");
+    assert_eq!(tag::ownership_tag("prod"), "converge:prod");
+    let long = tag::ownership_tag("a-very-long-stack-key-for-the-europe-region");
     assert_eq!(long.chars().count(), 32);
     assert!(long.starts_with("converge:a-very-long-st"));
-    let other = build::ownership_tag("a-very-long-stack-key-for-the-europe-regioN");
+    let other = tag::ownership_tag("a-very-long-stack-key-for-the-europe-regioN");
     assert_ne!(long, other);
 }
 

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::lines::{self, Layout, Mark};
-use super::{Action, Change, Plan, order};
+use super::model::{Action, Change, Plan};
+use super::order;
 use crate::output::{Printer, Style};
 
 /// A value for a diff line: strings quoted, lists and maps YAML-like (`[a, b]`).

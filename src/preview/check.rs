@@ -43,7 +43,11 @@ fn planned<'c>(plan: &Plan, stack: &'c StackConfig) -> Vec<&'c DashboardConfig> 
         .dashboards
         .values()
         .filter(|dashboard| {
-            let address = format!("dashboard.{}.{}", stack.key.value, dashboard.key.value);
+            let address = crate::plan::Address::Dashboard {
+                stack: &stack.key.value,
+                dashboard: &dashboard.key.value,
+            }
+            .to_string();
             plan.changes.iter().any(|change| {
                 change.address == address
                     && matches!(change.action, Action::Create | Action::Update)

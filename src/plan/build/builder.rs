@@ -1,0 +1,191 @@
+//! The builder every kind plans through, and what the kinds share.
+
+use serde_json::Value;
+
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self};
+use crate::live::LiveState;
+use crate::plan::diff::{self};
+use crate::plan::model::{Action, Change, FieldChange, Fingerprint, Operation, Plan, Step};
+
+pub(super) struct Builder<'a> {
+    pub(super) live: &'a LiveState,
+    pub(super) now: Option<jiff::Timestamp>,
+    pub(super) plan: Plan,
+    pub(super) diagnostics: Vec<Diagnostic>,
+}
+
+/// The live object a config object is: found by its current name or one of its `renamedFrom`
+/// names. Each candidate comes with the `renamedFrom` entry that found it (`None`: its name).
+pub(super) fn candidates<'l, 'c, T>(
+    by_name: impl Fn(&str) -> Vec<&'l T>,
+    name: &str,
+    renamed_from: &'c [model::Located<String>],
+) -> Vec<(&'l T, Option<&'c model::Located<String>>)> {
+    let mut found: Vec<(&'l T, Option<&'c model::Located<String>>)> =
+        by_name(name).into_iter().map(|o| (o, None)).collect();
+    for old in renamed_from {
+        found.extend(by_name(&old.value).into_iter().map(|o| (o, Some(old))));
+    }
+    found
+}
+
+/// Two or more live objects could be the one config object: an error at the `renamedFrom`
+/// entry that found the extra one (else at the name), never a guess.
+pub(super) fn ambiguous(
+    kind: &str,
+    what: &str,
+    name: &model::Located<String>,
+    found: &[(String, String, Option<model::Span>)],
+) -> Diagnostic {
+    let listed: Vec<String> = found
+        .iter()
+        .map(|(name, id, _)| format!("\"{name}\" (id {id})"))
+        .collect();
+    let at = found
+        .iter()
+        .find_map(|(_, _, span)| *span)
+        .unwrap_or(name.span);
+    let mut diagnostic = Diagnostic::error(
+        Code::PlanAmbiguousRename,
+        format!(
+            "{what} could be any of {} live {kind}s: {}; converge does not guess which one it is",
+            found.len(),
+            listed.join(", ")
+        ),
+        Some(at),
+    )
+    .with_label("finds more than one live object")
+    .with_help(if at == name.span {
+        format!("delete or rename all but one of those {kind}s in the stack, then plan again")
+    } else {
+        format!(
+            "delete or rename the live {kind} that is not this one, or remove the `renamedFrom` entry that finds it, then plan again"
+        )
+    });
+    if at != name.span {
+        diagnostic = diagnostic.with_related(name.span, "the current name");
+    }
+    diagnostic
+}
+
+/// The reason of a change that renames its object: `renamed from "Old"`, and what else differs.
+pub(super) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
+    let others: Vec<FieldChange> = fields
+        .iter()
+        .filter(|f| f.path != "name")
+        .cloned()
+        .collect();
+    if others.is_empty() {
+        format!("renamed from {old:?}")
+    } else {
+        format!("renamed from {old:?}; {}", diff::reason(&others))
+    }
+}
+
+impl Builder<'_> {
+    pub(super) fn push(
+        &mut self,
+        mut change: Change,
+        step: Option<(Operation, Vec<usize>)>,
+    ) -> Option<usize> {
+        let id = step.map(|(operation, depends_on)| {
+            let id = self.plan.steps.len();
+            self.plan.steps.push(Step {
+                id,
+                address: change.address.clone(),
+                depends_on,
+                fingerprint: change.fingerprint,
+                operation,
+            });
+            id
+        });
+        change.step = id;
+        self.plan.changes.push(change);
+        id
+    }
+
+    pub(super) fn error(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Warns at the config line when the server stores a name other than as written (some
+    /// servers collapse runs of white space): converge matches the object as stored, and would
+    /// otherwise create it again on every apply.
+    pub(super) fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
+        if config.value == live {
+            return;
+        }
+        self.diagnostics.push(
+            Diagnostic::warning(
+                Code::PlanStoredName,
+                format!(
+                    "the server stores this name as {live:?}, not as written ({:?}); converge \
+                     matches the {kind} as the server stores it",
+                    config.value
+                ),
+                Some(config.span),
+            )
+            .with_label("stored differently")
+            .with_help(format!("write the name as the server stores it: {live:?}")),
+        );
+    }
+
+    /// A warning when an object is created while an owned object like it (a dashboard sharing
+    /// a tile name, an alert on the same tile) that the config no longer names is deleted or
+    /// left behind: it may be a rename that forgot `renamedFrom`.
+    pub(super) fn maybe_renamed(
+        &mut self,
+        kind: &str,
+        key: &str,
+        name: &model::Located<String>,
+        left_behind: &[&str],
+    ) {
+        if left_behind.is_empty() {
+            return;
+        }
+        let names: Vec<String> = left_behind.iter().map(|n| format!("{n:?}")).collect();
+        self.diagnostics.push(
+            Diagnostic::warning(
+                Code::PlanMaybeRenamed,
+                format!(
+                    "{kind} `{key}` is created as a new {kind}, while {} that converge owns and the config no longer names is left behind (or pruned)",
+                    names.join(", ")
+                ),
+                Some(name.span),
+            )
+            .with_label("created as a new object")
+            .with_help(format!(
+                "if this {kind} was renamed, add `renamedFrom: [{}]` under it: it is then updated in place and keeps its id",
+                left_behind.first().copied().unwrap_or_default()
+            )),
+        );
+    }
+}
+
+/// The change for an object that exists live: an update when any managed field differs, else
+/// a no-op; either way it records the live object's fingerprint.
+pub(super) fn compared(
+    address: String,
+    before: Value,
+    after: Value,
+    fields: Vec<FieldChange>,
+    fingerprint: Fingerprint,
+) -> Change {
+    Change {
+        address,
+        action: if fields.is_empty() {
+            Action::NoOp
+        } else {
+            Action::Update
+        },
+        reason: diff::reason(&fields),
+        before: Some(before),
+        after: Some(after),
+        fingerprint: Some(fingerprint),
+        fields,
+        step: None,
+        renamed_from: None,
+    }
+}

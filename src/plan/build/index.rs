@@ -1,0 +1,54 @@
+//! A stack's live objects indexed by name and id.
+
+use std::collections::BTreeMap;
+
+use crate::api::wire::{Alert, Dashboard};
+use crate::live::StackLive;
+use crate::plan::normalize::{self};
+
+/// A stack's live objects indexed for lookups by name and id, so planning stays linear in the
+/// size of the stack.
+pub(super) struct StackIndex<'l> {
+    pub(super) live: &'l StackLive,
+    /// The dashboards of each name, as a server that normalises names stores it
+    /// ([`normalize::name_key`]): a name sent with two spaces may come back with one.
+    pub(super) dashboards_by_name: BTreeMap<String, Vec<&'l Dashboard>>,
+    pub(super) dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
+    /// The alerts of each name (more than one is an error for a config alert of that name).
+    pub(super) alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
+}
+
+impl<'l> StackIndex<'l> {
+    pub(super) fn new(live: &'l StackLive) -> Self {
+        let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
+        let mut dashboards_by_id = BTreeMap::new();
+        for d in &live.dashboards {
+            dashboards_by_name
+                .entry(normalize::name_key(&d.name))
+                .or_default()
+                .push(d);
+            dashboards_by_id.entry(d.id.as_str()).or_insert(d);
+        }
+        let mut alerts_by_name: BTreeMap<String, Vec<&Alert>> = BTreeMap::new();
+        for a in &live.alerts {
+            alerts_by_name
+                .entry(normalize::name_key(&a.name))
+                .or_default()
+                .push(a);
+        }
+        StackIndex {
+            live,
+            dashboards_by_name,
+            dashboards_by_id,
+            alerts_by_name,
+        }
+    }
+
+    /// The live dashboard an alert points at.
+    pub(super) fn dashboard_of(&self, alert: &Alert) -> Option<&'l Dashboard> {
+        alert
+            .dashboard
+            .as_deref()
+            .and_then(|id| self.dashboards_by_id.get(id).copied())
+    }
+}

@@ -1,0 +1,128 @@
+//! Building a plan: desired state against live state, per kind, with the rules that need live
+//! facts. Pure: the same inputs give the same plan, byte for byte once rendered.
+//!
+//! [`plan`] walks the config; each kind is planned in its own file (`service`, `pipe`, `stack`
+//! with `dashboard` and `alert`), all through one `Builder` that collects the changes, their
+//! steps and the diagnostics.
+
+mod alert;
+mod builder;
+mod dashboard;
+mod index;
+mod pipe;
+mod series;
+mod service;
+mod stack;
+
+pub use series::{resolve_source, wire_series};
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::Config;
+use crate::live::LiveState;
+use crate::plan::model::Plan;
+use builder::Builder;
+
+/// Options of `converge plan` that shape the plan itself.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `--only` globs over addresses; empty keeps everything.
+    pub only: Vec<String>,
+    /// The time backup ages are measured from (the plan itself stays pure); `None` leaves the
+    /// age condition unevaluated.
+    pub now: Option<jiff::Timestamp>,
+}
+
+/// Computes the plan of `config` against `live`. Plan-time rule violations come back as
+/// diagnostics pointing at the config; the objects they concern get no change.
+pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, Vec<Diagnostic>) {
+    let mut builder = Builder {
+        live,
+        now: options.now,
+        plan: Plan {
+            organization: config.organization.value.clone(),
+            ..Plan::default()
+        },
+        diagnostics: Vec::new(),
+    };
+    // A run limited by `--only` read only the lists its addresses need; what was not read is
+    // not planned (it would look missing), and `retain_addresses` drops it anyway.
+    if live.scope.reads_services() {
+        for service in config.services.values() {
+            builder.service(service);
+        }
+    }
+    for stack in config.stacks.values() {
+        if live.scope.reads_stack(&stack.key.value) {
+            builder.stack(config, stack);
+        }
+    }
+    let Builder {
+        mut plan,
+        mut diagnostics,
+        ..
+    } = builder;
+    let warnings = keep_only(&mut plan, &options.only);
+    // After the filter: the names a partial plan shows are those of its own changes.
+    plan.sources = source_names(&plan, live);
+    diagnostics.extend(warnings);
+    (plan, diagnostics)
+}
+
+/// Keeps the addresses `only` matches (all when empty), recording the globs in the plan; a
+/// warning for each kept step that waits for one left out.
+pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
+    plan.retain_addresses(only)
+        .into_iter()
+        .map(|(kept, left_out)| {
+            Diagnostic::warning(
+                Code::PlanOnlyLeavesOutDependency,
+                format!("`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"),
+                None,
+            )
+            .with_help(format!(
+                "add an `--only` glob that matches `{left_out}`, or the step may fail when applied"
+            ))
+        })
+        .collect()
+}
+
+/// The name of every source whose id a change shows (`sourceId` in a before or after value),
+/// from the stacks' sources lists.
+pub fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
+    fn ids<'v>(value: &'v Value, out: &mut BTreeSet<&'v str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    match (key.as_str(), v) {
+                        ("sourceId", Value::String(id)) => {
+                            out.insert(id);
+                        }
+                        _ => ids(v, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| ids(v, out)),
+            _ => {}
+        }
+    }
+    let mut wanted = BTreeSet::new();
+    for change in &plan.changes {
+        for value in change.before.iter().chain(&change.after) {
+            ids(value, &mut wanted);
+        }
+    }
+    let mut names = BTreeMap::new();
+    for source in live.stacks.values().flat_map(|s| &s.sources) {
+        if wanted.contains(source.id.as_str()) && !source.name.is_empty() {
+            names
+                .entry(source.id.clone())
+                .or_insert_with(|| source.name.clone());
+        }
+    }
+    names
+}

@@ -1,0 +1,352 @@
+//! Stacks: the dashboards and alerts of a stack, and the owned ones the config no longer lists.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::alert::Planned;
+use super::builder::Builder;
+use super::dashboard::PlannedDashboard;
+use super::index::StackIndex;
+use crate::api::wire::{Alert, Dashboard};
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self, Config, StackConfig};
+use crate::live::StackLive;
+use crate::plan::address::Address;
+use crate::plan::diff;
+use crate::plan::fingerprint;
+use crate::plan::model::{
+    Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
+};
+use crate::plan::normalize;
+use crate::plan::tag::ownership_tag;
+
+impl Builder<'_> {
+    /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
+    /// lists (alerts deleted first, dashboards last, each after what must go before it).
+    pub(super) fn stack(&mut self, config: &Config, stack: &StackConfig) {
+        let Some(target) = self.stack_target(config, stack) else {
+            return;
+        };
+        let stack_ref = StackRef {
+            key: stack.key.value.clone(),
+            target,
+        };
+        let empty = StackLive::default();
+        let live = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
+        let tag = ownership_tag(&stack.key.value);
+        let index = StackIndex::new(live);
+
+        if let Some(warning) = newer_format_tiles(stack, &index) {
+            self.diagnostics.push(warning);
+        }
+
+        // Dashboards: create or update, config order.
+        let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
+        for dashboard in stack.dashboards.values() {
+            if let Some(p) = self.dashboard(stack, &stack_ref, &index, &tag, dashboard) {
+                planned.insert(dashboard.key.value.as_str(), p);
+            }
+        }
+        let planned_by_live_id: BTreeMap<&str, &PlannedDashboard> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
+            .collect();
+
+        let owned: Vec<&Dashboard> = live
+            .dashboards
+            .iter()
+            .filter(|d| d.tags.contains(&tag))
+            .collect();
+        // Alerts are owned through their dashboard: a tagged one, or one the config lists (it
+        // is converge's to manage even before the tag rides along with a change).
+        let owned_ids: BTreeSet<&str> = owned
+            .iter()
+            .map(|d| d.id.as_str())
+            .chain(
+                planned
+                    .values()
+                    .filter_map(|p| p.live.map(|d| d.id.as_str())),
+            )
+            .collect();
+
+        // Steps touching alerts that live on each dashboard, so its delete waits for them.
+        let mut alert_steps_by_dashboard: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let stray_alerts = self.stray_alerts(
+            stack,
+            &stack_ref,
+            &index,
+            &owned_ids,
+            &mut alert_steps_by_dashboard,
+        );
+        self.config_alerts(
+            stack,
+            &stack_ref,
+            &index,
+            (&planned, &planned_by_live_id),
+            &stray_alerts,
+            &mut alert_steps_by_dashboard,
+        );
+        self.stray_dashboards(
+            stack,
+            &stack_ref,
+            owned,
+            &planned,
+            &alert_steps_by_dashboard,
+        );
+    }
+
+    /// Where the stack's objects are written; `None` when it names a service the config does
+    /// not define (reported).
+    fn stack_target(&mut self, config: &Config, stack: &StackConfig) -> Option<StackTarget> {
+        match &stack.target {
+            model::StackTarget::Observability => Some(StackTarget::Observability),
+            model::StackTarget::Managed { service } => match config.services.get(&service.value) {
+                Some(s) => Some(StackTarget::Managed {
+                    service_id: s.id.value.clone(),
+                }),
+                None => {
+                    self.error(
+                        Diagnostic::error(
+                            Code::PlanUnknownService,
+                            format!(
+                                "stack `{}` names service `{}`, which the config does not define",
+                                stack.key.value, service.value
+                            ),
+                            Some(service.span),
+                        )
+                        .with_help("name a key under `services:`"),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    /// Owned alerts missing from the config: deleted (prune; each delete step recorded under
+    /// its dashboard) or reported. Returns them, sorted.
+    fn stray_alerts<'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        owned_ids: &BTreeSet<&str>,
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) -> Vec<&'l Alert> {
+        // A live alert named as the config names it now (as the server stores names), or as it
+        // was named before a rename, is the config's: never stray, even when its own planning
+        // reported an error.
+        let config_alert_names: BTreeSet<String> = stack
+            .alerts
+            .values()
+            .flat_map(|a| std::iter::once(&a.name).chain(&a.renamed_from))
+            .map(|n| normalize::name_key(&n.value))
+            .collect();
+        let mut stray: Vec<&Alert> = index
+            .live
+            .alerts
+            .iter()
+            .filter(|a| {
+                a.dashboard
+                    .as_deref()
+                    .is_some_and(|d| owned_ids.contains(d))
+                    && !config_alert_names.contains(&normalize::name_key(&a.name))
+            })
+            .collect();
+        stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for alert in &stray {
+            let address = Address::LiveAlert {
+                stack: &stack.key.value,
+                name: Cow::Borrowed(&alert.name),
+            }
+            .to_string();
+            if !stack.prune {
+                self.plan.unmanaged.push(Unmanaged {
+                    address,
+                    reason: "on a dashboard converge owns but not in the config; prune is off"
+                        .into(),
+                });
+                continue;
+            }
+            let before = normalize::alert(alert, index.dashboard_of(alert));
+            let operation = Operation::AlertDelete {
+                stack: stack_ref.clone(),
+                alert_id: alert.id.clone(),
+            };
+            let step = self.push(
+                deleted(address, before, fingerprint::alert(alert)),
+                Some((operation, Vec::new())),
+            );
+            if let (Some(step), Some(d)) = (step, &alert.dashboard) {
+                alert_steps_by_dashboard
+                    .entry(d.clone())
+                    .or_default()
+                    .push(step);
+            }
+        }
+        stray
+    }
+
+    /// The config's alerts, then a hint for each new one on the tile of a stray alert (it may
+    /// be a rename that forgot `renamedFrom`).
+    fn config_alerts(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex,
+        planned: Planned,
+        stray_alerts: &[&Alert],
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) {
+        let mut created_alerts = Vec::new();
+        for alert in stack.alerts.values() {
+            let created_on = self.alert(
+                stack,
+                stack_ref,
+                index,
+                planned,
+                alert,
+                alert_steps_by_dashboard,
+            );
+            if let Some(tile_id) = created_on {
+                created_alerts.push((alert, tile_id));
+            }
+        }
+        for (alert, tile_id) in created_alerts {
+            let same_tile: Vec<&str> = stray_alerts
+                .iter()
+                .filter(|a| a.tile_id.as_deref() == Some(tile_id.as_str()))
+                .map(|a| a.name.as_str())
+                .collect();
+            self.maybe_renamed("alert", &alert.key.value, &alert.name, &same_tile);
+        }
+    }
+
+    /// Owned dashboards missing from the config: deleted last, after the alert steps on them
+    /// (prune), or reported; first a hint for each new dashboard sharing a tile name with one
+    /// of them.
+    fn stray_dashboards(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        owned: Vec<&Dashboard>,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+        alert_steps_by_dashboard: &BTreeMap<String, Vec<usize>>,
+    ) {
+        // As for alerts: a name the config gives (or gave before a rename) is never stray.
+        let config_dashboard_names: BTreeSet<String> = stack
+            .dashboards
+            .values()
+            .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
+            .map(|n| normalize::name_key(&n.value))
+            .collect();
+        let mut stray: Vec<&Dashboard> = owned
+            .into_iter()
+            .filter(|d| !config_dashboard_names.contains(&normalize::name_key(&d.name)))
+            .collect();
+        stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for created in planned.values().filter(|p| p.live.is_none()) {
+            let config = created.config;
+            let alike: Vec<&str> = stray
+                .iter()
+                .filter(|d| {
+                    d.tiles
+                        .iter()
+                        .any(|t| config.tiles.iter().any(|c| c.name.value == t.name))
+                })
+                .map(|d| d.name.as_str())
+                .collect();
+            self.maybe_renamed("dashboard", &config.key.value, &config.name, &alike);
+        }
+        for dashboard in stray {
+            let address = Address::LiveDashboard {
+                stack: &stack.key.value,
+                name: Cow::Borrowed(&dashboard.name),
+            }
+            .to_string();
+            if !stack.prune {
+                self.plan.unmanaged.push(Unmanaged {
+                    address,
+                    reason: "owned by converge but not in the config; prune is off".into(),
+                });
+                continue;
+            }
+            let before = normalize::dashboard(dashboard);
+            let operation = Operation::DashboardDelete {
+                stack: stack_ref.clone(),
+                dashboard_id: dashboard.id.clone(),
+            };
+            let depends_on = alert_steps_by_dashboard
+                .get(&dashboard.id)
+                .cloned()
+                .unwrap_or_default();
+            self.push(
+                deleted(address, before, fingerprint::dashboard(dashboard)),
+                Some((operation, depends_on)),
+            );
+        }
+    }
+}
+
+/// The change of an owned object the config no longer lists, deleted by prune.
+fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
+    Change {
+        address,
+        action: Action::Delete,
+        reason: "not in the config; prune is on".into(),
+        fields: diff::deleted(&before),
+        before: Some(before),
+        after: None,
+        fingerprint: Some(fingerprint),
+        step: None,
+        renamed_from: None,
+    }
+}
+
+/// One warning per stack whose live tiles, named by the config, are of the newer format
+/// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
+pub(super) fn newer_format_tiles(
+    stack: &StackConfig,
+    index: &StackIndex<'_>,
+) -> Option<Diagnostic> {
+    let mut found: Vec<String> = Vec::new();
+    for dashboard in stack.dashboards.values() {
+        let Some([live]) = index
+            .dashboards_by_name
+            .get(dashboard.name.value.as_str())
+            .map(Vec::as_slice)
+        else {
+            continue;
+        };
+        for tile in &dashboard.tiles {
+            if live
+                .tiles
+                .iter()
+                .any(|t| t.name == tile.name.value && t.is_newer_format())
+            {
+                found.push(format!("{} / {}", dashboard.name.value, tile.name.value));
+            }
+        }
+    }
+    let first = found.first()?;
+    let more = match found.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(
+        Diagnostic::warning(
+            Code::PlanNewerTileFormat,
+            format!(
+                "stack `{}`: the server keeps {} tile(s) ({first}{more}) in a newer format (`config` instead of `series`); converge manages tiles by `series`, the format of the API contract, so it leaves these tiles as they are: not compared, not changed",
+                stack.key.value,
+                found.len(),
+            ),
+            Some(stack.key.span),
+        )
+        .with_help(
+            "edit these tiles in the stack's own UI, or delete them there so that converge creates them again from the config",
+        ),
+    )
+}

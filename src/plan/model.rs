@@ -1,0 +1,440 @@
+//! The plan's types: what a plan holds, what `--out` saves and `--format json` prints.
+//! Everything in `plan/` builds, checks or renders these; none of it is needed to read them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::checks::CheckResult;
+use super::glob;
+use crate::api::wire::{
+    AlertRequest, DashboardRequest, PipeScalingPatch, PrivateEndpoint, ServicePatch,
+    ServiceScalingPatch,
+};
+
+/// A 64-bit FNV-1a hash, written as 16 hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Fingerprint(pub u64);
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl From<Fingerprint> for String {
+    fn from(value: Fingerprint) -> Self {
+        value.to_string()
+    }
+}
+
+impl TryFrom<String> for Fingerprint {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        u64::from_str_radix(&value, 16)
+            .map(Fingerprint)
+            .map_err(|_| format!("`{value}` is not a fingerprint (16 hex digits)"))
+    }
+}
+
+/// What a change does to its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// The object does not exist and will be created.
+    Create,
+    /// The object exists and some managed field differs.
+    Update,
+    /// The object exists and must not (or is no longer in the config and prune is on).
+    Delete,
+    /// The object already matches the config.
+    NoOp,
+}
+
+impl Action {
+    /// The word used in output (`create`, `update`, `delete`, `no-op`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Delete => "delete",
+            Action::NoOp => "no-op",
+        }
+    }
+
+    /// The one-character marker that carries the action without color.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Action::Create => "+",
+            Action::Update => "~",
+            Action::Delete => "-",
+            Action::NoOp => " ",
+        }
+    }
+}
+
+/// One field that differs: a path inside the normalized object and its two values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldChange {
+    /// Path such as `numReplicas` or `tiles[Requests].series[0].aggFn`.
+    pub path: String,
+    /// The live value; `None` when the field is absent live.
+    pub before: Option<Value>,
+    /// The desired value; `None` when the field goes away.
+    pub after: Option<Value>,
+}
+
+/// The plan for one address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// e.g. `service.analytics.scaling`, `dashboard.prod.api-health`.
+    pub address: String,
+    /// Create, update, delete or no-op.
+    pub action: Action,
+    /// One line saying why, e.g. `numReplicas differs`.
+    pub reason: String,
+    /// The live object, normalized (managed fields only); `None` for creates.
+    pub before: Option<Value>,
+    /// The desired object, normalized; `None` for deletes.
+    pub after: Option<Value>,
+    /// Field-level differences (empty for no-ops).
+    pub fields: Vec<FieldChange>,
+    /// Fingerprint of the live object the change was computed from; `None` for creates.
+    pub fingerprint: Option<Fingerprint>,
+    /// The step that carries the change out; `None` for no-ops.
+    pub step: Option<usize>,
+    /// The live name of an object the config renames in place (`renamedFrom` or, for tiles,
+    /// their place in the list); its id is kept.
+    #[serde(
+        default,
+        rename = "renamedFrom",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub renamed_from: Option<String>,
+}
+
+/// A live object converge owns that the config no longer lists while prune is off: reported,
+/// never touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unmanaged {
+    /// Address of the object, e.g. `dashboard.prod["Old board"]`.
+    pub address: String,
+    /// Why it is reported.
+    pub reason: String,
+}
+
+/// Where a stack's objects are written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "api",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum StackTarget {
+    /// The managed stack under the cloud API (`.../services/{serviceId}/stack/...`).
+    Managed {
+        /// The service that hosts the stack.
+        service_id: String,
+    },
+    /// The standalone observability API (`/api/v2/...`).
+    Observability,
+}
+
+/// The stack a step writes to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackRef {
+    /// The stack's key in the config.
+    pub key: String,
+    /// Which API serves it.
+    pub target: StackTarget,
+}
+
+/// How an alert names its dashboard and tile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum AlertTarget {
+    /// Both exist live already: the ids are in the request body.
+    Ids,
+    /// The dashboard or the tile is created by this plan: apply looks both up by name (in the
+    /// answer of the dashboard's step or a fresh list) and fills `dashboardId`/`tileId` in.
+    Names {
+        /// Dashboard name.
+        dashboard: String,
+        /// Tile name on that dashboard.
+        tile: String,
+    },
+}
+
+/// Everything `apply` needs to send one request, exactly, from a saved plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum Operation {
+    /// `PATCH /services/{serviceId}/scaling`.
+    ServiceScaling {
+        /// Service id.
+        service_id: String,
+        /// Only the fields that differ.
+        body: ServiceScalingPatch,
+    },
+    /// `POST /services/{serviceId}/privateEndpoint`.
+    PrivateEndpointCreate {
+        /// Service id.
+        service_id: String,
+        /// Endpoint id and description.
+        body: PrivateEndpoint,
+    },
+    /// `PATCH /services/{serviceId}` with `privateEndpointIds.remove` (needs `--allow-destroy`).
+    PrivateEndpointDetach {
+        /// Service id.
+        service_id: String,
+        /// `{"privateEndpointIds": {"remove": [id]}}`.
+        body: ServicePatch,
+    },
+    /// `PATCH /services/{serviceId}/pipes/{pipeId}/scaling`.
+    PipeScaling {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// Only the fields that differ.
+        body: PipeScalingPatch,
+    },
+    /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
+    PipeDelete {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+    },
+    /// Dashboard create (POST on the stack's dashboards list).
+    DashboardCreate {
+        /// Where.
+        stack: StackRef,
+        /// The whole dashboard; tiles carry no ids.
+        body: DashboardRequest,
+    },
+    /// Dashboard update (PUT replaces the whole object).
+    DashboardUpdate {
+        /// Where.
+        stack: StackRef,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// The whole dashboard; existing tiles carry their ids so alerts on them survive.
+        body: DashboardRequest,
+    },
+    /// Dashboard delete (prune; deletes its alerts on the server too).
+    DashboardDelete {
+        /// Where.
+        stack: StackRef,
+        /// Dashboard id.
+        dashboard_id: String,
+    },
+    /// Alert create (POST on the stack's alerts list).
+    AlertCreate {
+        /// Where.
+        stack: StackRef,
+        /// How the dashboard and tile ids are found.
+        target: AlertTarget,
+        /// The request; `dashboardId`/`tileId` are set when `target` is `ids`.
+        body: AlertRequest,
+    },
+    /// Alert update (PUT replaces the whole object).
+    AlertUpdate {
+        /// Where.
+        stack: StackRef,
+        /// Alert id.
+        alert_id: String,
+        /// How the dashboard and tile ids are found.
+        target: AlertTarget,
+        /// The whole alert.
+        body: AlertRequest,
+    },
+    /// Alert delete (prune).
+    AlertDelete {
+        /// Where.
+        stack: StackRef,
+        /// Alert id.
+        alert_id: String,
+    },
+}
+
+impl Operation {
+    /// Whether the operation destroys something (refused without `--allow-destroy`).
+    pub fn is_destroy(&self) -> bool {
+        matches!(
+            self,
+            Operation::PrivateEndpointDetach { .. }
+                | Operation::PipeDelete { .. }
+                | Operation::DashboardDelete { .. }
+                | Operation::AlertDelete { .. }
+        )
+    }
+}
+
+/// One unit of work for `apply`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// Position in [`Plan::steps`] (steps are listed in an order that respects dependencies).
+    pub id: usize,
+    /// Address of the change it carries out.
+    pub address: String,
+    /// Steps that must succeed first.
+    pub depends_on: Vec<usize>,
+    /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
+    /// compares it with [`super::fingerprint::current`] of a fresh read before writing.
+    pub fingerprint: Option<Fingerprint>,
+    /// The request.
+    pub operation: Operation,
+}
+
+/// A whole plan: what changes, in which order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Plan {
+    /// Organization id the plan was computed for.
+    pub organization: String,
+    /// Every address of the config (and every destroy), in config order.
+    pub changes: Vec<Change>,
+    /// The steps, dependencies first.
+    pub steps: Vec<Step>,
+    /// Owned objects missing from the config while prune is off.
+    pub unmanaged: Vec<Unmanaged>,
+    /// Backup checks: reported, never steps.
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
+    /// The names of the sources whose ids the plan shows (id to name), so renderings say
+    /// `"65f5e4a3..." (Logs)` rather than a bare id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sources: BTreeMap<String, String>,
+    /// The `--only` patterns the plan was limited to: empty for a whole plan. A partial plan
+    /// read only the lists its addresses need and says nothing about the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
+}
+
+/// Counts per action, for the summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Creates.
+    pub create: usize,
+    /// Updates.
+    pub update: usize,
+    /// Deletes.
+    pub delete: usize,
+    /// No-ops.
+    pub unchanged: usize,
+}
+
+impl Summary {
+    /// `N to create, N to update, N to delete, N unchanged`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} to create, {} to update, {} to delete, {} unchanged",
+            self.create, self.update, self.delete, self.unchanged
+        )
+    }
+}
+
+impl Plan {
+    /// Counts per action.
+    pub fn summary(&self) -> Summary {
+        let mut summary = Summary::default();
+        for change in &self.changes {
+            match change.action {
+                Action::Create => summary.create += 1,
+                Action::Update => summary.update += 1,
+                Action::Delete => summary.delete += 1,
+                Action::NoOp => summary.unchanged += 1,
+            }
+        }
+        summary
+    }
+
+    /// The checks that failed.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+
+    /// Whether the plan was limited by `--only` (and so read and shows only part of the
+    /// config).
+    pub fn is_partial(&self) -> bool {
+        !self.only.is_empty()
+    }
+
+    /// `only addresses matching `a`, `b``, for the line that says a plan is partial.
+    pub fn only_words(&self) -> String {
+        let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();
+        format!(
+            "partial: only addresses matching {} (`--only`); the rest of the config was not \
+             read or planned",
+            patterns.join(", ")
+        )
+    }
+
+    /// Whether anything would be written.
+    pub fn has_changes(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
+    /// Changes in display order: destroys first, then the rest in config order.
+    pub fn display_order(&self) -> impl Iterator<Item = &Change> {
+        let deletes = self.changes.iter().filter(|c| c.action == Action::Delete);
+        let others = self.changes.iter().filter(|c| c.action != Action::Delete);
+        deletes.chain(others)
+    }
+
+    /// Keeps only the changes whose address matches one of `globs` (and their steps); a step
+    /// that depended on a dropped step no longer waits for it. Returns each such pair (kept
+    /// address, dropped address it waited for), sorted, so callers can warn about it.
+    pub fn retain_addresses(&mut self, globs: &[String]) -> Vec<(String, String)> {
+        if globs.is_empty() {
+            return Vec::new();
+        }
+        for pattern in globs {
+            if !self.only.contains(pattern) {
+                self.only.push(pattern.clone());
+            }
+        }
+        let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
+        let mut left_out: Vec<(String, String)> = self
+            .steps
+            .iter()
+            .filter(|step| keep(&step.address))
+            .flat_map(|step| {
+                step.depends_on
+                    .iter()
+                    .filter_map(|d| self.steps.get(*d))
+                    .filter(|dep| !keep(&dep.address))
+                    .map(|dep| (step.address.clone(), dep.address.clone()))
+            })
+            .collect();
+        left_out.sort();
+        left_out.dedup();
+        self.changes.retain(|c| keep(&c.address));
+        self.unmanaged.retain(|u| keep(&u.address));
+        self.checks.retain(|c| keep(&c.address));
+        let old_steps = std::mem::take(&mut self.steps);
+        let mut renumber = BTreeMap::new();
+        for step in old_steps {
+            if keep(&step.address) {
+                renumber.insert(step.id, self.steps.len());
+                let id = self.steps.len();
+                self.steps.push(Step { id, ..step });
+            }
+        }
+        for step in &mut self.steps {
+            step.depends_on = step
+                .depends_on
+                .iter()
+                .filter_map(|d| renumber.get(d).copied())
+                .collect();
+        }
+        for change in &mut self.changes {
+            change.step = change.step.and_then(|s| renumber.get(&s).copied());
+        }
+        left_out
+    }
+}
