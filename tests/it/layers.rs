@@ -8,18 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Modules whose files may still import each other in a loop, with why. Empty means none.
-const CYCLES_PENDING: &[(&str, &str)] = &[
-    (
-        "plan",
-        "src/plan/ is being split into files that do not import their parent (issue 15, item 2)",
-    ),
-    (
-        "drift",
-        "drift/render.rs imports the report types of drift/mod.rs; restructured with src/plan/",
-    ),
-];
-
 #[test]
 fn no_module_uses_a_module_above_it() {
     let sources = read_sources();
@@ -59,11 +47,6 @@ fn no_import_cycle_between_files() {
     let sources = read_sources();
     let cycles: Vec<String> = file_cycles(&sources)
         .into_iter()
-        .filter(|cycle| {
-            !CYCLES_PENDING
-                .iter()
-                .any(|(module, _)| cycle.iter().all(|file| in_module(file, module)))
-        })
         .map(|cycle| format!("  {}", cycle.join(" <-> ")))
         .collect();
     assert!(
@@ -72,10 +55,6 @@ fn no_import_cycle_between_files() {
          its parent: put what they share in a sibling file):\n{}",
         cycles.join("\n")
     );
-}
-
-fn in_module(file: &str, module: &str) -> bool {
-    file == module || file.starts_with(&format!("{module}/"))
 }
 
 /// The checks themselves, on small made-up crates: a test that cannot fail proves nothing.
