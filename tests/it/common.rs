@@ -357,7 +357,7 @@ impl<'s> Converge<'s> {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        let binary = binary();
+        let binary = binary_path();
         let mut command = match &self.ulimit {
             Some(limits) => {
                 let mut sh = Command::new("sh");
@@ -379,7 +379,7 @@ impl<'s> Converge<'s> {
     /// `bash -c LINE` with the built binary first on `PATH`, configured: for command lines
     /// as a user types them (README examples, redirections).
     pub fn shell(&self, line: &str) -> Command {
-        let bin_dir = binary()
+        let bin_dir = binary_path()
             .parent()
             .expect("the binary's directory")
             .to_path_buf();
@@ -391,6 +391,24 @@ impl<'s> Converge<'s> {
         self.configure(&mut bash);
         bash.env("PATH", std::env::join_paths(paths).expect("a PATH"));
         bash
+    }
+
+    /// `converge LINE` (as a shell reads it: `apply x.yaml > plan.txt`) on a pseudo-terminal
+    /// that `script` (util-linux/bsdutils) makes, with `TERM=xterm` and color allowed; `None`
+    /// when `script` is not installed.
+    pub fn on_a_terminal(&self, line: &str) -> Option<Command> {
+        if Command::new("script").arg("--version").output().is_err() {
+            eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
+            return None;
+        }
+        let line = format!("{} {line}", binary_path().display());
+        let mut script = Command::new("script");
+        script.args(["-qec", &line, "/dev/null"]);
+        self.clone()
+            .env("TERM", "xterm")
+            .env_remove("NO_COLOR")
+            .configure(&mut script);
+        Some(script)
     }
 
     /// Runs `converge ARGS` (and the config last) to the end.
@@ -436,7 +454,7 @@ impl<'s> Converge<'s> {
 }
 
 /// The built binary.
-pub fn binary() -> PathBuf {
+pub fn binary_path() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_converge"))
 }
 
@@ -564,9 +582,13 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
-/// Error text is wrapped to the terminal's width: its words joined by single spaces.
+/// Error text is wrapped to the terminal's width, with `|` gutters: its words joined by single
+/// spaces, without the gutters.
 pub fn words(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_whitespace()
+        .filter(|word| *word != "|")
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// An HTTP answer.

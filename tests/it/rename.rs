@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
-use crate::apply::{Workspace, alerts, dashboards, plans_changes, quickstart, run, writes};
+use crate::apply::{binary, plans_changes};
 use crate::common;
+use crate::common::{Workspace, alerts, dashboards, quickstart, writes};
 
 /// A second alert, on `Latency p95`, so a tile renamed through `renamedFrom` has an alert to
 /// keep too.
@@ -91,8 +92,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &base());
-    let config = config.to_str().unwrap();
-    let applied = run(&sandbox, &workspace, &["apply", config, "--yes"]);
+    let config = config.as_str();
+    let applied = binary(&sandbox, &workspace).run(["apply", config, "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
 
     let before = named(&dashboards(&sandbox), "API health")
@@ -109,10 +110,10 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(slow["tileId"], latency.as_str());
 
     let renamed_config = workspace.write("converge.yaml", &renamed());
-    let renamed_config = renamed_config.to_str().unwrap();
+    let renamed_config = renamed_config.as_str();
 
     // The plan: two updates, nothing created, deleted or left behind.
-    let text = run(&sandbox, &workspace, &["plan", renamed_config]);
+    let text = binary(&sandbox, &workspace).run(["plan", renamed_config]);
     assert_eq!(text.code, 0, "{text:?}");
     assert!(
         text.stdout
@@ -136,11 +137,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert!(!text.stdout.contains("Not managed"), "{}", text.stdout);
     assert!(!text.stderr.contains("warning"), "{}", text.stderr);
 
-    let json = run(
-        &sandbox,
-        &workspace,
-        &["plan", renamed_config, "--format", "json"],
-    );
+    let json = binary(&sandbox, &workspace).run(["plan", renamed_config, "--format", "json"]);
     let plan: Value = serde_json::from_str(&json.stdout).expect("JSON");
     let change = |address: &str| {
         plan["changes"]
@@ -159,11 +156,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(change("alert.prod.api-slow")["action"], "no-op");
     assert!(change("alert.prod.api-slow").get("renamedFrom").is_none());
 
-    let markdown = run(
-        &sandbox,
-        &workspace,
-        &["plan", renamed_config, "--format", "markdown"],
-    );
+    let markdown =
+        binary(&sandbox, &workspace).run(["plan", renamed_config, "--format", "markdown"]);
     assert!(
         markdown.stdout.contains(
             "<code>~ dashboard.prod.api-health</code>: renamed \"API health\" -&gt; \"API Health overview\"; tiles differs"
@@ -181,7 +175,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
 
     // Apply: one PUT of the dashboard, one PUT of the renamed alert; nothing else.
     sandbox.reset_log();
-    let applied = run(&sandbox, &workspace, &["apply", renamed_config, "--yes"]);
+    let applied = binary(&sandbox, &workspace).run(["apply", renamed_config, "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     let mut sent = writes(&sandbox);
     sent.sort();
@@ -213,9 +207,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(slow_after["id"], slow["id"]);
     assert_eq!(slow_after["tileId"], latency.as_str());
 
-    let path = std::path::Path::new(renamed_config);
     assert!(
-        !plans_changes(&sandbox, &workspace, path),
+        !plans_changes(&sandbox, &workspace, renamed_config),
         "a second plan is empty"
     );
 }
@@ -225,18 +218,14 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &base());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     // Someone made a dashboard with the new name by hand: both it and "API health" could be
     // the dashboard the config renames.
     let client = common::Client::new(&sandbox);
     let made = client.cloud(
         "POST",
-        &format!("/services/{}/stack/dashboards", crate::apply::ANALYTICS),
+        &format!("/services/{}/stack/dashboards", common::ANALYTICS),
         Some(serde_json::json!({"name": "API Health overview", "tiles": [], "tags": []})),
     );
     assert_eq!(made.status, 200, "{made:?}");
@@ -245,7 +234,7 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let line = line_of(&text, "renamedFrom: [API health]");
     let config = workspace.write("converge.yaml", &text);
     sandbox.reset_log();
-    let out = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
+    let out = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stdout.is_empty(), "no plan: {}", out.stdout);
     assert!(
@@ -263,11 +252,7 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
         "names both candidates: {}",
         out.stderr
     );
-    let out = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
+    let out = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(writes(&sandbox).is_empty(), "nothing written");
 }
@@ -277,11 +262,7 @@ fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &base());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     let text = base().replacen(
         "        name: API health\n",
@@ -290,7 +271,7 @@ fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     );
     let line = line_of(&text, "name: API Health overview");
     let config = workspace.write("converge.yaml", &text);
-    let out = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
+    let out = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
         out.stdout.contains("+ dashboard.prod.api-health"),
@@ -322,11 +303,7 @@ fn a_renamed_from_that_names_another_object_is_a_config_error() {
     );
     let line = line_of(&text, "renamedFrom: [API errors]");
     let config = workspace.write("converge.yaml", &text);
-    let out = run(
-        &sandbox,
-        &workspace,
-        &["validate", config.to_str().unwrap()],
-    );
+    let out = binary(&sandbox, &workspace).run(["validate", config.as_str()]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.stderr.contains("semantic::rename-conflict"),

@@ -17,11 +17,7 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
     sandbox.reset_log();
-    let run = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
+    let run = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
     assert_eq!(run.code, 0, "{run:?}");
     // The plan goes to stdout as `plan` prints it; progress and the report to stderr.
     assert!(
@@ -72,7 +68,7 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let run = run(&sandbox, &workspace, &["apply", config.to_str().unwrap()]);
+    let run = binary(&sandbox, &workspace).run(["apply", config.as_str()]);
     assert_eq!(run.code, 4, "{run:?}");
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(writes(&sandbox), Vec::<String>::new());
@@ -89,8 +85,8 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     );
     assert_ne!(text, quickstart());
     let config = workspace.write("converge.yaml", &text);
-    let path = config.to_str().unwrap();
-    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    let path = config.as_str();
+    let refused = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
     assert_eq!(refused.code, 4, "{refused:?}");
     assert!(
         refused.stderr.contains("--allow-destroy"),
@@ -105,11 +101,7 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     // Nothing at all was written, not even the steps that destroy nothing.
     assert_eq!(writes(&sandbox), Vec::<String>::new());
 
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--allow-destroy"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--allow-destroy"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     let client = common::Client::new(&sandbox);
     let pipes = client
@@ -127,11 +119,7 @@ fn prune_deletes_only_the_objects_converge_owns() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let first = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
+    let first = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
     assert_eq!(first.code, 0, "{first:?}");
     assert_eq!(
         names(&dashboards(&sandbox)),
@@ -147,14 +135,10 @@ fn prune_deletes_only_the_objects_converge_owns() {
         &quick[..stack_start]
     );
     let config = workspace.write("pruned.yaml", &pruned);
-    let path = config.to_str().unwrap();
-    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    let path = config.as_str();
+    let refused = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
     assert_eq!(refused.code, 4, "{refused:?}");
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--allow-destroy"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--allow-destroy"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     // Owned objects (tagged for the stack, and alerts on them) went; the others stayed.
     assert_eq!(
@@ -170,23 +154,10 @@ fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
+    let saved = workspace.file("plan.json");
+    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
     assert_eq!(plan.code, 0, "{plan:?}");
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", "--plan", saved.as_str(), "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(!plans_changes(&sandbox, &workspace, &config));
@@ -197,17 +168,8 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
+    let saved = workspace.file("plan.json");
+    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
     assert_eq!(plan.code, 0, "{plan:?}");
     // Someone changes the service's scaling after the plan was saved.
     let client = common::Client::new(&sandbox);
@@ -217,18 +179,14 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
         Some(serde_json::json!({"numReplicas": 5})),
     );
     sandbox.reset_log();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            saved.to_str().unwrap(),
-            "--yes",
-            "--format",
-            "json",
-        ],
-    );
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        "--plan",
+        saved.as_str(),
+        "--yes",
+        "--format",
+        "json",
+    ]);
     assert_eq!(applied.code, 3, "{applied:?}");
     assert!(
         applied.stderr.contains("service.analytics.scaling"),
@@ -260,17 +218,8 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
+    let saved = workspace.file("plan.json");
+    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
     assert_eq!(plan.code, 0, "{plan:?}");
     // A plan file whose dashboard create the server refuses (a tile 0 wide), its change and
     // step edited alike (a step that disagrees with its change is refused before any write).
@@ -295,18 +244,14 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     }
     std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
 
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            saved.to_str().unwrap(),
-            "--yes",
-            "--format",
-            "json",
-        ],
-    );
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        "--plan",
+        saved.as_str(),
+        "--yes",
+        "--format",
+        "json",
+    ]);
     assert_eq!(applied.code, 1, "{applied:?}");
     let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report on stdout");
     assert_eq!(report["format"], "converge-apply-report/1");
@@ -326,7 +271,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     assert_eq!(report["summary"]["done"], 5);
     assert!(applied.stderr.contains("failed:"), "{}", applied.stderr);
 
-    let next = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
+    let next = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
     assert!(
         next.stdout
             .starts_with("Plan: 2 to create, 0 to update, 0 to delete"),
@@ -340,7 +285,7 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let client = common::Client::new(&sandbox);
     client.cloud(
         "PATCH",
@@ -348,7 +293,7 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         Some(serde_json::json!({"command": "stop"})),
     );
     // `plan` warns ahead.
-    let planned = run(&sandbox, &workspace, &["plan", path]);
+    let planned = binary(&sandbox, &workspace).run(["plan", path]);
     assert_eq!(planned.code, 0, "{planned:?}");
     assert!(
         planned.stderr.contains(
@@ -358,7 +303,7 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         "{}",
         planned.stderr
     );
-    let failed = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    let failed = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
     assert_eq!(failed.code, 1, "{failed:?}");
     // The reason, briefly, once for the three pipes (it was ~400 characters, six times).
     let reason = "service `analytics` is `stopped` (424): pipes change only while their service \
@@ -394,7 +339,7 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     );
 
     sandbox.reset_log();
-    let woken = run(&sandbox, &workspace, &["apply", path, "--yes", "--wake"]);
+    let woken = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--wake"]);
     assert_eq!(woken.code, 0, "{woken:?}");
     assert_eq!(
         common::count(
@@ -421,21 +366,17 @@ fn wait_polls_until_the_new_scaling_shows() {
     let sandbox = delayed_sandbox(Duration::from_secs(2));
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            path,
-            "--yes",
-            "--wait",
-            "--timeout",
-            "60s",
-            "--format",
-            "json",
-        ],
-    );
+    let path = config.as_str();
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        path,
+        "--yes",
+        "--wait",
+        "--timeout",
+        "60s",
+        "--format",
+        "json",
+    ]);
     assert_eq!(applied.code, 0, "{applied:?}");
     let report: Value = serde_json::from_str(&applied.stdout).unwrap();
     assert_eq!(report["wait"]["settled"], true);
@@ -449,18 +390,14 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
     let sandbox = delayed_sandbox(Duration::from_secs(600));
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            config.to_str().unwrap(),
-            "--yes",
-            "--wait",
-            "--timeout",
-            "1s",
-        ],
-    );
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        config.as_str(),
+        "--yes",
+        "--wait",
+        "--timeout",
+        "1s",
+    ]);
     assert_eq!(applied.code, 1, "{applied:?}");
     assert!(
         applied.stderr.contains("the wait ended"),
@@ -480,12 +417,8 @@ fn only_applies_the_addresses_that_match() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--only", "pipe.*"],
-    );
+    let path = config.as_str();
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--only", "pipe.*"]);
     assert_eq!(applied.code, 0, "{applied:?}");
     let writes = writes(&sandbox);
     assert_eq!(writes.len(), 3, "{writes:?}");
@@ -495,7 +428,7 @@ fn only_applies_the_addresses_that_match() {
             .all(|w| w.ends_with("/pipes/{pipeId}/scaling")),
         "{writes:?}"
     );
-    let next = run(&sandbox, &workspace, &["plan", path]);
+    let next = binary(&sandbox, &workspace).run(["plan", path]);
     assert!(
         next.stdout
             .starts_with("Plan: 3 to create, 1 to update, 0 to delete"),
@@ -509,12 +442,8 @@ fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first()
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--only", "alert.*"],
-    );
+    let path = config.as_str();
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--only", "alert.*"]);
     assert_eq!(applied.code, 1, "{applied:?}");
     assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
     assert!(
@@ -536,30 +465,18 @@ fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
+    let saved = workspace.file("plan.json");
+    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
     assert_eq!(plan.code, 0, "{plan:?}");
     let text = std::fs::read_to_string(&saved).unwrap();
     assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
     assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
 
-    let output = common::converge(&sandbox)
-        .current_dir(workspace.path())
-        .args(["apply", "--plan", saved.to_str().unwrap(), "--yes"])
+    let applied = binary(&sandbox, &workspace)
         .env_remove("CONVERGE_KEY_SECRET")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+        .run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(1);
+    let stderr = &applied.stderr;
     assert!(
         stderr.contains("CONVERGE_KEY_SECRET") && stderr.contains("not set"),
         "{stderr}"
@@ -572,17 +489,8 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
+    let saved = workspace.file("plan.json");
+    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
     assert_eq!(plan.code, 0, "{plan:?}");
     // Someone creates an alert of the same name on another dashboard. The plan's alert create
     // waits for its dashboard, so it is checked when it runs, after the dashboard was created.
@@ -605,11 +513,7 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
             "name": "API errors",
         })),
     );
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
-    );
+    let applied = binary(&sandbox, &workspace).run(["apply", "--plan", saved.as_str(), "--yes"]);
     assert_eq!(applied.code, 3, "{applied:?}");
     assert!(
         applied.stderr.contains(

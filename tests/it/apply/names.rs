@@ -19,9 +19,9 @@ fn a_name_the_server_stores_with_spaces_collapsed_is_created_once_and_the_user_i
         .replace("name: API health", "name: \"API  health\"")
         .replace("name: API errors", "name: \"API   errors \"");
     let config = workspace.write("converge.yaml", &config);
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
 
-    let first = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    let first = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
     assert_eq!(first.code, 0, "{first:?}");
     assert!(
         first
@@ -32,7 +32,7 @@ fn a_name_the_server_stores_with_spaces_collapsed_is_created_once_and_the_user_i
     );
 
     sandbox.reset_log();
-    let second = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+    let second = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
     assert_eq!(second.code, 0, "{second:?}");
     assert!(
         second.stderr.contains("nothing to apply"),
