@@ -41,47 +41,9 @@ pub fn snapshots() -> insta::Settings {
 
 // --- Until every area runs the binary through `common::Converge`. ---
 
-use std::path::{Path, PathBuf};
-
-pub use crate::common::quickstart;
-
 /// Rate limits high enough that tests never wait for the client's token bucket.
 pub const FAST_LIMITS: [(&str, &str); 3] = [
     ("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s"),
     ("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s"),
     ("CONVERGE_TEST_NO_RETRY_DELAY", "1"),
 ];
-
-#[derive(Debug)]
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// A temporary directory holding `config.yaml` with `text`.
-pub fn config_dir(text: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("config.yaml");
-    std::fs::write(&path, text).expect("config written");
-    (dir, path)
-}
-
-/// Runs `converge <args>` against `sandbox` (demo credentials, fast limits) in `cwd`.
-pub fn run(sandbox: &SandboxHandle, cwd: &Path, args: &[&str]) -> Run {
-    run_with(sandbox, cwd, args, &[])
-}
-
-/// As [`run`], with extra environment variables.
-pub fn run_with(sandbox: &SandboxHandle, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let out = Converge::new(sandbox)
-        .fast()
-        .envs(env.iter().copied())
-        .cwd(cwd)
-        .run(args);
-    Run {
-        code: out.code,
-        stdout: out.stdout,
-        stderr: out.stderr,
-    }
-}
