@@ -38,12 +38,3 @@ pub fn snapshots() -> insta::Settings {
     settings.set_prepend_module_to_snapshot(false);
     settings
 }
-
-// --- Until every area runs the binary through `common::Converge`. ---
-
-/// Rate limits high enough that tests never wait for the client's token bucket.
-pub const FAST_LIMITS: [(&str, &str); 3] = [
-    ("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s"),
-    ("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s"),
-    ("CONVERGE_TEST_NO_RETRY_DELAY", "1"),
-];
