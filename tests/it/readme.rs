@@ -244,25 +244,9 @@ fn the_readme_examples_run_as_written() {
 
 /// Every command's `--help`, the `Examples:` lines at its end.
 fn help_examples() -> Vec<Example> {
-    let commands: &[&[&str]] = &[
-        &[],
-        &["validate"],
-        &["plan"],
-        &["preview"],
-        &["apply"],
-        &["show"],
-        &["schema"],
-        &["sandbox"],
-        &["sandbox", "serve"],
-        &["drift"],
-        &["export"],
-        &["completions"],
-    ];
     let mut examples = Vec::new();
-    for command in commands {
-        let help = Converge::offline()
-            .run(command.iter().chain(&["--help"]))
-            .stdout;
+    for command in crate::help::COMMANDS {
+        let help = crate::help::help(command);
         let at = help
             .rfind("\nExamples:\n")
             .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
