@@ -881,10 +881,3 @@ impl RawServer {
         self.seen.lock().unwrap().len()
     }
 }
-
-/// Until every area runs the binary through [`Converge`].
-pub fn converge(sandbox: &SandboxHandle) -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary is built");
-    command.envs(sandbox.environment()).env("NO_COLOR", "1");
-    command
-}
