@@ -36,7 +36,7 @@ fn an_only_glob_that_matches_nothing_fails_plan_and_lists_the_closest_addresses(
         "--only",
         "dashbaord.prod.*",
     ]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("--only dashbaord.prod.*"),
         "{}",
@@ -58,7 +58,7 @@ fn a_glob_matching_only_objects_in_sync_or_unmanaged_is_fine() {
     let converge = Converge::new(&sandbox).fast().cwd(&dir);
     let path = path.as_str();
     let applied = converge.run(["apply", path, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    applied.assert_exit(0);
     // Everything is in sync now; the demo's untagged dashboard is known to the live state.
     for glob in [
         "service.analytics.scaling",
@@ -79,7 +79,7 @@ fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
     let converge = Converge::new(&sandbox).fast().cwd(&dir);
     let path = path.as_str();
     let out = converge.run(["apply", path, "--yes", "--only", "pipe.analytic.*"]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("pipe.analytics.orders.scaling"),
         "{}",
@@ -90,7 +90,7 @@ fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
     // The same with a saved plan: its addresses are what the glob must match.
     let saved = dir.path().join("plan.json");
     let planned = converge.run(["plan", path, "--out", saved.to_str().unwrap()]);
-    assert_eq!(planned.code, 0, "{planned:?}");
+    planned.assert_exit(0);
     let out = converge.run([
         "apply",
         "--plan",
@@ -99,7 +99,7 @@ fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
         "--only",
         "alert.prod.api-erors",
     ]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("alert.prod.api-errors"),
         "{}",
@@ -121,7 +121,7 @@ fn a_drift_ignore_pattern_that_matches_nothing_fails_but_a_field_in_sync_is_fine
         "--ignore",
         "service.analytics.scaling.numReplica",
     ]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("service.analytics.scaling.numReplicas"),
         "{}",

@@ -74,7 +74,7 @@ fn alert_pages_that_never_end_stop_at_the_bound_with_a_clear_error() {
         &[],
         &[("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")],
     );
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains("list alerts failed: GET /api/v2/alerts?"),
@@ -112,7 +112,7 @@ fn a_body_that_never_ends_is_cut_at_the_limit_and_named() {
         }))
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(text.contains("list services failed: GET /v1/"), "{text}");
     assert!(
@@ -140,7 +140,7 @@ fn a_server_asking_to_wait_longer_than_the_cap_fails_at_once_and_says_so() {
             )
         });
         let out = plan(&cloud_config(), &server.url, &[], &[]);
-        assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+        out.assert_exit(1);
         let text = joined(&out.stderr);
         assert!(
             text.contains(&format!(
@@ -182,7 +182,7 @@ fn a_wait_the_server_asks_for_is_said_on_stderr() {
         }
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(0);
     assert!(
         out.stderr.contains(&format!(
             "waiting 1s: the cloud API asked to wait (it answered 429 to GET /v1/organizations/{DEMO_ORG}/services)"
@@ -207,7 +207,7 @@ fn a_redirect_to_another_host_is_not_followed_and_is_named() {
         ))
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains(&format!(
@@ -241,7 +241,7 @@ fn an_observability_url_nobody_listens_on_is_underlined_there() {
         format!("http://{}", listener.local_addr().expect("an address"))
     };
     let out = plan(&observability_config(), &url, &["-v"], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains(&format!(

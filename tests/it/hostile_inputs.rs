@@ -78,7 +78,7 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
         "--out",
         saved.to_str().unwrap(),
     ]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("config::secret-variable"),
         "{}",
@@ -115,7 +115,7 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
         "json",
         path.as_str(),
     ]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     let diags = diagnostics(&out);
     let name_line = custom
         .lines()
@@ -170,7 +170,7 @@ fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
             "--out",
             saved.to_str().unwrap(),
         ]);
-        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.assert_exit(0);
         assert_clean(&format!("plan {format}"), &out.stdout, &canaries);
         assert_clean(&format!("plan {format} stderr"), &out.stderr, &canaries);
         assert!(
@@ -186,7 +186,7 @@ fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
             .clone()
             .envs(CANARY_ENV)
             .run(["drift", path, "--format", format]);
-        assert_eq!(out.code, 2, "{}", out.stderr);
+        out.assert_exit(2);
         assert_clean(&format!("drift {format}"), &out.stdout, &canaries);
     }
     let out = converge.clone().envs(CANARY_ENV).run([
@@ -403,7 +403,7 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
     )
     .unwrap();
     let out = converge.run(["validate", "config/link.yaml"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
 }
 
 // Items 9 and 10: size. A CPU-time limit (not a wall-clock assertion) stops a quadratic run;
@@ -486,7 +486,7 @@ fn an_alias_bomb_of_long_strings_stops_at_a_byte_bound() {
         .ulimit("-v 2000000")
         .cwd(dir.path())
         .run(["validate", "--format", "json", "bomb.yaml"]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     let diags = diagnostics(&out);
     let too_large = diags
         .iter()
@@ -597,7 +597,7 @@ fn every_duration_flag_is_range_checked_before_anything_runs() {
     );
     // The longest timeout is accepted and the apply ends normally.
     let out = converge.run(["apply", path, "--yes", "--wait", "--timeout", "24h"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
 }
 
 // Item 15: names that do not print as written.
@@ -638,7 +638,7 @@ fn look_alike_and_invisible_names_warn_at_their_line_and_print_visibly() {
     assert!(!out.stderr.contains('\u{200b}'), "{}", out.stderr);
     // The text plan shows the invisible character; the JSON plan keeps the data as it is.
     let out = converge.run(["plan", path]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
     assert!(out.stdout.contains("API health\\u{200b}"), "{}", out.stdout);
     assert!(!out.stdout.contains('\u{200b}'), "{}", out.stdout);
     let out = converge.run(["plan", path, "--format", "json"]);
@@ -671,9 +671,9 @@ fn markup_in_live_and_config_names_stays_text_in_markdown() {
     let converge = Converge::new(&sandbox).fast().cwd(&dir);
     let path = path.as_str();
     let plan = converge.run(["plan", path, "--format", "markdown"]);
-    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    plan.assert_exit(0);
     let drift = converge.run(["drift", path, "--format", "markdown"]);
-    assert_eq!(drift.code, 2, "{}", drift.stderr);
+    drift.assert_exit(2);
     for (label, markdown) in [("plan", &plan.stdout), ("drift", &drift.stdout)] {
         assert!(
             markdown.contains("evil.example/c.png"),

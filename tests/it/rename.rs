@@ -91,10 +91,11 @@ fn line_of(text: &str, needle: &str) -> usize {
 fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
     let config = config.as_str();
-    let applied = binary(&sandbox, &workspace).run(["apply", config, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config, "--yes"]);
+    applied.assert_exit(0);
 
     let before = named(&dashboards(&sandbox), "API health")
         .cloned()
@@ -113,8 +114,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     let renamed_config = renamed_config.as_str();
 
     // The plan: two updates, nothing created, deleted or left behind.
-    let text = binary(&sandbox, &workspace).run(["plan", renamed_config]);
-    assert_eq!(text.code, 0, "{text:?}");
+    let text = converge.run(["plan", renamed_config]);
+    text.assert_exit(0);
     assert!(
         text.stdout
             .starts_with("Plan: 0 to create, 2 to update, 0 to delete"),
@@ -137,7 +138,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert!(!text.stdout.contains("Not managed"), "{}", text.stdout);
     assert!(!text.stderr.contains("warning"), "{}", text.stderr);
 
-    let json = binary(&sandbox, &workspace).run(["plan", renamed_config, "--format", "json"]);
+    let json = converge.run(["plan", renamed_config, "--format", "json"]);
     let plan: Value = serde_json::from_str(&json.stdout).expect("JSON");
     let change = |address: &str| {
         plan["changes"]
@@ -156,8 +157,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(change("alert.prod.api-slow")["action"], "no-op");
     assert!(change("alert.prod.api-slow").get("renamedFrom").is_none());
 
-    let markdown =
-        binary(&sandbox, &workspace).run(["plan", renamed_config, "--format", "markdown"]);
+    let markdown = converge.run(["plan", renamed_config, "--format", "markdown"]);
     assert!(
         markdown.stdout.contains(
             "<code>~ dashboard.prod.api-health</code>: renamed \"API health\" -&gt; \"API Health overview\"; tiles differs"
@@ -175,8 +175,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
 
     // Apply: one PUT of the dashboard, one PUT of the renamed alert; nothing else.
     sandbox.reset_log();
-    let applied = binary(&sandbox, &workspace).run(["apply", renamed_config, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", renamed_config, "--yes"]);
+    applied.assert_exit(0);
     let mut sent = writes(&sandbox);
     sent.sort();
     let stack = "/v1/organizations/{organizationId}/services/{serviceId}/stack";
@@ -217,9 +217,10 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
 fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
-    let applied = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     // Someone made a dashboard with the new name by hand: both it and "API health" could be
     // the dashboard the config renames.
     let client = common::Client::new(&sandbox);
@@ -234,8 +235,8 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let line = line_of(&text, "renamedFrom: [API health]");
     let config = workspace.write("converge.yaml", &text);
     sandbox.reset_log();
-    let out = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
-    assert_eq!(out.code, 1, "{out:?}");
+    let out = converge.run(["plan", config.as_str()]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "no plan: {}", out.stdout);
     assert!(
         out.stderr.contains("plan::ambiguous-rename"),
@@ -252,8 +253,8 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
         "names both candidates: {}",
         out.stderr
     );
-    let out = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(out.code, 1, "{out:?}");
+    let out = converge.run(["apply", config.as_str(), "--yes"]);
+    out.assert_exit(1);
     assert!(writes(&sandbox).is_empty(), "nothing written");
 }
 
@@ -261,9 +262,10 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
 fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
-    let applied = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     let text = base().replacen(
         "        name: API health\n",
         "        name: API Health overview\n",
@@ -271,8 +273,8 @@ fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     );
     let line = line_of(&text, "name: API Health overview");
     let config = workspace.write("converge.yaml", &text);
-    let out = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
-    assert_eq!(out.code, 0, "{out:?}");
+    let out = converge.run(["plan", config.as_str()]);
+    out.assert_exit(0);
     assert!(
         out.stdout.contains("+ dashboard.prod.api-health"),
         "{}",
@@ -304,7 +306,7 @@ fn a_renamed_from_that_names_another_object_is_a_config_error() {
     let line = line_of(&text, "renamedFrom: [API errors]");
     let config = workspace.write("converge.yaml", &text);
     let out = binary(&sandbox, &workspace).run(["validate", config.as_str()]);
-    assert_eq!(out.code, 1, "{out:?}");
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("semantic::rename-conflict"),
         "{}",

@@ -28,7 +28,7 @@ fn a_create_whose_answer_was_lost_and_whose_re_read_failed_may_have_been_applied
         binary(&sandbox, &workspace)
             .no_retry_delay()
             .run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     let stderr = words(&applied.stderr);
     assert!(
         stderr.contains("failed dashboard.prod.d000 (create dashboard): ")
@@ -58,7 +58,7 @@ fn a_504_on_an_update_that_landed_may_have_been_applied() {
         binary(&sandbox, &workspace)
             .no_retry_delay()
             .run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     let stderr = words(&applied.stderr);
     assert!(
         stderr.contains("failed service.analytics.scaling (update service scaling): ")

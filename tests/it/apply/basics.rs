@@ -18,7 +18,7 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
     let config = workspace.write("converge.yaml", &quickstart());
     sandbox.reset_log();
     let run = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(run.code, 0, "{run:?}");
+    run.assert_exit(0);
     // The plan goes to stdout as `plan` prints it; progress and the report to stderr.
     assert!(
         run.stdout.starts_with("Plan: 3 to create, 4 to update"),
@@ -69,7 +69,7 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
     let run = binary(&sandbox, &workspace).run(["apply", config.as_str()]);
-    assert_eq!(run.code, 4, "{run:?}");
+    run.assert_exit(4);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(writes(&sandbox), Vec::<String>::new());
     assert!(plans_changes(&sandbox, &workspace, &config));
@@ -79,6 +79,7 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
 fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let text = quickstart().replace(
         CUSTOMERS_PIPE,
         &format!("{CUSTOMERS_PIPE}\n        absent: true"),
@@ -86,8 +87,8 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     assert_ne!(text, quickstart());
     let config = workspace.write("converge.yaml", &text);
     let path = config.as_str();
-    let refused = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
-    assert_eq!(refused.code, 4, "{refused:?}");
+    let refused = converge.run(["apply", path, "--yes"]);
+    refused.assert_exit(4);
     assert!(
         refused.stderr.contains("--allow-destroy"),
         "{}",
@@ -101,8 +102,8 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     // Nothing at all was written, not even the steps that destroy nothing.
     assert_eq!(writes(&sandbox), Vec::<String>::new());
 
-    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--allow-destroy"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", path, "--yes", "--allow-destroy"]);
+    applied.assert_exit(0);
     let client = common::Client::new(&sandbox);
     let pipes = client
         .cloud("GET", &format!("/services/{ANALYTICS}/pipes"), None)
@@ -118,9 +119,10 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
 fn prune_deletes_only_the_objects_converge_owns() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let first = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(first.code, 0, "{first:?}");
+    let first = converge.run(["apply", config.as_str(), "--yes"]);
+    first.assert_exit(0);
     assert_eq!(
         names(&dashboards(&sandbox)),
         ["API health", "On-call overview"]
@@ -136,10 +138,10 @@ fn prune_deletes_only_the_objects_converge_owns() {
     );
     let config = workspace.write("pruned.yaml", &pruned);
     let path = config.as_str();
-    let refused = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
-    assert_eq!(refused.code, 4, "{refused:?}");
-    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--allow-destroy"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let refused = converge.run(["apply", path, "--yes"]);
+    refused.assert_exit(4);
+    let applied = converge.run(["apply", path, "--yes", "--allow-destroy"]);
+    applied.assert_exit(0);
     // Owned objects (tagged for the stack, and alerts on them) went; the others stayed.
     assert_eq!(
         names(&dashboards(&sandbox)),
@@ -153,12 +155,11 @@ fn prune_deletes_only_the_objects_converge_owns() {
 fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
-    let applied = binary(&sandbox, &workspace).run(["apply", "--plan", saved.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let saved = save_plan(&converge, &workspace, &config);
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(!plans_changes(&sandbox, &workspace, &config));
 }
@@ -167,10 +168,9 @@ fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
 fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // Someone changes the service's scaling after the plan was saved.
     let client = common::Client::new(&sandbox);
     client.cloud(
@@ -179,7 +179,7 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
         Some(serde_json::json!({"numReplicas": 5})),
     );
     sandbox.reset_log();
-    let applied = binary(&sandbox, &workspace).run([
+    let applied = converge.run([
         "apply",
         "--plan",
         saved.as_str(),
@@ -187,7 +187,7 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
         "--format",
         "json",
     ]);
-    assert_eq!(applied.code, 3, "{applied:?}");
+    applied.assert_exit(3);
     assert!(
         applied.stderr.contains("service.analytics.scaling"),
         "{}",
@@ -217,10 +217,9 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
 fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // A plan file whose dashboard create the server refuses (a tile 0 wide), its change and
     // step edited alike (a step that disagrees with its change is refused before any write).
     let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
@@ -244,7 +243,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     }
     std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
 
-    let applied = binary(&sandbox, &workspace).run([
+    let applied = converge.run([
         "apply",
         "--plan",
         saved.as_str(),
@@ -252,7 +251,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
         "--format",
         "json",
     ]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report on stdout");
     assert_eq!(report["format"], "converge-apply-report/1");
     let status = |address: &str| {
@@ -271,7 +270,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     assert_eq!(report["summary"]["done"], 5);
     assert!(applied.stderr.contains("failed:"), "{}", applied.stderr);
 
-    let next = binary(&sandbox, &workspace).run(["plan", config.as_str()]);
+    let next = converge.run(["plan", config.as_str()]);
     assert!(
         next.stdout
             .starts_with("Plan: 2 to create, 0 to update, 0 to delete"),
@@ -284,6 +283,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
 fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
     let path = config.as_str();
     let client = common::Client::new(&sandbox);
@@ -293,8 +293,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         Some(serde_json::json!({"command": "stop"})),
     );
     // `plan` warns ahead.
-    let planned = binary(&sandbox, &workspace).run(["plan", path]);
-    assert_eq!(planned.code, 0, "{planned:?}");
+    let planned = converge.run(["plan", path]);
+    planned.assert_exit(0);
     assert!(
         planned.stderr.contains(
             "warning: service `analytics` is `stopped`, not running: its 3 pipe changes will \
@@ -303,8 +303,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         "{}",
         planned.stderr
     );
-    let failed = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
-    assert_eq!(failed.code, 1, "{failed:?}");
+    let failed = converge.run(["apply", path, "--yes"]);
+    failed.assert_exit(1);
     // The reason, briefly, once for the three pipes (it was ~400 characters, six times).
     let reason = "service `analytics` is `stopped` (424): pipes change only while their service \
                   runs; run again with `--wake` to wake it first\n";
@@ -339,8 +339,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     );
 
     sandbox.reset_log();
-    let woken = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--wake"]);
-    assert_eq!(woken.code, 0, "{woken:?}");
+    let woken = converge.run(["apply", path, "--yes", "--wake"]);
+    woken.assert_exit(0);
     assert_eq!(
         common::count(
             &sandbox,
@@ -377,7 +377,7 @@ fn wait_polls_until_the_new_scaling_shows() {
         "--format",
         "json",
     ]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    applied.assert_exit(0);
     let report: Value = serde_json::from_str(&applied.stdout).unwrap();
     assert_eq!(report["wait"]["settled"], true);
     // Right after the wait, the scaling reads back as written.
@@ -398,7 +398,7 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
         "--timeout",
         "1s",
     ]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     assert!(
         applied.stderr.contains("the wait ended"),
         "{}",
@@ -416,10 +416,11 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
 fn only_applies_the_addresses_that_match() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
     let path = config.as_str();
-    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--only", "pipe.*"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", path, "--yes", "--only", "pipe.*"]);
+    applied.assert_exit(0);
     let writes = writes(&sandbox);
     assert_eq!(writes.len(), 3, "{writes:?}");
     assert!(
@@ -428,7 +429,7 @@ fn only_applies_the_addresses_that_match() {
             .all(|w| w.ends_with("/pipes/{pipeId}/scaling")),
         "{writes:?}"
     );
-    let next = binary(&sandbox, &workspace).run(["plan", path]);
+    let next = converge.run(["plan", path]);
     assert!(
         next.stdout
             .starts_with("Plan: 3 to create, 1 to update, 0 to delete"),
@@ -444,7 +445,7 @@ fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first()
     let config = workspace.write("converge.yaml", &quickstart());
     let path = config.as_str();
     let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--only", "alert.*"]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
     assert!(
         applied
@@ -464,10 +465,9 @@ fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first()
 fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     let text = std::fs::read_to_string(&saved).unwrap();
     assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
     assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
@@ -488,10 +488,9 @@ fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
 fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // Someone creates an alert of the same name on another dashboard. The plan's alert create
     // waits for its dashboard, so it is checked when it runs, after the dashboard was created.
     let other = dashboards(&sandbox)
@@ -513,8 +512,8 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
             "name": "API errors",
         })),
     );
-    let applied = binary(&sandbox, &workspace).run(["apply", "--plan", saved.as_str(), "--yes"]);
-    assert_eq!(applied.code, 3, "{applied:?}");
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(3);
     assert!(
         applied.stderr.contains(
             "alert.prod.api-errors was created since the plan was made, which creates it"

@@ -68,7 +68,7 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     let workspace = Workspace::new();
     let created = workspace.write("a.yaml", &boards(COUNT, "team-a"));
     let first = binary(&sandbox, &workspace).run(["apply", created.as_str(), "--yes"]);
-    assert_eq!(first.code, 0, "{first:?}");
+    first.assert_exit(0);
 
     // Every board changes its tag; while the updates run, someone adds a tile (with an alert on
     // it) to the last board, whose step starts long after the run read the list.
@@ -126,7 +126,7 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     // (besides the plan's read and the test's own).
     let reads = common::count(&sandbox, "GET", DASHBOARDS);
     assert!(reads <= COUNT + 2, "{reads} list reads for {COUNT} steps");
-    assert_eq!(applied.code, 3, "{applied:?}");
+    applied.assert_exit(3);
     let stale = format!(
         "dashboard.prod.d{:03} changed since the plan was made",
         COUNT - 1

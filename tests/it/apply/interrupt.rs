@@ -245,7 +245,7 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     // then the one list read the steps share.
     let before = observability_requests(&sandbox);
     let planned = binary(&sandbox, &workspace).run(["plan", path, "--detailed-exitcode"]);
-    assert_eq!(planned.code, 2, "{planned:?}");
+    planned.assert_exit(2);
     let reads = observability_requests(&sandbox) - before + 1;
     let limit = format!("{}/10s", reads + 2);
 
@@ -332,7 +332,7 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
         .count();
     assert_eq!(creates, SLOW_BOARDS - created, "{left:?}");
     let second = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
-    assert_eq!(second.code, 0, "{second:?}");
+    second.assert_exit(0);
     let expected: Vec<String> = (0..SLOW_BOARDS).map(|i| format!("Board {i:02}")).collect();
     assert_eq!(names(&standalone_dashboards(&sandbox)), expected);
     assert!(!plans_changes(&sandbox, &workspace, &config));

@@ -27,6 +27,15 @@ pub fn binary<'s>(sandbox: &'s SandboxHandle, workspace: &Workspace) -> Converge
     Converge::new(sandbox).rate_limit("1000/1s").cwd(workspace)
 }
 
+/// `plan CONFIG --out plan.json` in `workspace` (asserting success): the saved plan's path.
+pub fn save_plan(converge: &Converge, workspace: &Workspace, config: &str) -> String {
+    let saved = workspace.file("plan.json");
+    converge
+        .run(["plan", config, "--out", &saved])
+        .assert_exit(0);
+    saved
+}
+
 /// `plan --detailed-exitcode` on `config`: whether it plans any change (panics on an error).
 pub fn plans_changes(sandbox: &SandboxHandle, workspace: &Workspace, config: &str) -> bool {
     let run = binary(sandbox, workspace).run(["plan", config, "--detailed-exitcode"]);

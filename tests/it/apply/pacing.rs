@@ -22,7 +22,7 @@ fn the_quickstart_applies_against_the_sandbox_without_waiting_for_a_rate_limit()
         &["apply", "--sandbox", "--yes", &quickstart, "-vv"],
         &[],
     );
-    assert_eq!(out.code, 0, "{out:?}");
+    out.assert_exit(0);
     assert!(
         out.stderr.contains("apply: 7 done, 0 failed"),
         "{}",
@@ -84,7 +84,7 @@ fn without_a_terminal_each_phase_gets_one_plain_line() {
     let config = workspace.write("converge.yaml", &quickstart());
     let path = config.as_str();
     let out = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    out.assert_exit(0);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(
         lines.first().copied(),

@@ -12,9 +12,7 @@ use crate::common::{self, words};
 /// `plan --out` of the quickstart against `sandbox`: the saved plan as JSON, and its path.
 fn saved_plan(sandbox: &SandboxHandle, workspace: &Workspace) -> (Value, String) {
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.file("plan.json");
-    let plan = binary(sandbox, workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&binary(sandbox, workspace), workspace, &config);
     let text = std::fs::read_to_string(&saved).unwrap();
     (serde_json::from_str(&text).unwrap(), saved)
 }
@@ -28,7 +26,7 @@ fn write_plan(path: &str, plan: &Value) {
 fn refused(sandbox: &SandboxHandle, workspace: &Workspace, path: &str, expected: &str) {
     sandbox.reset_log();
     let applied = binary(sandbox, workspace).run(["apply", "--plan", path, "--yes"]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     // Error text is wrapped to the terminal's width, with `|` gutters: compare words.
     let stderr = words(&applied.stderr);
     assert!(
@@ -119,7 +117,7 @@ fn the_url_and_secret_references_in_the_file_are_never_used() {
         .env("ANY_VAR", "a-value-that-must-not-leave")
         .run(["apply", "--plan", path.as_str(), "--yes"]);
     // Applied where the applying run's environment points, with its credentials.
-    assert_eq!(applied.code, 0, "{applied:?}");
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(
         elsewhere.request_log().is_empty(),
@@ -145,7 +143,7 @@ fn given_a_config_after_the_plan_file_the_config_says_where_to_connect() {
     let applied = binary(&sandbox, &workspace)
         .env("CONVERGE_CLOUD_URL", elsewhere.url())
         .run(["apply", "--plan", path.as_str(), config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(
         elsewhere.request_log().is_empty(),
@@ -175,9 +173,10 @@ fn a_plan_made_for_another_organization_is_refused() {
 fn a_dashboard_update_carrying_another_tile_s_id_is_refused_before_any_write() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let applied = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     // A tag changes: the plan updates the dashboard, carrying its tiles' ids forward.
     std::fs::write(
         &config,
@@ -185,9 +184,8 @@ fn a_dashboard_update_carrying_another_tile_s_id_is_refused_before_any_write() {
     )
     .unwrap();
     let path = workspace.file("plan.json");
-    let planned =
-        binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", path.as_str()]);
-    assert_eq!(planned.code, 0, "{planned:?}");
+    let planned = converge.run(["plan", config.as_str(), "--out", path.as_str()]);
+    planned.assert_exit(0);
     let mut plan: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     // The ids of the two tiles swapped: the alert on `Requests` would follow the wrong tile.
     let tiles = plan["plan"]["steps"][0]["operation"]["body"]["tiles"]
@@ -223,7 +221,7 @@ fn given_the_config_a_step_moved_to_another_service_is_refused() {
         config.as_str(),
         "--yes",
     ]);
-    assert_eq!(applied.code, 1, "{applied:?}");
+    applied.assert_exit(1);
     let words = words(&applied.stderr);
     assert!(
         words.contains(&format!(

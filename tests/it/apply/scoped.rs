@@ -83,20 +83,21 @@ fn apply_plan_checks_only_the_lists_its_changes_live_in() {
         ..SandboxOptions::default()
     });
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let (text, address) = large_config_changing_alert(0);
     let config = workspace.write("large.yaml", &text);
     let saved = workspace.file("plan.json");
     // A whole plan of the estate with one change in it.
-    let plan = binary(&sandbox, &workspace).run(["plan", config.as_str(), "--out", saved.as_str()]);
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let plan = converge.run(["plan", config.as_str(), "--out", saved.as_str()]);
+    plan.assert_exit(0);
     assert!(
         plan.stdout.starts_with("Plan: 0 to create, 1 to update"),
         "{}",
         plan.stdout
     );
     sandbox.reset_log();
-    let applied = binary(&sandbox, &workspace).run(["apply", "--plan", saved.as_str(), "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(0);
     assert!(
         applied.stderr.contains(&format!("done     {address}")),
         "{}",

@@ -366,7 +366,7 @@ fn live_rules_point_at_the_config_line() {
     // `replicas` on an object-storage pipe (line 30).
     let config = quickstart().replace("scaling: { concurrency: 8 }", "scaling: { replicas: 8 }");
     let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "no plan on stdout: {}", out.stdout);
     assert!(out.stderr.contains("config.yaml:30:"), "{}", out.stderr);
     assert!(out.stderr.contains("objectStorage"), "{}", out.stderr);
@@ -374,7 +374,7 @@ fn live_rules_point_at_the_config_line() {
     // numReplicas 1 on the first (primary) service of its warehouse (line 18).
     let config = quickstart().replace("numReplicas: 3", "numReplicas: 1");
     let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
+    out.assert_exit(1);
     assert!(out.stderr.contains("config.yaml:18:"), "{}", out.stderr);
     assert!(out.stderr.contains("numReplicas"), "{}", out.stderr);
 }

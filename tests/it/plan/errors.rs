@@ -96,7 +96,7 @@ fn unknown_pipe_id_points_at_its_id_line() {
         "id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e70",
     );
     let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(out.stderr.contains("config.yaml:26:"), "{}", out.stderr);
     assert!(
@@ -110,11 +110,11 @@ fn unknown_pipe_id_points_at_its_id_line() {
 fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
     let clean = common::fast_sandbox();
     let expected = plan_quickstart(&clean, &[]);
-    assert_eq!(expected.code, 0, "{}", expected.stderr);
+    expected.assert_exit(0);
 
     let sandbox = faulty("500=0.2,503=0.1", 3);
     let out = plan_quickstart(&sandbox, &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);
     let log = sandbox.request_log();
     let failed = log.iter().filter(|e| e.status >= 500).count();
@@ -278,7 +278,7 @@ fn injected_429s_are_waited_out_and_retried() {
     let expected = plan_quickstart(&clean, &[]);
     let sandbox = faulty("429=0.25", 3);
     let out = plan_quickstart(&sandbox, &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);
     let throttled = sandbox
         .request_log()
@@ -314,7 +314,7 @@ fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
 fn an_empty_secret_variable_is_a_config_error_before_any_request() {
     let sandbox = common::fast_sandbox();
     let out = plan_quickstart(&sandbox, &[("CONVERGE_KEY_SECRET", "")]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     assert!(
         out.stderr
             .contains("environment variable `CONVERGE_KEY_SECRET` is set but empty"),
