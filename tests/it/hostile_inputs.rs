@@ -582,6 +582,7 @@ fn every_duration_flag_is_range_checked_before_anything_runs() {
             "--clock",
         ),
     ];
+    let mut said = String::new();
     for (args, flag) in cases {
         let out = converge.run(&args);
         assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
@@ -590,7 +591,10 @@ fn every_duration_flag_is_range_checked_before_anything_runs() {
             "{args:?}: {}",
             out.stderr
         );
+        said.push_str(&format!("$ converge {}\n{}\n", args.join(" "), out.stderr));
     }
+    // What each refusal says, in full.
+    common::snapshots().bind(|| insta::assert_snapshot!("duration_flags_refused", said));
     assert!(
         sandbox.request_log().is_empty(),
         "nothing was read or written"
