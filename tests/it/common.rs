@@ -739,6 +739,15 @@ pub fn basic(key_id: &str, secret: &str) -> String {
     )
 }
 
+/// Asserts that `text` (what `what` printed or wrote) holds none of `canaries`.
+#[track_caller]
+pub fn assert_clean(what: &str, text: &str, canaries: &[impl AsRef<str>]) {
+    for canary in canaries {
+        let canary = canary.as_ref();
+        assert!(!text.contains(canary), "{what} shows `{canary}`:\n{text}");
+    }
+}
+
 /// The managed stack's dashboards of `analytics`.
 pub fn dashboards(sandbox: &SandboxHandle) -> Vec<Value> {
     let client = Client::new(sandbox);

@@ -7,13 +7,11 @@ use converge::api::wire::Secret;
 use converge::sandbox::{DEMO_KEY_ID, KeyPair, SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::common::{self, ANALYTICS, Client, Converge, Outcome, Workspace, quickstart};
+use crate::common::{
+    self, ANALYTICS, Client, Converge, Outcome, Workspace, assert_clean, quickstart,
+};
 const CANARY_SECRET: &str = "CANARY-KEY-SECRET-e41c";
 const CANARY_TOKEN: &str = "CANARY-TOKEN-91ab";
-
-fn basic(key_id: &str, secret: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(format!("{key_id}:{secret}"))
-}
 
 /// A demo sandbox whose key secret is the canary.
 fn canary_sandbox() -> SandboxHandle {
@@ -32,12 +30,6 @@ const CANARY_ENV: [(&str, &str); 2] = [
     ("CONVERGE_KEY_SECRET", CANARY_SECRET),
     ("CONVERGE_OBS_TOKEN", CANARY_TOKEN),
 ];
-
-fn assert_clean(what: &str, text: &str, canaries: &[&str]) {
-    for canary in canaries {
-        assert!(!text.contains(canary), "{what} shows `{canary}`:\n{text}");
-    }
-}
 
 /// `validate --format json`, parsed.
 fn diagnostics(out: &Outcome) -> Vec<Value> {
@@ -135,7 +127,7 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
 fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
     let sandbox = canary_sandbox();
     let client = Client::new(&sandbox);
-    let auth = format!("Basic {}", basic(DEMO_KEY_ID, CANARY_SECRET));
+    let auth = common::basic(DEMO_KEY_ID, CANARY_SECRET);
     // A live dashboard of the stack, owned by converge, whose name is the secret (a hostile or
     // careless server), and a config whose alert message holds the secret written out.
     let created = client.raw(
@@ -255,8 +247,9 @@ fn credentials_echoed_by_a_server_are_masked_in_messages_and_logs() {
     let config = format!(
         "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: {url}\n  keyId: {key_id}\n  keySecret: ${{env:CONVERGE_KEY_SECRET}}\nobservability:\n  url: {url}\n  token: ${{env:CONVERGE_OBS_TOKEN}}\nservices:\n  analytics:\n    id: {ANALYTICS}\n    scaling: {{numReplicas: 3}}\nstacks:\n  obs:\n    api: observability\n    dashboards: {{}}\n"
     );
-    let encoded = basic(key_id, CANARY_SECRET);
-    let canaries = [CANARY_SECRET, CANARY_TOKEN, encoded.as_str()];
+    let header = common::basic(key_id, CANARY_SECRET);
+    let encoded = header.trim_start_matches("Basic ");
+    let canaries = [CANARY_SECRET, CANARY_TOKEN, encoded];
     let dir = Workspace::new();
     let path = dir.write("config.yaml", &config);
     let path = path.as_str();

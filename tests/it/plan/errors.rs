@@ -6,7 +6,7 @@ use std::net::TcpListener;
 
 use converge::sandbox::SandboxHandle;
 
-use crate::common::{self, Converge, Outcome, RawServer, faulty_sandbox as faulty, quickstart};
+use crate::common::{self, Converge, Outcome, RawServer, faulty_sandbox, quickstart};
 
 /// `converge plan` of the quickstart against `sandbox`, with `env` added.
 fn plan_quickstart(sandbox: &SandboxHandle, env: &[(&str, &str)]) -> Outcome {
@@ -112,7 +112,7 @@ fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
     let expected = plan_quickstart(&clean, &[]);
     expected.assert_exit(0);
 
-    let sandbox = faulty("500=0.2,503=0.1", 3);
+    let sandbox = faulty_sandbox("500=0.2,503=0.1", 3);
     let out = plan_quickstart(&sandbox, &[]);
     out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);
@@ -124,7 +124,7 @@ fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
 
 #[test]
 fn persistent_5xx_is_a_clear_error_after_retries() {
-    let sandbox = faulty("500=1", 1);
+    let sandbox = faulty_sandbox("500=1", 1);
     let out = plan_quickstart(&sandbox, &[]);
     assert_failed(&out);
     assert!(out.stderr.contains("500"), "{}", out.stderr);
@@ -148,7 +148,7 @@ fn persistent_5xx_is_a_clear_error_after_retries() {
 
 #[test]
 fn dropped_connections_are_retried_then_reported() {
-    let sandbox = faulty("reset=0.25", 5);
+    let sandbox = faulty_sandbox("reset=0.25", 5);
     let out = plan_quickstart(&sandbox, &[]);
     assert_eq!(out.code, 0, "a few resets are retried: {}", out.stderr);
     assert!(
@@ -156,7 +156,7 @@ fn dropped_connections_are_retried_then_reported() {
         "the seed drops some connections"
     );
 
-    let sandbox = faulty("reset=1", 1);
+    let sandbox = faulty_sandbox("reset=1", 1);
     let out = plan_quickstart(&sandbox, &[]);
     assert_failed(&out);
     assert!(
@@ -276,7 +276,7 @@ fn a_server_that_is_not_listening_is_named_at_its_url_line_and_not_retried() {
 fn injected_429s_are_waited_out_and_retried() {
     let clean = common::fast_sandbox();
     let expected = plan_quickstart(&clean, &[]);
-    let sandbox = faulty("429=0.25", 3);
+    let sandbox = faulty_sandbox("429=0.25", 3);
     let out = plan_quickstart(&sandbox, &[]);
     out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);

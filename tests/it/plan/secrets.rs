@@ -46,12 +46,7 @@ fn canary_sandbox(faults: &str) -> SandboxHandle {
 }
 
 fn assert_clean(what: &str, text: &str) {
-    for canary in canaries() {
-        assert!(
-            !text.contains(&canary),
-            "{what} contains the canary `{canary}`:\n{text}"
-        );
-    }
+    common::assert_clean(what, text, &canaries());
 }
 
 fn check(label: &str, out: &Outcome) {
