@@ -318,11 +318,6 @@ impl<'s> Converge<'s> {
         self
     }
 
-    /// The sandbox runs talk to.
-    pub fn sandbox(&self) -> &'s SandboxHandle {
-        self.sandbox.expect("a sandbox was given")
-    }
-
     /// Applies the environment and directory to any command (`script`, `bash`, the binary).
     pub fn configure(&self, command: &mut Command) {
         if self.clear_env {

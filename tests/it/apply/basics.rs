@@ -68,10 +68,18 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let run = binary(&sandbox, &workspace).run(["apply", config.as_str()]);
+    let converge = binary(&sandbox, &workspace);
+    let run = converge.run(["apply", config.as_str()]);
     run.assert_exit(4);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(writes(&sandbox), Vec::<String>::new());
+    // A `yes` on a pipe is no answer: only a terminal is asked.
+    let piped = converge
+        .clone()
+        .stdin("yes\n")
+        .run(["apply", config.as_str()]);
+    piped.assert_exit(4);
+    assert_eq!(piped.writes(), Vec::<String>::new());
     assert!(plans_changes(&sandbox, &workspace, &config));
 }
 
@@ -468,7 +476,7 @@ fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
     let saved = save_plan(&converge, &workspace, &config);
-    let text = std::fs::read_to_string(&saved).unwrap();
+    let text = workspace.read("plan.json");
     assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
     assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
 
