@@ -1,14 +1,30 @@
 //! The harness every area's tests share: the real `converge` binary, described by one builder
 //! ([`Converge`]) and run against the real sandbox, and what a run did ([`Outcome`]): its exit
-//! code, stdout, stderr and the requests the sandbox logged meanwhile.
+//! code, stdout, stderr and the requests the sandbox logged meanwhile. Plus what several areas
+//! read or start: the demo's ids and the quickstart, sandboxes, a [`Workspace`] for files, a
+//! [`Client`] of the sandbox's HTTP API, a [`RawServer`] no sandbox could be, and insta
+//! settings that mask ports, temporary paths and measured durations ([`snapshots`]).
+//!
+//! One config, given once and passed last to every run:
 //!
 //! ```ignore
 //! let sandbox = common::fast_sandbox();
 //! let converge = Converge::new(&sandbox).fast().config(&common::quickstart());
-//! let out = converge.run(["plan", "--format", "json"]); // the config's path goes last
+//! let out = converge.run(["plan", "--format", "json"]);
 //! out.assert_exit(0);
 //! assert_eq!(out.count("GET", "/v1/organizations/{organizationId}/services"), 1);
 //! common::snapshots().bind(|| insta::assert_snapshot!(out.stdout));
+//! ```
+//!
+//! Several files, each named where it goes (`apply --plan`, a second config):
+//!
+//! ```ignore
+//! let workspace = Workspace::new();
+//! let config = workspace.write("converge.yaml", &common::quickstart());
+//! let saved = workspace.file("plan.json");
+//! let converge = Converge::new(&sandbox).cwd(&workspace);
+//! converge.run(["plan", &config, "--out", &saved]).assert_exit(0);
+//! converge.run(["apply", "--plan", &saved, "--yes"]).assert_exit(0);
 //! ```
 #![allow(dead_code)]
 
@@ -272,21 +288,15 @@ impl<'s> Converge<'s> {
     }
 
     /// Writes `text` to `name` in the builder's workspace (made on first use, shared by
-    /// clones) and returns its absolute path.
-    pub fn file(&mut self, name: &str, text: &str) -> String {
-        self.workspace().write(name, text)
+    /// clones; runs happen in it unless [`Converge::cwd`] says another directory) and returns
+    /// its absolute path.
+    fn file(&mut self, name: &str, text: &str) -> String {
+        self.workspace
+            .get_or_insert_with(|| Arc::new(Workspace::new()))
+            .write(name, text)
     }
 
-    /// The builder's workspace: made on first use, shared by clones; runs happen in it unless
-    /// [`Converge::cwd`] says another directory.
-    pub fn workspace(&mut self) -> Arc<Workspace> {
-        Arc::clone(
-            self.workspace
-                .get_or_insert_with(|| Arc::new(Workspace::new())),
-        )
-    }
-
-    /// The directory runs happen in when it is the builder's workspace.
+    /// The builder's workspace, where [`Converge::config`] wrote the config.
     pub fn dir(&self) -> &Path {
         self.workspace
             .as_ref()
