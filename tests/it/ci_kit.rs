@@ -3,14 +3,16 @@
 //! binary (run with `--help` appended, so unknown commands, unknown flags and bad flag values
 //! fail while nothing touches an API).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
+
+use crate::common::{Converge, root};
 
 const WORKFLOWS: &str = "examples/ci/github/workflows";
 
 fn workflows() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(WORKFLOWS);
+    let dir = root().join(WORKFLOWS);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("the workflows directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -118,14 +120,8 @@ fn the_workflows_are_valid_yaml_and_cover_pr_merge_and_nightly() {
 
 #[test]
 fn the_markers_the_workflows_look_for_are_the_ones_converge_prints() {
-    let text = |file: &str| {
-        std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(WORKFLOWS)
-                .join(file),
-        )
-        .expect("readable")
-    };
+    let text =
+        |file: &str| std::fs::read_to_string(root().join(WORKFLOWS).join(file)).expect("readable");
     assert!(text("converge-pr.yml").contains(converge::plan::markdown::MARKER));
     assert!(text("converge-drift.yml").contains(converge::drift::render::MARKER));
 }
@@ -136,17 +132,12 @@ fn the_markers_the_workflows_look_for_are_the_ones_converge_prints() {
 fn every_converge_command_line_in_the_workflows_parses() {
     let mut failures = Vec::new();
     for (file, args) in commands() {
-        let output = assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .args(&args)
-            .arg("--help")
-            .output()
-            .expect("converge runs");
-        if !output.status.success() {
+        let out = Converge::offline().run(args.iter().map(String::as_str).chain(["--help"]));
+        if out.code != 0 {
             failures.push(format!(
                 "{file}: converge {}: {}",
                 args.join(" "),
-                String::from_utf8_lossy(&output.stderr).trim()
+                out.stderr.trim()
             ));
         }
     }
@@ -167,13 +158,7 @@ const COMMANDS: &[&str] = &[
 #[test]
 fn every_command_has_help_with_an_example() {
     for command in COMMANDS {
-        let output = assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .args([command, "--help"])
-            .output()
-            .expect("converge runs");
-        assert!(output.status.success(), "{command}");
-        let help = String::from_utf8_lossy(&output.stdout);
+        let help = crate::help::help(&[command]);
         assert!(help.contains("Examples:"), "{command} --help:\n{help}");
         assert!(
             help.contains(&format!("converge {command}")),
@@ -185,13 +170,9 @@ fn every_command_has_help_with_an_example() {
 #[test]
 fn completions_know_every_command_in_each_shell() {
     for shell in ["bash", "zsh", "fish", "powershell"] {
-        let output = assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .args(["completions", shell])
-            .output()
-            .expect("converge runs");
-        assert!(output.status.success(), "{shell}");
-        let script = String::from_utf8_lossy(&output.stdout);
+        let out = Converge::offline().run(["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}");
+        let script = &out.stdout;
         for command in COMMANDS {
             assert!(
                 script.contains(command),
@@ -206,7 +187,8 @@ fn completions_know_every_command_in_each_shell() {
                 .spawn()
                 .expect("bash runs");
             if let Some(mut stdin) = check.stdin.take() {
-                std::io::Write::write_all(&mut stdin, &output.stdout).expect("script written");
+                std::io::Write::write_all(&mut stdin, out.stdout.as_bytes())
+                    .expect("script written");
             }
             assert!(
                 check.wait().expect("bash ends").success(),
@@ -219,10 +201,7 @@ fn completions_know_every_command_in_each_shell() {
             "{shell} completions lack drift's flags"
         );
     }
-    let output = assert_cmd::Command::cargo_bin("converge")
-        .expect("the binary")
-        .args(["completions", "tcsh"])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(1));
+    Converge::offline()
+        .run(["completions", "tcsh"])
+        .assert_exit(1);
 }

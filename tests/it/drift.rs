@@ -7,38 +7,22 @@
 use converge::sandbox::SandboxHandle;
 use serde_json::{Value, json};
 
-use crate::common::{self, Client};
-
-const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+use crate::common::{self, ANALYTICS, Client, Converge, quickstart};
 
 /// A config in sync with the sandbox: the export of the demo service and its stack.
 fn baseline(sandbox: &SandboxHandle) -> String {
-    let output = common::converge(sandbox)
-        .args(["export", "--service", ANALYTICS, "--stack", ANALYTICS])
-        .output()
-        .expect("converge runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8")
+    let out = Converge::new(sandbox).run(["export", "--service", ANALYTICS, "--stack", ANALYTICS]);
+    out.assert_exit(0);
+    out.stdout
 }
 
 /// Runs drift on a config text with extra flags: (exit code, stdout).
 fn drift(sandbox: &SandboxHandle, yaml: &str, flags: &[&str]) -> (i32, String) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("converge.yaml");
-    std::fs::write(&path, yaml).expect("write");
-    let output = common::converge(sandbox)
-        .arg("drift")
-        .arg(&path)
-        .args(flags)
-        .output()
-        .expect("converge runs");
-    let code = output.status.code().unwrap_or(-1);
-    assert_ne!(code, 1, "{}", String::from_utf8_lossy(&output.stderr));
-    (code, String::from_utf8_lossy(&output.stdout).into_owned())
+    let out = Converge::new(sandbox)
+        .config_as("converge.yaml", yaml)
+        .run(["drift"].iter().chain(flags));
+    assert_ne!(out.code, 1, "{}", out.stderr);
+    (out.code, out.stdout)
 }
 
 fn drift_json(sandbox: &SandboxHandle, yaml: &str, flags: &[&str]) -> (i32, Value) {
@@ -513,18 +497,14 @@ fn backup_ages_follow_the_sandbox_clock() {
 #[test]
 fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
     let sandbox = common::fast_sandbox();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
-    let output = common::converge(&sandbox)
-        .arg("drift")
-        .arg(&path)
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(2));
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let out = Converge::new(&sandbox).run(["drift", &common::quickstart_path()]);
+    out.assert_exit(2);
     // The demo seed differs from the quickstart in scaling, lacks its dashboard and alert, and
     // has a dashboard and alert of its own; its newest finished backup is 6 hours old.
     // The age is measured from the real clock: about 6.0h, masked so a slow run cannot flake.
-    insta::assert_snapshot!("quickstart_drift", mask_age(&stdout));
+    let mut settings = common::snapshots();
+    common::mask_ages(&mut settings);
+    settings.bind(|| insta::assert_snapshot!("quickstart_drift", out.stdout));
     let log = sandbox.request_log();
     assert!(!log.is_empty());
     assert!(
@@ -533,16 +513,11 @@ fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
     );
     // One read per list: services, the declared pipes, backups, and the stack's three lists.
     assert_eq!(
-        common::count(
-            &sandbox,
-            "GET",
-            "/v1/organizations/{organizationId}/services"
-        ),
+        out.count("GET", "/v1/organizations/{organizationId}/services"),
         1
     );
     assert_eq!(
-        common::count(
-            &sandbox,
+        out.count(
             "GET",
             "/v1/organizations/{organizationId}/services/{serviceId}/pipes"
         ),
@@ -550,32 +525,14 @@ fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
     );
 }
 
-/// Replaces the number in `is 6.0h old` with `N`.
-fn mask_age(text: &str) -> String {
-    text.lines()
-        .map(|line| match (line.find(" is "), line.find("h old")) {
-            (Some(start), Some(end)) if start < end => {
-                format!("{} is Nh old{}", &line[..start], &line[end + 5..])
-            }
-            _ => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn a_config_error_exits_1() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("bad.yaml");
-    std::fs::write(&path, "version: 1\norganization: nope\nservices: 3\n").expect("write");
-    let output = common::converge(&sandbox)
-        .arg("drift")
-        .arg(&path)
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(1));
-    assert!(output.stdout.is_empty());
+    let out = Converge::new(&sandbox)
+        .config_as("bad.yaml", "version: 1\norganization: nope\nservices: 3\n")
+        .run(["drift"]);
+    out.assert_exit(1);
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
@@ -650,23 +607,14 @@ fn a_newest_backup_in_error_fails_the_check_even_when_a_done_one_is_fresh() {
 #[test]
 fn unmanaged_objects_are_listed_and_count_as_drift_only_when_asked() {
     let sandbox = common::fast_sandbox();
-    let quickstart = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml"),
-    )
-    .expect("the quickstart");
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("converge.yaml");
-    std::fs::write(&path, &quickstart).expect("write");
+    let quickstart = quickstart();
     // The sandbox enforces no limit, so the client need not pace its fifteen requests to the
     // real one (ten per ten seconds).
-    let applied = common::converge(&sandbox)
-        .args(["apply", "--yes"])
-        .arg(&path)
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
-        .output()
-        .expect("converge runs");
-    assert_eq!(applied.status.code(), Some(0), "{applied:?}");
+    Converge::new(&sandbox)
+        .rate_limit("1000/1s")
+        .config_as("converge.yaml", &quickstart)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
 
     let (code, report) = drift_json(&sandbox, &quickstart, &[]);
     assert_eq!(code, 0, "{report}");
@@ -709,10 +657,7 @@ fn unmanaged_objects_are_listed_and_count_as_drift_only_when_asked() {
 #[test]
 fn drift_only_reads_and_reports_the_addresses_it_selects() {
     let sandbox = common::fast_sandbox();
-    let quickstart = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml"),
-    )
-    .expect("the quickstart");
+    let quickstart = quickstart();
     // The stack's objects, reported ones included: its three lists and nothing else.
     let only = ["--only", "dashboard.prod*", "--only", "alert.prod*"];
     let (code, report) = drift_json(&sandbox, &quickstart, &only);

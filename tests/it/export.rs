@@ -1,53 +1,29 @@
 //! `converge export` through the real binary: an export plans to no changes (demo and large
 //! seeds), never carries a secret, is the same bytes twice, and says what is missing.
 
-use converge::sandbox::{DEMO_KEY_SECRET, DEMO_TOKEN, SandboxOptions, Seed};
-use serde_json::Value;
+use converge::sandbox::{DEMO_KEY_SECRET, DEMO_TOKEN, SandboxHandle, SandboxOptions, Seed};
 
-use crate::common::{self, Client};
-
-const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+use crate::common::{self, ANALYTICS, Client, Converge};
 
 /// The binary pointed at a sandbox that enforces no rate limit, with the client's own limiter
 /// opened up to match (the large seed needs a request per service).
-fn unlimited(sandbox: &converge::sandbox::SandboxHandle) -> assert_cmd::Command {
-    let mut command = common::converge(sandbox);
-    command
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s");
-    command
+fn unlimited(sandbox: &SandboxHandle) -> Converge<'_> {
+    Converge::new(sandbox).rate_limit("1000/1s")
 }
 
 /// Exports with `args` and returns the YAML (asserting success).
-fn export(sandbox: &converge::sandbox::SandboxHandle, args: &[&str]) -> String {
-    let output = unlimited(sandbox)
-        .arg("export")
-        .args(args)
-        .output()
-        .expect("converge runs");
-    assert!(
-        output.status.success(),
-        "export failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8")
+fn export(sandbox: &SandboxHandle, args: &[&str]) -> String {
+    let out = unlimited(sandbox).run(["export"].iter().chain(args));
+    out.assert_exit(0);
+    out.stdout
 }
 
 /// `plan --detailed-exitcode` on a config text: (exit code, stdout, stderr).
-fn plan(sandbox: &converge::sandbox::SandboxHandle, yaml: &str) -> (i32, String, String) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("exported.yaml");
-    std::fs::write(&path, yaml).expect("write");
-    let output = unlimited(sandbox)
-        .args(["plan", "--detailed-exitcode"])
-        .arg(&path)
-        .output()
-        .expect("converge runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+fn plan(sandbox: &SandboxHandle, yaml: &str) -> (i32, String, String) {
+    let out = unlimited(sandbox)
+        .config_as("exported.yaml", yaml)
+        .run(["plan", "--detailed-exitcode"]);
+    (out.code, out.stdout, out.stderr)
 }
 
 #[test]
@@ -145,28 +121,20 @@ fn an_export_is_the_same_bytes_twice_and_validates() {
     let args = ["--service", ANALYTICS, "--stack", ANALYTICS];
     let first = export(&sandbox, &args);
     assert_eq!(first, export(&sandbox, &args));
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("exported.yaml");
-    std::fs::write(&path, &first).expect("write");
-    common::converge(&sandbox)
-        .arg("validate")
-        .arg(&path)
-        .assert()
-        .success();
+    Converge::new(&sandbox)
+        .config_as("exported.yaml", &first)
+        .run(["validate"])
+        .assert_exit(0);
 }
 
 #[test]
 fn out_writes_the_file_and_stdout_stays_empty() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("converge.yaml");
-    let output = common::converge(&sandbox)
-        .args(["export", "--service", ANALYTICS, "--out"])
-        .arg(&path)
-        .output()
-        .expect("converge runs");
-    assert!(output.status.success());
-    assert!(output.stdout.is_empty());
+    let dir = common::Workspace::new();
+    let path = dir.file("converge.yaml");
+    let out = Converge::new(&sandbox).run(["export", "--service", ANALYTICS, "--out", &path]);
+    out.assert_exit(0);
+    assert!(out.stdout.is_empty());
     let text = std::fs::read_to_string(&path).expect("the file exists");
     assert!(text.contains(&format!("id: {ANALYTICS}")), "{text}");
     // Only what was asked for: no stack, no observability section.
@@ -178,14 +146,11 @@ fn out_writes_the_file_and_stdout_stays_empty() {
 
 #[test]
 fn a_missing_connection_setting_is_named() {
-    let output = assert_cmd::Command::cargo_bin("converge")
-        .expect("the binary")
+    let out = Converge::offline()
         .env_clear()
-        .args(["export", "--service", ANALYTICS])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        .run(["export", "--service", ANALYTICS]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(stderr.contains("CONVERGE_ORG_ID"), "{stderr}");
     assert!(stderr.contains("--sandbox"), "{stderr}");
 }
@@ -193,16 +158,13 @@ fn a_missing_connection_setting_is_named() {
 #[test]
 fn an_unknown_service_is_an_error() {
     let sandbox = common::fast_sandbox();
-    let output = common::converge(&sandbox)
-        .args([
-            "export",
-            "--service",
-            "00000000-0000-4000-8000-000000000000",
-        ])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let out = Converge::new(&sandbox).run([
+        "export",
+        "--service",
+        "00000000-0000-4000-8000-000000000000",
+    ]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("00000000-0000-4000-8000-000000000000"),
         "{stderr}"
@@ -211,33 +173,21 @@ fn an_unknown_service_is_an_error() {
 
 #[test]
 fn export_under_sandbox_round_trips_too() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let run = |args: &[&str]| {
-        assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .current_dir(dir.path())
-            .env_remove("CONVERGE_CLOUD_URL")
-            .env("NO_COLOR", "1")
-            .args(args)
-            .output()
-            .expect("converge runs")
-    };
-    let output = run(&[
-        "export",
-        "--sandbox",
-        "--service",
-        ANALYTICS,
-        "--stack",
-        ANALYTICS,
-        "--out",
-        "e.yaml",
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let output = run(&[
+    let dir = common::Workspace::new();
+    let converge = Converge::offline().cwd(&dir);
+    converge
+        .run([
+            "export",
+            "--sandbox",
+            "--service",
+            ANALYTICS,
+            "--stack",
+            ANALYTICS,
+            "--out",
+            "e.yaml",
+        ])
+        .assert_exit(0);
+    let out = converge.run([
         "plan",
         "--sandbox",
         "--detailed-exitcode",
@@ -245,13 +195,8 @@ fn export_under_sandbox_round_trips_too() {
         "--format",
         "json",
     ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let plan: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    out.assert_exit(0);
+    let plan = out.json();
     assert_eq!(plan["summary"]["update"], 0);
 }
 
@@ -304,15 +249,10 @@ fn tiles_keep_the_live_order_so_a_tile_renamed_in_place_keeps_its_id() {
     assert!(bottom < top, "live order kept: {yaml}");
 
     let renamed = yaml.replacen("- name: Top\n", "- name: Top of the page\n", 1);
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("renamed.yaml");
-    std::fs::write(&path, &renamed).expect("write");
-    let output = unlimited(&sandbox)
-        .args(["plan", "--format", "json"])
-        .arg(&path)
-        .output()
-        .expect("converge runs");
-    let plan: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let plan = unlimited(&sandbox)
+        .config_as("renamed.yaml", &renamed)
+        .run(["plan", "--format", "json"])
+        .json();
     let change = plan["changes"]
         .as_array()
         .and_then(|c| {

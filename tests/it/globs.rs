@@ -2,74 +2,48 @@
 //! the live state knows is a typo, reported with the closest addresses and exit 1, so CI never
 //! reads "no changes" from a filter that filtered everything out.
 
-use crate::common;
-use crate::plan::{config_dir, quickstart, run};
-
-/// The request log's writes (anything but GET).
-fn writes(sandbox: &converge::sandbox::SandboxHandle) -> Vec<String> {
-    sandbox
-        .request_log()
-        .into_iter()
-        .filter(|e| e.method != "GET")
-        .map(|e| format!("{} {}", e.method, e.route))
-        .collect()
-}
+use crate::common::{self, Converge, Workspace, quickstart, writes};
 
 #[test]
 fn an_only_glob_that_matches_nothing_fails_plan_and_lists_the_closest_addresses() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
     for extra in [&[][..], &["--detailed-exitcode"][..]] {
         let mut args = vec!["plan", path, "--only", "pipe.analytic.*"];
         args.extend_from_slice(extra);
-        let out = run(&sandbox, dir.path(), &args);
+        let out = converge.run(&args);
         assert_eq!(out.code, 1, "{args:?}: {out:?}");
         assert!(out.stdout.is_empty(), "no plan is printed: {}", out.stdout);
-        for wanted in [
-            "--only pipe.analytic.*",
-            "matches no address",
-            "pipe.analytics.orders.scaling",
-            "pipe.analytics.events.scaling",
-            "pipe.analytics.clicks.scaling",
-        ] {
-            assert!(out.stderr.contains(wanted), "{wanted:?} in {}", out.stderr);
-        }
+        // The glob, that it matches no address, and the closest: the three pipes' scaling.
+        common::snapshots().bind(|| insta::assert_snapshot!("only_matches_nothing", out.stderr));
     }
     // A glob that matches something and one that does not: still an error, naming the bad one.
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path,
-            "--only",
-            "pipe.*",
-            "--only",
-            "dashbaord.prod.*",
-        ],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stderr.contains("--only dashbaord.prod.*"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("dashboard.prod.api-health"),
-        "{}",
-        out.stderr
-    );
-    assert!(!out.stderr.contains("--only pipe.*"), "{}", out.stderr);
+    let out = converge.run([
+        "plan",
+        path,
+        "--only",
+        "pipe.*",
+        "--only",
+        "dashbaord.prod.*",
+    ]);
+    out.assert_exit(1);
+    // Only the bad glob is named, with the closest address, `dashboard.prod.api-health`.
+    common::snapshots()
+        .bind(|| insta::assert_snapshot!("only_one_glob_matches_nothing", out.stderr));
 }
 
 #[test]
 fn a_glob_matching_only_objects_in_sync_or_unmanaged_is_fine() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
-    let applied = run(&sandbox, dir.path(), &["apply", path, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
+    let applied = converge.run(["apply", path, "--yes"]);
+    applied.assert_exit(0);
     // Everything is in sync now; the demo's untagged dashboard is known to the live state.
     for glob in [
         "service.analytics.scaling",
@@ -77,11 +51,7 @@ fn a_glob_matching_only_objects_in_sync_or_unmanaged_is_fine() {
         "dashboard.prod[\"On-call*",
         "check.*",
     ] {
-        let out = run(
-            &sandbox,
-            dir.path(),
-            &["plan", path, "--only", glob, "--detailed-exitcode"],
-        );
+        let out = converge.run(["plan", path, "--only", glob, "--detailed-exitcode"]);
         assert_eq!(out.code, 0, "{glob}: {out:?}");
     }
 }
@@ -89,14 +59,12 @@ fn a_glob_matching_only_objects_in_sync_or_unmanaged_is_fine() {
 #[test]
 fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["apply", path, "--yes", "--only", "pipe.analytic.*"],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
+    let out = converge.run(["apply", path, "--yes", "--only", "pipe.analytic.*"]);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("pipe.analytics.orders.scaling"),
         "{}",
@@ -106,25 +74,17 @@ fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
 
     // The same with a saved plan: its addresses are what the glob must match.
     let saved = dir.path().join("plan.json");
-    let planned = run(
-        &sandbox,
-        dir.path(),
-        &["plan", path, "--out", saved.to_str().unwrap()],
-    );
-    assert_eq!(planned.code, 0, "{planned:?}");
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "apply",
-            "--plan",
-            saved.to_str().unwrap(),
-            "--yes",
-            "--only",
-            "alert.prod.api-erors",
-        ],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
+    let planned = converge.run(["plan", path, "--out", saved.to_str().unwrap()]);
+    planned.assert_exit(0);
+    let out = converge.run([
+        "apply",
+        "--plan",
+        saved.to_str().unwrap(),
+        "--yes",
+        "--only",
+        "alert.prod.api-erors",
+    ]);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("alert.prod.api-errors"),
         "{}",
@@ -136,34 +96,28 @@ fn apply_with_an_only_glob_that_matches_nothing_writes_nothing_and_exits_1() {
 #[test]
 fn a_drift_ignore_pattern_that_matches_nothing_fails_but_a_field_in_sync_is_fine() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "drift",
-            path,
-            "--ignore",
-            "service.analytics.scaling.numReplica",
-        ],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
+    let out = converge.run([
+        "drift",
+        path,
+        "--ignore",
+        "service.analytics.scaling.numReplica",
+    ]);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("service.analytics.scaling.numReplicas"),
         "{}",
         out.stderr
     );
     // A field the config sets is a valid pattern even where nothing differs.
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "drift",
-            path,
-            "--ignore",
-            "dashboard.prod.api-health.tiles[Requests].w",
-        ],
-    );
+    let out = converge.run([
+        "drift",
+        path,
+        "--ignore",
+        "dashboard.prod.api-health.tiles[Requests].w",
+    ]);
     assert_eq!(out.code, 2, "drift found, no error: {out:?}");
 }

@@ -3,14 +3,14 @@
 
 use std::time::Duration;
 
-fn converge() -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary is built");
-    command
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    // `sandbox serve` that accepted a stray flag would serve forever: the timeout ends it.
-    command.timeout(Duration::from_secs(20));
-    command
+use crate::common::Converge;
+
+/// The binary in the repository root. `sandbox serve` that accepted a stray flag would serve
+/// forever: the timeout ends it.
+fn converge() -> Converge<'static> {
+    Converge::offline()
+        .in_repo()
+        .timeout(Duration::from_secs(20))
 }
 
 #[test]
@@ -25,14 +25,9 @@ fn a_flag_the_command_does_not_use_is_rejected_with_exit_1() {
         &["--sandbox", "plan", "examples/quickstart.yaml"],
     ];
     for args in cases {
-        let output = converge().args(*args).output().expect("converge runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "converge {}: {stderr}",
-            args.join(" ")
-        );
+        let out = converge().run(*args);
+        let stderr = &out.stderr;
+        assert_eq!(out.code, 1, "converge {}: {stderr}", args.join(" "));
         assert!(
             stderr.contains("unexpected argument"),
             "converge {}: {stderr}",
@@ -43,26 +38,22 @@ fn a_flag_the_command_does_not_use_is_rejected_with_exit_1() {
 
 #[test]
 fn the_api_flags_and_the_global_flags_work_where_they_apply() {
-    let output = converge()
-        .args([
+    converge()
+        .run([
             "validate",
             "examples/quickstart.yaml",
             "--color",
             "never",
             "-v",
         ])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let output = converge()
-        .args(["--color", "never", "schema"])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
+        .assert_exit(0);
+    converge()
+        .run(["--color", "never", "schema"])
+        .assert_exit(0);
 }
 
 /// Every command path, as typed before `--help`.
-const COMMANDS: &[&[&str]] = &[
+pub const COMMANDS: &[&[&str]] = &[
     &[],
     &["validate"],
     &["plan"],
@@ -77,14 +68,11 @@ const COMMANDS: &[&[&str]] = &[
     &["completions"],
 ];
 
-fn help(command: &[&str]) -> String {
-    let output = converge()
-        .args(command)
-        .arg("--help")
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(0), "{command:?}");
-    String::from_utf8(output.stdout).expect("UTF-8 help")
+/// `converge COMMAND --help`.
+pub fn help(command: &[&str]) -> String {
+    let out = converge().run(command.iter().chain(&["--help"]));
+    assert_eq!(out.code, 0, "{command:?}");
+    out.stdout
 }
 
 /// The help of each command, as recorded: the flags it takes and nothing else, its exit codes
@@ -150,12 +138,9 @@ fn only_the_api_commands_take_sandbox_and_parallelism() {
 
 #[test]
 fn a_clock_that_is_not_a_time_says_which_format_it_wants() {
-    let output = converge()
-        .args(["sandbox", "serve", "--port", "0", "--clock", "yesterday"])
-        .output()
-        .expect("converge runs");
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let out = converge().run(["sandbox", "serve", "--port", "0", "--clock", "yesterday"]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(stderr.contains("`yesterday` is not a time"), "{stderr}");
     assert!(stderr.contains("RFC 3339"), "{stderr}");
     assert!(stderr.contains("2026-11-21T06:00:00Z"), "{stderr}");

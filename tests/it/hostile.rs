@@ -3,143 +3,42 @@
 //! redirect to another host, and an observability URL nobody listens on. Each run must end, say
 //! what happened and where, and make no more requests than the bound it names.
 
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-const ORG: &str = "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b";
-const SERVICE: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+use converge::sandbox::DEMO_ORG;
+
+use crate::common::{ANALYTICS, Converge, Outcome, RawServer, Reply};
 
 /// A config that reads only the services list (plus the pipes of a service it finds).
 fn cloud_config() -> String {
     format!(
-        "version: 1\norganization: {ORG}\ncloud:\n  url: ${{env:CONVERGE_CLOUD_URL}}\n  \
+        "version: 1\norganization: {DEMO_ORG}\ncloud:\n  url: ${{env:CONVERGE_CLOUD_URL}}\n  \
          keyId: sandbox-key\n  keySecret: ${{env:CONVERGE_KEY_SECRET}}\nservices:\n  analytics:\n    \
-         id: {SERVICE}\n    scaling:\n      numReplicas: 3\n"
+         id: {ANALYTICS}\n    scaling:\n      numReplicas: 3\n"
     )
 }
 
 /// A config with one stack on the standalone observability API.
 fn observability_config() -> String {
     format!(
-        "version: 1\norganization: {ORG}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  \
+        "version: 1\norganization: {DEMO_ORG}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  \
          token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  obs:\n    api: observability\n    \
          dashboards: {{}}\n"
     )
 }
 
-/// What the server answers: a whole response (status line onwards), or a writer that streams
-/// until the client goes away.
-enum Reply {
-    Full(String),
-    Stream(Box<dyn FnOnce(&mut TcpStream) + Send>),
-}
-
-fn json(status: &str, body: &str) -> Reply {
-    json_with(status, &[], body)
-}
-
-fn json_with(status: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let mut head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    Reply::Full(format!("{head}\r\n{body}"))
-}
-
-/// A server on 127.0.0.1:0 answering each request with `answer(path)`; it keeps the path of
-/// each request.
-struct Server {
-    url: String,
-    seen: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start(answer: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-        let url = format!("http://{}", listener.local_addr().expect("an address"));
-        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-        let log = seen.clone();
-        let answer = Arc::new(answer);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let (log, answer) = (log.clone(), answer.clone());
-                std::thread::spawn(move || {
-                    let mut request = Vec::new();
-                    let mut buffer = [0u8; 8192];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buffer) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buffer[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&request).into_owned();
-                    let path = text.split_whitespace().nth(1).unwrap_or("").to_string();
-                    log.lock().unwrap().push(path.clone());
-                    match answer(&path) {
-                        Reply::Full(response) => {
-                            let _ = stream.write_all(response.as_bytes());
-                        }
-                        Reply::Stream(write) => write(&mut stream),
-                    }
-                });
-            }
-        });
-        Server { url, seen }
-    }
-
-    /// Requests served, by path without its query.
-    fn counts(&self) -> BTreeMap<String, usize> {
-        let mut counts = BTreeMap::new();
-        for path in self.seen.lock().unwrap().iter() {
-            let bare = path.split('?').next().unwrap_or("").to_string();
-            *counts.entry(bare).or_insert(0) += 1;
-        }
-        counts
-    }
-
-    fn hits(&self) -> usize {
-        self.seen.lock().unwrap().len()
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// `converge plan CONFIG ARGS` with the cloud and observability URLs at `url`.
-fn plan(config: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let path = dir.path().join("config.yaml");
-    std::fs::write(&path, config).expect("config written");
-    let output = assert_cmd::Command::cargo_bin("converge")
-        .expect("the binary is built")
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
+fn plan(config: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    Converge::offline()
         .env("CONVERGE_CLOUD_URL", url)
         .env("CONVERGE_OBSERVABILITY_URL", url)
         .env("CONVERGE_KEY_SECRET", "sandbox-secret")
         .env("CONVERGE_OBS_TOKEN", "sandbox-token")
         .envs(env.iter().copied())
-        .arg("plan")
-        .arg(&path)
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    let run = Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    run
+        .config(config)
+        .run(["plan"].iter().chain(args))
 }
 
 /// miette wraps long messages; the checks read them as one line.
@@ -153,7 +52,7 @@ fn joined(stderr: &str) -> String {
 
 #[test]
 fn alert_pages_that_never_end_stop_at_the_bound_with_a_clear_error() {
-    let server = Server::start(|path| {
+    let server = RawServer::start(|path| {
         if path.starts_with("/api/v2/alerts") {
             // 1,000 new alerts for every offset, forever.
             let offset: usize = path
@@ -164,9 +63,9 @@ fn alert_pages_that_never_end_stop_at_the_bound_with_a_clear_error() {
             let alerts: Vec<String> = (offset..offset + 1000)
                 .map(|i| format!(r#"{{"id":"a{i}","name":"alert {i}"}}"#))
                 .collect();
-            json("200 OK", &format!(r#"{{"data":[{}]}}"#, alerts.join(",")))
+            Reply::json("200 OK", &format!(r#"{{"data":[{}]}}"#, alerts.join(",")))
         } else {
-            json("200 OK", r#"{"data":[]}"#)
+            Reply::json("200 OK", r#"{"data":[]}"#)
         }
     });
     let out = plan(
@@ -175,7 +74,7 @@ fn alert_pages_that_never_end_stop_at_the_bound_with_a_clear_error() {
         &[],
         &[("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")],
     );
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains("list alerts failed: GET /api/v2/alerts?"),
@@ -197,14 +96,14 @@ fn alert_pages_that_never_end_stop_at_the_bound_with_a_clear_error() {
 
 #[test]
 fn a_body_that_never_ends_is_cut_at_the_limit_and_named() {
-    let server = Server::start(|_| {
+    let server = RawServer::start(|_| {
         Reply::Stream(Box::new(|stream: &mut TcpStream| {
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
                         Transfer-Encoding: chunked\r\n\r\n";
             if stream.write_all(head.as_bytes()).is_err() {
                 return;
             }
-            let piece = format!(r#"{{"id":"{SERVICE}","name":"analytics"}},"#).repeat(1000);
+            let piece = format!(r#"{{"id":"{ANALYTICS}","name":"analytics"}},"#).repeat(1000);
             let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
             let start = r#"{"status":200,"result":["#;
             let _ = write!(stream, "{:x}\r\n{start}\r\n", start.len());
@@ -213,7 +112,7 @@ fn a_body_that_never_ends_is_cut_at_the_limit_and_named() {
         }))
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(text.contains("list services failed: GET /v1/"), "{text}");
     assert!(
@@ -232,15 +131,16 @@ fn a_server_asking_to_wait_longer_than_the_cap_fails_at_once_and_says_so() {
         ("Retry-After", "3600", "1h"),
         ("X-RateLimit-Reset", "7200", "2h"),
     ] {
-        let server = Server::start(move |_| {
-            json_with(
+        let server = RawServer::start(move |_| {
+            Reply::with(
                 "429 Too Many Requests",
+                "application/json",
                 &[(header, value)],
                 r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#,
             )
         });
         let out = plan(&cloud_config(), &server.url, &[], &[]);
-        assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+        out.assert_exit(1);
         let text = joined(&out.stderr);
         assert!(
             text.contains(&format!(
@@ -259,32 +159,33 @@ fn a_server_asking_to_wait_longer_than_the_cap_fails_at_once_and_says_so() {
 fn a_wait_the_server_asks_for_is_said_on_stderr() {
     let calls = Arc::new(Mutex::new(0usize));
     let counter = calls.clone();
-    let server = Server::start(move |path| {
+    let server = RawServer::start(move |path| {
         let mut calls = counter.lock().unwrap();
         *calls += 1;
         if *calls == 1 {
-            return json_with(
+            return Reply::with(
                 "429 Too Many Requests",
+                "application/json",
                 &[("Retry-After", "1")],
                 r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#,
             );
         }
         if path.ends_with("/services") {
-            json(
+            Reply::json(
                 "200 OK",
                 &format!(
-                    r#"{{"status":200,"requestId":"r","result":[{{"id":"{SERVICE}","name":"analytics","numReplicas":3}}]}}"#
+                    r#"{{"status":200,"requestId":"r","result":[{{"id":"{ANALYTICS}","name":"analytics","numReplicas":3}}]}}"#
                 ),
             )
         } else {
-            json("200 OK", r#"{"status":200,"requestId":"r","result":[]}"#)
+            Reply::json("200 OK", r#"{"status":200,"requestId":"r","result":[]}"#)
         }
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(0);
     assert!(
         out.stderr.contains(&format!(
-            "waiting 1s: the cloud API asked to wait (it answered 429 to GET /v1/organizations/{ORG}/services)"
+            "waiting 1s: the cloud API asked to wait (it answered 429 to GET /v1/organizations/{DEMO_ORG}/services)"
         )),
         "{}",
         out.stderr
@@ -294,23 +195,24 @@ fn a_wait_the_server_asks_for_is_said_on_stderr() {
 
 #[test]
 fn a_redirect_to_another_host_is_not_followed_and_is_named() {
-    let elsewhere = Server::start(|_| json("401 Unauthorized", r#"{"error":"UNAUTHORIZED"}"#));
+    let elsewhere =
+        RawServer::start(|_| Reply::json("401 Unauthorized", r#"{"error":"UNAUTHORIZED"}"#));
     // Same port, another host name: reqwest would follow it without the credentials.
     let target = elsewhere.url.replace("127.0.0.1", "localhost");
-    let location = format!("{target}/v1/organizations/{ORG}/services?token=hidden");
-    let server = Server::start(move |_| {
+    let location = format!("{target}/v1/organizations/{DEMO_ORG}/services?token=hidden");
+    let server = RawServer::start(move |_| {
         Reply::Full(format!(
             "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\n\
              Connection: close\r\n\r\n"
         ))
     });
     let out = plan(&cloud_config(), &server.url, &[], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains(&format!(
             "the cloud API at {} answered with a redirect: the server redirected to \
-             {target}/v1/organizations/{ORG}/services, another host",
+             {target}/v1/organizations/{DEMO_ORG}/services, another host",
             server.url
         )),
         "{}",
@@ -339,7 +241,7 @@ fn an_observability_url_nobody_listens_on_is_underlined_there() {
         format!("http://{}", listener.local_addr().expect("an address"))
     };
     let out = plan(&observability_config(), &url, &["-v"], &[]);
-    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    out.assert_exit(1);
     let text = joined(&out.stderr);
     assert!(
         text.contains(&format!(

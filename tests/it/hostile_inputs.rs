@@ -2,23 +2,16 @@
 //! servers that echo credentials, secret-looking keys in broken files, links out of the project,
 //! huge mappings and alias bombs, absurd durations, look-alike names and Markdown in live names.
 
-use std::path::Path;
-
 use base64::Engine;
 use converge::api::wire::Secret;
 use converge::sandbox::{DEMO_KEY_ID, KeyPair, SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::common::{self, Client};
-use crate::plan::{Run, config_dir, quickstart, run, run_with};
-
-const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+use crate::common::{
+    self, ANALYTICS, Client, Converge, Outcome, Workspace, assert_clean, quickstart,
+};
 const CANARY_SECRET: &str = "CANARY-KEY-SECRET-e41c";
 const CANARY_TOKEN: &str = "CANARY-TOKEN-91ab";
-
-fn basic(key_id: &str, secret: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(format!("{key_id}:{secret}"))
-}
 
 /// A demo sandbox whose key secret is the canary.
 fn canary_sandbox() -> SandboxHandle {
@@ -38,34 +31,8 @@ const CANARY_ENV: [(&str, &str); 2] = [
     ("CONVERGE_OBS_TOKEN", CANARY_TOKEN),
 ];
 
-fn assert_clean(what: &str, text: &str, canaries: &[&str]) {
-    for canary in canaries {
-        assert!(!text.contains(canary), "{what} shows `{canary}`:\n{text}");
-    }
-}
-
-/// The binary run through `sh` under resource limits (`ulimit` arguments), so a regression
-/// is stopped by the limit instead of taking the machine.
-fn limited(limits: &str, cwd: &Path, args: &[&str]) -> Run {
-    let binary = assert_cmd::cargo::cargo_bin("converge");
-    let output = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit {limits} && exec \"$0\" \"$@\""))
-        .arg(binary)
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("sh runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
 /// `validate --format json`, parsed.
-fn diagnostics(out: &Run) -> Vec<Value> {
+fn diagnostics(out: &Outcome) -> Vec<Value> {
     serde_json::from_str::<Value>(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr))
         .as_array()
@@ -91,22 +58,19 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
         .position(|l| l.contains("Errors are up"))
         .expect("the message line")
         + 1;
-    let (dir, path) = config_dir(&config);
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
     let saved = dir.path().join("saved.json");
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path.to_str().unwrap(),
-            "--format",
-            "markdown",
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-        &CANARY_ENV,
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = converge.clone().envs(CANARY_ENV).run([
+        "plan",
+        path.as_str(),
+        "--format",
+        "markdown",
+        "--out",
+        saved.to_str().unwrap(),
+    ]);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("config::secret-variable"),
         "{}",
@@ -134,14 +98,16 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
             "keySecret: ${env:TEAM_KEY}",
         )
         .replace("name: API health", "name: \"API ${env:TEAM_KEY:-health}\"");
-    let (dir, path) = config_dir(&custom);
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &["validate", "--format", "json", path.to_str().unwrap()],
-        &[("TEAM_KEY", CANARY_SECRET)],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &custom);
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let out = converge.clone().env("TEAM_KEY", CANARY_SECRET).run([
+        "validate",
+        "--format",
+        "json",
+        path.as_str(),
+    ]);
+    out.assert_exit(1);
     let diags = diagnostics(&out);
     let name_line = custom
         .lines()
@@ -161,7 +127,7 @@ fn a_secret_variable_in_another_field_is_refused_at_its_line() {
 fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
     let sandbox = canary_sandbox();
     let client = Client::new(&sandbox);
-    let auth = format!("Basic {}", basic(DEMO_KEY_ID, CANARY_SECRET));
+    let auth = common::basic(DEMO_KEY_ID, CANARY_SECRET);
     // A live dashboard of the stack, owned by converge, whose name is the secret (a hostile or
     // careless server), and a config whose alert message holds the secret written out.
     let created = client.raw(
@@ -180,26 +146,23 @@ fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
             &format!("message: {CANARY_SECRET}"),
         )
         .replace("prune: false", "prune: true");
-    let (dir, path) = config_dir(&config);
-    let path = path.to_str().unwrap();
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
     let canaries = [CANARY_SECRET, CANARY_TOKEN];
     for format in ["text", "json", "markdown"] {
         let saved = dir.path().join(format!("saved-{format}.json"));
-        let out = run_with(
-            &sandbox,
-            dir.path(),
-            &[
-                "-vv",
-                "plan",
-                path,
-                "--format",
-                format,
-                "--out",
-                saved.to_str().unwrap(),
-            ],
-            &CANARY_ENV,
-        );
-        assert_eq!(out.code, 0, "{}", out.stderr);
+        let out = converge.clone().envs(CANARY_ENV).run([
+            "-vv",
+            "plan",
+            path,
+            "--format",
+            format,
+            "--out",
+            saved.to_str().unwrap(),
+        ]);
+        out.assert_exit(0);
         assert_clean(&format!("plan {format}"), &out.stdout, &canaries);
         assert_clean(&format!("plan {format} stderr"), &out.stderr, &canaries);
         assert!(
@@ -211,29 +174,22 @@ fn a_secret_value_is_masked_in_plans_saved_plans_reports_and_drift() {
         assert_clean("saved plan", &text, &canaries);
     }
     for format in ["text", "json", "markdown"] {
-        let out = run_with(
-            &sandbox,
-            dir.path(),
-            &["drift", path, "--format", format],
-            &CANARY_ENV,
-        );
-        assert_eq!(out.code, 2, "{}", out.stderr);
+        let out = converge
+            .clone()
+            .envs(CANARY_ENV)
+            .run(["drift", path, "--format", format]);
+        out.assert_exit(2);
         assert_clean(&format!("drift {format}"), &out.stdout, &canaries);
     }
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &[
-            "-v",
-            "apply",
-            path,
-            "--yes",
-            "--allow-destroy",
-            "--format",
-            "json",
-        ],
-        &CANARY_ENV,
-    );
+    let out = converge.clone().envs(CANARY_ENV).run([
+        "-v",
+        "apply",
+        path,
+        "--yes",
+        "--allow-destroy",
+        "--format",
+        "json",
+    ]);
     assert_clean("apply report", &out.stdout, &canaries);
     assert_clean("apply stderr", &out.stderr, &canaries);
     let report: Value = serde_json::from_str(&out.stdout).expect("a JSON report");
@@ -291,30 +247,19 @@ fn credentials_echoed_by_a_server_are_masked_in_messages_and_logs() {
     let config = format!(
         "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: {url}\n  keyId: {key_id}\n  keySecret: ${{env:CONVERGE_KEY_SECRET}}\nobservability:\n  url: {url}\n  token: ${{env:CONVERGE_OBS_TOKEN}}\nservices:\n  analytics:\n    id: {ANALYTICS}\n    scaling: {{numReplicas: 3}}\nstacks:\n  obs:\n    api: observability\n    dashboards: {{}}\n"
     );
-    let encoded = basic(key_id, CANARY_SECRET);
-    let canaries = [CANARY_SECRET, CANARY_TOKEN, encoded.as_str()];
-    let (dir, path) = config_dir(&config);
-    let path = path.to_str().unwrap();
-    let env = [
-        ("CONVERGE_KEY_SECRET", CANARY_SECRET),
-        ("CONVERGE_OBS_TOKEN", CANARY_TOKEN),
-        ("CONVERGE_TEST_NO_RETRY_DELAY", "1"),
-        ("NO_COLOR", "1"),
-    ];
+    let header = common::basic(key_id, CANARY_SECRET);
+    let encoded = header.trim_start_matches("Basic ");
+    let canaries = [CANARY_SECRET, CANARY_TOKEN, encoded];
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let path = path.as_str();
+    let binary = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", CANARY_SECRET)
+        .env("CONVERGE_OBS_TOKEN", CANARY_TOKEN)
+        .no_retry_delay()
+        .cwd(&dir);
     let converge = |args: &[&str], extra: &[(&str, &str)]| {
-        let output = assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .current_dir(dir.path())
-            .envs(env)
-            .envs(extra.iter().copied())
-            .args(args)
-            .output()
-            .expect("converge runs");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        binary.clone().envs(extra.iter().copied()).run(args)
     };
     let runs = [
         ("plan", converge(&["plan", path], &[])),
@@ -392,12 +337,14 @@ fn literal_secrets_under_any_secret_looking_key_never_show_in_snippets() {
     ];
     let sandbox = common::fast_sandbox();
     for (label, text) in cases {
-        let (dir, path) = config_dir(&text);
+        let dir = Workspace::new();
+        let path = dir.write("config.yaml", &text);
+        let converge = Converge::new(&sandbox).fast().cwd(&dir);
         for args in [
-            vec!["validate", path.to_str().unwrap()],
-            vec!["validate", "--format", "json", path.to_str().unwrap()],
+            vec!["validate", path.as_str()],
+            vec!["validate", "--format", "json", path.as_str()],
         ] {
-            let out = run_with(&sandbox, dir.path(), &args, &[("GITHUB_ACTIONS", "true")]);
+            let out = converge.clone().env("GITHUB_ACTIONS", "true").run(args);
             assert_eq!(out.code, 1, "{label}: {}", out.stderr);
             assert!(out.stderr.contains("config.yaml") || out.stdout.contains("config.yaml"));
             assert_clean(label, &format!("{}{}", out.stdout, out.stderr), &["CANARY"]);
@@ -423,6 +370,7 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
     std::os::unix::fs::symlink(&target, project.path().join("evil.yaml")).unwrap();
     std::os::unix::fs::symlink(outside.path(), project.path().join("linked")).unwrap();
     let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast().cwd(project.path());
     for args in [
         vec!["validate", "config"],
         vec!["validate", "evil.yaml"],
@@ -431,7 +379,7 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
         vec!["validate", "linked/secrets.yaml"],
         vec!["plan", "config"],
     ] {
-        let out = run(&sandbox, project.path(), &args);
+        let out = converge.run(&args);
         assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
         let all = format!("{}{}", out.stdout, out.stderr);
         assert!(all.contains("config::outside-project"), "{args:?}: {all}");
@@ -447,8 +395,8 @@ fn a_config_link_out_of_the_project_is_refused_without_reading_it() {
         project.path().join("config/link.yaml"),
     )
     .unwrap();
-    let out = run(&sandbox, project.path(), &["validate", "config/link.yaml"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = converge.run(["validate", "config/link.yaml"]);
+    out.assert_exit(0);
 }
 
 // Items 9 and 10: size. A CPU-time limit (not a wall-clock assertion) stops a quadratic run;
@@ -482,11 +430,8 @@ fn validating_huge_mappings_is_linear() {
         );
     }
     std::fs::write(dir.path().join("big.yaml"), &text).unwrap();
-    let out = limited(
-        "-t 40",
-        dir.path(),
-        &["validate", "--format", "json", "big.yaml"],
-    );
+    let limited = Converge::offline().ulimit("-t 40").cwd(dir.path());
+    let out = limited.run(["validate", "--format", "json", "big.yaml"]);
     assert_eq!(out.code, 1, "stopped by the CPU limit? {}", out.stderr);
     let diags = diagnostics(&out);
     assert_eq!(diags.len(), 1, "{diags:#?}");
@@ -506,7 +451,7 @@ fn validating_huge_mappings_is_linear() {
         );
     }
     std::fs::write(dir.path().join("errors.yaml"), &text).unwrap();
-    let out = limited("-t 40", dir.path(), &["validate", "errors.yaml"]);
+    let out = limited.run(["validate", "errors.yaml"]);
     assert_eq!(out.code, 1, "{}", &out.stderr[..out.stderr.len().min(2000)]);
     assert_eq!(out.stderr.matches("schema::range").count(), 20_000);
     assert!(
@@ -531,12 +476,11 @@ fn an_alias_bomb_of_long_strings_stops_at_a_byte_bound() {
     let dir = tempfile::tempdir().expect("a temp dir");
     std::fs::write(dir.path().join("bomb.yaml"), &text).unwrap();
     // 2 GB of address space: without a byte bound the copies would run into it.
-    let out = limited(
-        "-v 2000000",
-        dir.path(),
-        &["validate", "--format", "json", "bomb.yaml"],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = Converge::offline()
+        .ulimit("-v 2000000")
+        .cwd(dir.path())
+        .run(["validate", "--format", "json", "bomb.yaml"]);
+    out.assert_exit(1);
     let diags = diagnostics(&out);
     let too_large = diags
         .iter()
@@ -557,8 +501,10 @@ fn an_alias_bomb_of_long_strings_stops_at_a_byte_bound() {
 #[test]
 fn every_duration_flag_is_range_checked_before_anything_runs() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec![
@@ -630,26 +576,26 @@ fn every_duration_flag_is_range_checked_before_anything_runs() {
             "--clock",
         ),
     ];
+    let mut said = String::new();
     for (args, flag) in cases {
-        let out = run(&sandbox, dir.path(), &args);
+        let out = converge.run(&args);
         assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
         assert!(
             out.stderr.contains("invalid value") && out.stderr.contains(flag),
             "{args:?}: {}",
             out.stderr
         );
+        said.push_str(&format!("$ converge {}\n{}\n", args.join(" "), out.stderr));
     }
+    // What each refusal says, in full.
+    common::snapshots().bind(|| insta::assert_snapshot!("duration_flags_refused", said));
     assert!(
         sandbox.request_log().is_empty(),
         "nothing was read or written"
     );
     // The longest timeout is accepted and the apply ends normally.
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["apply", path, "--yes", "--wait", "--timeout", "24h"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = converge.run(["apply", path, "--yes", "--wait", "--timeout", "24h"]);
+    out.assert_exit(0);
 }
 
 // Item 15: names that do not print as written.
@@ -662,13 +608,11 @@ fn look_alike_and_invisible_names_warn_at_their_line_and_print_visibly() {
         .replace("- name: Latency p95", "- name: \"Latency p95 \"");
     let line = |needle: &str| config.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&config);
-    let path = path.to_str().unwrap();
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["validate", "--format", "json", path],
-    );
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
+    let out = converge.run(["validate", "--format", "json", path]);
     assert_eq!(out.code, 0, "warnings only: {}", out.stderr);
     let diags = diagnostics(&out);
     assert!(
@@ -687,15 +631,15 @@ fn look_alike_and_invisible_names_warn_at_their_line_and_print_visibly() {
         ),
         "{diags:#?}"
     );
-    let out = run(&sandbox, dir.path(), &["validate", path]);
+    let out = converge.run(["validate", path]);
     assert!(out.stderr.contains("API health\\u{200b}"), "{}", out.stderr);
     assert!(!out.stderr.contains('\u{200b}'), "{}", out.stderr);
     // The text plan shows the invisible character; the JSON plan keeps the data as it is.
-    let out = run(&sandbox, dir.path(), &["plan", path]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = converge.run(["plan", path]);
+    out.assert_exit(0);
     assert!(out.stdout.contains("API health\\u{200b}"), "{}", out.stdout);
     assert!(!out.stdout.contains('\u{200b}'), "{}", out.stdout);
-    let out = run(&sandbox, dir.path(), &["plan", path, "--format", "json"]);
+    let out = converge.run(["plan", path, "--format", "json"]);
     let plan: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert!(plan.to_string().contains('\u{200b}'));
 }
@@ -720,20 +664,14 @@ fn markup_in_live_and_config_names_stays_text_in_markdown() {
             .result();
     }
     let config = quickstart().replace("name: API health", "name: \"**API** <img src=x> `health`\"");
-    let (dir, path) = config_dir(&config);
-    let path = path.to_str().unwrap();
-    let plan = run(
-        &sandbox,
-        dir.path(),
-        &["plan", path, "--format", "markdown"],
-    );
-    assert_eq!(plan.code, 0, "{}", plan.stderr);
-    let drift = run(
-        &sandbox,
-        dir.path(),
-        &["drift", path, "--format", "markdown"],
-    );
-    assert_eq!(drift.code, 2, "{}", drift.stderr);
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let path = path.as_str();
+    let plan = converge.run(["plan", path, "--format", "markdown"]);
+    plan.assert_exit(0);
+    let drift = converge.run(["drift", path, "--format", "markdown"]);
+    drift.assert_exit(2);
     for (label, markdown) in [("plan", &plan.stdout), ("drift", &drift.stdout)] {
         assert!(
             markdown.contains("evil.example/c.png"),

@@ -2,12 +2,10 @@
 //! Firings are checked against a computation by hand over points the test fetches from the
 //! sandbox itself (its series are deterministic: the same request gives the same bytes).
 
-use std::path::{Path, PathBuf};
-
 use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::common::{self, Client};
+use crate::common::{self, Client, Converge, Workspace};
 
 /// The end of every preview window: fixed, so runs are reproducible.
 const END: &str = "2026-11-21T06:00:00Z";
@@ -94,32 +92,26 @@ const EXTRA_TILES: &str = r#"          - name: Broken
               - { type: time, source: Logs, aggFn: min, field: duration }
 "#;
 
-fn write_config(dir: &Path, extra: bool) -> PathBuf {
+/// The binary against `sandbox`, given `CONFIG` (with `EXTRA_TILES` when `extra`) as
+/// `obs.yaml` in a directory of its own.
+fn obs(sandbox: &SandboxHandle, extra: bool) -> Converge<'_> {
     let text = if extra {
         CONFIG.replace("    alerts:\n", &format!("{EXTRA_TILES}    alerts:\n"))
     } else {
         CONFIG.to_string()
     };
-    let path = dir.join("obs.yaml");
-    std::fs::write(&path, text).expect("config written");
-    path
+    Converge::new(sandbox).config_as("obs.yaml", &text)
 }
 
-fn preview_json(sandbox: &SandboxHandle, dir: &Path, address: &str, extra: &[&str]) -> Value {
-    let config = write_config(dir, false);
-    let output = common::converge(sandbox)
-        .current_dir(dir)
-        .args(["preview", address, "--end", END, "--format", "json"])
-        .args(extra)
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+/// `converge preview ADDRESS --end END --format json EXTRA`, parsed (asserting success).
+fn preview_json(converge: &Converge, address: &str, extra: &[&str]) -> Value {
+    let out = converge.run(
+        ["preview", address, "--end", END, "--format", "json"]
+            .iter()
+            .chain(extra),
     );
-    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
+    out.assert_exit(0);
+    out.json()
 }
 
 /// The id of a source of the observability stack, as the sandbox lists it.
@@ -207,8 +199,7 @@ fn chart_runs(chart: &Value) -> Vec<(i64, usize)> {
 #[test]
 fn an_above_alert_fires_where_a_hand_computation_says() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let document = preview_json(&sandbox, dir.path(), "alert.obs.busy", &[]);
+    let document = preview_json(&obs(&sandbox, false), "alert.obs.busy", &[]);
     let chart = &document["charts"][0];
     assert_eq!(chart["granularity"], "5m", "the alert's interval");
     assert_eq!(chart["threshold"], json!({"value": 400, "type": "above"}));
@@ -236,8 +227,8 @@ fn an_above_alert_fires_where_a_hand_computation_says() {
 #[test]
 fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let document = preview_json(&sandbox, dir.path(), "alert.obs.quiet", &[]);
+    let converge = obs(&sandbox, false);
+    let document = preview_json(&converge, "alert.obs.quiet", &[]);
     let chart = &document["charts"][0];
     assert_eq!(chart["granularity"], "15m");
 
@@ -248,16 +239,13 @@ fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
     assert_eq!(chart_runs(chart), expected);
 
     // The text report says the same, and draws a chart at the width COLUMNS gives.
-    let config = write_config(dir.path(), false);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .env("COLUMNS", "72")
-        .args(["preview", "alert.obs.quiet", "--end", END])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{text}");
+    let out =
+        converge
+            .clone()
+            .env("COLUMNS", "72")
+            .run(["preview", "alert.obs.quiet", "--end", END]);
+    let text = &out.stdout;
+    out.assert_exit(0);
     assert!(
         text.contains(&format!("would have fired {} times", expected.len())),
         "{text}"
@@ -271,9 +259,8 @@ fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
 #[test]
 fn a_ratio_tile_is_series_zero_over_series_one_and_string_values_read_the_same() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
     let address = "dashboard.obs.api-health.tile[Error ratio]";
-    let document = preview_json(&sandbox, dir.path(), address, &["--granularity", "1h"]);
+    let document = preview_json(&obs(&sandbox, false), address, &["--granularity", "1h"]);
     let chart = &document["charts"][0];
     assert_eq!(chart["threshold"], Value::Null, "a tile has no threshold");
     let lines = chart["lines"].as_array().expect("lines");
@@ -313,18 +300,17 @@ fn a_ratio_tile_is_series_zero_over_series_one_and_string_values_read_the_same()
         quirks: vec![Quirk::NumberStrings],
         ..SandboxOptions::default()
     });
-    let other = tempfile::tempdir().expect("temp dir");
-    let again = preview_json(&strings, other.path(), address, &["--granularity", "1h"]);
+    let again = preview_json(&obs(&strings, false), address, &["--granularity", "1h"]);
     assert_eq!(again["charts"][0]["lines"], chart["lines"]);
 }
 
 #[test]
 fn the_svg_is_xml_with_the_series_the_threshold_and_one_mark_per_firing() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let svg_path = dir.path().join("busy.svg");
+    let converge = obs(&sandbox, false);
+    let svg_path = converge.dir().join("busy.svg");
     let svg_arg = svg_path.to_string_lossy().to_string();
-    let document = preview_json(&sandbox, dir.path(), "alert.obs.busy", &["--svg", &svg_arg]);
+    let document = preview_json(&converge, "alert.obs.busy", &["--svg", &svg_arg]);
     let chart = &document["charts"][0];
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "5m");
@@ -374,22 +360,16 @@ fn the_svg_is_xml_with_the_series_the_threshold_and_one_mark_per_firing() {
 #[test]
 fn check_queries_reports_a_rejected_query_at_its_line_with_one_to_five_series_a_request() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = write_config(dir.path(), true);
-    let text = std::fs::read_to_string(&config).expect("config");
+    let converge = obs(&sandbox, true);
+    let text = std::fs::read_to_string(converge.config_path()).expect("config");
     let line = text
         .lines()
         .position(|l| l.contains("# broken-series"))
         .expect("marker")
         + 1;
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["plan", "--check-queries"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = converge.run(["plan", "--check-queries"]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("dashboard.obs.api-health.tile[Broken]"),
         "{stderr}"
@@ -405,7 +385,7 @@ fn check_queries_reports_a_rejected_query_at_its_line_with_one_to_five_series_a_
         "the wide tile runs: {stderr}"
     );
     // The plan itself is still printed on stdout.
-    assert!(String::from_utf8_lossy(&output.stdout).contains("dashboard.obs.api-health"));
+    assert!(out.stdout.contains("dashboard.obs.api-health"));
 
     let mut sizes: Vec<usize> = sandbox
         .request_log()
@@ -423,16 +403,9 @@ fn check_queries_reports_a_rejected_query_at_its_line_with_one_to_five_series_a_
 fn check_queries_passes_when_every_query_runs_within_the_rate_limit() {
     // The real services' rate limits are on: the transport must pace the queries.
     let sandbox = common::sandbox(SandboxOptions::default());
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = write_config(dir.path(), false);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["plan", "--check-queries"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let out = obs(&sandbox, false).run(["plan", "--check-queries"]);
+    out.assert_exit(0);
+    let stderr = &out.stderr;
     assert!(stderr.contains("2 tile(s) ran in 2 request(s)"), "{stderr}");
     assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 2);
     let log = sandbox.request_log();
@@ -442,29 +415,20 @@ fn check_queries_passes_when_every_query_runs_within_the_rate_limit() {
 #[test]
 fn the_managed_stack_has_no_series_and_says_so() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let quickstart = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
+    let dir = Workspace::new();
+    let quickstart = common::quickstart_path();
+    let converge = Converge::new(&sandbox).cwd(&dir);
 
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["preview", "alert.prod.api-errors"])
-        .arg(&quickstart)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = converge.run(["preview", "alert.prod.api-errors", &quickstart]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(stderr.contains("managed stack"), "{stderr}");
     assert!(stderr.contains("charts/series"), "{stderr}");
-    assert!(output.stdout.is_empty());
+    assert!(out.stdout.is_empty());
 
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["plan", "--check-queries"])
-        .arg(&quickstart)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let out = converge.run(["plan", "--check-queries", &quickstart]);
+    out.assert_exit(0);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("stack.prod: not checked") && stderr.contains("no charts/series"),
         "{stderr}"
@@ -479,16 +443,9 @@ fn the_managed_stack_has_no_series_and_says_so() {
 #[test]
 fn an_unknown_address_lists_the_known_ones() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = write_config(dir.path(), false);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["preview", "alert.obs.nope"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = obs(&sandbox, false).run(["preview", "alert.obs.nope"]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("alert.obs.busy") && stderr.contains("dashboard.obs.api-health"),
         "{stderr}"
@@ -498,16 +455,9 @@ fn an_unknown_address_lists_the_known_ones() {
 #[test]
 fn an_unknown_tile_lists_the_tiles_of_its_dashboard() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = write_config(dir.path(), false);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["preview", "dashboard.obs.api-health.tile[Requets]"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = obs(&sandbox, false).run(["preview", "dashboard.obs.api-health.tile[Requets]"]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     // The renderer wraps long lines: compare with whitespace runs as one space.
     let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
@@ -519,12 +469,11 @@ fn an_unknown_tile_lists_the_tiles_of_its_dashboard() {
 #[test]
 fn a_dashboard_previews_every_tile_without_a_threshold() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let svg_path = dir.path().join("board.svg");
+    let converge = obs(&sandbox, false);
+    let svg_path = converge.dir().join("board.svg");
     let svg_arg = svg_path.to_string_lossy().to_string();
     let document = preview_json(
-        &sandbox,
-        dir.path(),
+        &converge,
         "dashboard.obs.api-health",
         &["--window", "6h", "--svg", &svg_arg],
     );
@@ -568,23 +517,16 @@ fn a_dashboard_previews_every_tile_without_a_threshold() {
 #[test]
 fn a_window_reaching_before_1970_is_refused_before_any_query() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = write_config(dir.path(), false);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args([
-            "preview",
-            "alert.obs.busy",
-            "--window",
-            "366d",
-            "--end",
-            "1970-06-01T00:00:00Z",
-        ])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = obs(&sandbox, false).run([
+        "preview",
+        "alert.obs.busy",
+        "--window",
+        "366d",
+        "--end",
+        "1970-06-01T00:00:00Z",
+    ]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(stderr.contains("--window `366d`"), "{stderr}");
     assert!(stderr.contains("1970"), "{stderr}");
     assert_eq!(common::count(&sandbox, "POST", "/api/v2/charts/series"), 0);
@@ -603,44 +545,31 @@ const NOTES_TILE: &str = r#"          - name: Notes
 #[test]
 fn a_markdown_tile_has_no_query_to_check_or_draw() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = dir.path().join("obs.yaml");
-    std::fs::write(
-        &config,
-        CONFIG.replace("    alerts:\n", &format!("{NOTES_TILE}    alerts:\n")),
-    )
-    .expect("config written");
+    let converge = Converge::new(&sandbox).config_as(
+        "obs.yaml",
+        &CONFIG.replace("    alerts:\n", &format!("{NOTES_TILE}    alerts:\n")),
+    );
 
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["plan", "--check-queries"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let out = converge.run(["plan", "--check-queries"]);
+    out.assert_exit(0);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("2 tile(s) ran in 2 request(s)") && stderr.contains("1 markdown tile(s)"),
         "{stderr}"
     );
 
     // The dashboard draws its two charts and says the notes were left out.
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args([
-            "preview",
-            "dashboard.obs.api-health",
-            "--end",
-            END,
-            "--format",
-            "json",
-        ])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let out = converge.run([
+        "preview",
+        "dashboard.obs.api-health",
+        "--end",
+        END,
+        "--format",
+        "json",
+    ]);
+    out.assert_exit(0);
+    let stderr = &out.stderr;
+    let report = out.json();
     assert_eq!(report["charts"].as_array().map(Vec::len), Some(2));
     assert!(
         stderr.contains("tile[Notes]") && stderr.contains("markdown"),
@@ -649,14 +578,9 @@ fn a_markdown_tile_has_no_query_to_check_or_draw() {
 
     // The tile alone: said plainly, exit 1, nothing sent.
     let before = common::count(&sandbox, "POST", "/api/v2/charts/series");
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .args(["preview", "dashboard.obs.api-health.tile[Notes]"])
-        .arg(&config)
-        .output()
-        .expect("converge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let out = converge.run(["preview", "dashboard.obs.api-health.tile[Notes]"]);
+    out.assert_exit(1);
+    let stderr = &out.stderr;
     assert!(stderr.contains("markdown tile"), "{stderr}");
     assert_eq!(
         common::count(&sandbox, "POST", "/api/v2/charts/series"),
@@ -668,47 +592,34 @@ fn a_markdown_tile_has_no_query_to_check_or_draw() {
 /// text run, stderr of the text run, the JSON chart).
 fn preview_at(
     sandbox: &SandboxHandle,
-    dir: &Path,
     config: &str,
     address: &str,
     granularity: &str,
 ) -> (String, String, Value) {
-    let path = dir.join("obs.yaml");
-    std::fs::write(&path, config).expect("config written");
+    let converge = Converge::new(sandbox).config_as("obs.yaml", config);
     let run = |format: &str| {
-        common::converge(sandbox)
-            .current_dir(dir)
-            .args([
-                "preview",
-                address,
-                "--end",
-                END,
-                "--granularity",
-                granularity,
-            ])
-            .args(["--format", format])
-            .arg(&path)
-            .output()
-            .expect("converge runs")
+        converge.run([
+            "preview",
+            address,
+            "--end",
+            END,
+            "--granularity",
+            granularity,
+            "--format",
+            format,
+        ])
     };
     let text = run("text");
-    let stderr = String::from_utf8_lossy(&text.stderr).into_owned();
-    assert!(text.status.success(), "{stderr}");
+    text.assert_exit(0);
     let json = run("json");
-    assert!(json.status.success());
-    let document: Value = serde_json::from_slice(&json.stdout).expect("JSON on stdout");
-    (
-        String::from_utf8_lossy(&text.stdout).into_owned(),
-        stderr,
-        document["charts"][0].clone(),
-    )
+    json.assert_exit(0);
+    (text.stdout, text.stderr, json.json()["charts"][0].clone())
 }
 
 #[test]
 fn hourly_buckets_of_a_five_minute_count_alert_scale_its_threshold_and_say_so() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (text, stderr, chart) = preview_at(&sandbox, dir.path(), CONFIG, "alert.obs.busy", "1h");
+    let (text, stderr, chart) = preview_at(&sandbox, CONFIG, "alert.obs.busy", "1h");
     assert!(
         stderr.contains(
             "warning: alert.obs.busy evaluates every 5m, but these buckets are 1h: its threshold \
@@ -737,7 +648,7 @@ fn hourly_buckets_of_a_five_minute_count_alert_scale_its_threshold_and_say_so() 
     );
 
     // At the alert's own interval nothing is scaled and nothing is said.
-    let (_, stderr, chart) = preview_at(&sandbox, dir.path(), CONFIG, "alert.obs.busy", "5m");
+    let (_, stderr, chart) = preview_at(&sandbox, CONFIG, "alert.obs.busy", "5m");
     assert!(!stderr.contains("warning"), "{stderr}");
     assert_eq!(chart["threshold"], json!({"value": 400, "type": "above"}));
 }
@@ -745,13 +656,12 @@ fn hourly_buckets_of_a_five_minute_count_alert_scale_its_threshold_and_say_so() 
 #[test]
 fn a_ratio_alert_at_another_granularity_keeps_its_threshold_and_warns() {
     let sandbox = common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("temp dir");
     let config = format!(
         "{CONFIG}      errors:\n        name: Errors\n        dashboard: api-health\n        \
          tile: Error ratio\n        threshold: 0.05\n        thresholdType: above\n        \
          interval: 5m\n        channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}\n"
     );
-    let (_, stderr, chart) = preview_at(&sandbox, dir.path(), &config, "alert.obs.errors", "1h");
+    let (_, stderr, chart) = preview_at(&sandbox, &config, "alert.obs.errors", "1h");
     assert!(
         stderr.contains(
             "warning: alert.obs.errors evaluates every 5m, but these buckets are 1h: each \

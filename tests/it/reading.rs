@@ -2,33 +2,14 @@
 //! values and members, a server of a newer generation, a server without a sources list; and
 //! answers that really cannot be read, named precisely.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::path::PathBuf;
-
 use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, Converge, Outcome, RawServer, Workspace};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs the binary from the repository root: (exit code, stdout, stderr).
-fn run(sandbox: &SandboxHandle, args: &[&str]) -> (i32, String, String) {
-    let output = common::converge(sandbox)
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("converge runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+/// The binary against `sandbox` from the repository root, its client unpaced.
+fn from_root(sandbox: &SandboxHandle) -> Converge<'_> {
+    Converge::new(sandbox).rate_limit("100000/1s").in_repo()
 }
 
 /// Text without whitespace or the diagnostics' `|` gutter, so a message wrapped at the
@@ -91,17 +72,24 @@ fn a_nameless_alert_an_unknown_state_and_unknown_source_members_read_fine() {
         .result();
     assert_eq!(alerts[0]["name"], Value::Null, "{alerts}");
 
-    let (code, stdout, stderr) = run(&sandbox, &["plan", "examples/quickstart.yaml"]);
+    let Outcome {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = from_root(&sandbox).run(["plan", "examples/quickstart.yaml"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("dashboard.prod.api-health"), "{stdout}");
-    let (code, _, stderr) = run(&sandbox, &["drift", "examples/quickstart.yaml"]);
+    let Outcome { code, stderr, .. } =
+        from_root(&sandbox).run(["drift", "examples/quickstart.yaml"]);
     assert_ne!(code, 1, "{stderr}");
 }
 
 #[test]
 fn tiles_of_the_newer_format_are_reported_once_and_never_updated() {
     let sandbox = fast(vec![Quirk::NewerGeneration]);
-    let (code, _, stderr) = run(&sandbox, &["apply", "examples/quickstart.yaml", "--yes"]);
+    let Outcome { code, stderr, .. } =
+        from_root(&sandbox).run(["apply", "examples/quickstart.yaml", "--yes"]);
     assert_eq!(code, 0, "{stderr}");
     // The server now shows the dashboard's tiles with `config`, its alert with `dashboardId`.
     let client = common::Client::new(&sandbox);
@@ -124,10 +112,12 @@ fn tiles_of_the_newer_format_are_reported_once_and_never_updated() {
 
     // Two plans in a row: nothing to change, and the stack's message once each time.
     for round in 0..2 {
-        let (code, stdout, stderr) = run(
-            &sandbox,
-            &["plan", "--detailed-exitcode", "examples/quickstart.yaml"],
-        );
+        let Outcome {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = from_root(&sandbox).run(["plan", "--detailed-exitcode", "examples/quickstart.yaml"]);
         assert_eq!(code, 0, "round {round}: {stdout}\n{stderr}");
         assert_eq!(
             squash(&stderr)
@@ -147,27 +137,26 @@ fn tiles_of_the_newer_format_are_reported_once_and_never_updated() {
     }
 
     // A real change to the dashboard sends those tiles back as the server has them.
-    let yaml = std::fs::read_to_string(root().join("examples/quickstart.yaml"))
-        .unwrap()
-        .replace("tags: [team-api]", "tags: [team-api, prod]");
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("converge.yaml");
-    std::fs::write(&config, yaml).unwrap();
-    let config = config.to_str().unwrap();
-    let (code, stdout, _) = run(&sandbox, &["plan", "--detailed-exitcode", config]);
+    let yaml = common::quickstart().replace("tags: [team-api]", "tags: [team-api, prod]");
+    let dir = Workspace::new();
+    let config = dir.write("converge.yaml", &yaml);
+    let config = config.as_str();
+    let Outcome { code, stdout, .. } =
+        from_root(&sandbox).run(["plan", "--detailed-exitcode", config]);
     assert_eq!(code, 2, "{stdout}");
     assert!(stdout.contains("tags"), "{stdout}");
     assert!(!stdout.contains("series"), "{stdout}");
-    let (code, _, stderr) = run(&sandbox, &["apply", config, "--yes"]);
+    let Outcome { code, stderr, .. } = from_root(&sandbox).run(["apply", config, "--yes"]);
     assert_eq!(code, 0, "{stderr}");
-    let (code, stdout, _) = run(&sandbox, &["plan", "--detailed-exitcode", config]);
+    let Outcome { code, stdout, .. } =
+        from_root(&sandbox).run(["plan", "--detailed-exitcode", config]);
     assert_eq!(code, 0, "{stdout}");
 }
 
 #[test]
 fn a_server_without_a_sources_list_says_to_name_sources_by_id() {
     let sandbox = fast(vec![Quirk::NoSources]);
-    let (code, _, stderr) = run(&sandbox, &["plan", "docs/preview.yaml"]);
+    let Outcome { code, stderr, .. } = from_root(&sandbox).run(["plan", "docs/preview.yaml"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         says(
@@ -187,64 +176,28 @@ fn a_server_without_a_sources_list_says_to_name_sources_by_id() {
     assert!(!says(&stderr, "the stack has no sources"), "{stderr}");
 }
 
-/// A server that gives every request the same answer (for bodies no sandbox would send).
-fn fixed_server(content_type: &'static str, body: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        // Bounded: a run makes a handful of requests; the thread ends with the test binary.
-        for stream in listener.incoming().take(20) {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 4096];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buffer[..n]),
-                }
-            }
-            let answer = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = stream.write_all(answer.as_bytes());
-        }
-    });
-    url
-}
-
 /// `plan` of a config with one service against a server at `url`: (exit code, stderr).
 fn plan_against(url: &str) -> (i32, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("converge.yaml");
-    std::fs::write(
-        &config,
-        "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: ${env:URL}\n  keyId: key\n  keySecret: ${env:SECRET}\nservices:\n  analytics:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    scaling: { numReplicas: 3 }\n",
-    )
-    .unwrap();
-    let output = assert_cmd::Command::cargo_bin("converge")
-        .unwrap()
+    let out = Converge::offline()
         .env("URL", url)
         .env("SECRET", "hunter2")
-        .env("NO_COLOR", "1")
-        .env("CONVERGE_TEST_NO_RETRY_DELAY", "1")
-        .arg("plan")
-        .arg(&config)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+        .no_retry_delay()
+        .config_as(
+            "converge.yaml",
+            "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: ${env:URL}\n  keyId: key\n  keySecret: ${env:SECRET}\nservices:\n  analytics:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    scaling: { numReplicas: 3 }\n",
+        )
+        .run(["plan"]);
+    (out.code, out.stderr)
 }
 
 #[test]
 fn json_of_another_shape_names_the_operation_the_path_and_both_types() {
-    let url = fixed_server(
+    let server = RawServer::fixed(
+        "200 OK",
         "application/json",
         r#"{"status":200,"requestId":"r-42","result":[{"id":"1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11","name":"analytics"},{"id":"x","name":"b"},{"id":"y","name":"c"},{"id":"z","name":{"first":"secret-ish"}}]}"#,
     );
-    let (code, stderr) = plan_against(&url);
+    let (code, stderr) = plan_against(&server.url);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         says(
@@ -271,11 +224,12 @@ fn json_of_another_shape_names_the_operation_the_path_and_both_types() {
 
 #[test]
 fn an_html_page_says_to_check_the_url() {
-    let url = fixed_server(
+    let server = RawServer::fixed(
+        "200 OK",
         "text/html",
         "<!DOCTYPE html><html><body>Please sign in</body></html>",
     );
-    let (code, stderr) = plan_against(&url);
+    let (code, stderr) = plan_against(&server.url);
     assert_eq!(code, 1, "{stderr}");
     assert!(says(&stderr, "list services failed"), "{stderr}");
     assert!(says(&stderr, "a body that is not JSON"), "{stderr}");

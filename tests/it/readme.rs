@@ -7,10 +7,12 @@
 //! listen, and are stopped with SIGTERM (exit 0).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::common::{self, Converge, root};
 
 /// What is not run, and why; kept short on purpose.
 enum Skip {
@@ -31,10 +33,6 @@ const SKIPS: &[Skip] = &[
 
 /// `converge sandbox serve` listens on 8080 by default: one such line at a time.
 static SERVE: Mutex<()> = Mutex::new(());
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// One example: the command as bash reads it and the comment after it.
 #[derive(Debug)]
@@ -140,24 +138,7 @@ fn workspace() -> tempfile::TempDir {
 
 /// bash running `command` in `cwd` with the built binary first on PATH and no `CONVERGE_*`.
 fn bash(cwd: &Path, command: &str) -> Command {
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_converge"));
-    let bin_dir = binary.parent().expect("the binary's directory");
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![bin_dir.to_path_buf()];
-    paths.extend(std::env::split_paths(&path));
-    let mut bash = Command::new("bash");
-    bash.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .env("PATH", std::env::join_paths(paths).expect("a PATH"))
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS");
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("CONVERGE_") {
-            bash.env_remove(name);
-        }
-    }
-    bash
+    Converge::offline().cwd(cwd).shell(command)
 }
 
 /// Starts a `sandbox serve` line, waits for it to listen, stops it: `Err` says why it failed.
@@ -263,29 +244,9 @@ fn the_readme_examples_run_as_written() {
 
 /// Every command's `--help`, the `Examples:` lines at its end.
 fn help_examples() -> Vec<Example> {
-    let commands: &[&[&str]] = &[
-        &[],
-        &["validate"],
-        &["plan"],
-        &["preview"],
-        &["apply"],
-        &["show"],
-        &["schema"],
-        &["sandbox"],
-        &["sandbox", "serve"],
-        &["drift"],
-        &["export"],
-        &["completions"],
-    ];
     let mut examples = Vec::new();
-    for command in commands {
-        let output = assert_cmd::Command::cargo_bin("converge")
-            .expect("the binary")
-            .args(*command)
-            .arg("--help")
-            .output()
-            .expect("converge runs");
-        let help = String::from_utf8_lossy(&output.stdout).into_owned();
+    for command in crate::help::COMMANDS {
+        let help = crate::help::help(command);
         let at = help
             .rfind("\nExamples:\n")
             .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
@@ -337,26 +298,13 @@ fn examples_are_read_as_bash_reads_them() {
 /// then plans to no changes and no drift.
 #[test]
 fn the_production_example_plans_applies_and_converges_against_the_sandbox() {
-    let sandbox = crate::common::fast_sandbox();
-    let dir = tempfile::tempdir().expect("a temp dir");
+    let sandbox = common::fast_sandbox();
+    let dir = common::Workspace::new();
     let production = root().join("examples/production");
-    let run = |args: &[&str]| {
-        let output = crate::common::converge(&sandbox)
-            .envs(crate::plan::FAST_LIMITS)
-            .current_dir(dir.path())
-            .args(args)
-            .arg(&production)
-            .output()
-            .expect("converge runs");
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        (output.status.code().unwrap_or(-1), stderr)
-    };
-    let (code, stderr) = run(&["plan", "--detailed-exitcode"]);
-    assert_eq!(code, 2, "{stderr}");
-    let (code, stderr) = run(&["apply", "--yes", "--allow-destroy"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, stderr) = run(&["plan", "--detailed-exitcode"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, stderr) = run(&["drift"]);
-    assert_eq!(code, 0, "{stderr}");
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let run = |args: &[&str]| converge.run(args.iter().chain(&[production.to_str().unwrap()]));
+    run(&["plan", "--detailed-exitcode"]).assert_exit(2);
+    run(&["apply", "--yes", "--allow-destroy"]).assert_exit(0);
+    run(&["plan", "--detailed-exitcode"]).assert_exit(0);
+    run(&["drift"]).assert_exit(0);
 }

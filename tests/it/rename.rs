@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
-use crate::apply::{Workspace, alerts, dashboards, plans_changes, quickstart, run, writes};
+use crate::apply::{binary, plans_changes};
 use crate::common;
+use crate::common::{Workspace, alerts, dashboards, quickstart, writes};
 
 /// A second alert, on `Latency p95`, so a tile renamed through `renamedFrom` has an alert to
 /// keep too.
@@ -90,10 +91,11 @@ fn line_of(text: &str, needle: &str) -> usize {
 fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
-    let config = config.to_str().unwrap();
-    let applied = run(&sandbox, &workspace, &["apply", config, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let config = config.as_str();
+    let applied = converge.run(["apply", config, "--yes"]);
+    applied.assert_exit(0);
 
     let before = named(&dashboards(&sandbox), "API health")
         .cloned()
@@ -109,38 +111,18 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(slow["tileId"], latency.as_str());
 
     let renamed_config = workspace.write("converge.yaml", &renamed());
-    let renamed_config = renamed_config.to_str().unwrap();
+    let renamed_config = renamed_config.as_str();
 
-    // The plan: two updates, nothing created, deleted or left behind.
-    let text = run(&sandbox, &workspace, &["plan", renamed_config]);
-    assert_eq!(text.code, 0, "{text:?}");
-    assert!(
-        text.stdout
-            .starts_with("Plan: 0 to create, 2 to update, 0 to delete"),
-        "{}",
-        text.stdout
-    );
-    assert!(
-        text.stdout.contains(
-            "  ~ dashboard.prod.api-health  renamed \"API health\" -> \"API Health overview\"  (tiles differs)\n      ~ tiles[Request rate].name: \"Requests\" -> \"Request rate\"\n      ~ tiles[Latency (p95)].name: \"Latency p95\" -> \"Latency (p95)\"\n"
-        ),
-        "{}",
-        text.stdout
-    );
-    assert!(
-        text.stdout
-            .contains("  ~ alert.prod.api-errors  renamed \"API errors\" -> \"API error rate\"\n"),
-        "{}",
-        text.stdout
-    );
-    assert!(!text.stdout.contains("Not managed"), "{}", text.stdout);
+    // The plan: two updates (the dashboard and its two tiles renamed, the alert renamed),
+    // nothing created, deleted or left behind.
+    let text = converge.run(["plan", renamed_config]);
+    text.assert_exit(0);
+    let mut snapshots = common::snapshots();
+    common::mask_ages(&mut snapshots);
+    snapshots.bind(|| insta::assert_snapshot!("renamed_plan_text", text.stdout));
     assert!(!text.stderr.contains("warning"), "{}", text.stderr);
 
-    let json = run(
-        &sandbox,
-        &workspace,
-        &["plan", renamed_config, "--format", "json"],
-    );
+    let json = converge.run(["plan", renamed_config, "--format", "json"]);
     let plan: Value = serde_json::from_str(&json.stdout).expect("JSON");
     let change = |address: &str| {
         plan["changes"]
@@ -159,30 +141,13 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(change("alert.prod.api-slow")["action"], "no-op");
     assert!(change("alert.prod.api-slow").get("renamedFrom").is_none());
 
-    let markdown = run(
-        &sandbox,
-        &workspace,
-        &["plan", renamed_config, "--format", "markdown"],
-    );
-    assert!(
-        markdown.stdout.contains(
-            "<code>~ dashboard.prod.api-health</code>: renamed \"API health\" -&gt; \"API Health overview\"; tiles differs"
-        ),
-        "{}",
-        markdown.stdout
-    );
-    assert!(
-        markdown
-            .stdout
-            .contains("- name: \"API health\"\n+ name: \"API Health overview\"\n"),
-        "{}",
-        markdown.stdout
-    );
+    let markdown = converge.run(["plan", renamed_config, "--format", "markdown"]);
+    snapshots.bind(|| insta::assert_snapshot!("renamed_plan_markdown", markdown.stdout));
 
     // Apply: one PUT of the dashboard, one PUT of the renamed alert; nothing else.
     sandbox.reset_log();
-    let applied = run(&sandbox, &workspace, &["apply", renamed_config, "--yes"]);
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", renamed_config, "--yes"]);
+    applied.assert_exit(0);
     let mut sent = writes(&sandbox);
     sent.sort();
     let stack = "/v1/organizations/{organizationId}/services/{serviceId}/stack";
@@ -213,9 +178,8 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert_eq!(slow_after["id"], slow["id"]);
     assert_eq!(slow_after["tileId"], latency.as_str());
 
-    let path = std::path::Path::new(renamed_config);
     assert!(
-        !plans_changes(&sandbox, &workspace, path),
+        !plans_changes(&sandbox, &workspace, renamed_config),
         "a second plan is empty"
     );
 }
@@ -224,19 +188,16 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
 fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     // Someone made a dashboard with the new name by hand: both it and "API health" could be
     // the dashboard the config renames.
     let client = common::Client::new(&sandbox);
     let made = client.cloud(
         "POST",
-        &format!("/services/{}/stack/dashboards", crate::apply::ANALYTICS),
+        &format!("/services/{}/stack/dashboards", common::ANALYTICS),
         Some(serde_json::json!({"name": "API Health overview", "tiles": [], "tags": []})),
     );
     assert_eq!(made.status, 200, "{made:?}");
@@ -245,8 +206,8 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
     let line = line_of(&text, "renamedFrom: [API health]");
     let config = workspace.write("converge.yaml", &text);
     sandbox.reset_log();
-    let out = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
-    assert_eq!(out.code, 1, "{out:?}");
+    let out = converge.run(["plan", config.as_str()]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "no plan: {}", out.stdout);
     assert!(
         out.stderr.contains("plan::ambiguous-rename"),
@@ -263,12 +224,8 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
         "names both candidates: {}",
         out.stderr
     );
-    let out = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
+    let out = converge.run(["apply", config.as_str(), "--yes"]);
+    out.assert_exit(1);
     assert!(writes(&sandbox).is_empty(), "nothing written");
 }
 
@@ -276,13 +233,10 @@ fn two_live_dashboards_that_could_be_the_renamed_one_is_an_error_at_the_line() {
 fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     let text = base().replacen(
         "        name: API health\n",
         "        name: API Health overview\n",
@@ -290,8 +244,8 @@ fn a_rename_without_renamed_from_is_a_create_with_a_hint() {
     );
     let line = line_of(&text, "name: API Health overview");
     let config = workspace.write("converge.yaml", &text);
-    let out = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{out:?}");
+    let out = converge.run(["plan", config.as_str()]);
+    out.assert_exit(0);
     assert!(
         out.stdout.contains("+ dashboard.prod.api-health"),
         "{}",
@@ -322,12 +276,8 @@ fn a_renamed_from_that_names_another_object_is_a_config_error() {
     );
     let line = line_of(&text, "renamedFrom: [API errors]");
     let config = workspace.write("converge.yaml", &text);
-    let out = run(
-        &sandbox,
-        &workspace,
-        &["validate", config.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 1, "{out:?}");
+    let out = binary(&sandbox, &workspace).run(["validate", config.as_str()]);
+    out.assert_exit(1);
     assert!(
         out.stderr.contains("semantic::rename-conflict"),
         "{}",

@@ -9,7 +9,7 @@ mod routes;
 mod serve;
 
 /// The demo world's ids (they match `examples/quickstart.yaml`).
-pub const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+pub use crate::common::ANALYTICS;
 pub const ORDERS: &str = "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77";
 pub const EVENTS: &str = "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e";
 pub const CLICKS: &str = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";

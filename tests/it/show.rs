@@ -1,111 +1,94 @@
 //! `converge show FILE`: a saved plan prints as `plan` printed it, in every format, and an apply
 //! report prints as text, JSON or Markdown; neither reads the APIs.
 
-use std::path::Path;
+use crate::common::{self, Converge, Outcome, Workspace, quickstart};
 
-use crate::common;
-use crate::plan::{config_dir, quickstart, run};
-
-/// `converge show` with no API settings in its environment at all.
-fn show(cwd: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = assert_cmd::Command::cargo_bin("converge")
-        .expect("the binary")
+/// `converge show ARGS` in `dir` with no API settings in its environment at all.
+fn show(dir: &Workspace, args: &[&str]) -> Outcome {
+    Converge::offline()
         .env_clear()
-        .env("NO_COLOR", "1")
-        .current_dir(cwd)
-        .arg("show")
-        .args(args)
-        .output()
-        .expect("converge runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+        .cwd(dir)
+        .run(["show"].iter().chain(args))
 }
 
 #[test]
 fn a_saved_plan_shows_as_plan_printed_it_in_every_format_without_a_request() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
-    let saved = run(
-        &sandbox,
-        dir.path(),
-        &["plan", path, "--out", "plan.json", "--detailed-exitcode"],
-    );
-    assert_eq!(saved.code, 2, "{saved:?}");
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let saved = converge.run(["plan", &path, "--out", "plan.json", "--detailed-exitcode"]);
+    saved.assert_exit(2);
     for format in ["text", "json", "markdown"] {
-        let planned = run(&sandbox, dir.path(), &["plan", path, "--format", format]);
-        assert_eq!(planned.code, 0, "{planned:?}");
+        let planned = converge.run(["plan", &path, "--format", format]);
+        planned.assert_exit(0);
         let requests = sandbox.request_log().len();
-        let (code, stdout, stderr) = show(dir.path(), &["plan.json", "--format", format]);
-        assert_eq!(code, 0, "{stderr}");
-        assert_eq!(stdout, planned.stdout, "{format}");
+        let shown = show(&dir, &["plan.json", "--format", format]);
+        shown.assert_exit(0);
+        assert_eq!(shown.stdout, planned.stdout, "{format}");
         assert_eq!(sandbox.request_log().len(), requests, "show reads no API");
     }
-    let (code, stdout, _) = show(dir.path(), &["plan.json"]);
-    assert_eq!(code, 0);
+    let shown = show(&dir, &["plan.json"]);
+    shown.assert_exit(0);
     assert!(
-        stdout.starts_with("Plan: 3 to create, 4 to update, 0 to delete"),
-        "{stdout}"
+        shown
+            .stdout
+            .starts_with("Plan: 3 to create, 4 to update, 0 to delete"),
+        "{}",
+        shown.stdout
     );
 }
 
 #[test]
 fn an_apply_report_shows_as_text_json_and_markdown() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let applied = run(
-        &sandbox,
-        dir.path(),
-        &["apply", path.to_str().unwrap(), "--yes", "--format", "json"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
-    std::fs::write(dir.path().join("report.json"), &applied.stdout).unwrap();
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let applied = Converge::new(&sandbox).fast().cwd(&dir).run([
+        "apply",
+        path.as_str(),
+        "--yes",
+        "--format",
+        "json",
+    ]);
+    applied.assert_exit(0);
+    dir.write("report.json", &applied.stdout);
     let requests = sandbox.request_log().len();
 
-    let (code, stdout, stderr) = show(dir.path(), &["report.json", "--format", "json"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout, applied.stdout, "the report as it was written");
-    let (code, stdout, _) = show(dir.path(), &["report.json"]);
-    assert_eq!(code, 0);
-    assert!(
-        stdout.starts_with("apply: 7 done, 0 failed, 0 stale, 0 skipped, 0 not started"),
-        "{stdout}"
+    let shown = show(&dir, &["report.json", "--format", "json"]);
+    shown.assert_exit(0);
+    assert_eq!(shown.stdout, applied.stdout, "the report as it was written");
+    let shown = show(&dir, &["report.json"]);
+    shown.assert_exit(0);
+    assert_eq!(
+        shown.stdout,
+        "apply: 7 done, 0 failed, 0 stale, 0 skipped, 0 not started\n"
     );
-    let (code, stdout, _) = show(dir.path(), &["report.json", "--format", "markdown"]);
-    assert_eq!(code, 0);
-    assert!(
-        stdout.contains("| Step | Operation | Status | Message |"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("| <code>dashboard.prod.api-health</code> | create dashboard | done |"),
-        "{stdout}"
-    );
+    let shown = show(&dir, &["report.json", "--format", "markdown"]);
+    shown.assert_exit(0);
+    common::snapshots().bind(|| insta::assert_snapshot!("report_markdown", shown.stdout));
     assert_eq!(sandbox.request_log().len(), requests, "show reads no API");
 }
 
 #[test]
 fn a_file_that_is_neither_a_saved_plan_nor_a_report_exits_1_and_says_what_show_reads() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("plan.json"),
-        "{\"format\": \"converge-plan/1\"}",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("c.yaml"), quickstart()).unwrap();
+    let dir = Workspace::new();
+    dir.write("plan.json", "{\"format\": \"converge-plan/1\"}");
+    dir.write("c.yaml", &quickstart());
     for (file, wanted) in [
         ("plan.json", "is a `converge-plan/1` document"),
         ("c.yaml", "is not JSON"),
         ("missing.json", "cannot read"),
     ] {
-        let (code, stdout, stderr) = show(dir.path(), &[file]);
-        assert_eq!(code, 1, "{file}: {stderr}");
-        assert!(stdout.is_empty(), "{stdout}");
-        assert!(stderr.contains(wanted), "{file}: {stderr}");
+        let shown = show(&dir, &[file]);
+        assert_eq!(shown.code, 1, "{file}: {}", shown.stderr);
+        assert!(shown.stdout.is_empty(), "{}", shown.stdout);
+        assert!(shown.stderr.contains(wanted), "{file}: {}", shown.stderr);
     }
-    let (_, _, stderr) = show(dir.path(), &["plan.json"]);
-    assert!(stderr.contains("converge plan --out"), "{stderr}");
+    let shown = show(&dir, &["plan.json"]);
+    assert!(
+        shown.stderr.contains("converge plan --out"),
+        "{}",
+        shown.stderr
+    );
 }

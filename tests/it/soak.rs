@@ -12,12 +12,11 @@
 //! a fault; they count toward the fault draws like the binary's.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use converge::sandbox::{DEMO_ORG, SandboxHandle, SandboxOptions, Seed, large_config};
+use converge::sandbox::{DEMO_ORG, SandboxOptions, Seed, large_config};
 use serde_json::{Value, json};
 
-use crate::common::{self, Client};
+use crate::common::{self, Client, Converge, Outcome, Workspace};
 
 const FAULTS: &str = "429=0.05,500=0.04,503=0.04,reset=0.03,lost=0.04";
 const FAULT_SEEDS: std::ops::Range<u64> = 1..21;
@@ -102,36 +101,19 @@ fn endpoints(client: &Client) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// Runs the binary against `sandbox` in `dir` with the client's own pacing and retry delays off.
-fn converge(sandbox: &SandboxHandle, dir: &Path, args: &[&str]) -> std::process::Output {
-    common::converge(sandbox)
-        .current_dir(dir)
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
-        .env("CONVERGE_TEST_NO_RETRY_DELAY", "1")
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// As [`converge`], run again (at most `RUNS` times in all) while it fails only because a
-/// request met a fault on every attempt: at a fault share of 20%, one request in a few thousand
-/// does, and the answer to that is running the command again, which the design promises is
-/// safe. Returns the last output and how many runs it took.
-fn converge_until_through(
-    sandbox: &SandboxHandle,
-    dir: &Path,
-    args: &[&str],
-) -> (std::process::Output, usize) {
+/// Runs `converge` with `args` again (at most `RUNS` times in all) while it fails only because
+/// a request met a fault on every attempt: at a fault share of 20%, one request in a few
+/// thousand does, and the answer to that is running the command again, which the design
+/// promises is safe. Returns the last run and how many runs it took.
+fn converge_until_through(converge: &Converge, args: &[&str]) -> (Outcome, usize) {
     const RUNS: usize = 3;
     let mut runs = 0;
     loop {
-        let output = converge(sandbox, dir, args);
+        let out = converge.run(args);
         runs += 1;
-        let exhausted = output.status.code() == Some(1)
-            && String::from_utf8_lossy(&output.stderr).contains(" attempts)");
+        let exhausted = out.code == 1 && out.stderr.contains(" attempts)");
         if !exhausted || runs == RUNS {
-            return (output, runs);
+            return (out, runs);
         }
     }
 }
@@ -139,10 +121,9 @@ fn converge_until_through(
 #[test]
 #[ignore = "slow: about a minute; CI runs it as its own step, `cargo test -- --ignored`"]
 fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let config = dir.path().join("large.yaml");
-    std::fs::write(&config, large_config(CHANGE_EVERY)).expect("the config is written");
-    let config = config.to_str().expect("a UTF-8 path");
+    let dir = Workspace::new();
+    let config = dir.write("large.yaml", &large_config(CHANGE_EVERY));
+    let config = config.as_str();
     let mut faults_seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut ambiguous_writes = 0;
     let mut extra_runs = 0;
@@ -155,6 +136,11 @@ fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
             ..SandboxOptions::default()
         });
         let client = Client::new(&sandbox);
+        // The client's own pacing and retry delays off.
+        let converge = Converge::new(&sandbox)
+            .rate_limit("1000/1s")
+            .no_retry_delay()
+            .cwd(&dir);
 
         // What a good apply must restore: the seed as it starts.
         let services = endpoints(&client);
@@ -205,14 +191,9 @@ fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
 
         // Idle services must wake for their pipes to change.
         let (applied, runs) =
-            converge_until_through(&sandbox, dir.path(), &["apply", config, "--yes", "--wake"]);
+            converge_until_through(&converge, &["apply", config, "--yes", "--wake"]);
         extra_runs += runs - 1;
-        assert_eq!(
-            applied.status.code(),
-            Some(0),
-            "seed {seed}: {}",
-            String::from_utf8_lossy(&applied.stderr)
-        );
+        assert_eq!(applied.code, 0, "seed {seed}: {}", applied.stderr);
         for entry in sandbox.request_log() {
             if let Some(fault) = &entry.fault {
                 *faults_seen.entry(fault.clone()).or_insert(0) += 1;
@@ -237,18 +218,13 @@ fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
             services,
             "seed {seed}: every endpoint attached exactly once"
         );
-        let (replanned, runs) = converge_until_through(
-            &sandbox,
-            dir.path(),
-            &["plan", config, "--detailed-exitcode"],
-        );
+        let (replanned, runs) =
+            converge_until_through(&converge, &["plan", config, "--detailed-exitcode"]);
         extra_runs += runs - 1;
         assert_eq!(
-            replanned.status.code(),
-            Some(0),
+            replanned.code, 0,
             "seed {seed}: the plan after the apply must be empty: {}{}",
-            String::from_utf8_lossy(&replanned.stdout),
-            String::from_utf8_lossy(&replanned.stderr)
+            replanned.stdout, replanned.stderr
         );
     }
     eprintln!(

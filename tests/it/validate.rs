@@ -3,50 +3,24 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use proptest::prelude::*;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+use crate::common::{Converge, Outcome, Workspace, root};
+
+/// The binary with no CI switches and no variable a config might read, in the repository root.
+fn validate() -> Converge<'static> {
+    Converge::offline().in_repo()
 }
 
-/// The binary with a clean environment: no CI switches, no variables a config might read.
-fn converge() -> Command {
-    let mut cmd = Command::cargo_bin("converge").unwrap();
-    cmd.current_dir(root())
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("CONVERGE_KEY_SECRET")
-        .env_remove("CONVERGE_OBS_TOKEN")
-        .env_remove("CONVERGE_ORG_ID")
-        .env_remove("CONVERGE_KEY_ID")
-        .env("NO_COLOR", "1");
-    cmd
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
+/// `validate --format json PATHS`: the exit code and the diagnostics.
 fn validate_json(paths: &[&Path]) -> (i32, Vec<Value>) {
-    let r = run(converge()
-        .arg("validate")
-        .arg("--format")
-        .arg("json")
-        .args(paths));
-    let items: Value = serde_json::from_str(&r.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}\n{}", r.stdout, r.stderr));
+    let r = validate().run(
+        ["validate".as_ref(), "--format".as_ref(), "json".as_ref()]
+            .into_iter()
+            .chain(paths.iter().map(|p| p.as_os_str())),
+    );
+    let items = r.json();
     (r.code, items.as_array().unwrap().clone())
 }
 
@@ -132,33 +106,18 @@ fn examples_validate_with_warnings_only() {
 
 #[test]
 fn text_output_underlines_the_value_and_reports_every_error_at_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.yaml");
-    let text = std::fs::read_to_string(root().join("examples/quickstart.yaml"))
-        .unwrap()
+    let dir = Workspace::new();
+    let text = crate::common::quickstart()
         .replace("numReplicas: 3", "numReplicas: 30")
         .replace("idleScaling: true", "idleScalin: true")
         .replace("thresholdType: above", "thresholdType: abve");
-    std::fs::write(&file, text).unwrap();
-    let r = run(converge().arg("validate").arg(&file));
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    let file = dir.write("c.yaml", &text);
+    let r = validate().run(["validate", &file]);
+    r.assert_exit(1);
     assert!(r.stdout.is_empty(), "text goes to stderr: {}", r.stdout);
-    for wanted in [
-        "c.yaml:18:20",
-        "schema::range",
-        "c.yaml:19:7",
-        "did you mean `idleScaling`?",
-        "c.yaml:78:24",
-        "did you mean `above`?",
-        "3 error(s) in the configuration",
-    ] {
-        assert!(
-            r.stderr.contains(wanted),
-            "missing {wanted:?} in:\n{}",
-            r.stderr
-        );
-    }
-    assert!(r.stderr.contains("^^"), "value underlined:\n{}", r.stderr);
+    // c.yaml:18:20 schema::range, c.yaml:19:7 `idleScaling`?, c.yaml:78:24 `above`?, each
+    // value underlined, then the count.
+    crate::common::snapshots().bind(|| insta::assert_snapshot!("validate_text", r.stderr));
     assert!(!r.stderr.contains('\u{1b}'), "no color without a terminal");
     assert!(
         r.stderr.is_ascii(),
@@ -171,15 +130,12 @@ fn text_output_underlines_the_value_and_reports_every_error_at_once() {
 /// report must name the tab's own line and column.
 #[test]
 fn a_tab_in_the_indentation_is_reported_at_the_tab() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.yaml");
-    let text = std::fs::read_to_string(root().join("examples/quickstart.yaml"))
-        .unwrap()
-        .replace("      numReplicas: 3", "\t  numReplicas: 3");
+    let dir = Workspace::new();
+    let text = crate::common::quickstart().replace("      numReplicas: 3", "\t  numReplicas: 3");
     let line = 1 + text.lines().position(|l| l.starts_with('\t')).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let r = run(converge().arg("validate").arg(&file));
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    let file = dir.write("c.yaml", &text);
+    let r = validate().run(["validate", &file]);
+    r.assert_exit(1);
     assert!(
         r.stderr.contains(&format!("c.yaml:{line}:1")),
         "the tab at {line}:1:\n{}",
@@ -191,7 +147,7 @@ fn a_tab_in_the_indentation_is_reported_at_the_tab() {
         "{}",
         r.stderr
     );
-    let (code, items) = validate_json(&[&file]);
+    let (code, items) = validate_json(&[file.as_ref()]);
     assert_eq!(code, 1);
     assert_eq!(
         (items[0]["line"].as_u64(), items[0]["column"].as_u64()),
@@ -201,12 +157,11 @@ fn a_tab_in_the_indentation_is_reported_at_the_tab() {
 
 #[test]
 fn github_annotations_are_printed_under_actions() {
-    let file = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
-    let (_, line, col) = expectation(&file);
-    let r = run(converge()
-        .env("GITHUB_ACTIONS", "true")
-        .arg("validate")
-        .arg(&file));
+    let fixture = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
+    let (_, line, col) = expectation(&fixture);
+    let file = fixture.to_str().unwrap();
+    let actions = validate().env("GITHUB_ACTIONS", "true");
+    let r = actions.run(["validate", file]);
     assert_eq!(r.code, 1);
     let wanted = format!(",line={line},col={col},title=schema%3A%3Arange::");
     let annotation = r
@@ -220,16 +175,13 @@ fn github_annotations_are_printed_under_actions() {
         "warnings too: {}",
         r.stdout
     );
-    let json = run(converge()
-        .env("GITHUB_ACTIONS", "true")
-        .args(["validate", "--format", "json"])
-        .arg(&file));
+    let json = actions.run(["validate", "--format", "json", file]);
     assert!(
         serde_json::from_str::<Value>(&json.stdout).is_ok(),
         "stdout stays JSON"
     );
     assert!(json.stderr.contains(&wanted), "{}", json.stderr);
-    let quiet = run(converge().arg("validate").arg(&file));
+    let quiet = validate().run(["validate", file]);
     assert!(
         !quiet.stdout.contains("::error"),
         "only under GITHUB_ACTIONS"
@@ -238,7 +190,7 @@ fn github_annotations_are_printed_under_actions() {
 
 #[test]
 fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Workspace::new();
     std::fs::write(
         dir.path().join("a.yaml"),
         "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\nservices:\n  s1:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n",
@@ -284,7 +236,7 @@ fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
     );
 
     // The text report shows both files.
-    let r = run(converge().arg("validate").arg(dir.path()));
+    let r = validate().run(["validate".as_ref(), dir.path().as_os_str()]);
     assert!(
         r.stderr.contains("c.yaml:2:3") && r.stderr.contains("a.yaml:4:3"),
         "{}",
@@ -294,7 +246,7 @@ fn files_and_directories_merge_and_a_key_defined_twice_shows_both_places() {
 
 #[test]
 fn unreadable_paths_and_empty_directories_fail_with_a_message() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Workspace::new();
     let (exit, items) = validate_json(&[dir.path()]);
     assert_eq!(exit, 1);
     assert_eq!(items[0]["code"], "config::empty-directory");
@@ -324,11 +276,11 @@ fn unreadable_paths_and_empty_directories_fail_with_a_message() {
 #[test]
 fn secrets_never_appear_in_any_output() {
     let literal = root().join("tests/fixtures/invalid/16-literal-key-secret.yaml");
+    let literal = literal.to_str().unwrap();
     for format in ["text", "json"] {
-        let r = run(converge()
+        let r = validate()
             .env("GITHUB_ACTIONS", "true")
-            .args(["validate", "--format", format])
-            .arg(&literal));
+            .run(["validate", "--format", format, literal]);
         assert_eq!(r.code, 1);
         assert!(
             r.stdout.contains("config::literal-secret")
@@ -339,11 +291,10 @@ fn secrets_never_appear_in_any_output() {
     }
     // A set variable is resolved but never printed, even when something else is wrong.
     let bad = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
-    let r = run(converge()
+    let r = validate()
         .env("CONVERGE_KEY_SECRET", "s3cr3t-value-1234")
         .env("CONVERGE_OBS_TOKEN", "t0ken-value-5678")
-        .args(["validate", "--format", "json"])
-        .arg(&bad));
+        .run(["validate", "--format", "json", bad.to_str().unwrap()]);
     assert_eq!(r.code, 1);
     for secret in ["s3cr3t-value-1234", "t0ken-value-5678"] {
         assert!(!r.stdout.contains(secret) && !r.stderr.contains(secret));
@@ -356,25 +307,22 @@ fn secrets_never_appear_in_any_output() {
 
 #[test]
 fn a_secret_written_as_a_number_is_not_echoed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Workspace::new();
     for (field, literal) in [("keySecret", "8472910365"), ("token", "90817263")] {
-        let file = dir.path().join(format!("{field}.yaml"));
         let section = if field == "token" {
             "observability:\n  url: http://127.0.0.1:1\n  token: "
         } else {
             "cloud:\n  url: http://127.0.0.1:1\n  keyId: k\n  keySecret: "
         };
-        std::fs::write(
-            &file,
-            format!("version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n{section}{literal}\n"),
-        )
-        .unwrap();
+        let file = dir.write(
+            &format!("{field}.yaml"),
+            &format!("version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\n{section}{literal}\n"),
+        );
         for format in ["text", "json"] {
-            let r = run(converge()
+            let r = validate()
                 .env("GITHUB_ACTIONS", "true")
-                .args(["validate", "--format", format])
-                .arg(&file));
-            assert_eq!(r.code, 1, "{}", r.stderr);
+                .run(["validate", "--format", format, &file]);
+            r.assert_exit(1);
             let all = format!("{}{}", r.stdout, r.stderr);
             assert!(all.contains("config::literal-secret"), "{all}");
             assert!(!all.contains(literal), "{field}: {all}");
@@ -386,10 +334,9 @@ fn a_secret_written_as_a_number_is_not_echoed() {
 fn an_invalid_target_does_not_make_references_to_it_dangle() {
     // Each target below exists but has a schema error: that error is reported, and the alerts
     // and the stack that name the target get no misleading "no such ..." on top.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.yaml");
-    std::fs::write(
-        &file,
+    let dir = Workspace::new();
+    let file = dir.write(
+        "c.yaml",
         r#"version: 1
 organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
 services:
@@ -429,9 +376,8 @@ stacks:
         interval: 5m
         channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
 "#,
-    )
-    .unwrap();
-    let (exit, items) = validate_json(&[&file]);
+    );
+    let (exit, items) = validate_json(&[file.as_ref()]);
     assert_eq!(exit, 1);
     let codes: Vec<(&str, u64)> = items
         .iter()
@@ -450,17 +396,14 @@ stacks:
 
 #[test]
 fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.yaml");
-    std::fs::write(
-        &file,
+    let dir = Workspace::new();
+    let file = dir.write(
+        "c.yaml",
         "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: 5\n  keySecret: hunter2supersecret\n  keyid: x\n",
-    )
-    .unwrap();
-    let r = run(converge()
+    );
+    let r = validate()
         .env("GITHUB_ACTIONS", "true")
-        .arg("validate")
-        .arg(&file));
+        .run(["validate", &file]);
     assert_eq!(r.code, 1);
     // The neighbours are still shown with their snippets...
     assert!(r.stderr.contains("keyId: 5"), "{}", r.stderr);
@@ -470,12 +413,11 @@ fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
     assert!(!all.contains("hunter2"), "{all}");
 
     // A literal secret dropped as a duplicate key is masked in the duplicate's own snippet.
-    std::fs::write(
-        &file,
+    let file = dir.write(
+        "c.yaml",
         "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\ncloud:\n  url: http://x\n  keyId: k\n  keySecret: ${env:S}\n  keySecret: hunter2second\n",
-    )
-    .unwrap();
-    let r = run(converge().arg("validate").arg(&file));
+    );
+    let r = validate().run(["validate", &file]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("config::duplicate-key"), "{}", r.stderr);
     assert!(!r.stderr.contains("hunter2"), "{}", r.stderr);
@@ -483,10 +425,9 @@ fn a_literal_secret_stays_hidden_in_the_snippets_of_neighbouring_errors() {
 
 #[test]
 fn an_alert_with_a_schema_error_still_gets_its_references_checked() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.yaml");
-    std::fs::write(
-        &file,
+    let dir = Workspace::new();
+    let file = dir.write(
+        "c.yaml",
         r#"version: 1
 organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
 stacks:
@@ -520,9 +461,8 @@ stacks:
         interval: 5m
         channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
 "#,
-    )
-    .unwrap();
-    let (exit, items) = validate_json(&[&file]);
+    );
+    let (exit, items) = validate_json(&[file.as_ref()]);
     assert_eq!(exit, 1);
     let codes: Vec<(&str, u64)> = items
         .iter()
@@ -562,7 +502,7 @@ fn unset_variables_warn_under_validate_but_fail_a_live_load() {
 
 #[test]
 fn schema_command_prints_the_shipped_schema() {
-    let r = run(converge().arg("schema"));
+    let r = validate().run(["schema"]);
     assert_eq!(r.code, 0);
     let shipped = std::fs::read_to_string(root().join("schema/converge.schema.json")).unwrap();
     assert_eq!(r.stdout, shipped);
@@ -759,22 +699,18 @@ fn mutate(text: &str, ops: &[(u8, usize, u8)]) -> Vec<u8> {
 }
 
 fn assert_exit_0_or_1(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("fuzz.yaml");
+    let dir = Workspace::new();
+    let file = dir.file("fuzz.yaml");
     std::fs::write(&file, bytes).unwrap();
-    let out = converge()
-        .args(["validate", "--format", "json"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let code = out.status.code();
+    let out: Outcome = validate().run(["validate", "--format", "json", &file]);
+    let code = out.code;
     prop_assert!(
-        matches!(code, Some(0 | 1)),
-        "exit {code:?} (101 is a panic, None a signal); stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
+        matches!(code, 0 | 1),
+        "exit {code} (101 is a panic, -1 a signal); stderr: {}",
+        out.stderr
     );
     prop_assert!(
-        serde_json::from_slice::<Value>(&out.stdout).is_ok(),
+        serde_json::from_str::<Value>(&out.stdout).is_ok(),
         "stdout stays JSON"
     );
     Ok(())

@@ -6,14 +6,7 @@ use converge::sandbox::SandboxOptions;
 
 use super::concurrent::boards;
 use super::*;
-use crate::common;
-
-const NO_DELAY: (&str, &str) = ("CONVERGE_TEST_NO_RETRY_DELAY", "1");
-
-/// Error text is wrapped to the terminal's width: compare words.
-fn words(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use crate::common::{self, words};
 
 #[test]
 fn a_create_whose_answer_was_lost_and_whose_re_read_failed_may_have_been_applied() {
@@ -31,13 +24,11 @@ fn a_create_whose_answer_was_lost_and_whose_re_read_failed_may_have_been_applied
     });
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &boards(1, "team-a"));
-    let applied = run_with(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-        &[NO_DELAY],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let applied =
+        binary(&sandbox, &workspace)
+            .no_retry_delay()
+            .run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(1);
     let stderr = words(&applied.stderr);
     assert!(
         stderr.contains("failed dashboard.prod.d000 (create dashboard): ")
@@ -63,13 +54,11 @@ fn a_504_on_an_update_that_landed_may_have_been_applied() {
     });
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let applied = run_with(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-        &[NO_DELAY],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let applied =
+        binary(&sandbox, &workspace)
+            .no_retry_delay()
+            .run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(1);
     let stderr = words(&applied.stderr);
     assert!(
         stderr.contains("failed service.analytics.scaling (update service scaling): ")

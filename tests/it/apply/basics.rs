@@ -17,12 +17,8 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
     sandbox.reset_log();
-    let run = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(run.code, 0, "{run:?}");
+    let run = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]);
+    run.assert_exit(0);
     // The plan goes to stdout as `plan` prints it; progress and the report to stderr.
     assert!(
         run.stdout.starts_with("Plan: 3 to create, 4 to update"),
@@ -72,10 +68,18 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let run = run(&sandbox, &workspace, &["apply", config.to_str().unwrap()]);
-    assert_eq!(run.code, 4, "{run:?}");
+    let converge = binary(&sandbox, &workspace);
+    let run = converge.run(["apply", config.as_str()]);
+    run.assert_exit(4);
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert_eq!(writes(&sandbox), Vec::<String>::new());
+    // A `yes` on a pipe is no answer: only a terminal is asked.
+    let piped = converge
+        .clone()
+        .stdin("yes\n")
+        .run(["apply", config.as_str()]);
+    piped.assert_exit(4);
+    assert_eq!(piped.writes(), Vec::<String>::new());
     assert!(plans_changes(&sandbox, &workspace, &config));
 }
 
@@ -83,15 +87,16 @@ fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
 fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let text = quickstart().replace(
         CUSTOMERS_PIPE,
         &format!("{CUSTOMERS_PIPE}\n        absent: true"),
     );
     assert_ne!(text, quickstart());
     let config = workspace.write("converge.yaml", &text);
-    let path = config.to_str().unwrap();
-    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(refused.code, 4, "{refused:?}");
+    let path = config.as_str();
+    let refused = converge.run(["apply", path, "--yes"]);
+    refused.assert_exit(4);
     assert!(
         refused.stderr.contains("--allow-destroy"),
         "{}",
@@ -105,12 +110,8 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
     // Nothing at all was written, not even the steps that destroy nothing.
     assert_eq!(writes(&sandbox), Vec::<String>::new());
 
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--allow-destroy"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", path, "--yes", "--allow-destroy"]);
+    applied.assert_exit(0);
     let client = common::Client::new(&sandbox);
     let pipes = client
         .cloud("GET", &format!("/services/{ANALYTICS}/pipes"), None)
@@ -126,13 +127,10 @@ fn deletes_are_refused_without_allow_destroy_and_applied_with_it() {
 fn prune_deletes_only_the_objects_converge_owns() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let first = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(first.code, 0, "{first:?}");
+    let first = converge.run(["apply", config.as_str(), "--yes"]);
+    first.assert_exit(0);
     assert_eq!(
         names(&dashboards(&sandbox)),
         ["API health", "On-call overview"]
@@ -147,15 +145,11 @@ fn prune_deletes_only_the_objects_converge_owns() {
         &quick[..stack_start]
     );
     let config = workspace.write("pruned.yaml", &pruned);
-    let path = config.to_str().unwrap();
-    let refused = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(refused.code, 4, "{refused:?}");
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--allow-destroy"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let path = config.as_str();
+    let refused = converge.run(["apply", path, "--yes"]);
+    refused.assert_exit(4);
+    let applied = converge.run(["apply", path, "--yes", "--allow-destroy"]);
+    applied.assert_exit(0);
     // Owned objects (tagged for the stack, and alerts on them) went; the others stayed.
     assert_eq!(
         names(&dashboards(&sandbox)),
@@ -169,25 +163,11 @@ fn prune_deletes_only_the_objects_converge_owns() {
 fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let saved = save_plan(&converge, &workspace, &config);
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(!plans_changes(&sandbox, &workspace, &config));
 }
@@ -196,19 +176,9 @@ fn a_saved_plan_is_applied_exactly_when_nothing_changed() {
 fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // Someone changes the service's scaling after the plan was saved.
     let client = common::Client::new(&sandbox);
     client.cloud(
@@ -217,19 +187,15 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
         Some(serde_json::json!({"numReplicas": 5})),
     );
     sandbox.reset_log();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            saved.to_str().unwrap(),
-            "--yes",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(applied.code, 3, "{applied:?}");
+    let applied = converge.run([
+        "apply",
+        "--plan",
+        saved.as_str(),
+        "--yes",
+        "--format",
+        "json",
+    ]);
+    applied.assert_exit(3);
     assert!(
         applied.stderr.contains("service.analytics.scaling"),
         "{}",
@@ -259,19 +225,9 @@ fn a_stale_saved_plan_exits_3_names_the_change_and_writes_nothing() {
 fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // A plan file whose dashboard create the server refuses (a tile 0 wide), its change and
     // step edited alike (a step that disagrees with its change is refused before any write).
     let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
@@ -295,19 +251,15 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     }
     std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
 
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            saved.to_str().unwrap(),
-            "--yes",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let applied = converge.run([
+        "apply",
+        "--plan",
+        saved.as_str(),
+        "--yes",
+        "--format",
+        "json",
+    ]);
+    applied.assert_exit(1);
     let report: Value = serde_json::from_str(&applied.stdout).expect("a JSON report on stdout");
     assert_eq!(report["format"], "converge-apply-report/1");
     let status = |address: &str| {
@@ -326,7 +278,7 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
     assert_eq!(report["summary"]["done"], 5);
     assert!(applied.stderr.contains("failed:"), "{}", applied.stderr);
 
-    let next = run(&sandbox, &workspace, &["plan", config.to_str().unwrap()]);
+    let next = converge.run(["plan", config.as_str()]);
     assert!(
         next.stdout
             .starts_with("Plan: 2 to create, 0 to update, 0 to delete"),
@@ -339,8 +291,9 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
 fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let client = common::Client::new(&sandbox);
     client.cloud(
         "PATCH",
@@ -348,8 +301,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         Some(serde_json::json!({"command": "stop"})),
     );
     // `plan` warns ahead.
-    let planned = run(&sandbox, &workspace, &["plan", path]);
-    assert_eq!(planned.code, 0, "{planned:?}");
+    let planned = converge.run(["plan", path]);
+    planned.assert_exit(0);
     assert!(
         planned.stderr.contains(
             "warning: service `analytics` is `stopped`, not running: its 3 pipe changes will \
@@ -358,8 +311,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
         "{}",
         planned.stderr
     );
-    let failed = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(failed.code, 1, "{failed:?}");
+    let failed = converge.run(["apply", path, "--yes"]);
+    failed.assert_exit(1);
     // The reason, briefly, once for the three pipes (it was ~400 characters, six times).
     let reason = "service `analytics` is `stopped` (424): pipes change only while their service \
                   runs; run again with `--wake` to wake it first\n";
@@ -394,8 +347,8 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     );
 
     sandbox.reset_log();
-    let woken = run(&sandbox, &workspace, &["apply", path, "--yes", "--wake"]);
-    assert_eq!(woken.code, 0, "{woken:?}");
+    let woken = converge.run(["apply", path, "--yes", "--wake"]);
+    woken.assert_exit(0);
     assert_eq!(
         common::count(
             &sandbox,
@@ -421,22 +374,18 @@ fn wait_polls_until_the_new_scaling_shows() {
     let sandbox = delayed_sandbox(Duration::from_secs(2));
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            path,
-            "--yes",
-            "--wait",
-            "--timeout",
-            "60s",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let path = config.as_str();
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        path,
+        "--yes",
+        "--wait",
+        "--timeout",
+        "60s",
+        "--format",
+        "json",
+    ]);
+    applied.assert_exit(0);
     let report: Value = serde_json::from_str(&applied.stdout).unwrap();
     assert_eq!(report["wait"]["settled"], true);
     // Right after the wait, the scaling reads back as written.
@@ -449,19 +398,15 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
     let sandbox = delayed_sandbox(Duration::from_secs(600));
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            config.to_str().unwrap(),
-            "--yes",
-            "--wait",
-            "--timeout",
-            "1s",
-        ],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        config.as_str(),
+        "--yes",
+        "--wait",
+        "--timeout",
+        "1s",
+    ]);
+    applied.assert_exit(1);
     assert!(
         applied.stderr.contains("the wait ended"),
         "{}",
@@ -479,14 +424,11 @@ fn wait_gives_up_at_the_timeout_with_a_clear_message() {
 fn only_applies_the_addresses_that_match() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--only", "pipe.*"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let path = config.as_str();
+    let applied = converge.run(["apply", path, "--yes", "--only", "pipe.*"]);
+    applied.assert_exit(0);
     let writes = writes(&sandbox);
     assert_eq!(writes.len(), 3, "{writes:?}");
     assert!(
@@ -495,7 +437,7 @@ fn only_applies_the_addresses_that_match() {
             .all(|w| w.ends_with("/pipes/{pipeId}/scaling")),
         "{writes:?}"
     );
-    let next = run(&sandbox, &workspace, &["plan", path]);
+    let next = converge.run(["plan", path]);
     assert!(
         next.stdout
             .starts_with("Plan: 3 to create, 1 to update, 0 to delete"),
@@ -509,13 +451,9 @@ fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first()
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", path, "--yes", "--only", "alert.*"],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let path = config.as_str();
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes", "--only", "alert.*"]);
+    applied.assert_exit(1);
     assert!(writes(&sandbox).is_empty(), "{:?}", writes(&sandbox));
     assert!(
         applied
@@ -535,31 +473,18 @@ fn only_an_alert_whose_dashboard_is_left_out_says_to_apply_the_dashboard_first()
 fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
-    let text = std::fs::read_to_string(&saved).unwrap();
+    let saved = save_plan(&converge, &workspace, &config);
+    let text = workspace.read("plan.json");
     assert!(!text.contains(converge::sandbox::DEMO_KEY_SECRET), "{text}");
     assert!(text.contains("${env:CONVERGE_KEY_SECRET}"), "{text}");
 
-    let output = common::converge(&sandbox)
-        .current_dir(workspace.path())
-        .args(["apply", "--plan", saved.to_str().unwrap(), "--yes"])
+    let applied = binary(&sandbox, &workspace)
         .env_remove("CONVERGE_KEY_SECRET")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+        .run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(1);
+    let stderr = &applied.stderr;
     assert!(
         stderr.contains("CONVERGE_KEY_SECRET") && stderr.contains("not set"),
         "{stderr}"
@@ -571,19 +496,9 @@ fn a_saved_plan_reads_its_secrets_from_the_environment_at_apply_time() {
 fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&converge, &workspace, &config);
     // Someone creates an alert of the same name on another dashboard. The plan's alert create
     // waits for its dashboard, so it is checked when it runs, after the dashboard was created.
     let other = dashboards(&sandbox)
@@ -605,12 +520,8 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
             "name": "API errors",
         })),
     );
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 3, "{applied:?}");
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(3);
     assert!(
         applied.stderr.contains(
             "alert.prod.api-errors was created since the plan was made, which creates it"

@@ -67,12 +67,8 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     let sandbox = slow_sandbox(20);
     let workspace = Workspace::new();
     let created = workspace.write("a.yaml", &boards(COUNT, "team-a"));
-    let first = run(
-        &sandbox,
-        &workspace,
-        &["apply", created.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(first.code, 0, "{first:?}");
+    let first = binary(&sandbox, &workspace).run(["apply", created.as_str(), "--yes"]);
+    first.assert_exit(0);
 
     // Every board changes its tag; while the updates run, someone adds a tile (with an alert on
     // it) to the last board, whose step starts long after the run read the list.
@@ -80,13 +76,8 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     sandbox.reset_log();
     let last = format!("Board {:03}", COUNT - 1);
     let applied = std::thread::scope(|scope| {
-        let apply = scope.spawn(|| {
-            run(
-                &sandbox,
-                &workspace,
-                &["apply", retagged.to_str().unwrap(), "--yes"],
-            )
-        });
+        let apply =
+            scope.spawn(|| binary(&sandbox, &workspace).run(["apply", retagged.as_str(), "--yes"]));
         wait_for_requests(&sandbox, "PUT", DASHBOARD, 3);
         let client = common::Client::new(&sandbox);
         let mut edited = board(&sandbox, &last);
@@ -135,7 +126,7 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     // (besides the plan's read and the test's own).
     let reads = common::count(&sandbox, "GET", DASHBOARDS);
     assert!(reads <= COUNT + 2, "{reads} list reads for {COUNT} steps");
-    assert_eq!(applied.code, 3, "{applied:?}");
+    applied.assert_exit(3);
     let stale = format!(
         "dashboard.prod.d{:03} changed since the plan was made",
         COUNT - 1
@@ -176,14 +167,14 @@ fn doubled(objects: &[Value]) -> Vec<String> {
 fn two_applies_of_one_config_at_once_leave_no_duplicate() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let mut cleaned = 0;
     for round in 0..5 {
         // Latency keeps both runs' checks before either create lands, so they both create.
         let sandbox = slow_sandbox(50);
         let (a, b) = std::thread::scope(|scope| {
-            let a = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
-            let b = scope.spawn(|| run(&sandbox, &workspace, &["apply", path, "--yes"]));
+            let a = scope.spawn(|| binary(&sandbox, &workspace).run(["apply", path, "--yes"]));
+            let b = scope.spawn(|| binary(&sandbox, &workspace).run(["apply", path, "--yes"]));
             (a.join().unwrap(), b.join().unwrap())
         });
         let context = format!("round {round}:\n{}\n{}", a.stderr, b.stderr);
@@ -211,47 +202,25 @@ fn two_applies_of_one_config_at_once_leave_no_duplicate() {
     assert!(cleaned > 0, "no round had both runs create the same object");
 }
 
-/// The binary with no `CONVERGE_*` variable set, run in `dir`.
-fn bare(dir: &std::path::Path, args: &[&str]) -> Run {
-    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary");
-    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("CONVERGE_")) {
-        command.env_remove(name);
-    }
-    let output = command
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
 #[test]
 fn two_sandbox_applies_in_one_directory_keep_both_runs_writes() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let quickstart =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
-    let quickstart = quickstart.to_str().unwrap();
-    let board = dir.path().join("board.yaml");
-    std::fs::write(&board, boards(1, "team-b")).unwrap();
-    let board = board.to_str().unwrap();
+    let dir = Workspace::new();
+    let quickstart = common::quickstart_path();
+    let quickstart = quickstart.as_str();
+    let board = dir.write("board.yaml", &boards(1, "team-b"));
+    let board = board.as_str();
+    // No `CONVERGE_*` variable: `--sandbox` runs need none.
+    let bare = Converge::offline().cwd(&dir);
     // Two configs, two runs side by side in one directory, so one `.converge/sandbox.json`.
     let (a, b) = std::thread::scope(|scope| {
-        let a = scope.spawn(|| bare(dir.path(), &["apply", "--sandbox", quickstart, "--yes"]));
-        let b = scope.spawn(|| bare(dir.path(), &["apply", "--sandbox", board, "--yes"]));
+        let a = scope.spawn(|| bare.run(["apply", "--sandbox", quickstart, "--yes"]));
+        let b = scope.spawn(|| bare.run(["apply", "--sandbox", board, "--yes"]));
         (a.join().unwrap(), b.join().unwrap())
     });
     assert_eq!((a.code, b.code), (0, 0), "{a:?}\n{b:?}");
     // Nothing was lost: both runs' writes are in the state file.
     for config in [quickstart, board] {
-        let next = bare(
-            dir.path(),
-            &["plan", "--sandbox", config, "--detailed-exitcode"],
-        );
+        let next = bare.run(["plan", "--sandbox", config, "--detailed-exitcode"]);
         assert_eq!(next.code, 0, "{config}: {next:?}\n{a:?}\n{b:?}");
     }
     // One run waited for the other.
@@ -270,8 +239,8 @@ fn sandbox_serve_refuses_a_state_file_another_process_serves() {
         state_file: Some(state.clone()),
         ..SandboxOptions::default()
     });
-    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("converge"))
-        .args([
+    let mut serve = Converge::offline()
+        .command([
             "sandbox",
             "serve",
             "--port",
@@ -279,7 +248,6 @@ fn sandbox_serve_refuses_a_state_file_another_process_serves() {
             "--state",
             state.to_str().unwrap(),
         ])
-        .env("NO_COLOR", "1")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -13,7 +13,7 @@ const FAULTS: &str = "429=0.1,500=0.1,reset=0.05,lost=0.05";
 fn the_demo_config_converges_in_one_run_under_faults_for_20_seeds() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let mut ambiguous_creates = 0;
     for seed in 0..20u64 {
         let state = workspace.path().join(format!("world-{seed}.json"));
@@ -25,12 +25,9 @@ fn the_demo_config_converges_in_one_run_under_faults_for_20_seeds() {
             state_file: Some(state.clone()),
             ..SandboxOptions::default()
         });
-        let applied = run_with(
-            &faulty,
-            &workspace,
-            &["apply", path, "--yes"],
-            &[("CONVERGE_TEST_NO_RETRY_DELAY", "1")],
-        );
+        let applied = binary(&faulty, &workspace)
+            .no_retry_delay()
+            .run(["apply", path, "--yes"]);
         assert_eq!(applied.code, 0, "seed {seed}: {applied:?}");
         ambiguous_creates += faulty
             .request_log()

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use converge::sandbox::{SandboxHandle, SandboxOptions};
+use serde_json::Value;
 
 use super::*;
 use crate::common;
@@ -53,13 +54,11 @@ fn interrupted_apply_with(
     signal: &str,
     extra: &[&str],
 ) -> (i32, String, String, bool) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
-        .args(["apply", config, "--yes"])
-        .args(extra)
-        .current_dir(workspace.path())
-        .envs(sandbox.environment())
-        .env("NO_COLOR", "1")
+    let mut child = Converge::new(sandbox)
         .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
+        .cwd(workspace)
+        .command(["apply", config, "--yes"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -106,7 +105,7 @@ fn interrupted_apply_with(
 fn an_interrupted_apply_lists_ten_not_started_steps_and_ends_with_its_summary() {
     let workspace = Workspace::new();
     let config = workspace.write("boards.yaml", &fifty_dashboards());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     // Slow answers: when the first step is done, most of the fifty have not started.
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,
@@ -167,7 +166,7 @@ fn an_interrupted_apply_lists_ten_not_started_steps_and_ends_with_its_summary() 
 fn sigint_stops_starting_steps_and_a_second_apply_converges_without_duplicates() {
     let workspace = Workspace::new();
     let config = workspace.write("boards.yaml", &fifty_dashboards());
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let expected: Vec<String> = (0..BOARDS).map(|i| format!("Board {i:02}")).collect();
     let mut cut_short = 0;
     for (round, delay_ms) in [0u64, 40, 90, 160, 250, 400].into_iter().enumerate() {
@@ -197,7 +196,7 @@ fn sigint_stops_starting_steps_and_a_second_apply_converges_without_duplicates()
             assert_eq!(done, created, "delay {delay_ms} ms: {stderr}");
         }
 
-        let second = run(&sandbox, &workspace, &["apply", path, "--yes"]);
+        let second = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
         assert_eq!(second.code, 0, "delay {delay_ms} ms: {second:?}");
         assert_eq!(
             names(&standalone_dashboards(&sandbox)),
@@ -236,7 +235,7 @@ fn observability_requests(sandbox: &SandboxHandle) -> usize {
 fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     let workspace = Workspace::new();
     let config = workspace.write("boards.yaml", &boards_config(SLOW_BOARDS));
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,
         ..SandboxOptions::default()
@@ -245,8 +244,8 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     // How many observability requests `apply` makes before its first step: those of `plan`,
     // then the one list read the steps share.
     let before = observability_requests(&sandbox);
-    let planned = run(&sandbox, &workspace, &["plan", path, "--detailed-exitcode"]);
-    assert_eq!(planned.code, 2, "{planned:?}");
+    let planned = binary(&sandbox, &workspace).run(["plan", path, "--detailed-exitcode"]);
+    planned.assert_exit(2);
     let reads = observability_requests(&sandbox) - before + 1;
     // After the signal the apply still reads once more, to look for copies of its creates, and
     // that read waits for the next token: the test lasts a window. A shorter one would let a
@@ -254,13 +253,11 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     let limit = format!("{}/10s", reads + 2);
 
     let log_before = sandbox.request_log().len();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
-        .args(["apply", path, "--yes", "--parallelism", "4"])
-        .current_dir(workspace.path())
-        .envs(sandbox.environment())
-        .env("NO_COLOR", "1")
+    let mut child = Converge::new(&sandbox)
         .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
         .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", &limit)
+        .cwd(&workspace)
+        .command(["apply", path, "--yes", "--parallelism", "4"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -330,15 +327,15 @@ fn sigint_stops_writes_of_started_steps_still_waiting_for_a_rate_limit_token() {
     assert!(stopped >= 1, "no started step was stopped: {stderr}");
 
     // The next plan shows exactly what is left, and a second apply converges with no duplicate.
-    let left = run(&sandbox, &workspace, &["plan", path]);
+    let left = binary(&sandbox, &workspace).run(["plan", path]);
     let creates = left
         .stdout
         .lines()
         .filter(|l| l.trim_start().starts_with("+ dashboard."))
         .count();
     assert_eq!(creates, SLOW_BOARDS - created, "{left:?}");
-    let second = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(second.code, 0, "{second:?}");
+    let second = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
+    second.assert_exit(0);
     let expected: Vec<String> = (0..SLOW_BOARDS).map(|i| format!("Board {i:02}")).collect();
     assert_eq!(names(&standalone_dashboards(&sandbox)), expected);
     assert!(!plans_changes(&sandbox, &workspace, &config));

@@ -15,14 +15,15 @@ fn a_name_the_server_stores_with_spaces_collapsed_is_created_once_and_the_user_i
         ..SandboxOptions::default()
     });
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = quickstart()
         .replace("name: API health", "name: \"API  health\"")
         .replace("name: API errors", "name: \"API   errors \"");
     let config = workspace.write("converge.yaml", &config);
-    let path = config.to_str().unwrap();
+    let path = config.as_str();
 
-    let first = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(first.code, 0, "{first:?}");
+    let first = converge.run(["apply", path, "--yes"]);
+    first.assert_exit(0);
     assert!(
         first
             .stderr
@@ -32,8 +33,8 @@ fn a_name_the_server_stores_with_spaces_collapsed_is_created_once_and_the_user_i
     );
 
     sandbox.reset_log();
-    let second = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(second.code, 0, "{second:?}");
+    let second = converge.run(["apply", path, "--yes"]);
+    second.assert_exit(0);
     assert!(
         second.stderr.contains("nothing to apply"),
         "{}",

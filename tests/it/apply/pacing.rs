@@ -2,44 +2,27 @@
 //! `--sandbox-rate-limit` (or `CONVERGE_SANDBOX_RATE_LIMIT`) asks for the real limits, and in
 //! CI each phase gets one plain line, with one more when it waits for a rate limit.
 
-use std::path::Path;
-
 use super::*;
+use crate::common;
 
 /// `converge ARGS` in `dir` with no `CONVERGE_*` variable but `env`.
-fn bare(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary");
-    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("CONVERGE_")) {
-        command.env_remove(name);
-    }
-    let output = command
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
+fn bare<'a>(dir: &Workspace, args: &[&str], env: &[(&'a str, &'a str)]) -> Outcome {
+    Converge::offline()
+        .cwd(dir)
         .envs(env.iter().copied())
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-fn quickstart_path() -> String {
-    format!("{}/examples/quickstart.yaml", env!("CARGO_MANIFEST_DIR"))
+        .run(args)
 }
 
 #[test]
 fn the_quickstart_applies_against_the_sandbox_without_waiting_for_a_rate_limit() {
     let workspace = Workspace::new();
-    let quickstart = quickstart_path();
+    let quickstart = common::quickstart_path();
     let out = bare(
-        workspace.path(),
+        &workspace,
         &["apply", "--sandbox", "--yes", &quickstart, "-vv"],
         &[],
     );
-    assert_eq!(out.code, 0, "{out:?}");
+    out.assert_exit(0);
     assert!(
         out.stderr.contains("apply: 7 done, 0 failed"),
         "{}",
@@ -57,7 +40,7 @@ fn the_quickstart_applies_against_the_sandbox_without_waiting_for_a_rate_limit()
 
 #[test]
 fn asked_for_the_sandbox_paces_and_says_so_once_per_phase() {
-    let quickstart = quickstart_path();
+    let quickstart = common::quickstart_path();
     // The flag, and the variable that stands for it.
     type Asked<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
     let asked: [Asked; 2] = [
@@ -71,7 +54,7 @@ fn asked_for_the_sandbox_paces_and_says_so_once_per_phase() {
         // The real limits, made tighter so the seven reads wait without taking ten seconds.
         let mut env = vec![("CONVERGE_CLOUD_RATE_LIMIT", "3/1s")];
         env.extend_from_slice(variable);
-        let out = bare(workspace.path(), &args, &env);
+        let out = bare(&workspace, &args, &env);
         assert_eq!(out.code, 0, "{flag:?} {variable:?}: {out:?}");
         assert!(
             out.stderr.contains("with the real rate limits"),
@@ -96,12 +79,12 @@ fn asked_for_the_sandbox_paces_and_says_so_once_per_phase() {
 
 #[test]
 fn without_a_terminal_each_phase_gets_one_plain_line() {
-    let sandbox = crate::common::fast_sandbox();
+    let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
-    let path = config.to_str().unwrap();
-    let out = run(&sandbox, &workspace, &["apply", path, "--yes"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    let path = config.as_str();
+    let out = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
+    out.assert_exit(0);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(
         lines.first().copied(),

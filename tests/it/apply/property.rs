@@ -233,19 +233,15 @@ fn apply_then_plan_shows_no_changes_for_random_configs() {
             let workspace = Workspace::new();
             for (name, desired) in [("first.yaml", &first), ("second.yaml", &second)] {
                 let config = workspace.write(name, &yaml(desired));
-                let path = config.to_str().unwrap();
-                let applied = run(
-                    &sandbox,
-                    &workspace,
-                    &[
-                        "apply",
-                        path,
-                        "--yes",
-                        "--allow-destroy",
-                        "--parallelism",
-                        &parallelism,
-                    ],
-                );
+                let path = config.as_str();
+                let applied = binary(&sandbox, &workspace).run([
+                    "apply",
+                    path,
+                    "--yes",
+                    "--allow-destroy",
+                    "--parallelism",
+                    &parallelism,
+                ]);
                 prop_assert_eq!(
                     applied.code,
                     0,
@@ -254,7 +250,7 @@ fn apply_then_plan_shows_no_changes_for_random_configs() {
                     applied,
                     yaml(desired)
                 );
-                let plan = run(&sandbox, &workspace, &["plan", path, "--detailed-exitcode"]);
+                let plan = binary(&sandbox, &workspace).run(["plan", path, "--detailed-exitcode"]);
                 prop_assert_eq!(
                     plan.code,
                     0,

@@ -7,48 +7,27 @@ use converge::sandbox::SandboxHandle;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::common;
+use crate::common::{self, words};
 
 /// `plan --out` of the quickstart against `sandbox`: the saved plan as JSON, and its path.
-fn saved_plan(sandbox: &SandboxHandle, workspace: &Workspace) -> (Value, PathBuf) {
+fn saved_plan(sandbox: &SandboxHandle, workspace: &Workspace) -> (Value, String) {
     let config = workspace.write("converge.yaml", &quickstart());
-    let saved = workspace.path().join("plan.json");
-    let plan = run(
-        sandbox,
-        workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let saved = save_plan(&binary(sandbox, workspace), workspace, &config);
     let text = std::fs::read_to_string(&saved).unwrap();
     (serde_json::from_str(&text).unwrap(), saved)
 }
 
-fn write_plan(path: &Path, plan: &Value) {
+fn write_plan(path: &str, plan: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(plan).unwrap()).unwrap();
 }
 
 /// Applies the saved plan at `path` and checks it was refused with `expected` in the message
 /// and nothing written.
-fn refused(sandbox: &SandboxHandle, workspace: &Workspace, path: &Path, expected: &str) {
+fn refused(sandbox: &SandboxHandle, workspace: &Workspace, path: &str, expected: &str) {
     sandbox.reset_log();
-    let applied = run(
-        sandbox,
-        workspace,
-        &["apply", "--plan", path.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
+    let applied = binary(sandbox, workspace).run(["apply", "--plan", path, "--yes"]);
+    applied.assert_exit(1);
     // Error text is wrapped to the terminal's width, with `|` gutters: compare words.
-    let words = |text: &str| {
-        text.split_whitespace()
-            .filter(|w| *w != "|")
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let stderr = words(&applied.stderr);
     assert!(
         stderr.contains(&words(expected)),
@@ -134,14 +113,11 @@ fn the_url_and_secret_references_in_the_file_are_never_used() {
     plan["observability"]["url"] = json!(elsewhere.url());
     plan["observability"]["token"] = json!("${env:ANY_VAR}");
     write_plan(&path, &plan);
-    let applied = run_with(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", path.to_str().unwrap(), "--yes"],
-        &[("ANY_VAR", "a-value-that-must-not-leave")],
-    );
+    let applied = binary(&sandbox, &workspace)
+        .env("ANY_VAR", "a-value-that-must-not-leave")
+        .run(["apply", "--plan", path.as_str(), "--yes"]);
     // Applied where the applying run's environment points, with its credentials.
-    assert_eq!(applied.code, 0, "{applied:?}");
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(
         elsewhere.request_log().is_empty(),
@@ -164,19 +140,10 @@ fn given_a_config_after_the_plan_file_the_config_says_where_to_connect() {
         ),
     );
     sandbox.reset_log();
-    let applied = run_with(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            path.to_str().unwrap(),
-            config.to_str().unwrap(),
-            "--yes",
-        ],
-        &[("CONVERGE_CLOUD_URL", &elsewhere.url())],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = binary(&sandbox, &workspace)
+        .env("CONVERGE_CLOUD_URL", elsewhere.url())
+        .run(["apply", "--plan", path.as_str(), config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     assert_eq!(writes(&sandbox).len(), 7);
     assert!(
         elsewhere.request_log().is_empty(),
@@ -206,31 +173,19 @@ fn a_plan_made_for_another_organization_is_refused() {
 fn a_dashboard_update_carrying_another_tile_s_id_is_refused_before_any_write() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &quickstart());
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", config.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", config.as_str(), "--yes"]);
+    applied.assert_exit(0);
     // A tag changes: the plan updates the dashboard, carrying its tiles' ids forward.
     std::fs::write(
         &config,
         quickstart().replace("tags: [team-api]", "tags: [team-web]"),
     )
     .unwrap();
-    let path = workspace.path().join("plan.json");
-    let planned = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            path.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(planned.code, 0, "{planned:?}");
+    let path = workspace.file("plan.json");
+    let planned = converge.run(["plan", config.as_str(), "--out", path.as_str()]);
+    planned.assert_exit(0);
     let mut plan: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     // The ids of the two tiles swapped: the alert on `Requests` would follow the wrong tile.
     let tiles = plan["plan"]["steps"][0]["operation"]["body"]["tiles"]
@@ -257,26 +212,17 @@ fn given_the_config_a_step_moved_to_another_service_is_refused() {
     let reporting = "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b";
     plan["plan"]["steps"][0]["operation"]["serviceId"] = json!(reporting);
     write_plan(&path, &plan);
-    let config = workspace.path().join("converge.yaml");
+    let config = workspace.file("converge.yaml");
     sandbox.reset_log();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &[
-            "apply",
-            "--plan",
-            path.to_str().unwrap(),
-            config.to_str().unwrap(),
-            "--yes",
-        ],
-    );
-    assert_eq!(applied.code, 1, "{applied:?}");
-    let words = applied
-        .stderr
-        .split_whitespace()
-        .filter(|w| *w != "|")
-        .collect::<Vec<_>>()
-        .join(" ");
+    let applied = binary(&sandbox, &workspace).run([
+        "apply",
+        "--plan",
+        path.as_str(),
+        config.as_str(),
+        "--yes",
+    ]);
+    applied.assert_exit(1);
+    let words = words(&applied.stderr);
     assert!(
         words.contains(&format!(
             "service.analytics.scaling: writes to service {reporting}"

@@ -3,7 +3,6 @@
 //! sandbox's request log, under the real rate limits where the issue asks for them.
 
 use converge::sandbox::{SandboxOptions, Seed, large_config_changing_alert};
-use serde_json::Value;
 
 use super::*;
 use crate::common;
@@ -38,20 +37,17 @@ fn apply_only_one_alert_of_the_large_seed_makes_five_requests_under_the_real_lim
         let (text, address) = large_config_changing_alert(n);
         let config = workspace.write("large.yaml", &text);
         // The client paces itself to the real limits too (no `CONVERGE_*_RATE_LIMIT`).
-        let output = common::converge(&sandbox)
-            .current_dir(workspace.path())
-            .args([
-                "apply",
-                config.to_str().unwrap(),
-                "--yes",
-                "--format",
-                "json",
-            ])
-            .args(["--only", &address])
-            .output()
-            .expect("the binary runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let out = Converge::new(&sandbox).cwd(&workspace).run([
+            "apply",
+            config.as_str(),
+            "--yes",
+            "--format",
+            "json",
+            "--only",
+            &address,
+        ]);
+        out.assert_exit(0);
+        let stderr = &out.stderr;
         let lists = |name: &str| (format!("GET {prefix}/{name}"), 200);
         let mut reads = requests(&sandbox);
         let write = reads.pop();
@@ -69,7 +65,7 @@ fn apply_only_one_alert_of_the_large_seed_makes_five_requests_under_the_real_lim
             [lists("alerts"), lists("dashboards"), lists("sources")],
             "{address}"
         );
-        let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+        let report = out.json();
         assert_eq!(report["only"], serde_json::json!([address]));
         assert_eq!(report["summary"]["done"], 1);
         assert!(
@@ -87,33 +83,21 @@ fn apply_plan_checks_only_the_lists_its_changes_live_in() {
         ..SandboxOptions::default()
     });
     let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
     let (text, address) = large_config_changing_alert(0);
     let config = workspace.write("large.yaml", &text);
-    let saved = workspace.path().join("plan.json");
+    let saved = workspace.file("plan.json");
     // A whole plan of the estate with one change in it.
-    let plan = run(
-        &sandbox,
-        &workspace,
-        &[
-            "plan",
-            config.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(plan.code, 0, "{plan:?}");
+    let plan = converge.run(["plan", config.as_str(), "--out", saved.as_str()]);
+    plan.assert_exit(0);
     assert!(
         plan.stdout.starts_with("Plan: 0 to create, 1 to update"),
         "{}",
         plan.stdout
     );
     sandbox.reset_log();
-    let applied = run(
-        &sandbox,
-        &workspace,
-        &["apply", "--plan", saved.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let applied = converge.run(["apply", "--plan", saved.as_str(), "--yes"]);
+    applied.assert_exit(0);
     assert!(
         applied.stderr.contains(&format!("done     {address}")),
         "{}",

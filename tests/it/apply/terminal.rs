@@ -3,7 +3,7 @@
 //! `script` (util-linux/bsdutils) gives the binary a pseudo-terminal.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,20 +18,8 @@ fn on_a_terminal(
     args: &str,
     answer: &str,
 ) -> Option<(i32, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
-        return None;
-    }
-    let binary = assert_cmd::cargo::cargo_bin("converge");
-    let line = format!("{} {args}", binary.display());
-    let mut child = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(workspace.path())
-        .envs(sandbox.environment())
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "1000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "1000/1s")
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR")
+    let mut child = binary(sandbox, workspace)
+        .on_a_terminal(args)?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -143,7 +131,7 @@ fn with_stdout_redirected_the_plan_is_shown_on_the_terminal_before_the_question(
     assert!(plan_at < question_at, "{output}");
     assert!(output.contains("dashboard.prod.api-health"), "{output}");
     // The file still gets the plan, as a pipe would.
-    let saved = std::fs::read_to_string(workspace.path().join("plan.txt")).expect("written");
+    let saved = std::fs::read_to_string(workspace.file("plan.txt")).expect("written");
     assert!(saved.starts_with("Plan: 3 to create"), "{saved}");
 }
 
@@ -155,19 +143,10 @@ fn unattended_on_a_terminal(
     args: &str,
     env: &[(&str, &str)],
 ) -> Option<(i32, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
-        return None;
-    }
-    let binary = assert_cmd::cargo::cargo_bin("converge");
-    let line = format!("{} {args}", binary.display());
-    let output = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(workspace.path())
-        .envs(sandbox.environment())
+    let output = Converge::new(sandbox)
         .envs(env.iter().copied())
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR")
+        .cwd(workspace)
+        .on_a_terminal(args)?
         .stdin(Stdio::null())
         .output()
         .expect("script runs");

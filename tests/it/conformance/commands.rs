@@ -7,18 +7,10 @@
 //! `currentScaling`): the three `*_is_a_violation` tests below feed such bodies to the same
 //! checker and expect the violation.
 
-use std::path::PathBuf;
-
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 
 use super::{Checker, Exchange, Report};
-use crate::common;
-
-const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::{self, ANALYTICS, Converge, Workspace};
 
 /// A sandbox that keeps bodies in its log, with no rate limit (the client's own pacing is
 /// raised to match, so the run takes seconds).
@@ -31,22 +23,16 @@ fn recording_sandbox() -> SandboxHandle {
 }
 
 /// Runs the binary; returns its exit code, failing on an error exit (1) or a crash.
-fn run(sandbox: &SandboxHandle, args: &[&str]) -> i32 {
-    let output = common::converge(sandbox)
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s")
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("converge runs");
-    let code = output.status.code().unwrap_or(-1);
+fn run(converge: &Converge, args: &[&str]) -> i32 {
+    let out = converge.run(args);
     assert!(
-        code == 0 || code == 2,
-        "converge {} exited {code}:\n{}",
+        out.code == 0 || out.code == 2,
+        "converge {} exited {}:\n{}",
         args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
+        out.code,
+        out.stderr
     );
-    code
+    out.code
 }
 
 /// An observability-API stack like `docs/preview.yaml`: a tile without `groupBy`, an alert.
@@ -113,23 +99,24 @@ stacks:
 /// quickstart and an observability stack; returns the checked log.
 fn every_command(checker: &Checker) -> Report {
     let sandbox = recording_sandbox();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let obs = dir.path().join("obs.yaml");
-    std::fs::write(&obs, OBSERVABILITY_STACK).expect("write");
-    let obs = obs.to_str().expect("UTF-8 path");
+    // From the repository root, the client unpaced.
+    let converge = Converge::new(&sandbox).rate_limit("100000/1s").in_repo();
+    let dir = Workspace::new();
+    let obs = dir.write("obs.yaml", OBSERVABILITY_STACK);
+    let obs = obs.as_str();
     let quickstart = "examples/quickstart.yaml";
-    run(&sandbox, &["plan", quickstart]);
-    run(&sandbox, &["apply", quickstart, "--yes"]);
+    run(&converge, &["plan", quickstart]);
+    run(&converge, &["apply", quickstart, "--yes"]);
     assert_eq!(
-        run(&sandbox, &["plan", "--detailed-exitcode", quickstart]),
+        run(&converge, &["plan", "--detailed-exitcode", quickstart]),
         0
     );
-    run(&sandbox, &["drift", quickstart]);
-    run(&sandbox, &["plan", obs]);
-    run(&sandbox, &["apply", obs, "--yes"]);
-    run(&sandbox, &["plan", "--check-queries", obs]);
+    run(&converge, &["drift", quickstart]);
+    run(&converge, &["plan", obs]);
+    run(&converge, &["apply", obs, "--yes"]);
+    run(&converge, &["plan", "--check-queries", obs]);
     run(
-        &sandbox,
+        &converge,
         &[
             "preview",
             "alert.obs.busy",
@@ -139,7 +126,7 @@ fn every_command(checker: &Checker) -> Report {
         ],
     );
     run(
-        &sandbox,
+        &converge,
         &[
             "preview",
             "dashboard.obs.api-health.tile[Latency]",
@@ -149,7 +136,7 @@ fn every_command(checker: &Checker) -> Report {
         ],
     );
     run(
-        &sandbox,
+        &converge,
         &[
             "export",
             "--service",
@@ -160,7 +147,7 @@ fn every_command(checker: &Checker) -> Report {
         ],
     );
     run(
-        &sandbox,
+        &converge,
         &[
             "preview",
             "alert.obs.busy",

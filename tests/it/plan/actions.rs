@@ -2,9 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{change, config_dir, plan_json, quickstart, run};
-use crate::common::{self, Client};
-use crate::sandbox::ANALYTICS;
+use super::{change, plan_json};
+use crate::common::{self, ANALYTICS, Client, Converge, quickstart, quickstart_path};
 
 /// The quickstart against the demo seed: every update and create it promises, the backup check,
 /// and exactly one request per list.
@@ -93,9 +92,11 @@ fn quickstart_updates_scaling_and_creates_the_endpoint_dashboard_and_alert() {
 #[test]
 fn text_plan_lists_backup_checks() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&quickstart())
+        .run(["plan"]);
+    out.assert_exit(0);
     let line = out
         .stdout
         .lines()
@@ -110,8 +111,7 @@ fn text_plan_lists_backup_checks() {
 
     // A stricter age limit fails the check, and the plan says so.
     let strict = quickstart().replace("maxAgeHours: 26", "maxAgeHours: 2");
-    let (dir, path) = config_dir(&strict);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    let out = Converge::new(&sandbox).fast().config(&strict).run(["plan"]);
     let line = out
         .stdout
         .lines()
@@ -160,13 +160,11 @@ services:
     assert_eq!(change(&plan, "pipe.analytics.gone")["action"], "no-op");
     assert_eq!(plan["steps"], json!([]));
 
-    let (dir, path) = config_dir(config);
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--detailed-exitcode", path.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(config)
+        .run(["plan", "--detailed-exitcode"]);
+    out.assert_exit(0);
     assert!(
         out.stdout
             .contains("0 to create, 0 to update, 0 to delete, 4 unchanged")
@@ -207,8 +205,7 @@ fn absent_pipe_is_deleted_and_unlisted_endpoint_detached() {
     assert_eq!(plan["summary"]["delete"], 2);
 
     // Destroys come first in the text plan.
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
     let first = out
         .stdout
         .lines()
@@ -350,12 +347,10 @@ fn owned_objects_outside_the_config_are_reported_without_prune() {
         unmanaged,
         ["alert.prod[\"Old alert\"]", "dashboard.prod[\"Old board\"]"]
     );
-    let (dir, path) = config_dir(&quickstart());
-    let out = run(
-        &stack.sandbox,
-        dir.path(),
-        &["plan", path.to_str().unwrap()],
-    );
+    let out = Converge::new(&stack.sandbox)
+        .fast()
+        .config(&quickstart())
+        .run(["plan"]);
     assert!(
         out.stdout.contains("dashboard.prod[\"Old board\"]"),
         "{}",
@@ -370,18 +365,16 @@ fn live_rules_point_at_the_config_line() {
     let sandbox = common::fast_sandbox();
     // `replicas` on an object-storage pipe (line 30).
     let config = quickstart().replace("scaling: { concurrency: 8 }", "scaling: { replicas: 8 }");
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "no plan on stdout: {}", out.stdout);
     assert!(out.stderr.contains("config.yaml:30:"), "{}", out.stderr);
     assert!(out.stderr.contains("objectStorage"), "{}", out.stderr);
 
     // numReplicas 1 on the first (primary) service of its warehouse (line 18).
     let config = quickstart().replace("numReplicas: 3", "numReplicas: 1");
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    out.assert_exit(1);
     assert!(out.stderr.contains("config.yaml:18:"), "{}", out.stderr);
     assert!(out.stderr.contains("numReplicas"), "{}", out.stderr);
 }
@@ -390,27 +383,15 @@ fn live_rules_point_at_the_config_line() {
 /// the in-process sandbox keeping its state in `.converge/` of the working directory.
 #[test]
 fn quickstart_plans_against_the_built_in_sandbox() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let quickstart =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.yaml");
-    let mut command = assert_cmd::Command::cargo_bin("converge").expect("the binary");
-    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("CONVERGE_")) {
-        command.env_remove(name);
-    }
-    let output = command
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .args([
-            "plan",
-            "--sandbox",
-            quickstart.to_str().unwrap(),
-            "--detailed-exitcode",
-        ])
-        .output()
-        .expect("the binary runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+    let dir = common::Workspace::new();
+    let out = Converge::offline().cwd(&dir).run([
+        "plan",
+        "--sandbox",
+        &quickstart_path(),
+        "--detailed-exitcode",
+    ]);
+    out.assert_exit(2);
+    let stdout = &out.stdout;
     assert!(
         stdout.starts_with("Plan: 3 to create, 4 to update, 0 to delete, 0 unchanged"),
         "{stdout}"
@@ -435,9 +416,8 @@ fn kept_backups_are_read_one_by_one() {
         "      maxAgeHours: 26\n",
         &format!("      maxAgeHours: 26\n      keep: [{newest}, {missing}]\n"),
     );
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    out.assert_exit(0);
     assert_eq!(
         common::count(
             &sandbox,
@@ -483,9 +463,11 @@ fn duplicate_live_dashboards_are_an_error() {
             .result();
         ids.push(created["id"].as_str().expect("an id").to_string());
     }
-    let (dir, path) = config_dir(&quickstart());
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 1, "{}", out.stdout);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&quickstart())
+        .run(["plan"]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(
         out.stderr.contains("has 2 dashboards named \"API health\""),
@@ -503,35 +485,17 @@ fn duplicate_live_dashboards_are_an_error() {
 #[test]
 fn colored_text_reads_the_same_without_color() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let plain = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    let colored = run(
-        &sandbox,
-        dir.path(),
-        &["--color", "always", "plan", path.to_str().unwrap()],
-    );
-    assert_eq!(colored.code, 0, "{}", colored.stderr);
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
+    let plain = converge.run(["plan"]);
+    let colored = converge.run(["--color", "always", "plan"]);
+    colored.assert_exit(0);
     assert!(
         colored.stdout.contains("\u{1b}["),
         "colored: {}",
         colored.stdout
     );
     assert!(!plain.stdout.contains('\u{1b}'), "plain: {}", plain.stdout);
-    let mut stripped = String::new();
-    let mut chars = colored.stdout.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ parameters final-byte.
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            stripped.push(c);
-        }
-    }
-    assert_eq!(stripped, plain.stdout);
+    assert_eq!(common::strip_ansi(&colored.stdout), plain.stdout);
 }
 
 /// Quantity strings (`"500m"`, `"2Gi"`) and one request at a time give the same plan.
@@ -552,22 +516,13 @@ fn quirks_and_parallelism_do_not_change_the_plan() {
     assert_eq!(plan_json(&quirky, &quickstart()), expected);
 
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            "--parallelism",
-            "1",
-            "--format",
-            "json",
-            path.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(
-        serde_json::from_str::<Value>(&out.stdout).expect("JSON"),
-        expected
-    );
+    let out = Converge::new(&sandbox).fast().config(&quickstart()).run([
+        "plan",
+        "--parallelism",
+        "1",
+        "--format",
+        "json",
+    ]);
+    out.assert_exit(0);
+    assert_eq!(out.json(), expected);
 }

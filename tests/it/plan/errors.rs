@@ -2,20 +2,22 @@
 //! not JSON, dropped connections and a server that is not listening. Every one exits 1 with a
 //! message that says what failed and where, prints no plan, and never panics.
 
-use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use converge::sandbox::{FaultSpec, SandboxOptions};
+use converge::sandbox::SandboxHandle;
 
-use super::{Run, config_dir, quickstart, run, run_with};
-use crate::common;
+use crate::common::{self, Converge, Outcome, RawServer, faulty_sandbox, quickstart};
 
-fn plan_quickstart(sandbox: &converge::sandbox::SandboxHandle, env: &[(&str, &str)]) -> Run {
-    let (dir, path) = config_dir(&quickstart());
-    run_with(sandbox, dir.path(), &["plan", path.to_str().unwrap()], env)
+/// `converge plan` of the quickstart against `sandbox`, with `env` added.
+fn plan_quickstart(sandbox: &SandboxHandle, env: &[(&str, &str)]) -> Outcome {
+    Converge::new(sandbox)
+        .fast()
+        .envs(env.iter().copied())
+        .config(&quickstart())
+        .run(["plan"])
 }
 
-fn assert_failed(out: &Run) {
+fn assert_failed(out: &Outcome) {
     assert_eq!(
         out.code, 1,
         "stdout:\n{}\nstderr:\n{}",
@@ -56,13 +58,11 @@ fn wrong_token_names_the_observability_stack() {
         "{}\n  global:\n    api: observability\n    dashboards: {{}}\n",
         quickstart().trim_end()
     );
-    let (dir, path) = config_dir(&config);
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &["plan", path.to_str().unwrap()],
-        &[("CONVERGE_OBS_TOKEN", "not-the-token")],
-    );
+    let out = Converge::new(&sandbox)
+        .fast()
+        .env("CONVERGE_OBS_TOKEN", "not-the-token")
+        .config(&config)
+        .run(["plan"]);
     assert_failed(&out);
     assert!(out.stderr.contains("stack.global"), "{}", out.stderr);
     assert!(out.stderr.contains("401"), "{}", out.stderr);
@@ -77,8 +77,7 @@ fn unknown_service_id_points_at_its_id_line() {
         "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11",
         "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e12",
     );
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
     assert_failed(&out);
     assert!(out.stderr.contains("config.yaml:16:9"), "{}", out.stderr);
     assert!(
@@ -96,9 +95,8 @@ fn unknown_pipe_id_points_at_its_id_line() {
         "id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77",
         "id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e70",
     );
-    let (dir, path) = config_dir(&config);
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     assert!(out.stderr.contains("config.yaml:26:"), "{}", out.stderr);
     assert!(
@@ -108,24 +106,15 @@ fn unknown_pipe_id_points_at_its_id_line() {
     );
 }
 
-fn faulty(spec: &str, seed: u64) -> converge::sandbox::SandboxHandle {
-    common::sandbox(SandboxOptions {
-        rate_limit: false,
-        faults: spec.parse::<FaultSpec>().expect("a fault spec"),
-        fault_seed: seed,
-        ..SandboxOptions::default()
-    })
-}
-
 #[test]
 fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
     let clean = common::fast_sandbox();
     let expected = plan_quickstart(&clean, &[]);
-    assert_eq!(expected.code, 0, "{}", expected.stderr);
+    expected.assert_exit(0);
 
-    let sandbox = faulty("500=0.2,503=0.1", 3);
+    let sandbox = faulty_sandbox("500=0.2,503=0.1", 3);
     let out = plan_quickstart(&sandbox, &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);
     let log = sandbox.request_log();
     let failed = log.iter().filter(|e| e.status >= 500).count();
@@ -135,7 +124,7 @@ fn bursts_of_5xx_are_retried_and_the_plan_is_the_same() {
 
 #[test]
 fn persistent_5xx_is_a_clear_error_after_retries() {
-    let sandbox = faulty("500=1", 1);
+    let sandbox = faulty_sandbox("500=1", 1);
     let out = plan_quickstart(&sandbox, &[]);
     assert_failed(&out);
     assert!(out.stderr.contains("500"), "{}", out.stderr);
@@ -159,7 +148,7 @@ fn persistent_5xx_is_a_clear_error_after_retries() {
 
 #[test]
 fn dropped_connections_are_retried_then_reported() {
-    let sandbox = faulty("reset=0.25", 5);
+    let sandbox = faulty_sandbox("reset=0.25", 5);
     let out = plan_quickstart(&sandbox, &[]);
     assert_eq!(out.code, 0, "a few resets are retried: {}", out.stderr);
     assert!(
@@ -167,7 +156,7 @@ fn dropped_connections_are_retried_then_reported() {
         "the seed drops some connections"
     );
 
-    let sandbox = faulty("reset=1", 1);
+    let sandbox = faulty_sandbox("reset=1", 1);
     let out = plan_quickstart(&sandbox, &[]);
     assert_failed(&out);
     assert!(
@@ -191,43 +180,26 @@ fn dropped_connections_are_retried_then_reported() {
 }
 
 /// A real HTTP server on 127.0.0.1 that answers every request with `status` and an HTML body.
-fn html_server(status: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-    let url = format!("http://{}", listener.local_addr().expect("an address"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut buffer = [0u8; 8192];
-            let mut request = Vec::new();
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buffer[..n]),
-                }
-            }
-            let body = "<html><head><title>Bad Gateway</title></head><body><h1>upstream \
-                        unavailable</h1></body></html>";
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
-                 Connection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    url
+fn html_server(status: &str) -> RawServer {
+    RawServer::fixed(
+        status,
+        "text/html",
+        "<html><head><title>Bad Gateway</title></head><body><h1>upstream unavailable</h1>\
+         </body></html>",
+    )
 }
 
 #[test]
 fn html_bodies_are_reported_not_parsed() {
     let sandbox = common::fast_sandbox();
     for status in ["200 OK", "502 Bad Gateway"] {
-        let url = html_server(status);
+        let server = html_server(status);
+        let url = server.url.as_str();
         let out = plan_quickstart(
             &sandbox,
             &[
-                ("CONVERGE_CLOUD_URL", url.as_str()),
-                ("CONVERGE_OBSERVABILITY_URL", url.as_str()),
+                ("CONVERGE_CLOUD_URL", url),
+                ("CONVERGE_OBSERVABILITY_URL", url),
             ],
         );
         assert_failed(&out);
@@ -258,16 +230,12 @@ fn a_server_that_is_not_listening_is_named_at_its_url_line_and_not_retried() {
         listener.local_addr().expect("an address")
     };
     let url = format!("http://{address}");
-    let (dir, path) = config_dir(&quickstart());
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &["plan", path.to_str().unwrap(), "-vv"],
-        &[
-            ("CONVERGE_CLOUD_URL", url.as_str()),
-            ("CONVERGE_OBSERVABILITY_URL", url.as_str()),
-        ],
-    );
+    let out = Converge::new(&sandbox)
+        .fast()
+        .env("CONVERGE_CLOUD_URL", &url)
+        .env("CONVERGE_OBSERVABILITY_URL", &url)
+        .config(&quickstart())
+        .run(["plan", "-vv"]);
     assert_failed(&out);
     // Which API, at which address, and why.
     assert!(
@@ -308,9 +276,9 @@ fn a_server_that_is_not_listening_is_named_at_its_url_line_and_not_retried() {
 fn injected_429s_are_waited_out_and_retried() {
     let clean = common::fast_sandbox();
     let expected = plan_quickstart(&clean, &[]);
-    let sandbox = faulty("429=0.25", 3);
+    let sandbox = faulty_sandbox("429=0.25", 3);
     let out = plan_quickstart(&sandbox, &[]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.assert_exit(0);
     assert_eq!(out.stdout, expected.stdout);
     let throttled = sandbox
         .request_log()
@@ -324,24 +292,14 @@ fn injected_429s_are_waited_out_and_retried() {
 #[test]
 fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
     // A directory where the plan should go: the rename fails after the temporary was written.
-    let target = dir.path().join("plan.json");
+    let target = converge.dir().join("plan.json");
     std::fs::create_dir(&target).unwrap();
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path.to_str().unwrap(),
-            "--out",
-            target.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = converge.run(["plan", "--out", target.to_str().unwrap()]);
+    out.assert_exit(1);
     assert!(
-        !dir.path().join("plan.json.tmp").exists(),
+        !converge.dir().join("plan.json.tmp").exists(),
         "the temporary file is removed when the plan cannot be saved"
     );
     assert_eq!(
@@ -356,7 +314,7 @@ fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
 fn an_empty_secret_variable_is_a_config_error_before_any_request() {
     let sandbox = common::fast_sandbox();
     let out = plan_quickstart(&sandbox, &[("CONVERGE_KEY_SECRET", "")]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    out.assert_exit(1);
     assert!(
         out.stderr
             .contains("environment variable `CONVERGE_KEY_SECRET` is set but empty"),

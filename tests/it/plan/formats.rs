@@ -3,34 +3,24 @@
 
 use serde_json::Value;
 
-use super::{config_dir, quickstart, run, run_with};
-use crate::common;
+use super::snapshots;
+use crate::common::{self, Converge, Outcome, quickstart};
 
-/// Runs the quickstart plan in `format` against a fresh demo sandbox.
-fn quickstart_plan(args: &[&str]) -> super::Run {
+/// Runs the quickstart plan with `args` against a fresh demo sandbox.
+fn quickstart_plan(args: &[&str]) -> Outcome {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let mut all = vec!["plan", path.to_str().unwrap()];
-    all.extend_from_slice(args);
-    let out = run(&sandbox, dir.path(), &all);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&quickstart())
+        .run(["plan"].iter().chain(args));
+    out.assert_exit(0);
     out
-}
-
-fn settings() -> insta::Settings {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    // Ports and temporary paths change per run; nothing else in a plan may.
-    settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
-    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
-    settings
 }
 
 #[test]
 fn text_snapshot() {
     let out = quickstart_plan(&[]);
-    settings().bind(|| insta::assert_snapshot!("plan_text", out.stdout));
+    snapshots().bind(|| insta::assert_snapshot!("plan_text", out.stdout));
 }
 
 #[test]
@@ -38,14 +28,14 @@ fn json_snapshot() {
     let out = quickstart_plan(&["--format", "json"]);
     let parsed: Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
     assert_eq!(parsed["format"], "converge-plan/1");
-    settings().bind(|| insta::assert_snapshot!("plan_json", out.stdout));
+    snapshots().bind(|| insta::assert_snapshot!("plan_json", out.stdout));
 }
 
 #[test]
 fn markdown_snapshot() {
     let out = quickstart_plan(&["--format", "markdown"]);
     assert!(out.stdout.chars().count() <= 65_000);
-    settings().bind(|| insta::assert_snapshot!("plan_markdown", out.stdout));
+    snapshots().bind(|| insta::assert_snapshot!("plan_markdown", out.stdout));
 }
 
 /// The same inputs give the same bytes in every format.
@@ -100,48 +90,31 @@ fn only_keeps_matching_addresses() {
 #[test]
 fn detailed_exitcode_is_2_with_changes_0_without_and_1_on_error() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let path = path.to_str().unwrap();
-    let out = run(&sandbox, dir.path(), &["plan", "--detailed-exitcode", path]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(2);
     // Without the flag, changes still exit 0.
-    assert_eq!(run(&sandbox, dir.path(), &["plan", path]).code, 0);
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--detailed-exitcode", "--only", "check.*", path],
-    );
+    assert_eq!(converge.run(["plan"]).code, 0);
+    let out = converge.run(["plan", "--detailed-exitcode", "--only", "check.*"]);
     assert_eq!(
         out.code, 0,
         "only the backup check, no change: {}",
         out.stderr
     );
-    let out = run_with(
-        &sandbox,
-        dir.path(),
-        &["plan", "--detailed-exitcode", path],
-        &[("CONVERGE_KEY_SECRET", "not-the-secret")],
-    );
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out = converge
+        .clone()
+        .env("CONVERGE_KEY_SECRET", "not-the-secret")
+        .run(["plan", "--detailed-exitcode"]);
+    out.assert_exit(1);
     assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 #[test]
 fn out_saves_the_plan_with_references_not_values() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let saved = dir.path().join("plan.json");
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path.to_str().unwrap(),
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
+    let saved = converge.dir().join("plan.json");
+    let out = converge.run(["plan", "--out", saved.to_str().unwrap()]);
+    out.assert_exit(0);
     assert!(out.stderr.contains("saved the plan to"), "{}", out.stderr);
     assert!(out.stdout.starts_with("Plan: "), "{}", out.stdout);
     let text = std::fs::read_to_string(&saved).expect("the plan file");
@@ -168,19 +141,15 @@ fn out_saves_the_plan_with_references_not_values() {
     let alert = &steps[6];
     assert_eq!(alert["address"], "alert.prod.api-errors");
     assert_eq!(alert["dependsOn"], serde_json::json!([5]));
-    assert!(!dir.path().join("plan.json.tmp").exists());
+    assert!(!converge.dir().join("plan.json.tmp").exists());
 }
 
 #[test]
 fn verbose_logs_one_line_per_request_on_stderr_only() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&quickstart());
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["-v", "plan", "--format", "json", path.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
+    let out = converge.run(["-v", "plan", "--format", "json"]);
+    out.assert_exit(0);
     serde_json::from_str::<Value>(&out.stdout).expect("stdout is only the JSON plan");
     let request_lines: Vec<&str> = out
         .stderr
@@ -193,6 +162,7 @@ fn verbose_logs_one_line_per_request_on_stderr_only() {
         "{}",
         out.stderr
     );
+    assert_eq!(request_lines.len(), out.requests.len(), "{}", out.stderr);
     assert_eq!(request_lines.len(), 6, "{}", out.stderr);
     assert!(
         request_lines.iter().all(|l| l.contains(" 200 ")),
@@ -200,6 +170,6 @@ fn verbose_logs_one_line_per_request_on_stderr_only() {
         out.stderr
     );
     // Without -v, stderr has no request lines.
-    let out = run(&sandbox, dir.path(), &["plan", path.to_str().unwrap()]);
+    let out = converge.run(["plan"]);
     assert!(!out.stderr.contains("GET "), "{}", out.stderr);
 }

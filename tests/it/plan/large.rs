@@ -2,8 +2,7 @@
 
 use converge::sandbox::{SandboxOptions, Seed, large_config, large_config_with_changes};
 
-use super::{config_dir, run};
-use crate::common;
+use crate::common::{self, Converge, quickstart};
 
 fn large_sandbox() -> converge::sandbox::SandboxHandle {
     common::sandbox(SandboxOptions {
@@ -16,12 +15,10 @@ fn large_sandbox() -> converge::sandbox::SandboxHandle {
 #[test]
 fn no_op_plan_of_the_large_seed_costs_one_list_per_kind() {
     let sandbox = large_sandbox();
-    let (dir, path) = config_dir(&large_config(0));
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--detailed-exitcode", path.to_str().unwrap()],
-    );
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&large_config(0))
+        .run(["plan", "--detailed-exitcode"]);
     assert_eq!(
         out.code, 0,
         "a no-op plan exits 0:\n{}\n{}",
@@ -65,13 +62,11 @@ fn no_op_plan_of_the_large_seed_costs_one_list_per_kind() {
 fn markdown_of_a_large_plan_stays_within_the_comment_budget() {
     let sandbox = large_sandbox();
     let (text, changes) = large_config_with_changes(3);
-    let (dir, path) = config_dir(&text);
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--format", "markdown", path.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&text)
+        .run(["plan", "--format", "markdown"]);
+    out.assert_exit(0);
     assert!(
         out.stdout.chars().count() <= 65_000,
         "{} characters",
@@ -88,13 +83,11 @@ fn markdown_of_a_large_plan_stays_within_the_comment_budget() {
     // Every object changed: far more than fits, so the comment is cut and says so.
     let (text, changes) = large_config_with_changes(1);
     assert_eq!(changes.total(), 20 + 75 + 300 + 1000);
-    let (dir, path) = config_dir(&text);
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--format", "markdown", path.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&text)
+        .run(["plan", "--format", "markdown"]);
+    out.assert_exit(0);
     assert!(out.stdout.chars().count() <= 65_000);
     assert!(
         out.stdout
@@ -131,13 +124,11 @@ fn markdown_keeps_every_destroy_when_details_are_cut() {
         assert_eq!(answer.status, 200, "{}", answer.text);
     }
     let text = large_config(1).replacen("prune: false", "prune: true", 1);
-    let (dir, path) = config_dir(&text);
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", "--format", "markdown", path.to_str().unwrap()],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&text)
+        .run(["plan", "--format", "markdown"]);
+    out.assert_exit(0);
     assert!(out.stdout.chars().count() <= 65_000);
     assert!(
         out.stdout
@@ -189,8 +180,8 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
 
     let sandbox = large_sandbox();
     let (text, _) = large_config_with_changes(3);
-    let (dir, path) = config_dir(&text);
-    let (config, live) = whole_live_state(&sandbox, &path);
+    let converge = Converge::new(&sandbox).fast().config(&text);
+    let (config, live) = whole_live_state(&sandbox, converge.config_path().as_ref());
     let pipes = "/v1/organizations/{organizationId}/services/{serviceId}/pipes";
     let services = "/v1/organizations/{organizationId}/services";
     // Each selection, and the lists it reads: a stack's alerts or dashboards need its three
@@ -213,22 +204,18 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
     {
         let (only, reads) = ("dashboard.managed[*", 3);
         sandbox.reset_log();
-        let out = run(
-            &sandbox,
-            dir.path(),
-            &["plan", path.to_str().unwrap(), "--only", only],
-        );
+        let out = converge.run(["plan", "--only", only]);
         assert_eq!(out.code, 1, "--only {only}: {}", out.stderr);
         assert!(out.stderr.contains("matches no address"), "{}", out.stderr);
         assert_eq!(sandbox.request_log().len(), reads, "--only {only}");
     }
     for (only, reads) in cases {
         sandbox.reset_log();
-        let mut args = vec!["plan", "--format", "json", path.to_str().unwrap()];
+        let mut args = vec!["plan", "--format", "json"];
         for pattern in only {
             args.extend(["--only", pattern]);
         }
-        let out = run(&sandbox, dir.path(), &args);
+        let out = converge.run(args);
         assert_eq!(out.code, 0, "--only {only:?}: {}", out.stderr);
         let log = sandbox.request_log();
         assert_eq!(
@@ -269,14 +256,9 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
 fn a_partial_plan_says_so_in_every_format_and_in_the_saved_plan() {
     let sandbox = large_sandbox();
     let (text, _) = large_config_with_changes(3);
-    let (dir, path) = config_dir(&text);
-    let path = path.to_str().unwrap();
-    let text = run(
-        &sandbox,
-        dir.path(),
-        &["plan", path, "--only", "alert.global.*"],
-    );
-    assert_eq!(text.code, 0, "{}", text.stderr);
+    let converge = Converge::new(&sandbox).fast().config(&text);
+    let text = converge.run(["plan", "--only", "alert.global.*"]);
+    text.assert_exit(0);
     assert!(
         text.stdout.lines().nth(1).is_some_and(|line| line
             == "partial: only addresses matching `alert.global.*` (`--only`); the rest of the \
@@ -284,18 +266,7 @@ fn a_partial_plan_says_so_in_every_format_and_in_the_saved_plan() {
         "{}",
         &text.stdout[..300.min(text.stdout.len())]
     );
-    let markdown = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path,
-            "--only",
-            "alert.global.*",
-            "--format",
-            "markdown",
-        ],
-    );
+    let markdown = converge.run(["plan", "--only", "alert.global.*", "--format", "markdown"]);
     assert!(
         markdown
             .stdout
@@ -303,22 +274,17 @@ fn a_partial_plan_says_so_in_every_format_and_in_the_saved_plan() {
         "{}",
         &markdown.stdout[..300.min(markdown.stdout.len())]
     );
-    let saved = dir.path().join("plan.json");
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &[
-            "plan",
-            path,
-            "--only",
-            "alert.global.*",
-            "--only",
-            "pipe.service-00.*",
-            "--out",
-            saved.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let saved = converge.dir().join("plan.json");
+    let out = converge.run([
+        "plan",
+        "--only",
+        "alert.global.*",
+        "--only",
+        "pipe.service-00.*",
+        "--out",
+        saved.to_str().unwrap(),
+    ]);
+    out.assert_exit(0);
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
     assert_eq!(
@@ -326,25 +292,19 @@ fn a_partial_plan_says_so_in_every_format_and_in_the_saved_plan() {
         serde_json::json!(["alert.global.*", "pipe.service-00.*"])
     );
     // A whole plan says nothing of the kind.
-    let whole = run(&sandbox, dir.path(), &["plan", path, "--format", "json"]);
+    let whole = converge.run(["plan", "--format", "json"]);
     assert!(!whole.stdout.contains("\"only\""));
-    assert!(
-        !run(&sandbox, dir.path(), &["plan", path])
-            .stdout
-            .contains("partial")
-    );
+    assert!(!converge.run(["plan"]).stdout.contains("partial"));
 }
 
 #[test]
 fn the_quickstart_alerts_alone_cost_their_stack_s_three_lists() {
     let sandbox = common::fast_sandbox();
-    let (dir, path) = config_dir(&super::quickstart());
-    let out = run(
-        &sandbox,
-        dir.path(),
-        &["plan", path.to_str().unwrap(), "--only", "alert.*"],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&quickstart())
+        .run(["plan", "--only", "alert.*"]);
+    out.assert_exit(0);
     assert!(
         out.stdout
             .starts_with("Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\npartial:"),

@@ -4,8 +4,10 @@
 
 use serde_json::Value;
 
-use super::{FAST_LIMITS, config_dir, quickstart, run, run_with};
-use crate::common;
+use converge::sandbox::SandboxHandle;
+
+use super::snapshots;
+use crate::common::{self, Converge, quickstart, strip_ansi};
 
 const MESSAGE: &str = "        message: Errors are up\n";
 const LONG_MESSAGE: &str = "        message: |\n          Errors are up.\n          Runbook: https://wiki.example.com/runbooks/api-errors\n          Owner: team-api\n";
@@ -13,51 +15,34 @@ const NEW_MESSAGE: &str = "        message: |\n          Errors are up.\n       
 const WHERE: &str = "                aggFn: count\n                where: \"service:api\"\n";
 const LONG_WHERE: &str = "                aggFn: count\n                where: \"service:api AND level:error AND NOT path:/healthz AND NOT path:/metrics AND region:eu-west-1\"\n";
 
-fn settings() -> insta::Settings {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    settings
-}
-
-/// The sandbox after applying the quickstart with a three-line alert message, and the config
-/// that changes that message and makes a `where` clause longer than a line.
-fn applied_then_changed() -> (converge::sandbox::SandboxHandle, tempfile::TempDir, String) {
-    let sandbox = common::fast_sandbox();
+/// `sandbox` after applying the quickstart with a three-line alert message, and the binary
+/// given the config that changes that message and makes a `where` clause longer than a line.
+fn applied_then_changed(sandbox: &SandboxHandle) -> Converge<'_> {
     let first = quickstart().replacen(MESSAGE, LONG_MESSAGE, 1);
     assert_ne!(first, quickstart());
-    let (dir, path) = config_dir(&first);
-    let applied = run(
-        &sandbox,
-        dir.path(),
-        &["apply", path.to_str().unwrap(), "--yes"],
-    );
-    assert_eq!(applied.code, 0, "{applied:?}");
+    let converge = Converge::new(sandbox).fast().config(&first);
+    converge.run(["apply", "--yes"]).assert_exit(0);
     let changed = first
         .replacen(LONG_MESSAGE, NEW_MESSAGE, 1)
         .replacen(WHERE, LONG_WHERE, 1);
-    std::fs::write(&path, &changed).expect("config written");
-    (sandbox, dir, path.to_str().unwrap().to_string())
+    converge.config(&changed)
 }
 
 #[test]
 fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
-    let (sandbox, dir, path) = applied_then_changed();
-    let text = run(&sandbox, dir.path(), &["plan", &path]);
-    assert_eq!(text.code, 0, "{text:?}");
+    let sandbox = common::fast_sandbox();
+    let converge = applied_then_changed(&sandbox);
+    let text = converge.run(["plan"]);
+    text.assert_exit(0);
     assert!(
         text.stdout.contains("      ~ message:\n          Errors are up.\n      -   Runbook: https://wiki.example.com/runbooks/api-errors\n      +   Runbook: https://wiki.example.com/runbooks/api-errors-v2\n          Owner: team-api\n      +   Escalate after 15 minutes.\n"),
         "{}",
         text.stdout
     );
-    settings().bind(|| insta::assert_snapshot!("long_text_diff_text", text.stdout));
+    snapshots().bind(|| insta::assert_snapshot!("long_text_diff_text", text.stdout));
 
-    let markdown = run(
-        &sandbox,
-        dir.path(),
-        &["plan", &path, "--format", "markdown"],
-    );
-    assert_eq!(markdown.code, 0, "{markdown:?}");
+    let markdown = converge.run(["plan", "--format", "markdown"]);
+    markdown.assert_exit(0);
     // GitHub highlights `-` and `+` lines of a `diff` block; no line there starts with `~`.
     let block = markdown
         .stdout
@@ -66,11 +51,10 @@ fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
         .flat_map(|b| b.split("```").next())
         .collect::<String>();
     assert!(block.lines().all(|l| !l.starts_with('~')), "{block}");
-    settings().bind(|| insta::assert_snapshot!("long_text_diff_markdown", markdown.stdout));
+    snapshots().bind(|| insta::assert_snapshot!("long_text_diff_markdown", markdown.stdout));
 
     // JSON keeps both values whole.
-    let json = run(&sandbox, dir.path(), &["plan", &path, "--format", "json"]);
-    let plan: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let plan: Value = converge.run(["plan", "--format", "json"]).json();
     let alert = plan["changes"]
         .as_array()
         .and_then(|c| c.iter().find(|c| c["address"] == "alert.prod.api-errors"))
@@ -91,15 +75,10 @@ fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
 
 #[test]
 fn changed_words_are_highlighted_only_with_color_and_color_adds_nothing_else() {
-    let (sandbox, dir, path) = applied_then_changed();
-    let plain = run(&sandbox, dir.path(), &["plan", &path]);
-    let output = common::converge(&sandbox)
-        .current_dir(dir.path())
-        .envs(FAST_LIMITS)
-        .args(["--color", "always", "plan", &path])
-        .output()
-        .expect("runs");
-    let colored = String::from_utf8_lossy(&output.stdout).into_owned();
+    let sandbox = common::fast_sandbox();
+    let converge = applied_then_changed(&sandbox);
+    let plain = converge.run(["plan"]);
+    let colored = converge.run(["--color", "always", "plan"]).stdout;
     // The changed word of the replaced line (words split at whitespace), bold and underlined
     // on top of its line's color; the unchanged `Runbook: ` is not.
     let url = "https://wiki.example.com/runbooks/api-errors";
@@ -118,23 +97,6 @@ fn changed_words_are_highlighted_only_with_color_and_color_adds_nothing_else() {
     assert!(!plain.stdout.contains('\u{1b}'));
     assert_eq!(strip_ansi(&colored), plain.stdout);
     // Without color, no marker of emphasis: the `-`/`+` lines carry the meaning.
-    let no_color = run_with(&sandbox, dir.path(), &["plan", &path], &[("NO_COLOR", "1")]);
+    let no_color = converge.clone().env("NO_COLOR", "1").run(["plan"]);
     assert_eq!(no_color.stdout, plain.stdout);
-}
-
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c == 'm' {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

@@ -6,8 +6,7 @@ use base64::Engine;
 use converge::api::wire::Secret;
 use converge::sandbox::{FaultSpec, KeyPair, SandboxHandle, SandboxOptions};
 
-use super::{Run, config_dir, quickstart, run_with};
-use crate::common;
+use crate::common::{self, ANALYTICS, Converge, Outcome, Workspace, quickstart};
 
 const KEY_ID: &str = "canary-key-id";
 const KEY_SECRET: &str = "CANARY-KEY-SECRET-d41f9a";
@@ -47,15 +46,10 @@ fn canary_sandbox(faults: &str) -> SandboxHandle {
 }
 
 fn assert_clean(what: &str, text: &str) {
-    for canary in canaries() {
-        assert!(
-            !text.contains(&canary),
-            "{what} contains the canary `{canary}`:\n{text}"
-        );
-    }
+    common::assert_clean(what, text, &canaries());
 }
 
-fn check(label: &str, out: &Run) {
+fn check(label: &str, out: &Outcome) {
     assert_clean(&format!("{label}: stdout"), &out.stdout);
     assert_clean(&format!("{label}: stderr"), &out.stderr);
 }
@@ -67,8 +61,8 @@ fn no_secret_in_any_output_log_or_saved_plan() {
         "{}\n  global:\n    api: observability\n    dashboards: {{}}\n",
         quickstart().trim_end()
     );
-    let (dir, path) = config_dir(&config);
-    let path = path.to_str().unwrap().to_string();
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
     let good = [
         ("CONVERGE_KEY_ID", KEY_ID),
         ("CONVERGE_KEY_SECRET", KEY_SECRET),
@@ -78,7 +72,7 @@ fn no_secret_in_any_output_log_or_saved_plan() {
     let mut runs = 0;
     for format in ["text", "json", "markdown"] {
         for verbosity in [None, Some("-v"), Some("-vv")] {
-            let saved = dir.path().join(format!("plan-{format}.json"));
+            let saved = dir.file(&format!("plan-{format}.json"));
             let mut args: Vec<&str> = verbosity.into_iter().collect();
             args.extend([
                 "plan",
@@ -86,10 +80,14 @@ fn no_secret_in_any_output_log_or_saved_plan() {
                 "--format",
                 format,
                 "--out",
-                saved.to_str().unwrap(),
+                saved.as_str(),
             ]);
-            let out = run_with(&sandbox, dir.path(), &args, &good);
-            assert_eq!(out.code, 0, "{}", out.stderr);
+            let out = Converge::new(&sandbox)
+                .fast()
+                .envs(good)
+                .cwd(&dir)
+                .run(args);
+            out.assert_exit(0);
             let label = format!("{format} {verbosity:?}");
             check(&label, &out);
             let text = std::fs::read_to_string(&saved).expect("the saved plan");
@@ -104,12 +102,9 @@ fn no_secret_in_any_output_log_or_saved_plan() {
         &format!(
             "/v1/organizations/{}/services/{}/pipes",
             converge::sandbox::DEMO_ORG,
-            crate::sandbox::ANALYTICS
+            ANALYTICS
         ),
-        Some(&format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!("{KEY_ID}:{KEY_SECRET}"))
-        )),
+        Some(&common::basic(KEY_ID, KEY_SECRET)),
         None,
     );
     assert!(pipes.text.contains("BEGIN CERTIFICATE"), "{}", pipes.text);
@@ -135,21 +130,31 @@ fn no_secret_in_any_output_log_or_saved_plan() {
         ),
     ] {
         for verbosity in ["-v", "-vv"] {
-            let out = run_with(
-                &sandbox,
-                dir.path(),
-                &[verbosity, "plan", path.as_str(), "--format", "json"],
-                &env,
-            );
+            let out = Converge::new(&sandbox).fast().envs(env).cwd(&dir).run([
+                verbosity,
+                "plan",
+                path.as_str(),
+                "--format",
+                "json",
+            ]);
             assert_eq!(out.code, 1, "{label}: {}", out.stderr);
             check(&format!("{label} {verbosity}"), &out);
         }
     }
     let broken = canary_sandbox("500=1");
-    let out = run_with(&broken, dir.path(), &["-vv", "plan", path.as_str()], &good);
-    assert_eq!(out.code, 1, "{}", out.stderr);
+    let out =
+        Converge::new(&broken)
+            .fast()
+            .envs(good)
+            .cwd(&dir)
+            .run(["-vv", "plan", path.as_str()]);
+    out.assert_exit(1);
     check("persistent 500", &out);
     let flaky = canary_sandbox("500=0.2,reset=0.2");
-    let out = run_with(&flaky, dir.path(), &["-vv", "plan", path.as_str()], &good);
+    let out = Converge::new(&flaky)
+        .fast()
+        .envs(good)
+        .cwd(&dir)
+        .run(["-vv", "plan", path.as_str()]);
     check("flaky", &out);
 }

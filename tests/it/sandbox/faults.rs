@@ -3,23 +3,14 @@
 
 use serde_json::json;
 
-use converge::sandbox::{FaultSpec, SandboxOptions};
+use converge::sandbox::SandboxOptions;
 
 use super::{ANALYTICS, ORDERS};
-use crate::common::{self, Client};
-
-fn faulty(spec: &str, seed: u64) -> converge::sandbox::SandboxHandle {
-    common::sandbox(SandboxOptions {
-        rate_limit: false,
-        faults: spec.parse::<FaultSpec>().unwrap(),
-        fault_seed: seed,
-        ..SandboxOptions::default()
-    })
-}
+use crate::common::{self, Client, faulty_sandbox};
 
 /// What a client saw for `n` GETs: the status, or 0 when the connection failed.
 fn outcomes(spec: &str, seed: u64, n: usize) -> Vec<u16> {
-    let sandbox = faulty(spec, seed);
+    let sandbox = faulty_sandbox(spec, seed);
     let client = Client::new(&sandbox);
     let path = format!(
         "/v1/organizations/{}/services/{ANALYTICS}/pipes",
@@ -54,7 +45,7 @@ fn configured_shares_are_seen_and_reproducible() {
 
 #[test]
 fn fault_bodies_look_like_the_real_ones_and_are_logged() {
-    let sandbox = faulty("500=1", 1);
+    let sandbox = faulty_sandbox("500=1", 1);
     let client = Client::new(&sandbox);
     let answer = client.cloud("GET", "/services", None);
     assert_eq!(answer.status, 500);
@@ -66,7 +57,7 @@ fn fault_bodies_look_like_the_real_ones_and_are_logged() {
 
 #[test]
 fn reset_drops_the_connection_without_an_answer() {
-    let sandbox = faulty("reset=1", 1);
+    let sandbox = faulty_sandbox("reset=1", 1);
     let client = Client::new(&sandbox);
     let path = format!("/v1/organizations/{}/services", converge::sandbox::DEMO_ORG);
     let result = client.try_send("GET", &path, Some(&Client::basic()), None);

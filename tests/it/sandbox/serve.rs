@@ -3,11 +3,13 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
+use crate::common::{Client, Converge, Workspace};
+
 /// Starts `converge sandbox serve ARGS` and returns the child, its URL, the lines before it and
 /// the rest of its stderr.
 fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("converge"))
-        .args(["sandbox", "serve", "--port", "0"])
+    let mut child = Converge::offline()
+        .command(["sandbox", "serve", "--port", "0"])
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -98,31 +100,17 @@ fn stop(mut child: Child) {
 }
 
 fn send(method: &str, url: &str, auth: &str, body: Option<&str>) -> (u16, String) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let answer = Client::at(url)
+        .try_send(method, "", Some(auth), body.map(|b| b.as_bytes().to_vec()))
         .unwrap();
-    runtime.block_on(async {
-        let mut request = reqwest::Client::new()
-            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), url)
-            .header("Authorization", auth);
-        if let Some(body) = body {
-            request = request
-                .header("Content-Type", "application/json")
-                .body(body.to_string());
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.text().await.unwrap())
-    })
+    (answer.status, answer.text)
 }
 
 #[test]
 fn serve_state_file_survives_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("world.json");
-    let state_arg = state.to_str().unwrap();
+    let dir = Workspace::new();
+    let state = dir.file("world.json");
+    let state_arg = state.as_str();
     let auth = "Bearer sandbox-token";
 
     let (child, url, _, _) = serve(&["--state", state_arg]);
@@ -159,19 +147,11 @@ fn serve_logs_requests_with_verbose() {
 
 #[test]
 fn serve_rejects_unpaired_keys_and_bad_fault_specs() {
-    let unpaired = assert_cmd::Command::cargo_bin("converge")
-        .unwrap()
-        .args(["sandbox", "serve", "--port", "0", "--key-id", "a"])
-        .output()
-        .unwrap();
-    assert_eq!(unpaired.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&unpaired.stderr).contains("--key-secret"));
-    let faults = assert_cmd::Command::cargo_bin("converge")
-        .unwrap()
-        .args(["sandbox", "serve", "--faults", "teapot=0.5"])
-        .output()
-        .unwrap();
+    let unpaired = Converge::offline().run(["sandbox", "serve", "--port", "0", "--key-id", "a"]);
+    unpaired.assert_exit(1);
+    assert!(unpaired.stderr.contains("--key-secret"));
+    let faults = Converge::offline().run(["sandbox", "serve", "--faults", "teapot=0.5"]);
     // A usage error is an error (1), never clap's 2, which DESIGN gives to "changes planned".
-    assert_eq!(faults.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&faults.stderr).contains("unknown fault"));
+    faults.assert_exit(1);
+    assert!(faults.stderr.contains("unknown fault"));
 }
