@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::builder::{Builder, ambiguous, candidates, rename_reason};
-use super::dashboard::PlannedDashboard;
+use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
 use crate::config::code::Code;
@@ -16,12 +16,6 @@ use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize::{self, AlertView};
-
-/// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
-pub(super) type Planned<'p, 'c, 'l> = (
-    &'p BTreeMap<&'c str, PlannedDashboard<'c, 'l>>,
-    &'p BTreeMap<&'l str, &'p PlannedDashboard<'c, 'l>>,
-);
 
 /// What the config asks of an alert: its normalized view and the request that writes it.
 struct Desired {

@@ -33,6 +33,12 @@ pub(super) struct PlannedDashboard<'c, 'l> {
     pub(super) updated: bool,
 }
 
+/// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
+pub(super) type Planned<'p, 'c, 'l> = (
+    &'p BTreeMap<&'c str, PlannedDashboard<'c, 'l>>,
+    &'p BTreeMap<&'l str, &'p PlannedDashboard<'c, 'l>>,
+);
+
 impl PlannedDashboard<'_, '_> {
     /// Whether the live tile `tile_id` is still on the dashboard once applied.
     pub(super) fn keeps_tile(&self, tile_id: &str) -> bool {

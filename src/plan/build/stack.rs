@@ -5,9 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::alert::Planned;
 use super::builder::Builder;
-use super::dashboard::PlannedDashboard;
+use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, Dashboard};
 use crate::config::code::Code;
