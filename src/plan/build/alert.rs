@@ -54,6 +54,18 @@ impl Builder<'_> {
         // The server deletes an alert whose tile a dashboard update removes: such an alert is
         // created again after the update rather than updated.
         let doomed = existing.is_some_and(|alert| doomed(index, planned_by_live_id, alert));
+        // It is created once that update has removed it: the update may be of another
+        // dashboard than the one the alert moves to, and before it the old alert still holds
+        // the name (the create's check would find it and call the step stale).
+        if doomed
+            && let Some(update) = existing
+                .and_then(|alert| index.dashboard_of(alert))
+                .and_then(|live| planned_by_live_id.get(live.id.as_str()))
+                .and_then(|planned| planned.step)
+            && !depends_on.contains(&update)
+        {
+            depends_on.push(update);
+        }
 
         let (change, operation) = match existing {
             Some(alert) if !doomed => {

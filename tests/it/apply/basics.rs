@@ -537,3 +537,82 @@ fn a_step_whose_object_appeared_during_the_run_is_stale_and_not_written() {
     // Nothing was written for it: still one alert of that name, the one made by hand.
     assert_eq!(names(&alerts(&sandbox)), ["API errors", "Error burst"]);
 }
+
+/// A standalone stack with dashboards `first` (tiles named `first_tiles`) and `second` (tile
+/// `Other`), and an alert on dashboard `alert_on`, tile `tile`.
+fn moving_alert_config(first_tiles: &[&str], alert_on: &str, tile: &str) -> String {
+    let tiles = |names: &[&str]| -> String {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                format!(
+                    "          - name: {name}\n            x: {}\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n                source: Logs\n                aggFn: count\n",
+                    6 * i
+                )
+            })
+            .collect()
+    };
+    format!(
+        "version: 1\norganization: ${{env:CONVERGE_ORG_ID}}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n      first:\n        name: First\n        tiles:\n{}      second:\n        name: Second\n        tiles:\n{}    alerts:\n      watch:\n        name: Watch\n        dashboard: {alert_on}\n        tile: {tile}\n        threshold: 5\n        thresholdType: above\n        interval: 5m\n        channel: {{type: webhook, webhookId: hook-1}}\n",
+        tiles(first_tiles),
+        tiles(&["Other"]),
+    )
+}
+
+/// An alert moves to another dashboard while an update of its old one removes its tile (and,
+/// on the server, the alert with it): it is created again only after that update, so the
+/// create's check never finds the old alert still holding the name.
+#[test]
+fn an_alert_moving_off_a_tile_an_update_removes_waits_for_that_update() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let before = workspace.write(
+        "before.yaml",
+        &moving_alert_config(&["Gone", "Kept"], "first", "Gone"),
+    );
+    converge
+        .run(["apply", before.as_str(), "--yes"])
+        .assert_exit(0);
+
+    let after = workspace.write(
+        "after.yaml",
+        &moving_alert_config(&["Kept"], "second", "Other"),
+    );
+    let plan = converge
+        .run(["plan", after.as_str(), "--format", "json"])
+        .json();
+    let steps = plan["steps"].as_array().expect("steps");
+    let id = |address: &str| {
+        steps
+            .iter()
+            .find(|s| s["address"] == address)
+            .unwrap_or_else(|| panic!("no step {address}: {steps:#?}"))["id"]
+            .clone()
+    };
+    let create = steps
+        .iter()
+        .find(|s| s["address"] == "alert.platform.watch")
+        .expect("the alert's step");
+    assert_eq!(create["operation"]["op"], "alert-create", "{create:#}");
+    let depends_on = create["dependsOn"].as_array().expect("dependsOn");
+    assert!(
+        depends_on.contains(&id("dashboard.platform.first")),
+        "the create does not wait for the update that removes the old alert: {create:#}"
+    );
+
+    let applied = converge.run(["apply", after.as_str(), "--yes"]);
+    applied.assert_exit(0);
+    let alerts = common::Client::new(&sandbox)
+        .obs("GET", "/alerts", None)
+        .data();
+    let watching: Vec<&Value> = alerts
+        .as_array()
+        .expect("alerts")
+        .iter()
+        .filter(|a| a["name"] == "Watch")
+        .collect();
+    assert_eq!(watching.len(), 1, "{alerts:#}");
+    assert!(!plans_changes(&sandbox, &workspace, &after));
+}
