@@ -63,8 +63,24 @@ pub fn quickstart_path() -> String {
 }
 
 /// Starts a sandbox on `127.0.0.1:0`; it stops when the handle is dropped.
+///
+/// A state file a sandbox of this test just served may still read as locked for a moment: the
+/// lock belongs to the open file, and a child process another test forks at that instant holds
+/// a copy of it until it execs. So a state file "in use" is waited for (up to ten seconds).
 pub fn sandbox(options: SandboxOptions) -> SandboxHandle {
-    SandboxHandle::spawn(options).expect("the sandbox starts")
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match SandboxHandle::spawn(options.clone()) {
+            Ok(handle) => return handle,
+            Err(error)
+                if error.to_string().contains("in use by another converge process")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => panic!("the sandbox starts: {error:?}"),
+        }
+    }
 }
 
 /// A sandbox with the demo seed and no rate limits, for tests that send many requests.
