@@ -2,6 +2,8 @@
 
 use miette::Diagnostic;
 
+use crate::api::error::ApiError;
+
 /// An error that ends a command with exit code 1.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 pub enum Error {
@@ -23,6 +25,10 @@ pub enum Error {
         /// The underlying error: part of the message, not a `source`, so that it is said once.
         cause: std::io::Error,
     },
+    /// A call to one of the APIs failed.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Api(#[from] ApiError),
     /// Any other failure, already phrased for the user.
     #[error("{message}")]
     #[diagnostic(code(converge::error))]
