@@ -2,7 +2,9 @@
 
 use miette::Diagnostic;
 
+use crate::api::clients::RateLimitEnvError;
 use crate::api::error::ApiError;
+use crate::api::transport::HttpClientError;
 
 /// An error that ends a command with exit code 1.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -29,6 +31,14 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Api(#[from] ApiError),
+    /// A `CONVERGE_*_RATE_LIMIT` variable cannot be read.
+    #[error(transparent)]
+    #[diagnostic(code(converge::error))]
+    RateLimit(#[from] RateLimitEnvError),
+    /// The HTTP client could not be built.
+    #[error(transparent)]
+    #[diagnostic(code(converge::error))]
+    HttpClient(#[from] HttpClientError),
     /// Any other failure, already phrased for the user.
     #[error("{message}")]
     #[diagnostic(code(converge::error))]

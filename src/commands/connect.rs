@@ -7,7 +7,7 @@
 
 use crate::api;
 use crate::api::clients::{Clients, RateLimits};
-use crate::api::transport::{Auth, Transport, TransportSettings};
+use crate::api::transport::{ApiSetupError, Auth, Transport, TransportSettings};
 use crate::api::wire::Secret;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, Span, StackTarget};
@@ -149,7 +149,7 @@ impl Clients {
     }
 }
 
-fn url_problem(field: &str, problem: String, span: Span) -> Diagnostic {
+fn url_problem(field: &str, problem: ApiSetupError, span: Span) -> Diagnostic {
     Diagnostic::error(
         "live::url",
         format!("`{field}` cannot be used: {problem}"),
@@ -195,8 +195,9 @@ pub fn from_env(
             )),
         }
     };
-    let url_problem =
-        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
+    let url_problem = |name: &str, problem: ApiSetupError| {
+        Error::msg(format!("`{name}` cannot be used: {problem}"))
+    };
     let organization = required(ORG_ENV)?;
     let mut clients = Clients::default();
     if cloud {
@@ -228,8 +229,13 @@ pub async fn connect_and_read(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    let limits = RateLimits::from_env().map_err(|problem| {
+        vec![Diagnostic::error(
+            "live::rate-limit",
+            problem.to_string(),
+            None,
+        )]
+    })?;
     connect_and_read_with(config, parallelism, limits, printer).await
 }
 
@@ -252,8 +258,13 @@ pub async fn connect_and_read_scoped(
     scope: &ReadScope,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
     let settings = TransportSettings::new(parallelism);
-    let transport = Transport::new(settings, printer.clone())
-        .map_err(|problem| vec![Diagnostic::error("live::transport", problem, None)])?;
+    let transport = Transport::new(settings, printer.clone()).map_err(|problem| {
+        vec![Diagnostic::error(
+            "live::transport",
+            problem.to_string(),
+            None,
+        )]
+    })?;
     let clients = Clients::from_config(config, &transport, &limits)?;
     let live = reader::read_scoped(config, &clients, printer, scope).await?;
     Ok((clients, live))
@@ -266,8 +277,13 @@ pub fn connect_and_read_blocking(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error("live::rate-limit", problem, None)])?;
+    let limits = RateLimits::from_env().map_err(|problem| {
+        vec![Diagnostic::error(
+            "live::rate-limit",
+            problem.to_string(),
+            None,
+        )]
+    })?;
     connect_and_read_blocking_with(config, parallelism, limits, printer)
 }
 

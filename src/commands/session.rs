@@ -386,7 +386,7 @@ pub fn open_saved(
     let sandbox = start_sandbox(api, printer)?;
     let settings = TransportSettings::new(api.parallelism);
     let limits = api.rate_limits()?;
-    let transport = Transport::new(settings, printer.clone()).map_err(Error::msg)?;
+    let transport = Transport::new(settings, printer.clone())?;
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
             // Under `--sandbox`, everything points at the sandbox.
