@@ -5,6 +5,7 @@ use miette::Diagnostic;
 use crate::api::clients::RateLimitEnvError;
 use crate::api::error::ApiError;
 use crate::api::transport::HttpClientError;
+use crate::sandbox::SandboxError;
 
 /// An error that ends a command with exit code 1.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -39,6 +40,10 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(code(converge::error))]
     HttpClient(#[from] HttpClientError),
+    /// The sandbox could not start, or could not load or save its state.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Sandbox(#[from] SandboxError),
     /// Any other failure, already phrased for the user.
     #[error("{message}")]
     #[diagnostic(code(converge::error))]
