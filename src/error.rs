@@ -5,6 +5,7 @@ use miette::Diagnostic;
 use crate::api::clients::RateLimitEnvError;
 use crate::api::error::ApiError;
 use crate::api::transport::HttpClientError;
+use crate::output::WriteFileError;
 use crate::sandbox::SandboxError;
 
 /// An error that ends a command with exit code 1.
@@ -28,6 +29,10 @@ pub enum Error {
         /// The underlying error: part of the message, not a `source`, so that it is said once.
         cause: std::io::Error,
     },
+    /// A file converge was asked to write (`--out`, `--svg`) could not be written.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    WriteFile(#[from] WriteFileError),
     /// A call to one of the APIs failed.
     #[error(transparent)]
     #[diagnostic(transparent)]
