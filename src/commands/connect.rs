@@ -11,7 +11,7 @@ use crate::api::transport::{ApiSetupError, Auth, Transport, TransportSettings};
 use crate::api::wire::Secret;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, Span, StackTarget};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SavedPlanError};
 use crate::live::reader;
 use crate::live::{LiveState, ReadScope};
 use crate::output::Printer;
@@ -183,20 +183,13 @@ pub fn from_env(
     transport: &Transport,
     limits: &RateLimits,
 ) -> Result<(String, Clients)> {
-    let required = |name: &str| -> Result<String> {
-        match lookup(name).filter(|value| !value.trim().is_empty()) {
-            Some(value) => Ok(value),
-            None => Err(Error::with_hint(
-                format!("applying a saved plan needs `{name}`, which is not set"),
-                format!(
-                    "export {name}, or give the config after the plan file: \
-                     `converge apply --plan FILE PATH...`"
-                ),
-            )),
-        }
+    let required = |variable: &'static str| -> Result<String, SavedPlanError> {
+        lookup(variable)
+            .filter(|value| !value.trim().is_empty())
+            .ok_or(SavedPlanError::MissingVariable { variable })
     };
-    let url_problem = |name: &str, problem: ApiSetupError| {
-        Error::msg(format!("`{name}` cannot be used: {problem}"))
+    let url_problem = |variable: &'static str, problem: ApiSetupError| {
+        SavedPlanError::UnusableVariable { variable, problem }
     };
     let organization = required(ORG_ENV)?;
     let mut clients = Clients::default();
@@ -305,8 +298,13 @@ pub fn connect_and_read_blocking_scoped(
     printer: &Printer,
     scope: &ReadScope,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let runtime =
-        runtime().map_err(|problem| vec![Diagnostic::error("live::runtime", problem, None)])?;
+    let runtime = runtime().map_err(|problem| {
+        vec![Diagnostic::error(
+            "live::runtime",
+            problem.to_string(),
+            None,
+        )]
+    })?;
     let (clients, live) = runtime.block_on(connect_and_read_scoped(
         config,
         parallelism,
@@ -319,10 +317,10 @@ pub fn connect_and_read_blocking_scoped(
 
 /// The runtime requests run on: synchronous commands block on it, and keep it for the writes
 /// that follow the reads.
-pub fn runtime() -> std::result::Result<tokio::runtime::Runtime, String> {
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|error| format!("cannot start the network runtime: {error}"))
+        .map_err(|cause| Error::Runtime { cause })
 }

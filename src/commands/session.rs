@@ -13,7 +13,7 @@ use crate::config::model::{
 };
 use crate::config::render::{self, Format};
 use crate::config::{self, LoadMode};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SavedPlanError};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions};
@@ -377,11 +377,9 @@ pub fn open_saved(
         path: path.display().to_string(),
         cause,
     })?;
-    let saved = SavedPlan::from_json(&text).map_err(|problem| {
-        Error::with_hint(
-            format!("`{}`: {problem}", path.display()),
-            "save a plan with `converge plan PATH... --out FILE`",
-        )
+    let saved = SavedPlan::from_json(&text).map_err(|cause| SavedPlanError::Unreadable {
+        path: path.to_path_buf(),
+        cause,
     })?;
     let sandbox = start_sandbox(api, printer)?;
     let settings = TransportSettings::new(api.parallelism);
@@ -409,24 +407,19 @@ pub fn open_saved(
             mask_secrets(&config, printer);
             let problems = crate::plan::derive::against_config(&saved.plan, &config);
             if !problems.is_empty() {
-                let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-                return Err(Error::with_hint(
-                    format!(
-                        "`{}` writes to other objects than the config names; nothing was \
-                         written:\n{}",
-                        path.display(),
-                        list.join("\n")
-                    ),
-                    "apply it with the config it was made from, or plan again",
-                ));
+                return Err(SavedPlanError::OtherObjects {
+                    path: path.to_path_buf(),
+                    problems,
+                }
+                .into());
             }
-            let clients = Clients::from_config(&config, &transport, &limits).map_err(|problems| {
-                render::render(&problems, &loaded.sources, Format::Text, printer);
-                Error::msg(format!(
-                    "cannot connect with the config given ({} error(s) above); nothing was written",
-                    problems.len()
-                ))
-            })?;
+            let clients =
+                Clients::from_config(&config, &transport, &limits).map_err(|problems| {
+                    render::render(&problems, &loaded.sources, Format::Text, printer);
+                    SavedPlanError::CannotConnect {
+                        errors: problems.len(),
+                    }
+                })?;
             let shown: Vec<String> = config_paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -445,19 +438,16 @@ pub fn open_saved(
         }
     };
     if organization != saved.organization || organization != saved.plan.organization {
-        return Err(Error::with_hint(
-            format!(
-                "`{}` was made for organization {}, but this run connects to organization {} \
-                 (from {source}); nothing was written",
-                path.display(),
-                saved.organization,
-                organization
-            ),
-            "apply it with the config or environment of the organization it was made for",
-        ));
+        return Err(SavedPlanError::OtherOrganization {
+            path: path.to_path_buf(),
+            planned: saved.organization,
+            connected: organization,
+            origin: source,
+        }
+        .into());
     }
     needs(&saved, &clients, path)?;
-    let runtime = connect::runtime().map_err(Error::msg)?;
+    let runtime = connect::runtime()?;
     Ok(SavedSession {
         saved,
         runtime,
@@ -500,10 +490,11 @@ fn needs(saved: &crate::plan::saved::SavedPlan, clients: &Clients, path: &Path) 
         None
     };
     match missing {
-        Some(api) => Err(Error::msg(format!(
-            "`{}` writes to {api}, which the config given does not set up; nothing was written",
-            path.display()
-        ))),
+        Some(api) => Err(SavedPlanError::ApiNotSetUp {
+            path: path.to_path_buf(),
+            api,
+        }
+        .into()),
         None => Ok(()),
     }
 }
