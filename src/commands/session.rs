@@ -13,7 +13,7 @@ use crate::config::model::{
 };
 use crate::config::render::{self, Format};
 use crate::config::{self, LoadMode};
-use crate::error::{Error, Result, SavedPlanError};
+use crate::error::{Error, Result, SavedPlanError, UnmatchedGlob};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions};
@@ -115,34 +115,28 @@ pub fn check_globs(
     }
     let known = known();
     let candidates: Vec<&str> = known.iter().map(String::as_str).collect();
-    let problems: Vec<String> = globs
+    let unmatched: Vec<UnmatchedGlob> = globs
         .iter()
-        .filter(|glob| !candidates.iter().any(|a| crate::plan::glob::matches(glob, a)))
-        .map(|glob| {
-            let closest = crate::plan::glob::closest(glob, &candidates, 5);
-            if closest.is_empty() {
-                format!("`{flag} {glob}` matches nothing: the config and the live state hold no address")
-            } else {
-                format!(
-                    "`{flag} {glob}` matches no address of the config or the live state; the closest:\n{}",
-                    closest
-                        .iter()
-                        .map(|a| format!("  {a}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            }
+        .filter(|glob| {
+            !candidates
+                .iter()
+                .any(|a| crate::plan::glob::matches(glob, a))
+        })
+        .map(|glob| UnmatchedGlob {
+            glob: glob.clone(),
+            closest: crate::plan::glob::closest(glob, &candidates, 5)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
         })
         .collect();
-    if problems.is_empty() {
+    if unmatched.is_empty() {
         return Ok(());
     }
-    Err(Error::with_hint(
-        problems.join("\n"),
-        format!(
-            "fix the pattern (`*` matches any run of characters, `?` one); `{flag}` must match at least one address"
-        ),
-    ))
+    Err(Error::NoMatch {
+        flag: flag.to_string(),
+        globs: unmatched,
+    })
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
@@ -219,9 +213,7 @@ pub fn open_scoped(
                 .filter(|d| d.severity == Severity::Error)
                 .count()
                 .max(1);
-            Err(Error::msg(format!(
-                "cannot read the live state ({errors} error(s) above); nothing was planned"
-            )))
+            Err(Error::LiveRead { errors })
         }
     }
 }
