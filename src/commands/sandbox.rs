@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::api::wire::Secret;
-use crate::error::{Error, Result};
+use crate::error::{FlagError, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::sandbox::{
@@ -108,14 +108,11 @@ impl ServeArgs {
     /// The sandbox options these flags describe; `true` when the demo credentials are used.
     pub fn options(&self) -> Result<(SandboxOptions, bool)> {
         if self.key_ids.len() != self.key_secrets.len() {
-            return Err(Error::with_hint(
-                format!(
-                    "{} `--key-id` but {} `--key-secret`",
-                    self.key_ids.len(),
-                    self.key_secrets.len()
-                ),
-                "give one `--key-secret` after each `--key-id`",
-            ));
+            return Err(FlagError::KeyPairs {
+                key_ids: self.key_ids.len(),
+                key_secrets: self.key_secrets.len(),
+            }
+            .into());
         }
         let demo = self.key_ids.is_empty() && self.tokens.is_empty();
         let mut options = SandboxOptions {
