@@ -1,4 +1,6 @@
-//! The one error type commands return; how it is rendered lives in `output`.
+//! The one error type commands return, a variant for each kind of failure with what the user
+//! must know as fields; how it is rendered lives in `output`. It wraps the typed errors of the
+//! modules below it (`api`, `sandbox`, `output`, `plan`, `apply`), which never import it.
 
 use std::path::PathBuf;
 
@@ -107,34 +109,6 @@ pub enum Error {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Export(#[from] ExportError),
-    /// Any other failure, already phrased for the user.
-    #[error("{message}")]
-    #[diagnostic(code(converge::error))]
-    Message {
-        /// What failed and what to do next.
-        message: String,
-        /// An optional `hint:` line.
-        #[help]
-        hint: Option<String>,
-    },
-}
-
-impl Error {
-    /// An error phrased for the user, with no hint.
-    pub fn msg(message: impl Into<String>) -> Self {
-        Error::Message {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// An error phrased for the user, with a `hint:` line.
-    pub fn with_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Error::Message {
-            message: message.into(),
-            hint: Some(hint.into()),
-        }
-    }
 }
 
 /// A pattern of `--only` or `--ignore` that matches no address, with the closest addresses.
