@@ -463,9 +463,13 @@ impl Interpolation<'_> {
                         *text = expanded.text;
                     }
                     Err(problem) => diags.push(
-                        Diagnostic::error("config::interpolation", problem, Some(node.span))
-                            .with_label("malformed reference")
-                            .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
+                        Diagnostic::error(
+                            "config::interpolation",
+                            problem.to_string(),
+                            Some(node.span),
+                        )
+                        .with_label("malformed reference")
+                        .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
                     ),
                 }
             }
