@@ -7,7 +7,6 @@
 //! two files import each other, even through others; `tests/it/layers.rs` reads this list and
 //! fails on any `crate::` path that goes up it and on any import cycle between files.
 //!
-//! - `error`: the one error type commands return.
 //! - `exit`: the exit codes.
 //! - `duration`: the one parser of durations such as `90s`, `10m` or `7d`.
 //! - `format`: the one `--format` enum, and the values each command offers.
@@ -22,6 +21,8 @@
 //! - `drift`: the drift report of a plan.
 //! - `export`: the live state written as a config.
 //! - `apply`: a plan's steps executed in order.
+//! - `error`: the one error type commands return: typed variants, some wrapping the errors of
+//!   the modules before it (an API call, the sandbox, a saved file).
 //! - `preview`: a tile's series and an alert's backtest.
 //! - `settings`: the shared flags, resolved once with the environment into plain settings.
 //! - `commands`: one module per command, and the one place clients are wired (`connect`).

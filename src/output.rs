@@ -16,8 +16,6 @@ use std::sync::{Arc, RwLock};
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
-use crate::error::{Error, Result};
-
 /// What a masked secret is replaced by.
 pub const MASK: &str = "***";
 
@@ -307,21 +305,19 @@ impl Printer {
 
     /// Writes a file so that a reader never sees half of it (a temporary file beside it, then a
     /// rename), masked like stdout.
-    pub fn write_file(&self, path: &Path, text: &str) -> Result<()> {
-        let io = |action, cause| Error::Io {
-            action,
+    pub fn write_file(&self, path: &Path, text: &str) -> Result<(), WriteFileError> {
+        let failed = |cause| WriteFileError {
             path: path.display().to_string(),
             cause,
         };
         let mut temporary = path.as_os_str().to_owned();
         temporary.push(".tmp");
         let temporary = PathBuf::from(temporary);
-        std::fs::write(&temporary, self.redact(text).as_bytes())
-            .map_err(|e| io("cannot write", e))?;
+        std::fs::write(&temporary, self.redact(text).as_bytes()).map_err(failed)?;
         std::fs::rename(&temporary, path).map_err(|e| {
             // A failed save leaves no half-made file beside the target.
             let _ = std::fs::remove_file(&temporary);
-            io("cannot write", e)
+            failed(e)
         })
     }
 
@@ -486,6 +482,17 @@ impl Diagnostic for Masked<'_> {
         }
         Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
     }
+}
+
+/// A file [`Printer::write_file`] could not write.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("cannot write `{path}`: {cause}")]
+#[diagnostic(code(converge::io))]
+pub struct WriteFileError {
+    /// The file.
+    pub path: String,
+    /// The underlying error: part of the message, not a `source`, so that it is said once.
+    pub cause: std::io::Error,
 }
 
 /// The few styles converge uses; color is never the only carrier of meaning.

@@ -7,8 +7,8 @@ use std::ffi::OsStr;
 
 use clap::{Args, ValueEnum};
 
-use crate::api::clients::RateLimits;
-use crate::error::{Error, Result};
+use crate::api::clients::{RateLimitEnvError, RateLimits};
+use crate::error::Result;
 use crate::output::{ColorMode, PrinterOptions};
 
 /// Flags every command takes, before or after the command's name.
@@ -91,7 +91,7 @@ pub struct ApiSettings {
     pub parallelism: usize,
     /// Each key's pacing, or why the environment's override cannot be used: said when the run
     /// first needs the limits (after the config's own errors), as a message.
-    rate_limits: std::result::Result<RateLimits, String>,
+    rate_limits: std::result::Result<RateLimits, RateLimitEnvError>,
 }
 
 impl ApiSettings {
@@ -119,7 +119,7 @@ impl ApiSettings {
 
     /// Each key's pacing; `Err` when a `CONVERGE_*_RATE_LIMIT` variable cannot be read.
     pub fn rate_limits(&self) -> Result<RateLimits> {
-        self.rate_limits.clone().map_err(Error::msg)
+        Ok(self.rate_limits.clone()?)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::cloud::CloudClient;
 use super::observability::ObservabilityClient;
-use super::transport::{Api, Auth, RateLimit, Transport};
+use super::transport::{Api, ApiSetupError, Auth, RateLimit, Transport};
 
 /// Environment variable that overrides the cloud API's rate limit, e.g. `20/10s`.
 pub const CLOUD_RATE_LIMIT_ENV: &str = "CONVERGE_CLOUD_RATE_LIMIT";
@@ -15,6 +15,16 @@ pub const OBSERVABILITY_RATE_LIMIT_ENV: &str = "CONVERGE_OBSERVABILITY_RATE_LIMI
 pub const CLOUD_API: &str = "the cloud API";
 /// What messages call the standalone observability API.
 pub const OBSERVABILITY_API: &str = "the observability API";
+
+/// A `CONVERGE_*_RATE_LIMIT` variable whose value is not a rate limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}: {problem}")]
+pub struct RateLimitEnvError {
+    /// The variable.
+    pub variable: &'static str,
+    /// Why its value is not a rate limit.
+    pub problem: String,
+}
 
 /// The rate limit of each API's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,18 +53,20 @@ impl RateLimits {
 
     /// The real limits, overridden by `CONVERGE_CLOUD_RATE_LIMIT` and
     /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` when set.
-    pub fn from_env() -> Result<RateLimits, String> {
+    pub fn from_env() -> Result<RateLimits, RateLimitEnvError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// As [`RateLimits::from_env`], reading variables through `lookup`.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<RateLimits, String> {
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<RateLimits, RateLimitEnvError> {
         let mut limits = RateLimits::default();
-        let read = |name: &str| -> Result<Option<RateLimit>, String> {
-            match lookup(name) {
+        let read = |variable: &'static str| -> Result<Option<RateLimit>, RateLimitEnvError> {
+            match lookup(variable) {
                 Some(text) if !text.trim().is_empty() => RateLimit::parse(&text)
                     .map(Some)
-                    .map_err(|problem| format!("{name}: {problem}")),
+                    .map_err(|problem| RateLimitEnvError { variable, problem }),
                 _ => Ok(None),
             }
         };
@@ -96,7 +108,7 @@ pub fn cloud(
     auth: &Auth,
     limit: RateLimit,
     organization: &str,
-) -> Result<CloudClient, String> {
+) -> Result<CloudClient, ApiSetupError> {
     let api = Api::new(transport, url, auth, limit)?.named(CLOUD_API);
     Ok(CloudClient::new(api, organization))
 }
@@ -108,7 +120,7 @@ pub fn observability(
     url: &str,
     auth: &Auth,
     limit: RateLimit,
-) -> Result<ObservabilityClient, String> {
+) -> Result<ObservabilityClient, ApiSetupError> {
     let api = Api::new(transport, url, auth, limit)?.named(OBSERVABILITY_API);
     Ok(ObservabilityClient::new(api))
 }
@@ -126,6 +138,9 @@ mod tests {
         assert_eq!(limits.cloud.requests, 20);
         assert_eq!(limits.observability, RateLimit::OBSERVABILITY);
         let error = RateLimits::from_lookup(|_| Some("fast".into())).unwrap_err();
-        assert!(error.starts_with(CLOUD_RATE_LIMIT_ENV), "{error}");
+        assert!(
+            error.to_string().starts_with(CLOUD_RATE_LIMIT_ENV),
+            "{error}"
+        );
     }
 }

@@ -241,12 +241,16 @@ impl ApiError {
     }
 }
 
-impl From<ApiError> for crate::error::Error {
-    fn from(error: ApiError) -> Self {
-        match error.hint() {
-            Some(hint) => crate::error::Error::with_hint(error.to_string(), hint),
-            None => crate::error::Error::msg(error.to_string()),
-        }
+/// A failed call that ends a command is shown as any other error, with its hint as the `help:`
+/// line.
+impl miette::Diagnostic for ApiError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("converge::error"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.hint()
+            .map(|hint| Box::new(hint) as Box<dyn fmt::Display + 'a>)
     }
 }
 

@@ -382,7 +382,10 @@ struct TransportInner {
 
 impl Transport {
     /// Builds the HTTP client (rustls with the `ring` provider; system roots).
-    pub fn new(settings: TransportSettings, printer: Printer) -> Result<Transport, String> {
+    pub fn new(
+        settings: TransportSettings,
+        printer: Printer,
+    ) -> Result<Transport, HttpClientError> {
         // Another part of the process may already have installed the same provider.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
@@ -403,7 +406,7 @@ impl Transport {
                 }
             }))
             .build()
-            .map_err(|error| format!("cannot set up the HTTP client: {}", chain(&error)))?;
+            .map_err(|error| HttpClientError(chain(&error)))?;
         Ok(Transport {
             inner: Arc::new(TransportInner {
                 http,
@@ -431,6 +434,11 @@ impl Transport {
     }
 }
 
+/// The HTTP client could not be built; the text is the chain of the client library's errors.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot set up the HTTP client: {0}")]
+pub struct HttpClientError(String);
+
 /// How an API authenticates.
 #[derive(Clone)]
 pub enum Auth {
@@ -455,7 +463,7 @@ impl std::fmt::Debug for Auth {
 }
 
 impl Auth {
-    fn header(&self) -> Result<HeaderValue, String> {
+    fn header(&self) -> Result<HeaderValue, ApiSetupError> {
         use base64::Engine as _;
         let text = match self {
             Auth::Basic { key_id, key_secret } => {
@@ -467,22 +475,86 @@ impl Auth {
             }
             Auth::Bearer(token) => format!("Bearer {}", token.0),
         };
-        let mut value = HeaderValue::from_str(&text).map_err(|_| {
-            "the credentials contain characters that cannot be sent in an HTTP header".to_string()
-        })?;
+        let mut value = HeaderValue::from_str(&text).map_err(|_| ApiSetupError::Credentials)?;
         value.set_sensitive(true);
         Ok(value)
     }
 }
 
+/// Why an API base URL cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Not a URL at all.
+    #[error("`{url}` is not a URL: {cause}")]
+    NotUrl {
+        /// The URL as given.
+        url: String,
+        /// What the URL parser said.
+        cause: String,
+    },
+    /// A URL without a host (`file:///x`).
+    #[error("`{url}` has no host")]
+    NoHost {
+        /// The URL as given.
+        url: String,
+    },
+    /// `http://` to a host that is not a loopback address.
+    #[error(
+        "`{url}` uses plain http to `{host}`; credentials would travel unencrypted: use https:// (http:// is allowed only for loopback addresses such as 127.0.0.1)"
+    )]
+    PlainHttp {
+        /// The URL as given.
+        url: String,
+        /// Its host.
+        host: String,
+    },
+    /// Neither `https://` nor `http://`.
+    #[error(
+        "`{url}` uses `{scheme}://`; the API needs https:// (or http:// to a loopback address)"
+    )]
+    Scheme {
+        /// The URL as given.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// A user name or password in the URL (shown by host only: the URL holds a secret).
+    #[error(
+        "the URL must not carry credentials; put them in `keyId`/`keySecret` or `token` (URL host `{host}`)"
+    )]
+    Credentials {
+        /// Its host.
+        host: String,
+    },
+    /// A `?query` or `#fragment`.
+    #[error("`{url}` must not have a query or fragment")]
+    QueryOrFragment {
+        /// The URL as given.
+        url: String,
+    },
+}
+
+/// Why an API client cannot be made from a URL and credentials.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiSetupError {
+    /// The URL cannot be used.
+    #[error(transparent)]
+    Url(#[from] UrlError),
+    /// The credentials cannot be sent in a header.
+    #[error("the credentials contain characters that cannot be sent in an HTTP header")]
+    Credentials,
+}
+
 /// Checks an API base URL: `https://`, or `http://` only for a loopback host; no credentials,
 /// query or fragment in it. Returns the URL without a trailing slash.
-pub fn check_base_url(url: &str) -> Result<String, String> {
-    let parsed = reqwest::Url::parse(url.trim())
-        .map_err(|error| format!("`{url}` is not a URL: {error}"))?;
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| format!("`{url}` has no host"))?;
+pub fn check_base_url(url: &str) -> Result<String, UrlError> {
+    let parsed = reqwest::Url::parse(url.trim()).map_err(|error| UrlError::NotUrl {
+        url: url.to_string(),
+        cause: error.to_string(),
+    })?;
+    let host = parsed.host_str().ok_or_else(|| UrlError::NoHost {
+        url: url.to_string(),
+    })?;
     match parsed.scheme() {
         "https" => {}
         "http" => {
@@ -490,24 +562,28 @@ pub fn check_base_url(url: &str) -> Result<String, String> {
             let loopback = bare.eq_ignore_ascii_case("localhost")
                 || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
             if !loopback {
-                return Err(format!(
-                    "`{url}` uses plain http to `{host}`; credentials would travel unencrypted: use https:// (http:// is allowed only for loopback addresses such as 127.0.0.1)"
-                ));
+                return Err(UrlError::PlainHttp {
+                    url: url.to_string(),
+                    host: host.to_string(),
+                });
             }
         }
         other => {
-            return Err(format!(
-                "`{url}` uses `{other}://`; the API needs https:// (or http:// to a loopback address)"
-            ));
+            return Err(UrlError::Scheme {
+                url: url.to_string(),
+                scheme: other.to_string(),
+            });
         }
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(format!(
-            "the URL must not carry credentials; put them in `keyId`/`keySecret` or `token` (URL host `{host}`)"
-        ));
+        return Err(UrlError::Credentials {
+            host: host.to_string(),
+        });
     }
     if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(format!("`{url}` must not have a query or fragment"));
+        return Err(UrlError::QueryOrFragment {
+            url: url.to_string(),
+        });
     }
     Ok(parsed.as_str().trim_end_matches('/').to_string())
 }
@@ -644,7 +720,7 @@ impl Api {
         base_url: &str,
         auth: &Auth,
         limit: RateLimit,
-    ) -> Result<Api, String> {
+    ) -> Result<Api, ApiSetupError> {
         let base = check_base_url(base_url)?;
         // Every credential sent passes here: from now on the run's output masks it.
         let printer = transport.printer();
@@ -1486,7 +1562,7 @@ mod tests {
         assert!(check_base_url("http://localhost:8080").is_ok());
         assert!(check_base_url("http://[::1]:8080").is_ok());
         let refused = check_base_url("http://api.example.com").unwrap_err();
-        assert!(refused.contains("loopback"), "{refused}");
+        assert!(refused.to_string().contains("loopback"), "{refused}");
         assert!(check_base_url("http://10.0.0.1").is_err());
         assert!(check_base_url("https://user:pw@api.example.com").is_err());
         assert!(check_base_url("ftp://api.example.com").is_err());

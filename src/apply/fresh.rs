@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::Mutex;
 
-use crate::api::clients::Clients;
+use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
@@ -118,45 +118,58 @@ pub fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
     }
 }
 
+/// The API a read or write needs has no client in this run.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotSetUp {
+    /// The cloud API, for services and pipes.
+    #[error("{api} is not set up")]
+    Api {
+        /// Which API, e.g. "the cloud API".
+        api: &'static str,
+    },
+    /// The API a stack lives behind.
+    #[error("stack `{stack}` lives behind {api}, which is not set up")]
+    Stack {
+        /// The stack's key.
+        stack: String,
+        /// Which API.
+        api: &'static str,
+    },
+}
+
 /// The API of a stack the plan names.
-pub fn stack_api(clients: &Clients, stack: &StackRef) -> Result<StackApi, String> {
+pub fn stack_api(clients: &Clients, stack: &StackRef) -> Result<StackApi, NotSetUp> {
+    let not_set_up = |api| NotSetUp::Stack {
+        stack: stack.key.clone(),
+        api,
+    };
     match &stack.target {
         StackTarget::Managed { service_id } => match &clients.cloud {
             Some(cloud) => Ok(StackApi::Managed {
                 cloud: cloud.clone(),
                 service_id: service_id.clone(),
             }),
-            None => Err(format!(
-                "stack `{}` lives behind the cloud API, which is not set up",
-                stack.key
-            )),
+            None => Err(not_set_up(CLOUD_API)),
         },
         StackTarget::Observability => match &clients.observability {
             Some(client) => Ok(StackApi::Standalone(client.clone())),
-            None => Err(format!(
-                "stack `{}` lives behind the observability API, which is not set up",
-                stack.key
-            )),
+            None => Err(not_set_up(OBSERVABILITY_API)),
         },
     }
 }
 
 /// Why a read could not be made.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ReadError {
     /// The API answered with an error.
+    #[error("{0}")]
     Api(ApiError),
     /// No client for the API.
-    Setup(String),
-}
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Api(error) => write!(f, "{error}"),
-            ReadError::Setup(problem) => write!(f, "{problem}"),
-        }
-    }
+    #[error("{0}")]
+    Setup(NotSetUp),
+    /// A stack's list was asked for without the stack.
+    #[error("no stack given for a stack read")]
+    NoStack,
 }
 
 impl Fresh {
@@ -264,11 +277,11 @@ impl Fresh {
             self.clients
                 .cloud
                 .as_ref()
-                .ok_or_else(|| ReadError::Setup("the cloud API is not set up".to_string()))
+                .ok_or(ReadError::Setup(NotSetUp::Api { api: CLOUD_API }))
         };
         let stack_api = || match stack {
             Some(stack) => stack_api(&self.clients, stack).map_err(ReadError::Setup),
-            None => Err(ReadError::Setup("no stack given for a stack read".into())),
+            None => Err(ReadError::NoStack),
         };
         Ok(match scope {
             Scope::Services => {

@@ -210,7 +210,7 @@ pub struct Precheck {
 /// is written. Creates that wait for other steps are checked when they run instead: their
 /// objects may exist until a dependency removes them (alerts on a tile a dashboard update
 /// drops). The steps read again when they run: these reads are older than any step.
-pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, String> {
+pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, fresh::ReadError> {
     let fresh = fresh::Fresh::new(clients);
     let ticket = fresh.now();
     let mut found = Precheck::default();
@@ -223,10 +223,7 @@ pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, String>
             continue;
         }
         let (scope, stack) = fresh::scope_of(&step.operation);
-        let data = fresh
-            .get(&scope, stack, ticket)
-            .await
-            .map_err(|e| e.to_string())?;
+        let data = fresh.get(&scope, stack, ticket).await?;
         let scoped = fresh::live_of(&scope, &data);
         if read.insert(scope.clone()) {
             live.services.extend(scoped.services.clone());

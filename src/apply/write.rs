@@ -378,7 +378,9 @@ pub(super) async fn write(
     step: &Step,
     operation: &Operation,
 ) -> Result<Option<Created>, WriteError> {
-    let stack = |s: &StackRef| stack_api(context.clients(), s).map_err(WriteError::Other);
+    let stack = |s: &StackRef| {
+        stack_api(context.clients(), s).map_err(|e| WriteError::Other(e.to_string()))
+    };
     match operation {
         Operation::ServiceScaling { service_id, body } => {
             context

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
 use crate::commands::session;
-use crate::error::{Error, Result};
+use crate::error::{Result, SavedPlanError};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -163,25 +163,12 @@ fn proceed(
     if saved {
         let checked = runtime
             .block_on(apply::precheck(plan, clients.clone()))
-            .map_err(|problem| {
-                Error::msg(format!(
-                    "cannot read the live state to check the saved plan: {problem}"
-                ))
-            })?;
+            .map_err(|cause| SavedPlanError::Precheck { cause })?;
         if !checked.disagreements.is_empty() {
-            let list: Vec<String> = checked
-                .disagreements
-                .iter()
-                .map(|problem| format!("  - {problem}"))
-                .collect();
-            return Err(Error::with_hint(
-                format!(
-                    "the saved plan's steps are not what its changes show (was the file \
-                     edited?); nothing was written:\n{}",
-                    list.join("\n")
-                ),
-                "run `converge plan --out FILE` again and review the new plan",
-            ));
+            return Err(SavedPlanError::Edited {
+                disagreements: checked.disagreements,
+            }
+            .into());
         }
         let stale = checked.stale;
         if !stale.is_empty() {

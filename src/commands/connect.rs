@@ -7,12 +7,12 @@
 
 use crate::api;
 use crate::api::clients::{Clients, RateLimits};
-use crate::api::transport::{Auth, Transport, TransportSettings};
+use crate::api::transport::{ApiSetupError, Auth, HttpClientError, Transport, TransportSettings};
 use crate::api::wire::Secret;
 use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, Span, StackTarget};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SavedPlanError};
 use crate::live::reader;
 use crate::live::{LiveState, ReadScope};
 use crate::output::Printer;
@@ -150,7 +150,7 @@ impl Clients {
     }
 }
 
-fn url_problem(field: &str, problem: String, span: Span) -> Diagnostic {
+fn url_problem(field: &str, problem: ApiSetupError, span: Span) -> Diagnostic {
     Diagnostic::error(
         Code::LiveUrl,
         format!("`{field}` cannot be used: {problem}"),
@@ -184,20 +184,14 @@ pub fn from_env(
     transport: &Transport,
     limits: &RateLimits,
 ) -> Result<(String, Clients)> {
-    let required = |name: &str| -> Result<String> {
-        match lookup(name).filter(|value| !value.trim().is_empty()) {
-            Some(value) => Ok(value),
-            None => Err(Error::with_hint(
-                format!("applying a saved plan needs `{name}`, which is not set"),
-                format!(
-                    "export {name}, or give the config after the plan file: \
-                     `converge apply --plan FILE PATH...`"
-                ),
-            )),
-        }
+    let required = |variable: &'static str| -> Result<String, SavedPlanError> {
+        lookup(variable)
+            .filter(|value| !value.trim().is_empty())
+            .ok_or(SavedPlanError::MissingVariable { variable })
     };
-    let url_problem =
-        |name: &str, problem: String| Error::msg(format!("`{name}` cannot be used: {problem}"));
+    let url_problem = |variable: &'static str, problem: ApiSetupError| {
+        SavedPlanError::UnusableVariable { variable, problem }
+    };
     let organization = required(ORG_ENV)?;
     let mut clients = Clients::default();
     if cloud {
@@ -229,8 +223,13 @@ pub async fn connect_and_read(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
+    let limits = RateLimits::from_env().map_err(|problem| {
+        vec![Diagnostic::error(
+            Code::LiveRateLimit,
+            problem.to_string(),
+            None,
+        )]
+    })?;
     connect_and_read_with(config, parallelism, limits, printer).await
 }
 
@@ -252,8 +251,13 @@ pub async fn connect_and_read_scoped(
     printer: &Printer,
     scope: &ReadScope,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let transport = transport(parallelism, printer)
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveTransport, problem, None)])?;
+    let transport = transport(parallelism, printer).map_err(|problem| {
+        vec![Diagnostic::error(
+            Code::LiveTransport,
+            problem.to_string(),
+            None,
+        )]
+    })?;
     let clients = Clients::from_config(config, &transport, &limits)?;
     let live = reader::read_scoped(config, &clients, printer, scope).await?;
     Ok((clients, live))
@@ -266,8 +270,13 @@ pub fn connect_and_read_blocking(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env()
-        .map_err(|problem| vec![Diagnostic::error(Code::LiveRateLimit, problem, None)])?;
+    let limits = RateLimits::from_env().map_err(|problem| {
+        vec![Diagnostic::error(
+            Code::LiveRateLimit,
+            problem.to_string(),
+            None,
+        )]
+    })?;
     connect_and_read_blocking_with(config, parallelism, limits, printer)
 }
 
@@ -289,8 +298,13 @@ pub fn connect_and_read_blocking_scoped(
     printer: &Printer,
     scope: &ReadScope,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let runtime =
-        runtime().map_err(|problem| vec![Diagnostic::error(Code::LiveRuntime, problem, None)])?;
+    let runtime = runtime().map_err(|problem| {
+        vec![Diagnostic::error(
+            Code::LiveRuntime,
+            problem.to_string(),
+            None,
+        )]
+    })?;
     let (clients, live) = runtime.block_on(connect_and_read_scoped(
         config,
         parallelism,
@@ -303,16 +317,19 @@ pub fn connect_and_read_blocking_scoped(
 
 /// The HTTP transport both clients share: at most `parallelism` requests in flight, retry
 /// delays as the environment says, logs through `printer`.
-pub fn transport(parallelism: usize, printer: &Printer) -> std::result::Result<Transport, String> {
+pub fn transport(
+    parallelism: usize,
+    printer: &Printer,
+) -> std::result::Result<Transport, HttpClientError> {
     Transport::new(TransportSettings::new(parallelism), printer.clone())
 }
 
 /// The runtime requests run on: synchronous commands block on it, and keep it for the writes
 /// that follow the reads.
-pub fn runtime() -> std::result::Result<tokio::runtime::Runtime, String> {
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|error| format!("cannot start the network runtime: {error}"))
+        .map_err(|cause| Error::Runtime { cause })
 }

@@ -11,7 +11,7 @@ use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
     StackConfig, StackTarget,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, ExportError, Result};
 use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
 use crate::output::Printer;
@@ -61,13 +61,12 @@ fn setting(name: &str, sandbox: &[(&'static str, String)]) -> Option<String> {
         })
 }
 
-fn required(name: &str, sandbox: &[(&'static str, String)], why: &str) -> Result<String> {
-    setting(name, sandbox).ok_or_else(|| Error::Message {
-        message: format!("export needs `{name}` ({why}) and it is not set"),
-        hint: Some(format!(
-            "export {name}=..., or add --sandbox to export the local sandbox"
-        )),
-    })
+fn required(
+    variable: &'static str,
+    sandbox: &[(&'static str, String)],
+    what: &'static str,
+) -> Result<String, ExportError> {
+    setting(variable, sandbox).ok_or(ExportError::MissingVariable { variable, what })
 }
 
 fn located(value: String) -> Located<String> {
@@ -182,12 +181,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     if args.services.is_empty() && args.stacks.is_empty() && !args.observability {
-        return Err(Error::Message {
-            message: "export needs something to export".into(),
-            hint: Some(
-                "name at least one --service ID, --stack SERVICE_ID or --observability".into(),
-            ),
-        });
+        return Err(ExportError::Nothing.into());
     }
     let sandbox = crate::commands::session::start_sandbox(&api, printer)?;
     let sandbox_env = sandbox
@@ -199,16 +193,9 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let limits = api.rate_limits()?;
     let (runtime, clients, live) =
         connect::connect_and_read_blocking_with(&config, parallelism, limits, printer).map_err(
-            |problems| Error::Message {
-                message: format!(
-                    "export could not read the live state: {}",
-                    problems
-                        .iter()
-                        .map(|p| p.message.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
+            |problems| ExportError::LiveRead {
                 hint: problems.iter().find_map(|p| p.help.clone()),
+                problems: problems.into_iter().map(|p| p.message).collect(),
             },
         )?;
     let mut input = ExportInput::default();
@@ -220,11 +207,10 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             Some(cloud) => {
                 runtime
                     .block_on(cloud.list_pipes(id))
-                    .map_err(|error| Error::Message {
-                        message: format!(
-                            "export could not list the pipes of service {id}: {error}"
-                        ),
-                        hint: error.hint().map(str::to_string),
+                    .map_err(|error| ExportError::Pipes {
+                        service: id.clone(),
+                        hint: error.hint(),
+                        error,
                     })?
             }
             None => Vec::new(),
@@ -272,8 +258,5 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
 }
 
 fn not_found(id: &str) -> Error {
-    Error::Message {
-        message: format!("service {id} does not exist in the organization"),
-        hint: Some("check the id in the cloud console (`GET /services` lists them)".into()),
-    }
+    ExportError::UnknownService { id: id.to_string() }.into()
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::commands::session::{self, Session};
 use crate::config::render;
-use crate::error::{Error, Result};
+use crate::error::{QueryCheckError, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -100,13 +100,7 @@ fn check_queries(session: &Session, plan: &Plan, printer: &Printer) -> Result<()
             Format::Text,
             printer,
         );
-        return Err(Error::with_hint(
-            format!(
-                "{failed} tile quer{} rejected",
-                if failed == 1 { "y was" } else { "ies were" }
-            ),
-            "fix the series at the lines above, then run `converge plan --check-queries` again",
-        ));
+        return Err(QueryCheckError::Rejected { count: failed }.into());
     }
     let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
     let mut notes = String::new();

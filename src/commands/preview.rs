@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::api::limits::GRANULARITIES;
 use crate::commands::session::{self, Session};
 use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
-use crate::error::{Error, Result};
+use crate::error::{Error, FlagError, PreviewError, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::{Printer, Style};
@@ -70,30 +70,25 @@ struct Target<'c> {
 /// Runs `converge preview`.
 pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
-    let window_ms = preview::parse_duration(&args.window)
-        .map_err(|e| Error::with_hint(format!("--window {e}"), "for example `--window 24h`"))?;
+    let window_ms =
+        preview::parse_duration(&args.window).map_err(|problem| FlagError::Window { problem })?;
     let end_ms = match &args.end {
         None => Timestamp::now().as_millisecond(),
         Some(text) => text
             .parse::<Timestamp>()
-            .map_err(|e| {
-                Error::with_hint(
-                    format!("--end `{text}` is not a time: {e}"),
-                    "use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`",
-                )
+            .map_err(|cause| FlagError::End {
+                text: text.clone(),
+                cause,
             })?
             .as_millisecond(),
     };
     // The API takes epoch milliseconds: a window that starts before 1970 cannot be asked for.
     if end_ms.checked_sub(window_ms).is_none_or(|start| start < 0) {
-        return Err(Error::with_hint(
-            format!(
-                "--window `{}` ending at {} would start before 1970-01-01",
-                args.window,
-                preview::iso(end_ms)
-            ),
-            "use a shorter --window or a later --end",
-        ));
+        return Err(FlagError::BeforeEpoch {
+            window: args.window.clone(),
+            end: preview::iso(end_ms),
+        }
+        .into());
     }
     let session = session::open(&args.paths, &api, printer)?;
     let targets = targets(&session.config, &args.address, printer)?;
@@ -144,27 +139,27 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                 continue;
             }
             if alert.source.as_ref().is_some_and(|s| s.value == "search") {
-                return Err(Error::msg(format!(
-                    "{address} watches a search, not a tile; preview draws tile series only"
-                )));
+                return Err(PreviewError::SearchAlert {
+                    address: address.to_string(),
+                }
+                .into());
             }
             let dashboard = stack.dashboards.get(&alert.dashboard.value);
             let tile =
                 dashboard.and_then(|d| d.tiles.iter().find(|t| t.name.value == alert.tile.value));
             let (Some(dashboard), Some(tile)) = (dashboard, tile) else {
-                return Err(Error::with_hint(
-                    format!(
-                        "{address}: no tile \"{}\" on dashboard `{}` in the config",
-                        alert.tile.value, alert.dashboard.value
-                    ),
-                    "run `converge validate` to see the alert's problems",
-                ));
+                return Err(PreviewError::AlertTile {
+                    address: address.to_string(),
+                    tile: alert.tile.value.clone(),
+                    dashboard: alert.dashboard.value.clone(),
+                }
+                .into());
             };
             let direction = Direction::parse(&alert.threshold_type.value).ok_or_else(|| {
-                Error::msg(format!(
-                    "{address}: thresholdType `{}` is neither above nor below",
-                    alert.threshold_type.value
-                ))
+                PreviewError::ThresholdType {
+                    address: address.to_string(),
+                    threshold_type: alert.threshold_type.value.clone(),
+                }
             })?;
             return Ok(vec![Target {
                 address: address.to_string(),
@@ -221,7 +216,10 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                     .map(tile_target)
                     .collect();
                 if tiles.is_empty() {
-                    return Err(Error::msg(format!("{address} has no tile with series")));
+                    return Err(PreviewError::NoTileWithSeries {
+                        address: address.to_string(),
+                    }
+                    .into());
                 }
                 return Ok(tiles);
             }
@@ -231,12 +229,16 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                 .find(|t| tile_address(&t.name.value) == address)
             {
                 if tile.series.is_empty() {
-                    return Err(Error::msg(format!("{address} has no series to draw")));
+                    return Err(PreviewError::NoSeries {
+                        address: address.to_string(),
+                    }
+                    .into());
                 }
                 if query::is_text_only(tile) {
-                    return Err(Error::msg(format!(
-                        "{address} is a markdown tile: it shows text and has no series to draw"
-                    )));
+                    return Err(PreviewError::MarkdownTile {
+                        address: address.to_string(),
+                    }
+                    .into());
                 }
                 return Ok(vec![tile_target(tile)]);
             }
@@ -255,24 +257,22 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                     .iter()
                     .map(|t| format!("tile[{}]", t.name.value))
                     .collect();
-                return Err(Error::with_hint(
-                    format!("`{address}`: the dashboard has no such tile in the config"),
-                    format!("tiles of {dashboard_address}: {}", tiles.join(", ")),
-                ));
+                return Err(PreviewError::NoSuchTile {
+                    address: address.to_string(),
+                    dashboard: dashboard_address,
+                    tiles,
+                }
+                .into());
             }
             known.push(dashboard_address);
         }
     }
     known.sort();
-    let hint = if known.is_empty() {
-        "the config declares no alerts or dashboards".to_string()
-    } else {
-        format!("addresses in the config: {}", known.join(", "))
-    };
-    Err(Error::with_hint(
-        format!("`{address}` is not an alert, dashboard or tile of the config"),
-        hint,
-    ))
+    Err(PreviewError::UnknownAddress {
+        address: address.to_string(),
+        known,
+    }
+    .into())
 }
 
 /// Fetches and assembles one target's chart.
@@ -286,20 +286,18 @@ fn chart(
 ) -> Result<Chart> {
     let stack = target.stack;
     if let StackTarget::Managed { service } = &stack.target {
-        return Err(Error::with_hint(
-            format!(
-                "{}: stack `{}` is the managed stack of service `{}`, which has no charts/series \
-                 endpoint: there is no data to preview there",
-                target.address, stack.key.value, service.value
-            ),
-            "preview and `plan --check-queries` work on stacks with `api: observability`",
-        ));
+        return Err(PreviewError::ManagedStack {
+            address: target.address.clone(),
+            stack: stack.key.value.clone(),
+            service: service.value.clone(),
+        }
+        .into());
     }
     let Some(client) = &session.clients.observability else {
-        return Err(Error::msg(format!(
-            "stack.{}: the config sets up no observability API",
-            stack.key.value
-        )));
+        return Err(PreviewError::NoObservabilityApi {
+            stack: stack.key.value.clone(),
+        }
+        .into());
     };
     let sources = session
         .live
@@ -336,7 +334,11 @@ fn chart(
                      or use a coarser --granularity for a long --window",
                 )
             };
-            Error::with_hint(format!("{}: {error}", target.address), hint)
+            PreviewError::Fetch {
+                address: target.address.clone(),
+                error,
+                hint,
+            }
         })?;
     let as_ratio = target.tile.as_ratio.as_ref().is_some_and(|r| r.value);
     let lines = query::lines(&series, as_ratio, &points);

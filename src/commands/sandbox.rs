@@ -4,12 +4,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::api::wire::Secret;
-use crate::error::{Error, Result};
+use crate::error::{FlagError, Result};
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::sandbox::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN, FaultSpec, KeyPair, Quirk, SandboxOptions, Seed,
-    Server,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN, FaultSpec, FaultSpecError, KeyPair, Quirk,
+    SandboxError, SandboxOptions, Seed, Server,
 };
 
 /// Flags of `converge sandbox`.
@@ -100,7 +100,7 @@ pub struct ServeArgs {
     pub clock: Option<jiff::Timestamp>,
 }
 
-fn parse_faults(text: &str) -> std::result::Result<FaultSpec, String> {
+fn parse_faults(text: &str) -> std::result::Result<FaultSpec, FaultSpecError> {
     text.parse()
 }
 
@@ -108,14 +108,11 @@ impl ServeArgs {
     /// The sandbox options these flags describe; `true` when the demo credentials are used.
     pub fn options(&self) -> Result<(SandboxOptions, bool)> {
         if self.key_ids.len() != self.key_secrets.len() {
-            return Err(Error::with_hint(
-                format!(
-                    "{} `--key-id` but {} `--key-secret`",
-                    self.key_ids.len(),
-                    self.key_secrets.len()
-                ),
-                "give one `--key-secret` after each `--key-id`",
-            ));
+            return Err(FlagError::KeyPairs {
+                key_ids: self.key_ids.len(),
+                key_secrets: self.key_secrets.len(),
+            }
+            .into());
         }
         let demo = self.key_ids.is_empty() && self.tokens.is_empty();
         let mut options = SandboxOptions {
@@ -161,7 +158,7 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::msg(format!("sandbox: cannot start its runtime: {error}")))?;
+        .map_err(SandboxError::Runtime)?;
     runtime.block_on(async move {
         // Listen for signals before saying "listening": a supervisor that stops the sandbox as
         // soon as it is ready must get a clean stop (exit 0), not the default kill.

@@ -14,7 +14,7 @@ use crate::config::model::{
 };
 use crate::config::render;
 use crate::config::{self, LoadMode};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SavedPlanError, UnmatchedGlob};
 use crate::format::Format;
 use crate::live::LiveState;
 use crate::output::Printer;
@@ -117,34 +117,28 @@ pub fn check_globs(
     }
     let known = known();
     let candidates: Vec<&str> = known.iter().map(String::as_str).collect();
-    let problems: Vec<String> = globs
+    let unmatched: Vec<UnmatchedGlob> = globs
         .iter()
-        .filter(|glob| !candidates.iter().any(|a| crate::plan::glob::matches(glob, a)))
-        .map(|glob| {
-            let closest = crate::plan::glob::closest(glob, &candidates, 5);
-            if closest.is_empty() {
-                format!("`{flag} {glob}` matches nothing: the config and the live state hold no address")
-            } else {
-                format!(
-                    "`{flag} {glob}` matches no address of the config or the live state; the closest:\n{}",
-                    closest
-                        .iter()
-                        .map(|a| format!("  {a}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            }
+        .filter(|glob| {
+            !candidates
+                .iter()
+                .any(|a| crate::plan::glob::matches(glob, a))
+        })
+        .map(|glob| UnmatchedGlob {
+            glob: glob.clone(),
+            closest: crate::plan::glob::closest(glob, &candidates, 5)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
         })
         .collect();
-    if problems.is_empty() {
+    if unmatched.is_empty() {
         return Ok(());
     }
-    Err(Error::with_hint(
-        problems.join("\n"),
-        format!(
-            "fix the pattern (`*` matches any run of characters, `?` one); `{flag}` must match at least one address"
-        ),
-    ))
+    Err(Error::NoMatch {
+        flag: flag.to_string(),
+        globs: unmatched,
+    })
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
@@ -221,9 +215,7 @@ pub fn open_scoped(
                 .filter(|d| d.severity == Severity::Error)
                 .count()
                 .max(1);
-            Err(Error::msg(format!(
-                "cannot read the live state ({errors} error(s) above); nothing was planned"
-            )))
+            Err(Error::LiveRead { errors })
         }
     }
 }
@@ -378,15 +370,13 @@ pub fn open_saved(
         path: path.display().to_string(),
         cause,
     })?;
-    let saved = SavedPlan::from_json(&text).map_err(|problem| {
-        Error::with_hint(
-            format!("`{}`: {problem}", path.display()),
-            "save a plan with `converge plan PATH... --out FILE`",
-        )
+    let saved = SavedPlan::from_json(&text).map_err(|cause| SavedPlanError::Unreadable {
+        path: path.to_path_buf(),
+        cause,
     })?;
     let sandbox = start_sandbox(api, printer)?;
     let limits = api.rate_limits()?;
-    let transport = connect::transport(api.parallelism, printer).map_err(Error::msg)?;
+    let transport = connect::transport(api.parallelism, printer)?;
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
             // Under `--sandbox`, everything points at the sandbox.
@@ -409,24 +399,19 @@ pub fn open_saved(
             mask_secrets(&config, printer);
             let problems = crate::plan::derive::against_config(&saved.plan, &config);
             if !problems.is_empty() {
-                let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-                return Err(Error::with_hint(
-                    format!(
-                        "`{}` writes to other objects than the config names; nothing was \
-                         written:\n{}",
-                        path.display(),
-                        list.join("\n")
-                    ),
-                    "apply it with the config it was made from, or plan again",
-                ));
+                return Err(SavedPlanError::OtherObjects {
+                    path: path.to_path_buf(),
+                    problems,
+                }
+                .into());
             }
-            let clients = Clients::from_config(&config, &transport, &limits).map_err(|problems| {
-                render::render(&problems, &loaded.sources, Format::Text, printer);
-                Error::msg(format!(
-                    "cannot connect with the config given ({} error(s) above); nothing was written",
-                    problems.len()
-                ))
-            })?;
+            let clients =
+                Clients::from_config(&config, &transport, &limits).map_err(|problems| {
+                    render::render(&problems, &loaded.sources, Format::Text, printer);
+                    SavedPlanError::CannotConnect {
+                        errors: problems.len(),
+                    }
+                })?;
             let shown: Vec<String> = config_paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -445,19 +430,16 @@ pub fn open_saved(
         }
     };
     if organization != saved.organization || organization != saved.plan.organization {
-        return Err(Error::with_hint(
-            format!(
-                "`{}` was made for organization {}, but this run connects to organization {} \
-                 (from {source}); nothing was written",
-                path.display(),
-                saved.organization,
-                organization
-            ),
-            "apply it with the config or environment of the organization it was made for",
-        ));
+        return Err(SavedPlanError::OtherOrganization {
+            path: path.to_path_buf(),
+            planned: saved.organization,
+            connected: organization,
+            origin: source,
+        }
+        .into());
     }
     needs(&saved, &clients, path)?;
-    let runtime = connect::runtime().map_err(Error::msg)?;
+    let runtime = connect::runtime()?;
     Ok(SavedSession {
         saved,
         runtime,
@@ -500,10 +482,11 @@ fn needs(saved: &crate::plan::saved::SavedPlan, clients: &Clients, path: &Path) 
         None
     };
     match missing {
-        Some(api) => Err(Error::msg(format!(
-            "`{}` writes to {api}, which the config given does not set up; nothing was written",
-            path.display()
-        ))),
+        Some(api) => Err(SavedPlanError::ApiNotSetUp {
+            path: path.to_path_buf(),
+            api,
+        }
+        .into()),
         None => Ok(()),
     }
 }

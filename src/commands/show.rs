@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::apply::report::{self, Report, StepReport};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ShowError};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -37,29 +37,27 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
         path: path.clone(),
         cause,
     })?;
-    let kinds = format!(
-        "`converge show` reads saved plans (`{}`, from `converge plan --out FILE`) and apply \
-         reports (`{}`, from `converge apply --format json`)",
-        saved::FORMAT,
-        report::FORMAT
-    );
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|problem| {
-        Error::with_hint(format!("`{path}` is not JSON: {problem}"), kinds.clone())
-    })?;
+    let file = || args.file.clone();
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|cause| ShowError::NotJson {
+            path: file(),
+            cause,
+        })?;
     let stdout = printer.for_stdout();
     match value.get("format").and_then(serde_json::Value::as_str) {
         Some(saved::FORMAT) => {
-            let saved = SavedPlan::from_json(&text)
-                .map_err(|problem| Error::msg(format!("`{path}`: {problem}")))?;
+            let saved = SavedPlan::from_json(&text).map_err(|cause| ShowError::Plan {
+                path: file(),
+                cause,
+            })?;
             printer.out(&plan::render(&saved.plan, args.format, &stdout));
         }
         Some(report::FORMAT) => {
-            let report: Report = serde_json::from_value(value).map_err(|problem| {
-                Error::msg(format!(
-                    "`{path}` is not a complete `{}`: {problem}",
-                    report::FORMAT
-                ))
-            })?;
+            let report: Report =
+                serde_json::from_value(value).map_err(|cause| ShowError::Report {
+                    path: file(),
+                    cause,
+                })?;
             printer.out(&match args.format {
                 Format::Text => report.to_text(&stdout),
                 Format::Json => report.to_json(),
@@ -67,16 +65,14 @@ pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
             });
         }
         Some(other) => {
-            return Err(Error::with_hint(
-                format!("`{path}` is a `{other}` document"),
-                kinds,
-            ));
+            return Err(ShowError::OtherFormat {
+                path: file(),
+                format: other.to_string(),
+            }
+            .into());
         }
         None => {
-            return Err(Error::with_hint(
-                format!("`{path}` has no `format` field"),
-                kinds,
-            ));
+            return Err(ShowError::NoFormat { path: file() }.into());
         }
     }
     printer.err(&format!(

@@ -12,8 +12,35 @@ pub struct Expanded {
     pub unset: Vec<String>,
 }
 
+/// A malformed reference.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InterpolationError {
+    /// `${` without a closing `}`.
+    #[error("a `${{` is not closed by `}}`")]
+    Unclosed,
+    /// `${...}` that is not `${env:...}`.
+    #[error(
+        "`{reference}` is not an environment reference; write `${{env:NAME}}` (or `$${{` for a literal `${{`)"
+    )]
+    NotEnv {
+        /// The reference as written.
+        reference: String,
+    },
+    /// `${env:NAME}` with a name that is not a variable name.
+    #[error(
+        "`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)"
+    )]
+    BadName {
+        /// The name as written.
+        name: String,
+    },
+}
+
 /// Expands the references in `raw`. `Err` describes a malformed reference.
-pub fn expand(raw: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Expanded, String> {
+pub fn expand(
+    raw: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Expanded, InterpolationError> {
     let mut text = String::with_capacity(raw.len());
     let mut unset = Vec::new();
     let mut rest = raw;
@@ -31,23 +58,23 @@ pub fn expand(raw: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Expande
             continue;
         };
         let Some(end) = body_start.find('}') else {
-            return Err("a `${` is not closed by `}`".to_string());
+            return Err(InterpolationError::Unclosed);
         };
         let body = &body_start[..end];
         let reference = &after[..end + 3];
         let Some(spec) = body.strip_prefix("env:") else {
-            return Err(format!(
-                "`{reference}` is not an environment reference; write `${{env:NAME}}` (or `$${{` for a literal `${{`)"
-            ));
+            return Err(InterpolationError::NotEnv {
+                reference: reference.to_string(),
+            });
         };
         let (name, default) = match spec.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
             None => (spec, None),
         };
         if !valid_name(name) {
-            return Err(format!(
-                "`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)"
-            ));
+            return Err(InterpolationError::BadName {
+                name: name.to_string(),
+            });
         }
         match (env(name), default) {
             (Some(value), _) => text.push_str(&value),

@@ -455,9 +455,13 @@ impl Interpolation<'_> {
                         *text = expanded.text;
                     }
                     Err(problem) => diags.push(
-                        Diagnostic::error(Code::ConfigInterpolation, problem, Some(node.span))
-                            .with_label("malformed reference")
-                            .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
+                        Diagnostic::error(
+                            Code::ConfigInterpolation,
+                            problem.to_string(),
+                            Some(node.span),
+                        )
+                        .with_label("malformed reference")
+                        .with_help("write `${env:NAME}` or `${env:NAME:-default}`"),
                     ),
                 }
             }

@@ -460,29 +460,47 @@ fn series_node(series: &Series, live: &StackLive) -> Node {
     Node::Map(node)
 }
 
+/// Why an alert is left out of the export (a warning names it).
+#[derive(Debug, thiserror::Error)]
+enum NotExported {
+    #[error("it names no dashboard")]
+    NoDashboard,
+    #[error("its dashboard {id} was not exported")]
+    DashboardLeftOut { id: String },
+    #[error("its tile {} is not on dashboard {dashboard:?}", tile.as_deref().unwrap_or("(none)"))]
+    TileNotOnDashboard {
+        tile: Option<String>,
+        dashboard: String,
+    },
+    /// A member the config needs that the live alert lacks.
+    #[error("it has no {member}")]
+    Missing { member: &'static str },
+}
+
 fn alert_node(
     alert: &Alert,
     dashboards: &BTreeMap<&str, (String, &Dashboard)>,
-) -> Result<Node, String> {
-    let dashboard_id = alert.dashboard.as_deref().ok_or("it names no dashboard")?;
-    let (dashboard_key, dashboard) = dashboards
-        .get(dashboard_id)
-        .ok_or_else(|| format!("its dashboard {dashboard_id} was not exported"))?;
+) -> Result<Node, NotExported> {
+    let missing = |member| NotExported::Missing { member };
+    let dashboard_id = alert.dashboard.as_deref().ok_or(NotExported::NoDashboard)?;
+    let (dashboard_key, dashboard) =
+        dashboards
+            .get(dashboard_id)
+            .ok_or_else(|| NotExported::DashboardLeftOut {
+                id: dashboard_id.to_string(),
+            })?;
     let tile = dashboard
         .tiles
         .iter()
         .find(|t| t.id.is_some() && t.id == alert.tile_id)
-        .ok_or_else(|| {
-            format!(
-                "its tile {} is not on dashboard {:?}",
-                alert.tile_id.as_deref().unwrap_or("(none)"),
-                dashboard.name
-            )
+        .ok_or_else(|| NotExported::TileNotOnDashboard {
+            tile: alert.tile_id.clone(),
+            dashboard: dashboard.name.clone(),
         })?;
-    let threshold = alert.threshold.ok_or("it has no threshold")?;
-    let threshold_type = non_empty(&alert.threshold_type).ok_or("it has no thresholdType")?;
-    let interval = non_empty(&alert.interval).ok_or("it has no interval")?;
-    let channel = alert.channel.as_ref().ok_or("it has no channel")?;
+    let threshold = alert.threshold.ok_or(missing("threshold"))?;
+    let threshold_type = non_empty(&alert.threshold_type).ok_or(missing("thresholdType"))?;
+    let interval = non_empty(&alert.interval).ok_or(missing("interval"))?;
+    let channel = alert.channel.as_ref().ok_or(missing("channel"))?;
     let mut node = vec![
         entry("name", str(&alert.name)),
         entry("dashboard", str(dashboard_key)),

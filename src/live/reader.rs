@@ -2,8 +2,7 @@
 //! that declares pipes, one per service that declares backup checks (plus one per backup id in
 //! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
 //!
-//! A run limited by `--only` reads only the lists its addresses need ([`read_scoped`]); a saved
-//! plan's stale check reads the lists its steps name, by id ([`read_lists`]).
+//! A run limited by `--only` reads only the lists its addresses need ([`read_scoped`]).
 //!
 //! Reads that do not depend on each other run concurrently (the transport bounds them by
 //! `--parallelism` and each key's rate limit). Pipes and backups wait for the services list so a
@@ -629,131 +628,6 @@ fn api_problem(address: &str, error: &ApiError, span: Span) -> Diagnostic {
         problem = problem.with_help(hint);
     }
     problem
-}
-
-/// One list named by the ids the APIs use rather than by config keys (what a saved plan knows,
-/// which has no config), with the client that reads it.
-#[derive(Debug, Clone)]
-pub enum List {
-    /// `GET /services`.
-    Services {
-        /// The cloud API.
-        cloud: CloudClient,
-    },
-    /// One service's pipes.
-    Pipes {
-        /// The cloud API.
-        cloud: CloudClient,
-        /// The service id.
-        service_id: String,
-    },
-    /// One stack's dashboards.
-    Dashboards {
-        /// The stack's key (where [`LiveState::stacks`] keeps it).
-        stack: String,
-        /// Where the stack is served.
-        api: StackApi,
-    },
-    /// One stack's alerts (every page).
-    Alerts {
-        /// The stack's key.
-        stack: String,
-        /// Where the stack is served.
-        api: StackApi,
-    },
-}
-
-enum Listed {
-    Services(Vec<Service>),
-    Pipes(String, Vec<Pipe>),
-    Dashboards(String, Vec<Dashboard>),
-    Alerts(String, Vec<Alert>),
-}
-
-impl List {
-    /// What tells two lists apart (the same list named twice is read once).
-    fn identity(&self) -> (u8, &str) {
-        match self {
-            List::Services { .. } => (0, ""),
-            List::Pipes { service_id, .. } => (1, service_id),
-            List::Dashboards { stack, .. } => (2, stack),
-            List::Alerts { stack, .. } => (3, stack),
-        }
-    }
-
-    async fn read(&self) -> Result<Listed, ApiError> {
-        Ok(match self {
-            List::Services { cloud } => Listed::Services(cloud.list_services().await?),
-            List::Pipes { cloud, service_id } => {
-                Listed::Pipes(service_id.clone(), cloud.list_pipes(service_id).await?)
-            }
-            List::Dashboards { stack, api } => {
-                Listed::Dashboards(stack.clone(), api.list_dashboards().await?)
-            }
-            List::Alerts { stack, api } => Listed::Alerts(stack.clone(), api.list_alerts().await?),
-        })
-    }
-}
-
-/// Reads exactly `lists`, each once and all concurrently (the transport keeps them within
-/// `--parallelism` and the rate limits), into one live state: what `apply --plan` checks a
-/// saved plan's fingerprints against, reading the lists its changes live in rather than the
-/// estate. A list whose read fails with a retryable error is read again, up to `rounds` reads
-/// in all; on failure, the first error left (in list order). The state is for comparing
-/// fingerprints ([`crate::plan::fingerprint::current`]), not for planning: it is keyed by ids
-/// and stack keys and holds no sources or backups.
-pub async fn read_lists(lists: &[List], rounds: usize) -> Result<LiveState, String> {
-    let mut unique: BTreeMap<(u8, &str), &List> = BTreeMap::new();
-    for list in lists {
-        unique.entry(list.identity()).or_insert(list);
-    }
-    let mut tasks: JoinSet<(usize, Result<Listed, ApiError>)> = JoinSet::new();
-    for (index, list) in unique.into_values().enumerate() {
-        let list = list.clone();
-        tasks.spawn(async move {
-            let mut round = 1;
-            loop {
-                match list.read().await {
-                    Err(error) if error.is_retryable() && round < rounds => round += 1,
-                    other => return (index, other),
-                }
-            }
-        });
-    }
-    let mut live = LiveState::default();
-    let mut failures: BTreeMap<usize, String> = BTreeMap::new();
-    while let Some(joined) = tasks.join_next().await {
-        let (index, result) = match joined {
-            Ok((index, result)) => (index, result.map_err(|error| error.to_string())),
-            Err(error) => (
-                usize::MAX,
-                Err(format!(
-                    "a read of the live state stopped unexpectedly: {error}"
-                )),
-            ),
-        };
-        match result {
-            Ok(Listed::Services(services)) => {
-                live.services = services.into_iter().map(|s| (s.id.clone(), s)).collect();
-            }
-            Ok(Listed::Pipes(service_id, pipes)) => {
-                live.pipes.insert(service_id, pipes);
-            }
-            Ok(Listed::Dashboards(stack, dashboards)) => {
-                live.stacks.entry(stack).or_default().dashboards = dashboards;
-            }
-            Ok(Listed::Alerts(stack, alerts)) => {
-                live.stacks.entry(stack).or_default().alerts = alerts;
-            }
-            Err(problem) => {
-                failures.entry(index).or_insert(problem);
-            }
-        }
-    }
-    match failures.into_values().next() {
-        Some(problem) => Err(problem),
-        None => Ok(live),
-    }
 }
 
 /// The API of a stack of `config`, or why there is none (pointing at the stack's line).

@@ -99,25 +99,79 @@ pub fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
     }
 }
 
+/// How a step disagrees with its change.
+#[derive(Debug, thiserror::Error)]
+enum Disagreement {
+    /// The step checks another fingerprint than the change was planned from.
+    #[error("the step's fingerprint ({}) is not the change's ({})", text(*step), text(*change))]
+    Fingerprint {
+        step: Option<fingerprint::Fingerprint>,
+        change: Option<fingerprint::Fingerprint>,
+    },
+    /// The step is of another kind, or for another address, than the change.
+    #[error("the change is a {} of this address, but its step is a `{kind}` {place}", action.as_str())]
+    Kind {
+        action: Action,
+        kind: &'static str,
+        place: String,
+    },
+    /// A detach of endpoints other than the one the change removes.
+    #[error("the step detaches other endpoints than `{id}`")]
+    OtherEndpoints { id: String },
+    /// A delete whose change shows values to write.
+    #[error("a delete whose change has desired values")]
+    DeleteWithValues,
+    /// A dashboard create that sends tile ids.
+    #[error("the create sends tile ids")]
+    CreateWithTileIds,
+    /// A scaling change listing a field that is not a scaling field.
+    #[error("`{path}` is not a scaling field")]
+    NotScalingField { path: String },
+    /// A scaling change listing a field without its desired value.
+    #[error("`{path}` has no desired value")]
+    NoDesiredValue { path: String },
+    /// A field whose value in the field list is not its desired value.
+    #[error(
+        "`{path}` is {listed} in the field list but {} in the desired values",
+        desired.as_ref().map_or("absent".into(), Value::to_string)
+    )]
+    FieldDiffers {
+        path: String,
+        listed: Value,
+        desired: Option<Value>,
+    },
+    /// An update whose fields all keep their values.
+    #[error("an update with no field that differs")]
+    NothingDiffers,
+    /// A create or update whose change has no desired values.
+    #[error("the change has no desired values")]
+    NoDesiredValues,
+    /// The step writes other values than the change shows.
+    #[error(
+        "the step writes {} but the change shows {}",
+        compact(sent),
+        compact(shown)
+    )]
+    Writes { sent: Value, shown: Value },
+}
+
 /// The step `change` calls for, when `step` agrees with it.
-fn agree(change: &Change, step: &Step) -> Result<Step, String> {
+fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
     if step.fingerprint != change.fingerprint {
-        return Err(format!(
-            "the step's fingerprint ({}) is not the change's ({})",
-            text(step.fingerprint),
-            text(change.fingerprint)
-        ));
+        return Err(Disagreement::Fingerprint {
+            step: step.fingerprint,
+            change: change.fingerprint,
+        });
     }
     let action = change.action;
     let kind_fits = Address::parse(&change.address)
         .is_some_and(|address| fits(&step.operation, action, &address));
     if !kind_fits {
-        return Err(format!(
-            "the change is a {} of this address, but its step is a `{}` {}",
-            action.as_str(),
-            kind_name(&step.operation),
-            where_of(&step.operation)
-        ));
+        return Err(Disagreement::Kind {
+            action,
+            kind: kind_name(&step.operation),
+            place: where_of(&step.operation),
+        });
     }
     let mut derived = step.clone();
     sends_what_it_shows(change, &mut derived.operation)?;
@@ -126,7 +180,7 @@ fn agree(change: &Change, step: &Step) -> Result<Step, String> {
 
 /// Checks that an operation writes exactly what its change shows; an alert's is rewritten to
 /// find its dashboard and tile by the names the change shows.
-fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(), String> {
+fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(), Disagreement> {
     match operation {
         Operation::ServiceScaling { body, .. } => {
             let wanted = written(change, SERVICE_SCALING)?;
@@ -153,19 +207,19 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 }),
             };
             if *body != wanted {
-                return Err(format!("the step detaches other endpoints than `{id}`"));
+                return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
         Operation::PipeDelete { .. }
         | Operation::DashboardDelete { .. }
         | Operation::AlertDelete { .. } => {
             if change.after.is_some() {
-                return Err("a delete whose change has desired values".into());
+                return Err(Disagreement::DeleteWithValues);
             }
         }
         Operation::DashboardCreate { body, .. } => {
             if body.tiles.iter().any(|t| t.id.is_some()) {
-                return Err("the create sends tile ids".into());
+                return Err(Disagreement::CreateWithTileIds);
             }
             same(
                 &normalize::dashboard(&dashboard_of(body)),
@@ -191,7 +245,7 @@ fn alert_by_names(
     change: &Change,
     target: &mut AlertTarget,
     body: &mut AlertRequest,
-) -> Result<(), String> {
+) -> Result<(), Disagreement> {
     let after = after(change)?;
     let name = |key: &str| {
         after
@@ -502,38 +556,37 @@ const PIPE_SCALING: &[&str] = &[
 ];
 
 /// What a scaling change writes: each field that differs with its desired value, as shown.
-fn written(change: &Change, known: &[&str]) -> Result<Value, String> {
+fn written(change: &Change, known: &[&str]) -> Result<Value, Disagreement> {
     let after = after(change)?;
     let mut wanted = Map::new();
     for field in &change.fields {
         if !known.contains(&field.path.as_str()) {
-            return Err(format!("`{}` is not a scaling field", field.path));
+            return Err(Disagreement::NotScalingField {
+                path: field.path.clone(),
+            });
         }
         let Some(value) = &field.after else {
-            return Err(format!("`{}` has no desired value", field.path));
+            return Err(Disagreement::NoDesiredValue {
+                path: field.path.clone(),
+            });
         };
         if after.get(&field.path) != Some(value) {
-            return Err(format!(
-                "`{}` is {value} in the field list but {} in the desired values",
-                field.path,
-                after
-                    .get(&field.path)
-                    .map_or("absent".into(), Value::to_string)
-            ));
+            return Err(Disagreement::FieldDiffers {
+                path: field.path.clone(),
+                listed: value.clone(),
+                desired: after.get(&field.path).cloned(),
+            });
         }
         wanted.insert(field.path.clone(), value.clone());
     }
     if wanted.is_empty() {
-        return Err("an update with no field that differs".into());
+        return Err(Disagreement::NothingDiffers);
     }
     Ok(Value::Object(wanted))
 }
 
-fn after(change: &Change) -> Result<&Value, String> {
-    change
-        .after
-        .as_ref()
-        .ok_or_else(|| "the change has no desired values".to_string())
+fn after(change: &Change) -> Result<&Value, Disagreement> {
+    change.after.as_ref().ok_or(Disagreement::NoDesiredValues)
 }
 
 /// A dashboard value with its tiles in name order, as [`normalize::dashboard`] writes them: a
@@ -550,15 +603,14 @@ fn tiles_by_name(dashboard: &Value) -> Value {
 }
 
 /// Whether two values are the same once keys are sorted and `3` is `3.0`.
-fn same(sent: &Value, shown: &Value) -> Result<(), String> {
+fn same(sent: &Value, shown: &Value) -> Result<(), Disagreement> {
     if fingerprint::of_value(sent) == fingerprint::of_value(shown) {
         Ok(())
     } else {
-        Err(format!(
-            "the step writes {} but the change shows {}",
-            compact(sent),
-            compact(shown)
-        ))
+        Err(Disagreement::Writes {
+            sent: sent.clone(),
+            shown: shown.clone(),
+        })
     }
 }
 

@@ -31,12 +31,21 @@ impl From<Fingerprint> for String {
     }
 }
 
+/// A saved fingerprint that is not 16 hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{value}` is not a fingerprint (16 hex digits)")]
+pub struct NotAFingerprint {
+    /// The text found.
+    pub value: String,
+}
+
 impl TryFrom<String> for Fingerprint {
-    type Error = String;
+    type Error = NotAFingerprint;
     fn try_from(value: String) -> Result<Self, Self::Error> {
-        u64::from_str_radix(&value, 16)
-            .map(Fingerprint)
-            .map_err(|_| format!("`{value}` is not a fingerprint (16 hex digits)"))
+        match u64::from_str_radix(&value, 16) {
+            Ok(hash) => Ok(Fingerprint(hash)),
+            Err(_) => Err(NotAFingerprint { value }),
+        }
     }
 }
 

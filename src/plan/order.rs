@@ -9,17 +9,44 @@
 
 use super::model::Step;
 
+/// Why a step list is not in an order apply can follow.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OrderError {
+    /// A step whose id is not its position.
+    #[error("step {id} is listed at position {position}")]
+    Misplaced {
+        /// The step's id.
+        id: usize,
+        /// Where it is listed.
+        position: usize,
+    },
+    /// A step that depends on itself or on a later step.
+    #[error("step {index} ({address}) depends on step {dependency}, which does not come before it")]
+    Forward {
+        /// The step's position.
+        index: usize,
+        /// The step's address.
+        address: String,
+        /// The step it depends on.
+        dependency: usize,
+    },
+}
+
 /// Checks that every dependency names an earlier step (so the list order is a valid order).
-pub fn check(steps: &[Step]) -> Result<(), String> {
+pub fn check(steps: &[Step]) -> Result<(), OrderError> {
     for (index, step) in steps.iter().enumerate() {
         if step.id != index {
-            return Err(format!("step {} is listed at position {index}", step.id));
+            return Err(OrderError::Misplaced {
+                id: step.id,
+                position: index,
+            });
         }
         if let Some(bad) = step.depends_on.iter().find(|d| **d >= index) {
-            return Err(format!(
-                "step {index} ({}) depends on step {bad}, which does not come before it",
-                step.address
-            ));
+            return Err(OrderError::Forward {
+                index,
+                address: step.address.clone(),
+                dependency: *bad,
+            });
         }
     }
     Ok(())

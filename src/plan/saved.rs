@@ -123,7 +123,8 @@ impl SavedPlan {
         let mut saved: SavedPlan =
             serde_json::from_value(value).map_err(|e| LoadError::Malformed(e.to_string()))?;
         // A hand-edited file must still describe an order apply can follow.
-        super::order::check(&saved.plan.steps).map_err(LoadError::Malformed)?;
+        super::order::check(&saved.plan.steps)
+            .map_err(|problem| LoadError::Malformed(problem.to_string()))?;
         if let Some(change) = saved.plan.changes.iter().find(|c| {
             c.step.is_some_and(|s| {
                 saved

@@ -12,7 +12,7 @@ use crate::api::wire::{Series, SeriesQuery, Source};
 use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, DashboardConfig, StackConfig, StackTarget, TileConfig};
-use crate::error::{Error, Result};
+use crate::error::{Error, QueryCheckError, Result};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::{Action, Plan};
@@ -99,10 +99,10 @@ pub fn run(
             continue;
         }
         let Some(client) = &clients.observability else {
-            return Err(Error::msg(format!(
-                "stack.{}: cannot check queries: the config sets up no observability API",
-                stack.key.value
-            )));
+            return Err(QueryCheckError::NoObservabilityApi {
+                stack: stack.key.value.clone(),
+            }
+            .into());
         };
         let sources: &[Source] = live
             .stacks
@@ -164,10 +164,10 @@ pub fn run(
         };
         // A task that did not finish (it cannot panic, but a runtime can shut down) is not a pass.
         let Some(results) = results else {
-            return Err(Error::msg(format!(
-                "{}: the query check did not finish; run it again",
-                job.address
-            )));
+            return Err(QueryCheckError::Unfinished {
+                address: job.address,
+            }
+            .into());
         };
         let mut ok = true;
         for (offset, result) in results {

@@ -90,8 +90,51 @@ impl FaultSpec {
     }
 }
 
+/// Why a `--faults` list cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FaultSpecError {
+    /// A part without `=`.
+    #[error("`{part}`: expected NAME=SHARE, e.g. `500=0.05`")]
+    NoShare {
+        /// The part as given.
+        part: String,
+    },
+    /// `NAME@METHOD` with a method that is not one.
+    #[error("`{part}`: `{method}` is not a method; use GET, POST, PUT, PATCH or DELETE")]
+    Method {
+        /// The part as given.
+        part: String,
+        /// The method, upper-cased.
+        method: String,
+    },
+    /// A fault name the sandbox does not know.
+    #[error("`{name}`: unknown fault; use 429, 500, 503, 504, reset or lost")]
+    Unknown {
+        /// The name as given.
+        name: String,
+    },
+    /// A share that is not a number from 0 to 1.
+    #[error("`{part}`: the share must be a number from 0 to 1")]
+    Share {
+        /// The part as given.
+        part: String,
+    },
+    /// The same fault (for the same method) twice.
+    #[error("`{name}` is given twice")]
+    Twice {
+        /// The name as given.
+        name: String,
+    },
+    /// Shares adding up to more than 1.
+    #[error("the shares add up to {total}, more than 1")]
+    Total {
+        /// Their sum.
+        total: f64,
+    },
+}
+
 impl FromStr for FaultSpec {
-    type Err = String;
+    type Err = FaultSpecError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let mut shares: Vec<(Fault, f64)> = Vec::new();
@@ -99,42 +142,48 @@ impl FromStr for FaultSpec {
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, share) = part
                 .split_once('=')
-                .ok_or_else(|| format!("`{part}`: expected NAME=SHARE, e.g. `500=0.05`"))?;
+                .ok_or_else(|| FaultSpecError::NoShare {
+                    part: part.to_string(),
+                })?;
             let (name, method) = match name.split_once('@') {
                 Some((name, method)) => {
                     let method = method.trim().to_ascii_uppercase();
                     if !["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&method.as_str()) {
-                        return Err(format!(
-                            "`{part}`: `{method}` is not a method; use GET, POST, PUT, PATCH or \
-                             DELETE"
-                        ));
+                        return Err(FaultSpecError::Method {
+                            part: part.to_string(),
+                            method,
+                        });
                     }
                     (name, Some(method))
                 }
                 None => (name, None),
             };
-            let fault = Fault::parse(name.trim()).ok_or_else(|| {
-                format!("`{name}`: unknown fault; use 429, 500, 503, 504, reset or lost")
+            let fault = Fault::parse(name.trim()).ok_or_else(|| FaultSpecError::Unknown {
+                name: name.to_string(),
             })?;
             let share: f64 = share
                 .trim()
                 .parse()
                 .ok()
                 .filter(|s: &f64| (0.0..=1.0).contains(s))
-                .ok_or_else(|| format!("`{part}`: the share must be a number from 0 to 1"))?;
+                .ok_or_else(|| FaultSpecError::Share {
+                    part: part.to_string(),
+                })?;
             if shares
                 .iter()
                 .zip(&methods)
                 .any(|((f, _), m)| *f == fault && *m == method)
             {
-                return Err(format!("`{name}` is given twice"));
+                return Err(FaultSpecError::Twice {
+                    name: name.to_string(),
+                });
             }
             shares.push((fault, share));
             methods.push(method);
         }
         let total: f64 = shares.iter().map(|(_, s)| s).sum();
         if total > 1.0 + 1e-9 {
-            return Err(format!("the shares add up to {total}, more than 1"));
+            return Err(FaultSpecError::Total { total });
         }
         Ok(FaultSpec { shares, methods })
     }

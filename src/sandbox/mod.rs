@@ -25,6 +25,7 @@
 //! - `POST /_sandbox/reset`: clears the request log.
 
 mod cloud;
+mod error;
 mod faults;
 mod large_config;
 mod model;
@@ -42,9 +43,10 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use error::Result;
 
-pub use faults::{Fault, FaultSpec};
+pub use error::SandboxError;
+pub use faults::{Fault, FaultSpec, FaultSpecError};
 pub use large_config::{
     LargeConfigChanges, large_config, large_config_changing_alert, large_config_with_changes,
 };
@@ -75,15 +77,10 @@ impl SandboxHandle {
     /// state file another process serves is refused.
     pub fn spawn(options: SandboxOptions) -> Result<SandboxHandle> {
         let lock = match &options.state_file {
-            Some(path) => Some(store::StateLock::try_take(path)?.ok_or_else(|| {
-                Error::with_hint(
-                    format!(
-                        "the sandbox state `{}` is in use by another converge process",
-                        path.display()
-                    ),
-                    "wait for it to end, or use another state file",
-                )
-            })?),
+            Some(path) => Some(
+                store::StateLock::try_take(path)?
+                    .ok_or_else(|| SandboxError::StateInUse { path: path.clone() })?,
+            ),
             None => None,
         };
         Self::spawn_locked(options, lock)
@@ -106,9 +103,7 @@ impl SandboxHandle {
                 {
                     Ok(runtime) => runtime,
                     Err(error) => {
-                        let _ = ready_tx.send(Err(Error::msg(format!(
-                            "sandbox: cannot start its runtime: {error}"
-                        ))));
+                        let _ = ready_tx.send(Err(SandboxError::Runtime(error)));
                         return;
                     }
                 };
@@ -128,10 +123,8 @@ impl SandboxHandle {
                     }
                 });
             })
-            .map_err(|error| Error::msg(format!("sandbox: cannot start its thread: {error}")))?;
-        let (addr, state) = ready_rx
-            .recv()
-            .map_err(|_| Error::msg("sandbox: its thread ended before it listened"))??;
+            .map_err(SandboxError::Thread)?;
+        let (addr, state) = ready_rx.recv().map_err(|_| SandboxError::ThreadEnded)??;
         Ok(SandboxHandle {
             addr,
             state,
@@ -219,7 +212,7 @@ pub fn in_process_waiting(
     if let Some(parent) = state_path.parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent).map_err(|cause| Error::Io {
+        std::fs::create_dir_all(parent).map_err(|cause| SandboxError::Io {
             action: "cannot create the sandbox state directory",
             path: parent.display().to_string(),
             cause,

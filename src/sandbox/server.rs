@@ -18,11 +18,11 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
+use super::error::{Result, SandboxError};
 use crate::api::limits::{
     CLOUD_RATE_REQUESTS, CLOUD_RATE_WINDOW_SECS, OBSERVABILITY_RATE_REQUESTS,
     OBSERVABILITY_RATE_WINDOW_SECS,
 };
-use crate::error::{Error, Result};
 
 use super::cloud::{self, Ctx};
 use super::faults::{Fault, FaultSpec, SplitMix64};
@@ -322,17 +322,10 @@ impl Server {
     /// serves is refused: both would overwrite each other's writes.
     pub async fn bind(options: SandboxOptions) -> Result<Server> {
         let lock = match &options.state_file {
-            Some(path) => Some(StateLock::try_take(path)?.ok_or_else(|| {
-                Error::with_hint(
-                    format!(
-                        "the sandbox state `{}` is in use by another converge process (a \
-                         `--sandbox` run or `sandbox serve --state`), which would overwrite this \
-                         one's writes",
-                        path.display()
-                    ),
-                    "wait for it to end, or use another state file",
-                )
-            })?),
+            Some(path) => Some(
+                StateLock::try_take(path)?
+                    .ok_or_else(|| SandboxError::ServedStateInUse { path: path.clone() })?,
+            ),
             None => None,
         };
         Self::bind_locked(options, lock).await
@@ -357,14 +350,9 @@ impl Server {
         };
         let listener = TcpListener::bind(("127.0.0.1", options.port))
             .await
-            .map_err(|error| {
-                Error::with_hint(
-                    format!(
-                        "sandbox: cannot listen on 127.0.0.1:{}: {error}",
-                        options.port
-                    ),
-                    "choose another port with `--port`, or 0 for any free port",
-                )
+            .map_err(|cause| SandboxError::Listen {
+                port: options.port,
+                cause,
             })?;
         let rng = SplitMix64::new(options.fault_seed);
         let faults = Arc::new(Mutex::new(options.faults.clone()));

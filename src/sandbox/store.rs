@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{Result, SandboxError};
 use crate::api::wire::{
     Alert, Backup, Dashboard, Pipe, PipeScaling, PrivateEndpoint, Service, ServiceScalingPatch,
     Source,
 };
-use crate::error::{Error, Result};
 
 use super::secrets::{fill_secrets, strip_secrets};
 
@@ -123,31 +123,24 @@ impl World {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(cause) => {
-                return Err(Error::Io {
+                return Err(SandboxError::Io {
                     action: "cannot read the sandbox state",
                     path: path.display().to_string(),
                     cause,
                 });
             }
         };
-        let mut world: World = serde_json::from_str(&text).map_err(|error| {
-            Error::with_hint(
-                format!(
-                    "the sandbox state `{}` is not valid: {error}",
-                    path.display()
-                ),
-                "delete the file to start again from the seed",
-            )
-        })?;
+        let mut world: World =
+            serde_json::from_str(&text).map_err(|cause| SandboxError::StateNotValid {
+                path: path.to_path_buf(),
+                cause,
+            })?;
         if world.format != STATE_FORMAT {
-            return Err(Error::with_hint(
-                format!(
-                    "the sandbox state `{}` has format `{}`, expected `{STATE_FORMAT}`",
-                    path.display(),
-                    world.format
-                ),
-                "delete the file to start again from the seed",
-            ));
+            return Err(SandboxError::StateFormat {
+                path: path.to_path_buf(),
+                found: world.format,
+                expected: STATE_FORMAT,
+            });
         }
         // Secrets are never written to disk; they are derived from the pipe ids again.
         for record in &mut world.pipes {
@@ -164,14 +157,13 @@ impl World {
             strip_secrets(&mut record.pipe);
         }
         let io = |action: &'static str| {
-            move |cause| Error::Io {
+            move |cause| SandboxError::Io {
                 action,
                 path: path.display().to_string(),
                 cause,
             }
         };
-        let text = serde_json::to_string_pretty(&copy)
-            .map_err(|error| Error::msg(format!("cannot encode the sandbox state: {error}")))?;
+        let text = serde_json::to_string_pretty(&copy).map_err(SandboxError::Encode)?;
         // A temporary name of its own per write: two processes sharing `.converge/sandbox.json`
         // (a plan and a drift run side by side) must not rename each other's half-written file.
         static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -210,7 +202,7 @@ impl StateLock {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|cause| Error::Io {
+            .map_err(|cause| SandboxError::Io {
                 action: "cannot open the sandbox state lock",
                 path: path.display().to_string(),
                 cause,
@@ -224,7 +216,7 @@ impl StateLock {
         match file.try_lock() {
             Ok(()) => Ok(Some(StateLock { _file: file })),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(cause)) => Err(Error::Io {
+            Err(std::fs::TryLockError::Error(cause)) => Err(SandboxError::Io {
                 action: "cannot lock the sandbox state",
                 path: path.display().to_string(),
                 cause,
@@ -240,7 +232,7 @@ impl StateLock {
         }
         on_wait();
         let (file, path) = Self::open(state)?;
-        file.lock().map_err(|cause| Error::Io {
+        file.lock().map_err(|cause| SandboxError::Io {
             action: "cannot lock the sandbox state",
             path: path.display().to_string(),
             cause,

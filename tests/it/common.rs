@@ -73,7 +73,9 @@ pub fn sandbox(options: SandboxOptions) -> SandboxHandle {
         match SandboxHandle::spawn(options.clone()) {
             Ok(handle) => return handle,
             Err(error)
-                if error.to_string().contains("in use by another converge process")
+                if error
+                    .to_string()
+                    .contains("in use by another converge process")
                     && std::time::Instant::now() < deadline =>
             {
                 std::thread::sleep(std::time::Duration::from_millis(20));

@@ -733,7 +733,9 @@ async fn a_timed_out_create_is_ambiguous_and_sent_once() {
 fn plain_http_is_refused_for_remote_hosts() {
     let transport = Transport::new(settings(1), Printer::plain()).unwrap();
     let auth = Auth::Bearer(Secret("t".into()));
-    let error = Api::new(&transport, "http://obs.example.com", &auth, roomy()).unwrap_err();
+    let error = Api::new(&transport, "http://obs.example.com", &auth, roomy())
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("http:// is allowed only for loopback"),
         "{error}"
