@@ -8,8 +8,7 @@ use crate::commands;
 use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
-// The shared flags, still reachable where they were declared before `settings` held them.
-pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
+use crate::settings::GlobalArgs;
 
 /// Keep a cloud database organization and its observability stack the way a YAML file says.
 #[derive(Debug, Parser)]
@@ -26,7 +25,7 @@ pub use crate::settings::{ApiArgs, ColorChoice, GlobalArgs};
     Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
     converge plan --help"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -37,7 +36,7 @@ pub struct Cli {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check configuration files offline: YAML, schema and semantic rules. No network.
     Validate(commands::validate::Args),
     /// Read the live state and print what `apply` would change, field by field.
@@ -64,7 +63,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the chosen command.
-    pub fn run(self, printer: &Printer) -> Result<Exit> {
+    pub(crate) fn run(self, printer: &Printer) -> Result<Exit> {
         match self {
             Command::Validate(args) => commands::validate::run(args, printer),
             Command::Plan(args) => commands::plan::run(args, printer),

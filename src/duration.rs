@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// A unit a duration may be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// What follows the digits.
     pub suffix: &'static str,
     /// Its length in milliseconds.
@@ -13,39 +13,40 @@ pub struct Unit {
 }
 
 /// `ms`.
-pub const MILLISECONDS: Unit = Unit {
+pub(crate) const MILLISECONDS: Unit = Unit {
     suffix: "ms",
     millis: 1,
 };
 /// `s`.
-pub const SECONDS: Unit = Unit {
+pub(crate) const SECONDS: Unit = Unit {
     suffix: "s",
     millis: 1_000,
 };
 /// `m`.
-pub const MINUTES: Unit = Unit {
+pub(crate) const MINUTES: Unit = Unit {
     suffix: "m",
     millis: 60_000,
 };
 /// `h`.
-pub const HOURS: Unit = Unit {
+pub(crate) const HOURS: Unit = Unit {
     suffix: "h",
     millis: 3_600_000,
 };
 /// `d`.
-pub const DAYS: Unit = Unit {
+pub(crate) const DAYS: Unit = Unit {
     suffix: "d",
     millis: 86_400_000,
 };
 /// `w`.
-pub const WEEKS: Unit = Unit {
+#[cfg(test)]
+pub(crate) const WEEKS: Unit = Unit {
     suffix: "w",
     millis: 7 * 86_400_000,
 };
 
 /// Why a text is not a duration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// Nothing but blanks.
     Empty,
     /// Not digits followed by letters (`soon`, `h`, `1.5h`, `-5m`, `5 m`).
@@ -60,7 +61,7 @@ pub enum Problem {
 
 /// Reads `<digits><unit>` (blanks around it are ignored) with one of `units`; a bare number is
 /// in `bare` units, or [`Problem::NoUnit`] without one.
-pub fn parse(text: &str, units: &[Unit], bare: Option<Unit>) -> Result<Duration, Problem> {
+pub(crate) fn parse(text: &str, units: &[Unit], bare: Option<Unit>) -> Result<Duration, Problem> {
     let text = text.trim();
     if text.is_empty() {
         return Err(Problem::Empty);

@@ -17,7 +17,7 @@ use crate::sandbox::SandboxError;
 
 /// An error that ends a command with exit code 1.
 #[derive(Debug, thiserror::Error, Diagnostic)]
-pub enum Error {
+pub(crate) enum Error {
     /// The configuration is invalid; the diagnostics were already printed.
     #[error("{count} error(s) in the configuration")]
     #[diagnostic(code(converge::config))]
@@ -113,7 +113,7 @@ pub enum Error {
 
 /// A pattern of `--only` or `--ignore` that matches no address, with the closest addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnmatchedGlob {
+pub(crate) struct UnmatchedGlob {
     /// The pattern as given.
     pub glob: String,
     /// The closest addresses of the config and the live state, closest first; empty when there
@@ -149,7 +149,7 @@ fn unmatched_globs(flag: &str, globs: &[UnmatchedGlob]) -> String {
 /// A command-line value clap accepted that the command cannot use.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum FlagError {
+pub(crate) enum FlagError {
     /// `preview --window` is not a duration.
     #[error("--window {problem}")]
     #[diagnostic(help("for example `--window 24h`"))]
@@ -189,7 +189,7 @@ pub enum FlagError {
 /// Why `converge show FILE` cannot show the file.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum ShowError {
+pub(crate) enum ShowError {
     /// The file is not JSON.
     #[error("`{}` is not JSON: {cause}", path.display())]
     #[diagnostic(help("{}", show_reads()))]
@@ -246,7 +246,7 @@ fn show_reads() -> String {
 /// Why `converge apply --plan FILE` refused a saved plan, or cannot connect to apply it.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum SavedPlanError {
+pub(crate) enum SavedPlanError {
     /// The file cannot be read as a saved plan.
     #[error("`{}`: {cause}", path.display())]
     #[diagnostic(help("save a plan with `converge plan PATH... --out FILE`"))]
@@ -354,7 +354,7 @@ fn listed(problems: &[String]) -> String {
 /// Why `converge preview ADDRESS` cannot draw what the address names.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum PreviewError {
+pub(crate) enum PreviewError {
     /// An alert on a search, not on a tile.
     #[error("{address} watches a search, not a tile; preview draws tile series only")]
     SearchAlert {
@@ -464,7 +464,7 @@ fn known_addresses(known: &[String]) -> String {
 /// Why `converge plan --check-queries` failed.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum QueryCheckError {
+pub(crate) enum QueryCheckError {
     /// A stack of the observability API when the config sets that API up not.
     #[error("stack.{stack}: cannot check queries: the config sets up no observability API")]
     NoObservabilityApi {
@@ -494,7 +494,7 @@ pub enum QueryCheckError {
 /// Why `converge export` cannot export.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[diagnostic(code(converge::error))]
-pub enum ExportError {
+pub(crate) enum ExportError {
     /// No `--service`, `--stack` or `--observability`.
     #[error("export needs something to export")]
     #[diagnostic(help("name at least one --service ID, --stack SERVICE_ID or --observability"))]
@@ -538,4 +538,4 @@ pub enum ExportError {
 }
 
 /// The result type of commands.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 /// How a command ended, as the process exit code scripts and CI read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// Success; nothing to change (plan), in sync (drift).
     Success = 0,
     /// An error: config, network, API, partial apply.

@@ -20,7 +20,7 @@ pub enum Format {
 
 impl Format {
     /// The name `--format` takes.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Format::Text => "text",
             Format::Json => "json",
@@ -32,11 +32,11 @@ impl Format {
 /// The formats one command's `--format` offers, each with the line its `--help` shows: the value
 /// parser of that flag.
 #[derive(Debug, Clone, Copy)]
-pub struct Choices(&'static [(Format, &'static str)]);
+pub(crate) struct Choices(&'static [(Format, &'static str)]);
 
 impl Choices {
     /// `validate`: diagnostics.
-    pub const VALIDATE: Choices = Choices(&[
+    pub(crate) const VALIDATE: Choices = Choices(&[
         (
             Format::Text,
             "Human-readable reports on stderr with the value underlined",
@@ -49,7 +49,7 @@ impl Choices {
     ]);
 
     /// `plan` and `show`: a plan (`show` prints an apply report in the same formats).
-    pub const PLAN: Choices = Choices(&[
+    pub(crate) const PLAN: Choices = Choices(&[
         (
             Format::Text,
             "A field diff for people, colored on a terminal",
@@ -62,7 +62,7 @@ impl Choices {
     ]);
 
     /// `drift`: a drift report.
-    pub const DRIFT: Choices = Choices(&[
+    pub(crate) const DRIFT: Choices = Choices(&[
         (Format::Text, "Lines for people, colored on a terminal"),
         (Format::Json, "`converge-drift/1` JSON for programs"),
         (
@@ -72,7 +72,7 @@ impl Choices {
     ]);
 
     /// `apply`: the apply report.
-    pub const APPLY: Choices = Choices(&[
+    pub(crate) const APPLY: Choices = Choices(&[
         (
             Format::Text,
             "The plan on stdout, progress and the report on stderr",
@@ -84,7 +84,7 @@ impl Choices {
     ]);
 
     /// `preview`: charts.
-    pub const PREVIEW: Choices = Choices(&[
+    pub(crate) const PREVIEW: Choices = Choices(&[
         (Format::Text, "A terminal chart and a summary"),
         (
             Format::Json,

@@ -36,22 +36,22 @@
 
 pub mod api;
 pub mod apply;
-pub mod cli;
+pub(crate) mod cli;
 pub mod commands;
 pub mod config;
 pub mod drift;
-pub mod duration;
-pub mod error;
-pub mod exit;
-pub mod export;
-pub mod format;
+pub(crate) mod duration;
+pub(crate) mod error;
+pub(crate) mod exit;
+pub(crate) mod export;
+pub(crate) mod format;
 pub mod live;
-pub mod markdown;
+pub(crate) mod markdown;
 pub mod output;
 pub mod plan;
-pub mod preview;
+pub(crate) mod preview;
 pub mod sandbox;
-pub mod settings;
+pub(crate) mod settings;
 
 use std::process::ExitCode;
 

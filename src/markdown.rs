@@ -12,7 +12,7 @@
 ///   loading an image, and no link, emphasis, strike-through or table cell can form;
 /// - line breaks and other control characters are written as `\u{..}`, so a value cannot end
 ///   the list item it sits in and start a block of its own.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {

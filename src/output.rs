@@ -2,11 +2,11 @@
 //! be piped (plans, JSON); messages, progress and logs go to stderr. Writes never panic when the
 //! reader has gone away (`converge plan | head`).
 //!
-//! Everything written goes through [`Printer::redact`], fed with the run's secret values (the
+//! Everything written goes through `Printer::redact`, fed with the run's secret values (the
 //! key secret, the token, and the Basic header made of them), so a server that echoes
 //! credentials in an error, or a value that happens to hold one, is shown masked wherever it
 //! ends up: messages, `-v` logs, plans, reports and saved files. Text for people also goes
-//! through [`reveal`], which writes invisible characters (zero-width, bidi controls, unusual
+//! through `reveal`, which writes invisible characters (zero-width, bidi controls, unusual
 //! spaces) as `\u{..}` so names that differ only by them can be told apart.
 
 use std::borrow::Cow;
@@ -17,7 +17,7 @@ use std::sync::{Arc, RwLock};
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
 /// What a masked secret is replaced by.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// The secret values of a run, shared by every clone of a [`Printer`] (the transport's logs, the
 /// progress lines, the reports). `Debug` shows how many, never what.
@@ -67,7 +67,7 @@ impl Secrets {
 /// Whether a character prints as nothing, or as a space that is not one: zero-width spaces and
 /// joiners, bidi controls, other format characters, C1 controls, invisible fillers and the
 /// unusual spaces. Variation selectors that shape emoji are left alone.
-pub fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{80}'..='\u{a0}'
         | '\u{ad}'
@@ -101,13 +101,13 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// Whether `text` holds a character [`reveal`] would escape.
-pub fn has_invisible(text: &str) -> bool {
+pub(crate) fn has_invisible(text: &str) -> bool {
     text.chars().any(is_invisible)
 }
 
 /// `text` with every invisible character written as `\u{..}`, so `API health` and
 /// `API health\u{200b}` print differently. Line breaks, tabs and terminal escapes are kept.
-pub fn reveal(text: &str) -> Cow<'_, str> {
+pub(crate) fn reveal(text: &str) -> Cow<'_, str> {
     if !has_invisible(text) {
         return Cow::Borrowed(text);
     }
@@ -140,7 +140,7 @@ pub struct Printer {
 
 /// The line width assumed when output goes to no terminal (a file, a pipe, a PR comment), so the
 /// same plan gives the same bytes wherever it is written.
-pub const DEFAULT_WIDTH: usize = 100;
+pub(crate) const DEFAULT_WIDTH: usize = 100;
 
 /// The terminal's width when `stream` is on one (the first terminal among stdout, stderr and
 /// stdin: the same one when both streams are terminals), else [`DEFAULT_WIDTH`].
@@ -156,7 +156,7 @@ fn width_of(stream: impl IsTerminal) -> usize {
 
 /// When output is colored, as the command line and the environment decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColorMode {
+pub(crate) enum ColorMode {
     /// Each stream (stdout, stderr) only when it is a terminal.
     Auto,
     /// Always.
@@ -168,7 +168,7 @@ pub enum ColorMode {
 /// The plain values a [`Printer`] is built from; the command line resolves them once
 /// (`crate::settings`), so this module knows nothing of flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PrinterOptions {
+pub(crate) struct PrinterOptions {
     /// When to color.
     pub color: ColorMode,
     /// How much to log on stderr: 1 for requests, 2 for everything.
@@ -186,8 +186,7 @@ fn colors(mode: ColorMode, terminal: bool) -> bool {
 
 impl Printer {
     /// Builds the printer from resolved options and the terminals stdout and stderr are on.
-    pub fn new(options: impl Into<PrinterOptions>) -> Self {
-        let options = options.into();
+    pub(crate) fn new(options: PrinterOptions) -> Self {
         let stderr_terminal = std::io::stderr().is_terminal();
         Printer {
             color: colors(options.color, stderr_terminal),
@@ -214,7 +213,7 @@ impl Printer {
     }
 
     /// This printer for rendering text that goes to stdout: colored only when stdout may be.
-    pub fn for_stdout(&self) -> Printer {
+    pub(crate) fn for_stdout(&self) -> Printer {
         Printer {
             color: self.stdout_color,
             width: self.stdout_width,
@@ -223,28 +222,28 @@ impl Printer {
     }
 
     /// Whether output may carry ANSI colors.
-    pub fn color(&self) -> bool {
+    pub(crate) fn color(&self) -> bool {
         self.color
     }
 
     /// Columns a line of this printer's output may take.
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
 
     /// Whether stderr is a terminal (progress bars, confirmations).
-    pub fn is_terminal(&self) -> bool {
+    pub(crate) fn is_terminal(&self) -> bool {
         self.stderr_terminal
     }
 
     /// The `-v` count.
-    pub fn verbosity(&self) -> u8 {
+    pub(crate) fn verbosity(&self) -> u8 {
         self.verbose
     }
 
     /// Masks `value` in everything this printer (and every clone of it) writes from now on:
     /// stdout, stderr and files. For the run's secrets: the key secret and the token.
-    pub fn add_secret(&self, value: &str) {
+    pub(crate) fn add_secret(&self, value: &str) {
         self.secrets.add(value.to_string());
         // The forms a value takes once rendered: inside a JSON string, in Markdown.
         if let Ok(json) = serde_json::to_string(value) {
@@ -259,7 +258,7 @@ impl Printer {
 
     /// Masks a key secret, and the Basic `Authorization` value it is sent in (the base64 of
     /// `key_id:key_secret`), which a server may echo back.
-    pub fn add_basic_credentials(&self, key_id: &str, key_secret: &str) {
+    pub(crate) fn add_basic_credentials(&self, key_id: &str, key_secret: &str) {
         use base64::Engine as _;
         self.add_secret(key_secret);
         if !key_secret.trim().is_empty() {
@@ -271,13 +270,13 @@ impl Printer {
 
     /// `text` with every secret value of the run replaced by [`MASK`]. Every write of this
     /// printer goes through it; anything written some other way must too.
-    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+    pub(crate) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
         self.secrets.redact(text)
     }
 
     /// Writes machine output to stdout (JSON, a config, a script): masked, otherwise byte for
     /// byte. A closed pipe is not an error.
-    pub fn out(&self, text: &str) {
+    pub(crate) fn out(&self, text: &str) {
         let text = self.redact(text);
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes());
@@ -286,18 +285,18 @@ impl Printer {
 
     /// Writes text for people to stdout (a text or Markdown plan, a drift report, a chart):
     /// masked, with invisible characters revealed.
-    pub fn out_text(&self, text: &str) {
+    pub(crate) fn out_text(&self, text: &str) {
         self.out(&reveal(text));
     }
 
     /// `text` as stderr shows it: masked, invisible characters revealed. For what reaches the
     /// terminal some other way (progress lines drawn by indicatif).
-    pub fn shown(&self, text: &str) -> String {
+    pub(crate) fn shown(&self, text: &str) -> String {
         reveal(&self.redact(text)).into_owned()
     }
 
     /// Writes a message line to stderr, masked, invisible characters revealed.
-    pub fn err(&self, line: &str) {
+    pub(crate) fn err(&self, line: &str) {
         let line = self.shown(line);
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{line}");
@@ -305,7 +304,7 @@ impl Printer {
 
     /// Writes a file so that a reader never sees half of it (a temporary file beside it, then a
     /// rename), masked like stdout.
-    pub fn write_file(&self, path: &Path, text: &str) -> Result<(), WriteFileError> {
+    pub(crate) fn write_file(&self, path: &Path, text: &str) -> Result<(), WriteFileError> {
         let failed = |cause| WriteFileError {
             path: path.display().to_string(),
             cause,
@@ -322,7 +321,7 @@ impl Printer {
     }
 
     /// A `warning:` line on stderr.
-    pub fn warn(&self, message: &str) {
+    pub(crate) fn warn(&self, message: &str) {
         self.err(&format!(
             "{}: {message}",
             self.paint("warning", Style::Warning)
@@ -330,14 +329,14 @@ impl Printer {
     }
 
     /// A log line shown with `-v`.
-    pub fn info(&self, message: &str) {
+    pub(crate) fn info(&self, message: &str) {
         if self.verbose >= 1 {
             self.err(message);
         }
     }
 
     /// A log line shown with `-vv`.
-    pub fn debug(&self, message: &str) {
+    pub(crate) fn debug(&self, message: &str) {
         if self.verbose >= 2 {
             self.err(message);
         }
@@ -362,13 +361,13 @@ impl Printer {
     }
 
     /// Prints an error that ends the command.
-    pub fn report(&self, diagnostic: &dyn Diagnostic) {
+    pub(crate) fn report(&self, diagnostic: &dyn Diagnostic) {
         let text = self.render(diagnostic);
         self.err(text.strip_suffix('\n').unwrap_or(&text));
     }
 
     /// Wraps text in an ANSI style when color is on.
-    pub fn paint(&self, text: &str, style: Style) -> String {
+    pub(crate) fn paint(&self, text: &str, style: Style) -> String {
         if !self.color {
             return text.to_string();
         }
@@ -377,7 +376,7 @@ impl Printer {
 
     /// As [`Printer::paint`], with the text also bold and underlined: the changed words of a
     /// line diff. Without color it is plain, like everything else.
-    pub fn paint_strong(&self, text: &str, style: Style) -> String {
+    pub(crate) fn paint_strong(&self, text: &str, style: Style) -> String {
         if !self.color {
             return text.to_string();
         }
@@ -488,7 +487,7 @@ impl Diagnostic for Masked<'_> {
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[error("cannot write `{path}`: {cause}")]
 #[diagnostic(code(converge::io))]
-pub struct WriteFileError {
+pub(crate) struct WriteFileError {
     /// The file.
     pub path: String,
     /// The underlying error: part of the message, not a `source`, so that it is said once.
@@ -497,7 +496,7 @@ pub struct WriteFileError {
 
 /// The few styles converge uses; color is never the only carrier of meaning.
 #[derive(Debug, Clone, Copy)]
-pub enum Style {
+pub(crate) enum Style {
     /// Something created or added (green).
     Add,
     /// Something deleted or removed (red).

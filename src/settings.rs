@@ -13,7 +13,7 @@ use crate::output::{ColorMode, PrinterOptions};
 
 /// Flags every command takes, before or after the command's name.
 #[derive(Debug, Clone, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// When to color output (`NO_COLOR` is respected under `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -24,7 +24,7 @@ pub struct GlobalArgs {
 
 /// When to color output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Color each stream (stdout, stderr) only when it is a terminal and `NO_COLOR` is unset.
     Auto,
     /// Always color.
@@ -36,7 +36,7 @@ pub enum ColorChoice {
 impl GlobalArgs {
     /// What these flags and the environment decide for the printer: `NO_COLOR` set (and not
     /// empty) turns `auto` off.
-    pub fn resolve(&self) -> PrinterOptions {
+    pub(crate) fn resolve(&self) -> PrinterOptions {
         self.resolve_with(std::env::var_os("NO_COLOR").as_deref())
     }
 
@@ -54,16 +54,10 @@ impl GlobalArgs {
     }
 }
 
-impl From<&GlobalArgs> for PrinterOptions {
-    fn from(args: &GlobalArgs) -> Self {
-        args.resolve()
-    }
-}
-
 /// Flags of the commands that talk to the APIs (plan, apply, drift, preview, export); the
 /// others do not show or take them.
 #[derive(Debug, Clone, Args)]
-pub struct ApiArgs {
+pub(crate) struct ApiArgs {
     /// Run against an in-process sandbox whose state lives in `.converge/sandbox.json`.
     #[arg(long)]
     pub sandbox: bool,
@@ -82,7 +76,7 @@ pub struct ApiArgs {
 
 /// How a run reaches the APIs: [`ApiArgs`] and the environment, resolved once.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiSettings {
+pub(crate) struct ApiSettings {
     /// Run against the in-process sandbox.
     pub sandbox: bool,
     /// With `sandbox`: the sandbox enforces the real rate limits, and converge paces by them.
@@ -97,7 +91,7 @@ pub struct ApiSettings {
 impl ApiSettings {
     /// Resolves the flags, reading `CONVERGE_CLOUD_RATE_LIMIT` and
     /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` unless the in-process sandbox runs unpaced.
-    pub fn resolve(args: &ApiArgs) -> Self {
+    pub(crate) fn resolve(args: &ApiArgs) -> Self {
         Self::resolve_with(args, |name| std::env::var(name).ok())
     }
 
@@ -118,7 +112,7 @@ impl ApiSettings {
     }
 
     /// Each key's pacing; `Err` when a `CONVERGE_*_RATE_LIMIT` variable cannot be read.
-    pub fn rate_limits(&self) -> Result<RateLimits> {
+    pub(crate) fn rate_limits(&self) -> Result<RateLimits> {
         Ok(self.rate_limits.clone()?)
     }
 }

@@ -17,7 +17,7 @@ const NOTEWORTHY: Duration = Duration::from_millis(500);
 
 /// Why requests of an API are held back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitReason {
+pub(crate) enum WaitReason {
     /// converge paces itself under the key's rate limit (or a window the server said is used up).
     RateLimit,
     /// The server answered 429 or 503 and asked for this wait (`Retry-After`,
@@ -29,7 +29,7 @@ pub enum WaitReason {
 
 /// The longest wait of one API right now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Wait {
+pub(crate) struct Wait {
     /// The API, e.g. `the cloud API`.
     pub api: String,
     /// Why.
@@ -40,7 +40,7 @@ pub struct Wait {
 
 impl Wait {
     /// `waiting 8s for the cloud API's rate limit`, for spinner lines.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let seconds = self.left.as_secs_f64().ceil().max(1.0) as u64;
         match self.reason {
             WaitReason::RateLimit => {
@@ -73,14 +73,14 @@ struct State {
 
 /// The waits of every request of one run. Shared by the transport and the progress displays.
 #[derive(Debug)]
-pub struct Activity {
+pub(crate) struct Activity {
     printer: Printer,
     state: Mutex<State>,
 }
 
 impl Activity {
     /// Nothing waiting yet; plain lines go through `printer`.
-    pub fn new(printer: Printer) -> Self {
+    pub(crate) fn new(printer: Printer) -> Self {
         Activity {
             printer,
             state: Mutex::new(State::default()),
@@ -95,12 +95,12 @@ impl Activity {
     }
 
     /// A new phase (reading, applying, waiting for scaling): its first pacing wait is said again.
-    pub fn begin_phase(&self) {
+    pub(crate) fn begin_phase(&self) {
         self.lock().said.clear();
     }
 
     /// While the returned guard lives a spinner shows the waits, so none is printed as a line.
-    pub fn displaying(self: &Arc<Self>) -> DisplayGuard {
+    pub(crate) fn displaying(self: &Arc<Self>) -> DisplayGuard {
         self.lock().displays += 1;
         DisplayGuard {
             activity: self.clone(),
@@ -109,7 +109,7 @@ impl Activity {
 
     /// A request of `api` waits until `until`; `detail` is what a plain line says about it
     /// (`10 requests per 10s`, or the server's answer). The wait counts until the guard drops.
-    pub fn wait(
+    pub(crate) fn wait(
         self: &Arc<Self>,
         api: &str,
         until: Instant,
@@ -152,7 +152,7 @@ impl Activity {
     }
 
     /// The longest wait now, of `api` only when given.
-    pub fn current(&self, api: Option<&str>) -> Option<Wait> {
+    pub(crate) fn current(&self, api: Option<&str>) -> Option<Wait> {
         let now = Instant::now();
         let state = self.lock();
         state
@@ -174,7 +174,7 @@ impl Activity {
 
 /// Ends a spinner's claim on showing waits when dropped.
 #[derive(Debug)]
-pub struct DisplayGuard {
+pub(crate) struct DisplayGuard {
     activity: Arc<Activity>,
 }
 
@@ -187,7 +187,7 @@ impl Drop for DisplayGuard {
 
 /// Ends one request's wait when dropped.
 #[derive(Debug)]
-pub struct WaitGuard {
+pub(crate) struct WaitGuard {
     activity: Arc<Activity>,
     api: String,
 }

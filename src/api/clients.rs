@@ -7,19 +7,19 @@ use super::observability::ObservabilityClient;
 use super::transport::{Api, ApiSetupError, Auth, RateLimit, Transport};
 
 /// Environment variable that overrides the cloud API's rate limit, e.g. `20/10s`.
-pub const CLOUD_RATE_LIMIT_ENV: &str = "CONVERGE_CLOUD_RATE_LIMIT";
+pub(crate) const CLOUD_RATE_LIMIT_ENV: &str = "CONVERGE_CLOUD_RATE_LIMIT";
 /// Environment variable that overrides the observability API's rate limit, e.g. `200/1m`.
-pub const OBSERVABILITY_RATE_LIMIT_ENV: &str = "CONVERGE_OBSERVABILITY_RATE_LIMIT";
+pub(crate) const OBSERVABILITY_RATE_LIMIT_ENV: &str = "CONVERGE_OBSERVABILITY_RATE_LIMIT";
 
 /// What messages call the cloud API.
-pub const CLOUD_API: &str = "the cloud API";
+pub(crate) const CLOUD_API: &str = "the cloud API";
 /// What messages call the standalone observability API.
-pub const OBSERVABILITY_API: &str = "the observability API";
+pub(crate) const OBSERVABILITY_API: &str = "the observability API";
 
 /// A `CONVERGE_*_RATE_LIMIT` variable whose value is not a rate limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{variable}: {problem}")]
-pub struct RateLimitEnvError {
+pub(crate) struct RateLimitEnvError {
     /// The variable.
     pub variable: &'static str,
     /// Why its value is not a rate limit.
@@ -53,12 +53,12 @@ impl RateLimits {
 
     /// The real limits, overridden by `CONVERGE_CLOUD_RATE_LIMIT` and
     /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` when set.
-    pub fn from_env() -> Result<RateLimits, RateLimitEnvError> {
+    pub(crate) fn from_env() -> Result<RateLimits, RateLimitEnvError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// As [`RateLimits::from_env`], reading variables through `lookup`.
-    pub fn from_lookup(
+    pub(crate) fn from_lookup(
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<RateLimits, RateLimitEnvError> {
         let mut limits = RateLimits::default();
@@ -91,7 +91,7 @@ pub struct Clients {
 
 impl Clients {
     /// What the requests of these clients are waiting for (they share one transport).
-    pub fn activity(&self) -> Option<std::sync::Arc<super::activity::Activity>> {
+    pub(crate) fn activity(&self) -> Option<std::sync::Arc<super::activity::Activity>> {
         let cloud = self.cloud.as_ref().map(|c| c.api());
         let observability = self.observability.as_ref().map(|o| o.api());
         cloud
@@ -102,7 +102,7 @@ impl Clients {
 
 /// A client of the cloud API for `organization` at `url`, paced by `limit`; `Err` says why the
 /// URL cannot be used.
-pub fn cloud(
+pub(crate) fn cloud(
     transport: &Transport,
     url: &str,
     auth: &Auth,
@@ -115,7 +115,7 @@ pub fn cloud(
 
 /// A client of the standalone observability API at `url`, paced by `limit`; `Err` says why the
 /// URL cannot be used.
-pub fn observability(
+pub(crate) fn observability(
     transport: &Transport,
     url: &str,
     auth: &Auth,

@@ -57,7 +57,7 @@ impl CloudClient {
     }
 
     /// The organization id.
-    pub fn organization(&self) -> &str {
+    pub(crate) fn organization(&self) -> &str {
         &self.organization
     }
 
@@ -109,7 +109,7 @@ impl CloudClient {
     }
 
     /// `PATCH /services/{id}` with `privateEndpointIds` `{add, remove}` (remove runs first).
-    pub async fn update_service_private_endpoints(
+    pub(crate) async fn update_service_private_endpoints(
         &self,
         service: &str,
         patch: &ServicePatch,
@@ -124,7 +124,7 @@ impl CloudClient {
     }
 
     /// `PATCH /services/{id}/state` with `start`, `stop` or `awake`.
-    pub async fn change_service_state(
+    pub(crate) async fn change_service_state(
         &self,
         service: &str,
         command: &str,
@@ -157,7 +157,7 @@ impl CloudClient {
     }
 
     /// `GET /services/{id}/backups`, newest first.
-    pub async fn list_backups(&self, service: &str) -> Result<Vec<Backup>, ApiError> {
+    pub(crate) async fn list_backups(&self, service: &str) -> Result<Vec<Backup>, ApiError> {
         self.result(Call::new(
             "list backups",
             Method::GET,
@@ -167,7 +167,7 @@ impl CloudClient {
     }
 
     /// `GET /services/{id}/backups/{backupId}`.
-    pub async fn get_backup(&self, service: &str, backup: &str) -> Result<Backup, ApiError> {
+    pub(crate) async fn get_backup(&self, service: &str, backup: &str) -> Result<Backup, ApiError> {
         self.result(Call::new(
             "get backup",
             Method::GET,
@@ -186,16 +186,6 @@ impl CloudClient {
         .await
     }
 
-    /// `GET /services/{id}/pipes/{pipeId}`.
-    pub async fn get_pipe(&self, service: &str, pipe: &str) -> Result<Pipe, ApiError> {
-        self.result(Call::new(
-            "get pipe",
-            Method::GET,
-            self.service_path(service, &format!("/pipes/{}", segment(pipe))),
-        ))
-        .await
-    }
-
     /// `DELETE /services/{id}/pipes/{pipeId}` (answers before teardown ends).
     pub async fn delete_pipe(&self, service: &str, pipe: &str) -> Result<(), ApiError> {
         let call = Call::new(
@@ -207,7 +197,7 @@ impl CloudClient {
     }
 
     /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
-    pub async fn update_pipe_scaling(
+    pub(crate) async fn update_pipe_scaling(
         &self,
         service: &str,
         pipe: &str,
@@ -227,7 +217,10 @@ impl CloudClient {
     }
 
     /// `GET .../stack/dashboards` of the managed stack of `service`.
-    pub async fn list_stack_dashboards(&self, service: &str) -> Result<Vec<Dashboard>, ApiError> {
+    pub(crate) async fn list_stack_dashboards(
+        &self,
+        service: &str,
+    ) -> Result<Vec<Dashboard>, ApiError> {
         self.result(Call::new(
             "list dashboards",
             Method::GET,
@@ -236,22 +229,8 @@ impl CloudClient {
         .await
     }
 
-    /// `GET .../stack/dashboards/{id}`.
-    pub async fn get_stack_dashboard(
-        &self,
-        service: &str,
-        id: &str,
-    ) -> Result<Dashboard, ApiError> {
-        self.result(Call::new(
-            "get dashboard",
-            Method::GET,
-            self.stack_path(service, &format!("/dashboards/{}", segment(id))),
-        ))
-        .await
-    }
-
     /// `POST .../stack/dashboards`.
-    pub async fn create_stack_dashboard(
+    pub(crate) async fn create_stack_dashboard(
         &self,
         service: &str,
         dashboard: &DashboardRequest,
@@ -266,7 +245,7 @@ impl CloudClient {
     }
 
     /// `PUT .../stack/dashboards/{id}` (replaces the whole dashboard).
-    pub async fn update_stack_dashboard(
+    pub(crate) async fn update_stack_dashboard(
         &self,
         service: &str,
         id: &str,
@@ -282,7 +261,11 @@ impl CloudClient {
     }
 
     /// `DELETE .../stack/dashboards/{id}` (its alerts go with it).
-    pub async fn delete_stack_dashboard(&self, service: &str, id: &str) -> Result<(), ApiError> {
+    pub(crate) async fn delete_stack_dashboard(
+        &self,
+        service: &str,
+        id: &str,
+    ) -> Result<(), ApiError> {
         let call = Call::new(
             "delete dashboard",
             Method::DELETE,
@@ -292,7 +275,7 @@ impl CloudClient {
     }
 
     /// `GET .../stack/alerts`.
-    pub async fn list_stack_alerts(&self, service: &str) -> Result<Vec<Alert>, ApiError> {
+    pub(crate) async fn list_stack_alerts(&self, service: &str) -> Result<Vec<Alert>, ApiError> {
         self.result(Call::new(
             "list alerts",
             Method::GET,
@@ -301,18 +284,8 @@ impl CloudClient {
         .await
     }
 
-    /// `GET .../stack/alerts/{id}`.
-    pub async fn get_stack_alert(&self, service: &str, id: &str) -> Result<Alert, ApiError> {
-        self.result(Call::new(
-            "get alert",
-            Method::GET,
-            self.stack_path(service, &format!("/alerts/{}", segment(id))),
-        ))
-        .await
-    }
-
     /// `POST .../stack/alerts`.
-    pub async fn create_stack_alert(
+    pub(crate) async fn create_stack_alert(
         &self,
         service: &str,
         alert: &AlertRequest,
@@ -327,7 +300,7 @@ impl CloudClient {
     }
 
     /// `PUT .../stack/alerts/{id}` (replaces the whole alert).
-    pub async fn update_stack_alert(
+    pub(crate) async fn update_stack_alert(
         &self,
         service: &str,
         id: &str,
@@ -343,7 +316,7 @@ impl CloudClient {
     }
 
     /// `DELETE .../stack/alerts/{id}`.
-    pub async fn delete_stack_alert(&self, service: &str, id: &str) -> Result<(), ApiError> {
+    pub(crate) async fn delete_stack_alert(&self, service: &str, id: &str) -> Result<(), ApiError> {
         let call = Call::new(
             "delete alert",
             Method::DELETE,

@@ -81,7 +81,7 @@ pub struct ApiErrorDetails {
 
 impl ApiError {
     /// The HTTP status, when the server answered.
-    pub fn status(&self) -> Option<u16> {
+    pub(crate) fn status(&self) -> Option<u16> {
         match self.kind {
             FailureKind::Status(status)
             | FailureKind::Body(status)
@@ -121,7 +121,7 @@ impl ApiError {
 
     /// Whether a request that must not be repeated blindly (POST) may still be sent again: only
     /// when the server certainly did not act on it (429, or no connection at all).
-    pub fn is_safe_to_resend(&self) -> bool {
+    pub(crate) fn is_safe_to_resend(&self) -> bool {
         matches!(
             self.kind,
             FailureKind::Status(429) | FailureKind::Connect | FailureKind::Refused
@@ -205,7 +205,7 @@ impl ApiError {
     }
 
     /// What a user can do about it, for a `hint:` line.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub(crate) fn hint(&self) -> Option<&'static str> {
         match self.kind {
             FailureKind::Status(401 | 403) => {
                 Some("check the key id and secret (or the token) the config's `${env:...}` names")

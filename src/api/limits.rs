@@ -3,7 +3,7 @@
 
 /// An inclusive numeric range with the field it applies to.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Range {
+pub(crate) struct Range {
     /// The wire name of the field.
     pub field: &'static str,
     /// Smallest allowed value.
@@ -16,12 +16,12 @@ pub struct Range {
 
 impl Range {
     /// Whether `value` lies in the range (and is whole, where it must be).
-    pub fn contains(&self, value: f64) -> bool {
+    pub(crate) fn contains(&self, value: f64) -> bool {
         value >= self.min && value <= self.max && (!self.integer || value.fract() == 0.0)
     }
 
     /// "an integer from 1 to 10", for messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let kind = if self.integer {
             "an integer"
         } else {
@@ -32,28 +32,28 @@ impl Range {
 }
 
 /// Pipe scaling `replicas` (kafka pipes).
-pub const PIPE_REPLICAS: Range = Range {
+pub(crate) const PIPE_REPLICAS: Range = Range {
     field: "replicas",
     min: 1.0,
     max: 10.0,
     integer: true,
 };
 /// Pipe scaling `concurrency` (object-storage pipes).
-pub const PIPE_CONCURRENCY: Range = Range {
+pub(crate) const PIPE_CONCURRENCY: Range = Range {
     field: "concurrency",
     min: 0.0,
     max: 34.0,
     integer: true,
 };
 /// Pipe scaling `replicaCpuMillicores` (streaming pipes).
-pub const PIPE_CPU_MILLICORES: Range = Range {
+pub(crate) const PIPE_CPU_MILLICORES: Range = Range {
     field: "replicaCpuMillicores",
     min: 125.0,
     max: 2000.0,
     integer: true,
 };
 /// Pipe scaling `replicaMemoryGb` (streaming pipes).
-pub const PIPE_MEMORY_GB: Range = Range {
+pub(crate) const PIPE_MEMORY_GB: Range = Range {
     field: "replicaMemoryGb",
     min: 0.5,
     max: 8.0,
@@ -61,43 +61,44 @@ pub const PIPE_MEMORY_GB: Range = Range {
 };
 
 /// Service scaling memory bounds (`minTotalMemoryGb`, `maxTotalMemoryGb`), both deprecated.
-pub const SERVICE_MEMORY_MIN_GB: f64 = 24.0;
+pub(crate) const SERVICE_MEMORY_MIN_GB: f64 = 24.0;
 /// Upper bound of service memory for paid services.
-pub const SERVICE_MEMORY_MAX_GB: f64 = 1068.0;
+pub(crate) const SERVICE_MEMORY_MAX_GB: f64 = 1068.0;
 /// Upper bound of `maxTotalMemoryGb` for non-paid services.
-pub const SERVICE_MEMORY_MAX_UNPAID_GB: f64 = 360.0;
+pub(crate) const SERVICE_MEMORY_MAX_UNPAID_GB: f64 = 360.0;
 /// Service memory values are multiples of this.
-pub const SERVICE_MEMORY_STEP_GB: f64 = 12.0;
+pub(crate) const SERVICE_MEMORY_STEP_GB: f64 = 12.0;
 /// Service scaling `numReplicas`.
-pub const SERVICE_REPLICAS: Range = Range {
+pub(crate) const SERVICE_REPLICAS: Range = Range {
     field: "numReplicas",
     min: 1.0,
     max: 20.0,
     integer: true,
 };
 /// `numReplicas` minimum for the first service in a warehouse.
-pub const SERVICE_REPLICAS_MIN_FIRST_IN_WAREHOUSE: f64 = 2.0;
+pub(crate) const SERVICE_REPLICAS_MIN_FIRST_IN_WAREHOUSE: f64 = 2.0;
 /// Minimum `idleTimeoutMinutes`.
-pub const SERVICE_IDLE_TIMEOUT_MIN: f64 = 5.0;
+pub(crate) const SERVICE_IDLE_TIMEOUT_MIN: f64 = 5.0;
 
 /// Chart series request: number of series.
-pub const CHART_SERIES_MIN: usize = 1;
+pub(crate) const CHART_SERIES_MIN: usize = 1;
 /// Chart series request: maximum number of series per request.
-pub const CHART_SERIES_MAX: usize = 5;
+pub(crate) const CHART_SERIES_MAX: usize = 5;
 /// Granularities of `POST /api/v2/charts/series`.
-pub const GRANULARITIES: &[&str] = &[
+pub(crate) const GRANULARITIES: &[&str] = &[
     "30s", "1m", "5m", "10m", "15m", "30m", "1h", "2h", "6h", "12h", "1d", "2d", "7d", "30d",
     "auto",
 ];
 /// `seriesReturnType` values.
-pub const SERIES_RETURN_TYPES: &[&str] = &["ratio", "column"];
+pub(crate) const SERIES_RETURN_TYPES: &[&str] = &["ratio", "column"];
 
 /// Series `type`.
-pub const SERIES_TYPES: &[&str] = &["time", "table", "number", "histogram", "search", "markdown"];
+pub(crate) const SERIES_TYPES: &[&str] =
+    &["time", "table", "number", "histogram", "search", "markdown"];
 /// Series `dataSource`.
-pub const DATA_SOURCES: &[&str] = &["events", "metrics"];
+pub(crate) const DATA_SOURCES: &[&str] = &["events", "metrics"];
 /// Series `aggFn`.
-pub const AGG_FNS: &[&str] = &[
+pub(crate) const AGG_FNS: &[&str] = &[
     "avg",
     "count",
     "count_distinct",
@@ -108,88 +109,50 @@ pub const AGG_FNS: &[&str] = &[
     "sum",
 ];
 /// Series `whereLanguage`.
-pub const WHERE_LANGUAGES: &[&str] = &["lucene", "sql"];
+pub(crate) const WHERE_LANGUAGES: &[&str] = &["lucene", "sql"];
 /// Series `metricDataType`.
-pub const METRIC_DATA_TYPES: &[&str] = &["sum", "gauge", "histogram"];
+pub(crate) const METRIC_DATA_TYPES: &[&str] = &["sum", "gauge", "histogram"];
 /// Alert `thresholdType`.
-pub const THRESHOLD_TYPES: &[&str] = &["above", "below"];
+pub(crate) const THRESHOLD_TYPES: &[&str] = &["above", "below"];
 /// Alert `source`.
-pub const ALERT_SOURCES: &[&str] = &["tile", "search"];
+pub(crate) const ALERT_SOURCES: &[&str] = &["tile", "search"];
 /// Alert `interval`.
-pub const ALERT_INTERVALS: &[&str] = &["1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"];
+pub(crate) const ALERT_INTERVALS: &[&str] = &["1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"];
 /// Alert channel `type`.
-pub const CHANNEL_TYPES: &[&str] = &["webhook"];
+pub(crate) const CHANNEL_TYPES: &[&str] = &["webhook"];
 
 /// Most tiles on one dashboard.
-pub const DASHBOARD_MAX_TILES: usize = 500;
+pub(crate) const DASHBOARD_MAX_TILES: usize = 500;
 /// Longest dashboard name.
-pub const DASHBOARD_NAME_MAX: usize = 1024;
+pub(crate) const DASHBOARD_NAME_MAX: usize = 1024;
 /// Most tags on one dashboard.
-pub const DASHBOARD_MAX_TAGS: usize = 50;
+pub(crate) const DASHBOARD_MAX_TAGS: usize = 50;
 /// Longest tag.
-pub const TAG_MAX: usize = 32;
+pub(crate) const TAG_MAX: usize = 32;
 /// Tile grid `x`: 0 to 23.
-pub const TILE_X: Range = Range {
+pub(crate) const TILE_X: Range = Range {
     field: "x",
     min: 0.0,
     max: 23.0,
     integer: true,
 };
 /// Tile grid `w`: 1 to 24.
-pub const TILE_W: Range = Range {
+pub(crate) const TILE_W: Range = Range {
     field: "w",
     min: 1.0,
     max: 24.0,
     integer: true,
 };
 /// Longest alert name.
-pub const ALERT_NAME_MAX: usize = 512;
+pub(crate) const ALERT_NAME_MAX: usize = 512;
 /// Longest alert message.
-pub const ALERT_MESSAGE_MAX: usize = 4096;
+pub(crate) const ALERT_MESSAGE_MAX: usize = 4096;
 
 /// Cloud API rate limit: requests per window per key.
-pub const CLOUD_RATE_REQUESTS: u32 = 10;
+pub(crate) const CLOUD_RATE_REQUESTS: u32 = 10;
 /// Cloud API rate limit window, in seconds.
-pub const CLOUD_RATE_WINDOW_SECS: u64 = 10;
+pub(crate) const CLOUD_RATE_WINDOW_SECS: u64 = 10;
 /// Observability API rate limit: requests per window per key.
-pub const OBSERVABILITY_RATE_REQUESTS: u32 = 100;
+pub(crate) const OBSERVABILITY_RATE_REQUESTS: u32 = 100;
 /// Observability API rate limit window, in seconds.
-pub const OBSERVABILITY_RATE_WINDOW_SECS: u64 = 60;
-
-/// Service states (`api-facts.md`).
-pub const SERVICE_STATES: &[&str] = &[
-    "starting",
-    "stopping",
-    "terminating",
-    "softdeleting",
-    "awaking",
-    "partially_running",
-    "provisioning",
-    "running",
-    "stopped",
-    "terminated",
-    "softdeleted",
-    "degraded",
-    "failed",
-    "idle",
-];
-/// Pipe states (`api-facts.md`).
-pub const PIPE_STATES: &[&str] = &[
-    "Unknown",
-    "Provisioning",
-    "Running",
-    "Degraded",
-    "Stopping",
-    "Stopped",
-    "Failed",
-    "Completed",
-    "InternalError",
-    "Setup",
-    "Snapshot",
-    "Paused",
-    "Pausing",
-    "Modifying",
-    "Resync",
-];
-/// Backup statuses.
-pub const BACKUP_STATUSES: &[&str] = &["done", "error", "in_progress"];
+pub(crate) const OBSERVABILITY_RATE_WINDOW_SECS: u64 = 60;

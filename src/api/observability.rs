@@ -14,14 +14,14 @@ use super::wire::{
 };
 
 /// Page size of the alerts list (the API's maximum).
-pub const ALERTS_PAGE: usize = 1000;
+pub(crate) const ALERTS_PAGE: usize = 1000;
 
 /// The most alerts converge reads from one stack: far beyond any real stack, and a bound on a
 /// server whose pages never end.
-pub const MAX_ALERTS: usize = 100_000;
+pub(crate) const MAX_ALERTS: usize = 100_000;
 
 /// Pages of [`ALERTS_PAGE`] alerts that hold [`MAX_ALERTS`].
-pub const MAX_ALERT_PAGES: usize = MAX_ALERTS / ALERTS_PAGE;
+pub(crate) const MAX_ALERT_PAGES: usize = MAX_ALERTS / ALERTS_PAGE;
 
 /// A typed client of the observability API. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -36,23 +36,13 @@ impl ObservabilityClient {
     }
 
     /// The transport-level API (base URL, rate bucket).
-    pub fn api(&self) -> &Api {
+    pub(crate) fn api(&self) -> &Api {
         &self.api
     }
 
     /// `GET /api/v2/dashboards` (not paginated).
     pub async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
         let call = Call::new("list dashboards", Method::GET, "/api/v2/dashboards");
-        self.api.observability_data(&call).await
-    }
-
-    /// `GET /api/v2/dashboards/{id}`.
-    pub async fn get_dashboard(&self, id: &str) -> Result<Dashboard, ApiError> {
-        let call = Call::new(
-            "get dashboard",
-            Method::GET,
-            format!("/api/v2/dashboards/{}", segment(id)),
-        );
         self.api.observability_data(&call).await
     }
 
@@ -63,7 +53,7 @@ impl ObservabilityClient {
     }
 
     /// `PUT /api/v2/dashboards/{id}` (replaces the whole dashboard).
-    pub async fn update_dashboard(
+    pub(crate) async fn update_dashboard(
         &self,
         id: &str,
         body: &DashboardRequest,
@@ -88,7 +78,7 @@ impl ObservabilityClient {
     }
 
     /// `GET /api/v2/alerts?limit=1000&offset=N`, page after page until a short page, at most
-    /// [`MAX_ALERT_PAGES`] pages.
+    /// `MAX_ALERT_PAGES` pages.
     pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
         let mut alerts: Vec<Alert> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
@@ -128,16 +118,6 @@ impl ObservabilityClient {
         ))
     }
 
-    /// `GET /api/v2/alerts/{id}`.
-    pub async fn get_alert(&self, id: &str) -> Result<Alert, ApiError> {
-        let call = Call::new(
-            "get alert",
-            Method::GET,
-            format!("/api/v2/alerts/{}", segment(id)),
-        );
-        self.api.observability_data(&call).await
-    }
-
     /// `POST /api/v2/alerts`.
     pub async fn create_alert(&self, body: &AlertRequest) -> Result<Alert, ApiError> {
         let call = Call::new("create alert", Method::POST, "/api/v2/alerts").json(body)?;
@@ -167,7 +147,7 @@ impl ObservabilityClient {
 
     /// `GET /api/v2/sources`: the data sources series refer to. The contract names no such
     /// path for the standalone API; the sandbox serves it beside the managed stack's list.
-    pub async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
+    pub(crate) async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
         let call = Call::new("list sources", Method::GET, "/api/v2/sources");
         self.api.observability_data(&call).await
     }

@@ -9,7 +9,7 @@ use super::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Source};
 
 /// The dashboards, alerts and sources of one stack.
 #[derive(Debug, Clone)]
-pub enum StackApi {
+pub(crate) enum StackApi {
     /// The managed stack of a service, through the cloud API.
     Managed {
         /// The cloud client.
@@ -23,7 +23,7 @@ pub enum StackApi {
 
 impl StackApi {
     /// Every dashboard.
-    pub async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
+    pub(crate) async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.list_stack_dashboards(service_id).await
@@ -32,18 +32,11 @@ impl StackApi {
         }
     }
 
-    /// One dashboard.
-    pub async fn get_dashboard(&self, id: &str) -> Result<Dashboard, ApiError> {
-        match self {
-            StackApi::Managed { cloud, service_id } => {
-                cloud.get_stack_dashboard(service_id, id).await
-            }
-            StackApi::Standalone(client) => client.get_dashboard(id).await,
-        }
-    }
-
     /// Creates a dashboard (never retried after an ambiguous failure).
-    pub async fn create_dashboard(&self, body: &DashboardRequest) -> Result<Dashboard, ApiError> {
+    pub(crate) async fn create_dashboard(
+        &self,
+        body: &DashboardRequest,
+    ) -> Result<Dashboard, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.create_stack_dashboard(service_id, body).await
@@ -53,7 +46,7 @@ impl StackApi {
     }
 
     /// Replaces a dashboard.
-    pub async fn update_dashboard(
+    pub(crate) async fn update_dashboard(
         &self,
         id: &str,
         body: &DashboardRequest,
@@ -67,7 +60,7 @@ impl StackApi {
     }
 
     /// Deletes a dashboard (and, server-side, its alerts).
-    pub async fn delete_dashboard(&self, id: &str) -> Result<(), ApiError> {
+    pub(crate) async fn delete_dashboard(&self, id: &str) -> Result<(), ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.delete_stack_dashboard(service_id, id).await
@@ -77,23 +70,15 @@ impl StackApi {
     }
 
     /// Every alert (all pages on the standalone API).
-    pub async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
+    pub(crate) async fn list_alerts(&self) -> Result<Vec<Alert>, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => cloud.list_stack_alerts(service_id).await,
             StackApi::Standalone(client) => client.list_alerts().await,
         }
     }
 
-    /// One alert.
-    pub async fn get_alert(&self, id: &str) -> Result<Alert, ApiError> {
-        match self {
-            StackApi::Managed { cloud, service_id } => cloud.get_stack_alert(service_id, id).await,
-            StackApi::Standalone(client) => client.get_alert(id).await,
-        }
-    }
-
     /// Creates an alert (never retried after an ambiguous failure).
-    pub async fn create_alert(&self, body: &AlertRequest) -> Result<Alert, ApiError> {
+    pub(crate) async fn create_alert(&self, body: &AlertRequest) -> Result<Alert, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.create_stack_alert(service_id, body).await
@@ -103,7 +88,11 @@ impl StackApi {
     }
 
     /// Replaces an alert.
-    pub async fn update_alert(&self, id: &str, body: &AlertRequest) -> Result<Alert, ApiError> {
+    pub(crate) async fn update_alert(
+        &self,
+        id: &str,
+        body: &AlertRequest,
+    ) -> Result<Alert, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.update_stack_alert(service_id, id, body).await
@@ -113,7 +102,7 @@ impl StackApi {
     }
 
     /// Deletes an alert.
-    pub async fn delete_alert(&self, id: &str) -> Result<(), ApiError> {
+    pub(crate) async fn delete_alert(&self, id: &str) -> Result<(), ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => {
                 cloud.delete_stack_alert(service_id, id).await
@@ -123,18 +112,10 @@ impl StackApi {
     }
 
     /// The data sources, to resolve `source:` names.
-    pub async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
+    pub(crate) async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
         match self {
             StackApi::Managed { cloud, service_id } => cloud.list_stack_sources(service_id).await,
             StackApi::Standalone(client) => client.list_sources().await,
-        }
-    }
-
-    /// Which API this stack is reached through, for messages.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            StackApi::Managed { .. } => "the cloud API",
-            StackApi::Standalone(_) => "the observability API",
         }
     }
 }

@@ -28,15 +28,15 @@ use crate::duration::{self, HOURS, MILLISECONDS, MINUTES, SECONDS};
 use crate::output::Printer;
 
 /// Environment variable that turns retry delays (not the retries) off, for tests.
-pub const NO_RETRY_DELAY_ENV: &str = "CONVERGE_TEST_NO_RETRY_DELAY";
+pub(crate) const NO_RETRY_DELAY_ENV: &str = "CONVERGE_TEST_NO_RETRY_DELAY";
 
 /// The longest wait a server may ask for (`Retry-After`, `X-RateLimit-Reset`): a server that
 /// asks for more is not waited for; the request fails and says so.
-pub const MAX_SERVER_DELAY: Duration = Duration::from_secs(120);
+pub(crate) const MAX_SERVER_DELAY: Duration = Duration::from_secs(120);
 
 /// The largest success body converge reads from one answer (the large seed's biggest list is a
 /// few MiB); a server sending more is cut off with an error rather than filling memory.
-pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// How much of an error body is kept: only its first words are ever shown.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -55,24 +55,24 @@ pub struct RateLimit {
 
 impl RateLimit {
     /// The cloud API's limit: 10 requests per 10 seconds per key.
-    pub const CLOUD: RateLimit = RateLimit {
+    pub(crate) const CLOUD: RateLimit = RateLimit {
         requests: limits::CLOUD_RATE_REQUESTS,
         window: Duration::from_secs(limits::CLOUD_RATE_WINDOW_SECS),
     };
     /// The observability API's limit: 100 requests per minute per key.
-    pub const OBSERVABILITY: RateLimit = RateLimit {
+    pub(crate) const OBSERVABILITY: RateLimit = RateLimit {
         requests: limits::OBSERVABILITY_RATE_REQUESTS,
         window: Duration::from_secs(limits::OBSERVABILITY_RATE_WINDOW_SECS),
     };
 
     /// No pacing at all (the in-process sandbox, unless asked to limit).
-    pub const UNLIMITED: RateLimit = RateLimit {
+    pub(crate) const UNLIMITED: RateLimit = RateLimit {
         requests: u32::MAX,
         window: Duration::from_secs(1),
     };
 
     /// `10 requests per 10s`, for messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if *self == RateLimit::UNLIMITED {
             return "no limit".to_string();
         }
@@ -88,7 +88,7 @@ impl RateLimit {
     }
 
     /// Reads `N/DURATION`, e.g. `10/10s`, `100/1m`, `5/500ms`.
-    pub fn parse(text: &str) -> Result<RateLimit, String> {
+    pub(crate) fn parse(text: &str) -> Result<RateLimit, String> {
         let problem = || format!("`{text}` is not a rate limit; write it as `10/10s` or `100/1m`");
         let (count, window) = text.trim().split_once('/').ok_or_else(problem)?;
         let requests: u32 = count.trim().parse().map_err(|_| problem())?;
@@ -133,7 +133,7 @@ struct BucketState {
 
 impl RateBucket {
     /// A bucket for one key.
-    pub fn new(limit: RateLimit) -> Self {
+    pub(crate) fn new(limit: RateLimit) -> Self {
         // Clocks and network delays differ between client and server; a send that leaves
         // exactly one window later may still land inside the server's window.
         let margin = (limit.window / 200).max(Duration::from_millis(20));
@@ -145,7 +145,7 @@ impl RateBucket {
     }
 
     /// The limit this bucket enforces.
-    pub fn limit(&self) -> RateLimit {
+    pub(crate) fn limit(&self) -> RateLimit {
         self.limit
     }
 
@@ -159,7 +159,7 @@ impl RateBucket {
 
     /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
     /// returns the earliest time one may be.
-    pub fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+    pub(crate) fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
         let mut state = self.lock();
         if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
             return Err(hold);
@@ -191,7 +191,7 @@ impl RateBucket {
     /// The earliest time a slot may be free, without taking one; `None` when one is free at
     /// `now`. Shared reads wait for it before they begin (`apply::fresh`), so that steps starting
     /// meanwhile can share them.
-    pub fn free_at(&self, now: Instant) -> Option<Instant> {
+    pub(crate) fn free_at(&self, now: Instant) -> Option<Instant> {
         let state = self.lock();
         if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
             return Some(hold);
@@ -213,7 +213,7 @@ impl RateBucket {
     }
 
     /// Holds every send of this key until `until` (the server asked us to wait).
-    pub fn hold_until(&self, until: Instant) {
+    pub(crate) fn hold_until(&self, until: Instant) {
         let mut state = self.lock();
         if state.hold_until.is_none_or(|hold| hold < until) {
             state.hold_until = Some(until);
@@ -275,13 +275,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Whether retries wait, given the value of `CONVERGE_TEST_NO_RETRY_DELAY`.
-pub fn retry_delays_enabled(value: Option<&str>) -> bool {
+pub(crate) fn retry_delays_enabled(value: Option<&str>) -> bool {
     !matches!(value.map(str::trim), Some("1" | "true" | "yes"))
 }
 
 /// The wait before the next attempt: what the server asked for when it said, else the backoff;
 /// `None` when the backoff is exhausted.
-pub fn next_delay(
+pub(crate) fn next_delay(
     error: &ApiError,
     backoff: Option<Duration>,
     retry_delays: bool,
@@ -303,7 +303,7 @@ pub fn server_delay(headers: &HeaderMap) -> Option<Duration> {
 }
 
 /// As [`server_delay`], with the header it came from as sent (`Retry-After: 3600`).
-pub fn server_delay_with_source(headers: &HeaderMap) -> Option<(Duration, String)> {
+pub(crate) fn server_delay_with_source(headers: &HeaderMap) -> Option<(Duration, String)> {
     let text = |name: &str| {
         headers
             .get(name)
@@ -419,17 +419,12 @@ impl Transport {
     }
 
     /// What the requests of this transport are waiting for (for progress displays).
-    pub fn activity(&self) -> &Arc<Activity> {
+    pub(crate) fn activity(&self) -> &Arc<Activity> {
         &self.inner.activity
     }
 
-    /// The settings it was built with.
-    pub fn settings(&self) -> &TransportSettings {
-        &self.inner.settings
-    }
-
     /// The printer logs go through.
-    pub fn printer(&self) -> &Printer {
+    pub(crate) fn printer(&self) -> &Printer {
         &self.inner.printer
     }
 }
@@ -547,7 +542,7 @@ pub enum ApiSetupError {
 
 /// Checks an API base URL: `https://`, or `http://` only for a loopback host; no credentials,
 /// query or fragment in it. Returns the URL without a trailing slash.
-pub fn check_base_url(url: &str) -> Result<String, UrlError> {
+pub(crate) fn check_base_url(url: &str) -> Result<String, UrlError> {
     let parsed = reqwest::Url::parse(url.trim()).map_err(|error| UrlError::NotUrl {
         url: url.to_string(),
         cause: error.to_string(),
@@ -660,7 +655,7 @@ impl Call {
     }
 
     /// Adds a JSON body.
-    pub fn json<B: Serialize>(mut self, body: &B) -> Result<Self, ApiError> {
+    pub(crate) fn json<B: Serialize>(mut self, body: &B) -> Result<Self, ApiError> {
         match serde_json::to_vec(body) {
             Ok(bytes) => {
                 self.body = Some(bytes);
@@ -674,19 +669,19 @@ impl Call {
     }
 
     /// Marks a POST that only reads (charts/series) as safe to retry.
-    pub fn idempotent(mut self) -> Self {
+    pub(crate) fn idempotent(mut self) -> Self {
         self.resend = Resend::Idempotent;
         self
     }
 
     /// An error about a success answer whose content is unusable.
-    pub fn body_error(&self, status: u16, message: impl Into<String>) -> ApiError {
+    pub(crate) fn body_error(&self, status: u16, message: impl Into<String>) -> ApiError {
         self.error(FailureKind::Body(status), message.into())
     }
 
     /// An error of this call of any kind (e.g. [`FailureKind::TooMuch`] for pages that never
     /// end).
-    pub fn error_of(&self, kind: FailureKind, message: impl Into<String>) -> ApiError {
+    pub(crate) fn error_of(&self, kind: FailureKind, message: impl Into<String>) -> ApiError {
         self.error(kind, message.into())
     }
 
@@ -714,7 +709,7 @@ pub struct Answer {
 }
 
 impl Api {
-    /// An API at `base_url` (checked with [`check_base_url`]) with its own rate bucket.
+    /// An API at `base_url` (checked with `check_base_url`) with its own rate bucket.
     pub fn new(
         transport: &Transport,
         base_url: &str,
@@ -757,23 +752,18 @@ impl Api {
     }
 
     /// The same API, called `name` in messages (`the cloud API`).
-    pub fn named(mut self, name: &'static str) -> Api {
+    pub(crate) fn named(mut self, name: &'static str) -> Api {
         self.name = name;
         self
     }
 
-    /// What messages call this API.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
     /// The transport it sends through.
-    pub fn transport(&self) -> &Transport {
+    pub(crate) fn transport(&self) -> &Transport {
         &self.transport
     }
 
     /// The base URL.
-    pub fn base_url(&self) -> &str {
+    pub(crate) fn base_url(&self) -> &str {
         &self.base
     }
 
@@ -783,7 +773,7 @@ impl Api {
     }
 
     /// Sends a request, retrying as its [`Resend`] rule allows, and returns a success answer.
-    pub async fn send(&self, call: &Call) -> Result<Answer, ApiError> {
+    pub(crate) async fn send(&self, call: &Call) -> Result<Answer, ApiError> {
         let settings = &self.transport.inner.settings;
         let printer = &self.transport.inner.printer;
         let attempts = AtomicU32::new(0);
@@ -1067,13 +1057,16 @@ impl Api {
     }
 
     /// Sends and reads the cloud envelope's `result` as `T`.
-    pub async fn cloud_result<T: DeserializeOwned>(&self, call: &Call) -> Result<T, ApiError> {
+    pub(crate) async fn cloud_result<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+    ) -> Result<T, ApiError> {
         let answer = self.send(call).await?;
         read_member(call, &answer, "result")
     }
 
     /// Sends and reads the observability wrapper's `data` as `T`.
-    pub async fn observability_data<T: DeserializeOwned>(
+    pub(crate) async fn observability_data<T: DeserializeOwned>(
         &self,
         call: &Call,
     ) -> Result<T, ApiError> {

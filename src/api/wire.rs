@@ -10,58 +10,6 @@ use std::fmt;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-/// The cloud API's success envelope: `{status, requestId, result}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Envelope<T> {
-    /// HTTP status of the response.
-    #[serde(default)]
-    pub status: u16,
-    /// UUID v4, unique per request.
-    #[serde(default)]
-    pub request_id: String,
-    /// The resource; absent on DELETE.
-    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
-    pub result: Option<T>,
-}
-
-fn none<T>() -> Option<T> {
-    None
-}
-
-/// The cloud API's error body: `{status, error: "CODE: message", requestId}`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CloudError {
-    /// HTTP status.
-    #[serde(default)]
-    pub status: u16,
-    /// `"CODE: message"`.
-    #[serde(default)]
-    pub error: String,
-    /// The request id, when the server sent one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-}
-
-/// The observability API's success wrapper: `{data}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Data<T> {
-    /// The payload.
-    pub data: T,
-}
-
-/// The observability API's validation error body: `{message}` (charts/series uses `{error}`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ObservabilityError {
-    /// What the server said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// What charts/series says.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
 /// A string that is never shown: `Debug` and `Display` print `***`. It serializes to its real
 /// value because the sandbox must answer with it; the client never serializes one into output.
 #[derive(Clone, Default, PartialEq, Eq, Deserialize)]
@@ -348,7 +296,7 @@ pub struct ServicePatch {
 
 /// Body of `PATCH /services/{id}/state`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StatePatch {
+pub(crate) struct StatePatch {
     /// `start`, `stop` or `awake`.
     pub command: String,
 }
@@ -411,7 +359,7 @@ pub struct PipeScaling {
 }
 
 /// Body of `PATCH /pipes/{id}/scaling`: only present members are sent.
-pub type PipeScalingPatch = PipeScaling;
+pub(crate) type PipeScalingPatch = PipeScaling;
 
 /// Kafka source. Certificates are secrets.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -571,7 +519,7 @@ pub struct PipeSource {
 /// The kind of a pipe's source, which decides which scaling fields apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub enum SourceKind {
+pub(crate) enum SourceKind {
     /// Kafka: `replicas`, CPU and memory.
     Kafka,
     /// Object storage: `concurrency`.
@@ -584,7 +532,7 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// The wire name of the kind.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SourceKind::Kafka => "kafka",
             SourceKind::ObjectStorage => "objectStorage",
@@ -594,7 +542,7 @@ impl SourceKind {
     }
 
     /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).
-    pub fn scales(self, field: &str) -> bool {
+    pub(crate) fn scales(self, field: &str) -> bool {
         matches!(
             (self, field),
             (SourceKind::Kafka, "replicas")
@@ -609,7 +557,7 @@ impl SourceKind {
 
 impl PipeSource {
     /// The kind of the first present member.
-    pub fn kind(&self) -> Option<SourceKind> {
+    pub(crate) fn kind(&self) -> Option<SourceKind> {
         if self.kafka.is_some() {
             Some(SourceKind::Kafka)
         } else if self.object_storage.is_some() {
@@ -791,7 +739,7 @@ pub struct Tile {
     )]
     pub series: Vec<Series>,
     /// The newer generation's tile definition (`config` instead of `series`), kept as read and
-    /// sent back unchanged: converge does not manage it (see [`Tile::is_newer_format`]).
+    /// sent back unchanged: converge does not manage it (see `Tile::is_newer_format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Value>,
 }
@@ -799,7 +747,7 @@ pub struct Tile {
 impl Tile {
     /// Whether the tile is of the newer format, which converge leaves as it is: `config` and no
     /// `series`.
-    pub fn is_newer_format(&self) -> bool {
+    pub(crate) fn is_newer_format(&self) -> bool {
         self.config.as_ref().is_some_and(|c| !c.is_null()) && self.series.is_empty()
     }
 }
@@ -819,14 +767,14 @@ fn always_list<S: Serializer>(
 /// Serializers of numbers: a whole `f64` is written as a JSON integer (`3`, not `3.0`), as the
 /// real services write numbers; the documents say `integer` for some of these fields
 /// (`numReplicas`), and a typed client of them fails on `3.0`.
-pub mod number {
+pub(crate) mod number {
     use serde::Serializer;
 
     /// Largest magnitude below which every whole `f64` is exact as an `i64` (2^53).
     const EXACT: f64 = 9_007_199_254_740_992.0;
 
     /// One number.
-    pub fn one<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn one<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
         if value.fract() == 0.0 && value.abs() < EXACT {
             serializer.serialize_i64(*value as i64)
         } else {
@@ -835,7 +783,10 @@ pub mod number {
     }
 
     /// An optional number (skipped when absent by the field's own attribute).
-    pub fn opt<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn opt<S: Serializer>(
+        value: &Option<f64>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         match value {
             Some(value) => one(value, serializer),
             None => serializer.serialize_none(),
@@ -974,7 +925,7 @@ impl<'de> Deserialize<'de> for Alert {
 }
 
 /// Separates a member path from the message in errors of objects read in two steps (alerts).
-pub const NESTED: &str = "\u{1f}";
+pub(crate) const NESTED: &str = "\u{1f}";
 
 /// `name` → `.name`, `[2]` stays `[2]`: how a member path continues the path of its object.
 fn nested_path(path: &str) -> String {
@@ -1090,12 +1041,12 @@ impl SeriesPoint {
 }
 
 /// Tolerant deserializers: numbers as numbers or strings, quantities with units.
-pub mod lenient {
+pub(crate) mod lenient {
     use serde::{Deserialize, Deserializer};
     use serde_json::Value;
 
     /// A JSON value as a number: numbers, numeric strings; `None` for anything else.
-    pub fn value_f64(value: &Value) -> Option<f64> {
+    pub(crate) fn value_f64(value: &Value) -> Option<f64> {
         match value {
             Value::Number(n) => n.as_f64(),
             Value::String(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
@@ -1116,7 +1067,7 @@ pub mod lenient {
 
     /// CPU as millicores: a number or numeric string is millicores, as the field's name says;
     /// `"500m"` is 500.
-    pub fn millicores(value: &Value) -> Option<f64> {
+    pub(crate) fn millicores(value: &Value) -> Option<f64> {
         match value {
             Value::String(s) => {
                 let (number, unit) = split_quantity(s)?;
@@ -1130,7 +1081,7 @@ pub mod lenient {
     }
 
     /// Memory as GB: numbers and numeric strings are GB; `"2Gi"`/`"2G"` are 2, `"512Mi"` 0.5.
-    pub fn gigabytes(value: &Value) -> Option<f64> {
+    pub(crate) fn gigabytes(value: &Value) -> Option<f64> {
         match value {
             Value::String(s) => {
                 let (number, unit) = split_quantity(s)?;
@@ -1156,7 +1107,7 @@ pub mod lenient {
 
     /// A value whose `null` reads as its default (an empty string or list): a nullable member
     /// of the documents never fails the read of the object around it.
-    pub fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+    pub(crate) fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
     where
         D: Deserializer<'de>,
         T: Deserialize<'de> + Default,
@@ -1165,32 +1116,32 @@ pub mod lenient {
     }
 
     /// An optional number that may arrive as a string.
-    pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    pub(crate) fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         read(d, value_f64)
     }
 
     /// An optional whole number that may arrive as a string or as `3.0`.
-    pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    pub(crate) fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
         Ok(read(d, value_f64)?.map(|v| v.round() as i64))
     }
 
     /// A whole number defaulting to 0.
-    pub fn i64_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    pub(crate) fn i64_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
         Ok(opt_i64(d)?.unwrap_or(0))
     }
 
     /// Millicores that may arrive as `"500m"`.
-    pub fn opt_millicores<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    pub(crate) fn opt_millicores<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
         Ok(read(d, millicores)?.map(|v| v.round() as i64))
     }
 
     /// Gigabytes that may arrive as `"2Gi"`.
-    pub fn opt_gigabytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    pub(crate) fn opt_gigabytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         read(d, gigabytes)
     }
 
     /// An optional boolean that may arrive as `"true"`/`"false"`.
-    pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    pub(crate) fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
         let value = Option::<Value>::deserialize(d)?;
         Ok(match value {
             Some(Value::Bool(b)) => Some(b),

@@ -55,7 +55,7 @@ use crate::plan::{Operation, StackRef, StackTarget};
 
 /// What one list read covers.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// `GET /services`.
     Services,
     /// `GET /services/{id}/pipes`.
@@ -68,7 +68,7 @@ pub enum Scope {
 
 /// One list, as read.
 #[derive(Debug, Clone)]
-pub enum Data {
+pub(crate) enum Data {
     /// Services.
     Services(Vec<Service>),
     /// Pipes of one service.
@@ -80,26 +80,26 @@ pub enum Data {
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
-pub const ROUNDS: usize = 3;
+pub(crate) const ROUNDS: usize = 3;
 
 /// A point in the run: handed out when a step starts (or a check must see the server as it is
 /// from now on). A read serves a ticket when it began after the ticket was handed out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Ticket(u64);
+pub(crate) struct Ticket(u64);
 
 /// The newest read of one scope: the newest ticket handed out when it began, and the list.
 type Slot = Arc<Mutex<Option<(Ticket, Arc<Data>)>>>;
 
 /// The shared cache of list reads.
 #[derive(Debug)]
-pub struct Fresh {
+pub(crate) struct Fresh {
     clients: Clients,
     clock: AtomicU64,
     slots: std::sync::Mutex<BTreeMap<Scope, Slot>>,
 }
 
 /// The scope a step's object lives in, and the stack when it is a stack object.
-pub fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
+pub(crate) fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
     match operation {
         Operation::ServiceScaling { .. }
         | Operation::PrivateEndpointCreate { .. }
@@ -120,7 +120,7 @@ pub fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
 
 /// The API a read or write needs has no client in this run.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum NotSetUp {
+pub(crate) enum NotSetUp {
     /// The cloud API, for services and pipes.
     #[error("{api} is not set up")]
     Api {
@@ -138,7 +138,7 @@ pub enum NotSetUp {
 }
 
 /// The API of a stack the plan names.
-pub fn stack_api(clients: &Clients, stack: &StackRef) -> Result<StackApi, NotSetUp> {
+pub(crate) fn stack_api(clients: &Clients, stack: &StackRef) -> Result<StackApi, NotSetUp> {
     let not_set_up = |api| NotSetUp::Stack {
         stack: stack.key.clone(),
         api,
@@ -160,7 +160,7 @@ pub fn stack_api(clients: &Clients, stack: &StackRef) -> Result<StackApi, NotSet
 
 /// Why a read could not be made.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The API answered with an error.
     #[error("{0}")]
     Api(ApiError),
@@ -174,7 +174,7 @@ pub enum ReadError {
 
 impl Fresh {
     /// An empty cache reading through `clients`.
-    pub fn new(clients: Clients) -> Self {
+    pub(crate) fn new(clients: Clients) -> Self {
         Fresh {
             clients,
             clock: AtomicU64::new(0),
@@ -184,7 +184,7 @@ impl Fresh {
 
     /// The same cache, whose clients stop sending writes once `stop` turns `true`
     /// ([`crate::api::transport::Api::stop_writes_on`]); reads go on.
-    pub fn stop_writes_on(mut self, stop: tokio::sync::watch::Receiver<bool>) -> Fresh {
+    pub(crate) fn stop_writes_on(mut self, stop: tokio::sync::watch::Receiver<bool>) -> Fresh {
         let clients = &self.clients;
         self.clients = Clients {
             cloud: clients.cloud.as_ref().map(|cloud| {
@@ -202,12 +202,12 @@ impl Fresh {
     }
 
     /// The clients reads go through.
-    pub fn clients(&self) -> &Clients {
+    pub(crate) fn clients(&self) -> &Clients {
         &self.clients
     }
 
     /// A new ticket: what is read for it must have begun after this call.
-    pub fn now(&self) -> Ticket {
+    pub(crate) fn now(&self) -> Ticket {
         Ticket(self.clock.fetch_add(1, Ordering::SeqCst) + 1)
     }
 
@@ -222,7 +222,7 @@ impl Fresh {
     /// The list of `scope`, as read by a request that began after `ticket` was handed out: the
     /// newest read when it did, a new read otherwise (waiting for one already in flight first,
     /// since the next read may then serve the steps that queued behind it together).
-    pub async fn get(
+    pub(crate) async fn get(
         &self,
         scope: &Scope,
         stack: Option<&StackRef>,
@@ -305,7 +305,7 @@ impl Fresh {
 
 /// A live state holding only one list, enough for [`crate::plan::fingerprint::current`] of a
 /// step in that scope.
-pub fn live_of(scope: &Scope, data: &Data) -> LiveState {
+pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
     let mut live = LiveState::default();
     match (scope, data) {
         (Scope::Services, Data::Services(services)) => {

@@ -10,7 +10,7 @@ use crate::plan::{Operation, Plan};
 /// One warning per service that is not running and whose pipes the plan writes, e.g.
 /// ``service `analytics` is `idle`: its 3 pipe change(s) will fail with 424 unless `converge
 /// apply --wake` wakes it first``.
-pub fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
+pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     // Service key (from the address) and id → pipe steps.
     let mut pipes: BTreeMap<(String, String), usize> = BTreeMap::new();
     for step in &plan.steps {

@@ -2,25 +2,25 @@
 //! steps it depends on succeeded, at most `parallelism` at once (the transport keeps every
 //! request within its key's rate limit). Before each write the object is re-read, by a list
 //! read that began after the step started, and compared with the fingerprint the plan recorded
-//! ([`fresh`]); a create whose answer was lost
-//! is looked for by its identity before it is sent again ([`step`]). A failed step skips only
+//! (`fresh`); a create whose answer was lost
+//! is looked for by its identity before it is sent again (`step`). A failed step skips only
 //! its dependents. An interruption starts no new step and sends no write that has not gone out
 //! yet: a started step still waiting for a rate-limit token, a permit or a retry stops there
 //! and is reported not started (the transport checks right before sending); a write already
 //! sent finishes.
 //!
-//! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); [`wait`] polls
-//! until scaling changes show; [`report`] renders the report as text or JSON.
+//! [`execute`] returns a [`Report`] (done, failed, stale, skipped, not started); `wait` polls
+//! until scaling changes show; `report` renders the report as text or JSON.
 
 mod duplicates;
-pub mod fresh;
-pub mod idle;
-pub mod model;
-pub mod progress;
-pub mod report;
-pub mod step;
-pub mod wait;
-pub mod write;
+pub(crate) mod fresh;
+pub(crate) mod idle;
+pub(crate) mod model;
+pub(crate) mod progress;
+pub(crate) mod report;
+pub(crate) mod step;
+pub(crate) mod wait;
+pub(crate) mod write;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ enum State {
 /// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step and
 /// sends no write not yet sent; writes already sent finish. Never fails as a whole: every
 /// step's outcome is in the report. Each step checks its object with a read that began after
-/// the step started (see [`fresh`]); no read made before is reused.
+/// the step started (see `fresh`); no read made before is reused.
 pub async fn execute(
     plan: &Plan,
     clients: Clients,
@@ -198,7 +198,7 @@ pub async fn execute(
 
 /// What [`precheck`] found before anything was written.
 #[derive(Debug, Default)]
-pub struct Precheck {
+pub(crate) struct Precheck {
     /// Steps whose object changed since the plan was made, each with a message.
     pub stale: Vec<(usize, String)>,
     /// Steps that write other than their changes show, as only the live state can tell
@@ -210,7 +210,7 @@ pub struct Precheck {
 /// is written. Creates that wait for other steps are checked when they run instead: their
 /// objects may exist until a dependency removes them (alerts on a tile a dashboard update
 /// drops). The steps read again when they run: these reads are older than any step.
-pub async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, fresh::ReadError> {
+pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, fresh::ReadError> {
     let fresh = fresh::Fresh::new(clients);
     let ticket = fresh.now();
     let mut found = Precheck::default();

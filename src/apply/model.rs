@@ -49,7 +49,7 @@ pub enum Status {
 
 impl Status {
     /// The word used in output.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Done => "done",
             Status::Failed => "failed",

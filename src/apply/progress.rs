@@ -58,7 +58,7 @@ fn api_of(operation: &Operation) -> &'static str {
 
 impl Progress {
     /// Spinners when stderr is a terminal, plain lines otherwise.
-    pub fn new(printer: &Printer) -> Self {
+    pub(crate) fn new(printer: &Printer) -> Self {
         let bars = printer
             .is_terminal()
             .then(|| (MultiProgress::new(), Mutex::new(Bars::default())));
@@ -71,7 +71,7 @@ impl Progress {
     }
 
     /// Shows, on each running step's line, what its API is waiting for.
-    pub fn with_activity(mut self, activity: Option<Arc<Activity>>) -> Self {
+    pub(crate) fn with_activity(mut self, activity: Option<Arc<Activity>>) -> Self {
         self.activity = activity;
         self
     }
@@ -87,7 +87,7 @@ impl Progress {
     }
 
     /// The apply phase begins with `steps` steps to run.
-    pub fn begin(&self, steps: usize) {
+    pub(crate) fn begin(&self, steps: usize) {
         if let Some(activity) = &self.activity {
             activity.begin_phase();
         }
@@ -99,7 +99,7 @@ impl Progress {
     }
 
     /// A step started.
-    pub fn start(&self, step: &Step) {
+    pub(crate) fn start(&self, step: &Step) {
         let Some((multi, bars)) = &self.bars else {
             return;
         };
@@ -131,7 +131,7 @@ impl Progress {
     }
 
     /// A step ended (or was skipped without starting).
-    pub fn finish(&self, step: &Step, status: Status, message: Option<&str>) {
+    pub(crate) fn finish(&self, step: &Step, status: Status, message: Option<&str>) {
         if self.quiet {
             return;
         }

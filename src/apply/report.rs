@@ -7,10 +7,10 @@ use super::model::{Status, operation_name};
 use crate::output::{Printer, Style};
 
 /// Format identifier of the JSON report.
-pub const FORMAT: &str = "converge-apply-report/1";
+pub(crate) const FORMAT: &str = "converge-apply-report/1";
 
 /// Not-started addresses the text report lists (an interrupted large apply has hundreds).
-pub const MAX_NOT_STARTED_SHOWN: usize = 10;
+pub(crate) const MAX_NOT_STARTED_SHOWN: usize = 10;
 
 /// Steps grouped by their message, groups in the order their first step comes.
 fn by_message<'r>(steps: &[&'r StepReport]) -> Vec<(Option<&'r str>, Vec<&'r StepReport>)> {
@@ -72,7 +72,7 @@ pub struct WaitReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    /// Always [`FORMAT`] (`converge show` checks a file's format before reading it).
+    /// Always `FORMAT` (`converge show` checks a file's format before reading it).
     #[serde(skip_deserializing, default = "format_id")]
     pub format: &'static str,
     /// Whether SIGINT/SIGTERM stopped the run early.
@@ -99,7 +99,7 @@ fn format_id() -> &'static str {
 
 impl Report {
     /// A report of these outcomes.
-    pub fn new(steps: Vec<StepReport>, interrupted: bool) -> Self {
+    pub(crate) fn new(steps: Vec<StepReport>, interrupted: bool) -> Self {
         let mut summary = Counts::default();
         for step in &steps {
             match step.status {
@@ -122,7 +122,7 @@ impl Report {
     }
 
     /// The same report, saying it covers only the addresses `plan` was limited to.
-    pub fn of_plan(self, plan: &crate::plan::Plan) -> Self {
+    pub(crate) fn of_plan(self, plan: &crate::plan::Plan) -> Self {
         Report {
             only: plan.only.clone(),
             ..self
@@ -131,7 +131,11 @@ impl Report {
 
     /// The report of a run refused before any write: every step not started, except those
     /// found `stale` (step id and message).
-    pub fn refused(plan: &crate::plan::Plan, reason: &str, stale: &[(usize, String)]) -> Self {
+    pub(crate) fn refused(
+        plan: &crate::plan::Plan,
+        reason: &str,
+        stale: &[(usize, String)],
+    ) -> Self {
         let steps = plan
             .steps
             .iter()
@@ -157,7 +161,7 @@ impl Report {
     }
 
     /// Whether every step was done (and the wait, if any, settled).
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.refused.is_none()
             && !self.interrupted
             && self.steps.iter().all(|s| s.status == Status::Done)
@@ -165,7 +169,7 @@ impl Report {
     }
 
     /// Whether some step was refused as stale.
-    pub fn has_stale(&self) -> bool {
+    pub(crate) fn has_stale(&self) -> bool {
         self.summary.stale > 0
     }
 
@@ -177,7 +181,7 @@ impl Report {
     }
 
     /// The summary line, e.g. `apply: 3 done, 1 failed, 0 stale, 2 skipped, 0 not started`.
-    pub fn summary_line(&self) -> String {
+    pub(crate) fn summary_line(&self) -> String {
         let s = &self.summary;
         format!(
             "apply{}: {} done, {} failed, {} stale, {} skipped, {} not started",
@@ -194,7 +198,7 @@ impl Report {
     /// by several steps said once above their addresses; at most [`MAX_NOT_STARTED_SHOWN`]
     /// not-started addresses (the JSON report has them all); the summary line last, where a
     /// reader looks first.
-    pub fn to_text(&self, printer: &Printer) -> String {
+    pub(crate) fn to_text(&self, printer: &Printer) -> String {
         let mut out = String::new();
         if !self.only.is_empty() {
             let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();

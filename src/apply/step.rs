@@ -34,7 +34,7 @@ fn interrupted(previous: Option<String>) -> StepError {
 /// holds from then on. `Ok` carries a note for the report (e.g. "already gone"). A create is
 /// checked for a copy another run made at the same time right away when `waited_on` (its
 /// dependents must find the copy that stays), otherwise later, with the others.
-pub async fn run(
+pub(crate) async fn run(
     context: &Context,
     step: &Step,
     started: Ticket,

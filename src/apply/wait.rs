@@ -21,7 +21,7 @@ fn close(a: Option<f64>, b: Option<f64>) -> bool {
 }
 
 /// Whether a service shows every field of a scaling patch.
-pub fn service_shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
+pub(crate) fn service_shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
     let number = |want: Option<f64>, have: Option<f64>| want.is_none() || close(want, have);
     number(patch.num_replicas, service.num_replicas)
         && number(patch.min_total_memory_gb, service.min_total_memory_gb)
@@ -33,7 +33,7 @@ pub fn service_shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
 }
 
 /// Whether a pipe shows every field of a scaling patch.
-pub fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
+pub(crate) fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
     let Some(scaling) = &pipe.scaling else {
         return false;
     };
@@ -47,7 +47,7 @@ pub fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
 
 /// Polls until the scaling steps `report` marks done show their values, the timeout passes or
 /// `cancel` turns true.
-pub async fn wait(
+pub(crate) async fn wait(
     plan: &Plan,
     report: &Report,
     clients: &Clients,

@@ -35,7 +35,7 @@ type WakeCell = Arc<OnceCell<Result<(), String>>>;
 
 /// Why a step did not succeed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StepError {
+pub(crate) enum StepError {
     /// The live object changed since the plan; nothing was written.
     Stale(String),
     /// The write (or the read before it) failed.
@@ -46,7 +46,7 @@ pub enum StepError {
 
 /// What the steps of one run share.
 #[derive(Debug)]
-pub struct Context {
+pub(crate) struct Context {
     /// The cache of list reads.
     pub fresh: Fresh,
     options: Options,
@@ -61,7 +61,7 @@ pub struct Context {
 
 impl Context {
     /// A context reading (through `fresh`) and writing through `fresh`'s clients.
-    pub fn new(fresh: Fresh, options: Options) -> Self {
+    pub(crate) fn new(fresh: Fresh, options: Options) -> Self {
         Context {
             fresh,
             options,

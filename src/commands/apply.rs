@@ -29,7 +29,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes")]
-pub struct Args {
+pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files. With `--plan`, only where the
     /// organization, URLs and credentials come from (without them: `CONVERGE_*` variables).
     #[arg(required_unless_present = "plan")]
@@ -70,7 +70,7 @@ pub struct Args {
 }
 
 /// Runs `converge apply`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let options = Options {
         parallelism: api.parallelism,

@@ -15,7 +15,7 @@ use crate::output::Printer;
     converge completions zsh > \"${fpath[1]}/_converge\"\n  \
     converge completions fish > ~/.config/fish/completions/converge.fish\n  \
     converge completions powershell >> $PROFILE")]
-pub struct Args {
+pub(crate) struct Args {
     /// The shell to write the completion script for.
     #[arg(value_enum)]
     pub shell: CompletionShell,
@@ -23,7 +23,7 @@ pub struct Args {
 
 /// Shells with completion scripts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompletionShell {
+pub(crate) enum CompletionShell {
     /// Bash.
     Bash,
     /// Zsh.
@@ -35,7 +35,7 @@ pub enum CompletionShell {
 }
 
 /// Runs `converge completions` for `command`, the whole command line.
-pub fn run(args: Args, mut command: clap::Command, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, mut command: clap::Command, printer: &Printer) -> Result<Exit> {
     let shell = match args.shell {
         CompletionShell::Bash => Shell::Bash,
         CompletionShell::Zsh => Shell::Zsh,

@@ -18,7 +18,7 @@ use crate::live::{LiveState, ReadScope};
 use crate::output::Printer;
 
 /// The variables `apply --plan FILE` connects with when no config is given.
-pub const ORG_ENV: &str = "CONVERGE_ORG_ID";
+pub(crate) const ORG_ENV: &str = "CONVERGE_ORG_ID";
 const CLOUD_URL_ENV: &str = "CONVERGE_CLOUD_URL";
 const KEY_ID_ENV: &str = "CONVERGE_KEY_ID";
 const KEY_SECRET_ENV: &str = "CONVERGE_KEY_SECRET";
@@ -178,7 +178,7 @@ fn needs_observability(config: &Config) -> bool {
 
 /// The organization and the clients of the APIs a saved plan writes to, `(cloud,
 /// observability)`, from the `CONVERGE_*` variables `lookup` reads.
-pub fn from_env(
+pub(crate) fn from_env(
     lookup: &dyn Fn(&str) -> Option<String>,
     (cloud, observability): (bool, bool),
     transport: &Transport,
@@ -234,7 +234,7 @@ pub async fn connect_and_read(
 }
 
 /// As [`connect_and_read`], pacing each key by `limits`.
-pub async fn connect_and_read_with(
+pub(crate) async fn connect_and_read_with(
     config: &Config,
     parallelism: usize,
     limits: RateLimits,
@@ -244,7 +244,7 @@ pub async fn connect_and_read_with(
 }
 
 /// As [`connect_and_read_with`], reading only the lists `scope` names.
-pub async fn connect_and_read_scoped(
+pub(crate) async fn connect_and_read_scoped(
     config: &Config,
     parallelism: usize,
     limits: RateLimits,
@@ -291,7 +291,7 @@ pub fn connect_and_read_blocking_with(
 }
 
 /// As [`connect_and_read_blocking_with`], reading only the lists `scope` names.
-pub fn connect_and_read_blocking_scoped(
+pub(crate) fn connect_and_read_blocking_scoped(
     config: &Config,
     parallelism: usize,
     limits: RateLimits,
@@ -317,7 +317,7 @@ pub fn connect_and_read_blocking_scoped(
 
 /// The HTTP transport both clients share: at most `parallelism` requests in flight, retry
 /// delays as the environment says, logs through `printer`.
-pub fn transport(
+pub(crate) fn transport(
     parallelism: usize,
     printer: &Printer,
 ) -> std::result::Result<Transport, HttpClientError> {
@@ -326,7 +326,7 @@ pub fn transport(
 
 /// The runtime requests run on: synchronous commands block on it, and keep it for the writes
 /// that follow the reads.
-pub fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -21,7 +21,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     Examples:\n  converge drift --sandbox examples/quickstart.yaml\n  \
     converge drift --sandbox examples/quickstart.yaml --format markdown \
     --ignore 'service.analytics.scaling.numReplicas' --ignore 'dashboard.prod[*'")]
-pub struct Args {
+pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -49,7 +49,7 @@ pub struct Args {
 }
 
 /// Runs `converge drift`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
     // Backup ages are measured from the real clock: a drift job asks "is it fine now".

@@ -30,7 +30,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     converge export --sandbox --service 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11 --observability \
     --out converge.yaml"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Export this service's scaling, private endpoints and pipes (pipe scaling only; never a
     /// credential); repeatable.
     #[arg(long = "service", value_name = "ID")]
@@ -178,7 +178,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
 }
 
 /// Runs `converge export`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     if args.services.is_empty() && args.stacks.is_empty() && !args.observability {
         return Err(ExportError::Nothing.into());

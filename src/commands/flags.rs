@@ -8,20 +8,20 @@ use std::time::Duration;
 use crate::duration::{self, HOURS, MINUTES, Problem, SECONDS};
 
 /// Shortest and longest `apply --timeout`.
-pub const TIMEOUT_RANGE: (Duration, Duration) =
+pub(crate) const TIMEOUT_RANGE: (Duration, Duration) =
     (Duration::from_secs(1), Duration::from_secs(86_400));
 
 /// Longest `preview --window`, in milliseconds (366 days).
-pub const MAX_WINDOW_MS: i64 = 366 * 86_400_000;
+pub(crate) const MAX_WINDOW_MS: i64 = 366 * 86_400_000;
 
 /// Longest `sandbox serve --latency`, in milliseconds.
-pub const MAX_LATENCY_MS: u64 = 60_000;
+pub(crate) const MAX_LATENCY_MS: u64 = 60_000;
 
 /// Longest `sandbox serve --scaling-delay`, in milliseconds.
-pub const MAX_SCALING_DELAY_MS: u64 = 3_600_000;
+pub(crate) const MAX_SCALING_DELAY_MS: u64 = 3_600_000;
 
 /// `apply --timeout`: `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
-pub fn timeout(text: &str) -> Result<Duration, String> {
+pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
     let out_of_range = || format!("`{text}` is out of range: the timeout is from 1s to 24h");
     let duration =
         duration::parse(text, &[SECONDS, MINUTES, HOURS], Some(SECONDS)).map_err(|problem| {
@@ -43,7 +43,7 @@ pub fn timeout(text: &str) -> Result<Duration, String> {
 
 /// `preview --window`: `15m`, `24h`, `7d`, `2w`, at most 366 days. The text is kept as written
 /// (messages quote it); [`crate::preview::parse_duration`] reads it again.
-pub fn window(text: &str) -> Result<String, String> {
+pub(crate) fn window(text: &str) -> Result<String, String> {
     let out_of_range = || format!("`{text}` is out of range: the window is at most 366d");
     let ms = crate::preview::parse_duration(text).map_err(|problem| {
         // A number too large to count in milliseconds is a range error, not a malformed one.
@@ -63,7 +63,7 @@ pub fn window(text: &str) -> Result<String, String> {
 
 /// A point in time in RFC 3339 with a zone, from 1970 on (the APIs count epoch milliseconds)
 /// to the end of what dates can hold (year 9999).
-pub fn time(text: &str) -> Result<jiff::Timestamp, String> {
+pub(crate) fn time(text: &str) -> Result<jiff::Timestamp, String> {
     let at: jiff::Timestamp = text.trim().parse().map_err(|e| {
         format!(
             "`{text}` is not a time from 1970 to 9999: {e}; use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"
@@ -78,7 +78,7 @@ pub fn time(text: &str) -> Result<jiff::Timestamp, String> {
 }
 
 /// `preview --end`: as [`time`], the text kept as written.
-pub fn end(text: &str) -> Result<String, String> {
+pub(crate) fn end(text: &str) -> Result<String, String> {
     time(text).map(|_| text.to_string())
 }
 

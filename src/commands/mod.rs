@@ -1,16 +1,16 @@
 //! One module per subcommand; each gets its parsed flags and the printer. `crate::cli` picks
 //! the one to run: nothing here knows the command line as a whole.
 
-pub mod apply;
-pub mod completions;
+pub(crate) mod apply;
+pub(crate) mod completions;
 pub mod connect;
-pub mod drift;
-pub mod export;
-pub mod flags;
+pub(crate) mod drift;
+pub(crate) mod export;
+pub(crate) mod flags;
 pub mod plan;
-pub mod preview;
-pub mod sandbox;
-pub mod schema;
-pub mod session;
-pub mod show;
-pub mod validate;
+pub(crate) mod preview;
+pub(crate) mod sandbox;
+pub(crate) mod schema;
+pub(crate) mod session;
+pub(crate) mod show;
+pub(crate) mod validate;

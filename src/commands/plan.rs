@@ -23,7 +23,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     Examples:\n  converge plan --sandbox examples/quickstart.yaml\n  \
     converge plan --sandbox examples/production --format markdown --out plan.json \
     --detailed-exitcode")]
-pub struct Args {
+pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -52,7 +52,7 @@ pub struct Args {
 }
 
 /// Runs `converge plan`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
     let plan = session.plan(&args.only, printer)?;

@@ -29,7 +29,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     --svg busy.svg\n  \
     converge preview --sandbox 'dashboard.obs.api-health.tile[Requests]' docs/preview.yaml \
     --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// What to preview: `alert.<stack>.<key>`, `dashboard.<stack>.<key>` or
     /// `dashboard.<stack>.<key>.tile[<name>]`.
     pub address: String,
@@ -68,7 +68,7 @@ struct Target<'c> {
 }
 
 /// Runs `converge preview`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let window_ms =
         preview::parse_duration(&args.window).map_err(|problem| FlagError::Window { problem })?;

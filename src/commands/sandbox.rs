@@ -19,7 +19,7 @@ use crate::sandbox::{
     1  cannot start: a port in use, a state file that cannot be read\n\n\
     Examples:\n  converge sandbox serve\n  \
     converge sandbox serve --port 0 --seed large --state world.json --faults 429=0.05,500=0.02")]
-pub struct Args {
+pub(crate) struct Args {
     /// What to do.
     #[command(subcommand)]
     pub command: SandboxCommand,
@@ -27,14 +27,14 @@ pub struct Args {
 
 /// Subcommands of `converge sandbox`.
 #[derive(Debug, clap::Subcommand)]
-pub enum SandboxCommand {
+pub(crate) enum SandboxCommand {
     /// Serve both APIs on one port until SIGINT or SIGTERM.
     Serve(ServeArgs),
 }
 
 /// Whether a switch is on or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnOff {
+pub(crate) enum OnOff {
     /// On.
     On,
     /// Off.
@@ -51,7 +51,7 @@ pub enum OnOff {
     `converge plan examples/quickstart.yaml` plans against it.\n\n\
     Examples:\n  converge sandbox serve\n  \
     converge sandbox serve --port 0 --seed empty --clock 2026-11-21T06:00:00Z")]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -106,7 +106,7 @@ fn parse_faults(text: &str) -> std::result::Result<FaultSpec, FaultSpecError> {
 
 impl ServeArgs {
     /// The sandbox options these flags describe; `true` when the demo credentials are used.
-    pub fn options(&self) -> Result<(SandboxOptions, bool)> {
+    pub(crate) fn options(&self) -> Result<(SandboxOptions, bool)> {
         if self.key_ids.len() != self.key_secrets.len() {
             return Err(FlagError::KeyPairs {
                 key_ids: self.key_ids.len(),
@@ -146,7 +146,7 @@ impl ServeArgs {
 }
 
 /// Runs `converge sandbox`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     match args.command {
         SandboxCommand::Serve(serve) => run_serve(&serve, printer),
     }

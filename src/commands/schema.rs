@@ -10,10 +10,10 @@ use crate::output::Printer;
     `# yaml-language-server: $schema=converge.schema.json`.\n\n\
     Exit codes:\n  0  printed\n\n\
     Examples:\n  converge schema > converge.schema.json")]
-pub struct Args {}
+pub(crate) struct Args {}
 
 /// Runs `converge schema`.
-pub fn run(_args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(_args: Args, printer: &Printer) -> Result<Exit> {
     printer.out(crate::config::SCHEMA);
     Ok(Exit::Success)
 }

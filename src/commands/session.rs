@@ -23,7 +23,7 @@ use crate::sandbox::{self, SandboxHandle};
 use crate::settings::ApiSettings;
 
 /// A loaded config connected to its APIs, with the live state it manages.
-pub struct Session {
+pub(crate) struct Session {
     /// The desired state.
     pub config: Config,
     /// The files it came from (for rendering later diagnostics).
@@ -40,7 +40,7 @@ pub struct Session {
 
 impl Session {
     /// Prints plan-time diagnostics; an error among them ends the command.
-    pub fn report(&self, diagnostics: &[Diagnostic], printer: &Printer) -> Result<()> {
+    pub(crate) fn report(&self, diagnostics: &[Diagnostic], printer: &Printer) -> Result<()> {
         report(diagnostics, &self.sources, printer)
     }
 
@@ -76,7 +76,7 @@ impl Session {
     /// Every address the config and the live state know, given the whole plan: its changes
     /// (in sync ones too), owned objects the config no longer lists, checks, and live objects
     /// nothing manages; with `fields`, also each `address.field` path of the objects.
-    pub fn addresses(&self, plan: &Plan, fields: bool) -> Vec<String> {
+    pub(crate) fn addresses(&self, plan: &Plan, fields: bool) -> Vec<String> {
         let mut known: BTreeSet<String> = plan_addresses(plan).into_iter().collect();
         let report = crate::drift::report(&self.config, &self.live, plan, &[]);
         known.extend(report.unmanaged.into_iter().map(|u| u.address));
@@ -97,7 +97,7 @@ impl Session {
 
 /// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer
 /// lists, and checks.
-pub fn plan_addresses(plan: &Plan) -> Vec<String> {
+pub(crate) fn plan_addresses(plan: &Plan) -> Vec<String> {
     let changes = plan.changes.iter().map(|c| &c.address);
     let unmanaged = plan.unmanaged.iter().map(|u| &u.address);
     let checks = plan.checks.iter().map(|c| &c.address);
@@ -106,7 +106,7 @@ pub fn plan_addresses(plan: &Plan) -> Vec<String> {
 }
 
 /// Fails when a glob of `flag` matches none of the `known` addresses, naming the closest ones.
-pub fn check_globs(
+pub(crate) fn check_globs(
     flag: &str,
     globs: &[String],
     known: impl FnOnce() -> Vec<String>,
@@ -142,14 +142,14 @@ pub fn check_globs(
 }
 
 /// Loads the config at `paths`, connects and reads the live state.
-pub fn open(paths: &[PathBuf], api: &ApiSettings, printer: &Printer) -> Result<Session> {
+pub(crate) fn open(paths: &[PathBuf], api: &ApiSettings, printer: &Printer) -> Result<Session> {
     open_with_read_rounds(paths, api, printer, 1)
 }
 
 /// As [`open`], but a live read that fails only on API errors (each already retried by the
 /// transport) is made again, up to `rounds` reads in all: `apply` would rather read twice than
 /// stop a run before it starts on a flaky network. Reads are safe to repeat.
-pub fn open_with_read_rounds(
+pub(crate) fn open_with_read_rounds(
     paths: &[PathBuf],
     api: &ApiSettings,
     printer: &Printer,
@@ -160,7 +160,7 @@ pub fn open_with_read_rounds(
 
 /// As [`open_with_read_rounds`], reading only the lists the addresses matching `only` need
 /// ([`crate::plan::address::read_scope`]); no patterns: everything.
-pub fn open_scoped(
+pub(crate) fn open_scoped(
     paths: &[PathBuf],
     api: &ApiSettings,
     printer: &Printer,
@@ -222,7 +222,7 @@ pub fn open_scoped(
 
 /// Masks the config's secret values (key secret, token) in all later output, whether or not
 /// the run sends them.
-pub fn mask_secrets(config: &Config, printer: &Printer) {
+pub(crate) fn mask_secrets(config: &Config, printer: &Printer) {
     let cloud = config.cloud.as_ref();
     let secrets = [
         cloud.and_then(|c| c.key_secret.as_ref()),
@@ -244,7 +244,7 @@ pub fn mask_secrets(config: &Config, printer: &Printer) {
 
 /// Starts the in-process sandbox when `--sandbox` is given (state in `.converge/sandbox.json`),
 /// rate limited only with `--sandbox-rate-limit`.
-pub fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Option<SandboxHandle>> {
+pub(crate) fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Option<SandboxHandle>> {
     if !api.sandbox {
         return Ok(None);
     }
@@ -274,7 +274,7 @@ pub fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Option<Sand
 
 /// The environment as `${env:...}` sees it. Under `--sandbox`, variables the user did not set
 /// come from the sandbox, so `${env:CONVERGE_KEY_SECRET}` resolves without an account.
-pub fn env_with_sandbox(
+pub(crate) fn env_with_sandbox(
     sandbox: Option<&SandboxHandle>,
 ) -> impl Fn(&str) -> Option<String> + use<> {
     let sandbox_env = sandbox.map(SandboxHandle::environment).unwrap_or_default();
@@ -289,7 +289,11 @@ pub fn env_with_sandbox(
 }
 
 /// Renders diagnostics on stderr; `Err` when any is an error.
-pub fn report(diagnostics: &[Diagnostic], sources: &Sources, printer: &Printer) -> Result<()> {
+pub(crate) fn report(
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    printer: &Printer,
+) -> Result<()> {
     if diagnostics.is_empty() {
         return Ok(());
     }
@@ -339,7 +343,7 @@ fn point_at_sandbox(config: &mut Config, handle: &SandboxHandle) {
 }
 
 /// A saved plan (`apply --plan FILE`) connected to the APIs of the applying run.
-pub struct SavedSession {
+pub(crate) struct SavedSession {
     /// The plan file as read, its steps the ones its changes call for
     /// ([`crate::plan::derive::steps`]).
     pub saved: crate::plan::saved::SavedPlan,
@@ -357,7 +361,7 @@ pub struct SavedSession {
 /// `config_paths` when given (its `${env:...}` resolved now), otherwise from the `CONVERGE_*`
 /// environment variables (under `--sandbox`, the sandbox's). The plan must be for the same
 /// organization. The URLs and `${env:...}` references the file records are never used.
-pub fn open_saved(
+pub(crate) fn open_saved(
     path: &Path,
     config_paths: &[PathBuf],
     api: &ApiSettings,

@@ -19,7 +19,7 @@ use crate::plan::saved::{self, SavedPlan};
     1  the file cannot be read, or is neither a saved plan nor an apply report\n\n\
     Examples:\n  converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge show plan.json --format markdown")]
-pub struct Args {
+pub(crate) struct Args {
     /// A plan saved by `converge plan --out FILE`, or a report written by
     /// `converge apply --format json`.
     pub file: PathBuf,
@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// Runs `converge show`.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let path = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file).map_err(|cause| Error::Io {
         action: "cannot read",

@@ -15,7 +15,7 @@ use crate::output::Printer;
     Examples:\n  converge validate examples/quickstart.yaml\n  \
     converge validate examples/production --format json"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files (merged; a key defined twice is an error).
     #[arg(required = true)]
     pub paths: Vec<std::path::PathBuf>,
@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 /// Runs `converge validate`: exit 0 when valid (warnings allowed), 1 otherwise.
-pub fn run(args: Args, printer: &Printer) -> Result<Exit> {
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let loaded = config::load(&args.paths, LoadMode::Offline);
     if let Some(config) = &loaded.config {
         crate::commands::session::mask_secrets(config, printer);

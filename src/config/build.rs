@@ -20,7 +20,7 @@ pub enum LoadMode {
 }
 
 /// Builds the config; `None` when even `version` or `organization` is unusable.
-pub fn build(
+pub(crate) fn build(
     root: &Node,
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
@@ -132,7 +132,7 @@ impl Secrets<'_> {
 
 /// The diagnostic for an unset `${env:NAME}` with no default: a warning offline (pull-request
 /// checks have no secrets), an error when the value is about to be used.
-pub fn unset_variable(mode: LoadMode, name: &str, span: Span) -> Diagnostic {
+pub(crate) fn unset_variable(mode: LoadMode, name: &str, span: Span) -> Diagnostic {
     let message = format!("environment variable `{name}` is not set");
     let diag = match mode {
         LoadMode::Offline => Diagnostic::warning(Code::ConfigEnvUnset, message, Some(span)),

@@ -16,7 +16,8 @@ macro_rules! codes {
 
         impl Code {
             /// Every code, in declaration order.
-            pub const ALL: &[Code] = &[$(Code::$name,)+];
+            #[cfg(test)]
+            pub(crate) const ALL: &[Code] = &[$(Code::$name,)+];
 
             /// The code as JSON output and GitHub annotations spell it, e.g. `schema::range`.
             pub fn as_str(self) -> &'static str {

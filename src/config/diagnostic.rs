@@ -16,7 +16,7 @@ pub enum Severity {
 
 impl Severity {
     /// `error` or `warning`, as JSON output and GitHub annotations spell it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -45,7 +45,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error at a place.
-    pub fn error(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
+    pub(crate) fn error(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -58,7 +58,7 @@ impl Diagnostic {
     }
 
     /// A warning at a place.
-    pub fn warning(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
+    pub(crate) fn warning(code: Code, message: impl Into<String>, span: Option<Span>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(code, message, span)
@@ -66,19 +66,19 @@ impl Diagnostic {
     }
 
     /// Adds the text shown under the value.
-    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+    pub(crate) fn with_label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
         self
     }
 
     /// Adds a `help:` line.
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
     /// Adds another place that matters.
-    pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Self {
+    pub(crate) fn with_related(mut self, span: Span, label: impl Into<String>) -> Self {
         self.related.push((span, label.into()));
         self
     }

@@ -92,7 +92,7 @@ pub fn expand(
 
 /// The names of the variables `raw` refers to (`${env:NAME}` and `${env:NAME:-default}`), in
 /// order; `$${` escapes and malformed references are skipped (`expand` reports those).
-pub fn references(raw: &str) -> Vec<&str> {
+pub(crate) fn references(raw: &str) -> Vec<&str> {
     let mut names = Vec::new();
     let mut rest = raw;
     while let Some(pos) = rest.find('$') {
@@ -120,7 +120,7 @@ pub fn references(raw: &str) -> Vec<&str> {
 
 /// The variable name when `raw` is exactly one `${env:NAME}` with no default: the only form a
 /// secret field accepts, since a default would be a literal secret in the file.
-pub fn secret_reference(raw: &str) -> Option<&str> {
+pub(crate) fn secret_reference(raw: &str) -> Option<&str> {
     let name = raw.strip_prefix("${env:")?.strip_suffix('}')?;
     valid_name(name).then_some(name)
 }

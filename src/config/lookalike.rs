@@ -80,7 +80,7 @@ fn latin_look_alike(c: char) -> Option<char> {
 
 /// What a name looks like: invisible characters dropped, look-alikes drawn as the Latin letter,
 /// blanks trimmed and collapsed. Two names with one skeleton are hard to tell apart.
-pub fn skeleton(name: &str) -> String {
+pub(crate) fn skeleton(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         if c.is_whitespace() {
@@ -114,13 +114,18 @@ fn describe(chars: impl Iterator<Item = char>) -> String {
 /// Checks the names of one scope (the dashboards of a stack, the tiles of a dashboard, the
 /// alerts of a stack), in config order.
 #[derive(Default)]
-pub struct Lookalikes<'a> {
+pub(crate) struct Lookalikes<'a> {
     seen: HashMap<String, &'a Located<String>>,
 }
 
 impl<'a> Lookalikes<'a> {
     /// Warns about `name` on its own, and when it looks like an earlier name of the scope.
-    pub fn check(&mut self, kind: &str, name: &'a Located<String>, diags: &mut Vec<Diagnostic>) {
+    pub(crate) fn check(
+        &mut self,
+        kind: &str,
+        name: &'a Located<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         let text = name.value.as_str();
         let shown = reveal(text);
         let invisible: Vec<char> = text.chars().filter(|c| is_invisible(*c)).collect();

@@ -17,7 +17,7 @@ const MERGED_LISTS: &[&str] = &["ignore"];
 ///
 /// Keys are found through indexes, not by scanning: many files of many services merge in
 /// linear time.
-pub fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
+pub(crate) fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
     let mut root: Option<Node> = None;
     // Position of each top-level key in the root, and of each key of a merged map in its map.
     let mut top: HashMap<String, usize> = HashMap::new();

@@ -3,7 +3,7 @@
 //!
 //! # Public API
 //!
-//! - [`load`]`(paths, mode) -> `[`Loaded`]: reads files and directories (`*.yaml`/`*.yml`,
+//! - `load``(paths, mode) -> `[`Loaded`]: reads files and directories (`*.yaml`/`*.yml`,
 //!   sorted), merges them, interpolates, checks (YAML, schema, semantic rules) and builds the
 //!   [`model::Config`]. `Loaded::config` is `None` when any error diagnostic exists; every
 //!   diagnostic of the run is in `Loaded::diagnostics`, sorted by place.
@@ -14,16 +14,16 @@
 //!
 //! # Stages, in order
 //!
-//! 1. [`yaml`]: text to a [`yaml::Node`] tree with a span on every key and value; strict
+//! 1. `yaml`: text to a `yaml::Node` tree with a span on every key and value; strict
 //!    booleans; duplicate keys in a file are errors with both places.
-//! 2. [`merge`]: the files' trees into one; a key defined in two files is an error.
+//! 2. `merge`: the files' trees into one; a key defined in two files is an error.
 //! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
 //!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed; a
 //!    variable a secret reads is refused in every other string.
 //!    Only strings interpolate: a number written as `${env:...}` is a `schema::type` error.
-//! 4. [`schema_check`]: the tree as JSON against `schema/converge.schema.json`, errors mapped
+//! 4. `schema_check`: the tree as JSON against `schema/converge.schema.json`, errors mapped
 //!    back from JSON pointers to spans. Unknown keys are `config::unknown-key` with "did you mean".
-//! 5. [`build`] then [`rules`]: the typed config and the semantic rules.
+//! 5. `build` then `rules`: the typed config and the semantic rules.
 //!
 //! # Diagnostic codes
 //!
@@ -33,20 +33,20 @@
 //! `config::interpolation`, `config::env-unset`, `config::literal-secret`,
 //! `config::secret-variable`, `config::outside-project`; `schema::type`,
 //! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in [`rules`] and
-//! [`lookalike`].
+//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in `rules` and
+//! `lookalike`.
 
-pub mod build;
-pub mod code;
-pub mod diagnostic;
+pub(crate) mod build;
+pub(crate) mod code;
+pub(crate) mod diagnostic;
 pub mod interpolate;
-pub mod lookalike;
-pub mod merge;
+pub(crate) mod lookalike;
+pub(crate) mod merge;
 pub mod model;
 pub mod render;
-pub mod rules;
-pub mod schema_check;
-pub mod yaml;
+pub(crate) mod rules;
+pub(crate) mod schema_check;
+pub(crate) mod yaml;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,7 @@ impl Loaded {
     }
 
     /// How many diagnostics are warnings.
-    pub fn warning_count(&self) -> usize {
+    pub(crate) fn warning_count(&self) -> usize {
         count(&self.diagnostics, Severity::Warning)
     }
 }
@@ -88,11 +88,11 @@ fn count(diags: &[Diagnostic], severity: Severity) -> usize {
 
 /// Loads, merges and checks the config at `paths`, reading variables from the process
 /// environment.
-pub fn load(paths: &[PathBuf], mode: LoadMode) -> Loaded {
+pub(crate) fn load(paths: &[PathBuf], mode: LoadMode) -> Loaded {
     load_with_env(paths, mode, &|name| std::env::var(name).ok())
 }
 
-/// [`load`] with the variables taken from `env` (tests and benchmarks).
+/// `load` with the variables taken from `env` (tests and benchmarks).
 pub fn load_with_env(
     paths: &[PathBuf],
     mode: LoadMode,

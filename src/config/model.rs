@@ -12,7 +12,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 /// Index of a file in [`Sources`].
-pub type FileId = usize;
+pub(crate) type FileId = usize;
 
 /// Where a value stands in a config file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,7 +61,7 @@ pub struct SourceFile {
     pub text: Arc<str>,
 }
 
-/// The files a config was loaded from, indexed by [`FileId`].
+/// The files a config was loaded from, indexed by `FileId`.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     /// The files, in load order.
@@ -70,7 +70,7 @@ pub struct Sources {
 
 impl Sources {
     /// The file a span points into.
-    pub fn file(&self, id: FileId) -> Option<&SourceFile> {
+    pub(crate) fn file(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id)
     }
 }

@@ -126,7 +126,7 @@ const SECRET_KEY_WORDS: &[&str] = &[
 ];
 
 /// Whether a key names a secret, whatever its case or spelling around the word.
-pub fn is_secret_key(key: &str) -> bool {
+pub(crate) fn is_secret_key(key: &str) -> bool {
     let lower = key.to_lowercase();
     SECRET_KEY_WORDS.iter().any(|word| lower.contains(word))
 }

@@ -35,7 +35,7 @@ use super::yaml::{Kind, Node};
 /// Runs every rule and pushes what it finds. `root` is the merged tree the config was built
 /// from: a reference to an object that is written there but did not build (its own error is
 /// already reported) is not called dangling.
-pub fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
+pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
     let written_services = index(root.get("services"));
     let written_stacks = index(root.get("stacks"));
     for service in config.services.values() {

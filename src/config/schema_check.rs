@@ -17,7 +17,7 @@ use super::yaml::{Kind, Node, child_pointer};
 pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
 
 /// Pointers of the secret fields: checked by the loader, never echoed.
-pub const SECRET_POINTERS: &[&str] = &["/cloud/keySecret", "/observability/token"];
+pub(crate) const SECRET_POINTERS: &[&str] = &["/cloud/keySecret", "/observability/token"];
 
 /// Where a pointer's value and its key were written.
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +49,7 @@ fn validator() -> Option<&'static jsonschema::Validator> {
 /// Checks the merged tree against the schema. Errors on pointers in `unresolved` (strings still
 /// holding an unset `${env:...}`) that concern the string's shape are left out: the value is
 /// not known offline.
-pub fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
+pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
     let mut index = HashMap::new();
     let value = to_json(root, String::new(), None, &mut index);
     let (Some(validator), Some(schema)) = (validator(), schema_value()) else {
@@ -294,7 +294,7 @@ fn resolve<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
 }
 
 /// The property names a schema object allows, in schema order.
-pub fn known_keys(schema: Option<&Value>) -> Vec<&str> {
+pub(crate) fn known_keys(schema: Option<&Value>) -> Vec<&str> {
     schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
@@ -412,7 +412,10 @@ fn to_json(
 }
 
 /// The closest candidate by edit distance, when it is close enough to be a likely typo.
-pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_lowercase();
     candidates
         .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))

@@ -26,7 +26,7 @@ const MAX_DEPTH: usize = 128;
 
 /// A YAML value with where it was written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value.
     pub kind: Kind,
     /// Where the value was written.
@@ -35,7 +35,7 @@ pub struct Node {
 
 /// The value of a [`Node`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `null`, `~` or nothing.
     Null,
     /// `true` or `false`.
@@ -54,7 +54,7 @@ pub enum Kind {
 
 /// A mapping key with where it was written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Key {
+pub(crate) struct Key {
     /// The key text.
     pub name: String,
     /// Where the key was written.
@@ -63,7 +63,7 @@ pub struct Key {
 
 impl Node {
     /// The entries, when this is a mapping.
-    pub fn as_map(&self) -> Option<&[(Key, Node)]> {
+    pub(crate) fn as_map(&self) -> Option<&[(Key, Node)]> {
         match &self.kind {
             Kind::Map(entries) => Some(entries),
             _ => None,
@@ -71,23 +71,15 @@ impl Node {
     }
 
     /// The value under `key`, when this is a mapping that has it.
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         self.as_map()?
             .iter()
             .find(|(k, _)| k.name == key)
             .map(|(_, v)| v)
     }
 
-    /// The key entry under `key` (for its span).
-    pub fn key(&self, key: &str) -> Option<&Key> {
-        self.as_map()?
-            .iter()
-            .find(|(k, _)| k.name == key)
-            .map(|(k, _)| k)
-    }
-
     /// The text, when this is a string.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.kind {
             Kind::Str(s) => Some(s),
             _ => None,
@@ -117,7 +109,7 @@ impl Node {
 /// Parses one file. `None` when the text has no document at all (empty or only comments).
 /// Problems (syntax, duplicate keys, a second document) are pushed to `diags`; on a syntax
 /// error the tree is dropped since what follows the error cannot be trusted.
-pub fn parse(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) -> Option<Node> {
+pub(crate) fn parse(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) -> Option<Node> {
     let mut options = yaml::Options::default();
     options.set_emit_comments(false);
     let mut reader = Reader {
@@ -502,7 +494,7 @@ impl KeyIndex {
 }
 
 /// The JSON pointer of a child: `base` + `/` + the escaped segment (RFC 6901).
-pub fn child_pointer(base: &str, segment: &str) -> String {
+pub(crate) fn child_pointer(base: &str, segment: &str) -> String {
     let mut out = String::with_capacity(base.len() + segment.len() + 1);
     out.push_str(base);
     out.push('/');
@@ -545,7 +537,7 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
 }
 
 /// A one-character span at the end of a text (for "ends too early").
-pub fn end_of(text: &str, file: FileId) -> Span {
+pub(crate) fn end_of(text: &str, file: FileId) -> Span {
     let line = text.lines().count().max(1);
     let column = text.lines().last().map_or(0, |l| l.chars().count()) + 1;
     Span {
@@ -584,7 +576,7 @@ fn dropped_secret(key: &Key, value: &Node) -> Option<Diagnostic> {
 }
 
 /// The error for a key written twice: the second place underlined, the first one shown.
-pub fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
+pub(crate) fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
     Diagnostic::error(
         Code::ConfigDuplicateKey,
         format!("`{}` is defined twice", key.name),

@@ -1,6 +1,6 @@
 //! Drift: what differs between a config and the live state, framed for a scheduled job.
 //!
-//! A [`Report`] has three parts:
+//! A `Report` has three parts:
 //! - **changed**: every plan change that is not a no-op, with each field's config value and
 //!   live value;
 //! - **unmanaged**: live objects that exist but no config entry manages: dashboards and alerts
@@ -16,12 +16,12 @@
 //! drift only when the team asks (`--fail-on-unmanaged`, `drift.failOnUnmanaged`), since a
 //! stack often holds dashboards people made by hand on purpose.
 //!
-//! `--ignore` patterns and the config's `ignore:` list are globs ([`crate::plan::glob`]) over
+//! `--ignore` patterns and the config's `ignore:` list are globs (`crate::plan::glob`) over
 //! addresses (`dashboard.prod.*`, `dashboard.prod[*`) and over field paths written after their
 //! address (`service.analytics.scaling.numReplicas`). A change whose every field is ignored is
-//! dropped. Everything silenced is counted in [`Report::ignored`] so nothing disappears quietly.
+//! dropped. Everything silenced is counted in `Report::ignored` so nothing disappears quietly.
 
-pub mod model;
+pub(crate) mod model;
 pub mod render;
 
 use std::borrow::Cow;
@@ -36,11 +36,11 @@ use crate::plan::address::Address;
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, FieldChange, Plan, glob, normalize};
 
-pub use model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
+pub(crate) use model::{Changed, DriftField, Report, UnmanagedObject};
 
 /// Builds the drift report of a computed plan. `ignore` holds the patterns from the command
 /// line and the config together.
-pub fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String]) -> Report {
+pub(crate) fn report(config: &Config, live: &LiveState, plan: &Plan, ignore: &[String]) -> Report {
     let mut ignoring = Ignoring {
         patterns: ignore,
         ignored: Vec::new(),

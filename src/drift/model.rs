@@ -41,7 +41,7 @@ pub struct UnmanagedObject {
 /// Counts for the summary line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DriftSummary {
+pub(crate) struct DriftSummary {
     /// Addresses whose live object differs.
     pub changed: usize,
     /// Live objects nothing manages.
@@ -75,7 +75,7 @@ pub struct Report {
 
 impl Report {
     /// Counts for the summary line.
-    pub fn summary(&self) -> DriftSummary {
+    pub(crate) fn summary(&self) -> DriftSummary {
         DriftSummary {
             changed: self.changed.len(),
             unmanaged: self.unmanaged.len(),
@@ -85,13 +85,13 @@ impl Report {
     }
 
     /// The checks that failed.
-    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+    pub(crate) fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.checks.iter().filter(|c| !c.passed)
     }
 
     /// Whether the live state is as the config says (exit 0): no managed object differs and no
     /// check failed; unmanaged objects count only with [`Report::fail_on_unmanaged`].
-    pub fn in_sync(&self) -> bool {
+    pub(crate) fn in_sync(&self) -> bool {
         self.changed.is_empty()
             && self.failed_checks().count() == 0
             && (!self.fail_on_unmanaged || self.unmanaged.is_empty())

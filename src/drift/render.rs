@@ -1,5 +1,5 @@
-//! Renderings of a drift [`Report`]: text for people, versioned JSON (`converge-drift/1`) for
-//! programs, Markdown (at most [`BUDGET`] bytes, first line [`MARKER`]) for an issue or a
+//! Renderings of a drift `Report`: text for people, versioned JSON (`converge-drift/1`) for
+//! programs, Markdown (at most `BUDGET` bytes, first line [`MARKER`]) for an issue or a
 //! comment a scheduled job keeps up to date.
 
 use serde::Serialize;
@@ -13,13 +13,13 @@ use crate::plan::CheckResult;
 use crate::plan::text::show;
 
 /// The format identifier of the JSON rendering.
-pub const FORMAT: &str = "converge-drift/1";
+pub(crate) const FORMAT: &str = "converge-drift/1";
 
 /// The first line of every Markdown report, so a job can find and update its own issue.
 pub const MARKER: &str = "<!-- converge-drift -->";
 
 /// The largest Markdown report, in bytes (GitHub's limit for a body is 65,536 characters).
-pub const BUDGET: usize = 65_000;
+pub(crate) const BUDGET: usize = 65_000;
 
 /// Renders a report in a format (what `drift` writes to stdout).
 pub fn render(report: &Report, format: Format, printer: &Printer) -> String {
@@ -31,7 +31,7 @@ pub fn render(report: &Report, format: Format, printer: &Printer) -> String {
 }
 
 /// `N changed, N unmanaged, N failed checks (N ignored)`.
-pub fn summary_line(summary: &DriftSummary) -> String {
+pub(crate) fn summary_line(summary: &DriftSummary) -> String {
     let mut line = format!(
         "{} changed, {} unmanaged, {} failed {}",
         summary.changed,

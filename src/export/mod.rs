@@ -11,7 +11,7 @@
 //! settings and secrets are `${env:CONVERGE_*}` references; pipe credentials are never read
 //! into the output (only scaling is exported).
 
-pub mod yaml;
+pub(crate) mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,7 +23,7 @@ use crate::plan::{normalize, tag};
 
 /// Which API a stack to export lives behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExportTarget {
+pub(crate) enum ExportTarget {
     /// The managed stack of a service (by id; exported under that service's key).
     Managed {
         /// Service id.
@@ -35,7 +35,7 @@ pub enum ExportTarget {
 
 /// A stack to export with what was read from it.
 #[derive(Debug, Clone)]
-pub struct StackExport {
+pub(crate) struct StackExport {
     /// Where it lives.
     pub target: ExportTarget,
     /// Its dashboards, alerts and sources.
@@ -44,7 +44,7 @@ pub struct StackExport {
 
 /// Everything an export writes.
 #[derive(Debug, Clone, Default)]
-pub struct ExportInput {
+pub(crate) struct ExportInput {
     /// Services to export, with their pipes.
     pub services: Vec<(Service, Vec<Pipe>)>,
     /// Services a managed stack names without being exported themselves (their key is needed).
@@ -55,7 +55,7 @@ pub struct ExportInput {
 
 /// The text of an export and what was left out.
 #[derive(Debug, Clone, Default)]
-pub struct Exported {
+pub(crate) struct Exported {
     /// The config, YAML.
     pub yaml: String,
     /// One line per object left out, saying why.
@@ -92,7 +92,7 @@ fn ascii_fold(c: char) -> Option<&'static str> {
 
 /// A key from a name: lowercase ASCII letters and digits (accented Latin letters folded to
 /// theirs), other runs turned into one `-`.
-pub fn slug(name: &str, fallback: &str) -> String {
+pub(crate) fn slug(name: &str, fallback: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
@@ -149,7 +149,7 @@ fn non_empty(value: &Option<String>) -> Option<&str> {
 
 /// Writes the config for `input`; `observability` adds the observability API's connection
 /// section (the cloud section is written whenever a service or managed stack is exported).
-pub fn export(input: &ExportInput, observability: bool) -> Exported {
+pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
     let mut warnings = Vec::new();
     let mut root = vec![
         entry("version", Node::int(1)),

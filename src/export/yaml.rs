@@ -5,7 +5,7 @@
 
 /// A YAML value in the order it is written.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Node {
+pub(crate) enum Node {
     /// A string from data (escaped and quoted as needed).
     Str(String),
     /// An `${env:NAME}` reference, written as is.
@@ -22,7 +22,7 @@ pub enum Node {
 
 impl Node {
     /// A whole or fractional number, whole numbers without a decimal point.
-    pub fn float(value: f64) -> Node {
+    pub(crate) fn float(value: f64) -> Node {
         if value.fract() == 0.0 && value.abs() < 9.0e15 {
             Node::Num(format!("{}", value as i64))
         } else {
@@ -31,7 +31,7 @@ impl Node {
     }
 
     /// An integer.
-    pub fn int(value: i64) -> Node {
+    pub(crate) fn int(value: i64) -> Node {
         Node::Num(value.to_string())
     }
 }
@@ -75,7 +75,7 @@ fn plain(text: &str) -> bool {
 }
 
 /// A string scalar as written: plain when safe, otherwise JSON-quoted.
-pub fn scalar(text: &str) -> String {
+pub(crate) fn scalar(text: &str) -> String {
     let text = text.replace("${", "$${");
     if plain(&text) {
         text
@@ -149,7 +149,7 @@ fn write_block(node: &Node, indent: usize, out: &mut String) {
 }
 
 /// Writes a document whose root is a mapping.
-pub fn to_string(root: &[(String, Node)]) -> String {
+pub(crate) fn to_string(root: &[(String, Node)]) -> String {
     let mut out = String::new();
     write_map(root, 0, &mut out);
     out

@@ -35,7 +35,7 @@ pub enum ReadScope {
 }
 
 /// Lists to read, named by config keys. Reading a service's pipes or backups needs the
-/// services list too (the service must exist); [`Lists::pipes_of`] and [`Lists::backups_of`]
+/// services list too (the service must exist); `Lists::pipes_of` and `Lists::backups_of`
 /// add it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lists {
@@ -51,31 +51,31 @@ pub struct Lists {
 
 impl Lists {
     /// Adds the services list.
-    pub fn services(&mut self) {
+    pub(crate) fn services(&mut self) {
         self.services = true;
     }
 
     /// Adds one service's pipes (and the services list).
-    pub fn pipes_of(&mut self, service: &str) {
+    pub(crate) fn pipes_of(&mut self, service: &str) {
         self.services = true;
         self.pipes.insert(service.to_string());
     }
 
     /// Adds one service's backups (and the services list).
-    pub fn backups_of(&mut self, service: &str) {
+    pub(crate) fn backups_of(&mut self, service: &str) {
         self.services = true;
         self.backups.insert(service.to_string());
     }
 
     /// Adds one stack's three lists.
-    pub fn stack(&mut self, stack: &str) {
+    pub(crate) fn stack(&mut self, stack: &str) {
         self.stacks.insert(stack.to_string());
     }
 }
 
 impl ReadScope {
     /// Whether the services list is read.
-    pub fn reads_services(&self) -> bool {
+    pub(crate) fn reads_services(&self) -> bool {
         match self {
             ReadScope::All => true,
             ReadScope::Only(lists) => lists.services,
@@ -83,7 +83,7 @@ impl ReadScope {
     }
 
     /// Whether the pipes of service `key` are read.
-    pub fn reads_pipes(&self, key: &str) -> bool {
+    pub(crate) fn reads_pipes(&self, key: &str) -> bool {
         match self {
             ReadScope::All => true,
             ReadScope::Only(lists) => lists.pipes.contains(key),
@@ -91,7 +91,7 @@ impl ReadScope {
     }
 
     /// Whether the backups of service `key` are read.
-    pub fn reads_backups(&self, key: &str) -> bool {
+    pub(crate) fn reads_backups(&self, key: &str) -> bool {
         match self {
             ReadScope::All => true,
             ReadScope::Only(lists) => lists.backups.contains(key),
@@ -99,7 +99,7 @@ impl ReadScope {
     }
 
     /// Whether the lists of stack `key` are read.
-    pub fn reads_stack(&self, key: &str) -> bool {
+    pub(crate) fn reads_stack(&self, key: &str) -> bool {
         match self {
             ReadScope::All => true,
             ReadScope::Only(lists) => lists.stacks.contains(key),

@@ -12,13 +12,13 @@ use crate::api::activity::{Activity, DisplayGuard};
 use crate::output::Printer;
 
 /// The spinner (or the plain line) of one live read.
-pub struct ReadProgress {
+pub(crate) struct ReadProgress {
     bar: Option<(ProgressBar, DisplayGuard)>,
 }
 
 impl ReadProgress {
     /// Starts showing progress; `what` says what is read, for the plain line.
-    pub fn start(printer: &Printer, activity: Option<Arc<Activity>>, what: &str) -> Self {
+    pub(crate) fn start(printer: &Printer, activity: Option<Arc<Activity>>, what: &str) -> Self {
         if let Some(activity) = &activity {
             activity.begin_phase();
         }
@@ -50,7 +50,7 @@ impl ReadProgress {
     }
 
     /// `total` lists are known so far, `read` of them are in.
-    pub fn update(&self, read: usize, total: usize) {
+    pub(crate) fn update(&self, read: usize, total: usize) {
         if let Some((bar, _)) = &self.bar {
             let lists = if total == 1 { "list" } else { "lists" };
             bar.set_message(format!("{total} {lists} ({read} read)"));
@@ -58,7 +58,7 @@ impl ReadProgress {
     }
 
     /// Clears the spinner (the plan or the errors come next).
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Some((bar, guard)) = self.bar {
             bar.finish_and_clear();
             drop(guard);

@@ -2,7 +2,7 @@
 //! that declares pipes, one per service that declares backup checks (plus one per backup id in
 //! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
 //!
-//! A run limited by `--only` reads only the lists its addresses need ([`read_scoped`]).
+//! A run limited by `--only` reads only the lists its addresses need (`read_scoped`).
 //!
 //! Reads that do not depend on each other run concurrently (the transport bounds them by
 //! `--parallelism` and each key's rate limit). Pipes and backups wait for the services list so a
@@ -64,7 +64,7 @@ pub async fn read(
 /// Reads the lists of `config` that `scope` names, and nothing else (see
 /// [`crate::plan::address::read_scope`] for the lists an `--only` selection needs). The live
 /// state says which lists it holds, so the planner leaves the others alone.
-pub async fn read_scoped(
+pub(crate) async fn read_scoped(
     config: &Config,
     clients: &Clients,
     printer: &Printer,

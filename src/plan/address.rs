@@ -140,7 +140,7 @@ impl fmt::Display for Address<'_> {
 
 impl<'a> Address<'a> {
     /// Reads an address back; `None` when `text` is no address converge writes.
-    pub fn parse(text: &'a str) -> Option<Self> {
+    pub(crate) fn parse(text: &'a str) -> Option<Self> {
         let (kind, rest) = text.split_once('.')?;
         let end = rest.find(['.', '['])?;
         let (key, rest) = rest.split_at(end);
@@ -196,7 +196,7 @@ impl<'a> Address<'a> {
     }
 
     /// The service key of a service, pipe or check address.
-    pub fn service(&self) -> Option<&'a str> {
+    pub(crate) fn service(&self) -> Option<&'a str> {
         match self {
             Address::ServiceScaling { service }
             | Address::PrivateEndpoint { service, .. }
@@ -209,7 +209,7 @@ impl<'a> Address<'a> {
     }
 
     /// The stack key of a dashboard, tile or alert address.
-    pub fn stack(&self) -> Option<&'a str> {
+    pub(crate) fn stack(&self) -> Option<&'a str> {
         match self {
             Address::Dashboard { stack, .. }
             | Address::LiveDashboard { stack, .. }
@@ -223,7 +223,7 @@ impl<'a> Address<'a> {
     /// The text before and after the open part of an address whose id, live name or tile name
     /// is left empty: what every such address of one service, stack or dashboard starts and
     /// ends with.
-    pub fn around_open_part(&self) -> Option<(String, &'static str)> {
+    pub(crate) fn around_open_part(&self) -> Option<(String, &'static str)> {
         let tail = match self {
             Address::PrivateEndpoint { .. } | Address::Tile { .. } => "]",
             Address::LivePipe { .. }
@@ -274,7 +274,7 @@ fn unquote(text: &str) -> Option<Cow<'_, str>> {
 
 /// A family of addresses and the lists planning any of them needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Family {
+pub(crate) struct Family {
     /// The addresses: literal text, with [`Part::Any`] where a live name or id goes.
     pub parts: Vec<Part>,
     /// What planning them reads.
@@ -283,7 +283,7 @@ pub struct Family {
 
 /// The lists one family of addresses needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// The services list.
     Services,
     /// A service's pipes (by service key), with the services list.
@@ -311,7 +311,7 @@ impl Family {
     }
 
     /// The one address of a family without a wildcard.
-    pub fn address(&self) -> Option<&str> {
+    pub(crate) fn address(&self) -> Option<&str> {
         match self.parts.as_slice() {
             [Part::Text(address)] => Some(address),
             _ => None,
@@ -319,7 +319,7 @@ impl Family {
     }
 
     /// Whether `pattern` matches some address of the family.
-    pub fn matched_by(&self, pattern: &str) -> bool {
+    pub(crate) fn matched_by(&self, pattern: &str) -> bool {
         glob::could_match(pattern, &self.parts)
     }
 
@@ -346,7 +346,7 @@ fn named(out: &mut Vec<Family>, open: &Address<'_>, needs: Need) {
 
 /// Every family of addresses `config` can produce, in config order: one address each for what
 /// the config names, and an open family for the live objects it may report or delete.
-pub fn families(config: &Config) -> Vec<Family> {
+pub(crate) fn families(config: &Config) -> Vec<Family> {
     let mut out = Vec::new();
     for (key, service) in &config.services {
         service_families(&mut out, key, service);
@@ -443,7 +443,7 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
 
 /// The addresses the config itself names, in config order: what a pattern can be compared
 /// with before anything is read (a hint for a pattern that matches nothing).
-pub fn config_addresses(config: &Config) -> Vec<String> {
+pub(crate) fn config_addresses(config: &Config) -> Vec<String> {
     families(config)
         .iter()
         .filter_map(|family| family.address().map(str::to_string))
@@ -452,7 +452,7 @@ pub fn config_addresses(config: &Config) -> Vec<String> {
 
 /// The lists a run limited to `patterns` reads: those of every family some pattern could
 /// match. No patterns: everything.
-pub fn read_scope(config: &Config, patterns: &[String]) -> ReadScope {
+pub(crate) fn read_scope(config: &Config, patterns: &[String]) -> ReadScope {
     if patterns.is_empty() {
         return ReadScope::All;
     }
@@ -467,7 +467,8 @@ pub fn read_scope(config: &Config, patterns: &[String]) -> ReadScope {
 
 /// The patterns of `patterns` that match no address `config` can produce, whatever is live:
 /// such a pattern selects nothing in any run.
-pub fn unmatchable<'p>(config: &Config, patterns: &'p [String]) -> Vec<&'p str> {
+#[cfg(test)]
+pub(crate) fn unmatchable<'p>(config: &Config, patterns: &'p [String]) -> Vec<&'p str> {
     let families = families(config);
     patterns
         .iter()

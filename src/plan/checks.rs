@@ -134,7 +134,7 @@ fn took(seconds: f64) -> String {
 
 /// Evaluates a service's backup checks. `now` is the time the age is measured from; without
 /// it the age condition is reported as not evaluated (and does not fail).
-pub fn backups(
+pub(crate) fn backups(
     service: &ServiceConfig,
     live: &LiveState,
     now: Option<Timestamp>,

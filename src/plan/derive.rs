@@ -32,7 +32,7 @@ use crate::live::LiveState;
 
 /// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
 /// targets taken by name from the changes); otherwise every disagreement, one line each.
-pub fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
+pub(crate) fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
     let mut problems = Vec::new();
     let mut carried: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -284,7 +284,7 @@ fn alert_by_names(
 /// tile would move it; a missing one would delete the alerts on it), and an alert step whose
 /// change leaves the message unmanaged sends the live message (none when there is no live
 /// alert). One line per disagreement.
-pub fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
+pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
     let mut problems = Vec::new();
     for change in &plan.changes {
         let Some(step) = change.step.and_then(|s| plan.steps.get(s)) else {
@@ -380,7 +380,7 @@ fn sends_live_message(operation: &Operation, alerts: &[Alert], body: &AlertReque
 /// Checks that each step writes to the service, pipe and stack its address names in `config`
 /// (the applying run's): a step moved to another service's id is refused. One line per
 /// disagreement.
-pub fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
+pub(crate) fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
     let mut problems = Vec::new();
     for step in &plan.steps {
         let address = step.address.as_str();
@@ -495,7 +495,7 @@ fn unmanaged_message(change: &Change) -> bool {
 /// Whether the saved-plan check before any write must read the list of `step`'s object even
 /// though the step itself is checked only when it runs: an alert create that sends a message
 /// its change does not show is confirmed against the live alert it replaces.
-pub fn read_for_check(plan: &Plan, step: &Step) -> bool {
+pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
     matches!(&step.operation, Operation::AlertCreate { body, .. } if body.message.is_some())
         && plan
             .changes

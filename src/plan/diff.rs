@@ -11,12 +11,12 @@ use serde_json::Value;
 use super::model::FieldChange;
 
 /// Whether two numbers are the same for the planner.
-pub fn numbers_equal(a: f64, b: f64) -> bool {
+pub(crate) fn numbers_equal(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// Deep equality with numeric tolerance.
-pub fn equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
             (Some(x), Some(y)) => numbers_equal(x, y),
@@ -35,7 +35,7 @@ pub fn equal(a: &Value, b: &Value) -> bool {
 }
 
 /// The field changes turning `before` into `after`.
-pub fn diff(before: &Value, after: &Value) -> Vec<FieldChange> {
+pub(crate) fn diff(before: &Value, after: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     walk("", before, after, &mut out);
     out
@@ -132,7 +132,7 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<FieldChange>) {
 }
 
 /// The fields of an object being created: every leaf, with no `before`.
-pub fn created(after: &Value) -> Vec<FieldChange> {
+pub(crate) fn created(after: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     leaves("", after, &mut |path, value| {
         out.push(FieldChange {
@@ -145,7 +145,7 @@ pub fn created(after: &Value) -> Vec<FieldChange> {
 }
 
 /// The fields of an object being deleted: every leaf, with no `after`.
-pub fn deleted(before: &Value) -> Vec<FieldChange> {
+pub(crate) fn deleted(before: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     leaves("", before, &mut |path, value| {
         out.push(FieldChange {
@@ -184,7 +184,7 @@ fn leaves(path: &str, value: &Value, emit: &mut dyn FnMut(String, &Value)) {
 
 /// The top-level field names of some changes, for a reason line: `numReplicas differs`,
 /// `tiles, tags differ`.
-pub fn reason(fields: &[FieldChange]) -> String {
+pub(crate) fn reason(fields: &[FieldChange]) -> String {
     let mut names: Vec<&str> = Vec::new();
     for field in fields {
         let top = field

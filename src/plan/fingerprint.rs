@@ -5,18 +5,18 @@
 
 use serde_json::Value;
 
-pub use super::model::Fingerprint;
+pub(crate) use super::model::Fingerprint;
 use super::model::Operation;
 use super::normalize;
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::LiveState;
 
 /// The FNV-1a 64 offset basis (the starting hash).
-pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// Hashes bytes with FNV-1a.
-pub fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
     for byte in bytes {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(PRIME);
@@ -25,7 +25,7 @@ pub fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
 }
 
 /// Fingerprint of any JSON value, independent of key order.
-pub fn of_value(value: &Value) -> Fingerprint {
+pub(crate) fn of_value(value: &Value) -> Fingerprint {
     let mut text = String::new();
     canonical(value, &mut text);
     Fingerprint(fnv1a(text.as_bytes(), OFFSET))
@@ -71,29 +71,29 @@ fn canonical(value: &Value, out: &mut String) {
 }
 
 /// A service's scaling (address `service.<key>.scaling`).
-pub fn service_scaling(service: &Service) -> Fingerprint {
+pub(crate) fn service_scaling(service: &Service) -> Fingerprint {
     of_value(&normalize::service_scaling(service))
 }
 
 /// A private endpoint attached to a service (`service.<key>.private_endpoint[<id>]`).
-pub fn private_endpoint(id: &str) -> Fingerprint {
+pub(crate) fn private_endpoint(id: &str) -> Fingerprint {
     of_value(&serde_json::json!({ "id": id, "attached": true }))
 }
 
 /// A pipe: identity, source kind and scaling (`pipe.<service>.<key>` and its `.scaling`).
 /// Never its source settings, which may carry credentials.
-pub fn pipe(pipe: &Pipe) -> Fingerprint {
+pub(crate) fn pipe(pipe: &Pipe) -> Fingerprint {
     of_value(&normalize::pipe_identity(pipe))
 }
 
 /// A dashboard, tile ids included: an update body carries them forward, so a plan made before
 /// tile ids changed must not be applied.
-pub fn dashboard(dashboard: &Dashboard) -> Fingerprint {
+pub(crate) fn dashboard(dashboard: &Dashboard) -> Fingerprint {
     of_value(&normalize::dashboard_with_ids(dashboard))
 }
 
 /// An alert, with the ids of its dashboard and tile.
-pub fn alert(alert: &Alert) -> Fingerprint {
+pub(crate) fn alert(alert: &Alert) -> Fingerprint {
     of_value(&normalize::alert_with_ids(alert))
 }
 
@@ -101,7 +101,7 @@ pub fn alert(alert: &Alert) -> Fingerprint {
 /// does not exist. A step is stale when this differs from [`super::model::Step::fingerprint`]; for a
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
-pub fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
+pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
     let stack = |key: &str| live.stacks.get(key);
     let find_pipe = |service_id: &str, pipe_id: &str| {
         live.pipes

@@ -8,7 +8,7 @@
 /// Whether `address` matches `pattern` as a whole. An object addressed by its live name
 /// (`dashboard.prod["Old board"]`, reported or pruned) also matches as if a dot came before the
 /// bracket, so `dashboard.prod.*` takes it like every other dashboard of the stack.
-pub fn matches(pattern: &str, address: &str) -> bool {
+pub(crate) fn matches(pattern: &str, address: &str) -> bool {
     wildcard(pattern, address)
         || address
             .find("[\"")
@@ -51,7 +51,7 @@ fn wildcard(pattern: &str, address: &str) -> bool {
 /// How many characters of `pattern` must be changed, added or removed for it to match
 /// `address` (`*` and `?` match for free): `pipe.analytic.*` is 1 from
 /// `pipe.analytics.orders.scaling`. Name-addressed objects count as [`matches`] reads them.
-pub fn distance(pattern: &str, address: &str) -> usize {
+pub(crate) fn distance(pattern: &str, address: &str) -> usize {
     let plain = edit_distance(pattern, address);
     match address.find("[\"") {
         Some(at) => plain.min(edit_distance(
@@ -89,7 +89,7 @@ fn edit_distance(pattern: &str, text: &str) -> usize {
 
 /// The addresses closest to a pattern that matches none of them (at most `limit`, in the
 /// order given), for a "did you mean" list.
-pub fn closest<'a>(pattern: &str, addresses: &[&'a str], limit: usize) -> Vec<&'a str> {
+pub(crate) fn closest<'a>(pattern: &str, addresses: &[&'a str], limit: usize) -> Vec<&'a str> {
     let scored: Vec<(usize, &str)> = addresses
         .iter()
         .map(|address| (distance(pattern, address), *address))
@@ -107,7 +107,7 @@ pub fn closest<'a>(pattern: &str, addresses: &[&'a str], limit: usize) -> Vec<&'
 
 /// One piece of an address family: text that is always there, or any run of characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Literal text.
     Text(String),
     /// Any run of characters, possibly empty (a live name, an endpoint id).
@@ -117,7 +117,7 @@ pub enum Part {
 /// Whether `pattern` matches at least one address of the family `parts` (its literal texts
 /// with anything in place of each [`Part::Any`]). For a family without `Any` this is
 /// [`matches`] on that one address, bracket form aside: a family stands for its text as written.
-pub fn could_match(pattern: &str, parts: &[Part]) -> bool {
+pub(crate) fn could_match(pattern: &str, parts: &[Part]) -> bool {
     #[derive(Clone, Copy, PartialEq)]
     enum Token {
         Char(char),

@@ -23,7 +23,7 @@ use super::model::{Action, Change, FieldChange};
 
 /// What a line says about its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
+pub(crate) enum Mark {
     /// Added (`+`).
     Add,
     /// Removed (`-`).
@@ -36,7 +36,7 @@ pub enum Mark {
 
 impl Mark {
     /// The character that carries the mark without color.
-    pub fn symbol(self) -> char {
+    pub(crate) fn symbol(self) -> char {
         match self {
             Mark::Add => '+',
             Mark::Remove => '-',
@@ -48,7 +48,7 @@ impl Mark {
 
 /// A run of a line's text; `emphasized` runs are the words a line diff found changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// The text.
     pub text: String,
     /// Whether a terminal should highlight it.
@@ -57,7 +57,7 @@ pub struct Segment {
 
 /// One line of a change's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub(crate) struct Line {
     /// Its mark.
     pub mark: Mark,
     /// Spaces between the mark and the text (nesting).
@@ -79,7 +79,7 @@ impl Line {
     }
 
     /// The text without its mark, emphasis dropped.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut out = " ".repeat(self.indent);
         for segment in &self.segments {
             out.push_str(&segment.text);
@@ -88,14 +88,14 @@ impl Line {
     }
 
     /// `<mark> <indent><text>`, without color.
-    pub fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         format!("{} {}", self.mark.symbol(), self.text())
     }
 }
 
 /// How the body is laid out for one rendering.
 #[derive(Debug, Clone, Copy)]
-pub struct Layout<'p> {
+pub(crate) struct Layout<'p> {
     /// Markdown: a changed value is a `-` line and a `+` line (GitHub highlights no `~`).
     pub split_changes: bool,
     /// Text: a renamed object's `name` is said in its heading, not again as a field.
@@ -109,7 +109,8 @@ pub struct Layout<'p> {
 
 /// The fixed width used when no terminal says otherwise (files, pipes, Markdown), so the same
 /// plan gives the same bytes.
-pub const DEFAULT_WIDTH: usize = 100;
+#[cfg(test)]
+pub(crate) const DEFAULT_WIDTH: usize = 100;
 
 /// The order keys are shown in: the config's order, so a block reads like the file it came from.
 const KEY_ORDER: &[&str] = &[
@@ -221,7 +222,7 @@ fn flow(value: &Value) -> String {
 }
 
 /// A value on one line: strings quoted, collections in flow style (`[converge:prod, team-api]`).
-pub fn inline(value: &Value) -> String {
+pub(crate) fn inline(value: &Value) -> String {
     match value {
         Value::String(s) => quoted(s),
         other => flow(other),
@@ -477,7 +478,7 @@ fn text_diff(before: &str, after: &str, out: &mut Vec<Line>) {
 }
 
 /// The body of a change: every line under its heading.
-pub fn body(change: &Change, layout: &Layout<'_>) -> Vec<Line> {
+pub(crate) fn body(change: &Change, layout: &Layout<'_>) -> Vec<Line> {
     match change.action {
         Action::NoOp => Vec::new(),
         Action::Create => match &change.after {
@@ -536,7 +537,7 @@ fn update(change: &Change, layout: &Layout<'_>) -> Vec<Line> {
 }
 
 /// For a renamed object: `renamed "Old" -> "New"`, and the reason of what else differs.
-pub fn rename(change: &Change) -> Option<(String, Option<String>)> {
+pub(crate) fn rename(change: &Change) -> Option<(String, Option<String>)> {
     let old = change.renamed_from.as_deref()?;
     let new = change
         .after

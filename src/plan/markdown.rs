@@ -1,4 +1,4 @@
-//! `--format markdown`: a pull-request comment. It never exceeds [`BUDGET`] characters
+//! `--format markdown`: a pull-request comment. It never exceeds `BUDGET` characters
 //! (GitHub's limit is 65,536): the marker line, the summary and the destroys are always kept;
 //! each change's details sit in a `<details>` block, added while they fit; a note says what
 //! was cut. The first line is a stable marker so CI can update one comment in place.
@@ -17,7 +17,7 @@ use crate::output::DEFAULT_WIDTH;
 pub const MARKER: &str = "<!-- converge-plan -->";
 
 /// The largest comment rendered, in bytes (never fewer bytes than characters).
-pub const BUDGET: usize = 65_000;
+pub(crate) const BUDGET: usize = 65_000;
 
 /// Room kept for the closing note.
 const NOTE_ROOM: usize = 400;
@@ -57,7 +57,7 @@ fn details(change: &Change, plan: &Plan) -> String {
     block
 }
 
-/// Renders the plan as a Markdown comment of at most [`BUDGET`] bytes.
+/// Renders the plan as a Markdown comment of at most `BUDGET` bytes.
 pub fn render(plan: &Plan) -> String {
     let mut comment = Comment {
         out: header(plan),

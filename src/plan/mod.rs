@@ -1,27 +1,27 @@
 //! The planner: normalize, diff, order steps, saved plan files, renderers. No I/O here.
 //!
-//! [`build`] compares the desired state (the config) with the live state and produces a
-//! [`Plan`] ([`model`]): one [`Change`] per [`Address`], each with its field-level diff, and the
-//! [`Step`]s `apply` runs, ordered by [`order`]. Renderers ([`render`]) turn a plan into text,
+//! `build` compares the desired state (the config) with the live state and produces a
+//! [`Plan`] (`model`): one [`Change`] per [`Address`], each with its field-level diff, and the
+//! [`Step`]s `apply` runs, ordered by `order`. Renderers ([`render()`]) turn a plan into text,
 //! JSON or Markdown; [`saved`] writes and reads the `--out` file. The files of this module import
 //! each other, never this one: it only declares them and re-exports what other modules use.
 
-pub mod address;
-pub mod build;
-pub mod checks;
-pub mod derive;
-pub mod diff;
-pub mod fingerprint;
-pub mod glob;
-pub mod lines;
+pub(crate) mod address;
+pub(crate) mod build;
+pub(crate) mod checks;
+pub(crate) mod derive;
+pub(crate) mod diff;
+pub(crate) mod fingerprint;
+pub(crate) mod glob;
+pub(crate) mod lines;
 pub mod markdown;
-pub mod model;
-pub mod normalize;
-pub mod order;
+pub(crate) mod model;
+pub(crate) mod normalize;
+pub(crate) mod order;
 pub mod render;
 pub mod render_json;
 pub mod saved;
-pub mod tag;
+pub(crate) mod tag;
 pub mod text;
 
 #[cfg(test)]

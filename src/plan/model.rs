@@ -65,7 +65,7 @@ pub enum Action {
 
 impl Action {
     /// The word used in output (`create`, `update`, `delete`, `no-op`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Create => "create",
             Action::Update => "update",
@@ -75,7 +75,7 @@ impl Action {
     }
 
     /// The one-character marker that carries the action without color.
-    pub fn marker(self) -> &'static str {
+    pub(crate) fn marker(self) -> &'static str {
         match self {
             Action::Create => "+",
             Action::Update => "~",
@@ -272,7 +272,7 @@ pub enum Operation {
 
 impl Operation {
     /// Whether the operation destroys something (refused without `--allow-destroy`).
-    pub fn is_destroy(&self) -> bool {
+    pub(crate) fn is_destroy(&self) -> bool {
         matches!(
             self,
             Operation::PrivateEndpointDetach { .. }
@@ -294,7 +294,7 @@ pub struct Step {
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
     /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
-    /// compares it with [`super::fingerprint::current`] of a fresh read before writing.
+    /// compares it with `super::fingerprint::current` of a fresh read before writing.
     pub fingerprint: Option<Fingerprint>,
     /// The request.
     pub operation: Operation,
@@ -363,18 +363,19 @@ impl Plan {
     }
 
     /// The checks that failed.
-    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+    #[cfg(test)]
+    pub(crate) fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.checks.iter().filter(|c| !c.passed)
     }
 
     /// Whether the plan was limited by `--only` (and so read and shows only part of the
     /// config).
-    pub fn is_partial(&self) -> bool {
+    pub(crate) fn is_partial(&self) -> bool {
         !self.only.is_empty()
     }
 
     /// `only addresses matching `a`, `b``, for the line that says a plan is partial.
-    pub fn only_words(&self) -> String {
+    pub(crate) fn only_words(&self) -> String {
         let patterns: Vec<String> = self.only.iter().map(|p| format!("`{p}`")).collect();
         format!(
             "partial: only addresses matching {} (`--only`); the rest of the config was not \
@@ -389,7 +390,7 @@ impl Plan {
     }
 
     /// Changes in display order: destroys first, then the rest in config order.
-    pub fn display_order(&self) -> impl Iterator<Item = &Change> {
+    pub(crate) fn display_order(&self) -> impl Iterator<Item = &Change> {
         let deletes = self.changes.iter().filter(|c| c.action == Action::Delete);
         let others = self.changes.iter().filter(|c| c.action != Action::Delete);
         deletes.chain(others)
@@ -398,7 +399,7 @@ impl Plan {
     /// Keeps only the changes whose address matches one of `globs` (and their steps); a step
     /// that depended on a dropped step no longer waits for it. Returns each such pair (kept
     /// address, dropped address it waited for), sorted, so callers can warn about it.
-    pub fn retain_addresses(&mut self, globs: &[String]) -> Vec<(String, String)> {
+    pub(crate) fn retain_addresses(&mut self, globs: &[String]) -> Vec<(String, String)> {
         if globs.is_empty() {
             return Vec::new();
         }

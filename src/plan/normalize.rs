@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::api::wire::{Alert, Channel, Dashboard, Pipe, PipeScaling, Series, Service, Tile};
 
 /// A number as JSON: whole numbers as integers.
-pub fn num(value: f64) -> Value {
+pub(crate) fn num(value: f64) -> Value {
     if value.fract() == 0.0 && value.abs() < 9.0e15 {
         Value::from(value as i64)
     } else {
@@ -46,7 +46,7 @@ fn text(value: &Option<String>) -> Option<Value> {
 }
 
 /// A service's scaling fields (`service.<key>.scaling`).
-pub fn service_scaling(service: &Service) -> Value {
+pub(crate) fn service_scaling(service: &Service) -> Value {
     let mut map = Map::new();
     put(&mut map, "numReplicas", service.num_replicas.map(num));
     put(
@@ -73,7 +73,7 @@ pub fn service_scaling(service: &Service) -> Value {
 }
 
 /// A service's private endpoint ids, sorted and de-duplicated.
-pub fn private_endpoint_ids(service: &Service) -> Vec<String> {
+pub(crate) fn private_endpoint_ids(service: &Service) -> Vec<String> {
     let mut ids = service.private_endpoint_ids.clone();
     ids.sort();
     ids.dedup();
@@ -81,7 +81,7 @@ pub fn private_endpoint_ids(service: &Service) -> Vec<String> {
 }
 
 /// A pipe's scaling fields.
-pub fn pipe_scaling(scaling: &PipeScaling) -> Value {
+pub(crate) fn pipe_scaling(scaling: &PipeScaling) -> Value {
     let mut map = Map::new();
     put(&mut map, "replicas", scaling.replicas.map(Value::from));
     put(
@@ -103,7 +103,7 @@ pub fn pipe_scaling(scaling: &PipeScaling) -> Value {
 }
 
 /// A pipe as the plan shows it: id, name, source kind and scaling, never its source settings.
-pub fn pipe_identity(pipe: &Pipe) -> Value {
+pub(crate) fn pipe_identity(pipe: &Pipe) -> Value {
     let kind = pipe
         .source
         .as_ref()
@@ -118,7 +118,7 @@ pub fn pipe_identity(pipe: &Pipe) -> Value {
 }
 
 /// One series.
-pub fn series(series: &Series) -> Value {
+pub(crate) fn series(series: &Series) -> Value {
     let mut map = Map::new();
     put(&mut map, "type", text(&series.kind));
     put(&mut map, "dataSource", text(&series.data_source));
@@ -144,7 +144,7 @@ pub fn series(series: &Series) -> Value {
 }
 
 /// One tile, with or without its server-assigned id.
-pub fn tile(tile: &Tile, with_id: bool) -> Value {
+pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
     let mut map = Map::new();
     if with_id {
         put(&mut map, "id", text(&tile.id));
@@ -167,18 +167,18 @@ pub fn tile(tile: &Tile, with_id: bool) -> Value {
 
 /// A dashboard or alert name as a server that normalises names stores it: runs of white space
 /// collapsed to one space, none at the ends.
-pub fn name_key(name: &str) -> String {
+pub(crate) fn name_key(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether two dashboard or alert names are one name to the server: equal, or equal once white
 /// space is normalised the way some servers store names ([`name_key`]).
-pub fn same_name(a: &str, b: &str) -> bool {
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a == b || name_key(a) == name_key(b)
 }
 
 /// Sorted, de-duplicated tags.
-pub fn tags(tags: &[String]) -> Vec<String> {
+pub(crate) fn tags(tags: &[String]) -> Vec<String> {
     let mut tags: Vec<String> = tags.iter().filter(|t| !t.is_empty()).cloned().collect();
     tags.sort();
     tags.dedup();
@@ -196,12 +196,12 @@ fn dashboard_value(dashboard: &Dashboard, with_ids: bool) -> Value {
 }
 
 /// A dashboard as compared: name, tags, tiles by name; no ids.
-pub fn dashboard(dashboard: &Dashboard) -> Value {
+pub(crate) fn dashboard(dashboard: &Dashboard) -> Value {
     dashboard_value(dashboard, false)
 }
 
 /// A dashboard with its tile ids, for fingerprints.
-pub fn dashboard_with_ids(dashboard: &Dashboard) -> Value {
+pub(crate) fn dashboard_with_ids(dashboard: &Dashboard) -> Value {
     let mut value = dashboard_value(dashboard, true);
     if let Value::Object(map) = &mut value {
         map.insert("id".into(), Value::String(dashboard.id.clone()));
@@ -223,7 +223,7 @@ fn channel(channel: &Option<Channel>) -> Value {
 
 /// The fields of an alert as compared; `dashboard` and `tile` are names.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AlertView<'a> {
+pub(crate) struct AlertView<'a> {
     /// Alert name.
     pub name: &'a str,
     /// Dashboard name (or `id:<id>` when the id matches no dashboard).
@@ -245,7 +245,7 @@ pub struct AlertView<'a> {
 }
 
 /// An alert as compared.
-pub fn alert_view(view: &AlertView<'_>) -> Value {
+pub(crate) fn alert_view(view: &AlertView<'_>) -> Value {
     let mut map = Map::new();
     map.insert("name".into(), Value::String(view.name.to_string()));
     map.insert("dashboard".into(), Value::String(view.dashboard.clone()));
@@ -264,7 +264,7 @@ pub fn alert_view(view: &AlertView<'_>) -> Value {
 
 /// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`
 /// (the live dashboard whose id the alert names, if any).
-pub fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
+pub(crate) fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
     let dashboard = dashboard.filter(|d| alert.dashboard.as_deref() == Some(d.id.as_str()));
     let dashboard_name = match (dashboard, &alert.dashboard) {
         (Some(d), _) => d.name.clone(),
@@ -295,7 +295,7 @@ pub fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
 }
 
 /// An alert with its own, its dashboard's and its tile's ids, for fingerprints.
-pub fn alert_with_ids(alert: &Alert) -> Value {
+pub(crate) fn alert_with_ids(alert: &Alert) -> Value {
     let mut value = alert_view(&AlertView {
         name: &alert.name,
         dashboard: alert.dashboard.clone().unwrap_or_default(),
@@ -315,7 +315,7 @@ pub fn alert_with_ids(alert: &Alert) -> Value {
 
 /// Keeps only the keys of `value` that `managed` has (both objects): the live side of a diff
 /// over the fields the config mentions.
-pub fn project(value: &Value, managed: &Value) -> Value {
+pub(crate) fn project(value: &Value, managed: &Value) -> Value {
     match (value, managed) {
         (Value::Object(map), Value::Object(keys)) => Value::Object(
             map.iter()

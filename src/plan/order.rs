@@ -11,7 +11,7 @@ use super::model::Step;
 
 /// Why a step list is not in an order apply can follow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OrderError {
+pub(crate) enum OrderError {
     /// A step whose id is not its position.
     #[error("step {id} is listed at position {position}")]
     Misplaced {
@@ -33,7 +33,7 @@ pub enum OrderError {
 }
 
 /// Checks that every dependency names an earlier step (so the list order is a valid order).
-pub fn check(steps: &[Step]) -> Result<(), OrderError> {
+pub(crate) fn check(steps: &[Step]) -> Result<(), OrderError> {
     for (index, step) in steps.iter().enumerate() {
         if step.id != index {
             return Err(OrderError::Misplaced {
@@ -54,7 +54,8 @@ pub fn check(steps: &[Step]) -> Result<(), OrderError> {
 
 /// Groups steps into levels: a step's level is one more than its deepest dependency. Steps of
 /// one level are independent of each other.
-pub fn levels(steps: &[Step]) -> Vec<Vec<usize>> {
+#[cfg(test)]
+pub(crate) fn levels(steps: &[Step]) -> Vec<Vec<usize>> {
     let mut level_of = vec![0usize; steps.len()];
     let mut levels: Vec<Vec<usize>> = Vec::new();
     for (index, step) in steps.iter().enumerate() {
@@ -76,7 +77,7 @@ pub fn levels(steps: &[Step]) -> Vec<Vec<usize>> {
 
 /// The step list as printed under a plan: `1. address` and `(after 1, 2)` for dependencies;
 /// numbers are 1-based.
-pub fn describe(steps: &[Step]) -> Vec<String> {
+pub(crate) fn describe(steps: &[Step]) -> Vec<String> {
     steps
         .iter()
         .map(|step| {

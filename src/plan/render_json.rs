@@ -8,7 +8,7 @@ use super::checks::CheckResult;
 use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged};
 
 /// The format identifier of the JSON rendering.
-pub const FORMAT: &str = "converge-plan/1";
+pub(crate) const FORMAT: &str = "converge-plan/1";
 
 #[derive(Serialize)]
 struct Document<'a> {

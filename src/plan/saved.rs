@@ -4,7 +4,7 @@
 //! Nothing in it is a secret value.
 //!
 //! The file crosses a trust boundary (made in one job, applied in another), so reading it back
-//! trusts none of it blindly: the steps must be what the changes show ([`super::derive`]), and
+//! trusts none of it blindly: the steps must be what the changes show (`super::derive`), and
 //! the API settings it records are for reading only: `apply --plan` connects with its own
 //! config or environment, never with a URL or `${env:...}` reference from the file.
 
@@ -14,7 +14,7 @@ use super::model::Plan;
 use crate::config::model::Config;
 
 /// Format identifier of saved plans.
-pub const FORMAT: &str = "converge-saved-plan/1";
+pub(crate) const FORMAT: &str = "converge-saved-plan/1";
 
 /// The cloud API settings the plan was made with (for reading; never used to connect).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,7 +41,7 @@ pub struct SavedObservability {
 /// A saved plan file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedPlan {
-    /// Always [`FORMAT`].
+    /// Always `FORMAT`.
     pub format: String,
     /// Organization id.
     pub organization: String,
@@ -77,7 +77,7 @@ pub enum LoadError {
 
 impl SavedPlan {
     /// Wraps a plan with what `apply --plan` needs from the config.
-    pub fn new(config: &Config, plan: Plan) -> Self {
+    pub(crate) fn new(config: &Config, plan: Plan) -> Self {
         let cloud = config
             .cloud
             .as_ref()

@@ -11,7 +11,7 @@ const PREFIX: &str = "converge:";
 /// The tag converge puts on every dashboard it creates or updates, naming the stack: at most 32
 /// characters (the API's tag limit); a long stack key is cut and suffixed with a hash so two
 /// long keys still get different tags.
-pub fn ownership_tag(stack: &str) -> String {
+pub(crate) fn ownership_tag(stack: &str) -> String {
     let full = format!("{PREFIX}{stack}");
     if full.chars().count() <= TAG_MAX {
         return full;
@@ -24,6 +24,6 @@ pub fn ownership_tag(stack: &str) -> String {
 
 /// The stack a tag names, when it is an ownership tag; a cut tag keeps its `~hash` (it cannot
 /// be turned back into its key).
-pub fn owner(tag: &str) -> Option<&str> {
+pub(crate) fn owner(tag: &str) -> Option<&str> {
     tag.strip_prefix(PREFIX)
 }

@@ -773,8 +773,8 @@ fn strip_ansi(text: &str) -> String {
 
 #[test]
 fn colored_text_reads_the_same_without_color() {
-    let color = Printer::new(&crate::cli::GlobalArgs {
-        color: crate::cli::ColorChoice::Always,
+    let color = Printer::new(crate::output::PrinterOptions {
+        color: crate::output::ColorMode::Always,
         verbose: 0,
     });
     let plan = demo_plan();
@@ -866,8 +866,8 @@ fn no_secret_value_in_any_rendering_or_saved_plan() {
     let config = demo_config();
     let live = demo_live();
     let (plan, _) = plan(&config, &live, &PlanOptions::default());
-    let color = Printer::new(&crate::cli::GlobalArgs {
-        color: crate::cli::ColorChoice::Always,
+    let color = Printer::new(crate::output::PrinterOptions {
+        color: crate::output::ColorMode::Always,
         verbose: 2,
     });
     let outputs = [

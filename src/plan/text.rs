@@ -1,7 +1,7 @@
 //! The text rendering of a plan: the summary line, the destroys in their own section, then
-//! every other change with its body ([`super::lines`]): `+ - ~` markers carry the meaning
+//! every other change with its body (`super::lines`): `+ - ~` markers carry the meaning
 //! without color; unchanged objects and fields are not shown. A renamed object says so on its
-//! heading line. Color comes only through [`Printer::paint`].
+//! heading line. Color comes only through `Printer::paint`.
 
 use serde_json::Value;
 
@@ -11,7 +11,7 @@ use super::order;
 use crate::output::{Printer, Style};
 
 /// A value for a diff line: strings quoted, lists and maps YAML-like (`[a, b]`).
-pub fn show(value: &Option<Value>) -> String {
+pub(crate) fn show(value: &Option<Value>) -> String {
     match value {
         None => "(absent)".to_string(),
         Some(v) => lines::inline(v),

@@ -20,11 +20,11 @@ use crate::plan::{Action, Plan};
 use super::query;
 
 /// The window every query runs over.
-pub const CHECK_WINDOW_MS: i64 = 15 * 60_000;
+pub(crate) const CHECK_WINDOW_MS: i64 = 15 * 60_000;
 
 /// What `--check-queries` found.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// One error per rejected query (or unresolvable source).
     pub diagnostics: Vec<Diagnostic>,
     /// Tiles whose queries all ran.
@@ -69,7 +69,7 @@ struct Job<'c> {
 /// requests in flight by `--parallelism` and paces them by the rate limit); results are reported
 /// in config order. A failure other than a rejected query (the network, authentication, the
 /// server) ends the check with an error.
-pub fn run(
+pub(crate) fn run(
     runtime: &tokio::runtime::Runtime,
     config: &Config,
     live: &LiveState,

@@ -10,14 +10,13 @@
 //! (`above`) or strictly below (`below`) the threshold; a bucket the server left out is a gap (no
 //! data: it never fires and it ends a run); a firing is a run of consecutive firing buckets.
 
-pub mod check;
-pub mod model;
-pub mod query;
-pub mod svg;
-pub mod terminal;
+pub(crate) mod check;
+pub(crate) mod model;
+pub(crate) mod query;
+pub(crate) mod svg;
+pub(crate) mod terminal;
 
-pub use model::{
-    Chart, Direction, IntervalFit, Line, Rescaled, Run, Threshold, choose_granularity,
-    fit_interval, granularity_ms, human_duration, iso, parse_duration, runs, short_time, step_of,
-    value_range,
+pub(crate) use model::{
+    Chart, Direction, IntervalFit, Rescaled, Threshold, choose_granularity, fit_interval,
+    human_duration, iso, parse_duration, step_of,
 };

@@ -8,7 +8,7 @@ use crate::api::limits::GRANULARITIES;
 
 /// One drawn line: a series (or the ratio of two) for one group, its buckets in time order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
+pub(crate) struct Line {
     /// What it shows, e.g. `count` or `series 0 / series 1 · host-a`.
     pub label: String,
     /// Group-by values of this line (empty without `groupBy`).
@@ -21,7 +21,7 @@ pub struct Line {
 
 /// Which side of the threshold fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// Fires when the value is greater than the threshold.
     Above,
     /// Fires when the value is less than the threshold.
@@ -30,7 +30,7 @@ pub enum Direction {
 
 impl Direction {
     /// Reads the alert's `thresholdType`.
-    pub fn parse(text: &str) -> Option<Direction> {
+    pub(crate) fn parse(text: &str) -> Option<Direction> {
         match text {
             "above" => Some(Direction::Above),
             "below" => Some(Direction::Below),
@@ -39,7 +39,7 @@ impl Direction {
     }
 
     /// The word used in output.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Direction::Above => "above",
             Direction::Below => "below",
@@ -49,7 +49,7 @@ impl Direction {
 
 /// An alert's threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Threshold {
+pub(crate) struct Threshold {
     /// The value compared with each bucket.
     pub value: f64,
     /// Which side fires.
@@ -58,7 +58,7 @@ pub struct Threshold {
 
 impl Threshold {
     /// Whether one bucket's value fires.
-    pub fn fires(&self, value: f64) -> bool {
+    pub(crate) fn fires(&self, value: f64) -> bool {
         match self.direction {
             Direction::Above => value > self.value,
             Direction::Below => value < self.value,
@@ -70,7 +70,7 @@ impl Threshold {
 /// every (`preview --granularity 1h` on a 5-minute alert): a count or a sum grows with the
 /// bucket, so its threshold is scaled by the ratio of the two sizes, as if the rate were even.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rescaled {
+pub(crate) struct Rescaled {
     /// The alert's own threshold, per interval.
     pub alert_value: f64,
     /// The alert's interval (ms).
@@ -82,7 +82,7 @@ pub struct Rescaled {
 /// How buckets of `step_ms` compare with an alert evaluated every `interval_ms` whose tile's
 /// first series aggregates with `agg_fn`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum IntervalFit {
+pub(crate) enum IntervalFit {
     /// Same size: the buckets are the alert's own windows.
     Same,
     /// A count or sum: the threshold is scaled to the bucket size.
@@ -93,7 +93,7 @@ pub enum IntervalFit {
 }
 
 /// Fits `threshold` (per `interval_ms`) to buckets of `step_ms`.
-pub fn fit_interval(
+pub(crate) fn fit_interval(
     threshold: Threshold,
     interval_ms: i64,
     step_ms: i64,
@@ -123,7 +123,7 @@ pub fn fit_interval(
 
 /// A run of consecutive firing buckets: one time the alert would have fired.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     /// Start of the first firing bucket (epoch ms).
     pub start: i64,
     /// End of the last firing bucket (epoch ms, exclusive).
@@ -135,7 +135,7 @@ pub struct Run {
 }
 
 /// Splits a line's firing buckets into runs; a missing bucket ends a run.
-pub fn runs(points: &[(i64, f64)], step_ms: i64, threshold: &Threshold) -> Vec<Run> {
+pub(crate) fn runs(points: &[(i64, f64)], step_ms: i64, threshold: &Threshold) -> Vec<Run> {
     let mut runs: Vec<Run> = Vec::new();
     let mut open = false;
     for &(ts, value) in points {
@@ -166,7 +166,7 @@ pub fn runs(points: &[(i64, f64)], step_ms: i64, threshold: &Threshold) -> Vec<R
 
 /// Everything a preview shows: the window, the lines and (for an alert) the threshold.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// What is previewed, e.g. `alert.obs.api-errors`.
     pub address: String,
     /// A human title, e.g. `API health › Requests`.
@@ -189,7 +189,7 @@ pub struct Chart {
 
 impl Chart {
     /// The runs of every evaluated line, with the line's index, in time order.
-    pub fn firings(&self) -> Vec<(usize, Run)> {
+    pub(crate) fn firings(&self) -> Vec<(usize, Run)> {
         let Some(threshold) = &self.threshold else {
             return Vec::new();
         };
@@ -209,7 +209,7 @@ impl Chart {
     }
 
     /// The longest firing run (the earliest of equals).
-    pub fn longest(&self) -> Option<(usize, Run)> {
+    pub(crate) fn longest(&self) -> Option<(usize, Run)> {
         self.firings()
             .into_iter()
             .fold(None, |best: Option<(usize, Run)>, candidate| match best {
@@ -219,7 +219,7 @@ impl Chart {
     }
 
     /// Buckets the window could hold (for the "N empty" count).
-    pub fn bucket_count(&self) -> i64 {
+    pub(crate) fn bucket_count(&self) -> i64 {
         if self.step_ms <= 0 {
             return 0;
         }
@@ -228,7 +228,7 @@ impl Chart {
     }
 
     /// The `--format json` document.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let firings = self.firings();
         let lines: Vec<Value> = self
             .lines
@@ -309,7 +309,7 @@ fn number(value: f64) -> Value {
 /// The value range a chart spans: the data and the threshold, with a tenth of headroom on both
 /// sides so the data's shape and its distance to the threshold show, starting at zero only when
 /// the data comes near it (the axis is labelled, so a non-zero base does not mislead).
-pub fn value_range(chart: &Chart, lines: &[&Line]) -> (f64, f64) {
+pub(crate) fn value_range(chart: &Chart, lines: &[&Line]) -> (f64, f64) {
     let mut values = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.1))
@@ -335,21 +335,21 @@ pub fn value_range(chart: &Chart, lines: &[&Line]) -> (f64, f64) {
 }
 
 /// Epoch ms as RFC 3339 UTC to the second.
-pub fn iso(ms: i64) -> String {
+pub(crate) fn iso(ms: i64) -> String {
     Timestamp::from_millisecond(ms)
         .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_else(|_| ms.to_string())
 }
 
 /// Epoch ms as `MM-DD HH:MM` UTC, for axis labels.
-pub fn short_time(ms: i64) -> String {
+pub(crate) fn short_time(ms: i64) -> String {
     Timestamp::from_millisecond(ms)
         .map(|t| t.strftime("%m-%d %H:%M").to_string())
         .unwrap_or_else(|_| ms.to_string())
 }
 
 /// A duration as the shortest exact text (`25m`, `2h`, `1h30m`).
-pub fn human_duration(ms: i64) -> String {
+pub(crate) fn human_duration(ms: i64) -> String {
     let mut rest = ms / 1000;
     let mut out = String::new();
     for (unit, secs) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
@@ -362,7 +362,7 @@ pub fn human_duration(ms: i64) -> String {
 }
 
 /// Parses `90s`, `15m`, `24h`, `7d`, `2w` into milliseconds.
-pub fn parse_duration(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<i64, String> {
     let text = text.trim();
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text[digits.len()..];
@@ -384,7 +384,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
 }
 
 /// Milliseconds of a granularity name (`auto` has none).
-pub fn granularity_ms(name: &str) -> Option<i64> {
+pub(crate) fn granularity_ms(name: &str) -> Option<i64> {
     if name == "auto" || !GRANULARITIES.contains(&name) {
         return None;
     }
@@ -393,7 +393,7 @@ pub fn granularity_ms(name: &str) -> Option<i64> {
 
 /// The granularity a preview asks for: the flag, else the alert's interval when the API knows
 /// it as a granularity, else `auto`.
-pub fn choose_granularity(flag: Option<&str>, interval: Option<&str>) -> String {
+pub(crate) fn choose_granularity(flag: Option<&str>, interval: Option<&str>) -> String {
     if let Some(flag) = flag {
         return flag.to_string();
     }
@@ -405,7 +405,7 @@ pub fn choose_granularity(flag: Option<&str>, interval: Option<&str>) -> String 
 
 /// The bucket size of an answer: the granularity's, or under `auto` the smallest distance
 /// between buckets (the window's sixtieth when there are too few buckets to tell).
-pub fn step_of(granularity: &str, lines: &[Line], window_ms: i64) -> i64 {
+pub(crate) fn step_of(granularity: &str, lines: &[Line], window_ms: i64) -> i64 {
     if let Some(ms) = granularity_ms(granularity) {
         return ms;
     }

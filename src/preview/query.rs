@@ -17,7 +17,10 @@ use crate::config::model::{SourceRef, TileConfig};
 use super::model::Line;
 
 /// A tile's series as the API takes them, `source:` names resolved through `sources`.
-pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>, Box<Diagnostic>> {
+pub(crate) fn tile_series(
+    tile: &TileConfig,
+    sources: &[Source],
+) -> Result<Vec<Series>, Box<Diagnostic>> {
     tile.series
         .iter()
         .map(|s| {
@@ -35,7 +38,7 @@ pub fn tile_series(tile: &TileConfig, sources: &[Source]) -> Result<Vec<Series>,
 
 /// Whether a tile runs a query: a tile whose series are all `type: markdown` is text only, so
 /// there is nothing to check or draw.
-pub fn is_text_only(tile: &TileConfig) -> bool {
+pub(crate) fn is_text_only(tile: &TileConfig) -> bool {
     !tile.series.is_empty()
         && tile
             .series
@@ -45,7 +48,7 @@ pub fn is_text_only(tile: &TileConfig) -> bool {
 
 /// The requests for a set of series: consecutive groups of at most five (the API's limit),
 /// so a tile with more is split and each request stays within 1 to 5 series.
-pub fn chunks(series: &[Series]) -> impl Iterator<Item = (usize, &[Series])> {
+pub(crate) fn chunks(series: &[Series]) -> impl Iterator<Item = (usize, &[Series])> {
     series
         .chunks(CHART_SERIES_MAX)
         .enumerate()
@@ -54,7 +57,7 @@ pub fn chunks(series: &[Series]) -> impl Iterator<Item = (usize, &[Series])> {
 
 /// One bucket of one group, with a value slot per series of the tile.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RawPoint {
+pub(crate) struct RawPoint {
     /// Bucket start (epoch ms).
     pub ts: i64,
     /// Group-by values (empty without `groupBy`).
@@ -65,7 +68,7 @@ pub struct RawPoint {
 
 /// Sends one charts/series request and reads its points (values as numbers or numeric strings,
 /// points without a usable `ts_bucket` skipped) with their groups.
-pub async fn request(
+pub(crate) async fn request(
     client: &ObservabilityClient,
     query: &SeriesQuery,
 ) -> Result<Vec<RawPoint>, ApiError> {
@@ -100,7 +103,7 @@ pub async fn request(
 
 /// Fetches every series of a tile over a window, one request per five series, and merges the
 /// answers bucket by bucket.
-pub async fn fetch(
+pub(crate) async fn fetch(
     client: &ObservabilityClient,
     series: &[Series],
     start_ms: i64,
@@ -134,7 +137,7 @@ pub async fn fetch(
 }
 
 /// What a series shows, e.g. `count` or `quantile(duration)`.
-pub fn describe(series: &Series) -> String {
+pub(crate) fn describe(series: &Series) -> String {
     let agg = series.agg_fn.as_deref().unwrap_or("?");
     match series.field.as_deref().or(series.metric_name.as_deref()) {
         Some(field) => format!("{agg}({field})"),
@@ -145,7 +148,7 @@ pub fn describe(series: &Series) -> String {
 /// The lines of a tile: with `asRatio`, series 0 divided by series 1 (a bucket missing either
 /// value, or dividing by zero, is a gap); otherwise one line per series. Each group gets its own
 /// line. Lines of series 0 (or the ratio) come first and are the ones an alert evaluates.
-pub fn lines(series: &[Series], as_ratio: bool, points: &[RawPoint]) -> Vec<Line> {
+pub(crate) fn lines(series: &[Series], as_ratio: bool, points: &[RawPoint]) -> Vec<Line> {
     let mut groups: BTreeMap<&[String], Vec<&RawPoint>> = BTreeMap::new();
     for point in points {
         groups.entry(&point.group).or_default().push(point);

@@ -14,7 +14,7 @@ const MAX_WIDTH: usize = 1000;
 const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// The width to draw at: `COLUMNS`, else the terminal's, else 80.
-pub fn width() -> usize {
+pub(crate) fn width() -> usize {
     width_from(
         std::env::var("COLUMNS").ok().as_deref(),
         terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)),
@@ -33,7 +33,7 @@ fn width_from(columns: Option<&str>, terminal: Option<usize>) -> usize {
 }
 
 /// A value in few characters: `12`, `3.25`, `1.5k`, `2.1M`.
-pub fn compact(value: f64) -> String {
+pub(crate) fn compact(value: f64) -> String {
     let abs = value.abs();
     let trim = |s: String| {
         if s.contains('.') {

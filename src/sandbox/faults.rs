@@ -25,7 +25,7 @@ pub enum Fault {
 
 impl Fault {
     /// The name used in `--faults` and in the request log.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Fault::TooManyRequests => "429",
             Fault::Internal => "500",
@@ -62,18 +62,19 @@ pub struct FaultSpec {
 
 impl FaultSpec {
     /// Whether no fault can happen.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.shares.iter().all(|(_, share)| *share <= 0.0)
     }
 
     /// The fault for a uniform draw in `[0, 1)`: the shares are laid end to end.
-    pub fn pick(&self, draw: f64) -> Option<Fault> {
+    #[cfg(test)]
+    pub(crate) fn pick(&self, draw: f64) -> Option<Fault> {
         self.pick_for(draw, None)
     }
 
     /// As [`FaultSpec::pick`] for a request of `method`: shares limited to another method are
     /// left out.
-    pub fn pick_for(&self, draw: f64, method: Option<&str>) -> Option<Fault> {
+    pub(crate) fn pick_for(&self, draw: f64, method: Option<&str>) -> Option<Fault> {
         let mut edge = 0.0;
         for (index, (fault, share)) in self.shares.iter().enumerate() {
             let limited = self.methods.get(index).and_then(Option::as_deref);

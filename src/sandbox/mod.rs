@@ -12,7 +12,7 @@
 //! - [`SandboxHandle::spawn`]: runs the server on `127.0.0.1:<port>` (0 = any) on its own thread
 //!   and tokio runtime, so sync code (tests, commands) can use it; [`SandboxHandle::url`],
 //!   [`SandboxHandle::request_log`], [`SandboxHandle::reset_log`]; the server stops on drop.
-//! - [`Server::bind`] + [`Server::run`]: the async entry point `converge sandbox serve` uses.
+//! - `Server::bind` + `Server::run`: the async entry point `converge sandbox serve` uses.
 //! - [`in_process`]: what the global `--sandbox` flag uses: state in a JSON file (created from the
 //!   demo seed when missing, saved atomically after every write), real rate limits.
 //!
@@ -54,7 +54,7 @@ pub use model::{
     DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, KeyPair, LOG_BODY_BUDGET, LogEntry, Quirk,
     SandboxOptions, Seed,
 };
-pub use server::{FaultSwitch, Server};
+pub(crate) use server::{FaultSwitch, Server};
 
 /// A sandbox running on its own thread; stops when dropped.
 pub struct SandboxHandle {
@@ -138,11 +138,6 @@ impl SandboxHandle {
         format!("http://{}", self.addr)
     }
 
-    /// The address the server listens on.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// The environment a `converge` run needs to reach this sandbox with the demo credentials
     /// (`CONVERGE_CLOUD_URL`, `CONVERGE_OBSERVABILITY_URL`, `CONVERGE_ORG_ID`, `CONVERGE_KEY_ID`,
     /// `CONVERGE_KEY_SECRET`, `CONVERGE_OBS_TOKEN`), as the quickstart config reads them.
@@ -191,7 +186,7 @@ impl Drop for SandboxHandle {
 }
 
 /// Where `--sandbox` keeps its state, relative to the working directory.
-pub const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
+pub(crate) const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
 
 /// Starts the sandbox the global `--sandbox` flag uses: demo credentials, state in `state_path`
 /// (created from the demo seed when missing, saved after every write), the real services' rate
@@ -204,7 +199,7 @@ pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
 /// waiting while another process serves the same state file (another `--sandbox` run in the
 /// same directory): the world is loaded once it is free, so this run sees the other's writes
 /// and neither run's writes are lost. `on_wait` is called first when it must wait.
-pub fn in_process_waiting(
+pub(crate) fn in_process_waiting(
     state_path: &Path,
     rate_limit: bool,
     on_wait: impl FnOnce(),

@@ -304,7 +304,7 @@ impl FaultSwitch {
 }
 
 /// A bound, not yet running sandbox server.
-pub struct Server {
+pub(crate) struct Server {
     listener: TcpListener,
     shared: Arc<Shared>,
 }
@@ -320,7 +320,7 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Loads (or seeds) the world and binds `127.0.0.1:<port>`. A state file another process
     /// serves is refused: both would overwrite each other's writes.
-    pub async fn bind(options: SandboxOptions) -> Result<Server> {
+    pub(crate) async fn bind(options: SandboxOptions) -> Result<Server> {
         let lock = match &options.state_file {
             Some(path) => Some(
                 StateLock::try_take(path)?
@@ -372,7 +372,7 @@ impl Server {
     }
 
     /// The address it listens on.
-    pub fn local_addr(&self) -> SocketAddr {
+    pub(crate) fn local_addr(&self) -> SocketAddr {
         self.listener
             .local_addr()
             .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
@@ -383,17 +383,12 @@ impl Server {
     }
 
     /// Calls `observer` with every request as it is logged (at most one observer).
-    pub fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
+    pub(crate) fn observe(&self, observer: impl Fn(&LogEntry) + Send + Sync + 'static) {
         self.shared.observe(observer);
     }
 
-    /// The request log so far.
-    pub fn request_log(&self) -> Vec<LogEntry> {
-        self.shared.log_snapshot()
-    }
-
     /// Serves until `shutdown` completes.
-    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+    pub(crate) async fn run(self, shutdown: impl Future<Output = ()>) {
         let Server { listener, shared } = self;
         tokio::pin!(shutdown);
         loop {

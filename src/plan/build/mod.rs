@@ -14,7 +14,7 @@ mod series;
 mod service;
 mod stack;
 
-pub use series::{resolve_source, wire_series};
+pub(crate) use series::{resolve_source, wire_series};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,7 +75,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
 
 /// Keeps the addresses `only` matches (all when empty), recording the globs in the plan; a
 /// warning for each kept step that waits for one left out.
-pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
+pub(crate) fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
     plan.retain_addresses(only)
         .into_iter()
         .map(|(kept, left_out)| {
@@ -93,7 +93,7 @@ pub fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
 
 /// The name of every source whose id a change shows (`sourceId` in a before or after value),
 /// from the stacks' sources lists.
-pub fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
+pub(crate) fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
     fn ids<'v>(value: &'v Value, out: &mut BTreeSet<&'v str>) {
         match value {
             Value::Object(map) => {

@@ -7,7 +7,7 @@ use crate::config::model::{self};
 
 /// Resolves a series' `source:` name to the id the stack's sources list gives it; the
 /// diagnostic points at the name and lists the stack's sources. Preview uses it too.
-pub fn resolve_source(
+pub(crate) fn resolve_source(
     sources: &[Source],
     name: &model::Located<String>,
 ) -> Result<String, Box<Diagnostic>> {
@@ -34,7 +34,7 @@ pub fn resolve_source(
 
 /// A config series as the API takes it, with its source already resolved to an id. Dashboards
 /// (the planner) and chart queries (preview, `--check-queries`) send the same shape.
-pub fn wire_series(series: &model::SeriesConfig, source_id: Option<String>) -> Series {
+pub(crate) fn wire_series(series: &model::SeriesConfig, source_id: Option<String>) -> Series {
     let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
     Series {
         kind: text(&series.kind),

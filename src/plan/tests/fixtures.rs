@@ -11,17 +11,17 @@ use crate::config::model::{
 };
 use crate::live::{LiveState, StackLive};
 
-pub const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
-pub const REPORTING: &str = "2d8e9f00-1a2b-4c3d-8e4f-5a6b7c8d9e0f";
-pub const ORDERS: &str = "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77";
-pub const EVENTS: &str = "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e";
-pub const CUSTOMERS: &str = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
-pub const LEGACY: &str = "7e6d5c4b-3a29-4187-9f6e-5d4c3b2a1908";
-pub const GONE: &str = "6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918";
-pub const WEBHOOK: &str = "65f5e4a3b9e77c001a789012";
+pub(crate) const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
+pub(crate) const REPORTING: &str = "2d8e9f00-1a2b-4c3d-8e4f-5a6b7c8d9e0f";
+pub(crate) const ORDERS: &str = "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77";
+pub(crate) const EVENTS: &str = "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e";
+pub(crate) const CUSTOMERS: &str = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
+pub(crate) const LEGACY: &str = "7e6d5c4b-3a29-4187-9f6e-5d4c3b2a1908";
+pub(crate) const GONE: &str = "6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918";
+pub(crate) const WEBHOOK: &str = "65f5e4a3b9e77c001a789012";
 
 /// Distinctive secret values placed in the inputs; none may appear in any output.
-pub const CANARIES: [&str; 4] = [
+pub(crate) const CANARIES: [&str; 4] = [
     "CANARY-CA-CERT-9f8e",
     "CANARY-CONN-7d6c",
     "CANARY-KEY-SECRET-5b4a",
@@ -29,11 +29,11 @@ pub const CANARIES: [&str; 4] = [
 ];
 
 /// The time backup ages are measured from in tests.
-pub fn now() -> jiff::Timestamp {
+pub(crate) fn now() -> jiff::Timestamp {
     "2026-01-01T12:00:00Z".parse().unwrap()
 }
 
-pub fn at(line: usize) -> Span {
+pub(crate) fn at(line: usize) -> Span {
     Span {
         file: 0,
         offset: line * 10,
@@ -43,7 +43,7 @@ pub fn at(line: usize) -> Span {
     }
 }
 
-pub fn loc<T>(value: T, line: usize) -> Located<T> {
+pub(crate) fn loc<T>(value: T, line: usize) -> Located<T> {
     Located::new(value, at(line))
 }
 
@@ -51,7 +51,7 @@ fn s(value: &str, line: usize) -> Located<String> {
     loc(value.to_string(), line)
 }
 
-pub fn series_by_name(source: &str, agg: &str, line: usize) -> SeriesConfig {
+pub(crate) fn series_by_name(source: &str, agg: &str, line: usize) -> SeriesConfig {
     SeriesConfig {
         span: at(line),
         kind: Some(s("time", line)),
@@ -64,7 +64,7 @@ pub fn series_by_name(source: &str, agg: &str, line: usize) -> SeriesConfig {
     }
 }
 
-pub fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -> TileConfig {
+pub(crate) fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -> TileConfig {
     TileConfig {
         span: at(line),
         name: s(name, line),
@@ -78,7 +78,12 @@ pub fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -> TileC
     }
 }
 
-pub fn dashboard(key: &str, name: &str, tags: &[&str], tiles: Vec<TileConfig>) -> DashboardConfig {
+pub(crate) fn dashboard(
+    key: &str,
+    name: &str,
+    tags: &[&str],
+    tiles: Vec<TileConfig>,
+) -> DashboardConfig {
     DashboardConfig {
         key: s(key, 100),
         name: s(name, 101),
@@ -88,7 +93,13 @@ pub fn dashboard(key: &str, name: &str, tags: &[&str], tiles: Vec<TileConfig>) -
     }
 }
 
-pub fn alert(key: &str, name: &str, dashboard: &str, tile: &str, threshold: f64) -> AlertConfig {
+pub(crate) fn alert(
+    key: &str,
+    name: &str,
+    dashboard: &str,
+    tile: &str,
+    threshold: f64,
+) -> AlertConfig {
     AlertConfig {
         key: s(key, 300),
         name: s(name, 300),
@@ -117,7 +128,7 @@ fn pipe(key: &str, id: &str, scaling: Option<PipeScalingConfig>, absent: bool) -
     }
 }
 
-pub fn demo_config() -> Config {
+pub(crate) fn demo_config() -> Config {
     let mut pipes = IndexMap::new();
     pipes.insert(
         "orders".into(),
@@ -336,7 +347,7 @@ pub fn demo_config() -> Config {
     }
 }
 
-pub fn live_series(source: &str, agg: &str) -> Series {
+pub(crate) fn live_series(source: &str, agg: &str) -> Series {
     Series {
         kind: Some("time".into()),
         source_id: Some(source.into()),
@@ -346,7 +357,7 @@ pub fn live_series(source: &str, agg: &str) -> Series {
     }
 }
 
-pub fn live_tile(id: &str, name: &str, x: i64, series: Vec<Series>) -> Tile {
+pub(crate) fn live_tile(id: &str, name: &str, x: i64, series: Vec<Series>) -> Tile {
     Tile {
         id: Some(id.into()),
         name: name.into(),
@@ -360,7 +371,13 @@ pub fn live_tile(id: &str, name: &str, x: i64, series: Vec<Series>) -> Tile {
     }
 }
 
-pub fn live_alert(id: &str, name: &str, dashboard: &str, tile: &str, threshold: f64) -> Alert {
+pub(crate) fn live_alert(
+    id: &str,
+    name: &str,
+    dashboard: &str,
+    tile: &str,
+    threshold: f64,
+) -> Alert {
     Alert {
         id: id.into(),
         name: name.into(),
@@ -386,7 +403,7 @@ fn read<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
     serde_json::from_value(value).unwrap()
 }
 
-pub fn demo_live() -> LiveState {
+pub(crate) fn demo_live() -> LiveState {
     let mut live = LiveState::default();
     // Read through the wire types, so the quirks of real answers (numbers as strings,
     // quantities) are part of the fixture.
@@ -575,7 +592,7 @@ pub fn demo_live() -> LiveState {
 
 /// A config of `n` dashboards (each with an alert) in one pruned stack, against a live state
 /// where half exist with a different tile width, plus `n / 10` owned strays to delete.
-pub fn large(n: usize) -> (Config, LiveState) {
+pub(crate) fn large(n: usize) -> (Config, LiveState) {
     let mut config = demo_config();
     config.stacks.shift_remove("ops");
     let stack = config.stacks.get_mut("prod").unwrap();

@@ -7,12 +7,12 @@ use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Tile};
 use crate::live::{LiveState, StackLive};
 use crate::plan::{AlertTarget, Operation, Plan, StackRef, fingerprint};
 
-pub struct Server {
+pub(crate) struct Server {
     next_id: usize,
 }
 
 impl Server {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Server { next_id: 0 }
     }
 
@@ -21,7 +21,7 @@ impl Server {
         format!("{prefix}-new-{}", self.next_id)
     }
 
-    pub fn apply(&mut self, plan: &Plan, live: &mut LiveState) {
+    pub(crate) fn apply(&mut self, plan: &Plan, live: &mut LiveState) {
         for step in &plan.steps {
             assert!(
                 step.depends_on.iter().all(|d| *d < step.id),
