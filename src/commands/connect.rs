@@ -223,14 +223,20 @@ pub async fn connect_and_read(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env().map_err(|problem| {
+    let limits = limits_from_env()?;
+    connect_and_read_with(config, parallelism, limits, printer).await
+}
+
+/// The rate limits the environment sets (`CONVERGE_*_RATE_LIMIT`), or the real ones; a value
+/// that cannot be read is a diagnostic like the config's.
+fn limits_from_env() -> Result<RateLimits, Vec<Diagnostic>> {
+    RateLimits::from_env().map_err(|problem| {
         vec![Diagnostic::error(
             Code::LiveRateLimit,
             problem.to_string(),
             None,
         )]
-    })?;
-    connect_and_read_with(config, parallelism, limits, printer).await
+    })
 }
 
 /// As [`connect_and_read`], pacing each key by `limits`.
@@ -270,13 +276,7 @@ pub fn connect_and_read_blocking(
     parallelism: usize,
     printer: &Printer,
 ) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let limits = RateLimits::from_env().map_err(|problem| {
-        vec![Diagnostic::error(
-            Code::LiveRateLimit,
-            problem.to_string(),
-            None,
-        )]
-    })?;
+    let limits = limits_from_env()?;
     connect_and_read_blocking_with(config, parallelism, limits, printer)
 }
 
