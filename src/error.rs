@@ -154,8 +154,8 @@ pub(crate) enum FlagError {
     #[error("--window {problem}")]
     #[diagnostic(help("for example `--window 24h`"))]
     Window {
-        /// Why, as the duration parser says it.
-        problem: String,
+        /// Why: part of the message, not a `source`, so that it is said once.
+        problem: DurationError,
     },
     /// `preview --end` is not a time.
     #[error("--end `{text}` is not a time: {cause}")]
@@ -183,6 +183,30 @@ pub(crate) enum FlagError {
         key_ids: usize,
         /// How many `--key-secret`.
         key_secrets: usize,
+    },
+}
+
+/// Why a text is not a duration as `preview` reads them (`--window`, an alert's interval):
+/// digits and one of `s`, `m`, `h`, `d`, `w`. The text is quoted without its blanks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DurationError {
+    /// Not a number followed by a unit.
+    #[error("`{text}` is not a duration such as 15m, 24h or 7d")]
+    Malformed {
+        /// The text.
+        text: String,
+    },
+    /// No unit, or one that is not `s`, `m`, `h`, `d` or `w`.
+    #[error("`{text}`: the unit must be s, m, h, d or w")]
+    Unit {
+        /// The text.
+        text: String,
+    },
+    /// Zero, negative, or more milliseconds than the clock counts.
+    #[error("`{text}` must be a positive duration")]
+    NotPositive {
+        /// The text.
+        text: String,
     },
 }
 

@@ -4,7 +4,7 @@
 
 use super::cloud::CloudClient;
 use super::observability::ObservabilityClient;
-use super::transport::{Api, ApiSetupError, Auth, RateLimit, Transport};
+use super::transport::{Api, ApiSetupError, Auth, RateLimit, RateLimitError, Transport};
 
 /// Environment variable that overrides the cloud API's rate limit, e.g. `20/10s`.
 pub(crate) const CLOUD_RATE_LIMIT_ENV: &str = "CONVERGE_CLOUD_RATE_LIMIT";
@@ -22,8 +22,9 @@ pub(crate) const OBSERVABILITY_API: &str = "the observability API";
 pub(crate) struct RateLimitEnvError {
     /// The variable.
     pub variable: &'static str,
-    /// Why its value is not a rate limit.
-    pub problem: String,
+    /// Why its value is not a rate limit: part of the message, not a `source`, so that it is
+    /// said once.
+    pub problem: RateLimitError,
 }
 
 /// The rate limit of each API's key.
@@ -141,6 +142,11 @@ mod tests {
         assert!(
             error.to_string().starts_with(CLOUD_RATE_LIMIT_ENV),
             "{error}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "CONVERGE_CLOUD_RATE_LIMIT: `fast` is not a rate limit; write it as `10/10s` or \
+             `100/1m`"
         );
     }
 }

@@ -88,8 +88,10 @@ impl RateLimit {
     }
 
     /// Reads `N/DURATION`, e.g. `10/10s`, `100/1m`, `5/500ms`.
-    pub(crate) fn parse(text: &str) -> Result<RateLimit, String> {
-        let problem = || format!("`{text}` is not a rate limit; write it as `10/10s` or `100/1m`");
+    pub(crate) fn parse(text: &str) -> Result<RateLimit, RateLimitError> {
+        let problem = || RateLimitError {
+            text: text.to_string(),
+        };
         let (count, window) = text.trim().split_once('/').ok_or_else(problem)?;
         let requests: u32 = count.trim().parse().map_err(|_| problem())?;
         let window = window.trim();
@@ -107,6 +109,15 @@ impl RateLimit {
         }
         Ok(RateLimit { requests, window })
     }
+}
+
+/// A text that is not a rate limit: not `N/DURATION`, no request, or a window not above zero
+/// and at most a day.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a rate limit; write it as `10/10s` or `100/1m`")]
+pub(crate) struct RateLimitError {
+    /// The text as given.
+    pub text: String,
 }
 
 /// Paces one key: at most `requests` sends in any interval of length `window`, whichever way the

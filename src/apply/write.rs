@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
@@ -30,8 +31,35 @@ pub(crate) struct Made {
 pub(super) const MAY_HAVE_BEEN_APPLIED: &str =
     "it may have been applied; run `converge plan` to see";
 
+/// What a write or a wake-up says when the config names no cloud API.
+const CLOUD_NOT_SET_UP: &str = "the cloud API is not set up";
+
 /// The outcome of waking one service, computed once.
-type WakeCell = Arc<OnceCell<Result<(), String>>>;
+type WakeCell = Arc<OnceCell<Result<(), WakeError>>>;
+
+/// Why a service idle behind a pipe write could not be woken.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum WakeError {
+    /// The cloud API, which wakes services, is not set up.
+    #[error("{}", CLOUD_NOT_SET_UP)]
+    NotSetUp,
+    /// Sending `awake` or reading the service's state failed.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The service did not reach `running` within the run's timeout.
+    #[error(
+        "service {service_id} was sent `awake` but is still `{state}` after {}s",
+        timeout.as_secs()
+    )]
+    StillNotRunning {
+        /// The service.
+        service_id: String,
+        /// Its state at the last read.
+        state: String,
+        /// How long it was waited for.
+        timeout: Duration,
+    },
+}
 
 /// Why a step did not succeed.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +116,7 @@ impl Context {
         self.clients()
             .cloud
             .as_ref()
-            .ok_or_else(|| WriteError::Other("the cloud API is not set up".to_string()))
+            .ok_or_else(|| WriteError::Other(CLOUD_NOT_SET_UP.to_string()))
     }
 
     /// Keeps a dashboard as the server answered it, for the alerts that name it.
@@ -114,7 +142,7 @@ impl Context {
     }
 
     /// Sends `awake` to a service once and waits until it runs.
-    async fn wake(&self, service_id: &str) -> Result<(), String> {
+    async fn wake(&self, service_id: &str) -> Result<(), WakeError> {
         let cell = {
             let mut woken = match self.woken.lock() {
                 Ok(woken) => woken,
@@ -123,27 +151,22 @@ impl Context {
             woken.entry(service_id.to_string()).or_default().clone()
         };
         cell.get_or_init(|| async {
-            let cloud = self.cloud().map_err(|e| e.to_string())?;
-            cloud
-                .change_service_state(service_id, "awake")
-                .await
-                .map_err(|e| e.to_string())?;
+            let cloud = self.clients().cloud.as_ref().ok_or(WakeError::NotSetUp)?;
+            cloud.change_service_state(service_id, "awake").await?;
             // `None` only for a timeout beyond what the clock can count: no deadline.
             let deadline = tokio::time::Instant::now().checked_add(self.options.timeout);
             loop {
-                let service = cloud
-                    .get_service(service_id)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let service = cloud.get_service(service_id).await?;
                 let state = service.state.unwrap_or_default();
                 if state == "running" {
                     return Ok(());
                 }
                 if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
-                    return Err(format!(
-                        "service {service_id} was sent `awake` but is still `{state}` after {}s",
-                        self.options.timeout.as_secs()
-                    ));
+                    return Err(WakeError::StillNotRunning {
+                        service_id: service_id.to_string(),
+                        state,
+                        timeout: self.options.timeout,
+                    });
                 }
                 tokio::time::sleep(self.options.poll_interval).await;
             }
@@ -250,12 +273,26 @@ pub(super) async fn write_rounds(
     }
 }
 
+/// Why [`write_idempotent`] gave up. The errors are the last round's, as the report says them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum IdempotentWriteError {
+    /// The run was interrupted before the write was sent.
+    #[error("the run was interrupted before it was sent")]
+    Interrupted,
+    /// The server certainly did not act on any round.
+    #[error("{0}")]
+    Failed(String),
+    /// A round the server may have acted on.
+    #[error("{0}; {may}", may = MAY_HAVE_BEEN_APPLIED)]
+    MaybeApplied(String),
+}
+
 /// Sends an idempotent write that is not a step of the plan (removing a copy another run made
 /// at the same time); `Err` says why it did not happen.
 pub(crate) async fn write_idempotent(
     context: &Context,
     operation: &Operation,
-) -> Result<(), String> {
+) -> Result<(), IdempotentWriteError> {
     let step = Step {
         id: usize::MAX,
         address: String::new(),
@@ -266,9 +303,9 @@ pub(crate) async fn write_idempotent(
     write_rounds(context, &step, operation)
         .await
         .map_err(|rounds| match rounds {
-            Rounds::Stopped(_) => "the run was interrupted before it was sent".to_string(),
-            Rounds::Failed(error) => error,
-            Rounds::MaybeApplied(error) => format!("{error}; {MAY_HAVE_BEEN_APPLIED}"),
+            Rounds::Stopped(_) => IdempotentWriteError::Interrupted,
+            Rounds::Failed(error) => IdempotentWriteError::Failed(error),
+            Rounds::MaybeApplied(error) => IdempotentWriteError::MaybeApplied(error),
         })
 }
 
@@ -498,4 +535,38 @@ fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
         "service `{service}` {state} (424): pipes change only while their service runs; run \
          again with `--wake` to wake it first"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_and_removal_errors_read_as_the_report_says_them() {
+        assert_eq!(
+            WakeError::NotSetUp.to_string(),
+            "the cloud API is not set up"
+        );
+        let still = WakeError::StillNotRunning {
+            service_id: "svc-1".into(),
+            state: "awaking".into(),
+            timeout: Duration::from_secs(90),
+        };
+        assert_eq!(
+            still.to_string(),
+            "service svc-1 was sent `awake` but is still `awaking` after 90s"
+        );
+        assert_eq!(
+            IdempotentWriteError::Interrupted.to_string(),
+            "the run was interrupted before it was sent"
+        );
+        assert_eq!(
+            IdempotentWriteError::Failed("status 400".into()).to_string(),
+            "status 400"
+        );
+        assert_eq!(
+            IdempotentWriteError::MaybeApplied("status 502".into()).to_string(),
+            "status 502; it may have been applied; run `converge plan` to see"
+        );
+    }
 }

@@ -354,10 +354,10 @@ mod tests {
 
     #[test]
     fn durations_take_seconds_minutes_and_hours() {
-        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("90").ok(), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("90s").ok(), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("10m").ok(), Some(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h").ok(), Some(Duration::from_secs(3600)));
         assert!(parse_duration("1d").is_err());
         assert!(parse_duration("soon").is_err());
     }

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::duration::{self, HOURS, MINUTES, Problem, SECONDS};
+use crate::error::DurationError;
 
 /// Shortest and longest `apply --timeout`.
 pub(crate) const TIMEOUT_RANGE: (Duration, Duration) =
@@ -20,19 +21,72 @@ pub(crate) const MAX_LATENCY_MS: u64 = 60_000;
 /// Longest `sandbox serve --scaling-delay`, in milliseconds.
 pub(crate) const MAX_SCALING_DELAY_MS: u64 = 3_600_000;
 
+/// Why clap refuses the value of a duration or time flag; clap prints it after the flag and
+/// the value. Each text is the value as given.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FlagValueError {
+    /// `--timeout` with no unit where one is needed, or one other than `s`, `m`, `h`.
+    #[error("`{text}`: the unit must be `s`, `m` or `h`")]
+    TimeoutUnit {
+        /// The value.
+        text: String,
+    },
+    /// `--timeout` that is not a number and a unit.
+    #[error("`{text}` is not a duration such as `90s`, `10m` or `1h`")]
+    NotATimeout {
+        /// The value.
+        text: String,
+    },
+    /// `--timeout` below 1 second or above 24 hours.
+    #[error("`{text}` is out of range: the timeout is from 1s to 24h")]
+    TimeoutOutOfRange {
+        /// The value.
+        text: String,
+    },
+    /// `--window` that is not a duration.
+    #[error(transparent)]
+    Window(#[from] DurationError),
+    /// `--window` longer than 366 days.
+    #[error("`{text}` is out of range: the window is at most 366d")]
+    WindowOutOfRange {
+        /// The value.
+        text: String,
+    },
+    /// A time that is not RFC 3339 with a zone, or past what dates can hold.
+    #[error(
+        "`{text}` is not a time from 1970 to 9999: {cause}; use RFC 3339 with a zone, e.g. \
+         `2026-11-21T06:00:00Z`"
+    )]
+    NotATime {
+        /// The value.
+        text: String,
+        /// What the time parser said: part of the message, not a `source`, so that it is said
+        /// once.
+        cause: jiff::Error,
+    },
+    /// A time before the epoch the APIs count from.
+    #[error("`{text}` is out of range: times start at 1970-01-01T00:00:00Z")]
+    BeforeEpoch {
+        /// The value.
+        text: String,
+    },
+}
+
 /// `apply --timeout`: `90`, `90s`, `10m`, `1h`, from 1 second to 24 hours.
-pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
-    let out_of_range = || format!("`{text}` is out of range: the timeout is from 1s to 24h");
+pub(crate) fn timeout(text: &str) -> Result<Duration, FlagValueError> {
+    let out_of_range = || FlagValueError::TimeoutOutOfRange {
+        text: text.to_string(),
+    };
     let duration =
         duration::parse(text, &[SECONDS, MINUTES, HOURS], Some(SECONDS)).map_err(|problem| {
             match problem {
-                Problem::NoUnit | Problem::UnknownUnit => {
-                    format!("`{text}`: the unit must be `s`, `m` or `h`")
-                }
+                Problem::NoUnit | Problem::UnknownUnit => FlagValueError::TimeoutUnit {
+                    text: text.to_string(),
+                },
                 Problem::TooLarge => out_of_range(),
-                Problem::Empty | Problem::Malformed => {
-                    format!("`{text}` is not a duration such as `90s`, `10m` or `1h`")
-                }
+                Problem::Empty | Problem::Malformed => FlagValueError::NotATimeout {
+                    text: text.to_string(),
+                },
             }
         })?;
     if duration < TIMEOUT_RANGE.0 || duration > TIMEOUT_RANGE.1 {
@@ -43,8 +97,10 @@ pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
 
 /// `preview --window`: `15m`, `24h`, `7d`, `2w`, at most 366 days. The text is kept as written
 /// (messages quote it); [`crate::preview::parse_duration`] reads it again.
-pub(crate) fn window(text: &str) -> Result<String, String> {
-    let out_of_range = || format!("`{text}` is out of range: the window is at most 366d");
+pub(crate) fn window(text: &str) -> Result<String, FlagValueError> {
+    let out_of_range = || FlagValueError::WindowOutOfRange {
+        text: text.to_string(),
+    };
     let ms = crate::preview::parse_duration(text).map_err(|problem| {
         // A number too large to count in milliseconds is a range error, not a malformed one.
         let digits = text
@@ -53,7 +109,11 @@ pub(crate) fn window(text: &str) -> Result<String, String> {
         let large = digits.len() > 1
             && digits.bytes().all(|b| b.is_ascii_digit())
             && digits.trim_start_matches('0').len() > 3;
-        if large { out_of_range() } else { problem }
+        if large {
+            out_of_range()
+        } else {
+            FlagValueError::Window(problem)
+        }
     })?;
     if ms > MAX_WINDOW_MS {
         return Err(out_of_range());
@@ -63,22 +123,24 @@ pub(crate) fn window(text: &str) -> Result<String, String> {
 
 /// A point in time in RFC 3339 with a zone, from 1970 on (the APIs count epoch milliseconds)
 /// to the end of what dates can hold (year 9999).
-pub(crate) fn time(text: &str) -> Result<jiff::Timestamp, String> {
-    let at: jiff::Timestamp = text.trim().parse().map_err(|e| {
-        format!(
-            "`{text}` is not a time from 1970 to 9999: {e}; use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"
-        )
-    })?;
+pub(crate) fn time(text: &str) -> Result<jiff::Timestamp, FlagValueError> {
+    let at: jiff::Timestamp = text
+        .trim()
+        .parse()
+        .map_err(|cause| FlagValueError::NotATime {
+            text: text.to_string(),
+            cause,
+        })?;
     if at < jiff::Timestamp::UNIX_EPOCH {
-        return Err(format!(
-            "`{text}` is out of range: times start at 1970-01-01T00:00:00Z"
-        ));
+        return Err(FlagValueError::BeforeEpoch {
+            text: text.to_string(),
+        });
     }
     Ok(at)
 }
 
 /// `preview --end`: as [`time`], the text kept as written.
-pub(crate) fn end(text: &str) -> Result<String, String> {
+pub(crate) fn end(text: &str) -> Result<String, FlagValueError> {
     time(text).map(|_| text.to_string())
 }
 
@@ -88,10 +150,10 @@ mod tests {
 
     #[test]
     fn timeouts_take_seconds_minutes_and_hours_within_a_day() {
-        assert_eq!(timeout("90"), Ok(Duration::from_secs(90)));
-        assert_eq!(timeout("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(timeout("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(timeout("24h"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(timeout("90").ok(), Some(Duration::from_secs(90)));
+        assert_eq!(timeout("90s").ok(), Some(Duration::from_secs(90)));
+        assert_eq!(timeout("10m").ok(), Some(Duration::from_secs(600)));
+        assert_eq!(timeout("24h").ok(), Some(Duration::from_secs(86_400)));
         for bad in [
             "0s",
             "25h",
@@ -106,21 +168,65 @@ mod tests {
         assert!(
             timeout("18446744073709551615s")
                 .unwrap_err()
+                .to_string()
                 .contains("out of range")
         );
     }
 
     #[test]
+    fn each_refusal_says_what_is_wrong_with_the_value_as_given() {
+        fn said<T: std::fmt::Debug>(parsed: Result<T, FlagValueError>) -> String {
+            parsed.unwrap_err().to_string()
+        }
+        assert_eq!(
+            said(timeout("1d")),
+            "`1d`: the unit must be `s`, `m` or `h`"
+        );
+        assert_eq!(
+            said(timeout("soon")),
+            "`soon` is not a duration such as `90s`, `10m` or `1h`"
+        );
+        assert_eq!(
+            said(timeout("0s")),
+            "`0s` is out of range: the timeout is from 1s to 24h"
+        );
+        assert_eq!(
+            said(window(" 5x ")),
+            "`5x`: the unit must be s, m, h, d or w"
+        );
+        assert_eq!(
+            said(window("soon")),
+            "`soon` is not a duration such as 15m, 24h or 7d"
+        );
+        assert_eq!(said(window("-5m")), "`-5m` must be a positive duration");
+        assert_eq!(
+            said(window("367d")),
+            "`367d` is out of range: the window is at most 366d"
+        );
+        assert_eq!(
+            said(time("1900-01-01T00:00:00Z")),
+            "`1900-01-01T00:00:00Z` is out of range: times start at 1970-01-01T00:00:00Z"
+        );
+        let not_a_time = said(time("tomorrow"));
+        assert!(
+            not_a_time.starts_with("`tomorrow` is not a time from 1970 to 9999: ")
+                && not_a_time.ends_with("; use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"),
+            "{not_a_time}"
+        );
+    }
+
+    #[test]
     fn windows_and_times_have_ranges() {
-        assert_eq!(window("7d").as_deref(), Ok("7d"));
+        assert_eq!(window("7d").ok().as_deref(), Some("7d"));
         assert!(window("366d").is_ok());
         assert!(window("367d").is_err());
         assert!(
             window("9223372036854775807w")
                 .unwrap_err()
+                .to_string()
                 .contains("out of range")
         );
-        assert!(window("0d").unwrap_err().contains("positive"));
+        assert!(window("0d").unwrap_err().to_string().contains("positive"));
         assert!(time("2026-11-21T06:00:00Z").is_ok());
         assert!(time("1969-12-31T23:59:59Z").is_err());
         assert!(time("-009999-01-01T00:00:00Z").is_err());

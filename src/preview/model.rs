@@ -5,6 +5,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::api::limits::GRANULARITIES;
+use crate::error::DurationError;
 
 /// One drawn line: a series (or the ratio of two) for one group, its buckets in time order.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,24 +363,30 @@ pub(crate) fn human_duration(ms: i64) -> String {
 }
 
 /// Parses `90s`, `15m`, `24h`, `7d`, `2w` into milliseconds.
-pub(crate) fn parse_duration(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<i64, DurationError> {
     let text = text.trim();
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text[digits.len()..];
-    let number: i64 = digits
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration such as 15m, 24h or 7d"))?;
+    let number: i64 = digits.parse().map_err(|_| DurationError::Malformed {
+        text: text.to_string(),
+    })?;
     let unit_ms = match unit {
         "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
         "d" => 86_400_000,
         "w" => 7 * 86_400_000,
-        _ => return Err(format!("`{text}`: the unit must be s, m, h, d or w")),
+        _ => {
+            return Err(DurationError::Unit {
+                text: text.to_string(),
+            });
+        }
     };
     match number.checked_mul(unit_ms) {
         Some(ms) if ms > 0 => Ok(ms),
-        _ => Err(format!("`{text}` must be a positive duration")),
+        _ => Err(DurationError::NotPositive {
+            text: text.to_string(),
+        }),
     }
 }
 

@@ -361,6 +361,56 @@ fn pipe_writes_on_a_stopped_service_name_it_and_wake_sends_awake_first() {
     assert!(!plans_changes(&sandbox, &workspace, &config));
 }
 
+#[test]
+fn a_service_that_cannot_be_woken_fails_its_pipe_writes_once_saying_why() {
+    // Still `stopping` for ten minutes: the pipe writes answer 424 and `awake` a 409.
+    let sandbox = delayed_sandbox(Duration::from_secs(600));
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    common::Client::new(&sandbox).cloud(
+        "PATCH",
+        &format!("/services/{ANALYTICS}/state"),
+        Some(serde_json::json!({"command": "stop"})),
+    );
+    sandbox.reset_log();
+    let failed = binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes", "--wake"]);
+    failed.assert_exit(1);
+    let reasons: Vec<&str> = failed
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("  cannot wake the service first: "))
+        .collect();
+    assert_eq!(reasons.len(), 1, "{}", failed.stderr);
+    assert!(
+        reasons[0]
+            .starts_with("  cannot wake the service first: change service state failed: PATCH ")
+            && reasons[0].contains(
+                "/state answered 409 Conflict: CONFLICT: Service is changing state. Current \
+             state: stopping"
+            ),
+        "{}",
+        failed.stderr
+    );
+    for pipe in ["orders", "events", "clicks"] {
+        assert!(
+            failed.stderr.contains(&format!(
+                "\n    pipe.analytics.{pipe}.scaling (update pipe scaling)\n"
+            )),
+            "listed under the reason: {}",
+            failed.stderr
+        );
+    }
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "PATCH",
+            "/v1/organizations/{organizationId}/services/{serviceId}/state"
+        ),
+        1,
+        "one wake-up for the three pipes"
+    );
+}
+
 fn delayed_sandbox(delay: Duration) -> SandboxHandle {
     common::sandbox(SandboxOptions {
         rate_limit: false,
