@@ -38,7 +38,6 @@ pub(crate) const DAYS: Unit = Unit {
     millis: 86_400_000,
 };
 /// `w`.
-#[cfg(test)]
 pub(crate) const WEEKS: Unit = Unit {
     suffix: "w",
     millis: 7 * 86_400_000,

@@ -5,6 +5,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::api::limits::GRANULARITIES;
+use crate::duration::{self, DAYS, HOURS, MINUTES, Problem, SECONDS, WEEKS};
 use crate::error::DurationError;
 
 /// One drawn line: a series (or the ratio of two) for one group, its buckets in time order.
@@ -365,28 +366,17 @@ pub(crate) fn human_duration(ms: i64) -> String {
 /// Parses `90s`, `15m`, `24h`, `7d`, `2w` into milliseconds.
 pub(crate) fn parse_duration(text: &str) -> Result<i64, DurationError> {
     let text = text.trim();
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &text[digits.len()..];
-    let number: i64 = digits.parse().map_err(|_| DurationError::Malformed {
-        text: text.to_string(),
-    })?;
-    let unit_ms = match unit {
-        "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        "d" => 86_400_000,
-        "w" => 7 * 86_400_000,
-        _ => {
-            return Err(DurationError::Unit {
-                text: text.to_string(),
-            });
+    let units = [SECONDS, MINUTES, HOURS, DAYS, WEEKS];
+    let owned = || text.to_string();
+    let duration = duration::parse(text, &units, None).map_err(|problem| match problem {
+        Problem::NoUnit | Problem::UnknownUnit => DurationError::Unit { text: owned() },
+        Problem::Empty | Problem::Malformed | Problem::TooLarge => {
+            DurationError::Malformed { text: owned() }
         }
-    };
-    match number.checked_mul(unit_ms) {
-        Some(ms) if ms > 0 => Ok(ms),
-        _ => Err(DurationError::NotPositive {
-            text: text.to_string(),
-        }),
+    })?;
+    match i64::try_from(duration.as_millis()) {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(DurationError::NotPositive { text: owned() }),
     }
 }
 
@@ -475,6 +465,15 @@ mod tests {
         assert!(parse_duration("24").is_err());
         assert!(parse_duration("0h").is_err());
         assert!(parse_duration("h").is_err());
+        // Signs are not durations: `+5m` reads as malformed, as `-5m` does.
+        assert!(matches!(
+            parse_duration("+5m"),
+            Err(DurationError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_duration("-5m"),
+            Err(DurationError::Malformed { .. })
+        ));
         assert_eq!(human_duration(5_400_000), "1h30m");
         assert_eq!(choose_granularity(None, Some("5m")), "5m");
         assert_eq!(choose_granularity(None, Some("3m")), "auto");
