@@ -777,12 +777,7 @@ impl Api {
         let settings = &self.transport.inner.settings;
         let printer = &self.transport.inner.printer;
         let attempts = AtomicU32::new(0);
-        let backoff = ExponentialBuilder::default()
-            .with_min_delay(settings.min_delay)
-            .with_max_delay(settings.max_delay)
-            .with_factor(2.0)
-            .with_max_times(settings.max_attempts.saturating_sub(1))
-            .with_jitter();
+        let backoff = backoff(settings);
         let retry_delays = settings.retry_delays;
         let gate = self.gate_of(call);
         // The last failed attempt the server may have acted on (a 5xx, a timeout): when a stop
@@ -822,20 +817,7 @@ impl Api {
                 }
             }
         })
-        .when(|error: &ApiError| {
-            // A server asking for more than converge waits is not asked again.
-            let too_long = error
-                .retry_after
-                .is_some_and(|asked| asked > MAX_SERVER_DELAY);
-            // Nor is a port nobody listens on: it does not start listening within a backoff.
-            let refused = error.kind == FailureKind::Refused;
-            !too_long
-                && !refused
-                && match call.resend {
-                    Resend::Idempotent => error.is_retryable(),
-                    Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
-                }
-        })
+        .when(|error: &ApiError| worth_retrying(call, error))
         .adjust(|error: &ApiError, backoff| {
             let delay = next_delay(error, backoff, retry_delays);
             if let Some(delay) = delay {
@@ -864,18 +846,7 @@ impl Api {
         .await;
         result.map_err(|error| {
             let made = attempts.load(Ordering::Relaxed).max(1);
-            match lock(&acted).take() {
-                // The stopped attempt was not made.
-                Some(mut earlier) if error.is_stopped() => {
-                    earlier.attempts = made.saturating_sub(1).max(1);
-                    earlier
-                }
-                _ => {
-                    let mut error = error;
-                    error.attempts = made;
-                    error
-                }
-            }
+            final_error(error, lock(&acted).take(), made)
         })
     }
 
@@ -1123,6 +1094,50 @@ impl Api {
     ) -> Result<T, ApiError> {
         let answer = self.send(call).await?;
         read_member(call, &answer, "data")
+    }
+}
+
+/// The backoff between attempts the settings ask for.
+fn backoff(settings: &TransportSettings) -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(settings.min_delay)
+        .with_max_delay(settings.max_delay)
+        .with_factor(2.0)
+        .with_max_times(settings.max_attempts.saturating_sub(1))
+        .with_jitter()
+}
+
+/// Whether a failed attempt of `call` is tried again, as its [`Resend`] rule allows.
+fn worth_retrying(call: &Call, error: &ApiError) -> bool {
+    // A server asking for more than converge waits is not asked again.
+    let too_long = error
+        .retry_after
+        .is_some_and(|asked| asked > MAX_SERVER_DELAY);
+    // Nor is a port nobody listens on: it does not start listening within a backoff.
+    let refused = error.kind == FailureKind::Refused;
+    !too_long
+        && !refused
+        && match call.resend {
+            Resend::Idempotent => error.is_retryable(),
+            Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
+        }
+}
+
+/// The error a send ends with after `made` attempts: the last one, unless a stop kept the
+/// retry of an attempt the server may have acted on (`acted`) from going out; that attempt is
+/// then the outcome.
+fn final_error(error: ApiError, acted: Option<ApiError>, made: u32) -> ApiError {
+    match acted {
+        // The stopped attempt was not made.
+        Some(mut earlier) if error.is_stopped() => {
+            earlier.attempts = made.saturating_sub(1).max(1);
+            earlier
+        }
+        _ => {
+            let mut error = error;
+            error.attempts = made;
+            error
+        }
     }
 }
 
