@@ -17,7 +17,7 @@ use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, SemaphorePermit, watch};
 use tokio::time::Instant;
 
 use super::activity::{Activity, WaitReason};
@@ -788,12 +788,7 @@ impl Api {
         let settings = &self.transport.inner.settings;
         let printer = &self.transport.inner.printer;
         let attempts = AtomicU32::new(0);
-        let backoff = ExponentialBuilder::default()
-            .with_min_delay(settings.min_delay)
-            .with_max_delay(settings.max_delay)
-            .with_factor(2.0)
-            .with_max_times(settings.max_attempts.saturating_sub(1))
-            .with_jitter();
+        let backoff = backoff(settings);
         let retry_delays = settings.retry_delays;
         let gate = self.gate_of(call);
         // The last failed attempt the server may have acted on (a 5xx, a timeout): when a stop
@@ -833,20 +828,7 @@ impl Api {
                 }
             }
         })
-        .when(|error: &ApiError| {
-            // A server asking for more than converge waits is not asked again.
-            let too_long = error
-                .retry_after
-                .is_some_and(|asked| asked > MAX_SERVER_DELAY);
-            // Nor is a port nobody listens on: it does not start listening within a backoff.
-            let refused = error.kind == FailureKind::Refused;
-            !too_long
-                && !refused
-                && match call.resend {
-                    Resend::Idempotent => error.is_retryable(),
-                    Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
-                }
-        })
+        .when(|error: &ApiError| worth_retrying(call, error))
         .adjust(|error: &ApiError, backoff| {
             let delay = next_delay(error, backoff, retry_delays);
             if let Some(delay) = delay {
@@ -875,24 +857,49 @@ impl Api {
         .await;
         result.map_err(|error| {
             let made = attempts.load(Ordering::Relaxed).max(1);
-            match lock(&acted).take() {
-                // The stopped attempt was not made.
-                Some(mut earlier) if error.is_stopped() => {
-                    earlier.attempts = made.saturating_sub(1).max(1);
-                    earlier
-                }
-                _ => {
-                    let mut error = error;
-                    error.attempts = made;
-                    error
-                }
-            }
+            final_error(error, lock(&acted).take(), made)
         })
     }
 
+    /// One try of `call`: wait for a turn, send, read the answer. A failure status is an error
+    /// carrying the server's words and the wait it asked for.
     async fn attempt(&self, call: &Call) -> Result<Answer, ApiError> {
+        let printer = &self.transport.inner.printer;
+        let _permit = self.turn(call).await?;
+        let started = Instant::now();
+        let response = self
+            .request(call)
+            .send()
+            .await
+            .map_err(|error| self.send_failed(call, &error, started))?;
+        let status = response.status();
+        let asked = server_delay_with_source(response.headers());
+        let delay = asked.as_ref().map(|(delay, _)| *delay);
+        self.pace(call, response.headers(), status, delay);
+        if status.is_redirection() {
+            return Err(redirected(call, &response));
+        }
+        let body = self.answer_body(call, response, status).await?;
+        printer.info(&format!(
+            "{} {} {} {}ms",
+            call.method,
+            call.path,
+            status.as_u16(),
+            started.elapsed().as_millis()
+        ));
+        if status.is_success() {
+            return Ok(Answer {
+                status: status.as_u16(),
+                body,
+            });
+        }
+        Err(self.status_error(call, status, &body, asked))
+    }
+
+    /// Waits for a permit and the key's rate limit; the permit is held while the request is
+    /// out. A stop while waiting, or right before sending, means the request is not sent.
+    async fn turn(&self, call: &Call) -> Result<SemaphorePermit<'_>, ApiError> {
         let inner = &self.transport.inner;
-        let printer = &inner.printer;
         // A request waiting for its key's rate limit holds no permit, so the other API's
         // requests are not stuck behind it.
         let mut waited = Duration::ZERO;
@@ -903,7 +910,7 @@ impl Api {
                 "not sent: the run was interrupted".into(),
             )
         };
-        let _permit = loop {
+        let permit = loop {
             let permit = tokio::select! {
                 permit = inner.permits.acquire() => permit.map_err(|_| {
                     call.error(FailureKind::Connect, "the client is shutting down".into())
@@ -934,14 +941,19 @@ impl Api {
             return Err(not_sent());
         }
         if !waited.is_zero() {
-            printer.debug(&format!(
+            inner.printer.debug(&format!(
                 "waited {} ms for the rate limit before {} {}",
                 waited.as_millis(),
                 call.method,
                 call.path
             ));
         }
-        let started = Instant::now();
+        Ok(permit)
+    }
+
+    /// The request of `call`, with the key and its JSON body.
+    fn request(&self, call: &Call) -> reqwest::RequestBuilder {
+        let inner = &self.transport.inner;
         let url = format!("{}{}", self.base, call.path);
         let mut request = inner
             .http
@@ -950,7 +962,7 @@ impl Api {
             .header(ACCEPT, "application/json")
             .timeout(inner.settings.timeout);
         if let Some(body) = &call.body {
-            printer.debug(&format!(
+            inner.printer.debug(&format!(
                 "{} {} sending {} bytes of JSON",
                 call.method,
                 call.path,
@@ -960,87 +972,96 @@ impl Api {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone());
         }
-        let response = request.send().await.map_err(|error| {
-            let kind = kind_of(&error);
-            printer.info(&format!(
-                "{} {} failed after {} ms: {}",
-                call.method,
-                call.path,
-                started.elapsed().as_millis(),
-                kind
-            ));
-            let message = match kind {
-                FailureKind::Refused => format!(
-                    "connection refused: nothing listens on {}",
-                    host_and_port(&self.base)
-                ),
-                _ => chain(&error),
-            };
-            call.error(kind, message)
-        })?;
-        let status = response.status();
-        let asked = server_delay_with_source(response.headers());
-        let delay = asked.as_ref().map(|(delay, _)| *delay);
-        // A 429's wait is a retry delay (below), which tests may turn off; this is pacing. A
-        // window that resets later than converge waits is left to the 429 that will say so.
-        if let Some(until) = exhausted_until(response.headers(), delay)
+        request
+    }
+
+    /// A request that got no answer: refused, unreachable, timed out.
+    fn send_failed(&self, call: &Call, error: &reqwest::Error, started: Instant) -> ApiError {
+        let kind = kind_of(error);
+        self.transport.inner.printer.info(&format!(
+            "{} {} failed after {} ms: {}",
+            call.method,
+            call.path,
+            started.elapsed().as_millis(),
+            kind
+        ));
+        let message = match kind {
+            FailureKind::Refused => format!(
+                "connection refused: nothing listens on {}",
+                host_and_port(&self.base)
+            ),
+            _ => chain(error),
+        };
+        call.error(kind, message)
+    }
+
+    /// Holds the key's bucket when the server says its window is used up (another process may
+    /// share the key): waiting for its reset beats earning a 429.
+    fn pace(&self, call: &Call, headers: &HeaderMap, status: StatusCode, delay: Option<Duration>) {
+        // A 429's wait is a retry delay (see `status_error`), which tests may turn off; this is
+        // pacing. A window that resets later than converge waits is left to the 429 that will
+        // say so.
+        if let Some(until) = exhausted_until(headers, delay)
             .filter(|_| status != StatusCode::TOO_MANY_REQUESTS)
             .filter(|until| *until < MAX_SERVER_DELAY)
         {
-            // The server's window is used up (another process may share the key): wait for
-            // its reset rather than earn a 429.
-            printer.debug(&format!(
+            self.transport.inner.printer.debug(&format!(
                 "{} {}: the server reports no requests left in its window",
                 call.method, call.path
             ));
             self.bucket.hold_until(Instant::now() + until);
         }
-        if status.is_redirection() {
-            return Err(redirected(call, &response));
-        }
+    }
+
+    /// The answer's body, up to the most converge reads (less for an error body).
+    async fn answer_body(
+        &self,
+        call: &Call,
+        response: reqwest::Response,
+        status: StatusCode,
+    ) -> Result<Vec<u8>, ApiError> {
         let limit = if status.is_success() {
-            inner.settings.max_body_bytes
+            self.transport.inner.settings.max_body_bytes
         } else {
             MAX_ERROR_BODY_BYTES
         };
-        let body = match read_body(response, limit).await {
-            Ok(Body::Complete(body)) => body,
+        match read_body(response, limit).await {
+            Ok(Body::Complete(body)) => Ok(body),
             // An error body is only ever shown by its first words: the rest is not needed.
-            Ok(Body::Cut(body)) if !status.is_success() => body,
-            Ok(Body::Cut(_)) => {
-                return Err(call.error(
-                    FailureKind::TooMuch(status.as_u16()),
-                    format!(
-                        "its body is larger than {}, the most converge reads from one answer: \
-                         it stopped reading there",
-                        human_bytes(limit)
-                    ),
-                ));
-            }
+            Ok(Body::Cut(body)) if !status.is_success() => Ok(body),
+            Ok(Body::Cut(_)) => Err(call.error(
+                FailureKind::TooMuch(status.as_u16()),
+                format!(
+                    "its body is larger than {}, the most converge reads from one answer: \
+                     it stopped reading there",
+                    human_bytes(limit)
+                ),
+            )),
             Err(error) => {
                 let kind = match kind_of(&error) {
                     FailureKind::Connect | FailureKind::Refused => FailureKind::Connection,
                     other => other,
                 };
-                return Err(call.error(kind, chain(&error)));
+                Err(call.error(kind, chain(&error)))
             }
-        };
-        printer.info(&format!(
-            "{} {} {} {}ms",
-            call.method,
-            call.path,
-            status.as_u16(),
-            started.elapsed().as_millis()
-        ));
-        if status.is_success() {
-            return Ok(Answer {
-                status: status.as_u16(),
-                body,
-            });
         }
-        let (mut message, request_id) = server_words(&body);
+    }
+
+    /// A failure status as an error: the server's words and request id, and the wait it asked
+    /// for (a 429's wait holds the key's bucket; a wait longer than converge's is said).
+    fn status_error(
+        &self,
+        call: &Call,
+        status: StatusCode,
+        body: &[u8],
+        asked: Option<(Duration, String)>,
+    ) -> ApiError {
+        let (mut message, request_id) = server_words(body);
         if let Some(id) = &request_id {
-            printer.debug(&format!("{} {} requestId {id}", call.method, call.path));
+            self.transport
+                .inner
+                .printer
+                .debug(&format!("{} {} requestId {id}", call.method, call.path));
         }
         match &asked {
             Some((delay, source)) if *delay > MAX_SERVER_DELAY => {
@@ -1055,7 +1076,8 @@ impl Api {
                 ));
             }
             Some((delay, _))
-                if status == StatusCode::TOO_MANY_REQUESTS && inner.settings.retry_delays =>
+                if status == StatusCode::TOO_MANY_REQUESTS
+                    && self.transport.inner.settings.retry_delays =>
             {
                 self.bucket.hold_until(Instant::now() + *delay);
             }
@@ -1063,8 +1085,8 @@ impl Api {
         }
         let mut error = call.error(FailureKind::Status(status.as_u16()), message);
         error.request_id = request_id;
-        error.retry_after = delay;
-        Err(error)
+        error.retry_after = asked.map(|(delay, _)| delay);
+        error
     }
 
     /// Sends and reads the cloud envelope's `result` as `T`.
@@ -1083,6 +1105,50 @@ impl Api {
     ) -> Result<T, ApiError> {
         let answer = self.send(call).await?;
         read_member(call, &answer, "data")
+    }
+}
+
+/// The backoff between attempts the settings ask for.
+fn backoff(settings: &TransportSettings) -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(settings.min_delay)
+        .with_max_delay(settings.max_delay)
+        .with_factor(2.0)
+        .with_max_times(settings.max_attempts.saturating_sub(1))
+        .with_jitter()
+}
+
+/// Whether a failed attempt of `call` is tried again, as its [`Resend`] rule allows.
+fn worth_retrying(call: &Call, error: &ApiError) -> bool {
+    // A server asking for more than converge waits is not asked again.
+    let too_long = error
+        .retry_after
+        .is_some_and(|asked| asked > MAX_SERVER_DELAY);
+    // Nor is a port nobody listens on: it does not start listening within a backoff.
+    let refused = error.kind == FailureKind::Refused;
+    !too_long
+        && !refused
+        && match call.resend {
+            Resend::Idempotent => error.is_retryable(),
+            Resend::OnlyIfNotReceived => error.is_safe_to_resend(),
+        }
+}
+
+/// The error a send ends with after `made` attempts: the last one, unless a stop kept the
+/// retry of an attempt the server may have acted on (`acted`) from going out; that attempt is
+/// then the outcome.
+fn final_error(error: ApiError, acted: Option<ApiError>, made: u32) -> ApiError {
+    match acted {
+        // The stopped attempt was not made.
+        Some(mut earlier) if error.is_stopped() => {
+            earlier.attempts = made.saturating_sub(1).max(1);
+            earlier
+        }
+        _ => {
+            let mut error = error;
+            error.attempts = made;
+            error
+        }
     }
 }
 

@@ -65,86 +65,68 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
         let Some(place) = lookup(&index, &pointer) else {
             continue;
         };
-        let path = display_path(&pointer);
-        let node_schema = schema_at(schema, &pointer);
-        let found = describe(value.pointer(&pointer));
-        let is_secret = SECRET_POINTERS.contains(&pointer.as_str());
+        let at = Offending {
+            path: display_path(&pointer),
+            node_schema: schema_at(schema, &pointer),
+            written: value.pointer(&pointer),
+            found: describe(value.pointer(&pointer)),
+            is_secret: SECRET_POINTERS.contains(&pointer.as_str()),
+            unresolved: unresolved.contains(&pointer),
+            place,
+        };
+        if let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() {
+            for name in unexpected {
+                diags.push(unknown_key(
+                    &index,
+                    at.node_schema,
+                    &pointer,
+                    &at.path,
+                    name,
+                ));
+            }
+            continue;
+        }
+        if let Some(diag) = at.diagnose(&error) {
+            diags.push(diag);
+        }
+    }
+}
+
+/// The value one schema error is about: where it was written, how it is named, what it is.
+struct Offending<'a> {
+    /// The pointer as a dotted path, as the user wrote the keys.
+    path: String,
+    place: Place,
+    /// The schema of the value's place.
+    node_schema: Option<&'a Value>,
+    written: Option<&'a Value>,
+    /// The written value in words (`the string "x"`, `a number`).
+    found: String,
+    is_secret: bool,
+    /// A string still holding an unset `${env:...}`.
+    unresolved: bool,
+}
+
+impl Offending<'_> {
+    /// The diagnostic of `error`, or `None` when it is left to the loader or to the value the
+    /// environment gives.
+    fn diagnose(&self, error: &jsonschema::ValidationError<'_>) -> Option<Diagnostic> {
+        let (path, found, place) = (&self.path, &self.found, self.place);
         let diag = match error.kind() {
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for name in unexpected {
-                    diags.push(unknown_key(&index, node_schema, &pointer, &path, name));
-                }
-                continue;
-            }
             ValidationErrorKind::Required { property } => {
-                let name = property.as_str().unwrap_or_default();
-                let at = place.key.unwrap_or(place.value);
-                Diagnostic::error(
-                    Code::SchemaRequired,
-                    if path.is_empty() {
-                        format!("the config is missing the required top-level key `{name}`")
-                    } else {
-                        format!("`{path}` is missing the required key `{name}`")
-                    },
-                    Some(at),
-                )
-                .with_label(format!("add `{name}:` here"))
-                .with_help(key_help(node_schema, name))
+                self.missing(property.as_str().unwrap_or_default())
             }
+            // A scalar secret is a literal: the loader reports it without echoing it.
             ValidationErrorKind::Type { .. }
-                if is_secret
-                    && value
-                        .pointer(&pointer)
+                if self.is_secret
+                    && self
+                        .written
                         .is_some_and(|v| v.is_number() || v.is_boolean()) =>
             {
-                // A scalar secret is a literal: the loader reports it without echoing it.
-                continue;
+                return None;
             }
-            ValidationErrorKind::Type { .. } => {
-                let expected = expected_type(node_schema);
-                let mut diag = Diagnostic::error(
-                    Code::SchemaType,
-                    format!("`{path}` must be {expected}, not {found}"),
-                    Some(place.value),
-                )
-                .with_label(format!("expected {expected}"));
-                if value
-                    .pointer(&pointer)
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.contains("${"))
-                {
-                    diag = diag.with_help(
-                        "only string fields interpolate `${env:...}`; write numbers and booleans literally",
-                    );
-                } else if let Some(desc) = node_schema.and_then(description) {
-                    diag = diag.with_help(desc);
-                }
-                diag
-            }
-            ValidationErrorKind::Enum { options } => {
-                let allowed: Vec<&str> = options
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                let mut diag = Diagnostic::error(
-                    Code::SchemaEnum,
-                    format!(
-                        "`{path}` must be one of {}, not {found}",
-                        allowed
-                            .iter()
-                            .map(|a| format!("`{a}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    Some(place.value),
-                )
-                .with_label("not an allowed value");
-                let written = value.pointer(&pointer).and_then(Value::as_str);
-                if let Some(close) = written.and_then(|w| closest(w, allowed.iter().copied())) {
-                    diag = diag.with_help(format!("did you mean `{close}`?"));
-                }
-                diag
-            }
+            ValidationErrorKind::Type { .. } => self.wrong_type(),
+            ValidationErrorKind::Enum { options } => self.not_allowed(options),
             ValidationErrorKind::Constant { expected_value } => Diagnostic::error(
                 Code::SchemaEnum,
                 format!("`{path}` must be {expected_value}, not {found}"),
@@ -157,27 +139,15 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
             | ValidationErrorKind::ExclusiveMaximum { .. }
             | ValidationErrorKind::MultipleOf { .. } => Diagnostic::error(
                 Code::SchemaRange,
-                format!("`{path}` must be {}, not {found}", range_text(node_schema)),
+                format!(
+                    "`{path}` must be {}, not {found}",
+                    range_text(self.node_schema)
+                ),
                 Some(place.value),
             )
             .with_label("out of range"),
-            ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MaxLength { limit } => {
-                let what = if matches!(error.kind(), ValidationErrorKind::MinLength { .. }) {
-                    format!("at least {limit} character(s)")
-                } else {
-                    format!("at most {limit} characters")
-                };
-                Diagnostic::error(
-                    Code::SchemaLength,
-                    format!("`{path}` must have {what}"),
-                    Some(place.value),
-                )
-                .with_label(if *limit == 1 && what.starts_with("at least") {
-                    "empty".to_string()
-                } else {
-                    "wrong length".to_string()
-                })
-            }
+            ValidationErrorKind::MinLength { limit } => self.wrong_length(*limit, true),
+            ValidationErrorKind::MaxLength { limit } => self.wrong_length(*limit, false),
             ValidationErrorKind::MinItems { limit } => Diagnostic::error(
                 Code::SchemaLength,
                 format!("`{path}` must have at least {limit} item(s)"),
@@ -191,25 +161,13 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
             )
             .with_label("too many items"),
             ValidationErrorKind::Pattern { pattern } => {
-                if is_secret || unresolved.contains(&pointer) {
-                    continue;
+                if self.is_secret || self.unresolved {
+                    return None;
                 }
-                let expected = if pattern.contains("[0-9a-fA-F]{8}") {
-                    "a UUID such as `1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11`".to_string()
-                } else if pattern.contains("https?") {
-                    "a URL starting with `http://` or `https://`".to_string()
-                } else {
-                    format!("text matching `{pattern}`")
-                };
-                Diagnostic::error(
-                    Code::SchemaPattern,
-                    format!("`{path}` must be {expected}, not {found}"),
-                    Some(place.value),
-                )
-                .with_label("wrong form")
+                self.wrong_form(pattern)
             }
             _ => {
-                let message = if is_secret {
+                let message = if self.is_secret {
                     format!("`{path}` is not valid")
                 } else {
                     format!("`{path}`: {error}")
@@ -217,7 +175,113 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
                 Diagnostic::error(Code::SchemaInvalid, message, Some(place.value))
             }
         };
-        diags.push(diag);
+        Some(diag)
+    }
+
+    /// A required key `name` is missing here.
+    fn missing(&self, name: &str) -> Diagnostic {
+        let path = &self.path;
+        let at = self.place.key.unwrap_or(self.place.value);
+        Diagnostic::error(
+            Code::SchemaRequired,
+            if path.is_empty() {
+                format!("the config is missing the required top-level key `{name}`")
+            } else {
+                format!("`{path}` is missing the required key `{name}`")
+            },
+            Some(at),
+        )
+        .with_label(format!("add `{name}:` here"))
+        .with_help(key_help(self.node_schema, name))
+    }
+
+    /// A value of the wrong JSON type.
+    fn wrong_type(&self) -> Diagnostic {
+        let (path, found) = (&self.path, &self.found);
+        let expected = expected_type(self.node_schema);
+        let mut diag = Diagnostic::error(
+            Code::SchemaType,
+            format!("`{path}` must be {expected}, not {found}"),
+            Some(self.place.value),
+        )
+        .with_label(format!("expected {expected}"));
+        if self
+            .written
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.contains("${"))
+        {
+            diag = diag.with_help(
+                "only string fields interpolate `${env:...}`; write numbers and booleans literally",
+            );
+        } else if let Some(desc) = self.node_schema.and_then(description) {
+            diag = diag.with_help(desc);
+        }
+        diag
+    }
+
+    /// A value not among `options`, with the closest one when one is close.
+    fn not_allowed(&self, options: &Value) -> Diagnostic {
+        let (path, found) = (&self.path, &self.found);
+        let allowed: Vec<&str> = options
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut diag = Diagnostic::error(
+            Code::SchemaEnum,
+            format!(
+                "`{path}` must be one of {}, not {found}",
+                allowed
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(self.place.value),
+        )
+        .with_label("not an allowed value");
+        let written = self.written.and_then(Value::as_str);
+        if let Some(close) = written.and_then(|w| closest(w, allowed.iter().copied())) {
+            diag = diag.with_help(format!("did you mean `{close}`?"));
+        }
+        diag
+    }
+
+    /// A string shorter than `limit` (`at_least`) or longer.
+    fn wrong_length(&self, limit: u64, at_least: bool) -> Diagnostic {
+        let path = &self.path;
+        let what = if at_least {
+            format!("at least {limit} character(s)")
+        } else {
+            format!("at most {limit} characters")
+        };
+        Diagnostic::error(
+            Code::SchemaLength,
+            format!("`{path}` must have {what}"),
+            Some(self.place.value),
+        )
+        .with_label(if limit == 1 && what.starts_with("at least") {
+            "empty".to_string()
+        } else {
+            "wrong length".to_string()
+        })
+    }
+
+    /// A string not of the form `pattern` asks for, the form said in words where known.
+    fn wrong_form(&self, pattern: &str) -> Diagnostic {
+        let (path, found) = (&self.path, &self.found);
+        let expected = if pattern.contains("[0-9a-fA-F]{8}") {
+            "a UUID such as `1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11`".to_string()
+        } else if pattern.contains("https?") {
+            "a URL starting with `http://` or `https://`".to_string()
+        } else {
+            format!("text matching `{pattern}`")
+        };
+        Diagnostic::error(
+            Code::SchemaPattern,
+            format!("`{path}` must be {expected}, not {found}"),
+            Some(self.place.value),
+        )
+        .with_label("wrong form")
     }
 }
 

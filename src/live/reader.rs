@@ -70,185 +70,265 @@ pub(crate) async fn read_scoped(
     printer: &Printer,
     scope: &ReadScope,
 ) -> Result<LiveState, Vec<Diagnostic>> {
-    let mut live = LiveState {
-        scope: scope.clone(),
-        ..LiveState::default()
-    };
-    let mut problems: Vec<Diagnostic> = Vec::new();
-    let mut tasks: JoinSet<Outcome> = JoinSet::new();
+    let mut reading = Reading::new(config, clients, scope);
     let progress = ReadProgress::start(printer, clients.activity(), &scope_words(config, scope));
+    reading.start_services();
+    reading.start_stacks();
+    let reads = reading.collect(&progress).await;
+    progress.finish();
+    printer.debug(&format!("read the live state in {reads} reads"));
+    reading.finish()
+}
 
-    let cloud = clients.cloud.clone();
-    if !config.services.is_empty() && scope.reads_services() {
-        match &cloud {
+/// One read of the live state under way: what is read so far, the problems found, the reads
+/// still running.
+struct Reading<'a> {
+    config: &'a Config,
+    clients: &'a Clients,
+    scope: &'a ReadScope,
+    live: LiveState,
+    problems: Vec<Diagnostic>,
+    tasks: JoinSet<Outcome>,
+    /// The API each stack is read through; its errors name that API.
+    stack_apis: BTreeMap<String, StackApi>,
+    /// Services of the config the organization does not have.
+    missing_services: Vec<String>,
+}
+
+impl<'a> Reading<'a> {
+    fn new(config: &'a Config, clients: &'a Clients, scope: &'a ReadScope) -> Self {
+        Reading {
+            config,
+            clients,
+            scope,
+            live: LiveState {
+                scope: scope.clone(),
+                ..LiveState::default()
+            },
+            problems: Vec::new(),
+            tasks: JoinSet::new(),
+            stack_apis: BTreeMap::new(),
+            missing_services: Vec::new(),
+        }
+    }
+
+    /// The services list, when the config manages services and the scope reads them.
+    fn start_services(&mut self) {
+        if self.config.services.is_empty() || !self.scope.reads_services() {
+            return;
+        }
+        match &self.clients.cloud {
             Some(cloud) => {
                 let cloud = cloud.clone();
-                tasks.spawn(async move {
+                self.tasks.spawn(async move {
                     let result = cloud.list_services().await.map(Payload::Services);
                     (Read::Services, result)
                 });
             }
-            None => problems.push(Diagnostic::error(
+            None => self.problems.push(Diagnostic::error(
                 Code::LiveMissingSetting,
                 "the config manages services but the cloud API is not set up",
-                Some(config.organization.span),
+                Some(self.config.organization.span),
             )),
         }
     }
 
-    // Stacks do not wait for the services list: a managed stack's service id comes from the
-    // config, and a wrong one is reported once, from the list.
-    let mut stack_apis: BTreeMap<String, StackApi> = BTreeMap::new();
-    for (key, stack) in config
-        .stacks
-        .iter()
-        .filter(|(key, _)| scope.reads_stack(key))
-    {
-        match stack_api(clients, config, stack) {
-            Ok(api) => {
-                live.stacks.insert(key.clone(), StackLive::default());
-                spawn_stack_reads(&mut tasks, key, &api);
-                stack_apis.insert(key.clone(), api);
+    /// The lists of each stack the scope reads.
+    ///
+    /// Stacks do not wait for the services list: a managed stack's service id comes from the
+    /// config, and a wrong one is reported once, from the list.
+    fn start_stacks(&mut self) {
+        let (config, scope) = (self.config, self.scope);
+        for (key, stack) in config
+            .stacks
+            .iter()
+            .filter(|(key, _)| scope.reads_stack(key))
+        {
+            match stack_api(self.clients, config, stack) {
+                Ok(api) => {
+                    self.live.stacks.insert(key.clone(), StackLive::default());
+                    spawn_stack_reads(&mut self.tasks, key, &api);
+                    self.stack_apis.insert(key.clone(), api);
+                }
+                Err(problem) => self.problems.push(*problem),
             }
-            Err(problem) => problems.push(*problem),
         }
     }
 
-    let mut missing_services: Vec<String> = Vec::new();
-    let mut reads = 0usize;
-    progress.update(reads, tasks.len());
-    while let Some(joined) = tasks.join_next().await {
-        reads += 1;
-        progress.update(reads, reads + tasks.len());
-        let (read, result) = match joined {
-            Ok(outcome) => outcome,
-            Err(error) => {
-                problems.push(Diagnostic::error(
+    /// Waits for every read (those the services list starts included) and records what each
+    /// read; returns how many reads were made.
+    async fn collect(&mut self, progress: &ReadProgress) -> usize {
+        let mut reads = 0usize;
+        progress.update(reads, self.tasks.len());
+        while let Some(joined) = self.tasks.join_next().await {
+            reads += 1;
+            progress.update(reads, reads + self.tasks.len());
+            match joined {
+                Ok((read, result)) => self.record(read, result, progress, reads),
+                Err(error) => self.problems.push(Diagnostic::error(
                     Code::LiveInternal,
                     format!("a read of the live state stopped unexpectedly: {error}"),
                     None,
-                ));
-                continue;
+                )),
             }
-        };
+        }
+        reads
+    }
+
+    /// One finished read: its lists go into the live state, its failure into the problems.
+    fn record(
+        &mut self,
+        read: Read,
+        result: Result<Payload, ApiError>,
+        progress: &ReadProgress,
+        reads: usize,
+    ) {
+        let config = self.config;
         match (read, result) {
             (Read::Services, Ok(Payload::Services(services))) => {
-                live.services = services
-                    .into_iter()
-                    .map(|service| (service.id.clone(), service))
-                    .collect();
-                for (key, service) in &config.services {
-                    if live.services.contains_key(&service.id.value) {
-                        if let Some(cloud) = &cloud {
-                            spawn_service_reads(&mut tasks, cloud, key, service, scope);
-                            progress.update(reads, reads + tasks.len());
-                        }
-                    } else {
-                        missing_services.push(key.clone());
-                        problems.push(service_not_found(config, key, service, &live.services));
-                    }
-                }
+                self.services_listed(services, progress, reads);
             }
             (Read::Pipes { service }, Ok(Payload::Pipes(pipes))) => {
                 if let Some(config_service) = config.services.get(&service) {
-                    live.pipes.insert(config_service.id.value.clone(), pipes);
+                    self.live
+                        .pipes
+                        .insert(config_service.id.value.clone(), pipes);
                 }
             }
             (Read::Backups { service }, Ok(Payload::Backups(backups))) => {
                 if let Some(config_service) = config.services.get(&service) {
-                    live.backups
+                    self.live
+                        .backups
                         .insert(config_service.id.value.clone(), backups);
                 }
             }
             (Read::KeptBackup { service, index }, result) => {
-                let Some(config_service) = config.services.get(&service) else {
-                    continue;
-                };
-                let Some(kept) = config_service
-                    .backups
-                    .as_ref()
-                    .and_then(|checks| checks.keep.get(index))
-                else {
-                    continue;
-                };
-                let key = (config_service.id.value.clone(), kept.value.clone());
-                match result {
-                    Ok(Payload::Backup(backup)) => {
-                        live.kept_backups.insert(key, Some(*backup));
-                    }
-                    Err(error) if error.is_not_found() => {
-                        live.kept_backups.insert(key, None);
-                    }
-                    Err(error) => problems.push(api_problem(
-                        &format!("check.{service}.backups"),
-                        &error,
-                        kept.span,
-                    )),
-                    Ok(_) => {}
-                }
+                self.kept_backup_read(&service, index, result);
             }
             (Read::Dashboards { stack }, Ok(Payload::Dashboards(dashboards))) => {
-                live.stacks.entry(stack).or_default().dashboards = dashboards;
+                self.live.stacks.entry(stack).or_default().dashboards = dashboards;
             }
             (Read::Alerts { stack }, Ok(Payload::Alerts(alerts))) => {
-                live.stacks.entry(stack).or_default().alerts = alerts;
+                self.live.stacks.entry(stack).or_default().alerts = alerts;
             }
             (Read::Sources { stack }, Ok(Payload::Sources(sources))) => {
-                live.stacks.entry(stack).or_default().sources = sources;
+                self.live.stacks.entry(stack).or_default().sources = sources;
             }
             // The observability API's public document names no sources list: a server without
             // one is fine until a series names its source by name.
             (Read::Sources { stack }, Err(error))
                 if error.is_not_found()
-                    && matches!(stack_apis.get(&stack), Some(StackApi::Standalone(_))) =>
+                    && matches!(self.stack_apis.get(&stack), Some(StackApi::Standalone(_))) =>
             {
                 if let Some(problem) = config
                     .stacks
                     .get(&stack)
                     .and_then(|stack_config| no_sources_list(stack_config, &error))
                 {
-                    problems.push(problem);
+                    self.problems.push(problem);
                 }
             }
             (read, Err(error)) => {
-                if let Some(problem) = read_problem(config, clients, &read, &error, &stack_apis) {
-                    problems.push(problem);
+                if let Some(problem) =
+                    read_problem(config, self.clients, &read, &error, &self.stack_apis)
+                {
+                    self.problems.push(problem);
                 }
             }
-            (read, Ok(_)) => problems.push(Diagnostic::error(
+            (read, Ok(_)) => self.problems.push(Diagnostic::error(
                 Code::LiveInternal,
                 format!("a read of the live state returned the wrong kind of object ({read:?})"),
                 None,
             )),
         }
     }
-    progress.finish();
-    printer.debug(&format!("read the live state in {reads} reads"));
 
-    // A managed stack of a service that does not exist fails too; its service's error says why.
-    problems.retain(|problem| {
-        !missing_services.iter().any(|key| {
-            config.stacks.values().any(|stack| {
-                matches!(&stack.target, StackTarget::Managed { service } if service.value == *key)
-                    && problem.span == Some(stack.key.span)
+    /// The services list is in: the lists of each service the config names are read now, and a
+    /// service the organization does not have is a problem.
+    fn services_listed(&mut self, services: Vec<Service>, progress: &ReadProgress, reads: usize) {
+        let config = self.config;
+        self.live.services = services
+            .into_iter()
+            .map(|service| (service.id.clone(), service))
+            .collect();
+        for (key, service) in &config.services {
+            if self.live.services.contains_key(&service.id.value) {
+                if let Some(cloud) = &self.clients.cloud {
+                    spawn_service_reads(&mut self.tasks, cloud, key, service, self.scope);
+                    progress.update(reads, reads + self.tasks.len());
+                }
+            } else {
+                self.missing_services.push(key.clone());
+                self.problems
+                    .push(service_not_found(config, key, service, &self.live.services));
+            }
+        }
+    }
+
+    /// A backup `keep` names: found, gone (the check reports that), or a failed read.
+    fn kept_backup_read(&mut self, service: &str, index: usize, result: Result<Payload, ApiError>) {
+        let Some(config_service) = self.config.services.get(service) else {
+            return;
+        };
+        let Some(kept) = config_service
+            .backups
+            .as_ref()
+            .and_then(|checks| checks.keep.get(index))
+        else {
+            return;
+        };
+        let key = (config_service.id.value.clone(), kept.value.clone());
+        match result {
+            Ok(Payload::Backup(backup)) => {
+                self.live.kept_backups.insert(key, Some(*backup));
+            }
+            Err(error) if error.is_not_found() => {
+                self.live.kept_backups.insert(key, None);
+            }
+            Err(error) => self.problems.push(api_problem(
+                &format!("check.{service}.backups"),
+                &error,
+                kept.span,
+            )),
+            Ok(_) => {}
+        }
+    }
+
+    /// The live state, or every problem found, sorted by place.
+    fn finish(self) -> Result<LiveState, Vec<Diagnostic>> {
+        let Reading {
+            config,
+            live,
+            mut problems,
+            missing_services,
+            ..
+        } = self;
+        // A managed stack of a service that does not exist fails too; its service's error says
+        // why.
+        problems.retain(|problem| {
+            !missing_services.iter().any(|key| {
+                config.stacks.values().any(|stack| {
+                    matches!(&stack.target, StackTarget::Managed { service } if service.value == *key)
+                        && problem.span == Some(stack.key.span)
+                })
             })
-        })
-    });
-    problems.extend(missing_pipes(config, &live));
-
-    if problems.is_empty() {
-        Ok(live)
-    } else {
-        problems.sort_by(|a, b| {
-            let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.offset));
-            place(a)
-                .cmp(&place(b))
-                .then_with(|| a.message.cmp(&b.message))
         });
-        // One problem per line and kind: a stack that refuses the credentials refuses all three
-        // of its reads.
-        problems.dedup_by(|later, first| later.code == first.code && later.span == first.span);
-        Err(problems)
+        problems.extend(missing_pipes(config, &live));
+
+        if problems.is_empty() {
+            Ok(live)
+        } else {
+            problems.sort_by(|a, b| {
+                let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.offset));
+                place(a)
+                    .cmp(&place(b))
+                    .then_with(|| a.message.cmp(&b.message))
+            });
+            // One problem per line and kind: a stack that refuses the credentials refuses all
+            // three of its reads.
+            problems.dedup_by(|later, first| later.code == first.code && later.span == first.span);
+            Err(problems)
+        }
     }
 }
 

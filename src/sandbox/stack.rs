@@ -15,7 +15,7 @@ use super::cloud::Ctx;
 use super::model::Quirk;
 use super::routes::{ApiError, Op, Reply};
 use super::seed::{TEAM_ID, iso_ms};
-use super::store::{Stack, StackKey, quiet_state};
+use super::store::{Stack, StackKey, World, quiet_state};
 use super::validate::{self, Check, invalid};
 
 /// Alert list paging of the observability API: default and largest `limit`.
@@ -149,14 +149,7 @@ fn run(
         )));
     }
     let now = iso_ms(ctx.now);
-    // Some servers store names with runs of white space collapsed (`collapse-spaces`).
-    let stored_name = |name: String| {
-        if ctx.quirks.contains(&Quirk::CollapseSpaces) {
-            name.split_whitespace().collect::<Vec<_>>().join(" ")
-        } else {
-            name
-        }
-    };
+    let quirks = ctx.quirks;
     let empty = Value::Null;
     let body = body.unwrap_or(&empty);
     let world = &mut *ctx.world;
@@ -177,73 +170,15 @@ fn run(
                 .ok_or_else(|| ApiError::not_found(format!("Dashboard {id} not found")))?;
             Ok(Reply::Ok(to_value(dashboard)?))
         }
-        Op::CreateDashboard => {
-            let mut dashboard = dashboard_body(body)?;
-            dashboard.name = stored_name(dashboard.name);
-            dashboard.id = world.new_id();
-            // Any tile id the client sends is ignored on create.
-            for tile in &mut dashboard.tiles {
-                tile.id = Some(world.new_id());
-            }
-            let value = to_value(&dashboard)?;
-            world.stacks[stack_index].dashboards.push(dashboard);
-            Ok(Reply::Ok(value))
-        }
-        Op::UpdateDashboard => {
-            let mut dashboard = dashboard_body(body)?;
-            dashboard.name = stored_name(dashboard.name);
-            let Some(position) = world.stacks[stack_index]
-                .dashboards
-                .iter()
-                .position(|d| d.id == id)
-            else {
-                return Err(ApiError::not_found(format!("Dashboard {id} not found")));
-            };
-            let old_ids: Vec<String> = world.stacks[stack_index].dashboards[position]
-                .tiles
-                .iter()
-                .filter_map(|t| t.id.clone())
-                .collect();
-            let mut kept: Vec<String> = Vec::new();
-            for tile in &mut dashboard.tiles {
-                match tile.id.take() {
-                    // A tile keeps its id only if it exists on this dashboard (and only once).
-                    Some(tile_id) if old_ids.contains(&tile_id) && !kept.contains(&tile_id) => {
-                        kept.push(tile_id.clone());
-                        tile.id = Some(tile_id);
-                    }
-                    _ => tile.id = Some(world.new_id()),
-                }
-            }
-            dashboard.id = id.to_string();
-            let stack = &mut world.stacks[stack_index];
-            // Alerts of tiles that disappeared are deleted with them.
-            stack.alerts.retain(|a| {
-                a.dashboard.as_deref() != Some(id)
-                    || a.tile_id.as_ref().is_some_and(|t| kept.contains(t))
-                    || a.source.as_deref() == Some("search")
-            });
-            let value = to_value(&dashboard)?;
-            stack.dashboards[position] = dashboard;
-            Ok(Reply::Ok(value))
-        }
+        Op::CreateDashboard => create_dashboard(world, stack_index, body, quirks),
+        Op::UpdateDashboard => update_dashboard(world, stack_index, id, body, quirks),
         Op::DeleteDashboard => {
             let stack = &mut world.stacks[stack_index];
             stack.dashboards.retain(|d| d.id != id);
             stack.alerts.retain(|a| a.dashboard.as_deref() != Some(id));
             Ok(Reply::Deleted)
         }
-        Op::ListAlerts => {
-            let alerts = &world.stacks[stack_index].alerts;
-            match key {
-                StackKey::Observability => {
-                    let (limit, offset) = paging(query)?;
-                    let page: Vec<&Alert> = alerts.iter().skip(offset).take(limit).collect();
-                    Ok(Reply::Ok(to_value(&page)?))
-                }
-                StackKey::Managed { .. } => Ok(Reply::Ok(to_value(alerts)?)),
-            }
-        }
+        Op::ListAlerts => list_alerts(&world.stacks[stack_index], key, query),
         Op::GetAlert => {
             let alert = world.stacks[stack_index]
                 .alerts
@@ -252,31 +187,8 @@ fn run(
                 .ok_or_else(|| ApiError::not_found(format!("Alert {id} not found")))?;
             Ok(Reply::Ok(to_value(alert)?))
         }
-        Op::CreateAlert => {
-            let mut alert = alert_body(body, &world.stacks[stack_index])?;
-            alert.name = stored_name(alert.name);
-            alert.id = world.new_id();
-            alert.created_at = Some(now.clone());
-            alert.updated_at = Some(now);
-            let value = to_value(&alert)?;
-            world.stacks[stack_index].alerts.push(alert);
-            Ok(Reply::Ok(value))
-        }
-        Op::UpdateAlert => {
-            let mut alert = alert_body(body, &world.stacks[stack_index])?;
-            alert.name = stored_name(alert.name);
-            let stack = &mut world.stacks[stack_index];
-            let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
-                return Err(ApiError::not_found(format!("Alert {id} not found")));
-            };
-            // PUT replaces the whole object: omitted optional members become empty.
-            alert.id = existing.id.clone();
-            alert.created_at = existing.created_at.clone();
-            alert.state = existing.state.clone();
-            alert.updated_at = Some(now);
-            *existing = alert.clone();
-            Ok(Reply::Ok(to_value(&alert)?))
-        }
+        Op::CreateAlert => create_alert(world, stack_index, body, quirks, now),
+        Op::UpdateAlert => update_alert(world, stack_index, id, body, quirks, now),
         Op::DeleteAlert => {
             world.stacks[stack_index].alerts.retain(|a| a.id != id);
             Ok(Reply::Deleted)
@@ -288,6 +200,134 @@ fn run(
             "operation routed to the wrong handler",
         )),
     }
+}
+
+/// A name as the server stores it: some servers collapse runs of white space
+/// (`collapse-spaces`).
+fn stored_name(quirks: &[Quirk], name: String) -> String {
+    if quirks.contains(&Quirk::CollapseSpaces) {
+        name.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        name
+    }
+}
+
+fn create_dashboard(
+    world: &mut World,
+    stack_index: usize,
+    body: &Value,
+    quirks: &[Quirk],
+) -> Result<Reply, ApiError> {
+    let mut dashboard = dashboard_body(body)?;
+    dashboard.name = stored_name(quirks, dashboard.name);
+    dashboard.id = world.new_id();
+    // Any tile id the client sends is ignored on create.
+    for tile in &mut dashboard.tiles {
+        tile.id = Some(world.new_id());
+    }
+    let value = to_value(&dashboard)?;
+    world.stacks[stack_index].dashboards.push(dashboard);
+    Ok(Reply::Ok(value))
+}
+
+/// PUT of a dashboard: tiles keep their ids only where they name this dashboard's tiles, and
+/// alerts of tiles that disappeared go with them.
+fn update_dashboard(
+    world: &mut World,
+    stack_index: usize,
+    id: &str,
+    body: &Value,
+    quirks: &[Quirk],
+) -> Result<Reply, ApiError> {
+    let mut dashboard = dashboard_body(body)?;
+    dashboard.name = stored_name(quirks, dashboard.name);
+    let Some(position) = world.stacks[stack_index]
+        .dashboards
+        .iter()
+        .position(|d| d.id == id)
+    else {
+        return Err(ApiError::not_found(format!("Dashboard {id} not found")));
+    };
+    let old_ids: Vec<String> = world.stacks[stack_index].dashboards[position]
+        .tiles
+        .iter()
+        .filter_map(|t| t.id.clone())
+        .collect();
+    let mut kept: Vec<String> = Vec::new();
+    for tile in &mut dashboard.tiles {
+        match tile.id.take() {
+            // A tile keeps its id only if it exists on this dashboard (and only once).
+            Some(tile_id) if old_ids.contains(&tile_id) && !kept.contains(&tile_id) => {
+                kept.push(tile_id.clone());
+                tile.id = Some(tile_id);
+            }
+            _ => tile.id = Some(world.new_id()),
+        }
+    }
+    dashboard.id = id.to_string();
+    let stack = &mut world.stacks[stack_index];
+    // Alerts of tiles that disappeared are deleted with them.
+    stack.alerts.retain(|a| {
+        a.dashboard.as_deref() != Some(id)
+            || a.tile_id.as_ref().is_some_and(|t| kept.contains(t))
+            || a.source.as_deref() == Some("search")
+    });
+    let value = to_value(&dashboard)?;
+    stack.dashboards[position] = dashboard;
+    Ok(Reply::Ok(value))
+}
+
+/// The alerts: the observability API pages them, the managed stack lists them all.
+fn list_alerts(stack: &Stack, key: &StackKey, query: Option<&str>) -> Result<Reply, ApiError> {
+    let alerts = &stack.alerts;
+    match key {
+        StackKey::Observability => {
+            let (limit, offset) = paging(query)?;
+            let page: Vec<&Alert> = alerts.iter().skip(offset).take(limit).collect();
+            Ok(Reply::Ok(to_value(&page)?))
+        }
+        StackKey::Managed { .. } => Ok(Reply::Ok(to_value(alerts)?)),
+    }
+}
+
+fn create_alert(
+    world: &mut World,
+    stack_index: usize,
+    body: &Value,
+    quirks: &[Quirk],
+    now: String,
+) -> Result<Reply, ApiError> {
+    let mut alert = alert_body(body, &world.stacks[stack_index])?;
+    alert.name = stored_name(quirks, alert.name);
+    alert.id = world.new_id();
+    alert.created_at = Some(now.clone());
+    alert.updated_at = Some(now);
+    let value = to_value(&alert)?;
+    world.stacks[stack_index].alerts.push(alert);
+    Ok(Reply::Ok(value))
+}
+
+fn update_alert(
+    world: &mut World,
+    stack_index: usize,
+    id: &str,
+    body: &Value,
+    quirks: &[Quirk],
+    now: String,
+) -> Result<Reply, ApiError> {
+    let mut alert = alert_body(body, &world.stacks[stack_index])?;
+    alert.name = stored_name(quirks, alert.name);
+    let stack = &mut world.stacks[stack_index];
+    let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
+        return Err(ApiError::not_found(format!("Alert {id} not found")));
+    };
+    // PUT replaces the whole object: omitted optional members become empty.
+    alert.id = existing.id.clone();
+    alert.created_at = existing.created_at.clone();
+    alert.state = existing.state.clone();
+    alert.updated_at = Some(now);
+    *existing = alert.clone();
+    Ok(Reply::Ok(to_value(&alert)?))
 }
 
 /// `limit` (1 to 1000, default 100) and `offset` of the alert list.
