@@ -10,6 +10,7 @@
 //! - `exit`: the exit codes.
 //! - `duration`: the one parser of durations such as `90s`, `10m` or `7d`.
 //! - `format`: the one `--format` enum, and the values each command offers.
+//! - `address`: the one way an object's address is written and read back.
 //! - `markdown`: escaping names and values for Markdown output.
 //! - `output`: the printer, built from plain values: stdout, stderr, color, masked secrets.
 //! - `api`: the transport, the wire types and the two clients, built from a URL, credentials
@@ -34,6 +35,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub(crate) mod address;
 pub mod api;
 pub mod apply;
 pub(crate) mod cli;

@@ -198,7 +198,12 @@ mod tests {
             said(window("soon")),
             "`soon` is not a duration such as 15m, 24h or 7d"
         );
-        assert_eq!(said(window("-5m")), "`-5m` must be a positive duration");
+        // A sign is no part of a duration: `-5m` and `+5m` read as malformed.
+        assert_eq!(
+            said(window("-5m")),
+            "`-5m` is not a duration such as 15m, 24h or 7d"
+        );
+        assert_eq!(said(window("0m")), "`0m` must be a positive duration");
         assert_eq!(
             said(window("367d")),
             "`367d` is out of range: the window is at most 366d"

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use super::model::{LiveState, ReadScope, StackLive};
 use super::progress::ReadProgress;
+use crate::address::Address;
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
@@ -286,7 +287,7 @@ impl<'a> Reading<'a> {
                 self.live.kept_backups.insert(key, None);
             }
             Err(error) => self.problems.push(api_problem(
-                &format!("check.{service}.backups"),
+                &Address::Backups { service }.to_string(),
                 &error,
                 kept.span,
             )),
@@ -610,7 +611,7 @@ fn read_problem(
             let config_service = config.services.get(service)?;
             let (address, span) = match read {
                 Read::Backups { .. } => (
-                    format!("check.{service}.backups"),
+                    Address::Backups { service }.to_string(),
                     config_service
                         .backups
                         .as_ref()

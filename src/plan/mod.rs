@@ -27,7 +27,7 @@ pub mod text;
 #[cfg(test)]
 mod tests;
 
-pub use address::Address;
+pub(crate) use address::Address;
 pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
 pub use model::{

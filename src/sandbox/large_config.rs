@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use crate::address::Address;
 use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Series, Service, SourceKind};
 
 use super::model::Seed;
@@ -257,8 +258,14 @@ impl Writer<'_> {
         if (self.alert_changed)(self.alert_index) {
             threshold += 1.0;
             self.counts.alerts += 1;
-            self.changed_alerts
-                .push(format!("alert.{stack_key}.a{:04}", self.alert_index + 1));
+            let alert = format!("a{:04}", self.alert_index + 1);
+            self.changed_alerts.push(
+                Address::Alert {
+                    stack: stack_key,
+                    alert: &alert,
+                }
+                .to_string(),
+            );
         }
         self.alert_index += 1;
         let alert_index = self.alert_index;

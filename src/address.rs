@@ -1,0 +1,247 @@
+//! Addresses: how every planned or reported object is named (`service.analytics.scaling`,
+//! `alert.prod.api-errors`, `dashboard.prod["Old board"]`). [`Address`] is the one place that
+//! writes them and the one that reads them back; plans, reports and saved files keep the text.
+//! It sits low in the layers, so the live reader and the sandbox name objects through it too.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The address of one object: config keys (letters, digits, `-` and `_`, so a dot always ends
+/// one) and, for a live object the config does not name, its live name (quoted as Rust quotes a
+/// string) or id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Address<'a> {
+    /// `service.K.scaling`.
+    ServiceScaling {
+        /// Service key.
+        service: &'a str,
+    },
+    /// `service.K.private_endpoint[ID]`.
+    PrivateEndpoint {
+        /// Service key.
+        service: &'a str,
+        /// Endpoint id.
+        id: &'a str,
+    },
+    /// `pipe.K.P`: a pipe marked `absent`.
+    Pipe {
+        /// Service key.
+        service: &'a str,
+        /// Pipe key.
+        pipe: &'a str,
+    },
+    /// `pipe.K.P.scaling`.
+    PipeScaling {
+        /// Service key.
+        service: &'a str,
+        /// Pipe key.
+        pipe: &'a str,
+    },
+    /// `pipe.K["name"]`: a live pipe the config does not name.
+    LivePipe {
+        /// Service key.
+        service: &'a str,
+        /// The pipe's live name.
+        name: Cow<'a, str>,
+    },
+    /// `check.K.backups`.
+    Backups {
+        /// Service key.
+        service: &'a str,
+    },
+    /// `dashboard.S.D`.
+    Dashboard {
+        /// Stack key.
+        stack: &'a str,
+        /// Dashboard key.
+        dashboard: &'a str,
+    },
+    /// `dashboard.S["name"]`: a live dashboard the config does not name.
+    LiveDashboard {
+        /// Stack key.
+        stack: &'a str,
+        /// The dashboard's live name.
+        name: Cow<'a, str>,
+    },
+    /// `dashboard.S.D.tile[name]`: a tile of a config dashboard (what `preview` draws).
+    Tile {
+        /// Stack key.
+        stack: &'a str,
+        /// Dashboard key.
+        dashboard: &'a str,
+        /// Tile name, as the config writes it.
+        tile: &'a str,
+    },
+    /// `alert.S.A`.
+    Alert {
+        /// Stack key.
+        stack: &'a str,
+        /// Alert key.
+        alert: &'a str,
+    },
+    /// `alert.S["name"]`: a live alert the config does not name.
+    LiveAlert {
+        /// Stack key.
+        stack: &'a str,
+        /// The alert's live name.
+        name: Cow<'a, str>,
+    },
+}
+
+impl fmt::Display for Address<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Address::ServiceScaling { service } => write!(f, "service.{service}.scaling"),
+            Address::PrivateEndpoint { service, id } => {
+                write!(f, "service.{service}.private_endpoint[{id}]")
+            }
+            Address::Pipe { service, pipe } => write!(f, "pipe.{service}.{pipe}"),
+            Address::PipeScaling { service, pipe } => write!(f, "pipe.{service}.{pipe}.scaling"),
+            Address::LivePipe { service, name } => write!(f, "pipe.{service}[{name:?}]"),
+            Address::Backups { service } => write!(f, "check.{service}.backups"),
+            Address::Dashboard { stack, dashboard } => write!(f, "dashboard.{stack}.{dashboard}"),
+            Address::LiveDashboard { stack, name } => write!(f, "dashboard.{stack}[{name:?}]"),
+            Address::Tile {
+                stack,
+                dashboard,
+                tile,
+            } => write!(f, "dashboard.{stack}.{dashboard}.tile[{tile}]"),
+            Address::Alert { stack, alert } => write!(f, "alert.{stack}.{alert}"),
+            Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
+        }
+    }
+}
+
+impl<'a> Address<'a> {
+    /// Reads an address back; `None` when `text` is no address converge writes.
+    pub(crate) fn parse(text: &'a str) -> Option<Self> {
+        let (kind, rest) = text.split_once('.')?;
+        let end = rest.find(['.', '['])?;
+        let (key, rest) = rest.split_at(end);
+        if key.is_empty() {
+            return None;
+        }
+        if let Some(quoted) = rest.strip_prefix('[') {
+            let name = unquote(quoted.strip_suffix(']')?)?;
+            return match kind {
+                "pipe" => Some(Address::LivePipe { service: key, name }),
+                "dashboard" => Some(Address::LiveDashboard { stack: key, name }),
+                "alert" => Some(Address::LiveAlert { stack: key, name }),
+                _ => None,
+            };
+        }
+        let tail = rest.strip_prefix('.')?;
+        let address = match kind {
+            "service" if tail == "scaling" => Address::ServiceScaling { service: key },
+            "service" => Address::PrivateEndpoint {
+                service: key,
+                id: tail.strip_prefix("private_endpoint[")?.strip_suffix(']')?,
+            },
+            "check" if tail == "backups" => Address::Backups { service: key },
+            "pipe" => match tail.split_once('.') {
+                None => Address::Pipe {
+                    service: key,
+                    pipe: segment(tail)?,
+                },
+                Some((pipe, "scaling")) => Address::PipeScaling {
+                    service: key,
+                    pipe: segment(pipe)?,
+                },
+                Some(_) => return None,
+            },
+            "dashboard" => match tail.split_once('.') {
+                None => Address::Dashboard {
+                    stack: key,
+                    dashboard: segment(tail)?,
+                },
+                Some((dashboard, tile)) => Address::Tile {
+                    stack: key,
+                    dashboard: segment(dashboard)?,
+                    tile: tile.strip_prefix("tile[")?.strip_suffix(']')?,
+                },
+            },
+            "alert" => Address::Alert {
+                stack: key,
+                alert: segment(tail)?,
+            },
+            _ => return None,
+        };
+        Some(address)
+    }
+
+    /// The service key of a service, pipe or check address.
+    pub(crate) fn service(&self) -> Option<&'a str> {
+        match self {
+            Address::ServiceScaling { service }
+            | Address::PrivateEndpoint { service, .. }
+            | Address::Pipe { service, .. }
+            | Address::PipeScaling { service, .. }
+            | Address::LivePipe { service, .. }
+            | Address::Backups { service } => Some(service),
+            _ => None,
+        }
+    }
+
+    /// The stack key of a dashboard, tile or alert address.
+    pub(crate) fn stack(&self) -> Option<&'a str> {
+        match self {
+            Address::Dashboard { stack, .. }
+            | Address::LiveDashboard { stack, .. }
+            | Address::Tile { stack, .. }
+            | Address::Alert { stack, .. }
+            | Address::LiveAlert { stack, .. } => Some(stack),
+            _ => None,
+        }
+    }
+
+    /// The text before and after the open part of an address whose id, live name or tile name
+    /// is left empty: what every such address of one service, stack or dashboard starts and
+    /// ends with.
+    pub(crate) fn around_open_part(&self) -> Option<(String, &'static str)> {
+        let tail = match self {
+            Address::PrivateEndpoint { .. } | Address::Tile { .. } => "]",
+            Address::LivePipe { .. }
+            | Address::LiveDashboard { .. }
+            | Address::LiveAlert { .. } => "\"]",
+            _ => return None,
+        };
+        let text = self.to_string();
+        Some((text.strip_suffix(tail)?.to_string(), tail))
+    }
+}
+
+/// A config key inside an address: up to the next dot or bracket.
+fn segment(text: &str) -> Option<&str> {
+    (!text.is_empty() && !text.contains(['.', '[', ']'])).then_some(text)
+}
+
+/// A string quoted as `{:?}` writes it, read back: the inverse of Rust's string escapes.
+fn unquote(text: &str) -> Option<Cow<'_, str>> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains(['\\', '"']) {
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => out.push(match chars.next()? {
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                '0' => '\0',
+                'u' => {
+                    let rest = chars.as_str().strip_prefix('{')?;
+                    let (hex, after) = rest.split_once('}')?;
+                    chars = after.chars();
+                    char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+                }
+                other @ ('\\' | '"' | '\'') => other,
+                _ => return None,
+            }),
+            c => out.push(c),
+        }
+    }
+    Some(Cow::Owned(out))
+}
