@@ -550,9 +550,9 @@ fn large_service(world: &mut World, s: usize, now: Timestamp, created: Timestamp
         &id,
         &format!("service-{s:02}"),
         state,
-        s % 4 == 0,
+        s.is_multiple_of(4),
         (2 + s % 3) as f64,
-        s % 2 == 0,
+        s.is_multiple_of(2),
         (5 + 5 * (s % 4)) as f64,
         if s % 5 == 4 {
             "development"
