@@ -59,141 +59,212 @@ pub async fn execute(
     // comes: their writes are stopped by the transport right before sending, not only new steps.
     let fresh = fresh.stop_writes_on(cancel.clone());
     let context = Arc::new(write::Context::new(fresh, options.clone()));
-    let count = steps.len();
-    let mut state = vec![State::Pending; count];
-    let mut messages: Vec<Option<String>> = vec![None; count];
-    let mut running: JoinSet<(usize, Result<Option<String>, write::StepError>)> = JoinSet::new();
-    let mut tasks: BTreeMap<tokio::task::Id, usize> = BTreeMap::new();
-    let mut interrupted = *cancel.borrow();
-    let mut cancel_open = true;
-    let parallelism = options.parallelism.max(1);
-    let mut waited_on = vec![false; count];
-    for step in steps.iter() {
-        for dependency in &step.depends_on {
-            if let Some(flag) = waited_on.get_mut(*dependency) {
-                *flag = true;
+    let mut run = Run::new(steps, context, options, progress);
+    let interrupted = run.steps_in_order(&mut cancel).await;
+    run.sweep_duplicates().await;
+    run.report(interrupted)
+}
+
+/// What a step task gives back: its index and its outcome.
+type StepOutcome = (usize, Result<Option<String>, write::StepError>);
+
+/// The steps of one apply and where each stands.
+struct Run<'a> {
+    steps: Arc<Vec<Step>>,
+    context: Arc<write::Context>,
+    progress: &'a Progress,
+    parallelism: usize,
+    state: Vec<State>,
+    messages: Vec<Option<String>>,
+    running: JoinSet<StepOutcome>,
+    /// The step each running task runs, for a task that ends without an outcome.
+    tasks: BTreeMap<tokio::task::Id, usize>,
+    /// Steps another step depends on.
+    waited_on: Vec<bool>,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        steps: Arc<Vec<Step>>,
+        context: Arc<write::Context>,
+        options: &Options,
+        progress: &'a Progress,
+    ) -> Self {
+        let count = steps.len();
+        let mut waited_on = vec![false; count];
+        for step in steps.iter() {
+            for dependency in &step.depends_on {
+                if let Some(flag) = waited_on.get_mut(*dependency) {
+                    *flag = true;
+                }
             }
+        }
+        Run {
+            steps,
+            context,
+            progress,
+            parallelism: options.parallelism.max(1),
+            state: vec![State::Pending; count],
+            messages: vec![None; count],
+            running: JoinSet::new(),
+            tasks: BTreeMap::new(),
+            waited_on,
         }
     }
 
-    loop {
-        if !interrupted {
-            let mut starting = Vec::new();
-            for index in 0..count {
-                if state[index] != State::Pending {
-                    continue;
-                }
-                let step = &steps[index];
-                let blocker = step.depends_on.iter().find(
-                    |d| matches!(state.get(**d), Some(State::Finished(s)) if *s != Status::Done),
-                );
-                if let Some(blocker) = blocker {
-                    let address = steps.get(*blocker).map_or("?", |s| s.address.as_str());
-                    let message = format!("it waits for {address}, which did not succeed");
-                    state[index] = State::Finished(Status::Skipped);
-                    progress.finish(step, Status::Skipped, Some(&message));
-                    messages[index] = Some(message);
-                    continue;
-                }
-                let ready = step
-                    .depends_on
-                    .iter()
-                    .all(|d| state.get(*d) == Some(&State::Finished(Status::Done)));
-                if !ready || running.len() + starting.len() >= parallelism {
-                    continue;
-                }
-                state[index] = State::Running;
-                starting.push(index);
+    /// Starts each step once the steps it depends on are done, until none is left or running;
+    /// after an interruption it starts none. Returns whether the run was interrupted.
+    async fn steps_in_order(&mut self, cancel: &mut watch::Receiver<bool>) -> bool {
+        let mut interrupted = *cancel.borrow();
+        let mut cancel_open = true;
+        loop {
+            if !interrupted {
+                let starting = self.ready_steps();
+                self.start(starting);
             }
-            // Every step starting now takes its ticket before any of them reads, so they can
-            // share one read per scope (see `fresh`).
-            let tickets: Vec<_> = starting.iter().map(|_| context.fresh.now()).collect();
-            for (index, ticket) in starting.into_iter().zip(tickets) {
-                let step = &steps[index];
-                progress.start(step);
-                let task_step = step.clone();
-                let task_context = context.clone();
-                let waited = waited_on[index];
-                let handle = running.spawn(async move {
-                    let result = step::run(&task_context, &task_step, ticket, waited).await;
-                    (index, result)
-                });
-                tasks.insert(handle.id(), index);
+            if self.running.is_empty() {
+                break;
             }
-        }
-        if running.is_empty() {
-            break;
-        }
-        tokio::select! {
-            joined = running.join_next_with_id() => {
-                let Some(joined) = joined else { break };
-                let (index, status, message) = match joined {
-                    Ok((id, (index, result))) => {
-                        tasks.remove(&id);
-                        match result {
-                            Ok(note) => (index, Status::Done, note),
-                            Err(write::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
-                            Err(write::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
-                            Err(write::StepError::NotStarted(m)) => {
-                                (index, Status::NotStarted, Some(m))
-                            }
-                        }
+            tokio::select! {
+                joined = self.running.join_next_with_id() => {
+                    let Some(joined) = joined else { break };
+                    if let Some((index, status, message)) = self.outcome(joined) {
+                        self.finish(index, status, message);
                     }
-                    Err(error) => {
-                        let Some(index) = tasks.remove(&error.id()) else { continue };
-                        (index, Status::Failed, Some(format!("the step stopped unexpectedly: {error}")))
+                }
+                changed = cancel.changed(), if cancel_open && !interrupted => {
+                    match changed {
+                        Ok(()) => interrupted = *cancel.borrow(),
+                        Err(_) => cancel_open = false,
                     }
-                };
-                state[index] = State::Finished(status);
-                if let Some(step) = steps.get(index) {
-                    progress.finish(step, status, message.as_deref());
                 }
-                messages[index] = message;
             }
-            changed = cancel.changed(), if cancel_open && !interrupted => {
-                match changed {
-                    Ok(()) => interrupted = *cancel.borrow(),
-                    Err(_) => cancel_open = false,
-                }
+        }
+        interrupted
+    }
+
+    /// The pending steps that may start now (their dependencies done, within the parallelism),
+    /// marked running; a step whose dependency did not succeed is skipped.
+    fn ready_steps(&mut self) -> Vec<usize> {
+        let mut starting = Vec::new();
+        for index in 0..self.steps.len() {
+            if self.state[index] != State::Pending {
+                continue;
+            }
+            let step = &self.steps[index];
+            let blocker = step.depends_on.iter().find(
+                |d| matches!(self.state.get(**d), Some(State::Finished(s)) if *s != Status::Done),
+            );
+            if let Some(blocker) = blocker {
+                let address = self.steps.get(*blocker).map_or("?", |s| s.address.as_str());
+                let message = format!("it waits for {address}, which did not succeed");
+                self.finish(index, Status::Skipped, Some(message));
+                continue;
+            }
+            let ready = step
+                .depends_on
+                .iter()
+                .all(|d| self.state.get(*d) == Some(&State::Finished(Status::Done)));
+            if !ready || self.running.len() + starting.len() >= self.parallelism {
+                continue;
+            }
+            self.state[index] = State::Running;
+            starting.push(index);
+        }
+        starting
+    }
+
+    /// Spawns the steps `starting`.
+    fn start(&mut self, starting: Vec<usize>) {
+        // Every step starting now takes its ticket before any of them reads, so they can
+        // share one read per scope (see `fresh`).
+        let tickets: Vec<_> = starting.iter().map(|_| self.context.fresh.now()).collect();
+        for (index, ticket) in starting.into_iter().zip(tickets) {
+            let step = &self.steps[index];
+            self.progress.start(step);
+            let task_step = step.clone();
+            let task_context = self.context.clone();
+            let waited = self.waited_on[index];
+            let handle = self.running.spawn(async move {
+                let result = step::run(&task_context, &task_step, ticket, waited).await;
+                (index, result)
+            });
+            self.tasks.insert(handle.id(), index);
+        }
+    }
+
+    /// The step a finished task ran and how it ended; `None` for a task no step is known for.
+    fn outcome(
+        &mut self,
+        joined: Result<(tokio::task::Id, StepOutcome), tokio::task::JoinError>,
+    ) -> Option<(usize, Status, Option<String>)> {
+        match joined {
+            Ok((id, (index, result))) => {
+                self.tasks.remove(&id);
+                Some(match result {
+                    Ok(note) => (index, Status::Done, note),
+                    Err(write::StepError::Stale(m)) => (index, Status::Stale, Some(m)),
+                    Err(write::StepError::Failed(m)) => (index, Status::Failed, Some(m)),
+                    Err(write::StepError::NotStarted(m)) => (index, Status::NotStarted, Some(m)),
+                })
+            }
+            Err(error) => {
+                let index = self.tasks.remove(&error.id())?;
+                Some((
+                    index,
+                    Status::Failed,
+                    Some(format!("the step stopped unexpectedly: {error}")),
+                ))
             }
         }
     }
 
-    // Creates no step waited for are checked for copies other runs made at the same time
-    // together, with one read per scope made after all of them answered.
-    for (index, result) in duplicates::sweep(&context, context.take_made()).await {
-        let (status, message) = match result {
-            Ok(note) => (Status::Done, note),
-            Err(write::StepError::Stale(m)) => (Status::Stale, Some(m)),
-            Err(write::StepError::Failed(m) | write::StepError::NotStarted(m)) => {
-                (Status::Failed, Some(m))
-            }
-        };
-        state[index] = State::Finished(status);
-        if let Some(step) = steps.get(index) {
-            progress.finish(step, status, message.as_deref());
+    /// Records how step `index` ended and shows it.
+    fn finish(&mut self, index: usize, status: Status, message: Option<String>) {
+        self.state[index] = State::Finished(status);
+        if let Some(step) = self.steps.get(index) {
+            self.progress.finish(step, status, message.as_deref());
         }
-        messages[index] = message;
+        self.messages[index] = message;
     }
 
-    let outcomes = steps
-        .iter()
-        .enumerate()
-        .map(|(index, step)| {
-            let status = match &state[index] {
-                State::Finished(status) => *status,
-                State::Pending | State::Running => Status::NotStarted,
+    /// Creates no step waited for are checked for copies other runs made at the same time
+    /// together, with one read per scope made after all of them answered.
+    async fn sweep_duplicates(&mut self) {
+        for (index, result) in duplicates::sweep(&self.context, self.context.take_made()).await {
+            let (status, message) = match result {
+                Ok(note) => (Status::Done, note),
+                Err(write::StepError::Stale(m)) => (Status::Stale, Some(m)),
+                Err(write::StepError::Failed(m) | write::StepError::NotStarted(m)) => {
+                    (Status::Failed, Some(m))
+                }
             };
-            report::StepReport {
-                id: step.id,
-                address: step.address.clone(),
-                operation: operation_name(&step.operation).to_string(),
-                status,
-                message: messages[index].clone(),
-            }
-        })
-        .collect();
-    Report::new(outcomes, interrupted)
+            self.finish(index, status, message);
+        }
+    }
+
+    /// Every step's outcome; a step that never finished was not started.
+    fn report(&self, interrupted: bool) -> Report {
+        let outcomes = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(index, step)| {
+                let status = match &self.state[index] {
+                    State::Finished(status) => *status,
+                    State::Pending | State::Running => Status::NotStarted,
+                };
+                report::StepReport {
+                    id: step.id,
+                    address: step.address.clone(),
+                    operation: operation_name(&step.operation).to_string(),
+                    status,
+                    message: self.messages[index].clone(),
+                }
+            })
+            .collect();
+        Report::new(outcomes, interrupted)
+    }
 }
 
 /// What [`precheck`] found before anything was written.

@@ -7,12 +7,13 @@
 //! this run's copy when another run created the same object at the same time.
 
 use super::duplicates;
-use super::fresh::{Data, Ticket, live_of, scope_of};
+use super::fresh::{Data, Scope, Ticket, live_of, scope_of};
 use super::write::{
-    Context, MAY_HAVE_BEEN_APPLIED, Made, Rounds, StepError, WriteError, read_failed, resolve,
-    short, stale_message, write, write_rounds,
+    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Rounds, StepError, WriteError, read_failed,
+    resolve, short, stale_message, write, write_rounds,
 };
-use crate::plan::{Operation, Step, fingerprint, normalize};
+use crate::api::error::ApiError;
+use crate::plan::{Operation, StackRef, Step, fingerprint, normalize};
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
@@ -41,17 +42,8 @@ pub(crate) async fn run(
     waited_on: bool,
 ) -> Result<Option<String>, StepError> {
     let (scope, stack) = scope_of(&step.operation);
-    let data = context
-        .fresh
-        .get(&scope, stack, started)
-        .await
-        .map_err(read_failed)?;
-    let current = fingerprint::current(&step.operation, &live_of(&scope, &data));
-    if step.operation.is_destroy() && current.is_none() {
+    if check(context, step, &scope, stack, started).await? == Checked::AlreadyGone {
         return Ok(Some("already gone".to_string()));
-    }
-    if current != step.fingerprint {
-        return Err(StepError::Stale(stale_message(step, current)));
     }
     let is_create = matches!(
         step.operation,
@@ -70,54 +62,63 @@ pub(crate) async fn run(
             ))),
         };
     }
+    create(context, step, operation, &scope, stack, waited_on).await
+}
+
+/// What the check before a write found.
+#[derive(Debug, PartialEq)]
+enum Checked {
+    /// The object is as the plan recorded it.
+    AsPlanned,
+    /// A delete whose object is gone already.
+    AlreadyGone,
+}
+
+/// Compares the object, read from `started` on, with the plan's fingerprint: a changed object
+/// is stale.
+async fn check(
+    context: &Context,
+    step: &Step,
+    scope: &Scope,
+    stack: Option<&StackRef>,
+    started: Ticket,
+) -> Result<Checked, StepError> {
+    let data = context
+        .fresh
+        .get(scope, stack, started)
+        .await
+        .map_err(read_failed)?;
+    let current = fingerprint::current(&step.operation, &live_of(scope, &data));
+    if step.operation.is_destroy() && current.is_none() {
+        return Ok(Checked::AlreadyGone);
+    }
+    if current != step.fingerprint {
+        return Err(StepError::Stale(stale_message(step, current)));
+    }
+    Ok(Checked::AsPlanned)
+}
+
+/// Sends a create until it is answered, looking for the object by its identity after every
+/// ambiguous failure before sending it again.
+async fn create(
+    context: &Context,
+    step: &Step,
+    operation: Operation,
+    scope: &Scope,
+    stack: Option<&StackRef>,
+    waited_on: bool,
+) -> Result<Option<String>, StepError> {
     let mut attempt = 0;
     let mut previous = None;
     loop {
         attempt += 1;
         match write(context, step, &operation).await {
-            Ok(Some(created)) => {
-                let renamed = created.renamed(&operation);
-                if waited_on {
-                    let kept = duplicates::keep_oldest(context, &operation, &created.id);
-                    return kept.await.map(|note| join_notes(renamed, note));
-                }
-                let mut made = match context.made.lock() {
-                    Ok(made) => made,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                made.push(Made {
-                    step: step.id,
-                    operation,
-                    id: created.id,
-                });
-                return Ok(renamed);
-            }
+            Ok(Some(created)) => return made(context, step, operation, created, waited_on).await,
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
             Err(WriteError::Api(error)) if error.is_ambiguous() => {
-                let data = context
-                    .fresh
-                    .get(&scope, stack, context.fresh.now())
-                    .await
-                    .map_err(|read| {
-                        StepError::Failed(format!(
-                            "{error}; the read that would tell whether it landed failed too \
-                             ({read}): {MAY_HAVE_BEEN_APPLIED}"
-                        ))
-                    })?;
-                if fingerprint::current(&operation, &live_of(&scope, &data)).is_some() {
-                    if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
-                        (&operation, data.as_ref())
-                        && let Some(found) = list
-                            .iter()
-                            .find(|d| normalize::same_name(&d.name, &body.name))
-                    {
-                        context.remember(stack, found.clone());
-                    }
-                    return Ok(Some(format!(
-                        "the answer was lost ({}), but a re-read found it created",
-                        short(&error)
-                    )));
+                if let Some(note) = landed(context, &operation, scope, stack, &error).await? {
+                    return Ok(Some(note));
                 }
                 if attempt >= CREATE_ATTEMPTS {
                     return Err(StepError::Failed(format!(
@@ -135,6 +136,68 @@ pub(crate) async fn run(
             Err(error) => return Err(StepError::Failed(error.to_string())),
         }
     }
+}
+
+/// A create was answered: a copy another run made at the same time is looked for now when
+/// the step is `waited_on`, else the create joins those checked together at the end.
+async fn made(
+    context: &Context,
+    step: &Step,
+    operation: Operation,
+    created: Created,
+    waited_on: bool,
+) -> Result<Option<String>, StepError> {
+    let renamed = created.renamed(&operation);
+    if waited_on {
+        let kept = duplicates::keep_oldest(context, &operation, &created.id);
+        return kept.await.map(|note| join_notes(renamed, note));
+    }
+    let mut made = match context.made.lock() {
+        Ok(made) => made,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    made.push(Made {
+        step: step.id,
+        operation,
+        id: created.id,
+    });
+    Ok(renamed)
+}
+
+/// After a create failed ambiguously, reads the list again: `Some` (a note) when the object is
+/// there, so the create landed and its answer was lost.
+async fn landed(
+    context: &Context,
+    operation: &Operation,
+    scope: &Scope,
+    stack: Option<&StackRef>,
+    error: &ApiError,
+) -> Result<Option<String>, StepError> {
+    let data = context
+        .fresh
+        .get(scope, stack, context.fresh.now())
+        .await
+        .map_err(|read| {
+            StepError::Failed(format!(
+                "{error}; the read that would tell whether it landed failed too \
+                 ({read}): {MAY_HAVE_BEEN_APPLIED}"
+            ))
+        })?;
+    if fingerprint::current(operation, &live_of(scope, &data)).is_none() {
+        return Ok(None);
+    }
+    if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
+        (operation, data.as_ref())
+        && let Some(found) = list
+            .iter()
+            .find(|d| normalize::same_name(&d.name, &body.name))
+    {
+        context.remember(stack, found.clone());
+    }
+    Ok(Some(format!(
+        "the answer was lost ({}), but a re-read found it created",
+        short(error)
+    )))
 }
 
 fn join_notes(first: Option<String>, second: Option<String>) -> Option<String> {

@@ -126,6 +126,29 @@ fn proceed(
     options: &Options,
     saved: bool,
 ) -> Result<Exit> {
+    show_plan(args, printer, plan);
+    if !plan.has_changes() {
+        printer.err("nothing to apply");
+        if args.format == Format::Json {
+            printer.out(&Report::new(Vec::new(), false).of_plan(plan).to_json());
+        }
+        return Ok(Exit::Success);
+    }
+    if let Some(refused) = refuse_destroys(args, printer, plan) {
+        return Ok(refused);
+    }
+    if saved && let Some(stale) = check_saved(args, printer, runtime, &clients, plan)? {
+        return Ok(stale);
+    }
+    if !args.yes && !confirmed(args, printer, plan)? {
+        refused_report(args, printer, plan, "confirmation", &[]);
+        return Ok(Exit::Refused);
+    }
+    Ok(apply_steps(args, printer, runtime, clients, plan, options))
+}
+
+/// The plan: on stdout with the text report, on stderr when stdout carries JSON.
+fn show_plan(args: &Args, printer: &Printer, plan: &Plan) {
     match args.format {
         // `apply` offers no Markdown.
         Format::Text | Format::Markdown => {
@@ -135,69 +158,87 @@ fn proceed(
             printer.err(plan::render(plan, Format::Text, printer).trim_end());
         }
     }
-    if !plan.has_changes() {
-        printer.err("nothing to apply");
-        if args.format == Format::Json {
-            printer.out(&Report::new(Vec::new(), false).of_plan(plan).to_json());
-        }
-        return Ok(Exit::Success);
-    }
+}
+
+/// Refuses a plan that deletes without `--allow-destroy`, listing the deletes.
+fn refuse_destroys(args: &Args, printer: &Printer, plan: &Plan) -> Option<Exit> {
     let destroys: Vec<&str> = plan
         .steps
         .iter()
         .filter(|s| s.operation.is_destroy())
         .map(|s| s.address.as_str())
         .collect();
-    if !destroys.is_empty() && !args.allow_destroy {
-        printer.err(&format!(
-            "error: the plan deletes {} object(s), and deletes need `--allow-destroy`; nothing \
-             was written:",
-            destroys.len()
-        ));
-        for address in destroys {
-            printer.err(&format!("  - {address}"));
-        }
-        refused_report(args, printer, plan, "destroy", &[]);
-        return Ok(Exit::Refused);
+    if destroys.is_empty() || args.allow_destroy {
+        return None;
     }
-    if saved {
-        let checked = runtime
-            .block_on(apply::precheck(plan, clients.clone()))
-            .map_err(|cause| SavedPlanError::Precheck { cause })?;
-        if !checked.disagreements.is_empty() {
-            return Err(SavedPlanError::Edited {
-                disagreements: checked.disagreements,
-            }
-            .into());
-        }
-        let stale = checked.stale;
-        if !stale.is_empty() {
-            printer.err(&format!(
-                "error: the saved plan is stale: {} object(s) changed since it was made; \
-                 nothing was written:",
-                stale.len()
-            ));
-            for (_, message) in &stale {
-                printer.err(&format!("  - {message}"));
-            }
-            printer.err("run `converge plan --out FILE` again and review the new plan");
-            refused_report(args, printer, plan, "stale", &stale);
-            return Ok(Exit::Stale);
-        }
+    printer.err(&format!(
+        "error: the plan deletes {} object(s), and deletes need `--allow-destroy`; nothing \
+         was written:",
+        destroys.len()
+    ));
+    for address in destroys {
+        printer.err(&format!("  - {address}"));
     }
-    if !args.yes {
-        // The plan went to stdout; when that is a pipe or a file, the person answering has not
-        // seen it (or sees it late, after the question), so it is shown where they answer.
-        let plan_on_terminal = args.format == Format::Json || {
-            use std::io::IsTerminal;
-            std::io::stdout().is_terminal()
-        };
-        if !confirm(plan, printer, !plan_on_terminal)? {
-            refused_report(args, printer, plan, "confirmation", &[]);
-            return Ok(Exit::Refused);
-        }
-    }
+    refused_report(args, printer, plan, "destroy", &[]);
+    Some(Exit::Refused)
+}
 
+/// Checks a saved plan against a fresh read before anything is written: an edited plan is an
+/// error, a stale one is refused (`Some`).
+fn check_saved(
+    args: &Args,
+    printer: &Printer,
+    runtime: &tokio::runtime::Runtime,
+    clients: &Clients,
+    plan: &Plan,
+) -> Result<Option<Exit>> {
+    let checked = runtime
+        .block_on(apply::precheck(plan, clients.clone()))
+        .map_err(|cause| SavedPlanError::Precheck { cause })?;
+    if !checked.disagreements.is_empty() {
+        return Err(SavedPlanError::Edited {
+            disagreements: checked.disagreements,
+        }
+        .into());
+    }
+    let stale = checked.stale;
+    if stale.is_empty() {
+        return Ok(None);
+    }
+    printer.err(&format!(
+        "error: the saved plan is stale: {} object(s) changed since it was made; \
+         nothing was written:",
+        stale.len()
+    ));
+    for (_, message) in &stale {
+        printer.err(&format!("  - {message}"));
+    }
+    printer.err("run `converge plan --out FILE` again and review the new plan");
+    refused_report(args, printer, plan, "stale", &stale);
+    Ok(Some(Exit::Stale))
+}
+
+/// Whether the person at the terminal confirms the plan.
+fn confirmed(args: &Args, printer: &Printer, plan: &Plan) -> Result<bool> {
+    // The plan went to stdout; when that is a pipe or a file, the person answering has not
+    // seen it (or sees it late, after the question), so it is shown where they answer.
+    let plan_on_terminal = args.format == Format::Json || {
+        use std::io::IsTerminal;
+        std::io::stdout().is_terminal()
+    };
+    confirm(plan, printer, !plan_on_terminal)
+}
+
+/// Runs the plan's steps (stopped by a signal), waits for scaling with `--wait`, reports, and
+/// says how the run ended.
+fn apply_steps(
+    args: &Args,
+    printer: &Printer,
+    runtime: &tokio::runtime::Runtime,
+    clients: Clients,
+    plan: &Plan,
+    options: &Options,
+) -> Exit {
     let (cancel_tx, cancel_rx) = watch::channel(false);
     {
         let _entered = runtime.enter();
@@ -224,7 +265,7 @@ fn proceed(
     if args.format == Format::Json {
         printer.out(&report.to_json());
     }
-    Ok(if report.succeeded() {
+    if report.succeeded() {
         Exit::Success
     } else if report.summary.failed == 0
         && !report.interrupted
@@ -234,7 +275,7 @@ fn proceed(
         Exit::Stale
     } else {
         Exit::Error
-    })
+    }
 }
 
 /// With `--format json`, the report of a refused run (nothing written) on stdout.

@@ -7,6 +7,8 @@
 
 use crate::api;
 use crate::api::clients::{Clients, RateLimits};
+use crate::api::cloud::CloudClient;
+use crate::api::observability::ObservabilityClient;
 use crate::api::transport::{ApiSetupError, Auth, HttpClientError, Transport, TransportSettings};
 use crate::api::wire::Secret;
 use crate::config::code::Code;
@@ -36,111 +38,11 @@ impl Clients {
     ) -> Result<Clients, Vec<Diagnostic>> {
         let mut problems = Vec::new();
         let mut clients = Clients::default();
-        let org_span = config.organization.span;
         if needs_cloud(config) {
-            let settings = config.cloud.clone().unwrap_or_default();
-            let url = settings.url.as_ref();
-            let key_id = settings.key_id.as_ref();
-            let secret = settings.key_secret.as_ref();
-            if url.is_none() {
-                problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "the config manages services or a managed stack but sets no `cloud.url`",
-                        Some(org_span),
-                    )
-                    .with_help("add `cloud: { url: ..., keyId: ..., keySecret: ${env:...} }`"),
-                );
-            }
-            if key_id.is_none_or(|id| id.value.trim().is_empty()) {
-                problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "the cloud API needs a key id (`cloud.keyId`)",
-                        Some(key_id.map_or(org_span, |id| id.span)),
-                    )
-                    .with_help("set `cloud.keyId`, e.g. `${env:CONVERGE_KEY_ID}`"),
-                );
-            }
-            let secret_value = secret.and_then(|s| s.value.clone());
-            if secret_value.is_none() {
-                let (span, help) = match secret {
-                    Some(s) => (
-                        s.span,
-                        format!("set the variable that `{}` names", s.reference),
-                    ),
-                    None => (
-                        org_span,
-                        "set `cloud.keySecret: ${env:CONVERGE_KEY_SECRET}` and export the variable"
-                            .to_string(),
-                    ),
-                };
-                problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "the cloud API needs a key secret and none is set",
-                        Some(span),
-                    )
-                    .with_help(help),
-                );
-            }
-            if let (Some(url), Some(key_id), Some(key_secret)) = (url, key_id, secret_value) {
-                let auth = Auth::Basic {
-                    key_id: key_id.value.clone(),
-                    key_secret: Secret(key_secret),
-                };
-                let organization = &config.organization.value;
-                let built =
-                    api::clients::cloud(transport, &url.value, &auth, limits.cloud, organization);
-                match built {
-                    Ok(client) => clients.cloud = Some(client),
-                    Err(problem) => problems.push(url_problem("cloud.url", problem, url.span)),
-                }
-            }
+            clients.cloud = cloud_client(config, transport, limits, &mut problems);
         }
         if needs_observability(config) {
-            let settings = config.observability.clone().unwrap_or_default();
-            let first_stack = config
-                .stacks
-                .values()
-                .find(|stack| stack.target == StackTarget::Observability)
-                .map_or(org_span, |stack| stack.key.span);
-            match (&settings.url, settings.token.as_ref()) {
-                (None, _) => problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "a stack uses the observability API but the config sets no `observability.url`",
-                        Some(first_stack),
-                    )
-                    .with_help("add `observability: { url: ..., token: ${env:...} }`"),
-                ),
-                (Some(_), None) => problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "the observability API needs a token (`observability.token`)",
-                        Some(first_stack),
-                    )
-                    .with_help("set `observability.token: ${env:CONVERGE_OBS_TOKEN}`"),
-                ),
-                (Some(_), Some(token)) if token.value.is_none() => problems.push(
-                    Diagnostic::error(
-                        Code::LiveMissingSetting,
-                        "the observability API needs a token and none is set",
-                        Some(token.span),
-                    )
-                    .with_help(format!("set the variable that `{}` names", token.reference)),
-                ),
-                (Some(url), Some(token)) => {
-                    let auth = Auth::Bearer(Secret(token.value.clone().unwrap_or_default()));
-                    let limit = limits.observability;
-                    match api::clients::observability(transport, &url.value, &auth, limit) {
-                        Ok(client) => clients.observability = Some(client),
-                        Err(problem) => {
-                            problems.push(url_problem("observability.url", problem, url.span))
-                        }
-                    }
-                }
-            }
+            clients.observability = observability_client(config, transport, limits, &mut problems);
         }
         if problems.is_empty() {
             Ok(clients)
@@ -148,6 +50,128 @@ impl Clients {
             Err(problems)
         }
     }
+}
+
+/// The cloud client of `cloud:`, or `None` with the problems of its URL, key id and secret.
+fn cloud_client(
+    config: &Config,
+    transport: &Transport,
+    limits: &RateLimits,
+    problems: &mut Vec<Diagnostic>,
+) -> Option<CloudClient> {
+    let org_span = config.organization.span;
+    let settings = config.cloud.clone().unwrap_or_default();
+    let url = settings.url.as_ref();
+    let key_id = settings.key_id.as_ref();
+    let secret = settings.key_secret.as_ref();
+    if url.is_none() {
+        problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "the config manages services or a managed stack but sets no `cloud.url`",
+                Some(org_span),
+            )
+            .with_help("add `cloud: { url: ..., keyId: ..., keySecret: ${env:...} }`"),
+        );
+    }
+    if key_id.is_none_or(|id| id.value.trim().is_empty()) {
+        problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "the cloud API needs a key id (`cloud.keyId`)",
+                Some(key_id.map_or(org_span, |id| id.span)),
+            )
+            .with_help("set `cloud.keyId`, e.g. `${env:CONVERGE_KEY_ID}`"),
+        );
+    }
+    let secret_value = secret.and_then(|s| s.value.clone());
+    if secret_value.is_none() {
+        let (span, help) = match secret {
+            Some(s) => (
+                s.span,
+                format!("set the variable that `{}` names", s.reference),
+            ),
+            None => (
+                org_span,
+                "set `cloud.keySecret: ${env:CONVERGE_KEY_SECRET}` and export the variable"
+                    .to_string(),
+            ),
+        };
+        problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "the cloud API needs a key secret and none is set",
+                Some(span),
+            )
+            .with_help(help),
+        );
+    }
+    let (Some(url), Some(key_id), Some(key_secret)) = (url, key_id, secret_value) else {
+        return None;
+    };
+    let auth = Auth::Basic {
+        key_id: key_id.value.clone(),
+        key_secret: Secret(key_secret),
+    };
+    let organization = &config.organization.value;
+    match api::clients::cloud(transport, &url.value, &auth, limits.cloud, organization) {
+        Ok(client) => Some(client),
+        Err(problem) => {
+            problems.push(url_problem("cloud.url", problem, url.span));
+            None
+        }
+    }
+}
+
+/// The observability client of `observability:`, or `None` with the problem of its URL or
+/// token.
+fn observability_client(
+    config: &Config,
+    transport: &Transport,
+    limits: &RateLimits,
+    problems: &mut Vec<Diagnostic>,
+) -> Option<ObservabilityClient> {
+    let settings = config.observability.clone().unwrap_or_default();
+    let first_stack = config
+        .stacks
+        .values()
+        .find(|stack| stack.target == StackTarget::Observability)
+        .map_or(config.organization.span, |stack| stack.key.span);
+    match (&settings.url, settings.token.as_ref()) {
+        (None, _) => problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "a stack uses the observability API but the config sets no `observability.url`",
+                Some(first_stack),
+            )
+            .with_help("add `observability: { url: ..., token: ${env:...} }`"),
+        ),
+        (Some(_), None) => problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "the observability API needs a token (`observability.token`)",
+                Some(first_stack),
+            )
+            .with_help("set `observability.token: ${env:CONVERGE_OBS_TOKEN}`"),
+        ),
+        (Some(_), Some(token)) if token.value.is_none() => problems.push(
+            Diagnostic::error(
+                Code::LiveMissingSetting,
+                "the observability API needs a token and none is set",
+                Some(token.span),
+            )
+            .with_help(format!("set the variable that `{}` names", token.reference)),
+        ),
+        (Some(url), Some(token)) => {
+            let auth = Auth::Bearer(Secret(token.value.clone().unwrap_or_default()));
+            let limit = limits.observability;
+            match api::clients::observability(transport, &url.value, &auth, limit) {
+                Ok(client) => return Some(client),
+                Err(problem) => problems.push(url_problem("observability.url", problem, url.span)),
+            }
+        }
+    }
+    None
 }
 
 fn url_problem(field: &str, problem: ApiSetupError, span: Span) -> Diagnostic {

@@ -9,11 +9,14 @@ use serde_json::json;
 
 use crate::api::limits::GRANULARITIES;
 use crate::commands::session::{self, Session};
-use crate::config::model::{Config, StackConfig, StackTarget, TileConfig};
+use crate::config::model::{
+    AlertConfig, Config, DashboardConfig, StackConfig, StackTarget, TileConfig,
+};
 use crate::error::{Error, FlagError, PreviewError, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::{Printer, Style};
+use crate::plan::Address;
 use crate::preview::{
     self, Chart, Direction, Threshold, human_duration, iso, query, svg, terminal,
 };
@@ -124,7 +127,6 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
 
 /// The tiles an address names, looked up in the config (not the live dashboards).
 fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<Vec<Target<'c>>> {
-    use crate::plan::Address;
     let mut known = Vec::new();
     for stack in config.stacks.values() {
         let stack_key = &stack.key.value;
@@ -134,137 +136,22 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
                 alert: &alert.key.value,
             }
             .to_string();
-            if alert_address != address {
-                known.push(alert_address);
-                continue;
+            if alert_address == address {
+                return Ok(vec![alert_target(stack, alert, address)?]);
             }
-            if alert.source.as_ref().is_some_and(|s| s.value == "search") {
-                return Err(PreviewError::SearchAlert {
-                    address: address.to_string(),
-                }
-                .into());
-            }
-            let dashboard = stack.dashboards.get(&alert.dashboard.value);
-            let tile =
-                dashboard.and_then(|d| d.tiles.iter().find(|t| t.name.value == alert.tile.value));
-            let (Some(dashboard), Some(tile)) = (dashboard, tile) else {
-                return Err(PreviewError::AlertTile {
-                    address: address.to_string(),
-                    tile: alert.tile.value.clone(),
-                    dashboard: alert.dashboard.value.clone(),
-                }
-                .into());
-            };
-            let direction = Direction::parse(&alert.threshold_type.value).ok_or_else(|| {
-                PreviewError::ThresholdType {
-                    address: address.to_string(),
-                    threshold_type: alert.threshold_type.value.clone(),
-                }
-            })?;
-            return Ok(vec![Target {
-                address: address.to_string(),
-                title: format!(
-                    "{} — {} › {}",
-                    alert.name.value, dashboard.name.value, tile.name.value
-                ),
-                stack,
-                tile,
-                threshold: Some(Threshold {
-                    value: alert.threshold.value,
-                    direction,
-                }),
-                interval: Some(alert.interval.value.clone()),
-            }]);
+            known.push(alert_address);
         }
         for dashboard in stack.dashboards.values() {
-            let dashboard_address = Address::Dashboard {
-                stack: stack_key,
-                dashboard: &dashboard.key.value,
+            if let Some(found) = dashboard_targets(stack, dashboard, address, printer) {
+                return found;
             }
-            .to_string();
-            let tile_address = |tile: &str| {
-                Address::Tile {
+            known.push(
+                Address::Dashboard {
                     stack: stack_key,
                     dashboard: &dashboard.key.value,
-                    tile,
                 }
-                .to_string()
-            };
-            let tile_target = |tile: &'c TileConfig| Target {
-                address: tile_address(&tile.name.value),
-                title: format!("{} › {}", dashboard.name.value, tile.name.value),
-                stack,
-                tile,
-                threshold: None,
-                interval: None,
-            };
-            if dashboard_address == address {
-                let tiles: Vec<Target<'c>> = dashboard
-                    .tiles
-                    .iter()
-                    .filter(|t| !t.series.is_empty())
-                    .filter(|t| {
-                        let text = query::is_text_only(t);
-                        if text {
-                            printer.warn(&format!(
-                                "{} is a markdown tile: no series to draw, left out",
-                                tile_address(&t.name.value)
-                            ));
-                        }
-                        !text
-                    })
-                    .map(tile_target)
-                    .collect();
-                if tiles.is_empty() {
-                    return Err(PreviewError::NoTileWithSeries {
-                        address: address.to_string(),
-                    }
-                    .into());
-                }
-                return Ok(tiles);
-            }
-            if let Some(tile) = dashboard
-                .tiles
-                .iter()
-                .find(|t| tile_address(&t.name.value) == address)
-            {
-                if tile.series.is_empty() {
-                    return Err(PreviewError::NoSeries {
-                        address: address.to_string(),
-                    }
-                    .into());
-                }
-                if query::is_text_only(tile) {
-                    return Err(PreviewError::MarkdownTile {
-                        address: address.to_string(),
-                    }
-                    .into());
-                }
-                return Ok(vec![tile_target(tile)]);
-            }
-            // A tile address with a name the dashboard does not have: its tiles are the help.
-            let any_tile = Address::Tile {
-                stack: stack_key,
-                dashboard: &dashboard.key.value,
-                tile: "",
-            };
-            if any_tile
-                .around_open_part()
-                .is_some_and(|(head, _)| address.starts_with(&head))
-            {
-                let tiles: Vec<String> = dashboard
-                    .tiles
-                    .iter()
-                    .map(|t| format!("tile[{}]", t.name.value))
-                    .collect();
-                return Err(PreviewError::NoSuchTile {
-                    address: address.to_string(),
-                    dashboard: dashboard_address,
-                    tiles,
-                }
-                .into());
-            }
-            known.push(dashboard_address);
+                .to_string(),
+            );
         }
     }
     known.sort();
@@ -273,6 +160,177 @@ fn targets<'c>(config: &'c Config, address: &str, printer: &Printer) -> Result<V
         known,
     }
     .into())
+}
+
+/// The tile an alert watches, with the alert's threshold and interval.
+fn alert_target<'c>(
+    stack: &'c StackConfig,
+    alert: &'c AlertConfig,
+    address: &str,
+) -> Result<Target<'c>> {
+    if alert.source.as_ref().is_some_and(|s| s.value == "search") {
+        return Err(PreviewError::SearchAlert {
+            address: address.to_string(),
+        }
+        .into());
+    }
+    let dashboard = stack.dashboards.get(&alert.dashboard.value);
+    let tile = dashboard.and_then(|d| d.tiles.iter().find(|t| t.name.value == alert.tile.value));
+    let (Some(dashboard), Some(tile)) = (dashboard, tile) else {
+        return Err(PreviewError::AlertTile {
+            address: address.to_string(),
+            tile: alert.tile.value.clone(),
+            dashboard: alert.dashboard.value.clone(),
+        }
+        .into());
+    };
+    let direction = Direction::parse(&alert.threshold_type.value).ok_or_else(|| {
+        PreviewError::ThresholdType {
+            address: address.to_string(),
+            threshold_type: alert.threshold_type.value.clone(),
+        }
+    })?;
+    Ok(Target {
+        address: address.to_string(),
+        title: format!(
+            "{} — {} › {}",
+            alert.name.value, dashboard.name.value, tile.name.value
+        ),
+        stack,
+        tile,
+        threshold: Some(Threshold {
+            value: alert.threshold.value,
+            direction,
+        }),
+        interval: Some(alert.interval.value.clone()),
+    })
+}
+
+/// What `address` names in `dashboard`: the dashboard (its tiles with series), one tile, or a
+/// tile it does not have (an error listing its tiles); `None` when it names nothing there.
+fn dashboard_targets<'c>(
+    stack: &'c StackConfig,
+    dashboard: &'c DashboardConfig,
+    address: &str,
+    printer: &Printer,
+) -> Option<Result<Vec<Target<'c>>>> {
+    let dashboard_address = Address::Dashboard {
+        stack: &stack.key.value,
+        dashboard: &dashboard.key.value,
+    }
+    .to_string();
+    if dashboard_address == address {
+        return Some(dashboard_tiles(stack, dashboard, address, printer));
+    }
+    if let Some(tile) = dashboard
+        .tiles
+        .iter()
+        .find(|t| tile_address(stack, dashboard, t) == address)
+    {
+        return Some(one_tile(stack, dashboard, tile, address));
+    }
+    // A tile address with a name the dashboard does not have: its tiles are the help.
+    let any_tile = Address::Tile {
+        stack: &stack.key.value,
+        dashboard: &dashboard.key.value,
+        tile: "",
+    };
+    if any_tile
+        .around_open_part()
+        .is_some_and(|(head, _)| address.starts_with(&head))
+    {
+        let tiles: Vec<String> = dashboard
+            .tiles
+            .iter()
+            .map(|t| format!("tile[{}]", t.name.value))
+            .collect();
+        return Some(Err(PreviewError::NoSuchTile {
+            address: address.to_string(),
+            dashboard: dashboard_address,
+            tiles,
+        }
+        .into()));
+    }
+    None
+}
+
+/// Every tile of a dashboard that has series to draw (a markdown tile is left out, said so).
+fn dashboard_tiles<'c>(
+    stack: &'c StackConfig,
+    dashboard: &'c DashboardConfig,
+    address: &str,
+    printer: &Printer,
+) -> Result<Vec<Target<'c>>> {
+    let tiles: Vec<Target<'c>> = dashboard
+        .tiles
+        .iter()
+        .filter(|t| !t.series.is_empty())
+        .filter(|t| {
+            let text = query::is_text_only(t);
+            if text {
+                printer.warn(&format!(
+                    "{} is a markdown tile: no series to draw, left out",
+                    tile_address(stack, dashboard, t)
+                ));
+            }
+            !text
+        })
+        .map(|tile| tile_target(stack, dashboard, tile))
+        .collect();
+    if tiles.is_empty() {
+        return Err(PreviewError::NoTileWithSeries {
+            address: address.to_string(),
+        }
+        .into());
+    }
+    Ok(tiles)
+}
+
+/// The one tile an address names, when it has series to draw.
+fn one_tile<'c>(
+    stack: &'c StackConfig,
+    dashboard: &'c DashboardConfig,
+    tile: &'c TileConfig,
+    address: &str,
+) -> Result<Vec<Target<'c>>> {
+    if tile.series.is_empty() {
+        return Err(PreviewError::NoSeries {
+            address: address.to_string(),
+        }
+        .into());
+    }
+    if query::is_text_only(tile) {
+        return Err(PreviewError::MarkdownTile {
+            address: address.to_string(),
+        }
+        .into());
+    }
+    Ok(vec![tile_target(stack, dashboard, tile)])
+}
+
+fn tile_address(stack: &StackConfig, dashboard: &DashboardConfig, tile: &TileConfig) -> String {
+    Address::Tile {
+        stack: &stack.key.value,
+        dashboard: &dashboard.key.value,
+        tile: &tile.name.value,
+    }
+    .to_string()
+}
+
+/// A tile drawn on its own, without a threshold.
+fn tile_target<'c>(
+    stack: &'c StackConfig,
+    dashboard: &DashboardConfig,
+    tile: &'c TileConfig,
+) -> Target<'c> {
+    Target {
+        address: tile_address(stack, dashboard, tile),
+        title: format!("{} › {}", dashboard.name.value, tile.name.value),
+        stack,
+        tile,
+        threshold: None,
+        interval: None,
+    }
 }
 
 /// Fetches and assembles one target's chart.

@@ -79,8 +79,49 @@ pub(crate) fn run(
     printer: &Printer,
 ) -> Result<Outcome> {
     let mut outcome = Outcome::default();
-    // In config order: a job to run, or the diagnostic of a source that does not resolve.
-    let mut prepared: Vec<std::result::Result<Job<'_>, Diagnostic>> = Vec::new();
+    let prepared = prepare(config, live, clients, plan, printer, &mut outcome)?;
+    let answers = send_all(runtime, &prepared, now_ms);
+    // Stacks whose API answered 404 for charts/series, with the tiles not checked there.
+    let mut without_endpoint: Vec<(String, usize)> = Vec::new();
+    for (job, results) in prepared.into_iter().zip(answers) {
+        let job = match job {
+            Ok(job) => job,
+            Err(diagnostic) => {
+                outcome.diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        // A task that did not finish (it cannot panic, but a runtime can shut down) is not a pass.
+        let Some(results) = results else {
+            return Err(QueryCheckError::Unfinished {
+                address: job.address,
+            }
+            .into());
+        };
+        if judge(&job, results, &mut outcome, &mut without_endpoint, printer)? {
+            outcome.passed += 1;
+        }
+    }
+    outcome.skipped.extend(without_endpoint);
+    Ok(outcome)
+}
+
+/// What one tile's requests got back: the offset of each request's first series, and its
+/// result.
+type TileAnswers = Vec<(usize, std::result::Result<(), ApiError>)>;
+
+/// In config order, a job for every tile with a query of every dashboard the plan creates or
+/// updates, or the diagnostic of a source that does not resolve. A managed stack is skipped
+/// (said so); markdown tiles are counted.
+fn prepare<'c>(
+    config: &'c Config,
+    live: &LiveState,
+    clients: &Clients,
+    plan: &Plan,
+    printer: &Printer,
+    outcome: &mut Outcome,
+) -> Result<Vec<std::result::Result<Job<'c>, Diagnostic>>> {
+    let mut prepared = Vec::new();
     for stack in config.stacks.values() {
         let dashboards = planned(plan, stack);
         let tiles: usize = dashboards.iter().map(|d| d.tiles.len()).sum();
@@ -132,9 +173,17 @@ pub(crate) fn run(
             }
         }
     }
+    Ok(prepared)
+}
 
-    type Answers = Vec<(usize, std::result::Result<(), ApiError>)>;
-    let mut answers: Vec<Option<Answers>> = vec![None; prepared.len()];
+/// Runs every job's tile at once on `runtime`; the answers in the jobs' order (`None` for a
+/// diagnostic, or a task that did not finish).
+fn send_all(
+    runtime: &tokio::runtime::Runtime,
+    prepared: &[std::result::Result<Job<'_>, Diagnostic>],
+    now_ms: i64,
+) -> Vec<Option<TileAnswers>> {
+    let mut answers: Vec<Option<TileAnswers>> = vec![None; prepared.len()];
     runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for (index, job) in prepared.iter().enumerate() {
@@ -151,64 +200,53 @@ pub(crate) fn run(
             }
         }
     });
+    answers
+}
 
-    // Stacks whose API answered 404 for charts/series, with the tiles not checked there.
-    let mut without_endpoint: Vec<(String, usize)> = Vec::new();
-    for (job, results) in prepared.into_iter().zip(answers) {
-        let job = match job {
-            Ok(job) => job,
-            Err(diagnostic) => {
-                outcome.diagnostics.push(diagnostic);
-                continue;
-            }
-        };
-        // A task that did not finish (it cannot panic, but a runtime can shut down) is not a pass.
-        let Some(results) = results else {
-            return Err(QueryCheckError::Unfinished {
-                address: job.address,
-            }
-            .into());
-        };
-        let mut ok = true;
-        for (offset, result) in results {
-            outcome.requests += 1;
-            let Err(error) = result else { continue };
-            // A gateway's 404 is the path, not the query: this API has no charts/series at all.
-            if endpoint_missing(&error) {
-                ok = false;
-                match without_endpoint.iter_mut().find(|(s, _)| *s == job.stack) {
-                    Some((_, tiles)) => *tiles += 1,
-                    None => {
-                        printer.warn(&format!(
-                            "stack.{}: not checked: its API answered 404 for charts/series (it \
-                             has no such endpoint): {error}",
-                            job.stack
-                        ));
-                        without_endpoint.push((job.stack.clone(), 1));
-                    }
+/// Whether a tile passed: a rejected query is a diagnostic at the tile, a stack without the
+/// charts/series endpoint is counted in `without_endpoint` (warned once), and any other failure
+/// ends the check.
+fn judge(
+    job: &Job<'_>,
+    results: TileAnswers,
+    outcome: &mut Outcome,
+    without_endpoint: &mut Vec<(String, usize)>,
+    printer: &Printer,
+) -> Result<bool> {
+    let mut ok = true;
+    for (offset, result) in results {
+        outcome.requests += 1;
+        let Err(error) = result else { continue };
+        // A gateway's 404 is the path, not the query: this API has no charts/series at all.
+        if endpoint_missing(&error) {
+            match without_endpoint.iter_mut().find(|(s, _)| *s == job.stack) {
+                Some((_, tiles)) => *tiles += 1,
+                None => {
+                    printer.warn(&format!(
+                        "stack.{}: not checked: its API answered 404 for charts/series (it \
+                         has no such endpoint): {error}",
+                        job.stack
+                    ));
+                    without_endpoint.push((job.stack.clone(), 1));
                 }
-                break;
             }
-            // A 404 with the server's own words (a source that does not exist) is the query's.
-            let rejected = matches!(error.kind, FailureKind::Status(400 | 404 | 413 | 422));
-            if !rejected {
-                return Err(Error::from(error));
-            }
-            ok = false;
-            outcome.diagnostics.push(rejection(
-                job.tile,
-                &job.address,
-                offset,
-                &error.message,
-                &error.to_string(),
-            ));
+            return Ok(false);
         }
-        if ok {
-            outcome.passed += 1;
+        // A 404 with the server's own words (a source that does not exist) is the query's.
+        let rejected = matches!(error.kind, FailureKind::Status(400 | 404 | 413 | 422));
+        if !rejected {
+            return Err(Error::from(error));
         }
+        ok = false;
+        outcome.diagnostics.push(rejection(
+            job.tile,
+            &job.address,
+            offset,
+            &error.message,
+            &error.to_string(),
+        ));
     }
-    outcome.skipped.extend(without_endpoint);
-    Ok(outcome)
+    Ok(ok)
 }
 
 /// Whether a 404 says the charts/series path does not exist (an empty body, a bare `Not Found`,
@@ -222,11 +260,7 @@ fn endpoint_missing(error: &ApiError) -> bool {
 }
 
 /// Sends a tile's requests (five series at most each), one after the other.
-async fn run_tile(
-    client: &ObservabilityClient,
-    series: &[Series],
-    now_ms: i64,
-) -> Vec<(usize, std::result::Result<(), ApiError>)> {
+async fn run_tile(client: &ObservabilityClient, series: &[Series], now_ms: i64) -> TileAnswers {
     let mut results = Vec::new();
     for (offset, chunk) in query::chunks(series) {
         let request = SeriesQuery {

@@ -94,13 +94,63 @@ pub fn render(charts: &[Chart]) -> String {
 }
 
 fn panel(out: &mut String, chart: &Chart, offset: f64) {
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = PANEL - TOP - BOTTOM;
     let _ = writeln!(
         out,
         r#"<g class="panel" data-address="{}" transform="translate(0 {offset})">"#,
         escape(&chart.address)
     );
+    titles(out, chart);
+    let frame = Frame::of(chart);
+    // Firing runs first, so lines draw over the shading.
+    firings(out, chart, &frame);
+    value_grid(out, &frame);
+    time_axis(out, chart, &frame);
+    series(out, chart, &frame);
+    threshold(out, chart, &frame);
+    out.push_str("</g>\n");
+}
+
+/// The plot area of a panel: the value range (the data and threshold with some headroom,
+/// widened to nice ticks) and the time window, and where a time or a value lands.
+struct Frame {
+    plot_w: f64,
+    plot_h: f64,
+    low: f64,
+    high: f64,
+    step: f64,
+    start_ms: i64,
+    end_ms: i64,
+    span_ms: i64,
+}
+
+impl Frame {
+    fn of(chart: &Chart) -> Frame {
+        let lines: Vec<&Line> = chart.lines.iter().collect();
+        let (low, high) = value_range(chart, &lines);
+        let step = nice_step(high - low, 5.0);
+        Frame {
+            plot_w: WIDTH - LEFT - RIGHT,
+            plot_h: PANEL - TOP - BOTTOM,
+            low: (low / step).floor() * step,
+            high: (high / step).ceil() * step,
+            step,
+            start_ms: chart.start_ms,
+            end_ms: chart.end_ms,
+            span_ms: (chart.end_ms - chart.start_ms).max(1),
+        }
+    }
+
+    fn x(&self, ms: i64) -> f64 {
+        LEFT + (ms - self.start_ms) as f64 / self.span_ms as f64 * self.plot_w
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        TOP + (self.high - v) / (self.high - self.low) * self.plot_h
+    }
+}
+
+/// The title, and a subtitle with the address, granularity and what the threshold did.
+fn titles(out: &mut String, chart: &Chart) {
     let _ = writeln!(
         out,
         r##"<text class="title" x="{LEFT}" y="22" font-size="15" font-weight="600" fill="#111827">{}</text>"##,
@@ -122,21 +172,14 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
         r##"<text class="subtitle" x="{LEFT}" y="40" fill="#4b5563">{}</text>"##,
         escape(&subtitle)
     );
+}
 
-    // The data and threshold with some headroom, widened to nice ticks.
-    let lines: Vec<&Line> = chart.lines.iter().collect();
-    let (low, high) = value_range(chart, &lines);
-    let step = nice_step(high - low, 5.0);
-    let low = (low / step).floor() * step;
-    let high = (high / step).ceil() * step;
-    let span_ms = (chart.end_ms - chart.start_ms).max(1);
-    let x = |ms: i64| LEFT + (ms - chart.start_ms) as f64 / span_ms as f64 * plot_w;
-    let y = |v: f64| TOP + (high - v) / (high - low) * plot_h;
-
-    // Firing runs first, so lines draw over the shading.
+/// A shaded `rect.firing` per run of firing buckets.
+fn firings(out: &mut String, chart: &Chart, frame: &Frame) {
+    let plot_h = frame.plot_h;
     for (line, run) in chart.firings() {
-        let x0 = x(run.start.max(chart.start_ms));
-        let x1 = x(run.end.min(chart.end_ms));
+        let x0 = frame.x(run.start.max(chart.start_ms));
+        let x1 = frame.x(run.end.min(chart.end_ms));
         let _ = writeln!(
             out,
             r#"<rect class="firing" data-line="{line}" data-start="{}" data-buckets="{}" x="{x0:.1}" y="{TOP}" width="{:.1}" height="{plot_h}" fill="{FIRING}" fill-opacity="0.16"/>"#,
@@ -145,15 +188,17 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
             (x1 - x0).max(1.0)
         );
     }
+}
 
-    // Value grid and labels.
-    let mut tick = low;
-    while tick <= high + step / 2.0 {
-        let ty = y(tick);
+/// Value grid lines and their labels.
+fn value_grid(out: &mut String, frame: &Frame) {
+    let mut tick = frame.low;
+    while tick <= frame.high + frame.step / 2.0 {
+        let ty = frame.y(tick);
         let _ = writeln!(
             out,
             r##"<line class="grid" x1="{LEFT}" x2="{:.1}" y1="{ty:.1}" y2="{ty:.1}" stroke="#e5e7eb"/>"##,
-            LEFT + plot_w
+            LEFT + frame.plot_w
         );
         let _ = writeln!(
             out,
@@ -162,20 +207,22 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
             ty + 4.0,
             escape(&compact(tick))
         );
-        tick += step;
+        tick += frame.step;
     }
+}
 
-    // Time axis: ticks at round UTC times inside the window.
-    let time_tick = time_step(span_ms);
-    let axis_y = TOP + plot_h;
+/// Time axis: ticks at round UTC times inside the window.
+fn time_axis(out: &mut String, chart: &Chart, frame: &Frame) {
+    let time_tick = time_step(frame.span_ms);
+    let axis_y = TOP + frame.plot_h;
     let _ = writeln!(
         out,
         r##"<line class="x-axis" x1="{LEFT}" x2="{:.1}" y1="{axis_y}" y2="{axis_y}" stroke="#6b7280"/>"##,
-        LEFT + plot_w
+        LEFT + frame.plot_w
     );
     let mut t = (chart.start_ms / time_tick + 1) * time_tick;
-    while t < chart.end_ms {
-        let tx = x(t);
+    while t < frame.end_ms {
+        let tx = frame.x(t);
         let _ = writeln!(
             out,
             r##"<line class="x-tick" x1="{tx:.1}" x2="{tx:.1}" y1="{axis_y}" y2="{:.1}" stroke="#6b7280"/>"##,
@@ -192,18 +239,21 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
     let _ = writeln!(
         out,
         r##"<text class="x-unit" x="{:.1}" y="{:.1}" text-anchor="end" fill="#6b7280">UTC</text>"##,
-        LEFT + plot_w,
+        LEFT + frame.plot_w,
         axis_y + 34.0
     );
+}
 
-    // One path per line; a missing bucket starts a new subpath, a lone bucket is a dot.
+/// One path per line, and its legend entry; a missing bucket starts a new subpath, a lone
+/// bucket is a dot.
+fn series(out: &mut String, chart: &Chart, frame: &Frame) {
     for (i, line) in chart.lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let mut d = String::new();
         let mut previous: Option<i64> = None;
         for &(ts, value) in &line.points {
-            let px = x(ts + chart.step_ms / 2);
-            let py = y(value);
+            let px = frame.x(ts + chart.step_ms / 2);
+            let py = frame.y(value);
             let joined = previous.is_some_and(|p| ts - p <= chart.step_ms);
             let _ = write!(d, "{}{px:.1} {py:.1}", if joined { " L" } else { " M" });
             if !joined {
@@ -218,7 +268,7 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
             d.trim_start()
         );
         let ly = 54.0;
-        let lx = LEFT + plot_w - 180.0 * (chart.lines.len() - i) as f64;
+        let lx = LEFT + frame.plot_w - 180.0 * (chart.lines.len() - i) as f64;
         let _ = writeln!(
             out,
             r##"<line class="legend" x1="{lx:.1}" x2="{:.1}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{:.1}" y="{:.1}" fill="#374151">{}</text>"##,
@@ -228,25 +278,28 @@ fn panel(out: &mut String, chart: &Chart, offset: f64) {
             escape(&line.label)
         );
     }
+}
 
-    if let Some(t) = &chart.threshold {
-        let ty = y(t.value);
-        let _ = writeln!(
-            out,
-            r#"<line class="threshold" data-value="{}" x1="{LEFT}" x2="{:.1}" y1="{ty:.1}" y2="{ty:.1}" stroke="{FIRING}" stroke-width="1.5" stroke-dasharray="6 4"/>"#,
-            t.value,
-            LEFT + plot_w
-        );
-        let _ = writeln!(
-            out,
-            r#"<text class="threshold-label" x="{:.1}" y="{:.1}" fill="{FIRING}">{} {}</text>"#,
-            LEFT + plot_w + 6.0,
-            ty + 4.0,
-            t.direction.as_str(),
-            escape(&compact(t.value))
-        );
-    }
-    out.push_str("</g>\n");
+/// The dashed threshold line and its label, when the chart has a threshold.
+fn threshold(out: &mut String, chart: &Chart, frame: &Frame) {
+    let Some(t) = &chart.threshold else {
+        return;
+    };
+    let ty = frame.y(t.value);
+    let _ = writeln!(
+        out,
+        r#"<line class="threshold" data-value="{}" x1="{LEFT}" x2="{:.1}" y1="{ty:.1}" y2="{ty:.1}" stroke="{FIRING}" stroke-width="1.5" stroke-dasharray="6 4"/>"#,
+        t.value,
+        LEFT + frame.plot_w
+    );
+    let _ = writeln!(
+        out,
+        r#"<text class="threshold-label" x="{:.1}" y="{:.1}" fill="{FIRING}">{} {}</text>"#,
+        LEFT + frame.plot_w + 6.0,
+        ty + 4.0,
+        t.direction.as_str(),
+        escape(&compact(t.value))
+    );
 }
 
 #[cfg(test)]

@@ -174,130 +174,20 @@ pub(crate) fn match_route(method: &str, path: &str) -> Option<Matched> {
 }
 
 fn cloud(method: &str, org: &str, rest: &[&str]) -> Option<Matched> {
-    use Op::*;
-    let (op, template, service, id): (Op, &'static str, Option<&str>, Option<&str>) =
-        match (method, rest) {
-            ("GET", ["services"]) => (ListServices, cloud_template!("/services"), None, None),
-            ("GET", ["services", s]) => (
-                GetService,
-                cloud_template!("/services/{serviceId}"),
-                Some(s),
-                None,
-            ),
-            ("PATCH", ["services", s]) => (
-                PatchService,
-                cloud_template!("/services/{serviceId}"),
-                Some(s),
-                None,
-            ),
-            ("PATCH", ["services", s, "scaling"]) => (
-                PatchServiceScaling,
-                cloud_template!("/services/{serviceId}/scaling"),
-                Some(s),
-                None,
-            ),
-            ("PATCH", ["services", s, "state"]) => (
-                PatchServiceState,
-                cloud_template!("/services/{serviceId}/state"),
-                Some(s),
-                None,
-            ),
-            ("POST", ["services", s, "privateEndpoint"]) => (
-                CreatePrivateEndpoint,
-                cloud_template!("/services/{serviceId}/privateEndpoint"),
-                Some(s),
-                None,
-            ),
-            ("GET", ["services", s, "backups"]) => (
-                ListBackups,
-                cloud_template!("/services/{serviceId}/backups"),
-                Some(s),
-                None,
-            ),
-            ("GET", ["services", s, "backups", b]) => (
-                GetBackup,
-                cloud_template!("/services/{serviceId}/backups/{backupId}"),
-                Some(s),
-                Some(b),
-            ),
-            ("GET", ["services", s, "pipes"]) => (
-                ListPipes,
-                cloud_template!("/services/{serviceId}/pipes"),
-                Some(s),
-                None,
-            ),
-            ("GET", ["services", s, "pipes", p]) => (
-                GetPipe,
-                cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
-                Some(s),
-                Some(p),
-            ),
-            ("DELETE", ["services", s, "pipes", p]) => (
-                DeletePipe,
-                cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
-                Some(s),
-                Some(p),
-            ),
-            ("PATCH", ["services", s, "pipes", p, "scaling"]) => (
-                PatchPipeScaling,
-                cloud_template!("/services/{serviceId}/pipes/{pipeId}/scaling"),
-                Some(s),
-                Some(p),
-            ),
-            ("GET", ["services", s, "stack", "dashboards"]) => (
-                ListDashboards,
-                cloud_template!("/services/{serviceId}/stack/dashboards"),
-                Some(s),
-                None,
-            ),
-            ("POST", ["services", s, "stack", "dashboards"]) => (
-                CreateDashboard,
-                cloud_template!("/services/{serviceId}/stack/dashboards"),
-                Some(s),
-                None,
-            ),
-            (m, ["services", s, "stack", "dashboards", d]) => (
-                match m {
-                    "GET" => GetDashboard,
-                    "PUT" => UpdateDashboard,
-                    "DELETE" => DeleteDashboard,
-                    _ => return None,
-                },
-                cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
-                Some(s),
-                Some(d),
-            ),
-            ("GET", ["services", s, "stack", "alerts"]) => (
-                ListAlerts,
-                cloud_template!("/services/{serviceId}/stack/alerts"),
-                Some(s),
-                None,
-            ),
-            ("POST", ["services", s, "stack", "alerts"]) => (
-                CreateAlert,
-                cloud_template!("/services/{serviceId}/stack/alerts"),
-                Some(s),
-                None,
-            ),
-            (m, ["services", s, "stack", "alerts", a]) => (
-                match m {
-                    "GET" => GetAlert,
-                    "PUT" => UpdateAlert,
-                    "DELETE" => DeleteAlert,
-                    _ => return None,
-                },
-                cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
-                Some(s),
-                Some(a),
-            ),
-            ("GET", ["services", s, "stack", "sources"]) => (
-                ListSources,
-                cloud_template!("/services/{serviceId}/stack/sources"),
-                Some(s),
-                None,
-            ),
-            _ => return None,
-        };
+    let (op, template, service, id) = match rest {
+        ["services"] if method == "GET" => {
+            (Op::ListServices, cloud_template!("/services"), None, None)
+        }
+        ["services", s, "stack", stack @ ..] => {
+            let (op, template, id) = stack_route(method, stack)?;
+            (op, template, Some(*s), id)
+        }
+        ["services", s, service @ ..] => {
+            let (op, template, id) = service_route(method, service)?;
+            (op, template, Some(*s), id)
+        }
+        _ => return None,
+    };
     Some(Matched {
         api: Api::Cloud,
         op,
@@ -305,6 +195,118 @@ fn cloud(method: &str, org: &str, rest: &[&str]) -> Option<Matched> {
         org: Some(org.to_string()),
         service: service.map(str::to_string),
         id: id.map(str::to_string),
+    })
+}
+
+/// A route of one service (what follows `services/{serviceId}`, its stack aside): the
+/// operation, the template and the last id of the path.
+fn service_route<'p>(
+    method: &str,
+    rest: &[&'p str],
+) -> Option<(Op, &'static str, Option<&'p str>)> {
+    use Op::*;
+    Some(match (method, rest) {
+        ("GET", []) => (GetService, cloud_template!("/services/{serviceId}"), None),
+        ("PATCH", []) => (PatchService, cloud_template!("/services/{serviceId}"), None),
+        ("PATCH", ["scaling"]) => (
+            PatchServiceScaling,
+            cloud_template!("/services/{serviceId}/scaling"),
+            None,
+        ),
+        ("PATCH", ["state"]) => (
+            PatchServiceState,
+            cloud_template!("/services/{serviceId}/state"),
+            None,
+        ),
+        ("POST", ["privateEndpoint"]) => (
+            CreatePrivateEndpoint,
+            cloud_template!("/services/{serviceId}/privateEndpoint"),
+            None,
+        ),
+        ("GET", ["backups"]) => (
+            ListBackups,
+            cloud_template!("/services/{serviceId}/backups"),
+            None,
+        ),
+        ("GET", ["backups", b]) => (
+            GetBackup,
+            cloud_template!("/services/{serviceId}/backups/{backupId}"),
+            Some(b),
+        ),
+        ("GET", ["pipes"]) => (
+            ListPipes,
+            cloud_template!("/services/{serviceId}/pipes"),
+            None,
+        ),
+        ("GET", ["pipes", p]) => (
+            GetPipe,
+            cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
+            Some(p),
+        ),
+        ("DELETE", ["pipes", p]) => (
+            DeletePipe,
+            cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
+            Some(p),
+        ),
+        ("PATCH", ["pipes", p, "scaling"]) => (
+            PatchPipeScaling,
+            cloud_template!("/services/{serviceId}/pipes/{pipeId}/scaling"),
+            Some(p),
+        ),
+        _ => return None,
+    })
+}
+
+/// A route of a service's managed stack (what follows `services/{serviceId}/stack`).
+fn stack_route<'p>(method: &str, rest: &[&'p str]) -> Option<(Op, &'static str, Option<&'p str>)> {
+    use Op::*;
+    Some(match (method, rest) {
+        ("GET", ["dashboards"]) => (
+            ListDashboards,
+            cloud_template!("/services/{serviceId}/stack/dashboards"),
+            None,
+        ),
+        ("POST", ["dashboards"]) => (
+            CreateDashboard,
+            cloud_template!("/services/{serviceId}/stack/dashboards"),
+            None,
+        ),
+        (m, ["dashboards", d]) => (
+            match m {
+                "GET" => GetDashboard,
+                "PUT" => UpdateDashboard,
+                "DELETE" => DeleteDashboard,
+                _ => return None,
+            },
+            cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
+            Some(d),
+        ),
+        ("GET", ["alerts"]) => (
+            ListAlerts,
+            cloud_template!("/services/{serviceId}/stack/alerts"),
+            None,
+        ),
+        ("POST", ["alerts"]) => (
+            CreateAlert,
+            cloud_template!("/services/{serviceId}/stack/alerts"),
+            None,
+        ),
+        (m, ["alerts", a]) => (
+            match m {
+                "GET" => GetAlert,
+                "PUT" => UpdateAlert,
+                "DELETE" => DeleteAlert,
+                _ => return None,
+            },
+            cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
+            Some(a),
+        ),
+        ("GET", ["sources"]) => (
+            ListSources,
+            cloud_template!("/services/{serviceId}/stack/sources"),
+            None,
+        ),
+        _ => return None,
     })
 }
 

@@ -328,6 +328,13 @@ fn sources(prefix: u64) -> Vec<Source> {
 fn demo(now: Timestamp) -> World {
     let created = ago(now, 24 * 90, 0);
     let mut world = World::default();
+    demo_services(&mut world, now, created);
+    demo_stacks(&mut world, created);
+    world
+}
+
+/// `analytics` (the quickstart's, with its four pipes) and `reporting`, with their backups.
+fn demo_services(world: &mut World, now: Timestamp, created: Timestamp) {
     world.services.push(ServiceRecord {
         service: service(
             ANALYTICS_ID,
@@ -404,7 +411,10 @@ fn demo(now: Timestamp) -> World {
     ];
     world.backups = backups(ANALYTICS_ID, now, 5);
     world.backups.extend(backups(REPORTING_ID, now, 2));
+}
 
+/// The managed stack of `analytics` and the observability API's stack.
+fn demo_stacks(world: &mut World, created: Timestamp) {
     let managed_sources = sources(1);
     let mut managed = Stack {
         key: StackKey::Managed {
@@ -459,7 +469,6 @@ fn demo(now: Timestamp) -> World {
         alerts: Vec::new(),
         sources: sources(2),
     });
-    world
 }
 
 fn alert(
@@ -498,83 +507,8 @@ pub(crate) const TEAM_ID: &str = "65f5e4a3b9e77c001a345678";
 fn large(now: Timestamp) -> World {
     let created = ago(now, 24 * 200, 0);
     let mut world = World::default();
-    let kinds = [
-        SourceKind::Kafka,
-        SourceKind::ObjectStorage,
-        SourceKind::Kinesis,
-        SourceKind::Postgres,
-    ];
     for s in 0..20 {
-        let id = uuid_from(&format!("large/service/{s}"));
-        let state = if s % 7 == 6 { "idle" } else { "running" };
-        let mut svc = service(
-            &id,
-            &format!("service-{s:02}"),
-            state,
-            s % 4 == 0,
-            (2 + s % 3) as f64,
-            s % 2 == 0,
-            (5 + 5 * (s % 4)) as f64,
-            if s % 5 == 4 {
-                "development"
-            } else {
-                "production"
-            },
-            created,
-        );
-        svc.data_warehouse_id = Some(uuid_from(&format!("large/warehouse/{}", s / 4)));
-        // Two private endpoints per service: one attached, one registered but not attached.
-        for e in 0..2 {
-            let endpoint = format!("vpce-{:017x}", mix((s * 2 + e) as u64) >> 4);
-            world.private_endpoints.push(PrivateEndpoint {
-                id: endpoint.clone(),
-                description: format!("service-{s:02} endpoint {e}"),
-                cloud_provider: Some("aws".into()),
-                region: Some("us-east-1".into()),
-            });
-            if e == 0 {
-                svc.private_endpoint_ids.push(endpoint);
-            } else {
-                svc.available_private_endpoint_ids.push(endpoint);
-            }
-        }
-        for p in 0..5 {
-            let n = s * 5 + p;
-            let kind = kinds[n % 4];
-            let scaling = match kind {
-                SourceKind::Kafka => Some(PipeScaling {
-                    replicas: Some((1 + n % 10) as i64),
-                    concurrency: None,
-                    replica_cpu_millicores: Some(250 * (1 + (n % 4) as i64)),
-                    replica_memory_gb: Some(1.0 + (n % 4) as f64),
-                }),
-                SourceKind::ObjectStorage => Some(PipeScaling {
-                    concurrency: Some((n % 35) as i64),
-                    ..PipeScaling::default()
-                }),
-                SourceKind::Kinesis => Some(PipeScaling {
-                    replica_cpu_millicores: Some(125 * (1 + (n % 16) as i64)),
-                    replica_memory_gb: Some(0.5 * (1 + (n % 16)) as f64),
-                    ..PipeScaling::default()
-                }),
-                SourceKind::Postgres => None,
-            };
-            world.pipes.push(pipe(
-                &uuid_from(&format!("large/pipe/{n}")),
-                &id,
-                &format!("pipe-{n:03}"),
-                kind,
-                scaling,
-                created,
-            ));
-        }
-        world.backups.extend(backups(&id, now, 3));
-        world.services.push(ServiceRecord {
-            paid: svc.tier.as_deref() == Some("production"),
-            service: svc,
-            pending_scaling: None,
-            pending_state: None,
-        });
+        large_service(&mut world, s, now, created);
     }
     let first_service = world.services[0].service.id.clone();
     for (index, key) in [
@@ -594,54 +528,150 @@ fn large(now: Timestamp) -> World {
             sources: stack_sources.clone(),
         };
         for d in 0..150 {
-            let dashboard_id = world.new_id();
-            let tiles: Vec<Tile> = (0..4)
-                .map(|t| Tile {
-                    id: Some(world.new_id()),
-                    name: format!("tile-{t}"),
-                    x: (t % 2) * 12,
-                    y: (t / 2) * 4,
-                    w: 12,
-                    h: 4,
-                    as_ratio: Some(false),
-                    series: vec![Series {
-                        kind: Some("time".into()),
-                        data_source: Some("events".into()),
-                        source_id: Some(stack_sources[(t % 3) as usize].id.clone()),
-                        agg_fn: Some(if t % 2 == 0 { "count" } else { "avg" }.into()),
-                        field: (t % 2 == 1).then(|| "duration".to_string()),
-                        where_: Some(format!("service:svc-{d}")),
-                        where_language: Some("lucene".into()),
-                        group_by: Some(Vec::new()),
-                        ..Series::default()
-                    }],
-                    config: None,
-                })
-                .collect();
-            let alerts_here = if d < 50 { 4 } else { 3 };
-            for a in 0..alerts_here {
-                let tile = tiles[a % 4].id.clone().unwrap_or_default();
-                let alert_id = world.new_id();
-                stack.alerts.push(alert(
-                    alert_id,
-                    &format!("dashboard-{d:03} alert {a}"),
-                    &dashboard_id,
-                    &tile,
-                    (10 * (a + 1)) as f64,
-                    ["1m", "5m", "15m", "1h"][a % 4],
-                    created,
-                ));
-            }
-            stack.dashboards.push(Dashboard {
-                id: dashboard_id,
-                name: format!("dashboard-{d:03}"),
-                tiles,
-                tags: vec![format!("team-{}", d % 10)],
-            });
+            large_dashboard(&mut world, &mut stack, d, &stack_sources, created);
         }
         world.stacks.push(stack);
     }
     world
+}
+
+/// Service `s` of the large seed: two private endpoints (one attached), five pipes of the four
+/// kinds in turn, three backups.
+fn large_service(world: &mut World, s: usize, now: Timestamp, created: Timestamp) {
+    let kinds = [
+        SourceKind::Kafka,
+        SourceKind::ObjectStorage,
+        SourceKind::Kinesis,
+        SourceKind::Postgres,
+    ];
+    let id = uuid_from(&format!("large/service/{s}"));
+    let state = if s % 7 == 6 { "idle" } else { "running" };
+    let mut svc = service(
+        &id,
+        &format!("service-{s:02}"),
+        state,
+        s.is_multiple_of(4),
+        (2 + s % 3) as f64,
+        s.is_multiple_of(2),
+        (5 + 5 * (s % 4)) as f64,
+        if s % 5 == 4 {
+            "development"
+        } else {
+            "production"
+        },
+        created,
+    );
+    svc.data_warehouse_id = Some(uuid_from(&format!("large/warehouse/{}", s / 4)));
+    // Two private endpoints per service: one attached, one registered but not attached.
+    for e in 0..2 {
+        let endpoint = format!("vpce-{:017x}", mix((s * 2 + e) as u64) >> 4);
+        world.private_endpoints.push(PrivateEndpoint {
+            id: endpoint.clone(),
+            description: format!("service-{s:02} endpoint {e}"),
+            cloud_provider: Some("aws".into()),
+            region: Some("us-east-1".into()),
+        });
+        if e == 0 {
+            svc.private_endpoint_ids.push(endpoint);
+        } else {
+            svc.available_private_endpoint_ids.push(endpoint);
+        }
+    }
+    for p in 0..5 {
+        let n = s * 5 + p;
+        let kind = kinds[n % 4];
+        world.pipes.push(pipe(
+            &uuid_from(&format!("large/pipe/{n}")),
+            &id,
+            &format!("pipe-{n:03}"),
+            kind,
+            large_pipe_scaling(kind, n),
+            created,
+        ));
+    }
+    world.backups.extend(backups(&id, now, 3));
+    world.services.push(ServiceRecord {
+        paid: svc.tier.as_deref() == Some("production"),
+        service: svc,
+        pending_scaling: None,
+        pending_state: None,
+    });
+}
+
+/// The scaling of pipe `n` of the large seed: valid for its kind, varied by `n`.
+fn large_pipe_scaling(kind: SourceKind, n: usize) -> Option<PipeScaling> {
+    match kind {
+        SourceKind::Kafka => Some(PipeScaling {
+            replicas: Some((1 + n % 10) as i64),
+            concurrency: None,
+            replica_cpu_millicores: Some(250 * (1 + (n % 4) as i64)),
+            replica_memory_gb: Some(1.0 + (n % 4) as f64),
+        }),
+        SourceKind::ObjectStorage => Some(PipeScaling {
+            concurrency: Some((n % 35) as i64),
+            ..PipeScaling::default()
+        }),
+        SourceKind::Kinesis => Some(PipeScaling {
+            replica_cpu_millicores: Some(125 * (1 + (n % 16) as i64)),
+            replica_memory_gb: Some(0.5 * (1 + (n % 16)) as f64),
+            ..PipeScaling::default()
+        }),
+        SourceKind::Postgres => None,
+    }
+}
+
+/// Dashboard `d` of a large stack: four tiles, and four alerts (three from the 51st on).
+fn large_dashboard(
+    world: &mut World,
+    stack: &mut Stack,
+    d: usize,
+    stack_sources: &[Source],
+    created: Timestamp,
+) {
+    let dashboard_id = world.new_id();
+    let tiles: Vec<Tile> = (0..4)
+        .map(|t| Tile {
+            id: Some(world.new_id()),
+            name: format!("tile-{t}"),
+            x: (t % 2) * 12,
+            y: (t / 2) * 4,
+            w: 12,
+            h: 4,
+            as_ratio: Some(false),
+            series: vec![Series {
+                kind: Some("time".into()),
+                data_source: Some("events".into()),
+                source_id: Some(stack_sources[(t % 3) as usize].id.clone()),
+                agg_fn: Some(if t % 2 == 0 { "count" } else { "avg" }.into()),
+                field: (t % 2 == 1).then(|| "duration".to_string()),
+                where_: Some(format!("service:svc-{d}")),
+                where_language: Some("lucene".into()),
+                group_by: Some(Vec::new()),
+                ..Series::default()
+            }],
+            config: None,
+        })
+        .collect();
+    let alerts_here = if d < 50 { 4 } else { 3 };
+    for a in 0..alerts_here {
+        let tile = tiles[a % 4].id.clone().unwrap_or_default();
+        let alert_id = world.new_id();
+        stack.alerts.push(alert(
+            alert_id,
+            &format!("dashboard-{d:03} alert {a}"),
+            &dashboard_id,
+            &tile,
+            (10 * (a + 1)) as f64,
+            ["1m", "5m", "15m", "1h"][a % 4],
+            created,
+        ));
+    }
+    stack.dashboards.push(Dashboard {
+        id: dashboard_id,
+        name: format!("dashboard-{d:03}"),
+        tiles,
+        tags: vec![format!("team-{}", d % 10)],
+    });
 }
 
 #[cfg(test)]

@@ -37,6 +37,34 @@ fn auto_granularity(window_ms: i64) -> i64 {
 /// Answers a chart series request: `Ok(data points)` or `Err(message)` for a `{error}` 400.
 pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
     let map = validate::object(body, "")?;
+    let (series, group_by) = request_series(map)?;
+    let start = whole_ms(map, "startTime")?;
+    let end = whole_ms(map, "endTime")?;
+    if end <= start {
+        return invalid("endTime", "must be after startTime");
+    }
+    let granularity = validate::enumerated(map, "granularity", "", GRANULARITIES)?;
+    let return_type = validate::enumerated(map, "seriesReturnType", "", SERIES_RETURN_TYPES)?;
+    let step = match granularity.as_deref() {
+        None | Some("auto") => auto_granularity(end - start),
+        Some(g) => granularity_ms(g).unwrap_or(60_000),
+    };
+    let first = start.div_euclid(step) * step;
+    if (end - first) / step > MAX_BUCKETS {
+        return invalid(
+            "granularity",
+            format!("gives more than {MAX_BUCKETS} buckets for this window; use a coarser one"),
+        );
+    }
+    let ratio = return_type.as_deref() == Some("ratio") && series.len() == 2;
+    let buckets = Buckets { first, end, step };
+    Ok(Value::Array(points(
+        &series, &group_by, &buckets, ratio, quirks,
+    )))
+}
+
+/// The request's series (1 to 5, each with an `aggFn`) and the `groupBy` they all share.
+fn request_series(map: &Map<String, Value>) -> Check<(Vec<Series>, Vec<String>)> {
     let Some(series_values) = validate::array(map, "series", "")? else {
         return invalid("series", "is required");
     };
@@ -71,25 +99,26 @@ pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
             "must be the same for every series",
         );
     }
-    let start = whole_ms(map, "startTime")?;
-    let end = whole_ms(map, "endTime")?;
-    if end <= start {
-        return invalid("endTime", "must be after startTime");
-    }
-    let granularity = validate::enumerated(map, "granularity", "", GRANULARITIES)?;
-    let return_type = validate::enumerated(map, "seriesReturnType", "", SERIES_RETURN_TYPES)?;
-    let step = match granularity.as_deref() {
-        None | Some("auto") => auto_granularity(end - start),
-        Some(g) => granularity_ms(g).unwrap_or(60_000),
-    };
-    let first = start.div_euclid(step) * step;
-    if (end - first) / step > MAX_BUCKETS {
-        return invalid(
-            "granularity",
-            format!("gives more than {MAX_BUCKETS} buckets for this window; use a coarser one"),
-        );
-    }
-    let ratio = return_type.as_deref() == Some("ratio") && series.len() == 2;
+    Ok((series, group_by))
+}
+
+/// The buckets of an answer: from `first` (a multiple of `step`) to before `end`.
+struct Buckets {
+    first: i64,
+    end: i64,
+    step: i64,
+}
+
+/// The data points: per bucket and group (two groups with a `groupBy`), each series' value, or
+/// their ratio; about one bucket in 40 has no data.
+fn points(
+    series: &[Series],
+    group_by: &[String],
+    buckets: &Buckets,
+    ratio: bool,
+    quirks: &[Quirk],
+) -> Vec<Value> {
+    let step = buckets.step;
     let groups: Vec<Vec<String>> = if group_by.is_empty() {
         vec![Vec::new()]
     } else {
@@ -103,8 +132,8 @@ pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
         .map(|s| hash_bytes(serde_json::to_string(s).unwrap_or_default().as_bytes()))
         .collect();
     let mut points = Vec::new();
-    let mut ts = first;
-    while ts < end {
+    let mut ts = buckets.first;
+    while ts < buckets.end {
         for group in &groups {
             let group_seed = hash_bytes(group.join("\u{1f}").as_bytes());
             // About one bucket in 40 has no data at all and is left out.
@@ -138,7 +167,7 @@ pub(crate) fn answer(body: &Value, quirks: &[Quirk]) -> Check<Value> {
         }
         ts += step;
     }
-    Ok(Value::Array(points))
+    points
 }
 
 /// The last millisecond of year 9999: later times would let the bucket arithmetic overflow.

@@ -635,62 +635,109 @@ async fn handle(
         .headers()
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
-    let Some(credential) = shared.authenticate(matched.api, header) else {
-        let response = match matched.api {
-            Api::Cloud => error_response(
-                Api::Cloud,
-                None,
-                &ApiError::new(401, "UNAUTHORIZED", "Key is not found"),
-                &request_id,
-            ),
-            Api::Observability => text_response(401, "Unauthorized"),
-        };
-        return Ok(shared.answered(logged, None, response).await);
-    };
-    if let Err(reset) = shared.admit(matched.api, &credential) {
-        return Ok(shared
-            .answered(logged, None, too_many(matched.api, reset))
-            .await);
+    if let Some(refusal) = refusal(&shared, matched.api, header, &request_id) {
+        return Ok(shared.answered(logged, None, refusal).await);
     }
     if !shared.options.latency.is_zero() {
         tokio::time::sleep(shared.options.latency).await;
     }
     let fault = shared.draw_fault(&method);
+    if let Some(response) = injected(matched.api, fault, &request_id) {
+        return Ok(shared.answered(logged, fault, response).await);
+    }
+    if fault == Some(Fault::Reset) {
+        shared.record_unanswered(logged, 0, fault);
+        kill.notify_one();
+        return Ok(std::future::pending().await);
+    }
+    let reply = reply(
+        &shared,
+        &matched,
+        &method,
+        query.as_deref(),
+        request,
+        &mut logged,
+    )
+    .await;
+    let response = render(matched.api, matched.op, reply, &request_id);
+    if fault == Some(Fault::Lost) {
+        // The work is done; the answer never leaves.
+        shared.record_unanswered(logged, response.status().as_u16(), fault);
+        kill.notify_one();
+        return Ok(std::future::pending().await);
+    }
+    if fault == Some(Fault::GatewayTimeout) {
+        // The work is done; the gateway gave up waiting for it.
+        return Ok(shared.answered(logged, fault, gateway_timeout()).await);
+    }
+    Ok(shared.answered(logged, None, response).await)
+}
+
+/// The answer to a request without valid credentials, or over the rate limit; `None` lets it
+/// through.
+fn refusal(
+    shared: &Shared,
+    api: Api,
+    header: Option<&str>,
+    request_id: &str,
+) -> Option<Response<Body>> {
+    let Some(credential) = shared.authenticate(api, header) else {
+        return Some(match api {
+            Api::Cloud => error_response(
+                Api::Cloud,
+                None,
+                &ApiError::new(401, "UNAUTHORIZED", "Key is not found"),
+                request_id,
+            ),
+            Api::Observability => text_response(401, "Unauthorized"),
+        });
+    };
+    shared
+        .admit(api, &credential)
+        .err()
+        .map(|reset| too_many(api, reset))
+}
+
+/// The answer a drawn fault gives instead of doing the work (a 429, a 500, a 503); `None` for
+/// no fault and the faults that do the work first or drop the connection.
+fn injected(api: Api, fault: Option<Fault>, request_id: &str) -> Option<Response<Body>> {
     match fault {
-        Some(Fault::TooManyRequests) => {
-            return Ok(shared
-                .answered(logged, fault, too_many(matched.api, 1))
-                .await);
-        }
+        Some(Fault::TooManyRequests) => Some(too_many(api, 1)),
         Some(Fault::Internal | Fault::Unavailable) => {
             let (status, code, text) = if fault == Some(Fault::Internal) {
                 (500, "INTERNAL_SERVER_ERROR", "Internal Server Error")
             } else {
                 (503, "SERVICE_UNAVAILABLE", "Service Unavailable")
             };
-            let response = match matched.api {
+            Some(match api {
                 Api::Cloud => error_response(
                     Api::Cloud,
                     None,
                     &ApiError::new(status, code, "injected by the sandbox"),
-                    &request_id,
+                    request_id,
                 ),
                 Api::Observability => text_response(status, text),
-            };
-            return Ok(shared.answered(logged, fault, response).await);
+            })
         }
-        Some(Fault::Reset) => {
-            shared.record_unanswered(logged, 0, fault);
-            kill.notify_one();
-            return Ok(std::future::pending().await);
-        }
-        Some(Fault::Lost | Fault::GatewayTimeout) | None => {}
+        Some(Fault::Reset | Fault::Lost | Fault::GatewayTimeout) | None => None,
     }
-    let reply = if matched.api == Api::Cloud
-        && let Err(error) = check_path(&shared, &matched)
+}
+
+/// Does the work of a request: checks the path's ids, reads the body of a write (kept in the
+/// log entry when asked) and runs the operation.
+async fn reply(
+    shared: &Shared,
+    matched: &Matched,
+    method: &str,
+    query: Option<&str>,
+    request: Request<Incoming>,
+    logged: &mut Logged,
+) -> Reply {
+    if matched.api == Api::Cloud
+        && let Err(error) = check_path(shared, matched)
     {
         Reply::Err(error)
-    } else if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
+    } else if matches!(method, "POST" | "PUT" | "PATCH") {
         match read_body(request, shared.options.log_bodies).await {
             Ok(body) => {
                 logged.body = body.text;
@@ -702,7 +749,7 @@ async fn handle(
                         .and_then(Value::as_array)
                         .map(Vec::len);
                 }
-                shared.execute(&matched, query.as_deref(), body.value.as_ref())
+                shared.execute(matched, query, body.value.as_ref())
             }
             Err((error, text)) => {
                 logged.body = text;
@@ -710,25 +757,17 @@ async fn handle(
             }
         }
     } else {
-        shared.execute(&matched, query.as_deref(), None)
-    };
-    let response = render(matched.api, matched.op, reply, &request_id);
-    if fault == Some(Fault::Lost) {
-        // The work is done; the answer never leaves.
-        shared.record_unanswered(logged, response.status().as_u16(), fault);
-        kill.notify_one();
-        return Ok(std::future::pending().await);
+        shared.execute(matched, query, None)
     }
-    if fault == Some(Fault::GatewayTimeout) {
-        // The work is done; the gateway gave up waiting for it.
-        let timeout = self::response(
-            504,
-            "text/html; charset=utf-8",
-            b"<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 \
-              Gateway Time-out</h1></center></body></html>"
-                .to_vec(),
-        );
-        return Ok(shared.answered(logged, fault, timeout).await);
-    }
-    Ok(shared.answered(logged, None, response).await)
+}
+
+/// A gateway's 504 page.
+fn gateway_timeout() -> Response<Body> {
+    response(
+        504,
+        "text/html; charset=utf-8",
+        b"<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 \
+          Gateway Time-out</h1></center></body></html>"
+            .to_vec(),
+    )
 }
