@@ -38,8 +38,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use converge::sandbox::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, FaultSpec, LogEntry, SandboxHandle,
-    SandboxOptions,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, FaultSpec, LogEntry, SandboxError,
+    SandboxHandle, SandboxOptions,
 };
 use serde_json::Value;
 
@@ -72,12 +72,7 @@ pub fn sandbox(options: SandboxOptions) -> SandboxHandle {
     loop {
         match SandboxHandle::spawn(options.clone()) {
             Ok(handle) => return handle,
-            Err(error)
-                if error
-                    .to_string()
-                    .contains("in use by another converge process")
-                    && std::time::Instant::now() < deadline =>
-            {
+            Err(SandboxError::StateInUse { .. }) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             Err(error) => panic!("the sandbox starts: {error:?}"),

@@ -53,15 +53,12 @@ impl Builder<'_> {
 
         // The server deletes an alert whose tile a dashboard update removes: such an alert is
         // created again after the update rather than updated.
-        let doomed = existing.is_some_and(|alert| doomed(index, planned_by_live_id, alert));
+        let doomed_by = existing.and_then(|alert| doomed_by(index, planned_by_live_id, alert));
+        let doomed = doomed_by.is_some();
         // It is created once that update has removed it: the update may be of another
         // dashboard than the one the alert moves to, and before it the old alert still holds
         // the name (the create's check would find it and call the step stale).
-        if doomed
-            && let Some(update) = existing
-                .and_then(|alert| index.dashboard_of(alert))
-                .and_then(|live| planned_by_live_id.get(live.id.as_str()))
-                .and_then(|planned| planned.step)
+        if let Some(update) = doomed_by.and_then(|planned| planned.step)
             && !depends_on.contains(&update)
         {
             depends_on.push(update);
@@ -283,27 +280,24 @@ fn dashboard_view<'a>(
         .or_else(|| index.dashboard_of(alert))
 }
 
-/// Whether the live alert's tile goes with an update of its dashboard (the server then deletes
-/// the alert too).
-fn doomed(
+/// The planned update of the live alert's dashboard that removes the alert's tile (the server
+/// then deletes the alert too), if there is one.
+fn doomed_by<'p, 'c, 'l>(
     index: &StackIndex,
-    planned_by_live_id: &BTreeMap<&str, &PlannedDashboard>,
+    planned_by_live_id: &BTreeMap<&str, &'p PlannedDashboard<'c, 'l>>,
     alert: &Alert,
-) -> bool {
-    let Some(live_dashboard) = index.dashboard_of(alert) else {
-        return false;
-    };
-    let Some(tile_id) = alert.tile_id.as_deref().filter(|id| {
+) -> Option<&'p PlannedDashboard<'c, 'l>> {
+    let live_dashboard = index.dashboard_of(alert)?;
+    let tile_id = alert.tile_id.as_deref().filter(|id| {
         live_dashboard
             .tiles
             .iter()
             .any(|t| t.id.as_deref() == Some(*id))
-    }) else {
-        return false;
-    };
+    })?;
     planned_by_live_id
         .get(live_dashboard.id.as_str())
-        .is_some_and(|p| p.updated && !p.keeps_tile(tile_id))
+        .copied()
+        .filter(|p| p.updated && !p.keeps_tile(tile_id))
 }
 
 /// The change of an alert that exists live (compared on its dashboard `view`), and its update
