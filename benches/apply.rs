@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use converge::api::clients::RateLimits;
 use converge::apply::{self, Options, Progress};
 use converge::commands::connect;
 use converge::config::{self, LoadMode};
@@ -70,9 +71,10 @@ fn apply_boards(
     let printer = Printer::plain();
     let started = Instant::now();
     let report = runtime.block_on(async {
-        let (clients, live) = connect::connect_and_read(&config, 4, &printer)
-            .await
-            .expect("the live state is read");
+        let (clients, live) =
+            connect::connect_and_read_with(&config, 4, RateLimits::default(), &printer)
+                .await
+                .expect("the live state is read");
         let (plan, _) = plan::plan(&config, &live, &PlanOptions::default());
         let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
         apply::execute(

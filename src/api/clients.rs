@@ -53,12 +53,8 @@ impl RateLimits {
     };
 
     /// The real limits, overridden by `CONVERGE_CLOUD_RATE_LIMIT` and
-    /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` when set.
-    pub(crate) fn from_env() -> Result<RateLimits, RateLimitEnvError> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// As [`RateLimits::from_env`], reading variables through `lookup`.
+    /// `CONVERGE_OBSERVABILITY_RATE_LIMIT` when `lookup` finds them (`settings` passes the
+    /// environment).
     pub(crate) fn from_lookup(
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<RateLimits, RateLimitEnvError> {

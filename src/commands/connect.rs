@@ -239,32 +239,10 @@ pub(crate) fn from_env(
 }
 
 /// Everything `plan`, `drift` and `apply` need before planning: the HTTP client (bounded by
-/// `parallelism`, retry delays as the environment says), each key's rate limit (the real ones
-/// unless `CONVERGE_CLOUD_RATE_LIMIT`/`CONVERGE_OBSERVABILITY_RATE_LIMIT` say otherwise), the
-/// clients the config needs, and the live state read through them.
-pub async fn connect_and_read(
-    config: &Config,
-    parallelism: usize,
-    printer: &Printer,
-) -> Result<(Clients, LiveState), Vec<Diagnostic>> {
-    let limits = limits_from_env()?;
-    connect_and_read_with(config, parallelism, limits, printer).await
-}
-
-/// The rate limits the environment sets (`CONVERGE_*_RATE_LIMIT`), or the real ones; a value
-/// that cannot be read is a diagnostic like the config's.
-fn limits_from_env() -> Result<RateLimits, Vec<Diagnostic>> {
-    RateLimits::from_env().map_err(|problem| {
-        vec![Diagnostic::error(
-            Code::LiveRateLimit,
-            problem.to_string(),
-            None,
-        )]
-    })
-}
-
-/// As [`connect_and_read`], pacing each key by `limits`.
-pub(crate) async fn connect_and_read_with(
+/// `parallelism`, retry delays as the environment says), the clients the config needs, paced
+/// by `limits` (resolved once, with the flags, by `settings`), and the live state read through
+/// them.
+pub async fn connect_and_read_with(
     config: &Config,
     parallelism: usize,
     limits: RateLimits,
@@ -293,18 +271,8 @@ pub(crate) async fn connect_and_read_scoped(
     Ok((clients, live))
 }
 
-/// [`connect_and_read`] for synchronous commands: runs it on a runtime of its own and hands
-/// back the runtime too, so the caller can go on to apply with the same clients.
-pub fn connect_and_read_blocking(
-    config: &Config,
-    parallelism: usize,
-    printer: &Printer,
-) -> Result<(tokio::runtime::Runtime, Clients, LiveState), Vec<Diagnostic>> {
-    let limits = limits_from_env()?;
-    connect_and_read_blocking_with(config, parallelism, limits, printer)
-}
-
-/// As [`connect_and_read_blocking`], pacing each key by `limits`.
+/// [`connect_and_read_with`] for synchronous commands: runs it on a runtime of its own and
+/// hands back the runtime too, so the caller can go on to apply with the same clients.
 pub fn connect_and_read_blocking_with(
     config: &Config,
     parallelism: usize,

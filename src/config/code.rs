@@ -148,8 +148,6 @@ codes! {
     LiveNoSourcesList => "live::no-sources-list",
     /// Any other failed read (a command retries the whole read when all problems are these).
     LiveApi => "live::api",
-    /// A `CONVERGE_*_RATE_LIMIT` variable that is not a rate limit.
-    LiveRateLimit => "live::rate-limit",
     /// The HTTP client cannot be built.
     LiveTransport => "live::transport",
     /// The network runtime cannot start.

@@ -1,7 +1,7 @@
 //! The planner: normalize, diff, order steps, saved plan files, renderers. No I/O here.
 //!
 //! `build` compares the desired state (the config) with the live state and produces a
-//! [`Plan`] (`model`): one [`Change`] per [`Address`], each with its field-level diff, and the
+//! [`Plan`] (`model`): one [`Change`] per `Address`, each with its field-level diff, and the
 //! [`Step`]s `apply` runs, ordered by `order`. Renderers ([`render()`]) turn a plan into text,
 //! JSON or Markdown; [`saved`] writes and reads the `--out` file. The files of this module import
 //! each other, never this one: it only declares them and re-exports what other modules use.

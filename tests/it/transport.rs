@@ -1181,8 +1181,13 @@ mod live_reader {
             .insert("orders".into(), pipe("orders", ORDERS, 30, false));
         config.services.insert("analytics".into(), analytics);
         let (_runtime, clients, live) =
-            converge::commands::connect::connect_and_read_blocking(&config, 4, &Printer::plain())
-                .unwrap();
+            converge::commands::connect::connect_and_read_blocking_with(
+                &config,
+                4,
+                RateLimits::default(),
+                &Printer::plain(),
+            )
+            .unwrap();
         assert!(clients.cloud.is_some());
         assert!(clients.observability.is_none(), "no stack uses it");
         assert_eq!(live.pipes[ANALYTICS].len(), 1);
