@@ -539,12 +539,54 @@ impl Outcome {
     pub fn writes(&self) -> Vec<String> {
         write_entries(&self.requests)
     }
+
+    /// All a user sees of the run, as one text to snapshot ([`converge_snapshot!`]): the exit
+    /// code, then stdout, then stderr, each stream under its own rule. A stream that does not
+    /// end in a newline says so, since the rule after it would otherwise hide the difference.
+    pub fn transcript(&self) -> String {
+        let mut text = format!("exit: {}\n", self.code);
+        for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            text.push_str(&format!("----- {name} -----\n"));
+            text.push_str(stream);
+            if !stream.is_empty() && !stream.ends_with('\n') {
+                text.push_str(&format!("\n[no newline at the end of {name}]\n"));
+            }
+        }
+        text
+    }
 }
 
+/// Asserts a run's whole output ([`Outcome::transcript`]: exit code, stdout and stderr) against
+/// the insta snapshot `name`, with the [`snapshots`] filters or with the settings given first.
+/// A macro, so that insta names the snapshot after the calling test's module, as it does for
+/// `assert_snapshot!`.
+///
+/// ```ignore
+/// let out = converge.run(["plan"]);
+/// common::converge_snapshot!("plan_text", out);
+/// common::converge_snapshot!(area_settings(), "plan_text", out);
+/// ```
+macro_rules! converge_snapshot {
+    ($name:expr, $outcome:expr $(,)?) => {
+        $crate::common::converge_snapshot!($crate::common::snapshots(), $name, $outcome)
+    };
+    ($settings:expr, $name:expr, $outcome:expr $(,)?) => {{
+        let transcript = $crate::common::Outcome::transcript(&$outcome);
+        $settings.bind(|| {
+            insta::assert_snapshot!(
+                $name,
+                transcript,
+                concat!(stringify!($outcome), ".transcript()")
+            )
+        });
+    }};
+}
+pub(crate) use converge_snapshot;
+
 /// insta settings that mask what changes from run to run and nothing else: ports of
-/// `127.0.0.1`, temporary directories, and measured durations (a request's or a step's time,
-/// a wait). A backup's age is masked only by [`mask_ages`]: to the tenth of an hour it holds
-/// still, and the plan snapshots record it.
+/// `127.0.0.1`, temporary directories, measured durations (a request's or a step's time, a
+/// wait) and the request ids the sandbox draws. A backup's age is masked only by
+/// [`mask_ages`]: to the tenth of an hour it holds still, and the plan snapshots record it.
 pub fn snapshots() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
@@ -562,6 +604,20 @@ pub fn snapshots() -> insta::Settings {
     settings.add_filter(r"\b\d+( ?)ms\b", "[N]${1}ms");
     // A step's elapsed time: `[1.2s]`.
     settings.add_filter(r"\[\d+(\.\d+)?s\]", "[N.Ns]");
+    // The sandbox draws a request id per request (`requestId 5b0c…`). An error's text is
+    // wrapped, after a space or a hyphen, onto lines that start with a `|` gutter: the id's
+    // digits are masked where they stand, so the lines keep their shape.
+    let hex = |n: usize| format!(r"(\n *\| )?[0-9a-f]{{{n}}}");
+    settings.add_filter(
+        &format!(
+            r"requestId( |\n *\| )[0-9a-f]{{8}}-{}-{}-{}-{}",
+            hex(4),
+            hex(4),
+            hex(4),
+            hex(12)
+        ),
+        "requestId${1}xxxxxxxx-${2}xxxx-${3}xxxx-${4}xxxx-${5}xxxxxxxxxxxx",
+    );
     settings
 }
 

@@ -504,7 +504,7 @@ fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
     // The age is measured from the real clock: about 6.0h, masked so a slow run cannot flake.
     let mut settings = common::snapshots();
     common::mask_ages(&mut settings);
-    settings.bind(|| insta::assert_snapshot!("quickstart_drift", out.stdout));
+    common::converge_snapshot!(settings, "quickstart_drift", out);
     let log = sandbox.request_log();
     assert!(!log.is_empty());
     assert!(

@@ -66,7 +66,7 @@ fn an_apply_report_shows_as_text_json_and_markdown() {
     );
     let shown = show(&dir, &["report.json", "--format", "markdown"]);
     shown.assert_exit(0);
-    common::snapshots().bind(|| insta::assert_snapshot!("report_markdown", shown.stdout));
+    common::converge_snapshot!("report_markdown", shown);
     assert_eq!(sandbox.request_log().len(), requests, "show reads no API");
 }
 
