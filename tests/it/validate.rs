@@ -102,6 +102,9 @@ fn examples_validate_with_warnings_only() {
             "{example}: {items:?}"
         );
     }
+    let text = validate().run(["validate", "examples/quickstart.yaml"]);
+    // Exit 0, nothing on stdout, the unset secrets as warnings on stderr.
+    crate::common::converge_snapshot!("validate_quickstart_text", text);
 }
 
 #[test]
