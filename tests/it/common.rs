@@ -1,9 +1,10 @@
 //! The harness every area's tests share: the real `converge` binary, described by one builder
 //! ([`Converge`]) and run against the real sandbox, and what a run did ([`Outcome`]): its exit
-//! code, stdout, stderr and the requests the sandbox logged meanwhile. Plus what several areas
-//! read or start: the demo's ids and the quickstart, sandboxes, a [`Workspace`] for files, a
-//! [`Client`] of the sandbox's HTTP API, a [`RawServer`] no sandbox could be, and insta
-//! settings that mask ports, temporary paths and measured durations ([`snapshots`]).
+//! code, stdout, stderr and the requests the sandbox logged meanwhile, snapshotted whole by
+//! [`converge_snapshot!`]. Plus what several areas read or start: the demo's ids and the
+//! quickstart, sandboxes, a [`Workspace`] for files, a [`Client`] of the sandbox's HTTP API, a
+//! [`RawServer`] no sandbox could be, and insta settings that mask ports, temporary paths,
+//! measured durations and request ids ([`snapshots`]).
 //!
 //! One config, given once and passed last to every run:
 //!
@@ -13,7 +14,7 @@
 //! let out = converge.run(["plan", "--format", "json"]);
 //! out.assert_exit(0);
 //! assert_eq!(out.count("GET", "/v1/organizations/{organizationId}/services"), 1);
-//! common::snapshots().bind(|| insta::assert_snapshot!(out.stdout));
+//! common::converge_snapshot!("quickstart_plan_json", out);
 //! ```
 //!
 //! Several files, each named where it goes (`apply --plan`, a second config):

@@ -1,6 +1,8 @@
 //! Failures through the binary: refused credentials, unknown ids, 5xx bursts, bodies that are
 //! not JSON, dropped connections and a server that is not listening. Every one exits 1 with a
-//! message that says what failed and where, prints no plan, and never panics.
+//! message that says what failed and where, prints no plan, and never panics. Each failure's
+//! whole output is a snapshot (`snapshots/error_*.snap`), read as the user reads it; `contains`
+//! is left for what must not be said (a secret, raw HTML, a write that cannot have happened).
 
 use std::net::TcpListener;
 
@@ -20,6 +22,7 @@ fn plan_quickstart(sandbox: &SandboxHandle, env: &[(&str, &str)]) -> Outcome {
         .run(["plan"])
 }
 
+/// Exit 1 and no plan; what stderr says is each test's snapshot.
 fn assert_failed(out: &Outcome) {
     assert_eq!(
         out.code, 1,
@@ -27,11 +30,6 @@ fn assert_failed(out: &Outcome) {
         out.stdout, out.stderr
     );
     assert!(out.stdout.is_empty(), "no plan on failure: {}", out.stdout);
-    assert!(
-        out.stderr.contains("nothing was planned"),
-        "the last line says nothing was planned: {}",
-        out.stderr
-    );
 }
 
 #[test]
@@ -206,6 +204,7 @@ fn a_server_that_is_not_listening_is_named_at_its_url_line_and_not_retried() {
     // With -vv, one line per request: the four reads fail at once, in an order that varies.
     let out = converge.run(["plan", "-vv"]);
     assert_failed(&out);
+    // The real address (the snapshot masks its port).
     assert!(
         out.stderr.contains(&format!(
             "cannot reach the cloud API at {url}: connection refused"
