@@ -622,10 +622,11 @@ pub fn snapshots() -> insta::Settings {
     settings
 }
 
-/// Masks a backup's age measured from the real clock (`is 6.0h old` reads `is Nh old`), for a
-/// snapshot that a slow run must not flake.
+/// Masks a backup's age measured from the real clock (`is 6.0h old` reads `is Nh old`, JSON's
+/// `"ageMinutes": 360` reads `"ageMinutes": N`), for a snapshot that a slow run must not flake.
 pub fn mask_ages(settings: &mut insta::Settings) {
     settings.add_filter(r" is \d+(\.\d+)?h old", " is Nh old");
+    settings.add_filter(r#""ageMinutes": \d+"#, r#""ageMinutes": N"#);
 }
 
 fn regex_escape(text: &str) -> String {
