@@ -201,7 +201,7 @@ fn completions_know_every_command_in_each_shell() {
             "{shell} completions lack drift's flags"
         );
     }
-    Converge::offline()
-        .run(["completions", "tcsh"])
-        .assert_exit(1);
+    let refused = Converge::offline().run(["completions", "tcsh"]);
+    refused.assert_exit(1);
+    crate::common::converge_snapshot!("completions_unknown_shell", refused);
 }

@@ -1,9 +1,10 @@
 //! The harness every area's tests share: the real `converge` binary, described by one builder
 //! ([`Converge`]) and run against the real sandbox, and what a run did ([`Outcome`]): its exit
-//! code, stdout, stderr and the requests the sandbox logged meanwhile. Plus what several areas
-//! read or start: the demo's ids and the quickstart, sandboxes, a [`Workspace`] for files, a
-//! [`Client`] of the sandbox's HTTP API, a [`RawServer`] no sandbox could be, and insta
-//! settings that mask ports, temporary paths and measured durations ([`snapshots`]).
+//! code, stdout, stderr and the requests the sandbox logged meanwhile, snapshotted whole by
+//! [`converge_snapshot!`]. Plus what several areas read or start: the demo's ids and the
+//! quickstart, sandboxes, a [`Workspace`] for files, a [`Client`] of the sandbox's HTTP API, a
+//! [`RawServer`] no sandbox could be, and insta settings that mask ports, temporary paths,
+//! measured durations and request ids ([`snapshots`]).
 //!
 //! One config, given once and passed last to every run:
 //!
@@ -13,7 +14,7 @@
 //! let out = converge.run(["plan", "--format", "json"]);
 //! out.assert_exit(0);
 //! assert_eq!(out.count("GET", "/v1/organizations/{organizationId}/services"), 1);
-//! common::snapshots().bind(|| insta::assert_snapshot!(out.stdout));
+//! common::converge_snapshot!("quickstart_plan_json", out);
 //! ```
 //!
 //! Several files, each named where it goes (`apply --plan`, a second config):
@@ -539,12 +540,54 @@ impl Outcome {
     pub fn writes(&self) -> Vec<String> {
         write_entries(&self.requests)
     }
+
+    /// All a user sees of the run, as one text to snapshot ([`converge_snapshot!`]): the exit
+    /// code, then stdout, then stderr, each stream under its own rule. A stream that does not
+    /// end in a newline says so, since the rule after it would otherwise hide the difference.
+    pub fn transcript(&self) -> String {
+        let mut text = format!("exit: {}\n", self.code);
+        for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            text.push_str(&format!("----- {name} -----\n"));
+            text.push_str(stream);
+            if !stream.is_empty() && !stream.ends_with('\n') {
+                text.push_str(&format!("\n[no newline at the end of {name}]\n"));
+            }
+        }
+        text
+    }
 }
 
+/// Asserts a run's whole output ([`Outcome::transcript`]: exit code, stdout and stderr) against
+/// the insta snapshot `name`, with the [`snapshots`] filters or with the settings given first.
+/// A macro, so that insta names the snapshot after the calling test's module, as it does for
+/// `assert_snapshot!`.
+///
+/// ```ignore
+/// let out = converge.run(["plan"]);
+/// common::converge_snapshot!("plan_text", out);
+/// common::converge_snapshot!(area_settings(), "plan_text", out);
+/// ```
+macro_rules! converge_snapshot {
+    ($name:expr, $outcome:expr $(,)?) => {
+        $crate::common::converge_snapshot!($crate::common::snapshots(), $name, $outcome)
+    };
+    ($settings:expr, $name:expr, $outcome:expr $(,)?) => {{
+        let transcript = $crate::common::Outcome::transcript(&$outcome);
+        $settings.bind(|| {
+            insta::assert_snapshot!(
+                $name,
+                transcript,
+                concat!(stringify!($outcome), ".transcript()")
+            )
+        });
+    }};
+}
+pub(crate) use converge_snapshot;
+
 /// insta settings that mask what changes from run to run and nothing else: ports of
-/// `127.0.0.1`, temporary directories, and measured durations (a request's or a step's time,
-/// a wait). A backup's age is masked only by [`mask_ages`]: to the tenth of an hour it holds
-/// still, and the plan snapshots record it.
+/// `127.0.0.1`, temporary directories, measured durations (a request's or a step's time, a
+/// wait) and the request ids the sandbox draws. A backup's age is masked only by
+/// [`mask_ages`]: to the tenth of an hour it holds still, and the plan snapshots record it.
 pub fn snapshots() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
@@ -562,13 +605,28 @@ pub fn snapshots() -> insta::Settings {
     settings.add_filter(r"\b\d+( ?)ms\b", "[N]${1}ms");
     // A step's elapsed time: `[1.2s]`.
     settings.add_filter(r"\[\d+(\.\d+)?s\]", "[N.Ns]");
+    // The sandbox draws a request id per request (`requestId 5b0c…`). An error's text is
+    // wrapped, after a space or a hyphen, onto lines that start with a `|` gutter: the id's
+    // digits are masked where they stand, so the lines keep their shape.
+    let hex = |n: usize| format!(r"(\n *\| )?[0-9a-f]{{{n}}}");
+    settings.add_filter(
+        &format!(
+            r"requestId( |\n *\| )[0-9a-f]{{8}}-{}-{}-{}-{}",
+            hex(4),
+            hex(4),
+            hex(4),
+            hex(12)
+        ),
+        "requestId${1}xxxxxxxx-${2}xxxx-${3}xxxx-${4}xxxx-${5}xxxxxxxxxxxx",
+    );
     settings
 }
 
-/// Masks a backup's age measured from the real clock (`is 6.0h old` reads `is Nh old`), for a
-/// snapshot that a slow run must not flake.
+/// Masks a backup's age measured from the real clock (`is 6.0h old` reads `is Nh old`, JSON's
+/// `"ageMinutes": 360` reads `"ageMinutes": N`), for a snapshot that a slow run must not flake.
 pub fn mask_ages(settings: &mut insta::Settings) {
     settings.add_filter(r" is \d+(\.\d+)?h old", " is Nh old");
+    settings.add_filter(r#""ageMinutes": \d+"#, r#""ageMinutes": N"#);
 }
 
 fn regex_escape(text: &str) -> String {

@@ -504,7 +504,7 @@ fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
     // The age is measured from the real clock: about 6.0h, masked so a slow run cannot flake.
     let mut settings = common::snapshots();
     common::mask_ages(&mut settings);
-    settings.bind(|| insta::assert_snapshot!("quickstart_drift", out.stdout));
+    common::converge_snapshot!(settings, "quickstart_drift", out);
     let log = sandbox.request_log();
     assert!(!log.is_empty());
     assert!(
@@ -523,6 +523,13 @@ fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
         ),
         1
     );
+    // The same report for programs and for an issue or comment body.
+    for format in ["json", "markdown"] {
+        let out =
+            Converge::new(&sandbox).run(["drift", &common::quickstart_path(), "--format", format]);
+        out.assert_exit(2);
+        common::converge_snapshot!(settings, format!("quickstart_drift_{format}"), out);
+    }
 }
 
 #[test]

@@ -29,16 +29,16 @@ fn plan(sandbox: &SandboxHandle, yaml: &str) -> (i32, String, String) {
 #[test]
 fn the_demo_export_plans_to_no_changes() {
     let sandbox = common::fast_sandbox();
-    let yaml = export(
-        &sandbox,
-        &[
-            "--service",
-            ANALYTICS,
-            "--stack",
-            ANALYTICS,
-            "--observability",
-        ],
-    );
+    let out = unlimited(&sandbox).run([
+        "export",
+        "--service",
+        ANALYTICS,
+        "--stack",
+        ANALYTICS,
+        "--observability",
+    ]);
+    out.assert_exit(0);
+    let yaml = out.stdout.clone();
     // The demo's scaling differs from the quickstart: the export holds the live values.
     assert!(yaml.contains("numReplicas: 2"), "{yaml}");
     assert!(yaml.contains("      orders:\n"), "{yaml}");
@@ -49,7 +49,7 @@ fn the_demo_export_plans_to_no_changes() {
         "{yaml}"
     );
     assert!(!yaml.contains(DEMO_KEY_SECRET) && !yaml.contains(DEMO_TOKEN));
-    insta::assert_snapshot!("demo_export", yaml);
+    common::converge_snapshot!("demo_export", out);
     // Export only reads: the services list, one pipes list, the stacks' lists.
     let log = sandbox.request_log();
     assert!(log.iter().all(|entry| entry.method == "GET"), "{log:?}");

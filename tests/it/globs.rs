@@ -18,7 +18,7 @@ fn an_only_glob_that_matches_nothing_fails_plan_and_lists_the_closest_addresses(
         assert_eq!(out.code, 1, "{args:?}: {out:?}");
         assert!(out.stdout.is_empty(), "no plan is printed: {}", out.stdout);
         // The glob, that it matches no address, and the closest: the three pipes' scaling.
-        common::snapshots().bind(|| insta::assert_snapshot!("only_matches_nothing", out.stderr));
+        common::converge_snapshot!("only_matches_nothing", out);
     }
     // A glob that matches something and one that does not: still an error, naming the bad one.
     let out = converge.run([
@@ -31,8 +31,7 @@ fn an_only_glob_that_matches_nothing_fails_plan_and_lists_the_closest_addresses(
     ]);
     out.assert_exit(1);
     // Only the bad glob is named, with the closest address, `dashboard.prod.api-health`.
-    common::snapshots()
-        .bind(|| insta::assert_snapshot!("only_one_glob_matches_nothing", out.stderr));
+    common::converge_snapshot!("only_one_glob_matches_nothing", out);
 }
 
 #[test]

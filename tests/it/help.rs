@@ -24,16 +24,19 @@ fn a_flag_the_command_does_not_use_is_rejected_with_exit_1() {
         // The API flags belong to the command, not before it.
         &["--sandbox", "plan", "examples/quickstart.yaml"],
     ];
+    let mut said = String::new();
     for args in cases {
         let out = converge().run(*args);
         let stderr = &out.stderr;
         assert_eq!(out.code, 1, "converge {}: {stderr}", args.join(" "));
-        assert!(
-            stderr.contains("unexpected argument"),
-            "converge {}: {stderr}",
-            args.join(" ")
-        );
+        said.push_str(&format!(
+            "$ converge {}\n{}\n",
+            args.join(" "),
+            out.transcript()
+        ));
     }
+    // What each refusal says, in full: the unexpected argument, the usage, where to read more.
+    crate::common::snapshots().bind(|| insta::assert_snapshot!("flags_not_taken_refused", said));
 }
 
 #[test]
@@ -85,7 +88,8 @@ fn every_command_help_reads_as_recorded() {
         } else {
             command.join("_")
         };
-        insta::assert_snapshot!(format!("help_{name}"), help(command));
+        let out = converge().run(command.iter().chain(&["--help"]));
+        crate::common::converge_snapshot!(format!("help_{name}"), out);
     }
 }
 

@@ -585,7 +585,11 @@ fn every_duration_flag_is_range_checked_before_anything_runs() {
             "{args:?}: {}",
             out.stderr
         );
-        said.push_str(&format!("$ converge {}\n{}\n", args.join(" "), out.stderr));
+        said.push_str(&format!(
+            "$ converge {}\n{}\n",
+            args.join(" "),
+            out.transcript()
+        ));
     }
     // What each refusal says, in full.
     common::snapshots().bind(|| insta::assert_snapshot!("duration_flags_refused", said));

@@ -246,6 +246,7 @@ fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
             .run(["preview", "alert.obs.quiet", "--end", END]);
     let text = &out.stdout;
     out.assert_exit(0);
+    common::converge_snapshot!("below_alert_text", out);
     assert!(
         text.contains(&format!("would have fired {} times", expected.len())),
         "{text}"

@@ -119,7 +119,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     text.assert_exit(0);
     let mut snapshots = common::snapshots();
     common::mask_ages(&mut snapshots);
-    snapshots.bind(|| insta::assert_snapshot!("renamed_plan_text", text.stdout));
+    common::converge_snapshot!(snapshots, "renamed_plan_text", text);
     assert!(!text.stderr.contains("warning"), "{}", text.stderr);
 
     let json = converge.run(["plan", renamed_config, "--format", "json"]);
@@ -142,7 +142,7 @@ fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
     assert!(change("alert.prod.api-slow").get("renamedFrom").is_none());
 
     let markdown = converge.run(["plan", renamed_config, "--format", "markdown"]);
-    snapshots.bind(|| insta::assert_snapshot!("renamed_plan_markdown", markdown.stdout));
+    common::converge_snapshot!(snapshots, "renamed_plan_markdown", markdown);
 
     // Apply: one PUT of the dashboard, one PUT of the renamed alert; nothing else.
     sandbox.reset_log();

@@ -102,6 +102,9 @@ fn examples_validate_with_warnings_only() {
             "{example}: {items:?}"
         );
     }
+    let text = validate().run(["validate", "examples/quickstart.yaml"]);
+    // Exit 0, nothing on stdout, the unset secrets as warnings on stderr.
+    crate::common::converge_snapshot!("validate_quickstart_text", text);
 }
 
 #[test]
@@ -117,7 +120,7 @@ fn text_output_underlines_the_value_and_reports_every_error_at_once() {
     assert!(r.stdout.is_empty(), "text goes to stderr: {}", r.stdout);
     // c.yaml:18:20 schema::range, c.yaml:19:7 `idleScaling`?, c.yaml:78:24 `above`?, each
     // value underlined, then the count.
-    crate::common::snapshots().bind(|| insta::assert_snapshot!("validate_text", r.stderr));
+    crate::common::converge_snapshot!("validate_text", r);
     assert!(!r.stderr.contains('\u{1b}'), "no color without a terminal");
     assert!(
         r.stderr.is_ascii(),

@@ -63,6 +63,22 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
     assert_eq!(alert["tileId"], requests["id"]);
 }
 
+/// The whole apply as a user reads it: the plan on stdout; the phases, one line per finished
+/// step and the report on stderr. One step at a time, so the steps end in the plan's order.
+#[test]
+fn the_quickstart_apply_reads_as_recorded() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let run =
+        binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes", "--parallelism", "1"]);
+    run.assert_exit(0);
+    // The backup's age is measured from the real clock: masked so a slow run cannot flake.
+    let mut settings = common::snapshots();
+    common::mask_ages(&mut settings);
+    common::converge_snapshot!(settings, "apply_quickstart", run);
+}
+
 #[test]
 fn refuses_with_exit_4_and_writes_nothing_without_a_terminal_or_yes() {
     let sandbox = common::fast_sandbox();

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::snapshots;
-use crate::common::{self, Converge, Outcome, quickstart};
+use crate::common::{self, Converge, Outcome, converge_snapshot, quickstart};
 
 /// Runs the quickstart plan with `args` against a fresh demo sandbox.
 fn quickstart_plan(args: &[&str]) -> Outcome {
@@ -20,7 +20,7 @@ fn quickstart_plan(args: &[&str]) -> Outcome {
 #[test]
 fn text_snapshot() {
     let out = quickstart_plan(&[]);
-    snapshots().bind(|| insta::assert_snapshot!("plan_text", out.stdout));
+    converge_snapshot!(snapshots(), "plan_text", out);
 }
 
 #[test]
@@ -28,14 +28,14 @@ fn json_snapshot() {
     let out = quickstart_plan(&["--format", "json"]);
     let parsed: Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
     assert_eq!(parsed["format"], "converge-plan/1");
-    snapshots().bind(|| insta::assert_snapshot!("plan_json", out.stdout));
+    converge_snapshot!(snapshots(), "plan_json", out);
 }
 
 #[test]
 fn markdown_snapshot() {
     let out = quickstart_plan(&["--format", "markdown"]);
     assert!(out.stdout.chars().count() <= 65_000);
-    snapshots().bind(|| insta::assert_snapshot!("plan_markdown", out.stdout));
+    converge_snapshot!(snapshots(), "plan_markdown", out);
 }
 
 /// The same inputs give the same bytes in every format.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use converge::sandbox::SandboxHandle;
 
 use super::snapshots;
-use crate::common::{self, Converge, quickstart, strip_ansi};
+use crate::common::{self, Converge, converge_snapshot, quickstart, strip_ansi};
 
 const MESSAGE: &str = "        message: Errors are up\n";
 const LONG_MESSAGE: &str = "        message: |\n          Errors are up.\n          Runbook: https://wiki.example.com/runbooks/api-errors\n          Owner: team-api\n";
@@ -39,7 +39,7 @@ fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
         "{}",
         text.stdout
     );
-    snapshots().bind(|| insta::assert_snapshot!("long_text_diff_text", text.stdout));
+    converge_snapshot!(snapshots(), "long_text_diff_text", text);
 
     let markdown = converge.run(["plan", "--format", "markdown"]);
     markdown.assert_exit(0);
@@ -51,7 +51,7 @@ fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
         .flat_map(|b| b.split("```").next())
         .collect::<String>();
     assert!(block.lines().all(|l| !l.starts_with('~')), "{block}");
-    snapshots().bind(|| insta::assert_snapshot!("long_text_diff_markdown", markdown.stdout));
+    converge_snapshot!(snapshots(), "long_text_diff_markdown", markdown);
 
     // JSON keeps both values whole.
     let plan: Value = converge.run(["plan", "--format", "json"]).json();

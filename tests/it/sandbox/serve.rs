@@ -1,12 +1,12 @@
 //! `converge sandbox serve` through the real binary.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
-use crate::common::{Client, Converge, Workspace};
+use crate::common::{Client, Converge, Outcome, Workspace};
 
-/// Starts `converge sandbox serve ARGS` and returns the child, its URL, the lines before it and
-/// the rest of its stderr.
+/// Starts `converge sandbox serve ARGS` and returns the child, its URL, the lines up to the
+/// `hint:` line (as printed, each with its newline) and the rest of its stderr.
 fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) {
     let mut child = Converge::offline()
         .command(["sandbox", "serve", "--port", "0"])
@@ -24,7 +24,6 @@ fn serve(args: &[&str]) -> (Child, String, Vec<String>, BufReader<ChildStderr>) 
         if reader.read_line(&mut line).unwrap() == 0 {
             break;
         }
-        let line = line.trim_end().to_string();
         if let Some(rest) = line.strip_prefix("sandbox listening on ") {
             url = Some(rest.split_whitespace().next().unwrap().to_string());
         }
@@ -43,7 +42,7 @@ fn get(url: &str, auth: &str) -> u16 {
 
 #[test]
 fn serve_prints_the_url_and_the_demo_credentials() {
-    let (mut child, url, lines, _) = serve(&["--seed", "large", "--rate-limit", "off"]);
+    let (mut child, url, lines, mut reader) = serve(&["--seed", "large", "--rate-limit", "off"]);
     assert!(
         lines.iter().any(|l| l.contains("key id `sandbox-key`")),
         "{lines:?}"
@@ -58,6 +57,30 @@ fn serve_prints_the_url_and_the_demo_credentials() {
     let exit = child.wait().unwrap();
     assert_eq!(status, 200);
     assert_eq!(exit.code(), Some(0));
+    // The whole run: the banner (the URL, the demo credentials, the hint), then what it says
+    // when SIGTERM stops it.
+    let mut stderr = lines.concat();
+    reader.read_to_string(&mut stderr).unwrap();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let run = Outcome {
+        args: vec![
+            "sandbox".into(),
+            "serve".into(),
+            "--port".into(),
+            "0".into(),
+        ],
+        code: exit.code().unwrap_or(-1),
+        stdout,
+        stderr,
+        requests: Vec::new(),
+    };
+    crate::common::converge_snapshot!("serve_banner", run);
 }
 
 #[test]
