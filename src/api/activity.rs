@@ -1,7 +1,7 @@
 //! What the transport is waiting for: its own pacing under a key's rate limit, or a wait the
 //! server asked for. Requests record their waits here; whatever shows progress reads them (a
 //! spinner line on a terminal says `waiting 8s for the cloud API's rate limit`). While no
-//! spinner is drawing, the waits worth a word are said as plain lines on stderr instead: the
+//! spinner is drawing, the waits worth a word go to the reporter as lines (stderr) instead: the
 //! first pacing wait of each API in a phase, and every wait a server asked for.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -78,8 +78,8 @@ impl Call {
         self.error(kind, message.into())
     }
 
-    /// An error of this call, for the transport's own files (the rest use [`Call::error_of`]).
-    pub(crate) fn error(&self, kind: FailureKind, message: String) -> ApiError {
+    /// An error of this call, for the transport's own files.
+    pub(super) fn error(&self, kind: FailureKind, message: String) -> ApiError {
         ApiError::from(ApiErrorDetails {
             operation: self.operation.clone(),
             method: self.method.to_string(),

@@ -1,9 +1,9 @@
 //! One HTTP client shared by both APIs, and one request's way through it: a turn under the
 //! key's rate limit and the concurrency bound, the attempt, its retries and its log lines.
-//! Each concern it relies on has its own file: [`rate_limit`] (the key's pace), [`retry`] (the
-//! retry policy and the waits a server asks for), [`auth`], [`url`] (base URLs and redirects),
-//! [`body`] (reading and decoding answers), [`failure`] (requests that got no answer),
-//! [`call`] (the request and its answer) and [`settings`].
+//! Each concern it relies on has its own file beside this one: `rate_limit.rs` (the key's pace),
+//! `retry.rs` (the retry policy and the waits a server asks for), `auth.rs`, `url.rs` (base URLs
+//! and redirects), `body.rs` (reading and decoding answers), `failure.rs` (requests that got no
+//! answer), `call.rs` (the request and its answer) and `settings.rs`.
 //!
 //! Each API (the cloud API, which also serves the managed stacks, and the standalone
 //! observability API) is an [`Api`]: a base URL, an `Authorization` header and a [`RateBucket`].
