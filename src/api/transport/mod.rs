@@ -32,12 +32,13 @@ use tokio::time::Instant;
 
 pub use self::auth::{ApiSetupError, Auth};
 use self::body::answer_body;
-pub use self::body::read_member;
 pub use self::call::{Answer, Call, Resend};
 use self::failure::{chain, kind_of};
 pub(crate) use self::rate_limit::RateLimitError;
-pub use self::rate_limit::exhausted_until;
 pub use self::rate_limit::{RateBucket, RateLimit};
+// The fuzz target `api_responses` (fuzz/) feeds answers and headers to these three.
+pub use self::body::read_member;
+pub use self::rate_limit::exhausted_until;
 pub use self::retry::server_delay;
 use self::retry::{
     MAX_SERVER_DELAY, backoff, final_error, human_wait, next_delay, server_delay_with_source,
