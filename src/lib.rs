@@ -12,9 +12,10 @@
 //! - `format`: the one `--format` enum, and the values each command offers.
 //! - `address`: the one way an object's address is written and read back.
 //! - `markdown`: escaping names and values for Markdown output.
-//! - `output`: the printer, built from plain values: stdout, stderr, color, masked secrets.
 //! - `api`: the transport, the wire types and the two clients, built from a URL, credentials
-//!   and a rate limit.
+//!   and a rate limit; they report progress and waits through `api::report::Reporter`.
+//! - `output`: the printer, built from plain values: stdout, stderr, color, masked secrets;
+//!   above `api`, which never holds it: the printer shows what `api` reports.
 //! - `sandbox`: the local emulator of both APIs; it shares only `api`'s wire types and limits.
 //! - `config`: files to the checked, typed desired state.
 //! - `live`: the live state a config needs, read through ready clients.

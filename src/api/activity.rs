@@ -1,7 +1,7 @@
 //! What the transport is waiting for: its own pacing under a key's rate limit, or a wait the
 //! server asked for. Requests record their waits here; whatever shows progress reads them (a
 //! spinner line on a terminal says `waiting 8s for the cloud API's rate limit`). While no
-//! spinner is drawing, the waits worth a word are said as plain lines on stderr instead: the
+//! spinner is drawing, the waits worth a word go to the reporter as lines (stderr) instead: the
 //! first pacing wait of each API in a phase, and every wait a server asked for.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::output::Printer;
+use super::report::Reporter;
 
 /// Waits shorter than this are not worth a word in plain output.
 const NOTEWORTHY: Duration = Duration::from_millis(500);
@@ -74,15 +74,15 @@ struct State {
 /// The waits of every request of one run. Shared by the transport and the progress displays.
 #[derive(Debug)]
 pub(crate) struct Activity {
-    printer: Printer,
+    reporter: Arc<dyn Reporter>,
     state: Mutex<State>,
 }
 
 impl Activity {
-    /// Nothing waiting yet; plain lines go through `printer`.
-    pub(crate) fn new(printer: Printer) -> Self {
+    /// Nothing waiting yet; plain lines go to `reporter`.
+    pub(crate) fn new(reporter: Arc<dyn Reporter>) -> Self {
         Activity {
-            printer,
+            reporter,
             state: Mutex::new(State::default()),
         }
     }
@@ -143,7 +143,7 @@ impl Activity {
             }
         };
         if let Some(line) = line {
-            self.printer.err(&line);
+            self.reporter.on_wait(&line);
         }
         WaitGuard {
             activity: self.clone(),
@@ -211,10 +211,12 @@ impl Drop for WaitGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::report::recorder::Recorder;
 
     #[tokio::test]
     async fn the_longest_wait_shows_until_its_request_goes() {
-        let activity = Arc::new(Activity::new(Printer::plain()));
+        let reporter = Arc::new(Recorder::default());
+        let activity = Arc::new(Activity::new(reporter.clone()));
         let now = Instant::now();
         let first = activity.wait(
             "the cloud API",
@@ -245,5 +247,39 @@ mod tests {
         assert_eq!(activity.current(None).unwrap().api, "the observability API");
         drop(second);
         assert_eq!(activity.current(None), None);
+    }
+
+    #[tokio::test]
+    async fn plain_lines_say_a_phase_s_first_pacing_wait_and_every_wait_a_server_asked_for() {
+        let reporter = Arc::new(Recorder::default());
+        let activity = Arc::new(Activity::new(reporter.clone()));
+        let in_8s = || Instant::now() + Duration::from_secs(8);
+        let pace = || {
+            activity.wait(
+                "the cloud API",
+                in_8s(),
+                WaitReason::RateLimit,
+                "10 requests per 10s",
+            )
+        };
+        drop(pace());
+        drop(pace());
+        drop(activity.wait("the cloud API", in_8s(), WaitReason::ServerAsked, "429"));
+        drop(activity.wait("the cloud API", in_8s(), WaitReason::Retry, ""));
+        let spinner = activity.displaying();
+        drop(activity.wait("the cloud API", in_8s(), WaitReason::ServerAsked, "429"));
+        drop(spinner);
+        activity.begin_phase();
+        drop(pace());
+        let paced = "wait: waiting for the cloud API's rate limit (10 requests per 10s); this \
+                     phase takes longer";
+        assert_eq!(
+            reporter.lines(),
+            [
+                paced,
+                "wait: waiting 8s: the cloud API asked to wait (429)",
+                paced,
+            ]
+        );
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod export;
 pub(crate) mod flags;
 pub mod plan;
 pub(crate) mod preview;
+mod reporter;
 pub(crate) mod sandbox;
 pub(crate) mod schema;
 pub(crate) mod session;

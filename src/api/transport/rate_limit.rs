@@ -1,0 +1,327 @@
+//! Pacing under each key's rate limit: the limit, the bucket that keeps sends under it, and
+//! what a server's answer says about its own window (`X-RateLimit-Remaining`).
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use tokio::time::Instant;
+
+use super::retry::MAX_SERVER_DELAY;
+use crate::api::limits;
+use crate::duration::{self, HOURS, MILLISECONDS, MINUTES, SECONDS};
+
+/// How many requests a key may send per window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub requests: u32,
+    /// The window.
+    pub window: Duration,
+}
+
+impl RateLimit {
+    /// The cloud API's limit: 10 requests per 10 seconds per key.
+    pub(crate) const CLOUD: RateLimit = RateLimit {
+        requests: limits::CLOUD_RATE_REQUESTS,
+        window: Duration::from_secs(limits::CLOUD_RATE_WINDOW_SECS),
+    };
+    /// The observability API's limit: 100 requests per minute per key.
+    pub(crate) const OBSERVABILITY: RateLimit = RateLimit {
+        requests: limits::OBSERVABILITY_RATE_REQUESTS,
+        window: Duration::from_secs(limits::OBSERVABILITY_RATE_WINDOW_SECS),
+    };
+
+    /// No pacing at all (the in-process sandbox, unless asked to limit).
+    pub(crate) const UNLIMITED: RateLimit = RateLimit {
+        requests: u32::MAX,
+        window: Duration::from_secs(1),
+    };
+
+    /// `10 requests per 10s`, for messages.
+    pub(crate) fn describe(&self) -> String {
+        if *self == RateLimit::UNLIMITED {
+            return "no limit".to_string();
+        }
+        let window = self.window;
+        let window = if window.subsec_millis() != 0 || window.as_secs() == 0 {
+            format!("{}ms", window.as_millis())
+        } else if window.as_secs().is_multiple_of(60) {
+            format!("{}m", window.as_secs() / 60)
+        } else {
+            format!("{}s", window.as_secs())
+        };
+        format!("{} requests per {window}", self.requests)
+    }
+
+    /// Reads `N/DURATION`, e.g. `10/10s`, `100/1m`, `5/500ms`.
+    pub(crate) fn parse(text: &str) -> Result<RateLimit, RateLimitError> {
+        let problem = || RateLimitError {
+            text: text.to_string(),
+        };
+        let (count, window) = text.trim().split_once('/').ok_or_else(problem)?;
+        let requests: u32 = count.trim().parse().map_err(|_| problem())?;
+        let window = window.trim();
+        // A window without a number is one unit: `10/s`, `10/m`, and `10/` a second.
+        let window = if window.starts_with(|c: char| c.is_ascii_digit()) {
+            window.to_string()
+        } else {
+            format!("1{window}")
+        };
+        let units = [MILLISECONDS, SECONDS, MINUTES, HOURS];
+        let window = duration::parse(&window, &units, Some(SECONDS)).map_err(|_| problem())?;
+        // A window longer than a day is a typo, and would overflow time arithmetic if huge.
+        if requests == 0 || window.is_zero() || window > Duration::from_secs(86_400) {
+            return Err(problem());
+        }
+        Ok(RateLimit { requests, window })
+    }
+}
+
+/// A text that is not a rate limit: not `N/DURATION`, no request, or a window not above zero
+/// and at most a day.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a rate limit; write it as `10/10s` or `100/1m`")]
+pub(crate) struct RateLimitError {
+    /// The text as given.
+    pub text: String,
+}
+
+/// Paces one key: at most `requests` sends in any interval of length `window`, whichever way the
+/// server counts its window (fixed or sliding). The first `requests` go at once; later ones wait
+/// until the send `requests` places earlier has left the window. A 429 (or a response saying the
+/// window is used up) holds every request of the key until the time the server named.
+///
+/// Slots are taken at the moment of sending, never booked ahead: a request that then waits for
+/// a concurrency permit cannot make the recorded times lie about when requests really left.
+#[derive(Debug)]
+pub struct RateBucket {
+    limit: RateLimit,
+    margin: Duration,
+    state: Mutex<BucketState>,
+}
+
+#[derive(Debug, Default)]
+struct BucketState {
+    /// Send times of the last `limit.requests` sends, oldest first.
+    sent: VecDeque<Instant>,
+    /// No request leaves before this (set after a 429).
+    hold_until: Option<Instant>,
+}
+
+impl RateBucket {
+    /// A bucket for one key.
+    pub(crate) fn new(limit: RateLimit) -> Self {
+        // Clocks and network delays differ between client and server; a send that leaves
+        // exactly one window later may still land inside the server's window.
+        let margin = (limit.window / 200).max(Duration::from_millis(20));
+        RateBucket {
+            limit,
+            margin,
+            state: Mutex::new(BucketState::default()),
+        }
+    }
+
+    /// The limit this bucket enforces.
+    pub(crate) fn limit(&self) -> RateLimit {
+        self.limit
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BucketState> {
+        match self.state.lock() {
+            Ok(guard) => guard,
+            // The state stays consistent at every step; a panic elsewhere cannot break it.
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
+    /// returns the earliest time one may be.
+    pub(crate) fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+        let mut state = self.lock();
+        if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
+            return Err(hold);
+        }
+        if self.limit == RateLimit::UNLIMITED {
+            return Ok(());
+        }
+        let capacity = self.limit.requests as usize;
+        if state.sent.len() >= capacity {
+            let index = state.sent.len() - capacity;
+            if let Some(free_at) = state
+                .sent
+                .get(index)
+                .map(|earlier| *earlier + self.limit.window + self.margin)
+                .filter(|free_at| *free_at > now)
+            {
+                return Err(free_at);
+            }
+        }
+        // Keep the log ordered even if callers' clocks were read out of order.
+        let at = state.sent.back().map_or(now, |last| now.max(*last));
+        state.sent.push_back(at);
+        while state.sent.len() > capacity {
+            state.sent.pop_front();
+        }
+        Ok(())
+    }
+
+    /// The earliest time a slot may be free, without taking one; `None` when one is free at
+    /// `now`. Shared reads wait for it before they begin (`apply::fresh`), so that steps starting
+    /// meanwhile can share them.
+    pub(crate) fn free_at(&self, now: Instant) -> Option<Instant> {
+        let state = self.lock();
+        if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
+            return Some(hold);
+        }
+        let capacity = self.limit.requests as usize;
+        if state.sent.len() < capacity {
+            return None;
+        }
+        state
+            .sent
+            .get(state.sent.len() - capacity)
+            .map(|earlier| *earlier + self.limit.window + self.margin)
+            .filter(|free_at| *free_at > now)
+    }
+
+    /// Whether a slot was free at `now` (and takes it).
+    pub fn try_acquire_at(&self, now: Instant) -> bool {
+        self.try_take_at(now).is_ok()
+    }
+
+    /// Holds every send of this key until `until` (the server asked us to wait).
+    pub(crate) fn hold_until(&self, until: Instant) {
+        let mut state = self.lock();
+        if state.hold_until.is_none_or(|hold| hold < until) {
+            state.hold_until = Some(until);
+        }
+    }
+}
+
+/// How long to hold a key when a response says its window has no request left
+/// (`X-RateLimit-Remaining: 0` with a reset time).
+pub fn exhausted_until(headers: &HeaderMap, delay: Option<Duration>) -> Option<Duration> {
+    let remaining = headers
+        .get("x-ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.trim().parse::<f64>().ok())?;
+    if remaining > 0.0 {
+        return None;
+    }
+    delay.map(|delay| delay.min(MAX_SERVER_DELAY))
+}
+
+#[cfg(test)]
+mod tests {
+    use reqwest::header::HeaderValue;
+
+    use super::*;
+    use crate::api::transport::retry::server_delay;
+
+    #[test]
+    fn rate_limits_parse() {
+        assert_eq!(RateLimit::parse("10/10s"), Ok(RateLimit::CLOUD));
+        assert_eq!(RateLimit::parse("100/1m"), Ok(RateLimit::OBSERVABILITY));
+        assert_eq!(
+            RateLimit::parse("5/250ms").map(|l| l.window),
+            Ok(Duration::from_millis(250))
+        );
+        assert!(RateLimit::parse("0/10s").is_err());
+        assert!(RateLimit::parse("ten/10s").is_err());
+        assert!(RateLimit::parse("10/10x").is_err());
+        assert!(RateLimit::parse("10/99999999999999999h").is_err());
+        assert!(RateLimit::parse("10/2d").is_err());
+    }
+
+    /// Sends `count` requests as the transport does: each at the first moment the bucket allows,
+    /// offered one after another every `spacing` from `start`.
+    fn send_times(
+        bucket: &RateBucket,
+        start: Instant,
+        count: u32,
+        spacing: Duration,
+    ) -> Vec<Instant> {
+        (0..count)
+            .map(|i| {
+                let mut at = start + spacing * i;
+                loop {
+                    match bucket.try_take_at(at) {
+                        Ok(()) => return at,
+                        Err(free_at) => {
+                            assert!(free_at > at, "a refusal names a later time");
+                            at = free_at;
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bucket_lets_a_full_window_go_then_paces_one_per_slot() {
+        let bucket = RateBucket::new(RateLimit::CLOUD);
+        let start = Instant::now();
+        let immediate = (0..25).filter(|_| bucket.try_acquire_at(start)).count();
+        assert_eq!(immediate, 10);
+        // The 11th send waits for the first to leave the window (plus the safety margin).
+        let next = bucket.try_take_at(start).unwrap_err();
+        assert!(next >= start + Duration::from_secs(10));
+        assert!(next <= start + Duration::from_millis(10_100));
+        // A refusal takes nothing: the slot is free at that time.
+        assert!(bucket.try_acquire_at(next));
+    }
+
+    #[test]
+    fn bucket_never_allows_more_than_the_limit_in_any_window() {
+        let limit = RateLimit {
+            requests: 3,
+            window: Duration::from_secs(1),
+        };
+        let bucket = RateBucket::new(limit);
+        let start = Instant::now();
+        let sends = send_times(&bucket, start, 12, Duration::from_millis(50));
+        for (i, send) in sends.iter().enumerate() {
+            let in_window = sends[i..]
+                .iter()
+                .filter(|later| **later < *send + limit.window)
+                .count();
+            assert!(
+                in_window <= 3,
+                "send {i} has {in_window} sends in its window"
+            );
+        }
+        // Paced at the limit, not slower: 12 sends of 3 per second end after 3 windows.
+        let last = sends[11].duration_since(start);
+        assert!(last < Duration::from_millis(3_200), "{last:?}");
+    }
+
+    #[test]
+    fn a_hold_delays_every_send() {
+        let bucket = RateBucket::new(RateLimit::OBSERVABILITY);
+        let start = Instant::now();
+        bucket.hold_until(start + Duration::from_secs(4));
+        assert!(!bucket.try_acquire_at(start));
+        assert_eq!(
+            bucket.try_take_at(start + Duration::from_secs(1)),
+            Err(start + Duration::from_secs(4))
+        );
+        assert!(bucket.try_acquire_at(start + Duration::from_secs(4)));
+    }
+
+    #[test]
+    fn an_exhausted_window_holds_the_key_until_its_reset() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+        headers.insert("x-ratelimit-reset", HeaderValue::from_static("4"));
+        let delay = server_delay(&headers);
+        assert_eq!(
+            exhausted_until(&headers, delay),
+            Some(Duration::from_secs(4))
+        );
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("3"));
+        assert_eq!(exhausted_until(&headers, delay), None);
+        assert_eq!(exhausted_until(&HeaderMap::new(), delay), None);
+    }
+}
