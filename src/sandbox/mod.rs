@@ -24,9 +24,9 @@
 //!   names an injected fault; with [`SandboxOptions::log_bodies`], the bodies both ways).
 //! - `POST /_sandbox/reset`: clears the request log.
 
-mod cloud;
 mod error;
 mod faults;
+mod kinds;
 mod large_config;
 mod model;
 mod rate;
@@ -35,8 +35,7 @@ mod secrets;
 mod seed;
 mod series;
 mod server;
-mod stack;
-mod store;
+pub(crate) mod store;
 mod validate;
 
 use std::net::SocketAddr;
