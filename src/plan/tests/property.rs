@@ -9,7 +9,7 @@ use proptest::option;
 use proptest::prelude::*;
 
 use super::fixtures::{self, ANALYTICS, ORDERS, at, loc};
-use crate::api::clients::RateLimits;
+use crate::api::clients::{Clients, RateLimits};
 use crate::api::wire::{
     Alert, Dashboard, KafkaSource, Pipe, PipeScaling, PipeSource, PrivateEndpoint, Series, Tile,
 };
@@ -113,13 +113,11 @@ impl Served {
                 step.id
             );
         }
-        let (runtime, clients, _) = crate::commands::connect::connect_and_read_blocking_with(
-            &self.config,
-            4,
-            RateLimits::UNLIMITED,
-            &Printer::plain(),
-        )
-        .unwrap_or_else(|d| panic!("{d:#?}"));
+        let printer = Printer::plain();
+        let transport = crate::commands::connect::transport(4, &printer).unwrap();
+        let clients = Clients::from_config(&self.config, &transport, &RateLimits::UNLIMITED)
+            .unwrap_or_else(|d| panic!("{d:#?}"));
+        let runtime = crate::commands::connect::runtime().unwrap();
         let (_cancel, cancelled) = tokio::sync::watch::channel(false);
         let report = runtime.block_on(crate::apply::execute(
             plan,

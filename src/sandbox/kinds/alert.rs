@@ -19,6 +19,7 @@ use super::common::{stack_index, stack_key, stored_name, to_value};
 const ALERTS_DEFAULT_LIMIT: usize = 100;
 const ALERTS_MAX_LIMIT: usize = 1000;
 
+/// The routes of alerts, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,

@@ -4,6 +4,7 @@ use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_templ
 
 use super::common::{service_index, to_value};
 
+/// The routes of backups.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,

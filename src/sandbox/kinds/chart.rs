@@ -4,6 +4,7 @@
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route};
 use crate::sandbox::series;
 
+/// The routes of chart series.
 pub(super) const ROUTES: &[Route] =
     &[Route::new(Api::Observability, "POST", "/api/v2/charts/series", answer).chart()];
 

@@ -14,6 +14,7 @@ use crate::sandbox::validate::{self, Check, invalid};
 
 use super::common::{stack_index, stored_name, to_value};
 
+/// The routes of dashboards, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,

@@ -14,6 +14,7 @@ use crate::sandbox::validate::{self, Check, invalid};
 
 use super::common::{require_running, service_index, to_value};
 
+/// The routes of pipes.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,

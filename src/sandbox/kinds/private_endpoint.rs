@@ -8,6 +8,7 @@ use crate::sandbox::validate;
 use super::common::{require_settled, service_index, to_value};
 use super::service::render_service;
 
+/// The routes of private endpoints.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,

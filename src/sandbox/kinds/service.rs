@@ -15,6 +15,7 @@ use crate::sandbox::validate::{self, Check, invalid};
 
 use super::common::{require_settled, service_index, to_value};
 
+/// The routes of services.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(Api::Cloud, "GET", cloud_template!("/services"), list),
     Route::new(

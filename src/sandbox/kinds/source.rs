@@ -6,6 +6,7 @@ use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_templ
 
 use super::common::{stack_index, to_value};
 
+/// The routes of sources, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,
