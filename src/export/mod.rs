@@ -9,7 +9,8 @@
 //! is needed for a later rename: it is declared in the config with `renamedFrom`. Values are
 //! written as the planner compares them (defaults and empty strings left out). Connection
 //! settings and secrets are `${env:CONVERGE_*}` references; pipe credentials are never read
-//! into the output (only scaling is exported).
+//! into the output (only scaling is exported). What each kind writes is one file under
+//! `kinds/`, registered in the lists there.
 
 pub(crate) mod build;
 mod kinds;

@@ -2,7 +2,9 @@
 //!
 //! One HTTP port serves the cloud management API (`/v1/organizations/{organizationId}/...`, HTTP
 //! Basic) and the observability API (`/api/v2/...`, Bearer), with the envelopes, error bodies,
-//! limits and awkward behaviours of the real services (`api-facts.md`).
+//! limits and awkward behaviours of the real services (`api-facts.md`). Each kind's routes,
+//! handlers and validation are one file under `kinds/`, registered in one list there; the
+//! server, the store, the limits, faults, seeds and series are shared.
 //!
 //! # Library API
 //!
