@@ -8,6 +8,7 @@ use super::code::Code;
 use super::diagnostic::Diagnostic;
 use super::interpolate;
 use super::model::*;
+use super::secret_fields::{KEY_SECRET, TOKEN};
 use super::yaml::{Key, Kind, Node};
 
 /// Whether variables are needed now.
@@ -33,14 +34,14 @@ pub(crate) fn build(
         url: c.get("url").and_then(string),
         key_id: c.get("keyId").and_then(string),
         key_secret: c
-            .get("keySecret")
-            .and_then(|n| secrets.read(n, "cloud.keySecret", "CONVERGE_KEY_SECRET", diags)),
+            .get(KEY_SECRET.key)
+            .and_then(|n| secrets.read(n, KEY_SECRET.path, KEY_SECRET.variable, diags)),
     });
     let observability = root.get("observability").map(|o| ObservabilitySettings {
         url: o.get("url").and_then(string),
         token: o
-            .get("token")
-            .and_then(|n| secrets.read(n, "observability.token", "CONVERGE_OBS_TOKEN", diags)),
+            .get(TOKEN.key)
+            .and_then(|n| secrets.read(n, TOKEN.path, TOKEN.variable, diags)),
     });
     let services = entries(root.get("services"))
         .map(|(key, node)| (key.name.clone(), service(key, node)))

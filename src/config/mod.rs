@@ -46,6 +46,7 @@ pub mod model;
 pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
+pub(crate) mod secret_fields;
 pub(crate) mod yaml;
 
 use std::collections::HashSet;
@@ -367,28 +368,27 @@ fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
     .with_help("check the path and its permissions")
 }
 
-/// Variables that hold a secret whatever the config says: the ones `export` and `--sandbox`
-/// read the key secret and the token from.
-const CONVENTIONAL_SECRETS: &[&str] = &["CONVERGE_KEY_SECRET", "CONVERGE_OBS_TOKEN"];
-
-/// Every variable a secret field reads (`${env:NAME}` in `cloud.keySecret` or
-/// `observability.token`), with the field, plus the conventional secret variables.
-fn secret_variables(root: &Node) -> Vec<(String, &'static str)> {
-    let mut names: Vec<(String, &'static str)> = CONVENTIONAL_SECRETS
+/// Every variable a secret field reads (`${env:NAME}` in a field of
+/// [`secret_fields::SECRET_FIELDS`]), with the field, plus the conventional secret variables
+/// (the ones `export` and `--sandbox` read the secrets from), secrets whatever the config says.
+fn secret_variables(root: &Node) -> Vec<(String, String)> {
+    let mut names: Vec<(String, String)> = secret_fields::SECRET_FIELDS
         .iter()
-        .map(|name| (name.to_string(), "a conventional secret variable"))
+        .map(|field| {
+            (
+                field.variable.to_string(),
+                "a conventional secret variable".to_string(),
+            )
+        })
         .collect();
-    for (section, field, label) in [
-        ("cloud", "keySecret", "`cloud.keySecret`"),
-        ("observability", "token", "`observability.token`"),
-    ] {
+    for field in secret_fields::SECRET_FIELDS {
         let raw = root
-            .get(section)
-            .and_then(|s| s.get(field))
+            .get(field.section)
+            .and_then(|s| s.get(field.key))
             .and_then(Node::as_str);
         for name in raw.map(interpolate::references).unwrap_or_default() {
             names.retain(|(known, _)| known != name);
-            names.push((name.to_string(), label));
+            names.push((name.to_string(), format!("`{}`", field.path)));
         }
     }
     names
@@ -400,7 +400,7 @@ fn secret_variables(root: &Node) -> Vec<(String, &'static str)> {
 struct Interpolation<'a> {
     mode: LoadMode,
     env: &'a dyn Fn(&str) -> Option<String>,
-    secrets: &'a [(String, &'static str)],
+    secrets: &'a [(String, String)],
 }
 
 impl Interpolation<'_> {
@@ -416,15 +416,14 @@ impl Interpolation<'_> {
     ) {
         match &mut node.kind {
             Kind::Str(text) => {
-                if !text.contains('$') || schema_check::SECRET_POINTERS.contains(&pointer.as_str())
-                {
+                if !text.contains('$') || secret_fields::is_secret_pointer(&pointer) {
                     return;
                 }
                 let secret = interpolate::references(text).into_iter().find_map(|name| {
                     self.secrets
                         .iter()
                         .find(|(secret, _)| secret == name)
-                        .map(|(_, field)| (name.to_string(), *field))
+                        .map(|(_, field)| (name.to_string(), field.as_str()))
                 });
                 if let Some((name, field)) = secret {
                     // Left as written: the value never enters the tree.
@@ -433,7 +432,8 @@ impl Interpolation<'_> {
                         Diagnostic::error(
                             Code::ConfigSecretVariable,
                             format!(
-                                "`{name}` holds a secret ({field} reads it) and may be used only by `cloud.keySecret` or `observability.token`"
+                                "`{name}` holds a secret ({field} reads it) and may be used only by {}",
+                                secret_fields::described()
                             ),
                             Some(node.span),
                         )

@@ -103,11 +103,10 @@ fn stars(text: &str) -> String {
     out
 }
 
-/// Words that make a key a secret's, lowercase: the config's own (`keySecret`, `token`) and
-/// what a misplaced credential is usually called.
+/// Words that make a key a secret's, lowercase, besides the config's own secret fields
+/// ([`super::secret_fields::SECRET_FIELDS`]): what a misplaced credential is usually called.
 const SECRET_KEY_WORDS: &[&str] = &[
     "secret",
-    "token",
     "password",
     "passwd",
     "passphrase",
@@ -128,7 +127,10 @@ const SECRET_KEY_WORDS: &[&str] = &[
 /// Whether a key names a secret, whatever its case or spelling around the word.
 pub(crate) fn is_secret_key(key: &str) -> bool {
     let lower = key.to_lowercase();
-    SECRET_KEY_WORDS.iter().any(|word| lower.contains(word))
+    super::secret_fields::SECRET_FIELDS
+        .iter()
+        .any(|field| lower.contains(&field.key.to_lowercase()))
+        || SECRET_KEY_WORDS.iter().any(|word| lower.contains(word))
 }
 
 /// `text` with the value of every secret-looking key masked, read line by line rather than as

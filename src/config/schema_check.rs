@@ -16,9 +16,6 @@ use super::yaml::{Kind, Node, child_pointer};
 /// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
 
-/// Pointers of the secret fields: checked by the loader, never echoed.
-pub(crate) const SECRET_POINTERS: &[&str] = &["/cloud/keySecret", "/observability/token"];
-
 /// Where a pointer's value and its key were written.
 #[derive(Debug, Clone, Copy)]
 struct Place {
@@ -70,7 +67,8 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
             node_schema: schema_at(schema, &pointer),
             written: value.pointer(&pointer),
             found: describe(value.pointer(&pointer)),
-            is_secret: SECRET_POINTERS.contains(&pointer.as_str()),
+            // Checked by the loader, never echoed.
+            is_secret: super::secret_fields::is_secret_pointer(&pointer),
             unresolved: unresolved.contains(&pointer),
             place,
         };

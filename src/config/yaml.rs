@@ -552,7 +552,7 @@ pub(crate) fn end_of(text: &str, file: FileId) -> Span {
 /// A literal secret under a key that is dropped (written twice): no later stage sees it, so it
 /// is reported here, which also keeps it masked in every snippet.
 fn dropped_secret(key: &Key, value: &Node) -> Option<Diagnostic> {
-    if !matches!(key.name.as_str(), "keySecret" | "token") {
+    if !super::secret_fields::is_secret_field_key(&key.name) {
         return None;
     }
     if value

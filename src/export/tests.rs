@@ -1,5 +1,6 @@
+use super::build::{Keys, slug};
 use super::*;
-use crate::api::wire::{Channel, PipeScaling, Source, Tile};
+use crate::api::wire::{Alert, Channel, Dashboard, PipeScaling, Series, Source, Tile};
 
 #[test]
 fn keys_are_slugs_made_unique_in_name_order() {

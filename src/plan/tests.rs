@@ -6,7 +6,6 @@ mod address;
 mod fixtures;
 mod property;
 mod scope;
-mod simulate;
 
 use fixtures::*;
 
@@ -961,10 +960,10 @@ fn the_ownership_tag_alone_is_no_reason_to_update() {
 
 #[test]
 fn a_plan_with_nothing_to_do_says_so() {
-    let (config, mut live) = (demo_config(), demo_live());
-    let (first, _) = plan(&config, &live, &options());
-    simulate::Server::new().apply(&first, &mut live);
-    let (second, _) = plan(&config, &live, &options());
+    let config = demo_config();
+    let served = property::Served::new(&config, &demo_live());
+    let (first, _) = plan(&config, &served.read(), &options());
+    let (second, _) = plan(&config, &served.apply(&first), &options());
     let text = text::render(&second, &Printer::plain());
     assert!(
         text.starts_with("Plan: 0 to create, 0 to update, 0 to delete, 16 unchanged\n"),

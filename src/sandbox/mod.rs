@@ -2,7 +2,9 @@
 //!
 //! One HTTP port serves the cloud management API (`/v1/organizations/{organizationId}/...`, HTTP
 //! Basic) and the observability API (`/api/v2/...`, Bearer), with the envelopes, error bodies,
-//! limits and awkward behaviours of the real services (`api-facts.md`).
+//! limits and awkward behaviours of the real services (`api-facts.md`). Each kind's routes,
+//! handlers and validation are one file under `kinds/`, registered in one list there; the
+//! server, the store, the limits, faults, seeds and series are shared.
 //!
 //! # Library API
 //!
@@ -24,9 +26,9 @@
 //!   names an injected fault; with [`SandboxOptions::log_bodies`], the bodies both ways).
 //! - `POST /_sandbox/reset`: clears the request log.
 
-mod cloud;
 mod error;
 mod faults;
+mod kinds;
 mod large_config;
 mod model;
 mod rate;
@@ -35,8 +37,7 @@ mod secrets;
 mod seed;
 mod series;
 mod server;
-mod stack;
-mod store;
+pub(crate) mod store;
 mod validate;
 
 use std::net::SocketAddr;

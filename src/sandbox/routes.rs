@@ -1,7 +1,12 @@
-//! The route table of both APIs: which operation a method and path name, with the route
-//! template the request log records, and the reply every handler gives.
+//! What a route is (method, template, handler, and the few ways the server treats it), how a
+//! request is matched against the routes the kinds register (`kinds::routes`), what a handler
+//! works with, and the reply every handler gives.
 
-use serde_json::Value;
+use jiff::Timestamp;
+use serde_json::{Map, Value};
+
+use super::model::Quirk;
+use super::store::World;
 
 /// Which API a route belongs to: it decides auth, envelopes, error bodies and rate limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,62 +17,167 @@ pub(crate) enum Api {
     Observability,
 }
 
-/// An operation of either API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    ListServices,
-    GetService,
-    PatchService,
-    PatchServiceScaling,
-    PatchServiceState,
-    CreatePrivateEndpoint,
-    ListBackups,
-    GetBackup,
-    ListPipes,
-    GetPipe,
-    DeletePipe,
-    PatchPipeScaling,
-    ListDashboards,
-    CreateDashboard,
-    GetDashboard,
-    UpdateDashboard,
-    DeleteDashboard,
-    ListAlerts,
-    CreateAlert,
-    GetAlert,
-    UpdateAlert,
-    DeleteAlert,
-    ListSources,
-    ChartSeries,
+/// What a handler works with.
+pub(crate) struct Ctx<'a> {
+    pub world: &'a mut World,
+    /// Real wall-clock epoch ms: when pending changes become visible.
+    pub wall_ms: i64,
+    /// The sandbox's "now" for timestamps it writes.
+    pub now: Timestamp,
+    /// Scaling delay in ms.
+    pub delay_ms: i64,
+    pub quirks: &'a [Quirk],
 }
 
-impl Op {
+/// A matched request as a handler sees it.
+pub(crate) struct Call<'a> {
+    pub api: Api,
+    /// `serviceId` (cloud only; empty otherwise).
+    pub service: &'a str,
+    /// The last id of the path (`pipeId`, `backupId`, `dashboardId`, `alertId`, `id`).
+    pub id: Option<&'a str>,
+    pub query: Option<&'a str>,
+    /// The request body (null when there is none).
+    pub body: &'a Value,
+}
+
+/// Runs one operation.
+pub(crate) type Handler = fn(&mut Ctx<'_>, &Call<'_>) -> Result<Reply, ApiError>;
+
+/// How the managed stack writes one object of a kind, unlike the observability API; the flag
+/// is the newer-generation quirk.
+pub(crate) type Shape = fn(&mut Map<String, Value>, bool);
+
+/// One route of either API, as a kind registers it.
+#[derive(Clone, Copy)]
+pub(crate) struct Route {
+    pub api: Api,
+    pub method: &'static str,
+    /// The route template the request log records, e.g.
+    /// `/v1/organizations/{organizationId}/services/{serviceId}`.
+    pub template: &'static str,
+    pub handler: Handler,
     /// Whether the operation changes the world (and so is persisted and may be `lost`).
-    pub(crate) fn writes(self) -> bool {
-        use Op::*;
-        matches!(
-            self,
-            PatchService
-                | PatchServiceScaling
-                | PatchServiceState
-                | CreatePrivateEndpoint
-                | DeletePipe
-                | PatchPipeScaling
-                | CreateDashboard
-                | UpdateDashboard
-                | DeleteDashboard
-                | CreateAlert
-                | UpdateAlert
-                | DeleteAlert
-        )
+    pub writes: bool,
+    /// The path id the cloud API checks to be a UUID (`pipeId`), if any.
+    pub uuid_id: Option<&'static str>,
+    /// A quirk under which the route does not exist (the gateway's 404).
+    pub absent_with: Option<Quirk>,
+    /// The charts route: its body's series are counted in the log and its errors are
+    /// `{error}`.
+    pub chart: bool,
+    /// The managed stack's way of writing each object of a successful answer.
+    pub managed_shape: Option<Shape>,
+}
+
+impl Route {
+    /// A plain read: no write, no checked id, no quirk, no shape.
+    pub(crate) const fn new(
+        api: Api,
+        method: &'static str,
+        template: &'static str,
+        handler: Handler,
+    ) -> Route {
+        Route {
+            api,
+            method,
+            template,
+            handler,
+            writes: false,
+            uuid_id: None,
+            absent_with: None,
+            chart: false,
+            managed_shape: None,
+        }
+    }
+
+    /// The route changes the world.
+    pub(crate) const fn writes(self) -> Route {
+        Route {
+            writes: true,
+            ..self
+        }
+    }
+
+    /// The route's last path id, `name`, must be a UUID.
+    pub(crate) const fn uuid_id(self, name: &'static str) -> Route {
+        Route {
+            uuid_id: Some(name),
+            ..self
+        }
+    }
+
+    /// The route does not exist when `quirk` is on.
+    pub(crate) const fn absent_with(self, quirk: Quirk) -> Route {
+        Route {
+            absent_with: Some(quirk),
+            ..self
+        }
+    }
+
+    /// The charts route.
+    pub(crate) const fn chart(self) -> Route {
+        Route {
+            chart: true,
+            ..self
+        }
+    }
+
+    /// The managed stack writes the answer's objects with `shape`.
+    pub(crate) const fn managed_shape(self, shape: Shape) -> Route {
+        Route {
+            managed_shape: Some(shape),
+            ..self
+        }
     }
 }
+
+impl Route {
+    /// Runs the route's handler; an answer of the managed stack is written its own way.
+    pub(crate) fn run(&self, ctx: &mut Ctx<'_>, call: &Call<'_>) -> Reply {
+        match (self.handler)(ctx, call) {
+            Ok(Reply::Ok(mut value)) => {
+                if let (Api::Cloud, Some(shape)) = (self.api, self.managed_shape) {
+                    let newer = ctx.quirks.contains(&Quirk::NewerGeneration);
+                    match &mut value {
+                        Value::Array(items) => items
+                            .iter_mut()
+                            .filter_map(Value::as_object_mut)
+                            .for_each(|object| shape(object, newer)),
+                        Value::Object(object) => shape(object, newer),
+                        _ => {}
+                    }
+                }
+                Reply::Ok(value)
+            }
+            Ok(reply) => reply,
+            Err(error) => Reply::Err(error),
+        }
+    }
+}
+
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Route")
+            .field("method", &self.method)
+            .field("template", &self.template)
+            .finish()
+    }
+}
+
+/// A cloud route template: `rest` after `/v1/organizations/{organizationId}`.
+macro_rules! cloud_template {
+    ($rest:literal) => {
+        concat!("/v1/organizations/{organizationId}", $rest)
+    };
+}
+pub(crate) use cloud_template;
 
 /// A matched request.
 #[derive(Debug, Clone)]
 pub(crate) struct Matched {
+    pub route: &'static Route,
     pub api: Api,
-    pub op: Op,
     /// The route template, e.g. `/v1/organizations/{organizationId}/services/{serviceId}`.
     pub template: &'static str,
     /// `organizationId` (cloud only).
@@ -156,204 +266,43 @@ impl From<super::validate::Invalid> for ApiError {
     }
 }
 
-macro_rules! cloud_template {
-    ($rest:literal) => {
-        concat!("/v1/organizations/{organizationId}", $rest)
-    };
-}
-
-/// Matches a method and path; `None` is a path the gateway does not serve.
-pub(crate) fn match_route(method: &str, path: &str) -> Option<Matched> {
+/// Matches a method and path against `routes`, the first that fits; `None` is a path the
+/// gateway does not serve. A `{name}` segment of a template takes any one segment of the path.
+pub(crate) fn match_route(
+    routes: impl IntoIterator<Item = &'static Route>,
+    method: &str,
+    path: &str,
+) -> Option<Matched> {
     let path = path.strip_suffix('/').unwrap_or(path);
     let segments: Vec<&str> = path.split('/').skip(1).collect();
-    match segments.as_slice() {
-        ["v1", "organizations", org, rest @ ..] => cloud(method, org, rest),
-        ["api", "v2", rest @ ..] => observability(method, rest),
-        _ => None,
+    routes
+        .into_iter()
+        .filter(|route| route.method == method)
+        .find_map(|route| captures(route, &segments))
+}
+
+/// The request as `route` reads it, if the path fits its template.
+fn captures(route: &'static Route, segments: &[&str]) -> Option<Matched> {
+    let template: Vec<&str> = route.template.split('/').skip(1).collect();
+    if template.len() != segments.len() {
+        return None;
     }
-}
-
-fn cloud(method: &str, org: &str, rest: &[&str]) -> Option<Matched> {
-    let (op, template, service, id) = match rest {
-        ["services"] if method == "GET" => {
-            (Op::ListServices, cloud_template!("/services"), None, None)
-        }
-        ["services", s, "stack", stack @ ..] => {
-            let (op, template, id) = stack_route(method, stack)?;
-            (op, template, Some(*s), id)
-        }
-        ["services", s, service @ ..] => {
-            let (op, template, id) = service_route(method, service)?;
-            (op, template, Some(*s), id)
-        }
-        _ => return None,
-    };
-    Some(Matched {
-        api: Api::Cloud,
-        op,
-        template,
-        org: Some(org.to_string()),
-        service: service.map(str::to_string),
-        id: id.map(str::to_string),
-    })
-}
-
-/// A route of one service (what follows `services/{serviceId}`, its stack aside): the
-/// operation, the template and the last id of the path.
-fn service_route<'p>(
-    method: &str,
-    rest: &[&'p str],
-) -> Option<(Op, &'static str, Option<&'p str>)> {
-    use Op::*;
-    Some(match (method, rest) {
-        ("GET", []) => (GetService, cloud_template!("/services/{serviceId}"), None),
-        ("PATCH", []) => (PatchService, cloud_template!("/services/{serviceId}"), None),
-        ("PATCH", ["scaling"]) => (
-            PatchServiceScaling,
-            cloud_template!("/services/{serviceId}/scaling"),
-            None,
-        ),
-        ("PATCH", ["state"]) => (
-            PatchServiceState,
-            cloud_template!("/services/{serviceId}/state"),
-            None,
-        ),
-        ("POST", ["privateEndpoint"]) => (
-            CreatePrivateEndpoint,
-            cloud_template!("/services/{serviceId}/privateEndpoint"),
-            None,
-        ),
-        ("GET", ["backups"]) => (
-            ListBackups,
-            cloud_template!("/services/{serviceId}/backups"),
-            None,
-        ),
-        ("GET", ["backups", b]) => (
-            GetBackup,
-            cloud_template!("/services/{serviceId}/backups/{backupId}"),
-            Some(b),
-        ),
-        ("GET", ["pipes"]) => (
-            ListPipes,
-            cloud_template!("/services/{serviceId}/pipes"),
-            None,
-        ),
-        ("GET", ["pipes", p]) => (
-            GetPipe,
-            cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
-            Some(p),
-        ),
-        ("DELETE", ["pipes", p]) => (
-            DeletePipe,
-            cloud_template!("/services/{serviceId}/pipes/{pipeId}"),
-            Some(p),
-        ),
-        ("PATCH", ["pipes", p, "scaling"]) => (
-            PatchPipeScaling,
-            cloud_template!("/services/{serviceId}/pipes/{pipeId}/scaling"),
-            Some(p),
-        ),
-        _ => return None,
-    })
-}
-
-/// A route of a service's managed stack (what follows `services/{serviceId}/stack`).
-fn stack_route<'p>(method: &str, rest: &[&'p str]) -> Option<(Op, &'static str, Option<&'p str>)> {
-    use Op::*;
-    Some(match (method, rest) {
-        ("GET", ["dashboards"]) => (
-            ListDashboards,
-            cloud_template!("/services/{serviceId}/stack/dashboards"),
-            None,
-        ),
-        ("POST", ["dashboards"]) => (
-            CreateDashboard,
-            cloud_template!("/services/{serviceId}/stack/dashboards"),
-            None,
-        ),
-        (m, ["dashboards", d]) => (
-            match m {
-                "GET" => GetDashboard,
-                "PUT" => UpdateDashboard,
-                "DELETE" => DeleteDashboard,
-                _ => return None,
-            },
-            cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
-            Some(d),
-        ),
-        ("GET", ["alerts"]) => (
-            ListAlerts,
-            cloud_template!("/services/{serviceId}/stack/alerts"),
-            None,
-        ),
-        ("POST", ["alerts"]) => (
-            CreateAlert,
-            cloud_template!("/services/{serviceId}/stack/alerts"),
-            None,
-        ),
-        (m, ["alerts", a]) => (
-            match m {
-                "GET" => GetAlert,
-                "PUT" => UpdateAlert,
-                "DELETE" => DeleteAlert,
-                _ => return None,
-            },
-            cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
-            Some(a),
-        ),
-        ("GET", ["sources"]) => (
-            ListSources,
-            cloud_template!("/services/{serviceId}/stack/sources"),
-            None,
-        ),
-        _ => return None,
-    })
-}
-
-fn observability(method: &str, rest: &[&str]) -> Option<Matched> {
-    use Op::*;
-    let (op, template, id): (Op, &'static str, Option<&str>) = match (method, rest) {
-        ("GET", ["dashboards"]) => (ListDashboards, "/api/v2/dashboards", None),
-        ("POST", ["dashboards"]) => (CreateDashboard, "/api/v2/dashboards", None),
-        ("GET", ["dashboards", d]) => (GetDashboard, "/api/v2/dashboards/{id}", Some(d)),
-        ("PUT", ["dashboards", d]) => (UpdateDashboard, "/api/v2/dashboards/{id}", Some(d)),
-        ("DELETE", ["dashboards", d]) => (DeleteDashboard, "/api/v2/dashboards/{id}", Some(d)),
-        ("GET", ["alerts"]) => (ListAlerts, "/api/v2/alerts", None),
-        ("POST", ["alerts"]) => (CreateAlert, "/api/v2/alerts", None),
-        ("GET", ["alerts", a]) => (GetAlert, "/api/v2/alerts/{id}", Some(a)),
-        ("PUT", ["alerts", a]) => (UpdateAlert, "/api/v2/alerts/{id}", Some(a)),
-        ("DELETE", ["alerts", a]) => (DeleteAlert, "/api/v2/alerts/{id}", Some(a)),
-        ("GET", ["sources"]) => (ListSources, "/api/v2/sources", None),
-        ("POST", ["charts", "series"]) => (ChartSeries, "/api/v2/charts/series", None),
-        _ => return None,
-    };
-    Some(Matched {
-        api: Api::Observability,
-        op,
-        template,
+    let mut matched = Matched {
+        route,
+        api: route.api,
+        template: route.template,
         org: None,
         service: None,
-        id: id.map(str::to_string),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn templates_name_the_route_not_the_ids() {
-        let m = match_route("PATCH", "/v1/organizations/o/services/s/pipes/p/scaling").unwrap();
-        assert_eq!(m.op, Op::PatchPipeScaling);
-        assert_eq!(
-            m.template,
-            "/v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/scaling"
-        );
-        assert_eq!(m.service.as_deref(), Some("s"));
-        assert_eq!(m.id.as_deref(), Some("p"));
-        let m = match_route("DELETE", "/api/v2/dashboards/abc").unwrap();
-        assert_eq!((m.api, m.op), (Api::Observability, Op::DeleteDashboard));
-        assert!(match_route("POST", "/v1/organizations/o/services").is_none());
-        assert!(match_route("GET", "/v2/whatever").is_none());
+        id: None,
+    };
+    for (part, segment) in template.iter().zip(segments) {
+        match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            Some("organizationId") => matched.org = Some(segment.to_string()),
+            Some("serviceId") => matched.service = Some(segment.to_string()),
+            Some(_) => matched.id = Some(segment.to_string()),
+            None if part == segment => {}
+            None => return None,
+        }
     }
+    Some(matched)
 }

@@ -5,13 +5,15 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::api::limits::{CHART_SERIES_MAX, CHART_SERIES_MIN, GRANULARITIES, SERIES_RETURN_TYPES};
+use crate::api::limits::{
+    AGG_FNS, CHART_SERIES_MAX, CHART_SERIES_MIN, DATA_SOURCES, GRANULARITIES, METRIC_DATA_TYPES,
+    SERIES_RETURN_TYPES, SERIES_TYPES, WHERE_LANGUAGES,
+};
 use crate::api::wire::Series;
 use crate::duration::{self, DAYS, HOURS, MINUTES, SECONDS};
 
 use super::faults::{hash_bytes, mix};
 use super::model::Quirk;
-use super::stack;
 use super::validate::{self, Check, invalid};
 
 /// Most buckets one answer may hold.
@@ -82,7 +84,7 @@ fn request_series(map: &Map<String, Value>) -> Check<(Vec<Series>, Vec<String>)>
         .enumerate()
         .map(|(i, s)| {
             let path = format!("series[{i}]");
-            let parsed = stack::series(validate::object(s, &path)?, &path)?;
+            let parsed = series(validate::object(s, &path)?, &path)?;
             if parsed.agg_fn.is_none() {
                 return invalid(format!("{path}.aggFn"), "is required");
             }
@@ -214,6 +216,27 @@ fn value(series: &Series, seed: u64, ts: i64, step: i64) -> f64 {
         "min" => round2(scale * wave * (0.2 + 0.3 * noise)),
         _ => round2(scale * 4.0 * wave * (0.8 + 0.4 * noise)),
     }
+}
+
+/// Validates one series object (tiles and chart queries share the shape).
+pub(crate) fn series(map: &Map<String, Value>, prefix: &str) -> Check<Series> {
+    Ok(Series {
+        kind: validate::enumerated(map, "type", prefix, SERIES_TYPES)?,
+        data_source: validate::enumerated(map, "dataSource", prefix, DATA_SOURCES)?,
+        source_id: validate::string(map, "sourceId", prefix, 256)?,
+        agg_fn: validate::enumerated(map, "aggFn", prefix, AGG_FNS)?,
+        field: validate::string(map, "field", prefix, 1024)?,
+        where_: validate::string(map, "where", prefix, 16 * 1024)?,
+        where_language: validate::enumerated(map, "whereLanguage", prefix, WHERE_LANGUAGES)?,
+        // Both documents require `groupBy` on every series; the real servers reject a series
+        // without it (`[]` is "no grouping").
+        group_by: Some(validate::strings(map, "groupBy", prefix)?.map_or_else(
+            || invalid(validate::join(prefix, "groupBy"), "is required"),
+            Ok,
+        )?),
+        metric_name: validate::string(map, "metricName", prefix, 1024)?,
+        metric_data_type: validate::enumerated(map, "metricDataType", prefix, METRIC_DATA_TYPES)?,
+    })
 }
 
 #[cfg(test)]

@@ -24,13 +24,12 @@ use crate::api::limits::{
     OBSERVABILITY_RATE_WINDOW_SECS,
 };
 
-use super::cloud::{self, Ctx};
 use super::faults::{Fault, FaultSpec, SplitMix64};
-use super::model::{LOG_BODY_BUDGET, LogEntry, Quirk, SandboxOptions};
+use super::model::{LOG_BODY_BUDGET, LogEntry, SandboxOptions};
 use super::rate::RateLimiter;
-use super::routes::{self, Api, ApiError, Matched, Op, Reply};
-use super::store::{StackKey, StateLock, World};
-use super::{seed, series, stack};
+use super::routes::{self, Api, ApiError, Call, Ctx, Matched, Reply};
+use super::store::{StateLock, World};
+use super::{kinds, seed};
 
 /// Largest request body accepted; larger ones answer 413.
 pub(crate) const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -233,12 +232,6 @@ impl Shared {
 
     /// Runs an operation against the world and saves it after a successful write.
     fn execute(&self, matched: &Matched, query: Option<&str>, body: Option<&Value>) -> Reply {
-        if matched.op == Op::ChartSeries {
-            return match series::answer(body.unwrap_or(&Value::Null), &self.options.quirks) {
-                Ok(points) => Reply::Ok(points),
-                Err(invalid) => Reply::Err(invalid.into()),
-            };
-        }
         let mut world = lock(&self.world);
         let wall_ms = Timestamp::now().as_millisecond();
         world.settle(wall_ms);
@@ -249,34 +242,15 @@ impl Shared {
             delay_ms: i64::try_from(self.options.scaling_delay.as_millis()).unwrap_or(i64::MAX),
             quirks: &self.options.quirks,
         };
-        let service = matched.service.as_deref().unwrap_or("");
-        let id = matched.id.as_deref();
-        let is_stack_op = matches!(
-            matched.op,
-            Op::ListDashboards
-                | Op::CreateDashboard
-                | Op::GetDashboard
-                | Op::UpdateDashboard
-                | Op::DeleteDashboard
-                | Op::ListAlerts
-                | Op::CreateAlert
-                | Op::GetAlert
-                | Op::UpdateAlert
-                | Op::DeleteAlert
-                | Op::ListSources
-        );
-        let reply = if is_stack_op {
-            let key = match matched.api {
-                Api::Cloud => StackKey::Managed {
-                    service_id: service.to_string(),
-                },
-                Api::Observability => StackKey::Observability,
-            };
-            stack::handle(&mut ctx, &key, matched.op, id, query, body)
-        } else {
-            cloud::handle(&mut ctx, matched.op, service, id, body)
+        let call = Call {
+            api: matched.api,
+            service: matched.service.as_deref().unwrap_or(""),
+            id: matched.id.as_deref(),
+            query,
+            body: body.unwrap_or(&Value::Null),
         };
-        if matched.op.writes()
+        let reply = matched.route.run(&mut ctx, &call);
+        if matched.route.writes
             && !matches!(reply, Reply::Err(_))
             && let Some(path) = &self.options.state_file
             && let Err(error) = world.save(path)
@@ -461,14 +435,14 @@ fn cannot(method: &str, path: &str) -> Response<Body> {
     response(404, "text/html; charset=utf-8", html.into_bytes())
 }
 
-/// Renders an error in the API's own shape.
-fn error_response(api: Api, op: Option<Op>, error: &ApiError, request_id: &str) -> Response<Body> {
+/// Renders an error in the API's own shape (the charts route, `chart`, has its own).
+fn error_response(api: Api, chart: bool, error: &ApiError, request_id: &str) -> Response<Body> {
     match api {
         Api::Cloud => json_response(
             error.status,
             &json!({"status": error.status, "error": error.cloud_text(), "requestId": request_id}),
         ),
-        Api::Observability if op == Some(Op::ChartSeries) => {
+        Api::Observability if chart => {
             json_response(error.status, &json!({"error": error.observability_text()}))
         }
         Api::Observability => json_response(
@@ -489,7 +463,7 @@ fn too_many(api: Api, reset_secs: u64) -> Response<Body> {
     response
 }
 
-fn render(api: Api, op: Op, reply: Reply, request_id: &str) -> Response<Body> {
+fn render(api: Api, chart: bool, reply: Reply, request_id: &str) -> Response<Body> {
     match (api, reply) {
         (Api::Cloud, Reply::Ok(result)) => json_response(
             200,
@@ -500,7 +474,7 @@ fn render(api: Api, op: Op, reply: Reply, request_id: &str) -> Response<Body> {
         }
         (Api::Observability, Reply::Ok(data)) => json_response(200, &json!({"data": data})),
         (Api::Observability, Reply::Deleted) => json_response(200, &json!({})),
-        (api, Reply::Err(error)) => error_response(api, Some(op), &error, request_id),
+        (api, Reply::Err(error)) => error_response(api, chart, &error, request_id),
     }
 }
 
@@ -522,15 +496,7 @@ fn control(shared: &Shared, method: &str, path: &str) -> Response<Body> {
 fn check_path(shared: &Shared, matched: &Matched) -> std::result::Result<(), ApiError> {
     let mut params = vec![("organizationId", matched.org.as_deref())];
     params.push(("serviceId", matched.service.as_deref()));
-    if matches!(
-        matched.op,
-        Op::GetBackup | Op::GetPipe | Op::DeletePipe | Op::PatchPipeScaling
-    ) {
-        let name = if matched.op == Op::GetBackup {
-            "backupId"
-        } else {
-            "pipeId"
-        };
+    if let Some(name) = matched.route.uuid_id {
         params.push((name, matched.id.as_deref()));
     }
     for (name, value) in params {
@@ -622,10 +588,10 @@ async fn handle(
         series: None,
         body: None,
     };
-    let Some(matched) = routes::match_route(&method, &path).filter(|m| {
-        !(m.op == Op::ListSources
-            && m.api == Api::Observability
-            && shared.options.quirks.contains(&Quirk::NoSources))
+    let Some(matched) = routes::match_route(kinds::routes(), &method, &path).filter(|m| {
+        m.route
+            .absent_with
+            .is_none_or(|quirk| !shared.options.quirks.contains(&quirk))
     }) else {
         return Ok(shared.answered(logged, None, cannot(&method, &path)).await);
     };
@@ -659,7 +625,7 @@ async fn handle(
         &mut logged,
     )
     .await;
-    let response = render(matched.api, matched.op, reply, &request_id);
+    let response = render(matched.api, matched.route.chart, reply, &request_id);
     if fault == Some(Fault::Lost) {
         // The work is done; the answer never leaves.
         shared.record_unanswered(logged, response.status().as_u16(), fault);
@@ -685,7 +651,7 @@ fn refusal(
         return Some(match api {
             Api::Cloud => error_response(
                 Api::Cloud,
-                None,
+                false,
                 &ApiError::new(401, "UNAUTHORIZED", "Key is not found"),
                 request_id,
             ),
@@ -712,7 +678,7 @@ fn injected(api: Api, fault: Option<Fault>, request_id: &str) -> Option<Response
             Some(match api {
                 Api::Cloud => error_response(
                     Api::Cloud,
-                    None,
+                    false,
                     &ApiError::new(status, code, "injected by the sandbox"),
                     request_id,
                 ),
@@ -741,7 +707,7 @@ async fn reply(
         match read_body(request, shared.options.log_bodies).await {
             Ok(body) => {
                 logged.body = body.text;
-                if matched.op == Op::ChartSeries {
+                if matched.route.chart {
                     logged.series = body
                         .value
                         .as_ref()

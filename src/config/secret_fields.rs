@@ -1,0 +1,78 @@
+//! The secret fields of a config, named once: the loader, the schema check, the interpolation
+//! and the snippet renderer all ask this list which fields hold a secret, so a new one is a line
+//! here, not a hunt through four files.
+
+/// A field whose value is a secret: written only as one `${env:NAME}` reference, resolved into
+/// a [`super::model::SecretValue`] and never echoed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SecretField {
+    /// The section that holds it (`cloud`).
+    pub section: &'static str,
+    /// Its key in the section (`keySecret`).
+    pub key: &'static str,
+    /// Its JSON pointer, as the schema check names places (`/cloud/keySecret`).
+    pub pointer: &'static str,
+    /// Its path, as messages name it (`cloud.keySecret`).
+    pub path: &'static str,
+    /// The variable it is conventionally read from (`CONVERGE_KEY_SECRET`), a secret whatever
+    /// the config says: `export` and `--sandbox` read it.
+    pub variable: &'static str,
+}
+
+/// `cloud.keySecret`: the cloud API key's secret.
+pub(crate) const KEY_SECRET: SecretField = SecretField {
+    section: "cloud",
+    key: "keySecret",
+    pointer: "/cloud/keySecret",
+    path: "cloud.keySecret",
+    variable: "CONVERGE_KEY_SECRET",
+};
+
+/// `observability.token`: the observability API's bearer token.
+pub(crate) const TOKEN: SecretField = SecretField {
+    section: "observability",
+    key: "token",
+    pointer: "/observability/token",
+    path: "observability.token",
+    variable: "CONVERGE_OBS_TOKEN",
+};
+
+/// Every secret field.
+pub(crate) const SECRET_FIELDS: [SecretField; 2] = [KEY_SECRET, TOKEN];
+
+/// Whether a JSON pointer (`/cloud/keySecret`) names a secret field.
+pub(crate) fn is_secret_pointer(pointer: &str) -> bool {
+    SECRET_FIELDS.iter().any(|field| field.pointer == pointer)
+}
+
+/// Whether a key, in whatever section, is spelled as a secret field's (`keySecret`, `token`).
+pub(crate) fn is_secret_field_key(key: &str) -> bool {
+    SECRET_FIELDS.iter().any(|field| field.key == key)
+}
+
+/// The secret fields as a message lists them: `` `cloud.keySecret` or `observability.token` ``.
+pub(crate) fn described() -> String {
+    SECRET_FIELDS
+        .iter()
+        .map(|field| format!("`{}`", field.path))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_field_is_named_the_same_way_in_every_spelling() {
+        for field in SECRET_FIELDS {
+            assert_eq!(field.pointer, format!("/{}/{}", field.section, field.key));
+            assert_eq!(field.path, format!("{}.{}", field.section, field.key));
+            assert!(is_secret_pointer(field.pointer));
+            assert!(is_secret_field_key(field.key));
+        }
+        assert!(!is_secret_pointer("/cloud/keyId"));
+        assert!(!is_secret_field_key("keyId"));
+        assert_eq!(described(), "`cloud.keySecret` or `observability.token`");
+    }
+}

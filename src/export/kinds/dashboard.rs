@@ -1,0 +1,131 @@
+//! Dashboards of a stack: one per name (converge matches them by name), tiles in the server's
+//! order, series naming their source when the name resolves back to the same id.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::api::wire::{Dashboard, Series};
+use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
+use crate::export::yaml::Node;
+use crate::live::StackLive;
+use crate::plan::normalize;
+
+/// `dashboards:` of a stack; records each exported dashboard for the alerts.
+pub(super) fn dashboards(writing: &mut StackWriting<'_>, node: &mut Vec<(String, Node)>) {
+    let (key, live) = (writing.key, writing.live);
+    let mut by_name: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+    for d in &live.dashboards {
+        by_name.entry(d.name.as_str()).or_default().push(d);
+    }
+    let mut keys = Keys::default();
+    let mut dashboards = Vec::new();
+    for (name, same) in &by_name {
+        let [dashboard] = same.as_slice() else {
+            writing.warnings.push(format!(
+                "stack {key}: {} dashboards are named {name:?}; none exported (converge matches dashboards by name)",
+                same.len()
+            ));
+            continue;
+        };
+        let mut tile_names = BTreeSet::new();
+        if let Some(tile) = dashboard
+            .tiles
+            .iter()
+            .find(|t| !tile_names.insert(t.name.as_str()))
+        {
+            writing.warnings.push(format!(
+                "stack {key}: dashboard {name:?} not exported: two tiles are named {:?} (converge matches tiles by name)",
+                tile.name
+            ));
+            continue;
+        }
+        let dkey = keys.take(slug(name, "dashboard"));
+        writing
+            .dashboards
+            .insert(dashboard.id.as_str(), (dkey.clone(), dashboard));
+        dashboards.push((dkey, dashboard_node(dashboard, &writing.tag, live)));
+    }
+    if !dashboards.is_empty() {
+        node.push(entry("dashboards", Node::Map(dashboards)));
+    }
+}
+
+fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
+    let tags: Vec<Node> = normalize::tags(&dashboard.tags)
+        .iter()
+        .filter(|t| *t != tag)
+        .map(|t| str(t))
+        .collect();
+    // In the server's order, not sorted: a tile renamed where it stands in this list keeps its
+    // id on the next apply only if the list is the live one.
+    let tiles = dashboard
+        .tiles
+        .iter()
+        .map(|tile| {
+            let mut t = vec![
+                entry("name", str(&tile.name)),
+                entry("x", Node::int(tile.x)),
+                entry("y", Node::int(tile.y)),
+                entry("w", Node::int(tile.w)),
+                entry("h", Node::int(tile.h)),
+            ];
+            if tile.as_ratio == Some(true) {
+                t.push(entry("asRatio", Node::Bool(true)));
+            }
+            t.push(entry(
+                "series",
+                Node::List(tile.series.iter().map(|s| series_node(s, live)).collect()),
+            ));
+            Node::Map(t)
+        })
+        .collect();
+    let mut node = vec![entry("name", str(&dashboard.name))];
+    if !tags.is_empty() {
+        node.push(entry("tags", Node::List(tags)));
+    }
+    node.push(entry("tiles", Node::List(tiles)));
+    Node::Map(node)
+}
+
+fn series_node(series: &Series, live: &StackLive) -> Node {
+    let mut node = Vec::new();
+    let mut text = |key: &str, value: &Option<String>| {
+        if let Some(v) = non_empty(value) {
+            node.push(entry(key, str(v)));
+        }
+    };
+    text("type", &series.kind);
+    text("dataSource", &series.data_source);
+    if let Some(id) = non_empty(&series.source_id) {
+        // A name reads better, but only when it resolves back to this very id.
+        let source = live.sources.iter().find(|s| s.id == id);
+        let unique =
+            source.filter(|s| live.sources.iter().filter(|o| o.name == s.name).count() == 1);
+        match unique {
+            Some(s) if !s.name.is_empty() => node.push(entry("source", str(&s.name))),
+            _ => node.push(entry("sourceId", str(id))),
+        }
+    }
+    let mut text = |key: &str, value: &Option<String>| {
+        if let Some(v) = non_empty(value) {
+            node.push(entry(key, str(v)));
+        }
+    };
+    text("aggFn", &series.agg_fn);
+    text("field", &series.field);
+    text("where", &series.where_);
+    text("whereLanguage", &series.where_language);
+    if let Some(group_by) = series.group_by.as_ref().filter(|g| !g.is_empty()) {
+        node.push(entry(
+            "groupBy",
+            Node::List(group_by.iter().map(|g| str(g)).collect()),
+        ));
+    }
+    let mut text = |key: &str, value: &Option<String>| {
+        if let Some(v) = non_empty(value) {
+            node.push(entry(key, str(v)));
+        }
+    };
+    text("metricName", &series.metric_name);
+    text("metricDataType", &series.metric_data_type);
+    Node::Map(node)
+}

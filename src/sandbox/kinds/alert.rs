@@ -1,0 +1,240 @@
+//! Alerts of a stack, on a dashboard's tile or a saved search: PUT replaces the whole object;
+//! the observability API pages the list.
+
+use serde_json::{Map, Value};
+
+use crate::api::limits::{
+    ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, CHANNEL_TYPES,
+    THRESHOLD_TYPES,
+};
+use crate::api::wire::{Alert, Channel};
+use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
+use crate::sandbox::seed::{TEAM_ID, iso_ms};
+use crate::sandbox::store::{Stack, StackKey, quiet_state};
+use crate::sandbox::validate;
+
+use super::common::{stack_index, stack_key, stored_name, to_value};
+
+/// Alert list paging of the observability API: default and largest `limit`.
+const ALERTS_DEFAULT_LIMIT: usize = 100;
+const ALERTS_MAX_LIMIT: usize = 1000;
+
+/// The routes of alerts, through the managed stack and the observability API.
+pub(super) const ROUTES: &[Route] = &[
+    Route::new(
+        Api::Cloud,
+        "GET",
+        cloud_template!("/services/{serviceId}/stack/alerts"),
+        list,
+    )
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "POST",
+        cloud_template!("/services/{serviceId}/stack/alerts"),
+        create,
+    )
+    .writes()
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "GET",
+        cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
+        get,
+    )
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "PUT",
+        cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
+        update,
+    )
+    .writes()
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "DELETE",
+        cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
+        delete,
+    )
+    .writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/alerts", list),
+    Route::new(Api::Observability, "POST", "/api/v2/alerts", create).writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/alerts/{id}", get),
+    Route::new(Api::Observability, "PUT", "/api/v2/alerts/{id}", update).writes(),
+    Route::new(Api::Observability, "DELETE", "/api/v2/alerts/{id}", delete).writes(),
+];
+
+fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let id = call.id.unwrap_or("");
+    let alert = ctx.world.stacks[stack_index]
+        .alerts
+        .iter()
+        .find(|a| a.id == id)
+        .ok_or_else(|| ApiError::not_found(format!("Alert {id} not found")))?;
+    Ok(Reply::Ok(to_value(alert)?))
+}
+
+fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let id = call.id.unwrap_or("");
+    ctx.world.stacks[stack_index].alerts.retain(|a| a.id != id);
+    Ok(Reply::Deleted)
+}
+
+/// The managed stack's way of writing an alert (the cloud document): without a name it has
+/// `name: null`; with the newer-generation quirk it names its dashboard and team `dashboardId`
+/// and `teamId`.
+fn managed_shape(object: &mut Map<String, Value>, newer: bool) {
+    if object.get("name").is_some_and(|n| n == "") {
+        object.insert("name".into(), Value::Null);
+    }
+    if newer {
+        for (contract, newer_name) in [("dashboard", "dashboardId"), ("team", "teamId")] {
+            if let Some(v) = object.remove(contract) {
+                object.insert(newer_name.into(), v);
+            }
+        }
+    }
+}
+
+/// The alerts: the observability API pages them, the managed stack lists them all.
+fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let alerts = &ctx.world.stacks[stack_index].alerts;
+    match stack_key(call) {
+        StackKey::Observability => {
+            let (limit, offset) = paging(call.query)?;
+            let page: Vec<&Alert> = alerts.iter().skip(offset).take(limit).collect();
+            Ok(Reply::Ok(to_value(&page)?))
+        }
+        StackKey::Managed { .. } => Ok(Reply::Ok(to_value(alerts)?)),
+    }
+}
+
+fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let now = iso_ms(ctx.now);
+    let world = &mut *ctx.world;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index])?;
+    alert.name = stored_name(ctx.quirks, alert.name);
+    alert.id = world.new_id();
+    alert.created_at = Some(now.clone());
+    alert.updated_at = Some(now);
+    let value = to_value(&alert)?;
+    world.stacks[stack_index].alerts.push(alert);
+    Ok(Reply::Ok(value))
+}
+
+fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let now = iso_ms(ctx.now);
+    let id = call.id.unwrap_or("");
+    let world = &mut *ctx.world;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index])?;
+    alert.name = stored_name(ctx.quirks, alert.name);
+    let stack = &mut world.stacks[stack_index];
+    let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
+        return Err(ApiError::not_found(format!("Alert {id} not found")));
+    };
+    // PUT replaces the whole object: omitted optional members become empty.
+    alert.id = existing.id.clone();
+    alert.created_at = existing.created_at.clone();
+    alert.state = existing.state.clone();
+    alert.updated_at = Some(now);
+    *existing = alert.clone();
+    Ok(Reply::Ok(to_value(&alert)?))
+}
+
+/// `limit` (1 to 1000, default 100) and `offset` of the alert list.
+fn paging(query: Option<&str>) -> Result<(usize, usize), ApiError> {
+    let mut limit = ALERTS_DEFAULT_LIMIT;
+    let mut offset = 0;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let parsed = value.parse::<usize>().ok();
+        match key {
+            "limit" => match parsed {
+                Some(n) if (1..=ALERTS_MAX_LIMIT).contains(&n) => limit = n,
+                _ => {
+                    return Err(ApiError::new(
+                        400,
+                        "BAD_REQUEST",
+                        format!("limit: must be an integer from 1 to {ALERTS_MAX_LIMIT}"),
+                    ));
+                }
+            },
+            "offset" => {
+                offset = parsed.ok_or_else(|| {
+                    ApiError::new(400, "BAD_REQUEST", "offset: must be a whole number")
+                })?
+            }
+            _ => {}
+        }
+    }
+    Ok((limit, offset))
+}
+
+/// Validates an alert create or update body against the stack it goes into.
+fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
+    let map = validate::object(body, "")?;
+    let name = validate::string(map, "name", "", ALERT_NAME_MAX)?;
+    let message = validate::string(map, "message", "", ALERT_MESSAGE_MAX)?;
+    let threshold = validate::number(map, "threshold", "")?
+        .ok_or_else(|| ApiError::body("threshold", "is required"))?;
+    let interval = validate::enumerated(map, "interval", "", ALERT_INTERVALS)?
+        .ok_or_else(|| ApiError::body("interval", "is required"))?;
+    let threshold_type = validate::enumerated(map, "thresholdType", "", THRESHOLD_TYPES)?
+        .ok_or_else(|| ApiError::body("thresholdType", "is required"))?;
+    let source = validate::enumerated(map, "source", "", ALERT_SOURCES)?
+        .unwrap_or_else(|| "tile".to_string());
+    let channel_value = map
+        .get("channel")
+        .ok_or_else(|| ApiError::body("channel", "is required"))?;
+    let channel_map = validate::object(channel_value, "channel")?;
+    let channel = Channel {
+        kind: validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
+            .ok_or_else(|| ApiError::body("channel.type", "is required"))?,
+        webhook_id: validate::string(channel_map, "webhookId", "channel", 64)?,
+    };
+    let dashboard = validate::string(map, "dashboardId", "", 64)?;
+    let tile_id = validate::string(map, "tileId", "", 64)?;
+    if source == "tile" {
+        let dashboard_id = dashboard
+            .as_deref()
+            .ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
+        let tile_id = tile_id
+            .as_deref()
+            .ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
+        let found = stack
+            .dashboards
+            .iter()
+            .find(|d| d.id == dashboard_id)
+            .ok_or_else(|| {
+                ApiError::body("dashboardId", format!("dashboard {dashboard_id} not found"))
+            })?;
+        if !found.tiles.iter().any(|t| t.id.as_deref() == Some(tile_id)) {
+            return Err(ApiError::body(
+                "tileId",
+                format!("tile {tile_id} not found on dashboard {dashboard_id}"),
+            ));
+        }
+    }
+    Ok(Alert {
+        id: String::new(),
+        name: name.unwrap_or_default(),
+        message,
+        threshold: Some(threshold),
+        interval: Some(interval),
+        threshold_type: Some(threshold_type),
+        source: Some(source),
+        state: Some(quiet_state(&stack.key).into()),
+        channel: Some(channel),
+        team: Some(TEAM_ID.into()),
+        tile_id,
+        dashboard,
+        created_at: None,
+        updated_at: None,
+    })
+}

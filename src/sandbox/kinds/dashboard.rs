@@ -1,0 +1,291 @@
+//! Dashboards of a stack, the same through the managed stack (cloud API) and the observability
+//! API: server-assigned tile ids, PUT replaces the whole object, and the alerts of a deleted
+//! dashboard or a removed tile go with it.
+
+use serde_json::{Map, Value};
+
+use crate::api::limits::{
+    DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
+};
+use crate::api::wire::{Dashboard, Series, Tile};
+use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
+use crate::sandbox::series::series;
+use crate::sandbox::validate::{self, Check, invalid};
+
+use super::common::{stack_index, stored_name, to_value};
+
+/// The routes of dashboards, through the managed stack and the observability API.
+pub(super) const ROUTES: &[Route] = &[
+    Route::new(
+        Api::Cloud,
+        "GET",
+        cloud_template!("/services/{serviceId}/stack/dashboards"),
+        list,
+    )
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "POST",
+        cloud_template!("/services/{serviceId}/stack/dashboards"),
+        create,
+    )
+    .writes()
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "GET",
+        cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
+        get,
+    )
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "PUT",
+        cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
+        update,
+    )
+    .writes()
+    .managed_shape(managed_shape),
+    Route::new(
+        Api::Cloud,
+        "DELETE",
+        cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
+        delete,
+    )
+    .writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/dashboards", list),
+    Route::new(Api::Observability, "POST", "/api/v2/dashboards", create).writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/dashboards/{id}", get),
+    Route::new(Api::Observability, "PUT", "/api/v2/dashboards/{id}", update).writes(),
+    Route::new(
+        Api::Observability,
+        "DELETE",
+        "/api/v2/dashboards/{id}",
+        delete,
+    )
+    .writes(),
+];
+
+fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    Ok(Reply::Ok(to_value(
+        &ctx.world.stacks[stack_index].dashboards,
+    )?))
+}
+
+fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let id = call.id.unwrap_or("");
+    let dashboard = ctx.world.stacks[stack_index]
+        .dashboards
+        .iter()
+        .find(|d| d.id == id)
+        .ok_or_else(|| ApiError::not_found(format!("Dashboard {id} not found")))?;
+    Ok(Reply::Ok(to_value(dashboard)?))
+}
+
+fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let id = call.id.unwrap_or("");
+    let stack = &mut ctx.world.stacks[stack_index];
+    stack.dashboards.retain(|d| d.id != id);
+    stack.alerts.retain(|a| a.dashboard.as_deref() != Some(id));
+    Ok(Reply::Deleted)
+}
+
+fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let world = &mut *ctx.world;
+    let mut dashboard = dashboard_body(call.body)?;
+    dashboard.name = stored_name(ctx.quirks, dashboard.name);
+    dashboard.id = world.new_id();
+    // Any tile id the client sends is ignored on create.
+    for tile in &mut dashboard.tiles {
+        tile.id = Some(world.new_id());
+    }
+    let value = to_value(&dashboard)?;
+    world.stacks[stack_index].dashboards.push(dashboard);
+    Ok(Reply::Ok(value))
+}
+
+/// PUT of a dashboard: tiles keep their ids only where they name this dashboard's tiles, and
+/// alerts of tiles that disappeared go with them.
+fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stack_index = stack_index(ctx, call)?;
+    let id = call.id.unwrap_or("");
+    let world = &mut *ctx.world;
+    let mut dashboard = dashboard_body(call.body)?;
+    dashboard.name = stored_name(ctx.quirks, dashboard.name);
+    let Some(position) = world.stacks[stack_index]
+        .dashboards
+        .iter()
+        .position(|d| d.id == id)
+    else {
+        return Err(ApiError::not_found(format!("Dashboard {id} not found")));
+    };
+    let old_ids: Vec<String> = world.stacks[stack_index].dashboards[position]
+        .tiles
+        .iter()
+        .filter_map(|t| t.id.clone())
+        .collect();
+    let mut kept: Vec<String> = Vec::new();
+    for tile in &mut dashboard.tiles {
+        match tile.id.take() {
+            // A tile keeps its id only if it exists on this dashboard (and only once).
+            Some(tile_id) if old_ids.contains(&tile_id) && !kept.contains(&tile_id) => {
+                kept.push(tile_id.clone());
+                tile.id = Some(tile_id);
+            }
+            _ => tile.id = Some(world.new_id()),
+        }
+    }
+    dashboard.id = id.to_string();
+    let stack = &mut world.stacks[stack_index];
+    // Alerts of tiles that disappeared are deleted with them.
+    stack.alerts.retain(|a| {
+        a.dashboard.as_deref() != Some(id)
+            || a.tile_id.as_ref().is_some_and(|t| kept.contains(t))
+            || a.source.as_deref() == Some("search")
+    });
+    let value = to_value(&dashboard)?;
+    stack.dashboards[position] = dashboard;
+    Ok(Reply::Ok(value))
+}
+
+/// The managed stack's way of writing a dashboard: with the newer-generation quirk, tiles
+/// carry `config` instead of `series`.
+fn managed_shape(object: &mut Map<String, Value>, newer: bool) {
+    if !newer {
+        return;
+    }
+    let tiles = object.get_mut("tiles").and_then(Value::as_array_mut);
+    for tile in tiles.into_iter().flatten().filter_map(Value::as_object_mut) {
+        let as_ratio = tile.remove("asRatio");
+        if let Some(Value::Array(series)) = tile.remove("series") {
+            tile.insert("config".into(), newer_config(&series, as_ratio));
+        }
+    }
+}
+
+/// A tile's `series` as the newer generation's line chart `config`
+/// (`ClickStackLineBuilderChartConfig`).
+fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
+    let select: Vec<Value> = series
+        .iter()
+        .map(|s| {
+            let mut item = Map::new();
+            item.insert(
+                "aggFn".into(),
+                s.get("aggFn").cloned().unwrap_or("count".into()),
+            );
+            for (from, to) in [
+                ("field", "valueExpression"),
+                ("where", "where"),
+                ("whereLanguage", "whereLanguage"),
+            ] {
+                if let Some(v) = s.get(from).filter(|v| !v.is_null()) {
+                    item.insert(to.into(), v.clone());
+                }
+            }
+            Value::Object(item)
+        })
+        .collect();
+    let mut config = Map::new();
+    config.insert("displayType".into(), "line".into());
+    config.insert(
+        "sourceId".into(),
+        series
+            .first()
+            .and_then(|s| s.get("sourceId"))
+            .cloned()
+            .unwrap_or_else(|| "".into()),
+    );
+    config.insert("select".into(), Value::Array(select));
+    if let Some(Value::Bool(ratio)) = as_ratio {
+        config.insert("asRatio".into(), Value::Bool(ratio));
+    }
+    Value::Object(config)
+}
+
+fn whole(map: &Map<String, Value>, key: &str, prefix: &str, min: f64) -> Check<i64> {
+    match validate::number(map, key, prefix)? {
+        Some(v) if v.fract() == 0.0 && v >= min => Ok(v as i64),
+        Some(v) => invalid(
+            validate::join(prefix, key),
+            format!("must be an integer of at least {min}, got {v}"),
+        ),
+        None => invalid(validate::join(prefix, key), "is required"),
+    }
+}
+
+fn tile(value: &Value, prefix: &str) -> Check<Tile> {
+    let map = validate::object(value, prefix)?;
+    let x = validate::ranged(map, &TILE_X, prefix)?;
+    let w = validate::ranged(map, &TILE_W, prefix)?;
+    let (Some(x), Some(w)) = (x, w) else {
+        let missing = if x.is_none() { "x" } else { "w" };
+        return invalid(validate::join(prefix, missing), "is required");
+    };
+    let series_values = validate::array(map, "series", prefix)?
+        .cloned()
+        .unwrap_or_default();
+    let series_prefix = validate::join(prefix, "series");
+    let series = series_values
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let path = format!("{series_prefix}[{i}]");
+            series(validate::object(s, &path)?, &path)
+        })
+        .collect::<Check<Vec<Series>>>()?;
+    Ok(Tile {
+        id: validate::string(map, "id", prefix, 64)?,
+        name: validate::required_string(map, "name", prefix, DASHBOARD_NAME_MAX)?,
+        x: x as i64,
+        y: whole(map, "y", prefix, 0.0)?,
+        w: w as i64,
+        h: whole(map, "h", prefix, 1.0)?,
+        as_ratio: validate::boolean(map, "asRatio", prefix)?,
+        series,
+        config: map.get("config").filter(|c| !c.is_null()).cloned(),
+    })
+}
+
+/// Validates a dashboard create or update body (the whole object).
+fn dashboard_body(body: &Value) -> Check<Dashboard> {
+    let map = validate::object(body, "")?;
+    let name = validate::required_string(map, "name", "", DASHBOARD_NAME_MAX)?;
+    let tags = validate::strings(map, "tags", "")?.unwrap_or_default();
+    if tags.len() > DASHBOARD_MAX_TAGS {
+        return invalid(
+            "tags",
+            format!("must have at most {DASHBOARD_MAX_TAGS} tags"),
+        );
+    }
+    if let Some(i) = tags.iter().position(|t| t.chars().count() > TAG_MAX) {
+        return invalid(
+            format!("tags[{i}]"),
+            format!("must be at most {TAG_MAX} characters long"),
+        );
+    }
+    let tiles = validate::array(map, "tiles", "")?
+        .cloned()
+        .unwrap_or_default();
+    if tiles.len() > DASHBOARD_MAX_TILES {
+        return invalid(
+            "tiles",
+            format!("must have at most {DASHBOARD_MAX_TILES} tiles"),
+        );
+    }
+    let tiles = tiles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tile(t, &format!("tiles[{i}]")))
+        .collect::<Check<Vec<Tile>>>()?;
+    Ok(Dashboard {
+        id: String::new(),
+        name,
+        tiles,
+        tags,
+    })
+}
