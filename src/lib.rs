@@ -8,6 +8,8 @@
 //! fails on any `crate::` path that goes up it and on any import cycle between files.
 //!
 //! - `exit`: the exit codes.
+//! - `diagnostic`: a problem at a place in the config, and the stable code of every problem and
+//!   every error; nothing else, so that every layer can raise one.
 //! - `duration`: the one parser of durations such as `90s`, `10m` or `7d`.
 //! - `format`: the one `--format` enum, and the values each command offers.
 //! - `address`: the one way an object's address is written and read back.
@@ -41,6 +43,7 @@ pub mod apply;
 pub(crate) mod cli;
 pub mod commands;
 pub mod config;
+pub mod diagnostic;
 pub mod drift;
 pub(crate) mod duration;
 pub(crate) mod error;

@@ -10,6 +10,7 @@ pub(crate) mod flags;
 pub mod plan;
 pub(crate) mod preview;
 pub(crate) mod sandbox;
+pub(crate) mod saved_plan;
 pub(crate) mod schema;
 pub(crate) mod session;
 pub(crate) mod show;

@@ -37,8 +37,6 @@
 //! `lookalike`.
 
 pub(crate) mod build;
-pub(crate) mod code;
-pub(crate) mod diagnostic;
 pub mod interpolate;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
@@ -53,11 +51,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use build::LoadMode;
-use code::Code;
-use diagnostic::{Diagnostic, Severity};
-use model::{Config, SourceFile, Sources, Span};
+use model::{Config, SourceFile, Sources};
 pub use schema_check::SCHEMA;
 use yaml::{Kind, Node};
+
+use crate::diagnostic::{Code, Diagnostic, Severity, Span};
 
 /// What loading produced.
 #[derive(Debug, Clone)]

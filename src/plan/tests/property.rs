@@ -19,10 +19,10 @@ use crate::plan::{Action, Plan, PlanOptions, plan};
 
 fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     // Warnings (a hint that a new dashboard may be a rename) do not stop a plan; errors would.
-    let errors = |diagnostics: Vec<crate::config::diagnostic::Diagnostic>| {
+    let errors = |diagnostics: Vec<crate::diagnostic::Diagnostic>| {
         diagnostics
             .into_iter()
-            .filter(|d| d.severity == crate::config::diagnostic::Severity::Error)
+            .filter(|d| d.severity == crate::diagnostic::Severity::Error)
             .collect::<Vec<_>>()
     };
     let (first, diagnostics) = plan(config, live, &PlanOptions::default());
