@@ -24,8 +24,9 @@
 //! - `drift`: the drift report of a plan.
 //! - `export`: the live state written as a config.
 //! - `apply`: a plan's steps executed in order.
-//! - `error`: the one error type commands return: typed variants, some wrapping the errors of
-//!   the modules before it (an API call, the sandbox, a saved file).
+//! - `error`: the one error type commands return, each kind with its stable code: typed
+//!   variants, some wrapping the errors of the modules before it (an API call, the sandbox, a
+//!   file written), and the error enums of single commands, which live beside their command.
 //! - `preview`: a tile's series and an alert's backtest.
 //! - `settings`: the shared flags, resolved once with the environment into plain settings.
 //! - `commands`: one module per command, and the one place clients are wired (`connect`).

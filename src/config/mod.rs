@@ -27,14 +27,8 @@
 //!
 //! # Diagnostic codes
 //!
-//! `yaml::syntax`, `yaml::key-type`, `yaml::merge`, `yaml::multiple-documents`,
-//! `yaml::too-large`, `yaml::too-deep`; `config::read`, `config::encoding`,
-//! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
-//! `config::interpolation`, `config::env-unset`, `config::literal-secret`,
-//! `config::secret-variable`, `config::outside-project`; `schema::type`,
-//! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in `rules` and
-//! `lookalike`.
+//! The `yaml::*`, `config::*`, `schema::*` and `semantic::*` codes of [`crate::diagnostic::Code`],
+//! which lists each with when it is raised.
 
 pub(crate) mod build;
 pub mod interpolate;
