@@ -24,7 +24,7 @@ pub(crate) enum Error {
         /// How many errors were reported.
         count: usize,
     },
-    /// Reading or writing a local file failed.
+    /// Reading a local file (a file to show, a saved plan) failed.
     #[error("{action} `{path}`: {cause}")]
     Io {
         /// What was being done, e.g. "cannot read".
@@ -84,7 +84,7 @@ impl Error {
             Error::Io { .. } => Code::IoRead,
             Error::WriteFile(_) => Code::IoWriteFile,
             Error::Api(error) => error.code(),
-            Error::RateLimit(_) => Code::FlagRateLimit,
+            Error::RateLimit(_) => Code::EnvRateLimit,
             Error::HttpClient(_) => Code::ApiHttpClient,
             Error::Sandbox(error) => sandbox_code(error),
             Error::Runtime { .. } => Code::IoRuntime,

@@ -203,8 +203,8 @@ codes! {
     IoWriteFile => "io::write-file",
     /// The network runtime the requests run on cannot start.
     IoRuntime => "io::runtime",
-    /// A rate limit variable whose value is not a rate limit.
-    FlagRateLimit => "flag::rate-limit",
+    /// A `CONVERGE_*_RATE_LIMIT` variable whose value is not a rate limit.
+    EnvRateLimit => "env::rate-limit",
     /// `preview --window` is not a duration.
     FlagWindow => "flag::window",
     /// `preview --end` is not a time.
@@ -325,6 +325,7 @@ mod tests {
                     "live",
                     "plan",
                     "io",
+                    "env",
                     "flag",
                     "api",
                     "sandbox",
