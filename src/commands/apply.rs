@@ -10,8 +10,9 @@ use tokio::sync::watch;
 
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
+use crate::commands::saved_plan::SavedPlanError;
 use crate::commands::session;
-use crate::error::{Result, SavedPlanError};
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;

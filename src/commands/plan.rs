@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::commands::session::{self, Session};
 use crate::config::render;
-use crate::error::{QueryCheckError, Result};
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -12,6 +12,7 @@ use crate::plan;
 use crate::plan::Plan;
 use crate::plan::saved::SavedPlan;
 use crate::preview::check;
+use crate::preview::check::QueryCheckError;
 use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge plan`.

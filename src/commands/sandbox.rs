@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::api::wire::Secret;
-use crate::error::{FlagError, Result};
+use crate::commands::flags::FlagError;
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::sandbox::{

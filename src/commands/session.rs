@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::api::clients::Clients;
 use crate::commands::connect;
-use crate::config::code::Code;
-use crate::config::diagnostic::{Diagnostic, Severity};
+use crate::commands::saved_plan::SavedPlanError;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
 };
 use crate::config::render;
 use crate::config::{self, LoadMode};
-use crate::error::{Error, Result, SavedPlanError, UnmatchedGlob};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::error::{Error, Result, UnmatchedGlob};
 use crate::format::Format;
 use crate::live::LiveState;
 use crate::output::Printer;

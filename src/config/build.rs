@@ -4,12 +4,11 @@
 
 use indexmap::IndexMap;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::interpolate;
 use super::model::*;
 use super::secret_fields::{KEY_SECRET, TOKEN};
 use super::yaml::{Key, Kind, Node};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Whether variables are needed now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

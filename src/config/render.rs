@@ -8,9 +8,8 @@ use std::sync::Arc;
 use miette::{LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceSpan, SpanContents};
 use serde_json::{Value, json};
 
-use super::code::Code;
-use super::diagnostic::{Diagnostic, Severity};
-use super::model::{Sources, Span};
+use super::model::Sources;
+use crate::diagnostic::{Code, Diagnostic, Severity, Span};
 use crate::format::Format;
 use crate::output::Printer;
 

@@ -25,12 +25,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::lookalike::Lookalikes;
 use super::model::*;
 use super::schema_check::closest;
 use super::yaml::{Kind, Node};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Runs every rule and pushes what it finds. `root` is the merged tree the config was built
 /// from: a reference to an object that is written there but did not build (its own error is

@@ -8,10 +8,8 @@ use std::sync::OnceLock;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Number, Value};
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
-use super::model::Span;
 use super::yaml::{Kind, Node, child_pointer};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");

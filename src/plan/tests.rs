@@ -11,9 +11,8 @@ use fixtures::*;
 
 use super::*;
 use crate::api::wire::Dashboard;
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::output::Printer;
 
 fn by_address<'p>(plan: &'p Plan, address: &str) -> &'p Change {
@@ -399,7 +398,7 @@ fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
     assert!(
         warnings
             .iter()
-            .all(|d| d.severity == crate::config::diagnostic::Severity::Warning)
+            .all(|d| d.severity == crate::diagnostic::Severity::Warning)
     );
     assert!(
         warnings

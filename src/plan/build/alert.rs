@@ -8,9 +8,8 @@ use super::builder::{Builder, ambiguous, candidates, rename_reason};
 use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, AlertConfig, DashboardConfig, StackConfig};
+use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
@@ -174,7 +173,7 @@ impl Builder<'_> {
         };
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
-            let listed: Vec<(String, String, Option<model::Span>)> = found
+            let listed: Vec<(String, String, Option<Span>)> = found
                 .iter()
                 .map(|(a, old)| (a.name.clone(), a.id.clone(), old.map(|o| o.span)))
                 .collect();

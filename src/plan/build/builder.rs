@@ -2,9 +2,8 @@
 
 use serde_json::Value;
 
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::live::LiveState;
 use crate::plan::diff::{self};
 use crate::plan::model::{Action, Change, FieldChange, Fingerprint, Operation, Plan, Step};
@@ -37,7 +36,7 @@ pub(super) fn ambiguous(
     kind: &str,
     what: &str,
     name: &model::Located<String>,
-    found: &[(String, String, Option<model::Span>)],
+    found: &[(String, String, Option<Span>)],
 ) -> Diagnostic {
     let listed: Vec<String> = found
         .iter()

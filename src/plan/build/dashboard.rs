@@ -8,9 +8,8 @@ use super::builder::{Builder, ambiguous, candidates, compared, rename_reason};
 use super::index::StackIndex;
 use super::series::{resolve_source, wire_series};
 use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
@@ -79,7 +78,7 @@ impl Builder<'_> {
                 [] => {}
                 [(j, _)] if claimed.insert(*j) => matched[i] = Some(*j),
                 _ => {
-                    let listed: Vec<(String, String, Option<model::Span>)> = found
+                    let listed: Vec<(String, String, Option<Span>)> = found
                         .iter()
                         .map(|(j, old)| {
                             let t = &live.tiles[*j];
@@ -233,7 +232,7 @@ impl Builder<'_> {
         }
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
-            let listed: Vec<(String, String, Option<model::Span>)> = found
+            let listed: Vec<(String, String, Option<Span>)> = found
                 .iter()
                 .map(|(d, old)| (d.name.clone(), d.id.clone(), old.map(|o| o.span)))
                 .collect();

@@ -20,9 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::Config;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::live::LiveState;
 use crate::plan::model::Plan;
 use builder::Builder;

@@ -4,9 +4,8 @@ use serde_json::Value;
 
 use super::builder::{Builder, compared};
 use crate::api::wire::{Pipe, PipeScaling, Service, SourceKind};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::config::model::{PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
@@ -132,7 +131,7 @@ impl Builder<'_> {
         kind: Option<SourceKind>,
         scaling: &PipeScalingConfig,
     ) -> Option<Value> {
-        let fields: [(&str, Option<(Value, model::Span)>); 4] = [
+        let fields: [(&str, Option<(Value, Span)>); 4] = [
             (
                 "replicas",
                 scaling
@@ -200,7 +199,7 @@ fn pipe_field_diagnostic(
     pipe: &PipeConfig,
     kind: SourceKind,
     field: &str,
-    span: model::Span,
+    span: Span,
 ) -> Diagnostic {
     let applicable: Vec<&str> = [
         "replicas",

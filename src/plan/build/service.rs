@@ -6,9 +6,8 @@ use serde_json::{Value, json};
 
 use super::builder::{Builder, compared};
 use crate::api::wire::{AddRemove, PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Located, ServiceConfig, ServiceScaling};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;

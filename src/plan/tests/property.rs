@@ -14,7 +14,7 @@ use crate::api::wire::{
     Alert, Dashboard, KafkaSource, Pipe, PipeScaling, PipeSource, PrivateEndpoint, Series, Tile,
 };
 use crate::apply::{Options, Progress, Status};
-use crate::config::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, ObservabilitySettings, PipeConfig, PipeScalingConfig,
     PrivateEndpointConfig, SecretValue, ServiceScaling, StackConfig, StackTarget,
