@@ -28,6 +28,8 @@
 use super::fresh::Data;
 use super::write::{Context, Made, StepError, read_failed, write_idempotent};
 use crate::api::wire::{Alert, Dashboard};
+use crate::plan::AlertOp;
+use crate::plan::DashboardOp;
 use crate::plan::{Operation, normalize};
 
 /// After a create of `operation` that the server answered with `own_id`: removes this run's
@@ -81,7 +83,7 @@ async fn settle(
     data: &Data,
 ) -> Result<Option<String>, StepError> {
     match (operation, data) {
-        (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) => {
+        (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) => {
             let same: Vec<&Dashboard> = list
                 .iter()
                 .filter(|d| normalize::same_name(&d.name, &body.name))
@@ -104,7 +106,7 @@ async fn settle(
                 normalize::dashboard(oldest) == normalize::dashboard(&wanted),
             )
         }
-        (Operation::AlertCreate { body, .. }, Data::Alerts(list)) => {
+        (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
             let name = body.name.as_deref().unwrap_or_default();
             let same: Vec<&Alert> = list
                 .iter()
@@ -134,7 +136,21 @@ async fn settle(
                 normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted),
             )
         }
-        _ => Ok(None),
+        // Only a create can double, and its list is the one read for it.
+        (
+            Operation::Dashboard(
+                DashboardOp::Create { .. }
+                | DashboardOp::Update { .. }
+                | DashboardOp::Delete { .. },
+            )
+            | Operation::Alert(
+                AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+            )
+            | Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_),
+            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+        ) => Ok(None),
     }
 }
 
@@ -153,15 +169,22 @@ async fn remove_own(
     kept: &str,
 ) -> Result<(), StepError> {
     let removal = match operation {
-        Operation::DashboardCreate { stack, .. } => Operation::DashboardDelete {
-            stack: stack.clone(),
-            dashboard_id: own_id.to_string(),
-        },
-        Operation::AlertCreate { stack, .. } => Operation::AlertDelete {
+        Operation::Dashboard(DashboardOp::Create { stack, .. }) => {
+            Operation::Dashboard(DashboardOp::Delete {
+                stack: stack.clone(),
+                dashboard_id: own_id.to_string(),
+            })
+        }
+        Operation::Alert(AlertOp::Create { stack, .. }) => Operation::Alert(AlertOp::Delete {
             stack: stack.clone(),
             alert_id: own_id.to_string(),
-        },
-        _ => return Ok(()),
+        }),
+        // Only a create leaves a copy of its own to remove.
+        Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
+        | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
+        | Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Pipe(_) => return Ok(()),
     };
     write_idempotent(context, &removal).await.map_err(|error| {
         StepError::Failed(format!(

@@ -257,7 +257,7 @@ impl<'a> Run<'a> {
                 report::StepReport {
                     id: step.id,
                     address: step.address.clone(),
-                    operation: operation_name(&step.operation).to_string(),
+                    operation: operation_name(&step.operation),
                     status,
                     message: self.messages[index].clone(),
                 }

@@ -11,6 +11,8 @@ use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
 use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};
 use crate::output::Printer;
+use crate::plan::PipeOp;
+use crate::plan::ServiceOp;
 use crate::plan::{Operation, Plan};
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
@@ -45,6 +47,41 @@ pub(crate) fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
             || close(patch.replica_memory_gb, scaling.replica_memory_gb))
 }
 
+/// A scaling write `--wait` waits for: what was sent, and to which service or pipe.
+enum Scaling<'a> {
+    Service {
+        service_id: &'a str,
+        body: &'a ServiceScalingPatch,
+    },
+    Pipe {
+        service_id: &'a str,
+        pipe_id: &'a str,
+        body: &'a PipeScalingPatch,
+    },
+}
+
+/// The scaling an operation writes; `None` for the operations that write no scaling.
+fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
+    match operation {
+        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
+            Some(Scaling::Service { service_id, body })
+        }
+        Operation::Pipe(PipeOp::Scaling {
+            service_id,
+            pipe_id,
+            body,
+        }) => Some(Scaling::Pipe {
+            service_id,
+            pipe_id,
+            body,
+        }),
+        Operation::Pipe(PipeOp::Delete { .. })
+        | Operation::PrivateEndpoint(_)
+        | Operation::Dashboard(_)
+        | Operation::Alert(_) => None,
+    }
+}
+
 /// Polls until the scaling steps `report` marks done show their values, the timeout passes or
 /// `cancel` turns true.
 pub(crate) async fn wait(
@@ -59,13 +96,11 @@ pub(crate) async fn wait(
         .steps
         .iter()
         .filter(|step| {
-            matches!(
-                step.operation,
-                Operation::ServiceScaling { .. } | Operation::PipeScaling { .. }
-            ) && report
-                .steps
-                .iter()
-                .any(|r| r.id == step.id && r.status == Status::Done)
+            scaling_of(&step.operation).is_some()
+                && report
+                    .steps
+                    .iter()
+                    .any(|r| r.id == step.id && r.status == Status::Done)
         })
         .collect();
     let Some(cloud) = &clients.cloud else {
@@ -87,15 +122,15 @@ pub(crate) async fn wait(
         let mut services: Option<Vec<Service>> = None;
         if pending
             .iter()
-            .any(|s| matches!(s.operation, Operation::ServiceScaling { .. }))
+            .any(|s| matches!(scaling_of(&s.operation), Some(Scaling::Service { .. })))
         {
             services = cloud.list_services().await.ok();
         }
         let pipe_services: BTreeSet<&str> = pending
             .iter()
-            .filter_map(|s| match &s.operation {
-                Operation::PipeScaling { service_id, .. } => Some(service_id.as_str()),
-                _ => None,
+            .filter_map(|s| match scaling_of(&s.operation) {
+                Some(Scaling::Pipe { service_id, .. }) => Some(service_id),
+                Some(Scaling::Service { .. }) | None => None,
             })
             .collect();
         let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
@@ -104,21 +139,21 @@ pub(crate) async fn wait(
                 pipes.push((service.to_string(), list));
             }
         }
-        pending.retain(|step| match &step.operation {
-            Operation::ServiceScaling { service_id, body } => !services
+        pending.retain(|step| match scaling_of(&step.operation) {
+            Some(Scaling::Service { service_id, body }) => !services
                 .as_ref()
-                .and_then(|list| list.iter().find(|s| s.id == *service_id))
+                .and_then(|list| list.iter().find(|s| s.id == service_id))
                 .is_some_and(|s| service_shows(s, body)),
-            Operation::PipeScaling {
+            Some(Scaling::Pipe {
                 service_id,
                 pipe_id,
                 body,
-            } => !pipes
+            }) => !pipes
                 .iter()
                 .find(|(id, _)| id == service_id)
-                .and_then(|(_, list)| list.iter().find(|p| p.id == *pipe_id))
+                .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
                 .is_some_and(|p| pipe_shows(p, body)),
-            _ => false,
+            None => false,
         });
         let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
         if pending.is_empty() || late || *cancel.borrow() {

@@ -14,6 +14,12 @@ use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::wire::{AlertRequest, Dashboard};
+use crate::plan::AlertOp;
+use crate::plan::DashboardOp;
+use crate::plan::PipeOp;
+use crate::plan::PrivateEndpointOp;
+use crate::plan::ServiceOp;
+use crate::plan::target::{Key, Target};
 use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint, normalize};
 
 /// A create this run made, whose copies are checked once every step has run.
@@ -216,10 +222,25 @@ impl Created {
     /// What to tell when the server stored the name other than as sent (some servers collapse
     /// white space): the next plan matches the object as stored, and warns at the config line.
     pub(super) fn renamed(&self, operation: &Operation) -> Option<String> {
-        let sent = match operation {
-            Operation::DashboardCreate { body, .. } => body.name.as_str(),
-            Operation::AlertCreate { body, .. } => body.name.as_deref().unwrap_or_default(),
-            _ => return None,
+        let sent = match operation.target() {
+            Target::Dashboard {
+                key: Key::Name(sent),
+                ..
+            }
+            | Target::Alert {
+                key: Key::Name(sent),
+                ..
+            } => sent,
+            // Only a create finds its object by name; nothing else is answered with a name.
+            Target::Dashboard {
+                key: Key::Id(_), ..
+            }
+            | Target::Alert {
+                key: Key::Id(_), ..
+            }
+            | Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Pipe { .. } => return None,
         };
         (self.name != sent).then(|| {
             format!(
@@ -338,21 +359,11 @@ const APPLY_THE_DASHBOARD_FIRST: &str = "apply the dashboard first: run without 
 
 /// Fills in the dashboard and tile ids of an alert that names them.
 pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
-    let (stack, target, body) = match &step.operation {
-        Operation::AlertCreate {
-            stack,
-            target: target @ AlertTarget::Names { .. },
-            body,
-        }
-        | Operation::AlertUpdate {
-            stack,
-            target: target @ AlertTarget::Names { .. },
-            body,
-            ..
-        } => (stack, target, body),
-        other => return Ok(other.clone()),
+    let Operation::Alert(alert) = &step.operation else {
+        return Ok(step.operation.clone());
     };
-    let AlertTarget::Names { dashboard, tile } = target else {
+    let stack = alert.stack();
+    let Some((AlertTarget::Names { dashboard, tile }, body)) = alert.written() else {
         return Ok(step.operation.clone());
     };
     let found = match context.answer(stack, dashboard) {
@@ -398,13 +409,11 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
         tile_id: Some(tile_id),
         ..body.clone()
     };
-    let mut operation = step.operation.clone();
-    match &mut operation {
-        Operation::AlertCreate { body: b, .. } | Operation::AlertUpdate { body: b, .. } => {
-            *b = body
-        }
-        _ => {}
+    let mut alert = alert.clone();
+    if let Some((_, b)) = alert.written_mut() {
+        *b = body;
     }
+    let operation = Operation::Alert(alert);
     Ok(operation)
 }
 
@@ -419,26 +428,27 @@ pub(super) async fn write(
         stack_api(context.clients(), s).map_err(|e| WriteError::Other(e.to_string()))
     };
     match operation {
-        Operation::ServiceScaling { service_id, body } => {
+        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
             context
                 .cloud()?
                 .update_service_scaling(service_id, body)
                 .await?;
         }
-        Operation::PrivateEndpointCreate { service_id, body } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Create { service_id, body }) => {
             context
                 .cloud()?
                 .create_private_endpoint(service_id, body)
                 .await?;
         }
-        Operation::PrivateEndpointDetach { service_id, body } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Detach { service_id, body }) => {
             context
                 .cloud()?
                 .update_service_private_endpoints(service_id, body)
                 .await?;
         }
-        Operation::PipeScaling { service_id, .. } | Operation::PipeDelete { service_id, .. } => {
-            match pipe_write(context, operation).await {
+        Operation::Pipe(pipe) => {
+            let service_id = pipe.service_id();
+            match pipe_write(context, pipe).await {
                 Err(WriteError::Api(error)) if error.status() == Some(424) => {
                     if !context.options.wake {
                         return Err(WriteError::Other(idle_message(step, service_id, &error)));
@@ -446,12 +456,12 @@ pub(super) async fn write(
                     context.wake(service_id).await.map_err(|problem| {
                         WriteError::Other(format!("cannot wake the service first: {problem}"))
                     })?;
-                    pipe_write(context, operation).await?;
+                    pipe_write(context, pipe).await?;
                 }
                 other => other?,
             }
         }
-        Operation::DashboardCreate { stack: s, body } => {
+        Operation::Dashboard(DashboardOp::Create { stack: s, body }) => {
             let answer = stack(s)?.create_dashboard(body).await?;
             let created = Created {
                 id: answer.id.clone(),
@@ -460,41 +470,43 @@ pub(super) async fn write(
             context.remember(s, answer);
             return Ok(Some(created));
         }
-        Operation::DashboardUpdate {
+        Operation::Dashboard(DashboardOp::Update {
             stack: s,
             dashboard_id,
             body,
-        } => {
+        }) => {
             let answer = stack(s)?.update_dashboard(dashboard_id, body).await?;
             context.remember(s, answer);
         }
-        Operation::DashboardDelete {
+        Operation::Dashboard(DashboardOp::Delete {
             stack: s,
             dashboard_id,
-        } => stack(s)?.delete_dashboard(dashboard_id).await?,
-        Operation::AlertCreate { stack: s, body, .. } => {
+        }) => stack(s)?.delete_dashboard(dashboard_id).await?,
+        Operation::Alert(AlertOp::Create { stack: s, body, .. }) => {
             let answer = stack(s)?.create_alert(body).await?;
             return Ok(Some(Created {
                 id: answer.id,
                 name: answer.name,
             }));
         }
-        Operation::AlertUpdate {
+        Operation::Alert(AlertOp::Update {
             stack: s,
             alert_id,
             body,
             ..
-        } => {
+        }) => {
             stack(s)?.update_alert(alert_id, body).await?;
         }
-        Operation::AlertDelete { stack: s, alert_id } => stack(s)?.delete_alert(alert_id).await?,
+        Operation::Alert(AlertOp::Delete { stack: s, alert_id }) => {
+            stack(s)?.delete_alert(alert_id).await?
+        }
     }
     Ok(None)
 }
 
-async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), WriteError> {
+async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
     match operation {
-        Operation::PipeScaling {
+        PipeOp::Scaling {
             service_id,
             pipe_id,
             body,
@@ -504,11 +516,10 @@ async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), Writ
                 .update_pipe_scaling(service_id, pipe_id, body)
                 .await?;
         }
-        Operation::PipeDelete {
+        PipeOp::Delete {
             service_id,
             pipe_id,
         } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
-        _ => {}
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use crate::config::model::{self, AlertConfig, DashboardConfig, StackConfig};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
+use crate::plan::kinds::alert::AlertOp;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize::{self, AlertView};
 
@@ -320,11 +321,13 @@ fn updated(
         Action::Update
     };
     let renamed_from = (alert.name != desired.name).then(|| alert.name.clone());
-    let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
-        stack: stack_ref.clone(),
-        alert_id: alert.id.clone(),
-        target: desired.target,
-        body: desired.body,
+    let operation = (action == Action::Update).then(|| {
+        Operation::Alert(AlertOp::Update {
+            stack: stack_ref.clone(),
+            alert_id: alert.id.clone(),
+            target: desired.target,
+            body: desired.body,
+        })
     });
     let change = Change {
         address,
@@ -355,11 +358,11 @@ fn created(
     } else {
         "no alert with this name in the stack"
     };
-    let operation = Operation::AlertCreate {
+    let operation = Operation::Alert(AlertOp::Create {
         stack: stack_ref.clone(),
         target: desired.target,
         body: desired.body,
-    };
+    });
     let change = Change {
         address,
         action: Action::Create,

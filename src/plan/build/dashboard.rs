@@ -14,6 +14,7 @@ use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileCo
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
+use crate::plan::kinds::dashboard::DashboardOp;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
 use crate::plan::normalize;
 
@@ -182,11 +183,11 @@ impl Builder<'_> {
                 if change.action == Action::NoOp {
                     self.push(change, None);
                 } else {
-                    let operation = Operation::DashboardUpdate {
+                    let operation = Operation::Dashboard(DashboardOp::Update {
                         stack: stack_ref.clone(),
                         dashboard_id: live.id.clone(),
                         body,
-                    };
+                    });
                     planned.step = self.push(change, Some((operation, Vec::new())));
                     planned.updated = true;
                 }
@@ -341,7 +342,7 @@ impl Builder<'_> {
         after: Value,
         stack_ref: &StackRef,
     ) -> Option<usize> {
-        let operation = Operation::DashboardCreate {
+        let operation = Operation::Dashboard(DashboardOp::Create {
             stack: stack_ref.clone(),
             body: DashboardRequest {
                 // A create ignores tile ids; none are sent.
@@ -352,7 +353,7 @@ impl Builder<'_> {
                     .collect(),
                 ..body
             },
-        };
+        });
         let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
         let after = tiles_in_order(after, &order);
         self.push(

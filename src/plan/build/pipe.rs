@@ -3,14 +3,15 @@
 use serde_json::Value;
 
 use super::builder::{Builder, compared};
-use crate::api::wire::{Pipe, PipeScaling, Service, SourceKind};
+use crate::api::wire::{Pipe, Service, SourceKind};
 use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, PipeConfig, PipeScalingConfig, ServiceConfig};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
-use crate::plan::model::{Action, Change, FieldChange, Operation};
+use crate::plan::kinds::pipe::{self, PipeOp};
+use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
 
 impl Builder<'_> {
@@ -75,11 +76,16 @@ impl Builder<'_> {
             self.push(change, None);
             return;
         }
-        let operation = Operation::PipeScaling {
+        let operation = Operation::Pipe(PipeOp::Scaling {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
-            body: scaling_body(&change.fields),
-        };
+            body: pipe::scaling_body(
+                change
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.after.as_ref())),
+            ),
+        });
         self.push(change, Some((operation, Vec::new())));
     }
 
@@ -103,10 +109,10 @@ impl Builder<'_> {
             return;
         };
         let before = normalize::pipe_identity(pipe);
-        let operation = Operation::PipeDelete {
+        let operation = Operation::Pipe(PipeOp::Delete {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
-        };
+        });
         self.push(
             Change {
                 address,
@@ -177,22 +183,6 @@ impl Builder<'_> {
         }
         (!rejected).then_some(Value::Object(desired))
     }
-}
-
-/// The scaling request of a pipe: only the fields that differ.
-fn scaling_body(fields: &[FieldChange]) -> PipeScaling {
-    let mut body = PipeScaling::default();
-    for field in fields {
-        let after = field.after.as_ref();
-        match field.path.as_str() {
-            "replicas" => body.replicas = after.and_then(Value::as_i64),
-            "concurrency" => body.concurrency = after.and_then(Value::as_i64),
-            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
-            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-            _ => {}
-        }
-    }
-    body
 }
 
 fn pipe_field_diagnostic(

@@ -5,14 +5,16 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::builder::{Builder, compared};
-use crate::api::wire::{AddRemove, PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch};
+use crate::api::wire::{PrivateEndpoint, Service};
 use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Located, ServiceConfig, ServiceScaling};
 use crate::plan::address::Address;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
-use crate::plan::model::{Action, Change, FieldChange, Operation};
+use crate::plan::kinds::private_endpoint::{self, PrivateEndpointOp};
+use crate::plan::kinds::service::{self, ServiceOp};
+use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
 
 impl Builder<'_> {
@@ -90,10 +92,15 @@ impl Builder<'_> {
             self.push(change, None);
             return;
         }
-        let operation = Operation::ServiceScaling {
+        let operation = Operation::Service(ServiceOp::Scaling {
             service_id: live.id.clone(),
-            body: scaling_body(&change.fields),
-        };
+            body: service::scaling_body(
+                change
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.after.as_ref())),
+            ),
+        });
         self.push(change, Some((operation, Vec::new())));
     }
 
@@ -116,7 +123,7 @@ impl Builder<'_> {
                 continue;
             }
             let after = json!({ "id": id });
-            let operation = Operation::PrivateEndpointCreate {
+            let operation = Operation::PrivateEndpoint(PrivateEndpointOp::Create {
                 service_id: live.id.clone(),
                 body: PrivateEndpoint {
                     id: id.clone(),
@@ -127,7 +134,7 @@ impl Builder<'_> {
                         .unwrap_or_default(),
                     ..PrivateEndpoint::default()
                 },
-            };
+            });
             let change = Change {
                 address,
                 action: Action::Create,
@@ -148,15 +155,10 @@ impl Builder<'_> {
                 id,
             }
             .to_string();
-            let operation = Operation::PrivateEndpointDetach {
+            let operation = Operation::PrivateEndpoint(PrivateEndpointOp::Detach {
                 service_id: live.id.clone(),
-                body: ServicePatch {
-                    private_endpoint_ids: Some(AddRemove {
-                        add: Vec::new(),
-                        remove: vec![id.clone()],
-                    }),
-                },
-            };
+                body: private_endpoint::detach_body(id),
+            });
             self.push(
                 detached_endpoint(address, id),
                 Some((operation, Vec::new())),
@@ -183,23 +185,6 @@ fn desired_scaling(scaling: &ServiceScaling) -> Value {
     put("minTotalMemoryGb", number(&scaling.min_total_memory_gb));
     put("maxTotalMemoryGb", number(&scaling.max_total_memory_gb));
     Value::Object(desired)
-}
-
-/// The scaling request of a service: only the fields that differ.
-fn scaling_body(fields: &[FieldChange]) -> ServiceScalingPatch {
-    let mut body = ServiceScalingPatch::default();
-    for field in fields {
-        let number = field.after.as_ref().and_then(Value::as_f64);
-        match field.path.as_str() {
-            "numReplicas" => body.num_replicas = number,
-            "idleScaling" => body.idle_scaling = field.after.as_ref().and_then(Value::as_bool),
-            "idleTimeoutMinutes" => body.idle_timeout_minutes = number,
-            "minTotalMemoryGb" => body.min_total_memory_gb = number,
-            "maxTotalMemoryGb" => body.max_total_memory_gb = number,
-            _ => {}
-        }
-    }
-    body
 }
 
 /// A listed endpoint that is attached already.

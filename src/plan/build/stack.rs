@@ -16,6 +16,8 @@ use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::diff;
 use crate::plan::fingerprint;
+use crate::plan::kinds::alert::AlertOp;
+use crate::plan::kinds::dashboard::DashboardOp;
 use crate::plan::model::{
     Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -170,10 +172,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::alert(alert, index.dashboard_of(alert));
-            let operation = Operation::AlertDelete {
+            let operation = Operation::Alert(AlertOp::Delete {
                 stack: stack_ref.clone(),
                 alert_id: alert.id.clone(),
-            };
+            });
             let step = self.push(
                 deleted(address, before, fingerprint::alert(alert)),
                 Some((operation, Vec::new())),
@@ -273,10 +275,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::dashboard(dashboard);
-            let operation = Operation::DashboardDelete {
+            let operation = Operation::Dashboard(DashboardOp::Delete {
                 stack: stack_ref.clone(),
                 dashboard_id: dashboard.id.clone(),
-            };
+            });
             let depends_on = alert_steps_by_dashboard
                 .get(&dashboard.id)
                 .cloned()

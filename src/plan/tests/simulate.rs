@@ -5,6 +5,11 @@
 
 use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Tile};
 use crate::live::{LiveState, StackLive};
+use crate::plan::kinds::alert::AlertOp;
+use crate::plan::kinds::dashboard::DashboardOp;
+use crate::plan::kinds::pipe::PipeOp;
+use crate::plan::kinds::private_endpoint::PrivateEndpointOp;
+use crate::plan::kinds::service::ServiceOp;
 use crate::plan::{AlertTarget, Operation, Plan, StackRef, fingerprint};
 
 pub(crate) struct Server {
@@ -44,7 +49,7 @@ impl Server {
 
     fn operation(&mut self, operation: &Operation, live: &mut LiveState) {
         match operation {
-            Operation::ServiceScaling { service_id, body } => {
+            Operation::Service(ServiceOp::Scaling { service_id, body }) => {
                 let service = live.services.get_mut(service_id).unwrap();
                 if let Some(v) = body.num_replicas {
                     service.num_replicas = Some(v);
@@ -62,13 +67,13 @@ impl Server {
                     service.max_total_memory_gb = Some(v);
                 }
             }
-            Operation::PrivateEndpointCreate { service_id, body } => {
+            Operation::PrivateEndpoint(PrivateEndpointOp::Create { service_id, body }) => {
                 let service = live.services.get_mut(service_id).unwrap();
                 if !service.private_endpoint_ids.contains(&body.id) {
                     service.private_endpoint_ids.push(body.id.clone());
                 }
             }
-            Operation::PrivateEndpointDetach { service_id, body } => {
+            Operation::PrivateEndpoint(PrivateEndpointOp::Detach { service_id, body }) => {
                 let service = live.services.get_mut(service_id).unwrap();
                 if let Some(ids) = &body.private_endpoint_ids {
                     service
@@ -79,11 +84,11 @@ impl Server {
                     }
                 }
             }
-            Operation::PipeScaling {
+            Operation::Pipe(PipeOp::Scaling {
                 service_id,
                 pipe_id,
                 body,
-            } => {
+            }) => {
                 let pipe = live
                     .pipes
                     .get_mut(service_id)
@@ -105,16 +110,16 @@ impl Server {
                     scaling.replica_memory_gb = body.replica_memory_gb;
                 }
             }
-            Operation::PipeDelete {
+            Operation::Pipe(PipeOp::Delete {
                 service_id,
                 pipe_id,
-            } => {
+            }) => {
                 live.pipes
                     .get_mut(service_id)
                     .unwrap()
                     .retain(|p| p.id != *pipe_id);
             }
-            Operation::DashboardCreate { stack, body } => {
+            Operation::Dashboard(DashboardOp::Create { stack, body }) => {
                 let tiles = self.tiles(body, &[]);
                 let id = self.id("dash");
                 let stack = stack_mut(live, stack);
@@ -125,11 +130,11 @@ impl Server {
                     tags: body.tags.clone(),
                 });
             }
-            Operation::DashboardUpdate {
+            Operation::Dashboard(DashboardOp::Update {
                 stack,
                 dashboard_id,
                 body,
-            } => {
+            }) => {
                 let existing: Vec<String> = stack_mut(live, stack)
                     .dashboards
                     .iter()
@@ -154,21 +159,21 @@ impl Server {
                     a.dashboard.as_deref() != Some(dashboard_id) || kept.contains(&a.tile_id)
                 });
             }
-            Operation::DashboardDelete {
+            Operation::Dashboard(DashboardOp::Delete {
                 stack,
                 dashboard_id,
-            } => {
+            }) => {
                 let stack = stack_mut(live, stack);
                 stack.dashboards.retain(|d| d.id != *dashboard_id);
                 stack
                     .alerts
                     .retain(|a| a.dashboard.as_deref() != Some(dashboard_id));
             }
-            Operation::AlertCreate {
+            Operation::Alert(AlertOp::Create {
                 stack,
                 target,
                 body,
-            } => {
+            }) => {
                 let id = self.id("alert");
                 let stack = stack_mut(live, stack);
                 let mut alert = Alert {
@@ -178,12 +183,12 @@ impl Server {
                 put_alert(&mut alert, stack, target, body);
                 stack.alerts.push(alert);
             }
-            Operation::AlertUpdate {
+            Operation::Alert(AlertOp::Update {
                 stack,
                 alert_id,
                 target,
                 body,
-            } => {
+            }) => {
                 let stack = stack_mut(live, stack);
                 let mut alert = stack
                     .alerts
@@ -196,7 +201,7 @@ impl Server {
                     *a = alert.clone();
                 }
             }
-            Operation::AlertDelete { stack, alert_id } => {
+            Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
                 stack_mut(live, stack).alerts.retain(|a| a.id != *alert_id);
             }
         }
