@@ -26,7 +26,8 @@
 //! (`plan::duplicate-dashboard`).
 
 use super::fresh::Data;
-use super::write::{Context, Made, StepError, read_failed, write_idempotent};
+use super::send::write_idempotent;
+use super::write::{Context, Made, StepError, read_failed};
 use crate::api::wire::{Alert, Dashboard};
 use crate::plan::AlertOp;
 use crate::plan::DashboardOp;

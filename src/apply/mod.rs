@@ -15,9 +15,11 @@
 mod duplicates;
 pub(crate) mod fresh;
 pub(crate) mod idle;
+mod kinds;
 pub(crate) mod model;
 pub(crate) mod progress;
 pub(crate) mod report;
+mod send;
 pub(crate) mod step;
 pub(crate) mod wait;
 pub(crate) mod write;

@@ -8,9 +8,10 @@
 
 use super::duplicates;
 use super::fresh::{Data, Scope, Ticket, live_of, scope_of};
+use super::send::{Rounds, resolve, write, write_rounds};
 use super::write::{
-    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Rounds, StepError, WriteError, read_failed,
-    resolve, short, stale_message, write, write_rounds,
+    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, StepError, WriteError, read_failed, short,
+    stale_message,
 };
 use crate::api::error::ApiError;
 use crate::plan::target::Effect;
