@@ -22,7 +22,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::address::Address;
-use super::kinds::{pipe, private_endpoint, service};
+use super::kinds::pipe::op as pipe;
+use super::kinds::private_endpoint::op as private_endpoint;
+use super::kinds::service::op as service;
 use super::model::{
     Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
 };
@@ -31,11 +33,11 @@ use super::{fingerprint, normalize};
 use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest};
 use crate::config::model::{Config, StackTarget as ModelTarget};
 use crate::live::LiveState;
-use crate::plan::kinds::alert::AlertOp;
-use crate::plan::kinds::dashboard::DashboardOp;
-use crate::plan::kinds::pipe::PipeOp;
-use crate::plan::kinds::private_endpoint::PrivateEndpointOp;
-use crate::plan::kinds::service::ServiceOp;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
 
 /// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
 /// targets taken by name from the changes); otherwise every disagreement, one line each.

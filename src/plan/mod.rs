@@ -32,11 +32,11 @@ mod tests;
 pub(crate) use address::Address;
 pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
-pub use kinds::alert::AlertOp;
-pub use kinds::dashboard::DashboardOp;
-pub use kinds::pipe::PipeOp;
-pub use kinds::private_endpoint::PrivateEndpointOp;
-pub use kinds::service::ServiceOp;
+pub use kinds::alert::op::AlertOp;
+pub use kinds::dashboard::op::DashboardOp;
+pub use kinds::pipe::op::PipeOp;
+pub use kinds::private_endpoint::op::PrivateEndpointOp;
+pub use kinds::service::op::ServiceOp;
 pub use model::{
     Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
     Step, Summary, Unmanaged,

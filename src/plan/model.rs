@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::checks::CheckResult;
 use super::glob;
-use super::kinds::alert::AlertOp;
-use super::kinds::dashboard::DashboardOp;
-use super::kinds::pipe::PipeOp;
-use super::kinds::private_endpoint::PrivateEndpointOp;
-use super::kinds::service::ServiceOp;
+use super::kinds::alert::op::AlertOp;
+use super::kinds::dashboard::op::DashboardOp;
+use super::kinds::pipe::op::PipeOp;
+use super::kinds::private_endpoint::op::PrivateEndpointOp;
+use super::kinds::service::op::ServiceOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
 use super::target::{Effect, Name, Target};
 

@@ -16,11 +16,11 @@ use crate::config::code::Code;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::model;
 use crate::output::Printer;
-use crate::plan::kinds::alert::AlertOp;
-use crate::plan::kinds::dashboard::DashboardOp;
-use crate::plan::kinds::pipe::PipeOp;
-use crate::plan::kinds::private_endpoint::PrivateEndpointOp;
-use crate::plan::kinds::service::ServiceOp;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
 
 fn by_address<'p>(plan: &'p Plan, address: &str) -> &'p Change {
     plan.changes

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::builder::Builder;
-use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, Dashboard};
 use crate::config::code::Code;
@@ -16,8 +15,9 @@ use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::diff;
 use crate::plan::fingerprint;
-use crate::plan::kinds::alert::AlertOp;
-use crate::plan::kinds::dashboard::DashboardOp;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
 use crate::plan::model::{
     Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -27,7 +27,7 @@ use crate::plan::tag::ownership_tag;
 impl Builder<'_> {
     /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
     /// lists (alerts deleted first, dashboards last, each after what must go before it).
-    pub(super) fn stack(&mut self, config: &Config, stack: &StackConfig) {
+    pub(crate) fn stack(&mut self, config: &Config, stack: &StackConfig) {
         let Some(target) = self.stack_target(config, stack) else {
             return;
         };
@@ -308,7 +308,7 @@ fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
 
 /// One warning per stack whose live tiles, named by the config, are of the newer format
 /// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
-pub(super) fn newer_format_tiles(
+pub(crate) fn newer_format_tiles(
     stack: &StackConfig,
     index: &StackIndex<'_>,
 ) -> Option<Diagnostic> {

@@ -1,113 +1,380 @@
-//! Alerts: what an alert step sends (create, update, delete).
+//! Alerts, planned against their dashboard's plan.
 
-use serde::{Deserialize, Serialize};
+pub(crate) mod op;
 
-use crate::api::wire::AlertRequest;
-use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
+use std::collections::BTreeMap;
 
-/// An alert operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all_fields = "camelCase")]
-pub enum AlertOp {
-    /// Alert create (POST on the stack's alerts list).
-    #[serde(rename = "alert-create")]
-    Create {
-        /// Where.
-        stack: StackRef,
-        /// How the dashboard and tile ids are found.
-        target: AlertTarget,
-        /// The request; `dashboardId`/`tileId` are set when `target` is `ids`.
-        body: AlertRequest,
-    },
-    /// Alert update (PUT replaces the whole object).
-    #[serde(rename = "alert-update")]
-    Update {
-        /// Where.
-        stack: StackRef,
-        /// Alert id.
-        alert_id: String,
-        /// How the dashboard and tile ids are found.
-        target: AlertTarget,
-        /// The whole alert.
-        body: AlertRequest,
-    },
-    /// Alert delete (prune).
-    #[serde(rename = "alert-delete")]
-    Delete {
-        /// Where.
-        stack: StackRef,
-        /// Alert id.
-        alert_id: String,
-    },
+use serde_json::Value;
+
+use super::dashboard::{Planned, PlannedDashboard};
+use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self, AlertConfig, DashboardConfig, StackConfig};
+use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, ambiguous, candidates, rename_reason};
+use crate::plan::build::index::StackIndex;
+use crate::plan::diff::{self, diff};
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
+use crate::plan::normalize::{self, AlertView};
+use op::AlertOp;
+
+/// What the config asks of an alert: its normalized view and the request that writes it.
+struct Desired {
+    /// The name as the server stores it (a renamed alert takes the config's).
+    name: String,
+    after: Value,
+    target: AlertTarget,
+    body: AlertRequest,
 }
 
-impl AlertOp {
-    /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
-        match self {
-            AlertOp::Create { stack, body, .. } => Target::Alert {
-                stack,
-                key: Key::Name(body.name.as_deref().unwrap_or_default()),
-            },
-            AlertOp::Update {
-                stack, alert_id, ..
+impl Builder<'_> {
+    /// Plans one config alert. Returns the live tile a new alert goes on, for the hint about a
+    /// rename without `renamedFrom`.
+    pub(crate) fn alert(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex,
+        (planned, planned_by_live_id): Planned,
+        config: &AlertConfig,
+        alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    ) -> Option<String> {
+        let dashboard_config = self.alert_dashboard(stack, config)?;
+        // A dashboard with its own errors gets no change; its alerts wait for it silently.
+        let dashboard = planned.get(dashboard_config.key.value.as_str())?;
+        let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
+        let existing = self.live_alert(stack, index, config)?;
+        let desired = self.desired(config, dashboard, live_tile_id.clone(), existing);
+        let address = Address::Alert {
+            stack: &stack.key.value,
+            alert: &config.key.value,
+        }
+        .to_string();
+        let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
+
+        // The server deletes an alert whose tile a dashboard update removes: such an alert is
+        // created again after the update rather than updated.
+        let doomed_by = existing.and_then(|alert| doomed_by(index, planned_by_live_id, alert));
+        let doomed = doomed_by.is_some();
+        // It is created once that update has removed it: the update may be of another
+        // dashboard than the one the alert moves to, and before it the old alert still holds
+        // the name (the create's check would find it and call the step stale).
+        if let Some(update) = doomed_by.and_then(|planned| planned.step)
+            && !depends_on.contains(&update)
+        {
+            depends_on.push(update);
+        }
+
+        let (change, operation) = match existing {
+            Some(alert) if !doomed => {
+                let view = dashboard_view(index, planned_by_live_id, alert);
+                updated(address, alert, view, desired, stack_ref)
             }
-            | AlertOp::Delete { stack, alert_id } => Target::Alert {
-                stack,
-                key: Key::Id(alert_id),
-            },
-        }
-    }
-
-    /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
-        match self {
-            AlertOp::Create { .. } => Effect::Create,
-            AlertOp::Update { .. } => Effect::Update,
-            AlertOp::Delete { .. } => Effect::Delete,
-        }
-    }
-
-    /// What it is called.
-    pub(crate) fn name(&self) -> Name {
-        let (op, verb) = match self {
-            AlertOp::Create { .. } => ("alert-create", "create"),
-            AlertOp::Update { .. } => ("alert-update", "update"),
-            AlertOp::Delete { .. } => ("alert-delete", "delete"),
+            _ => created(address, desired, doomed, stack_ref),
         };
-        Name {
-            op,
-            verb,
-            object: "alert",
+        depends_on.sort_unstable();
+        let created_on = existing.is_none().then_some(live_tile_id).flatten();
+        let step = self.push(change, operation.map(|op| (op, depends_on)));
+        // A dashboard deleted by prune must wait for alerts moving off it.
+        if let (Some(step), Some(alert)) = (step, existing)
+            && let Some(d) = &alert.dashboard
+        {
+            alert_steps_by_dashboard
+                .entry(d.clone())
+                .or_default()
+                .push(step);
         }
+        created_on
     }
 
-    /// The stack it writes to.
-    pub(crate) fn stack(&self) -> &StackRef {
-        match self {
-            AlertOp::Create { stack, .. }
-            | AlertOp::Update { stack, .. }
-            | AlertOp::Delete { stack, .. } => stack,
+    /// The config dashboard an alert points at, when it has the alert's tile (else reported).
+    fn alert_dashboard<'s>(
+        &mut self,
+        stack: &'s StackConfig,
+        config: &AlertConfig,
+    ) -> Option<&'s DashboardConfig> {
+        let Some(dashboard_config) = stack.dashboards.get(&config.dashboard.value) else {
+            self.error(
+                Diagnostic::error(
+                    Code::PlanUnknownDashboard,
+                    format!(
+                        "alert `{}` points at dashboard `{}`, which stack `{}` does not define",
+                        config.key.value, config.dashboard.value, stack.key.value
+                    ),
+                    Some(config.dashboard.span),
+                )
+                .with_help("name a key under this stack's `dashboards:`"),
+            );
+            return None;
+        };
+        if !dashboard_config
+            .tiles
+            .iter()
+            .any(|t| t.name.value == config.tile.value)
+        {
+            let names: Vec<&str> = dashboard_config
+                .tiles
+                .iter()
+                .map(|t| t.name.value.as_str())
+                .collect();
+            self.error(
+                Diagnostic::error(
+                    Code::PlanUnknownTile,
+                    format!(
+                        "alert `{}` points at tile \"{}\", which dashboard `{}` does not have",
+                        config.key.value, config.tile.value, config.dashboard.value
+                    ),
+                    Some(config.tile.span),
+                )
+                .with_label("no tile with this name")
+                .with_help(format!("tiles of that dashboard: {}", names.join(", "))),
+            );
+            return None;
         }
+        Some(dashboard_config)
     }
 
-    /// How the dashboard and tile are found, and the body, for a create or update.
-    pub(crate) fn written(&self) -> Option<(&AlertTarget, &AlertRequest)> {
-        match self {
-            AlertOp::Create { target, body, .. } | AlertOp::Update { target, body, .. } => {
-                Some((target, body))
-            }
-            AlertOp::Delete { .. } => None,
+    /// The live alert a config alert is (`Some(None)`: none yet); `None` when two live alerts
+    /// could be it (reported).
+    fn live_alert<'l>(
+        &mut self,
+        stack: &StackConfig,
+        index: &StackIndex<'l>,
+        config: &AlertConfig,
+    ) -> Option<Option<&'l Alert>> {
+        let same_name: &[&Alert] = index
+            .alerts_by_name
+            .get(&normalize::name_key(&config.name.value))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if same_name.len() > 1 {
+            let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
+            self.error(
+                Diagnostic::error(
+                    Code::PlanDuplicateAlert,
+                    format!(
+                        "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
+                        stack.key.value,
+                        same_name.len(),
+                        config.name.value,
+                        ids.join(", ")
+                    ),
+                    Some(config.name.span),
+                )
+                .with_label("matches more than one live alert")
+                .with_help("delete or rename all but one of them in the stack, then plan again"),
+            );
+            return None;
         }
+        let by_name = |name: &str| {
+            index
+                .alerts_by_name
+                .get(&normalize::name_key(name))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        if found.len() > 1 {
+            let listed: Vec<(String, String, Option<model::Span>)> = found
+                .iter()
+                .map(|(a, old)| (a.name.clone(), a.id.clone(), old.map(|o| o.span)))
+                .collect();
+            let address = Address::Alert {
+                stack: &stack.key.value,
+                alert: &config.key.value,
+            };
+            let what = format!("`{address}`");
+            self.error(ambiguous("alert", &what, &config.name, &listed));
+            return None;
+        }
+        Some(found.first().map(|(a, _)| *a))
     }
 
-    /// The same, to change in place.
-    pub(crate) fn written_mut(&mut self) -> Option<(&mut AlertTarget, &mut AlertRequest)> {
-        match self {
-            AlertOp::Create { target, body, .. } | AlertOp::Update { target, body, .. } => {
-                Some((target, body))
-            }
-            AlertOp::Delete { .. } => None,
+    /// The alert as the config asks for it, on its dashboard's plan: by ids when both the
+    /// dashboard and the tile exist live, else by name.
+    fn desired(
+        &mut self,
+        config: &AlertConfig,
+        dashboard: &PlannedDashboard,
+        live_tile_id: Option<String>,
+        existing: Option<&Alert>,
+    ) -> Desired {
+        // Names as the server stores them (see `stored_name`); a renamed alert takes the
+        // config's name, and its dashboard the name the config gives it.
+        let stored = existing.filter(|a| normalize::same_name(&a.name, &config.name.value));
+        if let Some(live) = stored {
+            self.stored_name("alert", &config.name, &live.name);
+        }
+        let name = stored.map_or_else(|| config.name.value.clone(), |a| a.name.clone());
+        let dashboard_name = dashboard
+            .live
+            .filter(|d| normalize::same_name(&d.name, &dashboard.config.name.value))
+            .map_or_else(|| dashboard.config.name.value.clone(), |d| d.name.clone());
+        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
+            (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
+            _ => (
+                AlertTarget::Names {
+                    dashboard: dashboard.config.name.value.clone(),
+                    tile: config.tile.value.clone(),
+                },
+                None,
+                None,
+            ),
+        };
+        let source = config.source.as_ref().map(|s| s.value.clone());
+        let channel = Some(Channel {
+            kind: config.channel.kind.value.clone(),
+            webhook_id: config.channel.webhook_id.as_ref().map(|v| v.value.clone()),
+        });
+        let threshold_type = Some(config.threshold_type.value.clone());
+        let interval = Some(config.interval.value.clone());
+        let message = config.message.as_ref().map(|m| m.value.clone());
+        let mut after = normalize::alert_view(&AlertView {
+            name: &name,
+            dashboard: dashboard_name,
+            tile: config.tile.value.clone(),
+            threshold: Some(config.threshold.value),
+            threshold_type: &threshold_type,
+            interval: &interval,
+            source: &source,
+            channel: &channel,
+            message: &message,
+        });
+        // A message the config does not mention is not managed: kept as it is live (a PUT
+        // would otherwise empty it).
+        if message.is_none()
+            && let Value::Object(map) = &mut after
+        {
+            map.remove("message");
+        }
+        let body = AlertRequest {
+            dashboard_id,
+            tile_id,
+            threshold: Some(config.threshold.value),
+            interval,
+            source: Some(source.unwrap_or_else(|| "tile".to_string())),
+            threshold_type,
+            channel,
+            name: Some(name.clone()),
+            message: message.or_else(|| existing.and_then(|a| a.message.clone())),
+        };
+        Desired {
+            name,
+            after,
+            target,
+            body,
         }
     }
+}
+
+/// The alert's live dashboard under the names the config gives it and its tiles.
+fn dashboard_view<'a>(
+    index: &StackIndex<'a>,
+    planned_by_live_id: &BTreeMap<&str, &'a PlannedDashboard>,
+    alert: &Alert,
+) -> Option<&'a Dashboard> {
+    alert
+        .dashboard
+        .as_deref()
+        .and_then(|id| planned_by_live_id.get(id))
+        .and_then(|p| p.renamed_view.as_ref())
+        .or_else(|| index.dashboard_of(alert))
+}
+
+/// The planned update of the live alert's dashboard that removes the alert's tile (the server
+/// then deletes the alert too), if there is one.
+fn doomed_by<'p, 'c, 'l>(
+    index: &StackIndex,
+    planned_by_live_id: &BTreeMap<&str, &'p PlannedDashboard<'c, 'l>>,
+    alert: &Alert,
+) -> Option<&'p PlannedDashboard<'c, 'l>> {
+    let live_dashboard = index.dashboard_of(alert)?;
+    let tile_id = alert.tile_id.as_deref().filter(|id| {
+        live_dashboard
+            .tiles
+            .iter()
+            .any(|t| t.id.as_deref() == Some(*id))
+    })?;
+    planned_by_live_id
+        .get(live_dashboard.id.as_str())
+        .copied()
+        .filter(|p| p.updated && !p.keeps_tile(tile_id))
+}
+
+/// The change of an alert that exists live (compared on its dashboard `view`), and its update
+/// when any field differs.
+fn updated(
+    address: String,
+    alert: &Alert,
+    view: Option<&Dashboard>,
+    desired: Desired,
+    stack_ref: &StackRef,
+) -> (Change, Option<Operation>) {
+    let full_before = normalize::alert(alert, view);
+    let before = normalize::project(&full_before, &desired.after);
+    let mut fields = diff(&before, &desired.after);
+    // A rename leads, as it does on a dashboard.
+    fields.sort_by_key(|f| f.path != "name");
+    let action = if fields.is_empty() {
+        Action::NoOp
+    } else {
+        Action::Update
+    };
+    let renamed_from = (alert.name != desired.name).then(|| alert.name.clone());
+    let operation = (action == Action::Update).then(|| {
+        Operation::Alert(AlertOp::Update {
+            stack: stack_ref.clone(),
+            alert_id: alert.id.clone(),
+            target: desired.target,
+            body: desired.body,
+        })
+    });
+    let change = Change {
+        address,
+        action,
+        reason: match &renamed_from {
+            Some(old) => rename_reason(old, &fields),
+            None => diff::reason(&fields),
+        },
+        before: Some(before),
+        after: Some(desired.after),
+        fields,
+        fingerprint: Some(fingerprint::alert(alert)),
+        step: None,
+        renamed_from,
+    };
+    (change, operation)
+}
+
+/// The change and step of an alert created: new, or again because its tile goes (`doomed`).
+fn created(
+    address: String,
+    desired: Desired,
+    doomed: bool,
+    stack_ref: &StackRef,
+) -> (Change, Option<Operation>) {
+    let reason = if doomed {
+        "its tile is removed by the dashboard update, which deletes it; created again"
+    } else {
+        "no alert with this name in the stack"
+    };
+    let operation = Operation::Alert(AlertOp::Create {
+        stack: stack_ref.clone(),
+        target: desired.target,
+        body: desired.body,
+    });
+    let change = Change {
+        address,
+        action: Action::Create,
+        reason: reason.into(),
+        fields: diff::created(&desired.after),
+        before: None,
+        after: Some(desired.after),
+        fingerprint: None,
+        step: None,
+        renamed_from: None,
+    };
+    (change, Some(operation))
 }

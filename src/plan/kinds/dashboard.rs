@@ -1,85 +1,479 @@
-//! Dashboards: what a dashboard step sends (create, update, delete).
+//! Dashboards and their tiles.
 
-use serde::{Deserialize, Serialize};
+pub(crate) mod op;
 
-use crate::api::wire::DashboardRequest;
-use crate::plan::target::{Effect, Key, Name, StackRef, Target};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// A dashboard operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all_fields = "camelCase")]
-pub enum DashboardOp {
-    /// Dashboard create (POST on the stack's dashboards list).
-    #[serde(rename = "dashboard-create")]
-    Create {
-        /// Where.
-        stack: StackRef,
-        /// The whole dashboard; tiles carry no ids.
-        body: DashboardRequest,
-    },
-    /// Dashboard update (PUT replaces the whole object).
-    #[serde(rename = "dashboard-update")]
-    Update {
-        /// Where.
-        stack: StackRef,
-        /// Dashboard id.
-        dashboard_id: String,
-        /// The whole dashboard; existing tiles carry their ids so alerts on them survive.
-        body: DashboardRequest,
-    },
-    /// Dashboard delete (prune; deletes its alerts on the server too).
-    #[serde(rename = "dashboard-delete")]
-    Delete {
-        /// Where.
-        stack: StackRef,
-        /// Dashboard id.
-        dashboard_id: String,
-    },
+use serde_json::{Value, json};
+
+use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
+use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, ambiguous, candidates, compared, rename_reason};
+use crate::plan::build::index::StackIndex;
+use crate::plan::build::series::{resolve_source, wire_series};
+use crate::plan::diff::{self, diff};
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
+use crate::plan::normalize;
+use op::DashboardOp;
+
+/// What the builder knows about a config dashboard once planned.
+pub(crate) struct PlannedDashboard<'c, 'l> {
+    pub(crate) config: &'c DashboardConfig,
+    pub(crate) live: Option<&'l Dashboard>,
+    /// The create or update step, if any.
+    pub(crate) step: Option<usize>,
+    /// The live tile id of each config tile that exists live (matched by name, `renamedFrom`
+    /// or place), by config tile name.
+    pub(crate) tile_ids: BTreeMap<String, String>,
+    /// The live dashboard with the names the config gives it and its tiles, when any differ:
+    /// alerts on it compare against these names, so a rename is not a change of the alert.
+    pub(crate) renamed_view: Option<Dashboard>,
+    /// Whether the step is an update (which drops alerts of removed tiles).
+    pub(crate) updated: bool,
 }
 
-impl DashboardOp {
-    /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
-        match self {
-            DashboardOp::Create { stack, body } => Target::Dashboard {
-                stack,
-                key: Key::Name(&body.name),
-            },
-            DashboardOp::Update {
-                stack,
-                dashboard_id,
-                ..
+/// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
+pub(crate) type Planned<'p, 'c, 'l> = (
+    &'p BTreeMap<&'c str, PlannedDashboard<'c, 'l>>,
+    &'p BTreeMap<&'l str, &'p PlannedDashboard<'c, 'l>>,
+);
+
+impl PlannedDashboard<'_, '_> {
+    /// Whether the live tile `tile_id` is still on the dashboard once applied.
+    pub(crate) fn keeps_tile(&self, tile_id: &str) -> bool {
+        self.tile_ids.values().any(|id| id == tile_id)
+    }
+}
+
+impl Builder<'_> {
+    /// The live tile each config tile is: by name or `renamedFrom`; else, for a tile without
+    /// `renamedFrom`, the live tile at the same place in the list when no config tile names it
+    /// (a tile renamed where it stands). `None` when a tile could be two live tiles (reported).
+    pub(crate) fn match_tiles(
+        &mut self,
+        dashboard_key: &str,
+        config: &DashboardConfig,
+        live: &Dashboard,
+    ) -> Option<Vec<Option<usize>>> {
+        let mut matched: Vec<Option<usize>> = vec![None; config.tiles.len()];
+        let mut claimed: BTreeSet<usize> = BTreeSet::new();
+        let mut failed = false;
+        for (i, tile) in config.tiles.iter().enumerate() {
+            let found: Vec<(usize, Option<&model::Located<String>>)> = live
+                .tiles
+                .iter()
+                .enumerate()
+                .filter_map(|(j, t)| {
+                    if t.name == tile.name.value {
+                        Some((j, None))
+                    } else {
+                        tile.renamed_from
+                            .iter()
+                            .find(|old| old.value == t.name)
+                            .map(|old| (j, Some(old)))
+                    }
+                })
+                .collect();
+            match found.as_slice() {
+                [] => {}
+                [(j, _)] if claimed.insert(*j) => matched[i] = Some(*j),
+                _ => {
+                    let listed: Vec<(String, String, Option<model::Span>)> = found
+                        .iter()
+                        .map(|(j, old)| {
+                            let t = &live.tiles[*j];
+                            (
+                                t.name.clone(),
+                                t.id.clone().unwrap_or_default(),
+                                old.map(|o| o.span),
+                            )
+                        })
+                        .collect();
+                    let what = format!("tile `{}` of dashboard `{dashboard_key}`", tile.name.value);
+                    self.error(ambiguous("tile", &what, &tile.name, &listed));
+                    failed = true;
+                }
             }
-            | DashboardOp::Delete {
-                stack,
-                dashboard_id,
-            } => Target::Dashboard {
-                stack,
-                key: Key::Id(dashboard_id),
-            },
         }
+        if failed {
+            return None;
+        }
+        let named: BTreeSet<&str> = config
+            .tiles
+            .iter()
+            .flat_map(|t| std::iter::once(&t.name).chain(&t.renamed_from))
+            .map(|n| n.value.as_str())
+            .collect();
+        for (i, tile) in config.tiles.iter().enumerate() {
+            if matched[i].is_some() || !tile.renamed_from.is_empty() {
+                continue;
+            }
+            if let Some(live_tile) = live.tiles.get(i)
+                && !claimed.contains(&i)
+                && !named.contains(live_tile.name.as_str())
+            {
+                claimed.insert(i);
+                matched[i] = Some(i);
+            }
+        }
+        Some(matched)
     }
 
-    /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
-        match self {
-            DashboardOp::Create { .. } => Effect::Create,
-            DashboardOp::Update { .. } => Effect::Update,
-            DashboardOp::Delete { .. } => Effect::Delete,
-        }
-    }
-
-    /// What it is called.
-    pub(crate) fn name(&self) -> Name {
-        let (op, verb) = match self {
-            DashboardOp::Create { .. } => ("dashboard-create", "create"),
-            DashboardOp::Update { .. } => ("dashboard-update", "update"),
-            DashboardOp::Delete { .. } => ("dashboard-delete", "delete"),
+    /// Plans one config dashboard: its create or update, and what its alerts need to know.
+    /// `None` when it has errors (reported); its alerts then get no change either.
+    pub(crate) fn dashboard<'c, 'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        tag: &str,
+        config: &'c DashboardConfig,
+    ) -> Option<PlannedDashboard<'c, 'l>> {
+        let existing = self.live_dashboard(stack, index, config)?;
+        let matched = match existing {
+            Some(live) => self.match_tiles(&config.key.value, config, live)?,
+            None => vec![None; config.tiles.len()],
         };
-        Name {
-            op,
-            verb,
-            object: "dashboard",
+        // Matched under its current name: the name as the server stores it (a renamed one takes
+        // the config's).
+        let stored = existing.filter(|d| normalize::same_name(&d.name, &config.name.value));
+        if let Some(live) = stored {
+            self.stored_name("dashboard", &config.name, &live.name);
+        }
+        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
+        let tiles = self.desired_tiles(index, config, existing, &matched)?;
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
+        tags.push(tag.to_string());
+        let desired = Dashboard {
+            id: String::new(),
+            // The name as the server stores it: sending it as written would never stick.
+            name: desired_name,
+            tiles: tiles.tiles,
+            tags: normalize::tags(&tags),
+        };
+        let after = normalize::dashboard(&desired);
+        let address = Address::Dashboard {
+            stack: &stack.key.value,
+            dashboard: &config.key.value,
+        }
+        .to_string();
+        let renamed_view = existing
+            .filter(|d| d.name != desired.name || !tiles.renames.is_empty())
+            .map(|live| renamed_view(live, &desired.name, config, &matched));
+        let mut planned = PlannedDashboard {
+            config,
+            live: existing,
+            step: None,
+            tile_ids: tiles.ids,
+            renamed_view,
+            updated: false,
+        };
+        let body = DashboardRequest {
+            name: desired.name,
+            tiles: desired.tiles,
+            tags: desired.tags,
+        };
+        match existing {
+            None => planned.step = self.create_dashboard(address, body, config, after, stack_ref),
+            Some(live) => {
+                let view = planned.renamed_view.as_ref();
+                let change = updated(address, live, view, after, &body, &tiles.renames, tag);
+                if change.action == Action::NoOp {
+                    self.push(change, None);
+                } else {
+                    let operation = Operation::Dashboard(DashboardOp::Update {
+                        stack: stack_ref.clone(),
+                        dashboard_id: live.id.clone(),
+                        body,
+                    });
+                    planned.step = self.push(change, Some((operation, Vec::new())));
+                    planned.updated = true;
+                }
+            }
+        }
+        Some(planned)
+    }
+
+    /// The live dashboard a config dashboard is (`Some(None)`: none yet); `None` when two live
+    /// dashboards could be it (reported).
+    fn live_dashboard<'l>(
+        &mut self,
+        stack: &StackConfig,
+        index: &StackIndex<'l>,
+        config: &DashboardConfig,
+    ) -> Option<Option<&'l Dashboard>> {
+        // Names as the server stores them ([`normalize::name_key`]).
+        let by_name = |name: &str| {
+            index
+                .dashboards_by_name
+                .get(&normalize::name_key(name))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let same_name: Vec<&'l Dashboard> = by_name(&config.name.value);
+        if same_name.len() > 1 {
+            let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
+            self.error(
+                Diagnostic::error(
+                    Code::PlanDuplicateDashboard,
+                    format!(
+                        "stack `{}` has {} dashboards named \"{}\" (ids {}); converge matches dashboards by name",
+                        stack.key.value,
+                        same_name.len(),
+                        config.name.value,
+                        ids.join(", ")
+                    ),
+                    Some(config.name.span),
+                )
+                .with_label("matches more than one live dashboard")
+                .with_help("delete or rename all but one of them in the stack, then plan again"),
+            );
+            return None;
+        }
+        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        if found.len() > 1 {
+            let listed: Vec<(String, String, Option<model::Span>)> = found
+                .iter()
+                .map(|(d, old)| (d.name.clone(), d.id.clone(), old.map(|o| o.span)))
+                .collect();
+            let address = Address::Dashboard {
+                stack: &stack.key.value,
+                dashboard: &config.key.value,
+            };
+            let what = format!("`{address}`");
+            self.error(ambiguous("dashboard", &what, &config.name, &listed));
+            return None;
+        }
+        Some(found.first().map(|(d, _)| *d))
+    }
+
+    /// The config's tiles as they are sent, each live tile's id carried forward; `None` when a
+    /// series names an unknown source (each one reported).
+    fn desired_tiles(
+        &mut self,
+        index: &StackIndex,
+        config: &DashboardConfig,
+        existing: Option<&Dashboard>,
+        matched: &[Option<usize>],
+    ) -> Option<DesiredTiles> {
+        let mut failed = false;
+        let mut out = DesiredTiles {
+            tiles: Vec::with_capacity(config.tiles.len()),
+            ids: BTreeMap::new(),
+            renames: Vec::new(),
+        };
+        for (tile, live_index) in config.tiles.iter().zip(matched) {
+            let series = self.series_of(index, tile);
+            failed |= series.is_none();
+            // Carry the live tile's id forward so alerts on it survive the update.
+            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
+            let id = live_tile.and_then(|t| t.id.clone());
+            if let Some(id) = &id {
+                out.ids.insert(tile.name.value.clone(), id.clone());
+            }
+            if let Some(live_tile) = live_tile
+                && live_tile.name != tile.name.value
+            {
+                out.renames
+                    .push((live_tile.name.clone(), tile.name.value.clone()));
+            }
+            out.tiles.push(Tile {
+                id,
+                name: tile.name.value.clone(),
+                x: tile.x.value,
+                y: tile.y.value,
+                w: tile.w.value,
+                h: tile.h.value,
+                as_ratio: tile.as_ratio.as_ref().map(|v| v.value),
+                series: series.unwrap_or_default(),
+                config: None,
+            });
+        }
+        if failed {
+            return None;
+        }
+        // A live tile of the newer format (`config`, no `series`) is left as the server has it:
+        // compared as itself and sent back unchanged (the stack's warning says why).
+        if let Some(live) = existing {
+            for tile in &mut out.tiles {
+                if let Some(newer) = live
+                    .tiles
+                    .iter()
+                    .find(|t| t.name == tile.name && t.is_newer_format())
+                {
+                    *tile = newer.clone();
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// A tile's series as sent, sources resolved to ids; `None` when a source name is unknown
+    /// (each one reported).
+    fn series_of(&mut self, index: &StackIndex, tile: &TileConfig) -> Option<Vec<Series>> {
+        let mut failed = false;
+        let mut series = Vec::with_capacity(tile.series.len());
+        for s in &tile.series {
+            let source_id = match &s.source {
+                None => None,
+                Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
+                    Ok(id) => Some(id),
+                    Err(diagnostic) => {
+                        self.error(*diagnostic);
+                        failed = true;
+                        None
+                    }
+                },
+            };
+            series.push(wire_series(s, source_id));
+        }
+        (!failed).then_some(series)
+    }
+
+    /// Plans the create of a dashboard that is not live; returns its step.
+    fn create_dashboard(
+        &mut self,
+        address: String,
+        body: DashboardRequest,
+        config: &DashboardConfig,
+        after: Value,
+        stack_ref: &StackRef,
+    ) -> Option<usize> {
+        let operation = Operation::Dashboard(DashboardOp::Create {
+            stack: stack_ref.clone(),
+            body: DashboardRequest {
+                // A create ignores tile ids; none are sent.
+                tiles: body
+                    .tiles
+                    .into_iter()
+                    .map(|t| Tile { id: None, ..t })
+                    .collect(),
+                ..body
+            },
+        });
+        let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
+        let after = tiles_in_order(after, &order);
+        self.push(
+            Change {
+                address,
+                action: Action::Create,
+                reason: "no dashboard with this name in the stack".into(),
+                fields: diff::created(&after),
+                before: None,
+                after: Some(after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
+        )
+    }
+}
+
+/// A config dashboard's tiles as they are sent.
+struct DesiredTiles {
+    tiles: Vec<Tile>,
+    /// The live tile id of each config tile that exists live, by config tile name.
+    ids: BTreeMap<String, String>,
+    /// `(live name, config name)` of each tile renamed where it stands.
+    renames: Vec<(String, String)>,
+}
+
+/// The live dashboard with the names the config gives it and its tiles.
+fn renamed_view(
+    live: &Dashboard,
+    name: &str,
+    config: &DashboardConfig,
+    matched: &[Option<usize>],
+) -> Dashboard {
+    let mut view = live.clone();
+    view.name = name.to_string();
+    for (tile, live_index) in config.tiles.iter().zip(matched) {
+        if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
+            t.name = tile.name.value.clone();
         }
     }
+    view
+}
+
+/// The change of a dashboard that exists live, `body` being what the config asks for: compared
+/// under the names the config gives (`view`: a renamed tile is matched to its live self), the
+/// renames themselves leading the field list.
+fn updated(
+    address: String,
+    live: &Dashboard,
+    view: Option<&Dashboard>,
+    mut after: Value,
+    body: &DashboardRequest,
+    tile_renames: &[(String, String)],
+    tag: &str,
+) -> Change {
+    let before = normalize::dashboard(live);
+    let compared_before = view.map_or_else(|| before.clone(), normalize::dashboard);
+    let mut fields = diff(&compared_before, &after);
+    if !live.tags.iter().any(|t| t == tag) && tile_renames.is_empty() {
+        // A dashboard the config adopts gets the ownership tag with its next real change; the
+        // tag alone is no reason to write (an exported config plans to no changes).
+        let comparable = untagged(&after, &body.tags, tag);
+        if diff(&compared_before, &comparable).is_empty() && live.name == body.name {
+            fields.clear();
+            after = comparable;
+        }
+    }
+    let mut renames = Vec::new();
+    if live.name != body.name {
+        renames.push(FieldChange {
+            path: "name".into(),
+            before: Some(json!(live.name)),
+            after: Some(json!(body.name)),
+        });
+    }
+    for (old, new) in tile_renames {
+        renames.push(FieldChange {
+            path: format!("tiles[{new}].name"),
+            before: Some(json!(old)),
+            after: Some(json!(new)),
+        });
+    }
+    renames.append(&mut fields);
+    let mut change = compared(
+        address,
+        before,
+        after,
+        renames,
+        fingerprint::dashboard(live),
+    );
+    if live.name != body.name {
+        change.reason = rename_reason(&live.name, &change.fields);
+        change.renamed_from = Some(live.name.clone());
+    }
+    change
+}
+
+/// The desired dashboard value with `tags` but without the ownership tag.
+fn untagged(after: &Value, tags: &[String], tag: &str) -> Value {
+    let mut untagged = tags.to_vec();
+    untagged.retain(|t| t != tag);
+    let mut comparable = after.clone();
+    if let Value::Object(map) = &mut comparable {
+        map.insert("tags".into(), json!(untagged));
+    }
+    comparable
+}
+
+/// A created dashboard's tiles in the config's order (the normalized value sorts them by
+/// name), so its rendering reads as the config does.
+pub(crate) fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
+    if let Some(Value::Array(tiles)) = dashboard.get_mut("tiles") {
+        tiles.sort_by_key(|t| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+            order.iter().position(|n| *n == name).unwrap_or(usize::MAX)
+        });
+    }
+    dashboard
 }

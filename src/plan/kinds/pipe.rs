@@ -1,108 +1,230 @@
-//! Pipes: what a pipe step sends (scaling, delete).
+//! Pipes: scaling, and pipes marked `absent`.
 
-use serde::{Deserialize, Serialize};
+pub(crate) mod op;
+
 use serde_json::Value;
 
-use crate::api::wire::PipeScalingPatch;
-use crate::plan::target::{Effect, Name, Target};
+use crate::api::wire::{Pipe, Service, SourceKind};
+use crate::config::code::Code;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::model::{self, PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, compared};
+use crate::plan::diff::{self, diff};
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, Change, Operation};
+use crate::plan::normalize;
+use op::PipeOp;
 
-/// The scaling fields of a pipe, as the change lists them (wire names).
-pub(crate) const SCALING_FIELDS: &[&str] = &[
-    "replicas",
-    "concurrency",
-    "replicaCpuMillicores",
-    "replicaMemoryGb",
-];
-
-/// A pipe operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all_fields = "camelCase")]
-pub enum PipeOp {
-    /// `PATCH /services/{serviceId}/pipes/{pipeId}/scaling`.
-    #[serde(rename = "pipe-scaling")]
-    Scaling {
-        /// Service id.
-        service_id: String,
-        /// Pipe id.
-        pipe_id: String,
-        /// Only the fields that differ.
-        body: PipeScalingPatch,
-    },
-    /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
-    #[serde(rename = "pipe-delete")]
-    Delete {
-        /// Service id.
-        service_id: String,
-        /// Pipe id.
-        pipe_id: String,
-    },
-}
-
-impl PipeOp {
-    /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
-        match self {
-            PipeOp::Scaling {
-                service_id,
-                pipe_id,
-                ..
+impl Builder<'_> {
+    /// Plans one config pipe: its delete (marked `absent`) or its scaling.
+    pub(crate) fn pipe(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+    ) {
+        let live = self
+            .live
+            .pipes
+            .get(&live_service.id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
+        if config.absent {
+            let address = Address::Pipe {
+                service: &service.key.value,
+                pipe: &config.key.value,
             }
-            | PipeOp::Delete {
-                service_id,
-                pipe_id,
-            } => Target::Pipe {
-                service_id,
-                pipe_id,
-            },
+            .to_string();
+            self.absent_pipe(address, live_service, live);
+            return;
         }
+        let Some(pipe) = live else {
+            self.error(
+                Diagnostic::error(
+                    Code::PlanPipeNotFound,
+                    format!(
+                        "pipe `{}` ({}) does not exist on service `{}`",
+                        config.key.value, config.id.value, service.key.value
+                    ),
+                    Some(config.id.span),
+                )
+                .with_label("no pipe with this id on the service")
+                .with_help("check the pipe id, or mark the pipe `absent: true` if it was removed"),
+            );
+            return;
+        };
+        let Some(scaling) = &config.scaling else {
+            return;
+        };
+        let kind = pipe.source.as_ref().and_then(|s| s.kind());
+        let Some(after) = self.desired_scaling(service, config, kind, scaling) else {
+            return;
+        };
+        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
+        let before = normalize::project(&live_scaling, &after);
+        let fields = diff(&before, &after);
+        let change = compared(
+            Address::PipeScaling {
+                service: &service.key.value,
+                pipe: &config.key.value,
+            }
+            .to_string(),
+            before,
+            after,
+            fields,
+            fingerprint::pipe(pipe),
+        );
+        if change.action == Action::NoOp {
+            self.push(change, None);
+            return;
+        }
+        let operation = Operation::Pipe(PipeOp::Scaling {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+            body: op::scaling_body(
+                change
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.after.as_ref())),
+            ),
+        });
+        self.push(change, Some((operation, Vec::new())));
     }
 
-    /// The service whose pipe it writes.
-    pub(crate) fn service_id(&self) -> &str {
-        match self {
-            PipeOp::Scaling { service_id, .. } | PipeOp::Delete { service_id, .. } => service_id,
-        }
+    /// A pipe marked `absent`: deleted when it exists, else nothing to do.
+    fn absent_pipe(&mut self, address: String, live_service: &Service, live: Option<&Pipe>) {
+        let Some(pipe) = live else {
+            self.push(
+                Change {
+                    address,
+                    action: Action::NoOp,
+                    reason: "absent, as the config says".into(),
+                    before: None,
+                    after: None,
+                    fields: Vec::new(),
+                    fingerprint: None,
+                    step: None,
+                    renamed_from: None,
+                },
+                None,
+            );
+            return;
+        };
+        let before = normalize::pipe_identity(pipe);
+        let operation = Operation::Pipe(PipeOp::Delete {
+            service_id: live_service.id.clone(),
+            pipe_id: pipe.id.clone(),
+        });
+        self.push(
+            Change {
+                address,
+                action: Action::Delete,
+                reason: "marked `absent: true` but exists".into(),
+                fields: diff::deleted(&before),
+                before: Some(before),
+                after: None,
+                fingerprint: Some(fingerprint::pipe(pipe)),
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
+        );
     }
 
-    /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
-        match self {
-            PipeOp::Scaling { .. } => Effect::Update,
-            PipeOp::Delete { .. } => Effect::Delete,
+    /// The scaling the config asks of a pipe, normalized; `None` when it sets a field the
+    /// pipe's source kind does not scale by (each one reported).
+    fn desired_scaling(
+        &mut self,
+        service: &ServiceConfig,
+        config: &PipeConfig,
+        kind: Option<SourceKind>,
+        scaling: &PipeScalingConfig,
+    ) -> Option<Value> {
+        let fields: [(&str, Option<(Value, model::Span)>); 4] = [
+            (
+                "replicas",
+                scaling
+                    .replicas
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "concurrency",
+                scaling
+                    .concurrency
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaCpuMillicores",
+                scaling
+                    .replica_cpu_millicores
+                    .as_ref()
+                    .map(|v| (Value::from(v.value), v.span)),
+            ),
+            (
+                "replicaMemoryGb",
+                scaling
+                    .replica_memory_gb
+                    .as_ref()
+                    .map(|v| (normalize::num(v.value), v.span)),
+            ),
+        ];
+        let mut desired = serde_json::Map::new();
+        let mut rejected = false;
+        for (name, value) in fields {
+            let Some((value, span)) = value else { continue };
+            if let Some(kind) = kind
+                && !kind.scales(name)
+            {
+                rejected = true;
+                self.error(pipe_field_diagnostic(service, config, kind, name, span));
+                continue;
+            }
+            desired.insert(name.to_string(), value);
         }
-    }
-
-    /// What it is called.
-    pub(crate) fn name(&self) -> Name {
-        match self {
-            PipeOp::Scaling { .. } => Name {
-                op: "pipe-scaling",
-                verb: "update",
-                object: "pipe scaling",
-            },
-            PipeOp::Delete { .. } => Name {
-                op: "pipe-delete",
-                verb: "delete",
-                object: "pipe",
-            },
-        }
+        (!rejected).then_some(Value::Object(desired))
     }
 }
 
-/// The scaling body that writes each `(field, desired value)`: the planner builds it from a
-/// change's fields, the saved-plan check builds it again from the saved change and compares.
-pub(crate) fn scaling_body<'a>(
-    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>,
-) -> PipeScalingPatch {
-    let mut body = PipeScalingPatch::default();
-    for (path, after) in fields {
-        match path {
-            "replicas" => body.replicas = after.and_then(Value::as_i64),
-            "concurrency" => body.concurrency = after.and_then(Value::as_i64),
-            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
-            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-            _ => {}
-        }
-    }
-    body
+fn pipe_field_diagnostic(
+    service: &ServiceConfig,
+    pipe: &PipeConfig,
+    kind: SourceKind,
+    field: &str,
+    span: model::Span,
+) -> Diagnostic {
+    let applicable: Vec<&str> = [
+        "replicas",
+        "concurrency",
+        "replicaCpuMillicores",
+        "replicaMemoryGb",
+    ]
+    .into_iter()
+    .filter(|f| kind.scales(f))
+    .collect();
+    let help = if applicable.is_empty() {
+        format!(
+            "{} pipes are not scaled per pipe; remove `scaling` from this pipe",
+            kind.as_str()
+        )
+    } else {
+        format!(
+            "{} pipes scale by {}; remove `{field}`",
+            kind.as_str(),
+            applicable.join(", ")
+        )
+    };
+    Diagnostic::error(
+        Code::PlanPipeScalingField,
+        format!(
+            "`{field}` does not apply to pipe `{}.{}`, whose source is {}",
+            service.key.value,
+            pipe.key.value,
+            kind.as_str()
+        ),
+        Some(span),
+    )
+    .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
+    .with_help(help)
 }

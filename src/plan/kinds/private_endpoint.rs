@@ -1,87 +1,114 @@
-//! Private endpoints: what a step that registers or detaches one sends.
+//! Private endpoints: planning the endpoints a service lists (each attached, or registered;
+//! each other attached one detached), and what those steps send (`op`).
 
-use serde::{Deserialize, Serialize};
+pub(crate) mod op;
 
-use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
-use crate::plan::target::{Effect, Name, Target};
+use std::collections::BTreeSet;
 
-/// A private endpoint operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all_fields = "camelCase")]
-pub enum PrivateEndpointOp {
-    /// `POST /services/{serviceId}/privateEndpoint`.
-    #[serde(rename = "private-endpoint-create")]
-    Create {
-        /// Service id.
-        service_id: String,
-        /// Endpoint id and description.
-        body: PrivateEndpoint,
-    },
-    /// `PATCH /services/{serviceId}` with `privateEndpointIds.remove` (needs `--allow-destroy`).
-    #[serde(rename = "private-endpoint-detach")]
-    Detach {
-        /// Service id.
-        service_id: String,
-        /// `{"privateEndpointIds": {"remove": [id]}}`.
-        body: ServicePatch,
-    },
-}
+use serde_json::json;
 
-impl PrivateEndpointOp {
-    /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
-        match self {
-            PrivateEndpointOp::Create { service_id, body } => Target::PrivateEndpoint {
-                service_id,
-                id: &body.id,
-            },
-            PrivateEndpointOp::Detach { service_id, body } => Target::PrivateEndpoint {
-                service_id,
-                id: detached(body),
-            },
+use crate::api::wire::{PrivateEndpoint, Service};
+use crate::config::model::ServiceConfig;
+use crate::plan::address::Address;
+use crate::plan::build::builder::Builder;
+use crate::plan::diff;
+use crate::plan::fingerprint;
+use crate::plan::model::{Action, Change, Operation};
+use crate::plan::normalize;
+use op::PrivateEndpointOp;
+
+impl Builder<'_> {
+    /// Plans the private endpoints of a service that lists them: each listed one attached (or
+    /// registered), each other attached one detached.
+    pub(crate) fn private_endpoints(&mut self, config: &ServiceConfig, live: &Service) {
+        let Some(wanted) = &config.private_endpoints else {
+            return;
+        };
+        let attached = normalize::private_endpoint_ids(live);
+        for endpoint in wanted {
+            let id = &endpoint.id.value;
+            let address = Address::PrivateEndpoint {
+                service: &config.key.value,
+                id,
+            }
+            .to_string();
+            if attached.contains(id) {
+                self.push(attached_endpoint(address, id), None);
+                continue;
+            }
+            let after = json!({ "id": id });
+            let operation = Operation::PrivateEndpoint(PrivateEndpointOp::Create {
+                service_id: live.id.clone(),
+                body: PrivateEndpoint {
+                    id: id.clone(),
+                    description: endpoint
+                        .description
+                        .as_ref()
+                        .map(|d| d.value.clone())
+                        .unwrap_or_default(),
+                    ..PrivateEndpoint::default()
+                },
+            });
+            let change = Change {
+                address,
+                action: Action::Create,
+                reason: "not registered on the service".into(),
+                before: None,
+                fields: diff::created(&after),
+                after: Some(after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            };
+            self.push(change, Some((operation, Vec::new())));
+        }
+        let listed: BTreeSet<&str> = wanted.iter().map(|e| e.id.value.as_str()).collect();
+        for id in attached.iter().filter(|id| !listed.contains(id.as_str())) {
+            let address = Address::PrivateEndpoint {
+                service: &config.key.value,
+                id,
+            }
+            .to_string();
+            let operation = Operation::PrivateEndpoint(PrivateEndpointOp::Detach {
+                service_id: live.id.clone(),
+                body: op::detach_body(id),
+            });
+            self.push(
+                detached_endpoint(address, id),
+                Some((operation, Vec::new())),
+            );
         }
     }
+}
 
-    /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
-        match self {
-            PrivateEndpointOp::Create { .. } => Effect::Create,
-            PrivateEndpointOp::Detach { .. } => Effect::Delete,
-        }
-    }
-
-    /// What it is called.
-    pub(crate) fn name(&self) -> Name {
-        match self {
-            PrivateEndpointOp::Create { .. } => Name {
-                op: "private-endpoint-create",
-                verb: "register",
-                object: "private endpoint",
-            },
-            PrivateEndpointOp::Detach { .. } => Name {
-                op: "private-endpoint-detach",
-                verb: "detach",
-                object: "private endpoint",
-            },
-        }
+/// A listed endpoint that is attached already.
+fn attached_endpoint(address: String, id: &str) -> Change {
+    let value = json!({ "id": id });
+    Change {
+        address,
+        action: Action::NoOp,
+        reason: "attached to the service".into(),
+        before: Some(value.clone()),
+        after: Some(value),
+        fields: Vec::new(),
+        fingerprint: Some(fingerprint::private_endpoint(id)),
+        step: None,
+        renamed_from: None,
     }
 }
 
-/// The endpoint a detach removes (the first listed; the planner lists one); empty when none.
-fn detached(body: &ServicePatch) -> &str {
-    body.private_endpoint_ids
-        .as_ref()
-        .and_then(|ids| ids.remove.first())
-        .map_or("", String::as_str)
-}
-
-/// The body that detaches endpoint `id` from its service: the planner sends it, the saved-plan
-/// check builds it again from the change and compares.
-pub(crate) fn detach_body(id: &str) -> ServicePatch {
-    ServicePatch {
-        private_endpoint_ids: Some(AddRemove {
-            add: Vec::new(),
-            remove: vec![id.to_string()],
-        }),
+/// An attached endpoint the list leaves out.
+fn detached_endpoint(address: String, id: &str) -> Change {
+    let before = json!({ "id": id });
+    Change {
+        address,
+        action: Action::Delete,
+        reason: "attached to the service but not in privateEndpoints".into(),
+        fields: diff::deleted(&before),
+        before: Some(before),
+        after: None,
+        fingerprint: Some(fingerprint::private_endpoint(id)),
+        step: None,
+        renamed_from: None,
     }
 }

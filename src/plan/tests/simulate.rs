@@ -5,11 +5,11 @@
 
 use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Tile};
 use crate::live::{LiveState, StackLive};
-use crate::plan::kinds::alert::AlertOp;
-use crate::plan::kinds::dashboard::DashboardOp;
-use crate::plan::kinds::pipe::PipeOp;
-use crate::plan::kinds::private_endpoint::PrivateEndpointOp;
-use crate::plan::kinds::service::ServiceOp;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
 use crate::plan::{AlertTarget, Operation, Plan, StackRef, fingerprint};
 
 pub(crate) struct Server {
