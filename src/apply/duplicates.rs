@@ -29,9 +29,9 @@ use super::fresh::Data;
 use super::send::write_idempotent;
 use super::write::{Context, Made, StepError, read_failed};
 use crate::api::wire::{Alert, Dashboard};
-use crate::plan::AlertOp;
-use crate::plan::DashboardOp;
-use crate::plan::{Operation, normalize};
+use crate::plan::{
+    AlertOp, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, normalize,
+};
 
 /// After a create of `operation` that the server answered with `own_id`: removes this run's
 /// copy when an older object of the same name exists. `Ok` carries a note for the report;
@@ -147,9 +147,11 @@ async fn settle(
             | Operation::Alert(
                 AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
             )
-            | Operation::Service(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Pipe(_),
+            | Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Ok(None),
     }
@@ -183,9 +185,11 @@ async fn remove_own(
         // Only a create leaves a copy of its own to remove.
         Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(_)
-        | Operation::PrivateEndpoint(_)
-        | Operation::Pipe(_) => return Ok(()),
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => return Ok(()),
     };
     write_idempotent(context, &removal).await.map_err(|error| {
         StepError::Failed(format!(

@@ -5,7 +5,7 @@
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
 use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, StepError, WriteError};
-use crate::plan::{Operation, Step};
+use crate::plan::{DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
 
 /// Sends the write of `operation` once (the transport retries what is safe to retry); returns
 /// a created dashboard or alert as the server answered.
@@ -28,10 +28,14 @@ pub(super) async fn write(
 pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
     match &step.operation {
         Operation::Alert(op) => alert::resolve(context, op).await.map(Operation::Alert),
-        Operation::Service(_)
-        | Operation::PrivateEndpoint(_)
-        | Operation::Pipe(_)
-        | Operation::Dashboard(_) => Ok(step.operation.clone()),
+        Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        ) => Ok(step.operation.clone()),
     }
 }
 

@@ -11,9 +11,7 @@ use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
 use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};
 use crate::output::Printer;
-use crate::plan::PipeOp;
-use crate::plan::ServiceOp;
-use crate::plan::{Operation, Plan};
+use crate::plan::{AlertOp, DashboardOp, Operation, PipeOp, Plan, PrivateEndpointOp, ServiceOp};
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
     match (a, b) {
@@ -76,9 +74,15 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             body,
         }),
         Operation::Pipe(PipeOp::Delete { .. })
-        | Operation::PrivateEndpoint(_)
-        | Operation::Dashboard(_)
-        | Operation::Alert(_) => None,
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        )
+        | Operation::Alert(
+            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+        ) => None,
     }
 }
 

@@ -330,9 +330,11 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
             // The live state tells nothing more of these than their fingerprints do.
             Operation::Dashboard(DashboardOp::Create { .. } | DashboardOp::Delete { .. })
             | Operation::Alert(AlertOp::Delete { .. })
-            | Operation::Service(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Pipe(_) => {}
+            | Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {}
         }
     }
     problems
@@ -509,10 +511,14 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
     let sends_message = match &step.operation {
         Operation::Alert(AlertOp::Create { body, .. }) => body.message.is_some(),
         Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(_)
-        | Operation::PrivateEndpoint(_)
-        | Operation::Pipe(_)
-        | Operation::Dashboard(_) => false,
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        ) => false,
     };
     sends_message
         && plan
