@@ -6,44 +6,13 @@ use std::collections::BTreeSet;
 
 use tokio::sync::watch;
 
+use super::kinds::{pipe, service};
 use super::model::{Options, Status};
 use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
 use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};
 use crate::output::Printer;
 use crate::plan::{AlertOp, DashboardOp, Operation, PipeOp, Plan, PrivateEndpointOp, ServiceOp};
-
-fn close(a: Option<f64>, b: Option<f64>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => (a - b).abs() < 1e-9,
-        _ => false,
-    }
-}
-
-/// Whether a service shows every field of a scaling patch.
-pub(crate) fn service_shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
-    let number = |want: Option<f64>, have: Option<f64>| want.is_none() || close(want, have);
-    number(patch.num_replicas, service.num_replicas)
-        && number(patch.min_total_memory_gb, service.min_total_memory_gb)
-        && number(patch.max_total_memory_gb, service.max_total_memory_gb)
-        && number(patch.idle_timeout_minutes, service.idle_timeout_minutes)
-        && patch
-            .idle_scaling
-            .is_none_or(|want| service.idle_scaling == Some(want))
-}
-
-/// Whether a pipe shows every field of a scaling patch.
-pub(crate) fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
-    let Some(scaling) = &pipe.scaling else {
-        return false;
-    };
-    let integer = |want: Option<i64>, have: Option<i64>| want.is_none() || want == have;
-    integer(patch.replicas, scaling.replicas)
-        && integer(patch.concurrency, scaling.concurrency)
-        && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
-        && (patch.replica_memory_gb.is_none()
-            || close(patch.replica_memory_gb, scaling.replica_memory_gb))
-}
 
 /// A scaling write `--wait` waits for: what was sent, and to which service or pipe.
 enum Scaling<'a> {
@@ -147,7 +116,7 @@ pub(crate) async fn wait(
             Some(Scaling::Service { service_id, body }) => !services
                 .as_ref()
                 .and_then(|list| list.iter().find(|s| s.id == service_id))
-                .is_some_and(|s| service_shows(s, body)),
+                .is_some_and(|s| service::shows(s, body)),
             Some(Scaling::Pipe {
                 service_id,
                 pipe_id,
@@ -156,7 +125,7 @@ pub(crate) async fn wait(
                 .iter()
                 .find(|(id, _)| id == service_id)
                 .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
-                .is_some_and(|p| pipe_shows(p, body)),
+                .is_some_and(|p| pipe::shows(p, body)),
             None => false,
         });
         let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
@@ -180,55 +149,5 @@ pub(crate) async fn wait(
     WaitReport {
         settled: pending.is_empty(),
         pending: pending.iter().map(|s| s.address.clone()).collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::wire::PipeScaling;
-
-    #[test]
-    fn a_service_shows_a_patch_only_when_every_sent_field_matches() {
-        let service = Service {
-            num_replicas: Some(3.0),
-            idle_scaling: Some(true),
-            idle_timeout_minutes: Some(15.0),
-            ..Service::default()
-        };
-        let patch = ServiceScalingPatch {
-            num_replicas: Some(3.0),
-            idle_scaling: Some(true),
-            ..ServiceScalingPatch::default()
-        };
-        assert!(service_shows(&service, &patch));
-        let other = ServiceScalingPatch {
-            idle_timeout_minutes: Some(20.0),
-            ..patch
-        };
-        assert!(!service_shows(&service, &other));
-    }
-
-    #[test]
-    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
-        let patch = PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            ..PipeScaling::default()
-        };
-        let mut pipe = Pipe::default();
-        assert!(!pipe_shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            concurrency: Some(1),
-            ..PipeScaling::default()
-        });
-        assert!(pipe_shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(2),
-            ..PipeScaling::default()
-        });
-        assert!(!pipe_shows(&pipe, &patch));
     }
 }

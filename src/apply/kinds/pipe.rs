@@ -1,7 +1,9 @@
 //! Sending a pipe's write: a pipe changes only while its service runs, so a 424 wakes the
-//! service first (`--wake`) or says how to.
+//! service first (`--wake`) or says how to; `--wait` sees its scaling show.
 
+use super::service::close;
 use crate::api::error::ApiError;
+use crate::api::wire::{Pipe, PipeScalingPatch};
 use crate::apply::write::{Context, Created, WriteError};
 use crate::plan::{PipeOp, Step};
 
@@ -69,4 +71,46 @@ fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
         "service `{service}` {state} (424): pipes change only while their service runs; run \
          again with `--wake` to wake it first"
     )
+}
+
+/// Whether a pipe shows every field of a scaling patch.
+pub(crate) fn shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
+    let Some(scaling) = &pipe.scaling else {
+        return false;
+    };
+    let integer = |want: Option<i64>, have: Option<i64>| want.is_none() || want == have;
+    integer(patch.replicas, scaling.replicas)
+        && integer(patch.concurrency, scaling.concurrency)
+        && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
+        && (patch.replica_memory_gb.is_none()
+            || close(patch.replica_memory_gb, scaling.replica_memory_gb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::wire::PipeScaling;
+
+    #[test]
+    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
+        let patch = PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            ..PipeScaling::default()
+        };
+        let mut pipe = Pipe::default();
+        assert!(!shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            concurrency: Some(1),
+            ..PipeScaling::default()
+        });
+        assert!(shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(2),
+            ..PipeScaling::default()
+        });
+        assert!(!shows(&pipe, &patch));
+    }
 }
