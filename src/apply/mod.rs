@@ -15,9 +15,11 @@
 mod duplicates;
 pub(crate) mod fresh;
 pub(crate) mod idle;
+mod kinds;
 pub(crate) mod model;
 pub(crate) mod progress;
 pub(crate) mod report;
+mod send;
 pub(crate) mod step;
 pub(crate) mod wait;
 pub(crate) mod write;
@@ -257,7 +259,7 @@ impl<'a> Run<'a> {
                 report::StepReport {
                     id: step.id,
                     address: step.address.clone(),
-                    operation: operation_name(&step.operation).to_string(),
+                    operation: operation_name(&step.operation),
                     status,
                     message: self.messages[index].clone(),
                 }

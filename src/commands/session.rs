@@ -454,22 +454,13 @@ pub(crate) fn open_saved(
 
 /// Which APIs the steps of a saved plan write to: (cloud, observability).
 fn apis_needed(saved: &crate::plan::saved::SavedPlan) -> (bool, bool) {
-    use crate::plan::{Operation, StackTarget};
+    use crate::plan::StackTarget;
     let mut cloud = false;
     let mut observability = false;
     for step in &saved.plan.steps {
-        match &step.operation {
-            Operation::DashboardCreate { stack, .. }
-            | Operation::DashboardUpdate { stack, .. }
-            | Operation::DashboardDelete { stack, .. }
-            | Operation::AlertCreate { stack, .. }
-            | Operation::AlertUpdate { stack, .. }
-            | Operation::AlertDelete { stack, .. }
-                if stack.target == StackTarget::Observability =>
-            {
-                observability = true
-            }
-            _ => cloud = true,
+        match step.operation.target().stack().map(|stack| &stack.target) {
+            Some(StackTarget::Observability) => observability = true,
+            Some(StackTarget::Managed { .. }) | None => cloud = true,
         }
     }
     (cloud, observability)

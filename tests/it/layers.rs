@@ -126,13 +126,13 @@ fn the_checks_report_paths_up_the_layers_and_loops_but_not_comments_or_tests() {
 }
 
 /// A source file: its path under `src/` and its text.
-struct Source {
-    path: String,
-    text: String,
+pub(super) struct Source {
+    pub(super) path: String,
+    pub(super) text: String,
 }
 
 /// Every `src/**/*.rs`, by module path (`["apply", "step"]`; the crate root is `[]`).
-fn read_sources() -> BTreeMap<Vec<String>, Source> {
+pub(super) fn read_sources() -> BTreeMap<Vec<String>, Source> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
@@ -162,7 +162,7 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) {
 }
 
 /// Sources from `(path under src/, text)` pairs; `main.rs` (the binary) is left out.
-fn made_up(files: &[(&str, &str)]) -> BTreeMap<Vec<String>, Source> {
+pub(super) fn made_up(files: &[(&str, &str)]) -> BTreeMap<Vec<String>, Source> {
     files
         .iter()
         .filter(|(path, _)| *path != "main.rs")
@@ -206,7 +206,7 @@ fn layer_order(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
 }
 
 /// Whether a module is test code, left out of both checks.
-fn is_test(module: &[String]) -> bool {
+pub(super) fn is_test(module: &[String]) -> bool {
     module.iter().any(|segment| segment == "tests")
 }
 
@@ -446,7 +446,7 @@ fn skip_space(chars: &[char], mut at: usize) -> usize {
 
 /// The code of a file with comments, string and char literals and `#[cfg(test)]` items blanked
 /// out (line breaks kept, so line numbers hold).
-fn code_only(text: &str) -> String {
+pub(super) fn code_only(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<char> = Vec::with_capacity(chars.len());
     let blank = |c: char| if c == '\n' { '\n' } else { ' ' };

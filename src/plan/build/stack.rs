@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::builder::Builder;
-use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, Dashboard};
 use crate::config::model::{self, Config, StackConfig};
@@ -15,6 +14,9 @@ use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::diff;
 use crate::plan::fingerprint;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
 use crate::plan::model::{
     Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -24,7 +26,7 @@ use crate::plan::tag::ownership_tag;
 impl Builder<'_> {
     /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
     /// lists (alerts deleted first, dashboards last, each after what must go before it).
-    pub(super) fn stack(&mut self, config: &Config, stack: &StackConfig) {
+    pub(crate) fn stack(&mut self, config: &Config, stack: &StackConfig) {
         let Some(target) = self.stack_target(config, stack) else {
             return;
         };
@@ -169,10 +171,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::alert(alert, index.dashboard_of(alert));
-            let operation = Operation::AlertDelete {
+            let operation = Operation::Alert(AlertOp::Delete {
                 stack: stack_ref.clone(),
                 alert_id: alert.id.clone(),
-            };
+            });
             let step = self.push(
                 deleted(address, before, fingerprint::alert(alert)),
                 Some((operation, Vec::new())),
@@ -272,10 +274,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::dashboard(dashboard);
-            let operation = Operation::DashboardDelete {
+            let operation = Operation::Dashboard(DashboardOp::Delete {
                 stack: stack_ref.clone(),
                 dashboard_id: dashboard.id.clone(),
-            };
+            });
             let depends_on = alert_steps_by_dashboard
                 .get(&dashboard.id)
                 .cloned()
@@ -305,7 +307,7 @@ fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
 
 /// One warning per stack whose live tiles, named by the config, are of the newer format
 /// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
-pub(super) fn newer_format_tiles(
+pub(crate) fn newer_format_tiles(
     stack: &StackConfig,
     index: &StackIndex<'_>,
 ) -> Option<Diagnostic> {
