@@ -19,6 +19,7 @@ mod reading;
 mod readme;
 mod rename;
 mod sandbox;
+mod server_rejects;
 mod show;
 mod soak;
 mod transport;
