@@ -32,6 +32,6 @@ pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
 pub use model::{
     Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
-    Step, Summary, Unmanaged,
+    Step, Summary, Unmanaged, Warning,
 };
 pub use render::{Format, render};

@@ -322,6 +322,26 @@ pub struct Plan {
     /// read only the lists its addresses need and says nothing about the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
+    /// The warnings the plan was made with (a likely rename, an idle service, a step `--only`
+    /// leaves out): the text shows them on stderr, the Markdown comment and the JSON carry them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A warning about a plan, as its review (Markdown, JSON) shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The diagnostic code, e.g. `plan::maybe-renamed`; absent for a warning without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Where in the config, `file:line:column`, for a warning with a place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// What to do about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 /// Counts per action, for the summary line.

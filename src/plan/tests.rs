@@ -749,8 +749,12 @@ fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
     }
     let markdown = markdown::render(&plan);
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        let address = crate::markdown::escape(&change.address);
-        assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
+        // Inside `<details><summary>` (raw HTML) as HTML text, on a list line as Markdown.
+        let html = crate::markdown::escape_html(&change.address);
+        let inline = crate::markdown::escape(&change.address);
+        let count = markdown.matches(&format!("- {html}</code>")).count()
+            + markdown.matches(&format!("<code>{inline}</code>")).count();
+        assert_eq!(count, 1, "{}", change.address);
     }
 }
 
@@ -910,9 +914,10 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
         let address = crate::markdown::escape(&change.address);
+        let html = crate::markdown::escape_html(&change.address);
         assert!(
             markdown.contains(&format!("<code>{address}</code>"))
-                || markdown.contains(&format!("<code>- {address}</code>")),
+                || markdown.contains(&format!("<code>- {html}</code>")),
             "{address}"
         );
     }
