@@ -77,7 +77,11 @@ pub(crate) fn service_scaling(service: &Service) -> Fingerprint {
 
 /// A private endpoint attached to a service (`service.<key>.private_endpoint[<id>]`).
 pub(crate) fn private_endpoint(id: &str) -> Fingerprint {
-    of_value(&serde_json::json!({ "id": id, "attached": true }))
+    of_value(&private_endpoint_value(id))
+}
+
+fn private_endpoint_value(id: &str) -> Value {
+    serde_json::json!({ "id": id, "attached": true })
 }
 
 /// A pipe: identity, source kind and scaling (`pipe.<service>.<key>` and its `.scaling`).
@@ -102,6 +106,11 @@ pub(crate) fn alert(alert: &Alert) -> Fingerprint {
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
 pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
+    current_value(operation, live).as_ref().map(of_value)
+}
+
+/// The normalized value [`current`] hashes: what a stale step's object is now, field by field.
+pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<Value> {
     let stack = |key: &str| live.stacks.get(key);
     let find_pipe = |service_id: &str, pipe_id: &str| {
         live.pipes
@@ -112,12 +121,13 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
         live.services
             .get(service_id)
             .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
-            .map(|_| private_endpoint(id))
+            .map(|_| private_endpoint_value(id))
     };
     match operation {
-        Operation::ServiceScaling { service_id, .. } => {
-            live.services.get(service_id).map(service_scaling)
-        }
+        Operation::ServiceScaling { service_id, .. } => live
+            .services
+            .get(service_id)
+            .map(normalize::service_scaling),
         Operation::PrivateEndpointCreate { service_id, body } => attached(service_id, &body.id),
         Operation::PrivateEndpointDetach { service_id, body } => body
             .private_endpoint_ids
@@ -132,14 +142,14 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
         | Operation::PipeDelete {
             service_id,
             pipe_id,
-        } => find_pipe(service_id, pipe_id).map(pipe),
+        } => find_pipe(service_id, pipe_id).map(normalize::pipe_identity),
         Operation::DashboardCreate { stack: s, body } => stack(&s.key)
             .and_then(|l| {
                 l.dashboards
                     .iter()
                     .find(|d| normalize::same_name(&d.name, &body.name))
             })
-            .map(dashboard),
+            .map(normalize::dashboard_with_ids),
         Operation::DashboardUpdate {
             stack: s,
             dashboard_id,
@@ -150,14 +160,14 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
             dashboard_id,
         } => stack(&s.key)
             .and_then(|l| l.dashboards.iter().find(|d| d.id == *dashboard_id))
-            .map(dashboard),
+            .map(normalize::dashboard_with_ids),
         Operation::AlertCreate { stack: s, body, .. } => stack(&s.key)
             .and_then(|l| {
                 l.alerts
                     .iter()
                     .find(|a| normalize::same_name(&a.name, body.name.as_deref().unwrap_or("")))
             })
-            .map(alert),
+            .map(normalize::alert_with_ids),
         Operation::AlertUpdate {
             stack: s, alert_id, ..
         }
@@ -165,7 +175,7 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
             stack: s, alert_id, ..
         } => stack(&s.key)
             .and_then(|l| l.alerts.iter().find(|a| a.id == *alert_id))
-            .map(alert),
+            .map(normalize::alert_with_ids),
     }
 }
 
