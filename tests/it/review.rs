@@ -443,3 +443,58 @@ fn schema_and_semantic_problems_come_in_one_run() {
         "{codes:?}"
     );
 }
+
+#[test]
+fn the_readme_preview_is_what_the_command_prints_and_draws() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("the README");
+    let command = "COLUMNS=80 converge preview --sandbox alert.obs.busy docs/preview.yaml \\\n  \
+                   --end 2026-11-21T06:00:00Z --svg preview.svg\n";
+    assert!(
+        readme.contains(command),
+        "the README's example writes a scratch file, never docs/preview.svg"
+    );
+    let start = readme
+        .find("```text\nalert.obs.busy")
+        .expect("the README shows the preview's text");
+    let shown = &readme[start + "```text\n".len()..];
+    let shown = &shown[..shown.find("```\n").expect("the block ends")];
+    let workspace = Workspace::new();
+    let svg = workspace.file("preview.svg");
+    let config = root().join("docs/preview.yaml");
+    let out = Converge::offline()
+        .cwd(&workspace)
+        .env("COLUMNS", "80")
+        .run([
+            "preview",
+            "--sandbox",
+            "alert.obs.busy",
+            config.to_str().expect("a UTF-8 path"),
+            "--end",
+            "2026-11-21T06:00:00Z",
+            "--svg",
+            svg.as_str(),
+        ]);
+    out.assert_exit(0);
+    assert_eq!(
+        out.stdout, shown,
+        "the README's text is what the command prints"
+    );
+    let drawn = std::fs::read_to_string(&svg).expect("the SVG is written");
+    let committed =
+        std::fs::read_to_string(root().join("docs/preview.svg")).expect("docs/preview.svg");
+    assert!(
+        drawn == committed,
+        "docs/preview.svg is what the command draws"
+    );
+    let firings = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("would have fired "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("a firing count");
+    assert!(
+        readme.contains(&format!(
+            "the threshold at 400 and {firings} firings shaded"
+        )),
+        "the picture's caption counts {firings} firings"
+    );
+}
