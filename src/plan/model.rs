@@ -125,8 +125,11 @@ pub struct Change {
     pub renamed_from: Option<String>,
 }
 
-/// A live object converge owns that the config no longer lists while prune is off: reported,
-/// never touched.
+/// How the reason of an [`Unmanaged`] object converge does not own starts.
+pub(crate) const NOT_OWNED: &str = "not owned by converge";
+
+/// A live object converge owns that the config no longer lists while prune is off, or (prune
+/// on) one it does not own that the config does not list: reported, never touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unmanaged {
     /// Address of the object, e.g. `dashboard.prod["Old board"]`.
@@ -368,6 +371,15 @@ impl Summary {
 }
 
 impl Plan {
+    /// Live objects the config does not list that converge does not own: left as is even by
+    /// prune, so a plan with them never reads as if the live state matched the config.
+    pub(crate) fn not_owned(&self) -> usize {
+        self.unmanaged
+            .iter()
+            .filter(|u| u.reason.starts_with(NOT_OWNED))
+            .count()
+    }
+
     /// Counts per action.
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();

@@ -498,3 +498,56 @@ fn the_readme_preview_is_what_the_command_prints_and_draws() {
         "the picture's caption counts {firings} firings"
     );
 }
+
+#[test]
+fn a_dashboard_adopted_through_export_and_dropped_with_prune_is_never_no_changes() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    let exported = converge.run(["export", "--stack", ANALYTICS]);
+    exported.assert_exit(0);
+    let yaml = exported.stdout;
+    // An export plans to no changes.
+    let planned = converge
+        .clone()
+        .config_as("exported.yaml", &yaml)
+        .run(["plan", "--detailed-exitcode"]);
+    planned.assert_exit(0);
+    assert!(
+        planned
+            .stdout
+            .contains("No changes: the live state matches the config."),
+        "{}",
+        planned.stdout
+    );
+    // The dashboard (and its alert) dropped from the config, prune on: converge does not own
+    // it (export adds no tag), so prune leaves it, and the plan says so.
+    let cut = yaml
+        .find("    dashboards:\n")
+        .expect("the exported dashboards");
+    let dropped = format!("{}    prune: true\n", &yaml[..cut]);
+    let planned = converge
+        .clone()
+        .config_as("exported.yaml", &dropped)
+        .run(["plan", "--detailed-exitcode"]);
+    planned.assert_exit(0);
+    assert!(!planned.stdout.contains("No changes"), "{}", planned.stdout);
+    assert!(
+        planned.stdout.contains(
+            "! dashboard.analytics[\"On-call overview\"]  (not owned by converge (no \
+             `converge:analytics` tag) and not in the config, so prune leaves it as is"
+        ),
+        "{}",
+        planned.stdout
+    );
+    let json = converge
+        .clone()
+        .config_as("exported.yaml", &dropped)
+        .run(["plan", "--format", "json"])
+        .json();
+    assert!(
+        json["unmanaged"].as_array().is_some_and(|u| u
+            .iter()
+            .any(|u| u["address"] == "dashboard.analytics[\"On-call overview\"]")),
+        "{json:#}"
+    );
+}
