@@ -307,16 +307,22 @@ fn prune_deletes_owned_alerts_before_their_dashboard_and_reports_without_prune()
     assert_eq!(dashboard.action, Action::Delete);
     let dashboard_step = step_of(&plan, "dashboard.prod[\"Stale board\"]");
     assert_eq!(dashboard_step.depends_on, vec![alert.step.unwrap()]);
-    // Not owned (no tag): never touched, not even reported.
+    // Not owned (no tag): never touched; with prune on, reported as left as is.
     assert!(!addresses(&plan).iter().any(|a| a.contains("Hand made")));
     // The stack without prune: reported, no change, no step.
     let unmanaged: Vec<&str> = plan.unmanaged.iter().map(|u| u.address.as_str()).collect();
     assert_eq!(
         unmanaged,
         vec![
+            "dashboard.prod[\"Hand made\"]",
             "alert.ops[\"Leftover alert\"]",
             "dashboard.ops[\"Leftover\"]"
         ]
+    );
+    assert!(
+        plan.unmanaged[0]
+            .reason
+            .starts_with(super::model::NOT_OWNED)
     );
     assert!(!plan.steps.iter().any(|s| s.address.contains("Leftover")));
 }
@@ -969,6 +975,17 @@ fn a_plan_with_nothing_to_do_says_so() {
     let (config, mut live) = (demo_config(), demo_live());
     let (first, _) = plan(&config, &live, &options());
     simulate::Server::new().apply(&first, &mut live);
+    // A dashboard made by hand in a pruned stack is left as is and said: no "No changes".
+    let (left, _) = plan(&config, &live, &options());
+    let text = text::render(&left, &Printer::plain());
+    assert!(!text.contains("No changes"), "{text}");
+    assert!(
+        text.contains("Nothing to apply, but the live state does not match the config: 1 live"),
+        "{text}"
+    );
+    if let Some(prod) = live.stacks.get_mut("prod") {
+        prod.dashboards.retain(|d| d.name != "Hand made");
+    }
     let (second, _) = plan(&config, &live, &options());
     let text = text::render(&second, &Printer::plain());
     assert!(
