@@ -551,3 +551,34 @@ fn a_dashboard_adopted_through_export_and_dropped_with_prune_is_never_no_changes
         "{json:#}"
     );
 }
+
+#[test]
+fn an_export_right_after_an_apply_says_a_scaling_change_is_in_flight() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        scaling_delay: Duration::from_secs(600),
+        quirks: vec![converge::sandbox::Quirk::ScalingGaps],
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let config = workspace.write("converge.yaml", &quickstart());
+    converge
+        .run(["apply", config.as_str(), "--yes"])
+        .assert_exit(0);
+    let exported = converge.run(["export", "--service", ANALYTICS]);
+    exported.assert_exit(0);
+    assert!(
+        exported.stderr.contains(
+            "warning: pipe `orders`: its scaling reads `replicas`, `replicaCpuMillicores`, \
+             `replicaMemoryGb` as null or 0, as while a scaling change is still in flight"
+        ),
+        "{}",
+        exported.stderr
+    );
+    // Settled, the same export says nothing of the kind.
+    let settled =
+        binary(&common::fast_sandbox(), &workspace).run(["export", "--service", ANALYTICS]);
+    settled.assert_exit(0);
+    assert!(!settled.stderr.contains("in flight"), "{}", settled.stderr);
+}
