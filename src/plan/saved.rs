@@ -162,7 +162,7 @@ pub(crate) fn changed_since(plan: &Plan, step: &Step, live: &LiveState) -> Vec<S
     let Some(now) = super::fingerprint::current_value(&step.operation, live) else {
         return Vec::new();
     };
-    let now = super::normalize::project(&as_shown(now, live), then);
+    let now = super::normalize::project(&as_shown(now, then, live), then);
     super::diff::diff(then, &now)
         .into_iter()
         // A field the plan did not show (an id) is not what the reader reviewed.
@@ -185,7 +185,7 @@ pub(crate) fn changed_since(plan: &Plan, step: &Step, live: &LiveState) -> Vec<S
 
 /// A fingerprinted value as the plan shows it: without server ids, an alert's dashboard and
 /// tile by name.
-fn as_shown(value: Value, live: &LiveState) -> Value {
+fn as_shown(value: Value, then: &Value, live: &LiveState) -> Value {
     let mut value = without_ids(value);
     let Value::Object(map) = &mut value else {
         return value;
@@ -203,16 +203,22 @@ fn as_shown(value: Value, live: &LiveState) -> Value {
         .values()
         .flat_map(|stack| &stack.dashboards)
         .find(|d| d.id == dashboard_id);
-    if let Some(dashboard) = dashboard {
-        map.insert("dashboard".into(), Value::String(dashboard.name.clone()));
-        if let Some(tile) = dashboard
-            .tiles
-            .iter()
-            .find(|t| t.id.as_deref() == Some(tile_id.as_str()))
-        {
-            map.insert("tile".into(), Value::String(tile.name.clone()));
-        }
-    }
+    // An id that cannot be named (the read did not cover the dashboards) is taken as the name
+    // the plan showed, rather than shown as a change from a name to an id.
+    let unnamed = |key: &str| then.get(key).cloned().unwrap_or(Value::Null);
+    let (dashboard_name, tile_name) = match dashboard {
+        Some(dashboard) => (
+            Value::String(dashboard.name.clone()),
+            dashboard
+                .tiles
+                .iter()
+                .find(|t| t.id.as_deref() == Some(tile_id.as_str()))
+                .map_or_else(|| unnamed("tile"), |t| Value::String(t.name.clone())),
+        ),
+        None => (unnamed("dashboard"), unnamed("tile")),
+    };
+    map.insert("dashboard".into(), dashboard_name);
+    map.insert("tile".into(), tile_name);
     value
 }
 

@@ -313,6 +313,13 @@ fn a_stale_saved_plan_says_what_changed_field_by_field() {
         "{}",
         applied.stderr
     );
+    // Only what changed: not the dashboard and tile the plan named, read back as ids.
+    let lines = applied
+        .stderr
+        .lines()
+        .filter(|l| l.ends_with("since the plan was made"))
+        .count();
+    assert_eq!(lines, 1, "{}", applied.stderr);
 }
 
 #[test]
