@@ -589,3 +589,47 @@ fn an_export_right_after_an_apply_says_a_scaling_change_is_in_flight() {
     settled.assert_exit(0);
     assert!(!settled.stderr.contains("in flight"), "{}", settled.stderr);
 }
+
+/// The files a document names in code spans (`path/to/file.ext`), as written.
+fn named_files(text: &str) -> Vec<String> {
+    const EXTENSIONS: [&str; 8] = [
+        ".md", ".rs", ".json", ".yaml", ".yml", ".svg", ".toml", ".sh",
+    ];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| {
+            span.contains('/')
+                && !span.contains([' ', '*', '{', '<', '$', '~', ':'])
+                && !span.starts_with('/')
+                && !span.starts_with(".converge/")
+                && EXTENSIONS.iter().any(|e| span.ends_with(e))
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_readme_and_the_docs_name_only_files_inside_the_repository() {
+    let root = root().canonicalize().expect("the repository");
+    let mut missing = Vec::new();
+    for doc in [
+        "README.md",
+        "docs/DESIGN.md",
+        "examples/ci/README.md",
+        "CONFORMANCE.md",
+    ] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("the document");
+        for file in named_files(&text) {
+            let inside = root.join(&file);
+            if !inside.exists() || !inside.canonicalize().is_ok_and(|p| p.starts_with(&root)) {
+                missing.push(format!("{doc}: `{file}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not in the repository:\n{}",
+        missing.join("\n")
+    );
+}
