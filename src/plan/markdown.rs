@@ -103,10 +103,11 @@ fn header(plan: &Plan) -> String {
             patterns.join(", ")
         ));
     }
-    // Warnings are few and short, and a reviewer must see them: always kept, like the summary.
+    // A reviewer must see the warnings: they come first, in at most a quarter of the budget
+    // (a plan limited by `--only` can warn once per step it leaves out), the rest counted.
     if !plan.warnings.is_empty() {
         out.push_str("\n#### Warnings\n\n");
-        for warning in &plan.warnings {
+        for (shown, warning) in plan.warnings.iter().enumerate() {
             let mut line = String::from("- ");
             if let Some(code) = &warning.code {
                 line.push_str(&format!("<code>{}</code> ", escape(code)));
@@ -117,6 +118,13 @@ fn header(plan: &Plan) -> String {
             line.push_str(&escape(&warning.message));
             if let Some(help) = &warning.help {
                 line.push_str(&format!("<br>help: {}", escape(help)));
+            }
+            if out.len() + line.len() > BUDGET / 4 {
+                out.push_str(&format!(
+                    "- and {} more warning(s): run `converge plan` for all of them\n",
+                    plan.warnings.len() - shown
+                ));
+                break;
             }
             out.push_str(&line);
             out.push('\n');

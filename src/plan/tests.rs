@@ -1161,3 +1161,21 @@ fn an_alert_is_renamed_in_place_and_two_candidates_are_an_error() {
     assert_eq!(diagnostics[0].span.unwrap().line, 300);
     assert!(!addresses(&second).contains(&"alert.prod.api-errors"));
 }
+
+#[test]
+fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
+    let mut plan = demo_plan();
+    plan.warnings = (0..5000)
+        .map(|n| super::model::Warning {
+            code: Some("plan::only-leaves-out-dependency".into()),
+            place: None,
+            message: format!("`--only` keeps `alert.prod.a{n}` but leaves out a dashboard"),
+            help: None,
+        })
+        .collect();
+    let markdown = markdown::render(&plan);
+    assert!(markdown.len() <= markdown::BUDGET);
+    assert!(markdown.contains("more warning(s): run `converge plan` for all of them"));
+    // The first warnings are shown, escaped.
+    assert!(markdown.contains("keeps &#96;alert.prod.a0&#96; but leaves out"));
+}
