@@ -227,6 +227,11 @@ fn organization(drift: bool) -> (Config, LiveState) {
                         },
                         message: None,
                         source: None,
+                        threshold_max: None,
+                        num_consecutive_windows: None,
+                        schedule_offset_minutes: None,
+                        schedule_start_at: None,
+                        note: None,
                     },
                 );
             }

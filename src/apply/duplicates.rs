@@ -128,6 +128,7 @@ async fn settle(
                 channel: body.channel.clone(),
                 tile_id: body.tile_id.clone(),
                 dashboard: body.dashboard_id.clone(),
+                newer: body.newer.clone(),
                 ..Alert::default()
             };
             outcome(

@@ -343,6 +343,11 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         },
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),
+        threshold_max: node.get("thresholdMax").and_then(number),
+        num_consecutive_windows: node.get("numConsecutiveWindows").and_then(int),
+        schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
+        schedule_start_at: node.get("scheduleStartAt").and_then(string),
+        note: node.get("note").and_then(string),
     })
 }
 

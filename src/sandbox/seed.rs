@@ -498,6 +498,7 @@ fn alert(
         dashboard: Some(dashboard.into()),
         created_at: Some(iso_ms(created)),
         updated_at: Some(iso_ms(created)),
+        newer: Default::default(),
     }
 }
 

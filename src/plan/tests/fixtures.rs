@@ -117,6 +117,11 @@ pub(crate) fn alert(
         },
         message: None,
         source: None,
+        threshold_max: None,
+        num_consecutive_windows: None,
+        schedule_offset_minutes: None,
+        schedule_start_at: None,
+        note: None,
     }
 }
 
@@ -397,6 +402,7 @@ pub(crate) fn live_alert(
         dashboard: Some(dashboard.into()),
         created_at: Some("2026-01-01T00:00:00.000Z".into()),
         updated_at: Some("2026-01-02T00:00:00.000Z".into()),
+        newer: Default::default(),
     }
 }
 
