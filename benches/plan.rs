@@ -204,6 +204,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     channel: Some(Channel {
                         kind: "webhook".into(),
                         webhook_id: Some("hook".into()),
+                        email_recipients: None,
                     }),
                     tile_id: Some(format!("{dashboard_id}-t{a}")),
                     dashboard: Some(dashboard_id.clone()),
@@ -224,6 +225,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                             span: Span::default(),
                             kind: text_of("webhook"),
                             webhook_id: Some(text_of("hook")),
+                            email_recipients: None,
                         },
                         message: None,
                         source: None,

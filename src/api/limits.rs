@@ -132,7 +132,7 @@ pub(crate) fn alert_interval_minutes(interval: &str) -> Option<i64> {
     }
 }
 /// Alert channel `type`.
-pub(crate) const CHANNEL_TYPES: &[&str] = &["webhook"];
+pub(crate) const CHANNEL_TYPES: &[&str] = &["webhook", "email"];
 
 /// Most tiles on one dashboard.
 pub(crate) const DASHBOARD_MAX_TILES: usize = 500;

@@ -831,12 +831,15 @@ pub struct DashboardRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Channel {
-    /// `webhook` (`email` on servers of a newer generation).
+    /// `webhook`, or `email` on the managed stack of today's generation.
     #[serde(default, rename = "type", deserialize_with = "lenient::or_default")]
     pub kind: String,
     /// Webhook id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_id: Option<String>,
+    /// Recipients of an `email` channel (the managed stack of today's generation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_recipients: Option<Vec<String>>,
 }
 
 /// An alert (both stack APIs). Servers of the newer generation name two members differently

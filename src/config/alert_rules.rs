@@ -6,10 +6,11 @@
 //! | `semantic::threshold-max` | `between` and `not_between` have a `thresholdMax` of at least `threshold`; the others have none |
 //! | `semantic::schedule-offset` | `scheduleOffsetMinutes` is less than the interval |
 //! | `semantic::schedule-start` | `scheduleStartAt` is a date-time with its offset (`2026-02-08T10:00:00Z`) |
+//! | `semantic::email-channel` | an `email` channel is on a managed stack and has `emailRecipients` |
 
 use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, alert_interval_minutes};
 
-use super::model::{AlertConfig, StackConfig};
+use super::model::{AlertConfig, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic};
 
 /// Runs the rules on the alerts of one stack.
@@ -18,6 +19,43 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         threshold_max(alert, diags);
         schedule_offset(alert, diags);
         schedule_start(alert, diags);
+        email_channel(stack, alert, diags);
+    }
+}
+
+/// The managed stack's one extra channel type: the standalone API takes webhooks only.
+fn email_channel(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let channel = &alert.channel;
+    if channel.kind.value != "email" {
+        return;
+    }
+    if matches!(stack.target, StackTarget::Observability) {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticEmailChannel,
+                format!(
+                    "alert `{}` has an email channel, which stack `{}` on the standalone \
+                     observability API does not take",
+                    alert.key.value, stack.key.value
+                ),
+                Some(channel.kind.span),
+            )
+            .with_label("only the managed stack (today's generation) has email channels")
+            .with_help("use `type: webhook` with a `webhookId`"),
+        );
+    } else if channel.email_recipients.is_none() {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticEmailChannel,
+                format!(
+                    "alert `{}` has an email channel without `emailRecipients`",
+                    alert.key.value
+                ),
+                Some(channel.span),
+            )
+            .with_label("no emailRecipients")
+            .with_help("add `emailRecipients: [someone@example.com]`"),
+        );
     }
 }
 

@@ -340,6 +340,10 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
             span: channel.span,
             kind: channel.get("type").and_then(string)?,
             webhook_id: channel.get("webhookId").and_then(string),
+            email_recipients: channel
+                .get("emailRecipients")
+                .filter(|r| matches!(r.kind, Kind::Seq(_)))
+                .map(|r| list(Some(r)).filter_map(string).collect()),
         },
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),

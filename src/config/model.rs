@@ -356,8 +356,10 @@ pub struct AlertConfig {
 pub struct ChannelConfig {
     /// Where `channel:` was written.
     pub span: Span,
-    /// `webhook`.
+    /// `webhook`, or `email` on a managed stack.
     pub kind: Located<String>,
     /// Webhook id.
     pub webhook_id: Option<Located<String>>,
+    /// `emailRecipients` of an `email` channel (the managed stack only).
+    pub email_recipients: Option<Vec<Located<String>>>,
 }

@@ -148,6 +148,8 @@ codes! {
     SemanticScheduleOffset => "semantic::schedule-offset",
     /// An alert `scheduleStartAt` that is not a date-time.
     SemanticScheduleStart => "semantic::schedule-start",
+    /// An `email` channel on the standalone API, or without `emailRecipients`.
+    SemanticEmailChannel => "semantic::email-channel",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.

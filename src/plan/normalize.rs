@@ -217,6 +217,11 @@ fn channel(channel: &Option<Channel>) -> Value {
             let mut map = Map::new();
             map.insert("type".into(), Value::String(c.kind.clone()));
             put(&mut map, "webhookId", text(&c.webhook_id));
+            put(
+                &mut map,
+                "emailRecipients",
+                c.email_recipients.as_ref().map(|r| Value::from(r.clone())),
+            );
             Value::Object(map)
         }
         None => Value::Null,

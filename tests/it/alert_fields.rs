@@ -150,19 +150,24 @@ fn export_writes_them_and_plans_empty() {
     apply_then_empty(&sandbox, &workspace, &config);
     let export = binary(&sandbox, &workspace).run(["export", "--stack", ANALYTICS]);
     export.assert_exit(0);
-    let start = export.stdout.find("    alerts:").expect("alerts exported");
-    let alerts: String = export.stdout[start..]
-        .lines()
-        .enumerate()
-        .take_while(|(i, line)| *i == 0 || line.starts_with("      "))
-        .map(|(_, line)| line)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let alerts = exported_alerts(&export.stdout);
     insta::assert_snapshot!("alert_fields_exported", alerts);
     let exported = workspace.write("exported.yaml", &export.stdout);
     binary(&sandbox, &workspace)
         .run(["plan", &exported, "--detailed-exitcode"])
         .assert_exit(0);
+}
+
+/// The `alerts:` section of an export of the quickstart's stack.
+fn exported_alerts(yaml: &str) -> String {
+    let start = yaml.find("    alerts:").expect("alerts exported");
+    yaml[start..]
+        .lines()
+        .enumerate()
+        .take_while(|(i, line)| *i == 0 || line.starts_with("      "))
+        .map(|(_, line)| line)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `validate` on the quickstart with the alert's lines replaced by `lines`.
@@ -217,4 +222,71 @@ fn zero_consecutive_windows_and_an_empty_note() {
         "        thresholdType: above\n        interval: 5m\n        numConsecutiveWindows: 0\n        note: \"\"\n",
     );
     converge_snapshot!("alert_fields_windows_and_note", run);
+}
+
+/// The quickstart's webhook channel.
+const WEBHOOK: &str = "channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }";
+
+/// The quickstart with an email channel to `recipients` instead of its webhook.
+fn with_email(recipients: &str) -> String {
+    let text = quickstart();
+    assert!(text.contains(WEBHOOK), "the quickstart has no {WEBHOOK:?}");
+    text.replacen(
+        WEBHOOK,
+        &format!("channel: {{ type: email, emailRecipients: [{recipients}] }}"),
+        1,
+    )
+}
+
+/// The managed stack's email channel: applied, stored, an empty plan; its recipients changed
+/// and shown; exported back.
+#[test]
+fn an_email_channel_on_the_managed_stack() {
+    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &with_email("oncall@example.com"));
+    apply_then_empty(&sandbox, &workspace, &config);
+    assert_eq!(
+        live_alert(&sandbox)["channel"],
+        json!({"type": "email", "emailRecipients": ["oncall@example.com"]})
+    );
+    let config = workspace.write(
+        "converge.yaml",
+        &with_email("oncall@example.com, api-team@example.com"),
+    );
+    let plan = binary(&sandbox, &workspace).run(["plan", &config, "--detailed-exitcode"]);
+    converge_snapshot!("alert_fields_email_changed", plan);
+    apply_then_empty(&sandbox, &workspace, &config);
+    let export = binary(&sandbox, &workspace).run(["export", "--stack", ANALYTICS]);
+    export.assert_exit(0);
+    insta::assert_snapshot!(
+        "alert_fields_email_exported",
+        exported_alerts(&export.stdout)
+    );
+}
+
+#[test]
+fn an_email_channel_on_the_standalone_api() {
+    let text = with_email("oncall@example.com").replacen(
+        "    service: analytics\n    prune",
+        "    api: observability\n    prune",
+        1,
+    );
+    let run = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .config(&text)
+        .run(["validate"]);
+    converge_snapshot!("alert_fields_email_on_standalone", run);
+}
+
+#[test]
+fn an_email_channel_without_recipients() {
+    let text = quickstart().replacen(WEBHOOK, "channel: { type: email }", 1);
+    let run = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .config(&text)
+        .run(["validate"]);
+    converge_snapshot!("alert_fields_email_without_recipients", run);
 }

@@ -101,6 +101,10 @@ fn alert_node(
     if let Some(id) = non_empty(&channel.webhook_id) {
         channel_node.push(entry("webhookId", str(id)));
     }
+    if let Some(recipients) = &channel.email_recipients {
+        let list = recipients.iter().map(|r| str(r)).collect();
+        channel_node.push(entry("emailRecipients", Node::List(list)));
+    }
     node.push(entry("channel", Node::Map(channel_node)));
     if let Some(message) = non_empty(&alert.message) {
         node.push(entry("message", str(message)));

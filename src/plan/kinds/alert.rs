@@ -227,6 +227,11 @@ impl Builder<'_> {
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),
             webhook_id: config.channel.webhook_id.as_ref().map(|v| v.value.clone()),
+            email_recipients: config
+                .channel
+                .email_recipients
+                .as_ref()
+                .map(|r| r.iter().map(|v| v.value.clone()).collect()),
         });
         let threshold_type = Some(config.threshold_type.value.clone());
         let interval = Some(config.interval.value.clone());

@@ -114,6 +114,7 @@ pub(crate) fn alert(
             span: at(300),
             kind: s("webhook", 300),
             webhook_id: Some(s(WEBHOOK, 300)),
+            email_recipients: None,
         },
         message: None,
         source: None,
@@ -396,6 +397,7 @@ pub(crate) fn live_alert(
         channel: Some(Channel {
             kind: "webhook".into(),
             webhook_id: Some(WEBHOOK.into()),
+            email_recipients: None,
         }),
         team: Some("team-1".into()),
         tile_id: Some(tile.into()),

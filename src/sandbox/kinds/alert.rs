@@ -205,10 +205,28 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         .get("channel")
         .ok_or_else(|| ApiError::body("channel", "is required"))?;
     let channel_map = validate::object(channel_value, "channel")?;
+    let kind = validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
+        .ok_or_else(|| ApiError::body("channel.type", "is required"))?;
+    let email_recipients = validate::strings(channel_map, "emailRecipients", "channel")?;
+    // Email is the managed stack's alone; the observability API's channel is a webhook.
+    if kind == "email" {
+        if stack.key == StackKey::Observability {
+            return Err(ApiError::body(
+                "channel.type",
+                "must be one of webhook, got `email`",
+            ));
+        }
+        if email_recipients.as_ref().is_none_or(Vec::is_empty) {
+            return Err(ApiError::body(
+                "channel.emailRecipients",
+                "is required for email channels",
+            ));
+        }
+    }
     let channel = Channel {
-        kind: validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
-            .ok_or_else(|| ApiError::body("channel.type", "is required"))?,
+        kind,
         webhook_id: validate::string(channel_map, "webhookId", "channel", 64)?,
+        email_recipients,
     };
     let newer = newer_fields(map, threshold, &threshold_type, &interval)?;
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
