@@ -8,7 +8,7 @@ use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::common;
+use crate::common::{self, words};
 
 const DASHBOARDS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards";
 const DASHBOARD: &str =
@@ -281,4 +281,76 @@ fn sandbox_serve_refuses_a_state_file_another_process_serves() {
         stderr.contains("is in use by another converge process"),
         "{stderr}"
     );
+}
+
+/// One round of two applies of the quickstart at once against a sandbox whose creates lose
+/// their answers (`faults`, drawn from `seed`) after the write: both runs' outcomes, and the
+/// names left twice (dashboards, alerts).
+pub fn racing_lost_answers(
+    workspace: &Workspace,
+    path: &str,
+    faults: &str,
+    seed: u64,
+) -> (Outcome, Outcome, Vec<String>, Vec<String>) {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        latency: Duration::from_millis(50),
+        faults: faults.parse().expect("a fault spec"),
+        fault_seed: seed,
+        ..SandboxOptions::default()
+    });
+    let run = || {
+        binary(&sandbox, workspace)
+            .no_retry_delay()
+            .run(["apply", path, "--yes"])
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(run);
+        let b = scope.spawn(run);
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let left = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
+    (a, b, left.0, left.1)
+}
+
+/// What a round of [`racing_lost_answers`] must show: no dashboard twice (a run finds its own
+/// copy by its tag), and an alert left twice (a lost answer carries no id and an alert no tag)
+/// is said by a run that fails, never left behind two runs that say done.
+pub fn check_racing_round(
+    round: u64,
+    a: &Outcome,
+    b: &Outcome,
+    boards: &[String],
+    alerts: &[String],
+) {
+    let context = format!("round {round}:\n{}\n{}", a.stderr, b.stderr);
+    assert_eq!(boards, Vec::<String>::new(), "{context}");
+    if !alerts.is_empty() {
+        assert!(
+            [a, b]
+                .iter()
+                .any(|run| run.code == 1 && words(&run.stderr).contains("exists more than once")),
+            "{alerts:?} left twice, unreported: {context}"
+        );
+    }
+    for run in [a, b] {
+        assert!(matches!(run.code, 0 | 1 | 3), "{context}");
+    }
+}
+
+#[test]
+fn two_applies_at_once_whose_creates_lose_answers_leave_no_copy_unsaid() {
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let mut lost = 0;
+    for round in 0..4 {
+        let (a, b, boards, alerts) =
+            racing_lost_answers(&workspace, config.as_str(), "504@POST=0.3", round);
+        check_racing_round(round, &a, &b, &boards, &alerts);
+        lost += [&a, &b]
+            .iter()
+            .filter(|run| words(&run.stderr).contains("the answer was lost"))
+            .count();
+    }
+    assert!(lost > 0, "no create lost its answer");
 }
