@@ -354,3 +354,42 @@ fn two_applies_at_once_whose_creates_lose_answers_leave_no_copy_unsaid() {
     }
     assert!(lost > 0, "no create lost its answer");
 }
+
+#[test]
+fn a_copy_another_run_is_about_to_remove_is_waited_for_not_reported_as_a_config_error() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    binary(&sandbox, &workspace)
+        .run(["apply", config.as_str(), "--yes"])
+        .assert_exit(0);
+    // Another run's copy of a managed dashboard, which that run removes a moment later.
+    let client = common::Client::new(&sandbox);
+    let mut copy = board(&sandbox, "API health");
+    copy.as_object_mut().unwrap().remove("id");
+    let path = format!("/services/{ANALYTICS}/stack/dashboards");
+    let made = client.cloud("POST", &path, Some(copy)).result();
+    let id = made["id"].as_str().unwrap().to_string();
+    sandbox.reset_log();
+    let applied = std::thread::scope(|scope| {
+        let apply =
+            scope.spawn(|| binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]));
+        // The run read the copy; it goes a moment later.
+        wait_for_requests(&sandbox, "GET", DASHBOARDS, 1);
+        std::thread::sleep(Duration::from_millis(1500));
+        client.cloud("DELETE", &format!("{path}/{id}"), None);
+        apply.join().unwrap()
+    });
+    applied.assert_exit(0);
+    let stderr = words(&applied.stderr);
+    assert!(
+        stderr.contains("perhaps another run's copy"),
+        "{}",
+        applied.stderr
+    );
+    assert!(!stderr.contains("all but one"), "{}", applied.stderr);
+    assert_eq!(doubled(&dashboards(&sandbox)), Vec::<String>::new());
+}
