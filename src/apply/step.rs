@@ -3,8 +3,9 @@
 //! Creates are never sent twice blindly: the transport does not resend a POST that may have
 //! reached the server, and after such an ambiguous failure (5xx, timeout, lost connection) the
 //! list is read again and the object looked for by its identity (dashboard or alert name, private
-//! endpoint id) before the create is tried again. After a create, [`super::duplicates`] removes
-//! this run's copy when another run created the same object at the same time.
+//! endpoint id) before the create is tried again; when it is there, every copy of the name is
+//! resolved as after an answered create. After a create, [`super::duplicates`] removes this
+//! run's copy when another run created the same object at the same time.
 
 use super::duplicates;
 use super::fresh::{Scope, Ticket, live_of, scope_of};
