@@ -202,6 +202,10 @@ fn check_saved(
         }
         .into());
     }
+    if !checked.not_shown.is_empty() {
+        refuse_not_shown(args, printer, plan, &checked.not_shown);
+        return Ok(Some(Exit::Refused));
+    }
     let stale = checked.stale;
     if stale.is_empty() {
         return Ok(None);
@@ -217,6 +221,21 @@ fn check_saved(
     printer.err("run `converge plan --out FILE` again and review the new plan");
     refused_report(args, printer, plan, "stale", &stale);
     Ok(Some(Exit::Stale))
+}
+
+/// Refuses a saved plan whose steps would do other than its rendered changes show (what its
+/// reviewer saw), or write to other objects than their addresses name in the live state.
+fn refuse_not_shown(args: &Args, printer: &Printer, plan: &Plan, problems: &[String]) {
+    printer.err(&format!(
+        "error: the saved plan would do other than it shows: {} change(s) differ from what \
+         was reviewed; nothing was written:",
+        problems.len()
+    ));
+    for problem in problems {
+        printer.err(&format!("  - {problem}"));
+    }
+    printer.err("run `converge plan --out FILE` again and review the new plan");
+    refused_report(args, printer, plan, "not-shown", &[]);
 }
 
 /// Whether the person at the terminal confirms the plan.

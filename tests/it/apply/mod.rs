@@ -10,6 +10,7 @@ mod interrupt;
 mod names;
 mod pacing;
 mod property;
+mod saved_shown;
 mod saved_trust;
 mod scoped;
 mod terminal;
