@@ -81,6 +81,20 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.paths, &api, printer)?;
+        if let Err(mismatch) = session.saved.check_digest() {
+            printer.err(&format!(
+                "error: `{}`: {mismatch}; nothing was written",
+                file.display()
+            ));
+            printer.err("run `converge plan --out FILE` again and review the new plan");
+            refused_report(&args, printer, &session.saved.plan, "digest", &[]);
+            return Ok(Exit::Refused);
+        }
+        // What `show` prints too: the run can be matched with the review.
+        printer.err(&format!(
+            "the plan's text has digest {}",
+            plan::saved::digest(&session.saved.plan)
+        ));
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {

@@ -14,7 +14,16 @@ fn read_plan(path: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Writes an edited plan as a file saved before digests (whose checks are all but the
+/// digest's), so each test reaches the check it is about: an attacker can compute a digest.
 fn write_plan(path: &str, plan: &Value) {
+    let mut plan = plan.clone();
+    plan.as_object_mut().unwrap().remove("digest");
+    std::fs::write(path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+}
+
+/// Writes a plan as it is, digest included.
+fn write_plan_as_is(path: &str, plan: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(plan).unwrap()).unwrap();
 }
 
@@ -129,7 +138,7 @@ fn a_plan_showing_a_threshold_cannot_also_redirect_the_webhook_or_rewrite_the_me
         json!("65f5e4a3b9e77c001a789012")
     );
     // The file as saved applies.
-    write_plan(&path, &clean);
+    write_plan_as_is(&path, &clean);
     binary(&sandbox, &workspace)
         .run(["apply", "--plan", path.as_str(), "--yes"])
         .assert_exit(0);
@@ -363,7 +372,7 @@ fn a_delete_removes_only_an_owned_object_its_address_names() {
     );
 
     // The plan as saved deletes the copy.
-    write_plan(&path, &clean);
+    write_plan_as_is(&path, &clean);
     converge
         .run(["apply", "--plan", path.as_str(), "--yes", "--allow-destroy"])
         .assert_exit(0);
@@ -375,5 +384,68 @@ fn a_delete_removes_only_an_owned_object_its_address_names() {
     assert!(
         !names_now.contains(&"API copy".to_string()),
         "{names_now:?}"
+    );
+}
+
+/// The digest line a run printed on stderr.
+fn digest_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("the plan's text has digest sha256:"))
+        .unwrap_or_else(|| panic!("no digest line: {stderr}"))
+        .to_string()
+}
+
+#[test]
+fn show_and_apply_print_one_digest_and_a_file_whose_text_was_edited_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let path = applied_then_planned(
+        &sandbox,
+        &workspace,
+        &quickstart().replace("threshold: 100", "threshold: 150"),
+    );
+    let clean = read_plan(&path);
+    let recorded = clean["digest"].as_str().unwrap().to_string();
+    assert!(
+        recorded.starts_with("sha256:") && recorded.len() == 71,
+        "{recorded}"
+    );
+    let converge = binary(&sandbox, &workspace);
+    let shown = converge.run(["show", path.as_str()]);
+    shown.assert_exit(0);
+    assert_eq!(
+        digest_line(&shown.stderr),
+        format!("the plan's text has digest {recorded}")
+    );
+
+    // The reason line is shown but steers no step: only the digest ties it to the review.
+    let mut plan = clean.clone();
+    change_at(&mut plan, "alert.prod.api-errors")["reason"] = json!("cosmetic only");
+    write_plan_as_is(&path, &plan);
+    let refused_show = converge.run(["show", path.as_str()]);
+    refused_show.assert_exit(1);
+    assert!(
+        words(&refused_show.stderr)
+            .contains("its changes do not render to the text it was saved with"),
+        "{}",
+        refused_show.stderr
+    );
+    refused(
+        &sandbox,
+        &workspace,
+        &path,
+        "its changes do not render to the text it was saved with",
+    );
+
+    // A file saved before digests gets every other check, and applies.
+    let mut plan = clean.clone();
+    plan.as_object_mut().unwrap().remove("digest");
+    write_plan(&path, &plan);
+    let applied = converge.run(["apply", "--plan", path.as_str(), "--yes"]);
+    applied.assert_exit(0);
+    assert_eq!(
+        digest_line(&applied.stderr),
+        format!("the plan's text has digest {recorded}")
     );
 }
