@@ -11,6 +11,7 @@ mod names;
 mod pacing;
 mod property;
 mod saved_shown;
+mod saved_tamper;
 mod saved_trust;
 mod scoped;
 mod terminal;
