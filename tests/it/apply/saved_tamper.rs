@@ -85,7 +85,7 @@ fn state(sandbox: &SandboxHandle) -> Value {
     let mut shown_alerts: Vec<Value> = alerts(sandbox)
         .into_iter()
         .map(|alert| {
-            let board = boards.iter().find(|b| b["id"] == alert["dashboardId"]);
+            let board = boards.iter().find(|b| b["id"] == alert["dashboard"]);
             let tile = board.and_then(|b| {
                 b["tiles"]
                     .as_array()
@@ -354,7 +354,16 @@ fn refused_or_exact(
 ) -> Result<(), TestCaseError> {
     sandbox.reset_log();
     let converge = binary(sandbox, workspace);
-    let applied = converge.run(["apply", "--plan", path, "--yes", "--allow-destroy"]);
+    // Given the config, as the README advises: it says which service each stack lives in.
+    let config = workspace.file("reviewed.yaml");
+    let applied = converge.run([
+        "apply",
+        "--plan",
+        path,
+        config.as_str(),
+        "--yes",
+        "--allow-destroy",
+    ]);
     if applied.code != 0 {
         prop_assert!(
             [1, 3, 4].contains(&applied.code),
@@ -389,7 +398,7 @@ fn a_tampered_saved_plan_is_refused_or_applies_exactly_what_show_prints() {
     let reviewed_state = state(&reference);
 
     let mut runner = TestRunner::new(ProptestConfig {
-        cases: 24,
+        cases: 64,
         failure_persistence: None,
         ..ProptestConfig::default()
     });
