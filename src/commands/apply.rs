@@ -26,7 +26,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     1  a step failed, or the run was interrupted\n  \
     3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
     4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
-    or no --yes and no terminal to ask on (nothing written)\n\n\
+    no --yes and no terminal to ask on, or a saved plan that would do other than its text \
+    shows (nothing written)\n\n\
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes")]
@@ -37,7 +38,7 @@ pub(crate) struct Args {
     pub paths: Vec<PathBuf>,
     /// Apply a plan saved by `converge plan --out FILE`, exactly its changes; refused (exit 3)
     /// when the objects it read changed since, (exit 1) when its steps are not what its changes
-    /// show. It connects with the config given or the `CONVERGE_*` variables, never the file.
+    /// show, (exit 4) when they would do other than its text shows. It connects with the config given or the `CONVERGE_*` variables, never the file.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Apply without asking (required when stdin or stderr is not a terminal).

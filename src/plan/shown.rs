@@ -53,29 +53,19 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
 
 /// Every way the plan's dashboard and alert steps would do other than its rendered changes
 /// show, given `live` (holding the dashboards and alerts of each stack [`reads_stack`] names):
-/// one line each, empty when every step does exactly what was shown. A step in `stale` (its
-/// object changed since the plan was made, which the run reports as stale) is checked for its
-/// target and owner only: its object is no longer what the change shows.
+/// one line each, empty when every step does exactly what was shown. Steps in `stale` (their
+/// objects changed since the plan was made) are left to the stale check.
 pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize>) -> Vec<String> {
     let mut problems = Vec::new();
     for change in &plan.changes {
         let Some(step) = change.step.and_then(|s| plan.steps.get(s)) else {
             continue;
         };
-        let same_before = |change: &Change, now: &Value| {
-            if stale.contains(&step.id) {
-                Ok(())
-            } else {
-                same_before(change, now)
-            }
-        };
-        let same_fields = |change: &Change, expected: &[FieldChange]| {
-            if stale.contains(&step.id) {
-                Ok(())
-            } else {
-                same_fields(change, expected)
-            }
-        };
+        // A stale step stops the whole run before any write (exit 3): its object is no longer
+        // what the change shows, so there is nothing here to compare it with.
+        if stale.contains(&step.id) {
+            continue;
+        }
         let found = match &step.operation {
             Operation::Dashboard(DashboardOp::Create { .. })
             | Operation::Alert(AlertOp::Create { .. }) => created(change),
@@ -88,9 +78,6 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
                     return Ok(());
                 };
                 same_before(change, &normalize::dashboard(current))?;
-                if stale.contains(&step.id) {
-                    return Ok(());
-                }
                 dashboard_fields(change, current)
             }),
             Operation::Dashboard(DashboardOp::Delete {
@@ -263,7 +250,7 @@ fn the_one<'a, T>(
 /// A dashboard converge owns in `stack`: it carries the stack's ownership tag.
 fn owned(dashboard: &Dashboard, stack: &str) -> Result<(), String> {
     let tag = ownership_tag(stack);
-    if dashboard.tags.iter().any(|t| *t == tag) {
+    if dashboard.tags.contains(&tag) {
         Ok(())
     } else {
         Err(format!(
