@@ -10,6 +10,7 @@ mod interrupt;
 mod names;
 mod pacing;
 mod property;
+mod race;
 mod saved_shown;
 mod saved_tamper;
 mod saved_trust;
