@@ -39,6 +39,7 @@ pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
+pub(crate) mod templates;
 pub(crate) mod yaml;
 
 use std::collections::HashSet;
@@ -61,6 +62,9 @@ pub struct Loaded {
     pub sources: Sources,
     /// Every problem found, sorted by file, line and column.
     pub diagnostics: Vec<Diagnostic>,
+    /// The merged tree with its templates expanded and `${env:...}` left as written (what
+    /// `validate --expand` prints); `None` when the files did not parse.
+    pub(crate) expanded: Option<Node>,
 }
 
 impl Loaded {
@@ -97,8 +101,8 @@ pub fn load_with_env(
     for path in paths {
         read_path(path, &mut sources, &mut seen, &mut diags);
     }
-    let config = check_sources(&sources, mode, env, &mut diags);
-    finish(config, sources, diags)
+    let checked = check_sources(&mut sources, mode, env, &mut diags);
+    finish(checked, sources, diags)
 }
 
 /// Checks texts already in memory, one per file (tests, benchmarks, and the sandbox seed).
@@ -107,7 +111,7 @@ pub fn load_texts(
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Loaded {
-    let sources = Sources {
+    let mut sources = Sources {
         files: files
             .iter()
             .map(|(path, text)| SourceFile {
@@ -115,13 +119,17 @@ pub fn load_texts(
                 text: Arc::from(text.as_str()),
             })
             .collect(),
+        instances: Vec::new(),
     };
     let mut diags = Vec::new();
-    let config = check_sources(&sources, mode, env, &mut diags);
-    finish(config, sources, diags)
+    let checked = check_sources(&mut sources, mode, env, &mut diags);
+    finish(checked, sources, diags)
 }
 
-fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) -> Loaded {
+/// What checking produced: the config (if it built) and the expanded tree (if it parsed).
+type Checked = (Option<Config>, Option<Node>);
+
+fn finish((config, expanded): Checked, sources: Sources, mut diags: Vec<Diagnostic>) -> Loaded {
     diags.sort_by(|a, b| {
         let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.line, s.column));
         place(a)
@@ -136,18 +144,19 @@ fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) 
         config,
         sources,
         diagnostics: diags,
+        expanded,
     }
 }
 
 fn check_sources(
-    sources: &Sources,
+    sources: &mut Sources,
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Config> {
+) -> Checked {
     if diags.iter().any(|d| d.severity == Severity::Error) {
         // A file that could not be read would make every later check report its absence.
-        return None;
+        return (None, None);
     }
     let mut docs = Vec::new();
     for (file, source) in sources.files.iter().enumerate() {
@@ -157,7 +166,7 @@ fn check_sources(
     }
     if diags.iter().any(|d| d.code == Code::YamlSyntax) {
         // Later stages would report the consequences of the syntax error, not new problems.
-        return None;
+        return (None, None);
     }
     let Some(mut root) = merge::merge(docs, diags) else {
         if !sources.files.is_empty() && !diags.iter().any(|d| d.severity == Severity::Error) {
@@ -176,8 +185,10 @@ fn check_sources(
                 .with_help("start from examples/quickstart.yaml"),
             );
         }
-        return None;
+        return (None, None);
     };
+    sources.instances = templates::expand(&mut root, diags);
+    let expanded = root.clone();
     let mut unresolved = HashSet::new();
     let secrets = secret_variables(&root);
     let strings = Interpolation {
@@ -187,9 +198,11 @@ fn check_sources(
     };
     strings.tree(&mut root, String::new(), &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
-    let config = build::build(&root, mode, env, diags)?;
+    let Some(config) = build::build(&root, mode, env, diags) else {
+        return (None, Some(expanded));
+    };
     rules::check(&config, &root, diags);
-    Some(config)
+    (Some(config), Some(expanded))
 }
 
 fn read_path(
@@ -288,6 +301,7 @@ fn read_file(
                         len: 1,
                         line,
                         column,
+                        instance: None,
                     }),
                 )
                 .with_label("the invalid bytes start here")
