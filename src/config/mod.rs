@@ -68,6 +68,12 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The config with its templates expanded, as YAML (`validate --expand`); `${env:...}`
+    /// stays as written, so no variable's value, secret or not, is printed.
+    pub(crate) fn expanded_yaml(&self) -> Option<String> {
+        Some(templates::to_yaml(self.expanded.as_ref()?, &self.sources))
+    }
+
     /// How many diagnostics are errors.
     pub fn error_count(&self) -> usize {
         count(&self.diagnostics, Severity::Error)

@@ -589,7 +589,7 @@ pub(crate) fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
 }
 
 /// Resolves a plain scalar by the YAML 1.2 core schema, booleans strict.
-fn resolve_plain(text: &str) -> Kind {
+pub(crate) fn resolve_plain(text: &str) -> Kind {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Kind::Null,
         "true" | "True" | "TRUE" => return Kind::Bool(true),
