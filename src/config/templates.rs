@@ -592,7 +592,6 @@ impl Expander<'_> {
                             kind: Kind::Map(entry),
                             span,
                         },
-                        self.diags,
                     ),
                     None => Node {
                         kind: Kind::Map(entry),
@@ -831,7 +830,7 @@ impl Expander<'_> {
             },
         };
         Some(match &want.overrides {
-            Some(overrides) => merge(body, overrides.clone(), self.diags),
+            Some(overrides) => merge(body, overrides.clone()),
             None => body,
         })
     }
@@ -954,7 +953,7 @@ impl Expander<'_> {
             kind: Kind::Map(rest),
             span: body.span,
         };
-        Some(merge(base_body?, rest, self.diags))
+        Some(merge(base_body?, rest))
     }
 
     /// Replaces `${name}` in every string of `node`, and marks every span with the instance.
@@ -979,9 +978,8 @@ impl Expander<'_> {
                     node.kind = value.kind;
                     return;
                 }
-                match self.fill(text, bound, node.span, template) {
-                    Some(filled) => *text = filled,
-                    None => {}
+                if let Some(filled) = self.fill(text, bound, node.span, template) {
+                    *text = filled;
                 }
             }
             Kind::Seq(items) => {
@@ -1024,7 +1022,7 @@ impl Expander<'_> {
                 return Some(out);
             };
             let name = &after[2..end];
-            match bound.get(name).map(|v| scalar_text(v)) {
+            match bound.get(name).map(scalar_text) {
                 Some(Some(value)) => out.push_str(&value),
                 Some(None) => {
                     self.diags.push(
@@ -1137,7 +1135,7 @@ fn bad_key(span: Span) -> Diagnostic {
 }
 
 /// `over` deep-merged into `base`: mappings merge key by key, anything else replaces.
-fn merge(base: Node, over: Node, diags: &mut Vec<Diagnostic>) -> Node {
+fn merge(base: Node, over: Node) -> Node {
     match (base.kind, over.kind) {
         (Kind::Map(mut entries), Kind::Map(more)) => {
             for (k, v) in more {
@@ -1150,7 +1148,7 @@ fn merge(base: Node, over: Node, diags: &mut Vec<Diagnostic>) -> Node {
                                 span: v.span,
                             },
                         );
-                        *existing = merge(old, v, diags);
+                        *existing = merge(old, v);
                     }
                     None => entries.push((k, v)),
                 }
