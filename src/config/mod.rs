@@ -62,16 +62,27 @@ pub struct Loaded {
     pub sources: Sources,
     /// Every problem found, sorted by file, line and column.
     pub diagnostics: Vec<Diagnostic>,
-    /// The merged tree with its templates expanded and `${env:...}` left as written (what
-    /// `validate --expand` prints); `None` when the files did not parse.
-    pub(crate) expanded: Option<Node>,
 }
 
 impl Loaded {
     /// The config with its templates expanded, as YAML (`validate --expand`); `${env:...}`
     /// stays as written, so no variable's value, secret or not, is printed.
+    /// Expanded again from the texts read, so that no load keeps a second tree for it.
     pub(crate) fn expanded_yaml(&self) -> Option<String> {
-        Some(templates::to_yaml(self.expanded.as_ref()?, &self.sources))
+        let mut diags = Vec::new();
+        let docs = self
+            .sources
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(file, source)| yaml::parse(&source.text, file, &mut diags))
+            .collect();
+        let mut root = merge::merge(docs, &mut diags)?;
+        let sources = Sources {
+            files: self.sources.files.clone(),
+            instances: templates::expand(&mut root, &mut diags),
+        };
+        Some(templates::to_yaml(&root, &sources))
     }
 
     /// How many diagnostics are errors.
@@ -107,8 +118,8 @@ pub fn load_with_env(
     for path in paths {
         read_path(path, &mut sources, &mut seen, &mut diags);
     }
-    let checked = check_sources(&mut sources, mode, env, &mut diags);
-    finish(checked, sources, diags)
+    let config = check_sources(&mut sources, mode, env, &mut diags);
+    finish(config, sources, diags)
 }
 
 /// Checks texts already in memory, one per file (tests, benchmarks, and the sandbox seed).
@@ -128,14 +139,11 @@ pub fn load_texts(
         instances: Vec::new(),
     };
     let mut diags = Vec::new();
-    let checked = check_sources(&mut sources, mode, env, &mut diags);
-    finish(checked, sources, diags)
+    let config = check_sources(&mut sources, mode, env, &mut diags);
+    finish(config, sources, diags)
 }
 
-/// What checking produced: the config (if it built) and the expanded tree (if it parsed).
-type Checked = (Option<Config>, Option<Node>);
-
-fn finish((config, expanded): Checked, sources: Sources, mut diags: Vec<Diagnostic>) -> Loaded {
+fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) -> Loaded {
     diags.sort_by(|a, b| {
         let place = |d: &Diagnostic| d.span.map(|s| (s.file, s.line, s.column));
         place(a)
@@ -150,7 +158,6 @@ fn finish((config, expanded): Checked, sources: Sources, mut diags: Vec<Diagnost
         config,
         sources,
         diagnostics: diags,
-        expanded,
     }
 }
 
@@ -159,10 +166,10 @@ fn check_sources(
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
     diags: &mut Vec<Diagnostic>,
-) -> Checked {
+) -> Option<Config> {
     if diags.iter().any(|d| d.severity == Severity::Error) {
         // A file that could not be read would make every later check report its absence.
-        return (None, None);
+        return None;
     }
     let mut docs = Vec::new();
     for (file, source) in sources.files.iter().enumerate() {
@@ -172,7 +179,7 @@ fn check_sources(
     }
     if diags.iter().any(|d| d.code == Code::YamlSyntax) {
         // Later stages would report the consequences of the syntax error, not new problems.
-        return (None, None);
+        return None;
     }
     let Some(mut root) = merge::merge(docs, diags) else {
         if !sources.files.is_empty() && !diags.iter().any(|d| d.severity == Severity::Error) {
@@ -191,10 +198,9 @@ fn check_sources(
                 .with_help("start from examples/quickstart.yaml"),
             );
         }
-        return (None, None);
+        return None;
     };
     sources.instances = templates::expand(&mut root, diags);
-    let expanded = root.clone();
     let mut unresolved = HashSet::new();
     let secrets = secret_variables(&root);
     let strings = Interpolation {
@@ -204,11 +210,9 @@ fn check_sources(
     };
     strings.tree(&mut root, String::new(), &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
-    let Some(config) = build::build(&root, mode, env, diags) else {
-        return (None, Some(expanded));
-    };
+    let config = build::build(&root, mode, env, diags)?;
     rules::check(&config, &root, diags);
-    (Some(config), Some(expanded))
+    Some(config)
 }
 
 fn read_path(
@@ -609,6 +613,39 @@ mod tests {
         );
         assert_eq!(config.ignore[0].value, "stack.prod.*");
         assert_eq!(config.organization.span.line, 2);
+    }
+
+    #[test]
+    fn a_secret_passed_through_a_template_stays_a_secret() {
+        let text = "version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+observability:
+  token: ${env:OBS_TOKEN}
+templates:
+  t:
+    parameters: { who: string }
+    alert: { name: \"${who} errors\" }
+stacks:
+  s:
+    api: observability
+    alerts:
+      a: { template: t, forEach: [{ key: x, who: \"${env:OBS_TOKEN}\" }] }
+";
+        let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
+        let env = |name: &str| (name == "OBS_TOKEN").then(|| "hunter2".to_string());
+        let loaded = load_texts(&files, LoadMode::Live, &env);
+        let refused: Vec<&Diagnostic> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::ConfigSecretVariable)
+            .collect();
+        assert_eq!(refused.len(), 1, "{:?}", loaded.diagnostics);
+        assert_eq!(refused[0].span.map(|s| s.line), Some(8));
+        assert!(refused[0].span.is_some_and(|s| s.instance == Some(0)));
+        assert!(!format!("{:?}", loaded.diagnostics).contains("hunter2"));
+        let expanded = loaded.expanded_yaml().unwrap_or_default();
+        assert!(expanded.contains("${env:OBS_TOKEN} errors"), "{expanded}");
+        assert!(!expanded.contains("hunter2"));
     }
 
     #[test]

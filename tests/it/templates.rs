@@ -300,3 +300,56 @@ fn validate_expand_prints_each_instance() {
         .run(["validate", "--expand"]);
     common::converge_snapshot!("expanded", run);
 }
+
+/// The example passes the shipped schema as an editor reads it (templates unexpanded) and
+/// loads into the alerts and dashboards it promises.
+#[test]
+fn the_example_passes_the_schema_and_expands() {
+    let path = common::root().join("examples/templates.yaml");
+    let text = std::fs::read_to_string(&path).expect("the example");
+    let schema: Value = serde_json::from_str(converge::config::SCHEMA).expect("JSON");
+    let validator = jsonschema::draft202012::new(&schema).expect("a schema");
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let mut instance: Value = serde_saphyr::from_str_with_options(&text, options).expect("YAML");
+    // `${env:NAME:-default}` as its default, as the check reads it; the token stays a reference.
+    fn defaults(value: &mut Value) {
+        match value {
+            Value::String(s) if !s.starts_with("${env:CONVERGE_OBS_TOKEN") => {
+                if let Ok(e) = converge::config::interpolate::expand(s, &|_| None) {
+                    *s = e.text;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(defaults),
+            Value::Object(map) => map.values_mut().for_each(defaults),
+            _ => {}
+        }
+    }
+    defaults(&mut instance);
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+
+    let loaded = converge::config::load_texts(
+        &[(path, text)],
+        converge::config::LoadMode::Offline,
+        &|_| None,
+    );
+    let config = loaded
+        .config
+        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+    let stack = &config.stacks["shared"];
+    assert_eq!(
+        stack.dashboards.keys().collect::<Vec<_>>(),
+        ["health[prod]", "health[staging]"]
+    );
+    assert_eq!(
+        stack.alerts.keys().collect::<Vec<_>>(),
+        [
+            "api-errors[checkout]",
+            "api-errors[search]",
+            "api-errors[billing]"
+        ]
+    );
+}
