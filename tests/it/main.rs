@@ -18,6 +18,7 @@ mod preview;
 mod reading;
 mod readme;
 mod rename;
+mod review;
 mod sandbox;
 mod show;
 mod soak;

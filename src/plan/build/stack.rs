@@ -18,7 +18,7 @@ use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
 use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
 use crate::plan::model::{
-    Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
+    Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
 use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
@@ -96,6 +96,46 @@ impl Builder<'_> {
             &planned,
             &alert_steps_by_dashboard,
         );
+        self.not_owned(stack, live, &tag, &planned);
+    }
+
+    /// With prune on, the live dashboards the config does not list that converge does not own
+    /// (no ownership tag: made in the UI, or adopted through `export` and never changed since):
+    /// prune leaves them, so the plan says so instead of reading as if the live state matched.
+    fn not_owned(
+        &mut self,
+        stack: &StackConfig,
+        live: &StackLive,
+        tag: &str,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+    ) {
+        if !stack.prune {
+            return;
+        }
+        let listed: BTreeSet<&str> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| d.id.as_str()))
+            .collect();
+        let mut left: Vec<&Dashboard> = live
+            .dashboards
+            .iter()
+            .filter(|d| !d.tags.iter().any(|t| t == tag) && !listed.contains(d.id.as_str()))
+            .collect();
+        left.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for dashboard in left {
+            self.plan.unmanaged.push(Unmanaged {
+                address: Address::LiveDashboard {
+                    stack: &stack.key.value,
+                    name: Cow::Borrowed(&dashboard.name),
+                }
+                .to_string(),
+                reason: format!(
+                    "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
+                     is: list it in the config to manage it (the next apply that changes it tags \
+                     it), or delete it in its UI"
+                ),
+            });
+        }
     }
 
     /// Where the stack's objects are written; `None` when it names a service the config does
