@@ -42,6 +42,7 @@ pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
+pub(crate) mod server_rules;
 pub(crate) mod templates;
 pub(crate) mod yaml;
 

@@ -20,6 +20,7 @@ mod readme;
 mod rename;
 mod review;
 mod sandbox;
+mod server_rejects;
 mod show;
 mod soak;
 mod templates;
