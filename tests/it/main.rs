@@ -23,5 +23,6 @@ mod sandbox;
 mod server_rejects;
 mod show;
 mod soak;
+mod templates;
 mod transport;
 mod validate;
