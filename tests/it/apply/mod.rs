@@ -4,13 +4,15 @@
 
 mod ambiguous;
 mod basics;
-mod concurrent;
+pub(crate) mod concurrent;
 mod faults;
 mod interrupt;
 mod names;
 mod pacing;
 mod property;
 mod race;
+mod saved_shown;
+mod saved_tamper;
 mod saved_trust;
 mod scoped;
 mod terminal;
