@@ -79,14 +79,12 @@ fn organization(drift: bool) -> (Config, LiveState) {
             pipes.insert(
                 format!("pipe-{p}"),
                 PipeConfig {
-                    key: text_of(&format!("pipe-{p}")),
-                    id: text_of(&pipe_id),
-                    absent: false,
                     scaling: Some(PipeScalingConfig {
                         replicas: kafka.then(|| at(2)),
                         concurrency: (!kafka).then(|| at(4)),
                         ..PipeScalingConfig::default()
                     }),
+                    ..PipeConfig::by_id(text_of(&format!("pipe-{p}")), text_of(&pipe_id))
                 },
             );
         }

@@ -43,7 +43,7 @@ pub(crate) fn build(
             .and_then(|n| secrets.read(n, TOKEN.path, TOKEN.variable, diags)),
     });
     let services = entries(root.get("services"))
-        .map(|(key, node)| (key.name.clone(), service(key, node)))
+        .map(|(key, node)| (key.name.clone(), service(key, node, &secrets, diags)))
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
     let stacks = entries(root.get("stacks"))
@@ -143,7 +143,12 @@ pub(crate) fn unset_variable(mode: LoadMode, name: &str, span: Span) -> Diagnost
     ))
 }
 
-fn service(key: &Key, node: &Node) -> Option<ServiceConfig> {
+fn service(
+    key: &Key,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ServiceConfig> {
     Some(ServiceConfig {
         key: located_key(key),
         id: node.get("id").and_then(string)?,
@@ -169,7 +174,7 @@ fn service(key: &Key, node: &Node) -> Option<ServiceConfig> {
                 .collect()
         }),
         pipes: entries(node.get("pipes"))
-            .filter_map(|(k, p)| Some((k.name.clone(), pipe(k, p)?)))
+            .filter_map(|(k, p)| Some((k.name.clone(), pipe(&key.name, k, p, secrets, diags)?)))
             .collect(),
         backups: node
             .get("backups")
@@ -182,10 +187,27 @@ fn service(key: &Key, node: &Node) -> Option<ServiceConfig> {
     })
 }
 
-fn pipe(key: &Key, node: &Node) -> Option<PipeConfig> {
+fn pipe(
+    service: &str,
+    key: &Key,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<PipeConfig> {
+    node.as_map()?;
+    let id = node.get("id").and_then(string);
+    let name = node.get("name").and_then(string);
+    // Neither identity: the schema reported the missing keys.
+    if id.is_none() && name.is_none() {
+        return None;
+    }
+    let source = node
+        .get("source")
+        .and_then(|s| pipe_source(service, key, s, secrets, diags));
     Some(PipeConfig {
         key: located_key(key),
-        id: node.get("id").and_then(string)?,
+        id,
+        name,
         absent: node
             .get("absent")
             .and_then(boolean)
@@ -200,7 +222,98 @@ fn pipe(key: &Key, node: &Node) -> Option<PipeConfig> {
                 replica_cpu_millicores: s.get("replicaCpuMillicores").and_then(int),
                 replica_memory_gb: s.get("replicaMemoryGb").and_then(number),
             }),
+        state: node.get("state").and_then(string).and_then(|s| {
+            let state = match s.value.as_str() {
+                "running" => PipeState::Running,
+                "stopped" => PipeState::Stopped,
+                _ => return None,
+            };
+            Some(Located::new(state, s.span))
+        }),
+        credentials_version: node.get("credentialsVersion").and_then(int),
+        source,
+        destination: node.get("destination").map(located_json),
+        field_mappings: node.get("fieldMappings").map(located_json),
+        settings: node.get("settings").map(located_json),
     })
+}
+
+/// `source:` with its one kind; `None` when no kind or more than one is written (reported by
+/// the pipe rules). Credentials are taken out of the body and resolved as secrets.
+fn pipe_source(
+    service: &str,
+    key: &Key,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<PipeSourceConfig> {
+    let mut kinds = node
+        .as_map()?
+        .iter()
+        .filter_map(|(k, v)| Some((Located::new(PipeKind::from_key(&k.name)?, k.span), v)));
+    let (kind, body_node) = kinds.next()?;
+    if kinds.next().is_some() {
+        return None;
+    }
+    let mut body = body_node.to_json();
+    let mut credentials = Vec::new();
+    for (_, path) in super::secret_fields::PIPE_CREDENTIALS
+        .iter()
+        .filter(|(k, _)| *k == kind.value.as_str())
+    {
+        let parts: Vec<&str> = path.split('.').collect();
+        let Some(written) = parts.iter().try_fold(body_node, |n, part| n.get(part)) else {
+            continue;
+        };
+        remove_path(&mut body, &parts);
+        let field = format!(
+            "services.{service}.pipes.{}.source.{}.{path}",
+            key.name,
+            kind.value.as_str()
+        );
+        let suggested = format!(
+            "PIPE_{}_{}",
+            key.name.to_uppercase().replace('-', "_"),
+            parts.last().map(|p| p.to_uppercase()).unwrap_or_default()
+        );
+        if let Some(secret) = secrets.read(written, &field, &suggested, diags) {
+            credentials.push(PipeCredential { path, secret });
+        }
+    }
+    Some(PipeSourceConfig {
+        span: node.span,
+        kind,
+        body,
+        validate_samples: node
+            .get("validateSamples")
+            .and_then(boolean)
+            .map(|b| b.value),
+        credentials,
+    })
+}
+
+/// Removes the value at `parts` from a JSON tree, and the mappings it leaves empty.
+fn remove_path(value: &mut serde_json::Value, parts: &[&str]) {
+    let Some((first, rest)) = parts.split_first() else {
+        return;
+    };
+    let Some(map) = value.as_object_mut() else {
+        return;
+    };
+    if rest.is_empty() {
+        map.remove(*first);
+        return;
+    }
+    if let Some(child) = map.get_mut(*first) {
+        remove_path(child, rest);
+        if child.as_object().is_some_and(serde_json::Map::is_empty) {
+            map.remove(*first);
+        }
+    }
+}
+
+fn located_json(node: &Node) -> Located<serde_json::Value> {
+    Located::new(node.to_json(), node.span)
 }
 
 fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {

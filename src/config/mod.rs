@@ -39,6 +39,7 @@ pub mod interpolate;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
 pub mod model;
+pub(crate) mod pipe_rules;
 pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
@@ -412,7 +413,46 @@ fn secret_variables(root: &Node) -> Vec<(String, String)> {
             names.push((name.to_string(), format!("`{}`", field.path)));
         }
     }
+    for (written, path) in pipe_credentials(root) {
+        for name in interpolate::references(written) {
+            names.retain(|(known, _)| known != name);
+            names.push((name.to_string(), format!("`{path}`")));
+        }
+    }
     names
+}
+
+/// Every pipe credential written in the tree, with its path as messages name it.
+fn pipe_credentials(root: &Node) -> Vec<(&str, String)> {
+    let mut found = Vec::new();
+    for (service, service_node) in entries(root.get("services")) {
+        for (pipe, pipe_node) in entries(service_node.get("pipes")) {
+            let source = pipe_node.get("source");
+            for (kind, path) in secret_fields::PIPE_CREDENTIALS {
+                let written = path
+                    .split('.')
+                    .try_fold(source.and_then(|s| s.get(kind)), |node, part| {
+                        Some(node?.get(part))
+                    })
+                    .flatten()
+                    .and_then(Node::as_str);
+                if let Some(written) = written {
+                    found.push((
+                        written,
+                        format!(
+                            "services.{}.pipes.{}.source.{kind}.{path}",
+                            service.name, pipe.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn entries(node: Option<&Node>) -> &[(yaml::Key, Node)] {
+    node.and_then(Node::as_map).unwrap_or_default()
 }
 
 /// How strings are interpolated: the variables come from `env`; those in `secrets` are refused

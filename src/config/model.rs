@@ -192,17 +192,149 @@ pub struct PrivateEndpointConfig {
     pub description: Option<Located<String>>,
 }
 
-/// `pipes.<key>`; address `pipe.<service>.<key>`.
+/// `pipes.<key>`; address `pipe.<service>.<key>`. Either scaling only (`id` with `scaling`),
+/// or declared whole (`name`, `source`, `destination`, ...). Identity: `id` when written (it
+/// adopts an existing pipe), else `name` within the service.
 #[derive(Debug, Clone)]
 pub struct PipeConfig {
     /// The local key.
     pub key: Located<String>,
-    /// Pipe UUID.
-    pub id: Located<String>,
+    /// Pipe UUID, when the config adopts an existing pipe.
+    pub id: Option<Located<String>>,
+    /// Name, unique within the service.
+    pub name: Option<Located<String>>,
     /// `absent: true`: the pipe must not exist (deleted with `--allow-destroy`).
     pub absent: bool,
     /// Managed scaling fields.
     pub scaling: Option<PipeScalingConfig>,
+    /// `state:` the pipe is kept in; `None` leaves it as it is.
+    pub state: Option<Located<PipeState>>,
+    /// `credentialsVersion:`: raising it sends the credentials again.
+    pub credentials_version: Option<Located<i64>>,
+    /// `source:`, when the pipe is declared whole.
+    pub source: Option<PipeSourceConfig>,
+    /// `destination:` as written (the schema checked its shape).
+    pub destination: Option<Located<serde_json::Value>>,
+    /// `fieldMappings:` as written.
+    pub field_mappings: Option<Located<serde_json::Value>>,
+    /// `settings:` as written.
+    pub settings: Option<Located<serde_json::Value>>,
+}
+
+impl PipeConfig {
+    /// A pipe adopted by `id` with nothing else written: the scaling-only shape.
+    pub fn by_id(key: Located<String>, id: Located<String>) -> Self {
+        PipeConfig {
+            key,
+            id: Some(id),
+            name: None,
+            absent: false,
+            scaling: None,
+            state: None,
+            credentials_version: None,
+            source: None,
+            destination: None,
+            field_mappings: None,
+            settings: None,
+        }
+    }
+
+    /// Whether a live pipe (its id and name) is this one: by `id` when written, else by name.
+    pub fn is(&self, live_id: &str, live_name: &str) -> bool {
+        match (&self.id, &self.name) {
+            (Some(id), _) => id.value == live_id,
+            (None, Some(name)) => name.value == live_name,
+            (None, None) => false,
+        }
+    }
+
+    /// How messages name the pipe's identity: its id, or `named <name>`.
+    pub fn identity(&self) -> String {
+        match (&self.id, &self.name) {
+            (Some(id), _) => id.value.clone(),
+            (None, Some(name)) => format!("named `{}`", name.value),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// Where the identity was written (the pipe's key when neither was).
+    pub fn identity_span(&self) -> Span {
+        self.id
+            .as_ref()
+            .or(self.name.as_ref())
+            .map_or(self.key.span, |l| l.span)
+    }
+}
+
+/// `state:` of a pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipeState {
+    /// Ingesting (started when stopped).
+    Running,
+    /// Stopped, and stopped again after an edit the server resumes.
+    Stopped,
+}
+
+/// The source kinds a config can declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipeKind {
+    /// `kafka`.
+    Kafka,
+    /// `objectStorage`.
+    ObjectStorage,
+    /// `kinesis`.
+    Kinesis,
+    /// `postgres`.
+    Postgres,
+}
+
+impl PipeKind {
+    /// Every kind, in the order the config format lists them.
+    pub const ALL: [PipeKind; 4] = [
+        PipeKind::Kafka,
+        PipeKind::ObjectStorage,
+        PipeKind::Kinesis,
+        PipeKind::Postgres,
+    ];
+
+    /// The key the kind is written under (`objectStorage`), as in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PipeKind::Kafka => "kafka",
+            PipeKind::ObjectStorage => "objectStorage",
+            PipeKind::Kinesis => "kinesis",
+            PipeKind::Postgres => "postgres",
+        }
+    }
+
+    /// The kind written under `key`.
+    pub fn from_key(key: &str) -> Option<PipeKind> {
+        PipeKind::ALL.into_iter().find(|kind| kind.as_str() == key)
+    }
+}
+
+/// `pipes.<key>.source`.
+#[derive(Debug, Clone)]
+pub struct PipeSourceConfig {
+    /// Where `source:` was written.
+    pub span: Span,
+    /// The one kind written, where its key was written.
+    pub kind: Located<PipeKind>,
+    /// The kind's fields as written, credentials left out.
+    pub body: serde_json::Value,
+    /// `validateSamples:`.
+    pub validate_samples: Option<bool>,
+    /// The credential fields, resolved from the environment.
+    pub credentials: Vec<PipeCredential>,
+}
+
+/// One write-only credential field of a pipe source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipeCredential {
+    /// Its path under the kind, dot-separated (`credentials.password`).
+    pub path: &'static str,
+    /// The reference and its value.
+    pub secret: SecretValue,
 }
 
 /// `pipes.<key>.scaling`.

@@ -46,6 +46,8 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         for pipe in service.pipes.values() {
             key_name(&pipe.key, "pipe", diags);
         }
+        let written = written_services.get(service.key.value.as_str()).copied();
+        super::pipe_rules::check(service, written, diags);
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for endpoint in service.private_endpoints.iter().flatten() {
             if let Some(first) = seen.insert(&endpoint.id, endpoint.id.span) {

@@ -40,14 +40,54 @@ pub(crate) const TOKEN: SecretField = SecretField {
 /// Every secret field.
 pub(crate) const SECRET_FIELDS: [SecretField; 2] = [KEY_SECRET, TOKEN];
 
+/// A pipe's write-only credential fields, by source kind: each one's path under the kind
+/// (`credentials.password`). Written only as `${env:NAME}`, sent on create and on a
+/// `credentialsVersion` bump, never read back, printed or saved.
+pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 17] = [
+    ("kafka", "credentials.username"),
+    ("kafka", "credentials.password"),
+    ("kafka", "credentials.accessKeyId"),
+    ("kafka", "credentials.secretKey"),
+    ("kafka", "credentials.connectionString"),
+    ("kafka", "credentials.certificate"),
+    ("kafka", "credentials.privateKey"),
+    ("kafka", "schemaRegistry.credentials.username"),
+    ("kafka", "schemaRegistry.credentials.password"),
+    ("objectStorage", "accessKey.accessKeyId"),
+    ("objectStorage", "accessKey.secretKey"),
+    ("objectStorage", "connectionString"),
+    ("objectStorage", "serviceAccountKey"),
+    ("kinesis", "accessKey.accessKeyId"),
+    ("kinesis", "accessKey.secretKey"),
+    ("postgres", "credentials.username"),
+    ("postgres", "credentials.password"),
+];
+
+/// Whether a JSON pointer names a pipe credential
+/// (`/services/<s>/pipes/<p>/source/<kind>/credentials/password`).
+pub(crate) fn is_pipe_credential_pointer(pointer: &str) -> bool {
+    let parts: Vec<&str> = pointer.split('/').collect();
+    let ["", "services", _, "pipes", _, "source", kind, rest @ ..] = parts.as_slice() else {
+        return false;
+    };
+    let path = rest.join(".");
+    PIPE_CREDENTIALS
+        .iter()
+        .any(|(k, p)| k == kind && *p == path)
+}
+
 /// Whether a JSON pointer (`/cloud/keySecret`) names a secret field.
 pub(crate) fn is_secret_pointer(pointer: &str) -> bool {
     SECRET_FIELDS.iter().any(|field| field.pointer == pointer)
+        || is_pipe_credential_pointer(pointer)
 }
 
 /// Whether a key, in whatever section, is spelled as a secret field's (`keySecret`, `token`).
 pub(crate) fn is_secret_field_key(key: &str) -> bool {
     SECRET_FIELDS.iter().any(|field| field.key == key)
+        || PIPE_CREDENTIALS
+            .iter()
+            .any(|(_, path)| path.rsplit('.').next() == Some(key))
 }
 
 /// The secret fields as a message lists them: `` `cloud.keySecret` or `observability.token` ``.
@@ -74,5 +114,17 @@ mod tests {
         assert!(!is_secret_pointer("/cloud/keyId"));
         assert!(!is_secret_field_key("keyId"));
         assert_eq!(described(), "`cloud.keySecret` or `observability.token`");
+        assert!(is_secret_pointer(
+            "/services/a/pipes/b/source/postgres/credentials/password"
+        ));
+        assert!(is_secret_pointer(
+            "/services/a/pipes/b/source/kafka/schemaRegistry/credentials/password"
+        ));
+        assert!(!is_secret_pointer(
+            "/services/a/pipes/b/source/postgres/host"
+        ));
+        assert!(!is_secret_pointer(
+            "/services/a/pipes/b/source/kinesis/credentials/password"
+        ));
     }
 }

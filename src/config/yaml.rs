@@ -76,6 +76,25 @@ impl Node {
             .map(|(_, v)| v)
     }
 
+    /// The node as a JSON value, spans dropped (a non-finite float becomes null).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match &self.kind {
+            Kind::Null => Value::Null,
+            Kind::Bool(b) => Value::Bool(*b),
+            Kind::Int(i) => Value::from(*i),
+            Kind::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Kind::Str(s) => Value::String(s.clone()),
+            Kind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            Kind::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.clone(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The text, when this is a string.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.kind {

@@ -145,6 +145,17 @@ codes! {
     SemanticStackTarget => "semantic::stack-target",
     /// A series with both `source` and `sourceId`.
     SemanticSourceConflict => "semantic::source-conflict",
+    /// A pipe `source` that names no source kind, or more than one.
+    SemanticPipeSource => "semantic::pipe-source",
+    /// A pipe field that its source kind does not take (`scaling` on a postgres pipe, a
+    /// destination table on a database pipe, a setting of another kind).
+    SemanticPipeKindField => "semantic::pipe-kind-field",
+    /// A destination column without a field mapping, or a mapping to no column.
+    SemanticPipeFieldMappings => "semantic::pipe-field-mappings",
+    /// A destination a streaming or object-storage pipe needs but does not have (`table`, `columns`).
+    SemanticPipeDestination => "semantic::pipe-destination",
+    /// Two pipes of one service with the same name.
+    SemanticDuplicatePipeName => "semantic::duplicate-pipe-name",
     /// A name with invisible characters, so it does not print as written (a warning).
     SemanticInvisibleCharacters => "semantic::invisible-characters",
     /// A name that mixes scripts or looks like another name (a warning).
@@ -206,6 +217,9 @@ codes! {
     PlanServiceNotFound => "plan::service-not-found",
     /// A pipe id that its service does not have.
     PlanPipeNotFound => "plan::pipe-not-found",
+    /// A pipe's declared fields besides `scaling` (source, destination, ...), which `plan` does
+    /// not compare with the live pipe yet (a warning).
+    PlanPipeUnplanned => "plan::pipe-unplanned",
     /// A stack's `service` that the config does not define.
     PlanUnknownService => "plan::unknown-service",
     /// A replica count below what the first service of a warehouse needs.

@@ -258,13 +258,8 @@ fn untracked_of_service(
         }
     }
     if !service.pipes.is_empty() {
-        let named: BTreeSet<&str> = service
-            .pipes
-            .values()
-            .map(|p| p.id.value.as_str())
-            .collect();
         for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
-            if !named.contains(pipe.id.as_str()) {
+            if !service.pipes.values().any(|p| p.is(&pipe.id, &pipe.name)) {
                 out.push(UnmanagedObject {
                     address: Address::LivePipe {
                         service: key,

@@ -438,7 +438,9 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
             continue;
         };
         for (pipe_key, pipe) in &service.pipes {
-            if pipe.absent || pipes.iter().any(|live| live.id == pipe.id.value) {
+            // A pipe found by name is the planner's to judge: it may be one to create.
+            let Some(id) = &pipe.id else { continue };
+            if pipe.absent || pipes.iter().any(|live| live.id == id.value) {
                 continue;
             }
             problems.push(
@@ -446,9 +448,9 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
                     Code::LivePipeNotFound,
                     format!(
                         "pipe.{service_key}.{pipe_key}: service `{service_key}` has no pipe with id `{}`",
-                        pipe.id.value
+                        id.value
                     ),
-                    Some(pipe.id.span),
+                    Some(id.span),
                 )
                 .with_label("not found")
                 .with_help("check the id, or write `absent: true` if this pipe must not exist"),

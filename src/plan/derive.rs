@@ -469,11 +469,17 @@ fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str)
             .map(|p| (s, p))
     });
     match found {
-        Some((s, p)) if s.id.value == service_id && p.id.value == pipe_id => None,
+        // A pipe found by name has no id in the config to hold the step to.
+        Some((s, p))
+            if s.id.value == service_id && p.id.as_ref().is_none_or(|id| id.value == pipe_id) =>
+        {
+            None
+        }
         Some((s, p)) => Some(format!(
             "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
              of service {}",
-            p.id.value, s.id.value
+            p.identity(),
+            s.id.value
         )),
         None => Some("names a pipe the config does not have".to_string()),
     }

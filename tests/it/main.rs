@@ -14,6 +14,7 @@ mod hostile;
 mod hostile_inputs;
 mod layers;
 mod operations;
+mod pipes;
 mod plan;
 mod preview;
 mod reading;

@@ -910,10 +910,11 @@ mod live_reader {
 
     fn pipe(key: &str, id: &str, line: usize, absent: bool) -> PipeConfig {
         PipeConfig {
-            key: located(key.to_string(), line),
-            id: located(id.to_string(), line + 1),
             absent,
-            scaling: None,
+            ..PipeConfig::by_id(
+                located(key.to_string(), line),
+                located(id.to_string(), line + 1),
+            )
         }
     }
 

@@ -529,6 +529,27 @@ fn plausible_env(name: &str) -> Option<String> {
     })
 }
 
+/// Whether a pointer names a secret field: the API secrets, and a pipe's credentials.
+fn is_secret(pointer: &str) -> bool {
+    const CREDENTIALS: [&str; 8] = [
+        "username",
+        "password",
+        "accessKeyId",
+        "secretKey",
+        "connectionString",
+        "certificate",
+        "privateKey",
+        "serviceAccountKey",
+    ];
+    ["/cloud/keySecret", "/observability/token"].contains(&pointer)
+        || (pointer.starts_with("/services/")
+            && pointer.contains("/source/")
+            && pointer
+                .rsplit('/')
+                .next()
+                .is_some_and(|leaf| CREDENTIALS.contains(&leaf)))
+}
+
 /// The YAML read by serde-saphyr alone (strict booleans) as JSON, with `${env:...}` expanded
 /// from a fixed environment, except the secret fields which the schema wants as references.
 fn as_schema_instance(text: &str) -> Option<Value> {
@@ -536,9 +557,7 @@ fn as_schema_instance(text: &str) -> Option<Value> {
     let mut value: Value = serde_saphyr::from_str_with_options(text, options).ok()?;
     fn expand(v: &mut Value, pointer: &str) {
         match v {
-            Value::String(s)
-                if !["/cloud/keySecret", "/observability/token"].contains(&pointer) =>
-            {
+            Value::String(s) if !is_secret(pointer) => {
                 if let Ok(e) = converge::config::interpolate::expand(s, &plausible_env) {
                     *s = e.text;
                 }

@@ -27,7 +27,7 @@ impl Builder<'_> {
             .live
             .pipes
             .get(&live_service.id)
-            .and_then(|pipes| pipes.iter().find(|p| p.id == config.id.value));
+            .and_then(|pipes| pipes.iter().find(|p| config.is(&p.id, &p.name)));
         if config.absent {
             let address = Address::Pipe {
                 service: &service.key.value,
@@ -43,15 +43,26 @@ impl Builder<'_> {
                     Code::PlanPipeNotFound,
                     format!(
                         "pipe `{}` ({}) does not exist on service `{}`",
-                        config.key.value, config.id.value, service.key.value
+                        config.key.value,
+                        config.identity(),
+                        service.key.value
                     ),
-                    Some(config.id.span),
+                    Some(config.identity_span()),
                 )
-                .with_label("no pipe with this id on the service")
-                .with_help("check the pipe id, or mark the pipe `absent: true` if it was removed"),
+                .with_label(if config.id.is_some() {
+                    "no pipe with this id on the service"
+                } else {
+                    "no pipe with this name on the service"
+                })
+                .with_help(if config.id.is_some() {
+                    "check the pipe id, or mark the pipe `absent: true` if it was removed"
+                } else {
+                    "converge does not create pipes yet: check the name, or write the `id:` of an existing pipe to adopt it"
+                }),
             );
             return;
         };
+        self.unplanned_fields(service, config);
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -88,6 +99,49 @@ impl Builder<'_> {
             ),
         });
         self.push(change, Some((operation, Vec::new())));
+    }
+
+    /// Warns at the first declared field that is not compared yet, rather than passing over it
+    /// in silence: a plan that says nothing would read as "the pipe is as declared".
+    fn unplanned_fields(&mut self, service: &ServiceConfig, config: &PipeConfig) {
+        let written = [
+            ("source", config.source.as_ref().map(|s| s.span)),
+            ("destination", config.destination.as_ref().map(|d| d.span)),
+            (
+                "fieldMappings",
+                config.field_mappings.as_ref().map(|f| f.span),
+            ),
+            ("settings", config.settings.as_ref().map(|s| s.span)),
+            ("state", config.state.as_ref().map(|s| s.span)),
+            (
+                "credentialsVersion",
+                config.credentials_version.as_ref().map(|c| c.span),
+            ),
+        ];
+        let fields: Vec<(&str, Span)> = written
+            .into_iter()
+            .filter_map(|(name, span)| Some((name, span?)))
+            .collect();
+        let Some((_, first)) = fields.first() else {
+            return;
+        };
+        let names = fields
+            .iter()
+            .map(|(name, _)| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.error(
+            Diagnostic::warning(
+                Code::PlanPipeUnplanned,
+                format!(
+                    "pipe `{}.{}`: {names} not compared with the live pipe; only `scaling` and `absent` are planned",
+                    service.key.value, config.key.value
+                ),
+                Some(*first),
+            )
+            .with_label("validated, not planned")
+            .with_help("change these fields in the console for now; the plan shows no difference for them"),
+        );
     }
 
     /// A pipe marked `absent`: deleted when it exists, else nothing to do.

@@ -129,10 +129,9 @@ pub(crate) fn alert(
 
 fn pipe(key: &str, id: &str, scaling: Option<PipeScalingConfig>, absent: bool) -> PipeConfig {
     PipeConfig {
-        key: s(key, 60),
-        id: s(id, 60),
         absent,
         scaling,
+        ..PipeConfig::by_id(s(key, 60), s(id, 60))
     }
 }
 

@@ -418,9 +418,6 @@ fn scenario(
     pipes.insert(
         "orders".to_string(),
         PipeConfig {
-            key: loc("orders".into(), 3),
-            id: loc(ORDERS.into(), 3),
-            absent: false,
             scaling: Some(PipeScalingConfig {
                 span: at(3),
                 replicas: wr.map(|v| loc(v, 3)),
@@ -428,6 +425,7 @@ fn scenario(
                 replica_memory_gb: memory(wm).map(|v| loc(v, 3)),
                 ..Default::default()
             }),
+            ..PipeConfig::by_id(loc("orders".into(), 3), loc(ORDERS.into(), 3))
         },
     );
     config.services.get_mut("analytics").unwrap().pipes = pipes;

@@ -1,0 +1,211 @@
+//! Pipes declared whole (issue 22) through the real binary: each source kind validates, the
+//! credentials are write-only references that appear in no output, and bad input is refused
+//! at its line (the `7x-pipe-*` fixtures of `tests/fixtures/invalid`, run by `validate.rs`).
+
+use serde_json::{Map, Value};
+
+use crate::common::{Converge, Outcome, Workspace, converge_snapshot};
+
+/// Credential values no output may ever hold.
+const CANARIES: [(&str, &str); 6] = [
+    ("PIPE_EVENTS_USERNAME", "canary-user-7f3a"),
+    ("PIPE_EVENTS_PASSWORD", "canary-password-91c2"),
+    ("PIPE_FILES_KEY_ID", "canary-key-id-44d0"),
+    ("PIPE_FILES_SECRET_KEY", "canary-secret-key-0be9"),
+    ("PIPE_REPLICA_USERNAME", "canary-pg-user-5a17"),
+    ("PIPE_REPLICA_PASSWORD", "canary-pg-password-c3e8"),
+];
+
+const WHOLE: &str = "examples/pipes.yaml";
+
+fn with_credentials() -> Converge<'static> {
+    Converge::offline()
+        .in_repo()
+        .env("CONVERGE_KEY_SECRET", "sandbox-secret")
+        .envs(CANARIES)
+}
+
+fn assert_no_canary(outcome: &Outcome) {
+    for (_, canary) in CANARIES {
+        assert!(
+            !outcome.stdout.contains(canary) && !outcome.stderr.contains(canary),
+            "a credential value was printed: {outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn every_source_kind_declared_whole_validates_without_printing_credentials() {
+    let text = with_credentials().run(["validate", WHOLE]);
+    assert_no_canary(&text);
+    converge_snapshot!("pipes_whole_validate", text);
+    let json = with_credentials().run(["validate", "--format", "json", WHOLE]);
+    assert_no_canary(&json);
+    assert_eq!(json.code, 0, "{json:?}");
+    assert_eq!(json.json(), serde_json::json!([]));
+}
+
+#[test]
+fn without_the_credentials_validate_warns_at_each_reference() {
+    let outcome = Converge::offline()
+        .in_repo()
+        .env("CONVERGE_KEY_SECRET", "sandbox-secret")
+        .run(["validate", "--format", "json", WHOLE]);
+    assert_eq!(outcome.code, 0, "{outcome:?}");
+    let places: Vec<(String, u64)> = outcome
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["code"], "config::env-unset", "{d}");
+            assert_eq!(d["severity"], "warning", "{d}");
+            (
+                d["message"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64)> = [
+        ("PIPE_EVENTS_USERNAME", 26),
+        ("PIPE_EVENTS_PASSWORD", 27),
+        ("PIPE_FILES_KEY_ID", 56),
+        ("PIPE_FILES_SECRET_KEY", 57),
+        ("PIPE_REPLICA_USERNAME", 97),
+        ("PIPE_REPLICA_PASSWORD", 98),
+    ]
+    .into_iter()
+    .map(|(name, line)| (format!("environment variable `{name}` is not set"), line))
+    .collect();
+    assert_eq!(places, expected);
+}
+
+#[test]
+fn a_literal_credential_is_refused_and_never_echoed() {
+    let whole = std::fs::read_to_string(crate::common::root().join(WHOLE)).unwrap();
+    let literal = whole.replace(
+        "password: ${env:PIPE_REPLICA_PASSWORD}",
+        "password: canary-literal-6d21",
+    );
+    // A relative path: the message names the file, and a temporary path would wrap.
+    let dir = Workspace::new();
+    dir.write("config.yaml", &literal);
+    let outcome = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "sandbox-secret")
+        .envs(CANARIES)
+        .cwd(dir.path())
+        .run(["validate", "config.yaml"]);
+    assert!(
+        !outcome.stdout.contains("canary-literal-6d21")
+            && !outcome.stderr.contains("canary-literal-6d21"),
+        "{outcome:?}"
+    );
+    converge_snapshot!("pipes_literal_credential", outcome);
+}
+
+#[test]
+fn a_credential_variable_cannot_be_spelled_into_another_field() {
+    let whole = std::fs::read_to_string(crate::common::root().join(WHOLE)).unwrap();
+    let leaked = whole.replace(
+        "name: orders from postgres",
+        "name: orders ${env:PIPE_REPLICA_PASSWORD}",
+    );
+    let outcome = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "sandbox-secret")
+        .envs(CANARIES)
+        .config(&leaked)
+        .run(["validate"]);
+    assert_no_canary(&outcome);
+    converge_snapshot!("pipes_credential_variable_elsewhere", outcome);
+}
+
+#[test]
+fn a_scaling_only_pipe_without_a_name_or_source_still_validates() {
+    let outcome = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "sandbox-secret")
+        .config(
+            "version: 1\norganization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b\nservices:\n  a:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    pipes:\n      p:\n        id: 0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77\n        scaling: { replicas: 3 }\n      q:\n        scaling: { replicas: 3 }\n",
+        )
+        .run(["validate"]);
+    // `q` has neither an id to adopt nor a whole declaration.
+    converge_snapshot!("pipes_neither_id_nor_declaration", outcome);
+}
+
+/// A schema's `properties`, `$ref`s followed within its own document.
+fn properties<'v>(document: &'v Value, schema: &'v Value) -> &'v Map<String, Value> {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => document.pointer(&reference[1..]).unwrap(),
+        None => schema,
+    };
+    schema["properties"].as_object().unwrap()
+}
+
+#[test]
+fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
+    let read = |path: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(crate::common::root().join(path)).unwrap())
+            .unwrap()
+    };
+    let cloud = read("../shared/reference/cloud-api.openapi.json");
+    let ours = read("schema/converge.schema.json");
+    let theirs = |name: &str| properties(&cloud, &cloud["components"]["schemas"][name]);
+    let mine = |name: &str| properties(&ours, &ours["$defs"][name]);
+    let pairs = [
+        ("ClickPipePostKafkaSource", "pipeKafka"),
+        ("ClickPipePostObjectStorageSource", "pipeObjectStorage"),
+        ("ClickPipePostKinesisSource", "pipeKinesis"),
+        ("ClickPipeMutatePostgresSource", "pipePostgres"),
+        ("ClickPipeMutateDestination", "pipeDestination"),
+        ("ClickPipeSettingsPutRequest", "pipeSettings"),
+    ];
+    for (document, config) in pairs {
+        let (theirs, mine) = (theirs(document), mine(config));
+        let missing: Vec<&String> = theirs.keys().filter(|k| !mine.contains_key(*k)).collect();
+        assert!(
+            missing.is_empty(),
+            "{config} lacks {missing:?} of {document}"
+        );
+        let extra: Vec<&String> = mine.keys().filter(|k| !theirs.contains_key(*k)).collect();
+        assert!(
+            extra.is_empty(),
+            "{config} has {extra:?}, not in {document}"
+        );
+    }
+    let post = theirs("ClickPipePostRequest");
+    let pipe = mine("pipe");
+    for field in post.keys() {
+        assert!(pipe.contains_key(field), "pipe lacks `{field}`");
+    }
+    // Every setting keeps the document's range.
+    for (key, setting) in theirs("ClickPipeSettingsPutRequest") {
+        for bound in ["minimum", "maximum"] {
+            assert_eq!(
+                setting.get(bound),
+                mine("pipeSettings")[key].get(bound),
+                "{key} {bound}"
+            );
+        }
+    }
+}
+
+/// A config of the demo world's `analytics` service with the given pipes.
+fn analytics_with(pipes: &str) -> String {
+    format!(
+        "version: 1\norganization: ${{env:CONVERGE_ORG_ID}}\ncloud:\n  url: ${{env:CONVERGE_CLOUD_URL}}\n  keyId: ${{env:CONVERGE_KEY_ID}}\n  keySecret: ${{env:CONVERGE_KEY_SECRET}}\nservices:\n  analytics:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    pipes:\n{pipes}"
+    )
+}
+
+#[test]
+fn plan_finds_a_pipe_by_name_and_says_which_declared_fields_it_does_not_plan_yet() {
+    let sandbox = crate::common::fast_sandbox();
+    // `orders` is the demo world's kafka pipe, found by its name; `fresh` does not exist.
+    let config = analytics_with(
+        "      orders:\n        name: orders\n        state: running\n        source:\n          kafka: { brokers: b:9092, topics: orders, format: JSONEachRow }\n        destination:\n          database: default\n          table: orders\n          managedTable: false\n          columns: [{ name: id, type: UInt64 }]\n        fieldMappings: [{ sourceField: id, destinationField: id }]\n        scaling: { replicas: 3 }\n      fresh:\n        name: fresh\n        source:\n          kinesis: { streamName: s, region: us-east-1, format: JSONEachRow, iteratorType: LATEST, authentication: IAM_ROLE, iamRole: 'arn:aws:iam::1:role/r' }\n        destination:\n          database: default\n          table: fresh\n          managedTable: false\n          columns: [{ name: id, type: UInt64 }]\n        fieldMappings: [{ sourceField: id, destinationField: id }]\n",
+    );
+    let outcome = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    converge_snapshot!("pipes_plan_by_name", outcome);
+    // Without `fresh`, the plan is made: `orders` scaled by name, with the warning.
+    let found = config[..config.find("      fresh:").unwrap()].to_string();
+    let outcome = Converge::new(&sandbox).fast().config(&found).run(["plan"]);
+    converge_snapshot!("pipes_plan_by_name_found", outcome);
+}
