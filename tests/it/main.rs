@@ -21,5 +21,6 @@ mod rename;
 mod sandbox;
 mod show;
 mod soak;
+mod tiles;
 mod transport;
 mod validate;
