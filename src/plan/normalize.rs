@@ -147,17 +147,23 @@ pub(crate) fn series(series: &Series) -> Value {
     Value::Object(map)
 }
 
-/// A value without its nulls and empty strings (absent to the server), at every depth.
-fn present(value: &Value) -> Option<Value> {
+/// A value without its nulls, empty strings, empty lists and empty maps (absent to the server),
+/// at every depth.
+pub(crate) fn present(value: &Value) -> Option<Value> {
     match value {
         Value::Null => None,
         Value::String(s) if s.is_empty() => None,
-        Value::Object(map) => Some(Value::Object(
-            map.iter()
+        Value::Object(map) => {
+            let map: Map<String, Value> = map
+                .iter()
                 .filter_map(|(k, v)| Some((k.clone(), present(v)?)))
-                .collect(),
-        )),
-        Value::Array(items) => Some(Value::Array(items.iter().filter_map(present).collect())),
+                .collect();
+            (!map.is_empty()).then_some(Value::Object(map))
+        }
+        Value::Array(items) => {
+            let items: Vec<Value> = items.iter().filter_map(present).collect();
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
         Value::Number(n) => Some(n.as_f64().map_or_else(|| value.clone(), num)),
         other => Some(other.clone()),
     }

@@ -401,3 +401,35 @@ fn a_tile_converge_does_not_model_is_carried_over_by_id() {
     stack.converge(&yaml.replace("service:api", "service:web"));
     assert_eq!(stack.tile_id("Flame"), flame);
 }
+
+/// Export writes the generation the server speaks, and its output validates and plans empty:
+/// every display type on today's server (`config`), the shorthand on the contract's (`series`).
+#[test]
+fn export_writes_the_servers_generation_and_round_trips() {
+    for (quirks, tiles) in [
+        (vec![Quirk::NewerGeneration], EVERY_DISPLAY_TYPE),
+        (vec![Quirk::NewerGeneration], REQUESTS_SERIES),
+        (Vec::new(), REQUESTS_SERIES),
+    ] {
+        let newer = !quirks.is_empty();
+        let sandbox = sandbox(quirks);
+        let stack = Stack::new(&sandbox);
+        stack.converge(&config("", tiles));
+        let out = Converge::new(&sandbox).fast().run([
+            "export",
+            "--service",
+            common::ANALYTICS,
+            "--stack",
+            common::ANALYTICS,
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let yaml = out.stdout;
+        let board = yaml.find("name: Board").unwrap_or(0);
+        let written = &yaml[board..];
+        assert_eq!(written.contains("series:"), !newer, "{yaml}");
+        assert_eq!(written.contains("config:"), newer, "{yaml}");
+        let checked = stack.run(&yaml, &["validate"]);
+        assert_eq!(checked.code, 0, "{}\n{yaml}", checked.stderr);
+        stack.assert_empty(&yaml);
+    }
+}
