@@ -213,7 +213,10 @@ pub(crate) fn tile_config(config: &Value) -> Value {
     if ["search", "heatmap", "event_patterns"].contains(&display.as_str()) {
         default("whereLanguage", Value::from("lucene"));
     }
-    Value::Object(map)
+    // One order whatever the server's: `displayType` first, then by key.
+    let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+    entries.sort_by(|a, b| (a.0 != "displayType", &a.0).cmp(&(b.0 != "displayType", &b.0)));
+    Value::Object(entries.into_iter().collect())
 }
 
 /// One tile, with or without its server-assigned id: in today's shape when it carries

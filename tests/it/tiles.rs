@@ -433,3 +433,31 @@ fn export_writes_the_servers_generation_and_round_trips() {
         stack.assert_empty(&yaml);
     }
 }
+
+/// A tile added live shows as one block in drift, as in plan, in today's generation.
+#[test]
+fn a_tile_added_live_is_one_block_in_drift_and_plan() {
+    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let stack = Stack::new(&sandbox);
+    let yaml = config("", REQUESTS_SERIES);
+    stack.converge(&yaml);
+    let mut board = stack.board();
+    let id = board["id"].as_str().unwrap_or_default().to_string();
+    let tiles = board["tiles"].as_array_mut().expect("tiles");
+    tiles.push(serde_json::json!({
+        "name": "Errors by host", "x": 6, "y": 0, "w": 6, "h": 4,
+        "config": {
+            "displayType": "table", "sourceId": "x", "groupBy": "host",
+            "select": [{ "aggFn": "count", "where": "level:error" }]
+        }
+    }));
+    let body = serde_json::json!({ "name": "Board", "tiles": tiles, "tags": board["tags"] });
+    let path = format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS);
+    Client::new(&sandbox)
+        .cloud("PUT", &path, Some(body))
+        .result();
+    let drift = stack.run(&yaml, &["drift"]);
+    common::converge_snapshot!("tiles_added_live_drift", drift);
+    let plan = stack.run(&yaml, &["plan"]);
+    common::converge_snapshot!("tiles_added_live_plan", plan);
+}
