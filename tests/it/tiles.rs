@@ -461,3 +461,78 @@ fn a_tile_added_live_is_one_block_in_drift_and_plan() {
     let plan = stack.run(&yaml, &["plan"]);
     common::converge_snapshot!("tiles_added_live_plan", plan);
 }
+
+/// `plan --check-queries` and `preview` build their chart-series requests from a `config`
+/// tile's `select` items; a markdown tile has none and is left out.
+#[test]
+fn check_queries_and_preview_query_the_select_items_of_config_tiles() {
+    let sandbox = common::fast_sandbox();
+    let yaml = r#"version: 1
+organization: ${env:CONVERGE_ORG_ID}
+observability:
+  url: ${env:CONVERGE_OBSERVABILITY_URL}
+  token: ${env:CONVERGE_OBS_TOKEN}
+stacks:
+  obs:
+    api: observability
+    generation: config
+    dashboards:
+      board:
+        name: Board
+        tiles:
+          - name: Sizes
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            config:
+              displayType: line
+              source: Logs
+              select:
+                - { aggFn: count, where: "service:api" }
+                - { aggFn: avg, valueExpression: bytes }
+              groupBy: service
+          - name: Notes
+            x: 6
+            y: 0
+            w: 6
+            h: 4
+            config: { displayType: markdown, markdown: "Notes" }
+"#;
+    let out = Converge::new(&sandbox)
+        .config_as("obs.yaml", yaml)
+        .run(["plan", "--check-queries"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sent: Vec<usize> = sandbox
+        .request_log()
+        .iter()
+        .filter(|e| e.path == "/api/v2/charts/series")
+        .filter_map(|e| e.series)
+        .collect();
+    assert_eq!(sent, vec![2]);
+    let out = Converge::new(&sandbox).config_as("obs.yaml", yaml).run([
+        "preview",
+        "dashboard.obs.board.tile[Sizes]",
+        "--end",
+        "2026-11-21T06:00:00Z",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let drawn = out.json();
+    let labels: Vec<&str> = drawn["charts"][0]["lines"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l["label"].as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "series 0: count · service-a",
+            "series 0: count · service-b",
+            "series 1: avg(bytes) · service-a",
+            "series 1: avg(bytes) · service-b"
+        ]
+    );
+}
