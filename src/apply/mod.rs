@@ -315,9 +315,15 @@ pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, 
             continue;
         }
         if current != step.fingerprint {
-            found
-                .stale
-                .push((step.id, write::stale_message(step, current)));
+            // Field by field, so the reader sees what moved under the reviewed plan.
+            let mut message = write::stale_message(step, current);
+            for line in crate::plan::saved::changed_since(plan, step, &scoped) {
+                message.push_str(&format!(
+                    "\n      {}: {line} since the plan was made",
+                    step.address
+                ));
+            }
+            found.stale.push((step.id, message));
         }
     }
     found.disagreements = crate::plan::derive::against_live(plan, &live);

@@ -89,9 +89,11 @@ pub(crate) async fn wait(
             pending.len()
         ));
     }
+    let total = pending.len();
     // `None` only for a timeout beyond what the clock can count: no deadline, not a panic.
     let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
+        let before: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
         let mut services: Option<Vec<Service>> = None;
         if pending
             .iter()
@@ -128,6 +130,9 @@ pub(crate) async fn wait(
                 .is_some_and(|p| pipe::shows(p, body)),
             None => false,
         });
+        if pending.len() < before.len() {
+            progress(&before, &pending, total, printer);
+        }
         let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
         if pending.is_empty() || late || *cancel.borrow() {
             break;
@@ -149,5 +154,28 @@ pub(crate) async fn wait(
     WaitReport {
         settled: pending.is_empty(),
         pending: pending.iter().map(|s| s.address.clone()).collect(),
+    }
+}
+/// One line for a poll that found changes showing: which, and what is still pending; or that
+/// all of them show, so the wait never ends on a line that looks frozen.
+fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, printer: &Printer) {
+    let still: Vec<&str> = pending.iter().map(|s| s.address.as_str()).collect();
+    let shown: Vec<&str> = before
+        .iter()
+        .map(String::as_str)
+        .filter(|address| !still.contains(address))
+        .collect();
+    if still.is_empty() {
+        printer.err(&format!(
+            "scaling shows: {}; all {total} scaling change(s) show",
+            shown.join(", ")
+        ));
+    } else {
+        printer.err(&format!(
+            "scaling shows: {} ({} of {total}); still pending: {}",
+            shown.join(", "),
+            total - still.len(),
+            still.join(", ")
+        ));
     }
 }

@@ -25,8 +25,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     0  applied, or nothing to apply\n  \
     1  a step failed, or the run was interrupted\n  \
     3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
-    4  refused: a delete without --allow-destroy, or no --yes and no terminal to ask on \
-    (nothing written)\n\n\
+    4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
+    or no --yes and no terminal to ask on (nothing written)\n\n\
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes")]

@@ -56,9 +56,15 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
-    let plan = session.plan(&args.only, printer)?;
+    let mut plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
+        plan.warnings.push(plan::model::Warning {
+            code: None,
+            place: None,
+            message: warning,
+            help: None,
+        });
     }
     let text = plan::render(&plan, args.format, &printer.for_stdout());
     match args.format {

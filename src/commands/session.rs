@@ -18,6 +18,7 @@ use crate::error::{Error, Result, UnmatchedGlob};
 use crate::format::Format;
 use crate::live::LiveState;
 use crate::output::Printer;
+use crate::plan::model::Warning as PlanWarning;
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
 use crate::settings::ApiSettings;
@@ -54,6 +55,7 @@ impl Session {
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;
+        plan.warnings = self.warnings(&diagnostics);
         if only.is_empty() {
             return Ok(plan);
         }
@@ -70,7 +72,22 @@ impl Session {
         // The names a partial plan shows are those of its own changes.
         plan.sources = crate::plan::build::source_names(&plan, &self.live);
         self.report(&diagnostics, printer)?;
+        plan.warnings.extend(self.warnings(&diagnostics));
         Ok(plan)
+    }
+
+    /// The warnings among `diagnostics` as the plan's review carries them.
+    fn warnings(&self, diagnostics: &[Diagnostic]) -> Vec<PlanWarning> {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .map(|d| PlanWarning {
+                code: Some(d.code.as_str().to_string()),
+                place: render::place(d, &self.sources),
+                message: d.message.clone(),
+                help: d.help.clone(),
+            })
+            .collect()
     }
 
     /// Every address the config and the live state know, given the whole plan: its changes

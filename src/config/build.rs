@@ -221,7 +221,10 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
                     Some(api.span),
                 )
                 .with_label("remove this or `service`")
-                .with_related(service.span, "managed stack of this service"),
+                .with_related(service.span, "managed stack of this service")
+                .with_help(
+                    "keep `service:` for the service's managed stack, or `api: observability` for the standalone API",
+                ),
             );
             StackTarget::Managed { service }
         }
@@ -309,7 +312,8 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
                     Some(name.span),
                 )
                 .with_label("remove this or `sourceId`")
-                .with_related(id.span, "sourceId here"),
+                .with_related(id.span, "sourceId here")
+                .with_help("keep `source: <name>` or `sourceId: <id>`, and remove the other"),
             );
             Some(SourceRef::Id(id))
         }

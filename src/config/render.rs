@@ -1,5 +1,5 @@
 //! Showing diagnostics: as miette reports on stderr (text), as a JSON array on stdout, and as
-//! GitHub workflow annotations on stdout when `GITHUB_ACTIONS=true`, so pull requests show each
+//! GitHub workflow annotations on stderr when `GITHUB_ACTIONS=true`, so pull requests show each
 //! problem on its line. Used for config problems and for plan-time rule errors alike.
 
 use std::fmt;
@@ -16,8 +16,8 @@ use crate::output::Printer;
 /// Codes whose underlined value is a secret: shown with their place but without the snippet.
 const REDACTED_CODES: &[Code] = &[Code::ConfigLiteralSecret];
 
-/// Prints every diagnostic in the chosen format, plus GitHub annotations when
-/// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
+/// Prints every diagnostic in the chosen format, plus GitHub annotations on stderr when
+/// `GITHUB_ACTIONS=true`.
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
     let masked = mask_secrets(diags, sources);
     let sources = &masked;
@@ -33,13 +33,10 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
         Format::Json => printer.out(&format!("{}\n", to_json(diags, sources))),
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        // Always on stderr: the runner reads workflow commands there as well, and stdout
+        // carries exactly one document (the plan, the comment, the JSON) whatever the format.
         let annotations = github_annotations(diags, sources);
-        match format {
-            Format::Text | Format::Markdown => printer.out_text(&annotations),
-            // stdout stays one JSON document for `jq`; the runner reads workflow commands
-            // from stderr as well.
-            Format::Json => printer.err(annotations.trim_end_matches('\n')),
-        }
+        printer.err(annotations.trim_end_matches('\n'));
     }
 }
 
@@ -301,6 +298,17 @@ fn escape_data(text: &str) -> String {
 
 fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Where a diagnostic points, `file:line:column`; `None` for one without a place.
+pub(crate) fn place(diag: &Diagnostic, sources: &Sources) -> Option<String> {
+    let span = diag.span?;
+    Some(format!(
+        "{}:{}:{}",
+        file_name(sources, span),
+        span.line,
+        span.column
+    ))
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {

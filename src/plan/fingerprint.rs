@@ -78,7 +78,11 @@ pub(crate) fn service_scaling(service: &Service) -> Fingerprint {
 
 /// A private endpoint attached to a service (`service.<key>.private_endpoint[<id>]`).
 pub(crate) fn private_endpoint(id: &str) -> Fingerprint {
-    of_value(&serde_json::json!({ "id": id, "attached": true }))
+    of_value(&private_endpoint_value(id))
+}
+
+fn private_endpoint_value(id: &str) -> Value {
+    serde_json::json!({ "id": id, "attached": true })
 }
 
 /// A pipe: identity, source kind and scaling (`pipe.<service>.<key>` and its `.scaling`).
@@ -103,14 +107,22 @@ pub(crate) fn alert(alert: &Alert) -> Fingerprint {
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
 pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
+    current_value(operation, live).as_ref().map(of_value)
+}
+
+/// The normalized value [`current`] hashes: what a stale step's object is now, field by field.
+pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<Value> {
     let stack = |stack: &StackRef| live.stacks.get(&stack.key);
     match operation.target() {
-        Target::Service { service_id } => live.services.get(service_id).map(service_scaling),
+        Target::Service { service_id } => live
+            .services
+            .get(service_id)
+            .map(normalize::service_scaling),
         Target::PrivateEndpoint { service_id, id } => live
             .services
             .get(service_id)
             .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
-            .map(|_| private_endpoint(id)),
+            .map(|_| private_endpoint_value(id)),
         Target::Pipe {
             service_id,
             pipe_id,
@@ -118,7 +130,7 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
             .pipes
             .get(service_id)
             .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
-            .map(pipe),
+            .map(normalize::pipe_identity),
         Target::Dashboard { stack: s, key } => stack(s)
             .and_then(|l| {
                 l.dashboards.iter().find(|d| match key {
@@ -126,7 +138,7 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
                     Key::Name(name) => normalize::same_name(&d.name, name),
                 })
             })
-            .map(dashboard),
+            .map(normalize::dashboard_with_ids),
         Target::Alert { stack: s, key } => stack(s)
             .and_then(|l| {
                 l.alerts.iter().find(|a| match key {
@@ -134,7 +146,7 @@ pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerp
                     Key::Name(name) => normalize::same_name(&a.name, name),
                 })
             })
-            .map(alert),
+            .map(normalize::alert_with_ids),
     }
 }
 

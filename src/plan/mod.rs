@@ -39,6 +39,6 @@ pub use kinds::private_endpoint::op::PrivateEndpointOp;
 pub use kinds::service::op::ServiceOp;
 pub use model::{
     Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
-    Step, Summary, Unmanaged,
+    Step, Summary, Unmanaged, Warning,
 };
 pub use render::{Format, render};

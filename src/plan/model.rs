@@ -128,8 +128,11 @@ pub struct Change {
     pub renamed_from: Option<String>,
 }
 
-/// A live object converge owns that the config no longer lists while prune is off: reported,
-/// never touched.
+/// How the reason of an [`Unmanaged`] object converge does not own starts.
+pub(crate) const NOT_OWNED: &str = "not owned by converge";
+
+/// A live object converge owns that the config no longer lists while prune is off, or (prune
+/// on) one it does not own that the config does not list: reported, never touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unmanaged {
     /// Address of the object, e.g. `dashboard.prod["Old board"]`.
@@ -293,6 +296,26 @@ pub struct Plan {
     /// read only the lists its addresses need and says nothing about the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
+    /// The warnings the plan was made with (a likely rename, an idle service, a step `--only`
+    /// leaves out): the text shows them on stderr, the Markdown comment and the JSON carry them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A warning about a plan, as its review (Markdown, JSON) shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The diagnostic code, e.g. `plan::maybe-renamed`; absent for a warning without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Where in the config, `file:line:column`, for a warning with a place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// What to do about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 /// Counts per action, for the summary line.
@@ -319,6 +342,15 @@ impl Summary {
 }
 
 impl Plan {
+    /// Live objects the config does not list that converge does not own: left as is even by
+    /// prune, so a plan with them never reads as if the live state matched the config.
+    pub(crate) fn not_owned(&self) -> usize {
+        self.unmanaged
+            .iter()
+            .filter(|u| u.reason.starts_with(NOT_OWNED))
+            .count()
+    }
+
     /// Counts per action.
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();

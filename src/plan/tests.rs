@@ -310,16 +310,22 @@ fn prune_deletes_owned_alerts_before_their_dashboard_and_reports_without_prune()
     assert_eq!(dashboard.action, Action::Delete);
     let dashboard_step = step_of(&plan, "dashboard.prod[\"Stale board\"]");
     assert_eq!(dashboard_step.depends_on, vec![alert.step.unwrap()]);
-    // Not owned (no tag): never touched, not even reported.
+    // Not owned (no tag): never touched; with prune on, reported as left as is.
     assert!(!addresses(&plan).iter().any(|a| a.contains("Hand made")));
     // The stack without prune: reported, no change, no step.
     let unmanaged: Vec<&str> = plan.unmanaged.iter().map(|u| u.address.as_str()).collect();
     assert_eq!(
         unmanaged,
         vec![
+            "dashboard.prod[\"Hand made\"]",
             "alert.ops[\"Leftover alert\"]",
             "dashboard.ops[\"Leftover\"]"
         ]
+    );
+    assert!(
+        plan.unmanaged[0]
+            .reason
+            .starts_with(super::model::NOT_OWNED)
     );
     assert!(!plan.steps.iter().any(|s| s.address.contains("Leftover")));
 }
@@ -752,8 +758,12 @@ fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
     }
     let markdown = markdown::render(&plan);
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        let address = crate::markdown::escape(&change.address);
-        assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
+        // Inside `<details><summary>` (raw HTML) as HTML text, on a list line as Markdown.
+        let html = crate::markdown::escape_html(&change.address);
+        let inline = crate::markdown::escape(&change.address);
+        let count = markdown.matches(&format!("- {html}</code>")).count()
+            + markdown.matches(&format!("<code>{inline}</code>")).count();
+        assert_eq!(count, 1, "{}", change.address);
     }
 }
 
@@ -916,9 +926,10 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
         let address = crate::markdown::escape(&change.address);
+        let html = crate::markdown::escape_html(&change.address);
         assert!(
             markdown.contains(&format!("<code>{address}</code>"))
-                || markdown.contains(&format!("<code>- {address}</code>")),
+                || markdown.contains(&format!("<code>- {html}</code>")),
             "{address}"
         );
     }
@@ -970,7 +981,19 @@ fn a_plan_with_nothing_to_do_says_so() {
     let config = demo_config();
     let served = property::Served::new(&config, &demo_live());
     let (first, _) = plan(&config, &served.read(), &options());
-    let (second, _) = plan(&config, &served.apply(&first), &options());
+    let mut live = served.apply(&first);
+    // A dashboard made by hand in a pruned stack is left as is and said: no "No changes".
+    let (left, _) = plan(&config, &live, &options());
+    let text = text::render(&left, &Printer::plain());
+    assert!(!text.contains("No changes"), "{text}");
+    assert!(
+        text.contains("Nothing to apply, but the live state does not match the config: 1 live"),
+        "{text}"
+    );
+    if let Some(prod) = live.stacks.get_mut("prod") {
+        prod.dashboards.retain(|d| d.name != "Hand made");
+    }
+    let (second, _) = plan(&config, &live, &options());
     let text = text::render(&second, &Printer::plain());
     assert!(
         text.starts_with("Plan: 0 to create, 0 to update, 0 to delete, 16 unchanged\n"),
@@ -1194,4 +1217,57 @@ fn an_unknown_operation_is_refused_by_name() {
         }))
         .is_ok()
     );
+}
+
+#[test]
+fn a_step_run_before_an_earlier_one_keeps_the_order_valid_and_the_changes_pointing_at_it() {
+    let mut plan = demo_plan();
+    let alert = "alert.prod[\"Stale alert\"]";
+    let board = "dashboard.prod[\"Stale board\"]";
+    let moved = by_address(&plan, alert).step.unwrap();
+    assert!(moved > 0 && plan.steps[moved].depends_on.is_empty());
+    let first = plan.steps[0].address.clone();
+    assert!(order::run_before(
+        &mut plan.steps,
+        &mut plan.changes,
+        moved,
+        0
+    ));
+    order::check(&plan.steps).unwrap();
+    assert_eq!(plan.steps[0].address, alert);
+    assert_eq!(plan.steps[1].address, first);
+    assert_eq!(plan.steps[1].depends_on, vec![0]);
+    // The board's delete still waits for the alert's, under its new number.
+    assert!(step_of(&plan, board).depends_on.contains(&0));
+    for change in &plan.changes {
+        if let Some(id) = change.step {
+            assert_eq!(plan.steps[id].address, change.address);
+        }
+    }
+    // A step cannot run before one it depends on.
+    let board_id = by_address(&plan, board).step.unwrap();
+    assert!(!order::run_before(
+        &mut plan.steps,
+        &mut plan.changes,
+        board_id,
+        0
+    ));
+}
+
+#[test]
+fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
+    let mut plan = demo_plan();
+    plan.warnings = (0..5000)
+        .map(|n| super::model::Warning {
+            code: Some("plan::only-leaves-out-dependency".into()),
+            place: None,
+            message: format!("`--only` keeps `alert.prod.a{n}` but leaves out a dashboard"),
+            help: None,
+        })
+        .collect();
+    let markdown = markdown::render(&plan);
+    assert!(markdown.len() <= markdown::BUDGET);
+    assert!(markdown.contains("more warning(s): run `converge plan` for all of them"));
+    // The first warnings are shown, escaped.
+    assert!(markdown.contains("keeps &#96;alert.prod.a0&#96; but leaves out"));
 }
