@@ -387,11 +387,6 @@ fn tile_shape(tile: &TileConfig) -> Option<Diagnostic> {
             config.span,
             "remove this or `series`",
         ),
-        (None, true) => (
-            format!("tile `{name}` has neither `series` nor `config`"),
-            tile.name.span,
-            "says nothing to draw",
-        ),
         (Some(config), true) => {
             let ratio = tile.as_ratio.as_ref()?;
             return Some(
@@ -404,7 +399,8 @@ fn tile_shape(tile: &TileConfig) -> Option<Diagnostic> {
                 .with_related(config.span, "config here"),
             );
         }
-        (None, false) => return None,
+        // Neither is the schema's to report (`series` is required without `config`).
+        (None, _) => return None,
     };
     Some(
         Diagnostic::error(Code::SemanticTileShape, message, Some(at))

@@ -115,7 +115,7 @@ codes! {
     SemanticTileOverflow => "semantic::tile-overflow",
     /// `asRatio: true` on a tile without exactly two series.
     SemanticRatioSeries => "semantic::ratio-series",
-    /// A tile with both `series` and `config`, with neither, or with `asRatio` beside `config`.
+    /// A tile with both `series` and `config`, or with `asRatio` beside `config`.
     SemanticTileShape => "semantic::tile-shape",
     /// A local key with characters other than letters, digits, `-` and `_`.
     SemanticKeyName => "semantic::key-name",

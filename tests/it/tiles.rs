@@ -364,16 +364,6 @@ fn a_config_tile_on_a_contract_generation_stack_is_an_error_at_its_line() {
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
-/// A series the server of today's generation cannot hold is an error at its line.
-#[test]
-fn a_histogram_series_on_a_todays_generation_stack_is_an_error_at_its_line() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
-    let stack = Stack::new(&sandbox);
-    let histogram = REQUESTS_SERIES.replace("type: time", "type: histogram");
-    let out = stack.run(&config("    generation: config\n", &histogram), &["plan"]);
-    common::converge_snapshot!("tiles_histogram_on_a_config_stack", out);
-}
-
 /// A live tile of a display type converge does not model is sent back by id on every update,
 /// and the plan says so once.
 #[test]
@@ -535,4 +525,31 @@ stacks:
             "series 1: avg(bytes) · service-b"
         ]
     );
+}
+
+/// A tile drawn twice (`series` and `config`), or with `asRatio` beside its `config`, is an
+/// error at validate.
+#[test]
+fn a_tile_has_series_or_config_and_a_config_keeps_its_ratio() {
+    let both = format!(
+        "{REQUESTS_SERIES}            config: {{ displayType: number, source: Logs, select: [{{ aggFn: count }}] }}\n"
+    );
+    let ratio = EVERY_DISPLAY_TYPE.replacen(
+        "            config:\n              displayType: line\n",
+        "            asRatio: true\n            config:\n              displayType: line\n",
+        1,
+    );
+    for (name, tiles) in [
+        ("tiles_both_shapes", both),
+        ("tiles_ratio_beside_config", ratio),
+    ] {
+        let out = Converge::offline()
+            .env("CONVERGE_ORG_ID", "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b")
+            .env("CONVERGE_CLOUD_URL", "http://127.0.0.1:9")
+            .env("CONVERGE_KEY_ID", "key")
+            .env("CONVERGE_KEY_SECRET", "secret")
+            .config_as("converge.yaml", &config("", &tiles))
+            .run(["validate"]);
+        common::converge_snapshot!(name, out);
+    }
 }
