@@ -23,6 +23,7 @@ mod sandbox;
 mod server_rejects;
 mod show;
 mod soak;
+mod templates;
 mod tiles;
 mod transport;
 mod validate;
