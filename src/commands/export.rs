@@ -154,6 +154,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         key: located(key),
         target,
         prune: false,
+        generation: None,
         dashboards: IndexMap::new(),
         alerts: IndexMap::new(),
     };

@@ -267,7 +267,7 @@ fn dashboard_tiles<'c>(
     let tiles: Vec<Target<'c>> = dashboard
         .tiles
         .iter()
-        .filter(|t| !t.series.is_empty())
+        .filter(|t| query::has_query(t))
         .filter(|t| {
             let text = query::is_text_only(t);
             if text {
@@ -296,7 +296,7 @@ fn one_tile<'c>(
     tile: &'c TileConfig,
     address: &str,
 ) -> Result<Vec<Target<'c>>> {
-    if tile.series.is_empty() {
+    if !query::has_query(tile) {
         return Err(PreviewError::NoSeries {
             address: address.to_string(),
         }

@@ -25,5 +25,6 @@ mod server_rejects;
 mod show;
 mod soak;
 mod templates;
+mod tiles;
 mod transport;
 mod validate;
