@@ -106,3 +106,343 @@ fn a_secret_echoed_inside_a_name_that_needs_escaping_is_masked_in_every_output()
         }
     }
 }
+
+// Item 4: each message says what is true.
+
+/// What the proxy does with one request.
+enum Rule {
+    /// Forward it and pass the sandbox's answer on.
+    Forward,
+    /// Forward it (the sandbox acts on it), then answer this instead.
+    ActThenAnswer(Canned),
+    /// Answer this without forwarding.
+    Answer(Canned),
+}
+
+/// An answer the proxy makes up.
+#[derive(Clone)]
+struct Canned {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+}
+
+fn canned(status: u16, body: &str) -> Canned {
+    Canned {
+        status,
+        headers: vec![("content-type", "application/json".into())],
+        body: body.into(),
+    }
+}
+
+type Rules = dyn Fn(&str, &str, usize) -> Rule + Send + Sync;
+
+/// A proxy on 127.0.0.1:0 in front of a sandbox: each request goes through `rules(method,
+/// path, nth)` (`nth` counts the requests of that method and path from 1), so one answer can
+/// be replaced while the rest of the run talks to the real sandbox. It stops with its runtime.
+struct Proxy {
+    url: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Proxy {
+    fn start(
+        sandbox: &SandboxHandle,
+        rules: impl Fn(&str, &str, usize) -> Rule + Send + Sync + 'static,
+    ) -> Proxy {
+        use std::collections::HashMap;
+        use std::sync::{Arc, Mutex};
+        // reqwest is built without a default TLS provider; the proxy speaks plain HTTP, but the
+        // client still wants one.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let upstream = sandbox.url();
+        let rules: Arc<Rules> = Arc::new(rules);
+        let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let url = runtime.block_on(async move {
+            let client = reqwest::Client::new();
+            let handler = move |request: axum::extract::Request| {
+                let (client, upstream, rules, counts) = (
+                    client.clone(),
+                    upstream.clone(),
+                    rules.clone(),
+                    counts.clone(),
+                );
+                async move {
+                    let method = request.method().clone();
+                    let path = request.uri().path().to_string();
+                    let target = request
+                        .uri()
+                        .path_and_query()
+                        .map_or(path.clone(), |p| p.to_string());
+                    let nth = {
+                        let mut counts = counts.lock().unwrap();
+                        let count = counts.entry(format!("{method} {path}")).or_insert(0);
+                        *count += 1;
+                        *count
+                    };
+                    let rule = rules(method.as_str(), &path, nth);
+                    let headers = request.headers().clone();
+                    let body = axum::body::to_bytes(request.into_body(), usize::MAX)
+                        .await
+                        .unwrap_or_default();
+                    let forward = async {
+                        let mut sent =
+                            client.request(method.clone(), format!("{upstream}{target}"));
+                        for name in ["authorization", "content-type"] {
+                            if let Some(value) = headers.get(name) {
+                                sent = sent.header(name, value.clone());
+                            }
+                        }
+                        let answer = sent.body(body.to_vec()).send().await.expect("the sandbox");
+                        let status = answer.status().as_u16();
+                        let text = answer.text().await.unwrap_or_default();
+                        canned(status, &text)
+                    };
+                    let canned = match rule {
+                        Rule::Forward => forward.await,
+                        Rule::ActThenAnswer(canned) => {
+                            forward.await;
+                            canned
+                        }
+                        Rule::Answer(canned) => canned,
+                    };
+                    let mut response =
+                        axum::response::Response::new(axum::body::Body::from(canned.body));
+                    *response.status_mut() =
+                        axum::http::StatusCode::from_u16(canned.status).unwrap();
+                    for (name, value) in canned.headers {
+                        response
+                            .headers_mut()
+                            .insert(name, axum::http::HeaderValue::from_str(&value).unwrap());
+                    }
+                    response
+                }
+            };
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let app = axum::Router::new().fallback(handler);
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, app).await;
+            });
+            format!("http://{address}")
+        });
+        Proxy {
+            url,
+            _runtime: runtime,
+        }
+    }
+
+    /// The binary pointed at the sandbox through this proxy, in `dir`.
+    fn converge<'s>(&self, sandbox: &'s SandboxHandle, dir: &Workspace) -> Converge<'s> {
+        Converge::new(sandbox)
+            .fast()
+            .cwd(dir)
+            .env("CONVERGE_CLOUD_URL", &self.url)
+            .env("CONVERGE_OBSERVABILITY_URL", &self.url)
+    }
+}
+
+/// Whether a request is the create of the quickstart's dashboard.
+fn dashboard_create(method: &str, path: &str) -> bool {
+    method == "POST" && path.ends_with("/stack/dashboards")
+}
+
+/// miette wraps long messages; the checks read them as one line.
+fn joined(stderr: &str) -> String {
+    common::words(stderr)
+}
+
+/// `apply` of the quickstart with the dashboard's create answered `answer` after the sandbox
+/// made it: what the run said, and how many dashboards of the name the sandbox then holds.
+fn apply_with_create_answered(answer: Canned) -> (crate::common::Outcome, usize) {
+    let sandbox = common::fast_sandbox();
+    let proxy = Proxy::start(&sandbox, move |method, path, _| {
+        if dashboard_create(method, path) {
+            Rule::ActThenAnswer(answer.clone())
+        } else {
+            Rule::Forward
+        }
+    });
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let out = proxy
+        .converge(&sandbox, &dir)
+        .run(["apply", path.as_str(), "--yes"]);
+    let made = common::dashboards(&sandbox)
+        .iter()
+        .filter(|d| d["name"] == "API health")
+        .count();
+    (out, made)
+}
+
+#[test]
+fn a_create_answered_with_an_empty_object_says_it_may_have_been_applied() {
+    for body in ["{}", r#"{"status":200,"requestId":"r3","result":{}}"#] {
+        let (out, made) = apply_with_create_answered(canned(200, body));
+        assert_eq!(made, 1, "{body}: the sandbox made it");
+        let text = joined(&out.stderr);
+        assert!(
+            !text.contains("\"\""),
+            "{body}: no advice to write a name as \"\": {text}"
+        );
+        assert!(
+            text.contains("answered 200, but the server's answer lacked the object")
+                && text.contains("it may have been applied; run `converge plan` to see"),
+            "{body}: {text}"
+        );
+        assert_eq!(out.code, 1, "{body}: {text}");
+    }
+}
+
+#[test]
+fn a_create_answered_with_an_unreadable_body_says_it_may_have_been_applied() {
+    let (out, made) = apply_with_create_answered(Canned {
+        status: 200,
+        headers: vec![("content-type", "text/html".into())],
+        body: "<html><body>Welcome</body></html>".into(),
+    });
+    assert_eq!(made, 1, "the sandbox made it");
+    let text = joined(&out.stderr);
+    assert!(
+        text.contains("it may have been applied; run `converge plan` to see"),
+        "{text}"
+    );
+    assert_eq!(out.code, 1, "{text}");
+}
+
+/// `plan` of the quickstart with the services list answered `answer`.
+fn plan_with_services_answered(answer: Canned) -> crate::common::Outcome {
+    let sandbox = common::fast_sandbox();
+    let proxy = Proxy::start(&sandbox, move |method, path, _| {
+        if method == "GET" && path.ends_with("/services") {
+            Rule::Answer(answer.clone())
+        } else {
+            Rule::Forward
+        }
+    });
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    proxy.converge(&sandbox, &dir).run(["plan", path.as_str()])
+}
+
+#[test]
+fn a_number_out_of_range_is_named_at_its_path_not_called_not_json() {
+    let out = plan_with_services_answered(canned(
+        200,
+        &format!(
+            r#"{{"status":200,"requestId":"r1","result":[{{"id":"{ANALYTICS}","name":"analytics","numReplicas":1e400}}]}}"#
+        ),
+    ));
+    out.assert_exit(1);
+    let text = joined(&out.stderr);
+    assert!(!text.contains("not JSON"), "{text}");
+    assert!(
+        text.contains("a number out of range") && text.contains("result[0].numReplicas"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_200_carrying_the_server_s_error_object_shows_the_server_s_words() {
+    let out = plan_with_services_answered(canned(
+        200,
+        r#"{"status":403,"error":"FORBIDDEN: the key lacks org:read","requestId":"r2"}"#,
+    ));
+    out.assert_exit(1);
+    let text = joined(&out.stderr);
+    assert!(!text.contains("another version of the API"), "{text}");
+    assert!(text.contains("FORBIDDEN: the key lacks org:read"), "{text}");
+
+    // The observability API's error object, `{"message": ...}`.
+    let sandbox = common::fast_sandbox();
+    let proxy = Proxy::start(&sandbox, |method, path, _| {
+        if method == "GET" && path == "/api/v2/dashboards" {
+            Rule::Answer(canned(200, r#"{"message":"token expired at 10:00"}"#))
+        } else {
+            Rule::Forward
+        }
+    });
+    let dir = Workspace::new();
+    let path = dir.write(
+        "config.yaml",
+        &format!(
+            "version: 1\norganization: {}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  \
+             token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  obs:\n    api: observability\n    \
+             dashboards: {{}}\n",
+            converge::sandbox::DEMO_ORG
+        ),
+    );
+    let out = proxy.converge(&sandbox, &dir).run(["plan", path.as_str()]);
+    out.assert_exit(1);
+    let text = joined(&out.stderr);
+    assert!(!text.contains("another version of the API"), "{text}");
+    assert!(text.contains("token expired at 10:00"), "{text}");
+}
+
+/// `Retry-After` as an HTTP date `seconds` from now, in one of the three forms RFC 9110 has
+/// recipients read: IMF-fixdate, the obsolete RFC 850 form and asctime's.
+fn http_date(seconds: i64, form: &str) -> String {
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(seconds);
+    at.strftime(form).to_string()
+}
+
+const IMF_FIXDATE: &str = "%a, %d %b %Y %H:%M:%S GMT";
+const RFC_850: &str = "%A, %d-%b-%y %H:%M:%S GMT";
+const ASCTIME: &str = "%a %b %e %H:%M:%S %Y";
+
+#[test]
+fn an_http_date_retry_after_is_honoured_and_bounded() {
+    // An hour away: more than converge waits, so it fails at once and says so.
+    for form in [IMF_FIXDATE, RFC_850, ASCTIME] {
+        let date = http_date(3600, form);
+        let out = plan_with_services_answered(Canned {
+            status: 429,
+            headers: vec![
+                ("content-type", "application/json".into()),
+                ("retry-after", date.clone()),
+            ],
+            body: r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#.into(),
+        });
+        out.assert_exit(1);
+        let text = joined(&out.stderr);
+        assert!(
+            text.contains(&format!("(`Retry-After: {date}`), longer than the 2m")),
+            "{date}: {text}"
+        );
+    }
+
+    // A few seconds away: waited for, and said.
+    let sandbox = common::fast_sandbox();
+    let proxy = Proxy::start(&sandbox, |method, path, nth| {
+        if method == "GET" && path.ends_with("/services") && nth == 1 {
+            Rule::Answer(Canned {
+                status: 429,
+                headers: vec![
+                    ("content-type", "application/json".into()),
+                    ("retry-after", http_date(3, IMF_FIXDATE)),
+                ],
+                body: r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#.into(),
+            })
+        } else {
+            Rule::Forward
+        }
+    });
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let started = std::time::Instant::now();
+    let out = proxy
+        .converge(&sandbox, &dir)
+        .env_remove("CONVERGE_TEST_NO_RETRY_DELAY")
+        .run(["plan", path.as_str()]);
+    out.assert_exit(0);
+    assert!(
+        out.stderr.contains("the cloud API asked to wait"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "it waited"
+    );
+}
