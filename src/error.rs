@@ -215,7 +215,7 @@ pub(crate) enum DurationError {
 #[diagnostic(code(converge::error))]
 pub(crate) enum ShowError {
     /// The file is not JSON.
-    #[error("`{}` is not JSON: {cause}", path.display())]
+    #[error("`{}` is not JSON: {cause}", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     NotJson {
         /// The file.
@@ -224,7 +224,7 @@ pub(crate) enum ShowError {
         cause: serde_json::Error,
     },
     /// The file says it is a saved plan but cannot be read as one.
-    #[error("`{}`: {cause}", path.display())]
+    #[error("`{}`: {cause}", crate::output::path_text(path))]
     Plan {
         /// The file.
         path: PathBuf,
@@ -232,7 +232,11 @@ pub(crate) enum ShowError {
         cause: LoadError,
     },
     /// The file says it is an apply report but lacks what a report has.
-    #[error("`{}` is not a complete `{}`: {cause}", path.display(), report::FORMAT)]
+    #[error(
+        "`{}` is not a complete `{}`: {cause}",
+        crate::output::path_text(path),
+        report::FORMAT
+    )]
     Report {
         /// The file.
         path: PathBuf,
@@ -240,7 +244,7 @@ pub(crate) enum ShowError {
         cause: serde_json::Error,
     },
     /// The file is a JSON document of another format.
-    #[error("`{}` is a `{format}` document", path.display())]
+    #[error("`{}` is a `{format}` document", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     OtherFormat {
         /// The file.
@@ -249,7 +253,7 @@ pub(crate) enum ShowError {
         format: String,
     },
     /// The file is JSON without a `format` field.
-    #[error("`{}` has no `format` field", path.display())]
+    #[error("`{}` has no `format` field", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     NoFormat {
         /// The file.
@@ -272,7 +276,7 @@ fn show_reads() -> String {
 #[diagnostic(code(converge::error))]
 pub(crate) enum SavedPlanError {
     /// The file cannot be read as a saved plan.
-    #[error("`{}`: {cause}", path.display())]
+    #[error("`{}`: {cause}", crate::output::path_text(path))]
     #[diagnostic(help("save a plan with `converge plan PATH... --out FILE`"))]
     Unreadable {
         /// The file.
@@ -283,7 +287,7 @@ pub(crate) enum SavedPlanError {
     /// With a config given, the plan's steps write to objects the config does not name.
     #[error(
         "`{}` writes to other objects than the config names; nothing was written:\n{}",
-        path.display(),
+        crate::output::path_text(path),
         listed(problems)
     )]
     #[diagnostic(help("apply it with the config it was made from, or plan again"))]
@@ -297,7 +301,7 @@ pub(crate) enum SavedPlanError {
     #[error(
         "`{}` was made for organization {planned}, but this run connects to organization \
          {connected} (from {origin}); nothing was written",
-        path.display()
+        crate::output::path_text(path)
     )]
     #[diagnostic(help(
         "apply it with the config or environment of the organization it was made for"
@@ -315,7 +319,7 @@ pub(crate) enum SavedPlanError {
     /// The plan writes to an API the run has no settings for.
     #[error(
         "`{}` writes to {api}, which the config given does not set up; nothing was written",
-        path.display()
+        crate::output::path_text(path)
     )]
     ApiNotSetUp {
         /// The file.

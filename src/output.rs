@@ -214,6 +214,26 @@ fn rendered_forms(value: &str) -> Vec<String> {
     forms
 }
 
+/// `path` as messages show it: control characters (a line break, a carriage return, an escape)
+/// written as `\u{..}`, so a file name cannot end the line it is printed on and start one that a
+/// CI system reads as a command (`::warning title=Approved::`), nor move the terminal's cursor.
+pub(crate) fn path_text(path: &Path) -> String {
+    let shown = path.display().to_string();
+    if !shown.chars().any(char::is_control) {
+        return shown;
+    }
+    shown
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Decides color, verbosity and where each kind of output goes.
 #[derive(Debug, Clone)]
 pub struct Printer {
@@ -392,7 +412,7 @@ impl Printer {
     /// rename), masked like stdout.
     pub(crate) fn write_file(&self, path: &Path, text: &str) -> Result<(), WriteFileError> {
         let failed = |cause| WriteFileError {
-            path: path.display().to_string(),
+            path: path_text(path),
             cause,
         };
         let mut temporary = path.as_os_str().to_owned();

@@ -31,7 +31,7 @@ pub(crate) struct Args {
 
 /// Runs `converge show`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let path = args.file.display().to_string();
+    let path = crate::output::path_text(&args.file);
     let text = std::fs::read_to_string(&args.file).map_err(|cause| Error::Io {
         action: "cannot read",
         path: path.clone(),

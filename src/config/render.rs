@@ -305,9 +305,10 @@ fn escape_property(text: &str) -> String {
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {
-    sources
-        .file(span.file)
-        .map_or_else(|| "<unknown>".to_string(), |f| f.path.display().to_string())
+    sources.file(span.file).map_or_else(
+        || "<unknown>".to_string(),
+        |f| crate::output::path_text(&f.path),
+    )
 }
 
 /// A diagnostic prepared for miette: owned text, the file's source, labels per file.
@@ -351,7 +352,7 @@ impl Report {
                 (sources.file(span.file), indexed.get(span.file))
             {
                 report.source = Some(
-                    NamedSource::new(file.path.display().to_string(), source.clone())
+                    NamedSource::new(crate::output::path_text(&file.path), source.clone())
                         .with_language("yaml"),
                 );
                 report.labels.push(LabeledSpan::new_primary_with_span(
@@ -375,7 +376,7 @@ impl Report {
                     severity: None,
                     help: None,
                     source: Some(
-                        NamedSource::new(file.path.display().to_string(), source.clone())
+                        NamedSource::new(crate::output::path_text(&file.path), source.clone())
                             .with_language("yaml"),
                     ),
                     labels: vec![LabeledSpan::new_primary_with_span(

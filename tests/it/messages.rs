@@ -446,3 +446,98 @@ fn an_http_date_retry_after_is_honoured_and_bounded() {
         "it waited"
     );
 }
+
+/// Makes a named pipe at `path`.
+fn mkfifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn a_fifo_named_as_the_config_is_refused_and_one_in_a_directory_is_said_skipped() {
+    let dir = Workspace::new();
+    mkfifo(&dir.path().join("config.yaml"));
+    let out = Converge::offline()
+        .cwd(&dir)
+        .timeout(std::time::Duration::from_secs(20))
+        .run(["validate", "config.yaml"]);
+    out.assert_exit(1);
+    let text = joined(&out.stderr);
+    assert!(
+        text.contains("cannot read `config.yaml`: it is a named pipe (FIFO), not a regular file"),
+        "{text}"
+    );
+
+    let dir = Workspace::new();
+    std::fs::create_dir(dir.path().join("configs")).expect("a directory");
+    dir.write("configs/main.yaml", &quickstart());
+    mkfifo(&dir.path().join("configs/pipe.yaml"));
+    std::fs::create_dir(dir.path().join("configs/nested.yml")).expect("a directory");
+    let out = Converge::offline()
+        .cwd(&dir)
+        .timeout(std::time::Duration::from_secs(20))
+        .run(["validate", "configs"]);
+    out.assert_exit(0);
+    let text = joined(&out.stderr);
+    for (entry, what) in [
+        ("configs/nested.yml", "a directory"),
+        ("configs/pipe.yaml", "a named pipe (FIFO)"),
+    ] {
+        assert!(
+            text.contains(&format!(
+                "skipped `{entry}`: it is {what}, not a regular file"
+            )),
+            "{entry}: {text}"
+        );
+    }
+}
+
+/// Whether a line of `output` is one GitHub Actions would run as a workflow command it was not
+/// meant to (the runner trims leading white space before looking for `::`).
+fn injected_commands(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|line| line.trim_start().starts_with("::warning title=Approved"))
+        .collect()
+}
+
+#[test]
+fn a_file_name_with_a_line_break_never_starts_a_workflow_command() {
+    let dir = Workspace::new();
+    let name = "bad\n::warning title=Approved::looks fine\r.yaml";
+    let broken = quickstart().replace("numReplicas: 3", "numReplicas: [3");
+    std::fs::create_dir(dir.path().join("configs")).expect("a directory");
+    std::fs::write(dir.path().join("configs").join(name), &broken).expect("written");
+    let converge = Converge::offline().cwd(&dir);
+    // In GitHub Actions the diagnostics are also written as annotations.
+    let in_ci = converge.clone().env("GITHUB_ACTIONS", "true");
+    for (args, ci) in [
+        (vec!["validate", "configs"], false),
+        (vec!["validate", "configs"], true),
+        (vec!["validate", "configs", "--format", "json"], true),
+        (vec!["plan", "configs"], true),
+    ] {
+        let out = if ci { &in_ci } else { &converge }.run(&args);
+        out.assert_exit(1);
+        for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(
+                injected_commands(text).is_empty(),
+                "{args:?} {stream}:\n{text}"
+            );
+        }
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("bad"),
+            "{args:?} names the file: {out:?}"
+        );
+    }
+    let out = converge.run(["validate", "configs"]);
+    assert!(
+        out.stderr
+            .contains("bad\\u{a}::warning title=Approved::looks fine\\u{d}.yaml"),
+        "{}",
+        out.stderr
+    );
+}
