@@ -274,34 +274,27 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
         if let Some(span) = d.span {
             properties.push(format!(
                 "file={}",
-                escape_property(&file_name(sources, span))
+                crate::output::annotation_property(&file_name(sources, span))
             ));
             properties.push(format!("line={}", span.line));
             properties.push(format!("col={}", span.column));
         }
-        properties.push(format!("title={}", escape_property(d.code.as_str())));
+        properties.push(format!(
+            "title={}",
+            crate::output::annotation_property(d.code.as_str())
+        ));
         let mut message = printable(&d.message);
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str(&printable(help));
         }
         out.push_str(&format!(
             "::{kind} {}::{}\n",
             properties.join(","),
-            escape_data(&message)
+            crate::output::annotation_data(&message)
         ));
     }
     out
-}
-
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {

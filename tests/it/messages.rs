@@ -405,10 +405,14 @@ fn an_http_date_retry_after_is_honoured_and_bounded() {
             body: r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#.into(),
         });
         out.assert_exit(1);
-        let text = joined(&out.stderr);
+        // miette may wrap the date at a space or a hyphen: compared without white space.
+        let squeezed = |text: &str| text.split_whitespace().collect::<String>();
         assert!(
-            text.contains(&format!("(`Retry-After: {date}`), longer than the 2m")),
-            "{date}: {text}"
+            squeezed(&joined(&out.stderr)).contains(&squeezed(&format!(
+                "(`Retry-After: {date}`), longer than the 2m"
+            ))),
+            "{date}: {}",
+            out.stderr
         );
     }
 
@@ -540,4 +544,60 @@ fn a_file_name_with_a_line_break_never_starts_a_workflow_command() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn a_live_name_with_a_line_break_never_starts_a_workflow_command() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let name = "ok\n::warning title=Approved::looks fine\r\n  ::warning title=Approved::indented";
+    let created = client.cloud(
+        "POST",
+        &format!("/services/{ANALYTICS}/stack/dashboards"),
+        Some(json!({"name": name, "tiles": [], "tags": ["converge:prod"]})),
+    );
+    assert_eq!(created.status, 200, "{}", created.text);
+    let config = quickstart().replace("prune: false", "prune: true").replace(
+        "message: Errors are up",
+        "message: \"Errors are up\\n::warning title=Approved::from the config\"",
+    );
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &config);
+    let path = path.as_str();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .cwd(&dir)
+        .env("GITHUB_ACTIONS", "true");
+    let mut runs = Vec::new();
+    for format in ["text", "markdown"] {
+        runs.push(converge.run([
+            "-vv",
+            "plan",
+            path,
+            "--format",
+            format,
+            "--out",
+            "saved.json",
+        ]));
+        runs.push(converge.run(["show", "saved.json", "--format", format]));
+        runs.push(converge.run(["-vv", "drift", path, "--format", format]));
+    }
+    runs.push(converge.run(["-vv", "apply", path, "--yes", "--allow-destroy"]));
+    assert!(
+        runs[0]
+            .stdout
+            .contains("ok\\n::warning title=Approved::looks fine\\r\\n"),
+        "the name is shown escaped:\n{}",
+        runs[0].stdout
+    );
+    for out in &runs {
+        assert!(out.code == 0 || out.code == 2, "{out:?}");
+        for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(
+                injected_commands(text).is_empty(),
+                "{:?} {stream}:\n{text}",
+                out.args
+            );
+        }
+    }
 }
