@@ -11,9 +11,10 @@ use converge::api::wire::{
 };
 use converge::config::model::{
     AlertConfig, ChannelConfig, Config, DashboardConfig, Located, PipeConfig, PipeScalingConfig,
-    PrivateEndpointConfig, SeriesConfig, ServiceConfig, ServiceScaling, SourceRef, Span,
-    StackConfig, StackTarget, TileConfig,
+    PrivateEndpointConfig, SeriesConfig, ServiceConfig, ServiceScaling, SourceRef, StackConfig,
+    StackTarget, TileConfig,
 };
+use converge::diagnostic::Span;
 use converge::live::{LiveState, StackLive};
 use converge::output::Printer;
 use converge::plan::{PlanOptions, markdown, plan, render_json, text};

@@ -1,33 +1,31 @@
-//! The one error type commands return, a variant for each kind of failure with what the user
-//! must know as fields; how it is rendered lives in `output`. It wraps the typed errors of the
-//! modules below it (`api`, `sandbox`, `output`, `plan`, `apply`), which never import it.
+//! The one error type commands return, a variant for each kind of failure shared by commands
+//! with what the user must know as fields, and each with its stable [`Code`]; how it is
+//! rendered lives in `output`. It wraps the typed errors of the modules below it (`api`,
+//! `sandbox`, `output`), which never import it, and the error enums of single commands, which
+//! live beside their command and implement [`CommandError`].
 
-use std::path::PathBuf;
+use std::fmt;
 
-use miette::Diagnostic;
+use miette::{Diagnostic, LabeledSpan, SourceCode};
 
 use crate::api::clients::RateLimitEnvError;
 use crate::api::error::ApiError;
-use crate::api::transport::{ApiSetupError, HttpClientError};
-use crate::apply::fresh::ReadError;
-use crate::apply::report;
+use crate::api::transport::HttpClientError;
+use crate::diagnostic::Code;
 use crate::output::WriteFileError;
-use crate::plan::saved::{self, LoadError};
 use crate::sandbox::SandboxError;
 
 /// An error that ends a command with exit code 1.
-#[derive(Debug, thiserror::Error, Diagnostic)]
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum Error {
     /// The configuration is invalid; the diagnostics were already printed.
     #[error("{count} error(s) in the configuration")]
-    #[diagnostic(code(converge::config))]
     Config {
         /// How many errors were reported.
         count: usize,
     },
-    /// Reading or writing a local file failed.
+    /// Reading a local file (a file to show, a saved plan) failed.
     #[error("{action} `{path}`: {cause}")]
-    #[diagnostic(code(converge::io))]
     Io {
         /// What was being done, e.g. "cannot read".
         action: &'static str,
@@ -38,44 +36,27 @@ pub(crate) enum Error {
     },
     /// A file converge was asked to write (`--out`, `--svg`) could not be written.
     #[error(transparent)]
-    #[diagnostic(transparent)]
     WriteFile(#[from] WriteFileError),
     /// A call to one of the APIs failed.
     #[error(transparent)]
-    #[diagnostic(transparent)]
     Api(#[from] ApiError),
     /// A `CONVERGE_*_RATE_LIMIT` variable cannot be read.
     #[error(transparent)]
-    #[diagnostic(code(converge::error))]
     RateLimit(#[from] RateLimitEnvError),
     /// The HTTP client could not be built.
     #[error(transparent)]
-    #[diagnostic(code(converge::error))]
     HttpClient(#[from] HttpClientError),
     /// The sandbox could not start, or could not load or save its state.
     #[error(transparent)]
-    #[diagnostic(transparent)]
     Sandbox(#[from] SandboxError),
     /// The network runtime the requests run on could not be built.
     #[error("cannot start the network runtime: {cause}")]
-    #[diagnostic(code(converge::error))]
     Runtime {
         /// What the OS said.
         cause: std::io::Error,
     },
-    /// A command-line value that clap accepted but the command cannot use.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Flag(#[from] FlagError),
     /// An `--only` or `--ignore` pattern that matches no address.
     #[error("{}", unmatched_globs(flag, globs))]
-    #[diagnostic(
-        code(converge::error),
-        help(
-            "fix the pattern (`*` matches any run of characters, `?` one); `{flag}` must match at \
-             least one address"
-        )
-    )]
     NoMatch {
         /// The flag, e.g. `--only`.
         flag: String,
@@ -84,31 +65,123 @@ pub(crate) enum Error {
     },
     /// The live state could not be read; the diagnostics were already printed.
     #[error("cannot read the live state ({errors} error(s) above); nothing was planned")]
-    #[diagnostic(code(converge::error))]
     LiveRead {
         /// How many errors were reported.
         errors: usize,
     },
-    /// `converge show FILE` was given something it cannot show.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Show(#[from] ShowError),
-    /// `converge apply --plan FILE` refused the plan or cannot connect to apply it.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    SavedPlan(#[from] SavedPlanError),
-    /// `converge preview ADDRESS` cannot draw what the address names.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Preview(#[from] PreviewError),
-    /// `converge plan --check-queries` could not check, or the API rejected tile queries.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    QueryCheck(#[from] QueryCheckError),
-    /// `converge export` has nothing to export or cannot read it.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Export(#[from] ExportError),
+    /// A failure of one command, told by that command's own error enum, which lives beside it
+    /// (e.g. `commands::show::ShowError`) and names its code.
+    #[error("{0}")]
+    Command(Box<dyn CommandError>),
+}
+
+impl Error {
+    /// The stable code shown above the message, one for each kind of failure, so that a script
+    /// or a reader tells them apart.
+    pub(crate) fn code(&self) -> Code {
+        match self {
+            Error::Config { .. } => Code::ConfigInvalid,
+            Error::Io { .. } => Code::IoRead,
+            Error::WriteFile(_) => Code::IoWriteFile,
+            Error::Api(error) => error.code(),
+            Error::RateLimit(_) => Code::EnvRateLimit,
+            Error::HttpClient(_) => Code::ApiHttpClient,
+            Error::Sandbox(error) => sandbox_code(error),
+            Error::Runtime { .. } => Code::IoRuntime,
+            Error::NoMatch { .. } => Code::FlagNoMatch,
+            Error::LiveRead { .. } => Code::LiveReadFailed,
+            Error::Command(error) => CommandError::code(&**error),
+        }
+    }
+
+    /// The error this one shows as, for its help line and anything else it has to show.
+    fn wrapped(&self) -> Option<&dyn Diagnostic> {
+        match self {
+            Error::WriteFile(error) => Some(error),
+            Error::Api(error) => Some(error),
+            Error::Sandbox(error) => Some(error),
+            Error::Command(error) => Some(&**error),
+            Error::Config { .. }
+            | Error::Io { .. }
+            | Error::RateLimit(_)
+            | Error::HttpClient(_)
+            | Error::Runtime { .. }
+            | Error::NoMatch { .. }
+            | Error::LiveRead { .. } => None,
+        }
+    }
+}
+
+/// Shown as the error it wraps, with the error's own code: written by hand because the code is
+/// chosen by the variant (and by the wrapped error's kind), which miette's derive cannot do.
+impl Diagnostic for Error {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(Error::code(self)))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        match self {
+            Error::NoMatch { flag, .. } => Some(Box::new(format!(
+                "fix the pattern (`*` matches any run of characters, `?` one); `{flag}` must \
+                 match at least one address"
+            ))),
+            other => other.wrapped().and_then(Diagnostic::help),
+        }
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.wrapped().and_then(Diagnostic::severity)
+    }
+
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.wrapped().and_then(Diagnostic::url)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.wrapped().and_then(Diagnostic::source_code)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.wrapped().and_then(Diagnostic::labels)
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        self.wrapped().and_then(Diagnostic::related)
+    }
+
+    fn diagnostic_source(&self) -> Option<&dyn Diagnostic> {
+        self.wrapped().and_then(Diagnostic::diagnostic_source)
+    }
+}
+
+/// The code of a sandbox failure, by what failed.
+fn sandbox_code(error: &SandboxError) -> Code {
+    match error {
+        SandboxError::StateInUse { .. } | SandboxError::ServedStateInUse { .. } => {
+            Code::SandboxStateInUse
+        }
+        SandboxError::StateNotValid { .. } | SandboxError::StateFormat { .. } => {
+            Code::SandboxStateNotValid
+        }
+        SandboxError::Encode(_) | SandboxError::Io { .. } => Code::SandboxStateIo,
+        SandboxError::Runtime(_) | SandboxError::Thread(_) | SandboxError::ThreadEnded => {
+            Code::SandboxStart
+        }
+        SandboxError::Listen { .. } => Code::SandboxListen,
+    }
+}
+
+/// An error enum that belongs to one command: it lives beside the command (the layers keep this
+/// module from naming it) and says which code each of its variants shows.
+pub(crate) trait CommandError: Diagnostic + Send + Sync + 'static {
+    /// The stable code shown above the message.
+    fn code(&self) -> Code;
+}
+
+impl<E: CommandError> From<E> for Error {
+    fn from(error: E) -> Self {
+        Error::Command(Box::new(error))
+    }
 }
 
 /// A pattern of `--only` or `--ignore` that matches no address, with the closest addresses.
@@ -146,424 +219,327 @@ fn unmatched_globs(flag: &str, globs: &[UnmatchedGlob]) -> String {
     lines.join("\n")
 }
 
-/// A command-line value clap accepted that the command cannot use.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum FlagError {
-    /// `preview --window` is not a duration.
-    #[error("--window {problem}")]
-    #[diagnostic(help("for example `--window 24h`"))]
-    Window {
-        /// Why: part of the message, not a `source`, so that it is said once.
-        problem: DurationError,
-    },
-    /// `preview --end` is not a time.
-    #[error("--end `{text}` is not a time: {cause}")]
-    #[diagnostic(help("use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"))]
-    End {
-        /// The value as given.
-        text: String,
-        /// What the time parser said.
-        cause: jiff::Error,
-    },
-    /// `preview --window` reaches back before the epoch the API counts from.
-    #[error("--window `{window}` ending at {end} would start before 1970-01-01")]
-    #[diagnostic(help("use a shorter --window or a later --end"))]
-    BeforeEpoch {
-        /// The window as given.
-        window: String,
-        /// The end of the window, as an ISO time.
-        end: String,
-    },
-    /// `sandbox serve` was given key ids and key secrets that do not pair up.
-    #[error("{key_ids} `--key-id` but {key_secrets} `--key-secret`")]
-    #[diagnostic(help("give one `--key-secret` after each `--key-id`"))]
-    KeyPairs {
-        /// How many `--key-id`.
-        key_ids: usize,
-        /// How many `--key-secret`.
-        key_secrets: usize,
-    },
-}
-
-/// Why a text is not a duration as `preview` reads them (`--window`, an alert's interval):
-/// digits and one of `s`, `m`, `h`, `d`, `w`. The text is quoted without its blanks.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum DurationError {
-    /// Not a number followed by a unit.
-    #[error("`{text}` is not a duration such as 15m, 24h or 7d")]
-    Malformed {
-        /// The text.
-        text: String,
-    },
-    /// No unit, or one that is not `s`, `m`, `h`, `d` or `w`.
-    #[error("`{text}`: the unit must be s, m, h, d or w")]
-    Unit {
-        /// The text.
-        text: String,
-    },
-    /// Zero, negative, or more milliseconds than the clock counts.
-    #[error("`{text}` must be a positive duration")]
-    NotPositive {
-        /// The text.
-        text: String,
-    },
-}
-
-/// Why `converge show FILE` cannot show the file.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum ShowError {
-    /// The file is not JSON.
-    #[error("`{}` is not JSON: {cause}", crate::output::path_text(path))]
-    #[diagnostic(help("{}", show_reads()))]
-    NotJson {
-        /// The file.
-        path: PathBuf,
-        /// What the JSON reader said.
-        cause: serde_json::Error,
-    },
-    /// The file says it is a saved plan but cannot be read as one.
-    #[error("`{}`: {cause}", crate::output::path_text(path))]
-    Plan {
-        /// The file.
-        path: PathBuf,
-        /// Why the saved plan cannot be read.
-        cause: LoadError,
-    },
-    /// The file says it is an apply report but lacks what a report has.
-    #[error(
-        "`{}` is not a complete `{}`: {cause}",
-        crate::output::path_text(path),
-        report::FORMAT
-    )]
-    Report {
-        /// The file.
-        path: PathBuf,
-        /// What the JSON reader said.
-        cause: serde_json::Error,
-    },
-    /// The file is a JSON document of another format.
-    #[error("`{}` is a `{format}` document", crate::output::path_text(path))]
-    #[diagnostic(help("{}", show_reads()))]
-    OtherFormat {
-        /// The file.
-        path: PathBuf,
-        /// The format it declares.
-        format: String,
-    },
-    /// The file is JSON without a `format` field.
-    #[error("`{}` has no `format` field", crate::output::path_text(path))]
-    #[diagnostic(help("{}", show_reads()))]
-    NoFormat {
-        /// The file.
-        path: PathBuf,
-    },
-}
-
-/// What `converge show` reads, for the `help:` line of a file it cannot show.
-fn show_reads() -> String {
-    format!(
-        "`converge show` reads saved plans (`{}`, from `converge plan --out FILE`) and apply \
-         reports (`{}`, from `converge apply --format json`)",
-        saved::FORMAT,
-        report::FORMAT
-    )
-}
-
-/// Why `converge apply --plan FILE` refused a saved plan, or cannot connect to apply it.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum SavedPlanError {
-    /// The file cannot be read as a saved plan.
-    #[error("`{}`: {cause}", crate::output::path_text(path))]
-    #[diagnostic(help("save a plan with `converge plan PATH... --out FILE`"))]
-    Unreadable {
-        /// The file.
-        path: PathBuf,
-        /// Why it cannot be read.
-        cause: LoadError,
-    },
-    /// With a config given, the plan's steps write to objects the config does not name.
-    #[error(
-        "`{}` writes to other objects than the config names; nothing was written:\n{}",
-        crate::output::path_text(path),
-        listed(problems)
-    )]
-    #[diagnostic(help("apply it with the config it was made from, or plan again"))]
-    OtherObjects {
-        /// The file.
-        path: PathBuf,
-        /// One line per step that does not fit the config.
-        problems: Vec<String>,
-    },
-    /// The run connects to another organization than the plan was made for.
-    #[error(
-        "`{}` was made for organization {planned}, but this run connects to organization \
-         {connected} (from {origin}); nothing was written",
-        crate::output::path_text(path)
-    )]
-    #[diagnostic(help(
-        "apply it with the config or environment of the organization it was made for"
-    ))]
-    OtherOrganization {
-        /// The file.
-        path: PathBuf,
-        /// The organization the plan was made for.
-        planned: String,
-        /// The organization this run connects to.
-        connected: String,
-        /// Where this run's organization comes from: the sandbox, the config, a variable.
-        origin: String,
-    },
-    /// The plan writes to an API the run has no settings for.
-    #[error(
-        "`{}` writes to {api}, which the config given does not set up; nothing was written",
-        crate::output::path_text(path)
-    )]
-    ApiNotSetUp {
-        /// The file.
-        path: PathBuf,
-        /// Which API, e.g. "the cloud API".
-        api: &'static str,
-    },
-    /// With no config given, a `CONVERGE_*` variable the plan's APIs need is not set.
-    #[error("applying a saved plan needs `{variable}`, which is not set")]
-    #[diagnostic(help(
-        "export {variable}, or give the config after the plan file: `converge apply --plan FILE \
-         PATH...`"
-    ))]
-    MissingVariable {
-        /// The variable.
-        variable: &'static str,
-    },
-    /// A `CONVERGE_*_URL` variable that cannot be used to make a client.
-    #[error("`{variable}` cannot be used: {problem}")]
-    UnusableVariable {
-        /// The variable.
-        variable: &'static str,
-        /// Why.
-        problem: ApiSetupError,
-    },
-    /// The config given cannot be connected with; the diagnostics were already printed.
-    #[error("cannot connect with the config given ({errors} error(s) above); nothing was written")]
-    CannotConnect {
-        /// How many errors were reported.
-        errors: usize,
-    },
-    /// The reads that check the plan against the live state failed.
-    #[error("cannot read the live state to check the saved plan: {cause}")]
-    Precheck {
-        /// The read that failed.
-        cause: ReadError,
-    },
-    /// The steps write other than the changes show, as only the live state can tell.
-    #[error(
-        "the saved plan's steps are not what its changes show (was the file edited?); nothing \
-         was written:\n{}",
-        listed(disagreements)
-    )]
-    #[diagnostic(help("run `converge plan --out FILE` again and review the new plan"))]
-    Edited {
-        /// One line per disagreement.
-        disagreements: Vec<String>,
-    },
-}
-
-/// Problems as a list under a message, one `  - ` line each.
-fn listed(problems: &[String]) -> String {
-    problems
-        .iter()
-        .map(|problem| format!("  - {problem}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Why `converge preview ADDRESS` cannot draw what the address names.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum PreviewError {
-    /// An alert on a search, not on a tile.
-    #[error("{address} watches a search, not a tile; preview draws tile series only")]
-    SearchAlert {
-        /// The alert's address.
-        address: String,
-    },
-    /// An alert whose tile the config does not have.
-    #[error("{address}: no tile \"{tile}\" on dashboard `{dashboard}` in the config")]
-    #[diagnostic(help("run `converge validate` to see the alert's problems"))]
-    AlertTile {
-        /// The alert's address.
-        address: String,
-        /// The tile it names.
-        tile: String,
-        /// The dashboard it names.
-        dashboard: String,
-    },
-    /// An alert whose `thresholdType` is neither `above` nor `below`.
-    #[error("{address}: thresholdType `{threshold_type}` is neither above nor below")]
-    ThresholdType {
-        /// The alert's address.
-        address: String,
-        /// Its `thresholdType`.
-        threshold_type: String,
-    },
-    /// A dashboard none of whose tiles has series.
-    #[error("{address} has no tile with series")]
-    NoTileWithSeries {
-        /// The dashboard's address.
-        address: String,
-    },
-    /// A tile with no series.
-    #[error("{address} has no series to draw")]
-    NoSeries {
-        /// The tile's address.
-        address: String,
-    },
-    /// A markdown tile.
-    #[error("{address} is a markdown tile: it shows text and has no series to draw")]
-    MarkdownTile {
-        /// The tile's address.
-        address: String,
-    },
-    /// A tile address with a name its dashboard does not have.
-    #[error("`{address}`: the dashboard has no such tile in the config")]
-    #[diagnostic(help("tiles of {dashboard}: {}", tiles.join(", ")))]
-    NoSuchTile {
-        /// The address as given.
-        address: String,
-        /// The dashboard's address.
-        dashboard: String,
-        /// The dashboard's tiles, as `tile[NAME]`.
-        tiles: Vec<String>,
-    },
-    /// An address that names nothing of the config.
-    #[error("`{address}` is not an alert, dashboard or tile of the config")]
-    #[diagnostic(help("{}", known_addresses(known)))]
-    UnknownAddress {
-        /// The address as given.
-        address: String,
-        /// The alert and dashboard addresses of the config, sorted.
-        known: Vec<String>,
-    },
-    /// A tile of a managed stack, whose API has no charts/series endpoint.
-    #[error(
-        "{address}: stack `{stack}` is the managed stack of service `{service}`, which has no \
-         charts/series endpoint: there is no data to preview there"
-    )]
-    #[diagnostic(help(
-        "preview and `plan --check-queries` work on stacks with `api: observability`"
-    ))]
-    ManagedStack {
-        /// The tile's address.
-        address: String,
-        /// The stack's key.
-        stack: String,
-        /// The service the stack belongs to.
-        service: String,
-    },
-    /// A stack of the observability API when the config sets that API up not.
-    #[error("stack.{stack}: the config sets up no observability API")]
-    NoObservabilityApi {
-        /// The stack's key.
-        stack: String,
-    },
-    /// The series query failed.
-    #[error("{address}: {error}")]
-    Fetch {
-        /// The tile's address.
-        address: String,
-        /// The failed call.
-        error: ApiError,
-        /// What to do about it, for the `help:` line.
-        #[help]
-        hint: &'static str,
-    },
-}
-
-fn known_addresses(known: &[String]) -> String {
-    if known.is_empty() {
-        "the config declares no alerts or dashboards".to_string()
-    } else {
-        format!("addresses in the config: {}", known.join(", "))
-    }
-}
-
-/// Why `converge plan --check-queries` failed.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum QueryCheckError {
-    /// A stack of the observability API when the config sets that API up not.
-    #[error("stack.{stack}: cannot check queries: the config sets up no observability API")]
-    NoObservabilityApi {
-        /// The stack's key.
-        stack: String,
-    },
-    /// A tile's check did not finish (its task ended without an answer).
-    #[error("{address}: the query check did not finish; run it again")]
-    Unfinished {
-        /// The tile's address.
-        address: String,
-    },
-    /// The API rejected tile queries; the diagnostics were already printed.
-    #[error(
-        "{count} tile quer{} rejected",
-        if *count == 1 { "y was" } else { "ies were" }
-    )]
-    #[diagnostic(help(
-        "fix the series at the lines above, then run `converge plan --check-queries` again"
-    ))]
-    Rejected {
-        /// How many tile queries.
-        count: usize,
-    },
-}
-
-/// Why `converge export` cannot export.
-#[derive(Debug, thiserror::Error, Diagnostic)]
-#[diagnostic(code(converge::error))]
-pub(crate) enum ExportError {
-    /// No `--service`, `--stack` or `--observability`.
-    #[error("export needs something to export")]
-    #[diagnostic(help("name at least one --service ID, --stack SERVICE_ID or --observability"))]
-    Nothing,
-    /// A `CONVERGE_*` variable it needs is not set (and no `--sandbox`).
-    #[error("export needs `{variable}` ({what}) and it is not set")]
-    #[diagnostic(help("export {variable}=..., or add --sandbox to export the local sandbox"))]
-    MissingVariable {
-        /// The variable.
-        variable: &'static str,
-        /// What it holds, e.g. "the organization id".
-        what: &'static str,
-    },
-    /// The live state could not be read.
-    #[error("export could not read the live state: {}", problems.join("; "))]
-    LiveRead {
-        /// What each failed read says.
-        problems: Vec<String>,
-        /// The first help the failures carry.
-        #[help]
-        hint: Option<String>,
-    },
-    /// A service's pipes could not be listed.
-    #[error("export could not list the pipes of service {service}: {error}")]
-    Pipes {
-        /// The service id.
-        service: String,
-        /// The failed call.
-        error: ApiError,
-        /// What to do about it, for the `help:` line.
-        #[help]
-        hint: Option<&'static str>,
-    },
-    /// A `--service` or `--stack` id the organization does not have.
-    #[error("service {id} does not exist in the organization")]
-    #[diagnostic(help("check the id in the cloud console (`GET /services` lists them)"))]
-    UnknownService {
-        /// The id as given.
-        id: String,
-    },
-}
-
 /// The result type of commands.
 pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::api::clients::RateLimits;
+    use crate::api::error::{ApiErrorDetails, FailureKind};
+    use crate::api::transport::ApiSetupError;
+    use crate::apply::fresh::ReadError;
+    use crate::commands::export::ExportError;
+    use crate::commands::flags::FlagError;
+    use crate::commands::preview::PreviewError;
+    use crate::commands::saved_plan::SavedPlanError;
+    use crate::commands::show::ShowError;
+    use crate::plan::saved::LoadError;
+    use crate::preview::check::QueryCheckError;
+    use crate::preview::model::DurationError;
+
+    fn io() -> std::io::Error {
+        std::io::Error::other("the disk is gone")
+    }
+
+    fn json() -> serde_json::Error {
+        serde_json::from_str::<serde_json::Value>("{").unwrap_err()
+    }
+
+    fn api(kind: FailureKind) -> ApiError {
+        ApiError::from(ApiErrorDetails {
+            operation: "list services".into(),
+            method: "GET".into(),
+            path: "/v1/organizations/o/services".into(),
+            kind,
+            message: String::new(),
+            request_id: None,
+            retry_after: None,
+            attempts: 1,
+        })
+    }
+
+    fn path() -> PathBuf {
+        PathBuf::from("plan.json")
+    }
+
+    /// One error of every kind that ends a command, each under the family it belongs to: a
+    /// variant of [`Error`], or the enum of one command.
+    fn every_error() -> Vec<(&'static str, Error)> {
+        let address = || "stack.prod.alert[x]".to_string();
+        let sandbox = |error: SandboxError| ("sandbox", Error::from(error));
+        let mut errors = vec![
+            ("config", Error::Config { count: 2 }),
+            (
+                "io",
+                Error::Io {
+                    action: "cannot read",
+                    path: "c.yaml".into(),
+                    cause: io(),
+                },
+            ),
+            (
+                "write-file",
+                Error::from(WriteFileError {
+                    path: "out.json".into(),
+                    cause: io(),
+                }),
+            ),
+            (
+                "rate-limit",
+                Error::from(RateLimits::from_lookup(|_| Some("fast".into())).unwrap_err()),
+            ),
+            ("runtime", Error::Runtime { cause: io() }),
+            (
+                "no-match",
+                Error::NoMatch {
+                    flag: "--only".into(),
+                    globs: Vec::new(),
+                },
+            ),
+            ("live-read", Error::LiveRead { errors: 1 }),
+            sandbox(SandboxError::StateInUse { path: path() }),
+            sandbox(SandboxError::ServedStateInUse { path: path() }),
+            sandbox(SandboxError::StateNotValid {
+                path: path(),
+                cause: json(),
+            }),
+            sandbox(SandboxError::StateFormat {
+                path: path(),
+                found: "old".into(),
+                expected: "new",
+            }),
+            sandbox(SandboxError::Encode(json())),
+            sandbox(SandboxError::Io {
+                action: "cannot lock",
+                path: "state.json".into(),
+                cause: io(),
+            }),
+            sandbox(SandboxError::Runtime(io())),
+            sandbox(SandboxError::Thread(io())),
+            sandbox(SandboxError::ThreadEnded),
+            sandbox(SandboxError::Listen {
+                port: 1,
+                cause: io(),
+            }),
+            (
+                "flag",
+                Error::from(FlagError::Window {
+                    problem: DurationError::Malformed { text: "x".into() },
+                }),
+            ),
+            (
+                "flag",
+                Error::from(FlagError::End {
+                    text: "x".into(),
+                    cause: "x".parse::<jiff::Timestamp>().unwrap_err(),
+                }),
+            ),
+            (
+                "flag",
+                Error::from(FlagError::BeforeEpoch {
+                    window: "100y".into(),
+                    end: "1971-01-01T00:00:00Z".into(),
+                }),
+            ),
+            (
+                "flag",
+                Error::from(FlagError::KeyPairs {
+                    key_ids: 2,
+                    key_secrets: 1,
+                }),
+            ),
+        ];
+        for kind in [
+            FailureKind::Status(400),
+            FailureKind::Status(401),
+            FailureKind::Status(403),
+            FailureKind::Status(429),
+            FailureKind::Status(503),
+            FailureKind::Connect,
+            FailureKind::Refused,
+            FailureKind::Timeout,
+            FailureKind::Connection,
+            FailureKind::Body(200),
+            FailureKind::TooMuch(200),
+            FailureKind::Shape(200),
+            FailureKind::Stopped,
+        ] {
+            errors.push(("api", Error::from(api(kind))));
+        }
+        let show = [
+            ShowError::NotJson {
+                path: path(),
+                cause: json(),
+            },
+            ShowError::Plan {
+                path: path(),
+                cause: LoadError::Malformed("no steps".into()),
+            },
+            ShowError::Report {
+                path: path(),
+                cause: json(),
+            },
+            ShowError::OtherFormat {
+                path: path(),
+                format: "other/1".into(),
+            },
+            ShowError::NoFormat { path: path() },
+        ];
+        errors.extend(show.into_iter().map(|e| ("show", Error::from(e))));
+        let saved = [
+            SavedPlanError::Unreadable {
+                path: path(),
+                cause: LoadError::Malformed("no steps".into()),
+            },
+            SavedPlanError::OtherObjects {
+                path: path(),
+                problems: vec!["a step".into()],
+            },
+            SavedPlanError::OtherOrganization {
+                path: path(),
+                planned: "a".into(),
+                connected: "b".into(),
+                origin: "the sandbox".into(),
+            },
+            SavedPlanError::ApiNotSetUp {
+                path: path(),
+                api: "the cloud API",
+            },
+            SavedPlanError::MissingVariable {
+                variable: "CONVERGE_ORG_ID",
+            },
+            SavedPlanError::UnusableVariable {
+                variable: "CONVERGE_API_URL",
+                problem: ApiSetupError::Credentials,
+            },
+            SavedPlanError::CannotConnect { errors: 1 },
+            SavedPlanError::Precheck {
+                cause: ReadError::NoStack,
+            },
+            SavedPlanError::Edited {
+                disagreements: vec!["a step".into()],
+            },
+        ];
+        errors.extend(saved.into_iter().map(|e| ("saved-plan", Error::from(e))));
+        let preview = [
+            PreviewError::SearchAlert { address: address() },
+            PreviewError::AlertTile {
+                address: address(),
+                tile: "t".into(),
+                dashboard: "d".into(),
+            },
+            PreviewError::ThresholdType {
+                address: address(),
+                threshold_type: "sideways".into(),
+            },
+            PreviewError::NoTileWithSeries { address: address() },
+            PreviewError::NoSeries { address: address() },
+            PreviewError::MarkdownTile { address: address() },
+            PreviewError::NoSuchTile {
+                address: address(),
+                dashboard: "d".into(),
+                tiles: Vec::new(),
+            },
+            PreviewError::UnknownAddress {
+                address: address(),
+                known: Vec::new(),
+            },
+            PreviewError::ManagedStack {
+                address: address(),
+                stack: "prod".into(),
+                service: "main".into(),
+            },
+            PreviewError::NoObservabilityApi {
+                stack: "prod".into(),
+            },
+            PreviewError::Fetch {
+                address: address(),
+                error: api(FailureKind::Status(500)),
+                hint: "run again",
+            },
+        ];
+        errors.extend(preview.into_iter().map(|e| ("preview", Error::from(e))));
+        let checks = [
+            QueryCheckError::NoObservabilityApi {
+                stack: "prod".into(),
+            },
+            QueryCheckError::Unfinished { address: address() },
+            QueryCheckError::Rejected { count: 2 },
+        ];
+        errors.extend(
+            checks
+                .into_iter()
+                .map(|e| ("check-queries", Error::from(e))),
+        );
+        let export = [
+            ExportError::Nothing,
+            ExportError::MissingVariable {
+                variable: "CONVERGE_ORG_ID",
+                what: "the organization id",
+            },
+            ExportError::LiveRead {
+                problems: vec!["a read".into()],
+                hint: None,
+            },
+            ExportError::Pipes {
+                service: "s".into(),
+                error: api(FailureKind::Timeout),
+                hint: None,
+            },
+            ExportError::UnknownService { id: "s".into() },
+        ];
+        errors.extend(export.into_iter().map(|e| ("export", Error::from(e))));
+        errors
+    }
+
+    /// The codes of the errors that end a command: those declared from `config::invalid` on.
+    fn runtime_codes() -> BTreeSet<&'static str> {
+        let first = Code::ALL
+            .iter()
+            .position(|code| *code == Code::ConfigInvalid)
+            .unwrap();
+        Code::ALL[first..]
+            .iter()
+            .map(|code| code.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn no_error_maps_to_a_catch_all_code() {
+        let mut families: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut owner: BTreeMap<&str, &str> = BTreeMap::new();
+        let runtime = runtime_codes();
+        for (family, error) in every_error() {
+            let code = error.code().as_str();
+            // What miette shows above the message is that code.
+            let shown = Diagnostic::code(&error).map(|c| c.to_string());
+            assert_eq!(shown.as_deref(), Some(code), "{family}: {error}");
+            assert!(
+                runtime.contains(code),
+                "{family}: {code} is not an error code"
+            );
+            let first = *owner.entry(code).or_insert(family);
+            assert_eq!(first, family, "{code} is shared by {first} and {family}");
+            families.entry(family).or_default().insert(code);
+        }
+        for (family, codes) in &families {
+            let kinds = every_error().iter().filter(|(f, _)| f == family).count();
+            assert!(
+                kinds == 1 || codes.len() > 1,
+                "every kind of {family} failure shows one code: {codes:?}"
+            );
+        }
+        // The HTTP client's error is made only by the transport, from a failure of the HTTP
+        // library; `Error::code` gives it `api::http-client` by its variant.
+        let reached: BTreeSet<&str> = owner.keys().copied().collect();
+        let unreached: Vec<&&str> = runtime
+            .difference(&reached)
+            .filter(|code| **code != Code::ApiHttpClient.as_str())
+            .collect();
+        assert!(unreached.is_empty(), "codes no error shows: {unreached:?}");
+    }
+}

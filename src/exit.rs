@@ -13,7 +13,8 @@ pub(crate) enum Exit {
     Changes = 2,
     /// A saved plan is stale: live objects changed since it was made.
     Stale = 3,
-    /// Refused: a destroy without `--allow-destroy`, or a confirmation needed with no terminal.
+    /// Refused: a destroy without `--allow-destroy`, a confirmation declined at the prompt, or
+    /// a confirmation needed with no terminal.
     Refused = 4,
 }
 

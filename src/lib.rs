@@ -8,6 +8,8 @@
 //! fails on any `crate::` path that goes up it and on any import cycle between files.
 //!
 //! - `exit`: the exit codes.
+//! - `diagnostic`: a problem at a place in the config, and the stable code of every problem and
+//!   every error; nothing else, so that every layer can raise one.
 //! - `duration`: the one parser of durations such as `90s`, `10m` or `7d`.
 //! - `format`: the one `--format` enum, and the values each command offers.
 //! - `address`: the one way an object's address is written and read back.
@@ -23,8 +25,9 @@
 //! - `drift`: the drift report of a plan.
 //! - `export`: the live state written as a config.
 //! - `apply`: a plan's steps executed in order.
-//! - `error`: the one error type commands return: typed variants, some wrapping the errors of
-//!   the modules before it (an API call, the sandbox, a saved file).
+//! - `error`: the one error type commands return, each kind with its stable code: typed
+//!   variants, some wrapping the errors of the modules before it (an API call, the sandbox, a
+//!   file written), and the error enums of single commands, which live beside their command.
 //! - `preview`: a tile's series and an alert's backtest.
 //! - `settings`: the shared flags, resolved once with the environment into plain settings.
 //! - `commands`: one module per command, and the one place clients are wired (`connect`).
@@ -42,6 +45,7 @@ pub mod apply;
 pub(crate) mod cli;
 pub mod commands;
 pub mod config;
+pub mod diagnostic;
 pub mod drift;
 pub(crate) mod duration;
 pub(crate) mod error;

@@ -31,6 +31,25 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
+/// `text` as literal text inside a raw HTML block (a line that starts with `<details>`): there
+/// GitHub processes no Markdown, so a backslash escape would show as written; `&`, `<`, `>` and
+/// `` ` `` become HTML entities instead (quotes are plain text there), and control characters
+/// `\u{..}` as in [`escape`].
+pub(crate) fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '`' => out.push_str("&#96;"),
+            c if c.is_control() && c != '\t' => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

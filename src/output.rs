@@ -592,7 +592,6 @@ impl Diagnostic for Masked<'_> {
 /// A file [`Printer::write_file`] could not write.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 #[error("cannot write `{path}`: {cause}")]
-#[diagnostic(code(converge::io))]
 pub(crate) struct WriteFileError {
     /// The file.
     pub path: String,

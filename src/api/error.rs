@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::diagnostic::Code;
+
 /// Longest piece of server text kept in an error (HTML pages and stack traces are cut).
 const MAX_SERVER_WORDS: usize = 200;
 
@@ -262,6 +264,25 @@ impl ApiError {
         self.method.eq_ignore_ascii_case("GET") || self.path.ends_with("/charts/series")
     }
 
+    /// The stable code of the failure, by its kind: what a user does about it differs.
+    pub(crate) fn code(&self) -> Code {
+        match self.kind {
+            FailureKind::Status(401 | 403) => Code::ApiUnauthorized,
+            FailureKind::Status(429) => Code::ApiRateLimited,
+            FailureKind::Status(status) if status >= 500 => Code::ApiServerError,
+            FailureKind::Status(_) => Code::ApiHttpStatus,
+            FailureKind::Connect | FailureKind::Refused => Code::ApiUnreachable,
+            FailureKind::Timeout | FailureKind::Connection => Code::ApiInterrupted,
+            FailureKind::Body(_)
+            | FailureKind::Shape(_)
+            | FailureKind::OutOfRange(_)
+            | FailureKind::ErrorBody(_)
+            | FailureKind::Lacking(_) => Code::ApiBadAnswer,
+            FailureKind::TooMuch(_) => Code::ApiTooMuch,
+            FailureKind::Stopped => Code::ApiStopped,
+        }
+    }
+
     /// What a user can do about it, for a `hint:` line.
     pub(crate) fn hint(&self) -> Option<&'static str> {
         match self.kind {
@@ -303,7 +324,7 @@ impl ApiError {
 /// line.
 impl miette::Diagnostic for ApiError {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new("converge::error"))
+        Some(Box::new(ApiError::code(self)))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

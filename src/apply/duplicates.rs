@@ -26,9 +26,12 @@
 //! (`plan::duplicate-dashboard`).
 
 use super::fresh::Data;
-use super::write::{Context, Made, StepError, read_failed, write_idempotent};
+use super::send::write_idempotent;
+use super::write::{Context, Made, StepError, read_failed};
 use crate::api::wire::{Alert, Dashboard};
-use crate::plan::{Operation, normalize};
+use crate::plan::{
+    AlertOp, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, normalize,
+};
 
 /// After a create of `operation` that the server answered with `own_id`: removes this run's
 /// copy when an older object of the same name exists. `Ok` carries a note for the report;
@@ -81,7 +84,7 @@ async fn settle(
     data: &Data,
 ) -> Result<Option<String>, StepError> {
     match (operation, data) {
-        (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) => {
+        (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) => {
             let same: Vec<&Dashboard> = list
                 .iter()
                 .filter(|d| normalize::same_name(&d.name, &body.name))
@@ -104,7 +107,7 @@ async fn settle(
                 normalize::dashboard(oldest) == normalize::dashboard(&wanted),
             )
         }
-        (Operation::AlertCreate { body, .. }, Data::Alerts(list)) => {
+        (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
             let name = body.name.as_deref().unwrap_or_default();
             let same: Vec<&Alert> = list
                 .iter()
@@ -134,7 +137,23 @@ async fn settle(
                 normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted),
             )
         }
-        _ => Ok(None),
+        // Only a create can double, and its list is the one read for it.
+        (
+            Operation::Dashboard(
+                DashboardOp::Create { .. }
+                | DashboardOp::Update { .. }
+                | DashboardOp::Delete { .. },
+            )
+            | Operation::Alert(
+                AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+            )
+            | Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+        ) => Ok(None),
     }
 }
 
@@ -153,15 +172,24 @@ async fn remove_own(
     kept: &str,
 ) -> Result<(), StepError> {
     let removal = match operation {
-        Operation::DashboardCreate { stack, .. } => Operation::DashboardDelete {
-            stack: stack.clone(),
-            dashboard_id: own_id.to_string(),
-        },
-        Operation::AlertCreate { stack, .. } => Operation::AlertDelete {
+        Operation::Dashboard(DashboardOp::Create { stack, .. }) => {
+            Operation::Dashboard(DashboardOp::Delete {
+                stack: stack.clone(),
+                dashboard_id: own_id.to_string(),
+            })
+        }
+        Operation::Alert(AlertOp::Create { stack, .. }) => Operation::Alert(AlertOp::Delete {
             stack: stack.clone(),
             alert_id: own_id.to_string(),
-        },
-        _ => return Ok(()),
+        }),
+        // Only a create leaves a copy of its own to remove.
+        Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
+        | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => return Ok(()),
     };
     write_idempotent(context, &removal).await.map_err(|error| {
         StepError::Failed(format!(

@@ -51,6 +51,7 @@ use crate::api::stack::StackApi;
 use crate::api::transport::RateBucket;
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::{LiveState, StackLive};
+use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
 
 /// What one list read covers.
@@ -100,21 +101,11 @@ pub(crate) struct Fresh {
 
 /// The scope a step's object lives in, and the stack when it is a stack object.
 pub(crate) fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
-    match operation {
-        Operation::ServiceScaling { .. }
-        | Operation::PrivateEndpointCreate { .. }
-        | Operation::PrivateEndpointDetach { .. } => (Scope::Services, None),
-        Operation::PipeScaling { service_id, .. } | Operation::PipeDelete { service_id, .. } => {
-            (Scope::Pipes(service_id.clone()), None)
-        }
-        Operation::DashboardCreate { stack, .. }
-        | Operation::DashboardUpdate { stack, .. }
-        | Operation::DashboardDelete { stack, .. } => {
-            (Scope::Dashboards(stack.key.clone()), Some(stack))
-        }
-        Operation::AlertCreate { stack, .. }
-        | Operation::AlertUpdate { stack, .. }
-        | Operation::AlertDelete { stack, .. } => (Scope::Alerts(stack.key.clone()), Some(stack)),
+    match operation.target().list() {
+        List::Services => (Scope::Services, None),
+        List::Pipes(service_id) => (Scope::Pipes(service_id.to_string()), None),
+        List::Dashboards(stack) => (Scope::Dashboards(stack.key.clone()), Some(stack)),
+        List::Alerts(stack) => (Scope::Alerts(stack.key.clone()), Some(stack)),
     }
 }
 

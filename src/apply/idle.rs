@@ -14,14 +14,13 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     // Service key (from the address) and id → pipe steps.
     let mut pipes: BTreeMap<(String, String), usize> = BTreeMap::new();
     for step in &plan.steps {
-        if let Operation::PipeScaling { service_id, .. }
-        | Operation::PipeDelete { service_id, .. } = &step.operation
-        {
+        if let Operation::Pipe(pipe) = &step.operation {
+            let service_id = pipe.service_id();
             let key = crate::plan::Address::parse(&step.address)
                 .and_then(|a| a.service())
                 .unwrap_or(service_id)
                 .to_string();
-            *pipes.entry((key, service_id.clone())).or_insert(0) += 1;
+            *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
         }
     }
     pipes

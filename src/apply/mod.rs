@@ -15,9 +15,11 @@
 mod duplicates;
 pub(crate) mod fresh;
 pub(crate) mod idle;
+mod kinds;
 pub(crate) mod model;
 pub(crate) mod progress;
 pub(crate) mod report;
+mod send;
 pub(crate) mod step;
 pub(crate) mod wait;
 pub(crate) mod write;
@@ -257,7 +259,7 @@ impl<'a> Run<'a> {
                 report::StepReport {
                     id: step.id,
                     address: step.address.clone(),
-                    operation: operation_name(&step.operation).to_string(),
+                    operation: operation_name(&step.operation),
                     status,
                     message: self.messages[index].clone(),
                 }
@@ -313,9 +315,15 @@ pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, 
             continue;
         }
         if current != step.fingerprint {
-            found
-                .stale
-                .push((step.id, write::stale_message(step, current)));
+            // Field by field, so the reader sees what moved under the reviewed plan.
+            let mut message = write::stale_message(step, current);
+            for line in crate::plan::saved::changed_since(plan, step, &scoped) {
+                message.push_str(&format!(
+                    "\n      {}: {line} since the plan was made",
+                    step.address
+                ));
+            }
+            found.stale.push((step.id, message));
         }
     }
     found.disagreements = crate::plan::derive::against_live(plan, &live);

@@ -60,19 +60,7 @@ impl Status {
     }
 }
 
-/// A short name of what an operation does, for reports.
-pub fn operation_name(operation: &Operation) -> &'static str {
-    match operation {
-        Operation::ServiceScaling { .. } => "update service scaling",
-        Operation::PrivateEndpointCreate { .. } => "register private endpoint",
-        Operation::PrivateEndpointDetach { .. } => "detach private endpoint",
-        Operation::PipeScaling { .. } => "update pipe scaling",
-        Operation::PipeDelete { .. } => "delete pipe",
-        Operation::DashboardCreate { .. } => "create dashboard",
-        Operation::DashboardUpdate { .. } => "update dashboard",
-        Operation::DashboardDelete { .. } => "delete dashboard",
-        Operation::AlertCreate { .. } => "create alert",
-        Operation::AlertUpdate { .. } => "update alert",
-        Operation::AlertDelete { .. } => "delete alert",
-    }
+/// A short name of what an operation does, for reports (`update pipe scaling`).
+pub fn operation_name(operation: &Operation) -> String {
+    operation.name().doing()
 }

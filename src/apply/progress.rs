@@ -41,18 +41,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The API a step's requests go to, as waits name it.
 fn api_of(operation: &Operation) -> &'static str {
-    let stack = match operation {
-        Operation::DashboardCreate { stack, .. }
-        | Operation::DashboardUpdate { stack, .. }
-        | Operation::DashboardDelete { stack, .. }
-        | Operation::AlertCreate { stack, .. }
-        | Operation::AlertUpdate { stack, .. }
-        | Operation::AlertDelete { stack, .. } => Some(stack),
-        _ => None,
-    };
-    match stack.map(|stack| &stack.target) {
+    match operation.target().stack().map(|stack| &stack.target) {
         Some(crate::plan::StackTarget::Observability) => OBSERVABILITY_API,
-        _ => CLOUD_API,
+        Some(crate::plan::StackTarget::Managed { .. }) | None => CLOUD_API,
     }
 }
 

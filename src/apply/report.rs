@@ -144,7 +144,7 @@ impl Report {
                 StepReport {
                     id: step.id,
                     address: step.address.clone(),
-                    operation: operation_name(&step.operation).to_string(),
+                    operation: operation_name(&step.operation),
                     status: if found.is_some() {
                         Status::Stale
                     } else {

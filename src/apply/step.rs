@@ -8,12 +8,14 @@
 
 use super::duplicates;
 use super::fresh::{Data, Scope, Ticket, live_of, scope_of};
+use super::send::{Rounds, resolve, write, write_rounds};
 use super::write::{
-    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Rounds, StepError, WriteError, read_failed,
-    resolve, short, stale_message, write, write_rounds,
+    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, StepError, WriteError, read_failed, short,
+    stale_message,
 };
 use crate::api::error::ApiError;
-use crate::plan::{Operation, StackRef, Step, fingerprint, normalize};
+use crate::plan::target::Effect;
+use crate::plan::{DashboardOp, Operation, StackRef, Step, fingerprint, normalize};
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
@@ -45,12 +47,9 @@ pub(crate) async fn run(
     if check(context, step, &scope, stack, started).await? == Checked::AlreadyGone {
         return Ok(Some("already gone".to_string()));
     }
-    let is_create = matches!(
-        step.operation,
-        Operation::DashboardCreate { .. }
-            | Operation::AlertCreate { .. }
-            | Operation::PrivateEndpointCreate { .. }
-    );
+    // The operation says whether it creates: a create left out of a list here would go
+    // through the update path, which resends on a 5xx and could create twice.
+    let is_create = step.operation.effect() == Effect::Create;
     let operation = resolve(context, step).await?;
     if !is_create {
         return match write_rounds(context, step, &operation).await {
@@ -186,7 +185,7 @@ async fn landed(
     if fingerprint::current(operation, &live_of(scope, &data)).is_none() {
         return Ok(None);
     }
-    if let (Operation::DashboardCreate { stack, body }, Data::Dashboards(list)) =
+    if let (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) =
         (operation, data.as_ref())
         && let Some(found) = list
             .iter()

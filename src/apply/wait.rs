@@ -6,43 +6,53 @@ use std::collections::BTreeSet;
 
 use tokio::sync::watch;
 
+use super::kinds::{pipe, service};
 use super::model::{Options, Status};
 use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
 use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};
 use crate::output::Printer;
-use crate::plan::{Operation, Plan};
+use crate::plan::{AlertOp, DashboardOp, Operation, PipeOp, Plan, PrivateEndpointOp, ServiceOp};
 
-fn close(a: Option<f64>, b: Option<f64>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => (a - b).abs() < 1e-9,
-        _ => false,
+/// A scaling write `--wait` waits for: what was sent, and to which service or pipe.
+enum Scaling<'a> {
+    Service {
+        service_id: &'a str,
+        body: &'a ServiceScalingPatch,
+    },
+    Pipe {
+        service_id: &'a str,
+        pipe_id: &'a str,
+        body: &'a PipeScalingPatch,
+    },
+}
+
+/// The scaling an operation writes; `None` for the operations that write no scaling.
+fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
+    match operation {
+        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
+            Some(Scaling::Service { service_id, body })
+        }
+        Operation::Pipe(PipeOp::Scaling {
+            service_id,
+            pipe_id,
+            body,
+        }) => Some(Scaling::Pipe {
+            service_id,
+            pipe_id,
+            body,
+        }),
+        Operation::Pipe(PipeOp::Delete { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        )
+        | Operation::Alert(
+            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+        ) => None,
     }
-}
-
-/// Whether a service shows every field of a scaling patch.
-pub(crate) fn service_shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
-    let number = |want: Option<f64>, have: Option<f64>| want.is_none() || close(want, have);
-    number(patch.num_replicas, service.num_replicas)
-        && number(patch.min_total_memory_gb, service.min_total_memory_gb)
-        && number(patch.max_total_memory_gb, service.max_total_memory_gb)
-        && number(patch.idle_timeout_minutes, service.idle_timeout_minutes)
-        && patch
-            .idle_scaling
-            .is_none_or(|want| service.idle_scaling == Some(want))
-}
-
-/// Whether a pipe shows every field of a scaling patch.
-pub(crate) fn pipe_shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
-    let Some(scaling) = &pipe.scaling else {
-        return false;
-    };
-    let integer = |want: Option<i64>, have: Option<i64>| want.is_none() || want == have;
-    integer(patch.replicas, scaling.replicas)
-        && integer(patch.concurrency, scaling.concurrency)
-        && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
-        && (patch.replica_memory_gb.is_none()
-            || close(patch.replica_memory_gb, scaling.replica_memory_gb))
 }
 
 /// Polls until the scaling steps `report` marks done show their values, the timeout passes or
@@ -59,13 +69,11 @@ pub(crate) async fn wait(
         .steps
         .iter()
         .filter(|step| {
-            matches!(
-                step.operation,
-                Operation::ServiceScaling { .. } | Operation::PipeScaling { .. }
-            ) && report
-                .steps
-                .iter()
-                .any(|r| r.id == step.id && r.status == Status::Done)
+            scaling_of(&step.operation).is_some()
+                && report
+                    .steps
+                    .iter()
+                    .any(|r| r.id == step.id && r.status == Status::Done)
         })
         .collect();
     let Some(cloud) = &clients.cloud else {
@@ -81,21 +89,23 @@ pub(crate) async fn wait(
             pending.len()
         ));
     }
+    let total = pending.len();
     // `None` only for a timeout beyond what the clock can count: no deadline, not a panic.
     let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
+        let before: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
         let mut services: Option<Vec<Service>> = None;
         if pending
             .iter()
-            .any(|s| matches!(s.operation, Operation::ServiceScaling { .. }))
+            .any(|s| matches!(scaling_of(&s.operation), Some(Scaling::Service { .. })))
         {
             services = cloud.list_services().await.ok();
         }
         let pipe_services: BTreeSet<&str> = pending
             .iter()
-            .filter_map(|s| match &s.operation {
-                Operation::PipeScaling { service_id, .. } => Some(service_id.as_str()),
-                _ => None,
+            .filter_map(|s| match scaling_of(&s.operation) {
+                Some(Scaling::Pipe { service_id, .. }) => Some(service_id),
+                Some(Scaling::Service { .. }) | None => None,
             })
             .collect();
         let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
@@ -104,22 +114,25 @@ pub(crate) async fn wait(
                 pipes.push((service.to_string(), list));
             }
         }
-        pending.retain(|step| match &step.operation {
-            Operation::ServiceScaling { service_id, body } => !services
+        pending.retain(|step| match scaling_of(&step.operation) {
+            Some(Scaling::Service { service_id, body }) => !services
                 .as_ref()
-                .and_then(|list| list.iter().find(|s| s.id == *service_id))
-                .is_some_and(|s| service_shows(s, body)),
-            Operation::PipeScaling {
+                .and_then(|list| list.iter().find(|s| s.id == service_id))
+                .is_some_and(|s| service::shows(s, body)),
+            Some(Scaling::Pipe {
                 service_id,
                 pipe_id,
                 body,
-            } => !pipes
+            }) => !pipes
                 .iter()
                 .find(|(id, _)| id == service_id)
-                .and_then(|(_, list)| list.iter().find(|p| p.id == *pipe_id))
-                .is_some_and(|p| pipe_shows(p, body)),
-            _ => false,
+                .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
+                .is_some_and(|p| pipe::shows(p, body)),
+            None => false,
         });
+        if pending.len() < before.len() {
+            progress(&before, &pending, total, printer);
+        }
         let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
         if pending.is_empty() || late || *cancel.borrow() {
             break;
@@ -143,53 +156,26 @@ pub(crate) async fn wait(
         pending: pending.iter().map(|s| s.address.clone()).collect(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::wire::PipeScaling;
-
-    #[test]
-    fn a_service_shows_a_patch_only_when_every_sent_field_matches() {
-        let service = Service {
-            num_replicas: Some(3.0),
-            idle_scaling: Some(true),
-            idle_timeout_minutes: Some(15.0),
-            ..Service::default()
-        };
-        let patch = ServiceScalingPatch {
-            num_replicas: Some(3.0),
-            idle_scaling: Some(true),
-            ..ServiceScalingPatch::default()
-        };
-        assert!(service_shows(&service, &patch));
-        let other = ServiceScalingPatch {
-            idle_timeout_minutes: Some(20.0),
-            ..patch
-        };
-        assert!(!service_shows(&service, &other));
-    }
-
-    #[test]
-    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
-        let patch = PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            ..PipeScaling::default()
-        };
-        let mut pipe = Pipe::default();
-        assert!(!pipe_shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            concurrency: Some(1),
-            ..PipeScaling::default()
-        });
-        assert!(pipe_shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(2),
-            ..PipeScaling::default()
-        });
-        assert!(!pipe_shows(&pipe, &patch));
+/// One line for a poll that found changes showing: which, and what is still pending; or that
+/// all of them show, so the wait never ends on a line that looks frozen.
+fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, printer: &Printer) {
+    let still: Vec<&str> = pending.iter().map(|s| s.address.as_str()).collect();
+    let shown: Vec<&str> = before
+        .iter()
+        .map(String::as_str)
+        .filter(|address| !still.contains(address))
+        .collect();
+    if still.is_empty() {
+        printer.err(&format!(
+            "scaling shows: {}; all {total} scaling change(s) show",
+            shown.join(", ")
+        ));
+    } else {
+        printer.err(&format!(
+            "scaling shows: {} ({} of {total}); still pending: {}",
+            shown.join(", "),
+            total - still.len(),
+            still.join(", ")
+        ));
     }
 }

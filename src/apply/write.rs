@@ -1,6 +1,7 @@
-//! Sending a step's write: the context the steps of one run share, the ids an alert's create
-//! or update needs, and idempotent writes sent again in rounds. [`super::step`] checks a step
-//! and decides what to send; `duplicates` cleans up after a create; both build on this.
+//! What a step's write needs: the context the steps of one run share (clients, the answers
+//! alerts find their dashboard in, one wake-up per service) and how a write fails. Each kind's
+//! write is in `super::kinds`; `super::send` dispatches to them and resends in rounds;
+//! [`super::step`] checks a step and decides what to send; `duplicates` cleans up after a create.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,13 +9,15 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
-use super::fresh::{Data, Fresh, ROUNDS, ReadError, Scope, stack_api};
+use super::fresh::{Fresh, ReadError, stack_api};
 use super::model::Options;
 use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
-use crate::api::wire::{AlertRequest, Dashboard};
-use crate::plan::{AlertTarget, Operation, StackRef, Step, fingerprint, normalize};
+use crate::api::stack::StackApi;
+use crate::api::wire::Dashboard;
+use crate::plan::target::{Key, Target};
+use crate::plan::{Operation, StackRef, Step, fingerprint, normalize};
 
 /// A create this run made, whose copies are checked once every step has run.
 #[derive(Debug, Clone)]
@@ -28,7 +31,7 @@ pub(crate) struct Made {
 }
 
 /// What the report says of a write the server may have acted on though it answered no success.
-pub(super) const MAY_HAVE_BEEN_APPLIED: &str =
+pub(crate) const MAY_HAVE_BEEN_APPLIED: &str =
     "it may have been applied; run `converge plan` to see";
 
 /// What a write or a wake-up says when the config names no cloud API.
@@ -108,15 +111,25 @@ impl Context {
         std::mem::take(&mut *made)
     }
 
-    fn clients(&self) -> &Clients {
+    pub(super) fn clients(&self) -> &Clients {
         self.fresh.clients()
     }
 
-    fn cloud(&self) -> Result<&CloudClient, WriteError> {
+    pub(super) fn cloud(&self) -> Result<&CloudClient, WriteError> {
         self.clients()
             .cloud
             .as_ref()
             .ok_or_else(|| WriteError::Other(CLOUD_NOT_SET_UP.to_string()))
+    }
+
+    /// Whether pipe writes wake an idle service first (`--wake`).
+    pub(super) fn wakes(&self) -> bool {
+        self.options.wake
+    }
+
+    /// The API of a stack the plan names.
+    pub(super) fn stack(&self, stack: &StackRef) -> Result<StackApi, WriteError> {
+        stack_api(self.clients(), stack).map_err(|e| WriteError::Other(e.to_string()))
     }
 
     /// Keeps a dashboard as the server answered it, for the alerts that name it.
@@ -131,7 +144,7 @@ impl Context {
         );
     }
 
-    fn answer(&self, stack: &StackRef, name: &str) -> Option<Dashboard> {
+    pub(super) fn answer(&self, stack: &StackRef, name: &str) -> Option<Dashboard> {
         let answers = match self.answers.lock() {
             Ok(answers) => answers,
             Err(poisoned) => poisoned.into_inner(),
@@ -142,7 +155,7 @@ impl Context {
     }
 
     /// Sends `awake` to a service once and waits until it runs.
-    async fn wake(&self, service_id: &str) -> Result<(), WakeError> {
+    pub(super) async fn wake(&self, service_id: &str) -> Result<(), WakeError> {
         let cell = {
             let mut woken = match self.woken.lock() {
                 Ok(woken) => woken,
@@ -209,17 +222,32 @@ fn fingerprint_text(value: Option<fingerprint::Fingerprint>) -> String {
 /// A dashboard or alert as its create was answered.
 pub(super) struct Created {
     pub(super) id: String,
-    name: String,
+    pub(super) name: String,
 }
 
 impl Created {
     /// What to tell when the server stored the name other than as sent (some servers collapse
     /// white space): the next plan matches the object as stored, and warns at the config line.
     pub(super) fn renamed(&self, operation: &Operation) -> Option<String> {
-        let sent = match operation {
-            Operation::DashboardCreate { body, .. } => body.name.as_str(),
-            Operation::AlertCreate { body, .. } => body.name.as_deref().unwrap_or_default(),
-            _ => return None,
+        let sent = match operation.target() {
+            Target::Dashboard {
+                key: Key::Name(sent),
+                ..
+            }
+            | Target::Alert {
+                key: Key::Name(sent),
+                ..
+            } => sent,
+            // Only a create finds its object by name; nothing else is answered with a name.
+            Target::Dashboard {
+                key: Key::Id(_), ..
+            }
+            | Target::Alert {
+                key: Key::Id(_), ..
+            }
+            | Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Pipe { .. } => return None,
         };
         (self.name != sent).then(|| {
             format!(
@@ -229,84 +257,6 @@ impl Created {
             )
         })
     }
-}
-
-/// Why [`write_rounds`] gave up.
-pub(super) enum Rounds {
-    /// Interrupted before a round was sent; carries what an earlier round got, if the server
-    /// may have acted on it.
-    Stopped(Option<String>),
-    /// The last round's error; the server certainly did not act on any round.
-    Failed(String),
-    /// The last round's error, after a round the server may have acted on (a 5xx, a timeout,
-    /// a lost connection: a gateway that gave up does not mean the write did not land).
-    MaybeApplied(String),
-}
-
-/// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
-/// each already, and another round is as safe.
-pub(super) async fn write_rounds(
-    context: &Context,
-    step: &Step,
-    operation: &Operation,
-) -> Result<(), Rounds> {
-    let mut round = 1;
-    let mut previous = None;
-    loop {
-        match write(context, step, operation).await {
-            Ok(_) => return Ok(()),
-            Err(WriteError::Api(error)) if error.is_stopped() => {
-                return Err(Rounds::Stopped(previous));
-            }
-            Err(WriteError::Api(error)) if error.is_retryable() && round < ROUNDS => {
-                // 429s and refused connections changed nothing on the server.
-                if !error.is_safe_to_resend() {
-                    previous = Some(error.to_string());
-                }
-                round += 1;
-            }
-            Err(WriteError::Api(error)) if error.is_ambiguous() || previous.is_some() => {
-                return Err(Rounds::MaybeApplied(error.to_string()));
-            }
-            Err(error) => return Err(Rounds::Failed(error.to_string())),
-        }
-    }
-}
-
-/// Why [`write_idempotent`] gave up. The errors are the last round's, as the report says them.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum IdempotentWriteError {
-    /// The run was interrupted before the write was sent.
-    #[error("the run was interrupted before it was sent")]
-    Interrupted,
-    /// The server certainly did not act on any round.
-    #[error("{0}")]
-    Failed(String),
-    /// A round the server may have acted on.
-    #[error("{0}; {may}", may = MAY_HAVE_BEEN_APPLIED)]
-    MaybeApplied(String),
-}
-
-/// Sends an idempotent write that is not a step of the plan (removing a copy another run made
-/// at the same time); `Err` says why it did not happen.
-pub(crate) async fn write_idempotent(
-    context: &Context,
-    operation: &Operation,
-) -> Result<(), IdempotentWriteError> {
-    let step = Step {
-        id: usize::MAX,
-        address: String::new(),
-        depends_on: Vec::new(),
-        fingerprint: None,
-        operation: operation.clone(),
-    };
-    write_rounds(context, &step, operation)
-        .await
-        .map_err(|rounds| match rounds {
-            Rounds::Stopped(_) => IdempotentWriteError::Interrupted,
-            Rounds::Failed(error) => IdempotentWriteError::Failed(error),
-            Rounds::MaybeApplied(error) => IdempotentWriteError::MaybeApplied(error),
-        })
 }
 
 pub(super) fn short(error: &ApiError) -> String {
@@ -331,218 +281,12 @@ pub(crate) fn stale_message(step: &Step, current: Option<fingerprint::Fingerprin
     )
 }
 
-/// What to do when an alert's dashboard or tile is not there yet: most often `--only` kept the
-/// alert and left out the dashboard change it depends on.
-const APPLY_THE_DASHBOARD_FIRST: &str = "apply the dashboard first: run without `--only`, or \
-     with an `--only` glob that also matches the dashboard's address";
-
-/// Fills in the dashboard and tile ids of an alert that names them.
-pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
-    let (stack, target, body) = match &step.operation {
-        Operation::AlertCreate {
-            stack,
-            target: target @ AlertTarget::Names { .. },
-            body,
-        }
-        | Operation::AlertUpdate {
-            stack,
-            target: target @ AlertTarget::Names { .. },
-            body,
-            ..
-        } => (stack, target, body),
-        other => return Ok(other.clone()),
-    };
-    let AlertTarget::Names { dashboard, tile } = target else {
-        return Ok(step.operation.clone());
-    };
-    let found = match context.answer(stack, dashboard) {
-        Some(found) => Some(found),
-        None => {
-            // Rare (no answer was kept): read now, after the dashboard's step.
-            let scope = Scope::Dashboards(stack.key.clone());
-            let data = context
-                .fresh
-                .get(&scope, Some(stack), context.fresh.now())
-                .await
-                .map_err(read_failed)?;
-            match data.as_ref() {
-                Data::Dashboards(list) => list
-                    .iter()
-                    .find(|d| normalize::same_name(&d.name, dashboard))
-                    .cloned(),
-                _ => None,
-            }
-        }
-    };
-    let Some(found) = found else {
-        return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` does not exist, so the alert cannot point at it; \
-             {APPLY_THE_DASHBOARD_FIRST}",
-            stack.key
-        )));
-    };
-    let Some(tile_id) = found
-        .tiles
-        .iter()
-        .find(|t| t.name == *tile)
-        .and_then(|t| t.id.clone())
-    else {
-        return Err(StepError::Failed(format!(
-            "dashboard `{dashboard}` of stack `{}` has no tile `{tile}` with an id; \
-             {APPLY_THE_DASHBOARD_FIRST}",
-            stack.key
-        )));
-    };
-    let body = AlertRequest {
-        dashboard_id: Some(found.id.clone()),
-        tile_id: Some(tile_id),
-        ..body.clone()
-    };
-    let mut operation = step.operation.clone();
-    match &mut operation {
-        Operation::AlertCreate { body: b, .. } | Operation::AlertUpdate { body: b, .. } => {
-            *b = body
-        }
-        _ => {}
-    }
-    Ok(operation)
-}
-
-/// Sends the write of `operation` once (the transport retries what is safe to retry); returns
-/// a created dashboard or alert as the server answered.
-pub(super) async fn write(
-    context: &Context,
-    step: &Step,
-    operation: &Operation,
-) -> Result<Option<Created>, WriteError> {
-    let stack = |s: &StackRef| {
-        stack_api(context.clients(), s).map_err(|e| WriteError::Other(e.to_string()))
-    };
-    match operation {
-        Operation::ServiceScaling { service_id, body } => {
-            context
-                .cloud()?
-                .update_service_scaling(service_id, body)
-                .await?;
-        }
-        Operation::PrivateEndpointCreate { service_id, body } => {
-            context
-                .cloud()?
-                .create_private_endpoint(service_id, body)
-                .await?;
-        }
-        Operation::PrivateEndpointDetach { service_id, body } => {
-            context
-                .cloud()?
-                .update_service_private_endpoints(service_id, body)
-                .await?;
-        }
-        Operation::PipeScaling { service_id, .. } | Operation::PipeDelete { service_id, .. } => {
-            match pipe_write(context, operation).await {
-                Err(WriteError::Api(error)) if error.status() == Some(424) => {
-                    if !context.options.wake {
-                        return Err(WriteError::Other(idle_message(step, service_id, &error)));
-                    }
-                    context.wake(service_id).await.map_err(|problem| {
-                        WriteError::Other(format!("cannot wake the service first: {problem}"))
-                    })?;
-                    pipe_write(context, operation).await?;
-                }
-                other => other?,
-            }
-        }
-        Operation::DashboardCreate { stack: s, body } => {
-            let answer = stack(s)?.create_dashboard(body).await?;
-            let created = Created {
-                id: answer.id.clone(),
-                name: answer.name.clone(),
-            };
-            context.remember(s, answer);
-            return Ok(Some(created));
-        }
-        Operation::DashboardUpdate {
-            stack: s,
-            dashboard_id,
-            body,
-        } => {
-            let answer = stack(s)?.update_dashboard(dashboard_id, body).await?;
-            context.remember(s, answer);
-        }
-        Operation::DashboardDelete {
-            stack: s,
-            dashboard_id,
-        } => stack(s)?.delete_dashboard(dashboard_id).await?,
-        Operation::AlertCreate { stack: s, body, .. } => {
-            let answer = stack(s)?.create_alert(body).await?;
-            return Ok(Some(Created {
-                id: answer.id,
-                name: answer.name,
-            }));
-        }
-        Operation::AlertUpdate {
-            stack: s,
-            alert_id,
-            body,
-            ..
-        } => {
-            stack(s)?.update_alert(alert_id, body).await?;
-        }
-        Operation::AlertDelete { stack: s, alert_id } => stack(s)?.delete_alert(alert_id).await?,
-    }
-    Ok(None)
-}
-
-async fn pipe_write(context: &Context, operation: &Operation) -> Result<(), WriteError> {
-    match operation {
-        Operation::PipeScaling {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .update_pipe_scaling(service_id, pipe_id, body)
-                .await?;
-        }
-        Operation::PipeDelete {
-            service_id,
-            pipe_id,
-        } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
-        _ => {}
-    }
-    Ok(())
-}
-
-/// The 424 a pipe write gets while its service is idle, said briefly with the fix. The same
-/// words for every pipe of the service, so progress and the report say it once for all of them
-/// (the request id of each 424 is in the `-vv` log).
-fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
-    let service = crate::plan::Address::parse(&step.address)
-        .and_then(|a| a.service())
-        .unwrap_or(service_id);
-    let state = error
-        .message
-        .split("Current state:")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .map(|state| state.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
-        .filter(|state| !state.is_empty());
-    let state = match state {
-        Some(state) => format!("is `{state}`"),
-        None => "is not running".to_string(),
-    };
-    format!(
-        "service `{service}` {state} (424): pipes change only while their service runs; run \
-         again with `--wake` to wake it first"
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn wake_and_removal_errors_read_as_the_report_says_them() {
+    fn wake_errors_read_as_the_report_says_them() {
         assert_eq!(
             WakeError::NotSetUp.to_string(),
             "the cloud API is not set up"
@@ -555,18 +299,6 @@ mod tests {
         assert_eq!(
             still.to_string(),
             "service svc-1 was sent `awake` but is still `awaking` after 90s"
-        );
-        assert_eq!(
-            IdempotentWriteError::Interrupted.to_string(),
-            "the run was interrupted before it was sent"
-        );
-        assert_eq!(
-            IdempotentWriteError::Failed("status 400".into()).to_string(),
-            "status 400"
-        );
-        assert_eq!(
-            IdempotentWriteError::MaybeApplied("status 502".into()).to_string(),
-            "status 502; it may have been applied; run `converge plan` to see"
         );
     }
 }

@@ -10,8 +10,9 @@ use tokio::sync::watch;
 
 use crate::api::clients::Clients;
 use crate::apply::{self, Options, Progress, Report};
+use crate::commands::saved_plan::SavedPlanError;
 use crate::commands::session;
-use crate::error::{Result, SavedPlanError};
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -24,8 +25,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     0  applied, or nothing to apply\n  \
     1  a step failed, or the run was interrupted\n  \
     3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
-    4  refused: a delete without --allow-destroy, or no --yes and no terminal to ask on \
-    (nothing written)\n\n\
+    4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
+    or no --yes and no terminal to ask on (nothing written)\n\n\
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes")]

@@ -6,12 +6,15 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
+use crate::api::error::ApiError;
 use crate::commands::connect;
 use crate::config::model::{
-    CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, Span,
-    StackConfig, StackTarget,
+    CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, StackConfig,
+    StackTarget,
 };
-use crate::error::{Error, ExportError, Result};
+use crate::diagnostic::Code;
+use crate::diagnostic::Span;
+use crate::error::{CommandError, Error, Result};
 use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
 use crate::output::Printer;
@@ -262,4 +265,61 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
 
 fn not_found(id: &str) -> Error {
     ExportError::UnknownService { id: id.to_string() }.into()
+}
+
+/// Why `converge export` cannot export.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum ExportError {
+    /// No `--service`, `--stack` or `--observability`.
+    #[error("export needs something to export")]
+    #[diagnostic(help("name at least one --service ID, --stack SERVICE_ID or --observability"))]
+    Nothing,
+    /// A `CONVERGE_*` variable it needs is not set (and no `--sandbox`).
+    #[error("export needs `{variable}` ({what}) and it is not set")]
+    #[diagnostic(help("export {variable}=..., or add --sandbox to export the local sandbox"))]
+    MissingVariable {
+        /// The variable.
+        variable: &'static str,
+        /// What it holds, e.g. "the organization id".
+        what: &'static str,
+    },
+    /// The live state could not be read.
+    #[error("export could not read the live state: {}", problems.join("; "))]
+    LiveRead {
+        /// What each failed read says.
+        problems: Vec<String>,
+        /// The first help the failures carry.
+        #[help]
+        hint: Option<String>,
+    },
+    /// A service's pipes could not be listed.
+    #[error("export could not list the pipes of service {service}: {error}")]
+    Pipes {
+        /// The service id.
+        service: String,
+        /// The failed call.
+        error: ApiError,
+        /// What to do about it, for the `help:` line.
+        #[help]
+        hint: Option<&'static str>,
+    },
+    /// A `--service` or `--stack` id the organization does not have.
+    #[error("service {id} does not exist in the organization")]
+    #[diagnostic(help("check the id in the cloud console (`GET /services` lists them)"))]
+    UnknownService {
+        /// The id as given.
+        id: String,
+    },
+}
+
+impl CommandError for ExportError {
+    fn code(&self) -> Code {
+        match self {
+            ExportError::Nothing => Code::ExportNothing,
+            ExportError::MissingVariable { .. } => Code::ExportMissingVariable,
+            ExportError::LiveRead { .. } => Code::ExportLiveRead,
+            ExportError::Pipes { .. } => Code::ExportPipes,
+            ExportError::UnknownService { .. } => Code::ExportUnknownService,
+        }
+    }
 }

@@ -5,8 +5,10 @@
 
 use std::time::Duration;
 
+use crate::diagnostic::Code;
 use crate::duration::{self, HOURS, MINUTES, Problem, SECONDS};
-use crate::error::DurationError;
+use crate::error::CommandError;
+use crate::preview::model::DurationError;
 
 /// Shortest and longest `apply --timeout`.
 pub(crate) const TIMEOUT_RANGE: (Duration, Duration) =
@@ -142,6 +144,56 @@ pub(crate) fn time(text: &str) -> Result<jiff::Timestamp, FlagValueError> {
 /// `preview --end`: as [`time`], the text kept as written.
 pub(crate) fn end(text: &str) -> Result<String, FlagValueError> {
     time(text).map(|_| text.to_string())
+}
+
+/// A command-line value clap accepted that the command cannot use.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum FlagError {
+    /// `preview --window` is not a duration.
+    #[error("--window {problem}")]
+    #[diagnostic(help("for example `--window 24h`"))]
+    Window {
+        /// Why: part of the message, not a `source`, so that it is said once.
+        problem: DurationError,
+    },
+    /// `preview --end` is not a time.
+    #[error("--end `{text}` is not a time: {cause}")]
+    #[diagnostic(help("use RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`"))]
+    End {
+        /// The value as given.
+        text: String,
+        /// What the time parser said.
+        cause: jiff::Error,
+    },
+    /// `preview --window` reaches back before the epoch the API counts from.
+    #[error("--window `{window}` ending at {end} would start before 1970-01-01")]
+    #[diagnostic(help("use a shorter --window or a later --end"))]
+    BeforeEpoch {
+        /// The window as given.
+        window: String,
+        /// The end of the window, as an ISO time.
+        end: String,
+    },
+    /// `sandbox serve` was given key ids and key secrets that do not pair up.
+    #[error("{key_ids} `--key-id` but {key_secrets} `--key-secret`")]
+    #[diagnostic(help("give one `--key-secret` after each `--key-id`"))]
+    KeyPairs {
+        /// How many `--key-id`.
+        key_ids: usize,
+        /// How many `--key-secret`.
+        key_secrets: usize,
+    },
+}
+
+impl CommandError for FlagError {
+    fn code(&self) -> Code {
+        match self {
+            FlagError::Window { .. } => Code::FlagWindow,
+            FlagError::End { .. } => Code::FlagEnd,
+            FlagError::BeforeEpoch { .. } => Code::FlagBeforeEpoch,
+            FlagError::KeyPairs { .. } => Code::FlagKeyPairs,
+        }
+    }
 }
 
 #[cfg(test)]

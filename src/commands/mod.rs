@@ -11,6 +11,7 @@ pub mod plan;
 pub(crate) mod preview;
 mod reporter;
 pub(crate) mod sandbox;
+pub(crate) mod saved_plan;
 pub(crate) mod schema;
 pub(crate) mod session;
 pub(crate) mod show;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::commands::session::{self, Session};
 use crate::config::render;
-use crate::error::{QueryCheckError, Result};
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
@@ -12,6 +12,7 @@ use crate::plan;
 use crate::plan::Plan;
 use crate::plan::saved::SavedPlan;
 use crate::preview::check;
+use crate::preview::check::QueryCheckError;
 use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge plan`.
@@ -55,9 +56,15 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
-    let plan = session.plan(&args.only, printer)?;
+    let mut plan = session.plan(&args.only, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
+        plan.warnings.push(plan::model::Warning {
+            code: None,
+            place: None,
+            message: warning,
+            help: None,
+        });
     }
     let text = plan::render(&plan, args.format, &printer.for_stdout());
     match args.format {

@@ -7,12 +7,15 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 use serde_json::json;
 
+use crate::api::error::ApiError;
 use crate::api::limits::GRANULARITIES;
+use crate::commands::flags::FlagError;
 use crate::commands::session::{self, Session};
 use crate::config::model::{
     AlertConfig, Config, DashboardConfig, StackConfig, StackTarget, TileConfig,
 };
-use crate::error::{Error, FlagError, PreviewError, Result};
+use crate::diagnostic::Code;
+use crate::error::{CommandError, Error, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::{Printer, Style};
@@ -562,4 +565,134 @@ fn text(chart: &Chart, width: usize, printer: &Printer) -> String {
         ));
     }
     out
+}
+
+/// Why `converge preview ADDRESS` cannot draw what the address names.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum PreviewError {
+    /// An alert on a search, not on a tile.
+    #[error("{address} watches a search, not a tile; preview draws tile series only")]
+    SearchAlert {
+        /// The alert's address.
+        address: String,
+    },
+    /// An alert whose tile the config does not have.
+    #[error("{address}: no tile \"{tile}\" on dashboard `{dashboard}` in the config")]
+    #[diagnostic(help("run `converge validate` to see the alert's problems"))]
+    AlertTile {
+        /// The alert's address.
+        address: String,
+        /// The tile it names.
+        tile: String,
+        /// The dashboard it names.
+        dashboard: String,
+    },
+    /// An alert whose `thresholdType` is neither `above` nor `below`.
+    #[error("{address}: thresholdType `{threshold_type}` is neither above nor below")]
+    ThresholdType {
+        /// The alert's address.
+        address: String,
+        /// Its `thresholdType`.
+        threshold_type: String,
+    },
+    /// A dashboard none of whose tiles has series.
+    #[error("{address} has no tile with series")]
+    NoTileWithSeries {
+        /// The dashboard's address.
+        address: String,
+    },
+    /// A tile with no series.
+    #[error("{address} has no series to draw")]
+    NoSeries {
+        /// The tile's address.
+        address: String,
+    },
+    /// A markdown tile.
+    #[error("{address} is a markdown tile: it shows text and has no series to draw")]
+    MarkdownTile {
+        /// The tile's address.
+        address: String,
+    },
+    /// A tile address with a name its dashboard does not have.
+    #[error("`{address}`: the dashboard has no such tile in the config")]
+    #[diagnostic(help("tiles of {dashboard}: {}", tiles.join(", ")))]
+    NoSuchTile {
+        /// The address as given.
+        address: String,
+        /// The dashboard's address.
+        dashboard: String,
+        /// The dashboard's tiles, as `tile[NAME]`.
+        tiles: Vec<String>,
+    },
+    /// An address that names nothing of the config.
+    #[error("`{address}` is not an alert, dashboard or tile of the config")]
+    #[diagnostic(help("{}", known_addresses(known)))]
+    UnknownAddress {
+        /// The address as given.
+        address: String,
+        /// The alert and dashboard addresses of the config, sorted.
+        known: Vec<String>,
+    },
+    /// A tile of a managed stack, whose API has no charts/series endpoint.
+    #[error(
+        "{address}: stack `{stack}` is the managed stack of service `{service}`, which has no \
+         charts/series endpoint: there is no data to preview there"
+    )]
+    #[diagnostic(help(
+        "preview and `plan --check-queries` work on stacks with `api: observability`"
+    ))]
+    ManagedStack {
+        /// The tile's address.
+        address: String,
+        /// The stack's key.
+        stack: String,
+        /// The service the stack belongs to.
+        service: String,
+    },
+    /// A stack of the observability API when the config sets that API up not.
+    #[error("stack.{stack}: the config sets up no observability API")]
+    NoObservabilityApi {
+        /// The stack's key.
+        stack: String,
+    },
+    /// The series query failed.
+    #[error("{address}: {error}")]
+    Fetch {
+        /// The tile's address.
+        address: String,
+        /// The failed call.
+        error: ApiError,
+        /// What to do about it, for the `help:` line.
+        #[help]
+        hint: &'static str,
+    },
+}
+
+impl CommandError for PreviewError {
+    fn code(&self) -> Code {
+        match self {
+            PreviewError::SearchAlert { .. }
+            | PreviewError::NoTileWithSeries { .. }
+            | PreviewError::NoSeries { .. }
+            | PreviewError::MarkdownTile { .. } => Code::PreviewNothingToDraw,
+            PreviewError::AlertTile { .. } | PreviewError::ThresholdType { .. } => {
+                Code::PreviewAlert
+            }
+            PreviewError::NoSuchTile { .. } | PreviewError::UnknownAddress { .. } => {
+                Code::PreviewUnknownAddress
+            }
+            PreviewError::ManagedStack { .. } | PreviewError::NoObservabilityApi { .. } => {
+                Code::PreviewNoSeriesApi
+            }
+            PreviewError::Fetch { .. } => Code::PreviewFetch,
+        }
+    }
+}
+
+fn known_addresses(known: &[String]) -> String {
+    if known.is_empty() {
+        "the config declares no alerts or dashboards".to_string()
+    } else {
+        format!("addresses in the config: {}", known.join(", "))
+    }
 }

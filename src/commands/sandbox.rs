@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::api::wire::Secret;
-use crate::error::{FlagError, Result};
+use crate::commands::flags::FlagError;
+use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::sandbox::{
@@ -172,8 +173,17 @@ fn run_serve(args: &ServeArgs, printer: &Printer) -> Result<Exit> {
                 "demo credentials: key id `{DEMO_KEY_ID}`, key secret `{DEMO_KEY_SECRET}`, token `{DEMO_TOKEN}`"
             ));
         }
+        // The whole set-up a config needs, secrets included: the demo ones are public; given
+        // ones are never echoed, only named.
+        let (key_id, key_secret, token) = if demo {
+            (DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN)
+        } else {
+            ("<your --key-id>", "<your --key-secret>", "<your --token>")
+        };
         printer.err(&format!(
-            "hint: export CONVERGE_CLOUD_URL={url} CONVERGE_OBSERVABILITY_URL={url}"
+            "hint: export CONVERGE_CLOUD_URL={url} CONVERGE_OBSERVABILITY_URL={url} \
+             CONVERGE_ORG_ID={organization} CONVERGE_KEY_ID={key_id} \
+             CONVERGE_KEY_SECRET={key_secret} CONVERGE_OBS_TOKEN={token}"
         ));
         if printer.verbosity() >= 1 {
             let log = printer.clone();

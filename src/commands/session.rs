@@ -7,17 +7,18 @@ use std::path::{Path, PathBuf};
 
 use crate::api::clients::Clients;
 use crate::commands::connect;
-use crate::config::code::Code;
-use crate::config::diagnostic::{Diagnostic, Severity};
+use crate::commands::saved_plan::SavedPlanError;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, Sources,
 };
 use crate::config::render;
 use crate::config::{self, LoadMode};
-use crate::error::{Error, Result, SavedPlanError, UnmatchedGlob};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::error::{Error, Result, UnmatchedGlob};
 use crate::format::Format;
 use crate::live::LiveState;
 use crate::output::Printer;
+use crate::plan::model::Warning as PlanWarning;
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
 use crate::settings::ApiSettings;
@@ -54,6 +55,7 @@ impl Session {
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;
+        plan.warnings = self.warnings(&diagnostics);
         if only.is_empty() {
             return Ok(plan);
         }
@@ -70,7 +72,22 @@ impl Session {
         // The names a partial plan shows are those of its own changes.
         plan.sources = crate::plan::build::source_names(&plan, &self.live);
         self.report(&diagnostics, printer)?;
+        plan.warnings.extend(self.warnings(&diagnostics));
         Ok(plan)
+    }
+
+    /// The warnings among `diagnostics` as the plan's review carries them.
+    fn warnings(&self, diagnostics: &[Diagnostic]) -> Vec<PlanWarning> {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .map(|d| PlanWarning {
+                code: Some(d.code.as_str().to_string()),
+                place: render::place(d, &self.sources),
+                message: d.message.clone(),
+                help: d.help.clone(),
+            })
+            .collect()
     }
 
     /// Every address the config and the live state know, given the whole plan: its changes
@@ -454,22 +471,13 @@ pub(crate) fn open_saved(
 
 /// Which APIs the steps of a saved plan write to: (cloud, observability).
 fn apis_needed(saved: &crate::plan::saved::SavedPlan) -> (bool, bool) {
-    use crate::plan::{Operation, StackTarget};
+    use crate::plan::StackTarget;
     let mut cloud = false;
     let mut observability = false;
     for step in &saved.plan.steps {
-        match &step.operation {
-            Operation::DashboardCreate { stack, .. }
-            | Operation::DashboardUpdate { stack, .. }
-            | Operation::DashboardDelete { stack, .. }
-            | Operation::AlertCreate { stack, .. }
-            | Operation::AlertUpdate { stack, .. }
-            | Operation::AlertDelete { stack, .. }
-                if stack.target == StackTarget::Observability =>
-            {
-                observability = true
-            }
-            _ => cloud = true,
+        match step.operation.target().stack().map(|stack| &stack.target) {
+            Some(StackTarget::Observability) => observability = true,
+            Some(StackTarget::Managed { .. }) | None => cloud = true,
         }
     }
     (cloud, observability)

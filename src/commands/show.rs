@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 
 use crate::apply::report::{self, Report, StepReport};
-use crate::error::{Error, Result, ShowError};
+use crate::diagnostic::Code;
+use crate::error::{CommandError, Error, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan;
-use crate::plan::saved::{self, SavedPlan};
+use crate::plan::saved::{self, LoadError, SavedPlan};
 
 /// Flags of `converge show`.
 #[derive(Debug, clap::Args)]
@@ -125,4 +126,75 @@ fn report_markdown(report: &Report) -> String {
         }
     }
     out
+}
+
+/// Why `converge show FILE` cannot show the file.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum ShowError {
+    /// The file is not JSON.
+    #[error("`{}` is not JSON: {cause}", crate::output::path_text(path))]
+    #[diagnostic(help("{}", show_reads()))]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        cause: serde_json::Error,
+    },
+    /// The file says it is a saved plan but cannot be read as one.
+    #[error("`{}`: {cause}", crate::output::path_text(path))]
+    Plan {
+        /// The file.
+        path: PathBuf,
+        /// Why the saved plan cannot be read.
+        cause: LoadError,
+    },
+    /// The file says it is an apply report but lacks what a report has.
+    #[error(
+        "`{}` is not a complete `{}`: {cause}",
+        crate::output::path_text(path),
+        report::FORMAT
+    )]
+    Report {
+        /// The file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        cause: serde_json::Error,
+    },
+    /// The file is a JSON document of another format.
+    #[error("`{}` is a `{format}` document", crate::output::path_text(path))]
+    #[diagnostic(help("{}", show_reads()))]
+    OtherFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format it declares.
+        format: String,
+    },
+    /// The file is JSON without a `format` field.
+    #[error("`{}` has no `format` field", crate::output::path_text(path))]
+    #[diagnostic(help("{}", show_reads()))]
+    NoFormat {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl CommandError for ShowError {
+    fn code(&self) -> Code {
+        match self {
+            ShowError::NotJson { .. } => Code::ShowNotJson,
+            ShowError::Plan { .. } => Code::ShowPlan,
+            ShowError::Report { .. } => Code::ShowReport,
+            ShowError::OtherFormat { .. } | ShowError::NoFormat { .. } => Code::ShowOtherFormat,
+        }
+    }
+}
+
+/// What `converge show` reads, for the `help:` line of a file it cannot show.
+fn show_reads() -> String {
+    format!(
+        "`converge show` reads saved plans (`{}`, from `converge plan --out FILE`) and apply \
+         reports (`{}`, from `converge apply --format json`)",
+        saved::FORMAT,
+        report::FORMAT
+    )
 }

@@ -4,12 +4,11 @@
 
 use indexmap::IndexMap;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::interpolate;
 use super::model::*;
 use super::secret_fields::{KEY_SECRET, TOKEN};
 use super::yaml::{Key, Kind, Node};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Whether variables are needed now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,7 +221,10 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
                     Some(api.span),
                 )
                 .with_label("remove this or `service`")
-                .with_related(service.span, "managed stack of this service"),
+                .with_related(service.span, "managed stack of this service")
+                .with_help(
+                    "keep `service:` for the service's managed stack, or `api: observability` for the standalone API",
+                ),
             );
             StackTarget::Managed { service }
         }
@@ -296,7 +298,8 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
                     Some(name.span),
                 )
                 .with_label("remove this or `sourceId`")
-                .with_related(id.span, "sourceId here"),
+                .with_related(id.span, "sourceId here")
+                .with_help("keep `source: <name>` or `sourceId: <id>`, and remove the other"),
             );
             Some(SourceRef::Id(id))
         }

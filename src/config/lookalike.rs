@@ -10,9 +10,8 @@
 
 use std::collections::HashMap;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::model::Located;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::output::{is_invisible, reveal};
 
 /// The Latin letter a Cyrillic or Greek letter is drawn like, in the usual fonts.
@@ -192,7 +191,7 @@ impl<'a> Lookalikes<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::model::Span;
+    use crate::diagnostic::Span;
 
     fn located(text: &str, line: usize) -> Located<String> {
         Located::new(

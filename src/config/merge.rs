@@ -4,9 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::yaml::{self, Kind, Node};
+use crate::diagnostic::{Code, Diagnostic};
 
 /// Top-level maps whose entries may come from different files.
 const MERGED_MAPS: &[&str] = &["services", "stacks"];

@@ -27,18 +27,10 @@
 //!
 //! # Diagnostic codes
 //!
-//! `yaml::syntax`, `yaml::key-type`, `yaml::merge`, `yaml::multiple-documents`,
-//! `yaml::too-large`, `yaml::too-deep`; `config::read`, `config::encoding`,
-//! `config::empty-directory`, `config::duplicate-key`, `config::unknown-key`,
-//! `config::interpolation`, `config::env-unset`, `config::literal-secret`,
-//! `config::secret-variable`, `config::outside-project`; `schema::type`,
-//! `schema::enum`, `schema::range`, `schema::required`, `schema::length`, `schema::pattern`,
-//! `schema::invalid`, `schema::internal`; and the `semantic::*` codes listed in `rules` and
-//! `lookalike`.
+//! The `yaml::*`, `config::*`, `schema::*` and `semantic::*` codes of [`crate::diagnostic::Code`],
+//! which lists each with when it is raised.
 
 pub(crate) mod build;
-pub(crate) mod code;
-pub(crate) mod diagnostic;
 pub mod interpolate;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
@@ -54,11 +46,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use build::LoadMode;
-use code::Code;
-use diagnostic::{Diagnostic, Severity};
-use model::{Config, SourceFile, Sources, Span};
+use model::{Config, SourceFile, Sources};
 pub use schema_check::SCHEMA;
 use yaml::{Kind, Node};
+
+use crate::diagnostic::{Code, Diagnostic, Severity, Span};
 
 /// What loading produced.
 #[derive(Debug, Clone)]

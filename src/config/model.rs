@@ -11,23 +11,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-/// Index of a file in [`Sources`].
-pub(crate) type FileId = usize;
-
-/// Where a value stands in a config file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    /// The file, an index into [`Sources`].
-    pub file: FileId,
-    /// Byte offset of the value's first character.
-    pub offset: usize,
-    /// Length of the value in bytes (at least 1 so it can be underlined).
-    pub len: usize,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
+use crate::diagnostic::{FileId, Span};
 
 /// A value and where it was written.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,5 +1,5 @@
 //! Showing diagnostics: as miette reports on stderr (text), as a JSON array on stdout, and as
-//! GitHub workflow annotations on stdout when `GITHUB_ACTIONS=true`, so pull requests show each
+//! GitHub workflow annotations on stderr when `GITHUB_ACTIONS=true`, so pull requests show each
 //! problem on its line. Used for config problems and for plan-time rule errors alike.
 
 use std::fmt;
@@ -8,17 +8,16 @@ use std::sync::Arc;
 use miette::{LabeledSpan, MietteError, MietteSpanContents, NamedSource, SourceSpan, SpanContents};
 use serde_json::{Value, json};
 
-use super::code::Code;
-use super::diagnostic::{Diagnostic, Severity};
-use super::model::{Sources, Span};
+use super::model::Sources;
+use crate::diagnostic::{Code, Diagnostic, Severity, Span};
 use crate::format::Format;
 use crate::output::Printer;
 
 /// Codes whose underlined value is a secret: shown with their place but without the snippet.
 const REDACTED_CODES: &[Code] = &[Code::ConfigLiteralSecret];
 
-/// Prints every diagnostic in the chosen format, plus GitHub annotations when
-/// `GITHUB_ACTIONS=true` (on stdout with `text`; on stderr with `json`, so stdout stays valid JSON).
+/// Prints every diagnostic in the chosen format, plus GitHub annotations on stderr when
+/// `GITHUB_ACTIONS=true`.
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
     let masked = mask_secrets(diags, sources);
     let sources = &masked;
@@ -34,13 +33,10 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
         Format::Json => printer.out(&format!("{}\n", to_json(diags, sources))),
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        // Always on stderr: the runner reads workflow commands there as well, and stdout
+        // carries exactly one document (the plan, the comment, the JSON) whatever the format.
         let annotations = github_annotations(diags, sources);
-        match format {
-            Format::Text | Format::Markdown => printer.out_text(&annotations),
-            // stdout stays one JSON document for `jq`; the runner reads workflow commands
-            // from stderr as well.
-            Format::Json => printer.err(annotations.trim_end_matches('\n')),
-        }
+        printer.err(annotations.trim_end_matches('\n'));
     }
 }
 
@@ -295,6 +291,17 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
         ));
     }
     out
+}
+
+/// Where a diagnostic points, `file:line:column`; `None` for one without a place.
+pub(crate) fn place(diag: &Diagnostic, sources: &Sources) -> Option<String> {
+    let span = diag.span?;
+    Some(format!(
+        "{}:{}:{}",
+        file_name(sources, span),
+        span.line,
+        span.column
+    ))
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {

@@ -25,12 +25,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
 use super::lookalike::Lookalikes;
 use super::model::*;
 use super::schema_check::closest;
 use super::yaml::{Kind, Node};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Runs every rule and pushes what it finds. `root` is the merged tree the config was built
 /// from: a reference to an object that is written there but did not build (its own error is
@@ -56,7 +55,8 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
                         Some(endpoint.id.span),
                     )
                     .with_label("listed again")
-                    .with_related(first, "first listed here"),
+                    .with_related(first, "first listed here")
+                    .with_help("remove one of the two entries"),
                 );
             }
         }
@@ -77,6 +77,9 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
             )
             .with_label("no such service key");
             diag = suggest(diag, &service.value, config.services.keys());
+            if diag.help.is_none() {
+                diag = diag.with_help("add the service under `services:`, or name one of its keys");
+            }
             diags.push(diag);
         }
         dashboards(stack, diags);
@@ -176,7 +179,8 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
                 Some(max.span),
             )
             .with_label("smaller than the minimum")
-            .with_related(min.span, "minimum here"),
+            .with_related(min.span, "minimum here")
+            .with_help("make `minTotalMemoryGb` at most `maxTotalMemoryGb`"),
         );
     }
 }
@@ -202,6 +206,9 @@ fn used_twice(
     )
     .with_label("used again")
     .with_related(first, "first used here")
+    .with_help(format!(
+        "give each {kind} in {scope_kind} `{scope}` its own name (or remove the copy)"
+    ))
 }
 
 /// `renamedFrom` must name exactly one object: not the object's own name (it is matched by
@@ -329,7 +336,13 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                         Some(tile.w.span),
                     )
                     .with_label("too wide for its x")
-                    .with_related(tile.x.span, "x here"),
+                    .with_related(tile.x.span, "x here")
+                    .with_help(match columns - tile.x.value {
+                        room if room >= 1 => format!(
+                            "make x + w at most {columns}: `w: {room}` fits at this x, or move the tile left"
+                        ),
+                        _ => format!("move the tile left: x must be below {columns}"),
+                    }),
                 );
             }
             if tile.as_ratio.as_ref().is_some_and(|r| r.value) && tile.series.len() != 2 {
@@ -344,7 +357,10 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                         ),
                         Some(at),
                     )
-                    .with_label("needs exactly two series"),
+                    .with_label("needs exactly two series")
+                    .with_help(
+                        "give the tile exactly two series (the numerator, then the denominator), or remove `asRatio`",
+                    ),
                 );
             }
         }
@@ -471,7 +487,14 @@ fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
                 ),
                 Some(key.span),
             )
-            .with_label("invalid key"),
+            .with_label("invalid key")
+            .with_help(format!(
+                "rename the key, e.g. `{}`",
+                key.value
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '-' })
+                    .collect::<String>()
+            )),
         );
     }
 }

@@ -8,10 +8,8 @@ use std::sync::OnceLock;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Number, Value};
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
-use super::model::Span;
 use super::yaml::{Kind, Node, child_pointer};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
@@ -130,7 +128,8 @@ impl Offending<'_> {
                 format!("`{path}` must be {expected_value}, not {found}"),
                 Some(place.value),
             )
-            .with_label(format!("expected {expected_value}")),
+            .with_label(format!("expected {expected_value}"))
+            .with_help(format!("write {expected_value} here")),
             ValidationErrorKind::Minimum { .. }
             | ValidationErrorKind::Maximum { .. }
             | ValidationErrorKind::ExclusiveMinimum { .. }
@@ -143,7 +142,8 @@ impl Offending<'_> {
                 ),
                 Some(place.value),
             )
-            .with_label("out of range"),
+            .with_label("out of range")
+            .with_help(format!("write {} here", range_text(self.node_schema))),
             ValidationErrorKind::MinLength { limit } => self.wrong_length(*limit, true),
             ValidationErrorKind::MaxLength { limit } => self.wrong_length(*limit, false),
             ValidationErrorKind::MinItems { limit } => Diagnostic::error(
@@ -151,13 +151,17 @@ impl Offending<'_> {
                 format!("`{path}` must have at least {limit} item(s)"),
                 Some(place.value),
             )
-            .with_label("too few items"),
+            .with_label("too few items")
+            .with_help(format!("add items until there are at least {limit}")),
             ValidationErrorKind::MaxItems { limit } => Diagnostic::error(
                 Code::SchemaLength,
                 format!("`{path}` must have at most {limit} items"),
                 Some(place.value),
             )
-            .with_label("too many items"),
+            .with_label("too many items")
+            .with_help(format!(
+                "keep at most {limit} items: split them, or remove some"
+            )),
             ValidationErrorKind::Pattern { pattern } => {
                 if self.is_secret || self.unresolved {
                     return None;
@@ -238,9 +242,10 @@ impl Offending<'_> {
         )
         .with_label("not an allowed value");
         let written = self.written.and_then(Value::as_str);
-        if let Some(close) = written.and_then(|w| closest(w, allowed.iter().copied())) {
-            diag = diag.with_help(format!("did you mean `{close}`?"));
-        }
+        diag = match written.and_then(|w| closest(w, allowed.iter().copied())) {
+            Some(close) => diag.with_help(format!("did you mean `{close}`?")),
+            None => diag.with_help("write one of the values the message lists"),
+        };
         diag
     }
 
@@ -262,6 +267,11 @@ impl Offending<'_> {
         } else {
             "wrong length".to_string()
         })
+        .with_help(if at_least {
+            format!("write at least {limit} character(s)")
+        } else {
+            format!("shorten it to {limit} characters or fewer")
+        })
     }
 
     /// A string not of the form `pattern` asks for, the form said in words where known.
@@ -280,6 +290,7 @@ impl Offending<'_> {
             Some(self.place.value),
         )
         .with_label("wrong form")
+        .with_help(format!("write {expected} here"))
     }
 }
 

@@ -11,9 +11,7 @@ use std::collections::HashMap;
 
 use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
 
-use super::code::Code;
-use super::diagnostic::Diagnostic;
-use super::model::{FileId, Span};
+use crate::diagnostic::{Code, Diagnostic, FileId, Span};
 
 /// Most nodes one file may expand to (aliases are copied); stops "billion laughs" inputs.
 const MAX_NODES: usize = 2_000_000;

@@ -98,8 +98,12 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
         }
         let owner_tag = owner_tag_of(config, &change.address);
         let mut fields = Vec::new();
-        for field in &change.fields {
-            let Some(field) = without_owner_tag(field, owner_tag.as_deref()) else {
+        // The fields not ignored (the ownership tag counts as kept: it is not the user's
+        // silencing), for the reason line.
+        let mut kept = Vec::new();
+        for original in &change.fields {
+            let Some(field) = without_owner_tag(original, owner_tag.as_deref()) else {
+                kept.push(original.clone());
                 continue;
             };
             if !field.path.is_empty()
@@ -107,6 +111,7 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
             {
                 continue;
             }
+            kept.push(original.clone());
             fields.push(DriftField {
                 path: field.path,
                 config: field.after,
@@ -121,11 +126,27 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
         changed.push(Changed {
             address: change.address.clone(),
             action: change.action,
-            reason: change.reason.clone(),
+            reason: reason_of_kept(&change.reason, &change.fields, &kept),
             fields,
         });
     }
     changed
+}
+
+/// The reason line of a change some of whose fields were silenced: the field names it lists
+/// (`idleScaling, numReplicas differ`) are those still shown, so an ignored field is never named.
+fn reason_of_kept(
+    reason: &str,
+    all: &[crate::plan::FieldChange],
+    kept: &[crate::plan::FieldChange],
+) -> String {
+    if kept.len() == all.len() {
+        return reason.to_string();
+    }
+    match reason.strip_suffix(&crate::plan::diff::reason(all)) {
+        Some(prefix) => format!("{prefix}{}", crate::plan::diff::reason(kept)),
+        None => reason.to_string(),
+    }
 }
 
 /// The plan's unmanaged objects and the live objects nothing manages, sorted, without those

@@ -113,6 +113,7 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
     all.dedup_by(|a, b| a.0.id == b.0.id);
     let mut services = Vec::new();
     for (service, pipes) in all {
+        warnings.extend(pipes.into_iter().flatten().filter_map(in_flight));
         let key = keys.take(slug(&service.name, "service"));
         service_keys.insert(service.id.clone(), key.clone());
         services.push((key, service_node(service, pipes)));
@@ -153,6 +154,39 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
     );
     yaml.push_str(&yaml::to_string(&root));
     Exported { yaml, warnings }
+}
+
+/// A warning for a pipe whose scaling reads a field its source kind scales as null or 0, as
+/// the API shows a scaling change still in flight (right after an apply): the export cannot
+/// write a value it does not see, and says so instead of exporting a partial scaling quietly.
+fn in_flight(pipe: &Pipe) -> Option<String> {
+    let scaling = pipe.scaling.as_ref()?;
+    let kind = pipe.source.as_ref().and_then(|s| s.kind())?;
+    let fields = [
+        ("replicas", scaling.replicas.map(|v| v as f64)),
+        ("concurrency", scaling.concurrency.map(|v| v as f64)),
+        (
+            "replicaCpuMillicores",
+            scaling.replica_cpu_millicores.map(|v| v as f64),
+        ),
+        ("replicaMemoryGb", scaling.replica_memory_gb),
+    ];
+    let unseen: Vec<String> = fields
+        .iter()
+        .filter(|(field, value)| kind.scales(field) && value.is_none_or(|v| v == 0.0))
+        .map(|(field, _)| format!("`{field}`"))
+        .collect();
+    if unseen.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "pipe `{}`: its scaling reads {} as null or 0, as while a scaling change is still in \
+         flight; the export leaves {} out: run `converge export` again once the change shows \
+         (`converge apply --wait` waits for it)",
+        pipe.name,
+        unseen.join(", "),
+        if unseen.len() == 1 { "it" } else { "them" }
+    ))
 }
 
 /// A service as exported: its id, and when the service itself is exported (`pipes` is

@@ -21,11 +21,8 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{
-    Config, Located, ServiceConfig, SourceRef, Span, StackConfig, StackTarget,
-};
+use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::output::Printer;
 
 /// Which read a task did.

@@ -22,13 +22,22 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::address::Address;
+use super::kinds::pipe::op as pipe;
+use super::kinds::private_endpoint::op as private_endpoint;
+use super::kinds::service::op as service;
 use super::model::{
     Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
 };
+use super::target::{Effect, Key, Target};
 use super::{fingerprint, normalize};
-use crate::api::wire::{AddRemove, Alert, AlertRequest, Dashboard, DashboardRequest, ServicePatch};
+use crate::api::wire::{Alert, AlertRequest, Dashboard, DashboardRequest};
 use crate::config::model::{Config, StackTarget as ModelTarget};
 use crate::live::LiveState;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
 
 /// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
 /// targets taken by name from the changes); otherwise every disagreement, one line each.
@@ -112,7 +121,7 @@ enum Disagreement {
     #[error("the change is a {} of this address, but its step is a `{kind}` {place}", action.as_str())]
     Kind {
         action: Action,
-        kind: &'static str,
+        kind: String,
         place: String,
     },
     /// A detach of endpoints other than the one the change removes.
@@ -169,8 +178,8 @@ fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
     if !kind_fits {
         return Err(Disagreement::Kind {
             action,
-            kind: kind_name(&step.operation),
-            place: where_of(&step.operation),
+            kind: step.operation.name().kind(),
+            place: step.operation.target().place(),
         });
     }
     let mut derived = step.clone();
@@ -182,42 +191,37 @@ fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
 /// find its dashboard and tile by the names the change shows.
 fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(), Disagreement> {
     match operation {
-        Operation::ServiceScaling { body, .. } => {
-            let wanted = written(change, SERVICE_SCALING)?;
-            same(&to_value(body), &wanted)?;
+        Operation::Service(ServiceOp::Scaling { body, .. }) => {
+            written(change, service::SCALING_FIELDS)?;
+            same_body(body, &service::scaling_body(fields_of(change)))?;
         }
-        Operation::PipeScaling { body, .. } => {
-            let wanted = written(change, PIPE_SCALING)?;
-            same(&to_value(body), &wanted)?;
+        Operation::Pipe(PipeOp::Scaling { body, .. }) => {
+            written(change, pipe::SCALING_FIELDS)?;
+            same_body(body, &pipe::scaling_body(fields_of(change)))?;
         }
-        Operation::PrivateEndpointCreate { body, .. } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {
             same(&serde_json::json!({ "id": body.id }), after(change)?)?;
         }
-        Operation::PrivateEndpointDetach { body, .. } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Detach { body, .. }) => {
             let id = change
                 .before
                 .as_ref()
                 .and_then(|b| b.get("id"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let wanted = ServicePatch {
-                private_endpoint_ids: Some(AddRemove {
-                    add: Vec::new(),
-                    remove: vec![id.to_string()],
-                }),
-            };
+            let wanted = private_endpoint::detach_body(id);
             if *body != wanted {
                 return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
-        Operation::PipeDelete { .. }
-        | Operation::DashboardDelete { .. }
-        | Operation::AlertDelete { .. } => {
+        Operation::Pipe(PipeOp::Delete { .. })
+        | Operation::Dashboard(DashboardOp::Delete { .. })
+        | Operation::Alert(AlertOp::Delete { .. }) => {
             if change.after.is_some() {
                 return Err(Disagreement::DeleteWithValues);
             }
         }
-        Operation::DashboardCreate { body, .. } => {
+        Operation::Dashboard(DashboardOp::Create { body, .. }) => {
             if body.tiles.iter().any(|t| t.id.is_some()) {
                 return Err(Disagreement::CreateWithTileIds);
             }
@@ -226,14 +230,16 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 &tiles_by_name(after(change)?),
             )?;
         }
-        Operation::DashboardUpdate { body, .. } => {
+        Operation::Dashboard(DashboardOp::Update { body, .. }) => {
             same(
                 &normalize::dashboard(&dashboard_of(body)),
                 &tiles_by_name(after(change)?),
             )?;
         }
-        Operation::AlertCreate { target, body, .. }
-        | Operation::AlertUpdate { target, body, .. } => alert_by_names(change, target, body)?,
+        Operation::Alert(AlertOp::Create { target, body, .. })
+        | Operation::Alert(AlertOp::Update { target, body, .. }) => {
+            alert_by_names(change, target, body)?
+        }
     }
     Ok(())
 }
@@ -291,11 +297,11 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
             continue;
         };
         match &step.operation {
-            Operation::DashboardUpdate {
+            Operation::Dashboard(DashboardOp::Update {
                 stack,
                 dashboard_id,
                 body,
-            } => {
+            }) => {
                 let Some(current) = live
                     .stacks
                     .get(&stack.key)
@@ -305,21 +311,30 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 };
                 problems.extend(carried_tile_ids(&change.address, current, body));
             }
-            Operation::AlertUpdate { stack, body, .. }
-            | Operation::AlertCreate { stack, body, .. }
-                if unmanaged_message(change) =>
-            {
-                let Some(alerts) = live.stacks.get(&stack.key).map(|s| &s.alerts) else {
+            Operation::Alert(
+                alert @ (AlertOp::Update { body, .. } | AlertOp::Create { body, .. }),
+            ) => {
+                if !unmanaged_message(change) {
+                    continue;
+                }
+                let Some(alerts) = live.stacks.get(&alert.stack().key).map(|s| &s.alerts) else {
                     continue;
                 };
-                if !sends_live_message(&step.operation, alerts, body) {
+                if !sends_live_message(alert, alerts, body) {
                     problems.push(format!(
                         "{}: the step sends a message the change does not show",
                         change.address
                     ));
                 }
             }
-            _ => {}
+            // The live state tells nothing more of these than their fingerprints do.
+            Operation::Dashboard(DashboardOp::Create { .. } | DashboardOp::Delete { .. })
+            | Operation::Alert(AlertOp::Delete { .. })
+            | Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {}
         }
     }
     problems
@@ -367,12 +382,19 @@ fn carried_tile_ids(address: &str, current: &Dashboard, body: &DashboardRequest)
 /// Whether an alert step whose change leaves the message unmanaged sends the live message of
 /// the alert it replaces: by id for an update; by name for a create (an alert created again
 /// because its tile goes keeps its message).
-fn sends_live_message(operation: &Operation, alerts: &[Alert], body: &AlertRequest) -> bool {
-    let current: Option<&Alert> = match operation {
-        Operation::AlertUpdate { alert_id, .. } => alerts.iter().find(|a| a.id == *alert_id),
-        _ => alerts
-            .iter()
-            .find(|a| normalize::same_name(&a.name, body.name.as_deref().unwrap_or_default())),
+fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest) -> bool {
+    let current: Option<&Alert> = match operation.target() {
+        Target::Alert {
+            key: Key::Id(id), ..
+        } => alerts.iter().find(|a| a.id == id),
+        Target::Alert {
+            key: Key::Name(name),
+            ..
+        } => alerts.iter().find(|a| normalize::same_name(&a.name, name)),
+        Target::Service { .. }
+        | Target::PrivateEndpoint { .. }
+        | Target::Pipe { .. }
+        | Target::Dashboard { .. } => None,
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }
@@ -384,27 +406,17 @@ pub(crate) fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
     let mut problems = Vec::new();
     for step in &plan.steps {
         let address = step.address.as_str();
-        let problem = match &step.operation {
-            Operation::ServiceScaling { service_id, .. }
-            | Operation::PrivateEndpointCreate { service_id, .. }
-            | Operation::PrivateEndpointDetach { service_id, .. } => {
+        let problem = match step.operation.target() {
+            Target::Service { service_id } | Target::PrivateEndpoint { service_id, .. } => {
                 service_problem(config, address, service_id)
             }
-            Operation::PipeScaling {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | Operation::PipeDelete {
+            Target::Pipe {
                 service_id,
                 pipe_id,
             } => pipe_problem(config, address, service_id, pipe_id),
-            Operation::DashboardCreate { stack, .. }
-            | Operation::DashboardUpdate { stack, .. }
-            | Operation::DashboardDelete { stack, .. }
-            | Operation::AlertCreate { stack, .. }
-            | Operation::AlertUpdate { stack, .. }
-            | Operation::AlertDelete { stack, .. } => stack_problem(config, stack),
+            Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
+                stack_problem(config, stack)
+            }
         };
         if let Some(problem) = problem {
             problems.push(format!("{address}: {problem}"));
@@ -496,7 +508,19 @@ fn unmanaged_message(change: &Change) -> bool {
 /// though the step itself is checked only when it runs: an alert create that sends a message
 /// its change does not show is confirmed against the live alert it replaces.
 pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
-    matches!(&step.operation, Operation::AlertCreate { body, .. } if body.message.is_some())
+    let sends_message = match &step.operation {
+        Operation::Alert(AlertOp::Create { body, .. }) => body.message.is_some(),
+        Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        ) => false,
+    };
+    sends_message
         && plan
             .changes
             .iter()
@@ -508,24 +532,24 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
 fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
     let mut dashboard_steps: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (index, step) in steps.iter().enumerate() {
-        if let Operation::DashboardCreate { stack, body }
-        | Operation::DashboardUpdate { stack, body, .. } = &step.operation
+        if let Operation::Dashboard(DashboardOp::Create { stack, body })
+        | Operation::Dashboard(DashboardOp::Update { stack, body, .. }) = &step.operation
         {
             dashboard_steps.insert((stack.key.as_str(), normalize::name_key(&body.name)), index);
         }
     }
     let mut problems = Vec::new();
     for step in steps {
-        if let Operation::AlertCreate {
+        if let Operation::Alert(AlertOp::Create {
             stack,
             target: AlertTarget::Names { dashboard, .. },
             ..
-        }
-        | Operation::AlertUpdate {
+        })
+        | Operation::Alert(AlertOp::Update {
             stack,
             target: AlertTarget::Names { dashboard, .. },
             ..
-        } = &step.operation
+        }) = &step.operation
             && let Some(needed) =
                 dashboard_steps.get(&(stack.key.as_str(), normalize::name_key(dashboard)))
             && !step.depends_on.contains(needed)
@@ -540,20 +564,6 @@ fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
     }
     problems
 }
-
-const SERVICE_SCALING: &[&str] = &[
-    "numReplicas",
-    "idleScaling",
-    "idleTimeoutMinutes",
-    "minTotalMemoryGb",
-    "maxTotalMemoryGb",
-];
-const PIPE_SCALING: &[&str] = &[
-    "replicas",
-    "concurrency",
-    "replicaCpuMillicores",
-    "replicaMemoryGb",
-];
 
 /// What a scaling change writes: each field that differs with its desired value, as shown.
 fn written(change: &Change, known: &[&str]) -> Result<Value, Disagreement> {
@@ -624,6 +634,19 @@ fn compact(value: &Value) -> String {
     }
 }
 
+/// The fields a change lists, with their desired values, for a kind's body builder.
+fn fields_of(change: &Change) -> impl Iterator<Item = (&str, Option<&Value>)> {
+    change
+        .fields
+        .iter()
+        .map(|field| (field.path.as_str(), field.after.as_ref()))
+}
+
+/// Whether a saved body is the body built now from its change.
+fn same_body<T: serde::Serialize>(sent: &T, built: &T) -> Result<(), Disagreement> {
+    same(&to_value(sent), &to_value(built))
+}
+
 fn to_value<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
@@ -637,88 +660,32 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
     }
 }
 
-/// Whether an operation of its kind carries out a change of `action` at `address`.
+/// Whether an operation carries out a change of `action` at `address`: it does what the
+/// change does, to an object of the address's kind (and stack, endpoint id).
 fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
-    let endpoint =
-        |wanted: &str| matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted);
-    let dashboard = |stack: &StackRef| {
-        matches!(
-            address,
-            Address::Dashboard { .. } | Address::LiveDashboard { .. }
-        ) && address.stack() == Some(stack.key.as_str())
+    let in_stack = |stack: &StackRef| address.stack() == Some(stack.key.as_str());
+    let at_address = match operation.target() {
+        Target::Service { .. } => matches!(address, Address::ServiceScaling { .. }),
+        Target::PrivateEndpoint { id: wanted, .. } => {
+            matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
+        }
+        Target::Pipe { .. } => match operation.effect() {
+            Effect::Update => matches!(address, Address::PipeScaling { .. }),
+            Effect::Create | Effect::Delete => {
+                matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
+            }
+        },
+        Target::Dashboard { stack, .. } => {
+            matches!(
+                address,
+                Address::Dashboard { .. } | Address::LiveDashboard { .. }
+            ) && in_stack(stack)
+        }
+        Target::Alert { stack, .. } => {
+            matches!(address, Address::Alert { .. } | Address::LiveAlert { .. }) && in_stack(stack)
+        }
     };
-    let alert = |stack: &StackRef| {
-        matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
-            && address.stack() == Some(stack.key.as_str())
-    };
-    match operation {
-        Operation::ServiceScaling { .. } => {
-            action == Action::Update && matches!(address, Address::ServiceScaling { .. })
-        }
-        Operation::PrivateEndpointCreate { body, .. } => {
-            action == Action::Create && endpoint(&body.id)
-        }
-        Operation::PrivateEndpointDetach { body, .. } => {
-            let id = body
-                .private_endpoint_ids
-                .as_ref()
-                .and_then(|ids| ids.remove.first())
-                .map_or("", String::as_str);
-            action == Action::Delete && endpoint(id)
-        }
-        Operation::PipeScaling { .. } => {
-            action == Action::Update && matches!(address, Address::PipeScaling { .. })
-        }
-        Operation::PipeDelete { .. } => {
-            action == Action::Delete
-                && matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
-        }
-        Operation::DashboardCreate { stack, .. } => action == Action::Create && dashboard(stack),
-        Operation::DashboardUpdate { stack, .. } => action == Action::Update && dashboard(stack),
-        Operation::DashboardDelete { stack, .. } => action == Action::Delete && dashboard(stack),
-        Operation::AlertCreate { stack, .. } => action == Action::Create && alert(stack),
-        Operation::AlertUpdate { stack, .. } => action == Action::Update && alert(stack),
-        Operation::AlertDelete { stack, .. } => action == Action::Delete && alert(stack),
-    }
-}
-
-fn kind_name(operation: &Operation) -> &'static str {
-    match operation {
-        Operation::ServiceScaling { .. } => "service scaling",
-        Operation::PrivateEndpointCreate { .. } => "private endpoint create",
-        Operation::PrivateEndpointDetach { .. } => "private endpoint detach",
-        Operation::PipeScaling { .. } => "pipe scaling",
-        Operation::PipeDelete { .. } => "pipe delete",
-        Operation::DashboardCreate { .. } => "dashboard create",
-        Operation::DashboardUpdate { .. } => "dashboard update",
-        Operation::DashboardDelete { .. } => "dashboard delete",
-        Operation::AlertCreate { .. } => "alert create",
-        Operation::AlertUpdate { .. } => "alert update",
-        Operation::AlertDelete { .. } => "alert delete",
-    }
-}
-
-fn where_of(operation: &Operation) -> String {
-    match operation {
-        Operation::ServiceScaling { service_id, .. }
-        | Operation::PrivateEndpointCreate { service_id, .. }
-        | Operation::PrivateEndpointDetach { service_id, .. } => format!("on service {service_id}"),
-        Operation::PipeScaling {
-            service_id,
-            pipe_id,
-            ..
-        }
-        | Operation::PipeDelete {
-            service_id,
-            pipe_id,
-        } => format!("on pipe {pipe_id} of service {service_id}"),
-        Operation::DashboardCreate { stack, .. }
-        | Operation::DashboardUpdate { stack, .. }
-        | Operation::DashboardDelete { stack, .. }
-        | Operation::AlertCreate { stack, .. }
-        | Operation::AlertUpdate { stack, .. }
-        | Operation::AlertDelete { stack, .. } => format!("in stack `{}`", stack.key),
-    }
+    Action::from(operation.effect()) == action && at_address
 }
 
 fn text(value: Option<Fingerprint>) -> String {

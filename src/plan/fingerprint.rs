@@ -8,6 +8,7 @@ use serde_json::Value;
 pub(crate) use super::model::Fingerprint;
 use super::model::Operation;
 use super::normalize;
+use super::target::{Key, StackRef, Target};
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::LiveState;
 
@@ -77,7 +78,11 @@ pub(crate) fn service_scaling(service: &Service) -> Fingerprint {
 
 /// A private endpoint attached to a service (`service.<key>.private_endpoint[<id>]`).
 pub(crate) fn private_endpoint(id: &str) -> Fingerprint {
-    of_value(&serde_json::json!({ "id": id, "attached": true }))
+    of_value(&private_endpoint_value(id))
+}
+
+fn private_endpoint_value(id: &str) -> Value {
+    serde_json::json!({ "id": id, "attached": true })
 }
 
 /// A pipe: identity, source kind and scaling (`pipe.<service>.<key>` and its `.scaling`).
@@ -102,70 +107,46 @@ pub(crate) fn alert(alert: &Alert) -> Fingerprint {
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
 /// server stores it, [`normalize::same_name`]) is a change.
 pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
-    let stack = |key: &str| live.stacks.get(key);
-    let find_pipe = |service_id: &str, pipe_id: &str| {
-        live.pipes
+    current_value(operation, live).as_ref().map(of_value)
+}
+
+/// The normalized value [`current`] hashes: what a stale step's object is now, field by field.
+pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<Value> {
+    let stack = |stack: &StackRef| live.stacks.get(&stack.key);
+    match operation.target() {
+        Target::Service { service_id } => live
+            .services
             .get(service_id)
-            .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
-    };
-    let attached = |service_id: &str, id: &str| {
-        live.services
+            .map(normalize::service_scaling),
+        Target::PrivateEndpoint { service_id, id } => live
+            .services
             .get(service_id)
             .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
-            .map(|_| private_endpoint(id))
-    };
-    match operation {
-        Operation::ServiceScaling { service_id, .. } => {
-            live.services.get(service_id).map(service_scaling)
-        }
-        Operation::PrivateEndpointCreate { service_id, body } => attached(service_id, &body.id),
-        Operation::PrivateEndpointDetach { service_id, body } => body
-            .private_endpoint_ids
-            .as_ref()
-            .and_then(|ids| ids.remove.first())
-            .and_then(|id| attached(service_id, id)),
-        Operation::PipeScaling {
+            .map(|_| private_endpoint_value(id)),
+        Target::Pipe {
             service_id,
             pipe_id,
-            ..
-        }
-        | Operation::PipeDelete {
-            service_id,
-            pipe_id,
-        } => find_pipe(service_id, pipe_id).map(pipe),
-        Operation::DashboardCreate { stack: s, body } => stack(&s.key)
+        } => live
+            .pipes
+            .get(service_id)
+            .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
+            .map(normalize::pipe_identity),
+        Target::Dashboard { stack: s, key } => stack(s)
             .and_then(|l| {
-                l.dashboards
-                    .iter()
-                    .find(|d| normalize::same_name(&d.name, &body.name))
+                l.dashboards.iter().find(|d| match key {
+                    Key::Id(id) => d.id == id,
+                    Key::Name(name) => normalize::same_name(&d.name, name),
+                })
             })
-            .map(dashboard),
-        Operation::DashboardUpdate {
-            stack: s,
-            dashboard_id,
-            ..
-        }
-        | Operation::DashboardDelete {
-            stack: s,
-            dashboard_id,
-        } => stack(&s.key)
-            .and_then(|l| l.dashboards.iter().find(|d| d.id == *dashboard_id))
-            .map(dashboard),
-        Operation::AlertCreate { stack: s, body, .. } => stack(&s.key)
+            .map(normalize::dashboard_with_ids),
+        Target::Alert { stack: s, key } => stack(s)
             .and_then(|l| {
-                l.alerts
-                    .iter()
-                    .find(|a| normalize::same_name(&a.name, body.name.as_deref().unwrap_or("")))
+                l.alerts.iter().find(|a| match key {
+                    Key::Id(id) => a.id == id,
+                    Key::Name(name) => normalize::same_name(&a.name, name),
+                })
             })
-            .map(alert),
-        Operation::AlertUpdate {
-            stack: s, alert_id, ..
-        }
-        | Operation::AlertDelete {
-            stack: s, alert_id, ..
-        } => stack(&s.key)
-            .and_then(|l| l.alerts.iter().find(|a| a.id == *alert_id))
-            .map(alert),
+            .map(normalize::alert_with_ids),
     }
 }
 

@@ -10,7 +10,7 @@
 use super::lines::{self, Layout};
 use super::model::{Action, Change, Plan};
 use super::order;
-use crate::markdown::escape;
+use crate::markdown::{escape, escape_html};
 use crate::output::DEFAULT_WIDTH;
 
 /// The first line of every comment.
@@ -27,12 +27,13 @@ fn fenced(text: &str) -> String {
     text.replace("```", "` ` `")
 }
 
-/// What a change's summary says: its reason, or `renamed "Old" -> "New"` and what else differs.
+/// What a change's summary says: its reason, or `renamed "Old" -> "New"` and what else differs;
+/// HTML-escaped, since the summary sits in a raw HTML block.
 fn summary(change: &Change) -> String {
     match lines::rename(change) {
-        Some((renamed, Some(rest))) => format!("{}; {}", escape(&renamed), escape(&rest)),
-        Some((renamed, None)) => escape(&renamed),
-        None => escape(&change.reason),
+        Some((renamed, Some(rest))) => format!("{}; {}", escape_html(&renamed), escape_html(&rest)),
+        Some((renamed, None)) => escape_html(&renamed),
+        None => escape_html(&change.reason),
     }
 }
 
@@ -46,7 +47,7 @@ fn details(change: &Change, plan: &Plan) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        escape(&change.address),
+        escape_html(&change.address),
         summary(change)
     );
     for line in lines::body(change, &layout) {
@@ -101,6 +102,33 @@ fn header(plan: &Plan) -> String {
              was not read or planned\n",
             patterns.join(", ")
         ));
+    }
+    // A reviewer must see the warnings: they come first, in at most a quarter of the budget
+    // (a plan limited by `--only` can warn once per step it leaves out), the rest counted.
+    if !plan.warnings.is_empty() {
+        out.push_str("\n#### Warnings\n\n");
+        for (shown, warning) in plan.warnings.iter().enumerate() {
+            let mut line = String::from("- ");
+            if let Some(code) = &warning.code {
+                line.push_str(&format!("<code>{}</code> ", escape(code)));
+            }
+            if let Some(place) = &warning.place {
+                line.push_str(&format!("(<code>{}</code>) ", escape(place)));
+            }
+            line.push_str(&escape(&warning.message));
+            if let Some(help) = &warning.help {
+                line.push_str(&format!("<br>help: {}", escape(help)));
+            }
+            if out.len() + line.len() > BUDGET / 4 {
+                out.push_str(&format!(
+                    "- and {} more warning(s): run `converge plan` for all of them\n",
+                    plan.warnings.len() - shown
+                ));
+                break;
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     out
 }

@@ -13,6 +13,7 @@ pub(crate) mod derive;
 pub(crate) mod diff;
 pub(crate) mod fingerprint;
 pub(crate) mod glob;
+pub(crate) mod kinds;
 pub(crate) mod lines;
 pub mod markdown;
 pub(crate) mod model;
@@ -22,6 +23,7 @@ pub mod render;
 pub mod render_json;
 pub mod saved;
 pub(crate) mod tag;
+pub(crate) mod target;
 pub mod text;
 
 #[cfg(test)]
@@ -30,8 +32,13 @@ mod tests;
 pub(crate) use address::Address;
 pub use build::{PlanOptions, plan};
 pub use checks::CheckResult;
+pub use kinds::alert::op::AlertOp;
+pub use kinds::dashboard::op::DashboardOp;
+pub use kinds::pipe::op::PipeOp;
+pub use kinds::private_endpoint::op::PrivateEndpointOp;
+pub use kinds::service::op::ServiceOp;
 pub use model::{
     Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
-    Step, Summary, Unmanaged,
+    Step, Summary, Unmanaged, Warning,
 };
 pub use render::{Format, render};

@@ -9,10 +9,13 @@ use serde_json::Value;
 
 use super::checks::CheckResult;
 use super::glob;
-use crate::api::wire::{
-    AlertRequest, DashboardRequest, PipeScalingPatch, PrivateEndpoint, ServicePatch,
-    ServiceScalingPatch,
-};
+use super::kinds::alert::op::AlertOp;
+use super::kinds::dashboard::op::DashboardOp;
+use super::kinds::pipe::op::PipeOp;
+use super::kinds::private_endpoint::op::PrivateEndpointOp;
+use super::kinds::service::op::ServiceOp;
+pub use super::target::{AlertTarget, StackRef, StackTarget};
+use super::target::{Effect, Name, Target};
 
 /// A 64-bit FNV-1a hash, written as 16 hex digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -125,8 +128,11 @@ pub struct Change {
     pub renamed_from: Option<String>,
 }
 
-/// A live object converge owns that the config no longer lists while prune is off: reported,
-/// never touched.
+/// How the reason of an [`Unmanaged`] object converge does not own starts.
+pub(crate) const NOT_OWNED: &str = "not owned by converge";
+
+/// A live object converge owns that the config no longer lists while prune is off, or (prune
+/// on) one it does not own that the config does not list: reported, never touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unmanaged {
     /// Address of the object, e.g. `dashboard.prod["Old board"]`.
@@ -135,151 +141,119 @@ pub struct Unmanaged {
     pub reason: String,
 }
 
-/// Where a stack's objects are written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "api",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
-pub enum StackTarget {
-    /// The managed stack under the cloud API (`.../services/{serviceId}/stack/...`).
-    Managed {
-        /// The service that hosts the stack.
-        service_id: String,
-    },
-    /// The standalone observability API (`/api/v2/...`).
-    Observability,
-}
-
-/// The stack a step writes to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StackRef {
-    /// The stack's key in the config.
-    pub key: String,
-    /// Which API serves it.
-    pub target: StackTarget,
-}
-
-/// How an alert names its dashboard and tile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "by", rename_all = "kebab-case")]
-pub enum AlertTarget {
-    /// Both exist live already: the ids are in the request body.
-    Ids,
-    /// The dashboard or the tile is created by this plan: apply looks both up by name (in the
-    /// answer of the dashboard's step or a fresh list) and fills `dashboardId`/`tileId` in.
-    Names {
-        /// Dashboard name.
-        dashboard: String,
-        /// Tile name on that dashboard.
-        tile: String,
-    },
-}
-
-/// Everything `apply` needs to send one request, exactly, from a saved plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+/// Everything `apply` needs to send one request, exactly, from a saved plan: one variant per
+/// kind (`super::kinds`), each holding that kind's operations.
+///
+/// The saved plan stores an operation flat, as `{"op": "pipe-scaling", ...}` (the format
+/// `converge-saved-plan/1` had before operations were nested): each kind's enum writes and reads
+/// its own `op` tags, and reading dispatches on the tag to the kind that owns it.
+// One per step, built once and read a few times: boxing the alert's (largest) would only add a
+// deref to every match.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Operation {
-    /// `PATCH /services/{serviceId}/scaling`.
-    ServiceScaling {
-        /// Service id.
-        service_id: String,
-        /// Only the fields that differ.
-        body: ServiceScalingPatch,
-    },
-    /// `POST /services/{serviceId}/privateEndpoint`.
-    PrivateEndpointCreate {
-        /// Service id.
-        service_id: String,
-        /// Endpoint id and description.
-        body: PrivateEndpoint,
-    },
-    /// `PATCH /services/{serviceId}` with `privateEndpointIds.remove` (needs `--allow-destroy`).
-    PrivateEndpointDetach {
-        /// Service id.
-        service_id: String,
-        /// `{"privateEndpointIds": {"remove": [id]}}`.
-        body: ServicePatch,
-    },
-    /// `PATCH /services/{serviceId}/pipes/{pipeId}/scaling`.
-    PipeScaling {
-        /// Service id.
-        service_id: String,
-        /// Pipe id.
-        pipe_id: String,
-        /// Only the fields that differ.
-        body: PipeScalingPatch,
-    },
-    /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
-    PipeDelete {
-        /// Service id.
-        service_id: String,
-        /// Pipe id.
-        pipe_id: String,
-    },
-    /// Dashboard create (POST on the stack's dashboards list).
-    DashboardCreate {
-        /// Where.
-        stack: StackRef,
-        /// The whole dashboard; tiles carry no ids.
-        body: DashboardRequest,
-    },
-    /// Dashboard update (PUT replaces the whole object).
-    DashboardUpdate {
-        /// Where.
-        stack: StackRef,
-        /// Dashboard id.
-        dashboard_id: String,
-        /// The whole dashboard; existing tiles carry their ids so alerts on them survive.
-        body: DashboardRequest,
-    },
-    /// Dashboard delete (prune; deletes its alerts on the server too).
-    DashboardDelete {
-        /// Where.
-        stack: StackRef,
-        /// Dashboard id.
-        dashboard_id: String,
-    },
-    /// Alert create (POST on the stack's alerts list).
-    AlertCreate {
-        /// Where.
-        stack: StackRef,
-        /// How the dashboard and tile ids are found.
-        target: AlertTarget,
-        /// The request; `dashboardId`/`tileId` are set when `target` is `ids`.
-        body: AlertRequest,
-    },
-    /// Alert update (PUT replaces the whole object).
-    AlertUpdate {
-        /// Where.
-        stack: StackRef,
-        /// Alert id.
-        alert_id: String,
-        /// How the dashboard and tile ids are found.
-        target: AlertTarget,
-        /// The whole alert.
-        body: AlertRequest,
-    },
-    /// Alert delete (prune).
-    AlertDelete {
-        /// Where.
-        stack: StackRef,
-        /// Alert id.
-        alert_id: String,
-    },
+    /// A service's scaling.
+    Service(ServiceOp),
+    /// A private endpoint registered on, or detached from, a service.
+    PrivateEndpoint(PrivateEndpointOp),
+    /// A pipe's scaling or removal.
+    Pipe(PipeOp),
+    /// A dashboard of a stack.
+    Dashboard(DashboardOp),
+    /// An alert of a stack.
+    Alert(AlertOp),
 }
 
 impl Operation {
+    /// The object it touches, and through it the list that holds it.
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            Operation::Service(op) => op.target(),
+            Operation::PrivateEndpoint(op) => op.target(),
+            Operation::Pipe(op) => op.target(),
+            Operation::Dashboard(op) => op.target(),
+            Operation::Alert(op) => op.target(),
+        }
+    }
+
+    /// What it does to its object: a create takes the never-twice path.
+    pub(crate) fn effect(&self) -> Effect {
+        match self {
+            Operation::Service(op) => op.effect(),
+            Operation::PrivateEndpoint(op) => op.effect(),
+            Operation::Pipe(op) => op.effect(),
+            Operation::Dashboard(op) => op.effect(),
+            Operation::Alert(op) => op.effect(),
+        }
+    }
+
+    /// What it is called.
+    pub(crate) fn name(&self) -> Name {
+        match self {
+            Operation::Service(op) => op.name(),
+            Operation::PrivateEndpoint(op) => op.name(),
+            Operation::Pipe(op) => op.name(),
+            Operation::Dashboard(op) => op.name(),
+            Operation::Alert(op) => op.name(),
+        }
+    }
+
     /// Whether the operation destroys something (refused without `--allow-destroy`).
     pub(crate) fn is_destroy(&self) -> bool {
-        matches!(
-            self,
-            Operation::PrivateEndpointDetach { .. }
-                | Operation::PipeDelete { .. }
-                | Operation::DashboardDelete { .. }
-                | Operation::AlertDelete { .. }
-        )
+        self.effect() == Effect::Delete
+    }
+}
+
+impl Serialize for Operation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Operation::Service(op) => op.serialize(serializer),
+            Operation::PrivateEndpoint(op) => op.serialize(serializer),
+            Operation::Pipe(op) => op.serialize(serializer),
+            Operation::Dashboard(op) => op.serialize(serializer),
+            Operation::Alert(op) => op.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        let tag = match value.get("op") {
+            Some(Value::String(tag)) => tag.clone(),
+            Some(_) => return Err(D::Error::custom("`op` is not a string")),
+            None => return Err(D::Error::missing_field("op")),
+        };
+        // Each kind's tags start with the kind's name; the kind reads the rest (and names its
+        // own tags when this one is not among them).
+        let read = if tag.starts_with("service-") {
+            ServiceOp::deserialize(value).map(Operation::Service)
+        } else if tag.starts_with("private-endpoint-") {
+            PrivateEndpointOp::deserialize(value).map(Operation::PrivateEndpoint)
+        } else if tag.starts_with("pipe-") {
+            PipeOp::deserialize(value).map(Operation::Pipe)
+        } else if tag.starts_with("dashboard-") {
+            DashboardOp::deserialize(value).map(Operation::Dashboard)
+        } else if tag.starts_with("alert-") {
+            AlertOp::deserialize(value).map(Operation::Alert)
+        } else {
+            return Err(D::Error::custom(format!(
+                "unknown operation `{tag}`: operations are of a service-, private-endpoint-, \
+                 pipe-, dashboard- or alert-"
+            )));
+        };
+        read.map_err(D::Error::custom)
+    }
+}
+
+impl From<Effect> for Action {
+    fn from(effect: Effect) -> Self {
+        match effect {
+            Effect::Create => Action::Create,
+            Effect::Update => Action::Update,
+            Effect::Delete => Action::Delete,
+        }
     }
 }
 
@@ -322,6 +296,26 @@ pub struct Plan {
     /// read only the lists its addresses need and says nothing about the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
+    /// The warnings the plan was made with (a likely rename, an idle service, a step `--only`
+    /// leaves out): the text shows them on stderr, the Markdown comment and the JSON carry them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A warning about a plan, as its review (Markdown, JSON) shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The diagnostic code, e.g. `plan::maybe-renamed`; absent for a warning without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Where in the config, `file:line:column`, for a warning with a place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// What to do about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 /// Counts per action, for the summary line.
@@ -348,6 +342,15 @@ impl Summary {
 }
 
 impl Plan {
+    /// Live objects the config does not list that converge does not own: left as is even by
+    /// prune, so a plan with them never reads as if the live state matched the config.
+    pub(crate) fn not_owned(&self) -> usize {
+        self.unmanaged
+            .iter()
+            .filter(|u| u.reason.starts_with(NOT_OWNED))
+            .count()
+    }
+
     /// Counts per action.
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();

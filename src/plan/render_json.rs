@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::checks::CheckResult;
-use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged};
+use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged, Warning};
 
 /// The format identifier of the JSON rendering.
 pub(crate) const FORMAT: &str = "converge-plan/1";
@@ -22,6 +22,9 @@ struct Document<'a> {
     unmanaged: &'a [Unmanaged],
     checks: &'a [CheckResult],
     steps: &'a [Step],
+    /// What the text shows on stderr; absent when there is none.
+    #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
+    warnings: &'a [Warning],
 }
 
 #[derive(Serialize)]
@@ -63,6 +66,7 @@ pub fn render(plan: &Plan) -> String {
         unmanaged: &plan.unmanaged,
         checks: &plan.checks,
         steps: &plan.steps,
+        warnings: &plan.warnings,
     };
     // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "{}".to_string());

@@ -9,9 +9,11 @@
 //! config or environment, never with a URL or `${env:...}` reference from the file.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::model::Plan;
+use super::model::{Plan, Step};
 use crate::config::model::Config;
+use crate::live::LiveState;
 
 /// Format identifier of saved plans.
 pub(crate) const FORMAT: &str = "converge-saved-plan/1";
@@ -142,5 +144,93 @@ impl SavedPlan {
         // What runs is what the changes show, never steps the file adds or alters.
         saved.plan.steps = super::derive::steps(&saved.plan).map_err(LoadError::Inconsistent)?;
         Ok(saved)
+    }
+}
+
+/// What changed in a stale step's object since the plan was made, one line per field the plan
+/// showed: `threshold 50 -> 75`. Empty when the object is gone, is new, or only changed in what
+/// the plan does not show (ids the server assigned).
+pub(crate) fn changed_since(plan: &Plan, step: &Step, live: &LiveState) -> Vec<String> {
+    let Some(then) = plan
+        .changes
+        .iter()
+        .find(|c| c.address == step.address)
+        .and_then(|c| c.before.as_ref())
+    else {
+        return Vec::new();
+    };
+    let Some(now) = super::fingerprint::current_value(&step.operation, live) else {
+        return Vec::new();
+    };
+    let now = super::normalize::project(&as_shown(now, then, live), then);
+    super::diff::diff(then, &now)
+        .into_iter()
+        // A field the plan did not show (an id) is not what the reader reviewed.
+        .filter(|field| field.before.is_some())
+        .map(|field| {
+            let shown = |value: &Option<Value>| {
+                value
+                    .as_ref()
+                    .map_or_else(|| "(absent)".to_string(), super::lines::inline)
+            };
+            format!(
+                "{} {} -> {}",
+                field.path,
+                shown(&field.before),
+                shown(&field.after)
+            )
+        })
+        .collect()
+}
+
+/// A fingerprinted value as the plan shows it: without server ids, an alert's dashboard and
+/// tile by name.
+fn as_shown(value: Value, then: &Value, live: &LiveState) -> Value {
+    let mut value = without_ids(value);
+    let Value::Object(map) = &mut value else {
+        return value;
+    };
+    let dashboard_id = map
+        .get("dashboard")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let tile_id = map.get("tile").and_then(Value::as_str).map(str::to_string);
+    let (Some(dashboard_id), Some(tile_id)) = (dashboard_id, tile_id) else {
+        return value;
+    };
+    let dashboard = live
+        .stacks
+        .values()
+        .flat_map(|stack| &stack.dashboards)
+        .find(|d| d.id == dashboard_id);
+    // An id that cannot be named (the read did not cover the dashboards) is taken as the name
+    // the plan showed, rather than shown as a change from a name to an id.
+    let unnamed = |key: &str| then.get(key).cloned().unwrap_or(Value::Null);
+    let (dashboard_name, tile_name) = match dashboard {
+        Some(dashboard) => (
+            Value::String(dashboard.name.clone()),
+            dashboard
+                .tiles
+                .iter()
+                .find(|t| t.id.as_deref() == Some(tile_id.as_str()))
+                .map_or_else(|| unnamed("tile"), |t| Value::String(t.name.clone())),
+        ),
+        None => (unnamed("dashboard"), unnamed("tile")),
+    };
+    map.insert("dashboard".into(), dashboard_name);
+    map.insert("tile".into(), tile_name);
+    value
+}
+
+fn without_ids(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(key, _)| key != "id")
+                .map(|(key, v)| (key, without_ids(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_ids).collect()),
+        other => other,
     }
 }

@@ -11,10 +11,14 @@ use fixtures::*;
 
 use super::*;
 use crate::api::wire::Dashboard;
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::output::Printer;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
 
 fn by_address<'p>(plan: &'p Plan, address: &str) -> &'p Change {
     plan.changes
@@ -67,7 +71,7 @@ fn service_scaling_update_sends_only_differing_managed_fields() {
     );
     assert!(change.fingerprint.is_some());
     match &step_of(&plan, "service.analytics.scaling").operation {
-        Operation::ServiceScaling { service_id, body } => {
+        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
             assert_eq!(service_id, ANALYTICS);
             assert_eq!(body.num_replicas, Some(3.0));
             assert_eq!(body.idle_scaling, None);
@@ -91,7 +95,7 @@ fn private_endpoints_create_keep_and_detach() {
     assert_eq!(new.action, Action::Create);
     assert_eq!(new.fingerprint, None);
     match &step_of(&plan, "service.analytics.private_endpoint[vpce-new]").operation {
-        Operation::PrivateEndpointCreate { body, .. } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {
             assert_eq!(body.id, "vpce-new");
             assert_eq!(body.description, "app VPC");
         }
@@ -102,7 +106,7 @@ fn private_endpoints_create_keep_and_detach() {
     let step = step_of(&plan, "service.analytics.private_endpoint[vpce-stale]");
     assert!(step.operation.is_destroy());
     match &step.operation {
-        Operation::PrivateEndpointDetach { body, .. } => {
+        Operation::PrivateEndpoint(PrivateEndpointOp::Detach { body, .. }) => {
             let ids = body.private_endpoint_ids.as_ref().unwrap();
             assert_eq!(ids.remove, vec!["vpce-stale".to_string()]);
             assert!(ids.add.is_empty());
@@ -125,7 +129,7 @@ fn pipe_scaling_reads_quantities_and_updates_only_differences() {
     // replicas 4 == "4" live, memory 2 == "2Gi" live; only CPU differs ("250m" live).
     assert_eq!(orders.reason, "replicaCpuMillicores differs");
     match &step_of(&plan, "pipe.analytics.orders.scaling").operation {
-        Operation::PipeScaling { pipe_id, body, .. } => {
+        Operation::Pipe(PipeOp::Scaling { pipe_id, body, .. }) => {
             assert_eq!(pipe_id, ORDERS);
             assert_eq!(body.replica_cpu_millicores, Some(500));
             assert_eq!(body.replicas, None);
@@ -148,10 +152,10 @@ fn absent_pipes_are_deleted_when_they_exist() {
         legacy.before.as_ref().unwrap()["sourceKind"],
         serde_json::json!("objectStorage")
     );
-    assert!(matches!(
-        step_of(&plan, "pipe.analytics.legacy").operation,
-        Operation::PipeDelete { .. }
-    ));
+    assert_eq!(
+        step_of(&plan, "pipe.analytics.legacy").operation.name().op,
+        "pipe-delete"
+    );
     assert_eq!(
         by_address(&plan, "pipe.analytics.gone").action,
         Action::NoOp
@@ -164,7 +168,7 @@ fn dashboards_create_update_noop_and_carry_tile_ids() {
     let created = by_address(&plan, "dashboard.prod.new-board");
     assert_eq!(created.action, Action::Create);
     match &step_of(&plan, "dashboard.prod.new-board").operation {
-        Operation::DashboardCreate { body, stack } => {
+        Operation::Dashboard(DashboardOp::Create { body, stack }) => {
             assert_eq!(
                 stack.target,
                 StackTarget::Managed {
@@ -206,9 +210,9 @@ fn dashboards_create_update_noop_and_carry_tile_ids() {
         (&None, &Some(serde_json::json!("max")))
     );
     match &step_of(&plan, "dashboard.prod.api-health").operation {
-        Operation::DashboardUpdate {
+        Operation::Dashboard(DashboardOp::Update {
             body, dashboard_id, ..
-        } => {
+        }) => {
             assert_eq!(dashboard_id, "dash-api");
             let requests = body.tiles.iter().find(|t| t.name == "Requests").unwrap();
             assert_eq!(requests.id.as_deref(), Some("tile-requests"));
@@ -232,12 +236,12 @@ fn alerts_create_update_noop_and_reference_new_dashboards_by_name() {
     assert_eq!(update.reason, "threshold differs");
     let step = step_of(&plan, "alert.prod.api-errors");
     match &step.operation {
-        Operation::AlertUpdate {
+        Operation::Alert(AlertOp::Update {
             target,
             body,
             alert_id,
             ..
-        } => {
+        }) => {
             assert_eq!(alert_id, "alert-api-errors");
             assert_eq!(*target, AlertTarget::Ids);
             assert_eq!(body.dashboard_id.as_deref(), Some("dash-api"));
@@ -258,7 +262,7 @@ fn alerts_create_update_noop_and_reference_new_dashboards_by_name() {
     assert_eq!(create.action, Action::Create);
     let step = step_of(&plan, "alert.prod.new-alert");
     match &step.operation {
-        Operation::AlertCreate { target, body, .. } => {
+        Operation::Alert(AlertOp::Create { target, body, .. }) => {
             assert_eq!(
                 *target,
                 AlertTarget::Names {
@@ -285,7 +289,7 @@ fn an_alert_whose_tile_the_update_removes_is_created_again() {
     assert_eq!(moved.action, Action::Create);
     assert!(moved.reason.contains("tile is removed"), "{}", moved.reason);
     match &step_of(&plan, "alert.prod.moved").operation {
-        Operation::AlertCreate { target, .. } => assert_eq!(
+        Operation::Alert(AlertOp::Create { target, .. }) => assert_eq!(
             *target,
             AlertTarget::Names {
                 dashboard: "API health".into(),
@@ -306,16 +310,22 @@ fn prune_deletes_owned_alerts_before_their_dashboard_and_reports_without_prune()
     assert_eq!(dashboard.action, Action::Delete);
     let dashboard_step = step_of(&plan, "dashboard.prod[\"Stale board\"]");
     assert_eq!(dashboard_step.depends_on, vec![alert.step.unwrap()]);
-    // Not owned (no tag): never touched, not even reported.
+    // Not owned (no tag): never touched; with prune on, reported as left as is.
     assert!(!addresses(&plan).iter().any(|a| a.contains("Hand made")));
     // The stack without prune: reported, no change, no step.
     let unmanaged: Vec<&str> = plan.unmanaged.iter().map(|u| u.address.as_str()).collect();
     assert_eq!(
         unmanaged,
         vec![
+            "dashboard.prod[\"Hand made\"]",
             "alert.ops[\"Leftover alert\"]",
             "dashboard.ops[\"Leftover\"]"
         ]
+    );
+    assert!(
+        plan.unmanaged[0]
+            .reason
+            .starts_with(super::model::NOT_OWNED)
     );
     assert!(!plan.steps.iter().any(|s| s.address.contains("Leftover")));
 }
@@ -399,7 +409,7 @@ fn only_warns_when_it_leaves_out_a_step_a_kept_step_waits_for() {
     assert!(
         warnings
             .iter()
-            .all(|d| d.severity == crate::config::diagnostic::Severity::Warning)
+            .all(|d| d.severity == crate::diagnostic::Severity::Warning)
     );
     assert!(
         warnings
@@ -748,8 +758,12 @@ fn text_hides_unchanged_and_lists_destroys_once_before_the_changes() {
     }
     let markdown = markdown::render(&plan);
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
-        let address = crate::markdown::escape(&change.address);
-        assert_eq!(markdown.matches(&format!("{address}</code>")).count(), 1);
+        // Inside `<details><summary>` (raw HTML) as HTML text, on a list line as Markdown.
+        let html = crate::markdown::escape_html(&change.address);
+        let inline = crate::markdown::escape(&change.address);
+        let count = markdown.matches(&format!("- {html}</code>")).count()
+            + markdown.matches(&format!("<code>{inline}</code>")).count();
+        assert_eq!(count, 1, "{}", change.address);
     }
 }
 
@@ -826,12 +840,15 @@ fn saved_plan_round_trips() {
     assert_eq!(back.plan.changes, plan.changes);
     assert_eq!(Ok(back.plan.steps.clone()), derive::steps(&plan));
     for (read, made) in back.plan.steps.iter().zip(&plan.steps) {
-        match (&read.operation, &made.operation) {
-            (Operation::AlertCreate { target, .. }, _)
-            | (Operation::AlertUpdate { target, .. }, _) => {
+        match &read.operation {
+            Operation::Alert(AlertOp::Create { target, .. } | AlertOp::Update { target, .. }) => {
                 assert!(matches!(target, AlertTarget::Names { .. }), "{read:?}")
             }
-            _ => assert_eq!(read, made),
+            Operation::Alert(AlertOp::Delete { .. })
+            | Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_)
+            | Operation::Dashboard(_) => assert_eq!(read, made),
         }
     }
     assert_eq!(
@@ -909,9 +926,10 @@ fn markdown_stays_within_budget_on_thousands_of_changes() {
     // then as one line.
     for change in plan.changes.iter().filter(|c| c.action == Action::Delete) {
         let address = crate::markdown::escape(&change.address);
+        let html = crate::markdown::escape_html(&change.address);
         assert!(
             markdown.contains(&format!("<code>{address}</code>"))
-                || markdown.contains(&format!("<code>- {address}</code>")),
+                || markdown.contains(&format!("<code>- {html}</code>")),
             "{address}"
         );
     }
@@ -963,7 +981,19 @@ fn a_plan_with_nothing_to_do_says_so() {
     let config = demo_config();
     let served = property::Served::new(&config, &demo_live());
     let (first, _) = plan(&config, &served.read(), &options());
-    let (second, _) = plan(&config, &served.apply(&first), &options());
+    let mut live = served.apply(&first);
+    // A dashboard made by hand in a pruned stack is left as is and said: no "No changes".
+    let (left, _) = plan(&config, &live, &options());
+    let text = text::render(&left, &Printer::plain());
+    assert!(!text.contains("No changes"), "{text}");
+    assert!(
+        text.contains("Nothing to apply, but the live state does not match the config: 1 live"),
+        "{text}"
+    );
+    if let Some(prod) = live.stacks.get_mut("prod") {
+        prod.dashboards.retain(|d| d.name != "Hand made");
+    }
+    let (second, _) = plan(&config, &live, &options());
     let text = text::render(&second, &Printer::plain());
     assert!(
         text.starts_with("Plan: 0 to create, 0 to update, 0 to delete, 16 unchanged\n"),
@@ -993,7 +1023,7 @@ fn a_tile_renamed_where_it_stands_keeps_its_id_and_the_alerts_on_it() {
     assert_eq!(rename.before, Some(serde_json::json!("Old tile")));
     assert_eq!(dashboard.renamed_from, None, "the dashboard keeps its name");
     match &step_of(&plan, "dashboard.prod.api-health").operation {
-        Operation::DashboardUpdate { body, .. } => {
+        Operation::Dashboard(DashboardOp::Update { body, .. }) => {
             let latency = body.tiles.iter().find(|t| t.name == "Latency").unwrap();
             assert_eq!(latency.id.as_deref(), Some("tile-old"));
         }
@@ -1014,7 +1044,7 @@ fn renamed_from_finds_a_tile_wherever_it_stands() {
     let (plan, diagnostics) = plan(&config, &demo_live(), &options());
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
     match &step_of(&plan, "dashboard.prod.api-health").operation {
-        Operation::DashboardUpdate { body, .. } => {
+        Operation::Dashboard(DashboardOp::Update { body, .. }) => {
             let latency = body.tiles.iter().find(|t| t.name == "Latency").unwrap();
             assert_eq!(latency.id.as_deref(), Some("tile-old"));
         }
@@ -1065,9 +1095,9 @@ fn a_renamed_dashboard_is_updated_in_place_and_its_alerts_do_not_change() {
             .starts_with("renamed from \"API health\"; tiles")
     );
     match &step_of(&plan, "dashboard.prod.api-health").operation {
-        Operation::DashboardUpdate {
+        Operation::Dashboard(DashboardOp::Update {
             dashboard_id, body, ..
-        } => {
+        }) => {
             assert_eq!(dashboard_id, "dash-api");
             assert_eq!(body.name, "API health v2");
         }
@@ -1116,7 +1146,7 @@ fn an_alert_is_renamed_in_place_and_two_candidates_are_an_error() {
         "renamed from \"API errors\"; threshold differs"
     );
     match &step_of(&plan, "alert.prod.api-errors").operation {
-        Operation::AlertUpdate { alert_id, body, .. } => {
+        Operation::Alert(AlertOp::Update { alert_id, body, .. }) => {
             assert_eq!(alert_id, "alert-api-errors");
             assert_eq!(body.name.as_deref(), Some("API error rate"));
         }
@@ -1137,4 +1167,72 @@ fn an_alert_is_renamed_in_place_and_two_candidates_are_an_error() {
     assert_eq!(codes(&diagnostics), vec![Code::PlanAmbiguousRename]);
     assert_eq!(diagnostics[0].span.unwrap().line, 300);
     assert!(!addresses(&second).contains(&"alert.prod.api-errors"));
+}
+
+/// Saved plans written by converge before operations were nested by kind (`plan --out` of the
+/// quickstart against the sandbox; then, once applied, with a changed tag and threshold, the
+/// endpoint dropped, a pipe `absent` and a pruned dashboard and alert): every kind of operation.
+const SAVED_BEFORE_KINDS: &[(&str, &str)] = &[
+    (
+        "creates",
+        include_str!("../../tests/fixtures/saved-plans/creates.json"),
+    ),
+    (
+        "updates-and-deletes",
+        include_str!("../../tests/fixtures/saved-plans/updates-and-deletes.json"),
+    ),
+];
+
+#[test]
+fn saved_plans_written_before_kinds_read_and_write_back_byte_for_byte() {
+    let mut ops = std::collections::BTreeSet::new();
+    for (name, text) in SAVED_BEFORE_KINDS {
+        let read: saved::SavedPlan = serde_json::from_str(text).unwrap();
+        assert_eq!(read.to_json(), *text, "{name} changed on a round trip");
+        let loaded = saved::SavedPlan::from_json(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(loaded.plan.steps.len(), read.plan.steps.len());
+        for step in &read.plan.steps {
+            let tag = serde_json::to_value(&step.operation).unwrap()["op"].clone();
+            assert_eq!(tag, step.operation.name().op, "{name}: {}", step.address);
+            ops.insert(step.operation.name().op);
+        }
+    }
+    assert_eq!(ops.len(), 11, "not every operation is covered: {ops:?}");
+}
+
+#[test]
+fn an_unknown_operation_is_refused_by_name() {
+    let read = |op: &str| {
+        serde_json::from_value::<crate::plan::Operation>(serde_json::json!({
+            "op": op, "serviceId": "s", "pipeId": "p"
+        }))
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(read("pipe-delete-all").contains("unknown variant `pipe-delete-all`"));
+    assert!(read("cluster-delete").contains("unknown operation `cluster-delete`"));
+    assert!(
+        serde_json::from_value::<crate::plan::Operation>(serde_json::json!({
+            "op": "pipe-delete", "serviceId": "s", "pipeId": "p"
+        }))
+        .is_ok()
+    );
+}
+
+#[test]
+fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
+    let mut plan = demo_plan();
+    plan.warnings = (0..5000)
+        .map(|n| super::model::Warning {
+            code: Some("plan::only-leaves-out-dependency".into()),
+            place: None,
+            message: format!("`--only` keeps `alert.prod.a{n}` but leaves out a dashboard"),
+            help: None,
+        })
+        .collect();
+    let markdown = markdown::render(&plan);
+    assert!(markdown.len() <= markdown::BUDGET);
+    assert!(markdown.contains("more warning(s): run `converge plan` for all of them"));
+    // The first warnings are shown, escaped.
+    assert!(markdown.contains("keeps &#96;alert.prod.a0&#96; but leaves out"));
 }

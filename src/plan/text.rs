@@ -90,7 +90,13 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
         out.push_str(&format!("{}\n", plan.only_words()));
     }
     if !plan.has_changes() {
-        out.push_str("\nNo changes: the live state matches the config.\n");
+        match plan.not_owned() {
+            0 => out.push_str("\nNo changes: the live state matches the config.\n"),
+            n => out.push_str(&format!(
+                "\nNothing to apply, but the live state does not match the config: {n} live \
+                 object(s) it does not list are not owned by converge and are left as is (below).\n"
+            )),
+        }
     }
     let destroys: Vec<&Change> = plan
         .changes

@@ -9,10 +9,9 @@ use crate::api::clients::Clients;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::observability::ObservabilityClient;
 use crate::api::wire::{Series, SeriesQuery, Source};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{Config, DashboardConfig, StackConfig, StackTarget, TileConfig};
-use crate::error::{Error, QueryCheckError, Result};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::error::{CommandError, Error, Result};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::{Action, Plan};
@@ -306,6 +305,45 @@ fn rejection(
         diagnostic = diagnostic.with_related(tile.span, "in this tile");
     }
     diagnostic
+}
+
+/// Why `converge plan --check-queries` failed.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum QueryCheckError {
+    /// A stack of the observability API when the config sets that API up not.
+    #[error("stack.{stack}: cannot check queries: the config sets up no observability API")]
+    NoObservabilityApi {
+        /// The stack's key.
+        stack: String,
+    },
+    /// A tile's check did not finish (its task ended without an answer).
+    #[error("{address}: the query check did not finish; run it again")]
+    Unfinished {
+        /// The tile's address.
+        address: String,
+    },
+    /// The API rejected tile queries; the diagnostics were already printed.
+    #[error(
+        "{count} tile quer{} rejected",
+        if *count == 1 { "y was" } else { "ies were" }
+    )]
+    #[diagnostic(help(
+        "fix the series at the lines above, then run `converge plan --check-queries` again"
+    ))]
+    Rejected {
+        /// How many tile queries.
+        count: usize,
+    },
+}
+
+impl CommandError for QueryCheckError {
+    fn code(&self) -> Code {
+        match self {
+            QueryCheckError::NoObservabilityApi { .. } => Code::CheckQueriesNoSeriesApi,
+            QueryCheckError::Unfinished { .. } => Code::CheckQueriesUnfinished,
+            QueryCheckError::Rejected { .. } => Code::CheckQueriesRejected,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 
 use crate::api::limits::GRANULARITIES;
 use crate::duration::{self, DAYS, HOURS, MINUTES, Problem, SECONDS, WEEKS};
-use crate::error::DurationError;
 
 /// One drawn line: a series (or the ratio of two) for one group, its buckets in time order.
 #[derive(Debug, Clone, PartialEq)]
@@ -412,6 +411,30 @@ pub(crate) fn step_of(granularity: &str, lines: &[Line], window_ms: i64) -> i64 
         .filter(|d| *d > 0)
         .min()
         .unwrap_or((window_ms / 60).max(1_000))
+}
+
+/// Why a text is not a duration as `preview` reads them (`--window`, an alert's interval):
+/// digits and one of `s`, `m`, `h`, `d`, `w`. The text is quoted without its blanks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DurationError {
+    /// Not a number followed by a unit.
+    #[error("`{text}` is not a duration such as 15m, 24h or 7d")]
+    Malformed {
+        /// The text.
+        text: String,
+    },
+    /// No unit, or one that is not `s`, `m`, `h`, `d` or `w`.
+    #[error("`{text}`: the unit must be s, m, h, d or w")]
+    Unit {
+        /// The text.
+        text: String,
+    },
+    /// Zero, negative, or more milliseconds than the clock counts.
+    #[error("`{text}` must be a positive duration")]
+    NotPositive {
+        /// The text.
+        text: String,
+    },
 }
 
 #[cfg(test)]

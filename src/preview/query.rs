@@ -11,8 +11,8 @@ use crate::api::limits::CHART_SERIES_MAX;
 use crate::api::observability::ObservabilityClient;
 use crate::api::transport::Call;
 use crate::api::wire::{Series, SeriesPoint, SeriesQuery, Source};
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{SourceRef, TileConfig};
+use crate::diagnostic::Diagnostic;
 
 use super::model::Line;
 

@@ -1,4 +1,5 @@
 //! Why a sandbox cannot start or keep its state; a command shows it as any other error.
+//! Its code is chosen where it is shown (`crate::error`), by what failed.
 
 use std::path::PathBuf;
 
@@ -9,10 +10,7 @@ use miette::Diagnostic;
 pub enum SandboxError {
     /// Another `--sandbox` run holds the state file.
     #[error("the sandbox state `{}` is in use by another converge process", path.display())]
-    #[diagnostic(
-        code(converge::error),
-        help("wait for it to end, or use another state file")
-    )]
+    #[diagnostic(help("wait for it to end, or use another state file"))]
     StateInUse {
         /// The state file.
         path: PathBuf,
@@ -23,20 +21,14 @@ pub enum SandboxError {
          `sandbox serve --state`), which would overwrite this one's writes",
         path.display()
     )]
-    #[diagnostic(
-        code(converge::error),
-        help("wait for it to end, or use another state file")
-    )]
+    #[diagnostic(help("wait for it to end, or use another state file"))]
     ServedStateInUse {
         /// The state file.
         path: PathBuf,
     },
     /// The state file is not JSON of the world's shape.
     #[error("the sandbox state `{}` is not valid: {cause}", path.display())]
-    #[diagnostic(
-        code(converge::error),
-        help("delete the file to start again from the seed")
-    )]
+    #[diagnostic(help("delete the file to start again from the seed"))]
     StateNotValid {
         /// The state file.
         path: PathBuf,
@@ -48,10 +40,7 @@ pub enum SandboxError {
         "the sandbox state `{}` has format `{found}`, expected `{expected}`",
         path.display()
     )]
-    #[diagnostic(
-        code(converge::error),
-        help("delete the file to start again from the seed")
-    )]
+    #[diagnostic(help("delete the file to start again from the seed"))]
     StateFormat {
         /// The state file.
         path: PathBuf,
@@ -62,11 +51,9 @@ pub enum SandboxError {
     },
     /// The world could not be written as JSON.
     #[error("cannot encode the sandbox state: {0}")]
-    #[diagnostic(code(converge::error))]
     Encode(serde_json::Error),
     /// Reading, writing or locking the state file (or making its directory) failed.
     #[error("{action} `{path}`: {cause}")]
-    #[diagnostic(code(converge::io))]
     Io {
         /// What was being done, e.g. "cannot read the sandbox state".
         action: &'static str,
@@ -77,22 +64,16 @@ pub enum SandboxError {
     },
     /// The sandbox's tokio runtime could not be built.
     #[error("sandbox: cannot start its runtime: {0}")]
-    #[diagnostic(code(converge::error))]
     Runtime(std::io::Error),
     /// The thread an in-process sandbox runs on could not be started.
     #[error("sandbox: cannot start its thread: {0}")]
-    #[diagnostic(code(converge::error))]
     Thread(std::io::Error),
     /// The in-process sandbox's thread ended without saying whether it listens.
     #[error("sandbox: its thread ended before it listened")]
-    #[diagnostic(code(converge::error))]
     ThreadEnded,
     /// The port is taken (or not ours to take).
     #[error("sandbox: cannot listen on 127.0.0.1:{port}: {cause}")]
-    #[diagnostic(
-        code(converge::error),
-        help("choose another port with `--port`, or 0 for any free port")
-    )]
+    #[diagnostic(help("choose another port with `--port`, or 0 for any free port"))]
     Listen {
         /// The port asked for.
         port: u16,

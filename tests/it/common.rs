@@ -253,6 +253,11 @@ impl<'s> Converge<'s> {
         self
     }
 
+    /// Runs as a GitHub Actions job does (`GITHUB_ACTIONS=true`): annotations are printed.
+    pub fn github_actions(self) -> Self {
+        self.env("GITHUB_ACTIONS", "true")
+    }
+
     /// Sets environment variables.
     pub fn envs<K: Into<OsString>, V: Into<OsString>>(
         mut self,

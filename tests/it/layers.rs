@@ -57,6 +57,49 @@ fn no_import_cycle_between_files() {
     );
 }
 
+#[test]
+fn architecture_names_only_paths_that_exist_and_every_kind_directory() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let missing = missing_paths(root, &text);
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+    // The per-kind directories it promises hold a file for every kind they list.
+    for layer in ["plan", "apply", "export"] {
+        for kind in ["service", "private_endpoint", "pipe", "dashboard", "alert"] {
+            let file = root.join(format!("src/{layer}/kinds/{kind}.rs"));
+            assert!(file.is_file(), "no {}", file.display());
+        }
+    }
+}
+
+/// The repository paths (`src/...`, `tests/...`, `schema/...`, `benches/...`) quoted in
+/// backticks in `text` that do not exist; a `<kind>` placeholder is read as `pipe`, and text
+/// after `::` or a space (a path and an item) is left out.
+fn missing_paths(root: &Path, text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| {
+            ["src/", "tests/", "schema/", "benches/"]
+                .iter()
+                .any(|prefix| quoted.starts_with(prefix))
+        })
+        .map(|quoted| quoted.split([' ', ':']).next().unwrap_or(quoted))
+        .map(|path| path.replace("<kind>", "pipe").replace("*.rs", ""))
+        .filter(|path| !root.join(path).exists())
+        .collect()
+}
+
+#[test]
+fn the_architecture_check_reports_a_path_that_is_not_there() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = "`src/plan/kinds/<kind>.rs` and `src/plan/nowhere.rs` and `src/lib.rs` and `cargo`";
+    assert_eq!(missing_paths(root, text), vec!["src/plan/nowhere.rs"]);
+}
+
 /// The checks themselves, on small made-up crates: a test that cannot fail proves nothing.
 #[test]
 fn the_checks_report_paths_up_the_layers_and_loops_but_not_comments_or_tests() {
@@ -126,13 +169,13 @@ fn the_checks_report_paths_up_the_layers_and_loops_but_not_comments_or_tests() {
 }
 
 /// A source file: its path under `src/` and its text.
-struct Source {
-    path: String,
-    text: String,
+pub(super) struct Source {
+    pub(super) path: String,
+    pub(super) text: String,
 }
 
 /// Every `src/**/*.rs`, by module path (`["apply", "step"]`; the crate root is `[]`).
-fn read_sources() -> BTreeMap<Vec<String>, Source> {
+pub(super) fn read_sources() -> BTreeMap<Vec<String>, Source> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
@@ -162,7 +205,7 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, String)>) {
 }
 
 /// Sources from `(path under src/, text)` pairs; `main.rs` (the binary) is left out.
-fn made_up(files: &[(&str, &str)]) -> BTreeMap<Vec<String>, Source> {
+pub(super) fn made_up(files: &[(&str, &str)]) -> BTreeMap<Vec<String>, Source> {
     files
         .iter()
         .filter(|(path, _)| *path != "main.rs")
@@ -206,7 +249,7 @@ fn layer_order(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
 }
 
 /// Whether a module is test code, left out of both checks.
-fn is_test(module: &[String]) -> bool {
+pub(super) fn is_test(module: &[String]) -> bool {
     module.iter().any(|segment| segment == "tests")
 }
 
@@ -446,7 +489,7 @@ fn skip_space(chars: &[char], mut at: usize) -> usize {
 
 /// The code of a file with comments, string and char literals and `#[cfg(test)]` items blanked
 /// out (line breaks kept, so line numbers hold).
-fn code_only(text: &str) -> String {
+pub(super) fn code_only(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<char> = Vec::with_capacity(chars.len());
     let blank = |c: char| if c == '\n' { '\n' } else { ' ' };

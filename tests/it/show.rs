@@ -85,3 +85,24 @@ fn a_file_that_is_neither_a_saved_plan_nor_a_report_exits_1_and_says_what_show_r
         shown.stderr
     );
 }
+
+#[test]
+fn each_kind_of_failure_shows_its_own_code_above_the_message() {
+    let dir = Workspace::new();
+    dir.write("plan.json", "{\"format\": \"converge-plan/1\"}");
+    dir.write("c.yaml", &quickstart());
+    for (file, code) in [
+        ("plan.json", "show::other-format"),
+        ("c.yaml", "show::not-json"),
+        ("missing.json", "io::read"),
+    ] {
+        let shown = show(&dir, &[file]);
+        assert_eq!(shown.code, 1, "{file}: {}", shown.stderr);
+        assert!(
+            shown.stderr.lines().any(|line| line == code),
+            "{file}: no `{code}` line in {}",
+            shown.stderr
+        );
+        assert!(!shown.stderr.contains("converge::"), "{}", shown.stderr);
+    }
+}

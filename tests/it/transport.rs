@@ -760,8 +760,9 @@ mod live_reader {
     use converge::api::transport::Transport;
     use converge::config::model::{
         BackupChecks, CloudSettings, Config, Located, ObservabilitySettings, PipeConfig,
-        SecretValue, ServiceConfig, Span, StackConfig, StackTarget,
+        SecretValue, ServiceConfig, StackConfig, StackTarget,
     };
+    use converge::diagnostic::Span;
     use converge::live::reader;
     use converge::output::Printer;
     use indexmap::IndexMap;

@@ -163,21 +163,23 @@ fn github_annotations_are_printed_under_actions() {
     let fixture = root().join("tests/fixtures/invalid/06-replicas-out-of-range.yaml");
     let (_, line, col) = expectation(&fixture);
     let file = fixture.to_str().unwrap();
-    let actions = validate().env("GITHUB_ACTIONS", "true");
+    let actions = validate().github_actions();
     let r = actions.run(["validate", file]);
     assert_eq!(r.code, 1);
     let wanted = format!(",line={line},col={col},title=schema%3A%3Arange::");
+    // On stderr whatever the format: stdout carries one document.
     let annotation = r
-        .stdout
+        .stderr
         .lines()
         .find(|l| l.starts_with("::error file="))
         .unwrap_or("");
-    assert!(annotation.contains(&wanted), "{}", r.stdout);
+    assert!(annotation.contains(&wanted), "{}", r.stderr);
     assert!(
-        r.stdout.contains("::warning file="),
+        r.stderr.contains("::warning file="),
         "warnings too: {}",
-        r.stdout
+        r.stderr
     );
+    assert!(!r.stdout.contains("::"), "{}", r.stdout);
     let json = actions.run(["validate", "--format", "json", file]);
     assert!(
         serde_json::from_str::<Value>(&json.stdout).is_ok(),
@@ -186,7 +188,7 @@ fn github_annotations_are_printed_under_actions() {
     assert!(json.stderr.contains(&wanted), "{}", json.stderr);
     let quiet = validate().run(["validate", file]);
     assert!(
-        !quiet.stdout.contains("::error"),
+        !quiet.stderr.contains("::error"),
         "only under GITHUB_ACTIONS"
     );
 }

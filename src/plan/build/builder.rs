@@ -2,23 +2,22 @@
 
 use serde_json::Value;
 
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::live::LiveState;
 use crate::plan::diff::{self};
 use crate::plan::model::{Action, Change, FieldChange, Fingerprint, Operation, Plan, Step};
 
-pub(super) struct Builder<'a> {
-    pub(super) live: &'a LiveState,
-    pub(super) now: Option<jiff::Timestamp>,
-    pub(super) plan: Plan,
-    pub(super) diagnostics: Vec<Diagnostic>,
+pub(crate) struct Builder<'a> {
+    pub(crate) live: &'a LiveState,
+    pub(crate) now: Option<jiff::Timestamp>,
+    pub(crate) plan: Plan,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// The live object a config object is: found by its current name or one of its `renamedFrom`
 /// names. Each candidate comes with the `renamedFrom` entry that found it (`None`: its name).
-pub(super) fn candidates<'l, 'c, T>(
+pub(crate) fn candidates<'l, 'c, T>(
     by_name: impl Fn(&str) -> Vec<&'l T>,
     name: &str,
     renamed_from: &'c [model::Located<String>],
@@ -33,11 +32,11 @@ pub(super) fn candidates<'l, 'c, T>(
 
 /// Two or more live objects could be the one config object: an error at the `renamedFrom`
 /// entry that found the extra one (else at the name), never a guess.
-pub(super) fn ambiguous(
+pub(crate) fn ambiguous(
     kind: &str,
     what: &str,
     name: &model::Located<String>,
-    found: &[(String, String, Option<model::Span>)],
+    found: &[(String, String, Option<Span>)],
 ) -> Diagnostic {
     let listed: Vec<String> = found
         .iter()
@@ -71,7 +70,7 @@ pub(super) fn ambiguous(
 }
 
 /// The reason of a change that renames its object: `renamed from "Old"`, and what else differs.
-pub(super) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
+pub(crate) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
     let others: Vec<FieldChange> = fields
         .iter()
         .filter(|f| f.path != "name")
@@ -85,7 +84,7 @@ pub(super) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
 }
 
 impl Builder<'_> {
-    pub(super) fn push(
+    pub(crate) fn push(
         &mut self,
         mut change: Change,
         step: Option<(Operation, Vec<usize>)>,
@@ -106,14 +105,14 @@ impl Builder<'_> {
         id
     }
 
-    pub(super) fn error(&mut self, diagnostic: Diagnostic) {
+    pub(crate) fn error(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
     }
 
     /// Warns at the config line when the server stores a name other than as written (some
     /// servers collapse runs of white space): converge matches the object as stored, and would
     /// otherwise create it again on every apply.
-    pub(super) fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
+    pub(crate) fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
         if config.value == live {
             return;
         }
@@ -135,7 +134,7 @@ impl Builder<'_> {
     /// A warning when an object is created while an owned object like it (a dashboard sharing
     /// a tile name, an alert on the same tile) that the config no longer names is deleted or
     /// left behind: it may be a rename that forgot `renamedFrom`.
-    pub(super) fn maybe_renamed(
+    pub(crate) fn maybe_renamed(
         &mut self,
         kind: &str,
         key: &str,
@@ -166,7 +165,7 @@ impl Builder<'_> {
 
 /// The change for an object that exists live: an update when any managed field differs, else
 /// a no-op; either way it records the live object's fingerprint.
-pub(super) fn compared(
+pub(crate) fn compared(
     address: String,
     before: Value,
     after: Value,

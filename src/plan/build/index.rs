@@ -8,18 +8,18 @@ use crate::plan::normalize::{self};
 
 /// A stack's live objects indexed for lookups by name and id, so planning stays linear in the
 /// size of the stack.
-pub(super) struct StackIndex<'l> {
-    pub(super) live: &'l StackLive,
+pub(crate) struct StackIndex<'l> {
+    pub(crate) live: &'l StackLive,
     /// The dashboards of each name, as a server that normalises names stores it
     /// ([`normalize::name_key`]): a name sent with two spaces may come back with one.
-    pub(super) dashboards_by_name: BTreeMap<String, Vec<&'l Dashboard>>,
-    pub(super) dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
+    pub(crate) dashboards_by_name: BTreeMap<String, Vec<&'l Dashboard>>,
+    pub(crate) dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
     /// The alerts of each name (more than one is an error for a config alert of that name).
-    pub(super) alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
+    pub(crate) alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
 }
 
 impl<'l> StackIndex<'l> {
-    pub(super) fn new(live: &'l StackLive) -> Self {
+    pub(crate) fn new(live: &'l StackLive) -> Self {
         let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
         let mut dashboards_by_id = BTreeMap::new();
         for d in &live.dashboards {
@@ -45,7 +45,7 @@ impl<'l> StackIndex<'l> {
     }
 
     /// The live dashboard an alert points at.
-    pub(super) fn dashboard_of(&self, alert: &Alert) -> Option<&'l Dashboard> {
+    pub(crate) fn dashboard_of(&self, alert: &Alert) -> Option<&'l Dashboard> {
         alert
             .dashboard
             .as_deref()

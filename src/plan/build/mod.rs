@@ -1,17 +1,14 @@
 //! Building a plan: desired state against live state, per kind, with the rules that need live
 //! facts. Pure: the same inputs give the same plan, byte for byte once rendered.
 //!
-//! [`plan`] walks the config; each kind is planned in its own file (`service`, `pipe`, `stack`
-//! with `dashboard` and `alert`), all through one `Builder` that collects the changes, their
-//! steps and the diagnostics.
+//! [`plan`] walks the config; each kind is planned in its own file under `super::kinds`
+//! (`service`, `private_endpoint`, `pipe`, `dashboard`, `alert`; a stack's in `stack` here,
+//! which plans its dashboards and alerts), all through one `Builder` that collects the
+//! changes, their steps and the diagnostics.
 
-mod alert;
-mod builder;
-mod dashboard;
-mod index;
-mod pipe;
-mod series;
-mod service;
+pub(crate) mod builder;
+pub(crate) mod index;
+pub(crate) mod series;
 mod stack;
 
 pub(crate) use series::{resolve_source, wire_series};
@@ -20,9 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::Config;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::live::LiveState;
 use crate::plan::model::Plan;
 use builder::Builder;

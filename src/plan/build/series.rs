@@ -1,9 +1,8 @@
 //! Series as the API takes them, sources resolved (preview sends the same shape).
 
 use crate::api::wire::{Series, Source};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self};
+use crate::diagnostic::{Code, Diagnostic};
 
 /// Resolves a series' `source:` name to the id the stack's sources list gives it; the
 /// diagnostic points at the name and lists the stack's sources. Preview uses it too.

@@ -6,18 +6,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::builder::Builder;
-use super::dashboard::{Planned, PlannedDashboard};
 use super::index::StackIndex;
 use crate::api::wire::{Alert, Dashboard};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, Config, StackConfig};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::diff;
 use crate::plan::fingerprint;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
 use crate::plan::model::{
-    Action, Change, Fingerprint, Operation, StackRef, StackTarget, Unmanaged,
+    Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
 use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
@@ -25,7 +26,7 @@ use crate::plan::tag::ownership_tag;
 impl Builder<'_> {
     /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
     /// lists (alerts deleted first, dashboards last, each after what must go before it).
-    pub(super) fn stack(&mut self, config: &Config, stack: &StackConfig) {
+    pub(crate) fn stack(&mut self, config: &Config, stack: &StackConfig) {
         let Some(target) = self.stack_target(config, stack) else {
             return;
         };
@@ -95,6 +96,46 @@ impl Builder<'_> {
             &planned,
             &alert_steps_by_dashboard,
         );
+        self.not_owned(stack, live, &tag, &planned);
+    }
+
+    /// With prune on, the live dashboards the config does not list that converge does not own
+    /// (no ownership tag: made in the UI, or adopted through `export` and never changed since):
+    /// prune leaves them, so the plan says so instead of reading as if the live state matched.
+    fn not_owned(
+        &mut self,
+        stack: &StackConfig,
+        live: &StackLive,
+        tag: &str,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+    ) {
+        if !stack.prune {
+            return;
+        }
+        let listed: BTreeSet<&str> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| d.id.as_str()))
+            .collect();
+        let mut left: Vec<&Dashboard> = live
+            .dashboards
+            .iter()
+            .filter(|d| !d.tags.iter().any(|t| t == tag) && !listed.contains(d.id.as_str()))
+            .collect();
+        left.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        for dashboard in left {
+            self.plan.unmanaged.push(Unmanaged {
+                address: Address::LiveDashboard {
+                    stack: &stack.key.value,
+                    name: Cow::Borrowed(&dashboard.name),
+                }
+                .to_string(),
+                reason: format!(
+                    "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
+                     is: list it in the config to manage it (the next apply that changes it tags \
+                     it), or delete it in its UI"
+                ),
+            });
+        }
     }
 
     /// Where the stack's objects are written; `None` when it names a service the config does
@@ -170,10 +211,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::alert(alert, index.dashboard_of(alert));
-            let operation = Operation::AlertDelete {
+            let operation = Operation::Alert(AlertOp::Delete {
                 stack: stack_ref.clone(),
                 alert_id: alert.id.clone(),
-            };
+            });
             let step = self.push(
                 deleted(address, before, fingerprint::alert(alert)),
                 Some((operation, Vec::new())),
@@ -273,10 +314,10 @@ impl Builder<'_> {
                 continue;
             }
             let before = normalize::dashboard(dashboard);
-            let operation = Operation::DashboardDelete {
+            let operation = Operation::Dashboard(DashboardOp::Delete {
                 stack: stack_ref.clone(),
                 dashboard_id: dashboard.id.clone(),
-            };
+            });
             let depends_on = alert_steps_by_dashboard
                 .get(&dashboard.id)
                 .cloned()
@@ -306,7 +347,7 @@ fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
 
 /// One warning per stack whose live tiles, named by the config, are of the newer format
 /// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
-pub(super) fn newer_format_tiles(
+pub(crate) fn newer_format_tiles(
     stack: &StackConfig,
     index: &StackIndex<'_>,
 ) -> Option<Diagnostic> {

@@ -7,8 +7,9 @@ use crate::api::wire::{Alert, Backup, Channel, Dashboard, Pipe, Series, Service,
 use crate::config::model::{
     self, AlertConfig, ChannelConfig, CloudSettings, Config, DashboardConfig, Located,
     ObservabilitySettings, PipeConfig, PipeScalingConfig, PrivateEndpointConfig, SecretValue,
-    SeriesConfig, ServiceConfig, ServiceScaling, Span, StackConfig, TileConfig,
+    SeriesConfig, ServiceConfig, ServiceScaling, StackConfig, TileConfig,
 };
+use crate::diagnostic::Span;
 use crate::live::{LiveState, StackLive};
 
 pub(crate) const ANALYTICS: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";

@@ -14,11 +14,11 @@ use crate::api::wire::{
     Alert, Dashboard, KafkaSource, Pipe, PipeScaling, PipeSource, PrivateEndpoint, Series, Tile,
 };
 use crate::apply::{Options, Progress, Status};
-use crate::config::diagnostic::{Diagnostic, Severity};
 use crate::config::model::{
     CloudSettings, Config, ObservabilitySettings, PipeConfig, PipeScalingConfig,
     PrivateEndpointConfig, SecretValue, ServiceScaling, StackConfig, StackTarget,
 };
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::{Action, Plan, PlanOptions, plan};

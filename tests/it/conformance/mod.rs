@@ -26,7 +26,8 @@ use converge::sandbox::LogEntry;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// Where the public documents live: beside the repository, in the project's shared folder.
+/// Where the public documents live: the APIs' published OpenAPI documents are not part of the
+/// repository; CI places them in `shared/reference/` beside the checkout (see CONFORMANCE.md).
 pub fn reference_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference")
 }
@@ -306,7 +307,9 @@ impl Checker {
                 reference_dir().display()
             );
             println!(
-                "skipped: the reference OpenAPI documents are not at {} (a checkout without ../shared)",
+                "skipped: the reference OpenAPI documents (the APIs' published cloud-api.openapi.json \
+                 and observability-api.openapi.json, which CI places beside the checkout; see \
+                 CONFORMANCE.md) are not at {}",
                 reference_dir().display()
             );
             return None;

@@ -316,8 +316,26 @@ fn dashboards_and_alerts_update_and_prune() {
     let old_board = change(&plan, "dashboard.prod[\"Old board\"]");
     assert_eq!(old_board["action"], "delete");
     assert_eq!(old_board["reason"], "not in the config; prune is on");
-    // The unowned demo dashboard ("On-call overview") is never touched.
-    assert!(!plan.to_string().contains("On-call overview"), "{plan:#}");
+    // The unowned demo dashboard ("On-call overview") is never touched; with prune on, the
+    // plan says it is left as is.
+    let unowned = "dashboard.prod[\"On-call overview\"]";
+    assert!(
+        !plan["changes"].to_string().contains("On-call overview"),
+        "{plan:#}"
+    );
+    assert!(
+        !plan["steps"].to_string().contains("On-call overview"),
+        "{plan:#}"
+    );
+    assert!(
+        plan["unmanaged"]
+            .as_array()
+            .is_some_and(|u| u.iter().any(|u| u["address"] == unowned
+                && u["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("not owned by converge")))),
+        "{plan:#}"
+    );
     let steps = plan["steps"].as_array().expect("steps");
     let position = |address: &str| steps.iter().position(|s| s["address"] == address);
     assert!(

@@ -136,10 +136,14 @@ fn markdown_keeps_every_destroy_when_details_are_cut() {
         "{}",
         &out.stdout[..500]
     );
+    // As a reader sees it on GitHub (a GFM renderer): every destroy, no escape showing.
+    let seen = crate::review::visible_text(&out.stdout);
     for n in 0..120 {
-        let address = format!("dashboard.managed\\[\"stale-{n:03}\"\\]");
-        assert!(out.stdout.contains(&address), "{address} missing");
+        let address = format!("dashboard.managed[\"stale-{n:03}\"]");
+        assert!(seen.contains(&address), "{address} missing");
     }
+    let escapes = crate::review::visible_escapes(&out.stdout);
+    assert!(escapes.is_empty(), "escapes shown: {escapes:?}");
     assert!(out.stdout.contains("this comment was cut"));
 }
 
@@ -229,7 +233,31 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
             only: only.iter().map(|p| p.to_string()).collect(),
             now: None,
         };
-        let (whole, _) = plan::plan(&config, &live, &options);
+        let (mut whole, diagnostics) = plan::plan(&config, &live, &options);
+        // The binary's plan carries the warnings it printed (all have no place here).
+        whole.warnings = diagnostics
+            .into_iter()
+            .map(|d| plan::Warning {
+                code: Some(d.code.as_str().to_string()),
+                place: None,
+                message: d.message,
+                help: d.help,
+            })
+            .collect();
+        // ...and those about the live state (a stopped service), which no plan computes.
+        let printed: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        for warning in printed["warnings"].as_array().into_iter().flatten() {
+            if warning.get("code").is_none() {
+                let message = warning["message"].as_str().unwrap_or_default().to_string();
+                assert!(message.contains("will fail with 424"), "{message}");
+                whole.warnings.push(plan::Warning {
+                    code: None,
+                    place: None,
+                    message,
+                    help: None,
+                });
+            }
+        }
         assert_eq!(
             out.stdout,
             plan::render(&whole, Format::Json, &Printer::plain()),

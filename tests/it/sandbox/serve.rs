@@ -47,6 +47,17 @@ fn serve_prints_the_url_and_the_demo_credentials() {
         lines.iter().any(|l| l.contains("key id `sandbox-key`")),
         "{lines:?}"
     );
+    // The hint is the whole set-up, both secrets included.
+    let hint = lines.last().map(String::as_str).unwrap_or_default();
+    for wanted in [
+        format!("CONVERGE_CLOUD_URL={url} "),
+        format!("CONVERGE_OBSERVABILITY_URL={url} "),
+        "CONVERGE_KEY_ID=sandbox-key ".to_string(),
+        "CONVERGE_KEY_SECRET=sandbox-secret ".to_string(),
+        "CONVERGE_OBS_TOKEN=sandbox-token".to_string(),
+    ] {
+        assert!(hint.contains(&wanted), "{wanted} in {hint}");
+    }
     let status = get(&format!("{url}/api/v2/dashboards"), "Bearer sandbox-token");
     // SIGTERM stops it cleanly.
     let term = Command::new("kill")
@@ -97,6 +108,13 @@ fn serve_uses_the_credentials_it_is_given() {
     ]);
     assert!(
         !lines.iter().any(|l| l.contains("demo credentials")),
+        "{lines:?}"
+    );
+    // Given secrets are named, never echoed.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("ci-secret") || l.contains("ci-token")),
         "{lines:?}"
     );
     let basic = |raw: &str| {

@@ -1,21 +1,23 @@
 //! Alerts, planned against their dashboard's plan.
 
+pub(crate) mod op;
+
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::builder::{Builder, ambiguous, candidates, rename_reason};
 use super::dashboard::{Planned, PlannedDashboard};
-use super::index::StackIndex;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, AlertConfig, DashboardConfig, StackConfig};
+use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, ambiguous, candidates, rename_reason};
+use crate::plan::build::index::StackIndex;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize::{self, AlertView};
+use op::AlertOp;
 
 /// What the config asks of an alert: its normalized view and the request that writes it.
 struct Desired {
@@ -29,7 +31,7 @@ struct Desired {
 impl Builder<'_> {
     /// Plans one config alert. Returns the live tile a new alert goes on, for the hint about a
     /// rename without `renamedFrom`.
-    pub(super) fn alert(
+    pub(crate) fn alert(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
@@ -174,7 +176,7 @@ impl Builder<'_> {
         };
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
-            let listed: Vec<(String, String, Option<model::Span>)> = found
+            let listed: Vec<(String, String, Option<Span>)> = found
                 .iter()
                 .map(|(a, old)| (a.name.clone(), a.id.clone(), old.map(|o| o.span)))
                 .collect();
@@ -320,11 +322,13 @@ fn updated(
         Action::Update
     };
     let renamed_from = (alert.name != desired.name).then(|| alert.name.clone());
-    let operation = (action == Action::Update).then(|| Operation::AlertUpdate {
-        stack: stack_ref.clone(),
-        alert_id: alert.id.clone(),
-        target: desired.target,
-        body: desired.body,
+    let operation = (action == Action::Update).then(|| {
+        Operation::Alert(AlertOp::Update {
+            stack: stack_ref.clone(),
+            alert_id: alert.id.clone(),
+            target: desired.target,
+            body: desired.body,
+        })
     });
     let change = Change {
         address,
@@ -355,11 +359,11 @@ fn created(
     } else {
         "no alert with this name in the stack"
     };
-    let operation = Operation::AlertCreate {
+    let operation = Operation::Alert(AlertOp::Create {
         stack: stack_ref.clone(),
         target: desired.target,
         body: desired.body,
-    };
+    });
     let change = Change {
         address,
         action: Action::Create,

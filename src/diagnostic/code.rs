@@ -1,6 +1,7 @@
-//! The stable code of every [`super::diagnostic::Diagnostic`]: `area::kebab-name`. Scripts match
-//! on it in `validate --format json` and GitHub annotations use it as the title, so
-//! [`Code::as_str`] never changes for an existing code; a new problem gets a new code.
+//! The stable code of every [`super::Diagnostic`] and of every error that ends a command:
+//! `area::kebab-name`. Scripts match on it in `validate --format json`, GitHub annotations use
+//! it as the title and an error shows it above its message, so [`Code::as_str`] never changes
+//! for an existing code; a new problem gets a new code.
 
 use std::fmt;
 
@@ -8,7 +9,7 @@ use std::fmt;
 /// code's name and its string cannot drift apart.
 macro_rules! codes {
     ($($(#[doc = $doc:literal])+ $name:ident => $text:literal,)+) => {
-        /// What kind of problem a diagnostic reports.
+        /// What kind of problem a diagnostic or an error reports.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Code {
             $($(#[doc = $doc])+ $name,)+
@@ -189,6 +190,111 @@ codes! {
     PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
     /// A tile query the server rejected (`plan --check-queries`).
     PlanQueryRejected => "plan::query-rejected",
+
+    // The errors that end a command (`error::Error`), shown on stderr with their code above the
+    // message.
+    /// The configuration has errors; they were shown above.
+    ConfigInvalid => "config::invalid",
+    /// The live state could not be read; the problems were shown above.
+    LiveReadFailed => "live::read-failed",
+    /// A local file (a config to show, a saved plan) cannot be read.
+    IoRead => "io::read",
+    /// A file converge was asked to write (`--out`, `--svg`) cannot be written.
+    IoWriteFile => "io::write-file",
+    /// The network runtime the requests run on cannot start.
+    IoRuntime => "io::runtime",
+    /// A `CONVERGE_*_RATE_LIMIT` variable whose value is not a rate limit.
+    EnvRateLimit => "env::rate-limit",
+    /// `preview --window` is not a duration.
+    FlagWindow => "flag::window",
+    /// `preview --end` is not a time.
+    FlagEnd => "flag::end",
+    /// `preview --window` reaches back before 1970.
+    FlagBeforeEpoch => "flag::before-epoch",
+    /// `sandbox serve` key ids and key secrets that do not pair up.
+    FlagKeyPairs => "flag::key-pairs",
+    /// An `--only` or `--ignore` pattern that matches no address.
+    FlagNoMatch => "flag::no-match",
+    /// The HTTP client cannot be built.
+    ApiHttpClient => "api::http-client",
+    /// The API answered with an error status other than those below.
+    ApiHttpStatus => "api::http-status",
+    /// The API refused the credentials (401 or 403).
+    ApiUnauthorized => "api::unauthorized",
+    /// The API's rate limit was hit (429) and stayed hit through the retries.
+    ApiRateLimited => "api::rate-limited",
+    /// The API failed (a 5xx status).
+    ApiServerError => "api::server-error",
+    /// No connection could be made, or nothing listens at the address.
+    ApiUnreachable => "api::unreachable",
+    /// The request timed out, or the connection broke, after it may have been sent.
+    ApiInterrupted => "api::interrupted",
+    /// The answer is not JSON, or not of the shape the operation reads.
+    ApiBadAnswer => "api::bad-answer",
+    /// The server sent far more than the API would.
+    ApiTooMuch => "api::too-much",
+    /// The write was not sent: the run was interrupted while it waited.
+    ApiStopped => "api::stopped",
+    /// Another converge process holds the sandbox state file.
+    SandboxStateInUse => "sandbox::state-in-use",
+    /// The sandbox state file is not valid, or was written by another version.
+    SandboxStateNotValid => "sandbox::state-not-valid",
+    /// Reading, writing, encoding or locking the sandbox state failed.
+    SandboxStateIo => "sandbox::state-io",
+    /// The sandbox cannot start its runtime or thread.
+    SandboxStart => "sandbox::start",
+    /// The sandbox cannot listen on the port asked for.
+    SandboxListen => "sandbox::listen",
+    /// `show FILE`: the file is not JSON.
+    ShowNotJson => "show::not-json",
+    /// `show FILE`: a saved plan that cannot be read as one.
+    ShowPlan => "show::plan",
+    /// `show FILE`: an apply report that lacks what a report has.
+    ShowReport => "show::report",
+    /// `show FILE`: a JSON document of another format, or of none.
+    ShowOtherFormat => "show::other-format",
+    /// `apply --plan FILE`: the file cannot be read as a saved plan.
+    SavedPlanUnreadable => "saved-plan::unreadable",
+    /// `apply --plan FILE`: the plan writes to objects the config given does not name.
+    SavedPlanOtherObjects => "saved-plan::other-objects",
+    /// `apply --plan FILE`: the run connects to another organization than the plan's.
+    SavedPlanOtherOrganization => "saved-plan::other-organization",
+    /// `apply --plan FILE`: the plan writes to an API the run has no settings for.
+    SavedPlanApiNotSetUp => "saved-plan::api-not-set-up",
+    /// `apply --plan FILE`: a `CONVERGE_*` variable the plan needs is not set, or not usable.
+    SavedPlanVariable => "saved-plan::variable",
+    /// `apply --plan FILE PATH...`: the config given cannot be connected with.
+    SavedPlanCannotConnect => "saved-plan::cannot-connect",
+    /// `apply --plan FILE`: the reads that check the plan against the live state failed.
+    SavedPlanPrecheck => "saved-plan::precheck",
+    /// `apply --plan FILE`: the steps write other than the changes show (an edited file).
+    SavedPlanEdited => "saved-plan::edited",
+    /// `preview ADDRESS`: the address names nothing the preview can draw.
+    PreviewNothingToDraw => "preview::nothing-to-draw",
+    /// `preview ADDRESS`: the address names nothing of the config.
+    PreviewUnknownAddress => "preview::unknown-address",
+    /// `preview ADDRESS`: an alert whose tile or threshold the config gets wrong.
+    PreviewAlert => "preview::alert",
+    /// `preview ADDRESS`: a stack whose API has no series to preview.
+    PreviewNoSeriesApi => "preview::no-series-api",
+    /// `preview ADDRESS`: the series query failed.
+    PreviewFetch => "preview::fetch",
+    /// `plan --check-queries`: a stack whose API has no series to check against.
+    CheckQueriesNoSeriesApi => "check-queries::no-series-api",
+    /// `plan --check-queries`: a tile's check did not finish.
+    CheckQueriesUnfinished => "check-queries::unfinished",
+    /// `plan --check-queries`: the API rejected tile queries.
+    CheckQueriesRejected => "check-queries::rejected",
+    /// `export`: nothing to export was named.
+    ExportNothing => "export::nothing",
+    /// `export`: a `CONVERGE_*` variable it needs is not set.
+    ExportMissingVariable => "export::missing-variable",
+    /// `export`: the live state could not be read.
+    ExportLiveRead => "export::live-read",
+    /// `export`: a service's pipes could not be listed.
+    ExportPipes => "export::pipes",
+    /// `export`: a `--service` or `--stack` id the organization does not have.
+    ExportUnknownService => "export::unknown-service",
 }
 
 impl fmt::Display for Code {
@@ -211,7 +317,25 @@ mod tests {
             assert!(seen.insert(text), "{text} is used by two codes");
             let (area, name) = text.split_once("::").unwrap_or_else(|| panic!("{text}"));
             assert!(
-                ["yaml", "config", "schema", "semantic", "live", "plan"].contains(&area),
+                [
+                    "yaml",
+                    "config",
+                    "schema",
+                    "semantic",
+                    "live",
+                    "plan",
+                    "io",
+                    "env",
+                    "flag",
+                    "api",
+                    "sandbox",
+                    "show",
+                    "saved-plan",
+                    "preview",
+                    "check-queries",
+                    "export",
+                ]
+                .contains(&area),
                 "{text}: unknown area"
             );
             let kebab = !name.is_empty()

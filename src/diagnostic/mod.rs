@@ -1,9 +1,15 @@
-//! A problem found in a config: by the YAML reader, the schema check, the semantic rules, or a
-//! plan-time rule that needs live facts. Each points at a [`Span`] so it can be shown with the
-//! value underlined, as JSON, or as a GitHub annotation. Rendering lives with the loader.
+//! A problem and the stable code that names it. Config problems (the YAML reader, the schema
+//! check, the semantic rules) and problems that need live facts (reading the live state,
+//! planning) are [`Diagnostic`]s pointing at a [`Span`]; the errors that end a command carry a
+//! [`Code`] too. This module sits below every layer that raises one; showing a diagnostic with
+//! its file's text lives with the loader (`config::render`), which holds the files.
 
-use super::code::Code;
-use super::model::Span;
+mod code;
+mod span;
+
+pub use code::Code;
+pub(crate) use span::FileId;
+pub use span::Span;
 
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,47 +1,49 @@
 //! Dashboards and their tiles.
 
+pub(crate) mod op;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::builder::{Builder, ambiguous, candidates, compared, rename_reason};
-use super::index::StackIndex;
-use super::series::{resolve_source, wire_series};
 use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
 use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, ambiguous, candidates, compared, rename_reason};
+use crate::plan::build::index::StackIndex;
+use crate::plan::build::series::{resolve_source, wire_series};
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
 use crate::plan::normalize;
+use op::DashboardOp;
 
 /// What the builder knows about a config dashboard once planned.
-pub(super) struct PlannedDashboard<'c, 'l> {
-    pub(super) config: &'c DashboardConfig,
-    pub(super) live: Option<&'l Dashboard>,
+pub(crate) struct PlannedDashboard<'c, 'l> {
+    pub(crate) config: &'c DashboardConfig,
+    pub(crate) live: Option<&'l Dashboard>,
     /// The create or update step, if any.
-    pub(super) step: Option<usize>,
+    pub(crate) step: Option<usize>,
     /// The live tile id of each config tile that exists live (matched by name, `renamedFrom`
     /// or place), by config tile name.
-    pub(super) tile_ids: BTreeMap<String, String>,
+    pub(crate) tile_ids: BTreeMap<String, String>,
     /// The live dashboard with the names the config gives it and its tiles, when any differ:
     /// alerts on it compare against these names, so a rename is not a change of the alert.
-    pub(super) renamed_view: Option<Dashboard>,
+    pub(crate) renamed_view: Option<Dashboard>,
     /// Whether the step is an update (which drops alerts of removed tiles).
-    pub(super) updated: bool,
+    pub(crate) updated: bool,
 }
 
 /// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
-pub(super) type Planned<'p, 'c, 'l> = (
+pub(crate) type Planned<'p, 'c, 'l> = (
     &'p BTreeMap<&'c str, PlannedDashboard<'c, 'l>>,
     &'p BTreeMap<&'l str, &'p PlannedDashboard<'c, 'l>>,
 );
 
 impl PlannedDashboard<'_, '_> {
     /// Whether the live tile `tile_id` is still on the dashboard once applied.
-    pub(super) fn keeps_tile(&self, tile_id: &str) -> bool {
+    pub(crate) fn keeps_tile(&self, tile_id: &str) -> bool {
         self.tile_ids.values().any(|id| id == tile_id)
     }
 }
@@ -50,7 +52,7 @@ impl Builder<'_> {
     /// The live tile each config tile is: by name or `renamedFrom`; else, for a tile without
     /// `renamedFrom`, the live tile at the same place in the list when no config tile names it
     /// (a tile renamed where it stands). `None` when a tile could be two live tiles (reported).
-    pub(super) fn match_tiles(
+    pub(crate) fn match_tiles(
         &mut self,
         dashboard_key: &str,
         config: &DashboardConfig,
@@ -79,7 +81,7 @@ impl Builder<'_> {
                 [] => {}
                 [(j, _)] if claimed.insert(*j) => matched[i] = Some(*j),
                 _ => {
-                    let listed: Vec<(String, String, Option<model::Span>)> = found
+                    let listed: Vec<(String, String, Option<Span>)> = found
                         .iter()
                         .map(|(j, old)| {
                             let t = &live.tiles[*j];
@@ -122,7 +124,7 @@ impl Builder<'_> {
 
     /// Plans one config dashboard: its create or update, and what its alerts need to know.
     /// `None` when it has errors (reported); its alerts then get no change either.
-    pub(super) fn dashboard<'c, 'l>(
+    pub(crate) fn dashboard<'c, 'l>(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
@@ -182,11 +184,11 @@ impl Builder<'_> {
                 if change.action == Action::NoOp {
                     self.push(change, None);
                 } else {
-                    let operation = Operation::DashboardUpdate {
+                    let operation = Operation::Dashboard(DashboardOp::Update {
                         stack: stack_ref.clone(),
                         dashboard_id: live.id.clone(),
                         body,
-                    };
+                    });
                     planned.step = self.push(change, Some((operation, Vec::new())));
                     planned.updated = true;
                 }
@@ -233,7 +235,7 @@ impl Builder<'_> {
         }
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
-            let listed: Vec<(String, String, Option<model::Span>)> = found
+            let listed: Vec<(String, String, Option<Span>)> = found
                 .iter()
                 .map(|(d, old)| (d.name.clone(), d.id.clone(), old.map(|o| o.span)))
                 .collect();
@@ -341,7 +343,7 @@ impl Builder<'_> {
         after: Value,
         stack_ref: &StackRef,
     ) -> Option<usize> {
-        let operation = Operation::DashboardCreate {
+        let operation = Operation::Dashboard(DashboardOp::Create {
             stack: stack_ref.clone(),
             body: DashboardRequest {
                 // A create ignores tile ids; none are sent.
@@ -352,7 +354,7 @@ impl Builder<'_> {
                     .collect(),
                 ..body
             },
-        };
+        });
         let order: Vec<&str> = config.tiles.iter().map(|t| t.name.value.as_str()).collect();
         let after = tiles_in_order(after, &order);
         self.push(
@@ -465,7 +467,7 @@ fn untagged(after: &Value, tags: &[String], tag: &str) -> Value {
 
 /// A created dashboard's tiles in the config's order (the normalized value sorts them by
 /// name), so its rendering reads as the config does.
-pub(super) fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
+pub(crate) fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
     if let Some(Value::Array(tiles)) = dashboard.get_mut("tiles") {
         tiles.sort_by_key(|t| {
             let name = t.get("name").and_then(Value::as_str).unwrap_or_default();

@@ -1,21 +1,23 @@
 //! Pipes: scaling, and pipes marked `absent`.
 
+pub(crate) mod op;
+
 use serde_json::Value;
 
-use super::builder::{Builder, compared};
-use crate::api::wire::{Pipe, PipeScaling, Service, SourceKind};
-use crate::config::code::Code;
-use crate::config::diagnostic::Diagnostic;
-use crate::config::model::{self, PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::api::wire::{Pipe, Service, SourceKind};
+use crate::config::model::{PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
-use crate::plan::model::{Action, Change, FieldChange, Operation};
+use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
+use op::PipeOp;
 
 impl Builder<'_> {
     /// Plans one config pipe: its delete (marked `absent`) or its scaling.
-    pub(super) fn pipe(
+    pub(crate) fn pipe(
         &mut self,
         service: &ServiceConfig,
         live_service: &Service,
@@ -75,11 +77,16 @@ impl Builder<'_> {
             self.push(change, None);
             return;
         }
-        let operation = Operation::PipeScaling {
+        let operation = Operation::Pipe(PipeOp::Scaling {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
-            body: scaling_body(&change.fields),
-        };
+            body: op::scaling_body(
+                change
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.after.as_ref())),
+            ),
+        });
         self.push(change, Some((operation, Vec::new())));
     }
 
@@ -103,10 +110,10 @@ impl Builder<'_> {
             return;
         };
         let before = normalize::pipe_identity(pipe);
-        let operation = Operation::PipeDelete {
+        let operation = Operation::Pipe(PipeOp::Delete {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
-        };
+        });
         self.push(
             Change {
                 address,
@@ -132,7 +139,7 @@ impl Builder<'_> {
         kind: Option<SourceKind>,
         scaling: &PipeScalingConfig,
     ) -> Option<Value> {
-        let fields: [(&str, Option<(Value, model::Span)>); 4] = [
+        let fields: [(&str, Option<(Value, Span)>); 4] = [
             (
                 "replicas",
                 scaling
@@ -179,28 +186,12 @@ impl Builder<'_> {
     }
 }
 
-/// The scaling request of a pipe: only the fields that differ.
-fn scaling_body(fields: &[FieldChange]) -> PipeScaling {
-    let mut body = PipeScaling::default();
-    for field in fields {
-        let after = field.after.as_ref();
-        match field.path.as_str() {
-            "replicas" => body.replicas = after.and_then(Value::as_i64),
-            "concurrency" => body.concurrency = after.and_then(Value::as_i64),
-            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
-            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-            _ => {}
-        }
-    }
-    body
-}
-
 fn pipe_field_diagnostic(
     service: &ServiceConfig,
     pipe: &PipeConfig,
     kind: SourceKind,
     field: &str,
-    span: model::Span,
+    span: Span,
 ) -> Diagnostic {
     let applicable: Vec<&str> = [
         "replicas",

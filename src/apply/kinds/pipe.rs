@@ -1,0 +1,116 @@
+//! Sending a pipe's write: a pipe changes only while its service runs, so a 424 wakes the
+//! service first (`--wake`) or says how to; `--wait` sees its scaling show.
+
+use super::service::close;
+use crate::api::error::ApiError;
+use crate::api::wire::{Pipe, PipeScalingPatch};
+use crate::apply::write::{Context, Created, WriteError};
+use crate::plan::{PipeOp, Step};
+
+/// Sends a pipe operation, waking its service first when it is idle and `--wake` was given.
+pub(crate) async fn send(
+    context: &Context,
+    step: &Step,
+    operation: &PipeOp,
+) -> Result<Option<Created>, WriteError> {
+    let service_id = operation.service_id();
+    match pipe_write(context, operation).await {
+        Err(WriteError::Api(error)) if error.status() == Some(424) => {
+            if !context.wakes() {
+                return Err(WriteError::Other(idle_message(step, service_id, &error)));
+            }
+            context.wake(service_id).await.map_err(|problem| {
+                WriteError::Other(format!("cannot wake the service first: {problem}"))
+            })?;
+            pipe_write(context, operation).await?;
+        }
+        other => other?,
+    }
+    Ok(None)
+}
+
+async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
+    match operation {
+        PipeOp::Scaling {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .update_pipe_scaling(service_id, pipe_id, body)
+                .await?;
+        }
+        PipeOp::Delete {
+            service_id,
+            pipe_id,
+        } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
+    }
+    Ok(())
+}
+
+/// The 424 a pipe write gets while its service is idle, said briefly with the fix. The same
+/// words for every pipe of the service, so progress and the report say it once for all of them
+/// (the request id of each 424 is in the `-vv` log).
+fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
+    let service = crate::plan::Address::parse(&step.address)
+        .and_then(|a| a.service())
+        .unwrap_or(service_id);
+    let state = error
+        .message
+        .split("Current state:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .map(|state| state.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
+        .filter(|state| !state.is_empty());
+    let state = match state {
+        Some(state) => format!("is `{state}`"),
+        None => "is not running".to_string(),
+    };
+    format!(
+        "service `{service}` {state} (424): pipes change only while their service runs; run \
+         again with `--wake` to wake it first"
+    )
+}
+
+/// Whether a pipe shows every field of a scaling patch.
+pub(crate) fn shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
+    let Some(scaling) = &pipe.scaling else {
+        return false;
+    };
+    let integer = |want: Option<i64>, have: Option<i64>| want.is_none() || want == have;
+    integer(patch.replicas, scaling.replicas)
+        && integer(patch.concurrency, scaling.concurrency)
+        && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
+        && (patch.replica_memory_gb.is_none()
+            || close(patch.replica_memory_gb, scaling.replica_memory_gb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::wire::PipeScaling;
+
+    #[test]
+    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
+        let patch = PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            ..PipeScaling::default()
+        };
+        let mut pipe = Pipe::default();
+        assert!(!shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(4),
+            replica_memory_gb: Some(2.0),
+            concurrency: Some(1),
+            ..PipeScaling::default()
+        });
+        assert!(shows(&pipe, &patch));
+        pipe.scaling = Some(PipeScaling {
+            replicas: Some(2),
+            ..PipeScaling::default()
+        });
+        assert!(!shows(&pipe, &patch));
+    }
+}

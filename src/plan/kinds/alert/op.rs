@@ -1,0 +1,113 @@
+//! Alerts: what an alert step sends (create, update, delete).
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::AlertRequest;
+use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
+
+/// An alert operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all_fields = "camelCase")]
+pub enum AlertOp {
+    /// Alert create (POST on the stack's alerts list).
+    #[serde(rename = "alert-create")]
+    Create {
+        /// Where.
+        stack: StackRef,
+        /// How the dashboard and tile ids are found.
+        target: AlertTarget,
+        /// The request; `dashboardId`/`tileId` are set when `target` is `ids`.
+        body: AlertRequest,
+    },
+    /// Alert update (PUT replaces the whole object).
+    #[serde(rename = "alert-update")]
+    Update {
+        /// Where.
+        stack: StackRef,
+        /// Alert id.
+        alert_id: String,
+        /// How the dashboard and tile ids are found.
+        target: AlertTarget,
+        /// The whole alert.
+        body: AlertRequest,
+    },
+    /// Alert delete (prune).
+    #[serde(rename = "alert-delete")]
+    Delete {
+        /// Where.
+        stack: StackRef,
+        /// Alert id.
+        alert_id: String,
+    },
+}
+
+impl AlertOp {
+    /// The object it touches.
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            AlertOp::Create { stack, body, .. } => Target::Alert {
+                stack,
+                key: Key::Name(body.name.as_deref().unwrap_or_default()),
+            },
+            AlertOp::Update {
+                stack, alert_id, ..
+            }
+            | AlertOp::Delete { stack, alert_id } => Target::Alert {
+                stack,
+                key: Key::Id(alert_id),
+            },
+        }
+    }
+
+    /// What it does.
+    pub(crate) fn effect(&self) -> Effect {
+        match self {
+            AlertOp::Create { .. } => Effect::Create,
+            AlertOp::Update { .. } => Effect::Update,
+            AlertOp::Delete { .. } => Effect::Delete,
+        }
+    }
+
+    /// What it is called.
+    pub(crate) fn name(&self) -> Name {
+        let (op, verb) = match self {
+            AlertOp::Create { .. } => ("alert-create", "create"),
+            AlertOp::Update { .. } => ("alert-update", "update"),
+            AlertOp::Delete { .. } => ("alert-delete", "delete"),
+        };
+        Name {
+            op,
+            verb,
+            object: "alert",
+        }
+    }
+
+    /// The stack it writes to.
+    pub(crate) fn stack(&self) -> &StackRef {
+        match self {
+            AlertOp::Create { stack, .. }
+            | AlertOp::Update { stack, .. }
+            | AlertOp::Delete { stack, .. } => stack,
+        }
+    }
+
+    /// How the dashboard and tile are found, and the body, for a create or update.
+    pub(crate) fn written(&self) -> Option<(&AlertTarget, &AlertRequest)> {
+        match self {
+            AlertOp::Create { target, body, .. } | AlertOp::Update { target, body, .. } => {
+                Some((target, body))
+            }
+            AlertOp::Delete { .. } => None,
+        }
+    }
+
+    /// The same, to change in place.
+    pub(crate) fn written_mut(&mut self) -> Option<(&mut AlertTarget, &mut AlertRequest)> {
+        match self {
+            AlertOp::Create { target, body, .. } | AlertOp::Update { target, body, .. } => {
+                Some((target, body))
+            }
+            AlertOp::Delete { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Dashboards: what a dashboard step sends (create, update, delete).
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::DashboardRequest;
+use crate::plan::target::{Effect, Key, Name, StackRef, Target};
+
+/// A dashboard operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all_fields = "camelCase")]
+pub enum DashboardOp {
+    /// Dashboard create (POST on the stack's dashboards list).
+    #[serde(rename = "dashboard-create")]
+    Create {
+        /// Where.
+        stack: StackRef,
+        /// The whole dashboard; tiles carry no ids.
+        body: DashboardRequest,
+    },
+    /// Dashboard update (PUT replaces the whole object).
+    #[serde(rename = "dashboard-update")]
+    Update {
+        /// Where.
+        stack: StackRef,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// The whole dashboard; existing tiles carry their ids so alerts on them survive.
+        body: DashboardRequest,
+    },
+    /// Dashboard delete (prune; deletes its alerts on the server too).
+    #[serde(rename = "dashboard-delete")]
+    Delete {
+        /// Where.
+        stack: StackRef,
+        /// Dashboard id.
+        dashboard_id: String,
+    },
+}
+
+impl DashboardOp {
+    /// The object it touches.
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            DashboardOp::Create { stack, body } => Target::Dashboard {
+                stack,
+                key: Key::Name(&body.name),
+            },
+            DashboardOp::Update {
+                stack,
+                dashboard_id,
+                ..
+            }
+            | DashboardOp::Delete {
+                stack,
+                dashboard_id,
+            } => Target::Dashboard {
+                stack,
+                key: Key::Id(dashboard_id),
+            },
+        }
+    }
+
+    /// What it does.
+    pub(crate) fn effect(&self) -> Effect {
+        match self {
+            DashboardOp::Create { .. } => Effect::Create,
+            DashboardOp::Update { .. } => Effect::Update,
+            DashboardOp::Delete { .. } => Effect::Delete,
+        }
+    }
+
+    /// What it is called.
+    pub(crate) fn name(&self) -> Name {
+        let (op, verb) = match self {
+            DashboardOp::Create { .. } => ("dashboard-create", "create"),
+            DashboardOp::Update { .. } => ("dashboard-update", "update"),
+            DashboardOp::Delete { .. } => ("dashboard-delete", "delete"),
+        };
+        Name {
+            op,
+            verb,
+            object: "dashboard",
+        }
+    }
+}

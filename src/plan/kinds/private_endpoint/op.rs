@@ -1,0 +1,87 @@
+//! Private endpoints: what a step that registers or detaches one sends.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
+use crate::plan::target::{Effect, Name, Target};
+
+/// A private endpoint operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all_fields = "camelCase")]
+pub enum PrivateEndpointOp {
+    /// `POST /services/{serviceId}/privateEndpoint`.
+    #[serde(rename = "private-endpoint-create")]
+    Create {
+        /// Service id.
+        service_id: String,
+        /// Endpoint id and description.
+        body: PrivateEndpoint,
+    },
+    /// `PATCH /services/{serviceId}` with `privateEndpointIds.remove` (needs `--allow-destroy`).
+    #[serde(rename = "private-endpoint-detach")]
+    Detach {
+        /// Service id.
+        service_id: String,
+        /// `{"privateEndpointIds": {"remove": [id]}}`.
+        body: ServicePatch,
+    },
+}
+
+impl PrivateEndpointOp {
+    /// The object it touches.
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            PrivateEndpointOp::Create { service_id, body } => Target::PrivateEndpoint {
+                service_id,
+                id: &body.id,
+            },
+            PrivateEndpointOp::Detach { service_id, body } => Target::PrivateEndpoint {
+                service_id,
+                id: detached(body),
+            },
+        }
+    }
+
+    /// What it does.
+    pub(crate) fn effect(&self) -> Effect {
+        match self {
+            PrivateEndpointOp::Create { .. } => Effect::Create,
+            PrivateEndpointOp::Detach { .. } => Effect::Delete,
+        }
+    }
+
+    /// What it is called.
+    pub(crate) fn name(&self) -> Name {
+        match self {
+            PrivateEndpointOp::Create { .. } => Name {
+                op: "private-endpoint-create",
+                verb: "register",
+                object: "private endpoint",
+            },
+            PrivateEndpointOp::Detach { .. } => Name {
+                op: "private-endpoint-detach",
+                verb: "detach",
+                object: "private endpoint",
+            },
+        }
+    }
+}
+
+/// The endpoint a detach removes (the first listed; the planner lists one); empty when none.
+fn detached(body: &ServicePatch) -> &str {
+    body.private_endpoint_ids
+        .as_ref()
+        .and_then(|ids| ids.remove.first())
+        .map_or("", String::as_str)
+}
+
+/// The body that detaches endpoint `id` from its service: the planner sends it, the saved-plan
+/// check builds it again from the change and compares.
+pub(crate) fn detach_body(id: &str) -> ServicePatch {
+    ServicePatch {
+        private_endpoint_ids: Some(AddRemove {
+            add: Vec::new(),
+            remove: vec![id.to_string()],
+        }),
+    }
+}

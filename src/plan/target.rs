@@ -1,0 +1,182 @@
+//! What every kind of operation answers the same way, so the engine asks an operation instead
+//! of matching on it: which object it touches and the list that holds it ([`Target`], [`List`]),
+//! what it does to that object ([`Effect`]) and what it is called ([`Name`]). Also the small
+//! types the kinds' operations share (where a stack lives, how an alert finds its tile). Below
+//! the kinds' files (`super::kinds`), which build these, and above nothing of `plan`.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a stack's objects are written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "api",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum StackTarget {
+    /// The managed stack under the cloud API (`.../services/{serviceId}/stack/...`).
+    Managed {
+        /// The service that hosts the stack.
+        service_id: String,
+    },
+    /// The standalone observability API (`/api/v2/...`).
+    Observability,
+}
+
+/// The stack a step writes to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackRef {
+    /// The stack's key in the config.
+    pub key: String,
+    /// Which API serves it.
+    pub target: StackTarget,
+}
+
+/// How an alert names its dashboard and tile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum AlertTarget {
+    /// Both exist live already: the ids are in the request body.
+    Ids,
+    /// The dashboard or the tile is created by this plan: apply looks both up by name (in the
+    /// answer of the dashboard's step or a fresh list) and fills `dashboardId`/`tileId` in.
+    Names {
+        /// Dashboard name.
+        dashboard: String,
+        /// Tile name on that dashboard.
+        tile: String,
+    },
+}
+
+/// What an operation does to its object. It decides the write path: a create is never sent
+/// twice blindly, an update or delete is resent in rounds, a delete needs `--allow-destroy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// The object does not exist yet.
+    Create,
+    /// The object exists and is changed in place.
+    Update,
+    /// The object (or its attachment) goes away.
+    Delete,
+}
+
+/// How an operation finds its object in its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key<'a> {
+    /// By the id the server gave it.
+    Id(&'a str),
+    /// By name (a create: the object has no id yet, and one of that name is the same object).
+    Name(&'a str),
+}
+
+/// The object an operation touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target<'a> {
+    /// A service's scaling.
+    Service {
+        /// Service id.
+        service_id: &'a str,
+    },
+    /// A private endpoint attached to a service.
+    PrivateEndpoint {
+        /// Service id.
+        service_id: &'a str,
+        /// Endpoint id.
+        id: &'a str,
+    },
+    /// A pipe of a service.
+    Pipe {
+        /// Service id.
+        service_id: &'a str,
+        /// Pipe id.
+        pipe_id: &'a str,
+    },
+    /// A dashboard of a stack.
+    Dashboard {
+        /// The stack.
+        stack: &'a StackRef,
+        /// Its id, or its name for a create.
+        key: Key<'a>,
+    },
+    /// An alert of a stack.
+    Alert {
+        /// The stack.
+        stack: &'a StackRef,
+        /// Its id, or its name for a create.
+        key: Key<'a>,
+    },
+}
+
+/// The list that holds an object: what one read returns, and what a fresh check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum List<'a> {
+    /// `GET /services` (scaling and private endpoints are fields of a service).
+    Services,
+    /// `GET /services/{id}/pipes`.
+    Pipes(&'a str),
+    /// A stack's dashboards.
+    Dashboards(&'a StackRef),
+    /// A stack's alerts.
+    Alerts(&'a StackRef),
+}
+
+impl<'a> Target<'a> {
+    /// The list that holds the object.
+    pub(crate) fn list(self) -> List<'a> {
+        match self {
+            Target::Service { .. } | Target::PrivateEndpoint { .. } => List::Services,
+            Target::Pipe { service_id, .. } => List::Pipes(service_id),
+            Target::Dashboard { stack, .. } => List::Dashboards(stack),
+            Target::Alert { stack, .. } => List::Alerts(stack),
+        }
+    }
+
+    /// The stack the object lives in; `None` for services and pipes.
+    pub(crate) fn stack(self) -> Option<&'a StackRef> {
+        match self {
+            Target::Service { .. } | Target::PrivateEndpoint { .. } | Target::Pipe { .. } => None,
+            Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => Some(stack),
+        }
+    }
+
+    /// Where the object is, for messages: `on service ID`, `on pipe P of service S`,
+    /// `in stack `KEY``.
+    pub(crate) fn place(self) -> String {
+        match self {
+            Target::Service { service_id } | Target::PrivateEndpoint { service_id, .. } => {
+                format!("on service {service_id}")
+            }
+            Target::Pipe {
+                service_id,
+                pipe_id,
+            } => format!("on pipe {pipe_id} of service {service_id}"),
+            Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
+                format!("in stack `{}`", stack.key)
+            }
+        }
+    }
+}
+
+/// What an operation is called: one home for the words plan, apply, progress and reports use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name {
+    /// The saved plan's `op` tag, e.g. `pipe-scaling` (the serde rename of the variant).
+    pub(crate) op: &'static str,
+    /// What is done, e.g. `update`, `register`, `detach`.
+    pub(crate) verb: &'static str,
+    /// What it is done to, e.g. `pipe scaling`, `private endpoint`.
+    pub(crate) object: &'static str,
+}
+
+impl Name {
+    /// The kind of step, as the saved-plan check says it: the `op` tag in words
+    /// (`pipe scaling`, `dashboard create`).
+    pub(crate) fn kind(self) -> String {
+        self.op.replace('-', " ")
+    }
+
+    /// What the step does, as apply reports it (`update pipe scaling`, `create dashboard`).
+    pub(crate) fn doing(self) -> String {
+        format!("{} {}", self.verb, self.object)
+    }
+}
