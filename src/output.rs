@@ -177,10 +177,11 @@ fn printable(text: &str) -> String {
 
 /// The escapes a renderer applies to a value, each one character at a time, so the escaped
 /// form of a secret is a substring of the escaped form of any text that holds it.
-const ESCAPES: [fn(&str) -> String; 8] = [
+const ESCAPES: [fn(&str) -> String; 9] = [
     json_inner,
     debug_inner,
     crate::markdown::escape,
+    crate::markdown::escape_html,
     |text| reveal(text).into_owned(),
     printable,
     annotation_data,
@@ -653,6 +654,7 @@ mod tests {
             serde_json::to_string(&format!("a {secret} b")).unwrap_or_default(),
             format!("{:?}", format!("a {secret} b")),
             reveal(&crate::markdown::escape(&json_inner(secret))).into_owned(),
+            crate::markdown::escape_html(&debug_inner(secret)),
             annotation_data(secret),
             annotation_property(secret),
             xml(secret),
