@@ -42,6 +42,16 @@ pub(crate) async fn delete(api: &Api, call: &Call) -> Result<(), ApiError> {
     }
 }
 
+/// Sends the DELETE of an object another write may have deleted with it (an alert goes with
+/// its tile or dashboard): a 404 on any attempt means it is gone, which is what was asked.
+pub(crate) async fn delete_gone(api: &Api, call: &Call) -> Result<(), ApiError> {
+    match api.send(call).await {
+        Ok(_) => Ok(()),
+        Err(error) if error.is_not_found() => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
 impl CloudClient {
     /// A client of `organization` through `api` (Basic auth, the cloud rate limit).
     pub fn new(api: Api, organization: &str) -> Self {
@@ -315,14 +325,14 @@ impl CloudClient {
         self.result(call).await
     }
 
-    /// `DELETE .../stack/alerts/{id}`.
+    /// `DELETE .../stack/alerts/{id}`; an alert already gone (404) is deleted.
     pub(crate) async fn delete_stack_alert(&self, service: &str, id: &str) -> Result<(), ApiError> {
         let call = Call::new(
             "delete alert",
             Method::DELETE,
             self.stack_path(service, &format!("/alerts/{}", segment(id))),
         );
-        delete(&self.api, &call).await
+        delete_gone(&self.api, &call).await
     }
 
     /// `GET .../stack/sources` (read-only).

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::cloud::{delete, segment};
+use super::cloud::{delete, delete_gone, segment};
 use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
@@ -135,14 +135,14 @@ impl ObservabilityClient {
         self.api.observability_data(&call).await
     }
 
-    /// `DELETE /api/v2/alerts/{id}`.
+    /// `DELETE /api/v2/alerts/{id}`; an alert already gone (404, today's servers) is deleted.
     pub async fn delete_alert(&self, id: &str) -> Result<(), ApiError> {
         let call = Call::new(
             "delete alert",
             Method::DELETE,
             format!("/api/v2/alerts/{}", segment(id)),
         );
-        delete(&self.api, &call).await
+        delete_gone(&self.api, &call).await
     }
 
     /// `GET /api/v2/sources`: the data sources series refer to. The contract names no such

@@ -39,6 +39,7 @@ pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
+pub(crate) mod server_rules;
 pub(crate) mod yaml;
 
 use std::collections::HashSet;

@@ -19,7 +19,8 @@
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building;
 //! `semantic::invisible-characters` and `semantic::confusable-name` (warnings about names that
-//! do not print as written) are in [`super::lookalike`].
+//! do not print as written) are in [`super::lookalike`]; what the real server rejects is in
+//! [`super::server_rules`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -85,6 +86,7 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         dashboards(stack, diags);
         let written_stack = written_stacks.get(stack.key.value.as_str()).copied();
         alerts(stack, written_stack, diags);
+        super::server_rules::check(stack, diags);
     }
 }
 

@@ -127,6 +127,20 @@ codes! {
     SemanticInvisibleCharacters => "semantic::invisible-characters",
     /// A name that mixes scripts or looks like another name (a warning).
     SemanticConfusableName => "semantic::confusable-name",
+    /// A webhook channel without `webhookId` (the server rejects it).
+    SemanticWebhookId => "semantic::webhook-id",
+    /// An alert `message` written empty (the server rejects it).
+    SemanticEmptyMessage => "semantic::empty-message",
+    /// A series grouping by more fields than the server accepts.
+    SemanticGroupByLimit => "semantic::group-by-limit",
+    /// Series of one tile with different types or different `groupBy`.
+    SemanticMixedSeries => "semantic::mixed-series",
+    /// A series of `type: histogram` (the server rejects it).
+    SemanticHistogramSeries => "semantic::histogram-series",
+    /// More tags than the server accepts once the ownership tag is added.
+    SemanticTagLimit => "semantic::tag-limit",
+    /// An alert on a tile type the server deletes alerts from.
+    SemanticAlertTileType => "semantic::alert-tile-type",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.

@@ -3,11 +3,13 @@
 //! - private endpoints, service scaling and pipe scaling are independent;
 //! - an alert's create or update waits for the create or update of its dashboard;
 //! - a pruned alert is deleted, and an alert moving off a dashboard is updated, before that
-//!   dashboard is deleted (deleting a dashboard deletes its alerts on the server).
+//!   dashboard is deleted (deleting a dashboard deletes its alerts on the server);
+//! - a pruned alert whose tile a dashboard update removes is deleted before that update
+//!   (the update deletes the alert on the server, and the alert's DELETE would then race it).
 //!
 //! `levels` groups steps that may run together; `apply` runs a level's steps concurrently.
 
-use super::model::Step;
+use super::model::{Change, Step};
 
 /// Why a step list is not in an order apply can follow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,6 +52,45 @@ pub(crate) fn check(steps: &[Step]) -> Result<(), OrderError> {
         }
     }
     Ok(())
+}
+
+/// Moves the step at `moved` to just before the step at `before` (which comes earlier) and
+/// makes that step wait for it; every id, dependency and change's step number follows. Does
+/// nothing (returns false) when `moved` does not come after `before` or depends on a step at
+/// or after `before`, since it could then not run first.
+pub(crate) fn run_before(
+    steps: &mut Vec<Step>,
+    changes: &mut [Change],
+    moved: usize,
+    before: usize,
+) -> bool {
+    let Some(step) = steps.get(moved) else {
+        return false;
+    };
+    if before >= moved || step.depends_on.iter().any(|d| *d >= before) {
+        return false;
+    }
+    let renumber = |id: usize| match id {
+        id if id == moved => before,
+        id if id >= before && id < moved => id + 1,
+        id => id,
+    };
+    let step = steps.remove(moved);
+    steps.insert(before, step);
+    for step in steps.iter_mut() {
+        step.id = renumber(step.id);
+        for dependency in &mut step.depends_on {
+            *dependency = renumber(*dependency);
+        }
+    }
+    for change in changes.iter_mut() {
+        change.step = change.step.map(renumber);
+    }
+    if let Some(waiting) = steps.get_mut(before + 1) {
+        waiting.depends_on.push(before);
+        waiting.depends_on.sort_unstable();
+    }
+    true
 }
 
 /// Groups steps into levels: a step's level is one more than its deepest dependency. Steps of

@@ -1220,6 +1220,41 @@ fn an_unknown_operation_is_refused_by_name() {
 }
 
 #[test]
+fn a_step_run_before_an_earlier_one_keeps_the_order_valid_and_the_changes_pointing_at_it() {
+    let mut plan = demo_plan();
+    let alert = "alert.prod[\"Stale alert\"]";
+    let board = "dashboard.prod[\"Stale board\"]";
+    let moved = by_address(&plan, alert).step.unwrap();
+    assert!(moved > 0 && plan.steps[moved].depends_on.is_empty());
+    let first = plan.steps[0].address.clone();
+    assert!(order::run_before(
+        &mut plan.steps,
+        &mut plan.changes,
+        moved,
+        0
+    ));
+    order::check(&plan.steps).unwrap();
+    assert_eq!(plan.steps[0].address, alert);
+    assert_eq!(plan.steps[1].address, first);
+    assert_eq!(plan.steps[1].depends_on, vec![0]);
+    // The board's delete still waits for the alert's, under its new number.
+    assert!(step_of(&plan, board).depends_on.contains(&0));
+    for change in &plan.changes {
+        if let Some(id) = change.step {
+            assert_eq!(plan.steps[id].address, change.address);
+        }
+    }
+    // A step cannot run before one it depends on.
+    let board_id = by_address(&plan, board).step.unwrap();
+    assert!(!order::run_before(
+        &mut plan.steps,
+        &mut plan.changes,
+        board_id,
+        0
+    ));
+}
+
+#[test]
 fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
     let mut plan = demo_plan();
     plan.warnings = (0..5000)

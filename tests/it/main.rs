@@ -21,6 +21,7 @@ mod readme;
 mod rename;
 mod review;
 mod sandbox;
+mod server_rejects;
 mod show;
 mod soak;
 mod transport;

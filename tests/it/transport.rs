@@ -589,6 +589,15 @@ async fn a_delete_whose_retry_finds_nothing_succeeded_earlier() {
     assert!(error.is_not_found());
 }
 
+/// An alert goes with its tile or dashboard on the server, and today's servers answer the
+/// alert's DELETE with 404 then: a 404 is the delete done, on the first attempt too.
+#[tokio::test]
+async fn an_alert_delete_answered_404_is_done_on_any_attempt() {
+    let (url, script) = serve(vec![canned(404, r#"{"message":"Not Found"}"#)]).await;
+    observability(&url, "t").delete_alert("a1").await.unwrap();
+    assert_eq!(script.hits(), 1);
+}
+
 #[tokio::test]
 async fn deletes_accept_bodies_without_a_result() {
     let (url, _) = serve(vec![canned(200, r#"{"status":200,"requestId":"r"}"#)]).await;

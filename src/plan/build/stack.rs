@@ -14,6 +14,7 @@ use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::diff;
 use crate::plan::fingerprint;
+use crate::plan::kinds::alert::doomed_by;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
 use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
@@ -21,6 +22,7 @@ use crate::plan::model::{
     Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
 use crate::plan::normalize;
+use crate::plan::order;
 use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
@@ -74,11 +76,11 @@ impl Builder<'_> {
 
         // Steps touching alerts that live on each dashboard, so its delete waits for them.
         let mut alert_steps_by_dashboard: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        let stray_alerts = self.stray_alerts(
+        let (stray_alerts, doomed_deletes) = self.stray_alerts(
             stack,
             &stack_ref,
             &index,
-            &owned_ids,
+            (&owned_ids, &planned_by_live_id),
             &mut alert_steps_by_dashboard,
         );
         self.config_alerts(
@@ -96,6 +98,19 @@ impl Builder<'_> {
             &planned,
             &alert_steps_by_dashboard,
         );
+        // Addresses first: each move renumbers the steps.
+        let address = |id: usize| self.plan.steps.get(id).map(|s| s.address.clone());
+        let moves: Vec<(String, String)> = doomed_deletes
+            .into_iter()
+            .filter_map(|(delete, update)| Some((address(delete)?, address(update)?)))
+            .collect();
+        for (delete, update) in moves {
+            let position =
+                |address: &str| self.plan.steps.iter().position(|s| s.address == address);
+            if let (Some(moved), Some(before)) = (position(&delete), position(&update)) {
+                order::run_before(&mut self.plan.steps, &mut self.plan.changes, moved, before);
+            }
+        }
         self.not_owned(stack, live, &tag, &planned);
     }
 
@@ -166,15 +181,17 @@ impl Builder<'_> {
     }
 
     /// Owned alerts missing from the config: deleted (prune; each delete step recorded under
-    /// its dashboard) or reported. Returns them, sorted.
+    /// its dashboard) or reported. Returns them, sorted, and each delete whose tile a dashboard
+    /// update removes with that update's step (the delete must run first).
     fn stray_alerts<'l>(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
         index: &StackIndex<'l>,
-        owned_ids: &BTreeSet<&str>,
+        (owned_ids, planned_by_live_id): (&BTreeSet<&str>, &BTreeMap<&str, &PlannedDashboard>),
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
-    ) -> Vec<&'l Alert> {
+    ) -> (Vec<&'l Alert>, Vec<(usize, usize)>) {
+        let mut doomed_deletes = Vec::new();
         // A live alert named as the config names it now (as the server stores names), or as it
         // was named before a rename, is the config's: never stray, even when its own planning
         // reported an error.
@@ -225,8 +242,16 @@ impl Builder<'_> {
                     .or_default()
                     .push(step);
             }
+            // The server deletes the alert with its tile; deleting it first keeps the two
+            // writes from racing (its DELETE would answer 404 after the update).
+            if let (Some(step), Some(update)) = (
+                step,
+                doomed_by(index, planned_by_live_id, alert).and_then(|p| p.step),
+            ) {
+                doomed_deletes.push((step, update));
+            }
         }
-        stray
+        (stray, doomed_deletes)
     }
 
     /// The config's alerts, then a hint for each new one on the tile of a stray alert (it may

@@ -284,7 +284,7 @@ fn dashboard_view<'a>(
 
 /// The planned update of the live alert's dashboard that removes the alert's tile (the server
 /// then deletes the alert too), if there is one.
-fn doomed_by<'p, 'c, 'l>(
+pub(crate) fn doomed_by<'p, 'c, 'l>(
     index: &StackIndex,
     planned_by_live_id: &BTreeMap<&str, &'p PlannedDashboard<'c, 'l>>,
     alert: &Alert,

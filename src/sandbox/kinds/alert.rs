@@ -8,6 +8,7 @@ use crate::api::limits::{
     THRESHOLD_TYPES,
 };
 use crate::api::wire::{Alert, Channel};
+use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::{TEAM_ID, iso_ms};
 use crate::sandbox::store::{Stack, StackKey, quiet_state};
@@ -76,10 +77,18 @@ fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     Ok(Reply::Ok(to_value(alert)?))
 }
 
+/// DELETE of an alert: the contract's generation answers `{}` for an id it does not have;
+/// today's servers (since mid-2026) answer 404, as they do for an alert a dashboard update
+/// deleted with its tile.
 fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
     let id = call.id.unwrap_or("");
-    ctx.world.stacks[stack_index].alerts.retain(|a| a.id != id);
+    let alerts = &mut ctx.world.stacks[stack_index].alerts;
+    let before = alerts.len();
+    alerts.retain(|a| a.id != id);
+    if alerts.len() == before && ctx.quirks.contains(&Quirk::NewerGeneration) {
+        return Err(ApiError::not_found(format!("Alert {id} not found")));
+    }
     Ok(Reply::Deleted)
 }
 

@@ -10,6 +10,7 @@ mod interrupt;
 mod names;
 mod pacing;
 mod property;
+mod race;
 mod saved_trust;
 mod scoped;
 mod terminal;

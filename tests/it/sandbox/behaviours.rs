@@ -70,6 +70,47 @@ fn put_replaces_the_whole_dashboard() {
     assert_eq!(updated["tiles"], json!([]));
 }
 
+/// An alert a dashboard update deleted with its tile: the contract's generation answers its
+/// DELETE with `{}`, today's servers with 404.
+#[test]
+fn deleting_an_alert_that_went_with_its_tile_answers_404_on_todays_servers() {
+    for newer in [false, true] {
+        let sandbox = common::sandbox(SandboxOptions {
+            rate_limit: false,
+            quirks: if newer {
+                vec![Quirk::NewerGeneration]
+            } else {
+                Vec::new()
+            },
+            ..SandboxOptions::default()
+        });
+        let client = Client::new(&sandbox);
+        let created = client
+            .obs(
+                "POST",
+                "/dashboards",
+                Some(dashboard("d", &["keep", "drop"])),
+            )
+            .data();
+        let id = created["id"].as_str().unwrap().to_string();
+        let tiles = tile_ids(&created);
+        let dropped = client
+            .obs("POST", "/alerts", Some(alert("dropped", &id, &tiles[1])))
+            .data();
+        let mut update = dashboard("d", &["keep"]);
+        update["tiles"][0]["id"] = json!(tiles[0]);
+        client.obs("PUT", &format!("/dashboards/{id}"), Some(update));
+        let alert_id = dropped["id"].as_str().unwrap();
+        let answer = client.obs("DELETE", &format!("/alerts/{alert_id}"), None);
+        assert_eq!(
+            answer.status,
+            if newer { 404 } else { 200 },
+            "{}",
+            answer.text
+        );
+    }
+}
+
 #[test]
 fn alerts_follow_their_tiles_and_dashboards() {
     for managed in [false, true] {

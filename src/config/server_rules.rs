@@ -1,0 +1,243 @@
+//! What the real server rejects with a 400 ("Body validation failed") or quietly undoes,
+//! caught at validate time at the config line instead of halfway through an apply:
+//!
+//! | Code | Rule |
+//! |---|---|
+//! | `semantic::webhook-id` | a webhook channel names its `webhookId` |
+//! | `semantic::empty-message` | an alert's `message`, when written, is not empty |
+//! | `semantic::group-by-limit` | a series groups by at most 10 fields |
+//! | `semantic::mixed-series` | the series of one tile share one `type` and one `groupBy` |
+//! | `semantic::histogram-series` | no series of `type: histogram` |
+//! | `semantic::tag-limit` | a dashboard's tags and the ownership tag converge adds are at most 50 |
+//! | `semantic::alert-tile-type` | an alert sits on a line (`time`) or number tile, the only ones the server keeps alerts on |
+
+use crate::api::limits;
+
+use super::model::{AlertConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig};
+use crate::diagnostic::{Code, Diagnostic};
+
+/// The most `groupBy` fields a series may have.
+const GROUP_BY_MAX: usize = 10;
+
+/// What every ownership tag starts with (the planner adds one to every dashboard it writes).
+const OWNERSHIP_PREFIX: &str = "converge:";
+
+/// Series types whose tiles carry alerts: the server deletes alerts on any other tile whenever
+/// its dashboard is updated (`time` is written as a line tile).
+const ALERTABLE_TYPES: &[&str] = &["time", "number"];
+
+/// Runs the rules on one stack.
+pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    for dashboard in stack.dashboards.values() {
+        tags(dashboard, diags);
+        for tile in &dashboard.tiles {
+            series(tile, diags);
+        }
+    }
+    for alert in stack.alerts.values() {
+        channel(alert, diags);
+        message(alert, diags);
+        alert_tile(stack, alert, diags);
+    }
+}
+
+/// At most 50 tags, counting the ownership tag converge adds unless the config writes it.
+fn tags(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
+    let written_ownership = dashboard
+        .tags
+        .iter()
+        .any(|t| t.value.starts_with(OWNERSHIP_PREFIX));
+    let room = limits::DASHBOARD_MAX_TAGS - usize::from(!written_ownership);
+    let Some(first_over) = dashboard.tags.get(room) else {
+        return;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::SemanticTagLimit,
+            format!(
+                "dashboard `{}` has {} tags; with the ownership tag converge adds that is more \
+                 than the {} the server accepts",
+                dashboard.key.value,
+                dashboard.tags.len(),
+                limits::DASHBOARD_MAX_TAGS
+            ),
+            Some(first_over.span),
+        )
+        .with_label(format!("tag {} of at most {room}", room + 1))
+        .with_help(format!(
+            "keep at most {room} tags: converge adds `{OWNERSHIP_PREFIX}<stack>` to every \
+             dashboard it writes"
+        )),
+    );
+}
+
+/// A tile's series: no histogram, at most 10 `groupBy` fields, one type and one `groupBy`.
+fn series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
+    for series in &tile.series {
+        if let Some(kind) = series.kind.as_ref().filter(|k| k.value == "histogram") {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticHistogramSeries,
+                    format!(
+                        "tile `{}` has a series of type `histogram`, which the server rejects",
+                        tile.name.value
+                    ),
+                    Some(kind.span),
+                )
+                .with_label("rejected by the server")
+                .with_help("use `type: time` (a line chart) or `type: number`"),
+            );
+        }
+        if let Some(over) = series.group_by.as_ref().and_then(|g| g.get(GROUP_BY_MAX)) {
+            let count = series.group_by.as_ref().map_or(0, Vec::len);
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticGroupByLimit,
+                    format!(
+                        "a series of tile `{}` groups by {count} fields; the server accepts at \
+                         most {GROUP_BY_MAX}",
+                        tile.name.value
+                    ),
+                    Some(over.span),
+                )
+                .with_label(format!(
+                    "field {} of at most {GROUP_BY_MAX}",
+                    GROUP_BY_MAX + 1
+                )),
+            );
+        }
+    }
+    let Some((first, rest)) = tile.series.split_first() else {
+        return;
+    };
+    for other in rest {
+        if let (Some(a), Some(b)) = (&first.kind, &other.kind)
+            && a.value != b.value
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticMixedSeries,
+                    format!(
+                        "tile `{}` mixes series of type `{}` and `{}`; the server needs one type \
+                         for all the series of a tile",
+                        tile.name.value, a.value, b.value
+                    ),
+                    Some(b.span),
+                )
+                .with_label("another type than the first series")
+                .with_related(a.span, "the first series' type"),
+            );
+        }
+        if group_by(first) != group_by(other) {
+            let at = other
+                .group_by
+                .as_ref()
+                .and_then(|g| g.first())
+                .map_or(other.span, |g| g.span);
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticMixedSeries,
+                    format!(
+                        "the series of tile `{}` group by different fields; the server needs one \
+                         `groupBy` for all the series of a tile",
+                        tile.name.value
+                    ),
+                    Some(at),
+                )
+                .with_label("another groupBy than the first series")
+                .with_help(format!(
+                    "give every series of the tile the same groupBy: [{}]",
+                    group_by(first).join(", ")
+                )),
+            );
+        }
+    }
+}
+
+/// A series' `groupBy` fields (absent is none).
+fn group_by(series: &SeriesConfig) -> Vec<&str> {
+    series
+        .group_by
+        .iter()
+        .flatten()
+        .map(|g| g.value.as_str())
+        .collect()
+}
+
+/// A webhook channel names its webhook.
+fn channel(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let channel = &alert.channel;
+    if channel.kind.value == "webhook" && channel.webhook_id.is_none() {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticWebhookId,
+                format!(
+                    "alert `{}` has a webhook channel without `webhookId`, which the server rejects",
+                    alert.key.value
+                ),
+                Some(channel.span),
+            )
+            .with_label("no webhookId")
+            .with_help("add `webhookId:` with the id of the webhook to notify"),
+        );
+    }
+}
+
+/// A written message is not empty (leave `message` out to keep the server's).
+fn message(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let Some(message) = alert.message.as_ref().filter(|m| m.value.is_empty()) else {
+        return;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::SemanticEmptyMessage,
+            format!(
+                "alert `{}` has an empty `message`, which the server rejects",
+                alert.key.value
+            ),
+            Some(message.span),
+        )
+        .with_label("empty")
+        .with_help("write a message, or leave `message` out"),
+    );
+}
+
+/// A tile alert sits on a tile the server keeps alerts on.
+fn alert_tile(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    if alert.source.as_ref().is_some_and(|s| s.value != "tile") {
+        return;
+    }
+    let Some(tile) = stack
+        .dashboards
+        .get(&alert.dashboard.value)
+        .and_then(|d| d.tiles.iter().find(|t| t.name.value == alert.tile.value))
+    else {
+        // An unknown dashboard or tile is `references`' to report.
+        return;
+    };
+    let Some(kind) = tile
+        .series
+        .first()
+        .and_then(|s| s.kind.as_ref())
+        .filter(|k| !ALERTABLE_TYPES.contains(&k.value.as_str()))
+    else {
+        return;
+    };
+    diags.push(kind_of_tile(alert, &alert.tile, kind));
+}
+
+/// The error of an alert on a tile of type `kind`.
+fn kind_of_tile(alert: &AlertConfig, tile: &Located<String>, kind: &Located<String>) -> Diagnostic {
+    Diagnostic::error(
+        Code::SemanticAlertTileType,
+        format!(
+            "alert `{}` is on tile `{}`, a `{}` tile; the server deletes alerts on any tile but \
+             line (`time`) and number tiles whenever the dashboard is updated",
+            alert.key.value, tile.value, kind.value
+        ),
+        Some(tile.span),
+    )
+    .with_label("not a line or number tile")
+    .with_related(kind.span, "the tile's type")
+    .with_help("put the alert on a line (`type: time`) or number tile")
+}

@@ -1,0 +1,82 @@
+//! What the real server rejects with a 400 (or undoes at the next dashboard update) is an error
+//! of `converge validate` at the config line: each case is the quickstart with one change,
+//! through the binary, the whole output snapshotted.
+
+use crate::common::{Converge, converge_snapshot, quickstart};
+
+/// `validate` on the quickstart with `from` replaced by `to` (which must be there).
+fn validate_changed(from: &str, to: &str) -> crate::common::Outcome {
+    let text = quickstart();
+    assert!(text.contains(from), "the quickstart has no {from:?}");
+    Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .config(&text.replacen(from, to, 1))
+        .run(["validate"])
+}
+
+const CHANNEL: &str = "channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }";
+const REQUESTS_SERIES: &str = "              - type: time\n                source: Logs\n                aggFn: count\n                where: \"service:api\"\n                whereLanguage: lucene\n                groupBy: []\n";
+const LATENCY_TYPE: &str = "          - name: Latency p95\n            x: 6\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n";
+
+#[test]
+fn a_webhook_channel_without_its_id() {
+    let run = validate_changed(CHANNEL, "channel: { type: webhook }");
+    converge_snapshot!("server_rejects_webhook_without_id", run);
+}
+
+#[test]
+fn an_empty_message() {
+    let run = validate_changed("message: Errors are up", "message: \"\"");
+    converge_snapshot!("server_rejects_empty_message", run);
+}
+
+#[test]
+fn more_than_ten_group_by_fields() {
+    let run = validate_changed("groupBy: []", "groupBy: [a, b, c, d, e, f, g, h, i, j, k]");
+    converge_snapshot!("server_rejects_group_by_limit", run);
+}
+
+#[test]
+fn series_of_different_types_on_one_tile() {
+    let second = "              - type: number\n                source: Logs\n                aggFn: count\n";
+    let run = validate_changed(REQUESTS_SERIES, &format!("{REQUESTS_SERIES}{second}"));
+    converge_snapshot!("server_rejects_mixed_series_types", run);
+}
+
+#[test]
+fn series_with_different_group_by_on_one_tile() {
+    let second = "              - type: time\n                source: Logs\n                aggFn: count\n                groupBy: [host]\n";
+    let run = validate_changed(REQUESTS_SERIES, &format!("{REQUESTS_SERIES}{second}"));
+    converge_snapshot!("server_rejects_mixed_group_by", run);
+}
+
+#[test]
+fn a_histogram_series() {
+    let run = validate_changed(LATENCY_TYPE, &LATENCY_TYPE.replace("time", "histogram"));
+    converge_snapshot!("server_rejects_histogram_series", run);
+}
+
+#[test]
+fn fifty_tags_and_the_ownership_tag() {
+    let tags: Vec<String> = (1..=50).map(|i| format!("t{i}")).collect();
+    let run = validate_changed("tags: [team-api]", &format!("tags: [{}]", tags.join(", ")));
+    converge_snapshot!("server_rejects_tag_limit", run);
+}
+
+#[test]
+fn an_alert_on_a_table_tile() {
+    let run = validate_changed(
+        REQUESTS_SERIES,
+        &REQUESTS_SERIES.replace("type: time", "type: table"),
+    );
+    converge_snapshot!("server_rejects_alert_on_a_table_tile", run);
+}
+
+/// Forty-nine tags leave room for the ownership tag: no error.
+#[test]
+fn forty_nine_tags_are_fine() {
+    let tags: Vec<String> = (1..=49).map(|i| format!("t{i}")).collect();
+    let run = validate_changed("tags: [team-api]", &format!("tags: [{}]", tags.join(", ")));
+    run.assert_exit(0);
+}
