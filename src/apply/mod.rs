@@ -277,6 +277,9 @@ pub(crate) struct Precheck {
     /// Steps that write other than their changes show, as only the live state can tell
     /// ([`crate::plan::derive::against_live`]).
     pub disagreements: Vec<String>,
+    /// Steps that would do other than the plan's rendered changes show, or write to another
+    /// object than their address names now ([`crate::plan::shown::against_live`]).
+    pub not_shown: Vec<String>,
 }
 
 /// Checks every step of a saved plan against a fresh read (one list per scope) before anything
@@ -327,5 +330,31 @@ pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, 
         }
     }
     found.disagreements = crate::plan::derive::against_live(plan, &live);
+    // What was shown is checked on both lists of each stack a dashboard or alert step writes
+    // to: an alert shows its dashboard and tile by name, a delete its dashboard's owner tag.
+    let mut stacks = std::collections::BTreeMap::new();
+    for step in &plan.steps {
+        if let Some(stack) = crate::plan::shown::reads_stack(&step.operation) {
+            stacks.entry(stack.key.clone()).or_insert(stack);
+        }
+    }
+    for (key, stack) in stacks {
+        for scope in [
+            fresh::Scope::Dashboards(key.clone()),
+            fresh::Scope::Alerts(key),
+        ] {
+            if !read.insert(scope.clone()) {
+                continue;
+            }
+            let data = fresh.get(&scope, Some(stack), ticket).await?;
+            for (key, scoped) in fresh::live_of(&scope, &data).stacks {
+                let entry = live.stacks.entry(key).or_default();
+                entry.dashboards.extend(scoped.dashboards);
+                entry.alerts.extend(scoped.alerts);
+            }
+        }
+    }
+    let stale = found.stale.iter().map(|(id, _)| *id).collect();
+    found.not_shown = crate::plan::shown::against_live(plan, &live, &stale);
     Ok(found)
 }

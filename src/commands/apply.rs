@@ -26,7 +26,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     1  a step failed, or the run was interrupted\n  \
     3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
     4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
-    or no --yes and no terminal to ask on (nothing written)\n\n\
+    no --yes and no terminal to ask on, or a saved plan that would do other than its text \
+    shows (nothing written)\n\n\
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes")]
@@ -37,7 +38,7 @@ pub(crate) struct Args {
     pub paths: Vec<PathBuf>,
     /// Apply a plan saved by `converge plan --out FILE`, exactly its changes; refused (exit 3)
     /// when the objects it read changed since, (exit 1) when its steps are not what its changes
-    /// show. It connects with the config given or the `CONVERGE_*` variables, never the file.
+    /// show, (exit 4) when they would do other than its text shows. It connects with the config given or the `CONVERGE_*` variables, never the file.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Apply without asking (required when stdin or stderr is not a terminal).
@@ -81,6 +82,20 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.paths, &api, printer)?;
+        if let Err(mismatch) = session.saved.check_digest() {
+            printer.err(&format!(
+                "error: `{}`: {mismatch}; nothing was written",
+                file.display()
+            ));
+            printer.err("run `converge plan --out FILE` again and review the new plan");
+            refused_report(&args, printer, &session.saved.plan, "digest", &[]);
+            return Ok(Exit::Refused);
+        }
+        // What `show` prints too: the run can be matched with the review.
+        printer.err(&format!(
+            "the plan's text has digest {}",
+            plan::saved::digest(&session.saved.plan)
+        ));
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
@@ -202,6 +217,10 @@ fn check_saved(
         }
         .into());
     }
+    if !checked.not_shown.is_empty() {
+        refuse_not_shown(args, printer, plan, &checked.not_shown);
+        return Ok(Some(Exit::Refused));
+    }
     let stale = checked.stale;
     if stale.is_empty() {
         return Ok(None);
@@ -217,6 +236,21 @@ fn check_saved(
     printer.err("run `converge plan --out FILE` again and review the new plan");
     refused_report(args, printer, plan, "stale", &stale);
     Ok(Some(Exit::Stale))
+}
+
+/// Refuses a saved plan whose steps would do other than its rendered changes show (what its
+/// reviewer saw), or write to other objects than their addresses name in the live state.
+fn refuse_not_shown(args: &Args, printer: &Printer, plan: &Plan, problems: &[String]) {
+    printer.err(&format!(
+        "error: the saved plan would do other than it shows: {} change(s) differ from what \
+         was reviewed; nothing was written:",
+        problems.len()
+    ));
+    for problem in problems {
+        printer.err(&format!("  - {problem}"));
+    }
+    printer.err("run `converge plan --out FILE` again and review the new plan");
+    refused_report(args, printer, plan, "not-shown", &[]);
 }
 
 /// Whether the person at the terminal confirms the plan.

@@ -22,6 +22,7 @@ pub(crate) mod order;
 pub mod render;
 pub mod render_json;
 pub mod saved;
+pub(crate) mod shown;
 pub(crate) mod tag;
 pub(crate) mod target;
 pub mod text;

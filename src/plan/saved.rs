@@ -45,6 +45,10 @@ pub struct SavedObservability {
 pub struct SavedPlan {
     /// Always `FORMAT`.
     pub format: String,
+    /// The digest of the plan's text as `plan` printed it and `show` prints it ([`digest`]);
+    /// absent from files saved before digests, which get every other check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     /// Organization id.
     pub organization: String,
     /// Cloud API settings.
@@ -67,6 +71,9 @@ pub enum LoadError {
         .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n")
     )]
     Inconsistent(Vec<String>),
+    /// Its changes render to another text than the one it records the digest of.
+    #[error("{0}")]
+    Digest(DigestMismatch),
     /// Another format version.
     #[error(
         "the file is a `{found}` plan; this converge reads `{FORMAT}`: run `converge plan --out` again"
@@ -77,7 +84,50 @@ pub enum LoadError {
     },
 }
 
+/// The text a saved plan's file records its digest does not match.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "its changes do not render to the text it was saved with (its digest is {recorded}, its text \
+     now {computed}): was the file edited?"
+)]
+pub struct DigestMismatch {
+    /// The digest the file records.
+    pub recorded: String,
+    /// The digest of the text its changes render to now.
+    pub computed: String,
+}
+
+/// The digest of a plan's text, as `plan` prints it and `show` prints it (no color): `sha256:`
+/// and 64 hex digits. The text is what a reviewer reads, so two files with one digest show one
+/// plan; `show` and `apply --plan` print it, so the run can be matched with the review.
+pub fn digest(plan: &Plan) -> String {
+    let text = super::text::render(plan, &crate::output::Printer::plain());
+    let hash = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    let hex: String = hash
+        .as_ref()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
 impl SavedPlan {
+    /// Checks the digest the file records, if any, against the text its changes render to now.
+    pub fn check_digest(&self) -> Result<(), DigestMismatch> {
+        let Some(recorded) = &self.digest else {
+            return Ok(());
+        };
+        let computed = digest(&self.plan);
+        if *recorded == computed {
+            Ok(())
+        } else {
+            Err(DigestMismatch {
+                recorded: recorded.clone(),
+                computed,
+            })
+        }
+    }
+
     /// Wraps a plan with what `apply --plan` needs from the config.
     pub(crate) fn new(config: &Config, plan: Plan) -> Self {
         let cloud = config
@@ -95,6 +145,7 @@ impl SavedPlan {
         });
         SavedPlan {
             format: FORMAT.to_string(),
+            digest: Some(digest(&plan)),
             organization: config.organization.value.clone(),
             cloud,
             observability,

@@ -265,6 +265,15 @@ fn a_failed_step_skips_only_its_dependents_and_the_next_plan_shows_what_is_left(
             shown["w"] = Value::from(0);
         }
     }
+    // The fields the plan shows say so too (the review would have shown the 0), and the file
+    // is one saved before digests (a digest would no longer match its text).
+    let path = format!("tiles[{}].w", tile.as_str().unwrap_or_default());
+    for field in change["fields"].as_array_mut().unwrap() {
+        if field["path"] == path.as_str() {
+            field["after"] = Value::from(0);
+        }
+    }
+    file.as_object_mut().unwrap().remove("digest");
     std::fs::write(&saved, serde_json::to_string_pretty(&file).unwrap()).unwrap();
 
     let applied = converge.run([

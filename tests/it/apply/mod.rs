@@ -11,6 +11,8 @@ mod names;
 mod pacing;
 mod property;
 mod race;
+mod saved_shown;
+mod saved_tamper;
 mod saved_trust;
 mod scoped;
 mod terminal;

@@ -109,10 +109,11 @@ fn apply_plan_checks_only_the_lists_its_changes_live_in() {
         log.pop(),
         Some((format!("PUT {stack}/alerts/{{alertId}}"), 200))
     );
-    // Before the write: the stale check's read of the alerts list, the dashboards list the
-    // alert's target is found in by the names its change shows (a saved plan's ids are not
-    // trusted), and the step's own re-read; nothing of the 20 services, 100 pipes or the other
-    // stack.
+    // Before the write: the check's reads of the alerts list and of the dashboards list (the
+    // alert's dashboard and tile names it shows are checked against them), the dashboards list
+    // the alert's target is found in by those names when the step runs (a saved plan's ids are
+    // not trusted), and the step's own re-read; nothing of the 20 services, 100 pipes or the
+    // other stack.
     assert!(log.len() <= 4, "{log:?}");
     log.sort();
     assert_eq!(
@@ -120,6 +121,7 @@ fn apply_plan_checks_only_the_lists_its_changes_live_in() {
         [
             (format!("GET {stack}/alerts"), 200),
             (format!("GET {stack}/alerts"), 200),
+            (format!("GET {stack}/dashboards"), 200),
             (format!("GET {stack}/dashboards"), 200),
         ]
     );

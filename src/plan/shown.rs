@@ -1,0 +1,441 @@
+//! What a reviewer of a saved plan saw is its rendered changes: each change's address and
+//! `fields` (the text and Markdown print nothing else of it). [`super::derive`] ties the steps
+//! to each change's `after`; this module ties `after`, `before` and the target to what was
+//! shown, with the live state read now, so a file edited to write more than its review showed
+//! is refused:
+//!
+//! - the object a dashboard or alert step writes to is the one its address names in the live
+//!   state (by name within the step's stack: the live name the change shows, or the desired
+//!   name), never another id the file carries;
+//! - its `before` is that object as read now, and its `fields` are exactly what turns that
+//!   into its `after` (no field changes unshown, none shown that does not change);
+//! - a delete removes only an object converge owns (a dashboard with the stack's ownership tag,
+//!   an alert on such a dashboard), listed as a delete among the file's changes.
+//!
+//! A create's fields are every field of its `after` ([`created`]), which needs no read.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::address::Address;
+use super::diff::{self, diff};
+use super::model::{Action, Change, FieldChange, Operation, Plan};
+use super::normalize;
+use super::tag::ownership_tag;
+use crate::api::wire::{Alert, Dashboard};
+use crate::live::LiveState;
+use crate::plan::kinds::alert::op::AlertOp;
+use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::kinds::pipe::op::PipeOp;
+use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
+use crate::plan::kinds::service::op::ServiceOp;
+
+/// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
+/// alert step but a create (whose fields are checked without a read).
+pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackRef> {
+    match operation {
+        Operation::Dashboard(
+            DashboardOp::Update { stack, .. } | DashboardOp::Delete { stack, .. },
+        )
+        | Operation::Alert(AlertOp::Update { stack, .. } | AlertOp::Delete { stack, .. }) => {
+            Some(stack)
+        }
+        Operation::Dashboard(DashboardOp::Create { .. })
+        | Operation::Alert(AlertOp::Create { .. })
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => None,
+    }
+}
+
+/// Every way the plan's dashboard and alert steps would do other than its rendered changes
+/// show, given `live` (holding the dashboards and alerts of each stack [`reads_stack`] names):
+/// one line each, empty when every step does exactly what was shown. Steps in `stale` (their
+/// objects changed since the plan was made) are left to the stale check.
+pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for change in &plan.changes {
+        let Some(step) = change.step.and_then(|s| plan.steps.get(s)) else {
+            continue;
+        };
+        // A stale step stops the whole run before any write (exit 3): its object is no longer
+        // what the change shows, so there is nothing here to compare it with.
+        if stale.contains(&step.id) {
+            continue;
+        }
+        let found = match &step.operation {
+            Operation::Dashboard(DashboardOp::Create { .. })
+            | Operation::Alert(AlertOp::Create { .. }) => created(change),
+            Operation::Dashboard(DashboardOp::Update {
+                stack,
+                dashboard_id,
+                ..
+            }) => live_dashboard(change, live, &stack.key, dashboard_id).and_then(|current| {
+                let Some(current) = current else {
+                    return Ok(());
+                };
+                same_before(change, &normalize::dashboard(current))?;
+                dashboard_fields(change, current)
+            }),
+            Operation::Dashboard(DashboardOp::Delete {
+                stack,
+                dashboard_id,
+            }) => live_dashboard(change, live, &stack.key, dashboard_id).and_then(|current| {
+                let Some(current) = current else {
+                    return Ok(());
+                };
+                owned(current, &stack.key)?;
+                same_before(change, &normalize::dashboard(current))?;
+                deleted(change)
+            }),
+            Operation::Alert(AlertOp::Update {
+                stack, alert_id, ..
+            }) => {
+                let dashboards = dashboards_of(live, &stack.key);
+                live_alert(change, live, &stack.key, alert_id).and_then(|current| {
+                    let Some(current) = current else {
+                        return Ok(());
+                    };
+                    let view = alert_view(plan, current, dashboards);
+                    let after = change.after.as_ref().unwrap_or(&Value::Null);
+                    let before =
+                        normalize::project(&normalize::alert(current, view.as_ref()), after);
+                    same_before(change, &before)?;
+                    same_fields(change, &diff(&before, after))
+                })
+            }
+            Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
+                let dashboards = dashboards_of(live, &stack.key);
+                live_alert(change, live, &stack.key, alert_id).and_then(|current| {
+                    let Some(current) = current else {
+                        return Ok(());
+                    };
+                    let on = dashboards
+                        .iter()
+                        .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
+                    match on {
+                        Some(dashboard) => owned(dashboard, &stack.key).map_err(|_| {
+                            format!(
+                                "is on dashboard \"{}\", which converge does not own (no `{}` tag)",
+                                dashboard.name,
+                                ownership_tag(&stack.key)
+                            )
+                        }),
+                        None => Err("is on no dashboard converge owns".to_string()),
+                    }?;
+                    let before = normalize::alert(current, on);
+                    let shown = change.before.as_ref().unwrap_or(&Value::Null);
+                    same_before(change, &normalize::project(&before, shown))?;
+                    deleted(change)
+                })
+            }
+            // Service, endpoint and pipe steps are written from their fields (`derive`) and
+            // tied to their objects by the config (`derive::against_config`).
+            Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => Ok(()),
+        };
+        if let Err(problem) = found {
+            problems.push(format!("{}: {problem}", change.address));
+        }
+    }
+    problems
+}
+
+/// The live name the change's address names: a live address's own name; otherwise the name
+/// the change shows the object had (a rename's old name) or has.
+fn live_name(change: &Change) -> Option<String> {
+    let text = |value: &Option<Value>| {
+        value
+            .as_ref()
+            .and_then(|v| v.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    match Address::parse(&change.address) {
+        Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) => {
+            Some(name.into_owned())
+        }
+        Some(_) => change
+            .renamed_from
+            .clone()
+            .or_else(|| text(&change.before))
+            .or_else(|| text(&change.after)),
+        None => None,
+    }
+}
+
+fn dashboards_of<'a>(live: &'a LiveState, stack: &str) -> &'a [Dashboard] {
+    live.stacks
+        .get(stack)
+        .map_or(&[][..], |s| s.dashboards.as_slice())
+}
+
+/// The live dashboard the change's address names, when it is the one the step writes to.
+fn live_dashboard<'a>(
+    change: &Change,
+    live: &'a LiveState,
+    stack: &str,
+    step_id: &str,
+) -> Result<Option<&'a Dashboard>, String> {
+    let name = live_name(change).ok_or("names no dashboard")?;
+    let dashboards = dashboards_of(live, stack);
+    let named: Vec<&Dashboard> = dashboards
+        .iter()
+        .filter(|d| normalize::same_name(&d.name, &name))
+        .collect();
+    let exists = dashboards.iter().any(|d| d.id == step_id);
+    the_one(&named, exists, "dashboard", &name, stack, step_id, |d| {
+        &d.id
+    })
+}
+
+/// The live alert the change's address names, when it is the one the step writes to.
+fn live_alert<'a>(
+    change: &Change,
+    live: &'a LiveState,
+    stack: &str,
+    step_id: &str,
+) -> Result<Option<&'a Alert>, String> {
+    let name = live_name(change).ok_or("names no alert")?;
+    let alerts = live
+        .stacks
+        .get(stack)
+        .map_or(&[][..], |s| s.alerts.as_slice());
+    let named: Vec<&Alert> = alerts
+        .iter()
+        .filter(|a| normalize::same_name(&a.name, &name))
+        .collect();
+    let exists = alerts.iter().any(|a| a.id == step_id);
+    the_one(&named, exists, "alert", &name, stack, step_id, |a| &a.id)
+}
+
+/// The one live object of a name, when the step writes to it; the object a step writes to is
+/// found by the name the review showed, never by the id the file carries. `None` when neither
+/// that name nor the step's id (`exists`) is live: a delete already done, or an update the
+/// stale check reports.
+fn the_one<'a, T>(
+    named: &[&'a T],
+    exists: bool,
+    kind: &str,
+    name: &str,
+    stack: &str,
+    step_id: &str,
+    id: impl Fn(&T) -> &String,
+) -> Result<Option<&'a T>, String> {
+    match named {
+        [one] if id(one) == step_id => Ok(Some(*one)),
+        [one] => Err(format!(
+            "the step writes to {kind} {step_id}, but the {kind} \"{name}\" of stack `{stack}` \
+             is {}",
+            id(one)
+        )),
+        [] if !exists => Ok(None),
+        [] => Err(format!(
+            "the step writes to {kind} {step_id}, but stack `{stack}` has no {kind} \"{name}\""
+        )),
+        [..] => Err(format!(
+            "stack `{stack}` has {} {kind}s named \"{name}\": which one the step writes to is not \
+             shown",
+            named.len()
+        )),
+    }
+}
+
+/// A dashboard converge owns in `stack`: it carries the stack's ownership tag.
+fn owned(dashboard: &Dashboard, stack: &str) -> Result<(), String> {
+    let tag = ownership_tag(stack);
+    if dashboard.tags.contains(&tag) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the step deletes dashboard \"{}\", which converge does not own (no `{tag}` tag)",
+            dashboard.name
+        ))
+    }
+}
+
+/// The change's `before` is the object as read now.
+fn same_before(change: &Change, now: &Value) -> Result<(), String> {
+    match &change.before {
+        Some(before) if diff::equal(before, now) => Ok(()),
+        _ => Err(format!(
+            "the change shows it as {}, but it is {} now",
+            compact(change.before.as_ref().unwrap_or(&Value::Null)),
+            compact(now)
+        )),
+    }
+}
+
+/// A dashboard update's fields: its renames (the dashboard's, and each tile's: `name` and
+/// `tiles[NEW].name`, from the live names to the desired ones) lead, then what differs once
+/// they are made.
+fn dashboard_fields(change: &Change, current: &Dashboard) -> Result<(), String> {
+    let after = change
+        .after
+        .as_ref()
+        .ok_or("the change has no desired values")?;
+    let mut view = current.clone();
+    let mut expected = Vec::new();
+    if let Some(name) = after.get("name").and_then(Value::as_str)
+        && name != current.name
+    {
+        expected.push(FieldChange {
+            path: "name".into(),
+            before: Some(Value::from(current.name.clone())),
+            after: Some(Value::from(name)),
+        });
+        view.name = name.to_string();
+    }
+    for field in &change.fields {
+        let Some(new) = field
+            .path
+            .strip_prefix("tiles[")
+            .and_then(|rest| rest.strip_suffix("].name"))
+        else {
+            continue;
+        };
+        let (Some(Value::String(old)), Some(Value::String(shown_new))) =
+            (&field.before, &field.after)
+        else {
+            continue;
+        };
+        if shown_new != new {
+            continue;
+        }
+        // A rename is shown only when the live tile is there to rename.
+        let Some(tile) = view.tiles.iter_mut().find(|t| t.name == *old) else {
+            continue;
+        };
+        tile.name = new.to_string();
+        expected.push(field.clone());
+    }
+    expected.extend(diff(&normalize::dashboard(&view), after));
+    same_fields(change, &expected)
+}
+
+/// The shown fields are exactly `expected`: the same paths with the same values.
+fn same_fields(change: &Change, expected: &[FieldChange]) -> Result<(), String> {
+    let by_path = |fields: &[FieldChange]| -> BTreeMap<String, (Option<Value>, Option<Value>)> {
+        fields
+            .iter()
+            .map(|f| (f.path.clone(), (f.before.clone(), f.after.clone())))
+            .collect()
+    };
+    let wanted = by_path(expected);
+    let same_value = |a: &Option<Value>, b: &Option<Value>| match (a, b) {
+        (Some(a), Some(b)) => diff::equal(a, b),
+        (None, None) => true,
+        _ => false,
+    };
+    let mut problems = Vec::new();
+    for (path, (before, after)) in &wanted {
+        if !change.fields.iter().any(|f| f.path == *path) {
+            problems.push(format!(
+                "`{path}` changes ({} -> {}) but the plan does not show it",
+                show(before),
+                show(after)
+            ));
+        }
+    }
+    for field in &change.fields {
+        match wanted.get(&field.path) {
+            Some((before, after))
+                if same_value(&field.before, before) && same_value(&field.after, after) => {}
+            Some((before, after)) => problems.push(format!(
+                "`{}` is shown as {} -> {} but goes from {} to {}",
+                field.path,
+                show(&field.before),
+                show(&field.after),
+                show(before),
+                show(after)
+            )),
+            None => problems.push(format!(
+                "`{}` is shown as changing but does not",
+                field.path
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// A create shows every field of what it creates.
+fn created(change: &Change) -> Result<(), String> {
+    match (&change.action, &change.after) {
+        (Action::Create, Some(after)) => same_fields(change, &diff::created(after)),
+        _ => Err("the create has no desired values".to_string()),
+    }
+}
+
+/// A delete shows every field of what it deletes.
+fn deleted(change: &Change) -> Result<(), String> {
+    match (&change.action, &change.before) {
+        (Action::Delete, Some(before)) => same_fields(change, &diff::deleted(before)),
+        _ => Err("the delete shows no object".to_string()),
+    }
+}
+
+/// The live dashboard of an alert as this plan shows it: under the names the plan's update of
+/// that dashboard gives it and its tiles (its own renames, checked against the live state too).
+fn alert_view(plan: &Plan, alert: &Alert, dashboards: &[Dashboard]) -> Option<Dashboard> {
+    let current = dashboards
+        .iter()
+        .find(|d| alert.dashboard.as_deref() == Some(d.id.as_str()))?;
+    let mut view = current.clone();
+    let update = plan.changes.iter().find(|c| {
+        c.step.and_then(|s| plan.steps.get(s)).is_some_and(|step| {
+            if let Operation::Dashboard(DashboardOp::Update { dashboard_id, .. }) = &step.operation
+            {
+                *dashboard_id == current.id
+            } else {
+                false
+            }
+        })
+    });
+    if let Some(change) = update {
+        if let Some(name) = change
+            .after
+            .as_ref()
+            .and_then(|a| a.get("name"))
+            .and_then(Value::as_str)
+        {
+            view.name = name.to_string();
+        }
+        for field in &change.fields {
+            if let (Some(new), Some(Value::String(old))) = (
+                field
+                    .path
+                    .strip_prefix("tiles[")
+                    .and_then(|rest| rest.strip_suffix("].name")),
+                &field.before,
+            ) && let Some(tile) = view.tiles.iter_mut().find(|t| t.name == *old)
+            {
+                tile.name = new.to_string();
+            }
+        }
+    }
+    Some(view)
+}
+
+fn show(value: &Option<Value>) -> String {
+    value.as_ref().map_or("(absent)".to_string(), compact)
+}
+
+/// A value for a one-line message, cut when long.
+fn compact(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 120 {
+        format!("{}…", text.chars().take(120).collect::<String>())
+    } else {
+        text
+    }
+}
