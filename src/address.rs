@@ -152,17 +152,17 @@ impl<'a> Address<'a> {
             "dashboard" => match tail.split_once('.') {
                 None => Address::Dashboard {
                     stack: key,
-                    dashboard: segment(tail)?,
+                    dashboard: instance_segment(tail)?,
                 },
                 Some((dashboard, tile)) => Address::Tile {
                     stack: key,
-                    dashboard: segment(dashboard)?,
+                    dashboard: instance_segment(dashboard)?,
                     tile: tile.strip_prefix("tile[")?.strip_suffix(']')?,
                 },
             },
             "alert" => Address::Alert {
                 stack: key,
-                alert: segment(tail)?,
+                alert: instance_segment(tail)?,
             },
             _ => return None,
         };
@@ -213,6 +213,20 @@ impl<'a> Address<'a> {
 /// A config key inside an address: up to the next dot or bracket.
 fn segment(text: &str) -> Option<&str> {
     (!text.is_empty() && !text.contains(['.', '[', ']'])).then_some(text)
+}
+
+/// The key of a dashboard or an alert: a config key, or a template instance's
+/// `entry[key]` (a matrix's values joined by `,`).
+fn instance_segment(text: &str) -> Option<&str> {
+    if let Some(open) = text.strip_suffix(']') {
+        let (entry, keys) = open.split_once('[')?;
+        segment(entry)?;
+        return keys
+            .split(',')
+            .all(|k| segment(k).is_some() && !k.contains(['"', ' ']))
+            .then_some(text);
+    }
+    segment(text)
 }
 
 /// A string quoted as `{:?}` writes it, read back: the inverse of Rust's string escapes.

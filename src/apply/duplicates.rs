@@ -18,12 +18,22 @@
 //!    cleans up, and both agree on which copy stays. A dashboard's alerts then point at the kept
 //!    copy.
 //!
+//! 3. A create whose answer was lost (a 504 after the write, a dropped connection) has no id;
+//!    the re-read that looks for it ([`after_lost_answer`]) resolves every copy of the name the
+//!    same way, knowing this run's own dashboard by the tag the run put on it
+//!    ([`crate::plan::normalize::run_tag`], ignored wherever dashboards are compared).
+//! 4. A copy younger than the kept one that this run cannot prove it made is another run's:
+//!    that run removes it, so it is waited for (bounded, [`OTHER_RUNS_WAIT`]); one that stays
+//!    (its run was killed; an alert whose answer was lost, which carries no tag) is reported as
+//!    a failed step naming the ids, never left behind a run that says done.
+//!
 //! What it costs: one more list read per create that other steps wait for (an alert waits for
 //! its dashboard, which must be settled first); the creates nothing waits for are checked
 //! together once every step has run, one read per scope ([`sweep`]). A delete is sent only when
-//! two runs actually raced. Limits: a copy whose create answer was lost has no id this run can
-//! prove, so it is never removed here; the next plan then refuses with the duplicate named
-//! (`plan::duplicate-dashboard`).
+//! two runs actually raced, and a run waits only while another run's copy is there.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use super::fresh::Data;
 use super::send::write_idempotent;
@@ -76,66 +86,115 @@ pub(crate) async fn sweep(
     changed
 }
 
+/// How long a run waits for copies another run made to go (that run's own check removes its
+/// copy when it is younger) before it reports them.
+const OTHER_RUNS_WAIT: Duration = Duration::from_secs(10);
+
+/// How often the list is read again while waiting for another run's copies to go.
+const OTHER_RUNS_POLL: Duration = Duration::from_millis(250);
+
+/// Which copies of a name this run can prove it made.
+#[derive(Clone, Copy)]
+enum Own<'a> {
+    /// The create was answered with this id.
+    Id(&'a str),
+    /// The create's answer was lost: its copy carries this run's tag (dashboards only).
+    Tagged,
+}
+
+/// What the copies of one name came to.
+struct Copies {
+    /// The oldest copy's id, kept.
+    kept: String,
+    /// This run's copies that were removed.
+    removed: Vec<String>,
+    /// Whether the kept copy is as this run wanted it.
+    as_wanted: bool,
+}
+
 /// [`keep_oldest`] with the list already read.
 async fn settle(
     context: &Context,
     operation: &Operation,
     own_id: &str,
-    data: &Data,
+    data: &Arc<Data>,
 ) -> Result<Option<String>, StepError> {
-    match (operation, data) {
-        (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) => {
-            let same: Vec<&Dashboard> = list
-                .iter()
-                .filter(|d| normalize::same_name(&d.name, &body.name))
-                .collect();
-            let Some(oldest) = oldest(&same, own_id, |d| &d.id) else {
-                return Ok(None);
-            };
-            remove_own(context, operation, own_id, &oldest.id).await?;
-            context.remember(stack, oldest.clone());
-            let wanted = Dashboard {
-                id: String::new(),
-                name: oldest.name.clone(),
-                tiles: body.tiles.clone(),
-                tags: body.tags.clone(),
-            };
-            outcome(
-                "dashboard",
-                &oldest.id,
-                own_id,
-                normalize::dashboard(oldest) == normalize::dashboard(&wanted),
-            )
+    let (kind, _) = kind_and_name(operation);
+    match resolve(context, operation, Own::Id(own_id), data.clone()).await? {
+        Some(copies) if !copies.removed.is_empty() => {
+            outcome(kind, &copies.kept, &copies.removed, copies.as_wanted)
         }
+        Some(_) | None => Ok(None),
+    }
+}
+
+/// After a create whose answer was lost, `data` (read after the failure) holds at least one
+/// object of its name: the copies are resolved as after an answered create, this run's own
+/// known by its tag. `Ok` carries a note for the report.
+pub(crate) async fn after_lost_answer(
+    context: &Context,
+    operation: &Operation,
+    data: &Arc<Data>,
+) -> Result<Option<String>, StepError> {
+    let (kind, _) = kind_and_name(operation);
+    match resolve(context, operation, Own::Tagged, data.clone()).await? {
+        Some(copies) if !copies.removed.is_empty() => {
+            outcome(kind, &copies.kept, &copies.removed, copies.as_wanted)
+                .map(|note| note.map(|note| format!("a re-read found this run's copy; {note}")))
+        }
+        // One copy: the create landed (or another run's did, as this run wanted).
+        Some(_) | None => Ok(None),
+    }
+}
+
+/// The kind (as the report names it) and the name a create makes; empty for other operations.
+fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
+    match operation {
+        Operation::Dashboard(DashboardOp::Create { body, .. }) => ("dashboard", &body.name),
+        Operation::Alert(AlertOp::Create { body, .. }) => {
+            ("alert", body.name.as_deref().unwrap_or_default())
+        }
+        // Only a create can double.
+        Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
+        | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => ("object", ""),
+    }
+}
+
+/// One copy of a name, as the list showed it.
+struct Copy {
+    id: String,
+    own: bool,
+}
+
+/// The copies of `operation`'s name in `data`, oldest first (lists come in creation order).
+fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -> Vec<Copy> {
+    let is_own = |id: &str, tags: &[String]| match own {
+        Own::Id(own_id) => id == own_id,
+        Own::Tagged => tags.contains(&context.run_tag),
+    };
+    match (operation, data) {
+        (Operation::Dashboard(DashboardOp::Create { body, .. }), Data::Dashboards(list)) => list
+            .iter()
+            .filter(|d| normalize::same_name(&d.name, &body.name))
+            .map(|d| Copy {
+                id: d.id.clone(),
+                own: is_own(&d.id, &d.tags),
+            })
+            .collect(),
         (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
             let name = body.name.as_deref().unwrap_or_default();
-            let same: Vec<&Alert> = list
-                .iter()
+            list.iter()
                 .filter(|a| normalize::same_name(&a.name, name))
-                .collect();
-            let Some(oldest) = oldest(&same, own_id, |a| &a.id) else {
-                return Ok(None);
-            };
-            remove_own(context, operation, own_id, &oldest.id).await?;
-            let wanted = Alert {
-                id: oldest.id.clone(),
-                name: oldest.name.clone(),
-                message: body.message.clone(),
-                threshold: body.threshold,
-                interval: body.interval.clone(),
-                threshold_type: body.threshold_type.clone(),
-                source: body.source.clone(),
-                channel: body.channel.clone(),
-                tile_id: body.tile_id.clone(),
-                dashboard: body.dashboard_id.clone(),
-                ..Alert::default()
-            };
-            outcome(
-                "alert",
-                &oldest.id,
-                own_id,
-                normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted),
-            )
+                .map(|a| Copy {
+                    id: a.id.clone(),
+                    own: is_own(&a.id, &[]),
+                })
+                .collect()
         }
         // Only a create can double, and its list is the one read for it.
         (
@@ -153,16 +212,130 @@ async fn settle(
             )
             | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
-        ) => Ok(None),
+        ) => Vec::new(),
     }
 }
 
-/// The copy to keep when `same` (in the server's order) holds more than this run's own copy
-/// and that copy is not the oldest; `None` when there is nothing to remove.
-fn oldest<'a, T>(same: &[&'a T], own_id: &str, id: impl Fn(&T) -> &String) -> Option<&'a T> {
-    let first = *same.first()?;
-    let own_listed = same.iter().any(|o| id(o) == own_id);
-    (same.len() > 1 && own_listed && id(first) != own_id).then_some(first)
+/// Resolves the copies of a create's name: the oldest is kept; this run's other copies (known
+/// by `own`) are removed; copies made by others and younger than the kept one are waited for
+/// (their run removes them, [`OTHER_RUNS_WAIT`]) and reported when they stay. `None` when the
+/// name has no copy, or only this run's.
+async fn resolve(
+    context: &Context,
+    operation: &Operation,
+    own: Own<'_>,
+    mut data: Arc<Data>,
+) -> Result<Option<Copies>, StepError> {
+    let (kind, name) = kind_and_name(operation);
+    let found = copies(context, operation, own, &data);
+    let Some(oldest) = found.first() else {
+        return Ok(None);
+    };
+    let kept = oldest.id.clone();
+    let mut removed = Vec::new();
+    for copy in found.iter().skip(1).filter(|c| c.own) {
+        remove_own(context, operation, &copy.id, &kept).await?;
+        removed.push(copy.id.clone());
+    }
+    // Another run's younger copy: that run removes it once its create answered, or after its
+    // own lost answer by its tag; a killed run or a copy nobody can prove stays, and is said.
+    let deadline = tokio::time::Instant::now() + OTHER_RUNS_WAIT;
+    let mut others = foreign(&found, &kept, &removed);
+    while !others.is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(OTHER_RUNS_POLL).await;
+        let (scope, stack) = super::fresh::scope_of(operation);
+        data = context
+            .fresh
+            .get(&scope, stack, context.fresh.now())
+            .await
+            .map_err(read_failed)?;
+        others = foreign(&copies(context, operation, own, &data), &kept, &removed);
+    }
+    if !others.is_empty() {
+        return Err(StepError::Failed(format!(
+            "{kind} \"{name}\" exists more than once: id {kept} (the oldest) is kept, and \
+             {} (id {}) made by another run or by hand stayed for {}s; converge removes only \
+             the copies it can prove this run made: run `converge plan` to see them",
+            if others.len() == 1 {
+                "a younger copy".to_string()
+            } else {
+                format!("{} younger copies", others.len())
+            },
+            others.join(", "),
+            OTHER_RUNS_WAIT.as_secs()
+        )));
+    }
+    let as_wanted = kept_as_wanted(context, operation, &kept, &data);
+    Ok(Some(Copies {
+        kept,
+        removed,
+        as_wanted,
+    }))
+}
+
+/// The ids among `found` that are neither kept nor removed by this run.
+fn foreign(found: &[Copy], kept: &str, removed: &[String]) -> Vec<String> {
+    found
+        .iter()
+        .filter(|c| c.id != kept && !c.own && !removed.contains(&c.id))
+        .map(|c| c.id.clone())
+        .collect()
+}
+
+/// Whether the kept copy (id `kept`, in `data`) is as `operation` wanted it; a kept dashboard
+/// is remembered for the alerts that name it.
+fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &Data) -> bool {
+    match (operation, data) {
+        (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) => {
+            let Some(oldest) = list.iter().find(|d| d.id == kept) else {
+                return false;
+            };
+            context.remember(stack, oldest.clone());
+            let wanted = Dashboard {
+                id: String::new(),
+                name: oldest.name.clone(),
+                tiles: body.tiles.clone(),
+                tags: body.tags.clone(),
+            };
+            normalize::dashboard(oldest) == normalize::dashboard(&wanted)
+        }
+        (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
+            let Some(oldest) = list.iter().find(|a| a.id == kept) else {
+                return false;
+            };
+            let wanted = Alert {
+                id: oldest.id.clone(),
+                name: oldest.name.clone(),
+                message: body.message.clone(),
+                threshold: body.threshold,
+                interval: body.interval.clone(),
+                threshold_type: body.threshold_type.clone(),
+                source: body.source.clone(),
+                channel: body.channel.clone(),
+                tile_id: body.tile_id.clone(),
+                dashboard: body.dashboard_id.clone(),
+                ..Alert::default()
+            };
+            normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)
+        }
+        // Only a create can double, and its list is the one read for it.
+        (
+            Operation::Dashboard(
+                DashboardOp::Create { .. }
+                | DashboardOp::Update { .. }
+                | DashboardOp::Delete { .. },
+            )
+            | Operation::Alert(
+                AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+            )
+            | Operation::Service(ServiceOp::Scaling { .. })
+            | Operation::PrivateEndpoint(
+                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+            )
+            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+        ) => true,
+    }
 }
 
 async fn remove_own(
@@ -203,12 +376,13 @@ async fn remove_own(
 fn outcome(
     kind: &str,
     kept: &str,
-    removed: &str,
+    removed: &[String],
     as_wanted: bool,
 ) -> Result<Option<String>, StepError> {
     let what = format!(
         "another run created this {kind} at the same time; its copy (id {kept}) is older and \
-         is kept, this run's copy (id {removed}) was removed"
+         is kept, this run's copy (id {}) was removed",
+        removed.join(", ")
     );
     if as_wanted {
         Ok(Some(what))

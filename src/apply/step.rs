@@ -3,11 +3,12 @@
 //! Creates are never sent twice blindly: the transport does not resend a POST that may have
 //! reached the server, and after such an ambiguous failure (5xx, timeout, lost connection) the
 //! list is read again and the object looked for by its identity (dashboard or alert name, private
-//! endpoint id) before the create is tried again. After a create, [`super::duplicates`] removes
-//! this run's copy when another run created the same object at the same time.
+//! endpoint id) before the create is tried again; when it is there, every copy of the name is
+//! resolved as after an answered create. After a create, [`super::duplicates`] removes this
+//! run's copy when another run created the same object at the same time.
 
 use super::duplicates;
-use super::fresh::{Data, Scope, Ticket, live_of, scope_of};
+use super::fresh::{Scope, Ticket, live_of, scope_of};
 use super::send::{Rounds, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, StepError, WriteError, read_failed, short,
@@ -15,7 +16,7 @@ use super::write::{
 };
 use crate::api::error::ApiError;
 use crate::plan::target::Effect;
-use crate::plan::{DashboardOp, Operation, StackRef, Step, fingerprint, normalize};
+use crate::plan::{Operation, StackRef, Step, fingerprint};
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
@@ -185,18 +186,17 @@ async fn landed(
     if fingerprint::current(operation, &live_of(scope, &data)).is_none() {
         return Ok(None);
     }
-    if let (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) =
-        (operation, data.as_ref())
-        && let Some(found) = list
-            .iter()
-            .find(|d| normalize::same_name(&d.name, &body.name))
-    {
-        context.remember(stack, found.clone());
-    }
-    Ok(Some(format!(
+    // Another run may have created the same object meanwhile: every copy of the name is
+    // looked at, not only the first.
+    let resolved = duplicates::after_lost_answer(context, operation, &data).await?;
+    let found = format!(
         "the answer was lost ({}), but a re-read found it created",
         short(error)
-    )))
+    );
+    Ok(Some(match resolved {
+        Some(note) => format!("{found}; {note}"),
+        None => found,
+    }))
 }
 
 fn join_notes(first: Option<String>, second: Option<String>) -> Option<String> {

@@ -88,6 +88,8 @@ pub(crate) struct Context {
     woken: std::sync::Mutex<BTreeMap<String, WakeCell>>,
     /// Creates no step waits for, checked for copies made by other runs once all steps ran.
     pub(super) made: std::sync::Mutex<Vec<Made>>,
+    /// The tag this run puts on the dashboards it creates ([`normalize::run_tag`]).
+    pub(crate) run_tag: String,
 }
 
 impl Context {
@@ -99,6 +101,9 @@ impl Context {
             answers: std::sync::Mutex::new(BTreeMap::new()),
             woken: std::sync::Mutex::new(BTreeMap::new()),
             made: std::sync::Mutex::new(Vec::new()),
+            // Twelve hex digits of a random UUID: two runs at once never share one, and the
+            // tag stays within the API's 32 characters.
+            run_tag: normalize::run_tag(&uuid::Uuid::new_v4().simple().to_string()[..12]),
         }
     }
 

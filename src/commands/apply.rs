@@ -113,8 +113,9 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             true,
         )
     } else {
-        let session =
+        let mut session =
             session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
+        session.wait_for_other_runs_copies(&api, &args.only, printer)?;
         let plan = session.plan(&args.only, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {

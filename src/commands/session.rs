@@ -76,6 +76,47 @@ impl Session {
         Ok(plan)
     }
 
+    /// Waits (at most [`COPIES_WAIT`], reading the live state again each [`COPIES_POLL`])
+    /// while the only errors of the plan are names the stack holds more than once: another run
+    /// that created the same object at the same time removes its younger copy right after its
+    /// create, so a copy seen now may be gone in a moment. A copy that stays is reported by
+    /// [`Session::plan`] as before.
+    pub(crate) fn wait_for_other_runs_copies(
+        &mut self,
+        api: &ApiSettings,
+        only: &[String],
+        printer: &Printer,
+    ) -> Result<()> {
+        let deadline = std::time::Instant::now() + COPIES_WAIT;
+        let mut said = false;
+        while only_copies(&self.config, &self.live) && std::time::Instant::now() < deadline {
+            if !said {
+                printer.err(&format!(
+                    "the stack holds a name more than once, perhaps another run's copy that it \
+                     is about to remove: waiting up to {}s for it to go",
+                    COPIES_WAIT.as_secs()
+                ));
+                said = true;
+            }
+            std::thread::sleep(COPIES_POLL);
+            let scope = crate::plan::address::read_scope(&self.config, only);
+            let read = connect::connect_and_read_blocking_scoped(
+                &self.config,
+                api.parallelism,
+                api.rate_limits()?,
+                printer,
+                &scope,
+            );
+            // A read that fails now leaves the first one to report from.
+            if let Ok((runtime, clients, live)) = read {
+                self.runtime = runtime;
+                self.clients = clients;
+                self.live = live;
+            }
+        }
+        Ok(())
+    }
+
     /// The warnings among `diagnostics` as the plan's review carries them.
     fn warnings(&self, diagnostics: &[Diagnostic]) -> Vec<PlanWarning> {
         diagnostics
@@ -110,6 +151,29 @@ impl Session {
         }
         known.into_iter().collect()
     }
+}
+
+/// How long [`Session::wait_for_other_runs_copies`] waits for another run's copies to go.
+const COPIES_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// How often it reads the live state again meanwhile.
+const COPIES_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether the plan of `config` against `live` has errors, all of them names a stack holds more
+/// than once.
+fn only_copies(config: &Config, live: &LiveState) -> bool {
+    let (_, diagnostics) = crate::plan::plan(config, live, &PlanOptions::default());
+    let mut errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .peekable();
+    errors.peek().is_some()
+        && errors.all(|d| {
+            matches!(
+                d.code,
+                Code::PlanDuplicateDashboard | Code::PlanDuplicateAlert
+            )
+        })
 }
 
 /// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer

@@ -13,7 +13,8 @@ use crate::output::Printer;
 #[command(
     after_help = "Exit codes:\n  0  valid (warnings allowed)\n  1  errors\n\n\
     Examples:\n  converge validate examples/quickstart.yaml\n  \
-    converge validate examples/production --format json"
+    converge validate examples/production --format json\n  \
+    converge validate --expand examples/templates.yaml"
 )]
 pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files (merged; a key defined twice is an error).
@@ -22,6 +23,10 @@ pub(crate) struct Args {
     /// How to print problems: `text` (stderr, value underlined) or `json` (an array on stdout).
     #[arg(long, default_value = "text", value_parser = Choices::VALIDATE)]
     pub format: Format,
+    /// Also print the config with its templates expanded (YAML on stdout, each instance marked
+    /// with its template), `${env:...}` as written; only when the config is valid.
+    #[arg(long, conflicts_with = "format")]
+    pub expand: bool,
 }
 
 /// Runs `converge validate`: exit 0 when valid (warnings allowed), 1 otherwise.
@@ -35,6 +40,11 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let warnings = loaded.warning_count();
     if errors > 0 {
         return Err(Error::Config { count: errors });
+    }
+    if args.expand
+        && let Some(yaml) = loaded.expanded_yaml()
+    {
+        printer.out(&yaml);
     }
     let files = loaded.sources.files.len();
     printer.err(&format!("valid: {files} file(s), {warnings} warning(s)"));

@@ -8,7 +8,7 @@ use super::yaml::{self, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic};
 
 /// Top-level maps whose entries may come from different files.
-const MERGED_MAPS: &[&str] = &["services", "stacks"];
+const MERGED_MAPS: &[&str] = &["services", "stacks", "templates"];
 /// Top-level lists that concatenate across files.
 const MERGED_LISTS: &[&str] = &["ignore"];
 

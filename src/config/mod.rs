@@ -17,6 +17,9 @@
 //! 1. `yaml`: text to a `yaml::Node` tree with a span on every key and value; strict
 //!    booleans; duplicate keys in a file are errors with both places.
 //! 2. `merge`: the files' trees into one; a key defined in two files is an error.
+//!    Then [`templates`]: every `template:` entry becomes its instances (`entry[key]`), the
+//!    `templates:` maps leave the tree, and each copied value's span names its instance
+//!    ([`Sources::instances`](model::Sources)) so later problems point at both places.
 //! 3. Interpolation ([`interpolate`]) of every string but the secrets, which must be exactly
 //!    `${env:NAME}` and are resolved into [`model::SecretValue`] without ever being printed; a
 //!    variable a secret reads is refused in every other string.
@@ -27,8 +30,8 @@
 //!
 //! # Diagnostic codes
 //!
-//! The `yaml::*`, `config::*`, `schema::*` and `semantic::*` codes of [`crate::diagnostic::Code`],
-//! which lists each with when it is raised.
+//! The `yaml::*`, `config::*`, `template::*`, `schema::*` and `semantic::*` codes of
+//! [`crate::diagnostic::Code`], which lists each with when it is raised.
 
 pub(crate) mod build;
 pub mod interpolate;
@@ -40,6 +43,7 @@ pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
 pub(crate) mod server_rules;
+pub(crate) mod templates;
 pub(crate) mod yaml;
 
 use std::collections::HashSet;
@@ -65,6 +69,26 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The config with its templates expanded, as YAML (`validate --expand`); `${env:...}`
+    /// stays as written, so no variable's value, secret or not, is printed.
+    /// Expanded again from the texts read, so that no load keeps a second tree for it.
+    pub(crate) fn expanded_yaml(&self) -> Option<String> {
+        let mut diags = Vec::new();
+        let docs = self
+            .sources
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(file, source)| yaml::parse(&source.text, file, &mut diags))
+            .collect();
+        let mut root = merge::merge(docs, &mut diags)?;
+        let sources = Sources {
+            files: self.sources.files.clone(),
+            instances: templates::expand(&mut root, &mut diags),
+        };
+        Some(templates::to_yaml(&root, &sources))
+    }
+
     /// How many diagnostics are errors.
     pub fn error_count(&self) -> usize {
         count(&self.diagnostics, Severity::Error)
@@ -98,7 +122,7 @@ pub fn load_with_env(
     for path in paths {
         read_path(path, &mut sources, &mut seen, &mut diags);
     }
-    let config = check_sources(&sources, mode, env, &mut diags);
+    let config = check_sources(&mut sources, mode, env, &mut diags);
     finish(config, sources, diags)
 }
 
@@ -108,7 +132,7 @@ pub fn load_texts(
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Loaded {
-    let sources = Sources {
+    let mut sources = Sources {
         files: files
             .iter()
             .map(|(path, text)| SourceFile {
@@ -116,9 +140,10 @@ pub fn load_texts(
                 text: Arc::from(text.as_str()),
             })
             .collect(),
+        instances: Vec::new(),
     };
     let mut diags = Vec::new();
-    let config = check_sources(&sources, mode, env, &mut diags);
+    let config = check_sources(&mut sources, mode, env, &mut diags);
     finish(config, sources, diags)
 }
 
@@ -141,7 +166,7 @@ fn finish(config: Option<Config>, sources: Sources, mut diags: Vec<Diagnostic>) 
 }
 
 fn check_sources(
-    sources: &Sources,
+    sources: &mut Sources,
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
     diags: &mut Vec<Diagnostic>,
@@ -179,6 +204,7 @@ fn check_sources(
         }
         return None;
     };
+    sources.instances = templates::expand(&mut root, diags);
     let mut unresolved = HashSet::new();
     let secrets = secret_variables(&root);
     let strings = Interpolation {
@@ -327,6 +353,7 @@ fn read_file(
                         len: 1,
                         line,
                         column,
+                        instance: None,
                     }),
                 )
                 .with_label("the invalid bytes start here")
@@ -653,6 +680,39 @@ mod tests {
         );
         assert_eq!(config.ignore[0].value, "stack.prod.*");
         assert_eq!(config.organization.span.line, 2);
+    }
+
+    #[test]
+    fn a_secret_passed_through_a_template_stays_a_secret() {
+        let text = "version: 1
+organization: 7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b
+observability:
+  token: ${env:OBS_TOKEN}
+templates:
+  t:
+    parameters: { who: string }
+    alert: { name: \"${who} errors\" }
+stacks:
+  s:
+    api: observability
+    alerts:
+      a: { template: t, forEach: [{ key: x, who: \"${env:OBS_TOKEN}\" }] }
+";
+        let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
+        let env = |name: &str| (name == "OBS_TOKEN").then(|| "hunter2".to_string());
+        let loaded = load_texts(&files, LoadMode::Live, &env);
+        let refused: Vec<&Diagnostic> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::ConfigSecretVariable)
+            .collect();
+        assert_eq!(refused.len(), 1, "{:?}", loaded.diagnostics);
+        assert_eq!(refused[0].span.map(|s| s.line), Some(8));
+        assert!(refused[0].span.is_some_and(|s| s.instance == Some(0)));
+        assert!(!format!("{:?}", loaded.diagnostics).contains("hunter2"));
+        let expanded = loaded.expanded_yaml().unwrap_or_default();
+        assert!(expanded.contains("${env:OBS_TOKEN} errors"), "{expanded}");
+        assert!(!expanded.contains("hunter2"));
     }
 
     #[test]

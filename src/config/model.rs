@@ -50,12 +50,33 @@ pub struct SourceFile {
 pub struct Sources {
     /// The files, in load order.
     pub files: Vec<SourceFile>,
+    /// The template instances the config expanded to, indexed by [`Span::instance`].
+    pub instances: Vec<InstanceOrigin>,
+}
+
+/// Where a template instance comes from: the value of [`Span::instance`] points here, so a
+/// value copied from a template says which template and which instance it was written for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceOrigin {
+    /// The template's name under `templates:`.
+    pub template: String,
+    /// Where the template is declared (its name).
+    pub template_span: Span,
+    /// The instance's key in its section, e.g. `api-errors[checkout]`.
+    pub key: String,
+    /// Where the instance is written (its `key:` value, or its first `matrix` value).
+    pub span: Span,
 }
 
 impl Sources {
     /// The file a span points into.
     pub(crate) fn file(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id)
+    }
+
+    /// The template instance a span was written for, if any.
+    pub(crate) fn instance(&self, span: Span) -> Option<&InstanceOrigin> {
+        self.instances.get(usize::try_from(span.instance?).ok()?)
     }
 }
 

@@ -19,6 +19,7 @@ const REDACTED_CODES: &[Code] = &[Code::ConfigLiteralSecret];
 /// Prints every diagnostic in the chosen format, plus GitHub annotations on stderr when
 /// `GITHUB_ACTIONS=true`.
 pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: &Printer) {
+    let diags = &with_instances(diags, sources);
     let masked = mask_secrets(diags, sources);
     let sources = &masked;
     // `validate` offers no Markdown: anything but JSON is text.
@@ -43,9 +44,36 @@ pub fn render(diags: &[Diagnostic], sources: &Sources, format: Format, printer: 
 /// One diagnostic as a miette report: file:line:col, the value underlined, related places,
 /// the help line; plain ASCII when the printer has no color.
 pub fn to_text(diag: &Diagnostic, sources: &Sources, printer: &Printer) -> String {
-    let masked = mask_secrets(std::slice::from_ref(diag), sources);
-    let report = Report::new(diag, &masked, &index_files(&masked));
+    let diags = with_instances(std::slice::from_ref(diag), sources);
+    let masked = mask_secrets(&diags, sources);
+    let report = Report::new(&diags[0], &masked, &index_files(&masked));
     printer.render(&report)
+}
+
+/// The diagnostics with, for each one raised on a value copied from a template, the instance
+/// that value was written for as a related place: the template's line is underlined, the
+/// instance's line shown beside it.
+fn with_instances(diags: &[Diagnostic], sources: &Sources) -> Vec<Diagnostic> {
+    diags
+        .iter()
+        .map(|diag| {
+            let mut diag = diag.clone();
+            if let Some(origin) = diag.span.and_then(|span| sources.instance(span))
+                && diag
+                    .span
+                    .is_some_and(|span| span.offset != origin.span.offset)
+            {
+                diag.related.push((
+                    origin.span,
+                    format!(
+                        "in instance `{}` of template `{}`",
+                        origin.key, origin.template
+                    ),
+                ));
+            }
+            diag
+        })
+        .collect()
 }
 
 /// The sources with every secret value overwritten by `*`, so that no snippet shows one: the
@@ -289,6 +317,22 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             properties.join(","),
             crate::output::annotation_data(&message)
         ));
+        // A problem in a template's text is annotated at the instance too, where a reviewer
+        // of the instance's line looks for it.
+        if let Some(origin) = d.span.and_then(|span| sources.instance(span)) {
+            let at = origin.span;
+            out.push_str(&format!(
+                "::{kind} file={},line={},col={},title={}::{}\n",
+                escape_property(&file_name(sources, at)),
+                at.line,
+                at.column,
+                escape_property(d.code.as_str()),
+                escape_data(&format!(
+                    "in instance `{}` of template `{}`: {message}",
+                    origin.key, origin.template
+                ))
+            ));
+        }
     }
     out
 }
@@ -561,6 +605,7 @@ mod tests {
                 path: PathBuf::from("c.yaml"),
                 text: Arc::from("a: 1\nkeySecret: hunter2\n"),
             }],
+            instances: Vec::new(),
         }
     }
 
@@ -571,6 +616,7 @@ mod tests {
             len,
             line,
             column,
+            instance: None,
         }
     }
 
@@ -609,6 +655,7 @@ mod tests {
                 path: PathBuf::from("wide.yaml"),
                 text: Arc::from(text.as_str()),
             }],
+            instances: Vec::new(),
         };
         let wide = Diagnostic::error(Code::SchemaType, "bad", Some(span(9, 1, 2, 5)));
         let out = to_text(&wide, &files, &Printer::plain());
@@ -623,6 +670,7 @@ mod tests {
                 path: PathBuf::from("ok.yaml"),
                 text: Arc::from("a: 1\nb: 2\n"),
             }],
+            instances: Vec::new(),
         };
         let out = to_text(&narrow, &ok, &Printer::plain());
         assert!(
@@ -660,6 +708,7 @@ mod tests {
                 path: PathBuf::from("many.yaml"),
                 text: Arc::from(text.as_str()),
             }],
+            instances: Vec::new(),
         };
         let at = |line: usize| {
             let offset = text.match_indices("key").nth(line - 1).unwrap().0;

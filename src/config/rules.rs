@@ -474,11 +474,20 @@ fn references(
 }
 
 fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
-    let ok = !key.value.is_empty()
-        && key
-            .value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let word = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    // A template instance's key, `entry[key]` (a matrix's values joined by `,`), is made by
+    // the expansion from words it checked; one written by hand must be of that form too.
+    let instance = |text: &str| {
+        text.strip_suffix(']')
+            .and_then(|t| t.split_once('['))
+            .is_some_and(|(entry, keys)| word(entry) && keys.split(',').all(word))
+    };
+    let ok = word(&key.value) || (matches!(what, "alert" | "dashboard") && instance(&key.value));
     if !ok {
         diags.push(
             Diagnostic::error(

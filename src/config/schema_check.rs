@@ -360,6 +360,9 @@ fn schema_at<'s>(root: &'s Value, pointer: &str) -> Option<&'s Value> {
 }
 
 fn resolve<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Value> {
+    // An entry that may be a template's instances (`if` it has `template`) or the object
+    // itself: the tree checked here has its templates expanded, so it is always the object.
+    let schema = schema.get("else").unwrap_or(schema);
     match schema.get("$ref").and_then(Value::as_str) {
         Some(reference) => root.pointer(reference.strip_prefix('#')?),
         None => Some(schema),

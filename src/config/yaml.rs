@@ -428,6 +428,7 @@ impl<'t> Reader<'t, '_> {
             len,
             line: start.line().max(1),
             column: start.col() + 1,
+            instance: None,
         }
     }
 
@@ -530,6 +531,7 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
                 line: first_line + index,
                 // The indentation is ASCII, so bytes and characters agree.
                 column: column + 1,
+                instance: None,
             })
         })
 }
@@ -544,6 +546,7 @@ pub(crate) fn end_of(text: &str, file: FileId) -> Span {
         len: 1,
         line,
         column,
+        instance: None,
     }
 }
 
@@ -586,7 +589,7 @@ pub(crate) fn duplicate_key(key: &Key, first: Span) -> Diagnostic {
 }
 
 /// Resolves a plain scalar by the YAML 1.2 core schema, booleans strict.
-fn resolve_plain(text: &str) -> Kind {
+pub(crate) fn resolve_plain(text: &str) -> Kind {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Kind::Null,
         "true" | "True" | "TRUE" => return Kind::Bool(true),

@@ -72,6 +72,28 @@ codes! {
     /// A variable that holds a secret, used by a field other than the secret's own.
     ConfigSecretVariable => "config::secret-variable",
 
+    // Templates (see `config::templates`).
+    /// A `templates:` entry, a `template:` use, `forEach:` or `matrix:` of the wrong shape
+    /// (`forEach` not a list of mappings, an instance without a `key`, a key that cannot form
+    /// an address, a template without a body).
+    TemplateShape => "template::shape",
+    /// `template:` names no template of the stack or the top level.
+    TemplateUnknown => "template::unknown",
+    /// A template of one kind used for another (an alert template under `dashboards:`).
+    TemplateKind => "template::kind",
+    /// Templates that build on each other in a cycle.
+    TemplateCycle => "template::cycle",
+    /// An instance gives a parameter its template does not declare.
+    TemplateUnknownParameter => "template::unknown-parameter",
+    /// An instance leaves out a parameter that has no default.
+    TemplateMissingParameter => "template::missing-parameter",
+    /// A parameter value (or default) of another type than the parameter's.
+    TemplateParameterType => "template::parameter-type",
+    /// Two instances of one entry with one key.
+    TemplateDuplicateInstance => "template::duplicate-instance",
+    /// `${name}` in a template naming no parameter of it.
+    TemplateUnknownReference => "template::unknown-reference",
+
     // The JSON Schema check.
     /// A value of the wrong JSON type, or a file that is not a mapping.
     SchemaType => "schema::type",
@@ -334,6 +356,7 @@ mod tests {
                 [
                     "yaml",
                     "config",
+                    "template",
                     "schema",
                     "semantic",
                     "live",

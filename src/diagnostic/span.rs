@@ -18,4 +18,8 @@ pub struct Span {
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
+    /// The template instance this value was written for, when it comes from a template: an
+    /// index into the loaded instances (`config::model::Sources::instances`), so a problem in
+    /// the template's text also names the instance that produced it.
+    pub instance: Option<u32>,
 }

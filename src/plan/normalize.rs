@@ -177,9 +177,23 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a == b || name_key(a) == name_key(b)
 }
 
-/// Sorted, de-duplicated tags.
+/// What the tag an apply puts on each dashboard it creates starts with ([`run_tag`]).
+const RUN_TAG_PREFIX: &str = "converge-run:";
+
+/// The tag an apply puts on each dashboard it creates, naming the run: when the create's answer
+/// is lost, the run finds its own copy by it (and can prove it made it). Ignored wherever
+/// dashboards are compared or exported: the next update, which replaces the tags, drops it.
+pub(crate) fn run_tag(run: &str) -> String {
+    format!("{RUN_TAG_PREFIX}{run}")
+}
+
+/// Sorted, de-duplicated tags, without a run's tag ([`run_tag`]).
 pub(crate) fn tags(tags: &[String]) -> Vec<String> {
-    let mut tags: Vec<String> = tags.iter().filter(|t| !t.is_empty()).cloned().collect();
+    let mut tags: Vec<String> = tags
+        .iter()
+        .filter(|t| !t.is_empty() && !t.starts_with(RUN_TAG_PREFIX))
+        .cloned()
+        .collect();
     tags.sort();
     tags.dedup();
     tags

@@ -1271,3 +1271,15 @@ fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
     // The first warnings are shown, escaped.
     assert!(markdown.contains("keeps &#96;alert.prod.a0&#96; but leaves out"));
 }
+
+#[test]
+fn the_tag_a_run_puts_on_what_it_creates_changes_nothing_in_the_plan() {
+    let mut live = demo_live();
+    let prod = live.stacks.get_mut("prod").unwrap();
+    for d in &mut prod.dashboards {
+        d.tags.push(normalize::run_tag("0123456789ab"));
+    }
+    let (tagged, _) = plan(&demo_config(), &live, &options());
+    let (untagged, _) = plan(&demo_config(), &demo_live(), &options());
+    assert_eq!(render_json::render(&tagged), render_json::render(&untagged));
+}

@@ -24,5 +24,6 @@ mod sandbox;
 mod server_rejects;
 mod show;
 mod soak;
+mod templates;
 mod transport;
 mod validate;

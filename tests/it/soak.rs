@@ -241,3 +241,33 @@ fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
     }
     assert!(ambiguous_writes > 0, "no write failed ambiguously");
 }
+
+/// Two applies of the quickstart at once, many rounds: with creates losing their answers (30%
+/// and 5% of POSTs answered 504 after the write, or their connection dropped), and with one of
+/// the two runs killed. No dashboard is left twice; a name left twice is always said.
+#[test]
+#[ignore = "slow: about a minute; CI runs it as its own step, `cargo test -- --ignored`"]
+fn racing_applies_with_lost_answers_or_a_killed_run_leave_no_copy_unsaid() {
+    use crate::apply::concurrent::{
+        check_killed_round, check_racing_round, racing_lost_answers, racing_with_one_killed,
+    };
+    const ROUNDS: u64 = 20;
+    let dir = Workspace::new();
+    let config = dir.write("converge.yaml", &common::quickstart());
+    let config = config.as_str();
+    let mut left_said = 0;
+    for faults in ["504@POST=0.3", "lost@POST=0.3", "504@POST=0.05"] {
+        for round in 0..ROUNDS {
+            let (a, b, boards, alerts) = racing_lost_answers(&dir, config, faults, round);
+            check_racing_round(round, &a, &b, &boards, &alerts);
+            left_said += usize::from(!alerts.is_empty());
+        }
+    }
+    for round in 0..ROUNDS as usize {
+        let (survivor, boards, alerts, plan) = racing_with_one_killed(&dir, config);
+        let left: Vec<String> = boards.into_iter().chain(alerts).collect();
+        check_killed_round(round, &survivor, &left, &plan);
+        left_said += usize::from(!left.is_empty());
+    }
+    eprintln!("soak: rounds that left a name twice (each said): {left_said}");
+}

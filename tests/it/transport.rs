@@ -889,6 +889,7 @@ mod live_reader {
             len: 4,
             line,
             column: 3,
+            instance: None,
         }
     }
 

@@ -69,6 +69,19 @@ pub(crate) fn ambiguous(
     diagnostic
 }
 
+/// What to do about a name the stack holds more than once (`ids` in the server's order, oldest
+/// first): which copy to keep, the one concurrent applies keep when they race, and which to go.
+pub(crate) fn copies_help(ids: &[&str]) -> String {
+    match ids.split_first() {
+        Some((oldest, others)) if !others.is_empty() => format!(
+            "keep the oldest (id {oldest}), the copy converge's own runs keep when they race: \
+             delete or rename all but one of them in the stack (ids {}), then plan again",
+            others.join(", ")
+        ),
+        _ => "delete or rename all but one of them in the stack, then plan again".to_string(),
+    }
+}
+
 /// The reason of a change that renames its object: `renamed from "Old"`, and what else differs.
 pub(crate) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
     let others: Vec<FieldChange> = fields

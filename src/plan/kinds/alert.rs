@@ -11,7 +11,7 @@ use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
 use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
-use crate::plan::build::builder::{Builder, ambiguous, candidates, rename_reason};
+use crate::plan::build::builder::{Builder, ambiguous, candidates, copies_help, rename_reason};
 use crate::plan::build::index::StackIndex;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
@@ -163,7 +163,7 @@ impl Builder<'_> {
                     Some(config.name.span),
                 )
                 .with_label("matches more than one live alert")
-                .with_help("delete or rename all but one of them in the stack, then plan again"),
+                .with_help(copies_help(&ids)),
             );
             return None;
         }

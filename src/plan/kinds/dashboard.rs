@@ -10,7 +10,9 @@ use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
 use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
-use crate::plan::build::builder::{Builder, ambiguous, candidates, compared, rename_reason};
+use crate::plan::build::builder::{
+    Builder, ambiguous, candidates, compared, copies_help, rename_reason,
+};
 use crate::plan::build::index::StackIndex;
 use crate::plan::build::series::{resolve_source, wire_series};
 use crate::plan::diff::{self, diff};
@@ -229,7 +231,7 @@ impl Builder<'_> {
                     Some(config.name.span),
                 )
                 .with_label("matches more than one live dashboard")
-                .with_help("delete or rename all but one of them in the stack, then plan again"),
+                .with_help(copies_help(&ids)),
             );
             return None;
         }

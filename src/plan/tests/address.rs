@@ -86,6 +86,28 @@ fn every_kind(name: &str) -> Vec<(Address<'_>, String)> {
             },
             format!("alert.prod[{quoted}]"),
         ),
+        (
+            Address::Alert {
+                stack: "prod",
+                alert: "api-errors[checkout]",
+            },
+            "alert.prod.api-errors[checkout]".into(),
+        ),
+        (
+            Address::Dashboard {
+                stack: "prod",
+                dashboard: "health[eu,prod]",
+            },
+            "dashboard.prod.health[eu,prod]".into(),
+        ),
+        (
+            Address::Tile {
+                stack: "prod",
+                dashboard: "health[eu,prod]",
+                tile: "Errors",
+            },
+            "dashboard.prod.health[eu,prod].tile[Errors]".into(),
+        ),
     ]
 }
 
@@ -132,6 +154,11 @@ fn text_that_is_no_address_reads_as_none() {
         "dashboard.prod[\"bad \\q escape\"]",
         "dashboard.prod[\"inner \" quote\"]",
         "alert.prod.a.b",
+        "alert.prod.api-errors[]",
+        "alert.prod.api-errors[a,]",
+        "alert.prod.api-errors[a]b",
+        "alert.prod.[a]",
+        "dashboard.prod.health[a.b]",
         "service.analytics[\"name\"]",
         "widget.prod.x",
     ] {

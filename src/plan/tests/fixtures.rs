@@ -41,6 +41,7 @@ pub(crate) fn at(line: usize) -> Span {
         len: 1,
         line,
         column: 3,
+        instance: None,
     }
 }
 

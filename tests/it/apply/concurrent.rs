@@ -8,7 +8,7 @@ use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::common;
+use crate::common::{self, words};
 
 const DASHBOARDS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards";
 const DASHBOARD: &str =
@@ -281,4 +281,169 @@ fn sandbox_serve_refuses_a_state_file_another_process_serves() {
         stderr.contains("is in use by another converge process"),
         "{stderr}"
     );
+}
+
+/// One round of two applies of the quickstart at once against a sandbox whose creates lose
+/// their answers (`faults`, drawn from `seed`) after the write: both runs' outcomes, and the
+/// names left twice (dashboards, alerts).
+pub fn racing_lost_answers(
+    workspace: &Workspace,
+    path: &str,
+    faults: &str,
+    seed: u64,
+) -> (Outcome, Outcome, Vec<String>, Vec<String>) {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        latency: Duration::from_millis(50),
+        faults: faults.parse().expect("a fault spec"),
+        fault_seed: seed,
+        ..SandboxOptions::default()
+    });
+    let run = || {
+        binary(&sandbox, workspace)
+            .no_retry_delay()
+            .run(["apply", path, "--yes"])
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(run);
+        let b = scope.spawn(run);
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let left = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
+    (a, b, left.0, left.1)
+}
+
+/// What a round of [`racing_lost_answers`] must show: no dashboard twice (a run finds its own
+/// copy by its tag), and an alert left twice (a lost answer carries no id and an alert no tag)
+/// is said by a run that fails, never left behind two runs that say done.
+pub fn check_racing_round(
+    round: u64,
+    a: &Outcome,
+    b: &Outcome,
+    boards: &[String],
+    alerts: &[String],
+) {
+    let context = format!("round {round}:\n{}\n{}", a.stderr, b.stderr);
+    assert_eq!(boards, Vec::<String>::new(), "{context}");
+    if !alerts.is_empty() {
+        assert!(
+            [a, b]
+                .iter()
+                .any(|run| run.code == 1 && words(&run.stderr).contains("exists more than once")),
+            "{alerts:?} left twice, unreported: {context}"
+        );
+    }
+    for run in [a, b] {
+        assert!(matches!(run.code, 0 | 1 | 3), "{context}");
+    }
+}
+
+#[test]
+fn two_applies_at_once_whose_creates_lose_answers_leave_no_copy_unsaid() {
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let mut lost = 0;
+    for round in 0..4 {
+        let (a, b, boards, alerts) =
+            racing_lost_answers(&workspace, config.as_str(), "504@POST=0.3", round);
+        check_racing_round(round, &a, &b, &boards, &alerts);
+        lost += [&a, &b]
+            .iter()
+            .filter(|run| words(&run.stderr).contains("the answer was lost"))
+            .count();
+    }
+    assert!(lost > 0, "no create lost its answer");
+}
+
+#[test]
+fn a_copy_another_run_is_about_to_remove_is_waited_for_not_reported_as_a_config_error() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    binary(&sandbox, &workspace)
+        .run(["apply", config.as_str(), "--yes"])
+        .assert_exit(0);
+    // Another run's copy of a managed dashboard, which that run removes a moment later.
+    let client = common::Client::new(&sandbox);
+    let mut copy = board(&sandbox, "API health");
+    copy.as_object_mut().unwrap().remove("id");
+    let path = format!("/services/{ANALYTICS}/stack/dashboards");
+    let made = client.cloud("POST", &path, Some(copy)).result();
+    let id = made["id"].as_str().unwrap().to_string();
+    sandbox.reset_log();
+    let applied = std::thread::scope(|scope| {
+        let apply =
+            scope.spawn(|| binary(&sandbox, &workspace).run(["apply", config.as_str(), "--yes"]));
+        // The run read the copy; it goes a moment later.
+        wait_for_requests(&sandbox, "GET", DASHBOARDS, 1);
+        std::thread::sleep(Duration::from_millis(1500));
+        client.cloud("DELETE", &format!("{path}/{id}"), None);
+        apply.join().unwrap()
+    });
+    applied.assert_exit(0);
+    let stderr = words(&applied.stderr);
+    assert!(
+        stderr.contains("perhaps another run's copy"),
+        "{}",
+        applied.stderr
+    );
+    assert!(!stderr.contains("all but one"), "{}", applied.stderr);
+    assert_eq!(doubled(&dashboards(&sandbox)), Vec::<String>::new());
+}
+
+/// One round of two applies of the quickstart at once, the first killed (SIGKILL) as soon as
+/// either run's first alert create was served: the other run's outcome, the names left twice
+/// (dashboards, alerts), and what a plan says afterwards.
+pub fn racing_with_one_killed(
+    workspace: &Workspace,
+    path: &str,
+) -> (Outcome, Vec<String>, Vec<String>, Outcome) {
+    const ALERTS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts";
+    let sandbox = slow_sandbox(50);
+    let mut killed = binary(&sandbox, workspace)
+        .command(["apply", path, "--yes"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let survivor = std::thread::scope(|scope| {
+        let survivor = scope.spawn(|| binary(&sandbox, workspace).run(["apply", path, "--yes"]));
+        wait_for_requests(&sandbox, "POST", ALERTS, 1);
+        // Already ended is fine: the round then races nothing.
+        let _ = killed.kill();
+        let _ = killed.wait();
+        survivor.join().unwrap()
+    });
+    let left = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
+    let plan = binary(&sandbox, workspace).run(["plan", path]);
+    (survivor, left.0, left.1, plan)
+}
+
+/// What a round of [`racing_with_one_killed`] must show: a name left twice is said, by the run
+/// that survived (it waited for the other run's copy, which never went) or by the next plan,
+/// which names the copy to keep.
+pub fn check_killed_round(round: usize, survivor: &Outcome, left: &[String], plan: &Outcome) {
+    let context = format!("round {round}:\n{}\n{}", survivor.stderr, plan.stderr);
+    assert!(matches!(survivor.code, 0 | 1 | 3), "{context}");
+    if left.is_empty() {
+        return;
+    }
+    let said = survivor.code == 1 && words(&survivor.stderr).contains("exists more than once");
+    let planned = plan.code == 1 && words(&plan.stderr).contains("keep the oldest (id");
+    assert!(said || planned, "{left:?} left twice, unsaid: {context}");
+    assert!(planned, "the plan names the copy to keep: {context}");
+}
+
+#[test]
+fn two_applies_at_once_one_killed_leave_no_copy_unsaid() {
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    for round in 0..2 {
+        let (survivor, boards, alerts, plan) = racing_with_one_killed(&workspace, config.as_str());
+        let left: Vec<String> = boards.into_iter().chain(alerts).collect();
+        check_killed_round(round, &survivor, &left, &plan);
+    }
 }

@@ -4,7 +4,7 @@
 
 mod ambiguous;
 mod basics;
-mod concurrent;
+pub(crate) mod concurrent;
 mod faults;
 mod interrupt;
 mod names;

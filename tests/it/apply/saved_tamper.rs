@@ -215,8 +215,12 @@ fn mutate_leaf(root: &mut Value, leaf: usize, value: u8) {
 
 fn apply_edit(file: &mut Value, edit: &Edit) {
     let plan = &mut file["plan"];
-    let changes = plan["changes"].as_array().map_or(0, Vec::len).max(1);
-    let steps = plan["steps"].as_array().map_or(0, Vec::len).max(1);
+    let changes = plan["changes"].as_array().map_or(0, Vec::len);
+    let steps = plan["steps"].as_array().map_or(0, Vec::len);
+    // Earlier edits may have removed every step or change: nothing is left to aim at.
+    if changes == 0 || steps == 0 {
+        return;
+    }
     // Edits of a change aim at the changes with a step: most of the plan is unchanged.
     let active: Vec<usize> = plan["changes"]
         .as_array()
@@ -257,8 +261,12 @@ fn apply_edit(file: &mut Value, edit: &Edit) {
             let key = &keys[key % keys.len()];
             let new = other_value(&plan["changes"][change]["after"][key.as_str()], value);
             plan["changes"][change]["after"][key.as_str()] = new.clone();
-            let body = &mut plan["steps"][step as usize]["operation"]["body"];
-            if body.get(key.as_str()).is_some() {
+            // A step an earlier edit removed is no longer there to edit.
+            if let Some(body) = plan["steps"]
+                .get_mut(step as usize)
+                .map(|s| &mut s["operation"]["body"])
+                && body.get(key.as_str()).is_some()
+            {
                 body[key.as_str()] = new;
             }
         }
@@ -295,12 +303,18 @@ fn apply_edit(file: &mut Value, edit: &Edit) {
         }
         Edit::Address { change, other } => {
             let (a, b) = (pick(change), other % changes);
+            let count = plan["changes"].as_array().map_or(0, Vec::len);
+            if a >= count || b >= count {
+                return;
+            }
             let first = plan["changes"][a]["address"].clone();
             let second = plan["changes"][b]["address"].clone();
             for (index, address) in [(a, second), (b, first)] {
                 plan["changes"][index]["address"] = address.clone();
-                if let Some(step) = plan["changes"][index]["step"].as_u64() {
-                    plan["steps"][step as usize]["address"] = address;
+                if let Some(step) = plan["changes"][index]["step"].as_u64()
+                    && let Some(step) = plan["steps"].get_mut(step as usize)
+                {
+                    step["address"] = address;
                 }
             }
         }

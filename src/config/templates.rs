@@ -1,0 +1,1447 @@
+//! Templates: an alert or a dashboard declared once under `templates:` (at the top level or in
+//! a stack) with typed parameters, and fanned out by `template:` plus `forEach:` or `matrix:`
+//! where an alert or a dashboard would stand.
+//!
+//! Expansion works on the YAML tree, after the files merge and before `${env:...}` interpolation,
+//! so every later stage (interpolation and its secret checks, the schema, the typed config, the
+//! rules) sees ordinary alerts and dashboards. Each instance takes the key `entry[key]` (a
+//! matrix joins its values with `,`), so its address is `alert.prod.api-errors[checkout]`: from
+//! the key, never from a list position or a rendered name. Every node copied from a template
+//! keeps the template's span with [`Span::instance`] set, so a problem found later in a
+//! template's text names both the template line and the instance line; the instances are
+//! listed in [`Sources::instances`](super::model::Sources) for that.
+//!
+//! Substitution only: `${name}` inside a string is replaced by the parameter's text, and a
+//! whole scalar `${name}` takes the parameter's value with its type (a number stays a number, a
+//! list a list). `${env:...}` and `$${` are left for interpolation.
+
+use std::collections::HashMap;
+
+use super::model::InstanceOrigin;
+use super::schema_check::closest;
+use super::yaml::{Key, Kind, Node};
+use crate::diagnostic::{Code, Diagnostic, Span};
+
+/// The kinds of object a template declares, by the key holding its body.
+const KINDS: &[&str] = &["alert", "dashboard"];
+
+/// A parameter's declared type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Type {
+    String,
+    Number,
+    Integer,
+    Boolean,
+    List(Option<Item>),
+}
+
+/// The type of a list's items.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Item {
+    String,
+    Number,
+    Integer,
+    Boolean,
+}
+
+impl Type {
+    fn parse(text: &str) -> Option<Type> {
+        Some(match text {
+            "string" => Type::String,
+            "number" => Type::Number,
+            "integer" => Type::Integer,
+            "boolean" => Type::Boolean,
+            "list" => Type::List(None),
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Type::String => "a string",
+            Type::Number => "a number",
+            Type::Integer => "an integer",
+            Type::Boolean => "a boolean",
+            Type::List(None) => "a list",
+            Type::List(Some(Item::String)) => "a list of strings",
+            Type::List(Some(Item::Number)) => "a list of numbers",
+            Type::List(Some(Item::Integer)) => "a list of integers",
+            Type::List(Some(Item::Boolean)) => "a list of booleans",
+        }
+    }
+
+    fn accepts(self, node: &Node) -> bool {
+        match (self, &node.kind) {
+            (Type::List(None), Kind::Seq(_)) => true,
+            (Type::List(Some(item)), Kind::Seq(items)) => {
+                items.iter().all(|i| Type::from_item(item).accepts(i))
+            }
+            (Type::String, Kind::Str(_))
+            | (Type::Number, Kind::Int(_) | Kind::Float(_))
+            | (Type::Integer, Kind::Int(_))
+            | (Type::Boolean, Kind::Bool(_)) => true,
+            _ => false,
+        }
+    }
+
+    fn from_item(item: Item) -> Type {
+        match item {
+            Item::String => Type::String,
+            Item::Number => Type::Number,
+            Item::Integer => Type::Integer,
+            Item::Boolean => Type::Boolean,
+        }
+    }
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone)]
+struct Param {
+    name: String,
+    kind: Type,
+    default: Option<Node>,
+    /// Where the parameter is declared.
+    span: Span,
+}
+
+/// One template, as declared.
+#[derive(Debug, Clone)]
+struct Template {
+    name: String,
+    /// `alert` or `dashboard`.
+    kind: &'static str,
+    params: Vec<Param>,
+    body: Node,
+    /// The template's key under `templates:`.
+    span: Span,
+}
+
+/// The templates a stack sees: its own, then the top-level ones.
+type Scope<'t> = [&'t HashMap<String, Template>];
+
+/// Expands every `template:` entry of every stack in place and takes the `templates:` maps
+/// out of the tree. Returns the instances made, indexed by [`Span::instance`].
+pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<InstanceOrigin> {
+    let Kind::Map(entries) = &mut root.kind else {
+        return Vec::new();
+    };
+    let global = take_templates(entries, diags);
+    let mut expander = Expander {
+        instances: Vec::new(),
+        diags,
+    };
+    let Some((_, stacks)) = entries.iter_mut().find(|(k, _)| k.name == "stacks") else {
+        return expander.instances;
+    };
+    let Kind::Map(stacks) = &mut stacks.kind else {
+        return expander.instances;
+    };
+    for (_, stack) in stacks.iter_mut() {
+        let Kind::Map(stack) = &mut stack.kind else {
+            continue;
+        };
+        let local = take_templates(stack, expander.diags);
+        let scope: [&HashMap<String, Template>; 2] = [&local, &global];
+        for (section, kind) in [("alerts", "alert"), ("dashboards", "dashboard")] {
+            if let Some((_, objects)) = stack.iter_mut().find(|(k, _)| k.name == section)
+                && let Kind::Map(objects) = &mut objects.kind
+            {
+                let written = std::mem::take(objects);
+                *objects = expander.section(written, kind, &scope);
+            }
+        }
+    }
+    expander.instances
+}
+
+/// Removes `templates:` from a mapping and reads its templates.
+fn take_templates(
+    entries: &mut Vec<(Key, Node)>,
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<String, Template> {
+    let Some(at) = entries.iter().position(|(k, _)| k.name == "templates") else {
+        return HashMap::new();
+    };
+    let (_, node) = entries.remove(at);
+    let mut templates = HashMap::new();
+    let Kind::Map(declared) = node.kind else {
+        if node.kind != Kind::Null {
+            diags.push(shape(
+                "`templates` is a mapping of template names to templates",
+                node.span,
+            ));
+        }
+        return templates;
+    };
+    for (key, body) in declared {
+        if let Some(template) = read_template(&key, body, diags) {
+            templates.insert(key.name.clone(), template);
+        }
+    }
+    templates
+}
+
+fn shape(message: impl Into<String>, span: Span) -> Diagnostic {
+    Diagnostic::error(Code::TemplateShape, message, Some(span))
+}
+
+fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<Template> {
+    let Kind::Map(entries) = node.kind else {
+        diags.push(
+            shape(
+                format!(
+                    "template `{}` is a mapping with `parameters` and one `alert` or `dashboard`",
+                    key.name
+                ),
+                node.span,
+            )
+            .with_label("not a mapping"),
+        );
+        return None;
+    };
+    let mut params = Vec::new();
+    let mut body = None;
+    for (k, v) in entries {
+        match k.name.as_str() {
+            "parameters" => params = read_params(&v, diags),
+            "description" => {}
+            name => match KINDS.iter().find(|kind| **kind == name) {
+                Some(kind) if body.is_none() => body = Some((*kind, v)),
+                Some(_) => diags.push(
+                    shape(
+                        format!(
+                            "template `{}` declares one `alert` or one `dashboard`, not both",
+                            key.name
+                        ),
+                        k.span,
+                    )
+                    .with_label("a second body"),
+                ),
+                None => {
+                    let mut diag = Diagnostic::error(
+                        Code::ConfigUnknownKey,
+                        format!("unknown key `{name}` in template `{}`", key.name),
+                        Some(k.span),
+                    )
+                    .with_label("unknown key");
+                    let known = ["parameters", "description", "alert", "dashboard"];
+                    if let Some(close) = closest(name, known.iter().copied()) {
+                        diag = diag.with_help(format!("did you mean `{close}`?"));
+                    }
+                    diags.push(diag);
+                }
+            },
+        }
+    }
+    let Some((kind, body)) = body else {
+        diags.push(
+            shape(
+                format!(
+                    "template `{}` needs a body: `alert:` or `dashboard:`",
+                    key.name
+                ),
+                key.span,
+            )
+            .with_label("no body"),
+        );
+        return None;
+    };
+    if body.as_map().is_none() {
+        diags.push(shape(
+            format!("the body of template `{}` is a mapping", key.name),
+            body.span,
+        ));
+        return None;
+    }
+    Some(Template {
+        name: key.name.clone(),
+        kind,
+        params,
+        body,
+        span: key.span,
+    })
+}
+
+fn read_params(node: &Node, diags: &mut Vec<Diagnostic>) -> Vec<Param> {
+    let Some(entries) = node.as_map() else {
+        diags.push(shape(
+            "`parameters` is a mapping of names to types (`string`, `number`, `integer`, `boolean`, `list`)",
+            node.span,
+        ));
+        return Vec::new();
+    };
+    let mut params = Vec::new();
+    for (key, spec) in entries {
+        if key.name == "key" || !is_name(&key.name) {
+            diags.push(
+                shape(
+                    format!(
+                        "`{}` cannot name a parameter: names are letters, digits and `_`, and `key` is the instance's own",
+                        key.name
+                    ),
+                    key.span,
+                )
+                .with_label("parameter name"),
+            );
+            continue;
+        }
+        let (type_node, default, items) = match &spec.kind {
+            Kind::Str(_) => (Some(spec), None, None),
+            Kind::Map(_) => (spec.get("type"), spec.get("default"), spec.get("items")),
+            _ => (None, None, None),
+        };
+        let kind = type_node.and_then(Node::as_str).and_then(Type::parse);
+        let item = items.map(|i| i.as_str().and_then(Type::parse));
+        let kind = match (kind, item) {
+            (Some(Type::List(None)), Some(Some(Type::String))) => Type::List(Some(Item::String)),
+            (Some(Type::List(None)), Some(Some(Type::Number))) => Type::List(Some(Item::Number)),
+            (Some(Type::List(None)), Some(Some(Type::Integer))) => Type::List(Some(Item::Integer)),
+            (Some(Type::List(None)), Some(Some(Type::Boolean))) => Type::List(Some(Item::Boolean)),
+            (Some(kind), None) => kind,
+            _ => {
+                diags.push(
+                    shape(
+                        format!(
+                            "parameter `{}` needs a type: `string`, `number`, `integer`, `boolean` or `list` (with `items:` one of the first four)",
+                            key.name
+                        ),
+                        type_node.map_or(spec.span, |t| t.span),
+                    )
+                    .with_label("no known type"),
+                );
+                continue;
+            }
+        };
+        if let Some(default) = default
+            && !kind.accepts(default)
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::TemplateParameterType,
+                    format!(
+                        "the default of parameter `{}` is not {}",
+                        key.name,
+                        kind.name()
+                    ),
+                    Some(default.span),
+                )
+                .with_label("wrong type"),
+            );
+            continue;
+        }
+        params.push(Param {
+            name: key.name.clone(),
+            kind,
+            default: default.cloned(),
+            span: key.span,
+        });
+    }
+    params
+}
+
+/// A parameter or instance-key name: letters, digits and `_` (`-` too for keys).
+fn is_name(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_key_part(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// One instance to make: its key, where it is written, its parameter values and overrides.
+struct Wanted {
+    key: String,
+    span: Span,
+    values: Vec<(Key, Node)>,
+    overrides: Option<Node>,
+}
+
+struct Expander<'d> {
+    instances: Vec<InstanceOrigin>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl Expander<'_> {
+    /// The entries of one `alerts:` or `dashboards:` map with every template entry replaced
+    /// by its instances, in place.
+    fn section(
+        &mut self,
+        written: Vec<(Key, Node)>,
+        kind: &str,
+        scope: &Scope,
+    ) -> Vec<(Key, Node)> {
+        let mut out = Vec::with_capacity(written.len());
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        for (key, node) in written {
+            if node.get("template").is_none() {
+                seen.insert(key.name.clone(), key.span);
+                out.push((key, node));
+                continue;
+            }
+            for (instance_key, instance) in self.entry(&key, &node, kind, scope) {
+                if let Some(first) = seen.get(&instance_key.name) {
+                    self.diags
+                        .push(super::yaml::duplicate_key(&instance_key, *first));
+                    continue;
+                }
+                seen.insert(instance_key.name.clone(), instance_key.span);
+                out.push((instance_key, instance));
+            }
+        }
+        out
+    }
+
+    /// The instances of one `template:` entry.
+    fn entry(&mut self, key: &Key, node: &Node, kind: &str, scope: &Scope) -> Vec<(Key, Node)> {
+        let Some(template) = self.lookup(node, kind, scope) else {
+            return Vec::new();
+        };
+        let mut shared = Vec::new();
+        let mut for_each = None;
+        let mut matrix = None;
+        let mut exclude = None;
+        for (k, v) in node.as_map().unwrap_or_default() {
+            match k.name.as_str() {
+                "template" => {}
+                "forEach" => for_each = Some((k, v)),
+                "matrix" => matrix = Some((k, v)),
+                "exclude" => exclude = Some((k, v)),
+                _ => shared.push((k.clone(), v.clone())),
+            }
+        }
+        let wanted = match (for_each, matrix) {
+            (Some((_, list)), None) => self.for_each(list),
+            (None, Some((_, product))) => self.matrix(product, exclude.map(|(_, v)| v)),
+            (Some(_), Some((second, _))) => {
+                self.diags.push(
+                    shape(
+                        format!(
+                            "`{}` fans out with `forEach` or `matrix`, not both",
+                            key.name
+                        ),
+                        second.span,
+                    )
+                    .with_label("a second fan-out"),
+                );
+                return Vec::new();
+            }
+            (None, None) => {
+                self.diags.push(
+                    shape(
+                        format!(
+                            "`{}` uses template `{}` without `forEach:` or `matrix:`",
+                            key.name, template.name
+                        ),
+                        key.span,
+                    )
+                    .with_label("no instances")
+                    .with_help(
+                        "list the instances: `forEach: [{key: checkout, service: checkout}]`",
+                    ),
+                );
+                return Vec::new();
+            }
+        };
+        if let (Some((k, _)), None) = (exclude, matrix) {
+            self.diags
+                .push(shape("`exclude` goes with `matrix`", k.span).with_label("no matrix here"));
+        }
+        let mut keys: HashMap<String, Span> = HashMap::new();
+        let mut out = Vec::new();
+        for want in wanted {
+            if let Some(first) = keys.get(&want.key) {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::TemplateDuplicateInstance,
+                        format!(
+                            "two instances of `{}` have the key `{}`",
+                            key.name, want.key
+                        ),
+                        Some(want.span),
+                    )
+                    .with_label("second instance")
+                    .with_related(*first, "first instance")
+                    .with_help("an instance's key is its address; give each instance its own"),
+                );
+                continue;
+            }
+            keys.insert(want.key.clone(), want.span);
+            let name = format!("{}[{}]", key.name, want.key);
+            let mut stack = vec![template.name.clone()];
+            if let Some(body) = self.instance(template, &want, &shared, key, scope, &mut stack) {
+                out.push((
+                    Key {
+                        name,
+                        span: want.span,
+                    },
+                    body,
+                ));
+            }
+        }
+        out
+    }
+
+    fn lookup<'t>(&mut self, node: &Node, kind: &str, scope: &Scope<'t>) -> Option<&'t Template> {
+        let name_node = node.get("template")?;
+        let Some(name) = name_node.as_str() else {
+            self.diags.push(
+                shape(
+                    "`template` names a template under `templates:`",
+                    name_node.span,
+                )
+                .with_label("not a name"),
+            );
+            return None;
+        };
+        let Some(template) = scope.iter().find_map(|s| s.get(name)) else {
+            let mut diag = Diagnostic::error(
+                Code::TemplateUnknown,
+                format!("no template is named `{name}`"),
+                Some(name_node.span),
+            )
+            .with_label("unknown template");
+            let mut known: Vec<&str> = scope
+                .iter()
+                .flat_map(|s| s.keys().map(String::as_str))
+                .collect();
+            known.sort_unstable();
+            if let Some(close) = closest(name, known.iter().copied()) {
+                diag = diag.with_help(format!("did you mean `{close}`?"));
+            }
+            self.diags.push(diag);
+            return None;
+        };
+        if template.kind != kind {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateKind,
+                    format!(
+                        "template `{name}` declares {} {}, not {} {kind}",
+                        article(template.kind),
+                        template.kind,
+                        article(kind)
+                    ),
+                    Some(name_node.span),
+                )
+                .with_label("used here")
+                .with_related(template.span, "the template"),
+            );
+            return None;
+        }
+        Some(template)
+    }
+
+    fn for_each(&mut self, list: &Node) -> Vec<Wanted> {
+        let Kind::Seq(items) = &list.kind else {
+            self.diags.push(not_list_of_maps(list.span));
+            return Vec::new();
+        };
+        let mut wanted = Vec::new();
+        for item in items {
+            let Some(entries) = item.as_map() else {
+                self.diags.push(not_list_of_maps(item.span));
+                continue;
+            };
+            let mut key = None;
+            let mut values = Vec::new();
+            let mut overrides = None;
+            let mut renamed = None;
+            for (k, v) in entries {
+                match k.name.as_str() {
+                    "key" => key = Some(v),
+                    "overrides" => overrides = Some(v.clone()),
+                    "renamedFrom" => renamed = Some((k.clone(), v.clone())),
+                    _ => values.push((k.clone(), v.clone())),
+                }
+            }
+            let Some(key) = key else {
+                self.diags.push(
+                    shape("an instance of `forEach` needs a `key`", item.span)
+                        .with_label("no key")
+                        .with_help("the key names the instance for good: `key: checkout`"),
+                );
+                continue;
+            };
+            let Some(text) = scalar_text(key).filter(|t| is_key_part(t)) else {
+                self.diags.push(bad_key(key.span));
+                continue;
+            };
+            if let Some(overrides) = &overrides
+                && overrides.as_map().is_none()
+            {
+                self.diags.push(
+                    shape(
+                        "`overrides` is a mapping merged into the instance",
+                        overrides.span,
+                    )
+                    .with_label("not a mapping"),
+                );
+                continue;
+            }
+            // `renamedFrom` beside the key is the instance's own, as if in its overrides.
+            if let Some((k, v)) = renamed {
+                let entry = vec![(k, v)];
+                let span = item.span;
+                overrides = Some(match overrides {
+                    Some(o) => merge(
+                        o,
+                        Node {
+                            kind: Kind::Map(entry),
+                            span,
+                        },
+                    ),
+                    None => Node {
+                        kind: Kind::Map(entry),
+                        span,
+                    },
+                });
+            }
+            wanted.push(Wanted {
+                key: text,
+                span: key.span,
+                values,
+                overrides,
+            });
+        }
+        wanted
+    }
+
+    fn matrix(&mut self, product: &Node, exclude: Option<&Node>) -> Vec<Wanted> {
+        let Some(axes) = product.as_map() else {
+            self.diags.push(
+                shape(
+                    "`matrix` maps each parameter to a list of values",
+                    product.span,
+                )
+                .with_label("not a mapping"),
+            );
+            return Vec::new();
+        };
+        let mut columns: Vec<(&Key, &[Node])> = Vec::new();
+        for (k, v) in axes {
+            match &v.kind {
+                Kind::Seq(values) if !values.is_empty() => {
+                    for value in values {
+                        if !scalar_text(value).is_some_and(|t| is_key_part(&t)) {
+                            self.diags.push(bad_key(value.span));
+                            return Vec::new();
+                        }
+                    }
+                    columns.push((k, values));
+                }
+                _ => {
+                    self.diags.push(
+                        shape(
+                            format!("`matrix.{}` is a non-empty list of values", k.name),
+                            v.span,
+                        )
+                        .with_label("not a list"),
+                    );
+                    return Vec::new();
+                }
+            }
+        }
+        let excluded: Vec<&[(Key, Node)]> = match exclude.map(|e| &e.kind) {
+            None => Vec::new(),
+            Some(Kind::Seq(items)) if items.iter().all(|i| i.as_map().is_some()) => {
+                items.iter().filter_map(Node::as_map).collect()
+            }
+            Some(_) => {
+                self.diags.push(
+                    shape(
+                        "`exclude` is a list of mappings, each naming values to leave out",
+                        exclude.map_or(product.span, |e| e.span),
+                    )
+                    .with_label("not a list of mappings"),
+                );
+                return Vec::new();
+            }
+        };
+        let mut rows: Vec<Vec<&Node>> = vec![Vec::new()];
+        for (_, values) in &columns {
+            rows = rows
+                .into_iter()
+                .flat_map(|row| {
+                    values.iter().map(move |v| {
+                        let mut row = row.clone();
+                        row.push(v);
+                        row
+                    })
+                })
+                .collect();
+        }
+        rows.into_iter()
+            .filter(|row| {
+                !excluded.iter().any(|rule| {
+                    rule.iter().all(|(k, v)| {
+                        columns
+                            .iter()
+                            .position(|(name, _)| name.name == k.name)
+                            .is_some_and(|at| row[at].kind == v.kind)
+                    })
+                })
+            })
+            .map(|row| Wanted {
+                key: row
+                    .iter()
+                    .filter_map(|v| scalar_text(v))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                span: row.first().map_or(product.span, |v| v.span),
+                values: columns
+                    .iter()
+                    .zip(&row)
+                    .map(|((k, _), v)| ((*k).clone(), (*v).clone()))
+                    .collect(),
+                overrides: None,
+            })
+            .collect()
+    }
+
+    /// One instance: the template's body with the parameters substituted, the entry's shared
+    /// keys added and the overrides merged in.
+    fn instance(
+        &mut self,
+        template: &Template,
+        want: &Wanted,
+        shared: &[(Key, Node)],
+        entry: &Key,
+        scope: &Scope,
+        stack: &mut Vec<String>,
+    ) -> Option<Node> {
+        let index = u32::try_from(self.instances.len()).ok()?;
+        let origin = InstanceOrigin {
+            template: template.name.clone(),
+            template_span: template.span,
+            key: format!("{}[{}]", entry.name, want.key),
+            span: want.span,
+        };
+        let mut bound: HashMap<&str, Node> = HashMap::new();
+        bound.insert(
+            "key",
+            Node {
+                kind: Kind::Str(want.key.clone()),
+                span: want.span,
+            },
+        );
+        let mut ok = true;
+        for (k, v) in &want.values {
+            match template.params.iter().find(|p| p.name == k.name) {
+                Some(param) if param.kind.accepts(v) => {
+                    bound.insert(param.name.as_str(), v.clone());
+                }
+                Some(param) => {
+                    ok = false;
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::TemplateParameterType,
+                            format!(
+                                "parameter `{}` of template `{}` is {}; this is {}",
+                                param.name,
+                                template.name,
+                                param.kind.name(),
+                                describe(v)
+                            ),
+                            Some(v.span),
+                        )
+                        .with_label("wrong type")
+                        .with_related(param.span, "the parameter"),
+                    );
+                }
+                None => {
+                    ok = false;
+                    let mut diag = Diagnostic::error(
+                        Code::TemplateUnknownParameter,
+                        format!("template `{}` has no parameter `{}`", template.name, k.name),
+                        Some(k.span),
+                    )
+                    .with_label("unknown parameter")
+                    .with_related(template.span, "the template");
+                    let names = template.params.iter().map(|p| p.name.as_str());
+                    if let Some(close) = closest(&k.name, names) {
+                        diag = diag.with_help(format!("did you mean `{close}`?"));
+                    } else {
+                        diag = diag.with_help(
+                            "change a value the template does not take with `overrides:`",
+                        );
+                    }
+                    self.diags.push(diag);
+                }
+            }
+        }
+        for param in &template.params {
+            if bound.contains_key(param.name.as_str())
+                || !want.values.iter().all(|(k, _)| k.name != param.name)
+            {
+                continue;
+            }
+            match &param.default {
+                Some(default) => {
+                    bound.insert(param.name.as_str(), default.clone());
+                }
+                None => {
+                    ok = false;
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::TemplateMissingParameter,
+                            format!(
+                                "instance `{}` of template `{}` needs parameter `{}` ({})",
+                                want.key,
+                                template.name,
+                                param.name,
+                                param.kind.name()
+                            ),
+                            Some(want.span),
+                        )
+                        .with_label("this instance")
+                        .with_related(param.span, "the parameter, without a default"),
+                    );
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        self.instances.push(origin);
+        let mut body = template.body.clone();
+        self.substitute(&mut body, &bound, index, template);
+        let body = self.nested(body, scope, stack, index)?;
+        let Kind::Map(mut entries) = body.kind else {
+            return None;
+        };
+        for (k, v) in shared {
+            if let Some((first, _)) = entries.iter().find(|(t, _)| t.name == k.name) {
+                self.diags.push(
+                    super::yaml::duplicate_key(k, first.span)
+                        .with_help("change a value of the template for this entry with `overrides:` in each instance"),
+                );
+                continue;
+            }
+            entries.push((k.clone(), v.clone()));
+        }
+        let body = Node {
+            kind: Kind::Map(entries),
+            span: Span {
+                instance: Some(index),
+                ..body.span
+            },
+        };
+        Some(match &want.overrides {
+            Some(overrides) => merge(body, overrides.clone()),
+            None => body,
+        })
+    }
+
+    /// A body that is itself `template: other` with `with:` values: the other template's
+    /// body, the rest merged over it. Templates that use each other in a cycle are an error.
+    fn nested(
+        &mut self,
+        body: Node,
+        scope: &Scope,
+        stack: &mut Vec<String>,
+        index: u32,
+    ) -> Option<Node> {
+        let Some(name_node) = body.get("template") else {
+            return Some(body);
+        };
+        let name = name_node.as_str().unwrap_or_default().to_string();
+        if stack.contains(&name) {
+            let chain = stack.join("` → `");
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateCycle,
+                    format!("templates use each other in a cycle: `{chain}` → `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("uses a template already being expanded")
+                .with_help("a template may build on another, never on itself"),
+            );
+            return None;
+        }
+        let Some(base) = scope.iter().find_map(|s| s.get(&name)) else {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateUnknown,
+                    format!("no template is named `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("unknown template"),
+            );
+            return None;
+        };
+        let Kind::Map(entries) = body.kind else {
+            return None;
+        };
+        let mut values = Vec::new();
+        let mut rest = Vec::new();
+        for (k, v) in entries {
+            match k.name.as_str() {
+                "template" => {}
+                "with" => values = v.as_map().map(<[_]>::to_vec).unwrap_or_default(),
+                _ => rest.push((k, v)),
+            }
+        }
+        let origin = self.instances.get(usize::try_from(index).ok()?)?;
+        let want = Wanted {
+            key: origin.key.clone(),
+            span: origin.span,
+            values,
+            overrides: None,
+        };
+        stack.push(name);
+        let base_body = {
+            let mut bound: HashMap<&str, Node> = HashMap::new();
+            let mut ok = true;
+            for (k, v) in &want.values {
+                match base.params.iter().find(|p| p.name == k.name) {
+                    Some(p) if p.kind.accepts(v) => {
+                        bound.insert(p.name.as_str(), v.clone());
+                    }
+                    _ => {
+                        ok = false;
+                        self.diags.push(
+                            Diagnostic::error(
+                                Code::TemplateUnknownParameter,
+                                format!(
+                                    "template `{}` has no parameter `{}` of this type",
+                                    base.name, k.name
+                                ),
+                                Some(k.span),
+                            )
+                            .with_related(base.span, "the template"),
+                        );
+                    }
+                }
+            }
+            for p in &base.params {
+                if !bound.contains_key(p.name.as_str()) {
+                    match &p.default {
+                        Some(d) => {
+                            bound.insert(p.name.as_str(), d.clone());
+                        }
+                        None => {
+                            ok = false;
+                            self.diags.push(
+                                Diagnostic::error(
+                                    Code::TemplateMissingParameter,
+                                    format!(
+                                        "template `{}` needs parameter `{}`",
+                                        base.name, p.name
+                                    ),
+                                    Some(name_node_span(&rest, want.span)),
+                                )
+                                .with_related(p.span, "the parameter, without a default"),
+                            );
+                        }
+                    }
+                }
+            }
+            if !ok {
+                stack.pop();
+                return None;
+            }
+            let mut b = base.body.clone();
+            self.substitute(&mut b, &bound, index, base);
+            b
+        };
+        let base_body = self.nested(base_body, scope, stack, index);
+        stack.pop();
+        let rest = Node {
+            kind: Kind::Map(rest),
+            span: body.span,
+        };
+        Some(merge(base_body?, rest))
+    }
+
+    /// Replaces `${name}` in every string of `node`, and marks every span with the instance.
+    fn substitute(
+        &mut self,
+        node: &mut Node,
+        bound: &HashMap<&str, Node>,
+        index: u32,
+        template: &Template,
+    ) {
+        node.span.instance = Some(index);
+        match &mut node.kind {
+            Kind::Str(text) => {
+                if !text.contains("${") {
+                    return;
+                }
+                if let Some(name) = whole_reference(text)
+                    && let Some(value) = bound.get(name)
+                {
+                    let mut value = value.clone();
+                    mark(&mut value, index);
+                    node.kind = value.kind;
+                    return;
+                }
+                if let Some(filled) = self.fill(text, bound, node.span, template) {
+                    *text = filled;
+                }
+            }
+            Kind::Seq(items) => {
+                for item in items {
+                    self.substitute(item, bound, index, template);
+                }
+            }
+            Kind::Map(entries) => {
+                for (key, value) in entries {
+                    key.span.instance = Some(index);
+                    self.substitute(value, bound, index, template);
+                }
+            }
+            Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) => {}
+        }
+    }
+
+    /// `text` with each `${name}` replaced by its scalar's text; `${env:...}` and `$${` kept.
+    fn fill(
+        &mut self,
+        text: &str,
+        bound: &HashMap<&str, Node>,
+        span: Span,
+        template: &Template,
+    ) -> Option<String> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(pos) = rest.find('$') {
+            out.push_str(&rest[..pos]);
+            let after = &rest[pos..];
+            if after.starts_with("$${") || !after.starts_with("${") || after.starts_with("${env:") {
+                let skip = if after.starts_with("$${") { 3 } else { 1 };
+                out.push_str(&after[..skip]);
+                rest = &after[skip..];
+                continue;
+            }
+            let Some(end) = after.find('}') else {
+                // Unclosed: interpolation reports it.
+                out.push_str(after);
+                return Some(out);
+            };
+            let name = &after[2..end];
+            match bound.get(name).map(scalar_text) {
+                Some(Some(value)) => out.push_str(&value),
+                Some(None) => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::TemplateParameterType,
+                            format!("`${{{name}}}` is a list: it can stand only as a whole value, not inside a string"),
+                            Some(span),
+                        )
+                        .with_label("list inside a string"),
+                    );
+                    return None;
+                }
+                None => {
+                    let mut diag = Diagnostic::error(
+                        Code::TemplateUnknownReference,
+                        format!(
+                            "`${{{name}}}` names no parameter of template `{}`",
+                            template.name
+                        ),
+                        Some(span),
+                    )
+                    .with_label("unknown parameter");
+                    let names = template
+                        .params
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .chain(["key"]);
+                    if let Some(close) = closest(name, names) {
+                        diag = diag.with_help(format!("did you mean `${{{close}}}`?"));
+                    } else {
+                        diag = diag.with_help("declare it under the template's `parameters:`; write `$${` for a literal `${`");
+                    }
+                    self.diags.push(diag);
+                    return None;
+                }
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+}
+
+fn name_node_span(rest: &[(Key, Node)], fallback: Span) -> Span {
+    rest.first().map_or(fallback, |(k, _)| k.span)
+}
+
+/// `name` when `text` is exactly `${name}` (not an environment reference).
+fn whole_reference(text: &str) -> Option<&str> {
+    let name = text.strip_prefix("${")?.strip_suffix('}')?;
+    (!name.contains(['$', '{', '}', ':'])).then_some(name)
+}
+
+fn mark(node: &mut Node, index: u32) {
+    node.span.instance = Some(index);
+    match &mut node.kind {
+        Kind::Seq(items) => items.iter_mut().for_each(|i| mark(i, index)),
+        Kind::Map(entries) => entries.iter_mut().for_each(|(_, v)| mark(v, index)),
+        Kind::Null | Kind::Bool(_) | Kind::Int(_) | Kind::Float(_) | Kind::Str(_) => {}
+    }
+}
+
+/// A scalar's text as it substitutes into a string; `None` for a list or a mapping.
+fn scalar_text(node: &Node) -> Option<String> {
+    Some(match &node.kind {
+        Kind::Str(s) => s.clone(),
+        Kind::Int(i) => i.to_string(),
+        Kind::Float(f) => f.to_string(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Null => String::new(),
+        Kind::Seq(_) | Kind::Map(_) => return None,
+    })
+}
+
+fn describe(node: &Node) -> &'static str {
+    match node.kind {
+        Kind::Null => "empty",
+        Kind::Bool(_) => "a boolean",
+        Kind::Int(_) => "an integer",
+        Kind::Float(_) => "a number",
+        Kind::Str(_) => "a string",
+        Kind::Seq(_) => "a list",
+        Kind::Map(_) => "a mapping",
+    }
+}
+
+fn article(kind: &str) -> &'static str {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+fn not_list_of_maps(span: Span) -> Diagnostic {
+    shape(
+        "`forEach` is a list of mappings, one per instance, each with a `key`",
+        span,
+    )
+    .with_label("not a mapping")
+    .with_help("write `forEach: [{key: checkout, service: checkout}, ...]`")
+}
+
+fn bad_key(span: Span) -> Diagnostic {
+    shape(
+        "an instance key is a word of letters, digits, `-` and `_`: it becomes part of the address",
+        span,
+    )
+    .with_label("not a valid key")
+}
+
+/// `over` deep-merged into `base`: mappings merge key by key, anything else replaces.
+fn merge(base: Node, over: Node) -> Node {
+    match (base.kind, over.kind) {
+        (Kind::Map(mut entries), Kind::Map(more)) => {
+            for (k, v) in more {
+                match entries.iter_mut().find(|(e, _)| e.name == k.name) {
+                    Some((_, existing)) => {
+                        let old = std::mem::replace(
+                            existing,
+                            Node {
+                                kind: Kind::Null,
+                                span: v.span,
+                            },
+                        );
+                        *existing = merge(old, v);
+                    }
+                    None => entries.push((k, v)),
+                }
+            }
+            Node {
+                kind: Kind::Map(entries),
+                span: base.span,
+            }
+        }
+        (_, kind) => Node {
+            kind,
+            span: over.span,
+        },
+    }
+}
+
+/// The expanded tree as YAML, for `validate --expand`: each instance preceded by a comment
+/// naming its template and where the instance is written, `${env:...}` as written.
+pub(crate) fn to_yaml(root: &Node, sources: &super::model::Sources) -> String {
+    let mut out = String::new();
+    write_map_entries(root, 0, sources, &mut out);
+    out
+}
+
+fn write_map_entries(
+    node: &Node,
+    indent: usize,
+    sources: &super::model::Sources,
+    out: &mut String,
+) {
+    let Some(entries) = node.as_map() else {
+        return;
+    };
+    let pad = " ".repeat(indent);
+    for (key, value) in entries {
+        if let Some(origin) = sources.instance(value.span)
+            && origin.key == key.name
+        {
+            let file = sources
+                .file(origin.span.file)
+                .map(|f| f.path.display().to_string())
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "{pad}# template `{}`, instance at {file}:{}\n",
+                origin.template, origin.span.line
+            ));
+        }
+        out.push_str(&pad);
+        out.push_str(&scalar(&Kind::Str(key.name.clone())));
+        out.push(':');
+        write_value(value, indent, sources, out);
+    }
+}
+
+/// Writes a value after `key:` (or `-`): a scalar on the same line, a collection below.
+fn write_value(value: &Node, indent: usize, sources: &super::model::Sources, out: &mut String) {
+    match &value.kind {
+        Kind::Map(entries) if !entries.is_empty() => {
+            out.push('\n');
+            write_map_entries(value, indent + 2, sources, out);
+        }
+        Kind::Seq(items) if !items.is_empty() => {
+            out.push('\n');
+            let pad = " ".repeat(indent + 2);
+            for item in items {
+                out.push_str(&pad);
+                out.push('-');
+                match &item.kind {
+                    Kind::Map(entries) if !entries.is_empty() => {
+                        // The first entry on the dash's line, the rest aligned under it.
+                        let mut nested = String::new();
+                        write_map_entries(item, indent + 4, sources, &mut nested);
+                        out.push(' ');
+                        out.push_str(nested.trim_start_matches(' '));
+                    }
+                    _ => write_value(item, indent + 2, sources, out),
+                }
+            }
+        }
+        Kind::Map(_) => out.push_str(" {}\n"),
+        Kind::Seq(_) => out.push_str(" []\n"),
+        kind => {
+            out.push(' ');
+            out.push_str(&scalar(kind));
+            out.push('\n');
+        }
+    }
+}
+
+/// A scalar as YAML: plain when it reads back as the same string, double-quoted otherwise.
+fn scalar(kind: &Kind) -> String {
+    match kind {
+        Kind::Null => "null".to_string(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Int(i) => i.to_string(),
+        Kind::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.1}"),
+        Kind::Float(f) => f.to_string(),
+        Kind::Str(text) => {
+            let plain = text.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+                && matches!(super::yaml::resolve_plain(text), Kind::Str(_));
+            if plain {
+                text.clone()
+            } else {
+                serde_json::to_string(text).unwrap_or_default()
+            }
+        }
+        Kind::Seq(_) | Kind::Map(_) => String::new(),
+    }
+}
+
+/// The instance names of `forEach` keys seen twice, for tests.
+#[cfg(test)]
+fn keys_of(root: &Node, stack: &str, section: &str) -> Vec<String> {
+    root.get("stacks")
+        .and_then(|s| s.get(stack))
+        .and_then(|s| s.get(section))
+        .and_then(Node::as_map)
+        .map(|m| m.iter().map(|(k, _)| k.name.clone()).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_text(text: &str) -> (Node, Vec<InstanceOrigin>, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let mut root = super::super::yaml::parse(text, 0, &mut diags).unwrap();
+        let instances = expand(&mut root, &mut diags);
+        (root, instances, diags)
+    }
+
+    const BASE: &str = "templates:
+  errors:
+    parameters:
+      service: string
+      threshold: { type: number, default: 100 }
+    alert:
+      name: ${service} errors
+      threshold: ${threshold}
+      message: \"${service} is failing (${env:TEAM})\"
+stacks:
+  prod:
+    alerts:
+      api:
+        template: errors
+";
+
+    #[test]
+    fn for_each_makes_keyed_instances_with_typed_values() {
+        let text = format!(
+            "{BASE}        forEach:\n          - {{key: checkout, service: checkout}}\n          - {{key: search, service: search, threshold: 5.5}}\n"
+        );
+        let (root, instances, diags) = expand_text(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            keys_of(&root, "prod", "alerts"),
+            ["api[checkout]", "api[search]"]
+        );
+        let search = root
+            .get("stacks")
+            .unwrap()
+            .get("prod")
+            .unwrap()
+            .get("alerts")
+            .unwrap()
+            .get("api[search]")
+            .unwrap();
+        assert_eq!(search.get("threshold").unwrap().kind, Kind::Float(5.5));
+        assert_eq!(
+            search.get("name").unwrap().kind,
+            Kind::Str("search errors".into())
+        );
+        assert_eq!(
+            search.get("message").unwrap().kind,
+            Kind::Str("search is failing (${env:TEAM})".into())
+        );
+        assert_eq!(search.get("name").unwrap().span.line, 7);
+        assert_eq!(search.get("name").unwrap().span.instance, Some(1));
+        assert_eq!(instances[1].key, "api[search]");
+        assert!(root.get("templates").is_none());
+    }
+
+    #[test]
+    fn matrix_expands_the_product_without_the_excluded() {
+        let text = format!(
+            "{BASE}        matrix:\n          service: [a, b]\n          threshold: [1, 2]\n        exclude:\n          - {{service: b, threshold: 2}}\n"
+        );
+        let (root, _, diags) = expand_text(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            keys_of(&root, "prod", "alerts"),
+            ["api[a,1]", "api[a,2]", "api[b,1]"]
+        );
+    }
+
+    #[test]
+    fn bad_instances_are_errors_at_the_instance() {
+        let cases = [
+            ("        forEach: {key: a}\n", Code::TemplateShape),
+            ("        forEach: [a]\n", Code::TemplateShape),
+            (
+                "        forEach:\n          - {service: a}\n",
+                Code::TemplateShape,
+            ),
+            (
+                "        forEach:\n          - {key: a, service: a}\n          - {key: a, service: b}\n",
+                Code::TemplateDuplicateInstance,
+            ),
+            (
+                "        forEach:\n          - {key: a, service: a, servise: a}\n",
+                Code::TemplateUnknownParameter,
+            ),
+            (
+                "        forEach:\n          - {key: a}\n",
+                Code::TemplateMissingParameter,
+            ),
+            (
+                "        forEach:\n          - {key: a, service: a, threshold: high}\n",
+                Code::TemplateParameterType,
+            ),
+        ];
+        for (tail, code) in cases {
+            let (_, _, diags) = expand_text(&format!("{BASE}{tail}"));
+            assert_eq!(
+                diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+                [code],
+                "{tail}"
+            );
+        }
+    }
+
+    #[test]
+    fn templates_building_on_each_other_in_a_cycle_stop() {
+        let text = "templates:
+  a:
+    alert: { template: b, name: x }
+  b:
+    alert: { template: a }
+stacks:
+  prod:
+    alerts:
+      x: { template: a, forEach: [{key: one}] }
+";
+        let (_, _, diags) = expand_text(text);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].code, Code::TemplateCycle);
+    }
+
+    #[test]
+    fn overrides_merge_deeply_into_their_instance_only() {
+        let text = "templates:
+  t:
+    alert: { name: \"n-${key}\", channel: { type: webhook, webhookId: w } }
+stacks:
+  prod:
+    alerts:
+      x:
+        template: t
+        forEach:
+          - { key: a, overrides: { channel: { webhookId: v } } }
+          - { key: b }
+";
+        let (root, _, diags) = expand_text(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let alerts = root
+            .get("stacks")
+            .unwrap()
+            .get("prod")
+            .unwrap()
+            .get("alerts")
+            .unwrap();
+        let a = alerts.get("x[a]").unwrap().get("channel").unwrap();
+        assert_eq!(a.get("webhookId").unwrap().kind, Kind::Str("v".into()));
+        assert_eq!(a.get("type").unwrap().kind, Kind::Str("webhook".into()));
+        let b = alerts.get("x[b]").unwrap().get("channel").unwrap();
+        assert_eq!(b.get("webhookId").unwrap().kind, Kind::Str("w".into()));
+    }
+
+    #[test]
+    fn a_key_of_the_entry_and_the_template_both_is_a_duplicate() {
+        let text = "templates:
+  t:
+    alert: { name: n }
+stacks:
+  prod:
+    alerts:
+      x: { template: t, name: m, forEach: [{key: a}] }
+";
+        let (_, _, diags) = expand_text(text);
+        assert_eq!(diags[0].code, Code::ConfigDuplicateKey, "{diags:?}");
+    }
+}
