@@ -323,11 +323,11 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             let at = origin.span;
             out.push_str(&format!(
                 "::{kind} file={},line={},col={},title={}::{}\n",
-                escape_property(&file_name(sources, at)),
+                crate::output::annotation_property(&file_name(sources, at)),
                 at.line,
                 at.column,
-                escape_property(d.code.as_str()),
-                escape_data(&format!(
+                crate::output::annotation_property(d.code.as_str()),
+                crate::output::annotation_data(&format!(
                     "in instance `{}` of template `{}`: {message}",
                     origin.key, origin.template
                 ))
