@@ -254,7 +254,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     match &args.out {
         Some(path) => {
             printer.write_file(path, &exported.yaml)?;
-            printer.err(&format!("wrote the config to `{}`", path.display()));
+            printer.err(&format!(
+                "wrote the config to `{}`",
+                crate::output::path_text(path)
+            ));
         }
         None => printer.out(&exported.yaml),
     }

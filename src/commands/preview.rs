@@ -123,7 +123,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     }
     if let Some(path) = &args.svg {
         printer.write_file(path, &svg::render(&charts))?;
-        printer.err(&format!("wrote the chart to `{}`", path.display()));
+        printer.err(&format!(
+            "wrote the chart to `{}`",
+            crate::output::path_text(path)
+        ));
     }
     Ok(Exit::Success)
 }

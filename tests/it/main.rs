@@ -12,6 +12,7 @@ mod help;
 mod hostile;
 mod hostile_inputs;
 mod layers;
+mod messages;
 mod operations;
 mod pipes;
 mod plan;
