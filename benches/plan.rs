@@ -145,6 +145,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     w: at(12),
                     h: at(4),
                     as_ratio: None,
+                    config: None,
                     series: vec![SeriesConfig {
                         kind: Some(text_of("time")),
                         source: Some(SourceRef::Name(text_of("Logs"))),
@@ -243,6 +244,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 key: text_of(key),
                 target,
                 prune: true,
+                generation: None,
                 dashboards,
                 alerts,
             },

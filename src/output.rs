@@ -122,6 +122,119 @@ pub(crate) fn reveal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` as the data of a GitHub workflow command (`::warning ...::DATA`): `%`, `\r` and `\n`
+/// percent-encoded, so the text stays on its line and cannot start a command of its own.
+pub(crate) fn annotation_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// `text` as a property value of a GitHub workflow command (`file=`, `title=`): as
+/// [`annotation_data`], with the `:` and `,` that would end the property also encoded.
+pub(crate) fn annotation_property(text: &str) -> String {
+    annotation_data(text)
+        .replace(':', "%3A")
+        .replace(',', "%2C")
+}
+
+/// `text` inside a JSON string, without the quotes.
+fn json_inner(text: &str) -> String {
+    serde_json::to_string(text).map_or_else(|_| text.to_string(), |quoted| inside_quotes(&quoted))
+}
+
+/// `text` as Rust's `{:?}` writes it (addresses of live names), without the quotes.
+fn debug_inner(text: &str) -> String {
+    inside_quotes(&format!("{text:?}"))
+}
+
+fn inside_quotes(quoted: &str) -> String {
+    let inside = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"'));
+    inside.unwrap_or(quoted).to_string()
+}
+
+/// `text` with XML's five entities (the SVG previews, HTML inside Markdown).
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// `text` with control characters but the line break written as `\u{..}` (diagnostics).
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The escapes a renderer applies to a value, each one character at a time, so the escaped
+/// form of a secret is a substring of the escaped form of any text that holds it.
+const ESCAPES: [fn(&str) -> String; 9] = [
+    json_inner,
+    debug_inner,
+    crate::markdown::escape,
+    crate::markdown::escape_html,
+    |text| reveal(text).into_owned(),
+    printable,
+    annotation_data,
+    annotation_property,
+    xml,
+];
+
+/// How many escapes in a row a value can go through on its way out: a name quoted as JSON in a
+/// plan line, escaped for Markdown, then revealed.
+const ESCAPE_DEPTH: usize = 3;
+
+/// `value` and every form it takes after up to [`ESCAPE_DEPTH`] of the [`ESCAPES`], each once:
+/// what masking looks for, since masking runs on the rendered text. A value that needs no
+/// escaping has one form.
+fn rendered_forms(value: &str) -> Vec<String> {
+    let mut forms = vec![value.to_string()];
+    let mut newest = forms.clone();
+    for _ in 0..ESCAPE_DEPTH {
+        let mut next = Vec::new();
+        for form in &newest {
+            for escape in ESCAPES {
+                let escaped = escape(form);
+                if !forms.contains(&escaped) && !next.contains(&escaped) {
+                    next.push(escaped);
+                }
+            }
+        }
+        forms.extend(next.iter().cloned());
+        newest = next;
+    }
+    forms
+}
+
+/// `path` as messages show it: control characters (a line break, a carriage return, an escape)
+/// written as `\u{..}`, so a file name cannot end the line it is printed on and start one that a
+/// CI system reads as a command (`::warning title=Approved::`), nor move the terminal's cursor.
+pub(crate) fn path_text(path: &Path) -> String {
+    let shown = path.display().to_string();
+    if !shown.chars().any(char::is_control) {
+        return shown;
+    }
+    shown
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Decides color, verbosity and where each kind of output goes.
 #[derive(Debug, Clone)]
 pub struct Printer {
@@ -242,18 +355,12 @@ impl Printer {
     }
 
     /// Masks `value` in everything this printer (and every clone of it) writes from now on:
-    /// stdout, stderr and files. For the run's secrets: the key secret and the token.
+    /// stdout, stderr and files, in every form a renderer can give it. For the run's secrets:
+    /// the key secret and the token.
     pub(crate) fn add_secret(&self, value: &str) {
-        self.secrets.add(value.to_string());
-        // The forms a value takes once rendered: inside a JSON string, in Markdown.
-        if let Ok(json) = serde_json::to_string(value) {
-            self.secrets.add(
-                json.trim_start_matches('"')
-                    .trim_end_matches('"')
-                    .to_string(),
-            );
+        for form in rendered_forms(value) {
+            self.secrets.add(form);
         }
-        self.secrets.add(crate::markdown::escape(value));
     }
 
     /// Masks a key secret, and the Basic `Authorization` value it is sent in (the base64 of
@@ -286,7 +393,7 @@ impl Printer {
     /// Writes text for people to stdout (a text or Markdown plan, a drift report, a chart):
     /// masked, with invisible characters revealed.
     pub(crate) fn out_text(&self, text: &str) {
-        self.out(&reveal(text));
+        self.out(&reveal(&self.redact(text)));
     }
 
     /// `text` as stderr shows it: masked, invisible characters revealed. For what reaches the
@@ -306,7 +413,7 @@ impl Printer {
     /// rename), masked like stdout.
     pub(crate) fn write_file(&self, path: &Path, text: &str) -> Result<(), WriteFileError> {
         let failed = |cause| WriteFileError {
-            path: path.display().to_string(),
+            path: path_text(path),
             cause,
         };
         let mut temporary = path.as_os_str().to_owned();
@@ -536,6 +643,29 @@ mod tests {
         printer.add_secret("  ");
         assert_eq!(printer.redact("a  b"), "a  b", "a blank is never a secret");
         assert!(!format!("{printer:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn a_secret_is_masked_in_each_escaped_form() {
+        let printer = Printer::plain();
+        let secret = "k\u{a0}\"q\\%:,<\n";
+        printer.add_secret(secret);
+        let renderings = [
+            serde_json::to_string(&format!("a {secret} b")).unwrap_or_default(),
+            format!("{:?}", format!("a {secret} b")),
+            reveal(&crate::markdown::escape(&json_inner(secret))).into_owned(),
+            crate::markdown::escape_html(&debug_inner(secret)),
+            annotation_data(secret),
+            annotation_property(secret),
+            xml(secret),
+            printable(secret),
+        ];
+        for rendered in renderings {
+            let masked = printer.redact(&rendered);
+            assert!(masked.contains(MASK), "{rendered} is masked as {masked}");
+            assert!(!masked.contains('q'), "{rendered} is masked as {masked}");
+        }
+        assert_eq!(rendered_forms("plain-value"), ["plain-value"]);
     }
 
     #[test]

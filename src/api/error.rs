@@ -32,8 +32,35 @@ pub enum FailureKind {
     TooMuch(u16),
     /// The server answered success with JSON of another shape than the operation reads.
     Shape(u16),
+    /// The server answered success with JSON holding a number no float holds (`1e400`).
+    OutOfRange(u16),
+    /// The server answered success with its own error object (`{"status": 403, "error":
+    /// "CODE: message"}`, `{"message": ...}`) in place of the result.
+    ErrorBody(u16),
+    /// The server answered a create with success but without the object it made.
+    Lacking(u16),
     /// Not sent: the run was interrupted while the write waited to go out.
     Stopped,
+}
+
+impl FailureKind {
+    /// Whether the server answered success with a body converge could not use.
+    fn is_unreadable_success(&self) -> bool {
+        match self {
+            FailureKind::Body(status) => *status != 0,
+            FailureKind::TooMuch(_)
+            | FailureKind::Shape(_)
+            | FailureKind::OutOfRange(_)
+            | FailureKind::ErrorBody(_)
+            | FailureKind::Lacking(_) => true,
+            FailureKind::Status(_)
+            | FailureKind::Connect
+            | FailureKind::Refused
+            | FailureKind::Timeout
+            | FailureKind::Connection
+            | FailureKind::Stopped => false,
+        }
+    }
 }
 
 /// A failed API call. Boxed: errors are rare, and a small `Result` keeps every call cheap.
@@ -88,7 +115,10 @@ impl ApiError {
             FailureKind::Status(status)
             | FailureKind::Body(status)
             | FailureKind::TooMuch(status)
-            | FailureKind::Shape(status) => Some(status),
+            | FailureKind::Shape(status)
+            | FailureKind::OutOfRange(status)
+            | FailureKind::ErrorBody(status)
+            | FailureKind::Lacking(status) => Some(status),
             _ => None,
         }
     }
@@ -104,6 +134,9 @@ impl ApiError {
             | FailureKind::Body(_)
             | FailureKind::TooMuch(_)
             | FailureKind::Shape(_)
+            | FailureKind::OutOfRange(_)
+            | FailureKind::ErrorBody(_)
+            | FailureKind::Lacking(_)
             | FailureKind::Stopped => false,
         }
     }
@@ -117,6 +150,9 @@ impl ApiError {
             | FailureKind::Body(_)
             | FailureKind::TooMuch(_)
             | FailureKind::Shape(_)
+            | FailureKind::OutOfRange(_)
+            | FailureKind::ErrorBody(_)
+            | FailureKind::Lacking(_)
             | FailureKind::Stopped => false,
         }
     }
@@ -175,6 +211,24 @@ impl ApiError {
                     self.message
                 ));
             }
+            FailureKind::OutOfRange(status) => {
+                text.push_str(&format!(
+                    " answered {status} with JSON holding {}",
+                    self.message
+                ));
+            }
+            FailureKind::ErrorBody(status) => {
+                text.push_str(&format!(
+                    " answered {status} with the server's error in place of a result: {}",
+                    self.message
+                ));
+            }
+            FailureKind::Lacking(status) => {
+                text.push_str(&format!(
+                    " answered {status}, but the server's answer lacked the object: {}",
+                    self.message
+                ));
+            }
             FailureKind::Connect | FailureKind::Refused => {
                 text.push_str(&format!(": cannot connect: {}", self.message));
             }
@@ -187,6 +241,10 @@ impl ApiError {
             FailureKind::Stopped => {
                 text.push_str(&format!(": {}", self.message));
             }
+        }
+        // A write answered success, whatever its body, may well have been carried out.
+        if !self.is_read() && self.kind.is_unreadable_success() {
+            text.push_str("; it may have been applied; run `converge plan` to see");
         }
         let mut notes = Vec::new();
         if let Some(id) = &self.request_id {
@@ -215,7 +273,11 @@ impl ApiError {
             FailureKind::Status(_) => Code::ApiHttpStatus,
             FailureKind::Connect | FailureKind::Refused => Code::ApiUnreachable,
             FailureKind::Timeout | FailureKind::Connection => Code::ApiInterrupted,
-            FailureKind::Body(_) | FailureKind::Shape(_) => Code::ApiBadAnswer,
+            FailureKind::Body(_)
+            | FailureKind::Shape(_)
+            | FailureKind::OutOfRange(_)
+            | FailureKind::ErrorBody(_)
+            | FailureKind::Lacking(_) => Code::ApiBadAnswer,
             FailureKind::TooMuch(_) => Code::ApiTooMuch,
             FailureKind::Stopped => Code::ApiStopped,
         }
@@ -417,6 +479,9 @@ impl fmt::Display for FailureKind {
             FailureKind::Connection => f.write_str("connection lost"),
             FailureKind::Body(status) => write!(f, "{status} unreadable body"),
             FailureKind::Shape(status) => write!(f, "{status} body of another shape"),
+            FailureKind::OutOfRange(status) => write!(f, "{status} number out of range"),
+            FailureKind::ErrorBody(status) => write!(f, "{status} error body"),
+            FailureKind::Lacking(status) => write!(f, "{status} without the object"),
             FailureKind::Stopped => f.write_str("not sent (interrupted)"),
         }
     }

@@ -730,7 +730,7 @@ pub struct Tile {
         skip_serializing_if = "Option::is_none"
     )]
     pub as_ratio: Option<bool>,
-    /// Series (the contract's tile format). Left out when empty: a tile of the newer format
+    /// Series (the contract's tile format). Left out when empty: a tile of today's format
     /// carries `config` instead.
     #[serde(
         default,
@@ -738,15 +738,14 @@ pub struct Tile {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub series: Vec<Series>,
-    /// The newer generation's tile definition (`config` instead of `series`), kept as read and
-    /// sent back unchanged: converge does not manage it (see `Tile::is_newer_format`).
+    /// Today's tile definition (`config` instead of `series`): what servers since 2.18 answer,
+    /// and what converge writes to them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Value>,
 }
 
 impl Tile {
-    /// Whether the tile is of the newer format, which converge leaves as it is: `config` and no
-    /// `series`.
+    /// Whether the tile is of today's format: `config` and no `series`.
     pub(crate) fn is_newer_format(&self) -> bool {
         self.config.as_ref().is_some_and(|c| !c.is_null()) && self.series.is_empty()
     }

@@ -85,7 +85,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         if let Err(mismatch) = session.saved.check_digest() {
             printer.err(&format!(
                 "error: `{}`: {mismatch}; nothing was written",
-                file.display()
+                crate::output::path_text(file)
             ));
             printer.err("run `converge plan --out FILE` again and review the new plan");
             refused_report(&args, printer, &session.saved.plan, "digest", &[]);

@@ -154,6 +154,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         key: located(key),
         target,
         prune: false,
+        generation: None,
         dashboards: IndexMap::new(),
         alerts: IndexMap::new(),
     };
@@ -253,7 +254,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     match &args.out {
         Some(path) => {
             printer.write_file(path, &exported.yaml)?;
-            printer.err(&format!("wrote the config to `{}`", path.display()));
+            printer.err(&format!(
+                "wrote the config to `{}`",
+                crate::output::path_text(path)
+            ));
         }
         None => printer.out(&exported.yaml),
     }

@@ -74,7 +74,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     if let Some(path) = &args.out {
         let saved = SavedPlan::new(&session.config, plan.clone());
         printer.write_file(path, &saved.to_json())?;
-        printer.err(&format!("saved the plan to `{}`", path.display()));
+        printer.err(&format!(
+            "saved the plan to `{}`",
+            crate::output::path_text(path)
+        ));
     }
     if args.check_queries {
         check_queries(&session, &plan, printer)?;

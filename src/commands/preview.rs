@@ -123,7 +123,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     }
     if let Some(path) = &args.svg {
         printer.write_file(path, &svg::render(&charts))?;
-        printer.err(&format!("wrote the chart to `{}`", path.display()));
+        printer.err(&format!(
+            "wrote the chart to `{}`",
+            crate::output::path_text(path)
+        ));
     }
     Ok(Exit::Success)
 }
@@ -267,7 +270,7 @@ fn dashboard_tiles<'c>(
     let tiles: Vec<Target<'c>> = dashboard
         .tiles
         .iter()
-        .filter(|t| !t.series.is_empty())
+        .filter(|t| query::has_query(t))
         .filter(|t| {
             let text = query::is_text_only(t);
             if text {
@@ -296,7 +299,7 @@ fn one_tile<'c>(
     tile: &'c TileConfig,
     address: &str,
 ) -> Result<Vec<Target<'c>>> {
-    if tile.series.is_empty() {
+    if !query::has_query(tile) {
         return Err(PreviewError::NoSeries {
             address: address.to_string(),
         }

@@ -13,7 +13,7 @@ use crate::plan::saved::LoadError;
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub(crate) enum SavedPlanError {
     /// The file cannot be read as a saved plan.
-    #[error("`{}`: {cause}", path.display())]
+    #[error("`{}`: {cause}", crate::output::path_text(path))]
     #[diagnostic(help("save a plan with `converge plan PATH... --out FILE`"))]
     Unreadable {
         /// The file.
@@ -24,7 +24,7 @@ pub(crate) enum SavedPlanError {
     /// With a config given, the plan's steps write to objects the config does not name.
     #[error(
         "`{}` writes to other objects than the config names; nothing was written:\n{}",
-        path.display(),
+        crate::output::path_text(path),
         listed(problems)
     )]
     #[diagnostic(help("apply it with the config it was made from, or plan again"))]
@@ -38,7 +38,7 @@ pub(crate) enum SavedPlanError {
     #[error(
         "`{}` was made for organization {planned}, but this run connects to organization \
          {connected} (from {origin}); nothing was written",
-        path.display()
+        crate::output::path_text(path)
     )]
     #[diagnostic(help(
         "apply it with the config or environment of the organization it was made for"
@@ -56,7 +56,7 @@ pub(crate) enum SavedPlanError {
     /// The plan writes to an API the run has no settings for.
     #[error(
         "`{}` writes to {api}, which the config given does not set up; nothing was written",
-        path.display()
+        crate::output::path_text(path)
     )]
     ApiNotSetUp {
         /// The file.

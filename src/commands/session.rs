@@ -452,7 +452,7 @@ pub(crate) fn open_saved(
 
     let text = std::fs::read_to_string(path).map_err(|cause| Error::Io {
         action: "cannot read the saved plan",
-        path: path.display().to_string(),
+        path: crate::output::path_text(path),
         cause,
     })?;
     let saved = SavedPlan::from_json(&text).map_err(|cause| SavedPlanError::Unreadable {
@@ -499,7 +499,7 @@ pub(crate) fn open_saved(
                 })?;
             let shown: Vec<String> = config_paths
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| crate::output::path_text(p))
                 .collect();
             (
                 config.organization.value.clone(),

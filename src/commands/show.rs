@@ -32,7 +32,7 @@ pub(crate) struct Args {
 
 /// Runs `converge show`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let path = args.file.display().to_string();
+    let path = crate::output::path_text(&args.file);
     let text = std::fs::read_to_string(&args.file).map_err(|cause| Error::Io {
         action: "cannot read",
         path: path.clone(),
@@ -141,7 +141,7 @@ fn report_markdown(report: &Report) -> String {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub(crate) enum ShowError {
     /// The file is not JSON.
-    #[error("`{}` is not JSON: {cause}", path.display())]
+    #[error("`{}` is not JSON: {cause}", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     NotJson {
         /// The file.
@@ -150,7 +150,7 @@ pub(crate) enum ShowError {
         cause: serde_json::Error,
     },
     /// The file says it is a saved plan but cannot be read as one.
-    #[error("`{}`: {cause}", path.display())]
+    #[error("`{}`: {cause}", crate::output::path_text(path))]
     Plan {
         /// The file.
         path: PathBuf,
@@ -158,7 +158,11 @@ pub(crate) enum ShowError {
         cause: LoadError,
     },
     /// The file says it is an apply report but lacks what a report has.
-    #[error("`{}` is not a complete `{}`: {cause}", path.display(), report::FORMAT)]
+    #[error(
+        "`{}` is not a complete `{}`: {cause}",
+        crate::output::path_text(path),
+        report::FORMAT
+    )]
     Report {
         /// The file.
         path: PathBuf,
@@ -166,7 +170,7 @@ pub(crate) enum ShowError {
         cause: serde_json::Error,
     },
     /// The file is a JSON document of another format.
-    #[error("`{}` is a `{format}` document", path.display())]
+    #[error("`{}` is a `{format}` document", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     OtherFormat {
         /// The file.
@@ -175,7 +179,7 @@ pub(crate) enum ShowError {
         format: String,
     },
     /// The file is JSON without a `format` field.
-    #[error("`{}` has no `format` field", path.display())]
+    #[error("`{}` has no `format` field", crate::output::path_text(path))]
     #[diagnostic(help("{}", show_reads()))]
     NoFormat {
         /// The file.

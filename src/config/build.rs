@@ -361,6 +361,16 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
         key: located_key(key),
         target,
         prune: node.get("prune").and_then(boolean).is_some_and(|b| b.value),
+        generation: node.get("generation").and_then(string).and_then(|g| {
+            let generation = match g.value.as_str() {
+                "auto" => Generation::Auto,
+                "series" => Generation::Series,
+                "config" => Generation::Config,
+                // The schema names the three values.
+                _ => return None,
+            };
+            Some(Located::new(generation, g.span))
+        }),
         dashboards: entries(node.get("dashboards"))
             .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?)))
             .collect::<IndexMap<_, _>>(),
@@ -396,6 +406,10 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
             .filter(|s| s.as_map().is_some())
             .map(|s| series(s, diags))
             .collect(),
+        config: node
+            .get("config")
+            .filter(|c| c.as_map().is_some())
+            .map(|c| Located::new(c.to_value(), c.span)),
     })
 }
 

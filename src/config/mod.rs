@@ -239,20 +239,40 @@ fn read_path(
                 return;
             }
         };
-        let mut files: Vec<PathBuf> = entries
+        let mut named: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            // A broken link is kept so that reading it reports it: skipping it would
-            // silently validate a smaller config.
-            .filter(|p| p.is_file() || (p.is_symlink() && !p.exists()))
             .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
             .collect();
-        files.sort();
+        named.sort();
+        // A broken link is kept so that reading it reports it: skipping it would silently
+        // validate a smaller config. Any other entry named like a config that is no file is
+        // skipped, and said.
+        let (files, skipped): (Vec<PathBuf>, Vec<PathBuf>) = named
+            .into_iter()
+            .partition(|p| p.is_file() || (p.is_symlink() && !p.exists()));
+        for entry in skipped {
+            diags.push(
+                Diagnostic::warning(
+                    Code::ConfigRead,
+                    format!(
+                        "skipped `{}`: it is {}, not a regular file",
+                        crate::output::path_text(&entry),
+                        what_it_is(&entry)
+                    ),
+                    None,
+                )
+                .with_help("only the regular `*.yaml` and `*.yml` files of a directory are read"),
+            );
+        }
         if files.is_empty() {
             diags.push(
                 Diagnostic::error(
                     Code::ConfigEmptyDirectory,
-                    format!("`{}` holds no `*.yaml` or `*.yml` file", path.display()),
+                    format!(
+                        "`{}` holds no `*.yaml` or `*.yml` file",
+                        crate::output::path_text(path)
+                    ),
                     None,
                 )
                 .with_help("name a config file, or a directory that holds config files"),
@@ -279,6 +299,24 @@ fn read_file(
     }
     if let Some(diag) = link_out_of_project(path) {
         diags.push(diag);
+        return;
+    }
+    // Reading a named pipe waits for a writer that may never come; a device may never end.
+    if let Ok(metadata) = std::fs::metadata(path)
+        && !metadata.is_file()
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::ConfigRead,
+                format!(
+                    "cannot read `{}`: it is {}, not a regular file",
+                    crate::output::path_text(path),
+                    what_it_is(path)
+                ),
+                None,
+            )
+            .with_help("name a config file, or a directory that holds config files"),
+        );
         return;
     }
     let bytes = match std::fs::read(path) {
@@ -310,7 +348,7 @@ fn read_file(
             diags.push(
                 Diagnostic::error(
                     Code::ConfigEncoding,
-                    format!("`{}` is not UTF-8 text", path.display()),
+                    format!("`{}` is not UTF-8 text", crate::output::path_text(path)),
                     Some(Span {
                         file,
                         offset,
@@ -356,12 +394,12 @@ fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
             continue;
         }
         let what = if prefix.as_path() == path {
-            format!("`{}` is a symbolic link", path.display())
+            format!("`{}` is a symbolic link", crate::output::path_text(path))
         } else {
             format!(
                 "`{}` goes through `{}`, a symbolic link",
-                path.display(),
-                prefix.display()
+                crate::output::path_text(path),
+                crate::output::path_text(&prefix)
             )
         };
         return Some(
@@ -369,7 +407,7 @@ fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
                 Code::ConfigOutsideProject,
                 format!(
                     "{what} to `{}`, outside the project; converge does not read it",
-                    target.display()
+                    crate::output::path_text(&target)
                 ),
                 None,
             )
@@ -381,10 +419,35 @@ fn link_out_of_project(path: &Path) -> Option<Diagnostic> {
     None
 }
 
+/// What kind of entry `path` is, for a message saying why it is not read as a file.
+fn what_it_is(path: &Path) -> &'static str {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return "an entry converge cannot inspect";
+    };
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    "an entry of another kind"
+}
+
 fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
     Diagnostic::error(
         Code::ConfigRead,
-        format!("cannot read `{}`: {error}", path.display()),
+        format!("cannot read `{}`: {error}", crate::output::path_text(path)),
         None,
     )
     .with_help("check the path and its permissions")

@@ -375,6 +375,17 @@ pub enum StackTarget {
     Observability,
 }
 
+/// The tile format a stack speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Known from what the stack's GETs answer (`generation: auto`).
+    Auto,
+    /// The contract's: tiles carry `series`.
+    Series,
+    /// Today's servers: tiles carry `config`.
+    Config,
+}
+
 /// `stacks.<key>`; address `stack.<key>`.
 #[derive(Debug, Clone)]
 pub struct StackConfig {
@@ -384,6 +395,8 @@ pub struct StackConfig {
     pub target: StackTarget,
     /// Delete owned dashboards and alerts that the config does not list.
     pub prune: bool,
+    /// `generation:` the tile format written to the stack; absent is `auto`.
+    pub generation: Option<Located<Generation>>,
     /// Dashboards by local key.
     pub dashboards: IndexMap<String, DashboardConfig>,
     /// Alerts by local key.
@@ -426,8 +439,12 @@ pub struct TileConfig {
     pub h: Located<i64>,
     /// Series 0 divided by series 1.
     pub as_ratio: Option<Located<bool>>,
-    /// Series.
+    /// Series: the contract's shape, a shorthand lowered to `config` on servers of today's
+    /// generation.
     pub series: Vec<SeriesConfig>,
+    /// `config:` the tile in today's shape (`displayType`, `select`, ...), as written; a
+    /// `source:` in it names a source and is resolved to `sourceId` at plan time.
+    pub config: Option<Located<serde_json::Value>>,
 }
 
 /// How a series names its data source.

@@ -298,21 +298,24 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
         if let Some(span) = d.span {
             properties.push(format!(
                 "file={}",
-                escape_property(&file_name(sources, span))
+                crate::output::annotation_property(&file_name(sources, span))
             ));
             properties.push(format!("line={}", span.line));
             properties.push(format!("col={}", span.column));
         }
-        properties.push(format!("title={}", escape_property(d.code.as_str())));
+        properties.push(format!(
+            "title={}",
+            crate::output::annotation_property(d.code.as_str())
+        ));
         let mut message = printable(&d.message);
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str(&printable(help));
         }
         out.push_str(&format!(
             "::{kind} {}::{}\n",
             properties.join(","),
-            escape_data(&message)
+            crate::output::annotation_data(&message)
         ));
         // A problem in a template's text is annotated at the instance too, where a reviewer
         // of the instance's line looks for it.
@@ -320,11 +323,11 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
             let at = origin.span;
             out.push_str(&format!(
                 "::{kind} file={},line={},col={},title={}::{}\n",
-                escape_property(&file_name(sources, at)),
+                crate::output::annotation_property(&file_name(sources, at)),
                 at.line,
                 at.column,
-                escape_property(d.code.as_str()),
-                escape_data(&format!(
+                crate::output::annotation_property(d.code.as_str()),
+                crate::output::annotation_data(&format!(
                     "in instance `{}` of template `{}`: {message}",
                     origin.key, origin.template
                 ))
@@ -332,16 +335,6 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
         }
     }
     out
-}
-
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// Where a diagnostic points, `file:line:column`; `None` for one without a place.
@@ -356,9 +349,10 @@ pub(crate) fn place(diag: &Diagnostic, sources: &Sources) -> Option<String> {
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {
-    sources
-        .file(span.file)
-        .map_or_else(|| "<unknown>".to_string(), |f| f.path.display().to_string())
+    sources.file(span.file).map_or_else(
+        || "<unknown>".to_string(),
+        |f| crate::output::path_text(&f.path),
+    )
 }
 
 /// A diagnostic prepared for miette: owned text, the file's source, labels per file.
@@ -402,7 +396,7 @@ impl Report {
                 (sources.file(span.file), indexed.get(span.file))
             {
                 report.source = Some(
-                    NamedSource::new(file.path.display().to_string(), source.clone())
+                    NamedSource::new(crate::output::path_text(&file.path), source.clone())
                         .with_language("yaml"),
                 );
                 report.labels.push(LabeledSpan::new_primary_with_span(
@@ -426,7 +420,7 @@ impl Report {
                     severity: None,
                     help: None,
                     source: Some(
-                        NamedSource::new(file.path.display().to_string(), source.clone())
+                        NamedSource::new(crate::output::path_text(&file.path), source.clone())
                             .with_language("yaml"),
                     ),
                     labels: vec![LabeledSpan::new_primary_with_span(

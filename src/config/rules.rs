@@ -14,6 +14,7 @@
 //! | `semantic::duplicate-endpoint` | a private endpoint id is listed once per service |
 //! | `semantic::tile-overflow` | `x + w` fits the 24-column grid |
 //! | `semantic::ratio-series` | `asRatio: true` needs exactly two series |
+//! | `semantic::tile-shape` | a tile has `series` or `config`, one of them; `asRatio` of a `config` tile goes inside it |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
 //! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
 //!
@@ -350,7 +351,14 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                     }),
                 );
             }
-            if tile.as_ratio.as_ref().is_some_and(|r| r.value) && tile.series.len() != 2 {
+            if let Some(shape) = tile_shape(tile) {
+                diags.push(shape);
+                continue;
+            }
+            if tile.config.is_none()
+                && tile.as_ratio.as_ref().is_some_and(|r| r.value)
+                && tile.series.len() != 2
+            {
                 let at = tile.as_ratio.as_ref().map_or(tile.span, |r| r.span);
                 diags.push(
                     Diagnostic::error(
@@ -370,6 +378,38 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// A tile says what it draws once: `series` (the contract's shorthand) or `config` (today's
+/// shape, which holds its own `asRatio`).
+fn tile_shape(tile: &TileConfig) -> Option<Diagnostic> {
+    let name = &tile.name.value;
+    let (message, at, label) = match (&tile.config, tile.series.is_empty()) {
+        (Some(config), false) => (
+            format!("tile `{name}` has both `series` and `config`; a tile is drawn by one of them"),
+            config.span,
+            "remove this or `series`",
+        ),
+        (Some(config), true) => {
+            let ratio = tile.as_ratio.as_ref()?;
+            return Some(
+                Diagnostic::error(
+                    Code::SemanticTileShape,
+                    format!("tile `{name}` has `asRatio` beside `config`; today's tiles keep it inside `config`"),
+                    Some(ratio.span),
+                )
+                .with_label("move into `config`")
+                .with_related(config.span, "config here"),
+            );
+        }
+        // Neither is the schema's to report (`series` is required without `config`).
+        (None, _) => return None,
+    };
+    Some(
+        Diagnostic::error(Code::SemanticTileShape, message, Some(at))
+            .with_label(label)
+            .with_help("write the tile as `series:` (the contract's shorthand) or as `config:` (today's shape with `displayType`)"),
+    )
 }
 
 fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Diagnostic>) {

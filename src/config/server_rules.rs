@@ -215,6 +215,15 @@ fn alert_tile(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnost
         // An unknown dashboard or tile is `references`' to report.
         return;
     };
+    // A `config` tile: only line, stacked bar and number tiles keep their alerts.
+    if let Some(config) = &tile.config {
+        let display = config.value.get("displayType").and_then(|d| d.as_str());
+        if let Some(display) = display.filter(|d| !["line", "stacked_bar", "number"].contains(d)) {
+            let kind = Located::new(display.to_string(), config.span);
+            diags.push(kind_of_tile(alert, &alert.tile, &kind));
+        }
+        return;
+    }
     let Some(kind) = tile
         .series
         .first()

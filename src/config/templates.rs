@@ -1189,7 +1189,7 @@ fn write_map_entries(
         {
             let file = sources
                 .file(origin.span.file)
-                .map(|f| f.path.display().to_string())
+                .map(|f| crate::output::path_text(&f.path))
                 .unwrap_or_default();
             out.push_str(&format!(
                 "{pad}# template `{}`, instance at {file}:{}\n",

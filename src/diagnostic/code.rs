@@ -137,6 +137,8 @@ codes! {
     SemanticTileOverflow => "semantic::tile-overflow",
     /// `asRatio: true` on a tile without exactly two series.
     SemanticRatioSeries => "semantic::ratio-series",
+    /// A tile with both `series` and `config`, or with `asRatio` beside `config`.
+    SemanticTileShape => "semantic::tile-shape",
     /// A local key with characters other than letters, digits, `-` and `_`.
     SemanticKeyName => "semantic::key-name",
     /// A `renamedFrom` name that is the object's own, another object's, or claimed twice.
@@ -228,6 +230,9 @@ codes! {
     PlanPipeScalingField => "plan::pipe-scaling-field",
     /// A source name that the stack's live sources do not have.
     PlanUnknownSource => "plan::unknown-source",
+    /// A tile the stack cannot hold in the generation it speaks (a `config` tile on a server
+    /// of the contract's generation, or `series` the server cannot translate).
+    PlanTileGeneration => "plan::tile-generation",
     /// Two live dashboards with the name of one in the config.
     PlanDuplicateDashboard => "plan::duplicate-dashboard",
     /// Two live alerts with the name of one in the config.
@@ -243,8 +248,8 @@ codes! {
     /// A new object created while an owned one the config no longer names is left behind: maybe
     /// a rename without `renamedFrom` (a warning).
     PlanMaybeRenamed => "plan::maybe-renamed",
-    /// Live tiles in a newer format, left as they are (a warning).
-    PlanNewerTileFormat => "plan::newer-tile-format",
+    /// Live tiles of a display type converge does not model, carried over by id (a warning).
+    PlanCarriedTiles => "plan::carried-tiles",
     /// `--only` keeps a change but leaves out one it waits for (a warning).
     PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
     /// A tile query the server rejected (`plan --check-queries`).

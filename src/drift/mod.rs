@@ -34,7 +34,7 @@ use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{LiveState, StackLive};
 use crate::plan::address::Address;
 use crate::plan::tag::ownership_tag;
-use crate::plan::{Action, FieldChange, Plan, glob, normalize};
+use crate::plan::{Action, Change, FieldChange, Plan, glob, lines, normalize};
 
 pub(crate) use model::{Changed, DriftField, Report, UnmanagedObject};
 
@@ -127,10 +127,50 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
             address: change.address.clone(),
             action: change.action,
             reason: reason_of_kept(&change.reason, &change.fields, &kept),
-            fields,
+            fields: whole_elements(fields, change),
         });
     }
     changed
+}
+
+/// A list element added live (a tile the config does not have) is one field holding the whole
+/// element, as the plan shows it as one block, not a field per leaf. (One the config has and
+/// live lost stays field by field: each is what apply would write.)
+fn whole_elements(fields: Vec<DriftField>, change: &Change) -> Vec<DriftField> {
+    let mut out: Vec<DriftField> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    for field in &fields {
+        if let Some(element) = lines::element_of(&field.path) {
+            if done.iter().any(|d| d == element) {
+                continue;
+            }
+            let inside: Vec<&DriftField> = fields
+                .iter()
+                .filter(|f| lines::element_of(&f.path) == Some(element))
+                .collect();
+            let live = change
+                .before
+                .as_ref()
+                .and_then(|v| lines::lookup(v, element));
+            let config = change
+                .after
+                .as_ref()
+                .and_then(|v| lines::lookup(v, element));
+            if let (Some(live), None) = (live, config)
+                && inside.iter().all(|f| f.config.is_none())
+            {
+                done.push(element.to_string());
+                out.push(DriftField {
+                    path: element.to_string(),
+                    config: None,
+                    live: Some(live.clone()),
+                });
+                continue;
+            }
+        }
+        out.push(field.clone());
+    }
+    out
 }
 
 /// The reason line of a change some of whose fields were silenced: the field names it lists

@@ -469,12 +469,20 @@ fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str)
             .map(|p| (s, p))
     });
     match found {
-        // A pipe found by name has no id in the config to hold the step to.
         Some((s, p))
-            if s.id.value == service_id && p.id.as_ref().is_none_or(|id| id.value == pipe_id) =>
+            if s.id.value == service_id && p.id.as_ref().is_some_and(|id| id.value == pipe_id) =>
         {
             None
         }
+        // A pipe found by name has no id in the config to hold the step to, and an id in the
+        // file could name any pipe of the service (its fingerprint is computable by anyone who
+        // can read it): refused until a saved plan can prove the id is the named pipe's.
+        Some((s, p)) if s.id.value == service_id && p.id.is_none() => Some(format!(
+            "writes to pipe {pipe_id}, which the config finds by name ({}): a saved plan \
+             cannot prove that id is still that pipe's; give the pipe its `id:` in the config, \
+             or apply without `--plan`",
+            p.identity()
+        )),
         Some((s, p)) => Some(format!(
             "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
              of service {}",

@@ -124,11 +124,19 @@ const KEY_ORDER: &[&str] = &[
     "h",
     "asRatio",
     "series",
+    "config",
+    "displayType",
+    "configType",
     "type",
     "dataSource",
     "sourceId",
+    "connectionId",
+    "sqlTemplate",
+    "select",
     "aggFn",
     "field",
+    "valueExpression",
+    "level",
     "where",
     "whereLanguage",
     "groupBy",
@@ -349,7 +357,7 @@ fn object(value: &Value, mark: Mark, sources: &BTreeMap<String, String>) -> Vec<
 }
 
 /// The element at `path` (`tiles[Requests]`, `series[0]`, `channel.type`) of a value.
-fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+pub(crate) fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
     let mut current = value;
     for part in path.split('.') {
         let (key, index) = match part.find('[') {
@@ -370,7 +378,7 @@ fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
 
 /// The path of the list element a field sits in (`tiles[Requests]` of
 /// `tiles[Requests].series[0].aggFn`), if any.
-fn element_of(path: &str) -> Option<&str> {
+pub(crate) fn element_of(path: &str) -> Option<&str> {
     let close = path.find(']')?;
     let element = &path[..=close];
     (path.len() > element.len()).then_some(element)

@@ -12,6 +12,10 @@
 //!   - series `whereLanguage` absent is `lucene` (the stack's default query language);
 //!   - series `groupBy` absent (null) is `[]`;
 //!   - alert `source` absent is `tile`;
+//!   - tile `config` (today's shape): `fillNulls` absent is `true` (line, stacked bar),
+//!     `asRatio` absent is `false` (line, stacked bar, table), `whereLanguage` absent is
+//!     `lucene`, `where` absent is `""`, a `count` select item has no `valueExpression` (the
+//!     server drops one on read);
 //! - sorts order-insensitive lists: dashboard `tags` (also de-duplicated), tiles by name
 //!   (tiles are matched by name; their place is `x`/`y`), service `privateEndpointIds`.
 //!
@@ -145,8 +149,94 @@ pub(crate) fn series(series: &Series) -> Value {
     Value::Object(map)
 }
 
-/// One tile, with or without its server-assigned id.
+/// A value without its nulls, empty strings, empty lists and empty maps (absent to the server),
+/// at every depth.
+pub(crate) fn present(value: &Value) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::Object(map) => {
+            let map: Map<String, Value> = map
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), present(v)?)))
+                .collect();
+            (!map.is_empty()).then_some(Value::Object(map))
+        }
+        Value::Array(items) => {
+            let items: Vec<Value> = items.iter().filter_map(present).collect();
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
+        Value::Number(n) => Some(n.as_f64().map_or_else(|| value.clone(), num)),
+        other => Some(other.clone()),
+    }
+}
+
+/// One `select` item of a tile `config`.
+fn select_item(item: Value) -> Value {
+    let Value::Object(mut map) = item else {
+        return item;
+    };
+    let agg = map.get("aggFn").and_then(Value::as_str).map(str::to_string);
+    if agg.as_deref() == Some("count") {
+        map.remove("valueExpression");
+    }
+    if agg.is_some() {
+        map.entry("whereLanguage")
+            .or_insert_with(|| Value::from("lucene"));
+    }
+    Value::Object(map)
+}
+
+/// A tile's `config` (today's shape) as compared, with the server's defaults applied.
+pub(crate) fn tile_config(config: &Value) -> Value {
+    let Some(Value::Object(mut map)) = present(config) else {
+        return config.clone();
+    };
+    if let Some(Value::Array(items)) = map.get_mut("select") {
+        for item in items.iter_mut() {
+            *item = select_item(std::mem::take(item));
+        }
+    }
+    let display = map
+        .get("displayType")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let builder = !map.contains_key("configType");
+    let mut default = |key: &str, value: Value| {
+        map.entry(key).or_insert(value);
+    };
+    if ["line", "stacked_bar"].contains(&display.as_str()) {
+        default("fillNulls", Value::Bool(true));
+    }
+    if builder && ["line", "stacked_bar", "table"].contains(&display.as_str()) {
+        default("asRatio", Value::Bool(false));
+    }
+    if ["search", "heatmap", "event_patterns"].contains(&display.as_str()) {
+        default("whereLanguage", Value::from("lucene"));
+    }
+    // One order whatever the server's: `displayType` first, then by key.
+    let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+    entries.sort_by(|a, b| (a.0 != "displayType", &a.0).cmp(&(b.0 != "displayType", &b.0)));
+    Value::Object(entries.into_iter().collect())
+}
+
+/// One tile, with or without its server-assigned id: in today's shape when it carries
+/// `config` and no `series`, else in the contract's.
 pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
+    if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
+        let mut map = Map::new();
+        if with_id {
+            put(&mut map, "id", text(&tile.id));
+        }
+        map.insert("name".into(), Value::String(tile.name.clone()));
+        map.insert("x".into(), Value::from(tile.x));
+        map.insert("y".into(), Value::from(tile.y));
+        map.insert("w".into(), Value::from(tile.w));
+        map.insert("h".into(), Value::from(tile.h));
+        map.insert("config".into(), tile_config(config));
+        return Value::Object(map);
+    }
     let mut map = Map::new();
     if with_id {
         put(&mut map, "id", text(&tile.id));

@@ -150,7 +150,7 @@ fn prepare<'c>(
             .map(|s| s.sources.as_slice())
             .unwrap_or_default();
         for dashboard in dashboards {
-            for tile in dashboard.tiles.iter().filter(|t| !t.series.is_empty()) {
+            for tile in dashboard.tiles.iter().filter(|t| query::has_query(t)) {
                 if query::is_text_only(tile) {
                     outcome.text_only += 1;
                     continue;

@@ -16,11 +16,17 @@ use crate::diagnostic::Diagnostic;
 
 use super::model::Line;
 
-/// A tile's series as the API takes them, `source:` names resolved through `sources`.
+/// A tile's series as the API takes them, `source:` names resolved through `sources`: its
+/// `series`, or for a `config` tile one series per `select` item (`valueExpression` as
+/// `field`, the item's `where`, the tile's comma-joined `groupBy` as a list).
 pub(crate) fn tile_series(
     tile: &TileConfig,
     sources: &[Source],
 ) -> Result<Vec<Series>, Box<Diagnostic>> {
+    if let Some(config) = &tile.config {
+        let config = crate::plan::build::resolve_config(config, sources)?;
+        return Ok(select_series(&config));
+    }
     tile.series
         .iter()
         .map(|s| {
@@ -34,6 +40,46 @@ pub(crate) fn tile_series(
             Ok(crate::plan::build::wire_series(s, source_id))
         })
         .collect()
+}
+
+/// A builder `config`'s aggregated `select` items as chart series (none for a tile without
+/// them: markdown, search, event patterns, heatmap, raw SQL).
+fn select_series(config: &Value) -> Vec<Series> {
+    let text = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let group_by: Vec<String> = text(config, "groupBy")
+        .map(|g| g.split(',').map(|p| p.trim().to_string()).collect())
+        .unwrap_or_default();
+    let items = config.get("select").and_then(Value::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .filter(|item| item.get("aggFn").is_some())
+        .map(|item| Series {
+            kind: Some("time".into()),
+            data_source: None,
+            source_id: text(config, "sourceId"),
+            agg_fn: text(item, "aggFn"),
+            field: text(item, "valueExpression"),
+            where_: text(item, "where"),
+            where_language: text(item, "whereLanguage"),
+            group_by: Some(group_by.clone()),
+            metric_name: text(item, "metricName"),
+            metric_data_type: text(item, "metricType"),
+        })
+        .collect()
+}
+
+/// Whether a tile has a query to draw: `series`, or a `config` with aggregated `select` items.
+pub(crate) fn has_query(tile: &TileConfig) -> bool {
+    match &tile.config {
+        Some(config) => !select_series(&config.value).is_empty(),
+        None => !tile.series.is_empty(),
+    }
 }
 
 /// Whether a tile runs a query: a tile whose series are all `type: markdown` is text only, so

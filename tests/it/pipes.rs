@@ -209,3 +209,31 @@ fn plan_finds_a_pipe_by_name_and_says_which_declared_fields_it_does_not_plan_yet
     let outcome = Converge::new(&sandbox).fast().config(&found).run(["plan"]);
     converge_snapshot!("pipes_plan_by_name_found", outcome);
 }
+
+/// A pipe the config finds by name has no id to hold a saved step to: `apply --plan` refuses
+/// the step rather than trust the pipe id in the file, which could name any pipe of the
+/// service. `apply` without `--plan` scales it.
+#[test]
+fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
+    let sandbox = crate::common::fast_sandbox();
+    let config = analytics_with(
+        "      orders:\n        name: orders\n        source:\n          kafka: { brokers: b:9092, topics: orders, format: JSONEachRow }\n        destination:\n          database: default\n          table: orders\n          managedTable: false\n          columns: [{ name: id, type: UInt64 }]\n        fieldMappings: [{ sourceField: id, destinationField: id }]\n        scaling: { replicas: 3 }\n",
+    );
+    let workspace = Workspace::new();
+    let path = workspace.write("converge.yaml", &config);
+    let saved = workspace.file("plan.json");
+    let converge = Converge::new(&sandbox).fast().cwd(&workspace);
+    converge
+        .run(["plan", &path, "--out", &saved])
+        .assert_exit(0);
+    let refused = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("the config finds by name (named `orders`)"),
+        "{refused:?}"
+    );
+    assert!(refused.writes().is_empty(), "{refused:?}");
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+}

@@ -923,6 +923,7 @@ mod live_reader {
             key: located(key.to_string(), line),
             target,
             prune: false,
+            generation: None,
             dashboards: IndexMap::new(),
             alerts: IndexMap::new(),
         }

@@ -5,9 +5,9 @@ use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::call::{Answer, Call};
+use super::call::{Answer, Call, Resend};
 use super::failure::{chain, kind_of};
-use crate::api::error::{ApiError, FailureKind};
+use crate::api::error::{ApiError, FailureKind, server_words};
 use crate::api::wire;
 
 /// The largest success body converge reads from one answer (the large seed's biggest list is a
@@ -106,7 +106,14 @@ pub fn read_member<T: DeserializeOwned>(
         error.request_id = request_id;
         error
     };
-    let value: Value = serde_json::from_slice(&answer.body).map_err(|_| {
+    let value: Value = serde_json::from_slice(&answer.body).map_err(|error| {
+        if let Some(path) = out_of_range(&answer.body, &error) {
+            return fail(
+                FailureKind::OutOfRange(answer.status),
+                format!("a number out of range at `{path}`"),
+                None,
+            );
+        }
         let what = if answer.body.is_empty() {
             "an empty body".to_string()
         } else {
@@ -133,13 +140,42 @@ pub fn read_member<T: DeserializeOwned>(
         .get("requestId")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let creates = call.resend == Resend::OnlyIfNotReceived;
     let Some(inner) = object.remove(member) else {
+        if let Some(words) = error_words(&object) {
+            return Err(fail(
+                FailureKind::ErrorBody(answer.status),
+                words,
+                request_id,
+            ));
+        }
+        if creates {
+            return Err(fail(
+                FailureKind::Lacking(answer.status),
+                format!("no \"{member}\""),
+                request_id,
+            ));
+        }
         return Err(fail(
             shape,
             format!("expected a JSON object with \"{member}\""),
             request_id,
         ));
     };
+    // A create's answer is the object made; without its id nothing can be tied to it (and an
+    // empty object would read as one whose name is empty).
+    if creates
+        && inner
+            .get("id")
+            .and_then(Value::as_str)
+            .is_none_or(|id| id.trim().is_empty())
+    {
+        return Err(fail(
+            FailureKind::Lacking(answer.status),
+            format!("\"{member}\" has no id"),
+            request_id,
+        ));
+    }
     serde_path_to_error::deserialize(&inner).map_err(|error| {
         let (path, problem) = shape_problem(member, &error, &inner);
         fail(
@@ -148,6 +184,47 @@ pub fn read_member<T: DeserializeOwned>(
             request_id,
         )
     })
+}
+
+/// Where in `body` the number out of range that stopped `error` is (`result[0].numReplicas`),
+/// when that is what stopped it: the rest of the body is JSON.
+fn out_of_range(body: &[u8], error: &serde_json::Error) -> Option<String> {
+    if !error.is_syntax() || !error.to_string().starts_with("number out of range") {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let located = serde_path_to_error::deserialize::<_, Value>(&mut deserializer).err()?;
+    let path = located.path().to_string();
+    Some(if path == "." {
+        "the top".to_string()
+    } else {
+        path
+    })
+}
+
+/// The server's own words when a success body is its error object instead: the cloud API's
+/// `{"status": 403, "error": "CODE: message"}` or the observability API's `{"message": ...}`.
+fn error_words(object: &serde_json::Map<String, Value>) -> Option<String> {
+    let status = object.get("status").and_then(Value::as_u64);
+    let said = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|words| !words.is_empty())
+    };
+    let words = said("error").or_else(|| said("message"));
+    match (status, words) {
+        (_, Some(words)) => {
+            let (shown, _) = server_words(words.as_bytes());
+            Some(match status {
+                Some(status) if status >= 400 => format!("status {status}, {shown}"),
+                _ => shown,
+            })
+        }
+        (Some(status), None) if status >= 400 => Some(format!("status {status}")),
+        _ => None,
+    }
 }
 
 /// One step of a JSON path.

@@ -60,8 +60,8 @@ pub(crate) fn server_delay_with_source(headers: &HeaderMap) -> Option<(Duration,
                 source("Retry-After", value),
             ));
         }
-        if let Ok(date) = jiff::fmt::rfc2822::parse(value) {
-            let wait = date.timestamp().as_second() - now_unix();
+        if let Some(date) = http_date(value) {
+            let wait = date.as_second() - now_unix();
             return Some((
                 Duration::from_secs(wait.max(0) as u64),
                 source("Retry-After", value),
@@ -85,6 +85,25 @@ pub(crate) fn server_delay_with_source(headers: &HeaderMap) -> Option<(Duration,
         ));
     }
     None
+}
+
+/// An HTTP date in any of the three forms RFC 9110 has recipients accept: IMF-fixdate
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37
+/// GMT`) and asctime's (`Sun Nov  6 08:49:37 1994`), all in UTC.
+fn http_date(value: &str) -> Option<jiff::Timestamp> {
+    if let Ok(date) = jiff::fmt::rfc2822::parse(value) {
+        return Some(date.timestamp());
+    }
+    let utc = |format: &str, text: &str| {
+        jiff::civil::DateTime::strptime(format, text)
+            .ok()?
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|zoned| zoned.timestamp())
+    };
+    // asctime pads a one-digit day with a space; the words joined again read as `%d`.
+    let asctime = value.split_whitespace().collect::<Vec<_>>().join(" ");
+    utc("%A, %d-%b-%y %H:%M:%S GMT", value).or_else(|| utc("%a %b %d %H:%M:%S %Y", &asctime))
 }
 
 /// The backoff between attempts the settings ask for.
@@ -197,5 +216,14 @@ mod tests {
         );
         assert_eq!(server_delay(&headers), Some(Duration::ZERO));
         assert_eq!(server_delay(&HeaderMap::new()), None);
+        let expected = jiff::Timestamp::from_second(784111777).ok();
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(http_date(form), expected, "{form}");
+        }
+        assert_eq!(http_date("tomorrow"), None);
     }
 }

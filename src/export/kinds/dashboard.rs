@@ -3,10 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde_json::Value;
+
 use crate::api::wire::{Dashboard, Series};
 use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
 use crate::export::yaml::Node;
 use crate::live::StackLive;
+use crate::plan::kinds::dashboard::carried;
 use crate::plan::normalize;
 
 /// `dashboards:` of a stack; records each exported dashboard for the alerts.
@@ -57,9 +60,12 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
         .collect();
     // In the server's order, not sorted: a tile renamed where it stands in this list keeps its
     // id on the next apply only if the list is the live one.
+    // A tile of a kind converge does not model is not written: every update carries it over
+    // as the server has it.
     let tiles = dashboard
         .tiles
         .iter()
+        .filter(|tile| !carried(tile))
         .map(|tile| {
             let mut t = vec![
                 entry("name", str(&tile.name)),
@@ -68,6 +74,12 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
                 entry("w", Node::int(tile.w)),
                 entry("h", Node::int(tile.h)),
             ];
+            // In the generation the server speaks: a tile read back with `config` is written as
+            // `config` (its `asRatio` inside it).
+            if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
+                t.push(entry("config", config_node(config, live)));
+                return Node::Map(t);
+            }
             if tile.as_ratio == Some(true) {
                 t.push(entry("asRatio", Node::Bool(true)));
             }
@@ -86,6 +98,44 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
     Node::Map(node)
 }
 
+/// `source: <name>` when the name resolves back to this very id, else `sourceId: <id>`.
+fn source_entry(id: &str, live: &StackLive) -> (String, Node) {
+    let source = live.sources.iter().find(|s| s.id == id);
+    let unique = source.filter(|s| live.sources.iter().filter(|o| o.name == s.name).count() == 1);
+    match unique {
+        Some(s) if !s.name.is_empty() => entry("source", str(&s.name)),
+        _ => entry("sourceId", str(id)),
+    }
+}
+
+/// A tile's `config` as read, without what is absent to the server (nulls, empty strings),
+/// its `sourceId` named by source when the name resolves back to it.
+fn config_node(config: &Value, live: &StackLive) -> Node {
+    let Some(Value::Object(map)) = normalize::present(config) else {
+        return Node::Map(Vec::new());
+    };
+    let entries = map
+        .iter()
+        .map(|(key, value)| match (key.as_str(), value) {
+            ("sourceId", Value::String(id)) => source_entry(id, live),
+            _ => entry(key, value_node(value)),
+        })
+        .collect();
+    Node::Map(entries)
+}
+
+fn value_node(value: &Value) -> Node {
+    match value {
+        Value::Bool(b) => Node::Bool(*b),
+        Value::Number(n) => Node::Num(n.to_string()),
+        Value::String(s) => str(s),
+        Value::Array(items) => Node::List(items.iter().map(value_node).collect()),
+        Value::Object(map) => Node::Map(map.iter().map(|(k, v)| entry(k, value_node(v))).collect()),
+        // `present` leaves none.
+        Value::Null => Node::Map(Vec::new()),
+    }
+}
+
 fn series_node(series: &Series, live: &StackLive) -> Node {
     let mut node = Vec::new();
     let mut text = |key: &str, value: &Option<String>| {
@@ -97,13 +147,7 @@ fn series_node(series: &Series, live: &StackLive) -> Node {
     text("dataSource", &series.data_source);
     if let Some(id) = non_empty(&series.source_id) {
         // A name reads better, but only when it resolves back to this very id.
-        let source = live.sources.iter().find(|s| s.id == id);
-        let unique =
-            source.filter(|s| live.sources.iter().filter(|o| o.name == s.name).count() == 1);
-        match unique {
-            Some(s) if !s.name.is_empty() => node.push(entry("source", str(&s.name))),
-            _ => node.push(entry("sourceId", str(id))),
-        }
+        node.push(source_entry(id, live));
     }
     let mut text = |key: &str, value: &Option<String>| {
         if let Some(v) = non_empty(value) {

@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::wire::{Alert, Dashboard};
+use crate::api::wire::{Alert, Dashboard, Tile};
+use crate::config::model::Generation;
 use crate::live::StackLive;
 use crate::plan::normalize::{self};
 
@@ -16,10 +17,14 @@ pub(crate) struct StackIndex<'l> {
     pub(crate) dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
     /// The alerts of each name (more than one is an error for a config alert of that name).
     pub(crate) alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
+    /// The tile format the stack speaks: its `generation:` setting, else what its GETs answer
+    /// (`config` when a live tile reads back with `config`, `series` when one reads back with
+    /// `series`); `None` while it has no tiles (each tile is then sent as written).
+    pub(crate) generation: Option<Generation>,
 }
 
 impl<'l> StackIndex<'l> {
-    pub(crate) fn new(live: &'l StackLive) -> Self {
+    pub(crate) fn new(live: &'l StackLive, setting: Option<Generation>) -> Self {
         let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
         let mut dashboards_by_id = BTreeMap::new();
         for d in &live.dashboards {
@@ -36,8 +41,22 @@ impl<'l> StackIndex<'l> {
                 .or_default()
                 .push(a);
         }
+        let tiles = || live.dashboards.iter().flat_map(|d| &d.tiles);
+        let generation = match setting {
+            Some(Generation::Auto) | None => {
+                if tiles().any(Tile::is_newer_format) {
+                    Some(Generation::Config)
+                } else if tiles().any(|t| !t.series.is_empty()) {
+                    Some(Generation::Series)
+                } else {
+                    None
+                }
+            }
+            Some(chosen) => Some(chosen),
+        };
         StackIndex {
             live,
+            generation,
             dashboards_by_name,
             dashboards_by_id,
             alerts_by_name,

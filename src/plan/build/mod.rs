@@ -11,7 +11,7 @@ pub(crate) mod index;
 pub(crate) mod series;
 mod stack;
 
-pub(crate) use series::{resolve_source, wire_series};
+pub(crate) use series::{resolve_config, resolve_source, wire_series};
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,4 +1,7 @@
-//! Series as the API takes them, sources resolved (preview sends the same shape).
+//! Series as the API takes them, sources resolved (preview sends the same shape), and lowered
+//! to today's `config` shape the way the server translates them.
+
+use serde_json::{Map, Value};
 
 use crate::api::wire::{Series, Source};
 use crate::config::model::{self};
@@ -50,4 +53,133 @@ pub(crate) fn wire_series(series: &model::SeriesConfig, source_id: Option<String
         metric_name: text(&series.metric_name),
         metric_data_type: text(&series.metric_data_type),
     }
+}
+
+/// Display types converge models in today's `config` shape (every builder display type of the
+/// observability API's current document; raw-SQL tiles take the first six).
+pub(crate) const DISPLAY_TYPES: [&str; 10] = [
+    "line",
+    "stacked_bar",
+    "table",
+    "number",
+    "pie",
+    "bar",
+    "heatmap",
+    "search",
+    "markdown",
+    "event_patterns",
+];
+
+/// Whether converge models a live tile's `config`: an object of a known `displayType` (a
+/// PromQL tile or a display type newer than converge is carried over as the server has it).
+pub(crate) fn modelled(config: &Value) -> bool {
+    let display = config.get("displayType").and_then(Value::as_str);
+    let sql = config.get("configType").and_then(Value::as_str);
+    display.is_some_and(|d| DISPLAY_TYPES.contains(&d)) && sql.is_none_or(|c| c == "sql")
+}
+
+/// A tile's `series` lowered to the `config` a server of today's generation reads back for it,
+/// the way the server translates: all series drawn by the first one's `type`, `field` as
+/// `valueExpression`, `metricDataType` as `metricType`, the `groupBy` list joined with commas,
+/// a number tile keeping its first series only. `Err` says why the server cannot hold it.
+pub(crate) fn lower(series: &[Series], as_ratio: Option<bool>) -> Result<Value, String> {
+    let Some(first) = series.first() else {
+        return Err("a tile needs at least one series".into());
+    };
+    let mut config = Map::new();
+    let kind = first.kind.as_deref().unwrap_or("time");
+    let display = match kind {
+        "time" => "line",
+        "table" | "number" | "search" | "markdown" => kind,
+        "histogram" => {
+            return Err(
+                "today's servers have no `histogram` series; draw it as `config:` with `displayType: heatmap`"
+                    .into(),
+            );
+        }
+        other => return Err(format!("no series type `{other}` in today's generation")),
+    };
+    if let Some(other) = series
+        .iter()
+        .find(|s| s.kind.as_deref().unwrap_or("time") != kind)
+    {
+        return Err(format!(
+            "the series of one tile share one type; this tile has `{kind}` and `{}`",
+            other.kind.as_deref().unwrap_or("time")
+        ));
+    }
+    config.insert("displayType".into(), Value::from(display));
+    if display != "markdown" {
+        let source = first.source_id.clone().unwrap_or_default();
+        config.insert("sourceId".into(), Value::from(source));
+    }
+    let text = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(Value::from);
+    match display {
+        "line" | "table" => {
+            let select = series.iter().map(select_item).collect();
+            config.insert("select".into(), Value::Array(select));
+            let group_by = first.group_by.as_deref().unwrap_or_default().join(",");
+            if !group_by.is_empty() {
+                config.insert("groupBy".into(), Value::from(group_by));
+            }
+            let ratio = as_ratio.unwrap_or(false) && series.len() == 2;
+            config.insert("asRatio".into(), Value::Bool(ratio));
+            if display == "line" {
+                config.insert("fillNulls".into(), Value::Bool(true));
+            }
+        }
+        "number" => {
+            config.insert("select".into(), Value::Array(vec![select_item(first)]));
+        }
+        "search" => {
+            // The contract's `fields` are not in converge's series: no columns chosen.
+            config.insert("select".into(), Value::from(""));
+            for (key, value) in [
+                ("where", text(&first.where_)),
+                ("whereLanguage", text(&first.where_language)),
+            ] {
+                if let Some(value) = value {
+                    config.insert(key.into(), value);
+                }
+            }
+        }
+        _ => {
+            config.insert("markdown".into(), Value::from(""));
+        }
+    }
+    Ok(Value::Object(config))
+}
+
+/// One series as a `config` select item.
+fn select_item(series: &Series) -> Value {
+    let mut item = Map::new();
+    let fields = [
+        ("aggFn", &series.agg_fn),
+        ("valueExpression", &series.field),
+        ("where", &series.where_),
+        ("whereLanguage", &series.where_language),
+        ("metricName", &series.metric_name),
+        ("metricType", &series.metric_data_type),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+            item.insert(key.into(), Value::from(value));
+        }
+    }
+    Value::Object(item)
+}
+
+/// A config tile's `config` as sent: `source:` (a name) resolved to `sourceId`.
+pub(crate) fn resolve_config(
+    config: &model::Located<Value>,
+    sources: &[Source],
+) -> Result<Value, Box<Diagnostic>> {
+    let mut value = config.value.clone();
+    if let Value::Object(map) = &mut value
+        && let Some(Value::String(name)) = map.remove("source")
+    {
+        let id = resolve_source(sources, &model::Located::new(name, config.span))?;
+        map.insert("sourceId".into(), Value::from(id));
+    }
+    Ok(value)
 }

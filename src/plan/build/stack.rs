@@ -17,7 +17,7 @@ use crate::plan::fingerprint;
 use crate::plan::kinds::alert::doomed_by;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
-use crate::plan::kinds::dashboard::{Planned, PlannedDashboard};
+use crate::plan::kinds::dashboard::{Planned, PlannedDashboard, carried};
 use crate::plan::model::{
     Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -39,9 +39,9 @@ impl Builder<'_> {
         let empty = StackLive::default();
         let live = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
         let tag = ownership_tag(&stack.key.value);
-        let index = StackIndex::new(live);
+        let index = StackIndex::new(live, stack.generation.as_ref().map(|g| g.value));
 
-        if let Some(warning) = newer_format_tiles(stack, &index) {
+        if let Some(warning) = carried_tiles(stack, &index) {
             self.diagnostics.push(warning);
         }
 
@@ -370,29 +370,20 @@ fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
     }
 }
 
-/// One warning per stack whose live tiles, named by the config, are of the newer format
-/// (`config` instead of `series`): what converge manages, what the server speaks, what to do.
-pub(crate) fn newer_format_tiles(
-    stack: &StackConfig,
-    index: &StackIndex<'_>,
-) -> Option<Diagnostic> {
+/// One warning per stack whose configured dashboards hold live tiles converge does not model
+/// (a display type it does not know): they are carried over by id on every update.
+pub(crate) fn carried_tiles(stack: &StackConfig, index: &StackIndex<'_>) -> Option<Diagnostic> {
     let mut found: Vec<String> = Vec::new();
     for dashboard in stack.dashboards.values() {
         let Some([live]) = index
             .dashboards_by_name
-            .get(dashboard.name.value.as_str())
+            .get(&normalize::name_key(&dashboard.name.value))
             .map(Vec::as_slice)
         else {
             continue;
         };
-        for tile in &dashboard.tiles {
-            if live
-                .tiles
-                .iter()
-                .any(|t| t.name == tile.name.value && t.is_newer_format())
-            {
-                found.push(format!("{} / {}", dashboard.name.value, tile.name.value));
-            }
+        for tile in live.tiles.iter().filter(|t| carried(t)) {
+            found.push(format!("{} / {}", live.name, tile.name));
         }
     }
     let first = found.first()?;
@@ -402,16 +393,14 @@ pub(crate) fn newer_format_tiles(
     };
     Some(
         Diagnostic::warning(
-            Code::PlanNewerTileFormat,
+            Code::PlanCarriedTiles,
             format!(
-                "stack `{}`: the server keeps {} tile(s) ({first}{more}) in a newer format (`config` instead of `series`); converge manages tiles by `series`, the format of the API contract, so it leaves these tiles as they are: not compared, not changed",
+                "stack `{}`: {} tile(s) ({first}{more}) are of a kind converge does not model (a `displayType` it does not know); every update sends them back as the server has them, by id",
                 stack.key.value,
                 found.len(),
             ),
             Some(stack.key.span),
         )
-        .with_help(
-            "edit these tiles in the stack's own UI, or delete them there so that converge creates them again from the config",
-        ),
+        .with_help("edit these tiles in the stack's own UI; converge neither compares nor changes them"),
     )
 }

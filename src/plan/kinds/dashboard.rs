@@ -7,14 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
-use crate::config::model::{self, DashboardConfig, SourceRef, StackConfig, TileConfig};
+use crate::config::model::{self, DashboardConfig, Generation, SourceRef, StackConfig, TileConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{
     Builder, ambiguous, candidates, compared, copies_help, rename_reason,
 };
 use crate::plan::build::index::StackIndex;
-use crate::plan::build::series::{resolve_source, wire_series};
+use crate::plan::build::series::{lower, modelled, resolve_config, resolve_source, wire_series};
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
@@ -252,8 +252,9 @@ impl Builder<'_> {
         Some(found.first().map(|(d, _)| *d))
     }
 
-    /// The config's tiles as they are sent, each live tile's id carried forward; `None` when a
-    /// series names an unknown source (each one reported).
+    /// The config's tiles as they are sent, in the generation the stack speaks, each live
+    /// tile's id carried forward, and the live tiles converge does not model after them as the
+    /// server has them; `None` when a tile cannot be sent (each one reported).
     fn desired_tiles(
         &mut self,
         index: &StackIndex,
@@ -261,6 +262,7 @@ impl Builder<'_> {
         existing: Option<&Dashboard>,
         matched: &[Option<usize>],
     ) -> Option<DesiredTiles> {
+        let generation = index.generation;
         let mut failed = false;
         let mut out = DesiredTiles {
             tiles: Vec::with_capacity(config.tiles.len()),
@@ -268,8 +270,9 @@ impl Builder<'_> {
             renames: Vec::new(),
         };
         for (tile, live_index) in config.tiles.iter().zip(matched) {
-            let series = self.series_of(index, tile);
-            failed |= series.is_none();
+            let drawn = self.drawn(index, tile, generation);
+            failed |= drawn.is_none();
+            let (series, tile_config) = drawn.unwrap_or_default();
             // Carry the live tile's id forward so alerts on it survive the update.
             let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
             let id = live_tile.and_then(|t| t.id.clone());
@@ -289,28 +292,87 @@ impl Builder<'_> {
                 y: tile.y.value,
                 w: tile.w.value,
                 h: tile.h.value,
-                as_ratio: tile.as_ratio.as_ref().map(|v| v.value),
-                series: series.unwrap_or_default(),
-                config: None,
+                // Today's tiles keep `asRatio` inside their `config`.
+                as_ratio: tile_config
+                    .is_none()
+                    .then(|| tile.as_ratio.as_ref().map(|v| v.value))
+                    .flatten(),
+                series,
+                config: tile_config,
             });
         }
         if failed {
             return None;
         }
-        // A live tile of the newer format (`config`, no `series`) is left as the server has it:
-        // compared as itself and sent back unchanged (the stack's warning says why).
+        // A live tile converge does not model (a display type it does not know) stays as the
+        // server has it, by id: an update built without it would delete it (the stack's
+        // warning says so once).
         if let Some(live) = existing {
-            for tile in &mut out.tiles {
-                if let Some(newer) = live
-                    .tiles
-                    .iter()
-                    .find(|t| t.name == tile.name && t.is_newer_format())
-                {
-                    *tile = newer.clone();
+            let claimed: BTreeSet<usize> = matched.iter().flatten().copied().collect();
+            for (j, tile) in live.tiles.iter().enumerate() {
+                if !claimed.contains(&j) && carried(tile) {
+                    out.tiles.push(tile.clone());
                 }
             }
         }
         Some(out)
+    }
+
+    /// What a config tile draws, as sent to a stack of `generation` (`None`: not known yet, each
+    /// tile as written): `(series, config)`, one of them set; `None` when a source is unknown
+    /// or the stack cannot hold the tile (reported).
+    fn drawn(
+        &mut self,
+        index: &StackIndex,
+        tile: &TileConfig,
+        generation: Option<Generation>,
+    ) -> Option<(Vec<Series>, Option<Value>)> {
+        if let Some(config) = &tile.config {
+            if generation == Some(Generation::Series) {
+                self.error(
+                    Diagnostic::error(
+                        Code::PlanTileGeneration,
+                        format!(
+                            "tile `{}` is written as `config`, but this stack speaks the contract's generation: its tiles read back with `series`",
+                            tile.name.value
+                        ),
+                        Some(config.span),
+                    )
+                    .with_label("the server needs `series` here")
+                    .with_help("write the tile as `series:`, or set `generation: config` on the stack if its server takes `config`"),
+                );
+                return None;
+            }
+            return match resolve_config(config, &index.live.sources) {
+                Ok(value) => Some((Vec::new(), Some(value))),
+                Err(diagnostic) => {
+                    self.error(*diagnostic);
+                    None
+                }
+            };
+        }
+        let series = self.series_of(index, tile)?;
+        if generation != Some(Generation::Config) {
+            return Some((series, None));
+        }
+        match lower(&series, tile.as_ratio.as_ref().map(|r| r.value)) {
+            Ok(value) => Some((Vec::new(), Some(value))),
+            Err(why) => {
+                let at = tile.series.first().map_or(tile.span, |s| s.span);
+                self.error(
+                    Diagnostic::error(
+                        Code::PlanTileGeneration,
+                        format!(
+                            "tile `{}` cannot be sent to this stack, which speaks today's generation (tiles as `config`): {why}",
+                            tile.name.value
+                        ),
+                        Some(at),
+                    )
+                    .with_label("the server cannot hold this"),
+                );
+                None
+            }
+        }
     }
 
     /// A tile's series as sent, sources resolved to ids; `None` when a source name is unknown
@@ -374,6 +436,12 @@ impl Builder<'_> {
             Some((operation, Vec::new())),
         )
     }
+}
+
+/// Whether a live tile is carried over as the server has it: today's format, of a display
+/// type converge does not model.
+pub(crate) fn carried(tile: &Tile) -> bool {
+    tile.is_newer_format() && tile.config.as_ref().is_some_and(|c| !modelled(c))
 }
 
 /// A config dashboard's tiles as they are sent.

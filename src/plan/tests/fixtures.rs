@@ -77,6 +77,7 @@ pub(crate) fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -
         h: loc(4, line),
         as_ratio: None,
         series,
+        config: None,
     }
 }
 
@@ -297,6 +298,7 @@ pub(crate) fn demo_config() -> Config {
                 service: s("analytics", 99),
             },
             prune: true,
+            generation: None,
             dashboards,
             alerts,
         },
@@ -322,6 +324,7 @@ pub(crate) fn demo_config() -> Config {
             key: s("ops", 98),
             target: model::StackTarget::Observability,
             prune: false,
+            generation: None,
             dashboards: ops_dashboards,
             alerts: IndexMap::new(),
         },

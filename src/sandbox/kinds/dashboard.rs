@@ -167,42 +167,103 @@ fn managed_shape(object: &mut Map<String, Value>, newer: bool) {
     }
 }
 
-/// A tile's `series` as the newer generation's line chart `config`
-/// (`ClickStackLineBuilderChartConfig`).
+/// A tile's `series` as a server of the newer generation reads it back (its external API's
+/// translation to the stored chart and back): the first series' `type` picks the display type,
+/// `field` becomes `valueExpression` (left out of a `count`), `metricDataType` `metricType`,
+/// the `groupBy` list one comma-joined string; a number tile keeps its first series.
 fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
-    let select: Vec<Value> = series
-        .iter()
-        .map(|s| {
-            let mut item = Map::new();
-            item.insert(
-                "aggFn".into(),
-                s.get("aggFn").cloned().unwrap_or("count".into()),
-            );
-            for (from, to) in [
-                ("field", "valueExpression"),
-                ("where", "where"),
-                ("whereLanguage", "whereLanguage"),
-            ] {
-                if let Some(v) = s.get(from).filter(|v| !v.is_null()) {
-                    item.insert(to.into(), v.clone());
-                }
-            }
-            Value::Object(item)
-        })
-        .collect();
+    let first = series.first().cloned().unwrap_or(Value::Null);
+    let text = |s: &Value, key: &str| s.get(key).and_then(Value::as_str).map(str::to_string);
+    let kind = text(&first, "type").unwrap_or_else(|| "time".into());
     let mut config = Map::new();
-    config.insert("displayType".into(), "line".into());
+    let display = match kind.as_str() {
+        "time" if text(&first, "displayType").as_deref() == Some("stacked_bar") => "stacked_bar",
+        "time" => "line",
+        "table" => "table",
+        "number" => "number",
+        "search" => "search",
+        _ => "markdown",
+    };
+    config.insert("displayType".into(), display.into());
+    if display == "markdown" {
+        let content = text(&first, "content").unwrap_or_default();
+        config.insert("markdown".into(), content.into());
+        return Value::Object(config);
+    }
     config.insert(
         "sourceId".into(),
-        series
-            .first()
-            .and_then(|s| s.get("sourceId"))
-            .cloned()
-            .unwrap_or_else(|| "".into()),
+        text(&first, "sourceId").unwrap_or_default().into(),
     );
-    config.insert("select".into(), Value::Array(select));
-    if let Some(Value::Bool(ratio)) = as_ratio {
-        config.insert("asRatio".into(), Value::Bool(ratio));
+    let item = |s: &Value| {
+        let mut item = Map::new();
+        let agg = text(s, "aggFn").unwrap_or_else(|| "count".into());
+        let field = text(s, "field").unwrap_or_default();
+        if agg != "count" || field.is_empty() {
+            item.insert("valueExpression".into(), field.into());
+        }
+        item.insert("aggFn".into(), agg.into());
+        item.insert("where".into(), text(s, "where").unwrap_or_default().into());
+        item.insert(
+            "whereLanguage".into(),
+            text(s, "whereLanguage")
+                .unwrap_or_else(|| "lucene".into())
+                .into(),
+        );
+        for (from, to) in [
+            ("metricName", "metricName"),
+            ("metricDataType", "metricType"),
+        ] {
+            if let Some(v) = text(s, from).filter(|v| !v.is_empty()) {
+                item.insert(to.into(), v.into());
+            }
+        }
+        Value::Object(item)
+    };
+    match display {
+        "number" => {
+            config.insert("select".into(), Value::Array(vec![item(&first)]));
+        }
+        "search" => {
+            let fields: Vec<String> = first
+                .get("fields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect();
+            config.insert("select".into(), fields.join(", ").into());
+            config.insert(
+                "where".into(),
+                text(&first, "where").unwrap_or_default().into(),
+            );
+            config.insert(
+                "whereLanguage".into(),
+                text(&first, "whereLanguage")
+                    .unwrap_or_else(|| "lucene".into())
+                    .into(),
+            );
+        }
+        _ => {
+            let ratio = as_ratio.and_then(|r| r.as_bool()).unwrap_or(false) && series.len() == 2;
+            config.insert("asRatio".into(), Value::Bool(ratio));
+            if display != "table" {
+                config.insert("fillNulls".into(), Value::Bool(true));
+            }
+            let group_by: Vec<&str> = first
+                .get("groupBy")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if !group_by.is_empty() {
+                config.insert("groupBy".into(), group_by.join(",").into());
+            }
+            config.insert(
+                "select".into(),
+                Value::Array(series.iter().map(item).collect()),
+            );
+        }
     }
     Value::Object(config)
 }
