@@ -203,6 +203,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     channel: Some(Channel {
                         kind: "webhook".into(),
                         webhook_id: Some("hook".into()),
+                        email_recipients: None,
                     }),
                     tile_id: Some(format!("{dashboard_id}-t{a}")),
                     dashboard: Some(dashboard_id.clone()),
@@ -223,9 +224,15 @@ fn organization(drift: bool) -> (Config, LiveState) {
                             span: Span::default(),
                             kind: text_of("webhook"),
                             webhook_id: Some(text_of("hook")),
+                            email_recipients: None,
                         },
                         message: None,
                         source: None,
+                        threshold_max: None,
+                        num_consecutive_windows: None,
+                        schedule_offset_minutes: None,
+                        schedule_start_at: None,
+                        note: None,
                     },
                 );
             }

@@ -113,13 +113,26 @@ pub(crate) const WHERE_LANGUAGES: &[&str] = &["lucene", "sql"];
 /// Series `metricDataType`.
 pub(crate) const METRIC_DATA_TYPES: &[&str] = &["sum", "gauge", "histogram"];
 /// Alert `thresholdType`.
-pub(crate) const THRESHOLD_TYPES: &[&str] = &["above", "below"];
+pub(crate) const THRESHOLD_TYPES: &[&str] = &["above", "below", "between", "not_between"];
+/// The threshold types with an upper bound, `thresholdMax` (today's generation only).
+pub(crate) const BOUNDED_THRESHOLD_TYPES: &[&str] = &["between", "not_between"];
 /// Alert `source`.
 pub(crate) const ALERT_SOURCES: &[&str] = &["tile", "search"];
 /// Alert `interval`.
 pub(crate) const ALERT_INTERVALS: &[&str] = &["1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"];
+/// Minutes of one of [`ALERT_INTERVALS`] (`5m`, `1h`, `1d`).
+pub(crate) fn alert_interval_minutes(interval: &str) -> Option<i64> {
+    let (number, unit) = interval.split_at(interval.len().checked_sub(1)?);
+    let n: i64 = number.parse().ok()?;
+    match unit {
+        "m" => Some(n),
+        "h" => n.checked_mul(60),
+        "d" => n.checked_mul(24 * 60),
+        _ => None,
+    }
+}
 /// Alert channel `type`.
-pub(crate) const CHANNEL_TYPES: &[&str] = &["webhook"];
+pub(crate) const CHANNEL_TYPES: &[&str] = &["webhook", "email"];
 
 /// Most tiles on one dashboard.
 pub(crate) const DASHBOARD_MAX_TILES: usize = 500;

@@ -830,12 +830,15 @@ pub struct DashboardRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Channel {
-    /// `webhook` (`email` on servers of a newer generation).
+    /// `webhook`, or `email` on the managed stack of today's generation.
     #[serde(default, rename = "type", deserialize_with = "lenient::or_default")]
     pub kind: String,
     /// Webhook id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_id: Option<String>,
+    /// Recipients of an `email` channel (the managed stack of today's generation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_recipients: Option<Vec<String>>,
 }
 
 /// An alert (both stack APIs). Servers of the newer generation name two members differently
@@ -890,6 +893,44 @@ pub struct Alert {
     /// Update time, ISO 8601 with milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
+    /// The members servers of today's generation added.
+    #[serde(flatten)]
+    pub newer: NewerAlertFields,
+}
+
+/// The alert members the observability API added after the contract (releases 2.21 to 2.30);
+/// servers of the contract's generation have none of them. Absent members are not sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewerAlertFields {
+    /// Upper bound of a `between` / `not_between` threshold (`threshold` is the lower one).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub threshold_max: Option<f64>,
+    /// Windows in a row the condition must hold before the alert fires.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub num_consecutive_windows: Option<i64>,
+    /// Minutes after the interval boundary at which windows are evaluated.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub schedule_offset_minutes: Option<i64>,
+    /// Date-time the schedule counts its windows from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_start_at: Option<String>,
+    /// Note shown with the alert's notifications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Serialize for Alert {
@@ -970,6 +1011,9 @@ pub struct AlertRequest {
     /// Message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The members servers of today's generation added.
+    #[serde(flatten)]
+    pub newer: NewerAlertFields,
 }
 
 /// A data source of a stack (read-only).

@@ -314,6 +314,7 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 channel: body.channel.clone(),
                 tile_id: body.tile_id.clone(),
                 dashboard: body.dashboard_id.clone(),
+                newer: body.newer.clone(),
                 ..Alert::default()
             };
             normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)

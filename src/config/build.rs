@@ -467,9 +467,18 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
             span: channel.span,
             kind: channel.get("type").and_then(string)?,
             webhook_id: channel.get("webhookId").and_then(string),
+            email_recipients: channel
+                .get("emailRecipients")
+                .filter(|r| matches!(r.kind, Kind::Seq(_)))
+                .map(|r| list(Some(r)).filter_map(string).collect()),
         },
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),
+        threshold_max: node.get("thresholdMax").and_then(number),
+        num_consecutive_windows: node.get("numConsecutiveWindows").and_then(int),
+        schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
+        schedule_start_at: node.get("scheduleStartAt").and_then(string),
+        note: node.get("note").and_then(string),
     })
 }
 

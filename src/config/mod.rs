@@ -33,6 +33,7 @@
 //! The `yaml::*`, `config::*`, `template::*`, `schema::*` and `semantic::*` codes of
 //! [`crate::diagnostic::Code`], which lists each with when it is raised.
 
+pub(crate) mod alert_rules;
 pub(crate) mod build;
 pub mod interpolate;
 pub(crate) mod lookalike;

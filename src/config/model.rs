@@ -509,6 +509,16 @@ pub struct AlertConfig {
     pub message: Option<Located<String>>,
     /// `tile` (default) or `search`.
     pub source: Option<Located<String>>,
+    /// `thresholdMax`: the upper bound of `between` and `not_between`.
+    pub threshold_max: Option<Located<f64>>,
+    /// `numConsecutiveWindows`.
+    pub num_consecutive_windows: Option<Located<i64>>,
+    /// `scheduleOffsetMinutes`, less than the interval.
+    pub schedule_offset_minutes: Option<Located<i64>>,
+    /// `scheduleStartAt`, a date-time.
+    pub schedule_start_at: Option<Located<String>>,
+    /// `note`.
+    pub note: Option<Located<String>>,
 }
 
 /// An alert's channel.
@@ -516,8 +526,10 @@ pub struct AlertConfig {
 pub struct ChannelConfig {
     /// Where `channel:` was written.
     pub span: Span,
-    /// `webhook`.
+    /// `webhook`, or `email` on a managed stack.
     pub kind: Located<String>,
     /// Webhook id.
     pub webhook_id: Option<Located<String>>,
+    /// `emailRecipients` of an `email` channel (the managed stack only).
+    pub email_recipients: Option<Vec<Located<String>>>,
 }

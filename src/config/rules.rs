@@ -90,6 +90,7 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         let written_stack = written_stacks.get(stack.key.value.as_str()).copied();
         alerts(stack, written_stack, diags);
         super::server_rules::check(stack, diags);
+        super::alert_rules::check(stack, diags);
     }
 }
 

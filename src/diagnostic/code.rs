@@ -176,6 +176,15 @@ codes! {
     SemanticTagLimit => "semantic::tag-limit",
     /// An alert on a tile type the server deletes alerts from.
     SemanticAlertTileType => "semantic::alert-tile-type",
+    /// A `between` / `not_between` alert without `thresholdMax` or with one below `threshold`,
+    /// or a `thresholdMax` on another threshold type.
+    SemanticThresholdMax => "semantic::threshold-max",
+    /// An alert `scheduleOffsetMinutes` not less than its interval.
+    SemanticScheduleOffset => "semantic::schedule-offset",
+    /// An alert `scheduleStartAt` that is not a date-time.
+    SemanticScheduleStart => "semantic::schedule-start",
+    /// An `email` channel on the standalone API, or without `emailRecipients`.
+    SemanticEmailChannel => "semantic::email-channel",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.

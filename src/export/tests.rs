@@ -85,6 +85,7 @@ fn stack() -> StackLive {
                 channel: Some(Channel {
                     kind: "webhook".into(),
                     webhook_id: Some("w1".into()),
+                    email_recipients: None,
                 }),
                 ..Alert::default()
             },

@@ -278,9 +278,18 @@ fn alert_by_names(
         source: &body.source,
         channel: &body.channel,
         message: &body.message,
+        newer: &body.newer,
     });
     if !managed_message && let Value::Object(map) = &mut sent {
         map.remove("message");
+    }
+    // So are the newer members the change does not show (the live ones are sent).
+    if let Value::Object(map) = &mut sent {
+        for key in normalize::NEWER_ALERT_KEYS {
+            if after.get(*key).is_none() {
+                map.remove(*key);
+            }
+        }
     }
     same(&sent, after)
 }

@@ -23,7 +23,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::api::wire::{Alert, Channel, Dashboard, Pipe, PipeScaling, Series, Service, Tile};
+use crate::api::wire::{
+    Alert, Channel, Dashboard, NewerAlertFields, Pipe, PipeScaling, Series, Service, Tile,
+};
 
 /// A number as JSON: whole numbers as integers.
 pub(crate) fn num(value: f64) -> Value {
@@ -319,6 +321,11 @@ fn channel(channel: &Option<Channel>) -> Value {
             let mut map = Map::new();
             map.insert("type".into(), Value::String(c.kind.clone()));
             put(&mut map, "webhookId", text(&c.webhook_id));
+            put(
+                &mut map,
+                "emailRecipients",
+                c.email_recipients.as_ref().map(|r| Value::from(r.clone())),
+            );
             Value::Object(map)
         }
         None => Value::Null,
@@ -346,6 +353,8 @@ pub(crate) struct AlertView<'a> {
     pub channel: &'a Option<Channel>,
     /// Message.
     pub message: &'a Option<String>,
+    /// The members of today's generation; each absent one is left out.
+    pub newer: &'a NewerAlertFields,
 }
 
 /// An alert as compared.
@@ -363,8 +372,31 @@ pub(crate) fn alert_view(view: &AlertView<'_>) -> Value {
     );
     map.insert("channel".into(), channel(view.channel));
     put(&mut map, "message", text(view.message));
+    let newer = view.newer;
+    put(&mut map, "thresholdMax", newer.threshold_max.map(num));
+    put(
+        &mut map,
+        "numConsecutiveWindows",
+        newer.num_consecutive_windows.map(Value::from),
+    );
+    put(
+        &mut map,
+        "scheduleOffsetMinutes",
+        newer.schedule_offset_minutes.map(Value::from),
+    );
+    put(&mut map, "scheduleStartAt", text(&newer.schedule_start_at));
+    put(&mut map, "note", text(&newer.note));
     Value::Object(map)
 }
+
+/// The keys of today's alert members in an alert's compared view.
+pub(crate) const NEWER_ALERT_KEYS: &[&str] = &[
+    "thresholdMax",
+    "numConsecutiveWindows",
+    "scheduleOffsetMinutes",
+    "scheduleStartAt",
+    "note",
+];
 
 /// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`
 /// (the live dashboard whose id the alert names, if any).
@@ -395,6 +427,7 @@ pub(crate) fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
         source: &alert.source,
         channel: &alert.channel,
         message: &alert.message,
+        newer: &alert.newer,
     })
 }
 
@@ -410,6 +443,7 @@ pub(crate) fn alert_with_ids(alert: &Alert) -> Value {
         source: &alert.source,
         channel: &alert.channel,
         message: &alert.message,
+        newer: &alert.newer,
     });
     if let Value::Object(map) = &mut value {
         map.insert("id".into(), Value::String(alert.id.clone()));

@@ -492,12 +492,14 @@ fn alert(
         channel: Some(Channel {
             kind: "webhook".into(),
             webhook_id: Some("65f5e4a3b9e77c001a789012".into()),
+            email_recipients: None,
         }),
         team: Some(TEAM_ID.into()),
         tile_id: Some(tile.into()),
         dashboard: Some(dashboard.into()),
         created_at: Some(iso_ms(created)),
         updated_at: Some(iso_ms(created)),
+        newer: Default::default(),
     }
 }
 

@@ -82,15 +82,35 @@ fn alert_node(
         entry("tile", str(&tile.name)),
         entry("threshold", Node::float(threshold)),
         entry("thresholdType", str(threshold_type)),
-        entry("interval", str(interval)),
     ];
+    let newer = &alert.newer;
+    if let Some(max) = newer.threshold_max {
+        node.push(entry("thresholdMax", Node::float(max)));
+    }
+    node.push(entry("interval", str(interval)));
+    if let Some(windows) = newer.num_consecutive_windows {
+        node.push(entry("numConsecutiveWindows", Node::int(windows)));
+    }
+    if let Some(offset) = newer.schedule_offset_minutes {
+        node.push(entry("scheduleOffsetMinutes", Node::int(offset)));
+    }
+    if let Some(start) = non_empty(&newer.schedule_start_at) {
+        node.push(entry("scheduleStartAt", str(start)));
+    }
     let mut channel_node = vec![entry("type", str(&channel.kind))];
     if let Some(id) = non_empty(&channel.webhook_id) {
         channel_node.push(entry("webhookId", str(id)));
     }
+    if let Some(recipients) = &channel.email_recipients {
+        let list = recipients.iter().map(|r| str(r)).collect();
+        channel_node.push(entry("emailRecipients", Node::List(list)));
+    }
     node.push(entry("channel", Node::Map(channel_node)));
     if let Some(message) = non_empty(&alert.message) {
         node.push(entry("message", str(message)));
+    }
+    if let Some(note) = non_empty(&newer.note) {
+        node.push(entry("note", str(note)));
     }
     if let Some(source) = non_empty(&alert.source).filter(|s| *s != "tile") {
         node.push(entry("source", str(source)));

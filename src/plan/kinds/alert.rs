@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::dashboard::{Planned, PlannedDashboard};
-use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard};
+use crate::api::limits::BOUNDED_THRESHOLD_TYPES;
+use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
 use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
@@ -226,10 +227,16 @@ impl Builder<'_> {
         let channel = Some(Channel {
             kind: config.channel.kind.value.clone(),
             webhook_id: config.channel.webhook_id.as_ref().map(|v| v.value.clone()),
+            email_recipients: config
+                .channel
+                .email_recipients
+                .as_ref()
+                .map(|r| r.iter().map(|v| v.value.clone()).collect()),
         });
         let threshold_type = Some(config.threshold_type.value.clone());
         let interval = Some(config.interval.value.clone());
         let message = config.message.as_ref().map(|m| m.value.clone());
+        let newer = newer_fields(config);
         let mut after = normalize::alert_view(&AlertView {
             name: &name,
             dashboard: dashboard_name,
@@ -240,14 +247,16 @@ impl Builder<'_> {
             source: &source,
             channel: &channel,
             message: &message,
+            newer: &newer,
         });
         // A message the config does not mention is not managed: kept as it is live (a PUT
-        // would otherwise empty it).
+        // would otherwise empty it). So are the newer members it does not mention.
         if message.is_none()
             && let Value::Object(map) = &mut after
         {
             map.remove("message");
         }
+        let live_newer = existing.map(|a| a.newer.clone()).unwrap_or_default();
         let body = AlertRequest {
             dashboard_id,
             tile_id,
@@ -258,6 +267,7 @@ impl Builder<'_> {
             channel,
             name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
+            newer: sent_newer(newer, live_newer, &config.threshold_type.value),
         };
         Desired {
             name,
@@ -265,6 +275,41 @@ impl Builder<'_> {
             target,
             body,
         }
+    }
+}
+
+/// The newer members the config sets.
+fn newer_fields(config: &AlertConfig) -> NewerAlertFields {
+    NewerAlertFields {
+        threshold_max: config.threshold_max.as_ref().map(|v| v.value),
+        num_consecutive_windows: config.num_consecutive_windows.as_ref().map(|v| v.value),
+        schedule_offset_minutes: config.schedule_offset_minutes.as_ref().map(|v| v.value),
+        schedule_start_at: config.schedule_start_at.as_ref().map(|v| v.value.clone()),
+        note: config.note.as_ref().map(|v| v.value.clone()),
+    }
+}
+
+/// The newer members a write sends: the config's, and the live value of each one the config
+/// leaves unmanaged (a PUT replaces the whole alert, so leaving one out would clear it). A live
+/// `thresholdMax` goes only with a threshold type that has an upper bound.
+fn sent_newer(
+    config: NewerAlertFields,
+    live: NewerAlertFields,
+    threshold_type: &str,
+) -> NewerAlertFields {
+    let bounded = BOUNDED_THRESHOLD_TYPES.contains(&threshold_type);
+    NewerAlertFields {
+        threshold_max: config
+            .threshold_max
+            .or(live.threshold_max.filter(|_| bounded)),
+        num_consecutive_windows: config
+            .num_consecutive_windows
+            .or(live.num_consecutive_windows),
+        schedule_offset_minutes: config
+            .schedule_offset_minutes
+            .or(live.schedule_offset_minutes),
+        schedule_start_at: config.schedule_start_at.or(live.schedule_start_at),
+        note: config.note.or(live.note),
     }
 }
 

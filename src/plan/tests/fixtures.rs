@@ -116,9 +116,15 @@ pub(crate) fn alert(
             span: at(300),
             kind: s("webhook", 300),
             webhook_id: Some(s(WEBHOOK, 300)),
+            email_recipients: None,
         },
         message: None,
         source: None,
+        threshold_max: None,
+        num_consecutive_windows: None,
+        schedule_offset_minutes: None,
+        schedule_start_at: None,
+        note: None,
     }
 }
 
@@ -394,12 +400,14 @@ pub(crate) fn live_alert(
         channel: Some(Channel {
             kind: "webhook".into(),
             webhook_id: Some(WEBHOOK.into()),
+            email_recipients: None,
         }),
         team: Some("team-1".into()),
         tile_id: Some(tile.into()),
         dashboard: Some(dashboard.into()),
         created_at: Some("2026-01-01T00:00:00.000Z".into()),
         updated_at: Some("2026-01-02T00:00:00.000Z".into()),
+        newer: Default::default(),
     }
 }
 

@@ -4,10 +4,10 @@
 use serde_json::{Map, Value};
 
 use crate::api::limits::{
-    ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, CHANNEL_TYPES,
-    THRESHOLD_TYPES,
+    ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, BOUNDED_THRESHOLD_TYPES,
+    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes,
 };
-use crate::api::wire::{Alert, Channel};
+use crate::api::wire::{Alert, Channel, NewerAlertFields};
 use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::{TEAM_ID, iso_ms};
@@ -15,6 +15,9 @@ use crate::sandbox::store::{Stack, StackKey, quiet_state};
 use crate::sandbox::validate;
 
 use super::common::{stack_index, stack_key, stored_name, to_value};
+
+/// Longest alert `note` (the current document).
+const ALERT_NOTE_MAX: usize = 4096;
 
 /// Alert list paging of the observability API: default and largest `limit`.
 const ALERTS_DEFAULT_LIMIT: usize = 100;
@@ -202,11 +205,30 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         .get("channel")
         .ok_or_else(|| ApiError::body("channel", "is required"))?;
     let channel_map = validate::object(channel_value, "channel")?;
+    let kind = validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
+        .ok_or_else(|| ApiError::body("channel.type", "is required"))?;
+    let email_recipients = validate::strings(channel_map, "emailRecipients", "channel")?;
+    // Email is the managed stack's alone; the observability API's channel is a webhook.
+    if kind == "email" {
+        if stack.key == StackKey::Observability {
+            return Err(ApiError::body(
+                "channel.type",
+                "must be one of webhook, got `email`",
+            ));
+        }
+        if email_recipients.as_ref().is_none_or(Vec::is_empty) {
+            return Err(ApiError::body(
+                "channel.emailRecipients",
+                "is required for email channels",
+            ));
+        }
+    }
     let channel = Channel {
-        kind: validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
-            .ok_or_else(|| ApiError::body("channel.type", "is required"))?,
+        kind,
         webhook_id: validate::string(channel_map, "webhookId", "channel", 64)?,
+        email_recipients,
     };
+    let newer = newer_fields(map, threshold, &threshold_type, &interval)?;
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
     let tile_id = validate::string(map, "tileId", "", 64)?;
     if source == "tile" {
@@ -245,5 +267,72 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         dashboard,
         created_at: None,
         updated_at: None,
+        newer,
     })
+}
+
+/// The members today's servers added, checked as the current document says: `thresholdMax`
+/// with `between` / `not_between` (required, at least `threshold`), `numConsecutiveWindows`
+/// from 1, `scheduleOffsetMinutes` from 0 and less than the interval, `scheduleStartAt` a
+/// date-time, `note` of 1 to 4096 characters.
+fn newer_fields(
+    map: &Map<String, Value>,
+    threshold: f64,
+    threshold_type: &str,
+    interval: &str,
+) -> Result<NewerAlertFields, ApiError> {
+    let threshold_max = validate::number(map, "thresholdMax", "")?;
+    if BOUNDED_THRESHOLD_TYPES.contains(&threshold_type) {
+        let max = threshold_max.ok_or_else(|| {
+            ApiError::body("thresholdMax", format!("is required for {threshold_type}"))
+        })?;
+        if max < threshold {
+            return Err(ApiError::body(
+                "thresholdMax",
+                "must be greater than or equal to threshold",
+            ));
+        }
+    }
+    let num_consecutive_windows = integer(map, "numConsecutiveWindows", 1)?;
+    let schedule_offset_minutes = integer(map, "scheduleOffsetMinutes", 0)?;
+    if let (Some(offset), Some(minutes)) =
+        (schedule_offset_minutes, alert_interval_minutes(interval))
+        && offset >= minutes
+    {
+        return Err(ApiError::body(
+            "scheduleOffsetMinutes",
+            "must be less than the interval",
+        ));
+    }
+    let schedule_start_at = validate::string(map, "scheduleStartAt", "", 64)?;
+    if let Some(start) = &schedule_start_at
+        && start.parse::<jiff::Timestamp>().is_err()
+    {
+        return Err(ApiError::body("scheduleStartAt", "must be a date-time"));
+    }
+    let note = validate::string(map, "note", "", ALERT_NOTE_MAX)?;
+    if note.as_deref() == Some("") {
+        return Err(ApiError::body("note", "must not be empty"));
+    }
+    Ok(NewerAlertFields {
+        threshold_max,
+        num_consecutive_windows,
+        schedule_offset_minutes,
+        schedule_start_at,
+        note,
+    })
+}
+
+/// An optional whole number of at least `min`.
+fn integer(map: &Map<String, Value>, key: &str, min: i64) -> Result<Option<i64>, ApiError> {
+    let Some(value) = map.get(key).filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    match value.as_i64() {
+        Some(n) if n >= min => Ok(Some(n)),
+        _ => Err(ApiError::body(
+            key,
+            format!("must be an integer of at least {min}"),
+        )),
+    }
 }
