@@ -409,7 +409,7 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
         config: node
             .get("config")
             .filter(|c| c.as_map().is_some())
-            .map(|c| Located::new(c.to_value(), c.span)),
+            .map(|c| Located::new(c.to_json(), c.span)),
     })
 }
 

@@ -60,25 +60,6 @@ pub(crate) struct Key {
 }
 
 impl Node {
-    /// The value as JSON, for parts of the config kept as written (a tile's `config`).
-    pub(crate) fn to_value(&self) -> serde_json::Value {
-        use serde_json::Value;
-        match &self.kind {
-            Kind::Null => Value::Null,
-            Kind::Bool(b) => Value::Bool(*b),
-            Kind::Int(i) => Value::from(*i),
-            Kind::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Kind::Str(s) => Value::String(s.clone()),
-            Kind::Seq(items) => Value::Array(items.iter().map(Node::to_value).collect()),
-            Kind::Map(entries) => Value::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.name.clone(), v.to_value()))
-                    .collect(),
-            ),
-        }
-    }
-
     /// The entries, when this is a mapping.
     pub(crate) fn as_map(&self) -> Option<&[(Key, Node)]> {
         match &self.kind {
@@ -95,7 +76,8 @@ impl Node {
             .map(|(_, v)| v)
     }
 
-    /// The node as a JSON value, spans dropped (a non-finite float becomes null).
+    /// The node as a JSON value, spans dropped (a non-finite float becomes null): for parts of
+    /// the config kept as written (a tile's `config`, a pipe's source).
     pub(crate) fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
         match &self.kind {
