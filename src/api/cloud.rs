@@ -206,6 +206,21 @@ impl CloudClient {
         delete(&self.api, &call).await
     }
 
+    /// `POST /services/{id}/pipes`: the whole pipe, credentials included.
+    pub(crate) async fn create_pipe(
+        &self,
+        service: &str,
+        body: &serde_json::Value,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "create pipe",
+            Method::POST,
+            self.service_path(service, "/pipes"),
+        )
+        .json(body)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
     pub(crate) async fn update_pipe_scaling(
         &self,

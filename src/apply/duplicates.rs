@@ -161,7 +161,9 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => ("object", ""),
+        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
+            ("object", "")
+        }
     }
 }
 
@@ -210,7 +212,7 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
     }
@@ -333,7 +335,7 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
     }
@@ -363,7 +365,9 @@ async fn remove_own(
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => return Ok(()),
+        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
+            return Ok(());
+        }
     };
     write_idempotent(context, &removal).await.map_err(|error| {
         StepError::Failed(format!(

@@ -47,7 +47,9 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => None,
+        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
+            None
+        }
     }
 }
 
@@ -138,7 +140,9 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => Ok(()),
+            | Operation::Pipe(
+                PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. },
+            ) => Ok(()),
         };
         if let Err(problem) = found {
             problems.push(format!("{}: {problem}", change.address));

@@ -1,11 +1,12 @@
-//! Pipes: scaling, and pipes marked `absent`.
+//! Pipes: created when declared whole and missing, compared field by field when live,
+//! scaling, and pipes marked `absent`.
 
 pub(crate) mod op;
 
 use serde_json::Value;
 
 use crate::api::wire::{Pipe, Service, SourceKind};
-use crate::config::model::{PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::config::model::{PipeConfig, PipeScalingConfig, PipeState, ServiceConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
@@ -38,6 +39,12 @@ impl Builder<'_> {
             return;
         }
         let Some(pipe) = live else {
+            if config.id.is_none()
+                && let Some(after) = self.declared(service, config)
+            {
+                self.create_pipe(service, live_service, config, after);
+                return;
+            }
             self.error(
                 Diagnostic::error(
                     Code::PlanPipeNotFound,
@@ -57,12 +64,12 @@ impl Builder<'_> {
                 .with_help(if config.id.is_some() {
                     "check the pipe id, or mark the pipe `absent: true` if it was removed"
                 } else {
-                    "converge does not create pipes yet: check the name, or write the `id:` of an existing pipe to adopt it"
+                    "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
                 }),
             );
             return;
         };
-        self.unplanned_fields(service, config);
+        self.unplanned_fields(service, config, pipe);
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -101,27 +108,52 @@ impl Builder<'_> {
         self.push(change, Some((operation, Vec::new())));
     }
 
-    /// Warns at the first declared field that is not compared yet, rather than passing over it
-    /// in silence: a plan that says nothing would read as "the pipe is as declared".
-    fn unplanned_fields(&mut self, service: &ServiceConfig, config: &PipeConfig) {
+    /// Warns at the first declared field that differs from the live pipe, since changing a
+    /// live pipe's declared fields is not planned yet: a plan that said nothing would read as
+    /// "the pipe is as declared". Fields that match say nothing.
+    fn unplanned_fields(&mut self, service: &ServiceConfig, config: &PipeConfig, live: &Pipe) {
+        let declared = self.declared_fields(config);
+        let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+        let live_state = live.state.as_deref().unwrap_or_default();
         let written = [
-            ("source", config.source.as_ref().map(|s| s.span)),
-            ("destination", config.destination.as_ref().map(|d| d.span)),
+            (
+                "source",
+                config.source.as_ref().map(|s| s.span),
+                declared.get("source"),
+            ),
+            (
+                "destination",
+                config.destination.as_ref().map(|d| d.span),
+                declared.get("destination"),
+            ),
             (
                 "fieldMappings",
                 config.field_mappings.as_ref().map(|f| f.span),
+                declared.get("fieldMappings"),
             ),
-            ("settings", config.settings.as_ref().map(|s| s.span)),
-            ("state", config.state.as_ref().map(|s| s.span)),
             (
-                "credentialsVersion",
-                config.credentials_version.as_ref().map(|c| c.span),
+                "settings",
+                config.settings.as_ref().map(|s| s.span),
+                declared.get("settings"),
             ),
         ];
-        let fields: Vec<(&str, Span)> = written
+        let mut fields: Vec<(&str, Span)> = written
             .into_iter()
-            .filter_map(|(name, span)| Some((name, span?)))
+            .filter_map(|(name, span, want)| {
+                let want = want?;
+                let have = live_value.get(name).unwrap_or(&Value::Null);
+                (deep_project(have, want) != *want).then_some((name, span?))
+            })
             .collect();
+        if let Some(state) = &config.state {
+            let running = matches!(live_state, "Running" | "Provisioning" | "Modifying");
+            if (state.value == PipeState::Running) != running {
+                fields.push(("state", state.span));
+            }
+        }
+        if let Some(version) = &config.credentials_version {
+            fields.push(("credentialsVersion", version.span));
+        }
         let Some((_, first)) = fields.first() else {
             return;
         };
@@ -134,13 +166,103 @@ impl Builder<'_> {
             Diagnostic::warning(
                 Code::PlanPipeUnplanned,
                 format!(
-                    "pipe `{}.{}`: {names} not compared with the live pipe; only `scaling` and `absent` are planned",
+                    "pipe `{}.{}`: {names} not changed on the live pipe; only creating, `scaling` and `absent` are planned",
                     service.key.value, config.key.value
                 ),
                 Some(*first),
             )
-            .with_label("validated, not planned")
+            .with_label("differs from the live pipe, or cannot be compared")
             .with_help("change these fields in the console for now; the plan shows no difference for them"),
+        );
+    }
+
+    /// The members of the pipe the config declares (source, destination, field mappings,
+    /// settings) as the API names them; credentials left out.
+    fn declared_fields(&self, config: &PipeConfig) -> serde_json::Map<String, Value> {
+        let mut pipe = serde_json::Map::new();
+        if let Some(source) = &config.source {
+            let mut kinds = serde_json::Map::new();
+            kinds.insert(source.kind.value.as_str().into(), source.body.clone());
+            pipe.insert("source".into(), Value::Object(kinds));
+        }
+        for (member, value) in [
+            ("destination", &config.destination),
+            ("fieldMappings", &config.field_mappings),
+            ("settings", &config.settings),
+        ] {
+            if let Some(value) = value {
+                pipe.insert(member.into(), value.value.clone());
+            }
+        }
+        pipe
+    }
+
+    /// The whole pipe a create sends, as its change shows it: `None` when the config does not
+    /// declare it whole (a name, a source and a destination) or asks scaling its kind does not
+    /// take (reported).
+    fn declared(&mut self, service: &ServiceConfig, config: &PipeConfig) -> Option<Value> {
+        let name = config.name.as_ref()?;
+        let source = config.source.as_ref()?;
+        config.destination.as_ref()?;
+        let mut pipe = self.declared_fields(config);
+        pipe.insert("name".into(), Value::from(name.value.clone()));
+        if let (Some(samples), Some(Value::Object(kinds))) =
+            (source.validate_samples, pipe.get_mut("source"))
+        {
+            kinds.insert("validateSamples".into(), Value::Bool(samples));
+        }
+        if let Some(scaling) = &config.scaling {
+            let kind = crate::config::pipe_rules::wire_kind(source.kind.value);
+            let scaling = self.desired_scaling(service, config, Some(kind), scaling)?;
+            if scaling.as_object().is_some_and(|s| !s.is_empty()) {
+                pipe.insert("scaling".into(), scaling);
+            }
+        }
+        Some(Value::Object(pipe))
+    }
+
+    /// A pipe declared whole that the service lacks: created with its whole body, its
+    /// credentials sent from their references.
+    fn create_pipe(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        after: Value,
+    ) {
+        let (Some(name), Some(source)) = (&config.name, &config.source) else {
+            return;
+        };
+        let operation = Operation::Pipe(PipeOp::Create {
+            service_id: live_service.id.clone(),
+            name: name.value.clone(),
+            body: after.clone(),
+            credentials: source
+                .credentials
+                .iter()
+                .map(|c| op::CredentialRef {
+                    path: c.path.to_string(),
+                    reference: c.secret.reference.clone(),
+                })
+                .collect(),
+        });
+        self.push(
+            Change {
+                address: Address::Pipe {
+                    service: &service.key.value,
+                    pipe: &config.key.value,
+                }
+                .to_string(),
+                action: Action::Create,
+                reason: "declared, does not exist".into(),
+                fields: diff::created(&after),
+                before: None,
+                after: Some(after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
         );
     }
 
@@ -280,4 +402,23 @@ fn pipe_field_diagnostic(
     )
     .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
     .with_help(help)
+}
+
+/// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
+/// server adds defaults the config need not write.
+fn deep_project(live: &Value, declared: &Value) -> Value {
+    match (live, declared) {
+        (Value::Object(have), Value::Object(want)) => Value::Object(
+            have.iter()
+                .filter_map(|(k, v)| Some((k.clone(), deep_project(v, want.get(k)?))))
+                .collect(),
+        ),
+        (Value::Array(have), Value::Array(want)) if have.len() == want.len() => Value::Array(
+            have.iter()
+                .zip(want)
+                .map(|(v, w)| deep_project(v, w))
+                .collect(),
+        ),
+        _ => live.clone(),
+    }
 }
