@@ -221,6 +221,22 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `PATCH /services/{id}/pipes/{pipeId}`: only the members that change.
+    pub(crate) async fn update_pipe(
+        &self,
+        service: &str,
+        pipe: &str,
+        body: &serde_json::Value,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "update pipe",
+            Method::PATCH,
+            self.service_path(service, &format!("/pipes/{}", segment(pipe))),
+        )
+        .json(body)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
     pub(crate) async fn update_pipe_scaling(
         &self,

@@ -161,9 +161,12 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
-            ("object", "")
-        }
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => ("object", ""),
     }
 }
 
@@ -212,7 +215,12 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
     }
@@ -335,7 +343,12 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
     }
@@ -365,7 +378,12 @@ async fn remove_own(
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => {
             return Ok(());
         }
     };

@@ -196,6 +196,10 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
         Operation::Pipe(PipeOp::Create { body, .. }) => same(body, after(change)?)?,
+        Operation::Pipe(PipeOp::Update { body, .. }) => {
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::patch_body(after(change)?, paths))?;
+        }
         Operation::Pipe(PipeOp::Scaling { body, .. }) => {
             written(change, pipe::SCALING_FIELDS)?;
             same_body(body, &pipe::scaling_body(fields_of(change)))?;
@@ -345,7 +349,10 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
             | Operation::Pipe(
-                PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. },
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
             ) => {}
         }
     }
@@ -577,7 +584,12 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
         ) => false,
@@ -732,7 +744,7 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
             matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
         }
         Target::Pipe { .. } => match operation.effect() {
-            Effect::Update => matches!(address, Address::PipeScaling { .. }),
+            Effect::Update => matches!(address, Address::PipeScaling { .. } | Address::Pipe { .. }),
             Effect::Create | Effect::Delete => {
                 matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
             }

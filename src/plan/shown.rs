@@ -47,9 +47,12 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {
-            None
-        }
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => None,
     }
 }
 
@@ -141,7 +144,10 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
             | Operation::Pipe(
-                PipeOp::Create { .. } | PipeOp::Scaling { .. } | PipeOp::Delete { .. },
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

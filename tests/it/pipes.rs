@@ -348,3 +348,46 @@ fn a_saved_create_holds_only_credential_references() {
         vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"; 4]
     );
 }
+
+/// A change the server takes in place is one `PATCH` of the members that differ, and the next
+/// plan is empty; a change that would need the pipe replaced is not planned yet and says so at
+/// its line.
+#[test]
+fn an_in_place_change_is_patched_and_a_replacing_one_is_named() {
+    let sandbox = crate::common::fast_sandbox();
+    let config = declared_whole();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let changed = config
+        .replace(
+            "iamRole: arn:aws:iam::123456789012:role/clickpipes",
+            "iamRole: arn:aws:iam::123456789012:role/clickpipes-2",
+        )
+        .replace("db_max_threads: 8", "db_max_threads: 16");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&changed);
+    let planned = converge.run(["plan"]);
+    assert_no_canary(&planned);
+    converge_snapshot!("pipes_in_place_plan", planned);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(
+        applied.writes(),
+        vec!["PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}"; 2],
+        "{applied:?}"
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+    let replacing = changed.replace("topics: events", "topics: events-v2");
+    let outcome = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing)
+        .run(["plan"]);
+    converge_snapshot!("pipes_replacing_change_named", outcome);
+}

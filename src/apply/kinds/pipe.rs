@@ -44,6 +44,16 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
             context.cloud()?.create_pipe(service_id, &body).await?;
         }
+        PipeOp::Update {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .update_pipe(service_id, pipe_id, body)
+                .await?;
+        }
         PipeOp::Scaling {
             service_id,
             pipe_id,

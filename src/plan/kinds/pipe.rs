@@ -69,7 +69,7 @@ impl Builder<'_> {
             );
             return;
         };
-        self.unplanned_fields(service, config, pipe);
+        self.declared_change(service, live_service, config, pipe);
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -108,72 +108,111 @@ impl Builder<'_> {
         self.push(change, Some((operation, Vec::new())));
     }
 
-    /// Warns at the first declared field that differs from the live pipe, since changing a
-    /// live pipe's declared fields is not planned yet: a plan that said nothing would read as
-    /// "the pipe is as declared". Fields that match say nothing.
-    fn unplanned_fields(&mut self, service: &ServiceConfig, config: &PipeConfig, live: &Pipe) {
+    /// Compares the fields the config declares with the live pipe: the ones the server
+    /// changes in place become one `PATCH`; the ones that need a pause or a replacement, and
+    /// `state` and `credentialsVersion`, are not planned yet and warn at their line, since a
+    /// plan that said nothing would read as "the pipe is as declared".
+    fn declared_change(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        live: &Pipe,
+    ) {
         let declared = self.declared_fields(config);
-        let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+        let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
+        if !declared.is_empty() {
+            let after = Value::Object(declared);
+            let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+            let before = deep_project(&live_value, &after);
+            let fields = diff(&before, &after);
+            for field in &fields {
+                let (class, why) = op::class_of(&field.path);
+                if class != op::Class::InPlace {
+                    unplanned.push((
+                        field.path.clone(),
+                        self.declared_span(config, &field.path),
+                        why,
+                    ));
+                }
+            }
+            if unplanned.is_empty() {
+                let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
+                let change = compared(
+                    Address::Pipe {
+                        service: &service.key.value,
+                        pipe: &config.key.value,
+                    }
+                    .to_string(),
+                    before,
+                    after,
+                    fields,
+                    fingerprint::pipe(live),
+                );
+                let operation = (change.action != Action::NoOp).then(|| {
+                    (
+                        Operation::Pipe(PipeOp::Update {
+                            service_id: live_service.id.clone(),
+                            pipe_id: live.id.clone(),
+                            body,
+                        }),
+                        Vec::new(),
+                    )
+                });
+                self.push(change, operation);
+            }
+        }
         let live_state = live.state.as_deref().unwrap_or_default();
-        let written = [
-            (
-                "source",
-                config.source.as_ref().map(|s| s.span),
-                declared.get("source"),
-            ),
-            (
-                "destination",
-                config.destination.as_ref().map(|d| d.span),
-                declared.get("destination"),
-            ),
-            (
-                "fieldMappings",
-                config.field_mappings.as_ref().map(|f| f.span),
-                declared.get("fieldMappings"),
-            ),
-            (
-                "settings",
-                config.settings.as_ref().map(|s| s.span),
-                declared.get("settings"),
-            ),
-        ];
-        let mut fields: Vec<(&str, Span)> = written
-            .into_iter()
-            .filter_map(|(name, span, want)| {
-                let want = want?;
-                let have = live_value.get(name).unwrap_or(&Value::Null);
-                (deep_project(have, want) != *want).then_some((name, span?))
-            })
-            .collect();
         if let Some(state) = &config.state {
             let running = matches!(live_state, "Running" | "Provisioning" | "Modifying");
             if (state.value == PipeState::Running) != running {
-                fields.push(("state", state.span));
+                unplanned.push((
+                    "state".into(),
+                    state.span,
+                    "starting and stopping are not planned yet",
+                ));
             }
         }
         if let Some(version) = &config.credentials_version {
-            fields.push(("credentialsVersion", version.span));
+            unplanned.push((
+                "credentialsVersion".into(),
+                version.span,
+                "rotating credentials is not planned yet",
+            ));
         }
-        let Some((_, first)) = fields.first() else {
+        let Some((_, first, why)) = unplanned.first() else {
             return;
         };
-        let names = fields
+        let names = unplanned
             .iter()
-            .map(|(name, _)| format!("`{name}`"))
+            .map(|(name, _, _)| format!("`{name}`"))
             .collect::<Vec<_>>()
             .join(", ");
         self.error(
             Diagnostic::warning(
                 Code::PlanPipeUnplanned,
                 format!(
-                    "pipe `{}.{}`: {names} not changed on the live pipe; only creating, `scaling` and `absent` are planned",
+                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place changes, `scaling` and `absent` are planned",
                     service.key.value, config.key.value
                 ),
                 Some(*first),
             )
-            .with_label("differs from the live pipe, or cannot be compared")
+            .with_label(*why)
             .with_help("change these fields in the console for now; the plan shows no difference for them"),
         );
+    }
+
+    /// Where the config writes the top-level member a diff path starts with.
+    fn declared_span(&self, config: &PipeConfig, path: &str) -> Span {
+        let top = path.split(['.', '[']).next().unwrap_or(path);
+        let span = match top {
+            "source" => config.source.as_ref().map(|s| s.kind.span),
+            "destination" => config.destination.as_ref().map(|d| d.span),
+            "fieldMappings" => config.field_mappings.as_ref().map(|f| f.span),
+            "settings" => config.settings.as_ref().map(|s| s.span),
+            _ => None,
+        };
+        span.unwrap_or(config.key.span)
     }
 
     /// The members of the pipe the config declares (source, destination, field mappings,
