@@ -391,3 +391,29 @@ fn an_in_place_change_is_patched_and_a_replacing_one_is_named() {
         .run(["plan"]);
     converge_snapshot!("pipes_replacing_change_named", outcome);
 }
+
+/// A create whose answer is lost is looked for by name before anything is sent again: the pipe
+/// is found created, and one create was sent.
+#[test]
+fn a_pipe_create_whose_answer_was_lost_is_found_by_name_not_sent_twice() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        faults: "lost@POST=1".parse().unwrap(),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let stream_only = analytics_with(
+        "      stream:\n        name: stream from kinesis\n        source:\n          kinesis: { streamName: s, region: us-east-1, format: JSONEachRow, iteratorType: LATEST, authentication: IAM_ROLE, iamRole: 'arn:aws:iam::1:role/r' }\n        destination:\n          database: default\n          table: clicks\n          managedTable: false\n          columns: [{ name: url, type: String }]\n        fieldMappings: [{ sourceField: url, destinationField: url }]\n",
+    );
+    let converge = Converge::new(&sandbox).fast().config(&stream_only);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert!(
+        crate::common::words(&applied.stderr).contains("but a re-read found it created"),
+        "{applied:?}"
+    );
+    assert_eq!(
+        applied.writes(),
+        vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"],
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
