@@ -744,7 +744,11 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
             matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
         }
         Target::Pipe { .. } => match operation.effect() {
-            Effect::Update => matches!(address, Address::PipeScaling { .. } | Address::Pipe { .. }),
+            // A pipe's declared fields change at its own address, its scaling at `.scaling`.
+            Effect::Update if operation.name().op == "pipe-update" => {
+                matches!(address, Address::Pipe { .. })
+            }
+            Effect::Update => matches!(address, Address::PipeScaling { .. }),
             Effect::Create | Effect::Delete => {
                 matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
             }
