@@ -82,7 +82,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.paths, &api, printer)?;
-        if let Err(mismatch) = session.saved.check_digest() {
+        if let Err(mismatch) = session.saved.check_digest(printer) {
             printer.err(&format!(
                 "error: `{}`: {mismatch}; nothing was written",
                 crate::output::path_text(file)
@@ -94,7 +94,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         // What `show` prints too: the run can be matched with the review.
         printer.err(&format!(
             "the plan's text has digest {}",
-            plan::saved::digest(&session.saved.plan)
+            plan::saved::digest(&session.saved.plan, printer)
         ));
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
@@ -210,7 +210,7 @@ fn check_saved(
     plan: &Plan,
 ) -> Result<Option<Exit>> {
     let checked = runtime
-        .block_on(apply::precheck(plan, clients.clone()))
+        .block_on(apply::precheck(plan, clients.clone(), printer))
         .map_err(|cause| SavedPlanError::Precheck { cause })?;
     if !checked.disagreements.is_empty() {
         return Err(SavedPlanError::Edited {

@@ -72,7 +72,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         Format::Text | Format::Markdown => printer.out_text(&text),
     }
     if let Some(path) = &args.out {
-        let saved = SavedPlan::new(&session.config, plan.clone());
+        let saved = SavedPlan::new(&session.config, plan.clone(), printer);
         printer.write_file(path, &saved.to_json())?;
         printer.err(&format!(
             "saved the plan to `{}`",
