@@ -47,6 +47,12 @@ pub(crate) struct Args {
     /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
     #[arg(long)]
     pub allow_destroy: bool,
+    /// Repair a dashboard or alert name a stack holds more than once: keep one copy (the one
+    /// the stack's alerts point at, else the oldest) and delete the others converge owns, as
+    /// deletes of the plan (they need `--allow-destroy`); copies it may not delete stay an
+    /// error, with their ids.
+    #[arg(long, conflicts_with = "plan")]
+    pub dedupe: bool,
     /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
     /// addresses need are read, and the plan says it is partial; a glob that matches no address
     /// of the config, the live state or the saved plan is an error.
@@ -115,8 +121,11 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         let mut session =
             session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
-        session.wait_for_other_runs_copies(&api, &args.only, printer)?;
-        let plan = session.plan(&args.only, printer)?;
+        // A repair deletes the copies it may; another run's copy is not waited for first.
+        if !args.dedupe {
+            session.wait_for_other_runs_copies(&api, &args.only, printer)?;
+        }
+        let plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {
                 printer.warn(&warning);

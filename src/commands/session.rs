@@ -49,9 +49,16 @@ impl Session {
     /// A glob that matches no address the config or the live state knows is an error: a typo
     /// would otherwise read as "no changes".
     pub fn plan(&self, only: &[String], printer: &Printer) -> Result<Plan> {
+        self.plan_repairing(only, false, printer)
+    }
+
+    /// As [`Session::plan`]; with `dedupe`, a name a stack holds more than once is repaired by
+    /// the plan's own deletes of the copies converge may remove (`--dedupe`).
+    pub fn plan_repairing(&self, only: &[String], dedupe: bool, printer: &Printer) -> Result<Plan> {
         let options = PlanOptions {
             only: Vec::new(),
             now: Some(jiff::Timestamp::now()),
+            dedupe,
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;

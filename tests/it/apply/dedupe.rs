@@ -1,0 +1,140 @@
+//! Issue 27, item 1: a name the stack holds more than once is repaired by `--dedupe`: the plan
+//! offers it, `plan --dedupe` shows the deletes as its own steps, `apply --dedupe` needs
+//! `--allow-destroy` for them and leaves one copy of each name; a copy converge may not delete
+//! is reported with its id, never silently left.
+
+use converge::sandbox::SandboxOptions;
+use serde_json::Value;
+
+use super::*;
+use crate::common::{self, Client, converge_snapshot};
+
+/// Posts a copy of `original` (a listed dashboard or alert) to the managed stack's `kind`
+/// list, with `edit` applied first; returns the copy's id.
+fn copy_of(client: &Client, kind: &str, original: &Value, edit: impl Fn(&mut Value)) -> String {
+    let mut copy = original.clone();
+    if let Some(members) = copy.as_object_mut() {
+        for member in ["id", "createdAt", "updatedAt", "state", "team"] {
+            members.remove(member);
+        }
+        // A list names an alert's dashboard as `dashboard`; a create takes `dashboardId`.
+        if let Some(dashboard) = members.remove("dashboard") {
+            members.insert("dashboardId".into(), dashboard);
+        }
+    }
+    edit(&mut copy);
+    let path = format!("/services/{ANALYTICS}/stack/{kind}");
+    let made = client.cloud("POST", &path, Some(copy)).result();
+    made["id"].as_str().expect("the copy has an id").to_string()
+}
+
+fn named<'v>(objects: &'v [Value], name: &str) -> Vec<&'v Value> {
+    objects.iter().filter(|o| o["name"] == name).collect()
+}
+
+fn id(object: &Value) -> String {
+    object["id"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn apply_dedupe_keeps_the_copy_the_alerts_point_at_and_deletes_the_others() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.as_str();
+    binary(&sandbox, &workspace)
+        .run(["apply", path, "--yes"])
+        .assert_exit(0);
+    // A killed run's leftovers: a second dashboard and a second alert of the managed names.
+    let client = Client::new(&sandbox);
+    let board = named(&dashboards(&sandbox), "API health")[0].clone();
+    let alert = named(&alerts(&sandbox), "API errors")[0].clone();
+    let board_copy = copy_of(&client, "dashboards", &board, |_| {});
+    let alert_copy = copy_of(&client, "alerts", &alert, |_| {});
+    let mut settings = common::snapshots();
+    for (id, label) in [
+        (id(&board), "[BOARD]"),
+        (board_copy.clone(), "[BOARD-COPY]"),
+        (id(&alert), "[ALERT]"),
+        (alert_copy.clone(), "[ALERT-COPY]"),
+    ] {
+        settings.add_filter(&id, label);
+    }
+
+    // Without the flag the plan is an error, and it offers the repair.
+    let planned = binary(&sandbox, &workspace).run(["plan", path]);
+    converge_snapshot!(settings, "dedupe_offered", planned);
+    let planned = binary(&sandbox, &workspace).run(["plan", path, "--dedupe"]);
+    converge_snapshot!(settings, "dedupe_planned", planned);
+    for format in ["json", "markdown"] {
+        let shown =
+            binary(&sandbox, &workspace).run(["plan", path, "--dedupe", "--format", format]);
+        converge_snapshot!(settings, format!("dedupe_planned_{format}"), shown);
+    }
+    // The deletes are destroys: refused without `--allow-destroy`, nothing written.
+    let refused = binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes"]);
+    refused.assert_exit(4);
+    assert_eq!(named(&dashboards(&sandbox), "API health").len(), 2);
+    let applied =
+        binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes", "--allow-destroy"]);
+    converge_snapshot!(settings, "dedupe_applied", applied);
+    let boards = dashboards(&sandbox);
+    let kept = named(&boards, "API health");
+    assert_eq!(
+        kept.iter().map(|b| id(b)).collect::<Vec<_>>(),
+        vec![id(&board)]
+    );
+    let left = alerts(&sandbox);
+    let kept = named(&left, "API errors");
+    assert_eq!(
+        kept.iter().map(|a| id(a)).collect::<Vec<_>>(),
+        vec![id(&alert)]
+    );
+    assert!(!plans_changes(&sandbox, &workspace, path));
+}
+
+#[test]
+fn a_copy_converge_may_not_delete_is_reported_with_its_id_and_nothing_is_deleted() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.as_str();
+    binary(&sandbox, &workspace)
+        .run(["apply", path, "--yes"])
+        .assert_exit(0);
+    let client = Client::new(&sandbox);
+    let board = named(&dashboards(&sandbox), "API health")[0].clone();
+    // One copy converge owns, and one made by hand (no ownership tag).
+    let owned = copy_of(&client, "dashboards", &board, |_| {});
+    let by_hand = copy_of(&client, "dashboards", &board, |copy| {
+        copy["tags"] = serde_json::json!([]);
+    });
+    let mut settings = common::snapshots();
+    for (id, label) in [
+        (id(&board), "[BOARD]"),
+        (owned.clone(), "[OWNED-COPY]"),
+        (by_hand.clone(), "[HAND-MADE-COPY]"),
+    ] {
+        settings.add_filter(&id, label);
+    }
+    let applied =
+        binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes", "--allow-destroy"]);
+    converge_snapshot!(settings, "dedupe_not_provable", applied);
+    let mut ids: Vec<String> = named(&dashboards(&sandbox), "API health")
+        .into_iter()
+        .map(id)
+        .collect();
+    ids.sort();
+    let mut expected = vec![id(&board), owned, by_hand];
+    expected.sort();
+    assert_eq!(
+        ids, expected,
+        "nothing is deleted while a copy stays unresolved"
+    );
+}
