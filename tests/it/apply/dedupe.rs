@@ -74,6 +74,15 @@ fn apply_dedupe_keeps_the_copy_the_alerts_point_at_and_deletes_the_others() {
             binary(&sandbox, &workspace).run(["plan", path, "--dedupe", "--format", format]);
         converge_snapshot!(settings, format!("dedupe_planned_{format}"), shown);
     }
+    // A saved repair is refused: its deletes name the copies by a name the stack holds twice.
+    let saved = workspace.file("repair.json");
+    binary(&sandbox, &workspace)
+        .run(["plan", path, "--dedupe", "--out", &saved])
+        .assert_exit(0);
+    let refused =
+        binary(&sandbox, &workspace).run(["apply", "--plan", &saved, "--yes", "--allow-destroy"]);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    assert_eq!(named(&dashboards(&sandbox), "API health").len(), 2);
     // The deletes are destroys: refused without `--allow-destroy`, nothing written.
     let refused = binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes"]);
     refused.assert_exit(4);
