@@ -24,7 +24,8 @@ use crate::settings::{ApiArgs, ApiSettings};
 #[command(after_help = "Exit codes:\n  \
     0  applied, or nothing to apply\n  \
     1  a step failed, or the run was interrupted\n  \
-    3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
+    3  stale: an object of the saved plan changed since it was made, or a name the stack \
+    holds twice stayed longer than another run's copy would (nothing written)\n  \
     4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
     no --yes and no terminal to ask on, or a saved plan that would do other than its text \
     shows (nothing written)\n\n\
@@ -122,8 +123,9 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         let mut session =
             session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
         // A repair deletes the copies it may; another run's copy is not waited for first.
-        if !args.dedupe {
-            session.wait_for_other_runs_copies(&api, &args.only, printer)?;
+        if !args.dedupe && session.wait_for_other_runs_copies(&api, &args.only, printer)? {
+            session.copies_stayed(printer);
+            return Ok(Exit::Stale);
         }
         let plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
         if !args.wake {

@@ -147,3 +147,38 @@ fn a_copy_converge_may_not_delete_is_reported_with_its_id_and_nothing_is_deleted
         "nothing is deleted while a copy stays unresolved"
     );
 }
+
+/// Issue 27, item 5: `apply` waits (bounded) for a copy another run is about to remove; a copy
+/// that stays is no run's transient copy, and is reported as the live stack's, with the repair:
+/// exit 3 as for a stale object, not a config error, and nothing written.
+#[test]
+fn a_copy_that_stays_through_the_wait_is_reported_as_stale_not_as_a_config_error() {
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let path = config.as_str();
+    binary(&sandbox, &workspace)
+        .run(["apply", path, "--yes"])
+        .assert_exit(0);
+    let client = Client::new(&sandbox);
+    let board = named(&dashboards(&sandbox), "API health")[0].clone();
+    let copy = copy_of(&client, "dashboards", &board, |_| {});
+    let mut settings = common::snapshots();
+    settings.add_filter(&id(&board), "[BOARD]");
+    settings.add_filter(&copy, "[BOARD-COPY]");
+    // The wait reads the stack again each second; how many reads fit in it is the machine's.
+    settings.add_filter(
+        r"(reading the live state of 1 service and 1 stack…\n){2,}",
+        "reading the live state of 1 service and 1 stack…\n[read again while waiting]\n",
+    );
+    let applied = binary(&sandbox, &workspace).run(["apply", path, "--yes"]);
+    converge_snapshot!(settings, "dedupe_copy_stayed", applied);
+    assert_eq!(
+        applied.writes(),
+        Vec::<String>::new(),
+        "nothing was written"
+    );
+}
