@@ -41,7 +41,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, MutexGuard};
+use tokio::time::Instant;
 
 use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
@@ -88,8 +89,32 @@ pub(crate) const ROUNDS: usize = 3;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Ticket(u64);
 
-/// The newest read of one scope: the newest ticket handed out when it began, and the list.
-type Slot = Arc<Mutex<Option<(Ticket, Arc<Data>)>>>;
+impl Ticket {
+    /// Before every read of the run: a step that waits for no other step may be checked
+    /// against any read the run made (within the age bound), never one made before the run.
+    pub(crate) const RUN_START: Ticket = Ticket(0);
+}
+
+/// What the check right before a write may be made against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Need {
+    /// The step's start: a read that began after it always serves.
+    pub started: Ticket,
+    /// No read that began before this serves, however young: the step's start when it waits
+    /// for other steps (their writes change what it must see), else [`Ticket::RUN_START`].
+    pub after: Ticket,
+}
+
+/// One read of a scope: the newest ticket handed out when it began, when it began, the list.
+#[derive(Debug)]
+struct Read {
+    began: Ticket,
+    at: Instant,
+    data: Arc<Data>,
+}
+
+/// The newest read of one scope.
+type Slot = Arc<Mutex<Option<Read>>>;
 
 /// The shared cache of list reads.
 #[derive(Debug)]
@@ -97,6 +122,37 @@ pub(crate) struct Fresh {
     clients: Clients,
     clock: AtomicU64,
     slots: std::sync::Mutex<BTreeMap<Scope, Slot>>,
+    /// One per API: the step holding it checks its object and then sends its write, which
+    /// takes the rate-limit slot the check waited for (see [`Turn`]).
+    cloud_turns: Mutex<()>,
+    observability_turns: Mutex<()>,
+    /// Turns `true` when the run is interrupted: a step waiting for its turn or its slot
+    /// stops waiting, since its write will not be sent.
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// A step's turn to check and write on a rate-limited API: held from before the check until
+/// its write takes the slot the check waited for, so no other step's check or write takes it
+/// in between and the read behind the write is as young as the check found it.
+#[derive(Debug)]
+pub(crate) struct Turn<'a> {
+    _held: MutexGuard<'a, ()>,
+    bucket: &'a RateBucket,
+}
+
+impl Turn<'_> {
+    /// Runs `write`, giving the turn up as soon as it has taken a rate-limit slot (or ended).
+    pub(crate) async fn write<F: Future>(self, write: F) -> F::Output {
+        let Turn { _held: held, bucket } = self;
+        let taken = bucket.taken();
+        let mut write = std::pin::pin!(write);
+        tokio::select! {
+            biased;
+            output = &mut write => return output,
+            () = bucket.taken_beyond(taken) => drop(held),
+        }
+        write.await
+    }
 }
 
 /// The scope a step's object lives in, and the stack when it is a stack object.
@@ -161,6 +217,9 @@ pub(crate) enum ReadError {
     /// A stack's list was asked for without the stack.
     #[error("no stack given for a stack read")]
     NoStack,
+    /// The run was interrupted while the check waited for its turn or its rate-limit slot.
+    #[error("the run was interrupted")]
+    Stopped,
 }
 
 impl Fresh {
@@ -170,7 +229,20 @@ impl Fresh {
             clients,
             clock: AtomicU64::new(0),
             slots: std::sync::Mutex::new(BTreeMap::new()),
+            cloud_turns: Mutex::new(()),
+            observability_turns: Mutex::new(()),
+            stop: None,
         }
+    }
+
+    /// Returns once the run is interrupted (never when it cannot be).
+    async fn stopped(&self) {
+        if let Some(mut stop) = self.stop.clone()
+            && stop.wait_for(|stop| *stop).await.is_ok()
+        {
+            return;
+        }
+        std::future::pending::<()>().await;
     }
 
     /// The same cache, whose clients stop sending writes once `stop` turns `true`
@@ -189,6 +261,7 @@ impl Fresh {
                 .as_ref()
                 .map(|client| ObservabilityClient::new(client.api().stop_writes_on(stop.clone()))),
         };
+        self.stop = Some(stop);
         self
     }
 
@@ -221,10 +294,10 @@ impl Fresh {
     ) -> Result<Arc<Data>, ReadError> {
         let slot = self.slot(scope);
         let mut guard = slot.lock().await;
-        if let Some((began, data)) = guard.as_ref()
-            && *began >= ticket
+        if let Some(read) = guard.as_ref()
+            && read.began >= ticket
         {
-            return Ok(data.clone());
+            return Ok(read.data.clone());
         }
         // A read that would only wait for its rate-limit slot waits here instead, before it
         // begins: steps that start meanwhile share it rather than queue for the next one.
@@ -236,6 +309,7 @@ impl Fresh {
         // Every ticket handed out so far belongs to a step (or check) that started before this
         // read begins, so the read serves them all.
         let began = Ticket(self.clock.load(Ordering::SeqCst));
+        let at = Instant::now();
         // The transport already retried each read; a list read is safe to repeat, so a run of
         // bad luck on a flaky network costs another round rather than the step.
         let mut round = 1;
@@ -246,8 +320,72 @@ impl Fresh {
                 Err(error) => return Err(error),
             }
         };
-        *guard = Some((began, data.clone()));
+        *guard = Some(Read {
+            began,
+            at,
+            data: data.clone(),
+        });
         Ok(data)
+    }
+
+    /// The turn of a step writing through the API of `stack` (the cloud API without one),
+    /// when that API is rate-limited; `None` when it is not, or has no client (the write then
+    /// fails on its own).
+    pub(crate) async fn turn(
+        &self,
+        stack: Option<&StackRef>,
+    ) -> Result<Option<Turn<'_>>, ReadError> {
+        let Some(bucket) = self.bucket(stack).filter(|bucket| bucket.is_limited()) else {
+            return Ok(None);
+        };
+        let turns = match stack.map(|s| &s.target) {
+            None | Some(StackTarget::Managed { .. }) => &self.cloud_turns,
+            Some(StackTarget::Observability) => &self.observability_turns,
+        };
+        tokio::select! {
+            held = turns.lock() => Ok(Some(Turn { _held: held, bucket })),
+            () = self.stopped() => Err(ReadError::Stopped),
+        }
+    }
+
+    /// The list of `scope` for the check right before a write. Without `turn` (an API with no
+    /// rate limit, where a read costs nothing but its time) a read that began after the step
+    /// started. With it, a read that began after `need.after` and at most one rate window
+    /// before the moment returned, which is when the write's rate-limit slot is free, so the
+    /// write leaves at once: the bound holds however many steps run at once, since a read that
+    /// grew older while the step waited for its slot is made again.
+    pub(crate) async fn for_write(
+        &self,
+        scope: &Scope,
+        stack: Option<&StackRef>,
+        need: Need,
+        turn: Option<&Turn<'_>>,
+    ) -> Result<Arc<Data>, ReadError> {
+        let Some(turn) = turn else {
+            return self.get(scope, stack, need.started).await;
+        };
+        let window = turn.bucket.limit().window;
+        let slot = self.slot(scope);
+        loop {
+            if let Some(free_at) = turn.bucket.free_at(Instant::now()) {
+                tokio::select! {
+                    () = tokio::time::sleep_until(free_at) => {}
+                    () = self.stopped() => return Err(ReadError::Stopped),
+                }
+            }
+            {
+                let guard = slot.lock().await;
+                if let Some(read) = guard.as_ref()
+                    && read.began >= need.after
+                    && read.at.elapsed() <= window
+                {
+                    return Ok(read.data.clone());
+                }
+            }
+            // Too old, or none yet: read now (the read takes the free slot) and wait for the
+            // next slot for the write.
+            self.get(scope, stack, self.now()).await?;
+        }
     }
 
     /// The rate bucket the read of a scope draws from.

@@ -100,6 +100,10 @@ pub struct RateBucket {
     limit: RateLimit,
     margin: Duration,
     state: Mutex<BucketState>,
+    /// How many slots were taken so far: a step that checked its object right before its
+    /// write lets the next step check only once its write has taken its slot
+    /// (`apply::fresh`), so no other send can take that slot between the check and the write.
+    taken: tokio::sync::watch::Sender<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -120,12 +124,30 @@ impl RateBucket {
             limit,
             margin,
             state: Mutex::new(BucketState::default()),
+            taken: tokio::sync::watch::Sender::new(0),
         }
     }
 
     /// The limit this bucket enforces.
     pub(crate) fn limit(&self) -> RateLimit {
         self.limit
+    }
+
+    /// Whether the bucket paces at all ([`RateLimit::UNLIMITED`] does not).
+    pub(crate) fn is_limited(&self) -> bool {
+        self.limit != RateLimit::UNLIMITED
+    }
+
+    /// How many slots were taken so far.
+    pub(crate) fn taken(&self) -> u64 {
+        *self.taken.borrow()
+    }
+
+    /// Returns once more than `count` slots were taken.
+    pub(crate) async fn taken_beyond(&self, count: u64) {
+        let mut taken = self.taken.subscribe();
+        // The sender lives as long as the bucket, which outlives this borrow.
+        let _ = taken.wait_for(|taken| *taken > count).await;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BucketState> {
@@ -144,6 +166,7 @@ impl RateBucket {
             return Err(hold);
         }
         if self.limit == RateLimit::UNLIMITED {
+            self.taken.send_modify(|taken| *taken += 1);
             return Ok(());
         }
         let capacity = self.limit.requests as usize;
@@ -164,6 +187,8 @@ impl RateBucket {
         while state.sent.len() > capacity {
             state.sent.pop_front();
         }
+        drop(state);
+        self.taken.send_modify(|taken| *taken += 1);
         Ok(())
     }
 

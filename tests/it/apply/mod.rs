@@ -6,6 +6,7 @@ mod ambiguous;
 mod basics;
 pub(crate) mod concurrent;
 mod faults;
+mod floor;
 mod interrupt;
 mod names;
 mod pacing;
