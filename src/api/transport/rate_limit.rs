@@ -158,16 +158,17 @@ impl RateBucket {
         }
     }
 
-    /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
-    /// returns the earliest time one may be.
-    pub(crate) fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+    /// Takes a send slot at `now` if one is free, returning the time it was stamped with (for
+    /// [`RateBucket::answered_at`]); otherwise leaves the bucket untouched and returns the
+    /// earliest time one may be.
+    pub(crate) fn try_take_at(&self, now: Instant) -> Result<Instant, Instant> {
         let mut state = self.lock();
         if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
             return Err(hold);
         }
         if self.limit == RateLimit::UNLIMITED {
             self.taken.send_modify(|taken| *taken += 1);
-            return Ok(());
+            return Ok(now);
         }
         let capacity = self.limit.requests as usize;
         if state.sent.len() >= capacity {
@@ -189,7 +190,24 @@ impl RateBucket {
         }
         drop(state);
         self.taken.send_modify(|taken| *taken += 1);
-        Ok(())
+        Ok(at)
+    }
+
+    /// Moves the slot stamped `sent` to `answered`, when its answer came. A server counts a
+    /// request in the window of when it *arrived*, which is after it was sent (the first
+    /// request of a run also opens its connection): by the answer it certainly had, so a slot
+    /// freed a window after its answer never lands in the server's window of the request it
+    /// replaces. Each window's pacing starts a round trip later than a sent stamp would let it;
+    /// that costs one round trip per window, not a 429 and its wait for the server's reset.
+    pub(crate) fn answered_at(&self, sent: Instant, answered: Instant) {
+        if answered <= sent || self.limit == RateLimit::UNLIMITED {
+            return;
+        }
+        let mut state = self.lock();
+        if let Some(slot) = state.sent.iter_mut().rev().find(|slot| **slot == sent) {
+            *slot = answered;
+            state.sent.make_contiguous().sort();
+        }
     }
 
     /// The earliest time a slot may be free, without taking one; `None` when one is free at
@@ -273,7 +291,7 @@ mod tests {
                 let mut at = start + spacing * i;
                 loop {
                     match bucket.try_take_at(at) {
-                        Ok(()) => return at,
+                        Ok(_) => return at,
                         Err(free_at) => {
                             assert!(free_at > at, "a refusal names a later time");
                             at = free_at;
@@ -320,6 +338,26 @@ mod tests {
         // Paced at the limit, not slower: 12 sends of 3 per second end after 3 windows.
         let last = sends[11].duration_since(start);
         assert!(last < Duration::from_millis(3_200), "{last:?}");
+    }
+
+    #[test]
+    fn a_slot_frees_a_window_after_its_answer_not_its_send() {
+        let limit = RateLimit {
+            requests: 1,
+            window: Duration::from_secs(1),
+        };
+        let bucket = RateBucket::new(limit);
+        let start = Instant::now();
+        let sent = bucket.try_take_at(start).unwrap();
+        assert_eq!(sent, start);
+        // The request's answer came 300 ms after it left (it opened the connection): the
+        // server counted it at most then, so its slot frees a window after that.
+        bucket.answered_at(sent, start + Duration::from_millis(300));
+        let free_at = bucket.try_take_at(start + Duration::from_secs(1)).unwrap_err();
+        assert_eq!(free_at, start + Duration::from_millis(1_300) + bucket.margin);
+        // An answer can only move a slot later.
+        bucket.answered_at(start + Duration::from_millis(300), start);
+        assert_eq!(bucket.try_take_at(free_at), Ok(free_at));
     }
 
     #[test]
