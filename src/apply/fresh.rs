@@ -49,7 +49,7 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::StackApi;
-use crate::api::transport::RateBucket;
+use crate::api::transport::{Api, RateBucket};
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
@@ -137,13 +137,14 @@ pub(crate) struct Fresh {
 #[derive(Debug)]
 pub(crate) struct Turn<'a> {
     _held: MutexGuard<'a, ()>,
-    bucket: &'a RateBucket,
+    api: &'a Api,
 }
 
 impl Turn<'_> {
     /// Runs `write`, giving the turn up as soon as it has taken a rate-limit slot (or ended).
     pub(crate) async fn write<F: Future>(self, write: F) -> F::Output {
-        let Turn { _held: held, bucket } = self;
+        let Turn { _held: held, api } = self;
+        let bucket = api.bucket();
         let taken = bucket.taken();
         let mut write = std::pin::pin!(write);
         tokio::select! {
@@ -335,7 +336,7 @@ impl Fresh {
         &self,
         stack: Option<&StackRef>,
     ) -> Result<Option<Turn<'_>>, ReadError> {
-        let Some(bucket) = self.bucket(stack).filter(|bucket| bucket.is_limited()) else {
+        let Some(api) = self.api(stack).filter(|api| api.bucket().is_limited()) else {
             return Ok(None);
         };
         let turns = match stack.map(|s| &s.target) {
@@ -343,7 +344,7 @@ impl Fresh {
             Some(StackTarget::Observability) => &self.observability_turns,
         };
         tokio::select! {
-            held = turns.lock() => Ok(Some(Turn { _held: held, bucket })),
+            held = turns.lock() => Ok(Some(Turn { _held: held, api })),
             () = self.stopped() => Err(ReadError::Stopped),
         }
     }
@@ -364,14 +365,12 @@ impl Fresh {
         let Some(turn) = turn else {
             return self.get(scope, stack, need.started).await;
         };
-        let window = turn.bucket.limit().window;
+        let window = turn.api.bucket().limit().window;
         let slot = self.slot(scope);
         loop {
-            if let Some(free_at) = turn.bucket.free_at(Instant::now()) {
-                tokio::select! {
-                    () = tokio::time::sleep_until(free_at) => {}
-                    () = self.stopped() => return Err(ReadError::Stopped),
-                }
+            tokio::select! {
+                () = turn.api.slot_free() => {}
+                () = self.stopped() => return Err(ReadError::Stopped),
             }
             {
                 let guard = slot.lock().await;
@@ -390,14 +389,18 @@ impl Fresh {
 
     /// The rate bucket the read of a scope draws from.
     fn bucket(&self, stack: Option<&StackRef>) -> Option<&RateBucket> {
-        let cloud = || self.clients.cloud.as_ref().map(|c| c.api().bucket());
+        self.api(stack).map(Api::bucket)
+    }
+
+    /// The API a scope is read from and its objects written through.
+    fn api(&self, stack: Option<&StackRef>) -> Option<&Api> {
         match stack.map(|s| &s.target) {
-            None | Some(StackTarget::Managed { .. }) => cloud(),
-            Some(StackTarget::Observability) => self
-                .clients
-                .observability
-                .as_ref()
-                .map(|o| o.api().bucket()),
+            None | Some(StackTarget::Managed { .. }) => {
+                self.clients.cloud.as_ref().map(|c| c.api())
+            }
+            Some(StackTarget::Observability) => {
+                self.clients.observability.as_ref().map(|o| o.api())
+            }
         }
     }
 

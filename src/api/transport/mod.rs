@@ -205,6 +205,22 @@ impl Api {
         &self.bucket
     }
 
+    /// Returns once the key's rate limit has a slot free (at once when it has), saying the wait
+    /// as a send waiting for its slot does: a write whose check must be as young as possible
+    /// checks only when its slot is free (`apply::fresh`).
+    pub(crate) async fn slot_free(&self) {
+        if let Some(free_at) = self.bucket.free_at(Instant::now()) {
+            let limit = self.bucket.limit().describe();
+            let _waiting = self.transport.inner.activity.wait(
+                self.name,
+                free_at,
+                WaitReason::RateLimit,
+                &limit,
+            );
+            tokio::time::sleep_until(free_at).await;
+        }
+    }
+
     /// Sends a request, retrying as its [`Resend`] rule allows, and returns a success answer.
     pub(crate) async fn send(&self, call: &Call) -> Result<Answer, ApiError> {
         let settings = &self.transport.inner.settings;

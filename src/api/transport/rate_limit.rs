@@ -353,8 +353,13 @@ mod tests {
         // The request's answer came 300 ms after it left (it opened the connection): the
         // server counted it at most then, so its slot frees a window after that.
         bucket.answered_at(sent, start + Duration::from_millis(300));
-        let free_at = bucket.try_take_at(start + Duration::from_secs(1)).unwrap_err();
-        assert_eq!(free_at, start + Duration::from_millis(1_300) + bucket.margin);
+        let free_at = bucket
+            .try_take_at(start + Duration::from_secs(1))
+            .unwrap_err();
+        assert_eq!(
+            free_at,
+            start + Duration::from_millis(1_300) + bucket.margin
+        );
         // An answer can only move a slot later.
         bucket.answered_at(start + Duration::from_millis(300), start);
         assert_eq!(bucket.try_take_at(free_at), Ok(free_at));

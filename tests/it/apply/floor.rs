@@ -64,7 +64,9 @@ impl Behind {
 
     fn list_route(self) -> &'static str {
         match self {
-            Behind::Cloud => "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards",
+            Behind::Cloud => {
+                "/v1/organizations/{organizationId}/services/{serviceId}/stack/dashboards"
+            }
             Behind::Observability => "/api/v2/dashboards",
         }
     }
