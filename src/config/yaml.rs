@@ -276,6 +276,9 @@ impl<'t> Reader<'t, '_> {
                     }
                     items.push(self.node_from(event, yspan, depth + 1)?);
                 }
+                // The tree lives through the whole load: no room kept for growth (a doubled
+                // vector keeps up to half its room empty, in every sequence and mapping).
+                items.shrink_to_fit();
                 let node = Node {
                     kind: Kind::Seq(items),
                     span,
@@ -394,6 +397,7 @@ impl<'t> Reader<'t, '_> {
                 positions.pushed(&entries);
             }
         }
+        entries.shrink_to_fit();
         Ok(Node {
             kind: Kind::Map(entries),
             span,
