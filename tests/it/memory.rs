@@ -69,7 +69,7 @@ fn a_25_mb_config_validates_and_plans_within_its_memory_bounds() {
     common::converge_snapshot!("memory_plan_of_a_25_mb_config", outcome);
     assert!(plan < PLAN_BOUND_KIB, "plan peaked at {plan} KiB");
     assert!(
-        validate < PLAN_BOUND_KIB,
+        validate < VALIDATE_BOUND_KIB,
         "validate peaked at {validate} KiB"
     );
 }
