@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::address::Address;
 use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Series, Service, SourceKind};
 
-use super::SandboxError;
+use super::error::SandboxError;
 use super::model::Seed;
 use super::seed;
 use super::store::{Stack, StackKey, World};
