@@ -351,10 +351,10 @@ fn read_file(
                     format!("`{}` is not UTF-8 text", crate::output::path_text(path)),
                     Some(Span {
                         file,
-                        offset,
+                        offset: crate::diagnostic::narrow(offset),
                         len: 1,
-                        line,
-                        column,
+                        line: crate::diagnostic::narrow(line),
+                        column: crate::diagnostic::narrow(column),
                         instance: None,
                     }),
                 )
@@ -616,7 +616,7 @@ mod tests {
     }
 
     fn spot(text: &str, span: Span) -> &str {
-        &text[span.offset..span.offset + span.len]
+        &text[span.range()]
     }
 
     #[test]
@@ -761,7 +761,7 @@ stacks:
         let text = "version: 2\norganization: x\nservices:\n  a: {id: y, bogus: 1}\n";
         let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
         let loaded = load_texts(&files, LoadMode::Offline, &|_| None);
-        let places: Vec<(usize, usize)> = loaded
+        let places: Vec<(u32, u32)> = loaded
             .diagnostics
             .iter()
             .map(|d| d.span.map_or((0, 0), |s| (s.line, s.column)))

@@ -13,6 +13,7 @@ mod help;
 mod hostile;
 mod hostile_inputs;
 mod layers;
+mod memory;
 mod messages;
 mod operations;
 mod pipes;
