@@ -146,6 +146,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     h: at(4),
                     as_ratio: None,
                     config: None,
+                    config_at: Default::default(),
                     series: vec![SeriesConfig {
                         kind: Some(text_of("time")),
                         source: Some(SourceRef::Name(text_of("Logs"))),

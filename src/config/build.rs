@@ -2,12 +2,14 @@
 //! reported wrong types and missing keys, so a value of the wrong shape is skipped here rather
 //! than reported twice, and the semantic rules still see everything else.
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 
 use super::interpolate;
 use super::model::*;
 use super::secret_fields::{KEY_SECRET, TOKEN};
-use super::yaml::{Key, Kind, Node};
+use super::yaml::{Key, Kind, Node, child_pointer};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Whether variables are needed now.
@@ -410,7 +412,33 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
             .get("config")
             .filter(|c| c.as_map().is_some())
             .map(|c| Located::new(c.to_json(), c.span)),
+        config_at: node
+            .get("config")
+            .map(|c| {
+                let mut at = BTreeMap::new();
+                spans(c, String::new(), &mut at);
+                at
+            })
+            .unwrap_or_default(),
     })
+}
+
+/// Records where each node under `node` was written, by its JSON pointer from `node`.
+fn spans(node: &Node, pointer: String, at: &mut BTreeMap<String, Span>) {
+    match &node.kind {
+        Kind::Map(entries) => {
+            for (key, value) in entries {
+                spans(value, child_pointer(&pointer, &key.name), at);
+            }
+        }
+        Kind::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                spans(item, child_pointer(&pointer, &i.to_string()), at);
+            }
+        }
+        _ => {}
+    }
+    at.insert(pointer, node.span);
 }
 
 fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
@@ -441,6 +469,12 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
         source,
         agg_fn: node.get("aggFn").and_then(string),
         field: node.get("field").and_then(string),
+        level: node.get("level").and_then(number),
+        content: node.get("content").and_then(string),
+        fields: node
+            .get("fields")
+            .filter(|f| matches!(f.kind, Kind::Seq(_)))
+            .map(|f| list(Some(f)).filter_map(string).collect()),
         where_: node.get("where").and_then(string),
         where_language: node.get("whereLanguage").and_then(string),
         group_by: node

@@ -185,6 +185,12 @@ codes! {
     SemanticScheduleStart => "semantic::schedule-start",
     /// An `email` channel on the standalone API, or without `emailRecipients`.
     SemanticEmailChannel => "semantic::email-channel",
+    /// A `quantile` aggregation without its `level` (the server draws the median).
+    SemanticQuantileLevel => "semantic::quantile-level",
+    /// A markdown tile without content.
+    SemanticMarkdownContent => "semantic::markdown-content",
+    /// A search tile without the fields it shows.
+    SemanticSearchFields => "semantic::search-fields",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.

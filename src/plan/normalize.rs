@@ -131,6 +131,13 @@ pub(crate) fn series(series: &Series) -> Value {
     put(&mut map, "sourceId", text(&series.source_id));
     put(&mut map, "aggFn", text(&series.agg_fn));
     put(&mut map, "field", text(&series.field));
+    put(&mut map, "level", series.level.map(num));
+    put(&mut map, "content", text(&series.content));
+    put(
+        &mut map,
+        "fields",
+        series.fields.as_ref().map(|f| Value::from(f.clone())),
+    );
     put(&mut map, "where", text(&series.where_));
     put(
         &mut map,

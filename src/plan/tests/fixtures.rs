@@ -78,6 +78,7 @@ pub(crate) fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -
         as_ratio: None,
         series,
         config: None,
+        config_at: Default::default(),
     }
 }
 
