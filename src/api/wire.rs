@@ -946,6 +946,9 @@ pub struct NewerAlertFields {
     /// Note shown with the alert's notifications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// All the channels notified, 1 to 10; the servers answer `channel` as their first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<Channel>>,
 }
 
 impl Serialize for Alert {

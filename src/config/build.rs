@@ -487,7 +487,27 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
 }
 
 fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
-    let channel = node.get("channel")?;
+    let channel = node.get("channel").map(channel);
+    let channels = node
+        .get("channels")
+        .filter(|c| matches!(c.kind, Kind::Seq(_)))
+        .map(|c| {
+            let items: Vec<Option<ChannelConfig>> = list(Some(c)).map(self::channel).collect();
+            Located::new(items, c.span)
+        });
+    // Without either the schema has reported it; the alert cannot be planned.
+    let channel = match (channel, &channels) {
+        (Some(one), _) => Some(one?),
+        (None, Some(_)) => None,
+        (None, None) => return None,
+    };
+    let channels = match channels {
+        Some(list) => {
+            let items: Option<Vec<ChannelConfig>> = list.value.into_iter().collect();
+            Some(Located::new(items?, list.span))
+        }
+        None => None,
+    };
     Some(AlertConfig {
         key: located_key(key),
         name: node.get("name").and_then(string)?,
@@ -497,15 +517,8 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         threshold: node.get("threshold").and_then(number)?,
         threshold_type: node.get("thresholdType").and_then(string)?,
         interval: node.get("interval").and_then(string)?,
-        channel: ChannelConfig {
-            span: channel.span,
-            kind: channel.get("type").and_then(string)?,
-            webhook_id: channel.get("webhookId").and_then(string),
-            email_recipients: channel
-                .get("emailRecipients")
-                .filter(|r| matches!(r.kind, Kind::Seq(_)))
-                .map(|r| list(Some(r)).filter_map(string).collect()),
-        },
+        channel,
+        channels,
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),
         threshold_max: node.get("thresholdMax").and_then(number),
@@ -513,6 +526,19 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
         schedule_start_at: node.get("scheduleStartAt").and_then(string),
         note: node.get("note").and_then(string),
+    })
+}
+
+/// One channel; `None` without its `type` (the schema has reported it).
+fn channel(node: &Node) -> Option<ChannelConfig> {
+    Some(ChannelConfig {
+        span: node.span,
+        kind: node.get("type").and_then(string)?,
+        webhook_id: node.get("webhookId").and_then(string),
+        email_recipients: node
+            .get("emailRecipients")
+            .filter(|r| matches!(r.kind, Kind::Seq(_)))
+            .map(|r| list(Some(r)).filter_map(string).collect()),
     })
 }
 

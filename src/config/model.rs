@@ -522,8 +522,10 @@ pub struct AlertConfig {
     pub threshold_type: Located<String>,
     /// `1m` ... `1d`.
     pub interval: Located<String>,
-    /// Notification channel.
-    pub channel: ChannelConfig,
+    /// `channel:`, the notification channel as written (with `channels`, their first).
+    pub channel: Option<ChannelConfig>,
+    /// `channels:`, 1 to 10 notification channels (today's generation).
+    pub channels: Option<Located<Vec<ChannelConfig>>>,
     /// Message.
     pub message: Option<Located<String>>,
     /// `tile` (default) or `search`.
@@ -538,6 +540,17 @@ pub struct AlertConfig {
     pub schedule_start_at: Option<Located<String>>,
     /// `note`.
     pub note: Option<Located<String>>,
+}
+
+impl AlertConfig {
+    /// The channels the alert notifies, in order: `channels`, else the one `channel`.
+    pub fn all_channels(&self) -> &[ChannelConfig] {
+        match (&self.channels, &self.channel) {
+            (Some(list), _) => &list.value,
+            (None, Some(one)) => std::slice::from_ref(one),
+            (None, None) => &[],
+        }
+    }
 }
 
 /// An alert's channel.

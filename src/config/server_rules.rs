@@ -4,6 +4,7 @@
 //! | Code | Rule |
 //! |---|---|
 //! | `semantic::webhook-id` | a webhook channel names its `webhookId` |
+//! | `semantic::channels` | alert `channels` have no duplicate; a `channel` beside them is their first |
 //! | `semantic::empty-message` | an alert's `message`, when written, is not empty |
 //! | `semantic::group-by-limit` | a series groups by at most 10 fields |
 //! | `semantic::mixed-series` | the series of one tile share one `type` and one `groupBy` |
@@ -16,7 +17,9 @@
 
 use crate::api::limits;
 
-use super::model::{AlertConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig};
+use super::model::{
+    AlertConfig, ChannelConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig,
+};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The most `groupBy` fields a series may have.
@@ -240,9 +243,75 @@ fn group_by(series: &SeriesConfig) -> Vec<&str> {
         .collect()
 }
 
-/// A webhook channel names its webhook.
+/// Each webhook channel names its webhook.
 fn channel(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
-    let channel = &alert.channel;
+    for channel in alert.all_channels() {
+        webhook(alert, channel, diags);
+    }
+    channels(alert, diags);
+}
+
+/// The key a channel is told apart by: all of its members, as the server compares them.
+fn channel_key(channel: &ChannelConfig) -> (&str, Option<&str>, Option<Vec<&str>>) {
+    (
+        channel.kind.value.as_str(),
+        channel.webhook_id.as_ref().map(|w| w.value.as_str()),
+        channel
+            .email_recipients
+            .as_ref()
+            .map(|r| r.iter().map(|e| e.value.as_str()).collect()),
+    )
+}
+
+/// `channels` without duplicates, and a `channel` beside them equal to their first (the
+/// server answers 400 to both: "Duplicate notification channels are not allowed", "channel
+/// must match the first entry of channels").
+fn channels(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let Some(list) = &alert.channels else {
+        return;
+    };
+    for (i, later) in list.value.iter().enumerate() {
+        if let Some(first) = list.value[..i]
+            .iter()
+            .find(|c| channel_key(c) == channel_key(later))
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticChannels,
+                    format!(
+                        "alert `{}` lists the same channel twice, which the server rejects",
+                        alert.key.value
+                    ),
+                    Some(later.span),
+                )
+                .with_label("a duplicate")
+                .with_related(first.span, "the same channel first")
+                .with_help("remove one of the two"),
+            );
+        }
+    }
+    if let (Some(one), Some(first)) = (&alert.channel, list.value.first())
+        && channel_key(one) != channel_key(first)
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticChannels,
+                format!(
+                    "alert `{}` has a `channel` that is not the first of its `channels`; the \
+                     server takes both only when they agree",
+                    alert.key.value
+                ),
+                Some(one.span),
+            )
+            .with_label("not `channels[0]`")
+            .with_related(first.span, "the first of `channels`")
+            .with_help("remove `channel` (the server mirrors `channels[0]` as `channel`)"),
+        );
+    }
+}
+
+/// A webhook channel names its webhook.
+fn webhook(alert: &AlertConfig, channel: &ChannelConfig, diags: &mut Vec<Diagnostic>) {
     if channel.kind.value == "webhook" && channel.webhook_id.is_none() {
         diags.push(
             Diagnostic::error(

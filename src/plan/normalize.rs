@@ -393,6 +393,14 @@ pub(crate) fn alert_view(view: &AlertView<'_>) -> Value {
     );
     put(&mut map, "scheduleStartAt", text(&newer.schedule_start_at));
     put(&mut map, "note", text(&newer.note));
+    put(
+        &mut map,
+        "channels",
+        newer
+            .channels
+            .as_ref()
+            .map(|list| Value::Array(list.iter().map(|c| channel(&Some(c.clone()))).collect())),
+    );
     Value::Object(map)
 }
 
@@ -403,6 +411,7 @@ pub(crate) const NEWER_ALERT_KEYS: &[&str] = &[
     "scheduleOffsetMinutes",
     "scheduleStartAt",
     "note",
+    "channels",
 ];
 
 /// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`
