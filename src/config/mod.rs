@@ -683,7 +683,7 @@ mod tests {
         assert_eq!(alert.threshold.value, 100.0);
         assert_eq!(spot(text, alert.tile.span), "Requests");
         assert_eq!(
-            alert.channel.webhook_id.clone().unwrap().value,
+            alert.channel.clone().unwrap().webhook_id.unwrap().value,
             "65f5e4a3b9e77c001a789012"
         );
 

@@ -1,6 +1,7 @@
 //! The one integration-test binary: the real `converge` binary against the real sandbox.
 //! One module per area.
 
+mod alert_channels;
 mod alert_fields;
 mod apply;
 mod ci_kit;
