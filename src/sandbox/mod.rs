@@ -52,8 +52,8 @@ pub use large_config::{
     LargeConfigChanges, large_config, large_config_changing_alert, large_config_with_changes,
 };
 pub use model::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, KeyPair, LOG_BODY_BUDGET, LogEntry, Quirk,
-    SandboxOptions, Seed,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, Generation, KeyPair, LOG_BODY_BUDGET,
+    LogEntry, Quirk, SandboxOptions, Seed,
 };
 pub(crate) use server::{FaultSwitch, Server};
 

@@ -14,6 +14,7 @@ mod hostile;
 mod hostile_inputs;
 mod layers;
 mod messages;
+mod object_ids;
 mod operations;
 mod pipes;
 mod plan;
