@@ -99,8 +99,9 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 }
 
 /// How a server writes an alert: the managed stack (the cloud document) has `name: null` for an
-/// alert without a name; today's servers name its dashboard and team `dashboardId` and `teamId`
-/// and write its state in upper case (`OK` where the contract's generation says `inactive`).
+/// alert without a name; today's servers name its dashboard and team `dashboardId` and `teamId`,
+/// write its state in upper case (`OK` where the contract's generation says `inactive`), and
+/// the observability API lists its `channels`.
 fn shape(object: &mut Map<String, Value>, api: Api, today: bool) {
     if api == Api::Cloud && object.get("name").is_some_and(|n| n == "") {
         object.insert("name".into(), Value::Null);
@@ -110,6 +111,15 @@ fn shape(object: &mut Map<String, Value>, api: Api, today: bool) {
             if let Some(v) = object.remove(contract) {
                 object.insert(newer_name.into(), v);
             }
+        }
+        // Today's observability API answers its channels as a list, the first also as
+        // `channel` (the managed stack keeps its one `channel`).
+        if api == Api::Observability
+            && !object.contains_key("channels")
+            && let Some(channel) = object.get("channel").filter(|c| c.is_object())
+        {
+            let channels = Value::Array(vec![channel.clone()]);
+            object.insert("channels".into(), channels);
         }
         if let Some(Value::String(state)) = object.get_mut("state") {
             *state = match state.as_str() {

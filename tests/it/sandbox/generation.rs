@@ -112,6 +112,12 @@ fn by_default_tiles_read_back_as_config_and_alerts_in_the_newer_shape() {
             ("dashboard", "team", "inactive")
         };
         for alert in [&made, listed] {
+            let channels = if today {
+                json!([alert["channel"]])
+            } else {
+                Value::Null
+            };
+            assert_eq!(alert["channels"], channels, "{alert}");
             assert_eq!(alert[dashboard_key], created["id"], "{alert}");
             assert!(alert[team_key].is_string(), "{alert}");
             assert_eq!(alert["state"], state, "{alert}");
