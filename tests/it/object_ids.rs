@@ -2,7 +2,9 @@
 //! converge says so at the config line before sending, on a stack of today's generation, and
 //! reads the servers' plain-text and JSON refusals truthfully.
 
-use crate::common::{self, Converge, converge_snapshot, quickstart};
+use converge::sandbox::DEMO_ORG;
+
+use crate::common::{self, Converge, RawServer, Reply, converge_snapshot, quickstart};
 
 const WEBHOOK: &str = "webhookId: 65f5e4a3b9e77c001a789012";
 
@@ -44,4 +46,52 @@ fn the_contracts_generation_takes_any_webhook_id() {
     let changed = converge.config(&with_hook());
     changed.clone().run(["apply", "--yes"]).assert_exit(0);
     changed.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+/// A dashboard gone between the read and the write: today's observability API answers its PUT
+/// with Express's plain-text `404 Not Found`, which converge reports as what it is (the request
+/// and the status), not as an answer it could not read.
+#[test]
+fn a_plain_text_not_found_is_reported_as_the_request_and_its_status() {
+    const BOARD: &str = "65f5e4a3b9e77c001a000001";
+    const SOURCE: &str = "65f5e4a30000000100000001";
+    let listed = format!(
+        r#"{{"data":[{{"id":"{BOARD}","name":"API health","tags":["converge:obs"],"tiles":[
+            {{"id":"{BOARD}","name":"Requests","x":0,"y":0,"w":6,"h":4,
+              "config":{{"displayType":"line","sourceId":"{SOURCE}","asRatio":false,
+                         "fillNulls":true,"select":[{{"aggFn":"count","where":"service:api",
+                         "whereLanguage":"lucene"}}]}}}}]}}]}}"#
+    );
+    let server = RawServer::start(move |path| {
+        if path == format!("/api/v2/dashboards/{BOARD}") {
+            Reply::with(
+                "404 Not Found",
+                "text/plain; charset=utf-8",
+                &[],
+                "Not Found",
+            )
+        } else if path == "/api/v2/dashboards" {
+            Reply::json("200 OK", &listed)
+        } else {
+            Reply::json(
+                "200 OK",
+                r#"{"data":[],"meta":{"total":0,"limit":1000,"offset":0}}"#,
+            )
+        }
+    });
+    let config = format!(
+        "version: 1\norganization: {DEMO_ORG}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  \
+         token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  obs:\n    api: observability\n    \
+         dashboards:\n      api-health:\n        name: API health\n        tiles:\n          \
+         - name: Requests\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            \
+         series:\n              - type: time\n                sourceId: {SOURCE}\n                \
+         aggFn: count\n                where: \"service:web\"\n                whereLanguage: lucene\n"
+    );
+    let out = Converge::offline()
+        .env("CONVERGE_OBSERVABILITY_URL", &server.url)
+        .env("CONVERGE_OBS_TOKEN", "sandbox-token")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")
+        .config(&config)
+        .run(["apply", "--yes"]);
+    converge_snapshot!("object_id_plain_text_not_found", out);
 }
