@@ -95,3 +95,21 @@ fn a_plain_text_not_found_is_reported_as_the_request_and_its_status() {
         .run(["apply", "--yes"]);
     converge_snapshot!("object_id_plain_text_not_found", out);
 }
+
+/// A series' `sourceId` that is not an ObjectId is an error at its line on a stack of today's
+/// generation (the server answers `Invalid ObjectId`); nothing is sent.
+#[test]
+fn a_source_id_that_is_not_an_object_id_is_an_error_at_its_line_on_todays_stack() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .clone()
+        .config(&quickstart())
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let writes_before = common::writes(&sandbox);
+    let text = quickstart().replacen("source: Logs", "sourceId: logs-1", 1);
+    let out = converge.config(&text).run(["apply", "--yes"]);
+    converge_snapshot!("object_id_source_todays_stack", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}

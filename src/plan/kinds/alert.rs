@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::dashboard::{Planned, PlannedDashboard};
-use crate::api::limits::BOUNDED_THRESHOLD_TYPES;
+use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, is_object_id};
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
 use crate::config::model::{AlertConfig, DashboardConfig, Generation, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -207,7 +207,7 @@ impl Builder<'_> {
             return true;
         };
         let id = &webhook.value;
-        if id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if is_object_id(id) {
             return true;
         }
         self.error(

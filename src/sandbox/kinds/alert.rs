@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, BOUNDED_THRESHOLD_TYPES,
-    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes,
+    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id,
 };
 use crate::api::wire::{Alert, Channel, NewerAlertFields};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
@@ -13,7 +13,7 @@ use crate::sandbox::seed::{TEAM_ID, iso_ms};
 use crate::sandbox::store::{Stack, StackKey, quiet_state};
 use crate::sandbox::validate;
 
-use super::common::{is_object_id, path_id, stack_index, stack_key, stored_name, to_value};
+use super::common::{path_id, stack_index, stack_key, stored_name, to_value};
 
 /// Longest alert `note` (the current document).
 const ALERT_NOTE_MAX: usize = 4096;

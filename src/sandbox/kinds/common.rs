@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::api::limits::is_object_id;
 use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx};
 use crate::sandbox::store::{StackKey, World};
@@ -95,11 +96,6 @@ pub(crate) fn stored_name(quirks: &[Quirk], name: String) -> String {
     } else {
         name
     }
-}
-
-/// Whether `id` is an ObjectId as today's servers check one: 24 hexadecimal digits.
-pub(crate) fn is_object_id(id: &str) -> bool {
-    id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The id the path names. Today's observability API checks it is an ObjectId before anything

@@ -6,13 +6,14 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
+    is_object_id,
 };
 use crate::api::wire::{Dashboard, Series, Tile};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::series::series;
 use crate::sandbox::validate::{self, Check, invalid};
 
-use super::common::{body_invalid, is_object_id, path_id, stack_index, stored_name, to_value};
+use super::common::{body_invalid, path_id, stack_index, stored_name, to_value};
 
 /// The routes of dashboards, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
