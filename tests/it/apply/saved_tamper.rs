@@ -400,7 +400,7 @@ fn refused_or_exact(
 #[test]
 fn a_tampered_saved_plan_is_refused_or_applies_exactly_what_show_prints() {
     // The reviewed plan, applied as saved, on a sandbox of its own: the state it leaves.
-    let reference = common::contract_sandbox();
+    let reference = common::fast_sandbox();
     let workspace = Workspace::new();
     let path = planned(&reference, &workspace);
     let converge = binary(&reference, &workspace);
@@ -419,7 +419,7 @@ fn a_tampered_saved_plan_is_refused_or_applies_exactly_what_show_prints() {
     let result = runner.run(
         &(proptest::collection::vec(edit(), 1..=3), any::<bool>()),
         |(edits, keep_digest)| {
-            let sandbox = common::contract_sandbox();
+            let sandbox = common::fast_sandbox();
             let workspace = Workspace::new();
             let path = planned(&sandbox, &workspace);
             let mut file: Value =
