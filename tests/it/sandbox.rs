@@ -6,6 +6,7 @@ mod conformance;
 mod faults;
 mod generation;
 mod limits;
+mod pipe_lifecycle;
 mod routes;
 mod serve;
 
