@@ -93,8 +93,9 @@ wait_for() { # url
 start_sandbox() { # name -> sets SANDBOX_URL
   local port
   port=$(free_port)
-  "$CONVERGE" sandbox serve --port "$port" --rate-limit off --state "$WORK/$1.json" \
-    >"$WORK/$1.log" 2>&1 &
+  # The documents checked here are the contract's: the sandbox answers in that generation.
+  "$CONVERGE" sandbox serve --port "$port" --rate-limit off --generation contract \
+    --state "$WORK/$1.json" >"$WORK/$1.log" 2>&1 &
   PIDS+=($!)
   SANDBOX_URL=http://127.0.0.1:$port
   wait_for "$SANDBOX_URL/_sandbox/requests"

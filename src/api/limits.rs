@@ -220,3 +220,9 @@ pub(crate) const CLOUD_RATE_WINDOW_SECS: u64 = 10;
 pub(crate) const OBSERVABILITY_RATE_REQUESTS: u32 = 100;
 /// Observability API rate limit window, in seconds.
 pub(crate) const OBSERVABILITY_RATE_WINDOW_SECS: u64 = 60;
+
+/// Whether `id` is an ObjectId as today's servers check one (mongoose's `isValid` on their
+/// ids): 24 hexadecimal digits. The contract's generation takes any string.
+pub(crate) fn is_object_id(id: &str) -> bool {
+    id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}

@@ -9,8 +9,8 @@ use crate::error::Result;
 use crate::exit::Exit;
 use crate::output::Printer;
 use crate::sandbox::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN, FaultSpec, FaultSpecError, KeyPair, Quirk,
-    SandboxError, SandboxOptions, Seed, Server,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_TOKEN, FaultSpec, FaultSpecError, Generation, KeyPair,
+    Quirk, SandboxError, SandboxOptions, Seed, Server,
 };
 
 /// Flags of `converge sandbox`.
@@ -92,9 +92,15 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 0,
           value_parser = clap::value_parser!(u64).range(0..=super::flags::MAX_SCALING_DELAY_MS))]
     pub scaling_delay: u64,
-    /// Wire-format quirks to show, comma-separated.
+    /// Wire-format quirks to show, comma-separated (`newer-generation` is an alias of
+    /// `--generation current`, the default).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub quirks: Vec<Quirk>,
+    /// Which generation of dashboards and alerts to answer as: `current` (today's servers:
+    /// tiles in `config`, the newer alert shape, plain-text 404s, ObjectIds) or `contract` (the
+    /// API contract's: tiles in `series`).
+    #[arg(long, value_enum, default_value_t = Generation::Current)]
+    pub generation: Generation,
     /// A fixed "now" (RFC 3339 with a zone, e.g. `2026-11-21T06:00:00Z`; from 1970 to 9999), so
     /// backup ages and timestamps are deterministic.
     #[arg(long, value_name = "RFC3339", value_parser = super::flags::time)]
@@ -127,6 +133,7 @@ impl ServeArgs {
             rate_limit: self.rate_limit == OnOff::On,
             scaling_delay: Duration::from_millis(self.scaling_delay),
             quirks: self.quirks.clone(),
+            generation: self.generation,
             clock: self.clock,
             ..SandboxOptions::default()
         };

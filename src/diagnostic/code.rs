@@ -244,6 +244,9 @@ codes! {
     /// A tile the stack cannot hold in the generation it speaks (a `config` tile on a server
     /// of the contract's generation, or `series` the server cannot translate).
     PlanTileGeneration => "plan::tile-generation",
+    /// An id today's servers require to be a 24-hex ObjectId (a webhook channel's `webhookId`)
+    /// is not one, on a stack of today's generation.
+    PlanObjectId => "plan::object-id",
     /// Two live dashboards with the name of one in the config.
     PlanDuplicateDashboard => "plan::duplicate-dashboard",
     /// Two live alerts with the name of one in the config.

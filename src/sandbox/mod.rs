@@ -53,8 +53,8 @@ pub use large_config::{
     write_large_estate,
 };
 pub use model::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, KeyPair, LOG_BODY_BUDGET, LogEntry, Quirk,
-    SandboxOptions, Seed,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, Generation, KeyPair, LOG_BODY_BUDGET,
+    LogEntry, Quirk, SandboxOptions, Seed,
 };
 pub(crate) use server::{FaultSwitch, Server};
 

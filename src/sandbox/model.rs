@@ -49,9 +49,9 @@ pub enum Quirk {
     NumberStrings,
     /// While a pipe scaling change is in flight (`--scaling-delay`), its members read as null.
     ScalingGaps,
-    /// The managed stack answers as the cloud document's newer generation: a tile reads back
-    /// with `config` instead of `series`, an alert names its dashboard and team `dashboardId`
-    /// and `teamId`.
+    /// Today's generation of dashboards and alerts, which the sandbox answers by default: an
+    /// alias of `--generation current`, kept so that scripts written before the default
+    /// changed keep working.
     NewerGeneration,
     /// The observability API has no `/api/v2/sources` (its document names none): 404.
     NoSources,
@@ -61,6 +61,20 @@ pub enum Quirk {
     /// A pipe created or started ends `Failed` instead of running, as one whose source cannot
     /// be reached does.
     PipesFail,
+}
+
+/// Which generation of the dashboard and alert APIs the sandbox answers as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generation {
+    /// Today's servers (the observability API since 2.18, the managed stack): tiles read back
+    /// with `config`, alerts with `dashboardId`, `teamId` and upper-case states, a missing
+    /// dashboard answers plain-text `Not Found`, ids that are not 24-hex ObjectIds answer 400,
+    /// and deleting an alert that is gone answers 404.
+    #[default]
+    Current,
+    /// The API contract's generation (`observability-api.openapi.json`): tiles read back with
+    /// `series`, alerts with `dashboard` and `team`, errors as JSON, any id accepted.
+    Contract,
 }
 
 /// Everything the sandbox is started with.
@@ -95,6 +109,9 @@ pub struct SandboxOptions {
     pub scaling_delay: Duration,
     /// Wire-format quirks to show.
     pub quirks: Vec<Quirk>,
+    /// The generation of dashboards and alerts answered (`newer-generation` among the quirks
+    /// is [`Generation::Current`] whatever this says).
+    pub generation: Generation,
     /// A fixed "now" (backup ages, timestamps); `None` uses the real clock.
     pub clock: Option<jiff::Timestamp>,
     /// Keep the request and response bodies in the request log, for conformance checks. At
@@ -125,8 +142,20 @@ impl Default for SandboxOptions {
             rate_window_divisor: 1,
             scaling_delay: Duration::ZERO,
             quirks: Vec::new(),
+            generation: Generation::default(),
             clock: None,
             log_bodies: false,
+        }
+    }
+}
+
+impl SandboxOptions {
+    /// The generation answered, with the `newer-generation` quirk as its alias.
+    pub fn effective_generation(&self) -> Generation {
+        if self.quirks.contains(&Quirk::NewerGeneration) {
+            Generation::Current
+        } else {
+            self.generation
         }
     }
 }

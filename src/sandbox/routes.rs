@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value};
 
-use super::model::Quirk;
+use super::model::{Generation, Quirk};
 use super::store::World;
 
 /// Which API a route belongs to: it decides auth, envelopes, error bodies and rate limits.
@@ -27,6 +27,15 @@ pub(crate) struct Ctx<'a> {
     /// Scaling delay in ms.
     pub delay_ms: i64,
     pub quirks: &'a [Quirk],
+    /// The generation of dashboards and alerts answered.
+    pub generation: Generation,
+}
+
+impl Ctx<'_> {
+    /// Whether the sandbox answers as today's servers.
+    pub(crate) fn today(&self) -> bool {
+        self.generation == Generation::Current
+    }
 }
 
 /// A matched request as a handler sees it.
@@ -44,9 +53,9 @@ pub(crate) struct Call<'a> {
 /// Runs one operation.
 pub(crate) type Handler = fn(&mut Ctx<'_>, &Call<'_>) -> Result<Reply, ApiError>;
 
-/// How the managed stack writes one object of a kind, unlike the observability API; the flag
-/// is the newer-generation quirk.
-pub(crate) type Shape = fn(&mut Map<String, Value>, bool);
+/// How a server writes one object of a kind in an answer: the API answering and whether it is
+/// of today's generation.
+pub(crate) type Shape = fn(&mut Map<String, Value>, Api, bool);
 
 /// One route of either API, as a kind registers it.
 #[derive(Clone, Copy)]
@@ -66,8 +75,8 @@ pub(crate) struct Route {
     /// The charts route: its body's series are counted in the log and its errors are
     /// `{error}`.
     pub chart: bool,
-    /// The managed stack's way of writing each object of a successful answer.
-    pub managed_shape: Option<Shape>,
+    /// The server's way of writing each object of a successful answer.
+    pub shape: Option<Shape>,
 }
 
 impl Route {
@@ -87,7 +96,7 @@ impl Route {
             uuid_id: None,
             absent_with: None,
             chart: false,
-            managed_shape: None,
+            shape: None,
         }
     }
 
@@ -123,35 +132,45 @@ impl Route {
         }
     }
 
-    /// The managed stack writes the answer's objects with `shape`.
-    pub(crate) const fn managed_shape(self, shape: Shape) -> Route {
+    /// The server writes the answer's objects with `shape`.
+    pub(crate) const fn shape(self, shape: Shape) -> Route {
         Route {
-            managed_shape: Some(shape),
+            shape: Some(shape),
             ..self
         }
     }
 }
 
 impl Route {
-    /// Runs the route's handler; an answer of the managed stack is written its own way.
+    /// Runs the route's handler; an answer is written the way the API of the generation does.
     pub(crate) fn run(&self, ctx: &mut Ctx<'_>, call: &Call<'_>) -> Reply {
         match (self.handler)(ctx, call) {
+            Ok(Reply::Paged(mut value, meta)) => {
+                self.reshape(ctx, &mut value);
+                Reply::Paged(value, meta)
+            }
             Ok(Reply::Ok(mut value)) => {
-                if let (Api::Cloud, Some(shape)) = (self.api, self.managed_shape) {
-                    let newer = ctx.quirks.contains(&Quirk::NewerGeneration);
-                    match &mut value {
-                        Value::Array(items) => items
-                            .iter_mut()
-                            .filter_map(Value::as_object_mut)
-                            .for_each(|object| shape(object, newer)),
-                        Value::Object(object) => shape(object, newer),
-                        _ => {}
-                    }
-                }
+                self.reshape(ctx, &mut value);
                 Reply::Ok(value)
             }
             Ok(reply) => reply,
             Err(error) => Reply::Err(error),
+        }
+    }
+
+    /// Writes each object of an answer the way the API of the generation does.
+    fn reshape(&self, ctx: &Ctx<'_>, value: &mut Value) {
+        let Some(shape) = self.shape else {
+            return;
+        };
+        let (api, today) = (self.api, ctx.today());
+        match value {
+            Value::Array(items) => items
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(|object| shape(object, api, today)),
+            Value::Object(object) => shape(object, api, today),
+            _ => {}
         }
     }
 }
@@ -197,6 +216,11 @@ pub(crate) enum Reply {
     Deleted,
     /// An error.
     Err(ApiError),
+    /// An answer in plain text, as Express's `sendStatus` gives (`404 Not Found`).
+    Text(u16, &'static str),
+    /// 200 with one page of a list and, on the observability API, its `meta` (`{total, limit,
+    /// offset}`) beside `data`, as today's servers page their alerts.
+    Paged(Value, Value),
 }
 
 /// An error as the real services phrase it: a status, a code and a message.

@@ -237,6 +237,7 @@ impl Shared {
             now: self.now(),
             delay_ms: i64::try_from(self.options.scaling_delay.as_millis()).unwrap_or(i64::MAX),
             quirks: &self.options.quirks,
+            generation: self.options.effective_generation(),
         };
         let call = Call {
             api: matched.api,
@@ -247,7 +248,7 @@ impl Shared {
         };
         let reply = matched.route.run(&mut ctx, &call);
         if matched.route.writes
-            && !matches!(reply, Reply::Err(_))
+            && matches!(reply, Reply::Ok(_) | Reply::Paged(..) | Reply::Deleted)
             && let Some(path) = &self.options.state_file
             && let Err(error) = world.save(path)
         {
@@ -471,6 +472,14 @@ fn render(api: Api, chart: bool, reply: Reply, request_id: &str) -> Response<Bod
         (Api::Observability, Reply::Ok(data)) => json_response(200, &json!({"data": data})),
         (Api::Observability, Reply::Deleted) => json_response(200, &json!({})),
         (api, Reply::Err(error)) => error_response(api, chart, &error, request_id),
+        (_, Reply::Text(status, text)) => text_response(status, text),
+        (Api::Cloud, Reply::Paged(result, _)) => json_response(
+            200,
+            &json!({"status": 200, "requestId": request_id, "result": result}),
+        ),
+        (Api::Observability, Reply::Paged(data, meta)) => {
+            json_response(200, &json!({"data": data, "meta": meta}))
+        }
     }
 }
 

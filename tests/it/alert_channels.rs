@@ -2,7 +2,7 @@
 //! against a stack of the contract's: through the binary against the sandbox, applied then an
 //! empty plan, changed field by field, exported back, and each bad case at its line.
 
-use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
+use converge::sandbox::{Generation, SandboxHandle, SandboxOptions};
 use serde_json::json;
 
 use crate::common::{self, Converge, Workspace, converge_snapshot, quickstart};
@@ -39,10 +39,10 @@ const TWO: &str = "channels:\n          - { type: webhook, webhookId: 65f5e4a3b9
 /// The second of them changed.
 const SECOND_CHANGED: &str = "channels:\n          - { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }\n          - { type: webhook, webhookId: 65f5e4a3b9e77c001a789099 }";
 
-fn sandbox(quirks: Vec<Quirk>) -> SandboxHandle {
+fn sandbox(generation: Generation) -> SandboxHandle {
     common::sandbox(SandboxOptions {
         rate_limit: false,
-        quirks,
+        generation,
         ..SandboxOptions::default()
     })
 }
@@ -86,7 +86,7 @@ fn apply_then_empty(sandbox: &SandboxHandle, workspace: &Workspace, config: &str
 
 #[test]
 fn channels_apply_plan_empty_change_field_by_field_and_export() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &today(&on_observability(TWO)));
     apply_then_empty(&sandbox, &workspace, &config);
@@ -122,7 +122,7 @@ fn channels_apply_plan_empty_change_field_by_field_and_export() {
 /// the live alert's further channels (a PUT with `channel` alone would drop them).
 #[test]
 fn one_form_answered_for_the_other_is_no_difference() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let workspace = Workspace::new();
     let one = workspace.write("converge.yaml", &today(&on_observability(WEBHOOK)));
     apply_then_empty(&sandbox, &workspace, &one);
@@ -214,7 +214,7 @@ fn todays_members_on_a_stack_declared_of_the_contract() {
 /// same is an error at plan time, before anything is written.
 #[test]
 fn todays_members_against_a_server_of_the_contract() {
-    let sandbox = sandbox(Vec::new());
+    let sandbox = sandbox(Generation::Contract);
     let workspace = Workspace::new();
     let text = on_observability(TWO).replacen(
         "        interval: 5m\n",

@@ -3,7 +3,7 @@
 //! binary against the sandbox: applied then an empty plan, changed field by field, exported
 //! back, and each bad value rejected at its line.
 
-use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
+use converge::sandbox::{Generation, SandboxHandle, SandboxOptions};
 use serde_json::json;
 
 use crate::common::{self, ANALYTICS, Converge, Workspace, converge_snapshot, quickstart};
@@ -24,10 +24,10 @@ const ALL_FIELDS: &str = "        thresholdType: between\n        thresholdMax: 
 /// Each of them changed.
 const CHANGED_FIELDS: &str = "        thresholdType: not_between\n        thresholdMax: 800\n        interval: 15m\n        numConsecutiveWindows: 5\n        scheduleOffsetMinutes: 10\n        scheduleStartAt: \"2026-03-01T00:00:00.000Z\"\n        note: Raised after the March incident\n";
 
-fn sandbox(quirks: Vec<Quirk>) -> SandboxHandle {
+fn sandbox(generation: Generation) -> SandboxHandle {
     common::sandbox(SandboxOptions {
         rate_limit: false,
-        quirks,
+        generation,
         ..SandboxOptions::default()
     })
 }
@@ -69,8 +69,8 @@ fn newer_members(alert: &serde_json::Value) -> serde_json::Value {
 
 /// Applied, stored, an empty plan after; then each changed, shown field by field, applied and
 /// an empty plan again: in the contract's shape and in today's.
-fn applies_and_changes(quirks: Vec<Quirk>, snapshot: &str) {
-    let sandbox = sandbox(quirks);
+fn applies_and_changes(generation: Generation, snapshot: &str) {
+    let sandbox = sandbox(generation);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     apply_then_empty(&sandbox, &workspace, &config);
@@ -107,14 +107,14 @@ fn applies_and_changes(quirks: Vec<Quirk>, snapshot: &str) {
 
 #[test]
 fn each_field_applies_plans_empty_and_changes_field_by_field() {
-    applies_and_changes(vec![Quirk::NewerGeneration], "alert_fields_changed_newer");
+    applies_and_changes(Generation::Current, "alert_fields_changed_newer");
 }
 
 /// A server of the contract's generation would drop them: the plan is an error at each
 /// member's line, and nothing is written.
 #[test]
 fn against_a_server_of_the_contract_they_are_errors() {
-    let sandbox = sandbox(Vec::new());
+    let sandbox = sandbox(Generation::Contract);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     let plan = binary(&sandbox, &workspace).run(["plan", &config]);
@@ -132,7 +132,7 @@ fn against_a_server_of_the_contract_they_are_errors() {
 /// field keeps the live ones (a PUT replaces the whole alert), and the plan stays empty.
 #[test]
 fn members_the_config_leaves_out_are_kept() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     apply_then_empty(&sandbox, &workspace, &config);
@@ -157,7 +157,7 @@ fn members_the_config_leaves_out_are_kept() {
 /// Export writes the members back; its output validates and plans empty.
 #[test]
 fn export_writes_them_and_plans_empty() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     apply_then_empty(&sandbox, &workspace, &config);
@@ -255,7 +255,7 @@ fn with_email(recipients: &str) -> String {
 /// and shown; exported back.
 #[test]
 fn an_email_channel_on_the_managed_stack() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_email("oncall@example.com"));
     apply_then_empty(&sandbox, &workspace, &config);

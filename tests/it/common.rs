@@ -89,6 +89,16 @@ pub fn fast_sandbox() -> SandboxHandle {
     })
 }
 
+/// [`fast_sandbox`] answering in the contract's generation (`--generation contract`: tiles in
+/// `series`), for tests whose point is not the wire shape of today's servers.
+pub fn contract_sandbox() -> SandboxHandle {
+    sandbox(SandboxOptions {
+        rate_limit: false,
+        generation: converge::sandbox::Generation::Contract,
+        ..SandboxOptions::default()
+    })
+}
+
 /// A sandbox without rate limits that injects the faults of `spec` (`500=0.2,reset=0.1`),
 /// drawn from `seed`.
 pub fn faulty_sandbox(spec: &str, seed: u64) -> SandboxHandle {

@@ -112,7 +112,7 @@ fn scaling_edited_outside_shows_config_and_live_values() {
 
 #[test]
 fn a_dashboard_edited_in_place_is_reported_by_field() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let yaml = baseline(&sandbox);
     let client = Client::new(&sandbox);
     let mut dashboard = on_call(&client);
@@ -496,7 +496,7 @@ fn backup_ages_follow_the_sandbox_clock() {
 
 #[test]
 fn the_quickstart_drift_report_reads_as_recorded_and_only_reads() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let out = Converge::new(&sandbox).run(["drift", &common::quickstart_path()]);
     out.assert_exit(2);
     // The demo seed differs from the quickstart in scaling, lacks its dashboard and alert, and

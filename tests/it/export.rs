@@ -28,7 +28,7 @@ fn plan(sandbox: &SandboxHandle, yaml: &str) -> (i32, String, String) {
 
 #[test]
 fn the_demo_export_plans_to_no_changes() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let out = unlimited(&sandbox).run([
         "export",
         "--service",

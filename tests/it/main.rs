@@ -16,6 +16,7 @@ mod hostile_inputs;
 mod layers;
 mod memory;
 mod messages;
+mod object_ids;
 mod operations;
 mod pipes;
 mod plan;

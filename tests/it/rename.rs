@@ -89,7 +89,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn a_renamed_dashboard_tile_and_alert_are_updated_in_place_keeping_every_id() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let workspace = Workspace::new();
     let converge = binary(&sandbox, &workspace);
     let config = workspace.write("converge.yaml", &base());

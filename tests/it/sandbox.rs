@@ -4,6 +4,7 @@
 mod behaviours;
 mod conformance;
 mod faults;
+mod generation;
 mod limits;
 mod pipe_lifecycle;
 mod routes;
@@ -25,7 +26,7 @@ pub fn dashboard(name: &str, tiles: &[&str]) -> serde_json::Value {
         .map(|(i, tile)| {
             serde_json::json!({
                 "name": tile, "x": (i % 2) * 6, "y": (i / 2) * 4, "w": 6, "h": 4,
-                "series": [{"type": "time", "dataSource": "events", "sourceId": "src",
+                "series": [{"type": "time", "dataSource": "events", "sourceId": "65f5e4a30000000100000001",
                     "aggFn": "count", "where": "service:api", "whereLanguage": "lucene",
                     "groupBy": []}]
             })

@@ -13,7 +13,7 @@ fn show(dir: &Workspace, args: &[&str]) -> Outcome {
 
 #[test]
 fn a_saved_plan_shows_as_plan_printed_it_in_every_format_without_a_request() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let dir = Workspace::new();
     let path = dir.write("config.yaml", &quickstart());
     let converge = Converge::new(&sandbox).fast().cwd(&dir);

@@ -75,7 +75,7 @@ fn alert_named<'a>(all: &'a [Value], name: &str) -> &'a Value {
 
 #[test]
 fn a_fan_out_creates_one_alert_per_instance_and_follows_the_list() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let workspace = Workspace::new();
     let converge = binary(&sandbox, &workspace);
     let path = workspace.write("converge.yaml", &config(&THREE, TEMPLATE));

@@ -1,17 +1,17 @@
 //! Dashboard tiles in both generations, through the binary against the sandbox: the contract's
-//! (tiles read back with `series`) and today's (`--quirks newer-generation`: tiles read back
+//! (`--generation contract`: tiles read back with `series`) and today's (the default: tiles read back
 //! with `config`). Every display type is created, changed field by field, renamed and deleted,
 //! with an empty plan after each apply and the tile ids and the alert kept.
 
-use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
+use converge::sandbox::{Generation, SandboxHandle, SandboxOptions};
 use serde_json::Value;
 
 use crate::common::{self, Client, Converge, Outcome};
 
-fn sandbox(quirks: Vec<Quirk>) -> SandboxHandle {
+fn sandbox(generation: Generation) -> SandboxHandle {
     common::sandbox(SandboxOptions {
         rate_limit: false,
-        quirks,
+        generation,
         ..SandboxOptions::default()
     })
 }
@@ -243,10 +243,10 @@ const EDITS: &[(&str, &str)] = &[
 ];
 
 /// Every display type created, changed field by field, one renamed and one deleted, against a
-/// server answering in `quirks`' generation: an empty plan after each apply, the tile ids and
+/// server answering in `generation`: an empty plan after each apply, the tile ids and
 /// the alert kept.
-fn every_display_type(quirks: Vec<Quirk>, stack_extra: &str) {
-    let sandbox = sandbox(quirks);
+fn every_display_type(generation: Generation, stack_extra: &str) {
+    let sandbox = sandbox(generation);
     let stack = Stack::new(&sandbox);
     let mut yaml = config(stack_extra, EVERY_DISPLAY_TYPE);
     stack.converge(&yaml);
@@ -300,23 +300,23 @@ fn every_display_type(quirks: Vec<Quirk>, stack_extra: &str) {
 
 #[test]
 fn every_display_type_converges_on_a_server_of_todays_generation() {
-    every_display_type(vec![Quirk::NewerGeneration], "");
+    every_display_type(Generation::Current, "");
 }
 
 /// `generation: config` overrides what the stack's GETs answer (the demo stack's tiles read
 /// back with `series`); this sandbox keeps a `config` as sent.
 #[test]
 fn every_display_type_converges_where_the_config_says_generation_config() {
-    every_display_type(Vec::new(), "    generation: config\n");
+    every_display_type(Generation::Contract, "    generation: config\n");
 }
 
 /// The contract's `series` shorthand against both generations: applied, changed, applied, an
 /// empty plan each time; against today's server it is written as the `config` it lowers to.
 #[test]
 fn the_series_shorthand_converges_in_both_generations() {
-    for quirks in [Vec::new(), vec![Quirk::NewerGeneration]] {
-        let newer = !quirks.is_empty();
-        let sandbox = sandbox(quirks);
+    for generation in [Generation::Contract, Generation::Current] {
+        let newer = generation == Generation::Current;
+        let sandbox = sandbox(generation);
         let stack = Stack::new(&sandbox);
         let yaml = config("", REQUESTS_SERIES);
         stack.converge(&yaml);
@@ -349,7 +349,7 @@ fn the_series_shorthand_converges_in_both_generations() {
 /// `generation: series`, is an error at its line naming what the server needs.
 #[test]
 fn a_config_tile_on_a_contract_generation_stack_is_an_error_at_its_line() {
-    let sandbox = sandbox(Vec::new());
+    let sandbox = sandbox(Generation::Contract);
     let stack = Stack::new(&sandbox);
     stack.converge(&config("", REQUESTS_SERIES));
     let more = format!(
@@ -368,7 +368,7 @@ fn a_config_tile_on_a_contract_generation_stack_is_an_error_at_its_line() {
 /// and the plan says so once.
 #[test]
 fn a_tile_converge_does_not_model_is_carried_over_by_id() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let stack = Stack::new(&sandbox);
     let yaml = config("", REQUESTS_SERIES);
     stack.converge(&yaml);
@@ -378,7 +378,7 @@ fn a_tile_converge_does_not_model_is_carried_over_by_id() {
     let tiles = board["tiles"].as_array_mut().expect("tiles");
     tiles.push(serde_json::json!({
         "name": "Flame", "x": 6, "y": 0, "w": 6, "h": 4,
-        "config": { "displayType": "flame_graph", "sourceId": "x" }
+        "config": { "displayType": "flame_graph", "sourceId": "65f5e4a30000000100000001" }
     }));
     let body = serde_json::json!({ "name": "Board", "tiles": tiles, "tags": board["tags"] });
     let path = format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS);
@@ -396,13 +396,13 @@ fn a_tile_converge_does_not_model_is_carried_over_by_id() {
 /// every display type on today's server (`config`), the shorthand on the contract's (`series`).
 #[test]
 fn export_writes_the_servers_generation_and_round_trips() {
-    for (quirks, tiles) in [
-        (vec![Quirk::NewerGeneration], EVERY_DISPLAY_TYPE),
-        (vec![Quirk::NewerGeneration], REQUESTS_SERIES),
-        (Vec::new(), REQUESTS_SERIES),
+    for (generation, tiles) in [
+        (Generation::Current, EVERY_DISPLAY_TYPE),
+        (Generation::Current, REQUESTS_SERIES),
+        (Generation::Contract, REQUESTS_SERIES),
     ] {
-        let newer = !quirks.is_empty();
-        let sandbox = sandbox(quirks);
+        let newer = generation == Generation::Current;
+        let sandbox = sandbox(generation);
         let stack = Stack::new(&sandbox);
         stack.converge(&config("", tiles));
         let out = Converge::new(&sandbox).fast().run([
@@ -427,7 +427,7 @@ fn export_writes_the_servers_generation_and_round_trips() {
 /// A tile added live shows as one block in drift, as in plan, in today's generation.
 #[test]
 fn a_tile_added_live_is_one_block_in_drift_and_plan() {
-    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
+    let sandbox = sandbox(Generation::Current);
     let stack = Stack::new(&sandbox);
     let yaml = config("", REQUESTS_SERIES);
     stack.converge(&yaml);
@@ -437,7 +437,7 @@ fn a_tile_added_live_is_one_block_in_drift_and_plan() {
     tiles.push(serde_json::json!({
         "name": "Errors by host", "x": 6, "y": 0, "w": 6, "h": 4,
         "config": {
-            "displayType": "table", "sourceId": "x", "groupBy": "host",
+            "displayType": "table", "sourceId": "65f5e4a30000000100000001", "groupBy": "host",
             "select": [{ "aggFn": "count", "where": "level:error" }]
         }
     }));

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::dashboard::{Planned, PlannedDashboard};
-use crate::api::limits::BOUNDED_THRESHOLD_TYPES;
+use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, is_object_id};
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
 use crate::config::alert_rules;
 use crate::config::model::{AlertConfig, ChannelConfig, DashboardConfig, Generation, StackConfig};
@@ -63,6 +63,9 @@ impl Builder<'_> {
             }
         }
         let dashboard_config = self.alert_dashboard(stack, config)?;
+        if !self.webhook_is_an_object_id(index, config) {
+            return None;
+        }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
@@ -248,6 +251,42 @@ impl Builder<'_> {
             return None;
         }
         Some(found.first().map(|(a, _)| *a))
+    }
+
+    /// Today's servers refuse a webhook channel whose `webhookId` is not a 24-hex ObjectId
+    /// (`Invalid webhook ID`); the contract's take any string. An error at its line on a stack
+    /// of today's generation; `false` then.
+    fn webhook_is_an_object_id(&mut self, index: &StackIndex, config: &AlertConfig) -> bool {
+        if index.generation != Some(Generation::Config) {
+            return true;
+        }
+        let mut fine = true;
+        for channel in config.all_channels() {
+            if channel.kind.value != "webhook" {
+                continue;
+            }
+            let Some(webhook) = &channel.webhook_id else {
+                continue;
+            };
+            let id = &webhook.value;
+            if is_object_id(id) {
+                continue;
+            }
+            fine = false;
+            self.error(
+                Diagnostic::error(
+                    Code::PlanObjectId,
+                    format!(
+                        "alert `{}` names webhook `{id}`, which is not an ObjectId: this stack speaks today's generation, whose servers refuse it (`Invalid webhook ID`)",
+                        config.key.value
+                    ),
+                    Some(webhook.span),
+                )
+                .with_label("24 hexadecimal digits here")
+                .with_help("use the webhook's id as the server lists it, e.g. `65f5e4a3b9e77c001a789012`"),
+            );
+        }
+        fine
     }
 
     /// The alert as the config asks for it, on its dashboard's plan: by ids when both the

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
+use crate::api::limits::is_object_id;
 use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
 use crate::config::model::{self, DashboardConfig, Generation, SourceRef, StackConfig, TileConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -422,6 +423,24 @@ impl Builder<'_> {
         for s in &tile.series {
             let source_id = match &s.source {
                 None => None,
+                Some(SourceRef::Id(id))
+                    if index.generation == Some(Generation::Config) && !is_object_id(&id.value) =>
+                {
+                    self.error(
+                        Diagnostic::error(
+                            Code::PlanObjectId,
+                            format!(
+                                "tile `{}` names source `{}`, which is not an ObjectId: this stack speaks today's generation, whose servers refuse it (`Invalid ObjectId`)",
+                                tile.name.value, id.value
+                            ),
+                            Some(id.span),
+                        )
+                        .with_label("24 hexadecimal digits here")
+                        .with_help("name the source by `source: <name>`, or give its id as the stack lists it"),
+                    );
+                    failed = true;
+                    None
+                }
                 Some(SourceRef::Id(id)) => Some(id.value.clone()),
                 Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
                     Ok(id) => Some(id),

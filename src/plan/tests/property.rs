@@ -24,7 +24,7 @@ use crate::output::Printer;
 use crate::plan::{Action, Plan, PlanOptions, plan};
 use crate::sandbox::store::{PipeRecord, ServiceRecord, Stack, StackKey, World};
 use crate::sandbox::{
-    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, SandboxHandle, SandboxOptions,
+    DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, Generation, SandboxHandle, SandboxOptions,
 };
 
 /// A sandbox serving a given live state, and the config pointed at it.
@@ -46,10 +46,13 @@ impl Served {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("sandbox.json");
         world_of(config, live).save(&state).unwrap();
+        // The fixtures' ids (`src-1`, `dash-api`) are the contract's free strings, which today's
+        // servers would refuse as ObjectIds.
         let sandbox = SandboxHandle::spawn(SandboxOptions {
             state_file: Some(state),
             rate_limit: false,
             clock: Some(fixtures::now()),
+            generation: Generation::Contract,
             ..SandboxOptions::default()
         })
         .unwrap();

@@ -5,16 +5,15 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, BOUNDED_THRESHOLD_TYPES,
-    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes,
+    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id,
 };
 use crate::api::wire::{Alert, Channel, NewerAlertFields};
-use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::{TEAM_ID, iso_ms};
 use crate::sandbox::store::{Stack, StackKey, quiet_state};
 use crate::sandbox::validate;
 
-use super::common::{stack_index, stack_key, stored_name, to_value};
+use super::common::{path_id, stack_index, stack_key, stored_name, to_value};
 
 /// Longest alert `note` (the current document).
 const ALERT_NOTE_MAX: usize = 4096;
@@ -34,7 +33,7 @@ pub(super) const ROUTES: &[Route] = &[
         cloud_template!("/services/{serviceId}/stack/alerts"),
         list,
     )
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "POST",
@@ -42,14 +41,14 @@ pub(super) const ROUTES: &[Route] = &[
         create,
     )
     .writes()
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "GET",
         cloud_template!("/services/{serviceId}/stack/alerts/{alertId}"),
         get,
     )
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "PUT",
@@ -57,7 +56,7 @@ pub(super) const ROUTES: &[Route] = &[
         update,
     )
     .writes()
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "DELETE",
@@ -65,16 +64,20 @@ pub(super) const ROUTES: &[Route] = &[
         delete,
     )
     .writes(),
-    Route::new(Api::Observability, "GET", "/api/v2/alerts", list),
-    Route::new(Api::Observability, "POST", "/api/v2/alerts", create).writes(),
-    Route::new(Api::Observability, "GET", "/api/v2/alerts/{id}", get),
-    Route::new(Api::Observability, "PUT", "/api/v2/alerts/{id}", update).writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/alerts", list).shape(shape),
+    Route::new(Api::Observability, "POST", "/api/v2/alerts", create)
+        .writes()
+        .shape(shape),
+    Route::new(Api::Observability, "GET", "/api/v2/alerts/{id}", get).shape(shape),
+    Route::new(Api::Observability, "PUT", "/api/v2/alerts/{id}", update)
+        .writes()
+        .shape(shape),
     Route::new(Api::Observability, "DELETE", "/api/v2/alerts/{id}", delete).writes(),
 ];
 
 fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let id = call.id.unwrap_or("");
     let alert = ctx.world.stacks[stack_index]
         .alerts
         .iter()
@@ -87,34 +90,51 @@ fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 /// today's servers (since mid-2026) answer 404, as they do for an alert a dashboard update
 /// deleted with its tile.
 fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let id = call.id.unwrap_or("");
     let alerts = &mut ctx.world.stacks[stack_index].alerts;
     let before = alerts.len();
     alerts.retain(|a| a.id != id);
-    if alerts.len() == before && ctx.quirks.contains(&Quirk::NewerGeneration) {
+    if alerts.len() == before && ctx.today() {
         return Err(ApiError::not_found(format!("Alert {id} not found")));
     }
     Ok(Reply::Deleted)
 }
 
-/// The managed stack's way of writing an alert (the cloud document): without a name it has
-/// `name: null`; with the newer-generation quirk it names its dashboard and team `dashboardId`
-/// and `teamId`.
-fn managed_shape(object: &mut Map<String, Value>, newer: bool) {
-    if object.get("name").is_some_and(|n| n == "") {
+/// How a server writes an alert: the managed stack (the cloud document) has `name: null` for an
+/// alert without a name; today's servers name its dashboard and team `dashboardId` and `teamId`,
+/// write its state in upper case (`OK` where the contract's generation says `inactive`), and
+/// the observability API lists its `channels`.
+fn shape(object: &mut Map<String, Value>, api: Api, today: bool) {
+    if api == Api::Cloud && object.get("name").is_some_and(|n| n == "") {
         object.insert("name".into(), Value::Null);
     }
-    if newer {
+    if today {
         for (contract, newer_name) in [("dashboard", "dashboardId"), ("team", "teamId")] {
             if let Some(v) = object.remove(contract) {
                 object.insert(newer_name.into(), v);
             }
         }
+        // Today's observability API answers its channels as a list, the first also as
+        // `channel` (the managed stack keeps its one `channel`).
+        if api == Api::Observability
+            && !object.contains_key("channels")
+            && let Some(channel) = object.get("channel").filter(|c| c.is_object())
+        {
+            let channels = Value::Array(vec![channel.clone()]);
+            object.insert("channels".into(), channels);
+        }
+        if let Some(Value::String(state)) = object.get_mut("state") {
+            *state = match state.as_str() {
+                "inactive" => "OK".to_string(),
+                other => other.to_uppercase(),
+            };
+        }
     }
 }
 
-/// The alerts: the observability API pages them, the managed stack lists them all.
+/// The alerts: the observability API pages them (today's with a `meta` of the paging), the
+/// managed stack lists them all.
 fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
     let alerts = &ctx.world.stacks[stack_index].alerts;
@@ -122,7 +142,13 @@ fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
         StackKey::Observability => {
             let (limit, offset) = paging(call.query)?;
             let page: Vec<&Alert> = alerts.iter().skip(offset).take(limit).collect();
-            Ok(Reply::Ok(to_value(&page)?))
+            let page = to_value(&page)?;
+            if !ctx.today() {
+                return Ok(Reply::Ok(page));
+            }
+            // Today's servers say how many there are in all beside the page.
+            let meta = serde_json::json!({"total": alerts.len(), "limit": limit, "offset": offset});
+            Ok(Reply::Paged(page, meta))
         }
         StackKey::Managed { .. } => Ok(Reply::Ok(to_value(alerts)?)),
     }
@@ -131,8 +157,9 @@ fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
     let now = iso_ms(ctx.now);
+    let today = ctx.today();
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index], ctx.quirks)?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], today)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     alert.id = world.new_id();
     alert.created_at = Some(now.clone());
@@ -143,11 +170,12 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 }
 
 fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
     let now = iso_ms(ctx.now);
-    let id = call.id.unwrap_or("");
+    let today = ctx.today();
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index], ctx.quirks)?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], today)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     let stack = &mut world.stacks[stack_index];
     let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
@@ -191,8 +219,10 @@ fn paging(query: Option<&str>) -> Result<(usize, usize), ApiError> {
     Ok((limit, offset))
 }
 
-/// Validates an alert create or update body against the stack it goes into.
-fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, ApiError> {
+/// Validates an alert create or update body against the stack it goes into; `today` adds the
+/// ObjectId checks of today's servers (`Invalid dashboard ID`, `Invalid webhook ID`, made
+/// after the body's schema, as their `validateAlertInput` does).
+fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiError> {
     let map = validate::object(body, "")?;
     let name = validate::string(map, "name", "", ALERT_NAME_MAX)?;
     let message = validate::string(map, "message", "", ALERT_MESSAGE_MAX)?;
@@ -210,13 +240,13 @@ fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, Ap
     };
     // `channels` is today's observability API's: the contract's servers and the managed
     // stack strip the unknown member, as their validation does.
-    let channels = match map.get("channels").filter(|_| newer_api(stack, quirks)) {
+    let channels = match map.get("channels").filter(|_| newer_api(stack, today)) {
         Some(value) => Some(channel_list(value, stack)?),
         None => None,
     };
     let (channel, channels) = match (channel, channels) {
         (None, None) => return Err(ApiError::body("channel", "is required")),
-        (Some(one), None) if newer_api(stack, quirks) => (one.clone(), Some(vec![one])),
+        (Some(one), None) if newer_api(stack, today) => (one.clone(), Some(vec![one])),
         (Some(one), None) => (one, None),
         (None, Some(list)) => (list[0].clone(), Some(list)),
         (Some(one), Some(list)) if one == list[0] => (one, Some(list)),
@@ -236,6 +266,9 @@ fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, Ap
         let dashboard_id = dashboard
             .as_deref()
             .ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
+        if today && !is_object_id(dashboard_id) {
+            return Err(ApiError::new(400, "BAD_REQUEST", "Invalid dashboard ID"));
+        }
         let tile_id = tile_id
             .as_deref()
             .ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
@@ -252,6 +285,12 @@ fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, Ap
                 format!("tile {tile_id} not found on dashboard {dashboard_id}"),
             ));
         }
+    }
+    if today
+        && channel.kind == "webhook"
+        && !channel.webhook_id.as_deref().is_some_and(is_object_id)
+    {
+        return Err(ApiError::new(400, "BAD_REQUEST", "Invalid webhook ID"));
     }
     Ok(Alert {
         id: String::new(),
@@ -273,8 +312,8 @@ fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, Ap
 }
 
 /// Whether the alert goes to today's observability API, the one that takes `channels`.
-fn newer_api(stack: &Stack, quirks: &[Quirk]) -> bool {
-    stack.key == StackKey::Observability && quirks.contains(&Quirk::NewerGeneration)
+fn newer_api(stack: &Stack, today: bool) -> bool {
+    stack.key == StackKey::Observability && today
 }
 
 /// One channel at `at` (`channel`, `channels.1`).

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::api::limits::is_object_id;
 use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx};
 use crate::sandbox::store::{StackKey, World};
@@ -95,4 +96,44 @@ pub(crate) fn stored_name(quirks: &[Quirk], name: String) -> String {
     } else {
         name
     }
+}
+
+/// The id the path names. Today's observability API checks it is an ObjectId before anything
+/// else and answers 400 with its parameter-validation message otherwise.
+pub(crate) fn path_id<'a>(ctx: &Ctx<'_>, call: &Call<'a>) -> Result<&'a str, ApiError> {
+    let id = call.id.unwrap_or("");
+    if ctx.today() && call.api == Api::Observability && !is_object_id(id) {
+        return Err(ApiError::new(
+            400,
+            "BAD_REQUEST",
+            "Params validation failed: id: Invalid ObjectId",
+        ));
+    }
+    Ok(id)
+}
+
+/// A 400 of today's servers' body validation: `Body validation failed: <path>: <message>`.
+pub(crate) fn body_invalid(path: &str, message: &str) -> ApiError {
+    ApiError::new(
+        400,
+        "BAD_REQUEST",
+        format!("Body validation failed: {path}: {message}"),
+    )
+}
+
+/// Today's servers refuse `null` where their schema has an optional member (zod's `optional`
+/// takes an absent member, not `null`).
+pub(crate) fn refuse_null(
+    ctx: &Ctx<'_>,
+    map: &serde_json::Map<String, Value>,
+    key: &str,
+    expected: &str,
+) -> Result<(), ApiError> {
+    if ctx.today() && map.get(key).is_some_and(Value::is_null) {
+        return Err(body_invalid(
+            key,
+            &format!("Expected {expected}, received null"),
+        ));
+    }
+    Ok(())
 }

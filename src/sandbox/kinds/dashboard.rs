@@ -6,13 +6,14 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
+    is_object_id,
 };
 use crate::api::wire::{Dashboard, Series, Tile};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::series::series;
 use crate::sandbox::validate::{self, Check, invalid};
 
-use super::common::{stack_index, stored_name, to_value};
+use super::common::{body_invalid, path_id, stack_index, stored_name, to_value};
 
 /// The routes of dashboards, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
@@ -22,7 +23,7 @@ pub(super) const ROUTES: &[Route] = &[
         cloud_template!("/services/{serviceId}/stack/dashboards"),
         list,
     )
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "POST",
@@ -30,14 +31,14 @@ pub(super) const ROUTES: &[Route] = &[
         create,
     )
     .writes()
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "GET",
         cloud_template!("/services/{serviceId}/stack/dashboards/{dashboardId}"),
         get,
     )
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "PUT",
@@ -45,7 +46,7 @@ pub(super) const ROUTES: &[Route] = &[
         update,
     )
     .writes()
-    .managed_shape(managed_shape),
+    .shape(shape),
     Route::new(
         Api::Cloud,
         "DELETE",
@@ -53,10 +54,14 @@ pub(super) const ROUTES: &[Route] = &[
         delete,
     )
     .writes(),
-    Route::new(Api::Observability, "GET", "/api/v2/dashboards", list),
-    Route::new(Api::Observability, "POST", "/api/v2/dashboards", create).writes(),
-    Route::new(Api::Observability, "GET", "/api/v2/dashboards/{id}", get),
-    Route::new(Api::Observability, "PUT", "/api/v2/dashboards/{id}", update).writes(),
+    Route::new(Api::Observability, "GET", "/api/v2/dashboards", list).shape(shape),
+    Route::new(Api::Observability, "POST", "/api/v2/dashboards", create)
+        .writes()
+        .shape(shape),
+    Route::new(Api::Observability, "GET", "/api/v2/dashboards/{id}", get).shape(shape),
+    Route::new(Api::Observability, "PUT", "/api/v2/dashboards/{id}", update)
+        .writes()
+        .shape(shape),
     Route::new(
         Api::Observability,
         "DELETE",
@@ -74,19 +79,30 @@ fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 }
 
 fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let id = call.id.unwrap_or("");
-    let dashboard = ctx.world.stacks[stack_index]
+    match ctx.world.stacks[stack_index]
         .dashboards
         .iter()
         .find(|d| d.id == id)
-        .ok_or_else(|| ApiError::not_found(format!("Dashboard {id} not found")))?;
-    Ok(Reply::Ok(to_value(dashboard)?))
+    {
+        Some(dashboard) => Ok(Reply::Ok(to_value(dashboard)?)),
+        None => missing(ctx, call, id),
+    }
+}
+
+/// The answer for a dashboard that does not exist: today's observability API sends Express's
+/// plain-text `Not Found` (its handler calls `sendStatus(404)`); the others a JSON error.
+fn missing(ctx: &Ctx<'_>, call: &Call<'_>, id: &str) -> Result<Reply, ApiError> {
+    if ctx.today() && call.api == Api::Observability {
+        return Ok(Reply::Text(404, "Not Found"));
+    }
+    Err(ApiError::not_found(format!("Dashboard {id} not found")))
 }
 
 fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let id = call.id.unwrap_or("");
     let stack = &mut ctx.world.stacks[stack_index];
     stack.dashboards.retain(|d| d.id != id);
     stack.alerts.retain(|a| a.dashboard.as_deref() != Some(id));
@@ -95,8 +111,8 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 
 fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
+    let mut dashboard = dashboard_body(call.body, ctx.today())?;
     let world = &mut *ctx.world;
-    let mut dashboard = dashboard_body(call.body)?;
     dashboard.name = stored_name(ctx.quirks, dashboard.name);
     dashboard.id = world.new_id();
     // Any tile id the client sends is ignored on create.
@@ -111,18 +127,18 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 /// PUT of a dashboard: tiles keep their ids only where they name this dashboard's tiles, and
 /// alerts of tiles that disappeared go with them.
 fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let id = call.id.unwrap_or("");
-    let world = &mut *ctx.world;
-    let mut dashboard = dashboard_body(call.body)?;
+    let mut dashboard = dashboard_body(call.body, ctx.today())?;
     dashboard.name = stored_name(ctx.quirks, dashboard.name);
-    let Some(position) = world.stacks[stack_index]
+    let Some(position) = ctx.world.stacks[stack_index]
         .dashboards
         .iter()
         .position(|d| d.id == id)
     else {
-        return Err(ApiError::not_found(format!("Dashboard {id} not found")));
+        return missing(ctx, call, id);
     };
+    let world = &mut *ctx.world;
     let old_ids: Vec<String> = world.stacks[stack_index].dashboards[position]
         .tiles
         .iter()
@@ -152,10 +168,10 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     Ok(Reply::Ok(value))
 }
 
-/// The managed stack's way of writing a dashboard: with the newer-generation quirk, tiles
-/// carry `config` instead of `series`.
-fn managed_shape(object: &mut Map<String, Value>, newer: bool) {
-    if !newer {
+/// How a server writes a dashboard: today's servers (both APIs) answer every tile with `config`,
+/// never `series`.
+fn shape(object: &mut Map<String, Value>, _api: Api, today: bool) {
+    if !today {
         return;
     }
     let tiles = object.get_mut("tiles").and_then(Value::as_array_mut);
@@ -284,6 +300,40 @@ fn whole(map: &Map<String, Value>, key: &str, prefix: &str, min: f64) -> Check<i
     }
 }
 
+/// What today's servers check of a tile beyond the contract: it has `series` or `config`, and
+/// the source it names is an ObjectId.
+fn today_tile(map: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
+    let config = map.get("config").filter(|c| !c.is_null());
+    let series = map.get("series").filter(|s| !s.is_null());
+    if config.is_none() && series.is_none() {
+        return Err(body_invalid(
+            prefix,
+            "Tile must have either series or config",
+        ));
+    }
+    let mut sources: Vec<(String, &Value)> = Vec::new();
+    if let Some(source) = config.and_then(|c| c.get("sourceId")) {
+        sources.push((format!("{prefix}.config.sourceId"), source));
+    }
+    for (i, s) in series
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(source) = s.get("sourceId") {
+            sources.push((format!("{prefix}.series.{i}.sourceId"), source));
+        }
+    }
+    match sources
+        .into_iter()
+        .find(|(_, source)| source.as_str().is_some_and(|s| !is_object_id(s)))
+    {
+        Some((path, _)) => Err(body_invalid(&path, "Invalid ObjectId")),
+        None => Ok(()),
+    }
+}
+
 fn tile(value: &Value, prefix: &str) -> Check<Tile> {
     let map = validate::object(value, prefix)?;
     let x = validate::ranged(map, &TILE_X, prefix)?;
@@ -317,9 +367,30 @@ fn tile(value: &Value, prefix: &str) -> Check<Tile> {
     })
 }
 
-/// Validates a dashboard create or update body (the whole object).
-fn dashboard_body(body: &Value) -> Check<Dashboard> {
+/// Validates a dashboard create or update body (the whole object); `today` adds what today's
+/// servers refuse: `tags: null`, a body without `tiles`, a tile with neither `series` nor
+/// `config`, a source id that is not an ObjectId.
+fn dashboard_body(body: &Value, today: bool) -> Result<Dashboard, ApiError> {
     let map = validate::object(body, "")?;
+    if today {
+        if map.get("tags").is_some_and(Value::is_null) {
+            return Err(body_invalid("tags", "Expected array, received null"));
+        }
+        if map.get("tiles").is_none_or(Value::is_null) {
+            return Err(body_invalid("tiles", "Required"));
+        }
+        let tiles = map.get("tiles").and_then(Value::as_array);
+        for (i, tile) in tiles.into_iter().flatten().enumerate() {
+            if let Some(tile) = tile.as_object() {
+                today_tile(tile, &format!("tiles.{i}"))?;
+            }
+        }
+    }
+    Ok(contract_body(map)?)
+}
+
+/// Validates a dashboard body as the contract describes it.
+fn contract_body(map: &Map<String, Value>) -> Check<Dashboard> {
     let name = validate::required_string(map, "name", "", DASHBOARD_NAME_MAX)?;
     let tags = validate::strings(map, "tags", "")?.unwrap_or_default();
     if tags.len() > DASHBOARD_MAX_TAGS {

@@ -59,7 +59,7 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
         .iter()
         .find(|t| t["name"] == "Requests")
         .unwrap();
-    assert_eq!(alert["dashboard"], dashboard["id"]);
+    assert_eq!(alert["dashboardId"], dashboard["id"]);
     assert_eq!(alert["tileId"], requests["id"]);
 }
 
@@ -629,7 +629,7 @@ fn moving_alert_config(first_tiles: &[&str], alert_on: &str, tile: &str) -> Stri
             .collect()
     };
     format!(
-        "version: 1\norganization: ${{env:CONVERGE_ORG_ID}}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n      first:\n        name: First\n        tiles:\n{}      second:\n        name: Second\n        tiles:\n{}    alerts:\n      watch:\n        name: Watch\n        dashboard: {alert_on}\n        tile: {tile}\n        threshold: 5\n        thresholdType: above\n        interval: 5m\n        channel: {{type: webhook, webhookId: hook-1}}\n",
+        "version: 1\norganization: ${{env:CONVERGE_ORG_ID}}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n      first:\n        name: First\n        tiles:\n{}      second:\n        name: Second\n        tiles:\n{}    alerts:\n      watch:\n        name: Watch\n        dashboard: {alert_on}\n        tile: {tile}\n        threshold: 5\n        thresholdType: above\n        interval: 5m\n        channel: {{type: webhook, webhookId: 65f5e4a3b9e77c001a789012}}\n",
         tiles(first_tiles),
         tiles(&["Other"]),
     )

@@ -3,7 +3,7 @@
 //! `--allow-destroy` for them and leaves one copy of each name; a copy converge may not delete
 //! is reported with its id, never silently left.
 
-use converge::sandbox::SandboxOptions;
+use converge::sandbox::{Generation, SandboxOptions};
 use serde_json::Value;
 
 use super::*;
@@ -38,8 +38,10 @@ fn id(object: &Value) -> String {
 
 #[test]
 fn apply_dedupe_keeps_the_copy_the_alerts_point_at_and_deletes_the_others() {
+    // The contract's generation: the snapshots show the destroyed copy's tiles as `series`.
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,
+        generation: Generation::Contract,
         ..SandboxOptions::default()
     });
     let workspace = Workspace::new();

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use converge::sandbox::{Quirk, SandboxOptions};
+use converge::sandbox::SandboxOptions;
 use serde_json::Value;
 
 use super::*;
@@ -48,11 +48,10 @@ fn watching(sandbox: &converge::sandbox::SandboxHandle) -> usize {
 
 #[test]
 fn removing_a_tile_and_its_alert_deletes_the_alert_first_on_every_run() {
-    // Today's servers: a DELETE of an alert that is gone answers 404. Latency widens the window
+    // Today's servers (the default): a DELETE of an alert that is gone answers 404. Latency widens the window
     // in which two writes of one level would overlap.
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,
-        quirks: vec![Quirk::NewerGeneration],
         latency: Duration::from_millis(15),
         ..SandboxOptions::default()
     });

@@ -146,7 +146,7 @@ fn a_plan_showing_a_threshold_cannot_also_redirect_the_webhook_or_rewrite_the_me
 
 #[test]
 fn a_plan_showing_a_tag_cannot_also_change_a_tile_s_where_or_add_a_hidden_tile() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let workspace = Workspace::new();
     let path = applied_then_planned(
         &sandbox,

@@ -7,17 +7,18 @@
 //! `currentScaling`): the three `*_is_a_violation` tests below feed such bodies to the same
 //! checker and expect the violation.
 
-use converge::sandbox::{SandboxHandle, SandboxOptions};
+use converge::sandbox::{Generation, SandboxHandle, SandboxOptions};
 
 use super::{Checker, Exchange, Report};
 use crate::common::{self, ANALYTICS, Converge, Workspace};
 
-/// A sandbox that keeps bodies in its log, with no rate limit (the client's own pacing is
-/// raised to match, so the run takes seconds).
-fn recording_sandbox() -> SandboxHandle {
+/// A sandbox of `generation` that keeps bodies in its log, with no rate limit (the client's
+/// own pacing is raised to match, so the run takes seconds).
+fn recording_sandbox(generation: Generation) -> SandboxHandle {
     common::sandbox(SandboxOptions {
         rate_limit: false,
         log_bodies: true,
+        generation,
         ..SandboxOptions::default()
     })
 }
@@ -97,9 +98,10 @@ stacks:
 "#;
 
 /// Runs plan, apply, plan, drift, export, preview and `plan --check-queries` over the
-/// quickstart and an observability stack; returns the checked log.
-fn every_command(checker: &Checker) -> Report {
-    let sandbox = recording_sandbox();
+/// quickstart and an observability stack against a sandbox of `generation`; returns the
+/// checked log.
+fn every_command(checker: &Checker, generation: Generation) -> Report {
+    let sandbox = recording_sandbox(generation);
     // From the repository root, the client unpaced.
     let converge = Converge::new(&sandbox).rate_limit("100000/1s").in_repo();
     let dir = Workspace::new();
@@ -162,20 +164,31 @@ fn every_command(checker: &Checker) -> Report {
     checker.check_log(&log)
 }
 
+/// The contract's generation (`--generation contract`) against `observability-api.openapi.json`.
 #[test]
 fn every_command_speaks_the_public_documents() {
-    let Some(checker) = Checker::load() else {
+    speaks_the_documents_of(Generation::Contract);
+}
+
+/// Today's generation (the default) against `observability-api.current.openapi.json`.
+#[test]
+fn every_command_speaks_todays_public_documents() {
+    speaks_the_documents_of(Generation::Current);
+}
+
+fn speaks_the_documents_of(generation: Generation) {
+    let Some(checker) = Checker::load_for(generation) else {
         return;
     };
-    let report = every_command(&checker);
+    let report = every_command(&checker, generation);
     println!(
-        "conformance: {} exchanges, {} request bodies and {} response bodies validated, {} allowed differences",
+        "conformance ({generation:?}): {} exchanges, {} request bodies and {} response bodies validated, {} allowed differences",
         report.exchanges,
         report.requests,
         report.responses,
         report.allowed.values().sum::<usize>()
     );
-    report.assert_clean("every command");
+    report.assert_clean(&format!("every command ({generation:?})"));
     assert!(report.requests >= 10, "{report:?}");
     assert!(report.responses >= 40, "{report:?}");
 }
@@ -292,7 +305,7 @@ fn a_required_field_the_sandbox_drops_is_a_violation() {
     let Some(checker) = Checker::load() else {
         return;
     };
-    let sandbox = recording_sandbox();
+    let sandbox = recording_sandbox(Generation::Contract);
     let client = common::Client::new(&sandbox);
     client.cloud("GET", &format!("/services/{ANALYTICS}/stack/sources"), None);
     client.cloud("GET", &format!("/services/{ANALYTICS}"), None);

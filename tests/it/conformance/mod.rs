@@ -1,6 +1,7 @@
 //! Conformance with the public API documents: every request converge sends and every answer
-//! the sandbox gives, checked against `../shared/reference/cloud-api.openapi.json` and
-//! `observability-api.openapi.json`.
+//! the sandbox gives, checked against `../shared/reference/cloud-api.openapi.json` and, per
+//! generation of the observability API, `observability-api.openapi.json` (the contract's,
+//! `--generation contract`) or `observability-api.current.openapi.json` (today's, the default).
 //!
 //! One [`Checker`] does it, for the whole suite: it matches each exchange of the sandbox's
 //! request log (method and concrete path) to the document's path template, checks the path and
@@ -22,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use converge::sandbox::LogEntry;
+use converge::sandbox::{Generation, LogEntry};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -80,6 +81,10 @@ pub struct Allowed {
     /// A text the violation's message contains (the offending member); absent matches any.
     #[serde(default)]
     pub contains: Option<String>,
+    /// The generation whose observability document the difference is with (`contract` or
+    /// `current`); absent matches both.
+    #[serde(default)]
+    pub generation: Option<String>,
     /// The line of `api-contract.md` (or of `api-facts.md`, where the contract says "not shown")
     /// that requires the difference, quoted.
     pub requires: String,
@@ -300,11 +305,21 @@ pub struct Checker {
 }
 
 impl Checker {
-    /// Loads the documents; `None` (with a line saying so) when `../shared` is not there.
+    /// Loads the documents of the contract's generation; `None` (with a line saying so) when
+    /// `../shared` is not there.
     pub fn load() -> Option<Checker> {
+        Self::load_for(Generation::Contract)
+    }
+
+    /// Loads the cloud document and the observability document of `generation`.
+    pub fn load_for(generation: Generation) -> Option<Checker> {
+        let observability = match generation {
+            Generation::Contract => "observability-api.openapi.json",
+            Generation::Current => "observability-api.current.openapi.json",
+        };
         let (Some(cloud), Some(observability)) = (
             Document::load("cloud-api.openapi.json"),
-            Document::load("observability-api.openapi.json"),
+            Document::load(observability),
         ) else {
             // CI always has `../shared` beside the checkout: a missing document there is a
             // broken setup, never a reason to pass without checking.
@@ -315,8 +330,8 @@ impl Checker {
             );
             println!(
                 "skipped: the reference OpenAPI documents (the APIs' published cloud-api.openapi.json \
-                 and observability-api.openapi.json, which CI places beside the checkout; see \
-                 CONFORMANCE.md) are not at {}",
+                 and {observability}, which CI places beside the checkout; see CONFORMANCE.md) \
+                 are not at {}",
                 reference_dir().display()
             );
             return None;
@@ -330,6 +345,19 @@ impl Checker {
                 entry.operation
             );
         }
+        let generation_name = match generation {
+            Generation::Contract => "contract",
+            Generation::Current => "current",
+        };
+        let allow = allow
+            .into_iter()
+            .filter(|entry| {
+                entry
+                    .generation
+                    .as_deref()
+                    .is_none_or(|g| g == generation_name)
+            })
+            .collect();
         Some(Checker {
             cloud,
             observability,

@@ -220,7 +220,7 @@ struct Stack {
 }
 
 fn stack_with_owned_objects() -> Stack {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let client = Client::new(&sandbox);
     let base = format!("/services/{ANALYTICS}/stack");
     let sources = client

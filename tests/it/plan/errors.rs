@@ -248,7 +248,7 @@ fn injected_429s_are_waited_out_and_retried() {
 
 #[test]
 fn an_out_file_that_cannot_be_written_leaves_nothing_behind() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let converge = Converge::new(&sandbox).fast().config(&quickstart());
     // A directory where the plan should go: the rename fails after the temporary was written.
     let target = converge.dir().join("plan.json");

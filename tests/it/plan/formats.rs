@@ -8,7 +8,7 @@ use crate::common::{self, Converge, Outcome, converge_snapshot, quickstart};
 
 /// Runs the quickstart plan with `args` against a fresh demo sandbox.
 fn quickstart_plan(args: &[&str]) -> Outcome {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let out = Converge::new(&sandbox)
         .fast()
         .config(&quickstart())

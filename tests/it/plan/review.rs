@@ -30,7 +30,7 @@ fn applied_then_changed(sandbox: &SandboxHandle) -> Converge<'_> {
 
 #[test]
 fn long_and_multi_line_text_is_a_line_diff_in_text_and_markdown() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let converge = applied_then_changed(&sandbox);
     let text = converge.run(["plan"]);
     text.assert_exit(0);

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use converge::api::wire::Pipe;
-use converge::sandbox::{KeyPair, Quirk, SandboxOptions, Seed};
+use converge::sandbox::{Generation, KeyPair, Quirk, SandboxOptions, Seed};
 use serde_json::{Value, json};
 
 use super::{ANALYTICS, EVENTS, ORDERS, alert, dashboard};
@@ -52,7 +52,7 @@ fn tile_ids_are_assigned_by_the_server() {
 
 #[test]
 fn put_replaces_the_whole_dashboard() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let client = Client::new(&sandbox);
     let created = client
         .obs("POST", "/dashboards", Some(dashboard("whole", &["a"])))
@@ -77,10 +77,10 @@ fn deleting_an_alert_that_went_with_its_tile_answers_404_on_todays_servers() {
     for newer in [false, true] {
         let sandbox = common::sandbox(SandboxOptions {
             rate_limit: false,
-            quirks: if newer {
-                vec![Quirk::NewerGeneration]
+            generation: if newer {
+                Generation::Current
             } else {
-                Vec::new()
+                Generation::Contract
             },
             ..SandboxOptions::default()
         });
@@ -616,14 +616,18 @@ fn chart_series_is_deterministic_aligned_and_shaped() {
 /// generation strips the unknown member.
 #[test]
 fn alert_channels_are_checked_and_mirrored_on_todays_servers() {
-    let webhook = |id: &str| json!({"type": "webhook", "webhookId": id});
+    // Today's servers take only ObjectIds: `w1` stands for the one ending in 01.
+    let webhook = |id: &str| {
+        let n: u32 = id.trim_start_matches('w').parse().unwrap();
+        json!({"type": "webhook", "webhookId": format!("65f5e4a3b9e77c001a7890{n:02}")})
+    };
     for newer in [false, true] {
         let sandbox = common::sandbox(SandboxOptions {
             rate_limit: false,
-            quirks: if newer {
-                vec![Quirk::NewerGeneration]
+            generation: if newer {
+                Generation::Current
             } else {
-                Vec::new()
+                Generation::Contract
             },
             ..SandboxOptions::default()
         });

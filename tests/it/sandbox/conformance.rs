@@ -6,7 +6,7 @@
 //! `ClickStack*` schemas, stack sources against `ClickStackSource`. The observability 401 is
 //! plain text as `api-facts.md` says; the document gives that answer no body to check.
 
-use converge::sandbox::SandboxOptions;
+use converge::sandbox::{Generation, SandboxOptions};
 use serde_json::json;
 
 use super::{ANALYTICS, ENDPOINT, EVENTS, ORDERS, alert, dashboard};
@@ -18,9 +18,11 @@ fn responses_validate_against_the_reference_documents() {
     let Some(checker) = Checker::load() else {
         return;
     };
+    // The contract's generation, which `Checker::load` checks against.
     let sandbox = common::sandbox(SandboxOptions {
         rate_limit: false,
         log_bodies: true,
+        generation: Generation::Contract,
         ..SandboxOptions::default()
     });
     let client = Client::new(&sandbox);

@@ -234,7 +234,7 @@ fn pipes_are_listed_read_scaled_and_deleted() {
 
 #[test]
 fn managed_stack_dashboards_alerts_and_sources() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let client = Client::new(&sandbox);
     let stack = format!("/services/{ANALYTICS}/stack");
 
@@ -344,7 +344,7 @@ fn managed_stack_dashboards_alerts_and_sources() {
 
 #[test]
 fn observability_dashboards_alerts_sources_and_paging() {
-    let sandbox = common::fast_sandbox();
+    let sandbox = common::contract_sandbox();
     let client = Client::new(&sandbox);
 
     let sources = client.obs("GET", "/sources", None).data();

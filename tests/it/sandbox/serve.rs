@@ -159,7 +159,7 @@ fn serve_state_file_survives_a_restart() {
         "POST",
         &format!("{url}/api/v2/dashboards"),
         auth,
-        Some(r#"{"name": "kept across restarts"}"#),
+        Some(r#"{"name": "kept across restarts", "tiles": []}"#),
     );
     assert_eq!(status, 200);
     stop(child);

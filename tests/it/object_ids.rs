@@ -1,0 +1,115 @@
+//! Ids today's servers require to be 24-hex ObjectIds, and what they answer when one is not:
+//! converge says so at the config line before sending, on a stack of today's generation, and
+//! reads the servers' plain-text and JSON refusals truthfully.
+
+use converge::sandbox::DEMO_ORG;
+
+use crate::common::{self, Converge, RawServer, Reply, converge_snapshot, quickstart};
+
+const WEBHOOK: &str = "webhookId: 65f5e4a3b9e77c001a789012";
+
+/// The quickstart with its alert's webhook named `hook-1`.
+fn with_hook() -> String {
+    let text = quickstart();
+    assert!(text.contains(WEBHOOK), "the quickstart names its webhook");
+    text.replacen(WEBHOOK, "webhookId: hook-1", 1)
+}
+
+/// On a stack whose tiles read back as `config` (today's servers, the sandbox's default), a
+/// `webhookId` that is not an ObjectId is an error at its line, and nothing is sent.
+#[test]
+fn a_webhook_id_that_is_not_an_object_id_is_an_error_at_its_line_on_todays_stack() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .clone()
+        .config(&quickstart())
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let writes_before = common::writes(&sandbox);
+    let out = converge.config(&with_hook()).run(["apply", "--yes"]);
+    converge_snapshot!("object_id_webhook_todays_stack", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}
+
+/// The contract's generation takes any string as a webhook id: the same change plans as an
+/// update and applies.
+#[test]
+fn the_contracts_generation_takes_any_webhook_id() {
+    let sandbox = common::contract_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .clone()
+        .config(&quickstart())
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let changed = converge.config(&with_hook());
+    changed.clone().run(["apply", "--yes"]).assert_exit(0);
+    changed.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+/// A dashboard gone between the read and the write: today's observability API answers its PUT
+/// with Express's plain-text `404 Not Found`, which converge reports as what it is (the request
+/// and the status), not as an answer it could not read.
+#[test]
+fn a_plain_text_not_found_is_reported_as_the_request_and_its_status() {
+    const BOARD: &str = "65f5e4a3b9e77c001a000001";
+    const SOURCE: &str = "65f5e4a30000000100000001";
+    let listed = format!(
+        r#"{{"data":[{{"id":"{BOARD}","name":"API health","tags":["converge:obs"],"tiles":[
+            {{"id":"{BOARD}","name":"Requests","x":0,"y":0,"w":6,"h":4,
+              "config":{{"displayType":"line","sourceId":"{SOURCE}","asRatio":false,
+                         "fillNulls":true,"select":[{{"aggFn":"count","where":"service:api",
+                         "whereLanguage":"lucene"}}]}}}}]}}]}}"#
+    );
+    let server = RawServer::start(move |path| {
+        if path == format!("/api/v2/dashboards/{BOARD}") {
+            Reply::with(
+                "404 Not Found",
+                "text/plain; charset=utf-8",
+                &[],
+                "Not Found",
+            )
+        } else if path == "/api/v2/dashboards" {
+            Reply::json("200 OK", &listed)
+        } else {
+            Reply::json(
+                "200 OK",
+                r#"{"data":[],"meta":{"total":0,"limit":1000,"offset":0}}"#,
+            )
+        }
+    });
+    let config = format!(
+        "version: 1\norganization: {DEMO_ORG}\nobservability:\n  url: ${{env:CONVERGE_OBSERVABILITY_URL}}\n  \
+         token: ${{env:CONVERGE_OBS_TOKEN}}\nstacks:\n  obs:\n    api: observability\n    \
+         dashboards:\n      api-health:\n        name: API health\n        tiles:\n          \
+         - name: Requests\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            \
+         series:\n              - type: time\n                sourceId: {SOURCE}\n                \
+         aggFn: count\n                where: \"service:web\"\n                whereLanguage: lucene\n"
+    );
+    let out = Converge::offline()
+        .env("CONVERGE_OBSERVABILITY_URL", &server.url)
+        .env("CONVERGE_OBS_TOKEN", "sandbox-token")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")
+        .config(&config)
+        .run(["apply", "--yes"]);
+    converge_snapshot!("object_id_plain_text_not_found", out);
+}
+
+/// A series' `sourceId` that is not an ObjectId is an error at its line on a stack of today's
+/// generation (the server answers `Invalid ObjectId`); nothing is sent.
+#[test]
+fn a_source_id_that_is_not_an_object_id_is_an_error_at_its_line_on_todays_stack() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .clone()
+        .config(&quickstart())
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let writes_before = common::writes(&sandbox);
+    let text = quickstart().replacen("source: Logs", "sourceId: logs-1", 1);
+    let out = converge.config(&text).run(["apply", "--yes"]);
+    converge_snapshot!("object_id_source_todays_stack", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}
