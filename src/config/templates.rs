@@ -1,6 +1,8 @@
 //! Templates: an alert or a dashboard declared once under `templates:` (at the top level or in
 //! a stack) with typed parameters, and fanned out by `template:` plus `forEach:` or `matrix:`
-//! where an alert or a dashboard would stand.
+//! where an alert or a dashboard would stand; or a whole-stack fragment (its dashboards and
+//! alerts together, top-level only) fanned out where a stack would stand, each instance a
+//! stack of its own keyed `entry[key]` (`stack.env[prod]`, `alert.env[prod].api-errors`).
 //!
 //! Expansion works on the YAML tree, after the files merge and before `${env:...}` interpolation,
 //! so every later stage (interpolation and its secret checks, the schema, the typed config, the
@@ -23,7 +25,7 @@ use super::yaml::{Key, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The kinds of object a template declares, by the key holding its body.
-const KINDS: &[&str] = &["alert", "dashboard"];
+const KINDS: &[&str] = &["alert", "dashboard", "stack"];
 
 /// A parameter's declared type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,7 +110,7 @@ struct Param {
 #[derive(Debug, Clone)]
 struct Template {
     name: String,
-    /// `alert` or `dashboard`.
+    /// `alert`, `dashboard` or `stack`.
     kind: &'static str,
     params: Vec<Param>,
     body: Node,
@@ -136,6 +138,9 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<Instan
     let Kind::Map(stacks) = &mut stacks.kind else {
         return expander.instances;
     };
+    // Whole stacks first: an instance's own alerts and dashboards may use templates too.
+    let written = std::mem::take(stacks);
+    *stacks = expander.section(written, "stack", &[&global]);
     for (_, stack) in stacks.iter_mut() {
         let Kind::Map(stack) = &mut stack.kind else {
             continue;
@@ -190,7 +195,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
         diags.push(
             shape(
                 format!(
-                    "template `{}` is a mapping with `parameters` and one `alert` or `dashboard`",
+                    "template `{}` is a mapping with `parameters` and one `alert`, `dashboard` or `stack`",
                     key.name
                 ),
                 node.span,
@@ -210,7 +215,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
                 Some(_) => diags.push(
                     shape(
                         format!(
-                            "template `{}` declares one `alert` or one `dashboard`, not both",
+                            "template `{}` declares one body: `alert`, `dashboard` or `stack`",
                             key.name
                         ),
                         k.span,
@@ -224,7 +229,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
                         Some(k.span),
                     )
                     .with_label("unknown key");
-                    let known = ["parameters", "description", "alert", "dashboard"];
+                    let known = ["parameters", "description", "alert", "dashboard", "stack"];
                     if let Some(close) = closest(name, known.iter().copied()) {
                         diag = diag.with_help(format!("did you mean `{close}`?"));
                     }
@@ -237,7 +242,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
         diags.push(
             shape(
                 format!(
-                    "template `{}` needs a body: `alert:` or `dashboard:`",
+                    "template `{}` needs a body: `alert:`, `dashboard:` or `stack:`",
                     key.name
                 ),
                 key.span,
@@ -772,42 +777,32 @@ impl Expander<'_> {
                 }
             }
         }
-        for param in &template.params {
-            if bound.contains_key(param.name.as_str())
-                || !want.values.iter().all(|(k, _)| k.name != param.name)
-            {
-                continue;
-            }
-            match &param.default {
-                Some(default) => {
-                    bound.insert(param.name.as_str(), default.clone());
-                }
-                None => {
-                    ok = false;
-                    self.diags.push(
-                        Diagnostic::error(
-                            Code::TemplateMissingParameter,
-                            format!(
-                                "instance `{}` of template `{}` needs parameter `{}` ({})",
-                                want.key,
-                                template.name,
-                                param.name,
-                                param.kind.name()
-                            ),
-                            Some(want.span),
-                        )
-                        .with_label("this instance")
-                        .with_related(param.span, "the parameter, without a default"),
-                    );
-                }
-            }
-        }
+        ok &= bind_defaults(
+            template,
+            &want.values,
+            &mut bound,
+            (&origin.key, want.span),
+            self.diags,
+        );
         if !ok {
             return None;
         }
         self.instances.push(origin);
         let mut body = template.body.clone();
+        // A stack fragment's own `templates:` are taken as written: their `${name}` are their
+        // own parameters, bound when the fragment's alerts and dashboards use them.
+        let own = match (&mut body.kind, template.kind) {
+            (Kind::Map(entries), "stack") => entries
+                .iter()
+                .position(|(k, _)| k.name == "templates")
+                .map(|at| entries.remove(at)),
+            _ => None,
+        };
         self.substitute(&mut body, &bound, index, template);
+        if let (Kind::Map(entries), Some((key, mut templates))) = (&mut body.kind, own) {
+            mark(&mut templates, index);
+            entries.push((key, templates));
+        }
         let body = self.nested(body, scope, stack, index)?;
         let Kind::Map(mut entries) = body.kind else {
             return None;
@@ -916,29 +911,13 @@ impl Expander<'_> {
                     }
                 }
             }
-            for p in &base.params {
-                if !bound.contains_key(p.name.as_str()) {
-                    match &p.default {
-                        Some(d) => {
-                            bound.insert(p.name.as_str(), d.clone());
-                        }
-                        None => {
-                            ok = false;
-                            self.diags.push(
-                                Diagnostic::error(
-                                    Code::TemplateMissingParameter,
-                                    format!(
-                                        "template `{}` needs parameter `{}`",
-                                        base.name, p.name
-                                    ),
-                                    Some(name_node_span(&rest, want.span)),
-                                )
-                                .with_related(p.span, "the parameter, without a default"),
-                            );
-                        }
-                    }
-                }
-            }
+            ok &= bind_defaults(
+                base,
+                &want.values,
+                &mut bound,
+                (&want.key, name_node_span(&rest, want.span)),
+                self.diags,
+            );
             if !ok {
                 stack.pop();
                 return None;
@@ -1064,6 +1043,49 @@ impl Expander<'_> {
         out.push_str(rest);
         Some(out)
     }
+}
+
+/// Binds each parameter of `template` that `given` leaves out to its default; one without a
+/// default is an error at the instance (`instance`, where it is written) and at the parameter.
+/// Returns whether every parameter is bound or given.
+fn bind_defaults<'t>(
+    template: &'t Template,
+    given: &[(Key, Node)],
+    bound: &mut HashMap<&'t str, Node>,
+    (instance, at): (&str, Span),
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut ok = true;
+    for param in &template.params {
+        if bound.contains_key(param.name.as_str())
+            || given.iter().any(|(k, _)| k.name == param.name)
+        {
+            continue;
+        }
+        match &param.default {
+            Some(default) => {
+                bound.insert(param.name.as_str(), default.clone());
+            }
+            None => {
+                ok = false;
+                diags.push(
+                    Diagnostic::error(
+                        Code::TemplateMissingParameter,
+                        format!(
+                            "instance `{instance}` of template `{}` needs parameter `{}` ({})",
+                            template.name,
+                            param.name,
+                            param.kind.name()
+                        ),
+                        Some(at),
+                    )
+                    .with_label("this instance")
+                    .with_related(param.span, "the parameter, without a default"),
+                );
+            }
+        }
+    }
+    ok
 }
 
 fn name_node_span(rest: &[(Key, Node)], fallback: Span) -> Span {
