@@ -338,3 +338,40 @@ fn bad_stack_instances_are_errors_at_both_lines() {
         common::converge_snapshot!(format!("stack_bad_{name}"), run);
     }
 }
+
+/// The example passes the schema as an editor reads it and expands to one stack per
+/// environment, each with its dashboard and both alerts, the override on its instance only.
+#[test]
+fn the_stack_example_passes_the_schema_and_expands() {
+    let config = crate::templates::example("stack-templates.yaml");
+    assert_eq!(
+        config.stacks.keys().collect::<Vec<_>>(),
+        ["env[prod]", "env[staging]", "env[dev]"]
+    );
+    for (key, stack) in &config.stacks {
+        assert_eq!(
+            stack.dashboards.keys().collect::<Vec<_>>(),
+            ["health"],
+            "{key}"
+        );
+        assert_eq!(
+            stack.alerts.keys().collect::<Vec<_>>(),
+            ["errors", "silence"],
+            "{key}"
+        );
+    }
+    let interval = |stack: &str| {
+        config.stacks[stack].alerts["silence"]
+            .interval
+            .value
+            .clone()
+    };
+    assert_eq!(
+        ["env[prod]", "env[staging]", "env[dev]"].map(interval),
+        ["15m", "15m", "1h"]
+    );
+    assert_eq!(
+        config.stacks["env[prod]"].alerts["errors"].threshold.value,
+        250.0
+    );
+}

@@ -301,11 +301,29 @@ fn validate_expand_prints_each_instance() {
     common::converge_snapshot!("expanded", run);
 }
 
-/// The example passes the shipped schema as an editor reads it (templates unexpanded) and
-/// loads into the alerts and dashboards it promises.
+/// The example passes the shipped schema and loads into the alerts and dashboards it promises.
 #[test]
 fn the_example_passes_the_schema_and_expands() {
-    let path = common::root().join("examples/templates.yaml");
+    let config = example("templates.yaml");
+    let stack = &config.stacks["shared"];
+    assert_eq!(
+        stack.dashboards.keys().collect::<Vec<_>>(),
+        ["health[prod]", "health[staging]"]
+    );
+    assert_eq!(
+        stack.alerts.keys().collect::<Vec<_>>(),
+        [
+            "api-errors[checkout]",
+            "api-errors[search]",
+            "api-errors[billing]"
+        ]
+    );
+}
+
+/// `examples/<name>`, checked against the shipped schema as an editor reads it (templates
+/// unexpanded), then loaded (panics on a schema error or a diagnostic that stops the load).
+pub fn example(name: &str) -> converge::config::model::Config {
+    let path = common::root().join("examples").join(name);
     let text = std::fs::read_to_string(&path).expect("the example");
     let schema: Value = serde_json::from_str(converge::config::SCHEMA).expect("JSON");
     let validator = jsonschema::draft202012::new(&schema).expect("a schema");
@@ -336,20 +354,7 @@ fn the_example_passes_the_schema_and_expands() {
         converge::config::LoadMode::Offline,
         &|_| None,
     );
-    let config = loaded
+    loaded
         .config
-        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
-    let stack = &config.stacks["shared"];
-    assert_eq!(
-        stack.dashboards.keys().collect::<Vec<_>>(),
-        ["health[prod]", "health[staging]"]
-    );
-    assert_eq!(
-        stack.alerts.keys().collect::<Vec<_>>(),
-        [
-            "api-errors[checkout]",
-            "api-errors[search]",
-            "api-errors[billing]"
-        ]
-    );
+        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics))
 }
