@@ -247,6 +247,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 generation: None,
                 dashboards,
                 alerts,
+                instance_names: Vec::new(),
             },
         );
     }

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use super::model::InstanceOrigin;
+use super::model::{InstanceNames, InstanceOrigin, NamePart};
 use super::schema_check::closest;
 use super::yaml::{Key, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -121,27 +121,39 @@ struct Template {
 /// The templates a stack sees: its own, then the top-level ones.
 type Scope<'t> = [&'t HashMap<String, Template>];
 
+/// What expanding made: the instances, indexed by [`Span::instance`], and by stack key how
+/// the live names of its alert and dashboard instances read back as their keys.
+#[derive(Debug, Default)]
+pub(crate) struct Expansion {
+    /// Every instance made.
+    pub instances: Vec<InstanceOrigin>,
+    /// Each stack's [`InstanceNames`].
+    pub names: HashMap<String, Vec<InstanceNames>>,
+}
+
 /// Expands every `template:` entry of every stack in place and takes the `templates:` maps
-/// out of the tree. Returns the instances made, indexed by [`Span::instance`].
-pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<InstanceOrigin> {
+/// out of the tree.
+pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Expansion {
     let Kind::Map(entries) = &mut root.kind else {
-        return Vec::new();
+        return Expansion::default();
     };
     let global = take_templates(entries, diags);
     let mut expander = Expander {
         instances: Vec::new(),
+        names: Vec::new(),
         diags,
     };
+    let mut names = HashMap::new();
     let Some((_, stacks)) = entries.iter_mut().find(|(k, _)| k.name == "stacks") else {
-        return expander.instances;
+        return Expansion::default();
     };
     let Kind::Map(stacks) = &mut stacks.kind else {
-        return expander.instances;
+        return Expansion::default();
     };
     // Whole stacks first: an instance's own alerts and dashboards may use templates too.
     let written = std::mem::take(stacks);
     *stacks = expander.section(written, "stack", &[&global]);
-    for (_, stack) in stacks.iter_mut() {
+    for (stack_key, stack) in stacks.iter_mut() {
         let Kind::Map(stack) = &mut stack.kind else {
             continue;
         };
@@ -155,8 +167,15 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<Instan
                 *objects = expander.section(written, kind, &scope);
             }
         }
+        let made = std::mem::take(&mut expander.names);
+        if !made.is_empty() {
+            names.insert(stack_key.name.clone(), made);
+        }
     }
-    expander.instances
+    Expansion {
+        instances: expander.instances,
+        names,
+    }
 }
 
 /// Removes `templates:` from a mapping and reads its templates.
@@ -366,6 +385,8 @@ struct Wanted {
 
 struct Expander<'d> {
     instances: Vec<InstanceOrigin>,
+    /// The current stack's alert and dashboard entries, as [`InstanceNames`].
+    names: Vec<InstanceNames>,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -453,6 +474,11 @@ impl Expander<'_> {
         if let (Some((k, _)), None) = (exclude, matrix) {
             self.diags
                 .push(shape("`exclude` goes with `matrix`", k.span).with_label("no matrix here"));
+        }
+        if kind != "stack"
+            && let Some(names) = instance_names(template, &key.name, &wanted)
+        {
+            self.names.push(names);
         }
         let mut keys: HashMap<String, Span> = HashMap::new();
         let mut out = Vec::new();
@@ -1088,6 +1114,96 @@ fn bind_defaults<'t>(
     ok
 }
 
+/// How the live names of an entry's instances read back as their keys; `None` when the
+/// template's `name` is not one string, or no parameters of it make every instance's key.
+fn instance_names(template: &Template, entry: &str, wanted: &[Wanted]) -> Option<InstanceNames> {
+    let name = name_parts(template.body.get("name")?.as_str()?);
+    let holes: Vec<&str> = name
+        .iter()
+        .filter_map(|p| match p {
+            NamePart::Param(param) => Some(param.as_str()),
+            NamePart::Text(_) => None,
+        })
+        .collect();
+    let value = |want: &Wanted, param: &str| -> Option<String> {
+        if param == "key" {
+            return Some(want.key.clone());
+        }
+        match want.values.iter().find(|(k, _)| k.name == param) {
+            Some((_, v)) => scalar_text(v),
+            None => scalar_text(
+                template
+                    .params
+                    .iter()
+                    .find(|p| p.name == param)?
+                    .default
+                    .as_ref()?,
+            ),
+        }
+    };
+    // `${key}` itself; one parameter every key repeats; a matrix's axes, joined.
+    let axes: Vec<&str> = wanted
+        .first()
+        .map(|w| w.values.iter().map(|(k, _)| k.name.as_str()).collect())
+        .unwrap_or_default();
+    let candidates = std::iter::once(vec!["key"])
+        .chain(holes.iter().map(|h| vec![*h]))
+        .chain(std::iter::once(axes));
+    let key = candidates
+        .filter(|params| !params.is_empty() && params.iter().all(|p| holes.contains(p)))
+        .find(|params| {
+            wanted.iter().all(|want| {
+                params
+                    .iter()
+                    .map(|p| value(want, p))
+                    .collect::<Option<Vec<_>>>()
+                    .is_some_and(|values| values.join(",") == want.key)
+            })
+        })?;
+    let key = key.iter().map(|p| (*p).to_string()).collect();
+    Some(InstanceNames {
+        kind: template.kind.to_string(),
+        entry: entry.to_string(),
+        name,
+        key,
+        keys: wanted.iter().map(|w| w.key.clone()).collect(),
+    })
+}
+
+/// A template's `name` as literal text and `${parameter}` holes; `${env:...}` and `$${` stay
+/// text.
+fn name_parts(text: &str) -> Vec<NamePart> {
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = text;
+    while let Some(pos) = rest.find("${") {
+        let after = &rest[pos..];
+        let hole = after[2..]
+            .find('}')
+            .map(|end| &after[2..2 + end])
+            .filter(|name| is_name(name) && !rest[..pos].ends_with('$'));
+        match hole {
+            Some(name) => {
+                literal.push_str(&rest[..pos]);
+                if !literal.is_empty() {
+                    parts.push(NamePart::Text(std::mem::take(&mut literal)));
+                }
+                parts.push(NamePart::Param(name.to_string()));
+                rest = &after[name.len() + 3..];
+            }
+            None => {
+                literal.push_str(&rest[..pos + 2]);
+                rest = &after[2..];
+            }
+        }
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(NamePart::Text(literal));
+    }
+    parts
+}
+
 fn name_node_span(rest: &[(Key, Node)], fallback: Span) -> Span {
     rest.first().map_or(fallback, |(k, _)| k.span)
 }
@@ -1302,7 +1418,7 @@ mod tests {
     fn expand_text(text: &str) -> (Node, Vec<InstanceOrigin>, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut root = super::super::yaml::parse(text, 0, &mut diags).unwrap();
-        let instances = expand(&mut root, &mut diags);
+        let instances = expand(&mut root, &mut diags).instances;
         (root, instances, diags)
     }
 
@@ -1404,6 +1520,54 @@ stacks:
                 "{tail}"
             );
         }
+    }
+
+    #[test]
+    fn a_removed_instance_reads_back_from_its_live_name() {
+        let names = |text: &str| {
+            let mut diags = Vec::new();
+            let mut root = super::super::yaml::parse(text, 0, &mut diags).unwrap();
+            let names = expand(&mut root, &mut diags).names;
+            assert!(diags.is_empty(), "{diags:?}");
+            names.get("prod").cloned().unwrap_or_default()
+        };
+        // Every key repeats `service`: the key is the service the name holds.
+        let each = names(&format!(
+            "{BASE}        forEach:\n          - {{key: checkout, service: checkout}}\n          - {{key: search, service: search}}\n"
+        ));
+        assert_eq!(each[0].key, ["service"]);
+        assert_eq!(
+            each[0].removed_key("billing errors").as_deref(),
+            Some("billing")
+        );
+        assert_eq!(each[0].removed_key("search errors"), None, "still listed");
+        assert_eq!(each[0].removed_key("billing failures"), None);
+        assert_eq!(each[0].removed_key("two words errors"), None, "not a key");
+        // Keys unrelated to the name: nothing reads back.
+        let unrelated = names(&format!(
+            "{BASE}        forEach:\n          - {{key: a, service: checkout}}\n"
+        ));
+        assert!(unrelated.is_empty(), "{unrelated:?}");
+        // A matrix: its axes, joined.
+        let matrix = names(
+            "templates:
+  t:
+    parameters: { service: string, env: string }
+    alert: { name: \"${env}/${service} errors\" }
+stacks:
+  prod:
+    alerts:
+      x:
+        template: t
+        matrix: { service: [a, b], env: [eu, us] }
+",
+        );
+        assert_eq!(matrix[0].key, ["service", "env"]);
+        assert_eq!(
+            matrix[0].removed_key("us/c errors").as_deref(),
+            Some("c,us")
+        );
+        assert_eq!(matrix[0].removed_key("us/a errors"), None, "still listed");
     }
 
     #[test]

@@ -198,6 +198,11 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
         name: Cow::Borrowed(""),
     };
     named(out, &any_alert, needs());
+    // A removed template instance is deleted at its address, found through these lists.
+    for names in &stack.instance_names {
+        let head = format!("{}.{key}.{}[", names.kind, names.entry);
+        out.push(Family::open(head, "]", needs()));
+    }
     // A removed instance of the same whole-stack template is found through this one's lists.
     if let Some(entry) = instance_entry(key) {
         for kind in ["dashboard", "alert"] {

@@ -141,6 +141,61 @@ fn a_fan_out_creates_one_alert_per_instance_and_follows_the_list() {
     assert!(!plans_changes(&sandbox, &workspace, &path), "applied");
 }
 
+/// A removed instance's delete is shown at the instance's address, its key read back from the
+/// live name through the template's `name` (`${service} errors`, every key its service), and
+/// the delete applies at that address.
+#[test]
+fn a_removed_instance_is_deleted_at_its_address() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let path = workspace.write("converge.yaml", &config(&THREE, TEMPLATE));
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+
+    let path = workspace.write("converge.yaml", &config(&THREE[..2], TEMPLATE));
+    let plan = converge.run(["plan", &path, "--only", "alert.prod.svc-errors[*"]);
+    plan.assert_exit(0);
+    common::converge_snapshot!("removed_instance_plan", plan);
+    assert_eq!(
+        changes(&plan_json(&converge, &path)),
+        [(
+            "alert.prod.svc-errors[billing]".to_string(),
+            "delete".to_string()
+        )]
+    );
+    converge
+        .run(["apply", &path, "--yes", "--allow-destroy"])
+        .assert_exit(0);
+    assert!(
+        alerts(&sandbox)
+            .iter()
+            .all(|a| a["name"] != "billing errors"),
+        "deleted"
+    );
+
+    // A name the template cannot make keeps its live name's address.
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &THREE[..1],
+            &TEMPLATE.replace("${service} errors", "${service} failures"),
+        ),
+    );
+    let mut deleted: Vec<String> = changes(&plan_json(&converge, &path))
+        .into_iter()
+        .filter(|(_, action)| action == "delete")
+        .map(|(address, _)| address)
+        .collect();
+    deleted.sort();
+    assert_eq!(
+        deleted,
+        [
+            "alert.prod[\"checkout errors\"]",
+            "alert.prod[\"search errors\"]"
+        ]
+    );
+}
+
 #[test]
 fn a_template_change_updates_every_instance_and_an_override_only_its_own() {
     let sandbox = common::fast_sandbox();

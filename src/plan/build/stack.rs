@@ -345,11 +345,7 @@ impl Builder<'_> {
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for alert in &stray {
-            let address = Address::LiveAlert {
-                stack: &stack.key.value,
-                name: Cow::Borrowed(&alert.name),
-            }
-            .to_string();
+            let address = stray_address(stack, "alert", &alert.name);
             if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
@@ -457,11 +453,7 @@ impl Builder<'_> {
             self.maybe_renamed("dashboard", &config.key.value, &config.name, &alike);
         }
         for dashboard in stray {
-            let address = Address::LiveDashboard {
-                stack: &stack.key.value,
-                name: Cow::Borrowed(&dashboard.name),
-            }
-            .to_string();
+            let address = stray_address(stack, "dashboard", &dashboard.name);
             if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
@@ -496,6 +488,41 @@ fn same_target(a: &model::StackTarget, b: &model::StackTarget) -> bool {
             model::StackTarget::Managed { service: b },
         ) => a.value == b.value,
         _ => false,
+    }
+}
+
+/// The address of an owned alert or dashboard the config no longer lists: the removed template
+/// instance's (`alert.prod.api-errors[billing]`) when its live name reads as one of the
+/// stack's templates makes it, else its live name's (`alert.prod["Old alert"]`).
+fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
+    let stack_key = stack.key.value.as_str();
+    let instance = stack
+        .instance_names
+        .iter()
+        .filter(|n| n.kind == kind)
+        .find_map(|n| Some(format!("{}[{}]", n.entry, n.removed_key(name)?)));
+    let name = Cow::Borrowed(name);
+    match (kind, &instance) {
+        ("alert", Some(alert)) => Address::Alert {
+            stack: stack_key,
+            alert,
+        }
+        .to_string(),
+        ("alert", None) => Address::LiveAlert {
+            stack: stack_key,
+            name,
+        }
+        .to_string(),
+        (_, Some(dashboard)) => Address::Dashboard {
+            stack: stack_key,
+            dashboard,
+        }
+        .to_string(),
+        (_, None) => Address::LiveDashboard {
+            stack: stack_key,
+            name,
+        }
+        .to_string(),
     }
 }
 

@@ -301,6 +301,7 @@ pub(crate) fn demo_config() -> Config {
             generation: None,
             dashboards,
             alerts,
+            instance_names: Vec::new(),
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -327,6 +328,7 @@ pub(crate) fn demo_config() -> Config {
             generation: None,
             dashboards: ops_dashboards,
             alerts: IndexMap::new(),
+            instance_names: Vec::new(),
         },
     );
 
