@@ -316,7 +316,7 @@ fn validate_expand_prints_each_stack_instance() {
 
 #[test]
 fn bad_stack_instances_are_errors_at_both_lines() {
-    let cases: [(&str, String); 3] = [
+    let cases: [(&str, String); 4] = [
         (
             "invalid_alert",
             config(
@@ -332,6 +332,7 @@ fn bad_stack_instances_are_errors_at_both_lines() {
             ),
         ),
         ("duplicate_key", config(&[THREE[0], THREE[0]], TEMPLATE)),
+        ("missing_parameter", config(&["{ key: prod }"], TEMPLATE)),
     ];
     for (name, text) in cases {
         let run = Converge::offline().config(&text).run(["validate"]);

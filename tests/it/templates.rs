@@ -347,6 +347,58 @@ fn bad_templates_and_instances_are_errors_at_both_lines() {
     common::converge_snapshot!("bad_invalid_alert_github", github);
 }
 
+/// `${env:...}` in a template or in a parameter's value is interpolated per instance after the
+/// expansion; a secret's variable passed as a parameter is refused at the template's line and
+/// the instance's, and its value is never printed.
+#[test]
+fn environment_references_and_secrets_go_through_substitution() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace).env("TEAM", "payments");
+    let template = TEMPLATE.replace(
+        "message: Errors are up on ${service}",
+        "message: \"${service} errors page ${env:TEAM}\"",
+    );
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &[
+                "{ key: checkout, service: checkout }",
+                "{ key: search, service: \"${env:TEAM}-search\" }",
+            ],
+            &template,
+        ),
+    );
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    let made = alerts(&sandbox);
+    assert_eq!(
+        alert_named(&made, "checkout errors")["message"],
+        "checkout errors page payments"
+    );
+    assert_eq!(
+        alert_named(&made, "payments-search errors")["message"],
+        "payments-search errors page payments"
+    );
+
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &["{ key: checkout, service: \"${env:CONVERGE_OBS_TOKEN}\" }"],
+            TEMPLATE,
+        ),
+    );
+    let secret = "s3cr3t-token-value";
+    let run = converge
+        .clone()
+        .env("CONVERGE_OBS_TOKEN", secret)
+        .run(["plan", &path]);
+    common::converge_snapshot!("secret_through_a_parameter", run);
+    assert!(
+        !run.stdout.contains(secret) && !run.stderr.contains(secret),
+        "{run:?}"
+    );
+}
+
 #[test]
 fn validate_expand_prints_each_instance() {
     let text = config(&THREE, TEMPLATE);
