@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::apply::{binary, plans_changes};
 use crate::common;
 use crate::common::{Converge, Workspace, alerts, dashboards, quickstart};
+use crate::templates::plan_json;
 
 const TEMPLATE: &str = "templates:
   env-stack:
@@ -65,26 +66,9 @@ const THREE: [&str; 3] = [
     "{ key: dev, env: dev }",
 ];
 
-fn plan_json(converge: &Converge, config: &str) -> Value {
-    let run = converge.run(["plan", config, "--format", "json"]);
-    run.assert_exit(0);
-    serde_json::from_str(&run.stdout).expect("JSON")
-}
-
 /// `(address, action)` of every change that is not a no-op, sorted.
 fn changes(plan: &Value) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = plan["changes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["action"] != "no-op")
-        .map(|c| {
-            (
-                c["address"].as_str().unwrap_or_default().to_string(),
-                c["action"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
+    let mut out = crate::templates::changes(plan);
     out.sort();
     out
 }

@@ -45,14 +45,14 @@ const THREE: [&str; 3] = [
     "{ key: billing, service: billing }",
 ];
 
-fn plan_json(converge: &Converge, config: &str) -> Value {
+pub fn plan_json(converge: &Converge, config: &str) -> Value {
     let run = converge.run(["plan", config, "--format", "json"]);
     run.assert_exit(0);
     serde_json::from_str(&run.stdout).expect("JSON")
 }
 
 /// `(address, action)` of every change that is not a no-op.
-fn changes(plan: &Value) -> Vec<(String, String)> {
+pub fn changes(plan: &Value) -> Vec<(String, String)> {
     plan["changes"]
         .as_array()
         .into_iter()

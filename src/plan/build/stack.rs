@@ -179,15 +179,10 @@ impl Builder<'_> {
                 let address = Address::LiveAlert {
                     stack: removed,
                     name: Cow::Borrowed(&alert.name),
-                }
-                .to_string();
-                if !stack.prune {
-                    self.plan.unmanaged.push(Unmanaged {
-                        address,
-                        reason: format!("{reason}; prune is off"),
-                    });
+                };
+                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
                     continue;
-                }
+                };
                 let before = normalize::alert(
                     alert,
                     dashboards
@@ -212,15 +207,10 @@ impl Builder<'_> {
                 let address = Address::LiveDashboard {
                     stack: removed,
                     name: Cow::Borrowed(&dashboard.name),
-                }
-                .to_string();
-                if !stack.prune {
-                    self.plan.unmanaged.push(Unmanaged {
-                        address,
-                        reason: format!("{reason}; prune is off"),
-                    });
+                };
+                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
                     continue;
-                }
+                };
                 let operation = Operation::Dashboard(DashboardOp::Delete {
                     stack: stack_ref.clone(),
                     dashboard_id: dashboard.id.clone(),
@@ -237,6 +227,25 @@ impl Builder<'_> {
                 self.push(change, Some((operation, depends_on)));
             }
         }
+    }
+
+    /// The address an object of a removed stack instance is deleted at (prune on); with prune
+    /// off, `None`, and the object is reported.
+    fn removed_object(
+        &mut self,
+        address: Address<'_>,
+        reason: &str,
+        prune: bool,
+    ) -> Option<String> {
+        let address = address.to_string();
+        if prune {
+            return Some(address);
+        }
+        self.plan.unmanaged.push(Unmanaged {
+            address,
+            reason: format!("{reason}; prune is off"),
+        });
+        None
     }
 
     /// With prune on, the live dashboards the config does not list that converge does not own
