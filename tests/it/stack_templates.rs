@@ -360,3 +360,45 @@ fn the_stack_example_passes_the_schema_and_expands() {
         250.0
     );
 }
+
+/// A renamed stack instance key keeps its objects: what its stack names (or named, with
+/// `renamedFrom` in its overrides) is its own, whatever ownership tag it carries (the next
+/// write tags it anew), so nothing is deleted and a rename keeps the ids.
+#[test]
+fn a_renamed_stack_instance_keeps_its_objects() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let path = workspace.write("converge.yaml", &config(&THREE, TEMPLATE));
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    let id = alert_id(&sandbox, "Errors in dev");
+
+    // The key alone: the names stay, so the dashboard only moves to the new key's tag.
+    let renamed = [THREE[0], THREE[1], "{ key: development, env: dev }"];
+    let path = workspace.write("converge.yaml", &config(&renamed, TEMPLATE));
+    assert_eq!(
+        changes(&plan_json(&converge, &path)),
+        pairs(&[("dashboard.env[development].health", "update")])
+    );
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    assert!(!plans_changes(&sandbox, &workspace, &path), "applied");
+    assert_eq!(alert_id(&sandbox, "Errors in dev"), id);
+
+    // The names too: renamed in place, saying what they were called.
+    let renamed = [
+        THREE[0],
+        THREE[1],
+        "{ key: development, env: development, overrides: { dashboards: { health: { renamedFrom: [Health (dev)] } }, alerts: { errors: { renamedFrom: [Errors in dev] } } } }",
+    ];
+    let path = workspace.write("converge.yaml", &config(&renamed, TEMPLATE));
+    assert_eq!(
+        changes(&plan_json(&converge, &path)),
+        pairs(&[
+            ("alert.env[development].errors", "update"),
+            ("dashboard.env[development].health", "update"),
+        ])
+    );
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    assert_eq!(alert_id(&sandbox, "Errors in development"), id);
+    assert_eq!(instance_dashboards(&sandbox).len(), 3);
+}

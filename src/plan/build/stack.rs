@@ -139,7 +139,7 @@ impl Builder<'_> {
         }
         // A dashboard some stack on the same API names (or named before a rename) is that
         // stack's, whatever tag it still carries: an instance whose key was renamed keeps its
-        // dashboards, and the next change tags them anew.
+        // dashboards, and the next apply tags them anew.
         let named: BTreeSet<String> = config
             .stacks
             .values()
