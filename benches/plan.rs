@@ -249,6 +249,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 generation: None,
                 dashboards,
                 alerts,
+                instance_names: Vec::new(),
             },
         );
     }

@@ -116,8 +116,7 @@ impl<'a> Address<'a> {
     /// Reads an address back; `None` when `text` is no address converge writes.
     pub(crate) fn parse(text: &'a str) -> Option<Self> {
         let (kind, rest) = text.split_once('.')?;
-        let end = rest.find(['.', '['])?;
-        let (key, rest) = rest.split_at(end);
+        let (key, rest) = rest.split_at(key_end(rest)?);
         if key.is_empty() {
             return None;
         }
@@ -208,6 +207,21 @@ impl<'a> Address<'a> {
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
     }
+}
+
+/// Where the first key of an address ends: at the next dot or the bracket of a live name; a
+/// stack instance's key (`env[prod]`, from a whole-stack template) holds its bracket.
+fn key_end(text: &str) -> Option<usize> {
+    let end = text.find(['.', '['])?;
+    if text[end..].starts_with('[') && !text[end..].starts_with("[\"") {
+        let close = end + text[end..].find(']')?;
+        let after = close + 1;
+        return match text[after..].chars().next() {
+            Some('.' | '[') => Some(after),
+            _ => Some(end),
+        };
+    }
+    Some(end)
 }
 
 /// A config key inside an address: up to the next dot or bracket.

@@ -157,6 +157,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         generation: None,
         dashboards: IndexMap::new(),
         alerts: IndexMap::new(),
+        instance_names: Vec::new(),
     };
     for id in &args.stacks {
         let key = format!("managed:{id}");

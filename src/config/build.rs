@@ -379,6 +379,8 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
         alerts: entries(node.get("alerts"))
             .filter_map(|(k, a)| Some((k.name.clone(), alert(k, a)?)))
             .collect(),
+        // Set by the load, from the expansion.
+        instance_names: Vec::new(),
     })
 }
 

@@ -86,7 +86,7 @@ impl Loaded {
         let mut root = merge::merge(docs, &mut diags)?;
         let sources = Sources {
             files: self.sources.files.clone(),
-            instances: templates::expand(&mut root, &mut diags),
+            instances: templates::expand(&mut root, &mut diags).instances,
         };
         Some(templates::to_yaml(&root, &sources))
     }
@@ -206,7 +206,9 @@ fn check_sources(
         }
         return None;
     };
-    sources.instances = templates::expand(&mut root, diags);
+    let expansion = templates::expand(&mut root, diags);
+    sources.instances = expansion.instances;
+    let mut names = expansion.names;
     let mut unresolved = HashSet::new();
     let secrets = secret_variables(&root);
     let strings = Interpolation {
@@ -216,7 +218,10 @@ fn check_sources(
     };
     strings.tree(&mut root, String::new(), &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
-    let config = build::build(&root, mode, env, diags)?;
+    let mut config = build::build(&root, mode, env, diags)?;
+    for (key, stack) in &mut config.stacks {
+        stack.instance_names = names.remove(key).unwrap_or_default();
+    }
     rules::check(&config, &root, diags);
     Some(config)
 }

@@ -401,6 +401,88 @@ pub struct StackConfig {
     pub dashboards: IndexMap<String, DashboardConfig>,
     /// Alerts by local key.
     pub alerts: IndexMap<String, AlertConfig>,
+    /// How the live names of this stack's template instances read back as their keys.
+    pub instance_names: Vec<InstanceNames>,
+}
+
+/// How the live name of an alert or dashboard template instance reads back as its key: the
+/// template's `name` with each `${parameter}` a hole, and the parameters whose values make an
+/// instance's key. So a removed instance's delete is shown at its address
+/// (`alert.prod.api-errors[billing]`), not only under its live name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceNames {
+    /// `alert` or `dashboard`.
+    pub kind: String,
+    /// The entry's key (`api-errors`).
+    pub entry: String,
+    /// The template's `name`: literal text and parameter holes.
+    pub name: Vec<NamePart>,
+    /// The parameters whose values, joined with `,`, are an instance's key (`key` itself, a
+    /// parameter every instance's key repeats, or a matrix's axes).
+    pub key: Vec<String>,
+    /// The keys of the instances the config lists.
+    pub keys: Vec<String>,
+}
+
+/// A piece of a template's `name`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NamePart {
+    /// Literal text.
+    Text(String),
+    /// `${parameter}`.
+    Param(String),
+}
+
+impl InstanceNames {
+    /// The key of the removed instance whose live name is `name`: `None` when the name does not
+    /// read as this template's, or reads as an instance the config still lists.
+    pub(crate) fn removed_key(&self, name: &str) -> Option<String> {
+        let mut found = Vec::new();
+        if !holes(&self.name, name, &mut found) {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(self.key.len());
+        for param in &self.key {
+            let (_, value) = found.iter().find(|(p, _)| p == param)?;
+            let word = !value.is_empty()
+                && value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !word {
+                return None;
+            }
+            parts.push(*value);
+        }
+        let key = parts.join(",");
+        (!self.keys.contains(&key)).then_some(key)
+    }
+}
+
+/// Whether `text` reads as `parts`, each hole taking a non-empty run (the first reading that
+/// fits, holes filled shortest first); `found` gets each hole's text.
+fn holes<'t>(parts: &[NamePart], text: &'t str, found: &mut Vec<(String, &'t str)>) -> bool {
+    match parts.split_first() {
+        None => text.is_empty(),
+        Some((NamePart::Text(literal), rest)) => text
+            .strip_prefix(literal.as_str())
+            .is_some_and(|after| holes(rest, after, found)),
+        Some((NamePart::Param(param), rest)) => {
+            for (end, _) in text.char_indices().skip(1).chain([(text.len(), ' ')]) {
+                let mark = found.len();
+                let value = &text[..end];
+                // One parameter in two holes takes one value.
+                if found.iter().any(|(p, v)| p == param && *v != value) {
+                    continue;
+                }
+                found.push((param.clone(), value));
+                if holes(rest, &text[end..], found) {
+                    return true;
+                }
+                found.truncate(mark);
+            }
+            false
+        }
+    }
 }
 
 /// `dashboards.<key>`; address `dashboard.<stack>.<key>`. Identity: the name, or one of the

@@ -530,7 +530,8 @@ fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
             .and_then(|t| t.split_once('['))
             .is_some_and(|(entry, keys)| word(entry) && keys.split(',').all(word))
     };
-    let ok = word(&key.value) || (matches!(what, "alert" | "dashboard") && instance(&key.value));
+    let ok = word(&key.value)
+        || (matches!(what, "alert" | "dashboard" | "stack") && instance(&key.value));
     if !ok {
         diags.push(
             Diagnostic::error(

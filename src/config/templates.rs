@@ -1,6 +1,8 @@
 //! Templates: an alert or a dashboard declared once under `templates:` (at the top level or in
 //! a stack) with typed parameters, and fanned out by `template:` plus `forEach:` or `matrix:`
-//! where an alert or a dashboard would stand.
+//! where an alert or a dashboard would stand; or a whole-stack fragment (its dashboards and
+//! alerts together, top-level only) fanned out where a stack would stand, each instance a
+//! stack of its own keyed `entry[key]` (`stack.env[prod]`, `alert.env[prod].api-errors`).
 //!
 //! Expansion works on the YAML tree, after the files merge and before `${env:...}` interpolation,
 //! so every later stage (interpolation and its secret checks, the schema, the typed config, the
@@ -17,13 +19,13 @@
 
 use std::collections::HashMap;
 
-use super::model::InstanceOrigin;
+use super::model::{InstanceNames, InstanceOrigin, NamePart};
 use super::schema_check::closest;
 use super::yaml::{Key, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The kinds of object a template declares, by the key holding its body.
-const KINDS: &[&str] = &["alert", "dashboard"];
+const KINDS: &[&str] = &["alert", "dashboard", "stack"];
 
 /// A parameter's declared type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,7 +110,7 @@ struct Param {
 #[derive(Debug, Clone)]
 struct Template {
     name: String,
-    /// `alert` or `dashboard`.
+    /// `alert`, `dashboard` or `stack`.
     kind: &'static str,
     params: Vec<Param>,
     body: Node,
@@ -119,24 +121,39 @@ struct Template {
 /// The templates a stack sees: its own, then the top-level ones.
 type Scope<'t> = [&'t HashMap<String, Template>];
 
+/// What expanding made: the instances, indexed by [`Span::instance`], and by stack key how
+/// the live names of its alert and dashboard instances read back as their keys.
+#[derive(Debug, Default)]
+pub(crate) struct Expansion {
+    /// Every instance made.
+    pub instances: Vec<InstanceOrigin>,
+    /// Each stack's [`InstanceNames`].
+    pub names: HashMap<String, Vec<InstanceNames>>,
+}
+
 /// Expands every `template:` entry of every stack in place and takes the `templates:` maps
-/// out of the tree. Returns the instances made, indexed by [`Span::instance`].
-pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<InstanceOrigin> {
+/// out of the tree.
+pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Expansion {
     let Kind::Map(entries) = &mut root.kind else {
-        return Vec::new();
+        return Expansion::default();
     };
     let global = take_templates(entries, diags);
     let mut expander = Expander {
         instances: Vec::new(),
+        names: Vec::new(),
         diags,
     };
+    let mut names = HashMap::new();
     let Some((_, stacks)) = entries.iter_mut().find(|(k, _)| k.name == "stacks") else {
-        return expander.instances;
+        return Expansion::default();
     };
     let Kind::Map(stacks) = &mut stacks.kind else {
-        return expander.instances;
+        return Expansion::default();
     };
-    for (_, stack) in stacks.iter_mut() {
+    // Whole stacks first: an instance's own alerts and dashboards may use templates too.
+    let written = std::mem::take(stacks);
+    *stacks = expander.section(written, "stack", &[&global]);
+    for (stack_key, stack) in stacks.iter_mut() {
         let Kind::Map(stack) = &mut stack.kind else {
             continue;
         };
@@ -150,8 +167,15 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Vec<Instan
                 *objects = expander.section(written, kind, &scope);
             }
         }
+        let made = std::mem::take(&mut expander.names);
+        if !made.is_empty() {
+            names.insert(stack_key.name.clone(), made);
+        }
     }
-    expander.instances
+    Expansion {
+        instances: expander.instances,
+        names,
+    }
 }
 
 /// Removes `templates:` from a mapping and reads its templates.
@@ -190,7 +214,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
         diags.push(
             shape(
                 format!(
-                    "template `{}` is a mapping with `parameters` and one `alert` or `dashboard`",
+                    "template `{}` is a mapping with `parameters` and one `alert`, `dashboard` or `stack`",
                     key.name
                 ),
                 node.span,
@@ -210,7 +234,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
                 Some(_) => diags.push(
                     shape(
                         format!(
-                            "template `{}` declares one `alert` or one `dashboard`, not both",
+                            "template `{}` declares one body: `alert`, `dashboard` or `stack`",
                             key.name
                         ),
                         k.span,
@@ -224,7 +248,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
                         Some(k.span),
                     )
                     .with_label("unknown key");
-                    let known = ["parameters", "description", "alert", "dashboard"];
+                    let known = ["parameters", "description", "alert", "dashboard", "stack"];
                     if let Some(close) = closest(name, known.iter().copied()) {
                         diag = diag.with_help(format!("did you mean `{close}`?"));
                     }
@@ -237,7 +261,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
         diags.push(
             shape(
                 format!(
-                    "template `{}` needs a body: `alert:` or `dashboard:`",
+                    "template `{}` needs a body: `alert:`, `dashboard:` or `stack:`",
                     key.name
                 ),
                 key.span,
@@ -361,6 +385,8 @@ struct Wanted {
 
 struct Expander<'d> {
     instances: Vec<InstanceOrigin>,
+    /// The current stack's alert and dashboard entries, as [`InstanceNames`].
+    names: Vec<InstanceNames>,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -448,6 +474,11 @@ impl Expander<'_> {
         if let (Some((k, _)), None) = (exclude, matrix) {
             self.diags
                 .push(shape("`exclude` goes with `matrix`", k.span).with_label("no matrix here"));
+        }
+        if kind != "stack"
+            && let Some(names) = instance_names(template, &key.name, &wanted)
+        {
+            self.names.push(names);
         }
         let mut keys: HashMap<String, Span> = HashMap::new();
         let mut out = Vec::new();
@@ -772,42 +803,32 @@ impl Expander<'_> {
                 }
             }
         }
-        for param in &template.params {
-            if bound.contains_key(param.name.as_str())
-                || !want.values.iter().all(|(k, _)| k.name != param.name)
-            {
-                continue;
-            }
-            match &param.default {
-                Some(default) => {
-                    bound.insert(param.name.as_str(), default.clone());
-                }
-                None => {
-                    ok = false;
-                    self.diags.push(
-                        Diagnostic::error(
-                            Code::TemplateMissingParameter,
-                            format!(
-                                "instance `{}` of template `{}` needs parameter `{}` ({})",
-                                want.key,
-                                template.name,
-                                param.name,
-                                param.kind.name()
-                            ),
-                            Some(want.span),
-                        )
-                        .with_label("this instance")
-                        .with_related(param.span, "the parameter, without a default"),
-                    );
-                }
-            }
-        }
+        ok &= bind_defaults(
+            template,
+            &want.values,
+            &mut bound,
+            (&origin.key, want.span),
+            self.diags,
+        );
         if !ok {
             return None;
         }
         self.instances.push(origin);
         let mut body = template.body.clone();
+        // A stack fragment's own `templates:` are taken as written: their `${name}` are their
+        // own parameters, bound when the fragment's alerts and dashboards use them.
+        let own = match (&mut body.kind, template.kind) {
+            (Kind::Map(entries), "stack") => entries
+                .iter()
+                .position(|(k, _)| k.name == "templates")
+                .map(|at| entries.remove(at)),
+            _ => None,
+        };
         self.substitute(&mut body, &bound, index, template);
+        if let (Kind::Map(entries), Some((key, mut templates))) = (&mut body.kind, own) {
+            mark(&mut templates, index);
+            entries.push((key, templates));
+        }
         let body = self.nested(body, scope, stack, index)?;
         let Kind::Map(mut entries) = body.kind else {
             return None;
@@ -916,29 +937,13 @@ impl Expander<'_> {
                     }
                 }
             }
-            for p in &base.params {
-                if !bound.contains_key(p.name.as_str()) {
-                    match &p.default {
-                        Some(d) => {
-                            bound.insert(p.name.as_str(), d.clone());
-                        }
-                        None => {
-                            ok = false;
-                            self.diags.push(
-                                Diagnostic::error(
-                                    Code::TemplateMissingParameter,
-                                    format!(
-                                        "template `{}` needs parameter `{}`",
-                                        base.name, p.name
-                                    ),
-                                    Some(name_node_span(&rest, want.span)),
-                                )
-                                .with_related(p.span, "the parameter, without a default"),
-                            );
-                        }
-                    }
-                }
-            }
+            ok &= bind_defaults(
+                base,
+                &want.values,
+                &mut bound,
+                (&want.key, name_node_span(&rest, want.span)),
+                self.diags,
+            );
             if !ok {
                 stack.pop();
                 return None;
@@ -1064,6 +1069,139 @@ impl Expander<'_> {
         out.push_str(rest);
         Some(out)
     }
+}
+
+/// Binds each parameter of `template` that `given` leaves out to its default; one without a
+/// default is an error at the instance (`instance`, where it is written) and at the parameter.
+/// Returns whether every parameter is bound or given.
+fn bind_defaults<'t>(
+    template: &'t Template,
+    given: &[(Key, Node)],
+    bound: &mut HashMap<&'t str, Node>,
+    (instance, at): (&str, Span),
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut ok = true;
+    for param in &template.params {
+        if bound.contains_key(param.name.as_str())
+            || given.iter().any(|(k, _)| k.name == param.name)
+        {
+            continue;
+        }
+        match &param.default {
+            Some(default) => {
+                bound.insert(param.name.as_str(), default.clone());
+            }
+            None => {
+                ok = false;
+                diags.push(
+                    Diagnostic::error(
+                        Code::TemplateMissingParameter,
+                        format!(
+                            "instance `{instance}` of template `{}` needs parameter `{}` ({})",
+                            template.name,
+                            param.name,
+                            param.kind.name()
+                        ),
+                        Some(at),
+                    )
+                    .with_label("this instance")
+                    .with_related(param.span, "the parameter, without a default"),
+                );
+            }
+        }
+    }
+    ok
+}
+
+/// How the live names of an entry's instances read back as their keys; `None` when the
+/// template's `name` is not one string, or no parameters of it make every instance's key.
+fn instance_names(template: &Template, entry: &str, wanted: &[Wanted]) -> Option<InstanceNames> {
+    let name = name_parts(template.body.get("name")?.as_str()?);
+    let holes: Vec<&str> = name
+        .iter()
+        .filter_map(|p| match p {
+            NamePart::Param(param) => Some(param.as_str()),
+            NamePart::Text(_) => None,
+        })
+        .collect();
+    let value = |want: &Wanted, param: &str| -> Option<String> {
+        if param == "key" {
+            return Some(want.key.clone());
+        }
+        match want.values.iter().find(|(k, _)| k.name == param) {
+            Some((_, v)) => scalar_text(v),
+            None => scalar_text(
+                template
+                    .params
+                    .iter()
+                    .find(|p| p.name == param)?
+                    .default
+                    .as_ref()?,
+            ),
+        }
+    };
+    // `${key}` itself; one parameter every key repeats; a matrix's axes, joined.
+    let axes: Vec<&str> = wanted
+        .first()
+        .map(|w| w.values.iter().map(|(k, _)| k.name.as_str()).collect())
+        .unwrap_or_default();
+    let candidates = std::iter::once(vec!["key"])
+        .chain(holes.iter().map(|h| vec![*h]))
+        .chain(std::iter::once(axes));
+    let key = candidates
+        .filter(|params| !params.is_empty() && params.iter().all(|p| holes.contains(p)))
+        .find(|params| {
+            wanted.iter().all(|want| {
+                params
+                    .iter()
+                    .map(|p| value(want, p))
+                    .collect::<Option<Vec<_>>>()
+                    .is_some_and(|values| values.join(",") == want.key)
+            })
+        })?;
+    let key = key.iter().map(|p| (*p).to_string()).collect();
+    Some(InstanceNames {
+        kind: template.kind.to_string(),
+        entry: entry.to_string(),
+        name,
+        key,
+        keys: wanted.iter().map(|w| w.key.clone()).collect(),
+    })
+}
+
+/// A template's `name` as literal text and `${parameter}` holes; `${env:...}` and `$${` stay
+/// text.
+fn name_parts(text: &str) -> Vec<NamePart> {
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = text;
+    while let Some(pos) = rest.find("${") {
+        let after = &rest[pos..];
+        let hole = after[2..]
+            .find('}')
+            .map(|end| &after[2..2 + end])
+            .filter(|name| is_name(name) && !rest[..pos].ends_with('$'));
+        match hole {
+            Some(name) => {
+                literal.push_str(&rest[..pos]);
+                if !literal.is_empty() {
+                    parts.push(NamePart::Text(std::mem::take(&mut literal)));
+                }
+                parts.push(NamePart::Param(name.to_string()));
+                rest = &after[name.len() + 3..];
+            }
+            None => {
+                literal.push_str(&rest[..pos + 2]);
+                rest = &after[2..];
+            }
+        }
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(NamePart::Text(literal));
+    }
+    parts
 }
 
 fn name_node_span(rest: &[(Key, Node)], fallback: Span) -> Span {
@@ -1280,7 +1418,7 @@ mod tests {
     fn expand_text(text: &str) -> (Node, Vec<InstanceOrigin>, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut root = super::super::yaml::parse(text, 0, &mut diags).unwrap();
-        let instances = expand(&mut root, &mut diags);
+        let instances = expand(&mut root, &mut diags).instances;
         (root, instances, diags)
     }
 
@@ -1382,6 +1520,54 @@ stacks:
                 "{tail}"
             );
         }
+    }
+
+    #[test]
+    fn a_removed_instance_reads_back_from_its_live_name() {
+        let names = |text: &str| {
+            let mut diags = Vec::new();
+            let mut root = super::super::yaml::parse(text, 0, &mut diags).unwrap();
+            let names = expand(&mut root, &mut diags).names;
+            assert!(diags.is_empty(), "{diags:?}");
+            names.get("prod").cloned().unwrap_or_default()
+        };
+        // Every key repeats `service`: the key is the service the name holds.
+        let each = names(&format!(
+            "{BASE}        forEach:\n          - {{key: checkout, service: checkout}}\n          - {{key: search, service: search}}\n"
+        ));
+        assert_eq!(each[0].key, ["service"]);
+        assert_eq!(
+            each[0].removed_key("billing errors").as_deref(),
+            Some("billing")
+        );
+        assert_eq!(each[0].removed_key("search errors"), None, "still listed");
+        assert_eq!(each[0].removed_key("billing failures"), None);
+        assert_eq!(each[0].removed_key("two words errors"), None, "not a key");
+        // Keys unrelated to the name: nothing reads back.
+        let unrelated = names(&format!(
+            "{BASE}        forEach:\n          - {{key: a, service: checkout}}\n"
+        ));
+        assert!(unrelated.is_empty(), "{unrelated:?}");
+        // A matrix: its axes, joined.
+        let matrix = names(
+            "templates:
+  t:
+    parameters: { service: string, env: string }
+    alert: { name: \"${env}/${service} errors\" }
+stacks:
+  prod:
+    alerts:
+      x:
+        template: t
+        matrix: { service: [a, b], env: [eu, us] }
+",
+        );
+        assert_eq!(matrix[0].key, ["service", "env"]);
+        assert_eq!(
+            matrix[0].removed_key("us/c errors").as_deref(),
+            Some("c,us")
+        );
+        assert_eq!(matrix[0].removed_key("us/a errors"), None, "still listed");
     }
 
     #[test]

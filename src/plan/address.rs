@@ -198,6 +198,23 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
         name: Cow::Borrowed(""),
     };
     named(out, &any_alert, needs());
+    // A removed template instance is deleted at its address, found through these lists.
+    for names in &stack.instance_names {
+        let head = format!("{}.{key}.{}[", names.kind, names.entry);
+        out.push(Family::open(head, "]", needs()));
+    }
+    // A removed instance of the same whole-stack template is found through this one's lists.
+    if let Some(entry) = instance_entry(key) {
+        for kind in ["dashboard", "alert"] {
+            out.push(Family::open(format!("{kind}.{entry}["), "\"]", needs()));
+        }
+    }
+}
+
+/// The entry of a stack instance's key `entry[key]`, made by a whole-stack template.
+pub(crate) fn instance_entry(stack: &str) -> Option<&str> {
+    let (entry, _) = stack.strip_suffix(']')?.split_once('[')?;
+    Some(entry)
 }
 
 /// The addresses the config itself names, in config order: what a pattern can be compared

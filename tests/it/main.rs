@@ -29,6 +29,7 @@ mod sandbox;
 mod server_rejects;
 mod show;
 mod soak;
+mod stack_templates;
 mod templates;
 mod tiles;
 mod transport;

@@ -45,14 +45,14 @@ const THREE: [&str; 3] = [
     "{ key: billing, service: billing }",
 ];
 
-fn plan_json(converge: &Converge, config: &str) -> Value {
+pub fn plan_json(converge: &Converge, config: &str) -> Value {
     let run = converge.run(["plan", config, "--format", "json"]);
     run.assert_exit(0);
     serde_json::from_str(&run.stdout).expect("JSON")
 }
 
 /// `(address, action)` of every change that is not a no-op.
-fn changes(plan: &Value) -> Vec<(String, String)> {
+pub fn changes(plan: &Value) -> Vec<(String, String)> {
     plan["changes"]
         .as_array()
         .into_iter()
@@ -139,6 +139,61 @@ fn a_fan_out_creates_one_alert_per_instance_and_follows_the_list() {
     assert_eq!(left.len(), made.len());
     assert!(left.iter().all(|a| a["id"] != billing), "billing deleted");
     assert!(!plans_changes(&sandbox, &workspace, &path), "applied");
+}
+
+/// A removed instance's delete is shown at the instance's address, its key read back from the
+/// live name through the template's `name` (`${service} errors`, every key its service), and
+/// the delete applies at that address.
+#[test]
+fn a_removed_instance_is_deleted_at_its_address() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let path = workspace.write("converge.yaml", &config(&THREE, TEMPLATE));
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+
+    let path = workspace.write("converge.yaml", &config(&THREE[..2], TEMPLATE));
+    let plan = converge.run(["plan", &path, "--only", "alert.prod.svc-errors[*"]);
+    plan.assert_exit(0);
+    common::converge_snapshot!("removed_instance_plan", plan);
+    assert_eq!(
+        changes(&plan_json(&converge, &path)),
+        [(
+            "alert.prod.svc-errors[billing]".to_string(),
+            "delete".to_string()
+        )]
+    );
+    converge
+        .run(["apply", &path, "--yes", "--allow-destroy"])
+        .assert_exit(0);
+    assert!(
+        alerts(&sandbox)
+            .iter()
+            .all(|a| a["name"] != "billing errors"),
+        "deleted"
+    );
+
+    // A name the template cannot make keeps its live name's address.
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &THREE[..1],
+            &TEMPLATE.replace("${service} errors", "${service} failures"),
+        ),
+    );
+    let mut deleted: Vec<String> = changes(&plan_json(&converge, &path))
+        .into_iter()
+        .filter(|(_, action)| action == "delete")
+        .map(|(address, _)| address)
+        .collect();
+    deleted.sort();
+    assert_eq!(
+        deleted,
+        [
+            "alert.prod[\"checkout errors\"]",
+            "alert.prod[\"search errors\"]"
+        ]
+    );
 }
 
 #[test]
@@ -292,6 +347,58 @@ fn bad_templates_and_instances_are_errors_at_both_lines() {
     common::converge_snapshot!("bad_invalid_alert_github", github);
 }
 
+/// `${env:...}` in a template or in a parameter's value is interpolated per instance after the
+/// expansion; a secret's variable passed as a parameter is refused at the template's line and
+/// the instance's, and its value is never printed.
+#[test]
+fn environment_references_and_secrets_go_through_substitution() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace).env("TEAM", "payments");
+    let template = TEMPLATE.replace(
+        "message: Errors are up on ${service}",
+        "message: \"${service} errors page ${env:TEAM}\"",
+    );
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &[
+                "{ key: checkout, service: checkout }",
+                "{ key: search, service: \"${env:TEAM}-search\" }",
+            ],
+            &template,
+        ),
+    );
+    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    let made = alerts(&sandbox);
+    assert_eq!(
+        alert_named(&made, "checkout errors")["message"],
+        "checkout errors page payments"
+    );
+    assert_eq!(
+        alert_named(&made, "payments-search errors")["message"],
+        "payments-search errors page payments"
+    );
+
+    let path = workspace.write(
+        "converge.yaml",
+        &config(
+            &["{ key: checkout, service: \"${env:CONVERGE_OBS_TOKEN}\" }"],
+            TEMPLATE,
+        ),
+    );
+    let secret = "s3cr3t-token-value";
+    let run = converge
+        .clone()
+        .env("CONVERGE_OBS_TOKEN", secret)
+        .run(["plan", &path]);
+    common::converge_snapshot!("secret_through_a_parameter", run);
+    assert!(
+        !run.stdout.contains(secret) && !run.stderr.contains(secret),
+        "{run:?}"
+    );
+}
+
 #[test]
 fn validate_expand_prints_each_instance() {
     let text = config(&THREE, TEMPLATE);
@@ -301,11 +408,29 @@ fn validate_expand_prints_each_instance() {
     common::converge_snapshot!("expanded", run);
 }
 
-/// The example passes the shipped schema as an editor reads it (templates unexpanded) and
-/// loads into the alerts and dashboards it promises.
+/// The example passes the shipped schema and loads into the alerts and dashboards it promises.
 #[test]
 fn the_example_passes_the_schema_and_expands() {
-    let path = common::root().join("examples/templates.yaml");
+    let config = example("templates.yaml");
+    let stack = &config.stacks["shared"];
+    assert_eq!(
+        stack.dashboards.keys().collect::<Vec<_>>(),
+        ["health[prod]", "health[staging]"]
+    );
+    assert_eq!(
+        stack.alerts.keys().collect::<Vec<_>>(),
+        [
+            "api-errors[checkout]",
+            "api-errors[search]",
+            "api-errors[billing]"
+        ]
+    );
+}
+
+/// `examples/<name>`, checked against the shipped schema as an editor reads it (templates
+/// unexpanded), then loaded (panics on a schema error or a diagnostic that stops the load).
+pub fn example(name: &str) -> converge::config::model::Config {
+    let path = common::root().join("examples").join(name);
     let text = std::fs::read_to_string(&path).expect("the example");
     let schema: Value = serde_json::from_str(converge::config::SCHEMA).expect("JSON");
     let validator = jsonschema::draft202012::new(&schema).expect("a schema");
@@ -336,20 +461,7 @@ fn the_example_passes_the_schema_and_expands() {
         converge::config::LoadMode::Offline,
         &|_| None,
     );
-    let config = loaded
+    loaded
         .config
-        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
-    let stack = &config.stacks["shared"];
-    assert_eq!(
-        stack.dashboards.keys().collect::<Vec<_>>(),
-        ["health[prod]", "health[staging]"]
-    );
-    assert_eq!(
-        stack.alerts.keys().collect::<Vec<_>>(),
-        [
-            "api-errors[checkout]",
-            "api-errors[search]",
-            "api-errors[billing]"
-        ]
-    );
+        .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics))
 }

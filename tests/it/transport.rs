@@ -927,6 +927,7 @@ mod live_reader {
             generation: None,
             dashboards: IndexMap::new(),
             alerts: IndexMap::new(),
+            instance_names: Vec::new(),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::api::wire::{Alert, Dashboard};
 use crate::config::model::{self, Config, StackConfig};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::live::StackLive;
-use crate::plan::address::Address;
+use crate::plan::address::{Address, instance_entry};
 use crate::plan::diff;
 use crate::plan::fingerprint;
 use crate::plan::kinds::alert::doomed_by;
@@ -23,7 +23,7 @@ use crate::plan::model::{
 };
 use crate::plan::normalize;
 use crate::plan::order;
-use crate::plan::tag::ownership_tag;
+use crate::plan::tag::{owner, ownership_tag};
 
 impl Builder<'_> {
     /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
@@ -112,6 +112,140 @@ impl Builder<'_> {
             }
         }
         self.not_owned(stack, live, &tag, &planned);
+        self.removed_instances(config, stack, &stack_ref, live);
+    }
+
+    /// The objects of the removed instances of a whole-stack template: live dashboards tagged
+    /// for an `entry[key]` stack the config no longer has, where a remaining instance of that
+    /// entry (the first one read, per API or service) finds them. Deleted with their alerts
+    /// (prune), or reported, each at the removed instance's address.
+    fn removed_instances(
+        &mut self,
+        config: &Config,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        live: &StackLive,
+    ) {
+        let Some(entry) = instance_entry(&stack.key.value) else {
+            return;
+        };
+        let first = config.stacks.values().find(|s| {
+            instance_entry(&s.key.value) == Some(entry)
+                && same_target(&s.target, &stack.target)
+                && self.live.scope.reads_stack(&s.key.value)
+        });
+        if first.is_none_or(|s| s.key.value != stack.key.value) {
+            return;
+        }
+        // A dashboard some stack on the same API names (or named before a rename) is that
+        // stack's, whatever tag it still carries: an instance whose key was renamed keeps its
+        // dashboards, and the next apply tags them anew.
+        let named: BTreeSet<String> = config
+            .stacks
+            .values()
+            .filter(|s| same_target(&s.target, &stack.target))
+            .flat_map(|s| s.dashboards.values())
+            .flat_map(|d| std::iter::once(&d.name).chain(&d.renamed_from))
+            .map(|n| normalize::name_key(&n.value))
+            .collect();
+        let mut gone: BTreeMap<&str, Vec<&Dashboard>> = BTreeMap::new();
+        for dashboard in live
+            .dashboards
+            .iter()
+            .filter(|d| !named.contains(&normalize::name_key(&d.name)))
+        {
+            let owner = dashboard.tags.iter().find_map(|t| {
+                owner(t)
+                    .filter(|o| instance_entry(o) == Some(entry) && !config.stacks.contains_key(*o))
+            });
+            if let Some(owner) = owner {
+                gone.entry(owner).or_default().push(dashboard);
+            }
+        }
+        for (removed, mut dashboards) in gone {
+            dashboards.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+            let ids: BTreeSet<&str> = dashboards.iter().map(|d| d.id.as_str()).collect();
+            let mut alerts: Vec<&Alert> = live
+                .alerts
+                .iter()
+                .filter(|a| a.dashboard.as_deref().is_some_and(|d| ids.contains(d)))
+                .collect();
+            alerts.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+            let reason = format!(
+                "instance `{removed}` of a whole-stack template is no longer in the config"
+            );
+            let mut alert_steps: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for alert in alerts {
+                let address = Address::LiveAlert {
+                    stack: removed,
+                    name: Cow::Borrowed(&alert.name),
+                };
+                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
+                    continue;
+                };
+                let before = normalize::alert(
+                    alert,
+                    dashboards
+                        .iter()
+                        .copied()
+                        .find(|d| Some(d.id.as_str()) == alert.dashboard.as_deref()),
+                );
+                let operation = Operation::Alert(AlertOp::Delete {
+                    stack: stack_ref.clone(),
+                    alert_id: alert.id.clone(),
+                });
+                let mut change = deleted(address, before, fingerprint::alert(alert));
+                change.reason = format!("{reason}; prune is on");
+                if let (Some(step), Some(d)) = (
+                    self.push(change, Some((operation, Vec::new()))),
+                    alert.dashboard.as_deref(),
+                ) {
+                    alert_steps.entry(d).or_default().push(step);
+                }
+            }
+            for dashboard in dashboards {
+                let address = Address::LiveDashboard {
+                    stack: removed,
+                    name: Cow::Borrowed(&dashboard.name),
+                };
+                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
+                    continue;
+                };
+                let operation = Operation::Dashboard(DashboardOp::Delete {
+                    stack: stack_ref.clone(),
+                    dashboard_id: dashboard.id.clone(),
+                });
+                let depends_on = alert_steps
+                    .remove(dashboard.id.as_str())
+                    .unwrap_or_default();
+                let mut change = deleted(
+                    address,
+                    normalize::dashboard(dashboard),
+                    fingerprint::dashboard(dashboard),
+                );
+                change.reason = format!("{reason}; prune is on");
+                self.push(change, Some((operation, depends_on)));
+            }
+        }
+    }
+
+    /// The address an object of a removed stack instance is deleted at (prune on); with prune
+    /// off, `None`, and the object is reported.
+    fn removed_object(
+        &mut self,
+        address: Address<'_>,
+        reason: &str,
+        prune: bool,
+    ) -> Option<String> {
+        let address = address.to_string();
+        if prune {
+            return Some(address);
+        }
+        self.plan.unmanaged.push(Unmanaged {
+            address,
+            reason: format!("{reason}; prune is off"),
+        });
+        None
     }
 
     /// With prune on, the live dashboards the config does not list that converge does not own
@@ -131,10 +265,16 @@ impl Builder<'_> {
             .values()
             .filter_map(|p| p.live.map(|d| d.id.as_str()))
             .collect();
+        // Another instance of the same whole-stack template owns its own (or, removed,
+        // `removed_instances` deletes them).
+        let entry = instance_entry(&stack.key.value);
+        let sibling = |t: &String| entry.is_some() && owner(t).and_then(instance_entry) == entry;
         let mut left: Vec<&Dashboard> = live
             .dashboards
             .iter()
-            .filter(|d| !d.tags.iter().any(|t| t == tag) && !listed.contains(d.id.as_str()))
+            .filter(|d| {
+                !d.tags.iter().any(|t| t == tag || sibling(t)) && !listed.contains(d.id.as_str())
+            })
             .collect();
         left.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for dashboard in left {
@@ -214,11 +354,7 @@ impl Builder<'_> {
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for alert in &stray {
-            let address = Address::LiveAlert {
-                stack: &stack.key.value,
-                name: Cow::Borrowed(&alert.name),
-            }
-            .to_string();
+            let address = stray_address(stack, "alert", &alert.name);
             if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
@@ -326,11 +462,7 @@ impl Builder<'_> {
             self.maybe_renamed("dashboard", &config.key.value, &config.name, &alike);
         }
         for dashboard in stray {
-            let address = Address::LiveDashboard {
-                stack: &stack.key.value,
-                name: Cow::Borrowed(&dashboard.name),
-            }
-            .to_string();
+            let address = stray_address(stack, "dashboard", &dashboard.name);
             if !stack.prune {
                 self.plan.unmanaged.push(Unmanaged {
                     address,
@@ -352,6 +484,54 @@ impl Builder<'_> {
                 Some((operation, depends_on)),
             );
         }
+    }
+}
+
+/// Whether two stacks are written through the same API (the same service's, or the
+/// standalone one).
+fn same_target(a: &model::StackTarget, b: &model::StackTarget) -> bool {
+    match (a, b) {
+        (model::StackTarget::Observability, model::StackTarget::Observability) => true,
+        (
+            model::StackTarget::Managed { service: a },
+            model::StackTarget::Managed { service: b },
+        ) => a.value == b.value,
+        _ => false,
+    }
+}
+
+/// The address of an owned alert or dashboard the config no longer lists: the removed template
+/// instance's (`alert.prod.api-errors[billing]`) when its live name reads as one of the
+/// stack's templates makes it, else its live name's (`alert.prod["Old alert"]`).
+fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
+    let stack_key = stack.key.value.as_str();
+    let instance = stack
+        .instance_names
+        .iter()
+        .filter(|n| n.kind == kind)
+        .find_map(|n| Some(format!("{}[{}]", n.entry, n.removed_key(name)?)));
+    let name = Cow::Borrowed(name);
+    match (kind, &instance) {
+        ("alert", Some(alert)) => Address::Alert {
+            stack: stack_key,
+            alert,
+        }
+        .to_string(),
+        ("alert", None) => Address::LiveAlert {
+            stack: stack_key,
+            name,
+        }
+        .to_string(),
+        (_, Some(dashboard)) => Address::Dashboard {
+            stack: stack_key,
+            dashboard,
+        }
+        .to_string(),
+        (_, None) => Address::LiveDashboard {
+            stack: stack_key,
+            name,
+        }
+        .to_string(),
     }
 }
 

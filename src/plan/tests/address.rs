@@ -129,6 +129,39 @@ fn every_kind_renders_as_plans_show_it_and_reads_back_as_itself() {
 }
 
 #[test]
+fn a_stack_instance_key_holds_its_bracket() {
+    let stack = "env[prod]";
+    let name = Cow::Borrowed("Health (prod)");
+    for address in [
+        Address::Dashboard {
+            stack,
+            dashboard: "health",
+        },
+        Address::Alert {
+            stack,
+            alert: "errors[checkout]",
+        },
+        Address::Tile {
+            stack,
+            dashboard: "health",
+            tile: "Errors",
+        },
+        Address::LiveDashboard {
+            stack,
+            name: name.clone(),
+        },
+        Address::LiveAlert { stack, name },
+    ] {
+        let text = address.to_string();
+        assert_eq!(Address::parse(&text), Some(address), "{text}");
+    }
+    assert_eq!(
+        Address::parse("alert.env[prod][\"Errors\"]").and_then(|a| a.stack()),
+        Some("env[prod]")
+    );
+}
+
+#[test]
 fn the_keys_an_address_names() {
     let pipe = Address::parse("pipe.analytics.orders.scaling").unwrap();
     assert_eq!((pipe.service(), pipe.stack()), (Some("analytics"), None));

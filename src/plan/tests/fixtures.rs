@@ -304,6 +304,7 @@ pub(crate) fn demo_config() -> Config {
             generation: None,
             dashboards,
             alerts,
+            instance_names: Vec::new(),
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -330,6 +331,7 @@ pub(crate) fn demo_config() -> Config {
             generation: None,
             dashboards: ops_dashboards,
             alerts: IndexMap::new(),
+            instance_names: Vec::new(),
         },
     );
 
