@@ -30,3 +30,4 @@ mod templates;
 mod tiles;
 mod transport;
 mod validate;
+mod writeback;

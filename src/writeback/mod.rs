@@ -1,0 +1,378 @@
+//! Drift written back into the config files (`drift --write`, `--diff`): each drifted managed
+//! field whose value is written once, in plain sight, gets the live value spliced over the
+//! bytes of its span, so comments, key order, blank lines, quoting, anchors and every other
+//! byte stay as they were. What cannot be edited that way is listed for a person:
+//!
+//! - a value inside an anchored node (an alias or a `<<` merge shares it with other uses);
+//! - a value holding `${env:...}` (the variable, not the file, says what it is);
+//! - a value a template instance copied (the template serves every instance);
+//! - a secret (its value is never shown);
+//! - what no single scalar holds: a field missing on one side, a list, a value the config
+//!   writes in another form (a source name for an id).
+//!
+//! Every edit is checked before it lands ([`verify`]): the new texts load without error, their
+//! tree is the old one with exactly the edited values changed, and a plan of the new config
+//! against the same live state has no change left at the edited fields.
+
+pub(crate) mod files;
+pub(crate) mod locate;
+pub(crate) mod scalar;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::address::Address;
+use crate::config::model::{Config, Sources};
+use crate::config::secret_fields;
+use crate::config::yaml::{Kind, Node};
+use crate::drift::{Changed, Report};
+use crate::plan::{Action, Plan};
+use locate::{Located, Step};
+
+/// One value to replace: the bytes at `offset..offset + len` of `file` become `text`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Edit {
+    /// The file, by `FileId`.
+    pub file: usize,
+    /// Byte offset of the value.
+    pub offset: usize,
+    /// Its length in bytes.
+    pub len: usize,
+    /// The replacement.
+    pub text: String,
+    /// The drifted object's address.
+    pub address: String,
+    /// The field path inside it.
+    pub path: String,
+    /// The JSON pointer of the value in the expanded config.
+    pub pointer: String,
+    /// The live value written.
+    pub live: Value,
+}
+
+/// A drifted field converge will not edit, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ManualEdit {
+    /// `file:line` where it is written, when it is written somewhere.
+    pub place: Option<String>,
+    /// The drifted object's address.
+    pub address: String,
+    /// The field path inside it (empty: the whole object).
+    pub path: String,
+    /// The live value; `None` when it is missing live or a secret.
+    pub live: Option<Value>,
+    /// Why a person has to make this edit.
+    pub reason: String,
+}
+
+impl ManualEdit {
+    /// The line `drift --write` prints for it; the live value as JSON (a secret never).
+    pub(crate) fn line(&self) -> String {
+        let mut line = String::from("edit by hand");
+        if let Some(place) = &self.place {
+            let _ = write!(line, " at {place}");
+        }
+        let _ = write!(line, ": {}", self.address);
+        if !self.path.is_empty() {
+            let _ = write!(line, " {}", self.path);
+        }
+        match &self.live {
+            Some(value) => {
+                let _ = write!(line, " is {value} live");
+            }
+            None if self.reason.contains("secret") => {}
+            None => line.push_str(" is missing live"),
+        }
+        let _ = write!(line, " ({})", self.reason);
+        line
+    }
+}
+
+/// What a write-back would do: the edits, and what it leaves to a person.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Proposal {
+    /// Values to splice, in file and offset order.
+    pub edits: Vec<Edit>,
+    /// Drift a person has to write into the config.
+    pub manual: Vec<ManualEdit>,
+}
+
+/// The edits that make the config of `sources` say what is live for the drift of `report`.
+pub(crate) fn propose(sources: &Sources, report: &Report) -> Proposal {
+    let located = Located::read(sources);
+    let mut proposal = Proposal::default();
+    for changed in &report.changed {
+        propose_change(sources, &located, changed, &mut proposal);
+    }
+    proposal.edits.sort_by_key(|e| (e.file, e.offset));
+    // One value shared by two drifted fields (a name matched twice) is spliced once.
+    proposal
+        .edits
+        .dedup_by(|a, b| a.file == b.file && a.offset == b.offset);
+    proposal
+}
+
+fn propose_change(sources: &Sources, located: &Located, changed: &Changed, out: &mut Proposal) {
+    let object = object_steps(&changed.address);
+    let found = located
+        .root
+        .as_ref()
+        .zip(object.as_ref())
+        .and_then(|(root, steps)| locate::find(root, steps, ""));
+    let Some((node, pointer)) = found.clone().filter(|_| changed.action == Action::Update) else {
+        let reason = match changed.action {
+            Action::Create => "missing live: remove it from the config, or apply to create it",
+            Action::Delete => "live only: add it to the config, or apply to remove it",
+            Action::Update | Action::NoOp => "not written in the config as converge edits it",
+        };
+        out.manual.push(ManualEdit {
+            place: found.map(|(node, _)| place(sources, node)),
+            address: changed.address.clone(),
+            path: String::new(),
+            live: None,
+            reason: reason.to_string(),
+        });
+        return;
+    };
+    for field in &changed.fields {
+        let mut manual = |place: Option<String>, reason: &str, live: Option<&Value>| {
+            out.manual.push(ManualEdit {
+                place,
+                address: changed.address.clone(),
+                path: field.path.clone(),
+                live: live.cloned(),
+                reason: reason.to_string(),
+            });
+        };
+        let (Some(config), Some(live)) = (&field.config, &field.live) else {
+            let reason = if field.live.is_none() {
+                "missing live"
+            } else {
+                "added live; the config does not write it"
+            };
+            manual(Some(place(sources, node)), reason, field.live.as_ref());
+            continue;
+        };
+        let Some((value, pointer)) = locate::find(node, &locate::steps(&field.path), &pointer)
+        else {
+            manual(
+                Some(place(sources, node)),
+                "not written under this name in the config",
+                Some(live),
+            );
+            continue;
+        };
+        let at = Some(place(sources, value));
+        if secret_fields::is_secret_pointer(&pointer)
+            || secret_fields::is_pipe_credential_pointer(&pointer)
+        {
+            manual(at, "a secret; its value is not shown", None);
+        } else if let Some(origin) = sources.instance(value.span) {
+            let why = format!(
+                "copied from template `{}` for instance `{}`",
+                origin.template, origin.key
+            );
+            manual(at, &why, Some(live));
+        } else if value.as_str().is_some_and(|s| s.contains("${")) {
+            manual(at, "read from `${env:...}`", Some(live));
+        } else if located.shared(value.span.file, value.span.offset) {
+            manual(at, "behind an anchor, shared by its aliases", Some(live));
+        } else if !locate::same(&value.to_json(), config) {
+            manual(at, "written in another form in the config", Some(live));
+        } else if let Some(edit) = splice(sources, value, changed, &field.path, pointer, live) {
+            out.edits.push(edit);
+        } else {
+            manual(at, "not a single value", Some(live));
+        }
+    }
+}
+
+/// The edit replacing a scalar `node` by `live`; `None` for a list or mapping on either side.
+fn splice(
+    sources: &Sources,
+    node: &Node,
+    changed: &Changed,
+    path: &str,
+    pointer: String,
+    live: &Value,
+) -> Option<Edit> {
+    if matches!(node.kind, Kind::Seq(_) | Kind::Map(_)) {
+        return None;
+    }
+    let file = sources.file(node.span.file)?;
+    let written = file
+        .text
+        .get(node.span.offset..node.span.offset + node.span.len)?;
+    let style = scalar::Style::of(written);
+    let mut text = scalar::render(live, style)?;
+    let mut len = node.span.len;
+    if style == scalar::Style::Block {
+        // A block scalar's span runs over its line breaks; the one-line replacement keeps them.
+        let body = written.trim_end_matches(['\n', '\r', ' ']);
+        text.push_str(&written[body.len()..]);
+        len = written.len();
+    }
+    Some(Edit {
+        file: node.span.file,
+        offset: node.span.offset,
+        len,
+        text,
+        address: changed.address.clone(),
+        path: path.to_string(),
+        pointer,
+        live: live.clone(),
+    })
+}
+
+/// `file:line` of a node.
+fn place(sources: &Sources, node: &Node) -> String {
+    let path = sources
+        .file(node.span.file)
+        .map(|f| f.path.display().to_string())
+        .unwrap_or_default();
+    format!("{path}:{}", node.span.line)
+}
+
+/// The keys leading from the config's root to the object an address names; `None` for an
+/// address no config entry edits field by field.
+fn object_steps(address: &str) -> Option<Vec<Step>> {
+    let key = |k: &str| Step::Key(k.to_string());
+    Some(match Address::parse(address)? {
+        Address::ServiceScaling { service } => vec![key("services"), key(service), key("scaling")],
+        Address::PipeScaling { service, pipe } => vec![
+            key("services"),
+            key(service),
+            key("pipes"),
+            key(pipe),
+            key("scaling"),
+        ],
+        Address::Dashboard { stack, dashboard } => {
+            vec![key("stacks"), key(stack), key("dashboards"), key(dashboard)]
+        }
+        Address::Alert { stack, alert } => {
+            vec![key("stacks"), key(stack), key("alerts"), key(alert)]
+        }
+        Address::PrivateEndpoint { .. }
+        | Address::Pipe { .. }
+        | Address::LivePipe { .. }
+        | Address::Backups { .. }
+        | Address::LiveDashboard { .. }
+        | Address::Tile { .. }
+        | Address::LiveAlert { .. } => return None,
+    })
+}
+
+/// The files' texts with the edits spliced in: `(FileId, new text)` for each file that changes.
+pub(crate) fn apply(sources: &Sources, edits: &[Edit]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (id, file) in sources.files.iter().enumerate() {
+        let mine: Vec<&Edit> = edits.iter().filter(|e| e.file == id).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut text = String::with_capacity(file.text.len());
+        let mut at = 0;
+        for edit in mine {
+            text.push_str(file.text.get(at..edit.offset).unwrap_or_default());
+            text.push_str(&edit.text);
+            at = edit.offset + edit.len;
+        }
+        text.push_str(file.text.get(at..).unwrap_or_default());
+        out.push((id, text));
+    }
+    out
+}
+
+/// The sources with the new texts in place of the old.
+pub(crate) fn replaced(sources: &Sources, texts: &[(usize, String)]) -> Sources {
+    let mut out = sources.clone();
+    out.instances.clear();
+    for (id, text) in texts {
+        if let Some(file) = out.files.get_mut(*id) {
+            file.text = text.as_str().into();
+        }
+    }
+    out
+}
+
+/// The edit as a unified diff, file by file, paths as the user named them.
+pub(crate) fn diff(sources: &Sources, texts: &[(usize, String)]) -> String {
+    let mut out = String::new();
+    for (id, new) in texts {
+        let Some(file) = sources.file(*id) else {
+            continue;
+        };
+        let path = file.path.display().to_string();
+        let diff = similar::TextDiff::from_lines(&*file.text, new.as_str());
+        let _ = write!(
+            out,
+            "{}",
+            diff.unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{path}"), &format!("b/{path}"))
+        );
+    }
+    out
+}
+
+/// Checks an edit before it lands: `reload` loads the new texts as the command loads a config
+/// (`None` and the problems when they do not load), `plan` plans a config against the live
+/// state the drift was found in. The reason it fails, when it does.
+pub(crate) fn verify(
+    sources: &Sources,
+    texts: &[(usize, String)],
+    edits: &[Edit],
+    reload: impl FnOnce(&[(PathBuf, String)]) -> Result<Config, String>,
+    plan: impl FnOnce(&Config) -> Plan,
+) -> Result<(), String> {
+    let new_sources = replaced(sources, texts);
+    let files: Vec<(PathBuf, String)> = new_sources
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.text.to_string()))
+        .collect();
+    let config = reload(&files)
+        .map_err(|problems| format!("the edited config does not load: {problems}"))?;
+    let old = locate::expanded(sources).map(|n| n.to_json());
+    let new = locate::expanded(&new_sources).map(|n| n.to_json());
+    let (Some(mut expected), Some(new)) = (old, new) else {
+        return Err("the edited config holds no mapping".to_string());
+    };
+    for edit in edits {
+        match expected.pointer_mut(&edit.pointer) {
+            Some(slot) => *slot = edit.live.clone(),
+            None => {
+                return Err(format!(
+                    "{} {} is not in the config",
+                    edit.address, edit.path
+                ));
+            }
+        }
+    }
+    if !locate::same(&expected, &new) {
+        return Err(
+            "the edited config differs from the old one in more than the drifted values"
+                .to_string(),
+        );
+    }
+    let plan = plan(&config);
+    for edit in edits {
+        let left = plan
+            .changes
+            .iter()
+            .filter(|c| c.address == edit.address && c.action != Action::NoOp)
+            .any(|c| c.fields.iter().any(|f| f.path == edit.path));
+        if left {
+            return Err(format!(
+                "a plan of the edited config still changes {} {}",
+                edit.address, edit.path
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! `converge drift --write` and `--diff` through the real binary against the sandbox: live edits
+//! made through the API (a threshold, a tile's `where`, a tile moved, the replica count) are
+//! written back into a config full of comments and anchors by changing exactly those values,
+//! after which a plan is empty; values behind anchors, `${env:...}` and templates are listed to
+//! edit by hand (exit 5) and left alone; a config directory is edited in the files that hold
+//! the values; a file changed on disk while the run reads the live state is not overwritten.
+
+use serde_json::{Value, json};
+
+use converge::sandbox::SandboxHandle;
+
+use crate::common::{self, ANALYTICS, Client, Converge, Workspace, converge_snapshot};
+
+/// The demo service and its managed stack as a team keeps them: comments, quoting styles, an
+/// anchored scalar and an anchored mapping.
+const CONFIG: &str = "# On-call config of the analytics service.
+# Keep the comments: `drift --write` must leave them alone.
+version: 1
+organization: ${env:CONVERGE_ORG_ID}
+cloud:
+  url: ${env:CONVERGE_CLOUD_URL}
+  keyId: ${env:CONVERGE_KEY_ID}
+  keySecret: ${env:CONVERGE_KEY_SECRET}
+
+services:
+  analytics:
+    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11
+    scaling:
+      numReplicas: 2        # two outside business hours
+      idleScaling: false
+      idleTimeoutMinutes: 10
+
+stacks:
+  analytics:
+    service: analytics
+    dashboards:
+      on-call-overview:
+        name: 'On-call overview'
+        tags: [on-call]
+        tiles:
+          # Errors first: people look top left.
+          - name: Errors
+            x: 0
+            y: 0
+            w: 12
+            h: 4
+            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: \"level:error\"   # what pages us
+                whereLanguage: lucene
+    alerts:
+      error-burst:
+        name: Error burst
+        dashboard: on-call-overview
+        tile: Errors
+        threshold: 50   # raised after the March incident
+
+        thresholdType: above
+        interval: &window 5m
+        channel: &hook
+          type: webhook
+          webhookId: 65f5e4a3b9e77c001a789012
+        message: Error burst crossed its threshold
+";
+
+/// A workspace holding `files` and a runner in it (paths in output stay relative).
+fn setup<'s>(sandbox: &'s SandboxHandle, files: &[(&str, &str)]) -> (Workspace, Converge<'s>) {
+    let workspace = Workspace::new();
+    for (name, text) in files {
+        if let Some(dir) = std::path::Path::new(&workspace.file(name)).parent() {
+            std::fs::create_dir_all(dir).expect("the directory is made");
+        }
+        workspace.write(name, text);
+    }
+    let converge = Converge::new(sandbox).cwd(workspace.path());
+    (workspace, converge)
+}
+
+/// The demo's "On-call overview" dashboard.
+fn on_call(client: &Client) -> Value {
+    let list = client
+        .cloud(
+            "GET",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            None,
+        )
+        .result();
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .find(|d| d["name"] == "On-call overview")
+        .cloned()
+        .expect("the demo dashboard")
+}
+
+fn put_dashboard(client: &Client, dashboard: &Value) {
+    let id = dashboard["id"].as_str().expect("an id");
+    let body =
+        json!({"name": dashboard["name"], "tiles": dashboard["tiles"], "tags": dashboard["tags"]});
+    client
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
+            Some(body),
+        )
+        .result();
+}
+
+/// Changes the demo alert live: `edit` gets the alert as read and returns what to change.
+fn edit_alert(sandbox: &SandboxHandle, changes: Value) {
+    let alert = common::alerts(sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let id = alert["id"].as_str().expect("an alert id").to_string();
+    let mut body = alert.clone();
+    if body.get("dashboardId").is_none() {
+        body["dashboardId"] = alert["dashboard"].clone();
+    }
+    if let Some(map) = body.as_object_mut() {
+        for key in [
+            "id",
+            "createdAt",
+            "updatedAt",
+            "state",
+            "teamId",
+            "dashboard",
+        ] {
+            map.remove(key);
+        }
+        for (key, value) in changes.as_object().expect("changes").clone() {
+            map.insert(key, value);
+        }
+    }
+    Client::new(sandbox)
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/alerts/{id}"),
+            Some(body),
+        )
+        .result();
+}
+
+/// The incident-night edits: threshold, a tile's `where`, the tile moved, the replica count.
+fn edit_live(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["series"][0]["where"] = json!("level:error OR level:fatal");
+    dashboard["tiles"][0]["x"] = json!(6);
+    dashboard["tiles"][0]["y"] = json!(2);
+    put_dashboard(&client, &dashboard);
+    edit_alert(sandbox, json!({"threshold": 80}));
+    client
+        .cloud(
+            "PATCH",
+            &format!("/services/{ANALYTICS}/scaling"),
+            Some(json!({"numReplicas": 3})),
+        )
+        .result();
+}
+
+/// Applies `config` so the stack carries the ownership tag and a later plan can be empty.
+fn in_sync(converge: &Converge, config: &str) {
+    converge.run(["apply", "--yes", config]).assert_exit(0);
+    converge
+        .run(["plan", "--detailed-exitcode", config])
+        .assert_exit(0);
+}
+
+#[test]
+fn live_edits_are_written_back_changing_only_their_values() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_diff", diff);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        CONFIG,
+        "--diff writes nothing"
+    );
+
+    let write = converge.run(["drift", "--write", "converge.yaml"]);
+    write.assert_exit(2);
+    let expected = CONFIG
+        .replace("numReplicas: 2 ", "numReplicas: 3 ")
+        .replace(
+            "            x: 0\n            y: 0",
+            "            x: 6\n            y: 2",
+        )
+        .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+        .replace("threshold: 50", "threshold: 80");
+    assert_eq!(workspace.read("converge.yaml"), expected);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+}
+
+#[test]
+fn values_behind_anchors_env_and_templates_are_reported_not_edited() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "message: Error burst crossed its threshold",
+        "message: ${env:BURST_MESSAGE}",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    let converge = converge.env("BURST_MESSAGE", "Error burst crossed its threshold");
+    in_sync(&converge, "converge.yaml");
+    edit_alert(
+        &sandbox,
+        json!({"interval": "15m", "message": "Burst: see the runbook"}),
+    );
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_manual", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+#[test]
+fn template_values_are_reported_not_edited() {
+    let sandbox = common::fast_sandbox();
+    let alert_start = CONFIG.find("      error-burst:").expect("the alert");
+    let config = format!(
+        "{}      error-burst:\n        template: burst\n        forEach:\n          - {{ key: api, name: Error burst }}\ntemplates:\n  burst:\n    parameters:\n      name: string\n    alert:\n      name: ${{name}}\n      dashboard: on-call-overview\n      tile: Errors\n      threshold: 50\n      thresholdType: above\n      interval: 5m\n      channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}\n      message: Error burst crossed its threshold\n",
+        &CONFIG[..alert_start]
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    edit_alert(&sandbox, json!({"threshold": 80}));
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_template", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+#[test]
+fn a_config_directory_is_edited_in_the_files_that_hold_the_values() {
+    let sandbox = common::fast_sandbox();
+    let stacks_at = CONFIG.find("stacks:").expect("stacks");
+    let (services, stacks) = CONFIG.split_at(stacks_at);
+    let (workspace, converge) = setup(
+        &sandbox,
+        &[
+            ("config/10-services.yaml", services),
+            ("config/20-stacks.yaml", stacks),
+        ],
+    );
+    in_sync(&converge, "config");
+    edit_live(&sandbox);
+    let write = converge.run(["drift", "--write", "config"]);
+    write.assert_exit(2);
+    assert_eq!(
+        workspace.read("config/10-services.yaml"),
+        services.replace("numReplicas: 2 ", "numReplicas: 3 ")
+    );
+    assert_eq!(
+        workspace.read("config/20-stacks.yaml"),
+        stacks
+            .replace(
+                "            x: 0\n            y: 0",
+                "            x: 6\n            y: 2"
+            )
+            .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+            .replace("threshold: 50", "threshold: 80")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "config"])
+        .assert_exit(0);
+}
