@@ -307,3 +307,44 @@ fn a_file_changed_on_disk_during_the_run_is_not_overwritten() {
     converge_snapshot!("writeback_changed_on_disk", out);
     assert_eq!(workspace.read("converge.yaml"), theirs);
 }
+
+/// The CI kit's nightly job writes drift back and turns changed files into one pull request:
+/// the drift step (the only one with secrets) runs `drift --write`, a step without secrets
+/// pushes the branch, and the pull request step runs only when files changed.
+#[test]
+fn the_nightly_job_writes_drift_back_and_opens_a_pull_request() {
+    let path = common::root().join("examples/ci/github/workflows/converge-drift.yml");
+    let text = std::fs::read_to_string(path).expect("readable");
+    let doc: Value = serde_saphyr::from_str(&text).expect("YAML");
+    let steps = doc["jobs"]["drift"]["steps"].as_array().expect("steps");
+    let step = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("a step named {name}"))
+    };
+    let drift = step("Drift");
+    let run = drift["run"].as_str().expect("a script");
+    let line = run
+        .lines()
+        .find(|l| l.trim_start().starts_with("converge drift"))
+        .expect("the drift line");
+    assert_eq!(
+        line.trim(),
+        "converge drift config/ --format markdown --write > drift.md 2> drift.err"
+    );
+    let push = step("Push the edited config");
+    assert_eq!(
+        push["env"],
+        Value::Null,
+        "no secret where the branch is pushed"
+    );
+    assert_eq!(
+        push["if"],
+        "steps.drift.outputs.exitcode == '2' || steps.drift.outputs.exitcode == '5'"
+    );
+    let pull = step("Open or update the drift pull request");
+    assert_eq!(pull["if"], "steps.edits.outputs.changed == 'true'");
+    assert_eq!(pull["uses"], "actions/github-script@v8");
+    assert_eq!(doc["permissions"]["pull-requests"], "write");
+}
