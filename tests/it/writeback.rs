@@ -282,7 +282,7 @@ fn a_file_changed_on_disk_during_the_run_is_not_overwritten() {
     // for its next window while the file is saved by someone else.
     let slow = converge.clone().rate_limit("1/2s");
     let before = sandbox.request_log().len();
-    let mut child = slow
+    let child = slow
         .command(["drift", "--write", "--only", "alert.*", "converge.yaml"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
