@@ -61,6 +61,10 @@ pub(crate) struct Args {
     /// Print the edit `--write` would make as a unified diff on stdout, and write nothing.
     #[arg(long)]
     pub diff: bool,
+    /// With `--write` or `--diff`: keep the alerts and tiles deleted live in the config and
+    /// list them, instead of removing their lines.
+    #[arg(long)]
+    pub keep_deleted: bool,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -100,7 +104,10 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
 /// `--write` and `--diff`: the edits the drift calls for, checked, then written or shown; what
 /// a person must edit is listed on stderr.
 fn write_back(args: &Args, session: &Session, report: &Report, printer: &Printer) -> Result<Exit> {
-    let proposal = writeback::propose(&session.sources, report);
+    let options = writeback::Options {
+        keep_deleted: args.keep_deleted,
+    };
+    let proposal = writeback::propose(&session.sources, report, &session.live, options);
     let texts = writeback::apply(&session.sources, &proposal.edits);
     if !texts.is_empty() {
         let now = Some(jiff::Timestamp::now());

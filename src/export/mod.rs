@@ -14,6 +14,7 @@
 
 pub(crate) mod build;
 mod kinds;
+pub(crate) use kinds::tile_node;
 pub(crate) mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -17,6 +17,7 @@
 pub(crate) mod files;
 pub(crate) mod locate;
 pub(crate) mod scalar;
+pub(crate) mod structure;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use crate::config::model::{Config, Sources};
 use crate::config::secret_fields;
 use crate::config::yaml::{Kind, Node};
 use crate::drift::{Changed, Report};
+use crate::live::LiveState;
 use crate::plan::{Action, Plan};
 use locate::{Located, Step};
 
@@ -46,10 +48,28 @@ pub(crate) struct Edit {
     pub address: String,
     /// The field path inside it.
     pub path: String,
-    /// The JSON pointer of the value in the expanded config.
+    /// The JSON pointer of the value in the expanded config (of the list, for an append).
     pub pointer: String,
-    /// The live value written.
-    pub live: Value,
+    /// What the edit does to the config's tree.
+    pub effect: Effect,
+}
+
+/// What an [`Edit`] does to the config's tree, for [`verify`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Effect {
+    /// The value at the pointer becomes this live value.
+    Set(Value),
+    /// The entry or list item at the pointer goes (deleted live).
+    Remove,
+    /// This item is added at the end of the list at the pointer (added live).
+    Append(Value),
+}
+
+/// How structural drift is handled.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Options {
+    /// Keep alerts and tiles deleted live in the config, and list them, instead of removing them.
+    pub keep_deleted: bool,
 }
 
 /// A drifted field converge will not edit, and why.
@@ -99,22 +119,49 @@ pub(crate) struct Proposal {
     pub manual: Vec<ManualEdit>,
 }
 
-/// The edits that make the config of `sources` say what is live for the drift of `report`.
-pub(crate) fn propose(sources: &Sources, report: &Report) -> Proposal {
+/// The edits that make the config of `sources` say what is live for the drift of `report`
+/// (found in `live`).
+pub(crate) fn propose(
+    sources: &Sources,
+    report: &Report,
+    live: &LiveState,
+    options: Options,
+) -> Proposal {
     let located = Located::read(sources);
     let mut proposal = Proposal::default();
+    let context = Context {
+        sources,
+        located: &located,
+        live,
+        options,
+    };
     for changed in &report.changed {
-        propose_change(sources, &located, changed, &mut proposal);
+        propose_change(&context, changed, &mut proposal);
     }
-    proposal.edits.sort_by_key(|e| (e.file, e.offset));
-    // One value shared by two drifted fields (a name matched twice) is spliced once.
+    proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
+    // One value shared by two drifted fields (a name matched twice) is spliced once; an
+    // insertion and a removal at one place (a tile added before an `alerts:` removed) are two.
     proposal
         .edits
-        .dedup_by(|a, b| a.file == b.file && a.offset == b.offset);
+        .dedup_by(|a, b| a.file == b.file && a.offset == b.offset && a.len == b.len);
     proposal
 }
 
-fn propose_change(sources: &Sources, located: &Located, changed: &Changed, out: &mut Proposal) {
+/// What proposing reads.
+struct Context<'c> {
+    sources: &'c Sources,
+    located: &'c Located,
+    live: &'c LiveState,
+    options: Options,
+}
+
+fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) {
+    let (sources, located) = (context.sources, context.located);
+    if changed.action == Action::Create
+        && let Some(Address::Alert { stack, alert }) = Address::parse(&changed.address)
+    {
+        return structure::alert_deleted(context, changed, stack, alert, out);
+    }
     let object = object_steps(&changed.address);
     let found = located
         .root
@@ -136,7 +183,8 @@ fn propose_change(sources: &Sources, located: &Located, changed: &Changed, out: 
         });
         return;
     };
-    for field in &changed.fields {
+    let fields = structure::elements(context, changed, node, &pointer, out);
+    for field in fields {
         let mut manual = |place: Option<String>, reason: &str, live: Option<&Value>| {
             out.manual.push(ManualEdit {
                 place,
@@ -222,7 +270,7 @@ fn splice(
         address: changed.address.clone(),
         path: path.to_string(),
         pointer,
-        live: live.clone(),
+        effect: Effect::Set(live.clone()),
     })
 }
 
@@ -340,17 +388,7 @@ pub(crate) fn verify(
     let (Some(mut expected), Some(new)) = (old, new) else {
         return Err("the edited config holds no mapping".to_string());
     };
-    for edit in edits {
-        match expected.pointer_mut(&edit.pointer) {
-            Some(slot) => *slot = edit.live.clone(),
-            None => {
-                return Err(format!(
-                    "{} {} is not in the config",
-                    edit.address, edit.path
-                ));
-            }
-        }
-    }
+    expect(&mut expected, edits)?;
     if !locate::same(&expected, &new) {
         return Err(
             "the edited config differs from the old one in more than the drifted values"
@@ -363,12 +401,65 @@ pub(crate) fn verify(
             .changes
             .iter()
             .filter(|c| c.address == edit.address && c.action != Action::NoOp)
-            .any(|c| c.fields.iter().any(|f| f.path == edit.path));
+            .any(|c| {
+                edit.path.is_empty()
+                    || c.fields.iter().any(|f| {
+                        f.path == edit.path
+                            || f.path
+                                .strip_prefix(edit.path.as_str())
+                                .is_some_and(|rest| rest.starts_with('.'))
+                    })
+            });
         if left {
             return Err(format!(
                 "a plan of the edited config still changes {} {}",
                 edit.address, edit.path
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The old tree with the edits' effects: values set first, then entries and items removed
+/// (the last of a list first, so the positions of the others hold), then items appended.
+fn expect(tree: &mut Value, edits: &[Edit]) -> Result<(), String> {
+    let missing = |edit: &Edit| format!("{} {} is not in the config", edit.address, edit.path);
+    for edit in edits {
+        if let Effect::Set(value) = &edit.effect {
+            *tree
+                .pointer_mut(&edit.pointer)
+                .ok_or_else(|| missing(edit))? = value.clone();
+        }
+    }
+    let mut removals: Vec<(&str, &str, &Edit)> = edits
+        .iter()
+        .filter(|e| e.effect == Effect::Remove)
+        .filter_map(|e| {
+            e.pointer
+                .rsplit_once('/')
+                .map(|(parent, last)| (parent, last, e))
+        })
+        .collect();
+    removals
+        .sort_by_key(|&(parent, last, _)| (parent, std::cmp::Reverse(last.parse::<usize>().ok())));
+    for (parent, last, edit) in removals {
+        let removed = match tree.pointer_mut(parent) {
+            Some(Value::Array(items)) => last
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| at < items.len())
+                .map(|at| items.remove(at)),
+            Some(Value::Object(map)) => map.remove(&last.replace("~1", "/").replace("~0", "~")),
+            _ => None,
+        };
+        removed.ok_or_else(|| missing(edit))?;
+    }
+    for edit in edits {
+        if let Effect::Append(value) = &edit.effect {
+            match tree.pointer_mut(&edit.pointer) {
+                Some(Value::Array(items)) => items.push(value.clone()),
+                _ => return Err(missing(edit)),
+            }
         }
     }
     Ok(())

@@ -38,6 +38,10 @@ fn report(fields: Vec<DriftField>) -> Report {
     }
 }
 
+fn propose_plain(sources: &Sources, report: &Report) -> Proposal {
+    propose(sources, report, &LiveState::default(), Options::default())
+}
+
 fn field(path: &str, config: Value, live: Value) -> DriftField {
     DriftField {
         path: path.into(),
@@ -49,7 +53,7 @@ fn field(path: &str, config: Value, live: Value) -> DriftField {
 #[test]
 fn only_the_value_changes_and_an_anchored_one_is_left_to_a_person() {
     let sources = sources();
-    let proposal = propose(
+    let proposal = propose_plain(
         &sources,
         &report(vec![
             field("numReplicas", json!(2), json!(4)),
@@ -72,12 +76,12 @@ fn only_the_value_changes_and_an_anchored_one_is_left_to_a_person() {
 #[test]
 fn an_edit_that_changes_more_than_it_says_is_refused() {
     let sources = sources();
-    let mut proposal = propose(
+    let mut proposal = propose_plain(
         &sources,
         &report(vec![field("numReplicas", json!(2), json!(4))]),
     );
     // The text written says 4; the edit claims 5: the check compares the two.
-    proposal.edits[0].live = json!(5);
+    proposal.edits[0].effect = Effect::Set(json!(5));
     let texts = apply(&sources, &proposal.edits);
     let reload = |files: &[(PathBuf, String)]| {
         load_texts(files, LoadMode::Offline, &|_| None)
@@ -94,7 +98,7 @@ fn an_edit_that_changes_more_than_it_says_is_refused() {
 #[test]
 fn an_edit_that_breaks_the_config_is_refused() {
     let sources = sources();
-    let mut proposal = propose(
+    let mut proposal = propose_plain(
         &sources,
         &report(vec![field("numReplicas", json!(2), json!(4))]),
     );

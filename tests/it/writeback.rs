@@ -348,3 +348,116 @@ fn the_nightly_job_writes_drift_back_and_opens_a_pull_request() {
     assert_eq!(pull["uses"], "actions/github-script@v8");
     assert_eq!(doc["permissions"]["pull-requests"], "write");
 }
+
+/// The config with a second tile, `Warnings`, after `Errors`.
+fn with_warnings() -> String {
+    CONFIG.replace(
+        "                whereLanguage: lucene\n    alerts:",
+        "                whereLanguage: lucene
+          # Warnings: watched by nobody yet.
+          - name: Warnings
+            x: 12
+            y: 0
+            w: 12
+            h: 4
+            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: level:warn
+                whereLanguage: lucene
+    alerts:",
+    )
+}
+
+/// A tile added in the UI and the alert deleted.
+fn add_tile_delete_alert(sandbox: &SandboxHandle) {
+    add_tile(sandbox);
+    delete_alert(sandbox);
+}
+
+/// A tile added in the UI.
+fn add_tile(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    let mut latency = tiles[0].clone();
+    latency.as_object_mut().expect("a tile").remove("id");
+    latency["name"] = json!("Latency p99");
+    latency["y"] = json!(4);
+    latency["series"][0]["aggFn"] = json!("max");
+    latency["series"][0]["field"] = json!("duration");
+    latency["series"][0]["where"] = json!("");
+    tiles.push(latency);
+    put_dashboard(&client, &dashboard);
+}
+
+/// The alert deleted in the UI.
+fn delete_alert(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let alert = common::alerts(sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let id = alert["id"].as_str().expect("an alert id");
+    client.raw(
+        "DELETE",
+        &format!(
+            "/v1/organizations/{}/services/{ANALYTICS}/stack/alerts/{id}",
+            converge::sandbox::DEMO_ORG
+        ),
+        Some(&Client::basic()),
+        None,
+    );
+}
+
+/// The `Warnings` tile deleted in the UI.
+fn delete_warnings(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    tiles.retain(|t| t["name"] != "Warnings");
+    put_dashboard(&client, &dashboard);
+}
+
+#[test]
+fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_structure() {
+    let sandbox = common::fast_sandbox();
+    let config = with_warnings();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    add_tile_delete_alert(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_structure_added", diff);
+    assert_eq!(workspace.read("converge.yaml"), config);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+
+    delete_warnings(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_structure_deleted", diff);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
+    let sandbox = common::fast_sandbox();
+    let config = with_warnings();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    delete_warnings(&sandbox);
+    delete_alert(&sandbox);
+    let out = converge.run(["drift", "--write", "--keep-deleted", "converge.yaml"]);
+    converge_snapshot!("writeback_keep_deleted", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}

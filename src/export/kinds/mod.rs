@@ -7,6 +7,8 @@ mod pipe;
 mod private_endpoint;
 mod service;
 
+pub(crate) use dashboard::tile_node;
+
 use super::build::StackWriting;
 use super::yaml::Node;
 use crate::api::wire::{Pipe, Service};
