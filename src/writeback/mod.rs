@@ -129,11 +129,18 @@ pub(crate) fn propose(
 ) -> Proposal {
     let located = Located::read(sources);
     let mut proposal = Proposal::default();
+    let created = report
+        .changed
+        .iter()
+        .filter(|c| c.action == Action::Create)
+        .map(|c| c.address.clone())
+        .collect();
     let context = Context {
         sources,
         located: &located,
         live,
         options,
+        created,
     };
     for changed in &report.changed {
         propose_change(&context, changed, &mut proposal);
@@ -153,6 +160,8 @@ struct Context<'c> {
     located: &'c Located,
     live: &'c LiveState,
     options: Options,
+    /// The addresses missing live.
+    created: Vec<String>,
 }
 
 fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) {

@@ -65,6 +65,18 @@ pub(super) fn alert_deleted(
     if span.instance.is_some() || context.located.shared(span.file, span.offset) {
         return manual(at, "deleted live; it comes from a template or an anchor");
     }
+    // An alert whose dashboard is missing live too was never applied, or went with it: the
+    // dashboard is a person's call, and so is the alert.
+    let dashboard = value
+        .get("dashboard")
+        .and_then(Node::as_str)
+        .unwrap_or_default();
+    if context
+        .created
+        .contains(&format!("dashboard.{stack}.{dashboard}"))
+    {
+        return manual(at, "missing live, and so is its dashboard");
+    }
     let Some(text) = context.sources.file(span.file).map(|f| &f.text) else {
         return manual(at, "deleted live");
     };
