@@ -61,6 +61,11 @@ pub(crate) struct Args {
     /// Print the edit `--write` would make as a unified diff on stdout, and write nothing.
     #[arg(long)]
     pub diff: bool,
+    /// Append the unmanaged dashboard or alert at ADDRESS (as `drift` lists it, e.g.
+    /// `dashboard.prod["On-call overview"]`) to its stack in the config, written as `export`
+    /// writes it; repeatable. With `--write` the files are edited, else the diff is shown.
+    #[arg(long, value_name = "ADDRESS")]
+    pub adopt: Vec<String>,
     /// With `--write` or `--diff`: keep the alerts and tiles deleted live in the config and
     /// list them, instead of removing their lines.
     #[arg(long)]
@@ -86,8 +91,8 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .collect();
     let mut report = drift::report(&session.config, &session.live, &plan, &ignore);
     report.fail_on_unmanaged |= args.fail_on_unmanaged;
-    if args.write || args.diff {
-        return write_back(&args, &session, &report, printer);
+    if args.write || args.diff || !args.adopt.is_empty() {
+        return write_back(&args, &session, &report, &ignore, printer);
     }
     let text = drift::render::render(&report, args.format, &printer.for_stdout());
     match args.format {
@@ -103,11 +108,27 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
 
 /// `--write` and `--diff`: the edits the drift calls for, checked, then written or shown; what
 /// a person must edit is listed on stderr.
-fn write_back(args: &Args, session: &Session, report: &Report, printer: &Printer) -> Result<Exit> {
+fn write_back(
+    args: &Args,
+    session: &Session,
+    report: &Report,
+    ignore: &[String],
+    printer: &Printer,
+) -> Result<Exit> {
     let options = writeback::Options {
         keep_deleted: args.keep_deleted,
     };
-    let proposal = writeback::propose(&session.sources, report, &session.live, options);
+    let mut proposal = writeback::propose(&session.sources, report, &session.live, options);
+    let root = writeback::locate::expanded(&session.sources);
+    for address in &args.adopt {
+        let edit = writeback::adopt::adopt(&session.sources, root.as_ref(), &session.live, address)
+            .map_err(|reason| WriteBackError::Adopt {
+                address: address.clone(),
+                reason,
+            })?;
+        proposal.edits.push(edit);
+    }
+    proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     let texts = writeback::apply(&session.sources, &proposal.edits);
     if !texts.is_empty() {
         let now = Some(jiff::Timestamp::now());
@@ -121,12 +142,13 @@ fn write_back(args: &Args, session: &Session, report: &Report, printer: &Printer
                     only: Vec::new(),
                     now,
                 };
-                crate::plan::plan(config, &session.live, &options).0
+                let plan = crate::plan::plan(config, &session.live, &options).0;
+                drift::report(config, &session.live, &plan, ignore)
             },
         )
         .map_err(|reason| WriteBackError::Unverified { reason })?;
     }
-    if args.diff {
+    if !args.write {
         printer.out_text(&writeback::diff(&session.sources, &texts));
     } else {
         let replacements: Vec<files::Replacement<'_>> = texts
@@ -182,6 +204,15 @@ pub(crate) enum WriteBackError {
         /// What the check found.
         reason: String,
     },
+    /// `--adopt` names nothing that can be adopted.
+    #[error("cannot adopt {address}: {reason}")]
+    #[diagnostic(help("run `converge drift` to see the unmanaged objects and their addresses"))]
+    Adopt {
+        /// The address as given.
+        address: String,
+        /// Why not.
+        reason: String,
+    },
     /// Writing failed, or a file changed meanwhile.
     #[error(transparent)]
     #[diagnostic(help(
@@ -194,6 +225,7 @@ impl CommandError for WriteBackError {
     fn code(&self) -> Code {
         match self {
             WriteBackError::Unverified { .. } => Code::DriftWriteUnverified,
+            WriteBackError::Adopt { .. } => Code::DriftAdopt,
             WriteBackError::Write(files::WriteError::ChangedOnDisk { .. }) => {
                 Code::DriftWriteChanged
             }

@@ -366,6 +366,8 @@ codes! {
     DriftWriteChanged => "drift::write-changed",
     /// `drift --write`: the file system refused a write; nothing was written.
     DriftWriteIo => "drift::write-io",
+    /// `drift --adopt`: the address names no object that can be adopted into the config.
+    DriftAdopt => "drift::adopt",
 }
 
 impl fmt::Display for Code {
@@ -406,6 +408,7 @@ mod tests {
                     "preview",
                     "check-queries",
                     "export",
+                    "drift",
                 ]
                 .contains(&area),
                 "{text}: unknown area"

@@ -155,6 +155,13 @@ pub(crate) fn list_item(node: &Node, indent: usize) -> String {
     out
 }
 
+/// Writes one mapping entry whose key stands at column `indent`.
+pub(crate) fn map_entry(key: &str, node: &Node, indent: usize) -> String {
+    let mut out = String::new();
+    write_map(&[(key.to_string(), node.clone())], indent, &mut out);
+    out
+}
+
 /// Writes a document whose root is a mapping.
 pub(crate) fn to_string(root: &[(String, Node)]) -> String {
     let mut out = String::new();

@@ -14,6 +14,7 @@
 //! tree is the old one with exactly the edited values changed, and a plan of the new config
 //! against the same live state has no change left at the edited fields.
 
+pub(crate) mod adopt;
 pub(crate) mod files;
 pub(crate) mod locate;
 pub(crate) mod scalar;
@@ -30,7 +31,7 @@ use crate::config::secret_fields;
 use crate::config::yaml::{Kind, Node};
 use crate::drift::{Changed, Report};
 use crate::live::LiveState;
-use crate::plan::{Action, Plan};
+use crate::plan::Action;
 use locate::{Located, Step};
 
 /// One value to replace: the bytes at `offset..offset + len` of `file` become `text`.
@@ -63,6 +64,8 @@ pub(crate) enum Effect {
     Remove,
     /// This item is added at the end of the list at the pointer (added live).
     Append(Value),
+    /// This entry is added to its mapping at the pointer's key (adopted).
+    Add(Value),
 }
 
 /// How structural drift is handled.
@@ -375,14 +378,14 @@ pub(crate) fn diff(sources: &Sources, texts: &[(usize, String)]) -> String {
 }
 
 /// Checks an edit before it lands: `reload` loads the new texts as the command loads a config
-/// (`None` and the problems when they do not load), `plan` plans a config against the live
-/// state the drift was found in. The reason it fails, when it does.
+/// (the problems when they do not load), `drift` reports the drift of a config against the
+/// live state the drift was found in. The reason it fails, when it does.
 pub(crate) fn verify(
     sources: &Sources,
     texts: &[(usize, String)],
     edits: &[Edit],
     reload: impl FnOnce(&[(PathBuf, String)]) -> Result<Config, String>,
-    plan: impl FnOnce(&Config) -> Plan,
+    drift: impl FnOnce(&Config) -> Report,
 ) -> Result<(), String> {
     let new_sources = replaced(sources, texts);
     let files: Vec<(PathBuf, String)> = new_sources
@@ -404,12 +407,12 @@ pub(crate) fn verify(
                 .to_string(),
         );
     }
-    let plan = plan(&config);
+    let report = drift(&config);
     for edit in edits {
-        let left = plan
-            .changes
+        let left = report
+            .changed
             .iter()
-            .filter(|c| c.address == edit.address && c.action != Action::NoOp)
+            .filter(|c| c.address == edit.address)
             .any(|c| {
                 edit.path.is_empty()
                     || c.fields.iter().any(|f| {
@@ -464,11 +467,22 @@ fn expect(tree: &mut Value, edits: &[Edit]) -> Result<(), String> {
         removed.ok_or_else(|| missing(edit))?;
     }
     for edit in edits {
-        if let Effect::Append(value) = &edit.effect {
-            match tree.pointer_mut(&edit.pointer) {
+        match &edit.effect {
+            Effect::Append(value) => match tree.pointer_mut(&edit.pointer) {
                 Some(Value::Array(items)) => items.push(value.clone()),
                 _ => return Err(missing(edit)),
+            },
+            Effect::Add(value) => {
+                let (parent, key) = edit.pointer.rsplit_once('/').ok_or_else(|| missing(edit))?;
+                match tree.pointer_mut(parent) {
+                    Some(Value::Object(map)) => {
+                        let key = key.replace("~1", "/").replace("~0", "~");
+                        map.insert(key, value.clone());
+                    }
+                    _ => return Err(missing(edit)),
+                }
             }
+            Effect::Set(_) | Effect::Remove => {}
         }
     }
     Ok(())

@@ -292,7 +292,7 @@ fn tile_added(
         address: changed.address.clone(),
         path: field.path.clone(),
         pointer: tiles_pointer,
-        effect: Effect::Append(to_json(&node)),
+        effect: Effect::Append(exported_json(&node)),
     });
 }
 
@@ -313,7 +313,7 @@ fn yaml_child(pointer: &str, key: &str) -> String {
 }
 
 /// An exported node as the config loader reads it back.
-fn to_json(node: &export::yaml::Node) -> Value {
+pub(super) fn exported_json(node: &export::yaml::Node) -> Value {
     use export::yaml::Node as N;
     match node {
         N::Str(s) | N::Reference(s) => Value::String(s.clone()),
@@ -322,10 +322,10 @@ fn to_json(node: &export::yaml::Node) -> Value {
         N::Map(entries) => Value::Object(
             entries
                 .iter()
-                .map(|(k, v)| (k.clone(), to_json(v)))
+                .map(|(k, v)| (k.clone(), exported_json(v)))
                 .collect(),
         ),
-        N::List(items) => Value::Array(items.iter().map(to_json).collect()),
+        N::List(items) => Value::Array(items.iter().map(exported_json).collect()),
     }
 }
 
@@ -342,6 +342,13 @@ pub(crate) fn block(text: &str, offset: usize, item: bool) -> Option<(usize, usi
 pub(crate) fn after_item(text: &str, offset: usize) -> Option<(usize, usize)> {
     let (start, end) = body(text, offset, true)?;
     Some((end, offset - start - 2))
+}
+
+/// Where a new entry goes after the mapping entry whose key is at `offset`, and its key's
+/// column.
+pub(crate) fn after_entry(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let (start, end) = body(text, offset, false)?;
+    Some((end, offset - start))
 }
 
 /// The block without the comments above it.

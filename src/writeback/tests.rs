@@ -89,7 +89,7 @@ fn an_edit_that_changes_more_than_it_says_is_refused() {
             .ok_or_else(|| "no config".to_string())
     };
     let error = verify(&sources, &texts, &proposal.edits, reload, |_| {
-        Plan::default()
+        Report::default()
     })
     .expect_err("refused");
     assert!(error.contains("more than the drifted values"), "{error}");
@@ -109,7 +109,7 @@ fn an_edit_that_breaks_the_config_is_refused() {
         loaded.config.ok_or_else(|| "YAML syntax".to_string())
     };
     let error = verify(&sources, &texts, &proposal.edits, reload, |_| {
-        Plan::default()
+        Report::default()
     })
     .expect_err("refused");
     assert!(

@@ -461,3 +461,39 @@ fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
     converge_snapshot!("writeback_keep_deleted", out);
     assert_eq!(workspace.read("converge.yaml"), config);
 }
+
+#[test]
+fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut tiles = on_call(&client)["tiles"].clone();
+    for tile in tiles.as_array_mut().expect("tiles") {
+        tile.as_object_mut().expect("a tile").remove("id");
+    }
+    client
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
+        )
+        .result();
+    let address = "dashboard.analytics[\"Scratch\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt", diff);
+    assert_eq!(workspace.read("converge.yaml"), CONFIG);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+
+    let unknown = converge.run([
+        "drift",
+        "--diff",
+        "--adopt",
+        "dashboard.analytics[\"Nope\"]",
+        "converge.yaml",
+    ]);
+    converge_snapshot!("writeback_adopt_unknown", unknown);
+}

@@ -52,7 +52,9 @@ pub(super) fn dashboards(writing: &mut StackWriting<'_>, node: &mut Vec<(String,
     }
 }
 
-fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
+/// One dashboard as an export writes it, without the ownership tag `tag` (also what
+/// `drift --adopt` appends).
+pub(crate) fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
     let tags: Vec<Node> = normalize::tags(&dashboard.tags)
         .iter()
         .filter(|t| *t != tag)

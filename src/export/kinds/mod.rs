@@ -7,7 +7,8 @@ mod pipe;
 mod private_endpoint;
 mod service;
 
-pub(crate) use dashboard::tile_node;
+pub(crate) use alert::adopted_alert_node;
+pub(crate) use dashboard::{dashboard_node, tile_node};
 
 use super::build::StackWriting;
 use super::yaml::Node;
