@@ -497,3 +497,47 @@ fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
     ]);
     converge_snapshot!("writeback_adopt_unknown", unknown);
 }
+
+#[test]
+fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let alert = common::alerts(&sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let mut body = alert.clone();
+    body["dashboardId"] = alert["dashboard"].clone();
+    body["name"] = json!("Slow burst");
+    body["threshold"] = json!(500);
+    if let Some(map) = body.as_object_mut() {
+        for key in [
+            "id",
+            "createdAt",
+            "updatedAt",
+            "state",
+            "teamId",
+            "dashboard",
+        ] {
+            map.remove(key);
+        }
+    }
+    Client::new(&sandbox)
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/alerts"),
+            Some(body),
+        )
+        .result();
+    let address = "alert.analytics[\"Slow burst\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt_alert", diff);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    assert_ne!(workspace.read("converge.yaml"), CONFIG);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
