@@ -25,7 +25,14 @@
 //! 4. A copy younger than the kept one that this run cannot prove it made is another run's:
 //!    that run removes it, so it is waited for (bounded, [`OTHER_RUNS_WAIT`]); one that stays
 //!    (its run was killed; an alert whose answer was lost, which carries no tag) is reported as
-//!    a failed step naming the ids, never left behind a run that says done.
+//!    a failed step naming the ids, never left behind a run that says done; `apply --dedupe`
+//!    repairs it (`crate::plan::build::dedupe`).
+//!
+//! Why alerts carry no run marker: of the members the alert API stores (the current document's
+//! `Alert`), `note` is the user's text (managed by the config on today's servers, shown in
+//! the UI) and the others (`groupBy`, `savedSearchId`, schedule, channels) change what the
+//! alert does; none can hold a run id unseen. So an alert is known as this run's only by the id
+//! its create answered, and a copy whose answer was lost is reported, never guessed at.
 //!
 //! What it costs: one more list read per create that other steps wait for (an alert waits for
 //! its dashboard, which must be settled first); the creates nothing waits for are checked
@@ -255,7 +262,8 @@ async fn resolve(
         return Err(StepError::Failed(format!(
             "{kind} \"{name}\" exists more than once: id {kept} (the oldest) is kept, and \
              {} (id {}) made by another run or by hand stayed for {}s; converge removes only \
-             the copies it can prove this run made: run `converge plan` to see them",
+             the copies it can prove this run made: run `converge plan` to see them, and \
+             `converge apply --dedupe --allow-destroy` to keep one",
             if others.len() == 1 {
                 "a younger copy".to_string()
             } else {

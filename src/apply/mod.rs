@@ -286,7 +286,11 @@ pub(crate) struct Precheck {
 /// is written. Creates that wait for other steps are checked when they run instead: their
 /// objects may exist until a dependency removes them (alerts on a tile a dashboard update
 /// drops). The steps read again when they run: these reads are older than any step.
-pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, fresh::ReadError> {
+pub(crate) async fn precheck(
+    plan: &Plan,
+    clients: Clients,
+    printer: &crate::output::Printer,
+) -> Result<Precheck, fresh::ReadError> {
     let fresh = fresh::Fresh::new(clients);
     let ticket = fresh.now();
     let mut found = Precheck::default();
@@ -355,6 +359,6 @@ pub(crate) async fn precheck(plan: &Plan, clients: Clients) -> Result<Precheck, 
         }
     }
     let stale = found.stale.iter().map(|(id, _)| *id).collect();
-    found.not_shown = crate::plan::shown::against_live(plan, &live, &stale);
+    found.not_shown = crate::plan::shown::against_live(plan, &live, &stale, printer);
     Ok(found)
 }

@@ -24,7 +24,8 @@ use crate::settings::{ApiArgs, ApiSettings};
 #[command(after_help = "Exit codes:\n  \
     0  applied, or nothing to apply\n  \
     1  a step failed, or the run was interrupted\n  \
-    3  the saved plan is stale: an object changed since it was made (nothing written)\n  \
+    3  stale: an object of the saved plan changed since it was made, or a name the stack \
+    holds twice stayed longer than another run's copy would (nothing written)\n  \
     4  refused: a delete without --allow-destroy, a confirmation declined at the prompt, \
     no --yes and no terminal to ask on, or a saved plan that would do other than its text \
     shows (nothing written)\n\n\
@@ -47,6 +48,12 @@ pub(crate) struct Args {
     /// Allow deletes: pipes marked `absent`, pruned dashboards and alerts, detached endpoints.
     #[arg(long)]
     pub allow_destroy: bool,
+    /// Repair a dashboard or alert name a stack holds more than once: keep one copy (the one
+    /// the stack's alerts point at, else the oldest) and delete the others converge owns, as
+    /// deletes of the plan (they need `--allow-destroy`); copies it may not delete stay an
+    /// error, with their ids.
+    #[arg(long, conflicts_with = "plan")]
+    pub dedupe: bool,
     /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
     /// addresses need are read, and the plan says it is partial; a glob that matches no address
     /// of the config, the live state or the saved plan is an error.
@@ -82,7 +89,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     };
     if let Some(file) = &args.plan {
         let session = session::open_saved(file, &args.paths, &api, printer)?;
-        if let Err(mismatch) = session.saved.check_digest() {
+        if let Err(mismatch) = session.saved.check_digest(printer) {
             printer.err(&format!(
                 "error: `{}`: {mismatch}; nothing was written",
                 crate::output::path_text(file)
@@ -94,7 +101,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         // What `show` prints too: the run can be matched with the review.
         printer.err(&format!(
             "the plan's text has digest {}",
-            plan::saved::digest(&session.saved.plan)
+            plan::saved::digest(&session.saved.plan, printer)
         ));
         let mut plan = session.saved.plan.clone();
         session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
@@ -115,8 +122,12 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         let mut session =
             session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
-        session.wait_for_other_runs_copies(&api, &args.only, printer)?;
-        let plan = session.plan(&args.only, printer)?;
+        // A repair deletes the copies it may; another run's copy is not waited for first.
+        if !args.dedupe && session.wait_for_other_runs_copies(&api, &args.only, printer)? {
+            session.copies_stayed(printer);
+            return Ok(Exit::Stale);
+        }
+        let plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
         if !args.wake {
             for warning in apply::idle::warnings(&plan, &session.live) {
                 printer.warn(&warning);
@@ -210,7 +221,7 @@ fn check_saved(
     plan: &Plan,
 ) -> Result<Option<Exit>> {
     let checked = runtime
-        .block_on(apply::precheck(plan, clients.clone()))
+        .block_on(apply::precheck(plan, clients.clone(), printer))
         .map_err(|cause| SavedPlanError::Precheck { cause })?;
     if !checked.disagreements.is_empty() {
         return Err(SavedPlanError::Edited {

@@ -38,6 +38,11 @@ pub(crate) struct Args {
     /// Exit 2 when there are changes, 0 when there are none, 1 on error.
     #[arg(long)]
     pub detailed_exitcode: bool,
+    /// Plan the repair of a dashboard or alert name a stack holds more than once: keep one
+    /// copy (the one the stack's alerts point at, else the oldest) and delete the others
+    /// converge owns; copies it may not delete stay an error, with their ids.
+    #[arg(long)]
+    pub dedupe: bool,
     /// Keep only addresses matching this glob (`*`, `?`); repeatable. Only the lists those
     /// addresses need are read, and the plan says it is partial; a glob that matches no address
     /// of the config or the live state is an error.
@@ -56,7 +61,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
-    let mut plan = session.plan(&args.only, printer)?;
+    let mut plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
         plan.warnings.push(plan::model::Warning {
@@ -72,7 +77,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         Format::Text | Format::Markdown => printer.out_text(&text),
     }
     if let Some(path) = &args.out {
-        let saved = SavedPlan::new(&session.config, plan.clone());
+        let saved = SavedPlan::new(&session.config, plan.clone(), printer);
         printer.write_file(path, &saved.to_json())?;
         printer.err(&format!(
             "saved the plan to `{}`",

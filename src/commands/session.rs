@@ -49,9 +49,16 @@ impl Session {
     /// A glob that matches no address the config or the live state knows is an error: a typo
     /// would otherwise read as "no changes".
     pub fn plan(&self, only: &[String], printer: &Printer) -> Result<Plan> {
+        self.plan_repairing(only, false, printer)
+    }
+
+    /// As [`Session::plan`]; with `dedupe`, a name a stack holds more than once is repaired by
+    /// the plan's own deletes of the copies converge may remove (`--dedupe`).
+    pub fn plan_repairing(&self, only: &[String], dedupe: bool, printer: &Printer) -> Result<Plan> {
         let options = PlanOptions {
             only: Vec::new(),
             now: Some(jiff::Timestamp::now()),
+            dedupe,
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;
@@ -79,14 +86,14 @@ impl Session {
     /// Waits (at most [`COPIES_WAIT`], reading the live state again each [`COPIES_POLL`])
     /// while the only errors of the plan are names the stack holds more than once: another run
     /// that created the same object at the same time removes its younger copy right after its
-    /// create, so a copy seen now may be gone in a moment. A copy that stays is reported by
-    /// [`Session::plan`] as before.
+    /// create, so a copy seen now may be gone in a moment. Whether copies stayed after the
+    /// wait: then they are no run's transient copy, and [`Session::copies_stayed`] says so.
     pub(crate) fn wait_for_other_runs_copies(
         &mut self,
         api: &ApiSettings,
         only: &[String],
         printer: &Printer,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let deadline = std::time::Instant::now() + COPIES_WAIT;
         let mut said = false;
         while only_copies(&self.config, &self.live) && std::time::Instant::now() < deadline {
@@ -114,7 +121,22 @@ impl Session {
                 self.live = live;
             }
         }
-        Ok(())
+        Ok(said && only_copies(&self.config, &self.live))
+    }
+
+    /// Reports copies that stayed through [`Session::wait_for_other_runs_copies`]: each name
+    /// at its config line, with the repair its help offers, and that nothing was written. The
+    /// config is not at fault (the live stack is, since the plan was read), so this is not a
+    /// config error: the caller exits as for a stale object.
+    pub(crate) fn copies_stayed(&self, printer: &Printer) {
+        let (_, diagnostics) = crate::plan::plan(&self.config, &self.live, &PlanOptions::default());
+        render::render(&diagnostics, &self.sources, Format::Text, printer);
+        printer.err(&format!(
+            "error: the stack still holds a name more than once after {}s, so it is not another \
+             run's copy about to go; nothing was written: keep one copy of each name as the help \
+             above says (`converge apply --dedupe --allow-destroy` does it), then apply again",
+            COPIES_WAIT.as_secs()
+        ));
     }
 
     /// Loads config texts as this session loaded its own (the same variables, the sandbox's

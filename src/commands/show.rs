@@ -51,15 +51,17 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
                 path: file(),
                 cause,
             })?;
-            saved.check_digest().map_err(|mismatch| ShowError::Plan {
-                path: file(),
-                cause: LoadError::Digest(mismatch),
-            })?;
+            saved
+                .check_digest(printer)
+                .map_err(|mismatch| ShowError::Plan {
+                    path: file(),
+                    cause: LoadError::Digest(mismatch),
+                })?;
             printer.out(&plan::render(&saved.plan, args.format, &stdout));
             // What `apply --plan` prints too: the run can be matched with this review.
             printer.err(&format!(
                 "the plan's text has digest {}",
-                saved::digest(&saved.plan)
+                saved::digest(&saved.plan, printer)
             ));
         }
         Some(report::FORMAT) => {

@@ -97,11 +97,14 @@ pub struct DigestMismatch {
     pub computed: String,
 }
 
-/// The digest of a plan's text, as `plan` prints it and `show` prints it (no color): `sha256:`
-/// and 64 hex digits. The text is what a reviewer reads, so two files with one digest show one
-/// plan; `show` and `apply --plan` print it, so the run can be matched with the review.
-pub fn digest(plan: &Plan) -> String {
+/// The digest of a plan's text, as `plan` prints it and `show` prints it (no color, secrets
+/// masked by `printer`): `sha256:` and 64 hex digits. The text is what a reviewer reads, so two
+/// files with one digest show one plan; `show` and `apply --plan` print it, so the run can be
+/// matched with the review. Masked, because the file is saved masked: a live name that holds a
+/// secret reads back as the mask, and the text it renders to must be the one the digest is of.
+pub fn digest(plan: &Plan, printer: &crate::output::Printer) -> String {
     let text = super::text::render(plan, &crate::output::Printer::plain());
+    let text = printer.redact(&text);
     let hash = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
     let hex: String = hash
         .as_ref()
@@ -112,12 +115,13 @@ pub fn digest(plan: &Plan) -> String {
 }
 
 impl SavedPlan {
-    /// Checks the digest the file records, if any, against the text its changes render to now.
-    pub fn check_digest(&self) -> Result<(), DigestMismatch> {
+    /// Checks the digest the file records, if any, against the text its changes render to now
+    /// (masked by `printer`, as it was when saved).
+    pub fn check_digest(&self, printer: &crate::output::Printer) -> Result<(), DigestMismatch> {
         let Some(recorded) = &self.digest else {
             return Ok(());
         };
-        let computed = digest(&self.plan);
+        let computed = digest(&self.plan, printer);
         if *recorded == computed {
             Ok(())
         } else {
@@ -128,8 +132,9 @@ impl SavedPlan {
         }
     }
 
-    /// Wraps a plan with what `apply --plan` needs from the config.
-    pub(crate) fn new(config: &Config, plan: Plan) -> Self {
+    /// Wraps a plan with what `apply --plan` needs from the config; the digest is of its text
+    /// masked by `printer`, the one that saves the file.
+    pub(crate) fn new(config: &Config, plan: Plan, printer: &crate::output::Printer) -> Self {
         let cloud = config
             .cloud
             .as_ref()
@@ -145,7 +150,7 @@ impl SavedPlan {
         });
         SavedPlan {
             format: FORMAT.to_string(),
-            digest: Some(digest(&plan)),
+            digest: Some(digest(&plan, printer)),
             organization: config.organization.value.clone(),
             cloud,
             observability,

@@ -13,6 +13,11 @@
 //!   an alert on such a dashboard), listed as a delete among the file's changes.
 //!
 //! A create's fields are every field of its `after` ([`created`]), which needs no read.
+//!
+//! The file is saved masked, so a live name that holds a secret reads back as the mask: an
+//! object is found by its name as read or as masked, and a delete's `before` may be the object
+//! masked. An update is compared unmasked, so one whose desired values hold the mask (it would
+//! write the mask over the secret) is refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +30,7 @@ use super::normalize;
 use super::tag::ownership_tag;
 use crate::api::wire::{Alert, Dashboard};
 use crate::live::LiveState;
+use crate::output::Printer;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
 use crate::plan::kinds::pipe::op::PipeOp;
@@ -55,7 +61,12 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
 /// show, given `live` (holding the dashboards and alerts of each stack [`reads_stack`] names):
 /// one line each, empty when every step does exactly what was shown. Steps in `stale` (their
 /// objects changed since the plan was made) are left to the stale check.
-pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize>) -> Vec<String> {
+pub(crate) fn against_live(
+    plan: &Plan,
+    live: &LiveState,
+    stale: &BTreeSet<usize>,
+    printer: &Printer,
+) -> Vec<String> {
     let mut problems = Vec::new();
     for change in &plan.changes {
         let Some(step) = change.step.and_then(|s| plan.steps.get(s)) else {
@@ -73,29 +84,33 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
                 stack,
                 dashboard_id,
                 ..
-            }) => live_dashboard(change, live, &stack.key, dashboard_id).and_then(|current| {
-                let Some(current) = current else {
-                    return Ok(());
-                };
-                same_before(change, &normalize::dashboard(current))?;
-                dashboard_fields(change, current)
-            }),
+            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
+                |current| {
+                    let Some(current) = current else {
+                        return Ok(());
+                    };
+                    same_before(change, &normalize::dashboard(current))?;
+                    dashboard_fields(change, current)
+                },
+            ),
             Operation::Dashboard(DashboardOp::Delete {
                 stack,
                 dashboard_id,
-            }) => live_dashboard(change, live, &stack.key, dashboard_id).and_then(|current| {
-                let Some(current) = current else {
-                    return Ok(());
-                };
-                owned(current, &stack.key)?;
-                same_before(change, &normalize::dashboard(current))?;
-                deleted(change)
-            }),
+            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
+                |current| {
+                    let Some(current) = current else {
+                        return Ok(());
+                    };
+                    owned(current, &stack.key)?;
+                    same_before_masked(change, &normalize::dashboard(current), printer)?;
+                    deleted(change)
+                },
+            ),
             Operation::Alert(AlertOp::Update {
                 stack, alert_id, ..
             }) => {
                 let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id).and_then(|current| {
+                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
                     let Some(current) = current else {
                         return Ok(());
                     };
@@ -109,7 +124,7 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
             }
             Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
                 let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id).and_then(|current| {
+                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
                     let Some(current) = current else {
                         return Ok(());
                     };
@@ -128,7 +143,7 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState, stale: &BTreeSet<usize
                     }?;
                     let before = normalize::alert(current, on);
                     let shown = change.before.as_ref().unwrap_or(&Value::Null);
-                    same_before(change, &normalize::project(&before, shown))?;
+                    same_before_masked(change, &normalize::project(&before, shown), printer)?;
                     deleted(change)
                 })
             }
@@ -182,12 +197,13 @@ fn live_dashboard<'a>(
     live: &'a LiveState,
     stack: &str,
     step_id: &str,
+    printer: &Printer,
 ) -> Result<Option<&'a Dashboard>, String> {
     let name = live_name(change).ok_or("names no dashboard")?;
     let dashboards = dashboards_of(live, stack);
     let named: Vec<&Dashboard> = dashboards
         .iter()
-        .filter(|d| normalize::same_name(&d.name, &name))
+        .filter(|d| named_as(&d.name, &name, printer))
         .collect();
     let exists = dashboards.iter().any(|d| d.id == step_id);
     the_one(&named, exists, "dashboard", &name, stack, step_id, |d| {
@@ -201,6 +217,7 @@ fn live_alert<'a>(
     live: &'a LiveState,
     stack: &str,
     step_id: &str,
+    printer: &Printer,
 ) -> Result<Option<&'a Alert>, String> {
     let name = live_name(change).ok_or("names no alert")?;
     let alerts = live
@@ -209,7 +226,7 @@ fn live_alert<'a>(
         .map_or(&[][..], |s| s.alerts.as_slice());
     let named: Vec<&Alert> = alerts
         .iter()
-        .filter(|a| normalize::same_name(&a.name, &name))
+        .filter(|a| named_as(&a.name, &name, printer))
         .collect();
     let exists = alerts.iter().any(|a| a.id == step_id);
     the_one(&named, exists, "alert", &name, stack, step_id, |a| &a.id)
@@ -258,6 +275,33 @@ fn owned(dashboard: &Dashboard, stack: &str) -> Result<(), String> {
             dashboard.name
         ))
     }
+}
+
+/// Whether a live object's name is `shown`, as read or as the saved file masks it.
+fn named_as(live: &str, shown: &str, printer: &Printer) -> bool {
+    normalize::same_name(live, shown) || normalize::same_name(&printer.redact(live), shown)
+}
+
+/// Every string of `value` masked by `printer`, as the saved file holds it.
+fn masked(value: &Value, printer: &Printer) -> Value {
+    match value {
+        Value::String(text) => Value::String(printer.redact(text).into_owned()),
+        Value::Array(items) => Value::Array(items.iter().map(|v| masked(v, printer)).collect()),
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (printer.redact(k).into_owned(), masked(v, printer)))
+                .collect(),
+        ),
+        Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
+    }
+}
+
+/// [`same_before`] for a delete, which writes nothing of `before`: the object as read now, or
+/// as the saved file masks it.
+fn same_before_masked(change: &Change, now: &Value, printer: &Printer) -> Result<(), String> {
+    same_before(change, now)
+        .or_else(|problem| same_before(change, &masked(now, printer)).map_err(|_| problem))
 }
 
 /// The change's `before` is the object as read now.

@@ -832,7 +832,7 @@ fn markdown_escapes_names_that_look_like_markup() {
 fn saved_plan_round_trips() {
     let config = demo_config();
     let plan = demo_plan();
-    let saved = saved::SavedPlan::new(&config, plan.clone());
+    let saved = saved::SavedPlan::new(&config, plan.clone(), &crate::output::Printer::plain());
     let text = saved.to_json();
     let back = saved::SavedPlan::from_json(&text).unwrap();
     // Read back, the steps are the ones the changes call for: alerts find their dashboard and
@@ -891,7 +891,7 @@ fn no_secret_value_in_any_rendering_or_saved_plan() {
         text::render(&plan, &color),
         render_json::render(&plan),
         markdown::render(&plan),
-        saved::SavedPlan::new(&config, plan.clone()).to_json(),
+        saved::SavedPlan::new(&config, plan.clone(), &crate::output::Printer::plain()).to_json(),
         format!("{plan:?}"),
     ];
     for output in &outputs {

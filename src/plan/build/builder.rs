@@ -11,6 +11,8 @@ use crate::plan::model::{Action, Change, FieldChange, Fingerprint, Operation, Pl
 pub(crate) struct Builder<'a> {
     pub(crate) live: &'a LiveState,
     pub(crate) now: Option<jiff::Timestamp>,
+    /// Whether copies of a managed name are deleted ([`super::dedupe`]).
+    pub(crate) dedupe: bool,
     pub(crate) plan: Plan,
     pub(crate) diagnostics: Vec<Diagnostic>,
 }

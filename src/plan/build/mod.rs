@@ -7,6 +7,7 @@
 //! changes, their steps and the diagnostics.
 
 pub(crate) mod builder;
+pub(crate) mod dedupe;
 pub(crate) mod index;
 pub(crate) mod series;
 mod stack;
@@ -31,6 +32,9 @@ pub struct PlanOptions {
     /// The time backup ages are measured from (the plan itself stays pure); `None` leaves the
     /// age condition unevaluated.
     pub now: Option<jiff::Timestamp>,
+    /// `--dedupe`: a name the stack holds more than once is repaired by the plan's own deletes
+    /// of the copies converge may remove ([`dedupe`]), instead of only being an error.
+    pub dedupe: bool,
 }
 
 /// Computes the plan of `config` against `live`. Plan-time rule violations come back as
@@ -39,6 +43,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
     let mut builder = Builder {
         live,
         now: options.now,
+        dedupe: options.dedupe,
         plan: Plan {
             organization: config.organization.value.clone(),
             ..Plan::default()

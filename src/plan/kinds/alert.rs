@@ -13,11 +13,13 @@ use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, ambiguous, candidates, copies_help, rename_reason};
+use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize::{self, AlertView};
+use crate::plan::tag::ownership_tag;
 use op::AlertOp;
 
 /// What the config asks of an alert: its normalized view and the request that writes it.
@@ -45,7 +47,7 @@ impl Builder<'_> {
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
-        let existing = self.live_alert(stack, index, config)?;
+        let existing = self.live_alert(stack, stack_ref, index, config)?;
         let desired = self.desired(config, dashboard, live_tile_id.clone(), existing);
         let address = Address::Alert {
             stack: &stack.key.value,
@@ -141,6 +143,7 @@ impl Builder<'_> {
     fn live_alert<'l>(
         &mut self,
         stack: &StackConfig,
+        stack_ref: &StackRef,
         index: &StackIndex<'l>,
         config: &AlertConfig,
     ) -> Option<Option<&'l Alert>> {
@@ -150,6 +153,39 @@ impl Builder<'_> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         if same_name.len() > 1 {
+            let tag = ownership_tag(&stack.key.value);
+            let repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
+            if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
+                && let Some(kept) = same_name.iter().find(|a| a.id == repair.kept)
+            {
+                let of = Address::Alert {
+                    stack: &stack.key.value,
+                    alert: &config.key.value,
+                };
+                for copy in same_name
+                    .iter()
+                    .filter(|a| repair.removable.contains(&a.id))
+                {
+                    let before = normalize::alert(copy, index.dashboard_of(copy));
+                    let change = dedupe::deleted(
+                        Address::LiveAlert {
+                            stack: &stack.key.value,
+                            name: std::borrow::Cow::Borrowed(&copy.name),
+                        },
+                        &copy.id,
+                        &of,
+                        repair,
+                        before,
+                        fingerprint::alert(copy),
+                    );
+                    let operation = Operation::Alert(AlertOp::Delete {
+                        stack: stack_ref.clone(),
+                        alert_id: copy.id.clone(),
+                    });
+                    self.push(change, Some((operation, Vec::new())));
+                }
+                return Some(Some(*kept));
+            }
             let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
             self.error(
                 Diagnostic::error(
@@ -164,7 +200,10 @@ impl Builder<'_> {
                     Some(config.name.span),
                 )
                 .with_label("matches more than one live alert")
-                .with_help(copies_help(&ids)),
+                .with_help(repair.map_or_else(
+                    || copies_help(&ids),
+                    |r| r.help("alert", self.dedupe),
+                )),
             );
             return None;
         }

@@ -13,12 +13,14 @@ use crate::plan::address::Address;
 use crate::plan::build::builder::{
     Builder, ambiguous, candidates, compared, copies_help, rename_reason,
 };
+use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
 use crate::plan::build::series::{lower, modelled, resolve_config, resolve_source, wire_series};
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
 use crate::plan::normalize;
+use crate::plan::tag::ownership_tag;
 use op::DashboardOp;
 
 /// What the builder knows about a config dashboard once planned.
@@ -134,7 +136,7 @@ impl Builder<'_> {
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
-        let existing = self.live_dashboard(stack, index, config)?;
+        let existing = self.live_dashboard(stack, stack_ref, index, config)?;
         let matched = match existing {
             Some(live) => self.match_tiles(&config.key.value, config, live)?,
             None => vec![None; config.tiles.len()],
@@ -204,6 +206,7 @@ impl Builder<'_> {
     fn live_dashboard<'l>(
         &mut self,
         stack: &StackConfig,
+        stack_ref: &StackRef,
         index: &StackIndex<'l>,
         config: &DashboardConfig,
     ) -> Option<Option<&'l Dashboard>> {
@@ -217,6 +220,39 @@ impl Builder<'_> {
         };
         let same_name: Vec<&'l Dashboard> = by_name(&config.name.value);
         if same_name.len() > 1 {
+            let tag = ownership_tag(&stack.key.value);
+            let repair = dedupe::dashboards(&same_name, &index.live.alerts, &tag);
+            if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
+                && let Some(kept) = same_name.iter().find(|d| d.id == repair.kept)
+            {
+                let of = Address::Dashboard {
+                    stack: &stack.key.value,
+                    dashboard: &config.key.value,
+                };
+                for copy in same_name
+                    .iter()
+                    .filter(|d| repair.removable.contains(&d.id))
+                {
+                    let before = normalize::dashboard(copy);
+                    let change = dedupe::deleted(
+                        Address::LiveDashboard {
+                            stack: &stack.key.value,
+                            name: std::borrow::Cow::Borrowed(&copy.name),
+                        },
+                        &copy.id,
+                        &of,
+                        repair,
+                        before,
+                        fingerprint::dashboard(copy),
+                    );
+                    let operation = Operation::Dashboard(DashboardOp::Delete {
+                        stack: stack_ref.clone(),
+                        dashboard_id: copy.id.clone(),
+                    });
+                    self.push(change, Some((operation, Vec::new())));
+                }
+                return Some(Some(*kept));
+            }
             let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
             self.error(
                 Diagnostic::error(
@@ -231,7 +267,10 @@ impl Builder<'_> {
                     Some(config.name.span),
                 )
                 .with_label("matches more than one live dashboard")
-                .with_help(copies_help(&ids)),
+                .with_help(repair.map_or_else(
+                    || copies_help(&ids),
+                    |r| r.help("dashboard", self.dedupe),
+                )),
             );
             return None;
         }

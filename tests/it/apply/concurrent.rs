@@ -394,13 +394,25 @@ fn a_copy_another_run_is_about_to_remove_is_waited_for_not_reported_as_a_config_
     assert_eq!(doubled(&dashboards(&sandbox)), Vec::<String>::new());
 }
 
+/// What is left after a round of [`racing_with_one_killed`].
+pub struct KilledRound {
+    /// The run that was not killed.
+    pub survivor: Outcome,
+    /// Dashboard names left twice.
+    pub boards: Vec<String>,
+    /// Alert names left twice.
+    pub alerts: Vec<String>,
+    /// A plan made afterwards.
+    pub plan: Outcome,
+    /// When a name was left twice: `apply --dedupe --allow-destroy` afterwards, and the names
+    /// still twice after it (dashboards and alerts).
+    pub repair: Option<(Outcome, Vec<String>)>,
+}
+
 /// One round of two applies of the quickstart at once, the first killed (SIGKILL) as soon as
 /// either run's first alert create was served: the other run's outcome, the names left twice
-/// (dashboards, alerts), and what a plan says afterwards.
-pub fn racing_with_one_killed(
-    workspace: &Workspace,
-    path: &str,
-) -> (Outcome, Vec<String>, Vec<String>, Outcome) {
+/// (dashboards, alerts), what a plan says afterwards, and the repair of what was left twice.
+pub fn racing_with_one_killed(workspace: &Workspace, path: &str) -> KilledRound {
     const ALERTS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts";
     let sandbox = slow_sandbox(50);
     let mut killed = binary(&sandbox, workspace)
@@ -417,24 +429,59 @@ pub fn racing_with_one_killed(
         let _ = killed.wait();
         survivor.join().unwrap()
     });
-    let left = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
+    let (boards, alerts_left) = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
     let plan = binary(&sandbox, workspace).run(["plan", path]);
-    (survivor, left.0, left.1, plan)
+    let repair = (!boards.is_empty() || !alerts_left.is_empty()).then(|| {
+        let repaired = binary(&sandbox, workspace).run([
+            "apply",
+            path,
+            "--dedupe",
+            "--yes",
+            "--allow-destroy",
+        ]);
+        let mut still = doubled(&dashboards(&sandbox));
+        still.extend(doubled(&alerts(&sandbox)));
+        (repaired, still)
+    });
+    KilledRound {
+        survivor,
+        boards,
+        alerts: alerts_left,
+        plan,
+        repair,
+    }
 }
 
 /// What a round of [`racing_with_one_killed`] must show: a name left twice is said, by the run
 /// that survived (it waited for the other run's copy, which never went) or by the next plan,
-/// which names the copy to keep.
-pub fn check_killed_round(round: usize, survivor: &Outcome, left: &[String], plan: &Outcome) {
+/// which names the copy to keep and offers the repair; `apply --dedupe` then leaves no name
+/// twice and nothing to do.
+pub fn check_killed_round(round: usize, left: &KilledRound) {
+    let KilledRound { survivor, plan, .. } = left;
     let context = format!("round {round}:\n{}\n{}", survivor.stderr, plan.stderr);
     assert!(matches!(survivor.code, 0 | 1 | 3), "{context}");
-    if left.is_empty() {
+    let twice: Vec<&String> = left.boards.iter().chain(&left.alerts).collect();
+    if twice.is_empty() {
         return;
     }
     let said = survivor.code == 1 && words(&survivor.stderr).contains("exists more than once");
-    let planned = plan.code == 1 && words(&plan.stderr).contains("keep the oldest (id");
-    assert!(said || planned, "{left:?} left twice, unsaid: {context}");
+    let planned = plan.code == 1 && words(&plan.stderr).contains("keep the");
+    assert!(said || planned, "{twice:?} left twice, unsaid: {context}");
     assert!(planned, "the plan names the copy to keep: {context}");
+    assert!(
+        words(&plan.stderr).contains("converge apply --dedupe --allow-destroy"),
+        "the plan offers the repair: {context}"
+    );
+    let Some((repaired, still)) = &left.repair else {
+        panic!("a name left twice was not repaired: {context}");
+    };
+    assert_eq!(repaired.code, 0, "{context}\n{}", repaired.stderr);
+    assert_eq!(
+        still,
+        &Vec::<String>::new(),
+        "{context}\n{}",
+        repaired.stderr
+    );
 }
 
 #[test]
@@ -442,8 +489,7 @@ fn two_applies_at_once_one_killed_leave_no_copy_unsaid() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
     for round in 0..2 {
-        let (survivor, boards, alerts, plan) = racing_with_one_killed(&workspace, config.as_str());
-        let left: Vec<String> = boards.into_iter().chain(alerts).collect();
-        check_killed_round(round, &survivor, &left, &plan);
+        let left = racing_with_one_killed(&workspace, config.as_str());
+        check_killed_round(round, &left);
     }
 }

@@ -5,6 +5,7 @@
 mod ambiguous;
 mod basics;
 pub(crate) mod concurrent;
+mod dedupe;
 mod faults;
 mod interrupt;
 mod names;
