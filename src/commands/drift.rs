@@ -141,6 +141,7 @@ fn write_back(
                 let options = PlanOptions {
                     only: Vec::new(),
                     now,
+                    dedupe: false,
                 };
                 let plan = crate::plan::plan(config, &session.live, &options).0;
                 drift::report(config, &session.live, &plan, ignore)
