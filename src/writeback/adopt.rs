@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use super::locate;
+use super::model::{Edit, Effect};
 use super::structure::{after_entry, exported_json};
-use super::{Edit, Effect, locate};
 use crate::address::Address;
 use crate::api::wire::Dashboard;
 use crate::config::model::Sources;

@@ -6,8 +6,10 @@
 
 use serde_json::Value;
 
-use super::{Changed, Context, Edit, Effect, ManualEdit, Proposal, locate, place};
+use super::locate;
+use super::model::{Context, Edit, Effect, ManualEdit, Proposal, place};
 use crate::config::yaml::{Kind, Node};
+use crate::drift::Changed;
 use crate::drift::DriftField;
 use crate::export;
 use crate::plan::{lines, normalize};
