@@ -206,6 +206,37 @@ impl CloudClient {
         delete(&self.api, &call).await
     }
 
+    /// `POST /services/{id}/pipes`: the whole pipe, credentials included.
+    pub(crate) async fn create_pipe(
+        &self,
+        service: &str,
+        body: &serde_json::Value,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "create pipe",
+            Method::POST,
+            self.service_path(service, "/pipes"),
+        )
+        .json(body)?;
+        self.result(call).await
+    }
+
+    /// `PATCH /services/{id}/pipes/{pipeId}`: only the members that change.
+    pub(crate) async fn update_pipe(
+        &self,
+        service: &str,
+        pipe: &str,
+        body: &serde_json::Value,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "update pipe",
+            Method::PATCH,
+            self.service_path(service, &format!("/pipes/{}", segment(pipe))),
+        )
+        .json(body)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}/pipes/{pipeId}/scaling`.
     pub(crate) async fn update_pipe_scaling(
         &self,

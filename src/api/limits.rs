@@ -60,6 +60,57 @@ pub(crate) const PIPE_MEMORY_GB: Range = Range {
     integer: false,
 };
 
+/// The integer pipe settings (`PUT .../pipes/{id}/settings`) and their ranges, from the cloud
+/// document's `ClickPipeSettings`.
+pub(crate) const PIPE_SETTINGS: [Range; 10] = [
+    setting("streaming_max_insert_wait_ms", 500.0, 60_000.0),
+    setting("object_storage_concurrency", 1.0, 35.0),
+    setting("object_storage_polling_interval_ms", 100.0, 3_600_000.0),
+    setting(
+        "object_storage_max_insert_bytes",
+        10_485_760.0,
+        53_687_091_200.0,
+    ),
+    setting("object_storage_max_file_count", 1.0, 10_000.0),
+    setting("db_max_threads", 0.0, 64.0),
+    setting("db_max_insert_threads", 0.0, 16.0),
+    setting("db_min_insert_block_size_bytes", 0.0, 10_737_418_240.0),
+    setting("db_max_download_threads", 0.0, 32.0),
+    setting("db_parallel_distributed_insert_select", 0.0, 2.0),
+];
+
+/// The boolean pipe settings of the same document.
+pub(crate) const PIPE_BOOLEAN_SETTINGS: [&str; 2] = [
+    "object_storage_use_cluster_function",
+    "db_parallel_view_processing",
+];
+
+const fn setting(field: &'static str, min: f64, max: f64) -> Range {
+    Range {
+        field,
+        min,
+        max,
+        integer: true,
+    }
+}
+
+/// Shared CPU of a service's database pipes (`.../pipesCdcScaling`).
+pub(crate) const CDC_CPU_MILLICORES: Range = Range {
+    field: "replicaCpuMillicores",
+    min: 1000.0,
+    max: 32000.0,
+    integer: true,
+};
+/// Shared memory of a service's database pipes: 4 GB for each CPU core.
+pub(crate) const CDC_MEMORY_GB: Range = Range {
+    field: "replicaMemoryGb",
+    min: 4.0,
+    max: 128.0,
+    integer: false,
+};
+/// GB of memory per CPU core of database-pipe compute.
+pub(crate) const CDC_MEMORY_PER_CORE_GB: f64 = 4.0;
+
 /// Service scaling memory bounds (`minTotalMemoryGb`, `maxTotalMemoryGb`), both deprecated.
 pub(crate) const SERVICE_MEMORY_MIN_GB: f64 = 24.0;
 /// Upper bound of service memory for paid services.

@@ -365,6 +365,22 @@ pub(crate) type PipeScalingPatch = PipeScaling;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KafkaSource {
+    /// Flavour of kafka (`confluent`, `msk`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
+    /// Message format (`JSONEachRow`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Authentication method (`PLAIN`, `IAM_ROLE`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
+    /// Exactly-once delivery.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub exactly_once: Option<bool>,
     /// Broker list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub brokers: Option<String>,
@@ -402,6 +418,9 @@ pub struct SchemaRegistry {
     /// URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// Authentication method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
     /// CA certificate (secret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_certificate: Option<Secret>,
@@ -411,6 +430,25 @@ pub struct SchemaRegistry {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectStorageSource {
+    /// Storage flavour (`s3`, `gcs`, `azureblobstorage`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
+    /// File format (`JSONEachRow`, `CSV`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Skip the initial load (queue-driven ingestion only).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skip_initial_load: Option<bool>,
+    /// Skip every file up to this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_after: Option<String>,
+    /// Authentication method (`IAM_ROLE`, `IAM_USER`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
     /// URL, may contain globs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -448,6 +486,15 @@ pub struct ObjectStorageSource {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KinesisSource {
+    /// Record format (`JSONEachRow`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Where reading starts (`TRIM_HORIZON`, `LATEST`, `AT_TIMESTAMP`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterator_type: Option<String>,
+    /// Authentication method (`IAM_ROLE`, `IAM_USER`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
     /// Stream name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_name: Option<String>,
@@ -477,6 +524,35 @@ pub struct KinesisSource {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PostgresSource {
+    /// Flavour of postgres (`postgres`, `supabase`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
+    /// Authentication method (`basic`, `IAM_ROLE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
+    /// IAM role, for `IAM_ROLE` authentication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+    /// Host the TLS certificate names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_host: Option<String>,
+    /// CA certificate (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<String>,
+    /// TLS off.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub disable_tls: Option<bool>,
+    /// Certificate not verified.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skip_cert_verification: Option<bool>,
     /// Host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -552,6 +628,30 @@ impl SourceKind {
                 )
                 | (SourceKind::ObjectStorage, "concurrency")
         )
+    }
+
+    /// Whether a pipe setting (`streaming_max_insert_wait_ms`) applies to this kind: `streaming_*`
+    /// to kafka and kinesis, `object_storage_*` to object storage, `db_*` to every kind.
+    pub(crate) fn takes_setting(self, key: &str) -> bool {
+        if key.starts_with("streaming_") {
+            matches!(self, SourceKind::Kafka | SourceKind::Kinesis)
+        } else if key.starts_with("object_storage_") {
+            self == SourceKind::ObjectStorage
+        } else {
+            key.starts_with("db_")
+        }
+    }
+
+    /// The kind written under `key` (`objectStorage`).
+    pub(crate) fn from_key(key: &str) -> Option<SourceKind> {
+        [
+            SourceKind::Kafka,
+            SourceKind::ObjectStorage,
+            SourceKind::Kinesis,
+            SourceKind::Postgres,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == key)
     }
 }
 

@@ -168,7 +168,12 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => ("object", ""),
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => ("object", ""),
     }
 }
 
@@ -217,7 +222,12 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
     }
@@ -341,7 +351,12 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }),
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
     }
@@ -371,7 +386,14 @@ async fn remove_own(
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => return Ok(()),
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => {
+            return Ok(());
+        }
     };
     write_idempotent(context, &removal).await.map_err(|error| {
         StepError::Failed(format!(

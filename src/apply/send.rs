@@ -32,7 +32,12 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
         ) => Ok(step.operation.clone()),

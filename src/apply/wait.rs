@@ -42,7 +42,7 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             pipe_id,
             body,
         }),
-        Operation::Pipe(PipeOp::Delete { .. })
+        Operation::Pipe(PipeOp::Create { .. } | PipeOp::Update { .. } | PipeOp::Delete { .. })
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )

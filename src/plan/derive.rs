@@ -195,6 +195,11 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, service::SCALING_FIELDS)?;
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
+        Operation::Pipe(PipeOp::Create { body, .. }) => same(body, after(change)?)?,
+        Operation::Pipe(PipeOp::Update { body, .. }) => {
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::patch_body(after(change)?, paths))?;
+        }
         Operation::Pipe(PipeOp::Scaling { body, .. }) => {
             written(change, pipe::SCALING_FIELDS)?;
             same_body(body, &pipe::scaling_body(fields_of(change)))?;
@@ -343,7 +348,12 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => {}
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ) => {}
         }
     }
     problems
@@ -421,8 +431,12 @@ pub(crate) fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
             }
             Target::Pipe {
                 service_id,
-                pipe_id,
+                key: Key::Id(pipe_id),
             } => pipe_problem(config, address, service_id, pipe_id),
+            Target::Pipe {
+                service_id,
+                key: Key::Name(name),
+            } => pipe_create_problem(config, address, service_id, name),
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
                 stack_problem(config, stack)
             }
@@ -493,6 +507,38 @@ fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str)
     }
 }
 
+/// Whether a pipe create at `address` makes the pipe the config names there, on its service:
+/// a create finds its pipe by name, so the name and the service are what hold it.
+fn pipe_create_problem(
+    config: &Config,
+    address: &str,
+    service_id: &str,
+    name: &str,
+) -> Option<String> {
+    let found = match Address::parse(address) {
+        Some(Address::Pipe { service, pipe }) => config
+            .services
+            .values()
+            .find(|s| s.key.value == service)
+            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == pipe)?))),
+        _ => None,
+    };
+    match found {
+        Some((s, p))
+            if s.id.value == service_id && p.name.as_ref().is_some_and(|n| n.value == name) =>
+        {
+            None
+        }
+        Some((s, p)) => Some(format!(
+            "creates pipe {name:?} on service {service_id}, but the config has pipe {} of \
+             service {}",
+            p.identity(),
+            s.id.value
+        )),
+        None => Some("names a pipe the config does not have".to_string()),
+    }
+}
+
 /// Whether a stack step writes through the API (and service) the config gives its stack.
 fn stack_problem(config: &Config, stack: &StackRef) -> Option<String> {
     let wanted = config.stacks.get(&stack.key).map(|s| match &s.target {
@@ -538,7 +584,12 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. })
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
         ) => false,
@@ -693,6 +744,10 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
             matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
         }
         Target::Pipe { .. } => match operation.effect() {
+            // A pipe's declared fields change at its own address, its scaling at `.scaling`.
+            Effect::Update if operation.name().op == "pipe-update" => {
+                matches!(address, Address::Pipe { .. })
+            }
             Effect::Update => matches!(address, Address::PipeScaling { .. }),
             Effect::Create | Effect::Delete => {
                 matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })

@@ -123,13 +123,15 @@ pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<V
             .get(service_id)
             .filter(|s| s.private_endpoint_ids.iter().any(|e| e == id))
             .map(|_| private_endpoint_value(id)),
-        Target::Pipe {
-            service_id,
-            pipe_id,
-        } => live
+        Target::Pipe { service_id, key } => live
             .pipes
             .get(service_id)
-            .and_then(|pipes| pipes.iter().find(|p| p.id == pipe_id))
+            .and_then(|pipes| {
+                pipes.iter().find(|p| match key {
+                    Key::Id(id) => p.id == id,
+                    Key::Name(name) => p.name == name,
+                })
+            })
             .map(normalize::pipe_identity),
         Target::Dashboard { stack: s, key } => stack(s)
             .and_then(|l| {

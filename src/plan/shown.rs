@@ -53,7 +53,12 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )
-        | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => None,
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. },
+        ) => None,
     }
 }
 
@@ -153,7 +158,12 @@ pub(crate) fn against_live(
             | Operation::PrivateEndpoint(
                 PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
             )
-            | Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. }) => Ok(()),
+            | Operation::Pipe(
+                PipeOp::Create { .. }
+                | PipeOp::Update { .. }
+                | PipeOp::Scaling { .. }
+                | PipeOp::Delete { .. },
+            ) => Ok(()),
         };
         if let Err(problem) = found {
             problems.push(format!("{}: {problem}", change.address));

@@ -88,8 +88,8 @@ pub(crate) enum Target<'a> {
     Pipe {
         /// Service id.
         service_id: &'a str,
-        /// Pipe id.
-        pipe_id: &'a str,
+        /// Its id, or its name (unique within the service) for a create.
+        key: Key<'a>,
     },
     /// A dashboard of a stack.
     Dashboard {
@@ -148,8 +148,12 @@ impl<'a> Target<'a> {
             }
             Target::Pipe {
                 service_id,
-                pipe_id,
+                key: Key::Id(pipe_id),
             } => format!("on pipe {pipe_id} of service {service_id}"),
+            Target::Pipe {
+                service_id,
+                key: Key::Name(name),
+            } => format!("on pipe {name:?} of service {service_id}"),
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
                 format!("in stack `{}`", stack.key)
             }

@@ -58,6 +58,9 @@ pub enum Quirk {
     /// Dashboard and alert names are stored with runs of white space collapsed to one space and
     /// none at the ends (`"API  health "` reads back as `"API health"`).
     CollapseSpaces,
+    /// A pipe created or started ends `Failed` instead of running, as one whose source cannot
+    /// be reached does.
+    PipesFail,
 }
 
 /// Everything the sandbox is started with.

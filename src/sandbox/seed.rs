@@ -153,7 +153,7 @@ fn pipe(
                 consumer_group: Some(format!("clickpipes-{name}")),
                 schema_registry: Some(SchemaRegistry {
                     url: Some("https://registry.sandbox-kafka.local".into()),
-                    ca_certificate: None,
+                    ..SchemaRegistry::default()
                 }),
                 ..KafkaSource::default()
             }),
@@ -191,6 +191,7 @@ fn pipe(
                     "publicationName": "converge_pub", "replicationSlotName": "converge_slot"})),
                 table_mappings: Some(json!([{"sourceSchemaName": "public",
                     "sourceTable": name, "targetTable": format!("public_{name}")}])),
+                ..PostgresSource::default()
             }),
             ..PipeSource::default()
         },
@@ -219,7 +220,7 @@ fn pipe(
     fill_secrets(&mut pipe);
     PipeRecord {
         pipe,
-        pending_scaling: None,
+        ..PipeRecord::default()
     }
 }
 

@@ -30,6 +30,10 @@ pub(crate) struct World {
     /// Private endpoints registered in the organization.
     pub private_endpoints: Vec<PrivateEndpoint>,
     pub stacks: Vec<Stack>,
+    /// The shared compute of each service's database pipes (`.../pipesCdcScaling`), by service
+    /// id; a service not listed has the default.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub cdc_scaling: std::collections::BTreeMap<String, PipeScaling>,
     /// Counter behind server-assigned 24-hex ids.
     pub next_id: u64,
 }
@@ -56,6 +60,12 @@ pub(crate) struct PipeRecord {
     pub pipe: Pipe,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_scaling: Option<(i64, PipeScaling)>,
+    /// States still to come, in order: (epoch ms when each shows, the state).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_states: Vec<(i64, String)>,
+    /// Deleted, and gone from reads at this epoch ms; until then it reads as stopping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gone_at: Option<i64>,
 }
 
 /// Which API a stack is reached through.
@@ -114,7 +124,17 @@ impl World {
                     record.pending_scaling = Some((at, patch));
                 }
             }
+            let due = record
+                .pending_states
+                .iter()
+                .take_while(|(at, _)| *at <= now_ms)
+                .count();
+            for (_, state) in record.pending_states.drain(..due) {
+                record.pipe.state = Some(state);
+            }
         }
+        self.pipes
+            .retain(|record| record.gone_at.is_none_or(|at| at > now_ms));
     }
 
     /// Reads a state file; `Ok(None)` when it does not exist.

@@ -237,3 +237,183 @@ fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
     assert!(refused.writes().is_empty(), "{refused:?}");
     converge.run(["apply", &path, "--yes"]).assert_exit(0);
 }
+
+/// The pipes of `examples/pipes.yaml` declared whole (every source kind), without the fields
+/// whose changes are not planned yet (`state`, `credentialsVersion`), on the demo `analytics`.
+fn declared_whole() -> String {
+    let whole = std::fs::read_to_string(crate::common::root().join(WHOLE)).unwrap();
+    let start = whole.find("    pipes:\n").unwrap() + "    pipes:\n".len();
+    let end = whole.find("      legacy:").unwrap();
+    let pipes: String = whole[start..end]
+        .lines()
+        .filter(|line| !line.contains("state:") && !line.contains("credentialsVersion:"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    analytics_with(&pipes)
+}
+
+/// Each source kind declared whole is created from the YAML with its credentials, and reads
+/// back as declared: the next plan is empty. No credential appears in any output, and the
+/// create is the only request that carries them.
+#[test]
+fn every_source_kind_is_created_from_yaml_and_reads_back_with_an_empty_plan() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let config = declared_whole();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config);
+    let planned = converge.run(["plan"]);
+    assert_no_canary(&planned);
+    converge_snapshot!("pipes_whole_create_plan", planned);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let again = converge.run(["plan"]);
+    assert_no_canary(&again);
+    converge_snapshot!("pipes_whole_read_back", again);
+    let log = sandbox.request_log();
+    let creates: Vec<&str> = log
+        .iter()
+        .filter(|e| e.method == "POST" && e.route.ends_with("/pipes"))
+        .filter_map(|e| e.request_body.as_deref())
+        .collect();
+    assert_eq!(creates.len(), 4, "one create per pipe: {creates:?}");
+    let carrying: Vec<&str> = CANARIES
+        .iter()
+        .map(|(_, canary)| *canary)
+        .filter(|canary| creates.iter().any(|body| body.contains(canary)))
+        .collect();
+    assert_eq!(
+        carrying.len(),
+        CANARIES.len(),
+        "every credential is sent with its create"
+    );
+    for entry in &log {
+        for (_, canary) in CANARIES {
+            let in_request = entry
+                .request_body
+                .as_deref()
+                .is_some_and(|b| b.contains(canary));
+            assert!(
+                !in_request || (entry.method == "POST" && entry.route.ends_with("/pipes")),
+                "{canary} sent outside a create: {} {}",
+                entry.method,
+                entry.route
+            );
+            assert!(
+                !entry
+                    .response_body
+                    .as_deref()
+                    .is_some_and(|b| b.contains(canary)),
+                "{canary} answered by {} {}",
+                entry.method,
+                entry.route
+            );
+        }
+    }
+}
+
+/// A saved plan holds the credentials' references, never their values, and applies.
+#[test]
+fn a_saved_create_holds_only_credential_references() {
+    let sandbox = crate::common::fast_sandbox();
+    let workspace = Workspace::new();
+    let path = workspace.write("converge.yaml", &declared_whole());
+    let saved = workspace.file("plan.json");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .cwd(&workspace);
+    converge
+        .run(["plan", &path, "--out", &saved])
+        .assert_exit(0);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    for (name, canary) in CANARIES {
+        assert!(!text.contains(canary), "{canary} saved");
+        assert!(
+            text.contains(&format!("${{env:{name}}}")),
+            "{name} not referenced"
+        );
+    }
+    let applied = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.writes(),
+        vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"; 4]
+    );
+}
+
+/// A change the server takes in place is one `PATCH` of the members that differ, and the next
+/// plan is empty; a change that would need the pipe replaced is not planned yet and says so at
+/// its line.
+#[test]
+fn an_in_place_change_is_patched_and_a_replacing_one_is_named() {
+    let sandbox = crate::common::fast_sandbox();
+    let config = declared_whole();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let changed = config
+        .replace(
+            "iamRole: arn:aws:iam::123456789012:role/clickpipes",
+            "iamRole: arn:aws:iam::123456789012:role/clickpipes-2",
+        )
+        .replace("db_max_threads: 8", "db_max_threads: 16");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&changed);
+    let planned = converge.run(["plan"]);
+    assert_no_canary(&planned);
+    converge_snapshot!("pipes_in_place_plan", planned);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(
+        applied.writes(),
+        vec!["PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}"; 2],
+        "{applied:?}"
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+    let replacing = changed.replace("topics: events", "topics: events-v2");
+    let outcome = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing)
+        .run(["plan"]);
+    converge_snapshot!("pipes_replacing_change_named", outcome);
+}
+
+/// A create whose answer is lost is looked for by name before anything is sent again: the pipe
+/// is found created, and one create was sent.
+#[test]
+fn a_pipe_create_whose_answer_was_lost_is_found_by_name_not_sent_twice() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        faults: "lost@POST=1".parse().unwrap(),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let stream_only = analytics_with(
+        "      stream:\n        name: stream from kinesis\n        source:\n          kinesis: { streamName: s, region: us-east-1, format: JSONEachRow, iteratorType: LATEST, authentication: IAM_ROLE, iamRole: 'arn:aws:iam::1:role/r' }\n        destination:\n          database: default\n          table: clicks\n          managedTable: false\n          columns: [{ name: url, type: String }]\n        fieldMappings: [{ sourceField: url, destinationField: url }]\n",
+    );
+    let converge = Converge::new(&sandbox).fast().config(&stream_only);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert!(
+        crate::common::words(&applied.stderr).contains("but a re-read found it created"),
+        "{applied:?}"
+    );
+    assert_eq!(
+        applied.writes(),
+        vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"],
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}

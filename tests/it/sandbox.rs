@@ -5,6 +5,7 @@ mod behaviours;
 mod conformance;
 mod faults;
 mod limits;
+mod pipe_lifecycle;
 mod routes;
 mod serve;
 

@@ -5,6 +5,10 @@ use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch};
 use crate::apply::write::{Context, Created, WriteError};
+use serde_json::Value;
+
+use crate::config::interpolate::secret_reference;
+use crate::plan::kinds::pipe::op::CredentialRef;
 use crate::plan::{PipeOp, Step};
 
 /// Sends a pipe operation, waking its service first when it is idle and `--wake` was given.
@@ -31,6 +35,25 @@ pub(crate) async fn send(
 
 async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
     match operation {
+        PipeOp::Create {
+            service_id,
+            body,
+            credentials,
+            ..
+        } => {
+            let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
+            context.cloud()?.create_pipe(service_id, &body).await?;
+        }
+        PipeOp::Update {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .update_pipe(service_id, pipe_id, body)
+                .await?;
+        }
         PipeOp::Scaling {
             service_id,
             pipe_id,
@@ -47,6 +70,46 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
         } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
     }
     Ok(())
+}
+
+/// A create's body with each credential read from its reference now, put at its path under
+/// the source kind: the plan, saved or not, holds only the references.
+fn with_credentials(
+    body: &Value,
+    credentials: &[CredentialRef],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Value, WriteError> {
+    let mut body = body.clone();
+    let Some(source) = body
+        .get_mut("source")
+        .and_then(Value::as_object_mut)
+        .and_then(|source| source.values_mut().find(|v| v.is_object()))
+    else {
+        return Ok(body);
+    };
+    for credential in credentials {
+        let value = secret_reference(&credential.reference)
+            .and_then(&lookup)
+            .ok_or_else(|| {
+                WriteError::Other(format!(
+                    "credential `{}` is read from `{}`, which is not set: set it and apply again",
+                    credential.path, credential.reference
+                ))
+            })?;
+        let parts: Vec<&str> = credential.path.split('.').collect();
+        let Some((last, parents)) = parts.split_last() else {
+            continue;
+        };
+        let mut at = &mut *source;
+        for part in parents {
+            if !at.get(*part).is_some_and(Value::is_object) {
+                at[*part] = Value::Object(serde_json::Map::new());
+            }
+            at = &mut at[*part];
+        }
+        at[*last] = Value::String(value);
+    }
+    Ok(body)
 }
 
 /// The 424 a pipe write gets while its service is idle, said briefly with the fix. The same

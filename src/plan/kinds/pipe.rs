@@ -1,11 +1,12 @@
-//! Pipes: scaling, and pipes marked `absent`.
+//! Pipes: created when declared whole and missing, compared field by field when live,
+//! scaling, and pipes marked `absent`.
 
 pub(crate) mod op;
 
 use serde_json::Value;
 
 use crate::api::wire::{Pipe, Service, SourceKind};
-use crate::config::model::{PipeConfig, PipeScalingConfig, ServiceConfig};
+use crate::config::model::{PipeConfig, PipeScalingConfig, PipeState, ServiceConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
@@ -38,6 +39,12 @@ impl Builder<'_> {
             return;
         }
         let Some(pipe) = live else {
+            if config.id.is_none()
+                && let Some(after) = self.declared(service, config)
+            {
+                self.create_pipe(service, live_service, config, after);
+                return;
+            }
             self.error(
                 Diagnostic::error(
                     Code::PlanPipeNotFound,
@@ -57,12 +64,12 @@ impl Builder<'_> {
                 .with_help(if config.id.is_some() {
                     "check the pipe id, or mark the pipe `absent: true` if it was removed"
                 } else {
-                    "converge does not create pipes yet: check the name, or write the `id:` of an existing pipe to adopt it"
+                    "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
                 }),
             );
             return;
         };
-        self.unplanned_fields(service, config);
+        self.declared_change(service, live_service, config, pipe);
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -101,46 +108,200 @@ impl Builder<'_> {
         self.push(change, Some((operation, Vec::new())));
     }
 
-    /// Warns at the first declared field that is not compared yet, rather than passing over it
-    /// in silence: a plan that says nothing would read as "the pipe is as declared".
-    fn unplanned_fields(&mut self, service: &ServiceConfig, config: &PipeConfig) {
-        let written = [
-            ("source", config.source.as_ref().map(|s| s.span)),
-            ("destination", config.destination.as_ref().map(|d| d.span)),
-            (
-                "fieldMappings",
-                config.field_mappings.as_ref().map(|f| f.span),
-            ),
-            ("settings", config.settings.as_ref().map(|s| s.span)),
-            ("state", config.state.as_ref().map(|s| s.span)),
-            (
-                "credentialsVersion",
-                config.credentials_version.as_ref().map(|c| c.span),
-            ),
-        ];
-        let fields: Vec<(&str, Span)> = written
-            .into_iter()
-            .filter_map(|(name, span)| Some((name, span?)))
-            .collect();
-        let Some((_, first)) = fields.first() else {
+    /// Compares the fields the config declares with the live pipe: the ones the server
+    /// changes in place become one `PATCH`; the ones that need a pause or a replacement, and
+    /// `state` and `credentialsVersion`, are not planned yet and warn at their line, since a
+    /// plan that said nothing would read as "the pipe is as declared".
+    fn declared_change(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        live: &Pipe,
+    ) {
+        let declared = self.declared_fields(config);
+        let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
+        if !declared.is_empty() {
+            let after = Value::Object(declared);
+            let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+            let before = deep_project(&live_value, &after);
+            let fields = diff(&before, &after);
+            for field in &fields {
+                let (class, why) = op::class_of(&field.path);
+                if class != op::Class::InPlace {
+                    unplanned.push((
+                        field.path.clone(),
+                        self.declared_span(config, &field.path),
+                        why,
+                    ));
+                }
+            }
+            if unplanned.is_empty() {
+                let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
+                let change = compared(
+                    Address::Pipe {
+                        service: &service.key.value,
+                        pipe: &config.key.value,
+                    }
+                    .to_string(),
+                    before,
+                    after,
+                    fields,
+                    fingerprint::pipe(live),
+                );
+                let operation = (change.action != Action::NoOp).then(|| {
+                    (
+                        Operation::Pipe(PipeOp::Update {
+                            service_id: live_service.id.clone(),
+                            pipe_id: live.id.clone(),
+                            body,
+                        }),
+                        Vec::new(),
+                    )
+                });
+                self.push(change, operation);
+            }
+        }
+        let live_state = live.state.as_deref().unwrap_or_default();
+        if let Some(state) = &config.state {
+            let running = matches!(live_state, "Running" | "Provisioning" | "Modifying");
+            if (state.value == PipeState::Running) != running {
+                unplanned.push((
+                    "state".into(),
+                    state.span,
+                    "starting and stopping are not planned yet",
+                ));
+            }
+        }
+        if let Some(version) = &config.credentials_version {
+            unplanned.push((
+                "credentialsVersion".into(),
+                version.span,
+                "rotating credentials is not planned yet",
+            ));
+        }
+        let Some((_, first, why)) = unplanned.first() else {
             return;
         };
-        let names = fields
+        let names = unplanned
             .iter()
-            .map(|(name, _)| format!("`{name}`"))
+            .map(|(name, _, _)| format!("`{name}`"))
             .collect::<Vec<_>>()
             .join(", ");
         self.error(
             Diagnostic::warning(
                 Code::PlanPipeUnplanned,
                 format!(
-                    "pipe `{}.{}`: {names} not compared with the live pipe; only `scaling` and `absent` are planned",
+                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place changes, `scaling` and `absent` are planned",
                     service.key.value, config.key.value
                 ),
                 Some(*first),
             )
-            .with_label("validated, not planned")
+            .with_label(*why)
             .with_help("change these fields in the console for now; the plan shows no difference for them"),
+        );
+    }
+
+    /// Where the config writes the top-level member a diff path starts with.
+    fn declared_span(&self, config: &PipeConfig, path: &str) -> Span {
+        let top = path.split(['.', '[']).next().unwrap_or(path);
+        let span = match top {
+            "source" => config.source.as_ref().map(|s| s.kind.span),
+            "destination" => config.destination.as_ref().map(|d| d.span),
+            "fieldMappings" => config.field_mappings.as_ref().map(|f| f.span),
+            "settings" => config.settings.as_ref().map(|s| s.span),
+            _ => None,
+        };
+        span.unwrap_or(config.key.span)
+    }
+
+    /// The members of the pipe the config declares (source, destination, field mappings,
+    /// settings) as the API names them; credentials left out.
+    fn declared_fields(&self, config: &PipeConfig) -> serde_json::Map<String, Value> {
+        let mut pipe = serde_json::Map::new();
+        if let Some(source) = &config.source {
+            let mut kinds = serde_json::Map::new();
+            kinds.insert(source.kind.value.as_str().into(), source.body.clone());
+            pipe.insert("source".into(), Value::Object(kinds));
+        }
+        for (member, value) in [
+            ("destination", &config.destination),
+            ("fieldMappings", &config.field_mappings),
+            ("settings", &config.settings),
+        ] {
+            if let Some(value) = value {
+                pipe.insert(member.into(), value.value.clone());
+            }
+        }
+        pipe
+    }
+
+    /// The whole pipe a create sends, as its change shows it: `None` when the config does not
+    /// declare it whole (a name, a source and a destination) or asks scaling its kind does not
+    /// take (reported).
+    fn declared(&mut self, service: &ServiceConfig, config: &PipeConfig) -> Option<Value> {
+        let name = config.name.as_ref()?;
+        let source = config.source.as_ref()?;
+        config.destination.as_ref()?;
+        let mut pipe = self.declared_fields(config);
+        pipe.insert("name".into(), Value::from(name.value.clone()));
+        if let (Some(samples), Some(Value::Object(kinds))) =
+            (source.validate_samples, pipe.get_mut("source"))
+        {
+            kinds.insert("validateSamples".into(), Value::Bool(samples));
+        }
+        if let Some(scaling) = &config.scaling {
+            let kind = crate::config::pipe_rules::wire_kind(source.kind.value);
+            let scaling = self.desired_scaling(service, config, Some(kind), scaling)?;
+            if scaling.as_object().is_some_and(|s| !s.is_empty()) {
+                pipe.insert("scaling".into(), scaling);
+            }
+        }
+        Some(Value::Object(pipe))
+    }
+
+    /// A pipe declared whole that the service lacks: created with its whole body, its
+    /// credentials sent from their references.
+    fn create_pipe(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        after: Value,
+    ) {
+        let (Some(name), Some(source)) = (&config.name, &config.source) else {
+            return;
+        };
+        let operation = Operation::Pipe(PipeOp::Create {
+            service_id: live_service.id.clone(),
+            name: name.value.clone(),
+            body: after.clone(),
+            credentials: source
+                .credentials
+                .iter()
+                .map(|c| op::CredentialRef {
+                    path: c.path.to_string(),
+                    reference: c.secret.reference.clone(),
+                })
+                .collect(),
+        });
+        self.push(
+            Change {
+                address: Address::Pipe {
+                    service: &service.key.value,
+                    pipe: &config.key.value,
+                }
+                .to_string(),
+                action: Action::Create,
+                reason: "declared, does not exist".into(),
+                fields: diff::created(&after),
+                before: None,
+                after: Some(after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
         );
     }
 
@@ -280,4 +441,23 @@ fn pipe_field_diagnostic(
     )
     .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
     .with_help(help)
+}
+
+/// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
+/// server adds defaults the config need not write.
+fn deep_project(live: &Value, declared: &Value) -> Value {
+    match (live, declared) {
+        (Value::Object(have), Value::Object(want)) => Value::Object(
+            have.iter()
+                .filter_map(|(k, v)| Some((k.clone(), deep_project(v, want.get(k)?))))
+                .collect(),
+        ),
+        (Value::Array(have), Value::Array(want)) if have.len() == want.len() => Value::Array(
+            have.iter()
+                .zip(want)
+                .map(|(v, w)| deep_project(v, w))
+                .collect(),
+        ),
+        _ => live.clone(),
+    }
 }

@@ -160,7 +160,7 @@ fn world_of(config: &Config, live: &LiveState) -> World {
             .flatten()
             .map(|pipe| PipeRecord {
                 pipe: pipe.clone(),
-                pending_scaling: None,
+                ..PipeRecord::default()
             })
             .collect(),
         ..World::default()

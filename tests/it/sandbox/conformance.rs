@@ -62,6 +62,37 @@ fn responses_validate_against_the_reference_documents() {
         Some(json!({"concurrency": 8})),
     ));
     ok(&client.cloud("DELETE", &format!("{service}/pipes/{EVENTS}"), None));
+    // The pipe lifecycle: create, change, state, settings, database-pipe compute.
+    // The document's kafka `credentials` is a `oneOf` of schemas that all match any object,
+    // so no credentials can pass it: this pipe authenticates by IAM role instead.
+    let mut body = super::pipe_lifecycle::kafka_body("conformance");
+    body["source"]["kafka"] = json!({"type": "msk", "format": "JSONEachRow",
+        "brokers": "b-1.example.com:9092", "topics": "events", "authentication": "IAM_ROLE",
+        "iamRole": "arn:aws:iam::123456789012:role/pipes"});
+    let created = client.cloud("POST", &format!("{service}/pipes"), Some(body));
+    ok(&created);
+    let pipe = format!(
+        "{service}/pipes/{}",
+        created.result()["id"].as_str().unwrap()
+    );
+    ok(&client.cloud("PATCH", &pipe, Some(json!({"name": "conformance 2"}))));
+    ok(&client.cloud(
+        "PATCH",
+        &format!("{pipe}/state"),
+        Some(json!({"command": "stop"})),
+    ));
+    ok(&client.cloud(
+        "PUT",
+        &format!("{pipe}/settings"),
+        Some(json!({"streaming_max_insert_wait_ms": 1000})),
+    ));
+    ok(&client.cloud("GET", &format!("{pipe}/settings"), None));
+    ok(&client.cloud("GET", &format!("{service}/pipesCdcScaling"), None));
+    ok(&client.cloud(
+        "PATCH",
+        &format!("{service}/pipesCdcScaling"),
+        Some(json!({"replicaCpuMillicores": 1000, "replicaMemoryGb": 4})),
+    ));
 
     // Error bodies, where the documents describe them.
     let rejected = client.cloud(

@@ -1,10 +1,10 @@
-//! Pipes: what a pipe step sends (scaling, delete).
+//! Pipes: what a pipe step sends (create, scaling, delete).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::wire::PipeScalingPatch;
-use crate::plan::target::{Effect, Name, Target};
+use crate::plan::target::{Effect, Key, Name, Target};
 
 /// The scaling fields of a pipe, as the change lists them (wire names).
 pub(crate) const SCALING_FIELDS: &[&str] = &[
@@ -18,6 +18,31 @@ pub(crate) const SCALING_FIELDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all_fields = "camelCase")]
 pub enum PipeOp {
+    /// `POST /services/{serviceId}/pipes`: a pipe the config declares whole and the service
+    /// lacks. The body holds no credential: each is sent from its reference, read when sent.
+    #[serde(rename = "pipe-create")]
+    Create {
+        /// Service id.
+        service_id: String,
+        /// The pipe's name, which finds it once created.
+        name: String,
+        /// The whole pipe as the change shows it (credentials left out).
+        body: Value,
+        /// Where each credential goes in the source and the `${env:...}` reference it is read
+        /// from; never its value.
+        credentials: Vec<CredentialRef>,
+    },
+    /// `PATCH /services/{serviceId}/pipes/{pipeId}`: declared fields the server changes in
+    /// place ([`class_of`]).
+    #[serde(rename = "pipe-update")]
+    Update {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// Only the members that differ ([`patch_body`]).
+        body: Value,
+    },
     /// `PATCH /services/{serviceId}/pipes/{pipeId}/scaling`.
     #[serde(rename = "pipe-scaling")]
     Scaling {
@@ -38,11 +63,32 @@ pub enum PipeOp {
     },
 }
 
+/// A credential of a pipe create: its path under the source kind (`credentials.password`) and
+/// the reference it is read from (`${env:PIPE_EVENTS_PASSWORD}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CredentialRef {
+    /// Dot-separated path under the kind.
+    pub path: String,
+    /// The `${env:NAME}` reference as written.
+    pub reference: String,
+}
+
 impl PipeOp {
     /// The object it touches.
     pub(crate) fn target(&self) -> Target<'_> {
         match self {
-            PipeOp::Scaling {
+            PipeOp::Create {
+                service_id, name, ..
+            } => Target::Pipe {
+                service_id,
+                key: Key::Name(name),
+            },
+            PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Scaling {
                 service_id,
                 pipe_id,
                 ..
@@ -52,7 +98,7 @@ impl PipeOp {
                 pipe_id,
             } => Target::Pipe {
                 service_id,
-                pipe_id,
+                key: Key::Id(pipe_id),
             },
         }
     }
@@ -60,14 +106,18 @@ impl PipeOp {
     /// The service whose pipe it writes.
     pub(crate) fn service_id(&self) -> &str {
         match self {
-            PipeOp::Scaling { service_id, .. } | PipeOp::Delete { service_id, .. } => service_id,
+            PipeOp::Create { service_id, .. }
+            | PipeOp::Update { service_id, .. }
+            | PipeOp::Scaling { service_id, .. }
+            | PipeOp::Delete { service_id, .. } => service_id,
         }
     }
 
     /// What it does.
     pub(crate) fn effect(&self) -> Effect {
         match self {
-            PipeOp::Scaling { .. } => Effect::Update,
+            PipeOp::Create { .. } => Effect::Create,
+            PipeOp::Update { .. } | PipeOp::Scaling { .. } => Effect::Update,
             PipeOp::Delete { .. } => Effect::Delete,
         }
     }
@@ -75,6 +125,16 @@ impl PipeOp {
     /// What it is called.
     pub(crate) fn name(&self) -> Name {
         match self {
+            PipeOp::Create { .. } => Name {
+                op: "pipe-create",
+                verb: "create",
+                object: "pipe",
+            },
+            PipeOp::Update { .. } => Name {
+                op: "pipe-update",
+                verb: "update",
+                object: "pipe",
+            },
             PipeOp::Scaling { .. } => Name {
                 op: "pipe-scaling",
                 verb: "update",
@@ -105,4 +165,261 @@ pub(crate) fn scaling_body<'a>(
         }
     }
     body
+}
+
+/// How the server takes a change of one declared field of a live pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// `PATCH .../pipes/{id}` changes it while the pipe runs.
+    InPlace,
+    /// `PATCH` takes it only while the pipe is paused (postgres table mappings).
+    NeedsPause,
+    /// The pipe must be deleted and created again: ingestion restarts.
+    Replace,
+}
+
+/// The source members `PATCH .../pipes/{id}` takes, by kind: the cloud document's
+/// `ClickPipePatch*Source` schemas (credentials, sent only on rotation, left out). Postgres
+/// `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove` and
+/// need a pause; of postgres `settings` only [`POSTGRES_PATCH_SETTINGS`] change in place.
+/// `tests` checks this table against the document.
+pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 4] = [
+    (
+        "kafka",
+        &[
+            "authentication",
+            "iamRole",
+            "caCertificate",
+            "reversePrivateEndpointIds",
+        ],
+    ),
+    (
+        "objectStorage",
+        &[
+            "skipInitialLoad",
+            "startAfter",
+            "authentication",
+            "iamRole",
+            "path",
+            "azureContainerName",
+        ],
+    ),
+    ("kinesis", &["authentication", "iamRole"]),
+    (
+        "postgres",
+        &[
+            "host",
+            "port",
+            "database",
+            "tlsHost",
+            "caCertificate",
+            "disableTls",
+            "skipCertVerification",
+        ],
+    ),
+];
+
+/// The postgres settings `PATCH` changes in place (`ClickPipePatchPostgresPipeSettings`).
+pub(crate) const POSTGRES_PATCH_SETTINGS: [&str; 2] = ["syncIntervalSeconds", "pullBatchSize"];
+
+/// The one classification of a changed field (a diff path such as `source.kafka.brokers`),
+/// and why when it is not in place.
+pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
+    let parts = members(path);
+    match parts.as_slice() {
+        ["name", ..]
+        | ["fieldMappings", ..]
+        | ["settings", ..]
+        | ["destination", "columns", ..] => (Class::InPlace, ""),
+        ["destination", ..] => (
+            Class::Replace,
+            "forces replacement: the destination table is fixed when the pipe is created",
+        ),
+        ["source", "postgres", "tableMappings", ..] => (
+            Class::NeedsPause,
+            "needs a pause: table mappings change only while the pipe is paused",
+        ),
+        ["source", "postgres", "settings", setting, ..]
+            if POSTGRES_PATCH_SETTINGS.contains(setting) =>
+        {
+            (Class::InPlace, "")
+        }
+        ["source", kind, member, ..]
+            if PATCHABLE_SOURCE
+                .iter()
+                .any(|(k, members)| k == kind && members.contains(member)) =>
+        {
+            (Class::InPlace, "")
+        }
+        ["source", _, _, ..] => (
+            Class::Replace,
+            "forces replacement: the server takes no change of it once the pipe exists",
+        ),
+        _ => (
+            Class::Replace,
+            "forces replacement: a pipe's source kind cannot change",
+        ),
+    }
+}
+
+/// The members a diff path names, array positions (`columns[at]`) left out.
+fn members(path: &str) -> Vec<&str> {
+    path.split('.')
+        .map(|part| part.split('[').next().unwrap_or(part))
+        .collect()
+}
+
+/// The `PATCH` body that writes the in-place fields of a change, each at the member the API
+/// replaces whole (a source member, the destination columns, the field mappings, a setting),
+/// taken from `after`: the planner builds it, the saved-plan check builds it again.
+pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a str>) -> Value {
+    let mut body = Value::Object(serde_json::Map::new());
+    for path in paths {
+        let parts = members(path);
+        let depth = match parts.as_slice() {
+            ["source", "postgres", "settings", ..] => 4,
+            ["source", ..] | ["destination", ..] | ["settings", ..] => 3.min(parts.len()),
+            _ => 1,
+        };
+        let member = &parts[..depth.min(parts.len())];
+        let value = member
+            .iter()
+            .try_fold(after, |v, part| v.get(*part))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let Some((last, parents)) = member.split_last() else {
+            continue;
+        };
+        let mut at = &mut body;
+        for part in parents {
+            if !at.get(*part).is_some_and(Value::is_object) {
+                at[*part] = Value::Object(serde_json::Map::new());
+            }
+            at = &mut at[*part];
+        }
+        at[*last] = value;
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document() -> Option<Value> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/reference/cloud-api.openapi.json"
+        );
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    }
+
+    /// The table is the document's PATCH schemas, credentials and table-mapping edits aside.
+    #[test]
+    fn the_patchable_table_is_the_documents_patch_schemas() {
+        let Some(document) = document() else {
+            return;
+        };
+        let schemas = &document["components"]["schemas"];
+        let not_fields = [
+            "credentials",
+            "accessKey",
+            "connectionString",
+            "serviceAccountKey",
+            "settings",
+            "tableMappingsToAdd",
+            "tableMappingsToRemove",
+        ];
+        for (kind, schema) in [
+            ("kafka", "ClickPipePatchKafkaSource"),
+            ("objectStorage", "ClickPipePatchObjectStorageSource"),
+            ("kinesis", "ClickPipePatchKinesisSource"),
+            ("postgres", "ClickPipePatchPostgresSource"),
+        ] {
+            let mut theirs: Vec<&str> = schemas[schema]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !not_fields.contains(k))
+                .collect();
+            let mut ours: Vec<&str> = PATCHABLE_SOURCE
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .unwrap()
+                .1
+                .to_vec();
+            theirs.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, theirs, "{kind}");
+        }
+        let settings: Vec<&str> = schemas["ClickPipePatchPostgresPipeSettings"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut ours = POSTGRES_PATCH_SETTINGS.to_vec();
+        ours.sort_unstable();
+        assert_eq!(settings, ours, "the document's keys come sorted");
+        let top: Vec<&str> = schemas["ClickPipePatchRequest"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            top,
+            ["destination", "fieldMappings", "name", "settings", "source"]
+        );
+        let destination: Vec<&str> = schemas["ClickPipePatchDestination"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(destination, ["columns"]);
+    }
+
+    #[test]
+    fn each_field_is_classed_once() {
+        assert_eq!(class_of("source.kafka.brokers").0, Class::Replace);
+        assert_eq!(class_of("source.kafka.authentication").0, Class::InPlace);
+        assert_eq!(
+            class_of("source.postgres.tableMappings").0,
+            Class::NeedsPause
+        );
+        assert_eq!(
+            class_of("source.postgres.settings.pullBatchSize").0,
+            Class::InPlace
+        );
+        assert_eq!(
+            class_of("source.postgres.settings.replicationMode").0,
+            Class::Replace
+        );
+        assert_eq!(class_of("destination.table").0, Class::Replace);
+        assert_eq!(class_of("destination.columns").0, Class::InPlace);
+        assert_eq!(class_of("source.kinesis").0, Class::Replace);
+    }
+
+    #[test]
+    fn a_patch_body_writes_whole_members() {
+        let after = serde_json::json!({"source": {"kafka": {"iamRole": "r", "brokers": "b"}},
+            "destination": {"columns": [{"name": "a", "type": "String"}]},
+            "settings": {"db_max_threads": 4}});
+        let body = patch_body(
+            &after,
+            [
+                "source.kafka.iamRole",
+                "destination.columns",
+                "settings.db_max_threads",
+            ],
+        );
+        assert_eq!(
+            body,
+            serde_json::json!({"source": {"kafka": {"iamRole": "r"}},
+                "destination": {"columns": [{"name": "a", "type": "String"}]},
+                "settings": {"db_max_threads": 4}})
+        );
+    }
 }
