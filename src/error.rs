@@ -232,6 +232,7 @@ mod tests {
     use crate::api::error::{ApiErrorDetails, FailureKind};
     use crate::api::transport::ApiSetupError;
     use crate::apply::fresh::ReadError;
+    use crate::commands::drift::WriteBackError;
     use crate::commands::export::ExportError;
     use crate::commands::flags::FlagError;
     use crate::commands::preview::PreviewError;
@@ -493,6 +494,23 @@ mod tests {
             ExportError::UnknownService { id: "s".into() },
         ];
         errors.extend(export.into_iter().map(|e| ("export", Error::from(e))));
+        let write_back = [
+            WriteBackError::Unverified {
+                reason: "a reason".into(),
+            },
+            WriteBackError::Write(crate::writeback::files::WriteError::ChangedOnDisk {
+                path: "c.yaml".into(),
+            }),
+            WriteBackError::Write(crate::writeback::files::WriteError::Io {
+                path: "c.yaml".into(),
+                cause: io(),
+            }),
+            WriteBackError::Adopt {
+                address: "dashboard.prod[\"x\"]".into(),
+                reason: "a reason".into(),
+            },
+        ];
+        errors.extend(write_back.into_iter().map(|e| ("drift", Error::from(e))));
         errors
     }
 

@@ -16,6 +16,9 @@ pub(crate) enum Exit {
     /// Refused: a destroy without `--allow-destroy`, a confirmation declined at the prompt, or
     /// a confirmation needed with no terminal.
     Refused = 4,
+    /// `drift --write`/`--diff`: drift found, and some of it must be written into the config
+    /// by hand (listed on stderr: values behind anchors, `${env:...}`, templates, secrets).
+    ManualEdits = 5,
 }
 
 impl From<Exit> for ExitCode {

@@ -24,6 +24,8 @@
 //! - `plan`: desired and live state to a plan, and its renderings; no I/O.
 //! - `drift`: the drift report of a plan.
 //! - `export`: the live state written as a config.
+//! - `writeback`: drift written back into the config files, byte for byte where it is not
+//!   edited, each edit verified before it lands.
 //! - `apply`: a plan's steps executed in order.
 //! - `error`: the one error type commands return, each kind with its stable code: typed
 //!   variants, some wrapping the errors of the modules before it (an API call, the sandbox, a
@@ -59,6 +61,7 @@ pub mod plan;
 pub(crate) mod preview;
 pub mod sandbox;
 pub(crate) mod settings;
+pub(crate) mod writeback;
 
 use std::process::ExitCode;
 

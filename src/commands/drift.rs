@@ -1,15 +1,20 @@
 //! `converge drift`: what differs between the config and the live state, for a scheduled job.
-//! Exit 0 in sync, 2 drift found, 1 error.
+//! Exit 0 in sync, 2 drift found, 1 error; with `--write` or `--diff`, 5 when some drift must
+//! be written into the config by hand.
 
 use std::path::PathBuf;
 
-use crate::commands::session;
+use crate::commands::session::{self, Session};
+use crate::diagnostic::Code;
 use crate::drift;
-use crate::error::Result;
+use crate::drift::Report;
+use crate::error::{CommandError, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
+use crate::plan::PlanOptions;
 use crate::settings::{ApiArgs, ApiSettings};
+use crate::writeback::{self, files};
 
 /// Flags of `converge drift`.
 #[derive(Debug, clap::Args)]
@@ -17,7 +22,10 @@ use crate::settings::{ApiArgs, ApiSettings};
     0  in sync (unmanaged objects are listed but do not count)\n  \
     2  drift: a managed object differs or a check failed (or, with --fail-on-unmanaged, an \
     unmanaged object exists)\n  \
-    1  error: config, network, API, a pattern that matches nothing\n\n\
+    5  with --write or --diff: drift found, and some of it must be edited into the config by \
+    hand (listed on stderr)\n  \
+    1  error: config, network, API, a pattern that matches nothing, an edit that failed its \
+    check\n\n\
     Examples:\n  converge drift --sandbox examples/quickstart.yaml\n  \
     converge drift --sandbox examples/quickstart.yaml --format markdown \
     --ignore 'service.analytics.scaling.numReplicas' --ignore 'dashboard.prod[*'")]
@@ -43,6 +51,25 @@ pub(crate) struct Args {
     /// addresses need are read, and the report says it is partial.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
+    /// Edit the config files in place so they say what is live for each drifted managed field:
+    /// only the bytes of changed values are replaced (comments, order, quoting and anchors
+    /// stay). Values behind anchors, `${env:...}`, templates and secrets are listed to edit by
+    /// hand. The edit is checked (the result loads, changes nothing else, plans in sync at
+    /// those fields) and written atomically, never over a file changed since it was read.
+    #[arg(long, conflicts_with = "diff")]
+    pub write: bool,
+    /// Print the edit `--write` would make as a unified diff on stdout, and write nothing.
+    #[arg(long)]
+    pub diff: bool,
+    /// Append the unmanaged dashboard or alert at ADDRESS (as `drift` lists it, e.g.
+    /// `dashboard.prod["On-call overview"]`) to its stack in the config, written as `export`
+    /// writes it; repeatable. With `--write` the files are edited, else the diff is shown.
+    #[arg(long, value_name = "ADDRESS")]
+    pub adopt: Vec<String>,
+    /// With `--write` or `--diff`: keep the alerts and tiles deleted live in the config and
+    /// list them, instead of removing their lines.
+    #[arg(long)]
+    pub keep_deleted: bool,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -64,6 +91,9 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         .collect();
     let mut report = drift::report(&session.config, &session.live, &plan, &ignore);
     report.fail_on_unmanaged |= args.fail_on_unmanaged;
+    if args.write || args.diff || !args.adopt.is_empty() {
+        return write_back(&args, &session, &report, &ignore, printer);
+    }
     let text = drift::render::render(&report, args.format, &printer.for_stdout());
     match args.format {
         Format::Json => printer.out(&text),
@@ -74,4 +104,133 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         Exit::Changes
     })
+}
+
+/// `--write` and `--diff`: the edits the drift calls for, checked, then written or shown; what
+/// a person must edit is listed on stderr.
+fn write_back(
+    args: &Args,
+    session: &Session,
+    report: &Report,
+    ignore: &[String],
+    printer: &Printer,
+) -> Result<Exit> {
+    let options = writeback::Options {
+        keep_deleted: args.keep_deleted,
+    };
+    let mut proposal = writeback::propose(&session.sources, report, &session.live, options);
+    let root = writeback::locate::expanded(&session.sources);
+    for address in &args.adopt {
+        let edit = writeback::adopt::adopt(&session.sources, root.as_ref(), &session.live, address)
+            .map_err(|reason| WriteBackError::Adopt {
+                address: address.clone(),
+                reason,
+            })?;
+        proposal.edits.push(edit);
+    }
+    proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
+    let texts = writeback::apply(&session.sources, &proposal.edits);
+    if !texts.is_empty() {
+        let now = Some(jiff::Timestamp::now());
+        writeback::verify(
+            &session.sources,
+            &texts,
+            &proposal.edits,
+            |files| session.reload(files),
+            |config| {
+                let options = PlanOptions {
+                    only: Vec::new(),
+                    now,
+                    dedupe: false,
+                };
+                let plan = crate::plan::plan(config, &session.live, &options).0;
+                drift::report(config, &session.live, &plan, ignore)
+            },
+        )
+        .map_err(|reason| WriteBackError::Unverified { reason })?;
+    }
+    if !args.write {
+        printer.out_text(&writeback::diff(&session.sources, &texts));
+    } else {
+        let replacements: Vec<files::Replacement<'_>> = texts
+            .iter()
+            .filter_map(|(id, new)| {
+                let file = session.sources.file(*id)?;
+                Some(files::Replacement {
+                    path: &file.path,
+                    old: &file.text,
+                    new,
+                })
+            })
+            .collect();
+        files::replace_all(&replacements).map_err(WriteBackError::Write)?;
+        let text = drift::render::render(report, args.format, &printer.for_stdout());
+        match args.format {
+            Format::Json => printer.out(&text),
+            Format::Text | Format::Markdown => printer.out_text(&text),
+        }
+        for (id, _) in &texts {
+            let count = proposal.edits.iter().filter(|e| e.file == *id).count();
+            if let Some(file) = session.sources.file(*id) {
+                printer.err(&format!(
+                    "wrote {count} live value{} into {}",
+                    if count == 1 { "" } else { "s" },
+                    file.path.display()
+                ));
+            }
+        }
+    }
+    for manual in &proposal.manual {
+        printer.err(&manual.line());
+    }
+    Ok(if !proposal.manual.is_empty() {
+        Exit::ManualEdits
+    } else if report.in_sync() {
+        Exit::Success
+    } else {
+        Exit::Changes
+    })
+}
+
+/// Why `drift --write` or `--diff` wrote nothing.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub(crate) enum WriteBackError {
+    /// The edited config failed its check.
+    #[error("the edit of the config failed its check, so nothing was written: {reason}")]
+    #[diagnostic(help(
+        "run `converge drift` to see the drift, and edit the config by hand; please report \
+         this with the config's shape"
+    ))]
+    Unverified {
+        /// What the check found.
+        reason: String,
+    },
+    /// `--adopt` names nothing that can be adopted.
+    #[error("cannot adopt {address}: {reason}")]
+    #[diagnostic(help("run `converge drift` to see the unmanaged objects and their addresses"))]
+    Adopt {
+        /// The address as given.
+        address: String,
+        /// Why not.
+        reason: String,
+    },
+    /// Writing failed, or a file changed meanwhile.
+    #[error(transparent)]
+    #[diagnostic(help(
+        "run `converge drift --write` again: it reads the files afresh and edits what they say now"
+    ))]
+    Write(files::WriteError),
+}
+
+impl CommandError for WriteBackError {
+    fn code(&self) -> Code {
+        match self {
+            WriteBackError::Unverified { .. } => Code::DriftWriteUnverified,
+            WriteBackError::Adopt { .. } => Code::DriftAdopt,
+            WriteBackError::Write(files::WriteError::ChangedOnDisk { .. }) => {
+                Code::DriftWriteChanged
+            }
+            WriteBackError::Write(files::WriteError::Io { .. }) => Code::DriftWriteIo,
+        }
+    }
 }

@@ -139,6 +139,35 @@ impl Session {
         ));
     }
 
+    /// Loads config texts as this session loaded its own (the same variables, the sandbox's
+    /// URLs): a config edited by `drift --write` is checked as the next run will read it.
+    /// The errors, one per line with their place, when it does not load.
+    pub(crate) fn reload(
+        &self,
+        files: &[(PathBuf, String)],
+    ) -> std::result::Result<Config, String> {
+        let lookup = env_with_sandbox(self._sandbox.as_ref());
+        let loaded = config::load_texts(files, LoadMode::Live, &lookup);
+        match loaded.config {
+            Some(mut config) => {
+                if let Some(handle) = &self._sandbox {
+                    point_at_sandbox(&mut config, handle);
+                }
+                Ok(config)
+            }
+            None => Err(loaded
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| match render::place(d, &loaded.sources) {
+                    Some(place) => format!("{place}: {}", d.message),
+                    None => d.message.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("; ")),
+        }
+    }
+
     /// The warnings among `diagnostics` as the plan's review carries them.
     fn warnings(&self, diagnostics: &[Diagnostic]) -> Vec<PlanWarning> {
         diagnostics

@@ -373,6 +373,15 @@ codes! {
     ExportPipes => "export::pipes",
     /// `export`: a `--service` or `--stack` id the organization does not have.
     ExportUnknownService => "export::unknown-service",
+    /// `drift --write`/`--diff`: the edited config failed its check (it does not load, changes
+    /// more than the drifted values, or still plans a change there); nothing was written.
+    DriftWriteUnverified => "drift::write-unverified",
+    /// `drift --write`: a config file changed on disk since it was read; nothing was written.
+    DriftWriteChanged => "drift::write-changed",
+    /// `drift --write`: the file system refused a write; nothing was written.
+    DriftWriteIo => "drift::write-io",
+    /// `drift --adopt`: the address names no object that can be adopted into the config.
+    DriftAdopt => "drift::adopt",
 }
 
 impl fmt::Display for Code {
@@ -413,6 +422,7 @@ mod tests {
                     "preview",
                     "check-queries",
                     "export",
+                    "drift",
                 ]
                 .contains(&area),
                 "{text}: unknown area"

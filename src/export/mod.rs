@@ -14,6 +14,7 @@
 
 pub(crate) mod build;
 mod kinds;
+pub(crate) use kinds::{adopted_alert_node, dashboard_node, tile_node};
 pub(crate) mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};

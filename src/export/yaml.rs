@@ -148,6 +148,20 @@ fn write_block(node: &Node, indent: usize, out: &mut String) {
     }
 }
 
+/// Writes one block-style list item whose dash stands at column `indent`.
+pub(crate) fn list_item(node: &Node, indent: usize) -> String {
+    let mut out = String::new();
+    write_block(&Node::List(vec![node.clone()]), indent, &mut out);
+    out
+}
+
+/// Writes one mapping entry whose key stands at column `indent`.
+pub(crate) fn map_entry(key: &str, node: &Node, indent: usize) -> String {
+    let mut out = String::new();
+    write_map(&[(key.to_string(), node.clone())], indent, &mut out);
+    out
+}
+
 /// Writes a document whose root is a mapping.
 pub(crate) fn to_string(root: &[(String, Node)]) -> String {
     let mut out = String::new();

@@ -34,3 +34,4 @@ mod templates;
 mod tiles;
 mod transport;
 mod validate;
+mod writeback;

@@ -35,6 +35,15 @@ pub(super) fn alerts(writing: &mut StackWriting<'_>, node: &mut Vec<(String, Nod
     }
 }
 
+/// One alert as an export writes it, on the dashboards `dashboards` maps from live id to
+/// config key (what `drift --adopt` appends); why it cannot be written otherwise.
+pub(crate) fn adopted_alert_node(
+    alert: &Alert,
+    dashboards: &BTreeMap<&str, (String, &Dashboard)>,
+) -> Result<Node, String> {
+    alert_node(alert, dashboards).map_err(|why| why.to_string())
+}
+
 /// Why an alert is left out of the export (a warning names it).
 #[derive(Debug, thiserror::Error)]
 enum NotExported {

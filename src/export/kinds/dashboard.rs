@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::api::wire::{Dashboard, Series};
+use crate::api::wire::{Dashboard, Series, Tile};
 use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
 use crate::export::yaml::Node;
 use crate::live::StackLive;
@@ -52,7 +52,9 @@ pub(super) fn dashboards(writing: &mut StackWriting<'_>, node: &mut Vec<(String,
     }
 }
 
-fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
+/// One dashboard as an export writes it, without the ownership tag `tag` (also what
+/// `drift --adopt` appends).
+pub(crate) fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
     let tags: Vec<Node> = normalize::tags(&dashboard.tags)
         .iter()
         .filter(|t| *t != tag)
@@ -66,29 +68,7 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
         .tiles
         .iter()
         .filter(|tile| !carried(tile))
-        .map(|tile| {
-            let mut t = vec![
-                entry("name", str(&tile.name)),
-                entry("x", Node::int(tile.x)),
-                entry("y", Node::int(tile.y)),
-                entry("w", Node::int(tile.w)),
-                entry("h", Node::int(tile.h)),
-            ];
-            // In the generation the server speaks: a tile read back with `config` is written as
-            // `config` (its `asRatio` inside it).
-            if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
-                t.push(entry("config", config_node(config, live)));
-                return Node::Map(t);
-            }
-            if tile.as_ratio == Some(true) {
-                t.push(entry("asRatio", Node::Bool(true)));
-            }
-            t.push(entry(
-                "series",
-                Node::List(tile.series.iter().map(|s| series_node(s, live)).collect()),
-            ));
-            Node::Map(t)
-        })
+        .map(|tile| tile_node(tile, live))
         .collect();
     let mut node = vec![entry("name", str(&dashboard.name))];
     if !tags.is_empty() {
@@ -96,6 +76,31 @@ fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
     }
     node.push(entry("tiles", Node::List(tiles)));
     Node::Map(node)
+}
+
+/// One tile as an export writes it (also what `drift --write` inserts for a tile added live).
+pub(crate) fn tile_node(tile: &Tile, live: &StackLive) -> Node {
+    let mut t = vec![
+        entry("name", str(&tile.name)),
+        entry("x", Node::int(tile.x)),
+        entry("y", Node::int(tile.y)),
+        entry("w", Node::int(tile.w)),
+        entry("h", Node::int(tile.h)),
+    ];
+    // In the generation the server speaks: a tile read back with `config` is written as
+    // `config` (its `asRatio` inside it).
+    if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
+        t.push(entry("config", config_node(config, live)));
+        return Node::Map(t);
+    }
+    if tile.as_ratio == Some(true) {
+        t.push(entry("asRatio", Node::Bool(true)));
+    }
+    t.push(entry(
+        "series",
+        Node::List(tile.series.iter().map(|s| series_node(s, live)).collect()),
+    ));
+    Node::Map(t)
 }
 
 /// `source: <name>` when the name resolves back to this very id, else `sourceId: <id>`.

@@ -7,6 +7,9 @@ mod pipe;
 mod private_endpoint;
 mod service;
 
+pub(crate) use alert::adopted_alert_node;
+pub(crate) use dashboard::{dashboard_node, tile_node};
+
 use super::build::StackWriting;
 use super::yaml::Node;
 use crate::api::wire::{Pipe, Service};

@@ -1,0 +1,543 @@
+//! `converge drift --write` and `--diff` through the real binary against the sandbox: live edits
+//! made through the API (a threshold, a tile's `where`, a tile moved, the replica count) are
+//! written back into a config full of comments and anchors by changing exactly those values,
+//! after which a plan is empty; values behind anchors, `${env:...}` and templates are listed to
+//! edit by hand (exit 5) and left alone; a config directory is edited in the files that hold
+//! the values; a file changed on disk while the run reads the live state is not overwritten.
+
+use serde_json::{Value, json};
+
+use converge::sandbox::SandboxHandle;
+
+use crate::common::{self, ANALYTICS, Client, Converge, Workspace, converge_snapshot};
+
+/// The demo service and its managed stack as a team keeps them: comments, quoting styles, an
+/// anchored scalar and an anchored mapping.
+const CONFIG: &str = "# On-call config of the analytics service.
+# Keep the comments: `drift --write` must leave them alone.
+version: 1
+organization: ${env:CONVERGE_ORG_ID}
+cloud:
+  url: ${env:CONVERGE_CLOUD_URL}
+  keyId: ${env:CONVERGE_KEY_ID}
+  keySecret: ${env:CONVERGE_KEY_SECRET}
+
+services:
+  analytics:
+    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11
+    scaling:
+      numReplicas: 2        # two outside business hours
+      idleScaling: false
+      idleTimeoutMinutes: 10
+
+stacks:
+  analytics:
+    service: analytics
+    dashboards:
+      on-call-overview:
+        name: 'On-call overview'
+        tags: [on-call]
+        tiles:
+          # Errors first: people look top left.
+          - name: Errors
+            x: 0
+            y: 0
+            w: 12
+            h: 4
+            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: \"level:error\"   # what pages us
+                whereLanguage: lucene
+    alerts:
+      error-burst:
+        name: Error burst
+        dashboard: on-call-overview
+        tile: Errors
+        threshold: 50   # raised after the March incident
+
+        thresholdType: above
+        interval: &window 5m
+        channel: &hook
+          type: webhook
+          webhookId: 65f5e4a3b9e77c001a789012
+        message: Error burst crossed its threshold
+";
+
+/// A workspace holding `files` and a runner in it (paths in output stay relative).
+fn setup<'s>(sandbox: &'s SandboxHandle, files: &[(&str, &str)]) -> (Workspace, Converge<'s>) {
+    let workspace = Workspace::new();
+    for (name, text) in files {
+        if let Some(dir) = std::path::Path::new(&workspace.file(name)).parent() {
+            std::fs::create_dir_all(dir).expect("the directory is made");
+        }
+        workspace.write(name, text);
+    }
+    let converge = Converge::new(sandbox).cwd(workspace.path());
+    (workspace, converge)
+}
+
+/// The demo's "On-call overview" dashboard.
+fn on_call(client: &Client) -> Value {
+    let list = client
+        .cloud(
+            "GET",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            None,
+        )
+        .result();
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .find(|d| d["name"] == "On-call overview")
+        .cloned()
+        .expect("the demo dashboard")
+}
+
+fn put_dashboard(client: &Client, dashboard: &Value) {
+    let id = dashboard["id"].as_str().expect("an id");
+    let body =
+        json!({"name": dashboard["name"], "tiles": dashboard["tiles"], "tags": dashboard["tags"]});
+    client
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
+            Some(body),
+        )
+        .result();
+}
+
+/// Changes the demo alert live: `edit` gets the alert as read and returns what to change.
+fn edit_alert(sandbox: &SandboxHandle, changes: Value) {
+    let alert = common::alerts(sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let id = alert["id"].as_str().expect("an alert id").to_string();
+    let mut body = alert.clone();
+    if body.get("dashboardId").is_none() {
+        body["dashboardId"] = alert["dashboard"].clone();
+    }
+    if let Some(map) = body.as_object_mut() {
+        for key in [
+            "id",
+            "createdAt",
+            "updatedAt",
+            "state",
+            "teamId",
+            "dashboard",
+        ] {
+            map.remove(key);
+        }
+        for (key, value) in changes.as_object().expect("changes").clone() {
+            map.insert(key, value);
+        }
+    }
+    Client::new(sandbox)
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/alerts/{id}"),
+            Some(body),
+        )
+        .result();
+}
+
+/// The incident-night edits: threshold, a tile's `where`, the tile moved, the replica count.
+fn edit_live(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["series"][0]["where"] = json!("level:error OR level:fatal");
+    dashboard["tiles"][0]["x"] = json!(6);
+    dashboard["tiles"][0]["y"] = json!(2);
+    put_dashboard(&client, &dashboard);
+    edit_alert(sandbox, json!({"threshold": 80}));
+    client
+        .cloud(
+            "PATCH",
+            &format!("/services/{ANALYTICS}/scaling"),
+            Some(json!({"numReplicas": 3})),
+        )
+        .result();
+}
+
+/// Applies `config` so the stack carries the ownership tag and a later plan can be empty.
+fn in_sync(converge: &Converge, config: &str) {
+    converge.run(["apply", "--yes", config]).assert_exit(0);
+    converge
+        .run(["plan", "--detailed-exitcode", config])
+        .assert_exit(0);
+}
+
+#[test]
+fn live_edits_are_written_back_changing_only_their_values() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_diff", diff);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        CONFIG,
+        "--diff writes nothing"
+    );
+
+    let write = converge.run(["drift", "--write", "converge.yaml"]);
+    write.assert_exit(2);
+    let expected = CONFIG
+        .replace("numReplicas: 2 ", "numReplicas: 3 ")
+        .replace(
+            "            x: 0\n            y: 0",
+            "            x: 6\n            y: 2",
+        )
+        .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+        .replace("threshold: 50", "threshold: 80");
+    assert_eq!(workspace.read("converge.yaml"), expected);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+}
+
+#[test]
+fn values_behind_anchors_env_and_templates_are_reported_not_edited() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "message: Error burst crossed its threshold",
+        "message: ${env:BURST_MESSAGE}",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    let converge = converge.env("BURST_MESSAGE", "Error burst crossed its threshold");
+    in_sync(&converge, "converge.yaml");
+    edit_alert(
+        &sandbox,
+        json!({"interval": "15m", "message": "Burst: see the runbook"}),
+    );
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_manual", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+#[test]
+fn template_values_are_reported_not_edited() {
+    let sandbox = common::fast_sandbox();
+    let alert_start = CONFIG.find("      error-burst:").expect("the alert");
+    let config = format!(
+        "{}      error-burst:\n        template: burst\n        forEach:\n          - {{ key: api, name: Error burst }}\ntemplates:\n  burst:\n    parameters:\n      name: string\n    alert:\n      name: ${{name}}\n      dashboard: on-call-overview\n      tile: Errors\n      threshold: 50\n      thresholdType: above\n      interval: 5m\n      channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}\n      message: Error burst crossed its threshold\n",
+        &CONFIG[..alert_start]
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    edit_alert(&sandbox, json!({"threshold": 80}));
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_template", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+#[test]
+fn a_config_directory_is_edited_in_the_files_that_hold_the_values() {
+    let sandbox = common::fast_sandbox();
+    let stacks_at = CONFIG.find("stacks:").expect("stacks");
+    let (services, stacks) = CONFIG.split_at(stacks_at);
+    let (workspace, converge) = setup(
+        &sandbox,
+        &[
+            ("config/10-services.yaml", services),
+            ("config/20-stacks.yaml", stacks),
+        ],
+    );
+    in_sync(&converge, "config");
+    edit_live(&sandbox);
+    let write = converge.run(["drift", "--write", "config"]);
+    write.assert_exit(2);
+    assert_eq!(
+        workspace.read("config/10-services.yaml"),
+        services.replace("numReplicas: 2 ", "numReplicas: 3 ")
+    );
+    assert_eq!(
+        workspace.read("config/20-stacks.yaml"),
+        stacks
+            .replace(
+                "            x: 0\n            y: 0",
+                "            x: 6\n            y: 2"
+            )
+            .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+            .replace("threshold: 50", "threshold: 80")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "config"])
+        .assert_exit(0);
+}
+
+#[test]
+fn a_file_changed_on_disk_during_the_run_is_not_overwritten() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    edit_alert(&sandbox, json!({"threshold": 80}));
+    // One request per two seconds: the run reads the config, sends its first read, and waits
+    // for its next window while the file is saved by someone else.
+    let slow = converge.clone().rate_limit("1/2s");
+    let before = sandbox.request_log().len();
+    let child = slow
+        .command(["drift", "--write", "--only", "alert.*", "converge.yaml"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    while sandbox.request_log().len() == before {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let theirs = CONFIG.replace(
+        "# Keep the comments",
+        "# Saved meanwhile. Keep the comments",
+    );
+    workspace.write("converge.yaml", &theirs);
+    let out = child.wait_with_output().expect("the run ends");
+    let out = common::Outcome {
+        args: Vec::new(),
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        requests: Vec::new(),
+    };
+    converge_snapshot!("writeback_changed_on_disk", out);
+    assert_eq!(workspace.read("converge.yaml"), theirs);
+}
+
+/// The CI kit's nightly job writes drift back and turns changed files into one pull request:
+/// the drift step (the only one with secrets) runs `drift --write`, a step without secrets
+/// pushes the branch, and the pull request step runs only when files changed.
+#[test]
+fn the_nightly_job_writes_drift_back_and_opens_a_pull_request() {
+    let path = common::root().join("examples/ci/github/workflows/converge-drift.yml");
+    let text = std::fs::read_to_string(path).expect("readable");
+    let doc: Value = serde_saphyr::from_str(&text).expect("YAML");
+    let steps = doc["jobs"]["drift"]["steps"].as_array().expect("steps");
+    let step = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("a step named {name}"))
+    };
+    let drift = step("Drift");
+    let run = drift["run"].as_str().expect("a script");
+    let line = run
+        .lines()
+        .find(|l| l.trim_start().starts_with("converge drift"))
+        .expect("the drift line");
+    assert_eq!(
+        line.trim(),
+        "converge drift config/ --format markdown --write > drift.md 2> drift.err"
+    );
+    let push = step("Push the edited config");
+    assert_eq!(
+        push["env"],
+        Value::Null,
+        "no secret where the branch is pushed"
+    );
+    assert_eq!(
+        push["if"],
+        "steps.drift.outputs.exitcode == '2' || steps.drift.outputs.exitcode == '5'"
+    );
+    let pull = step("Open or update the drift pull request");
+    assert_eq!(pull["if"], "steps.edits.outputs.changed == 'true'");
+    assert_eq!(pull["uses"], "actions/github-script@v8");
+    assert_eq!(doc["permissions"]["pull-requests"], "write");
+}
+
+/// The config with a second tile, `Warnings`, after `Errors`.
+fn with_warnings() -> String {
+    CONFIG.replace(
+        "                whereLanguage: lucene\n    alerts:",
+        "                whereLanguage: lucene
+          # Warnings: watched by nobody yet.
+          - name: Warnings
+            x: 12
+            y: 0
+            w: 12
+            h: 4
+            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: level:warn
+                whereLanguage: lucene
+    alerts:",
+    )
+}
+
+/// A tile added in the UI and the alert deleted.
+fn add_tile_delete_alert(sandbox: &SandboxHandle) {
+    add_tile(sandbox);
+    delete_alert(sandbox);
+}
+
+/// A tile added in the UI.
+fn add_tile(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    let mut latency = tiles[0].clone();
+    latency.as_object_mut().expect("a tile").remove("id");
+    latency["name"] = json!("Latency p99");
+    latency["y"] = json!(4);
+    latency["series"][0]["aggFn"] = json!("max");
+    latency["series"][0]["field"] = json!("duration");
+    latency["series"][0]["where"] = json!("");
+    tiles.push(latency);
+    put_dashboard(&client, &dashboard);
+}
+
+/// The alert deleted in the UI.
+fn delete_alert(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let alert = common::alerts(sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let id = alert["id"].as_str().expect("an alert id");
+    client.raw(
+        "DELETE",
+        &format!(
+            "/v1/organizations/{}/services/{ANALYTICS}/stack/alerts/{id}",
+            converge::sandbox::DEMO_ORG
+        ),
+        Some(&Client::basic()),
+        None,
+    );
+}
+
+/// The `Warnings` tile deleted in the UI.
+fn delete_warnings(sandbox: &SandboxHandle) {
+    let client = Client::new(sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    tiles.retain(|t| t["name"] != "Warnings");
+    put_dashboard(&client, &dashboard);
+}
+
+#[test]
+fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_structure() {
+    let sandbox = common::fast_sandbox();
+    let config = with_warnings();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    add_tile_delete_alert(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_structure_added", diff);
+    assert_eq!(workspace.read("converge.yaml"), config);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+
+    delete_warnings(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_structure_deleted", diff);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
+    let sandbox = common::fast_sandbox();
+    let config = with_warnings();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    delete_warnings(&sandbox);
+    delete_alert(&sandbox);
+    let out = converge.run(["drift", "--write", "--keep-deleted", "converge.yaml"]);
+    converge_snapshot!("writeback_keep_deleted", out);
+    assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+#[test]
+fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut tiles = on_call(&client)["tiles"].clone();
+    for tile in tiles.as_array_mut().expect("tiles") {
+        tile.as_object_mut().expect("a tile").remove("id");
+    }
+    client
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
+        )
+        .result();
+    let address = "dashboard.analytics[\"Scratch\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt", diff);
+    assert_eq!(workspace.read("converge.yaml"), CONFIG);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+
+    let unknown = converge.run([
+        "drift",
+        "--diff",
+        "--adopt",
+        "dashboard.analytics[\"Nope\"]",
+        "converge.yaml",
+    ]);
+    converge_snapshot!("writeback_adopt_unknown", unknown);
+}
+
+#[test]
+fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let alert = common::alerts(&sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "Error burst")
+        .expect("the demo alert");
+    let mut body = alert.clone();
+    body["dashboardId"] = alert["dashboard"].clone();
+    body["name"] = json!("Slow burst");
+    body["threshold"] = json!(500);
+    if let Some(map) = body.as_object_mut() {
+        for key in [
+            "id",
+            "createdAt",
+            "updatedAt",
+            "state",
+            "teamId",
+            "dashboard",
+        ] {
+            map.remove(key);
+        }
+    }
+    Client::new(&sandbox)
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/alerts"),
+            Some(body),
+        )
+        .result();
+    let address = "alert.analytics[\"Slow burst\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt_alert", diff);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    assert_ne!(workspace.read("converge.yaml"), CONFIG);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
