@@ -146,6 +146,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     h: at(4),
                     as_ratio: None,
                     config: None,
+                    config_at: Default::default(),
                     series: vec![SeriesConfig {
                         kind: Some(text_of("time")),
                         source: Some(SourceRef::Name(text_of("Logs"))),
@@ -220,12 +221,13 @@ fn organization(drift: bool) -> (Config, LiveState) {
                         threshold: at(10.0),
                         threshold_type: text_of("above"),
                         interval: text_of("5m"),
-                        channel: ChannelConfig {
+                        channel: Some(ChannelConfig {
                             span: Span::default(),
                             kind: text_of("webhook"),
                             webhook_id: Some(text_of("hook")),
                             email_recipients: None,
-                        },
+                        }),
+                        channels: None,
                         message: None,
                         source: None,
                         threshold_max: None,

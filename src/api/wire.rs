@@ -782,6 +782,21 @@ pub struct Series {
     /// Field aggregated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// Quantile level of a `quantile` aggregation (0 to 1); the servers draw the median
+    /// without one.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub level: Option<f64>,
+    /// Text of a `markdown` series (the servers require it on one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Columns of a `search` series (the servers require them on one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<String>>,
     /// Filter expression. Always sent (`""`, no filter, when absent): the observability
     /// document requires the member on every series.
     #[serde(default, rename = "where", serialize_with = "always_text")]
@@ -1031,6 +1046,9 @@ pub struct NewerAlertFields {
     /// Note shown with the alert's notifications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// All the channels notified, 1 to 10; the servers answer `channel` as their first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<Channel>>,
 }
 
 impl Serialize for Alert {

@@ -1,8 +1,8 @@
 //! Applying a plan (DESIGN section 6): the plan's steps run in its order, a step as soon as the
 //! steps it depends on succeeded, at most `parallelism` at once (the transport keeps every
 //! request within its key's rate limit). Before each write the object is re-read, by a list
-//! read that began after the step started, and compared with the fingerprint the plan recorded
-//! (`fresh`); a create whose answer was lost
+//! read at most one rate window old when the write leaves (shared by the writes of its window),
+//! and compared with the fingerprint the plan recorded (`fresh`); a create whose answer was lost
 //! is looked for by its identity before it is sent again (`step`). A failed step skips only
 //! its dependents. An interruption starts no new step and sends no write that has not gone out
 //! yet: a started step still waiting for a rate-limit token, a permit or a retry stops there
@@ -45,8 +45,8 @@ enum State {
 
 /// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step and
 /// sends no write not yet sent; writes already sent finish. Never fails as a whole: every
-/// step's outcome is in the report. Each step checks its object with a read that began after
-/// the step started (see `fresh`); no read made before is reused.
+/// step's outcome is in the report. Each step checks its object with a read at most one rate
+/// window old when its write leaves (see `fresh`); no read made before the run is reused.
 pub async fn execute(
     plan: &Plan,
     clients: Clients,

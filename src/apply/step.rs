@@ -8,7 +8,7 @@
 //! run's copy when another run created the same object at the same time.
 
 use super::duplicates;
-use super::fresh::{Scope, Ticket, live_of, scope_of};
+use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
 use super::send::{Rounds, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, StepError, WriteError, read_failed, short,
@@ -45,24 +45,50 @@ pub(crate) async fn run(
     waited_on: bool,
 ) -> Result<Option<String>, StepError> {
     let (scope, stack) = scope_of(&step.operation);
-    if check(context, step, &scope, stack, started).await? == Checked::AlreadyGone {
+    // A step that waits for others must see their writes: no read from before it started.
+    let need = Need {
+        started,
+        after: if step.depends_on.is_empty() {
+            Ticket::RUN_START
+        } else {
+            started
+        },
+    };
+    let turn = context.fresh.turn(stack).await.map_err(read_failed)?;
+    if check(context, step, &scope, stack, need, turn.as_ref()).await? == Checked::AlreadyGone {
         return Ok(Some("already gone".to_string()));
     }
     // The operation says whether it creates: a create left out of a list here would go
     // through the update path, which resends on a 5xx and could create twice.
     let is_create = step.operation.effect() == Effect::Create;
     let operation = resolve(context, step).await?;
-    if !is_create {
-        return match write_rounds(context, step, &operation).await {
-            Ok(()) => Ok(None),
-            Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
-            Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
-            Err(Rounds::MaybeApplied(error)) => Err(StepError::Failed(format!(
-                "{error}; {MAY_HAVE_BEEN_APPLIED}"
-            ))),
-        };
+    let written = async {
+        if is_create {
+            create(context, step, operation, &scope, stack, waited_on).await
+        } else {
+            update(context, step, &operation).await
+        }
+    };
+    match turn {
+        Some(turn) => turn.write(written).await,
+        None => written.await,
     }
-    create(context, step, operation, &scope, stack, waited_on).await
+}
+
+/// Sends an update or delete in rounds.
+async fn update(
+    context: &Context,
+    step: &Step,
+    operation: &Operation,
+) -> Result<Option<String>, StepError> {
+    match write_rounds(context, step, operation).await {
+        Ok(()) => Ok(None),
+        Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
+        Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
+        Err(Rounds::MaybeApplied(error)) => Err(StepError::Failed(format!(
+            "{error}; {MAY_HAVE_BEEN_APPLIED}"
+        ))),
+    }
 }
 
 /// What the check before a write found.
@@ -81,11 +107,12 @@ async fn check(
     step: &Step,
     scope: &Scope,
     stack: Option<&StackRef>,
-    started: Ticket,
+    need: Need,
+    turn: Option<&Turn<'_>>,
 ) -> Result<Checked, StepError> {
     let data = context
         .fresh
-        .get(scope, stack, started)
+        .for_write(scope, stack, need, turn)
         .await
         .map_err(read_failed)?;
     let current = fingerprint::current(&step.operation, &live_of(scope, &data));

@@ -222,6 +222,9 @@ impl From<ApiError> for WriteError {
 }
 
 pub(crate) fn read_failed(error: ReadError) -> StepError {
+    if let ReadError::Stopped = error {
+        return StepError::NotStarted("interrupted before its write was sent".to_string());
+    }
     StepError::Failed(format!("cannot re-read the object before writing: {error}"))
 }
 

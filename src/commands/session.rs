@@ -504,7 +504,9 @@ pub(crate) fn open_saved(
             report(&loaded.diagnostics, &loaded.sources, printer)?;
             let config = loaded.config.ok_or(Error::Config { count: 0 })?;
             mask_secrets(&config, printer);
-            let problems = crate::plan::derive::against_config(&saved.plan, &config);
+            let problems = crate::plan::derive::against_config(&saved.plan, &config, &|text| {
+                printer.redact(text).into_owned()
+            });
             if !problems.is_empty() {
                 return Err(SavedPlanError::OtherObjects {
                     path: path.to_path_buf(),

@@ -7,25 +7,133 @@
 //! | `semantic::schedule-offset` | `scheduleOffsetMinutes` is less than the interval |
 //! | `semantic::schedule-start` | `scheduleStartAt` is a date-time with its offset (`2026-02-08T10:00:00Z`) |
 //! | `semantic::email-channel` | an `email` channel is on a managed stack and has `emailRecipients` |
+//! | `semantic::channels` | `channels` is on a stack of the standalone observability API |
+//! | `plan::alert-generation` | no member of today's generation on a stack declared `generation: series` (at plan time, on one whose GETs answer the contract's shape) |
 
 use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, alert_interval_minutes};
 
-use super::model::{AlertConfig, StackConfig, StackTarget};
-use crate::diagnostic::{Code, Diagnostic};
+use super::model::{AlertConfig, ChannelConfig, Generation, StackConfig, StackTarget};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Runs the rules on the alerts of one stack.
 pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    let contract = stack
+        .generation
+        .as_ref()
+        .is_some_and(|g| g.value == Generation::Series);
     for alert in stack.alerts.values() {
         threshold_max(alert, diags);
         schedule_offset(alert, diags);
         schedule_start(alert, diags);
         email_channel(stack, alert, diags);
+        managed_channels(stack, alert, diags);
+        if contract {
+            diags.extend(contract_generation(
+                alert,
+                "is declared `generation: series`",
+            ));
+        }
     }
+}
+
+/// The members of an alert that only today's generation takes, with where each was written:
+/// the newer members, and the threshold types with an upper bound.
+pub(crate) fn newer_members(alert: &AlertConfig) -> Vec<(&'static str, Span)> {
+    let mut found = Vec::new();
+    if BOUNDED_THRESHOLD_TYPES.contains(&alert.threshold_type.value.as_str()) {
+        found.push(("thresholdType", alert.threshold_type.span));
+    }
+    let members = [
+        ("thresholdMax", alert.threshold_max.as_ref().map(|v| v.span)),
+        (
+            "numConsecutiveWindows",
+            alert.num_consecutive_windows.as_ref().map(|v| v.span),
+        ),
+        (
+            "scheduleOffsetMinutes",
+            alert.schedule_offset_minutes.as_ref().map(|v| v.span),
+        ),
+        (
+            "scheduleStartAt",
+            alert.schedule_start_at.as_ref().map(|v| v.span),
+        ),
+        ("note", alert.note.as_ref().map(|v| v.span)),
+        ("channels", alert.channels.as_ref().map(|v| v.span)),
+    ];
+    found.extend(
+        members
+            .into_iter()
+            .filter_map(|(name, span)| span.map(|s| (name, s))),
+    );
+    found
+}
+
+/// The errors of an alert's newer members on a stack of the contract's generation (`why`
+/// says how the generation is known), one at each member's line.
+pub(crate) fn contract_generation(alert: &AlertConfig, why: &str) -> Vec<Diagnostic> {
+    newer_members(alert)
+        .into_iter()
+        .map(|(member, at)| {
+            let what = if member == "thresholdType" {
+                format!("thresholdType `{}`", alert.threshold_type.value)
+            } else {
+                format!("`{member}`")
+            };
+            Diagnostic::error(
+                Code::PlanAlertGeneration,
+                format!(
+                    "alert `{}` uses {what}, which only servers of today's generation take \
+                     (observability API 2.21 and later); this stack {why}, the contract's \
+                     generation, whose servers would drop it",
+                    alert.key.value
+                ),
+                Some(at),
+            )
+            .with_label("today's generation only")
+            .with_help(
+                "remove it, or point the stack at a server of today's generation (`generation: \
+                 config` once it is)",
+            )
+        })
+        .collect()
+}
+
+/// `channels` is the observability API's: the cloud document's managed stack takes one
+/// `channel`.
+fn managed_channels(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let (StackTarget::Managed { .. }, Some(list)) = (&stack.target, &alert.channels) else {
+        return;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::SemanticChannels,
+            format!(
+                "alert `{}` has `channels`, which the managed stack `{}` does not take (its \
+                 alerts have one `channel`)",
+                alert.key.value, stack.key.value
+            ),
+            Some(list.span),
+        )
+        .with_label("only the standalone observability API of today's generation has it")
+        .with_help("write one `channel:`"),
+    );
 }
 
 /// The managed stack's one extra channel type: the standalone API takes webhooks only.
 fn email_channel(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
-    let channel = &alert.channel;
+    // A `channel` beside `channels` is their first, or `semantic::channels` says it is not.
+    for channel in alert.all_channels() {
+        email(stack, alert, channel, diags);
+    }
+}
+
+/// [`email_channel`] on one channel.
+fn email(
+    stack: &StackConfig,
+    alert: &AlertConfig,
+    channel: &ChannelConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
     if channel.kind.value != "email" {
         return;
     }

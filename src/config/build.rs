@@ -2,12 +2,14 @@
 //! reported wrong types and missing keys, so a value of the wrong shape is skipped here rather
 //! than reported twice, and the semantic rules still see everything else.
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 
 use super::interpolate;
 use super::model::*;
 use super::secret_fields::{KEY_SECRET, TOKEN};
-use super::yaml::{Key, Kind, Node};
+use super::yaml::{Key, Kind, Node, child_pointer};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Whether variables are needed now.
@@ -410,7 +412,33 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
             .get("config")
             .filter(|c| c.as_map().is_some())
             .map(|c| Located::new(c.to_json(), c.span)),
+        config_at: node
+            .get("config")
+            .map(|c| {
+                let mut at = BTreeMap::new();
+                spans(c, String::new(), &mut at);
+                at
+            })
+            .unwrap_or_default(),
     })
+}
+
+/// Records where each node under `node` was written, by its JSON pointer from `node`.
+fn spans(node: &Node, pointer: String, at: &mut BTreeMap<String, Span>) {
+    match &node.kind {
+        Kind::Map(entries) => {
+            for (key, value) in entries {
+                spans(value, child_pointer(&pointer, &key.name), at);
+            }
+        }
+        Kind::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                spans(item, child_pointer(&pointer, &i.to_string()), at);
+            }
+        }
+        _ => {}
+    }
+    at.insert(pointer, node.span);
 }
 
 fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
@@ -441,6 +469,12 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
         source,
         agg_fn: node.get("aggFn").and_then(string),
         field: node.get("field").and_then(string),
+        level: node.get("level").and_then(number),
+        content: node.get("content").and_then(string),
+        fields: node
+            .get("fields")
+            .filter(|f| matches!(f.kind, Kind::Seq(_)))
+            .map(|f| list(Some(f)).filter_map(string).collect()),
         where_: node.get("where").and_then(string),
         where_language: node.get("whereLanguage").and_then(string),
         group_by: node
@@ -453,7 +487,27 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
 }
 
 fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
-    let channel = node.get("channel")?;
+    let channel = node.get("channel").map(channel);
+    let channels = node
+        .get("channels")
+        .filter(|c| matches!(c.kind, Kind::Seq(_)))
+        .map(|c| {
+            let items: Vec<Option<ChannelConfig>> = list(Some(c)).map(self::channel).collect();
+            Located::new(items, c.span)
+        });
+    // Without either the schema has reported it; the alert cannot be planned.
+    let channel = match (channel, &channels) {
+        (Some(one), _) => Some(one?),
+        (None, Some(_)) => None,
+        (None, None) => return None,
+    };
+    let channels = match channels {
+        Some(list) => {
+            let items: Option<Vec<ChannelConfig>> = list.value.into_iter().collect();
+            Some(Located::new(items?, list.span))
+        }
+        None => None,
+    };
     Some(AlertConfig {
         key: located_key(key),
         name: node.get("name").and_then(string)?,
@@ -463,15 +517,8 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         threshold: node.get("threshold").and_then(number)?,
         threshold_type: node.get("thresholdType").and_then(string)?,
         interval: node.get("interval").and_then(string)?,
-        channel: ChannelConfig {
-            span: channel.span,
-            kind: channel.get("type").and_then(string)?,
-            webhook_id: channel.get("webhookId").and_then(string),
-            email_recipients: channel
-                .get("emailRecipients")
-                .filter(|r| matches!(r.kind, Kind::Seq(_)))
-                .map(|r| list(Some(r)).filter_map(string).collect()),
-        },
+        channel,
+        channels,
         message: node.get("message").and_then(string),
         source: node.get("source").and_then(string),
         threshold_max: node.get("thresholdMax").and_then(number),
@@ -479,6 +526,19 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
         schedule_start_at: node.get("scheduleStartAt").and_then(string),
         note: node.get("note").and_then(string),
+    })
+}
+
+/// One channel; `None` without its `type` (the schema has reported it).
+fn channel(node: &Node) -> Option<ChannelConfig> {
+    Some(ChannelConfig {
+        span: node.span,
+        kind: node.get("type").and_then(string)?,
+        webhook_id: node.get("webhookId").and_then(string),
+        email_recipients: node
+            .get("emailRecipients")
+            .filter(|r| matches!(r.kind, Kind::Seq(_)))
+            .map(|r| list(Some(r)).filter_map(string).collect()),
     })
 }
 

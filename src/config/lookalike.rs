@@ -197,7 +197,7 @@ mod tests {
         Located::new(
             text.to_string(),
             Span {
-                line,
+                line: crate::diagnostic::narrow(line),
                 ..Span::default()
             },
         )
@@ -211,7 +211,7 @@ mod tests {
         }
         diags
             .into_iter()
-            .map(|d| (d.code, d.span.map_or(0, |s| s.line)))
+            .map(|d| (d.code, d.span.map_or(0, |s| s.line as usize)))
             .collect()
     }
 

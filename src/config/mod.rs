@@ -351,10 +351,10 @@ fn read_file(
                     format!("`{}` is not UTF-8 text", crate::output::path_text(path)),
                     Some(Span {
                         file,
-                        offset,
+                        offset: crate::diagnostic::narrow(offset),
                         len: 1,
-                        line,
-                        column,
+                        line: crate::diagnostic::narrow(line),
+                        column: crate::diagnostic::narrow(column),
                         instance: None,
                     }),
                 )
@@ -616,7 +616,7 @@ mod tests {
     }
 
     fn spot(text: &str, span: Span) -> &str {
-        &text[span.offset..span.offset + span.len]
+        &text[span.range()]
     }
 
     #[test]
@@ -683,7 +683,7 @@ mod tests {
         assert_eq!(alert.threshold.value, 100.0);
         assert_eq!(spot(text, alert.tile.span), "Requests");
         assert_eq!(
-            alert.channel.webhook_id.clone().unwrap().value,
+            alert.channel.clone().unwrap().webhook_id.unwrap().value,
             "65f5e4a3b9e77c001a789012"
         );
 
@@ -761,7 +761,7 @@ stacks:
         let text = "version: 2\norganization: x\nservices:\n  a: {id: y, bogus: 1}\n";
         let files = vec![(PathBuf::from("c.yaml"), text.to_string())];
         let loaded = load_texts(&files, LoadMode::Offline, &|_| None);
-        let places: Vec<(usize, usize)> = loaded
+        let places: Vec<(u32, u32)> = loaded
             .diagnostics
             .iter()
             .map(|d| d.span.map_or((0, 0), |s| (s.line, s.column)))

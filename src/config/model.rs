@@ -445,6 +445,19 @@ pub struct TileConfig {
     /// `config:` the tile in today's shape (`displayType`, `select`, ...), as written; a
     /// `source:` in it names a source and is resolved to `sourceId` at plan time.
     pub config: Option<Located<serde_json::Value>>,
+    /// Where each member of `config` was written, by JSON pointer (`/select/0/aggFn`), for
+    /// messages at the member's line.
+    pub config_at: std::collections::BTreeMap<String, Span>,
+}
+
+impl TileConfig {
+    /// Where the member of `config` at `pointer` was written, else where `config` was.
+    pub fn config_span(&self, pointer: &str) -> Option<Span> {
+        self.config_at
+            .get(pointer)
+            .copied()
+            .or(self.config.as_ref().map(|c| c.span))
+    }
 }
 
 /// How a series names its data source.
@@ -471,6 +484,12 @@ pub struct SeriesConfig {
     pub agg_fn: Option<Located<String>>,
     /// `field`.
     pub field: Option<Located<String>>,
+    /// `level` of a `quantile` aggregation.
+    pub level: Option<Located<f64>>,
+    /// `content` of a `markdown` series.
+    pub content: Option<Located<String>>,
+    /// `fields` of a `search` series.
+    pub fields: Option<Vec<Located<String>>>,
     /// `where`.
     pub where_: Option<Located<String>>,
     /// `whereLanguage`.
@@ -503,8 +522,10 @@ pub struct AlertConfig {
     pub threshold_type: Located<String>,
     /// `1m` ... `1d`.
     pub interval: Located<String>,
-    /// Notification channel.
-    pub channel: ChannelConfig,
+    /// `channel:`, the notification channel as written (with `channels`, their first).
+    pub channel: Option<ChannelConfig>,
+    /// `channels:`, 1 to 10 notification channels (today's generation).
+    pub channels: Option<Located<Vec<ChannelConfig>>>,
     /// Message.
     pub message: Option<Located<String>>,
     /// `tile` (default) or `search`.
@@ -519,6 +540,17 @@ pub struct AlertConfig {
     pub schedule_start_at: Option<Located<String>>,
     /// `note`.
     pub note: Option<Located<String>>,
+}
+
+impl AlertConfig {
+    /// The channels the alert notifies, in order: `channels`, else the one `channel`.
+    pub fn all_channels(&self) -> &[ChannelConfig] {
+        match (&self.channels, &self.channel) {
+            (Some(list), _) => &list.value,
+            (None, Some(one)) => std::slice::from_ref(one),
+            (None, None) => &[],
+        }
+    }
 }
 
 /// An alert's channel.

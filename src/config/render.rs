@@ -96,8 +96,8 @@ fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
             continue;
         };
         let text: &str = &file.text;
-        let mut start = span.offset.min(text.len());
-        let mut end = span.offset.saturating_add(span.len).min(text.len());
+        let mut start = span.start().min(text.len());
+        let mut end = span.end().min(text.len());
         while !text.is_char_boundary(start) {
             start -= 1;
         }
@@ -384,7 +384,7 @@ impl Report {
         if let Some(span) = diag.span {
             let wide = sources
                 .file(span.file)
-                .is_some_and(|f| has_wide_lines(&f.text, span.offset));
+                .is_some_and(|f| has_wide_lines(&f.text, span.start()));
             if redacted || wide {
                 message.push_str(&format!(
                     " (at {}:{}:{})",
@@ -539,8 +539,8 @@ fn has_wide_lines(text: &str, offset: usize) -> bool {
 
 /// A span miette can read: inside the text, whatever produced it.
 fn clamp(span: Span, text: &str) -> SourceSpan {
-    let offset = span.offset.min(text.len());
-    let len = span.len.min(text.len() - offset);
+    let offset = span.start().min(text.len());
+    let len = (span.len as usize).min(text.len() - offset);
     SourceSpan::new(offset.into(), len)
 }
 
@@ -610,12 +610,13 @@ mod tests {
     }
 
     fn span(offset: usize, len: usize, line: usize, column: usize) -> Span {
+        use crate::diagnostic::narrow;
         Span {
             file: 0,
-            offset,
-            len,
-            line,
-            column,
+            offset: narrow(offset),
+            len: narrow(len),
+            line: narrow(line),
+            column: narrow(column),
             instance: None,
         }
     }

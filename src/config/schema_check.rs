@@ -6,9 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
-use super::yaml::{Kind, Node, child_pointer};
+use super::yaml::{Key, Kind, Node, child_pointer};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
@@ -28,26 +28,80 @@ fn schema_value() -> Option<&'static Value> {
         .as_ref()
 }
 
-fn validator() -> Option<&'static jsonschema::Validator> {
-    static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
-    VALIDATOR
-        .get_or_init(|| {
-            let schema = schema_value()?;
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(schema)
-                .ok()
-        })
-        .as_ref()
+/// The schema cut where a mapping holds many entries of one shape (services, stacks, a
+/// service's pipes, a stack's dashboards and alerts): each part validates its value with those
+/// entries left out, and each entry is validated on its own. The JSON the validator reads is then
+/// never more than one entry's, instead of a second copy of the whole tree beside it; the
+/// errors are the same, since no keyword of the schema looks across entries.
+struct Part {
+    validator: jsonschema::Validator,
+    /// The properties whose entries are validated apart, each with its entries' part.
+    apart: Vec<(String, Part)>,
+}
+
+/// The deepest cut: root, stack, dashboards is as deep as the config goes.
+const MAX_PART_DEPTH: usize = 4;
+
+fn root_part() -> Option<&'static Part> {
+    static PART: OnceLock<Option<Part>> = OnceLock::new();
+    PART.get_or_init(|| {
+        let schema = schema_value()?;
+        part(schema, schema, 0)
+    })
+    .as_ref()
+}
+
+/// The part validating `at`, a schema inside `root` (or `root` itself).
+fn part(root: &Value, at: &Value, depth: usize) -> Option<Part> {
+    // A lone reference is cut where it points, so a stack's dashboards are cut too.
+    let lone_ref = at
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("$ref"))
+        .and_then(Value::as_str);
+    let target = match lone_ref {
+        Some(reference) => root.pointer(reference.strip_prefix('#')?)?,
+        None => at,
+    };
+    let mut document = target.clone();
+    let mut apart = Vec::new();
+    if depth < MAX_PART_DEPTH
+        && let Some(properties) = document
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+    {
+        for (name, property) in properties.iter_mut() {
+            let Some(entries) = property.get_mut("additionalProperties") else {
+                continue;
+            };
+            if !entries.is_object() {
+                continue;
+            }
+            apart.push((name.clone(), part(root, entries, depth + 1)?));
+            *entries = Value::Bool(true);
+        }
+    }
+    if depth > 0
+        && let Some(object) = document.as_object_mut()
+    {
+        for keyword in ["$schema", "$defs"] {
+            if let Some(value) = root.get(keyword) {
+                object.insert(keyword.to_string(), value.clone());
+            }
+        }
+    }
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&document)
+        .ok()?;
+    Some(Part { validator, apart })
 }
 
 /// Checks the merged tree against the schema. Errors on pointers in `unresolved` (strings still
 /// holding an unset `${env:...}`) that concern the string's shape are left out: the value is
 /// not known offline.
 pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
-    let mut index = HashMap::new();
-    let value = to_json(root, String::new(), None, &mut index);
-    let (Some(validator), Some(schema)) = (validator(), schema_value()) else {
+    let (Some(part), Some(schema)) = (root_part(), schema_value()) else {
         diags.push(Diagnostic::error(
             Code::SchemaInternal,
             "the embedded JSON Schema does not compile; this is a bug in converge",
@@ -55,37 +109,100 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
         ));
         return;
     };
-    for error in validator.iter_errors(&value) {
-        let pointer = error.instance_path().as_str().to_string();
-        let Some(place) = lookup(&index, &pointer) else {
-            continue;
+    let mut check = Check {
+        schema,
+        unresolved,
+        index: Places::new(root),
+        diags,
+    };
+    check.part(part, root, "");
+}
+
+/// One schema check under way: the schema, the tree's places and the diagnostics so far.
+struct Check<'a, 'd> {
+    schema: &'static Value,
+    unresolved: &'a HashSet<String>,
+    index: Places<'a>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a> Check<'a, '_> {
+    /// Validates `node`, written at `base`, against `part`, then each entry left out of it.
+    fn part(&mut self, part: &Part, node: &'a Node, base: &str) {
+        let value = shallow_json(node, &part.apart);
+        for error in part.validator.iter_errors(&value) {
+            let relative = error.instance_path().as_str();
+            let pointer = format!("{base}{relative}");
+            self.error(&error, &pointer, value.pointer(relative));
+        }
+        for (name, entries_part) in &part.apart {
+            let Some(Kind::Map(entries)) = node.get(name).map(|n| &n.kind) else {
+                continue;
+            };
+            let at = child_pointer(base, name);
+            for (key, entry) in entries {
+                self.part(entries_part, entry, &child_pointer(&at, &key.name));
+            }
+        }
+    }
+
+    /// The diagnostics of one error at `pointer`, whose value is `written`.
+    fn error(
+        &mut self,
+        error: &jsonschema::ValidationError<'_>,
+        pointer: &str,
+        written: Option<&Value>,
+    ) {
+        let Some(place) = self.index.nearest(pointer) else {
+            return;
         };
         let at = Offending {
-            path: display_path(&pointer),
-            node_schema: schema_at(schema, &pointer),
-            written: value.pointer(&pointer),
-            found: describe(value.pointer(&pointer)),
+            path: display_path(pointer),
+            node_schema: schema_at(self.schema, pointer),
+            written,
+            found: describe(written),
             // Checked by the loader, never echoed.
-            is_secret: super::secret_fields::is_secret_pointer(&pointer),
-            unresolved: unresolved.contains(&pointer),
+            is_secret: super::secret_fields::is_secret_pointer(pointer),
+            unresolved: self.unresolved.contains(pointer),
             place,
         };
         if let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() {
             for name in unexpected {
-                diags.push(unknown_key(
-                    &index,
-                    at.node_schema,
-                    &pointer,
-                    &at.path,
-                    name,
-                ));
+                let diag = unknown_key(&mut self.index, at.node_schema, pointer, &at.path, name);
+                self.diags.push(diag);
             }
-            continue;
+            return;
         }
-        if let Some(diag) = at.diagnose(&error) {
-            diags.push(diag);
+        if let Some(diag) = at.diagnose(error) {
+            self.diags.push(diag);
         }
     }
+}
+
+/// `node` as JSON, but the entries of the mappings under the `apart` properties as nulls: they
+/// are validated on their own, and their keys stay for the keywords about names.
+fn shallow_json(node: &Node, apart: &[(String, Part)]) -> Value {
+    let Kind::Map(entries) = &node.kind else {
+        return node.to_json();
+    };
+    Value::Object(
+        entries
+            .iter()
+            .map(|(key, value)| {
+                let cut = apart.iter().any(|(name, _)| *name == key.name);
+                let json = match &value.kind {
+                    Kind::Map(inner) if cut => Value::Object(
+                        inner
+                            .iter()
+                            .map(|(k, _)| (k.name.clone(), Value::Null))
+                            .collect::<Map<String, Value>>(),
+                    ),
+                    _ => value.to_json(),
+                };
+                (key.name.clone(), json)
+            })
+            .collect::<Map<String, Value>>(),
+    )
 }
 
 /// The value one schema error is about: where it was written, how it is named, what it is.
@@ -295,7 +412,7 @@ impl Offending<'_> {
 }
 
 fn unknown_key(
-    index: &HashMap<String, Place>,
+    index: &mut Places<'_>,
     node_schema: Option<&Value>,
     pointer: &str,
     path: &str,
@@ -303,9 +420,9 @@ fn unknown_key(
 ) -> Diagnostic {
     let child = child_pointer(pointer, name);
     let at = index
-        .get(&child)
+        .exact(&child)
         .and_then(|p| p.key)
-        .or_else(|| index.get(pointer).map(|p| p.value));
+        .or_else(|| index.exact(pointer).map(|p| p.value));
     let where_ = if path.is_empty() {
         "at the top level".to_string()
     } else {
@@ -438,53 +555,88 @@ fn display_path(pointer: &str) -> String {
         .join(".")
 }
 
-fn lookup(index: &HashMap<String, Place>, pointer: &str) -> Option<Place> {
-    let mut at = pointer;
-    loop {
-        if let Some(place) = index.get(at) {
-            return Some(*place);
-        }
-        let cut = at.rfind('/')?;
-        at = &at[..cut];
-    }
+/// Where the values a schema error names were written, found by walking the tree along the
+/// error's JSON pointer: no index of every value is kept (it took more memory than the tree),
+/// only, once a mapping has been walked, its keys' positions, so thousands of errors in one
+/// long mapping each cost a hash lookup.
+struct Places<'a> {
+    root: &'a Node,
+    /// Key to entry position, per mapping walked, by the mapping's address.
+    keys: HashMap<usize, HashMap<&'a str, usize>>,
 }
 
-fn to_json(
-    node: &Node,
-    pointer: String,
-    key: Option<Span>,
-    index: &mut HashMap<String, Place>,
-) -> Value {
-    let value = match &node.kind {
-        Kind::Null => Value::Null,
-        Kind::Bool(b) => Value::Bool(*b),
-        Kind::Int(i) => Value::Number(Number::from(*i)),
-        Kind::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
-        Kind::Str(s) => Value::String(s.clone()),
-        Kind::Seq(items) => Value::Array(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| to_json(item, format!("{pointer}/{i}"), None, index))
-                .collect(),
-        ),
-        Kind::Map(entries) => {
-            let mut map = Map::new();
-            for (k, v) in entries {
-                let child = child_pointer(&pointer, &k.name);
-                map.insert(k.name.clone(), to_json(v, child, Some(k.span), index));
-            }
-            Value::Object(map)
+impl<'a> Places<'a> {
+    fn new(root: &'a Node) -> Places<'a> {
+        Places {
+            root,
+            keys: HashMap::new(),
         }
-    };
-    index.insert(
-        pointer,
-        Place {
+    }
+
+    /// The place of the value at `pointer`, or of its deepest ancestor the tree has.
+    fn nearest(&mut self, pointer: &str) -> Option<Place> {
+        Some(self.walk(pointer).0)
+    }
+
+    /// The place of the value at `pointer`, when the tree has it.
+    fn exact(&mut self, pointer: &str) -> Option<Place> {
+        match self.walk(pointer) {
+            (place, true) => Some(place),
+            (_, false) => None,
+        }
+    }
+
+    /// The deepest place on the way to `pointer`, and whether it is `pointer`'s own.
+    fn walk(&mut self, pointer: &str) -> (Place, bool) {
+        let mut node = self.root;
+        let mut place = Place {
             value: node.span,
-            key,
-        },
-    );
-    value
+            key: None,
+        };
+        for token in pointer.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            let next = match &node.kind {
+                Kind::Seq(items) => token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .map(|item| (item, None)),
+                Kind::Map(entries) => self
+                    .position(node, entries, &token)
+                    .and_then(|i| entries.get(i))
+                    .map(|(key, value)| (value, Some(key.span))),
+                _ => None,
+            };
+            let Some((child, key)) = next else {
+                return (place, false);
+            };
+            node = child;
+            place = Place {
+                value: child.span,
+                key,
+            };
+        }
+        (place, true)
+    }
+
+    /// The position of `key` in the mapping `node`, whose entries are `entries`.
+    fn position(&mut self, node: &'a Node, entries: &'a [(Key, Node)], key: &str) -> Option<usize> {
+        // Short mappings are scanned; a long one gets its key index once.
+        if entries.len() <= 16 {
+            return entries.iter().position(|(k, _)| k.name == key);
+        }
+        let keys = self
+            .keys
+            .entry(std::ptr::from_ref(node) as usize)
+            .or_insert_with(|| {
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, _))| (k.name.as_str(), i))
+                    .collect()
+            });
+        keys.get(key).copied()
+    }
 }
 
 /// The closest candidate by edit distance, when it is close enough to be a likely typo.

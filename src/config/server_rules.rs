@@ -4,17 +4,23 @@
 //! | Code | Rule |
 //! |---|---|
 //! | `semantic::webhook-id` | a webhook channel names its `webhookId` |
+//! | `semantic::channels` | alert `channels` have no duplicate; a `channel` beside them is their first |
 //! | `semantic::empty-message` | an alert's `message`, when written, is not empty |
 //! | `semantic::group-by-limit` | a series groups by at most 10 fields |
 //! | `semantic::mixed-series` | the series of one tile share one `type` and one `groupBy` |
 //! | `semantic::histogram-series` | no series of `type: histogram` |
 //! | `semantic::tag-limit` | a dashboard's tags and the ownership tag converge adds are at most 50 |
 //! | `semantic::alert-tile-type` | an alert sits on a line (`time`) or number tile, the only ones the server keeps alerts on |
+//! | `semantic::quantile-level` | a `quantile` aggregation has its `level` (without one the server draws the median) |
+//! | `semantic::markdown-content` | a markdown series has its `content` |
+//! | `semantic::search-fields` | a search series names its `fields` |
 
 use crate::api::limits;
 
-use super::model::{AlertConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig};
-use crate::diagnostic::{Code, Diagnostic};
+use super::model::{
+    AlertConfig, ChannelConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig,
+};
+use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// The most `groupBy` fields a series may have.
 const GROUP_BY_MAX: usize = 10;
@@ -32,6 +38,7 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         tags(dashboard, diags);
         for tile in &dashboard.tiles {
             series(tile, diags);
+            tile_fields(tile, diags);
         }
     }
     for alert in stack.alerts.values() {
@@ -154,6 +161,78 @@ fn series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The fields a tile's type needs: a quantile's level (the server takes none and draws the
+/// median), a markdown series' `content` and a search series' `fields` (the server's series
+/// schemas require both; today's `config` tiles may leave them empty).
+fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
+    let name = &tile.name.value;
+    for series in &tile.series {
+        if let Some(agg) = series.agg_fn.as_ref().filter(|a| a.value == "quantile")
+            && series.level.is_none()
+        {
+            diags.push(quantile_without_level(name, agg.span));
+        }
+        match series.kind.as_ref().map(|k| (k.value.as_str(), k.span)) {
+            Some(("markdown", at)) if series.content.is_none() => {
+                diags.push(markdown_without_content(name, at));
+            }
+            Some(("search", at)) if series.fields.as_ref().is_none_or(Vec::is_empty) => {
+                diags.push(search_without_fields(name, at));
+            }
+            _ => {}
+        }
+    }
+    let Some(config) = &tile.config else {
+        return;
+    };
+    if let Some(items) = config.value.get("select").and_then(|s| s.as_array()) {
+        for (i, item) in items.iter().enumerate() {
+            if item.get("aggFn").and_then(|a| a.as_str()) == Some("quantile")
+                && item.get("level").is_none_or(|l| l.is_null())
+                && let Some(span) = tile.config_span(&format!("/select/{i}/aggFn"))
+            {
+                diags.push(quantile_without_level(name, span));
+            }
+        }
+    }
+}
+
+/// The error of a `quantile` written at `at` without a level.
+fn quantile_without_level(tile: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::SemanticQuantileLevel,
+        format!(
+            "tile `{tile}` aggregates with `quantile` but has no `level`; the server would draw \
+             the median"
+        ),
+        Some(at),
+    )
+    .with_label("no level")
+    .with_help("add `level:` beside `aggFn` (0.5, 0.9, 0.95 or 0.99; `level: 0.95` is p95)")
+}
+
+/// The error of a markdown series (its type written at `at`) without text.
+fn markdown_without_content(tile: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::SemanticMarkdownContent,
+        format!("markdown tile `{tile}` has no content, which the server rejects"),
+        Some(at),
+    )
+    .with_label("no `content`")
+    .with_help("add `content:` with the tile's text")
+}
+
+/// The error of a search series (its type written at `at`) without fields.
+fn search_without_fields(tile: &str, at: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::SemanticSearchFields,
+        format!("search tile `{tile}` names no fields to show, which the server rejects"),
+        Some(at),
+    )
+    .with_label("no `fields`")
+    .with_help("add `fields:` with the columns to show (`fields: [Timestamp, Body]`)")
+}
+
 /// A series' `groupBy` fields (absent is none).
 fn group_by(series: &SeriesConfig) -> Vec<&str> {
     series
@@ -164,9 +243,75 @@ fn group_by(series: &SeriesConfig) -> Vec<&str> {
         .collect()
 }
 
-/// A webhook channel names its webhook.
+/// Each webhook channel names its webhook.
 fn channel(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
-    let channel = &alert.channel;
+    for channel in alert.all_channels() {
+        webhook(alert, channel, diags);
+    }
+    channels(alert, diags);
+}
+
+/// The key a channel is told apart by: all of its members, as the server compares them.
+fn channel_key(channel: &ChannelConfig) -> (&str, Option<&str>, Option<Vec<&str>>) {
+    (
+        channel.kind.value.as_str(),
+        channel.webhook_id.as_ref().map(|w| w.value.as_str()),
+        channel
+            .email_recipients
+            .as_ref()
+            .map(|r| r.iter().map(|e| e.value.as_str()).collect()),
+    )
+}
+
+/// `channels` without duplicates, and a `channel` beside them equal to their first (the
+/// server answers 400 to both: "Duplicate notification channels are not allowed", "channel
+/// must match the first entry of channels").
+fn channels(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    let Some(list) = &alert.channels else {
+        return;
+    };
+    for (i, later) in list.value.iter().enumerate() {
+        if let Some(first) = list.value[..i]
+            .iter()
+            .find(|c| channel_key(c) == channel_key(later))
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticChannels,
+                    format!(
+                        "alert `{}` lists the same channel twice, which the server rejects",
+                        alert.key.value
+                    ),
+                    Some(later.span),
+                )
+                .with_label("a duplicate")
+                .with_related(first.span, "the same channel first")
+                .with_help("remove one of the two"),
+            );
+        }
+    }
+    if let (Some(one), Some(first)) = (&alert.channel, list.value.first())
+        && channel_key(one) != channel_key(first)
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticChannels,
+                format!(
+                    "alert `{}` has a `channel` that is not the first of its `channels`; the \
+                     server takes both only when they agree",
+                    alert.key.value
+                ),
+                Some(one.span),
+            )
+            .with_label("not `channels[0]`")
+            .with_related(first.span, "the first of `channels`")
+            .with_help("remove `channel` (the server mirrors `channels[0]` as `channel`)"),
+        );
+    }
+}
+
+/// A webhook channel names its webhook.
+fn webhook(alert: &AlertConfig, channel: &ChannelConfig, diags: &mut Vec<Diagnostic>) {
     if channel.kind.value == "webhook" && channel.webhook_id.is_none() {
         diags.push(
             Diagnostic::error(

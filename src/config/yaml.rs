@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
 
-use crate::diagnostic::{Code, Diagnostic, FileId, Span};
+use crate::diagnostic::{Code, Diagnostic, FileId, Span, narrow};
 
 /// Most nodes one file may expand to (aliases are copied); stops "billion laughs" inputs.
 const MAX_NODES: usize = 2_000_000;
@@ -276,6 +276,9 @@ impl<'t> Reader<'t, '_> {
                     }
                     items.push(self.node_from(event, yspan, depth + 1)?);
                 }
+                // The tree lives through the whole load: no room kept for growth (a doubled
+                // vector keeps up to half its room empty, in every sequence and mapping).
+                items.shrink_to_fit();
                 let node = Node {
                     kind: Kind::Seq(items),
                     span,
@@ -394,6 +397,7 @@ impl<'t> Reader<'t, '_> {
                 positions.pushed(&entries);
             }
         }
+        entries.shrink_to_fit();
         Ok(Node {
             kind: Kind::Map(entries),
             span,
@@ -444,10 +448,10 @@ impl<'t> Reader<'t, '_> {
         }
         Span {
             file: self.file,
-            offset,
-            len,
-            line: start.line().max(1),
-            column: start.col() + 1,
+            offset: narrow(offset),
+            len: narrow(len),
+            line: narrow(start.line().max(1)),
+            column: narrow(start.col() + 1),
             instance: None,
         }
     }
@@ -546,11 +550,11 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
             let column = line[..indent].find('\t')?;
             Some(Span {
                 file,
-                offset: start + column,
+                offset: narrow(start + column),
                 len: 1,
-                line: first_line + index,
+                line: narrow(first_line + index),
                 // The indentation is ASCII, so bytes and characters agree.
-                column: column + 1,
+                column: narrow(column + 1),
                 instance: None,
             })
         })
@@ -562,10 +566,10 @@ pub(crate) fn end_of(text: &str, file: FileId) -> Span {
     let column = text.lines().last().map_or(0, |l| l.chars().count()) + 1;
     Span {
         file,
-        offset: text.len(),
+        offset: narrow(text.len()),
         len: 1,
-        line,
-        column,
+        line: narrow(line),
+        column: narrow(column),
         instance: None,
     }
 }
@@ -707,10 +711,7 @@ mod tests {
             .unwrap()
             .clone();
         assert_eq!((value.span.line, value.span.column), (2, 8));
-        assert_eq!(
-            &text[value.span.offset..value.span.offset + value.span.len],
-            "value"
-        );
+        assert_eq!(&text[value.span.range()], "value");
     }
 
     #[test]
@@ -746,7 +747,7 @@ mod tests {
         assert_eq!(diags[0].code, Code::YamlTab, "{diags:?}");
         let span = diags[0].span.unwrap();
         assert_eq!((span.line, span.column), (3, 1));
-        assert_eq!(&text[span.offset..span.offset + span.len], "\t");
+        assert_eq!(&text[span.range()], "\t");
         let (_, diags) = parse_ok("a:\n  b:\n  \tc: 1\n");
         let span = diags[0].span.unwrap();
         assert_eq!(

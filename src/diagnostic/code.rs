@@ -185,6 +185,14 @@ codes! {
     SemanticScheduleStart => "semantic::schedule-start",
     /// An `email` channel on the standalone API, or without `emailRecipients`.
     SemanticEmailChannel => "semantic::email-channel",
+    /// Alert `channels` with a duplicate, or a `channel` beside them that is not their first.
+    SemanticChannels => "semantic::channels",
+    /// A `quantile` aggregation without its `level` (the server draws the median).
+    SemanticQuantileLevel => "semantic::quantile-level",
+    /// A markdown tile without content.
+    SemanticMarkdownContent => "semantic::markdown-content",
+    /// A search tile without the fields it shows.
+    SemanticSearchFields => "semantic::search-fields",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.
@@ -230,6 +238,9 @@ codes! {
     PlanPipeScalingField => "plan::pipe-scaling-field",
     /// A source name that the stack's live sources do not have.
     PlanUnknownSource => "plan::unknown-source",
+    /// An alert member of today's generation (`channels`, `thresholdMax`, ...) on a stack of
+    /// the contract's generation, whose servers would drop it.
+    PlanAlertGeneration => "plan::alert-generation",
     /// A tile the stack cannot hold in the generation it speaks (a `config` tile on a server
     /// of the contract's generation, or `series` the server cannot translate).
     PlanTileGeneration => "plan::tile-generation",

@@ -8,8 +8,8 @@ mod code;
 mod span;
 
 pub use code::Code;
-pub(crate) use span::FileId;
 pub use span::Span;
+pub(crate) use span::{FileId, narrow};
 
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

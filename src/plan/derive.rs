@@ -424,9 +424,13 @@ fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest
 /// Checks that each step writes to the service, pipe and stack its address names in `config`
 /// (the applying run's): a step moved to another service's id is refused. One line per
 /// disagreement.
-pub(crate) fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
+pub(crate) fn against_config(
+    plan: &Plan,
+    config: &Config,
+    redact: &dyn Fn(&str) -> String,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    for step in &plan.steps {
+    for (index, step) in plan.steps.iter().enumerate() {
         let address = step.address.as_str();
         let problem = match step.operation.target() {
             Target::Service { service_id } | Target::PrivateEndpoint { service_id, .. } => {
@@ -442,6 +446,7 @@ pub(crate) fn against_config(plan: &Plan, config: &Config) -> Vec<String> {
             } => pipe_create_problem(config, address, service_id, name),
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
                 stack_problem(config, stack)
+                    .or_else(|| name_problem(plan, index, config, address, redact))
             }
         };
         if let Some(problem) = problem {
@@ -540,6 +545,56 @@ fn pipe_create_problem(
         )),
         None => Some("names a pipe the config does not have".to_string()),
     }
+}
+
+/// Whether the names step `index`'s changes show are the names the config gives its address:
+/// the file alone ties an address to its object only by the names it shows, and two changes
+/// could trade addresses and still read as a plan (a live address names its object itself).
+fn name_problem(
+    plan: &Plan,
+    index: usize,
+    config: &Config,
+    address: &str,
+    redact: &dyn Fn(&str) -> String,
+) -> Option<String> {
+    let in_stack = |stack: &str| config.stacks.values().find(|s| s.key.value == stack);
+    let (kind, name, renamed_from) = match Address::parse(address) {
+        Some(Address::Dashboard { stack, dashboard }) => in_stack(stack)?
+            .dashboards
+            .values()
+            .find(|d| d.key.value == dashboard)
+            .map(|d| ("dashboard", &d.name, &d.renamed_from)),
+        Some(Address::Alert { stack, alert }) => in_stack(stack)?
+            .alerts
+            .values()
+            .find(|a| a.key.value == alert)
+            .map(|a| ("alert", &a.name, &a.renamed_from)),
+        _ => None,
+    }?;
+    let known = |shown: &str| {
+        std::iter::once(name).chain(renamed_from.iter()).any(|n| {
+            normalize::same_name(shown, &n.value) || normalize::same_name(shown, &redact(&n.value))
+        })
+    };
+    let text = |value: &Option<Value>| {
+        value
+            .as_ref()
+            .and_then(|v| v.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    plan.changes
+        .iter()
+        .filter(|c| c.step == Some(index))
+        .flat_map(|c| [c.renamed_from.clone(), text(&c.before), text(&c.after)])
+        .flatten()
+        .find(|shown| !known(shown))
+        .map(|shown| {
+            format!(
+                "shows the {kind} {shown:?}, but the config names that address {:?}",
+                redact(&name.value)
+            )
+        })
 }
 
 /// Whether a stack step writes through the API (and service) the config gives its stack.

@@ -131,6 +131,13 @@ pub(crate) fn series(series: &Series) -> Value {
     put(&mut map, "sourceId", text(&series.source_id));
     put(&mut map, "aggFn", text(&series.agg_fn));
     put(&mut map, "field", text(&series.field));
+    put(&mut map, "level", series.level.map(num));
+    put(&mut map, "content", text(&series.content));
+    put(
+        &mut map,
+        "fields",
+        series.fields.as_ref().map(|f| Value::from(f.clone())),
+    );
     put(&mut map, "where", text(&series.where_));
     put(
         &mut map,
@@ -386,6 +393,14 @@ pub(crate) fn alert_view(view: &AlertView<'_>) -> Value {
     );
     put(&mut map, "scheduleStartAt", text(&newer.schedule_start_at));
     put(&mut map, "note", text(&newer.note));
+    put(
+        &mut map,
+        "channels",
+        newer
+            .channels
+            .as_ref()
+            .map(|list| Value::Array(list.iter().map(|c| channel(&Some(c.clone()))).collect())),
+    );
     Value::Object(map)
 }
 
@@ -396,6 +411,7 @@ pub(crate) const NEWER_ALERT_KEYS: &[&str] = &[
     "scheduleOffsetMinutes",
     "scheduleStartAt",
     "note",
+    "channels",
 ];
 
 /// A live alert as compared, its dashboard and tile ids resolved to names through `dashboard`

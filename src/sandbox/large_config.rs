@@ -5,10 +5,12 @@
 //! from live, so the plan's size is known in advance.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use crate::address::Address;
 use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Series, Service, SourceKind};
 
+use super::error::SandboxError;
 use super::model::Seed;
 use super::seed;
 use super::store::{Stack, StackKey, World};
@@ -58,6 +60,18 @@ pub fn large_config_changing_alert(n: usize) -> (String, String) {
     (text, changed.into_iter().next().unwrap_or_default())
 }
 
+/// The `large` seed `scale` times over (`20 × scale` services with their pipes, `150 × scale`
+/// dashboards with their alerts in each stack): writes the sandbox state file that serves it to
+/// `state_file` and returns the YAML text of a config matching it exactly (a no-op plan). For
+/// the memory benchmarks and the memory bound's test; scale 1 is [`large_config`]`(0)`.
+pub fn write_large_estate(scale: usize, state_file: &Path) -> Result<String, SandboxError> {
+    // "Now" only places backups, which the config does not name.
+    let world = seed::large_scaled(scale, jiff::Timestamp::UNIX_EPOCH);
+    world.save(state_file)?;
+    let none = |_: usize| false;
+    Ok(write_config(&world, none, none, none, none).0)
+}
+
 /// The config, given which object of each kind (services, pipes with scaling, dashboards,
 /// alerts; by index in seed order) differs from live; also the changed alerts' addresses.
 fn generate(
@@ -68,6 +82,23 @@ fn generate(
 ) -> (String, LargeConfigChanges, Vec<String>) {
     // "Now" only places backups, which the config does not name.
     let world = seed::world(Seed::Large, jiff::Timestamp::UNIX_EPOCH);
+    write_config(
+        &world,
+        service_changed,
+        pipe_changed,
+        dashboard_changed,
+        alert_changed,
+    )
+}
+
+/// The config of `world`, changed as [`generate`] says.
+fn write_config(
+    world: &World,
+    service_changed: impl Fn(usize) -> bool,
+    pipe_changed: impl Fn(usize) -> bool,
+    dashboard_changed: impl Fn(usize) -> bool,
+    alert_changed: impl Fn(usize) -> bool,
+) -> (String, LargeConfigChanges, Vec<String>) {
     let mut config = Writer {
         y: String::new(),
         counts: LargeConfigChanges::default(),
@@ -91,11 +122,11 @@ fn generate(
          services:\n",
     );
     for (i, record) in world.services.iter().enumerate() {
-        config.service(i, &record.service, &world);
+        config.service(i, &record.service, world);
     }
     config.y.push_str("stacks:\n");
     for stack in &world.stacks {
-        config.stack(stack, &world);
+        config.stack(stack, world);
     }
     (config.y, config.counts, config.changed_alerts)
 }

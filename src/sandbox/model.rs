@@ -86,6 +86,11 @@ pub struct SandboxOptions {
     pub fault_seed: u64,
     /// Enforce the real services' rate limits.
     pub rate_limit: bool,
+    /// The rate limits' windows divided by this (1, the default, keeps the real ones): the
+    /// same requests per window, in a shorter window, so a test or bench sees many windows
+    /// go by without waiting minutes (a client pacing to match says so in
+    /// `CONVERGE_*_RATE_LIMIT`). 0 counts as 1.
+    pub rate_window_divisor: u32,
     /// How long scaling changes and state commands take to become visible.
     pub scaling_delay: Duration,
     /// Wire-format quirks to show.
@@ -117,6 +122,7 @@ impl Default for SandboxOptions {
             faults: FaultSpec::default(),
             fault_seed: 0,
             rate_limit: true,
+            rate_window_divisor: 1,
             scaling_delay: Duration::ZERO,
             quirks: Vec::new(),
             clock: None,

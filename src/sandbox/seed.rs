@@ -508,9 +508,28 @@ fn alert(
 pub(crate) const TEAM_ID: &str = "65f5e4a3b9e77c001a345678";
 
 fn large(now: Timestamp) -> World {
+    large_times(1, now)
+}
+
+/// The `large` seed `scale` times over: `20 × scale` services (with their endpoints, pipes and
+/// backups) and `150 × scale` dashboards (with their alerts) in each of the two stacks; scale 1
+/// is the `large` seed itself. Alerts settle in their stack's quiet state, as [`world`] leaves
+/// them.
+pub(crate) fn large_scaled(scale: usize, now: Timestamp) -> World {
+    let mut world = large_times(scale, now);
+    for stack in &mut world.stacks {
+        let state = quiet_state(&stack.key);
+        for alert in &mut stack.alerts {
+            alert.state = Some(state.into());
+        }
+    }
+    world
+}
+
+fn large_times(scale: usize, now: Timestamp) -> World {
     let created = ago(now, 24 * 200, 0);
     let mut world = World::default();
-    for s in 0..20 {
+    for s in 0..20 * scale {
         large_service(&mut world, s, now, created);
     }
     let first_service = world.services[0].service.id.clone();
@@ -530,7 +549,7 @@ fn large(now: Timestamp) -> World {
             alerts: Vec::new(),
             sources: stack_sources.clone(),
         };
-        for d in 0..150 {
+        for d in 0..150 * scale {
             large_dashboard(&mut world, &mut stack, d, &stack_sources, created);
         }
         world.stacks.push(stack);
@@ -655,7 +674,8 @@ fn large_dashboard(
             config: None,
         })
         .collect();
-    let alerts_here = if d < 50 { 4 } else { 3 };
+    // `d % 150` keeps the share of four-alert dashboards the same at every scale.
+    let alerts_here = if d % 150 < 50 { 4 } else { 3 };
     for a in 0..alerts_here {
         let tile = tiles[a % 4].id.clone().unwrap_or_default();
         let alert_id = world.new_id();

@@ -218,6 +218,15 @@ fn value(series: &Series, seed: u64, ts: i64, step: i64) -> f64 {
     }
 }
 
+/// A series' quantile `level`: the servers take a number from 0 to 1.
+fn level(map: &Map<String, Value>, prefix: &str) -> Check<Option<f64>> {
+    let level = validate::number(map, "level", prefix)?;
+    if level.is_some_and(|l| !(0.0..=1.0).contains(&l)) {
+        return invalid(validate::join(prefix, "level"), "must be from 0 to 1");
+    }
+    Ok(level)
+}
+
 /// Validates one series object (tiles and chart queries share the shape).
 pub(crate) fn series(map: &Map<String, Value>, prefix: &str) -> Check<Series> {
     Ok(Series {
@@ -226,6 +235,9 @@ pub(crate) fn series(map: &Map<String, Value>, prefix: &str) -> Check<Series> {
         source_id: validate::string(map, "sourceId", prefix, 256)?,
         agg_fn: validate::enumerated(map, "aggFn", prefix, AGG_FNS)?,
         field: validate::string(map, "field", prefix, 1024)?,
+        level: level(map, prefix)?,
+        content: validate::string(map, "content", prefix, 100_000)?,
+        fields: validate::strings(map, "fields", prefix)?,
         where_: validate::string(map, "where", prefix, 16 * 1024)?,
         where_language: validate::enumerated(map, "whereLanguage", prefix, WHERE_LANGUAGES)?,
         // Both documents require `groupBy` on every series; the real servers reject a series

@@ -202,12 +202,8 @@ impl Shared {
             Api::Cloud => (CLOUD_RATE_REQUESTS, CLOUD_RATE_WINDOW_SECS),
             Api::Observability => (OBSERVABILITY_RATE_REQUESTS, OBSERVABILITY_RATE_WINDOW_SECS),
         };
-        lock(&self.limiter).admit(
-            credential,
-            limit,
-            Duration::from_secs(window),
-            Instant::now(),
-        )
+        let window = Duration::from_secs(window) / self.options.rate_window_divisor.max(1);
+        lock(&self.limiter).admit(credential, limit, window, Instant::now())
     }
 
     /// One draw per API request, so a seed and a request sequence fix every decision.

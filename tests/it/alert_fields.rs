@@ -107,19 +107,32 @@ fn applies_and_changes(quirks: Vec<Quirk>, snapshot: &str) {
 
 #[test]
 fn each_field_applies_plans_empty_and_changes_field_by_field() {
-    applies_and_changes(Vec::new(), "alert_fields_changed");
+    applies_and_changes(vec![Quirk::NewerGeneration], "alert_fields_changed_newer");
 }
 
+/// A server of the contract's generation would drop them: the plan is an error at each
+/// member's line, and nothing is written.
 #[test]
-fn the_same_against_a_server_of_today() {
-    applies_and_changes(vec![Quirk::NewerGeneration], "alert_fields_changed_newer");
+fn against_a_server_of_the_contract_they_are_errors() {
+    let sandbox = sandbox(Vec::new());
+    let workspace = Workspace::new();
+    let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
+    let plan = binary(&sandbox, &workspace).run(["plan", &config]);
+    converge_snapshot!("alert_fields_on_the_contract", plan);
+    binary(&sandbox, &workspace)
+        .run(["apply", &config, "--yes"])
+        .assert_exit(1);
+    assert!(
+        sandbox.request_log().iter().all(|e| e.method == "GET"),
+        "nothing is written"
+    );
 }
 
 /// A config that leaves the newer members out does not manage them: an update of another
 /// field keeps the live ones (a PUT replaces the whole alert), and the plan stays empty.
 #[test]
 fn members_the_config_leaves_out_are_kept() {
-    let sandbox = sandbox(Vec::new());
+    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     apply_then_empty(&sandbox, &workspace, &config);
@@ -144,7 +157,7 @@ fn members_the_config_leaves_out_are_kept() {
 /// Export writes the members back; its output validates and plans empty.
 #[test]
 fn export_writes_them_and_plans_empty() {
-    let sandbox = sandbox(Vec::new());
+    let sandbox = sandbox(vec![Quirk::NewerGeneration]);
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &with_alert(ALL_FIELDS));
     apply_then_empty(&sandbox, &workspace, &config);

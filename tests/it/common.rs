@@ -201,6 +201,8 @@ pub struct Converge<'s> {
     config: Option<String>,
     stdin: Option<Vec<u8>>,
     ulimit: Option<String>,
+    /// A program (and its arguments) the binary runs under, e.g. `/usr/bin/time -f %M -o F`.
+    under: Vec<String>,
     timeout: Option<Duration>,
 }
 
@@ -225,6 +227,7 @@ impl<'s> Converge<'s> {
             config: None,
             stdin: None,
             ulimit: None,
+            under: Vec::new(),
             timeout: None,
         }
     }
@@ -341,6 +344,13 @@ impl<'s> Converge<'s> {
         self
     }
 
+    /// Runs the binary as the last argument of `program` (`/usr/bin/time -f %M -o FILE`),
+    /// which then passes the binary's arguments on: a measurement from outside the process.
+    pub fn under(mut self, program: &[&str]) -> Self {
+        self.under = program.iter().map(|arg| arg.to_string()).collect();
+        self
+    }
+
     /// Kills a run that takes longer than `limit` (a `sandbox serve` that should have refused).
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
@@ -382,15 +392,21 @@ impl<'s> Converge<'s> {
         S: AsRef<std::ffi::OsStr>,
     {
         let binary = binary_path();
-        let mut command = match &self.ulimit {
-            Some(limits) => {
+        let mut command = match (&self.ulimit, self.under.split_first()) {
+            (None, Some((program, arguments))) => {
+                let mut under = Command::new(program);
+                under.args(arguments).arg(binary);
+                under
+            }
+            (Some(_), Some(_)) => panic!("`ulimit` and `under` do not combine"),
+            (Some(limits), None) => {
                 let mut sh = Command::new("sh");
                 sh.arg("-c")
                     .arg(format!("ulimit {limits} && exec \"$0\" \"$@\""))
                     .arg(binary);
                 sh
             }
-            None => Command::new(binary),
+            (None, None) => Command::new(binary),
         };
         command.args(args);
         if let Some(config) = &self.config {

@@ -1,6 +1,7 @@
 //! The one integration-test binary: the real `converge` binary against the real sandbox.
 //! One module per area.
 
+mod alert_channels;
 mod alert_fields;
 mod apply;
 mod ci_kit;
@@ -13,6 +14,7 @@ mod help;
 mod hostile;
 mod hostile_inputs;
 mod layers;
+mod memory;
 mod messages;
 mod operations;
 mod pipes;

@@ -541,6 +541,7 @@ const NOTES_TILE: &str = r#"          - name: Notes
             h: 4
             series:
               - type: markdown
+                content: "On call: see the runbook"
 "#;
 
 #[test]

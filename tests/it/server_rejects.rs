@@ -80,3 +80,100 @@ fn forty_nine_tags_are_fine() {
     let run = validate_changed("tags: [team-api]", &format!("tags: [{}]", tags.join(", ")));
     run.assert_exit(0);
 }
+
+/// The quickstart's p95 without its level: the server would draw the median.
+#[test]
+fn a_quantile_without_its_level() {
+    let run = validate_changed("                level: 0.95\n", "");
+    converge_snapshot!("server_rejects_quantile_without_level", run);
+}
+
+/// The same in today's shape: a select item's `level`.
+#[test]
+fn a_quantile_select_item_without_its_level() {
+    let series = "            series:\n              - type: time\n                source: Logs\n                aggFn: quantile\n                level: 0.95\n";
+    let config = "            config:\n              displayType: line\n              source: Logs\n              select:\n                - aggFn: quantile\n";
+    let text = quickstart();
+    let start = text.find(series).expect("the quickstart's p95 series");
+    let end = text[start..]
+        .find("    alerts:")
+        .map(|at| start + at)
+        .expect("alerts follow");
+    let changed = format!(
+        "{}{config}                  valueExpression: duration\n{}",
+        &text[..start],
+        &text[end..]
+    );
+    let run = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .config(&changed)
+        .run(["validate"]);
+    converge_snapshot!("server_rejects_quantile_item_without_level", run);
+}
+
+#[test]
+fn a_markdown_series_without_content() {
+    let run = validate_changed(LATENCY_TYPE, &LATENCY_TYPE.replace("time", "markdown"));
+    converge_snapshot!("server_rejects_markdown_without_content", run);
+}
+
+#[test]
+fn a_search_series_without_fields() {
+    let run = validate_changed(LATENCY_TYPE, &LATENCY_TYPE.replace("time", "search"));
+    converge_snapshot!("server_rejects_search_without_fields", run);
+}
+
+/// With them, both validate.
+#[test]
+fn markdown_content_and_search_fields_validate() {
+    let run = validate_changed(
+        LATENCY_TYPE,
+        &LATENCY_TYPE.replace(
+            "- type: time",
+            "- type: search\n                fields: [Timestamp, Body]",
+        ),
+    );
+    run.assert_exit(0);
+    let markdown = "              - type: markdown\n                content: \"# On call\"\n";
+    let text = quickstart();
+    let start = text.find("              - type: time\n                source: Logs\n                aggFn: quantile").expect("the p95 series");
+    let end = start + text[start..].find("    alerts:").expect("alerts follow");
+    let run = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .config(&format!("{}{markdown}{}", &text[..start], &text[end..]))
+        .run(["validate"]);
+    run.assert_exit(0);
+}
+
+/// The quickstart's p95 reaches a server of today's generation with its level (the select
+/// item of its `config`), and the plan after the apply is empty.
+#[test]
+fn the_quickstart_p95_is_drawn_at_its_level() {
+    use converge::sandbox::{Quirk, SandboxOptions};
+    let sandbox = crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        quirks: vec![Quirk::NewerGeneration],
+        ..SandboxOptions::default()
+    });
+    let workspace = crate::common::Workspace::new();
+    let config = workspace.write("converge.yaml", &quickstart());
+    let converge = || {
+        Converge::new(&sandbox)
+            .rate_limit("1000/1s")
+            .cwd(&workspace)
+    };
+    converge().run(["apply", &config, "--yes"]).assert_exit(0);
+    converge()
+        .run(["plan", &config, "--detailed-exitcode"])
+        .assert_exit(0);
+    let dashboards = crate::common::dashboards(&sandbox);
+    let tile = dashboards
+        .iter()
+        .flat_map(|d| d["tiles"].as_array().cloned().unwrap_or_default())
+        .find(|t| t["name"] == "Latency p95")
+        .expect("the p95 tile");
+    assert_eq!(tile["config"]["select"][0]["aggFn"], "quantile", "{tile}");
+    assert_eq!(tile["config"]["select"][0]["level"], 0.95, "{tile}");
+}

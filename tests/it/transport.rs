@@ -883,6 +883,7 @@ mod live_reader {
     }
 
     fn at(line: usize) -> Span {
+        let line = u32::try_from(line).expect("a test's line fits a span");
         Span {
             file: 0,
             offset: line * 100,
@@ -1073,7 +1074,7 @@ mod live_reader {
         let problems = reader::read(&config, &clients(&config), &Printer::plain())
             .await
             .unwrap_err();
-        let summary: Vec<(String, usize)> = problems
+        let summary: Vec<(String, u32)> = problems
             .iter()
             .map(|p| (p.code.as_str().to_string(), p.span.unwrap().line))
             .collect();
@@ -1133,7 +1134,7 @@ mod live_reader {
         let problems = reader::read(&config, &clients(&config), &Printer::plain())
             .await
             .unwrap_err();
-        let places: Vec<(&str, usize)> = problems
+        let places: Vec<(&str, u32)> = problems
             .iter()
             .map(|p| (p.code.as_str(), p.span.unwrap().line))
             .collect();

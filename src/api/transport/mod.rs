@@ -205,6 +205,22 @@ impl Api {
         &self.bucket
     }
 
+    /// Returns once the key's rate limit has a slot free (at once when it has), saying the wait
+    /// as a send waiting for its slot does: a write whose check must be as young as possible
+    /// checks only when its slot is free (`apply::fresh`).
+    pub(crate) async fn slot_free(&self) {
+        if let Some(free_at) = self.bucket.free_at(Instant::now()) {
+            let limit = self.bucket.limit().describe();
+            let _waiting = self.transport.inner.activity.wait(
+                self.name,
+                free_at,
+                WaitReason::RateLimit,
+                &limit,
+            );
+            tokio::time::sleep_until(free_at).await;
+        }
+    }
+
     /// Sends a request, retrying as its [`Resend`] rule allows, and returns a success answer.
     pub(crate) async fn send(&self, call: &Call) -> Result<Answer, ApiError> {
         let settings = &self.transport.inner.settings;
@@ -286,13 +302,12 @@ impl Api {
     /// One try of `call`: wait for a turn, send, read the answer. A failure status is an error
     /// carrying the server's words and the wait it asked for.
     async fn attempt(&self, call: &Call) -> Result<Answer, ApiError> {
-        let _permit = self.turn(call).await?;
+        let (_permit, slot) = self.turn(call).await?;
         let started = Instant::now();
-        let response = self
-            .request(call)
-            .send()
-            .await
-            .map_err(|error| self.send_failed(call, &error, started))?;
+        let response = self.request(call).send().await;
+        // Answered or not, the request may have reached the server by now.
+        self.bucket.answered_at(slot, Instant::now());
+        let response = response.map_err(|error| self.send_failed(call, &error, started))?;
         let status = response.status();
         let asked = server_delay_with_source(response.headers());
         let delay = asked.as_ref().map(|(delay, _)| *delay);
@@ -320,7 +335,7 @@ impl Api {
 
     /// Waits for a permit and the key's rate limit; the permit is held while the request is
     /// out. A stop while waiting, or right before sending, means the request is not sent.
-    async fn turn(&self, call: &Call) -> Result<SemaphorePermit<'_>, ApiError> {
+    async fn turn(&self, call: &Call) -> Result<(SemaphorePermit<'_>, Instant), ApiError> {
         let inner = &self.transport.inner;
         // A request waiting for its key's rate limit holds no permit, so the other API's
         // requests are not stuck behind it.
@@ -341,7 +356,7 @@ impl Api {
             };
             let now = Instant::now();
             match self.bucket.try_take_at(now) {
-                Ok(()) => break permit,
+                Ok(slot) => break (permit, slot),
                 Err(free_at) => {
                     drop(permit);
                     waited += free_at.saturating_duration_since(now);

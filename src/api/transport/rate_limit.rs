@@ -100,6 +100,10 @@ pub struct RateBucket {
     limit: RateLimit,
     margin: Duration,
     state: Mutex<BucketState>,
+    /// How many slots were taken so far: a step that checked its object right before its
+    /// write lets the next step check only once its write has taken its slot
+    /// (`apply::fresh`), so no other send can take that slot between the check and the write.
+    taken: tokio::sync::watch::Sender<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -120,12 +124,30 @@ impl RateBucket {
             limit,
             margin,
             state: Mutex::new(BucketState::default()),
+            taken: tokio::sync::watch::Sender::new(0),
         }
     }
 
     /// The limit this bucket enforces.
     pub(crate) fn limit(&self) -> RateLimit {
         self.limit
+    }
+
+    /// Whether the bucket paces at all ([`RateLimit::UNLIMITED`] does not).
+    pub(crate) fn is_limited(&self) -> bool {
+        self.limit != RateLimit::UNLIMITED
+    }
+
+    /// How many slots were taken so far.
+    pub(crate) fn taken(&self) -> u64 {
+        *self.taken.borrow()
+    }
+
+    /// Returns once more than `count` slots were taken.
+    pub(crate) async fn taken_beyond(&self, count: u64) {
+        let mut taken = self.taken.subscribe();
+        // The sender lives as long as the bucket, which outlives this borrow.
+        let _ = taken.wait_for(|taken| *taken > count).await;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BucketState> {
@@ -136,15 +158,17 @@ impl RateBucket {
         }
     }
 
-    /// Takes a send slot at `now` if one is free; otherwise leaves the bucket untouched and
-    /// returns the earliest time one may be.
-    pub(crate) fn try_take_at(&self, now: Instant) -> Result<(), Instant> {
+    /// Takes a send slot at `now` if one is free, returning the time it was stamped with (for
+    /// [`RateBucket::answered_at`]); otherwise leaves the bucket untouched and returns the
+    /// earliest time one may be.
+    pub(crate) fn try_take_at(&self, now: Instant) -> Result<Instant, Instant> {
         let mut state = self.lock();
         if let Some(hold) = state.hold_until.filter(|hold| *hold > now) {
             return Err(hold);
         }
         if self.limit == RateLimit::UNLIMITED {
-            return Ok(());
+            self.taken.send_modify(|taken| *taken += 1);
+            return Ok(now);
         }
         let capacity = self.limit.requests as usize;
         if state.sent.len() >= capacity {
@@ -164,7 +188,26 @@ impl RateBucket {
         while state.sent.len() > capacity {
             state.sent.pop_front();
         }
-        Ok(())
+        drop(state);
+        self.taken.send_modify(|taken| *taken += 1);
+        Ok(at)
+    }
+
+    /// Moves the slot stamped `sent` to `answered`, when its answer came. A server counts a
+    /// request in the window of when it *arrived*, which is after it was sent (the first
+    /// request of a run also opens its connection): by the answer it certainly had, so a slot
+    /// freed a window after its answer never lands in the server's window of the request it
+    /// replaces. Each window's pacing starts a round trip later than a sent stamp would let it;
+    /// that costs one round trip per window, not a 429 and its wait for the server's reset.
+    pub(crate) fn answered_at(&self, sent: Instant, answered: Instant) {
+        if answered <= sent || self.limit == RateLimit::UNLIMITED {
+            return;
+        }
+        let mut state = self.lock();
+        if let Some(slot) = state.sent.iter_mut().rev().find(|slot| **slot == sent) {
+            *slot = answered;
+            state.sent.make_contiguous().sort();
+        }
     }
 
     /// The earliest time a slot may be free, without taking one; `None` when one is free at
@@ -248,7 +291,7 @@ mod tests {
                 let mut at = start + spacing * i;
                 loop {
                     match bucket.try_take_at(at) {
-                        Ok(()) => return at,
+                        Ok(_) => return at,
                         Err(free_at) => {
                             assert!(free_at > at, "a refusal names a later time");
                             at = free_at;
@@ -295,6 +338,31 @@ mod tests {
         // Paced at the limit, not slower: 12 sends of 3 per second end after 3 windows.
         let last = sends[11].duration_since(start);
         assert!(last < Duration::from_millis(3_200), "{last:?}");
+    }
+
+    #[test]
+    fn a_slot_frees_a_window_after_its_answer_not_its_send() {
+        let limit = RateLimit {
+            requests: 1,
+            window: Duration::from_secs(1),
+        };
+        let bucket = RateBucket::new(limit);
+        let start = Instant::now();
+        let sent = bucket.try_take_at(start).unwrap();
+        assert_eq!(sent, start);
+        // The request's answer came 300 ms after it left (it opened the connection): the
+        // server counted it at most then, so its slot frees a window after that.
+        bucket.answered_at(sent, start + Duration::from_millis(300));
+        let free_at = bucket
+            .try_take_at(start + Duration::from_secs(1))
+            .unwrap_err();
+        assert_eq!(
+            free_at,
+            start + Duration::from_millis(1_300) + bucket.margin
+        );
+        // An answer can only move a slot later.
+        bucket.answered_at(start + Duration::from_millis(300), start);
+        assert_eq!(bucket.try_take_at(free_at), Ok(free_at));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::wire::{Alert, Dashboard};
+use crate::api::wire::{Alert, Channel, Dashboard};
 use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
 use crate::export::yaml::Node;
 
@@ -97,15 +97,14 @@ fn alert_node(
     if let Some(start) = non_empty(&newer.schedule_start_at) {
         node.push(entry("scheduleStartAt", str(start)));
     }
-    let mut channel_node = vec![entry("type", str(&channel.kind))];
-    if let Some(id) = non_empty(&channel.webhook_id) {
-        channel_node.push(entry("webhookId", str(id)));
+    // One channel is written as `channel` (both generations read it); more as `channels`.
+    match newer.channels.as_deref().filter(|list| list.len() > 1) {
+        Some(list) => node.push(entry(
+            "channels",
+            Node::List(list.iter().map(channel_node).collect()),
+        )),
+        None => node.push(entry("channel", channel_node(channel))),
     }
-    if let Some(recipients) = &channel.email_recipients {
-        let list = recipients.iter().map(|r| str(r)).collect();
-        channel_node.push(entry("emailRecipients", Node::List(list)));
-    }
-    node.push(entry("channel", Node::Map(channel_node)));
     if let Some(message) = non_empty(&alert.message) {
         node.push(entry("message", str(message)));
     }
@@ -116,4 +115,17 @@ fn alert_node(
         node.push(entry("source", str(source)));
     }
     Ok(Node::Map(node))
+}
+
+/// One channel as the config writes it.
+fn channel_node(channel: &Channel) -> Node {
+    let mut node = vec![entry("type", str(&channel.kind))];
+    if let Some(id) = non_empty(&channel.webhook_id) {
+        node.push(entry("webhookId", str(id)));
+    }
+    if let Some(recipients) = &channel.email_recipients {
+        let list = recipients.iter().map(|r| str(r)).collect();
+        node.push(entry("emailRecipients", Node::List(list)));
+    }
+    Node::Map(node)
 }

@@ -156,6 +156,23 @@ fn series_node(series: &Series, live: &StackLive) -> Node {
     };
     text("aggFn", &series.agg_fn);
     text("field", &series.field);
+    if let Some(level) = series.level {
+        node.push(entry("level", Node::float(level)));
+    }
+    if let Some(content) = non_empty(&series.content) {
+        node.push(entry("content", str(content)));
+    }
+    if let Some(fields) = &series.fields {
+        node.push(entry(
+            "fields",
+            Node::List(fields.iter().map(|f| str(f)).collect()),
+        ));
+    }
+    let mut text = |key: &str, value: &Option<String>| {
+        if let Some(v) = non_empty(value) {
+            node.push(entry(key, str(v)));
+        }
+    };
     text("where", &series.where_);
     text("whereLanguage", &series.where_language);
     if let Some(group_by) = series.group_by.as_ref().filter(|g| !g.is_empty()) {

@@ -21,6 +21,10 @@ pub(crate) struct StackIndex<'l> {
     /// (`config` when a live tile reads back with `config`, `series` when one reads back with
     /// `series`); `None` while it has no tiles (each tile is then sent as written).
     pub(crate) generation: Option<Generation>,
+    /// Whether the stack's servers are known to be of the contract's generation for alerts:
+    /// declared `generation: series`, else tiles read back as `series`, else (no tiles) live
+    /// alerts answered without the `channels` every alert of today's generation has.
+    pub(crate) contract_alerts: bool,
 }
 
 impl<'l> StackIndex<'l> {
@@ -54,9 +58,16 @@ impl<'l> StackIndex<'l> {
             }
             Some(chosen) => Some(chosen),
         };
+        let contract_alerts = match generation {
+            Some(g) => g == Generation::Series,
+            None => {
+                !live.alerts.is_empty() && live.alerts.iter().all(|a| a.newer.channels.is_none())
+            }
+        };
         StackIndex {
             live,
             generation,
+            contract_alerts,
             dashboards_by_name,
             dashboards_by_id,
             alerts_by_name,

@@ -44,6 +44,12 @@ pub(crate) fn wire_series(series: &model::SeriesConfig, source_id: Option<String
         source_id,
         agg_fn: text(&series.agg_fn),
         field: text(&series.field),
+        level: series.level.as_ref().map(|l| l.value),
+        content: text(&series.content),
+        fields: series
+            .fields
+            .as_ref()
+            .map(|f| f.iter().map(|v| v.value.clone()).collect()),
         where_: text(&series.where_),
         where_language: text(&series.where_language),
         group_by: series
@@ -132,8 +138,8 @@ pub(crate) fn lower(series: &[Series], as_ratio: Option<bool>) -> Result<Value, 
             config.insert("select".into(), Value::Array(vec![select_item(first)]));
         }
         "search" => {
-            // The contract's `fields` are not in converge's series: no columns chosen.
-            config.insert("select".into(), Value::from(""));
+            let fields = first.fields.as_deref().unwrap_or_default().join(", ");
+            config.insert("select".into(), Value::from(fields));
             for (key, value) in [
                 ("where", text(&first.where_)),
                 ("whereLanguage", text(&first.where_language)),
@@ -144,7 +150,8 @@ pub(crate) fn lower(series: &[Series], as_ratio: Option<bool>) -> Result<Value, 
             }
         }
         _ => {
-            config.insert("markdown".into(), Value::from(""));
+            let content = first.content.clone().unwrap_or_default();
+            config.insert("markdown".into(), Value::from(content));
         }
     }
     Ok(Value::Object(config))
@@ -165,6 +172,9 @@ fn select_item(series: &Series) -> Value {
         if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
             item.insert(key.into(), Value::from(value));
         }
+    }
+    if let Some(level) = series.level {
+        item.insert("level".into(), Value::from(level));
     }
     Value::Object(item)
 }

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::dashboard::{Planned, PlannedDashboard};
 use crate::api::limits::BOUNDED_THRESHOLD_TYPES;
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
-use crate::config::model::{AlertConfig, DashboardConfig, StackConfig};
+use crate::config::alert_rules;
+use crate::config::model::{AlertConfig, ChannelConfig, DashboardConfig, Generation, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, ambiguous, candidates, copies_help, rename_reason};
@@ -43,6 +44,24 @@ impl Builder<'_> {
         config: &AlertConfig,
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
     ) -> Option<String> {
+        // A stack declared `generation: series` had these at validate time.
+        if index.contract_alerts
+            && stack
+                .generation
+                .as_ref()
+                .is_none_or(|g| g.value != Generation::Series)
+        {
+            let errors = alert_rules::contract_generation(
+                config,
+                "answers its GETs in the contract's shape",
+            );
+            if !errors.is_empty() {
+                for error in errors {
+                    self.error(error);
+                }
+                return None;
+            }
+        }
         let dashboard_config = self.alert_dashboard(stack, config)?;
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
@@ -263,15 +282,8 @@ impl Builder<'_> {
             ),
         };
         let source = config.source.as_ref().map(|s| s.value.clone());
-        let channel = Some(Channel {
-            kind: config.channel.kind.value.clone(),
-            webhook_id: config.channel.webhook_id.as_ref().map(|v| v.value.clone()),
-            email_recipients: config
-                .channel
-                .email_recipients
-                .as_ref()
-                .map(|r| r.iter().map(|v| v.value.clone()).collect()),
-        });
+        // The first channel is `channel` (the servers mirror `channels[0]` there).
+        let channel = config.all_channels().first().map(wire_channel);
         let threshold_type = Some(config.threshold_type.value.clone());
         let interval = Some(config.interval.value.clone());
         let message = config.message.as_ref().map(|m| m.value.clone());
@@ -303,10 +315,10 @@ impl Builder<'_> {
             interval,
             source: Some(source.unwrap_or_else(|| "tile".to_string())),
             threshold_type,
-            channel,
             name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
-            newer: sent_newer(newer, live_newer, &config.threshold_type.value),
+            newer: sent_newer(newer, live_newer, &config.threshold_type.value, &channel),
+            channel,
         };
         Desired {
             name,
@@ -317,9 +329,25 @@ impl Builder<'_> {
     }
 }
 
+/// A config channel as the API takes it.
+fn wire_channel(channel: &ChannelConfig) -> Channel {
+    Channel {
+        kind: channel.kind.value.clone(),
+        webhook_id: channel.webhook_id.as_ref().map(|v| v.value.clone()),
+        email_recipients: channel
+            .email_recipients
+            .as_ref()
+            .map(|r| r.iter().map(|v| v.value.clone()).collect()),
+    }
+}
+
 /// The newer members the config sets.
 fn newer_fields(config: &AlertConfig) -> NewerAlertFields {
     NewerAlertFields {
+        channels: config
+            .channels
+            .as_ref()
+            .map(|list| list.value.iter().map(wire_channel).collect()),
         threshold_max: config.threshold_max.as_ref().map(|v| v.value),
         num_consecutive_windows: config.num_consecutive_windows.as_ref().map(|v| v.value),
         schedule_offset_minutes: config.schedule_offset_minutes.as_ref().map(|v| v.value),
@@ -335,9 +363,21 @@ fn sent_newer(
     config: NewerAlertFields,
     live: NewerAlertFields,
     threshold_type: &str,
+    channel: &Option<Channel>,
 ) -> NewerAlertFields {
     let bounded = BOUNDED_THRESHOLD_TYPES.contains(&threshold_type);
+    // A config that writes one `channel` sets the first channel; the live alert's further
+    // channels are kept (a PUT with `channel` alone would drop them).
+    let live_channels = live
+        .channels
+        .filter(|list| list.len() > 1)
+        .zip(channel.clone())
+        .map(|(mut list, first)| {
+            list[0] = first;
+            list
+        });
     NewerAlertFields {
+        channels: config.channels.or(live_channels),
         threshold_max: config
             .threshold_max
             .or(live.threshold_max.filter(|_| bounded)),

@@ -35,6 +35,7 @@ pub(crate) fn now() -> jiff::Timestamp {
 }
 
 pub(crate) fn at(line: usize) -> Span {
+    let line = crate::diagnostic::narrow(line);
     Span {
         file: 0,
         offset: line * 10,
@@ -78,6 +79,7 @@ pub(crate) fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -
         as_ratio: None,
         series,
         config: None,
+        config_at: Default::default(),
     }
 }
 
@@ -112,12 +114,13 @@ pub(crate) fn alert(
         threshold: loc(threshold, 300),
         threshold_type: s("above", 300),
         interval: s("5m", 300),
-        channel: ChannelConfig {
+        channel: Some(ChannelConfig {
             span: at(300),
             kind: s("webhook", 300),
             webhook_id: Some(s(WEBHOOK, 300)),
             email_recipients: None,
-        },
+        }),
+        channels: None,
         message: None,
         source: None,
         threshold_max: None,

@@ -228,7 +228,7 @@ fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     let derived = crate::plan::derive::steps(&first).unwrap_or_else(|p| panic!("{p:#?}"));
     let problems = crate::plan::derive::against_live(&first, &live);
     assert!(problems.is_empty(), "{problems:#?}");
-    let problems = crate::plan::derive::against_config(&first, config);
+    let problems = crate::plan::derive::against_config(&first, config, &|text| text.to_owned());
     assert!(problems.is_empty(), "{problems:#?}");
     let first = Plan {
         steps: derived,

@@ -19,6 +19,9 @@ use super::common::{stack_index, stack_key, stored_name, to_value};
 /// Longest alert `note` (the current document).
 const ALERT_NOTE_MAX: usize = 4096;
 
+/// Most `channels` of an alert (the current document).
+const ALERT_CHANNELS_MAX: usize = 10;
+
 /// Alert list paging of the observability API: default and largest `limit`.
 const ALERTS_DEFAULT_LIMIT: usize = 100;
 const ALERTS_MAX_LIMIT: usize = 1000;
@@ -129,7 +132,7 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
     let now = iso_ms(ctx.now);
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index])?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], ctx.quirks)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     alert.id = world.new_id();
     alert.created_at = Some(now.clone());
@@ -144,7 +147,7 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let now = iso_ms(ctx.now);
     let id = call.id.unwrap_or("");
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index])?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], ctx.quirks)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     let stack = &mut world.stacks[stack_index];
     let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
@@ -189,7 +192,7 @@ fn paging(query: Option<&str>) -> Result<(usize, usize), ApiError> {
 }
 
 /// Validates an alert create or update body against the stack it goes into.
-fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
+fn alert_body(body: &Value, stack: &Stack, quirks: &[Quirk]) -> Result<Alert, ApiError> {
     let map = validate::object(body, "")?;
     let name = validate::string(map, "name", "", ALERT_NAME_MAX)?;
     let message = validate::string(map, "message", "", ALERT_MESSAGE_MAX)?;
@@ -201,34 +204,32 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         .ok_or_else(|| ApiError::body("thresholdType", "is required"))?;
     let source = validate::enumerated(map, "source", "", ALERT_SOURCES)?
         .unwrap_or_else(|| "tile".to_string());
-    let channel_value = map
-        .get("channel")
-        .ok_or_else(|| ApiError::body("channel", "is required"))?;
-    let channel_map = validate::object(channel_value, "channel")?;
-    let kind = validate::enumerated(channel_map, "type", "channel", CHANNEL_TYPES)?
-        .ok_or_else(|| ApiError::body("channel.type", "is required"))?;
-    let email_recipients = validate::strings(channel_map, "emailRecipients", "channel")?;
-    // Email is the managed stack's alone; the observability API's channel is a webhook.
-    if kind == "email" {
-        if stack.key == StackKey::Observability {
-            return Err(ApiError::body(
-                "channel.type",
-                "must be one of webhook, got `email`",
-            ));
-        }
-        if email_recipients.as_ref().is_none_or(Vec::is_empty) {
-            return Err(ApiError::body(
-                "channel.emailRecipients",
-                "is required for email channels",
-            ));
-        }
-    }
-    let channel = Channel {
-        kind,
-        webhook_id: validate::string(channel_map, "webhookId", "channel", 64)?,
-        email_recipients,
+    let channel = match map.get("channel").filter(|c| !c.is_null()) {
+        Some(value) => Some(channel(value, "channel", stack)?),
+        None => None,
     };
-    let newer = newer_fields(map, threshold, &threshold_type, &interval)?;
+    // `channels` is today's observability API's: the contract's servers and the managed
+    // stack strip the unknown member, as their validation does.
+    let channels = match map.get("channels").filter(|_| newer_api(stack, quirks)) {
+        Some(value) => Some(channel_list(value, stack)?),
+        None => None,
+    };
+    let (channel, channels) = match (channel, channels) {
+        (None, None) => return Err(ApiError::body("channel", "is required")),
+        (Some(one), None) if newer_api(stack, quirks) => (one.clone(), Some(vec![one])),
+        (Some(one), None) => (one, None),
+        (None, Some(list)) => (list[0].clone(), Some(list)),
+        (Some(one), Some(list)) if one == list[0] => (one, Some(list)),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::body(
+                "channels",
+                "When both \"channel\" and \"channels\" are provided, \"channel\" must match \
+                 the first entry of \"channels\"",
+            ));
+        }
+    };
+    let mut newer = newer_fields(map, threshold, &threshold_type, &interval)?;
+    newer.channels = channels;
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
     let tile_id = validate::string(map, "tileId", "", 64)?;
     if source == "tile" {
@@ -269,6 +270,70 @@ fn alert_body(body: &Value, stack: &Stack) -> Result<Alert, ApiError> {
         updated_at: None,
         newer,
     })
+}
+
+/// Whether the alert goes to today's observability API, the one that takes `channels`.
+fn newer_api(stack: &Stack, quirks: &[Quirk]) -> bool {
+    stack.key == StackKey::Observability && quirks.contains(&Quirk::NewerGeneration)
+}
+
+/// One channel at `at` (`channel`, `channels.1`).
+fn channel(value: &Value, at: &str, stack: &Stack) -> Result<Channel, ApiError> {
+    let channel_map = validate::object(value, at)?;
+    let kind = validate::enumerated(channel_map, "type", at, CHANNEL_TYPES)?
+        .ok_or_else(|| ApiError::body(validate::join(at, "type"), "is required"))?;
+    let email_recipients = validate::strings(channel_map, "emailRecipients", at)?;
+    // Email is the managed stack's alone; the observability API's channel is a webhook.
+    if kind == "email" {
+        if stack.key == StackKey::Observability {
+            return Err(ApiError::body(
+                validate::join(at, "type"),
+                "must be one of webhook, got `email`",
+            ));
+        }
+        if email_recipients.as_ref().is_none_or(Vec::is_empty) {
+            return Err(ApiError::body(
+                validate::join(at, "emailRecipients"),
+                "is required for email channels",
+            ));
+        }
+    }
+    Ok(Channel {
+        kind,
+        webhook_id: validate::string(channel_map, "webhookId", at, 64)?,
+        email_recipients,
+    })
+}
+
+/// `channels`: 1 to 10 channels, no two alike (the current document).
+fn channel_list(value: &Value, stack: &Stack) -> Result<Vec<Channel>, ApiError> {
+    let Value::Array(items) = value else {
+        return Err(ApiError::body("channels", "must be an array"));
+    };
+    if items.is_empty() {
+        return Err(ApiError::body(
+            "channels",
+            "At least one notification channel is required",
+        ));
+    }
+    if items.len() > ALERT_CHANNELS_MAX {
+        return Err(ApiError::body(
+            "channels",
+            format!("An alert supports at most {ALERT_CHANNELS_MAX} notification channels"),
+        ));
+    }
+    let mut list: Vec<Channel> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let one = channel(item, &format!("channels.{i}"), stack)?;
+        if list.contains(&one) {
+            return Err(ApiError::body(
+                "channels",
+                "Duplicate notification channels are not allowed",
+            ));
+        }
+        list.push(one);
+    }
+    Ok(list)
 }
 
 /// The members today's servers added, checked as the current document says: `thresholdMax`
@@ -315,6 +380,7 @@ fn newer_fields(
         return Err(ApiError::body("note", "must not be empty"));
     }
     Ok(NewerAlertFields {
+        channels: None,
         threshold_max,
         num_consecutive_windows,
         schedule_offset_minutes,

@@ -197,6 +197,7 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
     let item = |s: &Value| {
         let mut item = Map::new();
         let agg = text(s, "aggFn").unwrap_or_else(|| "count".into());
+        let quantile = agg == "quantile";
         let field = text(s, "field").unwrap_or_default();
         if agg != "count" || field.is_empty() {
             item.insert("valueExpression".into(), field.into());
@@ -216,6 +217,10 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
             if let Some(v) = text(s, from).filter(|v| !v.is_empty()) {
                 item.insert(to.into(), v.into());
             }
+        }
+        // The server keeps a level on a quantile only (it is inert on any other aggregation).
+        if let Some(level) = s.get("level").filter(|_| quantile) {
+            item.insert("level".into(), level.clone());
         }
         Value::Object(item)
     };

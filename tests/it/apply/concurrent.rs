@@ -75,9 +75,11 @@ fn an_edit_made_during_the_apply_is_reported_stale_and_survives() {
     let retagged = workspace.write("b.yaml", &boards(COUNT, "team-b"));
     sandbox.reset_log();
     let last = format!("Board {:03}", COUNT - 1);
+    // Paced to 10 requests a second: a write is checked against a read at most one window
+    // old (`apply::fresh`), and the last board's comes about three windows after the edit.
+    let paced = binary(&sandbox, &workspace).rate_limit("10/1s");
     let applied = std::thread::scope(|scope| {
-        let apply =
-            scope.spawn(|| binary(&sandbox, &workspace).run(["apply", retagged.as_str(), "--yes"]));
+        let apply = scope.spawn(|| paced.run(["apply", retagged.as_str(), "--yes"]));
         wait_for_requests(&sandbox, "PUT", DASHBOARD, 3);
         let client = common::Client::new(&sandbox);
         let mut edited = board(&sandbox, &last);

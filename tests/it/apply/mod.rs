@@ -7,6 +7,7 @@ mod basics;
 pub(crate) mod concurrent;
 mod dedupe;
 mod faults;
+mod floor;
 mod interrupt;
 mod names;
 mod pacing;

@@ -42,7 +42,7 @@ fn a_name_the_server_stores_with_spaces_collapsed_is_created_once_and_the_user_i
     );
     assert_eq!(writes(&sandbox), Vec::<String>::new());
     // Told at the config line, for the dashboard and the alert.
-    for (line, stored) in [(45, "API health"), (74, "API errors")] {
+    for (line, stored) in [(45, "API health"), (75, "API errors")] {
         let at = format!("converge.yaml:{line}:");
         assert!(second.stderr.contains(&at), "{at}: {}", second.stderr);
         let told = format!("the server stores this name as \"{stored}\"");

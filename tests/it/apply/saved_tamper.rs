@@ -444,3 +444,53 @@ fn a_tampered_saved_plan_is_refused_or_applies_exactly_what_show_prints() {
         panic!("{error}");
     }
 }
+
+/// Found by the property test above: two alert changes trading addresses (the file's digest
+/// removed, so `show` prints the traded text) read as a plan, and only the config can tell
+/// which name each address holds.
+#[test]
+fn two_changes_trading_addresses_are_refused_by_the_names_the_config_gives() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let path = planned(&sandbox, &workspace);
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let plan = &mut file["plan"];
+    let alerts: Vec<usize> = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c["address"].as_str().unwrap().starts_with("alert."))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(alerts.len(), 2, "{file:#}");
+    let addresses: Vec<Value> = alerts
+        .iter()
+        .map(|&i| plan["changes"][i]["address"].clone())
+        .collect();
+    for (&index, address) in alerts.iter().zip(addresses.into_iter().rev()) {
+        plan["changes"][index]["address"] = address.clone();
+        let step = plan["changes"][index]["step"].as_u64().unwrap() as usize;
+        plan["steps"][step]["address"] = address;
+    }
+    file.as_object_mut().unwrap().remove("digest");
+    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    sandbox.reset_log();
+    let converge = binary(&sandbox, &workspace);
+    let config = workspace.file("reviewed.yaml");
+    let applied = converge.run([
+        "apply",
+        "--plan",
+        path.as_str(),
+        config.as_str(),
+        "--yes",
+        "--allow-destroy",
+    ]);
+    applied.assert_exit(1);
+    assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
+    assert!(
+        applied.stderr.contains("but the config names that address"),
+        "{}",
+        applied.stderr
+    );
+}

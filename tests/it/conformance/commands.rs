@@ -70,6 +70,7 @@ stacks:
               - type: time
                 source: Logs
                 aggFn: quantile
+                level: 0.95
                 field: duration
                 where: "service:api"
                 groupBy: [service]

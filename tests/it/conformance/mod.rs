@@ -77,6 +77,9 @@ pub struct Allowed {
     /// The response status; absent matches any.
     #[serde(default)]
     pub status: Option<u16>,
+    /// A text the violation's message contains (the offending member); absent matches any.
+    #[serde(default)]
+    pub contains: Option<String>,
     /// The line of `api-contract.md` (or of `api-facts.md`, where the contract says "not shown")
     /// that requires the difference, quoted.
     pub requires: String,
@@ -97,6 +100,10 @@ impl Allowed {
                 .as_ref()
                 .is_none_or(|k| *k == violation.keyword)
             && self.status.is_none_or(|s| Some(s) == violation.status)
+            && self
+                .contains
+                .as_ref()
+                .is_none_or(|c| violation.message.contains(c.as_str()))
     }
 }
 

@@ -251,8 +251,9 @@ fn stack_with_owned_objects() -> Stack {
         json!([
             {"name": "Requests", "x": 0, "y": 0, "w": 6, "h": 4, "series": series("service:web")},
             {"name": "Latency p95", "x": 6, "y": 0, "w": 6, "h": 4, "series": [
-                {"type": "time", "sourceId": logs, "aggFn": "quantile", "field": "duration",
-                 "where": "service:api", "whereLanguage": "lucene", "groupBy": []}]}
+                {"type": "time", "sourceId": logs, "aggFn": "quantile", "level": 0.95,
+                 "field": "duration", "where": "service:api", "whereLanguage": "lucene",
+                 "groupBy": []}]}
         ]),
     );
     // An owned dashboard the config no longer lists, with an alert on it.

@@ -610,3 +610,64 @@ fn chart_series_is_deterministic_aligned_and_shaped() {
         .data();
     assert!(quirky[0]["series_0.data"].is_string());
 }
+
+/// Today's observability API reads `channels` the way the server's own check does: 1 to 10,
+/// no duplicates, `channel` beside them only as their first; it answers both. The contract's
+/// generation strips the unknown member.
+#[test]
+fn alert_channels_are_checked_and_mirrored_on_todays_servers() {
+    let webhook = |id: &str| json!({"type": "webhook", "webhookId": id});
+    for newer in [false, true] {
+        let sandbox = common::sandbox(SandboxOptions {
+            rate_limit: false,
+            quirks: if newer {
+                vec![Quirk::NewerGeneration]
+            } else {
+                Vec::new()
+            },
+            ..SandboxOptions::default()
+        });
+        let client = Client::new(&sandbox);
+        let created = client
+            .obs("POST", "/dashboards", Some(dashboard("d", &["t"])))
+            .data();
+        let id = created["id"].as_str().unwrap().to_string();
+        let tile = tile_ids(&created).remove(0);
+        let with = |channels: Value, channel: Option<Value>| {
+            let mut body = alert("a", &id, &tile);
+            body["channels"] = channels;
+            match channel {
+                Some(one) => body["channel"] = one,
+                None => {
+                    body.as_object_mut().unwrap().remove("channel");
+                }
+            }
+            client.obs("POST", "/alerts", Some(body))
+        };
+        let two = json!([webhook("w1"), webhook("w2")]);
+        let answer = with(two.clone(), None);
+        if !newer {
+            // Stripped: no channel left.
+            assert_eq!(answer.status, 400, "{}", answer.text);
+            continue;
+        }
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let made = answer.data();
+        assert_eq!(made["channels"], two);
+        assert_eq!(made["channel"], webhook("w1"));
+        let echoed = with(two.clone(), Some(webhook("w1")));
+        assert_eq!(echoed.status, 200, "{}", echoed.text);
+        for (channels, channel) in [
+            (two.clone(), Some(webhook("w2"))),
+            (json!([webhook("w1"), webhook("w1")]), None),
+            (json!([]), None),
+            (
+                Value::Array((0..11).map(|i| webhook(&format!("w{i}"))).collect()),
+                None,
+            ),
+        ] {
+            let answer = with(channels.clone(), channel);
+            assert_eq!(answer.status, 400, "{channels}: {}", answer.text);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Peak resident memory and CPU time of `converge validate` and a no-op `converge plan` (the
+//! release binary) on the `large` seed 1, 4, 16 and 32 times over (issue 26): the sandbox
+//! serves the same estate ([`write_large_estate`]), without rate limits, so the plan reads it
+//! all and finds nothing to change. Each figure is `/usr/bin/time`'s (`%M`: peak resident KiB;
+//! `%U + %S`: CPU seconds) for the one process.
+//!
+//! Run with `cargo bench --bench memory` (or `cargo bench --bench memory -- 16 32` for some
+//! scales). A plain harness: each scale runs each command once; 32x takes about a minute.
+
+use std::path::Path;
+use std::process::Command;
+
+use converge::sandbox::{SandboxHandle, SandboxOptions, Seed, write_large_estate};
+
+const TIME: &str = "/usr/bin/time";
+
+/// Peak resident memory (MiB) and CPU seconds of `converge COMMAND CONFIG`.
+fn measure(
+    binary: &str,
+    command: &str,
+    config: &Path,
+    sandbox: &SandboxHandle,
+    report: &Path,
+) -> (f64, f64) {
+    let output = Command::new(TIME)
+        .args(["-f", "%M %U %S", "-o"])
+        .arg(report)
+        .arg(binary)
+        .arg(command)
+        .arg(config)
+        .envs(sandbox.environment())
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s")
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "100000/1s")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs under /usr/bin/time");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{command}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if command == "plan" {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains("No changes"), "a no-op plan: {stdout}");
+    }
+    let text = std::fs::read_to_string(report).expect("/usr/bin/time wrote its report");
+    let fields: Vec<f64> = text
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    assert_eq!(fields.len(), 3, "the report: {text}");
+    (fields[0] / 1024.0, fields[1] + fields[2])
+}
+
+fn main() {
+    assert!(
+        Path::new(TIME).exists(),
+        "the memory bench needs GNU time at {TIME}"
+    );
+    let scales: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|arg| arg.parse().ok())
+        .collect();
+    let scales = if scales.is_empty() {
+        vec![1, 4, 16, 32]
+    } else {
+        scales
+    };
+    let binary = env!("CARGO_BIN_EXE_converge");
+    println!(
+        "{:>5} {:>12} {:>14} {:>11} {:>14} {:>11} {:>14}",
+        "scale", "YAML bytes", "validate MiB", "CPU s", "plan MiB", "CPU s", "bytes per byte"
+    );
+    let mut previous: Option<(f64, f64)> = None;
+    for scale in scales {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let state = dir.path().join("world.json");
+        let config = write_large_estate(scale, &state).expect("the estate is written");
+        let path = dir.path().join("large.yaml");
+        std::fs::write(&path, &config).expect("the config is written");
+        let sandbox = SandboxHandle::spawn(SandboxOptions {
+            seed: Seed::Large,
+            state_file: Some(state),
+            rate_limit: false,
+            ..SandboxOptions::default()
+        })
+        .expect("the sandbox starts");
+        let report = dir.path().join("time.txt");
+        let (validate, validate_cpu) = measure(binary, "validate", &path, &sandbox, &report);
+        let (plan, plan_cpu) = measure(binary, "plan", &path, &sandbox, &report);
+        println!(
+            "{scale:>4}x {:>12} {validate:>14.1} {validate_cpu:>11.2} {plan:>14.1} {plan_cpu:>11.2} {:>14.1}",
+            config.len(),
+            plan * 1024.0 * 1024.0 / config.len() as f64
+        );
+        if let Some((validate_before, plan_before)) = previous {
+            println!(
+                "       CPU per step: validate {:.2}x, plan {:.2}x",
+                validate_cpu / validate_before,
+                plan_cpu / plan_before
+            );
+        }
+        previous = Some((validate_cpu, plan_cpu));
+    }
+}
