@@ -172,7 +172,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. },
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
         ) => ("object", ""),
     }
 }
@@ -226,7 +227,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 PipeOp::Create { .. }
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. },
+                | PipeOp::Delete { .. }
+                | PipeOp::Replace { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
@@ -355,7 +357,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 PipeOp::Create { .. }
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. },
+                | PipeOp::Delete { .. }
+                | PipeOp::Replace { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
@@ -390,7 +393,8 @@ async fn remove_own(
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. },
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
         ) => {
             return Ok(());
         }

@@ -36,7 +36,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. },
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },

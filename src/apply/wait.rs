@@ -42,7 +42,12 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             pipe_id,
             body,
         }),
-        Operation::Pipe(PipeOp::Create { .. } | PipeOp::Update { .. } | PipeOp::Delete { .. })
+        Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
+        )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
         )

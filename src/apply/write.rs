@@ -127,6 +127,11 @@ impl Context {
             .ok_or_else(|| WriteError::Other(CLOUD_NOT_SET_UP.to_string()))
     }
 
+    /// How long to wait for a change to show (`--timeout`) and the pause between two polls.
+    pub(super) fn patience(&self) -> (std::time::Duration, std::time::Duration) {
+        (self.options.timeout, self.options.poll_interval)
+    }
+
     /// Whether pipe writes wake an idle service first (`--wake`).
     pub(super) fn wakes(&self) -> bool {
         self.options.wake

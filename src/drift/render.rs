@@ -75,6 +75,14 @@ fn detail_lines(change: &Changed) -> Vec<String> {
         Action::Delete => {
             vec!["exists live (apply would remove it with --allow-destroy)".to_string()]
         }
+        Action::Replace => {
+            let mut lines = vec![
+                "differs in a field fixed at creation (apply would replace it with --allow-destroy)"
+                    .to_string(),
+            ];
+            lines.extend(change.fields.iter().map(field_line));
+            lines
+        }
         Action::Update | Action::NoOp => change.fields.iter().map(field_line).collect(),
     }
 }
@@ -82,7 +90,7 @@ fn detail_lines(change: &Changed) -> Vec<String> {
 fn action_style(action: Action) -> Style {
     match action {
         Action::Create => Style::Add,
-        Action::Delete => Style::Remove,
+        Action::Delete | Action::Replace => Style::Remove,
         Action::Update | Action::NoOp => Style::Change,
     }
 }

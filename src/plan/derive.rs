@@ -195,7 +195,9 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, service::SCALING_FIELDS)?;
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
-        Operation::Pipe(PipeOp::Create { body, .. }) => same(body, after(change)?)?,
+        Operation::Pipe(PipeOp::Create { body, .. } | PipeOp::Replace { body, .. }) => {
+            same(body, after(change)?)?;
+        }
         Operation::Pipe(PipeOp::Update { body, .. }) => {
             let paths = change.fields.iter().map(|f| f.path.as_str());
             same(body, &pipe::patch_body(after(change)?, paths))?;
@@ -352,7 +354,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 PipeOp::Create { .. }
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. },
+                | PipeOp::Delete { .. }
+                | PipeOp::Replace { .. },
             ) => {}
         }
     }
@@ -643,7 +646,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. },
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
@@ -818,7 +822,13 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
             matches!(address, Address::Alert { .. } | Address::LiveAlert { .. }) && in_stack(stack)
         }
     };
-    Action::from(operation.effect()) == action && at_address
+    // A replacement destroys first (its effect), and its change says both halves.
+    let carried = if operation.name().op == "pipe-replace" {
+        Action::Replace
+    } else {
+        Action::from(operation.effect())
+    };
+    carried == action && at_address
 }
 
 fn text(value: Option<Fingerprint>) -> String {

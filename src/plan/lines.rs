@@ -497,7 +497,7 @@ pub(crate) fn body(change: &Change, layout: &Layout<'_>) -> Vec<Line> {
             Some(before) => object(before, Mark::Remove, layout.sources),
             None => Vec::new(),
         },
-        Action::Update => update(change, layout),
+        Action::Update | Action::Replace => update(change, layout),
     }
 }
 

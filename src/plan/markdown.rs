@@ -149,7 +149,7 @@ impl Comment {
         let destroys: Vec<&Change> = plan
             .changes
             .iter()
-            .filter(|c| c.action == Action::Delete)
+            .filter(|c| c.action.destroys())
             .collect();
         if destroys.is_empty() || !self.cut.is_empty() {
             return;
@@ -201,7 +201,7 @@ impl Comment {
     fn changes(&mut self, plan: &Plan) {
         let shown: Vec<&Change> = plan
             .display_order()
-            .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
+            .filter(|c| c.action != Action::NoOp && !c.action.destroys())
             .collect();
         if shown.is_empty() || !self.cut.is_empty() {
             return;

@@ -64,6 +64,9 @@ pub enum Action {
     Delete,
     /// The object already matches the config.
     NoOp,
+    /// The object exists, and a declared field the server cannot change on it forces it to
+    /// be deleted and created again (a destroy: it needs `--allow-destroy`).
+    Replace,
 }
 
 impl Action {
@@ -74,7 +77,13 @@ impl Action {
             Action::Update => "update",
             Action::Delete => "delete",
             Action::NoOp => "no-op",
+            Action::Replace => "replace",
         }
+    }
+
+    /// Whether it removes the live object (listed with the destroys, needs `--allow-destroy`).
+    pub(crate) fn destroys(self) -> bool {
+        matches!(self, Action::Delete | Action::Replace)
     }
 
     /// The one-character marker that carries the action without color.
@@ -84,6 +93,7 @@ impl Action {
             Action::Update => "~",
             Action::Delete => "-",
             Action::NoOp => " ",
+            Action::Replace => "-/+",
         }
     }
 }
@@ -360,6 +370,11 @@ impl Plan {
                 Action::Update => summary.update += 1,
                 Action::Delete => summary.delete += 1,
                 Action::NoOp => summary.unchanged += 1,
+                // Both halves happen: the object is gone, then there again.
+                Action::Replace => {
+                    summary.delete += 1;
+                    summary.create += 1;
+                }
             }
         }
         summary
@@ -394,8 +409,8 @@ impl Plan {
 
     /// Changes in display order: destroys first, then the rest in config order.
     pub(crate) fn display_order(&self) -> impl Iterator<Item = &Change> {
-        let deletes = self.changes.iter().filter(|c| c.action == Action::Delete);
-        let others = self.changes.iter().filter(|c| c.action != Action::Delete);
+        let deletes = self.changes.iter().filter(|c| c.action.destroys());
+        let others = self.changes.iter().filter(|c| !c.action.destroys());
         deletes.chain(others)
     }
 

@@ -57,7 +57,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. },
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. },
         ) => None,
     }
 }
@@ -162,7 +163,8 @@ pub(crate) fn against_live(
                 PipeOp::Create { .. }
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. },
+                | PipeOp::Delete { .. }
+                | PipeOp::Replace { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

@@ -21,7 +21,7 @@ pub(crate) fn show(value: &Option<Value>) -> String {
 fn style(action: Action) -> Style {
     match action {
         Action::Create => Style::Add,
-        Action::Delete => Style::Remove,
+        Action::Delete | Action::Replace => Style::Remove,
         Action::Update => Style::Change,
         Action::NoOp => Style::Dim,
     }
@@ -101,7 +101,7 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
     let destroys: Vec<&Change> = plan
         .changes
         .iter()
-        .filter(|c| c.action == Action::Delete)
+        .filter(|c| c.action.destroys())
         .collect();
     if !destroys.is_empty() {
         out.push_str(&format!(
@@ -115,7 +115,7 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
     // Destroys were listed above, once.
     let shown: Vec<&Change> = plan
         .display_order()
-        .filter(|c| !matches!(c.action, Action::NoOp | Action::Delete))
+        .filter(|c| c.action != Action::NoOp && !c.action.destroys())
         .collect();
     if !shown.is_empty() {
         out.push_str("\nChanges:\n");

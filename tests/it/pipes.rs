@@ -204,7 +204,8 @@ fn plan_finds_a_pipe_by_name_and_says_which_declared_fields_it_does_not_plan_yet
     );
     let outcome = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
     converge_snapshot!("pipes_plan_by_name", outcome);
-    // Without `fresh`, the plan is made: `orders` scaled by name, with the warning.
+    // Without `fresh`, the plan is made: `orders`, found by name, differs in fields fixed at
+    // creation and is replaced.
     let found = config[..config.find("      fresh:").unwrap()].to_string();
     let outcome = Converge::new(&sandbox).fast().config(&found).run(["plan"]);
     converge_snapshot!("pipes_plan_by_name_found", outcome);
@@ -229,13 +230,14 @@ fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
     let refused = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
     assert_ne!(refused.code, 0, "{refused:?}");
     assert!(
-        refused
-            .stderr
-            .contains("the config finds by name (named `orders`)"),
+        crate::common::words(&refused.stderr).contains("the config finds by name (named `orders`)"),
         "{refused:?}"
     );
     assert!(refused.writes().is_empty(), "{refused:?}");
-    converge.run(["apply", &path, "--yes"]).assert_exit(0);
+    // The declared fields differ from the demo pipe's, so it is replaced (a destroy).
+    converge
+        .run(["apply", &path, "--yes", "--allow-destroy"])
+        .assert_exit(0);
 }
 
 /// The pipes of `examples/pipes.yaml` declared whole (every source kind), without the fields
@@ -350,8 +352,7 @@ fn a_saved_create_holds_only_credential_references() {
 }
 
 /// A change the server takes in place is one `PATCH` of the members that differ, and the next
-/// plan is empty; a change that would need the pipe replaced is not planned yet and says so at
-/// its line.
+/// plan is empty; a change that needs the pipe replaced is planned as `-/+` with its field.
 #[test]
 fn an_in_place_change_is_patched_and_a_replacing_one_is_named() {
     let sandbox = crate::common::fast_sandbox();
@@ -416,4 +417,82 @@ fn a_pipe_create_whose_answer_was_lost_is_found_by_name_not_sent_twice() {
         vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"],
     );
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+/// The demo pipes created on a sandbox whose deletes take a while (the pipe lists as stopping,
+/// then is gone).
+fn created_slowly() -> (converge::sandbox::SandboxHandle, String) {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        scaling_delay: std::time::Duration::from_millis(300),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let config = declared_whole();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    (
+        sandbox,
+        config.replace("topics: events", "topics: events-v2"),
+    )
+}
+
+/// A field the server changes on no live pipe is planned as a replacement (`-/+`, the field
+/// and the reason), refused without `--allow-destroy`, and run as delete, wait until the pipe
+/// is gone, create: the next plan is empty.
+#[test]
+fn a_replacing_change_deletes_waits_until_gone_and_creates() {
+    let (sandbox, replacing) = created_slowly();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing);
+    let refused = converge.run(["apply", "--yes"]);
+    assert_no_canary(&refused);
+    converge_snapshot!("pipes_replace_refused", refused);
+    sandbox.reset_log();
+    let applied = converge.run(["apply", "--yes", "--allow-destroy"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.writes(),
+        vec![
+            "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}",
+            "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes",
+        ],
+        "{applied:?}"
+    );
+    // The create was sent only once the deleted pipe no longer listed.
+    let log = sandbox.request_log();
+    let delete = log.iter().position(|e| e.method == "DELETE").unwrap();
+    let create = log.iter().position(|e| e.method == "POST").unwrap();
+    let lists_between = log[delete..create]
+        .iter()
+        .filter(|e| e.method == "GET" && e.route.ends_with("/pipes"))
+        .count();
+    assert!(lists_between >= 2, "no wait until gone: {log:?}");
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+/// A replacement whose create fails after the delete says what is left, and the next plan
+/// shows exactly that: the pipe to create.
+#[test]
+fn an_interrupted_replacement_leaves_a_plan_of_what_is_left() {
+    let (sandbox, replacing) = created_slowly();
+    sandbox.fault_switch().set("500@POST=1".parse().unwrap());
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing);
+    let failed = converge.run(["apply", "--yes", "--allow-destroy"]);
+    assert_no_canary(&failed);
+    converge_snapshot!("pipes_replace_interrupted", failed);
+    sandbox.fault_switch().set(Default::default());
+    let left = converge.run(["plan"]);
+    assert_no_canary(&left);
+    converge_snapshot!("pipes_replace_interrupted_left", left);
 }

@@ -68,6 +68,67 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             service_id,
             pipe_id,
         } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
+        PipeOp::Replace {
+            service_id,
+            pipe_id,
+            name,
+            body,
+            credentials,
+        } => {
+            // Read before anything is deleted: a missing variable must not leave the pipe gone.
+            let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
+            let cloud = context.cloud()?;
+            // A resent step finds the pipe already gone and only creates.
+            if find(context, service_id, pipe_id).await?.is_some() {
+                cloud.delete_pipe(service_id, pipe_id).await?;
+            }
+            until_gone(context, service_id, pipe_id, name).await?;
+            // The create is not resent blindly (it could land twice): what is left is said,
+            // and the next plan shows it as a create.
+            cloud
+                .create_pipe(service_id, &body)
+                .await
+                .map_err(|error| {
+                    WriteError::Other(format!(
+                        "pipe `{name}` was deleted, but creating it again failed: {error}; \
+                         `converge plan` shows the create that is left"
+                    ))
+                })?;
+        }
+    }
+    Ok(())
+}
+
+/// The live pipe with this id, if the service lists it.
+async fn find(
+    context: &Context,
+    service_id: &str,
+    pipe_id: &str,
+) -> Result<Option<Pipe>, WriteError> {
+    let pipes = context.cloud()?.list_pipes(service_id).await?;
+    Ok(pipes.into_iter().find(|p| p.id == pipe_id))
+}
+
+/// Polls until a deleted pipe is no longer listed (the API answers a delete before teardown
+/// ends, and a pipe of the same name cannot be created while the old one is there), bounded by
+/// `--timeout`.
+async fn until_gone(
+    context: &Context,
+    service_id: &str,
+    pipe_id: &str,
+    name: &str,
+) -> Result<(), WriteError> {
+    let (timeout, poll) = context.patience();
+    let deadline = tokio::time::Instant::now().checked_add(timeout);
+    while find(context, service_id, pipe_id).await?.is_some() {
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            return Err(WriteError::Other(format!(
+                "pipe `{name}` was deleted but is still listed after {}s (`--timeout`); \
+                 `converge plan` shows what is left once it is gone",
+                timeout.as_secs()
+            )));
+        }
+        tokio::time::sleep(poll).await;
     }
     Ok(())
 }

@@ -69,6 +69,9 @@ impl Builder<'_> {
             );
             return;
         };
+        if self.replacement(service, live_service, config, pipe) {
+            return;
+        }
         self.declared_change(service, live_service, config, pipe);
         let Some(scaling) = &config.scaling else {
             return;
@@ -106,6 +109,65 @@ impl Builder<'_> {
             ),
         });
         self.push(change, Some((operation, Vec::new())));
+    }
+
+    /// Plans the pipe's replacement when a field the config declares differs from the live
+    /// pipe and forces one ([`op::class_of`]), the pipe being declared whole so it can be
+    /// created again; returns whether it did (the replacement then writes every other field).
+    fn replacement(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        live: &Pipe,
+    ) -> bool {
+        let declared = Value::Object(self.declared_fields(config));
+        let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+        let forcing = diff(&deep_project(&live_value, &declared), &declared)
+            .into_iter()
+            .map(|field| (op::class_of(&field.path), field.path))
+            .find(|((class, _), _)| *class == op::Class::Replace);
+        let Some(((_, why), path)) = forcing else {
+            return false;
+        };
+        let (Some(name), Some(source)) = (&config.name, &config.source) else {
+            return false;
+        };
+        if config.destination.is_none() {
+            return false;
+        }
+        let Some(after) = self.declared(service, config) else {
+            // The scaling it asks was reported; nothing else is planned for this pipe.
+            return true;
+        };
+        let before = deep_project(&live_value, &after);
+        let fields = diff(&before, &after);
+        let operation = Operation::Pipe(PipeOp::Replace {
+            service_id: live_service.id.clone(),
+            pipe_id: live.id.clone(),
+            name: name.value.clone(),
+            body: after.clone(),
+            credentials: credential_refs(source),
+        });
+        self.push(
+            Change {
+                address: Address::Pipe {
+                    service: &service.key.value,
+                    pipe: &config.key.value,
+                }
+                .to_string(),
+                action: Action::Replace,
+                reason: format!("`{path}` {why}; ingestion restarts"),
+                fields,
+                before: Some(before),
+                after: Some(after),
+                fingerprint: Some(fingerprint::pipe(live)),
+                step: None,
+                renamed_from: None,
+            },
+            Some((operation, Vec::new())),
+        );
+        true
     }
 
     /// Compares the fields the config declares with the live pipe: the ones the server
@@ -276,14 +338,7 @@ impl Builder<'_> {
             service_id: live_service.id.clone(),
             name: name.value.clone(),
             body: after.clone(),
-            credentials: source
-                .credentials
-                .iter()
-                .map(|c| op::CredentialRef {
-                    path: c.path.to_string(),
-                    reference: c.secret.reference.clone(),
-                })
-                .collect(),
+            credentials: credential_refs(source),
         });
         self.push(
             Change {
@@ -399,6 +454,18 @@ impl Builder<'_> {
         }
         (!rejected).then_some(Value::Object(desired))
     }
+}
+
+/// Where each credential of the source goes and the reference it is read from when sent.
+fn credential_refs(source: &crate::config::model::PipeSourceConfig) -> Vec<op::CredentialRef> {
+    source
+        .credentials
+        .iter()
+        .map(|c| op::CredentialRef {
+            path: c.path.to_string(),
+            reference: c.secret.reference.clone(),
+        })
+        .collect()
 }
 
 fn pipe_field_diagnostic(

@@ -53,6 +53,22 @@ pub enum PipeOp {
         /// Only the fields that differ.
         body: PipeScalingPatch,
     },
+    /// `DELETE .../pipes/{pipeId}`, a wait until the pipe is gone (404), then
+    /// `POST .../pipes`: a declared field the server changes on no live pipe ([`class_of`]).
+    /// A destroy (ingestion restarts), so it needs `--allow-destroy`.
+    #[serde(rename = "pipe-replace")]
+    Replace {
+        /// Service id.
+        service_id: String,
+        /// The id of the pipe deleted first.
+        pipe_id: String,
+        /// The pipe's name, which finds the new one once created.
+        name: String,
+        /// The whole pipe created again (credentials left out), as the change's `after`.
+        body: Value,
+        /// Where each credential goes and the reference it is read from when sent.
+        credentials: Vec<CredentialRef>,
+    },
     /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
     #[serde(rename = "pipe-delete")]
     Delete {
@@ -96,6 +112,11 @@ impl PipeOp {
             | PipeOp::Delete {
                 service_id,
                 pipe_id,
+            }
+            | PipeOp::Replace {
+                service_id,
+                pipe_id,
+                ..
             } => Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
@@ -109,7 +130,8 @@ impl PipeOp {
             PipeOp::Create { service_id, .. }
             | PipeOp::Update { service_id, .. }
             | PipeOp::Scaling { service_id, .. }
-            | PipeOp::Delete { service_id, .. } => service_id,
+            | PipeOp::Delete { service_id, .. }
+            | PipeOp::Replace { service_id, .. } => service_id,
         }
     }
 
@@ -118,7 +140,9 @@ impl PipeOp {
         match self {
             PipeOp::Create { .. } => Effect::Create,
             PipeOp::Update { .. } | PipeOp::Scaling { .. } => Effect::Update,
-            PipeOp::Delete { .. } => Effect::Delete,
+            // The live pipe is destroyed first: refused without `--allow-destroy`, checked
+            // against its fingerprint like any delete.
+            PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
         }
     }
 
@@ -143,6 +167,11 @@ impl PipeOp {
             PipeOp::Delete { .. } => Name {
                 op: "pipe-delete",
                 verb: "delete",
+                object: "pipe",
+            },
+            PipeOp::Replace { .. } => Name {
+                op: "pipe-replace",
+                verb: "replace",
                 object: "pipe",
             },
         }
