@@ -98,7 +98,7 @@ pub(crate) fn adopt(
         .file(span.file)
         .map(|f| &f.text)
         .ok_or("the config file is gone")?;
-    let (offset, indent) = after_entry(text, span.offset).ok_or_else(|| {
+    let (offset, indent) = after_entry(text, span.start()).ok_or_else(|| {
         format!("`{section}:` of stack `{stack}` is not in block style; add it by hand")
     })?;
     let mut block = export::yaml::map_entry(&key, &node, indent);

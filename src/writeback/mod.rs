@@ -89,6 +89,9 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
         let reason = match changed.action {
             Action::Create => "missing live: remove it from the config, or apply to create it",
             Action::Delete => "live only: add it to the config, or apply to remove it",
+            // A pipe the server must replace to match: its live fields are not the config's
+            // to take (ingestion restarted from another source), so a person decides.
+            Action::Replace => "differs in a field that forces replacement: edit it by hand",
             Action::Update | Action::NoOp => "not written in the config as converge edits it",
         };
         out.manual.push(ManualEdit {
@@ -142,7 +145,7 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(at, &why, Some(live));
         } else if value.as_str().is_some_and(|s| s.contains("${")) {
             manual(at, "read from `${env:...}`", Some(live));
-        } else if located.shared(value.span.file, value.span.offset) {
+        } else if located.shared(value.span.file, value.span.start()) {
             manual(at, "behind an anchor, shared by its aliases", Some(live));
         } else if !locate::same(&value.to_json(), config) {
             manual(at, "written in another form in the config", Some(live));
@@ -167,12 +170,10 @@ fn splice(
         return None;
     }
     let file = sources.file(node.span.file)?;
-    let written = file
-        .text
-        .get(node.span.offset..node.span.offset + node.span.len)?;
+    let written = file.text.get(node.span.range())?;
     let style = scalar::Style::of(written);
     let mut text = scalar::render(live, style)?;
-    let mut len = node.span.len;
+    let mut len = node.span.range().len();
     if style == scalar::Style::Block {
         // A block scalar's span runs over its line breaks; the one-line replacement keeps them.
         let body = written.trim_end_matches(['\n', '\r', ' ']);
@@ -181,7 +182,7 @@ fn splice(
     }
     Some(Edit {
         file: node.span.file,
-        offset: node.span.offset,
+        offset: node.span.start(),
         len,
         text,
         address: changed.address.clone(),

@@ -64,7 +64,7 @@ pub(super) fn alert_deleted(
             "deleted live; kept (--keep-deleted): remove it, or apply to create it",
         );
     }
-    if span.instance.is_some() || context.located.shared(span.file, span.offset) {
+    if span.instance.is_some() || context.located.shared(span.file, span.start()) {
         return manual(at, "deleted live; it comes from a template or an anchor");
     }
     // An alert whose dashboard is missing live too was never applied, or went with it: the
@@ -82,7 +82,7 @@ pub(super) fn alert_deleted(
     let Some(text) = context.sources.file(span.file).map(|f| &f.text) else {
         return manual(at, "deleted live");
     };
-    match block(text, span.offset, false) {
+    match block(text, span.start(), false) {
         Some((start, end)) => out.edits.push(Edit {
             file: span.file,
             offset: start,
@@ -168,7 +168,7 @@ fn tile_deleted(
         );
     }
     let span = tile.span;
-    if span.instance.is_some() || context.located.shared(span.file, span.offset) {
+    if span.instance.is_some() || context.located.shared(span.file, span.start()) {
         return manual(at, "deleted live; it comes from a template or an anchor");
     }
     let name = tile.get("name").and_then(Node::as_str).unwrap_or_default();
@@ -187,7 +187,7 @@ fn tile_deleted(
     let Some(text) = context.sources.file(span.file).map(|f| &f.text) else {
         return manual(at, "deleted live");
     };
-    match block(text, span.offset, true) {
+    match block(text, span.start(), true) {
         Some((start, end)) => out.edits.push(Edit {
             file: span.file,
             offset: start,
@@ -260,7 +260,7 @@ fn tile_added(
     };
     let Some((tiles, tiles_pointer)) =
         locate::find(dashboard, &[key("tiles")], pointer).filter(|(t, _)| {
-            t.span.instance.is_none() && !context.located.shared(t.span.file, t.span.offset)
+            t.span.instance.is_none() && !context.located.shared(t.span.file, t.span.start())
         })
     else {
         return manual(
@@ -278,7 +278,7 @@ fn tile_added(
     let Some(text) = context.sources.file(last.span.file).map(|f| &f.text) else {
         return manual(at, "added live");
     };
-    let Some((offset, indent)) = after_item(text, last.span.offset) else {
+    let Some((offset, indent)) = after_item(text, last.span.start()) else {
         return manual(at, "added live; the tile list is not in block style");
     };
     let node = export::tile_node(tile, stack_live);
