@@ -19,6 +19,7 @@ pub(crate) mod files;
 pub(crate) mod locate;
 pub(crate) mod model;
 pub(crate) mod scalar;
+pub(crate) mod shorthand;
 pub(crate) mod structure;
 
 use std::fmt::Write as _;
@@ -123,13 +124,17 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(Some(place(sources, node)), reason, field.live.as_ref());
             continue;
         };
-        let Some((value, pointer)) = locate::find(node, &locate::steps(&field.path), &pointer)
-        else {
-            manual(
-                Some(place(sources, node)),
-                "not written under this name in the config",
-                Some(live),
-            );
+        let found = locate::find(node, &locate::steps(&field.path), &pointer).or_else(|| {
+            let shorthand = shorthand::series_path(&field.path)?;
+            locate::find(node, &locate::steps(&shorthand), &pointer)
+        });
+        let Some((value, pointer)) = found else {
+            let reason = if written_as_series(node, &field.path) {
+                "the tile is written as `series`, which cannot say this"
+            } else {
+                "not written under this name in the config"
+            };
+            manual(Some(place(sources, node)), reason, Some(live));
             continue;
         };
         let at = Some(place(sources, value));
@@ -155,6 +160,15 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(at, "not a single value", Some(live));
         }
     }
+}
+
+/// Whether `path` is a `config` field of a tile the dashboard `node` writes as `series`.
+fn written_as_series(node: &Node, path: &str) -> bool {
+    let Some((tile, _)) = path.split_once("].config.") else {
+        return false;
+    };
+    let steps = locate::steps(&format!("{tile}]"));
+    locate::find(node, &steps, "").is_some_and(|(tile, _)| tile.get("series").is_some())
 }
 
 /// The edit replacing a scalar `node` by `live`; `None` for a list or mapping on either side.

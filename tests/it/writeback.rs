@@ -148,7 +148,7 @@ fn edit_alert(sandbox: &SandboxHandle, changes: Value) {
 fn edit_live(sandbox: &SandboxHandle) {
     let client = Client::new(sandbox);
     let mut dashboard = on_call(&client);
-    dashboard["tiles"][0]["series"][0]["where"] = json!("level:error OR level:fatal");
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:error OR level:fatal");
     dashboard["tiles"][0]["x"] = json!(6);
     dashboard["tiles"][0]["y"] = json!(2);
     put_dashboard(&client, &dashboard);
@@ -160,6 +160,16 @@ fn edit_live(sandbox: &SandboxHandle) {
             Some(json!({"numReplicas": 3})),
         )
         .result();
+}
+
+/// A live tile's first query: `config.select[0]` as today's servers answer, `series[0]` in the
+/// contract's generation.
+fn first_query(tile: &mut Value) -> &mut Value {
+    if tile.get("config").is_some_and(|c| !c.is_null()) {
+        &mut tile["config"]["select"][0]
+    } else {
+        &mut tile["series"][0]
+    }
 }
 
 /// Applies `config` so the stack carries the ownership tag and a later plan can be empty.
@@ -386,9 +396,11 @@ fn add_tile(sandbox: &SandboxHandle) {
     latency.as_object_mut().expect("a tile").remove("id");
     latency["name"] = json!("Latency p99");
     latency["y"] = json!(4);
-    latency["series"][0]["aggFn"] = json!("max");
-    latency["series"][0]["field"] = json!("duration");
-    latency["series"][0]["where"] = json!("");
+    let today = latency.get("config").is_some_and(|c| !c.is_null());
+    let query = first_query(&mut latency);
+    query["aggFn"] = json!("max");
+    query[if today { "valueExpression" } else { "field" }] = json!("duration");
+    query["where"] = json!("");
     tiles.push(latency);
     put_dashboard(&client, &dashboard);
 }
@@ -508,7 +520,9 @@ fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
         .find(|a| a["name"] == "Error burst")
         .expect("the demo alert");
     let mut body = alert.clone();
-    body["dashboardId"] = alert["dashboard"].clone();
+    if body.get("dashboardId").is_none() {
+        body["dashboardId"] = alert["dashboard"].clone();
+    }
     body["name"] = json!("Slow burst");
     body["threshold"] = json!(500);
     if let Some(map) = body.as_object_mut() {
