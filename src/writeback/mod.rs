@@ -129,12 +129,14 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             locate::find(node, &locate::steps(&shorthand), &pointer)
         });
         let Some((value, pointer)) = found else {
-            let reason = if written_as_series(node, &field.path) {
-                "the tile is written as `series`, which cannot say this"
-            } else {
-                "not written under this name in the config"
+            let (at, reason) = match series_tile(node, &field.path) {
+                Some(tile) => (
+                    tile,
+                    "the tile is written as `series`, which cannot say this",
+                ),
+                None => (node, "not written under this name in the config"),
             };
-            manual(Some(place(sources, node)), reason, Some(live));
+            manual(Some(place(sources, at)), reason, Some(live));
             continue;
         };
         let at = Some(place(sources, value));
@@ -162,13 +164,14 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
     }
 }
 
-/// Whether `path` is a `config` field of a tile the dashboard `node` writes as `series`.
-fn written_as_series(node: &Node, path: &str) -> bool {
-    let Some((tile, _)) = path.split_once("].config.") else {
-        return false;
-    };
+/// The tile of the dashboard `node` whose `config` field `path` names, when the config writes
+/// that tile as `series`.
+fn series_tile<'n>(node: &'n Node, path: &str) -> Option<&'n Node> {
+    let (tile, _) = path.split_once("].config.")?;
     let steps = locate::steps(&format!("{tile}]"));
-    locate::find(node, &steps, "").is_some_and(|(tile, _)| tile.get("series").is_some())
+    locate::find(node, &steps, "")
+        .map(|(tile, _)| tile)
+        .filter(|tile| tile.get("series").is_some())
 }
 
 /// The edit replacing a scalar `node` by `live`; `None` for a list or mapping on either side.

@@ -555,3 +555,85 @@ fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
 }
+
+/// [`CONFIG`] with its tile written in today's `config` form instead of the `series` shorthand.
+fn config_form() -> String {
+    CONFIG.replace(
+        "            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: \"level:error\"   # what pages us
+                whereLanguage: lucene
+",
+        "            config:
+              displayType: line
+              source: Logs
+              select:
+                - aggFn: count
+                  where: \"level:error\"   # what pages us
+                  whereLanguage: lucene
+",
+    )
+}
+
+#[test]
+fn live_edits_are_written_back_into_tiles_written_as_config() {
+    let sandbox = common::fast_sandbox();
+    let config = config_form();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+    add_tile(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_config_form_diff", diff);
+    assert_eq!(workspace.read("converge.yaml"), config);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn live_edits_are_written_back_on_the_contract_generation() {
+    let sandbox = common::contract_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    let expected = CONFIG
+        .replace("numReplicas: 2 ", "numReplicas: 3 ")
+        .replace(
+            "            x: 0\n            y: 0",
+            "            x: 6\n            y: 2",
+        )
+        .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+        .replace("threshold: 50", "threshold: 80");
+    assert_eq!(workspace.read("converge.yaml"), expected);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn a_live_change_the_series_shorthand_cannot_say_is_listed_to_edit_by_hand() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["fillNulls"] = json!(false);
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:fatal");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_shorthand_manual", out);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        CONFIG.replace("\"level:error\"", "\"level:fatal\"")
+    );
+}
