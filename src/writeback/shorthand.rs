@@ -31,10 +31,28 @@ pub(crate) fn series_path(path: &str) -> Option<String> {
         None => match rest {
             "where" | "whereLanguage" => format!("series[0].{rest}"),
             "asRatio" => "asRatio".to_string(),
+            // The server joins the first series' list with commas.
+            "groupBy" => "series[0].groupBy".to_string(),
             _ => return None,
         },
     };
     Some(format!("{tile}].{field}"))
+}
+
+/// A value of the drifted `config` field at `path` as the shorthand field it maps to writes
+/// it: a `groupBy` string is the list it was joined from (empty: no entries).
+pub(crate) fn as_written(path: &str, value: &Value) -> Value {
+    match value.as_str() {
+        Some(joined) if path.ends_with("].config.groupBy") => Value::Array(
+            joined
+                .split(',')
+                .map(str::trim)
+                .filter(|g| !g.is_empty())
+                .map(Value::from)
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
 }
 
 /// The shorthand name of a select item's field.
@@ -118,9 +136,29 @@ mod tests {
     }
 
     #[test]
+    fn a_group_by_string_is_the_list_it_was_joined_from() {
+        let path = "tiles[Errors].config.groupBy";
+        assert_eq!(
+            series_path(path).as_deref(),
+            Some("tiles[Errors].series[0].groupBy")
+        );
+        assert_eq!(
+            as_written(path, &serde_json::json!("service,host")),
+            serde_json::json!(["service", "host"])
+        );
+        assert_eq!(
+            as_written(
+                "tiles[Errors].config.select[0].where",
+                &serde_json::json!("a,b")
+            ),
+            serde_json::json!("a,b")
+        );
+    }
+
+    #[test]
     fn what_the_shorthand_cannot_express_has_no_path() {
         assert_eq!(series_path("tiles[Errors].config.displayType"), None);
-        assert_eq!(series_path("tiles[Errors].config.groupBy"), None);
+        assert_eq!(series_path("tiles[Errors].config.fillNulls"), None);
         assert_eq!(series_path("tiles[Errors].config.select[0].alias"), None);
         assert_eq!(series_path("tiles[Errors].x"), None);
     }

@@ -637,3 +637,28 @@ fn a_live_change_the_series_shorthand_cannot_say_is_listed_to_edit_by_hand() {
         CONFIG.replace("\"level:error\"", "\"level:fatal\"")
     );
 }
+
+#[test]
+fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "                whereLanguage: lucene\n",
+        "                whereLanguage: lucene\n                groupBy: [service]   # per service\n",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["groupBy"] = json!("service,host");
+    put_dashboard(&client, &dashboard);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        config.replace("groupBy: [service]", "groupBy: [service, host]")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
