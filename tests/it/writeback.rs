@@ -435,13 +435,24 @@ fn delete_warnings(sandbox: &SandboxHandle) {
 
 #[test]
 fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_structure() {
-    let sandbox = common::fast_sandbox();
+    structure_changes(&common::fast_sandbox(), "");
+}
+
+/// The contract's generation: the tile added live is read back, and written, as `series`.
+#[test]
+fn structure_changes_on_the_contract_generation() {
+    structure_changes(&common::contract_sandbox(), "_contract");
+}
+
+/// A tile added and the alert deleted live, then a tile deleted live, each written back; the
+/// snapshots are named with `suffix`.
+fn structure_changes(sandbox: &SandboxHandle, suffix: &str) {
     let config = with_warnings();
-    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    let (workspace, converge) = setup(sandbox, &[("converge.yaml", &config)]);
     in_sync(&converge, "converge.yaml");
-    add_tile_delete_alert(&sandbox);
+    add_tile_delete_alert(sandbox);
     let diff = converge.run(["drift", "--diff", "converge.yaml"]);
-    converge_snapshot!("writeback_structure_added", diff);
+    converge_snapshot!(format!("writeback_structure_added{suffix}"), diff);
     assert_eq!(workspace.read("converge.yaml"), config);
     converge
         .run(["drift", "--write", "converge.yaml"])
@@ -450,9 +461,9 @@ fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
 
-    delete_warnings(&sandbox);
+    delete_warnings(sandbox);
     let diff = converge.run(["drift", "--diff", "converge.yaml"]);
-    converge_snapshot!("writeback_structure_deleted", diff);
+    converge_snapshot!(format!("writeback_structure_deleted{suffix}"), diff);
     converge
         .run(["drift", "--write", "converge.yaml"])
         .assert_exit(2);
