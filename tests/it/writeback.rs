@@ -488,20 +488,7 @@ fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
 #[test]
 fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
     let sandbox = common::fast_sandbox();
-    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
-    in_sync(&converge, "converge.yaml");
-    let client = Client::new(&sandbox);
-    let mut tiles = on_call(&client)["tiles"].clone();
-    for tile in tiles.as_array_mut().expect("tiles") {
-        tile.as_object_mut().expect("a tile").remove("id");
-    }
-    client
-        .cloud(
-            "POST",
-            &format!("/services/{ANALYTICS}/stack/dashboards"),
-            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
-        )
-        .result();
+    let (workspace, converge) = adopt_scratch(&sandbox);
     let address = "dashboard.analytics[\"Scratch\"]";
     let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
     converge_snapshot!("writeback_adopt", diff);
@@ -519,6 +506,39 @@ fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
         "converge.yaml",
     ]);
     converge_snapshot!("writeback_adopt_unknown", unknown);
+}
+
+/// The contract's generation: the adopted dashboard's tiles are read, and written, as `series`.
+#[test]
+fn adopt_on_the_contract_generation_writes_series() {
+    let sandbox = common::contract_sandbox();
+    let (_workspace, converge) = adopt_scratch(&sandbox);
+    let address = "dashboard.analytics[\"Scratch\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt_contract", diff);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+}
+
+/// A workspace with [`CONFIG`] applied and a dashboard `Scratch` made by hand beside it.
+fn adopt_scratch(sandbox: &SandboxHandle) -> (Workspace, Converge<'_>) {
+    let (workspace, converge) = setup(sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(sandbox);
+    let mut tiles = on_call(&client)["tiles"].clone();
+    for tile in tiles.as_array_mut().expect("tiles") {
+        tile.as_object_mut().expect("a tile").remove("id");
+    }
+    client
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
+        )
+        .result();
+    (workspace, converge)
 }
 
 #[test]
@@ -669,6 +689,31 @@ fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
         workspace.read("converge.yaml"),
         config.replace("groupBy: [service]", "groupBy: [service, host]")
     );
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn a_tile_added_live_that_the_shorthand_cannot_say_goes_in_as_config() {
+    let sandbox = common::fast_sandbox();
+    let (_workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    let mut gaps = tiles[0].clone();
+    gaps.as_object_mut().expect("a tile").remove("id");
+    gaps["name"] = json!("Gaps");
+    gaps["y"] = json!(4);
+    gaps["config"]["fillNulls"] = json!(false);
+    tiles.push(gaps);
+    put_dashboard(&client, &dashboard);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_added_as_config", diff);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
     converge
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
