@@ -4,6 +4,9 @@
 //! after which a plan is empty; values behind anchors, `${env:...}` and templates are listed to
 //! edit by hand (exit 5) and left alone; a config directory is edited in the files that hold
 //! the values; a file changed on disk while the run reads the live state is not overwritten.
+//! The sandbox answers as today's servers (tiles read back as `config`), so live `config`
+//! fields are written into tiles the config writes as the `series` shorthand or as `config`;
+//! one test per behaviour runs on the contract's generation (tiles read back as `series`).
 
 use serde_json::{Value, json};
 
