@@ -19,6 +19,7 @@ pub(crate) mod files;
 pub(crate) mod locate;
 pub(crate) mod model;
 pub(crate) mod scalar;
+pub(crate) mod shorthand;
 pub(crate) mod structure;
 
 use std::fmt::Write as _;
@@ -123,14 +124,32 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(Some(place(sources, node)), reason, field.live.as_ref());
             continue;
         };
-        let Some((value, pointer)) = locate::find(node, &locate::steps(&field.path), &pointer)
-        else {
-            manual(
-                Some(place(sources, node)),
-                "not written under this name in the config",
-                Some(live),
-            );
+        let direct = locate::find(node, &locate::steps(&field.path), &pointer);
+        let via_shorthand = direct.is_none();
+        let found = direct.or_else(|| {
+            let shorthand = shorthand::series_path(&field.path)?;
+            locate::find(node, &locate::steps(&shorthand), &pointer)
+        });
+        let Some((value, pointer)) = found else {
+            let (at, reason) = match series_tile(node, &field.path) {
+                Some(tile) => (
+                    tile,
+                    "the tile is written as `series`, which cannot say this",
+                ),
+                None => (node, "not written under this name in the config"),
+            };
+            manual(Some(place(sources, at)), reason, Some(live));
             continue;
+        };
+        // A value found through the shorthand is compared and written as the shorthand
+        // writes it (a `groupBy` string as its list).
+        let (config, wanted) = if via_shorthand {
+            (
+                shorthand::as_written(&field.path, config),
+                shorthand::as_written(&field.path, live),
+            )
+        } else {
+            (config.clone(), live.clone())
         };
         let at = Some(place(sources, value));
         if secret_fields::is_secret_pointer(&pointer)
@@ -147,14 +166,24 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(at, "read from `${env:...}`", Some(live));
         } else if located.shared(value.span.file, value.span.start()) {
             manual(at, "behind an anchor, shared by its aliases", Some(live));
-        } else if !locate::same(&value.to_json(), config) {
+        } else if !locate::same(&value.to_json(), &config) {
             manual(at, "written in another form in the config", Some(live));
-        } else if let Some(edit) = splice(sources, value, changed, &field.path, pointer, live) {
+        } else if let Some(edit) = splice(sources, value, changed, &field.path, pointer, &wanted) {
             out.edits.push(edit);
         } else {
             manual(at, "not a single value", Some(live));
         }
     }
+}
+
+/// The tile of the dashboard `node` whose `config` field `path` names, when the config writes
+/// that tile as `series`.
+fn series_tile<'n>(node: &'n Node, path: &str) -> Option<&'n Node> {
+    let (tile, _) = path.split_once("].config.")?;
+    let steps = locate::steps(&format!("{tile}]"));
+    locate::find(node, &steps, "")
+        .map(|(tile, _)| tile)
+        .filter(|tile| tile.get("series").is_some())
 }
 
 /// The edit replacing a scalar `node` by `live`; `None` for a list or mapping on either side.
@@ -166,11 +195,35 @@ fn splice(
     pointer: String,
     live: &Value,
 ) -> Option<Edit> {
-    if matches!(node.kind, Kind::Seq(_) | Kind::Map(_)) {
-        return None;
-    }
     let file = sources.file(node.span.file)?;
     let written = file.text.get(node.span.range())?;
+    let text = match (&node.kind, live) {
+        (Kind::Map(_), _) => return None,
+        // A list of scalars written on one line in brackets is written the same way.
+        (Kind::Seq(_), Value::Array(items)) if written.starts_with('[') => {
+            let items: Option<Vec<String>> = items
+                .iter()
+                .filter(|item| !matches!(item, Value::Array(_) | Value::Object(_)))
+                .map(|item| scalar::render(item, scalar::Style::Plain))
+                .collect();
+            Some(format!("[{}]", items?.join(", ")))
+        }
+        (Kind::Seq(_), _) => return None,
+        _ => None,
+    };
+    if let Some(text) = text {
+        let len = flow_len(&file.text[node.span.start()..])?;
+        return Some(Edit {
+            file: node.span.file,
+            offset: node.span.start(),
+            len,
+            text,
+            address: changed.address.clone(),
+            path: path.to_string(),
+            pointer,
+            effect: Effect::Set(live.clone()),
+        });
+    }
     let style = scalar::Style::of(written);
     let mut text = scalar::render(live, style)?;
     let mut len = node.span.range().len();
@@ -190,6 +243,27 @@ fn splice(
         pointer,
         effect: Effect::Set(live.clone()),
     })
+}
+
+/// The length of the flow list of scalars `text` starts with, through its `]` (the parser's
+/// span of a flow list stops short of it); `None` when no `]` outside quotes ends the line.
+fn flow_len(text: &str) -> Option<usize> {
+    let mut quote = None;
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        if std::mem::take(&mut escaped) {
+            continue;
+        }
+        match (quote, c) {
+            (_, '\n') => return None,
+            (Some('"'), '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ']') => return Some(at + 1),
+            (Some(q), _) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The keys leading from the config's root to the object an address names; `None` for an

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::locate;
 use super::model::{Context, Edit, Effect, ManualEdit, Proposal, place};
+use super::shorthand;
 use crate::config::yaml::{Kind, Node};
 use crate::drift::Changed;
 use crate::drift::DriftField;
@@ -281,7 +282,13 @@ fn tile_added(
     let Some((offset, indent)) = after_item(text, last.span.start()) else {
         return manual(at, "added live; the tile list is not in block style");
     };
-    let node = export::tile_node(tile, stack_live);
+    // In the form the dashboard's tiles are written in: a `series` list when the last one
+    // uses it and the shorthand can say what is live, else as export writes it.
+    let series_form = last.get("series").is_some();
+    let node = match series_form.then(|| shorthand::as_series(tile)).flatten() {
+        Some(raised) => export::tile_node(&raised, stack_live),
+        None => export::tile_node(tile, stack_live),
+    };
     let mut block = export::yaml::list_item(&node, indent);
     if offset == text.len() && !text.ends_with('\n') {
         block.insert(0, '\n');

@@ -117,3 +117,10 @@ fn an_edit_that_breaks_the_config_is_refused() {
         "{error}"
     );
 }
+
+#[test]
+fn a_flow_list_runs_through_its_closing_bracket_outside_quotes() {
+    assert_eq!(flow_len("[a, b]   # c\n"), Some(6));
+    assert_eq!(flow_len("['x]', \"y\\\"]\"] z"), Some(14));
+    assert_eq!(flow_len("[a,\n b]"), None);
+}

@@ -4,6 +4,9 @@
 //! after which a plan is empty; values behind anchors, `${env:...}` and templates are listed to
 //! edit by hand (exit 5) and left alone; a config directory is edited in the files that hold
 //! the values; a file changed on disk while the run reads the live state is not overwritten.
+//! The sandbox answers as today's servers (tiles read back as `config`), so live `config`
+//! fields are written into tiles the config writes as the `series` shorthand or as `config`;
+//! one test per behaviour runs on the contract's generation (tiles read back as `series`).
 
 use serde_json::{Value, json};
 
@@ -148,7 +151,7 @@ fn edit_alert(sandbox: &SandboxHandle, changes: Value) {
 fn edit_live(sandbox: &SandboxHandle) {
     let client = Client::new(sandbox);
     let mut dashboard = on_call(&client);
-    dashboard["tiles"][0]["series"][0]["where"] = json!("level:error OR level:fatal");
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:error OR level:fatal");
     dashboard["tiles"][0]["x"] = json!(6);
     dashboard["tiles"][0]["y"] = json!(2);
     put_dashboard(&client, &dashboard);
@@ -160,6 +163,16 @@ fn edit_live(sandbox: &SandboxHandle) {
             Some(json!({"numReplicas": 3})),
         )
         .result();
+}
+
+/// A live tile's first query: `config.select[0]` as today's servers answer, `series[0]` in the
+/// contract's generation.
+fn first_query(tile: &mut Value) -> &mut Value {
+    if tile.get("config").is_some_and(|c| !c.is_null()) {
+        &mut tile["config"]["select"][0]
+    } else {
+        &mut tile["series"][0]
+    }
 }
 
 /// Applies `config` so the stack carries the ownership tag and a later plan can be empty.
@@ -386,9 +399,11 @@ fn add_tile(sandbox: &SandboxHandle) {
     latency.as_object_mut().expect("a tile").remove("id");
     latency["name"] = json!("Latency p99");
     latency["y"] = json!(4);
-    latency["series"][0]["aggFn"] = json!("max");
-    latency["series"][0]["field"] = json!("duration");
-    latency["series"][0]["where"] = json!("");
+    let today = latency.get("config").is_some_and(|c| !c.is_null());
+    let query = first_query(&mut latency);
+    query["aggFn"] = json!("max");
+    query[if today { "valueExpression" } else { "field" }] = json!("duration");
+    query["where"] = json!("");
     tiles.push(latency);
     put_dashboard(&client, &dashboard);
 }
@@ -423,13 +438,24 @@ fn delete_warnings(sandbox: &SandboxHandle) {
 
 #[test]
 fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_structure() {
-    let sandbox = common::fast_sandbox();
+    structure_changes(&common::fast_sandbox(), "");
+}
+
+/// The contract's generation: the tile added live is read back, and written, as `series`.
+#[test]
+fn structure_changes_on_the_contract_generation() {
+    structure_changes(&common::contract_sandbox(), "_contract");
+}
+
+/// A tile added and the alert deleted live, then a tile deleted live, each written back; the
+/// snapshots are named with `suffix`.
+fn structure_changes(sandbox: &SandboxHandle, suffix: &str) {
     let config = with_warnings();
-    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    let (workspace, converge) = setup(sandbox, &[("converge.yaml", &config)]);
     in_sync(&converge, "converge.yaml");
-    add_tile_delete_alert(&sandbox);
+    add_tile_delete_alert(sandbox);
     let diff = converge.run(["drift", "--diff", "converge.yaml"]);
-    converge_snapshot!("writeback_structure_added", diff);
+    converge_snapshot!(format!("writeback_structure_added{suffix}"), diff);
     assert_eq!(workspace.read("converge.yaml"), config);
     converge
         .run(["drift", "--write", "converge.yaml"])
@@ -438,9 +464,9 @@ fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
 
-    delete_warnings(&sandbox);
+    delete_warnings(sandbox);
     let diff = converge.run(["drift", "--diff", "converge.yaml"]);
-    converge_snapshot!("writeback_structure_deleted", diff);
+    converge_snapshot!(format!("writeback_structure_deleted{suffix}"), diff);
     converge
         .run(["drift", "--write", "converge.yaml"])
         .assert_exit(2);
@@ -465,20 +491,7 @@ fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
 #[test]
 fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
     let sandbox = common::fast_sandbox();
-    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
-    in_sync(&converge, "converge.yaml");
-    let client = Client::new(&sandbox);
-    let mut tiles = on_call(&client)["tiles"].clone();
-    for tile in tiles.as_array_mut().expect("tiles") {
-        tile.as_object_mut().expect("a tile").remove("id");
-    }
-    client
-        .cloud(
-            "POST",
-            &format!("/services/{ANALYTICS}/stack/dashboards"),
-            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
-        )
-        .result();
+    let (workspace, converge) = adopt_scratch(&sandbox);
     let address = "dashboard.analytics[\"Scratch\"]";
     let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
     converge_snapshot!("writeback_adopt", diff);
@@ -498,6 +511,39 @@ fn adopt_appends_an_unmanaged_dashboard_as_export_writes_it() {
     converge_snapshot!("writeback_adopt_unknown", unknown);
 }
 
+/// The contract's generation: the adopted dashboard's tiles are read, and written, as `series`.
+#[test]
+fn adopt_on_the_contract_generation_writes_series() {
+    let sandbox = common::contract_sandbox();
+    let (_workspace, converge) = adopt_scratch(&sandbox);
+    let address = "dashboard.analytics[\"Scratch\"]";
+    let diff = converge.run(["drift", "--diff", "--adopt", address, "converge.yaml"]);
+    converge_snapshot!("writeback_adopt_contract", diff);
+    converge
+        .run(["drift", "--write", "--adopt", address, "converge.yaml"])
+        .assert_exit(0);
+    converge.run(["drift", "converge.yaml"]).assert_exit(0);
+}
+
+/// A workspace with [`CONFIG`] applied and a dashboard `Scratch` made by hand beside it.
+fn adopt_scratch(sandbox: &SandboxHandle) -> (Workspace, Converge<'_>) {
+    let (workspace, converge) = setup(sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(sandbox);
+    let mut tiles = on_call(&client)["tiles"].clone();
+    for tile in tiles.as_array_mut().expect("tiles") {
+        tile.as_object_mut().expect("a tile").remove("id");
+    }
+    client
+        .cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            Some(json!({"name": "Scratch", "tiles": tiles, "tags": ["by-hand"]})),
+        )
+        .result();
+    (workspace, converge)
+}
+
 #[test]
 fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
     let sandbox = common::fast_sandbox();
@@ -508,7 +554,9 @@ fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
         .find(|a| a["name"] == "Error burst")
         .expect("the demo alert");
     let mut body = alert.clone();
-    body["dashboardId"] = alert["dashboard"].clone();
+    if body.get("dashboardId").is_none() {
+        body["dashboardId"] = alert["dashboard"].clone();
+    }
     body["name"] = json!("Slow burst");
     body["threshold"] = json!(500);
     if let Some(map) = body.as_object_mut() {
@@ -537,6 +585,138 @@ fn adopt_appends_an_unmanaged_alert_on_a_managed_dashboard() {
         .run(["drift", "--write", "--adopt", address, "converge.yaml"])
         .assert_exit(0);
     assert_ne!(workspace.read("converge.yaml"), CONFIG);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+/// [`CONFIG`] with its tile written in today's `config` form instead of the `series` shorthand.
+fn config_form() -> String {
+    CONFIG.replace(
+        "            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: count
+                where: \"level:error\"   # what pages us
+                whereLanguage: lucene
+",
+        "            config:
+              displayType: line
+              source: Logs
+              select:
+                - aggFn: count
+                  where: \"level:error\"   # what pages us
+                  whereLanguage: lucene
+",
+    )
+}
+
+#[test]
+fn live_edits_are_written_back_into_tiles_written_as_config() {
+    let sandbox = common::fast_sandbox();
+    let config = config_form();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+    add_tile(&sandbox);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_config_form_diff", diff);
+    assert_eq!(workspace.read("converge.yaml"), config);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn live_edits_are_written_back_on_the_contract_generation() {
+    let sandbox = common::contract_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    edit_live(&sandbox);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    let expected = CONFIG
+        .replace("numReplicas: 2 ", "numReplicas: 3 ")
+        .replace(
+            "            x: 0\n            y: 0",
+            "            x: 6\n            y: 2",
+        )
+        .replace("\"level:error\"", "\"level:error OR level:fatal\"")
+        .replace("threshold: 50", "threshold: 80");
+    assert_eq!(workspace.read("converge.yaml"), expected);
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn a_live_change_the_series_shorthand_cannot_say_is_listed_to_edit_by_hand() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["fillNulls"] = json!(false);
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:fatal");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_shorthand_manual", out);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        CONFIG.replace("\"level:error\"", "\"level:fatal\"")
+    );
+}
+
+#[test]
+fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "                whereLanguage: lucene\n",
+        "                whereLanguage: lucene\n                groupBy: [service]   # per service\n",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["groupBy"] = json!("service,host");
+    put_dashboard(&client, &dashboard);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        config.replace("groupBy: [service]", "groupBy: [service, host]")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+#[test]
+fn a_tile_added_live_that_the_shorthand_cannot_say_goes_in_as_config() {
+    let sandbox = common::fast_sandbox();
+    let (_workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    let tiles = dashboard["tiles"].as_array_mut().expect("tiles");
+    let mut gaps = tiles[0].clone();
+    gaps.as_object_mut().expect("a tile").remove("id");
+    gaps["name"] = json!("Gaps");
+    gaps["y"] = json!(4);
+    gaps["config"]["fillNulls"] = json!(false);
+    tiles.push(gaps);
+    put_dashboard(&client, &dashboard);
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_added_as_config", diff);
+    converge
+        .run(["drift", "--write", "converge.yaml"])
+        .assert_exit(2);
     converge
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
