@@ -146,7 +146,21 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         serde_json::from_str(&std::fs::read_to_string(crate::common::root().join(path)).unwrap())
             .unwrap()
     };
-    let cloud = read("../shared/reference/cloud-api.openapi.json");
+    let reference = crate::conformance::reference_dir().join("cloud-api.openapi.json");
+    let Ok(cloud) = std::fs::read_to_string(&reference) else {
+        // CI always has `../shared` beside the checkout; a user's clone may not.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the cloud document is not at {} under CI",
+            reference.display()
+        );
+        eprintln!(
+            "skipped: the cloud document is not at {} (it comes with the project's shared folder)",
+            reference.display()
+        );
+        return;
+    };
+    let cloud: Value = serde_json::from_str(&cloud).unwrap();
     let ours = read("schema/converge.schema.json");
     let theirs = |name: &str| properties(&cloud, &cloud["components"]["schemas"][name]);
     let mine = |name: &str| properties(&ours, &ours["$defs"][name]);
