@@ -576,17 +576,10 @@ fn name_problem(
             normalize::same_name(shown, &n.value) || normalize::same_name(shown, &redact(&n.value))
         })
     };
-    let text = |value: &Option<Value>| {
-        value
-            .as_ref()
-            .and_then(|v| v.get("name"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
     plan.changes
         .iter()
         .filter(|c| c.step == Some(index))
-        .flat_map(|c| [c.renamed_from.clone(), text(&c.before), text(&c.after)])
+        .flat_map(Change::names_shown)
         .flatten()
         .find(|shown| !known(shown))
         .map(|shown| {

@@ -138,6 +138,21 @@ pub struct Change {
     pub renamed_from: Option<String>,
 }
 
+impl Change {
+    /// The names the change shows its object by: a rename's old name, then the `name` of its
+    /// `before` and of its `after`, each where it has one.
+    pub(crate) fn names_shown(&self) -> [Option<&str>; 3] {
+        fn name(value: Option<&Value>) -> Option<&str> {
+            value?.get("name")?.as_str()
+        }
+        [
+            self.renamed_from.as_deref(),
+            name(self.before.as_ref()),
+            name(self.after.as_ref()),
+        ]
+    }
+}
+
 /// How the reason of an [`Unmanaged`] object converge does not own starts.
 pub(crate) const NOT_OWNED: &str = "not owned by converge";
 

@@ -177,22 +177,16 @@ pub(crate) fn against_live(
 /// The live name the change's address names: a live address's own name; otherwise the name
 /// the change shows the object had (a rename's old name) or has.
 fn live_name(change: &Change) -> Option<String> {
-    let text = |value: &Option<Value>| {
-        value
-            .as_ref()
-            .and_then(|v| v.get("name"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
     match Address::parse(&change.address) {
         Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) => {
             Some(name.into_owned())
         }
         Some(_) => change
-            .renamed_from
-            .clone()
-            .or_else(|| text(&change.before))
-            .or_else(|| text(&change.after)),
+            .names_shown()
+            .into_iter()
+            .flatten()
+            .next()
+            .map(str::to_owned),
         None => None,
     }
 }
