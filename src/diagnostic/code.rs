@@ -139,6 +139,9 @@ codes! {
     SemanticRatioSeries => "semantic::ratio-series",
     /// A tile with both `series` and `config`, or with `asRatio` beside `config`.
     SemanticTileShape => "semantic::tile-shape",
+    /// A container or tab id used twice, or a tile's `containerId`/`tabId` that its dashboard
+    /// does not define.
+    SemanticTileContainer => "semantic::tile-container",
     /// A local key with characters other than letters, digits, `-` and `_`.
     SemanticKeyName => "semantic::key-name",
     /// A `renamedFrom` name that is the object's own, another object's, or claimed twice.

@@ -553,3 +553,5 @@ fn a_tile_has_series_or_config_and_a_config_keeps_its_ratio() {
         common::converge_snapshot!(name, out);
     }
 }
+
+mod containers;
