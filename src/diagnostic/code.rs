@@ -267,6 +267,9 @@ codes! {
     PlanMaybeRenamed => "plan::maybe-renamed",
     /// Live tiles of a display type converge does not model, carried over by id (a warning).
     PlanCarriedTiles => "plan::carried-tiles",
+    /// A dashboard to be updated that has alerts on tiles its GET does not list (PromQL tiles,
+    /// which the update deletes with their alerts; a warning).
+    PlanUnlistedTiles => "plan::unlisted-tiles",
     /// `--only` keeps a change but leaves out one it waits for (a warning).
     PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
     /// A tile query the server rejected (`plan --check-queries`).

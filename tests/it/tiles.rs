@@ -555,3 +555,4 @@ fn a_tile_has_series_or_config_and_a_config_keeps_its_ratio() {
 }
 
 mod containers;
+mod unlisted;

@@ -568,6 +568,53 @@ impl Builder<'_> {
     }
 }
 
+/// One warning per stack whose planned dashboard updates would delete tiles the server does not
+/// list: the observability API leaves PromQL tiles out of every answer, and an update replaces
+/// the tiles with those sent, deleting the rest with their alerts. Without an alert on one
+/// nothing shows such a tile; a live alert on a tile id its dashboard does not list does.
+pub(crate) fn unlisted_tiles(
+    stack: &StackConfig,
+    index: &StackIndex<'_>,
+    planned: &BTreeMap<&str, PlannedDashboard<'_, '_>>,
+) -> Option<Diagnostic> {
+    let mut found: Vec<String> = Vec::new();
+    for dashboard in planned.values().filter(|p| p.updated) {
+        let Some(live) = dashboard.live else {
+            continue;
+        };
+        let listed: BTreeSet<&str> = live.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
+        for alert in &index.live.alerts {
+            let on_tile = alert.source.as_deref().is_none_or(|s| s == "tile");
+            if on_tile
+                && alert.dashboard.as_deref() == Some(live.id.as_str())
+                && let Some(tile) = alert.tile_id.as_deref().filter(|t| !listed.contains(t))
+            {
+                found.push(format!(
+                    "{} / alert \"{}\" on tile {tile}",
+                    live.name, alert.name
+                ));
+            }
+        }
+    }
+    let first = found.first()?;
+    let more = match found.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(
+        Diagnostic::warning(
+            Code::PlanUnlistedTiles,
+            format!(
+                "stack `{}`: {} alert(s) ({first}{more}) watch a tile the dashboard's GET does not list (a PromQL tile, which the server leaves out of every answer); the update sends the tiles converge sees, and the server deletes the others with their alerts",
+                stack.key.value,
+                found.len(),
+            ),
+            Some(stack.key.span),
+        )
+        .with_help("move the PromQL tiles to a dashboard converge does not manage before applying, or leave these dashboards' updates out with `--only`"),
+    )
+}
+
 /// Whether a live tile is carried over as the server has it: today's format, of a display
 /// type converge does not model.
 pub(crate) fn carried(tile: &Tile) -> bool {
