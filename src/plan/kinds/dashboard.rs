@@ -318,11 +318,25 @@ impl Builder<'_> {
             renames: Vec::new(),
         };
         for (tile, live_index) in config.tiles.iter().zip(matched) {
+            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
+            // A stack read as today's whose server still answers this tile with `series` (a
+            // server that keeps each tile in the shape it was sent): the shorthand goes as
+            // `series`, as the server holds it, so an export of a mixed stack plans empty.
+            let generation = match live_tile {
+                Some(live)
+                    if generation == Some(Generation::Config)
+                        && !index.declared
+                        && tile.config.is_none()
+                        && !live.series.is_empty() =>
+                {
+                    Some(Generation::Series)
+                }
+                _ => generation,
+            };
             let drawn = self.drawn(index, tile, generation);
             failed |= drawn.is_none();
             let (series, tile_config) = drawn.unwrap_or_default();
             // Carry the live tile's id forward so alerts on it survive the update.
-            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
             let id = live_tile.and_then(|t| t.id.clone());
             if let Some(id) = &id {
                 out.ids.insert(tile.name.value.clone(), id.clone());

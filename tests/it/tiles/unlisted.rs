@@ -62,7 +62,10 @@ fn an_update_that_would_delete_an_unlisted_tile_with_its_alert_is_warned_at_plan
         Some(1),
         "{answer}"
     );
-    assert_eq!(alert_names(&client), ["Error burst", "Errors", "Up is down"]);
+    assert_eq!(
+        alert_names(&client),
+        ["Error burst", "Errors", "Up is down"]
+    );
 
     // No update planned: nothing to warn about.
     stack.assert_empty(&yaml);
