@@ -296,3 +296,33 @@ fn the_sandbox_keeps_and_checks_containers_as_todays_servers_do() {
     assert_eq!(made.get("containers"), None, "{made}");
     assert_eq!(made["tiles"][0].get("containerId"), None, "{made}");
 }
+
+/// A tile moved to another tab and a container retitled in the UI are written back into the
+/// config by `drift --write`, value by value, and the config then plans empty.
+#[test]
+fn drift_write_takes_a_tile_moved_live_and_a_container_retitled() {
+    let sandbox = sandbox(Generation::Current);
+    let stack = Stack::new(&sandbox);
+    let yaml = with(CONTAINERS, TILES);
+    stack.converge(&yaml);
+    let mut board = stack.board();
+    let id = board["id"].as_str().unwrap_or_default().to_string();
+    board["containers"][0]["title"] = json!("Health");
+    for tile in board["tiles"].as_array_mut().into_iter().flatten() {
+        if tile["name"] == "Requests" {
+            tile["tabId"] = json!("latency");
+        }
+    }
+    let body = json!({"name": "Board", "tiles": board["tiles"], "tags": board["tags"],
+        "containers": board["containers"]});
+    let path = format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS);
+    let answer = common::Client::new(&sandbox).cloud("PUT", &path, Some(body));
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let out = stack.run(&yaml, &["drift", "--write"]);
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    let expected = yaml
+        .replace("tabId: errors", "tabId: latency")
+        .replace("title: Service health", "title: Health");
+    assert_eq!(stack.dir.read("converge.yaml"), expected);
+    stack.assert_empty(&expected);
+}
