@@ -326,3 +326,38 @@ fn drift_write_takes_a_tile_moved_live_and_a_container_retitled() {
     assert_eq!(stack.dir.read("converge.yaml"), expected);
     stack.assert_empty(&expected);
 }
+
+/// A tile converge does not model, in a container the config then drops, is sent back in the
+/// ungrouped area: the server refuses a reference to a container the body does not define.
+#[test]
+fn a_carried_tile_in_a_dropped_container_is_sent_back_ungrouped() {
+    let sandbox = sandbox(Generation::Current);
+    let stack = Stack::new(&sandbox);
+    let yaml = with(CONTAINERS, TILES);
+    stack.converge(&yaml);
+    let board = stack.board();
+    let id = board["id"].as_str().unwrap_or_default().to_string();
+    let mut tiles = board["tiles"].as_array().cloned().unwrap_or_default();
+    tiles.push(json!({"name": "Flame", "x": 18, "y": 0, "w": 6, "h": 4,
+        "containerId": "health", "tabId": "latency",
+        "config": {"displayType": "flame_graph", "sourceId": "65f5e4a30000000100000001"}}));
+    let body = json!({"name": "Board", "tiles": tiles, "tags": board["tags"]});
+    let path = format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS);
+    let answer = common::Client::new(&sandbox).cloud("PUT", &path, Some(body));
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let flame = stack.tile_id("Flame");
+    let unboxed = with(
+        "",
+        &TILES
+            .replace(
+                "            containerId: health\n            tabId: errors\n",
+                "",
+            )
+            .replace("            containerId: notes\n", ""),
+    );
+    stack.converge(&unboxed);
+    let board = stack.board();
+    assert_eq!(stack.tile_id("Flame"), flame);
+    assert_eq!(placed(&board, "Flame"), (Value::Null, Value::Null));
+    assert_eq!(board.get("containers"), None, "{board}");
+}
