@@ -19,6 +19,7 @@ mod messages;
 mod object_ids;
 mod operations;
 mod pipe_credentials;
+mod pipe_export;
 mod pipes;
 mod plan;
 mod preview;

@@ -6,7 +6,11 @@ pub(crate) mod op;
 use serde_json::Value;
 
 use crate::api::wire::{Pipe, Service, SourceKind};
-use crate::config::model::{PipeConfig, PipeScalingConfig, PipeState, ServiceConfig};
+use crate::config::build::{LoadMode, unset_variable};
+use crate::config::interpolate::secret_reference;
+use crate::config::model::{
+    PipeConfig, PipeScalingConfig, PipeSourceConfig, PipeState, ServiceConfig,
+};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
@@ -140,6 +144,9 @@ impl Builder<'_> {
             // The scaling it asks was reported; nothing else is planned for this pipe.
             return true;
         };
+        if !self.credentials_set(source) {
+            return true;
+        }
         let before = deep_project(&live_value, &after);
         let fields = diff(&before, &after);
         let operation = Operation::Pipe(PipeOp::Replace {
@@ -212,9 +219,16 @@ impl Builder<'_> {
             }
             if unplanned.is_empty() {
                 let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
-                let sealed = rotation.as_ref().and_then(|_| sealed(config));
+                let declares_credentials = config
+                    .source
+                    .as_ref()
+                    .is_some_and(|s| !s.credentials.is_empty());
+                let sealed = match (&rotation, &config.source) {
+                    (Some(_), Some(source)) if self.credentials_set(source) => sealed(config),
+                    _ => None,
+                };
                 if let Some(rotation) = &rotation
-                    && sealed.is_none()
+                    && !declares_credentials
                 {
                     unplanned.push((
                         "credentialsVersion".into(),
@@ -310,6 +324,27 @@ impl Builder<'_> {
         );
     }
 
+    /// Whether every credential of the source has its value; each unset one is reported at its
+    /// reference, as the step planned now sends it.
+    fn credentials_set(&mut self, source: &PipeSourceConfig) -> bool {
+        let mut set = true;
+        for credential in &source.credentials {
+            if credential.secret.value.is_some() {
+                continue;
+            }
+            set = false;
+            let name = secret_reference(&credential.secret.reference).unwrap_or_default();
+            self.error(
+                unset_variable(LoadMode::Live, name, credential.secret.span).with_help(format!(
+                    "export {name}: this plan sends `{}` to the pipe (a create, a replacement or \
+                     a rotation); plans that send no credentials run without it",
+                    credential.path
+                )),
+            );
+        }
+        set
+    }
+
     /// Where the config writes the top-level member a diff path starts with.
     fn declared_span(&self, config: &PipeConfig, path: &str) -> Span {
         let top = path.split(['.', '[']).next().unwrap_or(path);
@@ -380,6 +415,9 @@ impl Builder<'_> {
         let (Some(name), Some(source)) = (&config.name, &config.source) else {
             return;
         };
+        if !self.credentials_set(source) {
+            return;
+        }
         let operation = Operation::Pipe(PipeOp::Create {
             service_id: live_service.id.clone(),
             name: name.value.clone(),
