@@ -251,3 +251,30 @@ fn a_saved_rotation_applies_only_the_reviewed_secret() {
     assert_secret(&applied);
     assert_eq!(carrying_credentials(&applied.requests), vec![PIPE]);
 }
+
+/// A credential's variable is needed only by a plan that sends it: creating the pipes without
+/// them is refused at each reference, and once they exist a plan runs without any.
+#[test]
+fn a_credential_variable_is_needed_only_by_a_plan_that_sends_it() {
+    let sandbox = crate::common::fast_sandbox();
+    let config = at_version(1);
+    let unset = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    converge_snapshot!("pipe_credentials_unset_on_create", unset);
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    Converge::new(&sandbox)
+        .fast()
+        .config(&config)
+        .run(["plan", "--detailed-exitcode"])
+        .assert_exit(0);
+    // A rotation sends them, so it needs them.
+    let rotating = Converge::new(&sandbox)
+        .fast()
+        .config(&at_version(2))
+        .run(["plan"]);
+    converge_snapshot!("pipe_credentials_unset_on_rotation", rotating);
+}
