@@ -93,3 +93,39 @@ fn a_kinesis_pipe_is_exported_whole() {
 fn a_postgres_pipe_is_exported_whole_with_its_credentials_as_placeholders() {
     converge_snapshot!("pipe_export_postgres", exported("replica"));
 }
+
+/// The demo seed's pipes are whole: their export validates with nothing but the placeholders'
+/// variables unset, and names one placeholder per credential their kinds take.
+#[test]
+fn the_demo_pipes_export_whole_and_validate() {
+    let sandbox = crate::common::fast_sandbox();
+    let export = Converge::new(&sandbox)
+        .fast()
+        .run(["export", "--service", ANALYTICS]);
+    export.assert_exit(0);
+    let validated = Converge::offline()
+        .config_as("exported.yaml", &export.stdout)
+        .run(["validate", "--format", "json"]);
+    validated.assert_exit(0);
+    let unset: Vec<String> = validated
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["code"], "config::env-unset", "{d}");
+            d["message"].as_str().unwrap().to_string()
+        })
+        .filter(|message| message.contains("PIPE_"))
+        .collect();
+    assert_eq!(
+        unset,
+        [
+            "environment variable `PIPE_ANALYTICS_CUSTOMERS_CREDENTIALS_PASSWORD` is not set",
+            "environment variable `PIPE_ANALYTICS_CUSTOMERS_CREDENTIALS_USERNAME` is not set",
+            "environment variable `PIPE_ANALYTICS_EVENTS_CONNECTION_STRING` is not set",
+            "environment variable `PIPE_ANALYTICS_ORDERS_CREDENTIALS_PASSWORD` is not set",
+            "environment variable `PIPE_ANALYTICS_ORDERS_CREDENTIALS_USERNAME` is not set",
+        ]
+    );
+}
