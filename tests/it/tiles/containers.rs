@@ -234,7 +234,12 @@ fn the_sandbox_keeps_and_checks_containers_as_todays_servers_do() {
     };
     let group = json!([{"id": "g", "title": "G", "collapsed": false,
         "tabs": [{"id": "t1", "title": "One"}, {"id": "t2", "title": "Two"}]}]);
-    let today = sandbox(Generation::Current);
+    let today = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        generation: Generation::Current,
+        ..SandboxOptions::default()
+    });
     let client = common::Client::new(&today);
     let made = client
         .obs(
@@ -284,6 +289,12 @@ fn the_sandbox_keeps_and_checks_containers_as_todays_servers_do() {
         )
         .data();
     assert_eq!(cleared.get("containers"), None, "{cleared}");
+    // Every exchange, the refusals included, against today's observability document.
+    if let Some(checker) = Checker::load_for(Generation::Current) {
+        checker
+            .check_log(&today.request_log())
+            .assert_clean("the observability API's containers");
+    }
 
     let contract = sandbox(Generation::Contract);
     let made = common::Client::new(&contract)
