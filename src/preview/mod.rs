@@ -15,6 +15,7 @@ pub(crate) mod model;
 pub(crate) mod query;
 pub(crate) mod svg;
 pub(crate) mod terminal;
+pub(crate) mod validation;
 
 pub(crate) use model::{
     Chart, Direction, IntervalFit, Rescaled, Threshold, choose_granularity, fit_interval,
