@@ -64,7 +64,7 @@ fn object_ids(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 Diagnostic::error(
                     Code::SemanticObjectId,
                     format!(
-                        "{what} `{id}` is not an ObjectId: stack `{}` is declared `generation: config`, whose servers refuse it (`{server}`)",
+                        "{what} `{id}`, which is not an ObjectId: stack `{}` is declared `generation: config`, whose servers refuse it (`{server}`)",
                         stack.key.value
                     ),
                     at,
