@@ -166,3 +166,38 @@ fn validate_checks_object_ids_where_the_generation_is_declared() {
     let out = offline.config(&auto).run(["validate"]);
     converge_snapshot!("object_id_validate_auto_generation", out);
 }
+
+/// A managed-stack dashboard deleted after the plan was saved: the cloud document lists no 404
+/// for the stack's dashboards (200, 400 and 500 only), so the sandbox answers the cloud API's
+/// JSON 404; converge finds the dashboard gone before writing and says which one and what to
+/// do: the stale-plan exit (3), nothing written.
+#[test]
+fn a_managed_dashboard_gone_since_the_plan_is_a_clear_error() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    let applied = converge.clone().config(&quickstart());
+    applied.run(["apply", "--yes"]).assert_exit(0);
+    let changed = converge.config(&quickstart().replacen("service:api", "service:web", 1));
+    let saved = changed.dir().join("saved.json");
+    let saved = saved.to_string_lossy().to_string();
+    changed.run(["plan", "--out", &saved]).assert_exit(0);
+    let client = common::Client::new(&sandbox);
+    let board = common::dashboards(&sandbox)
+        .into_iter()
+        .find(|d| d["name"] == "API health")
+        .expect("applied");
+    let id = board["id"].as_str().expect("an id");
+    client.cloud(
+        "DELETE",
+        &format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS),
+        None,
+    );
+    let writes_before = common::writes(&sandbox);
+    let out = changed.run(["apply", "--plan", &saved, "--yes"]);
+    // The backup's age (and so the plan text's digest) is measured from the real clock.
+    let mut settings = common::snapshots();
+    common::mask_ages(&mut settings);
+    settings.add_filter(r"sha256:[0-9a-f]{64}", "sha256:[DIGEST]");
+    converge_snapshot!(settings, "managed_dashboard_gone_since_the_plan", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}
