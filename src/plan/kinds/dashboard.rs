@@ -383,6 +383,9 @@ impl Builder<'_> {
                 );
                 return None;
             }
+            if !self.config_source_is_an_object_id(index, tile) {
+                return None;
+            }
             return match resolve_config(config, &index.live.sources) {
                 Ok(value) => Some((Vec::new(), Some(value))),
                 Err(diagnostic) => {
@@ -413,6 +416,35 @@ impl Builder<'_> {
                 None
             }
         }
+    }
+
+    /// Today's servers refuse a tile `config` whose `sourceId` is not a 24-hex ObjectId
+    /// (`Invalid ObjectId`): an error at its line on a stack of today's generation; `false`
+    /// then. A source named by `source:` resolves to the id the stack lists.
+    fn config_source_is_an_object_id(&mut self, index: &StackIndex, tile: &TileConfig) -> bool {
+        if index.generation != Some(Generation::Config) {
+            return true;
+        }
+        let Some(Value::String(id)) = tile.config.as_ref().and_then(|c| c.value.get("sourceId"))
+        else {
+            return true;
+        };
+        if is_object_id(id) {
+            return true;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::PlanObjectId,
+                format!(
+                    "tile `{}` names source `{id}` in its `config`, which is not an ObjectId: this stack speaks today's generation, whose servers refuse it (`Invalid ObjectId`)",
+                    tile.name.value
+                ),
+                tile.config_span("/sourceId"),
+            )
+            .with_label("24 hexadecimal digits here")
+            .with_help("name the source by `source: <name>`, or give its id as the stack lists it"),
+        );
+        false
     }
 
     /// A tile's series as sent, sources resolved to ids; `None` when a source name is unknown
