@@ -375,3 +375,89 @@ fn a_dashboard_copy_holding_a_hand_made_alert_is_reported_and_nothing_is_deleted
     );
     assert_eq!((dashboards(&sandbox), alerts(&sandbox)), before);
 }
+
+/// Issue 27, item 2: an alert create whose answer is lost (a 504 after the write) while
+/// another copy of its name lands at the same time (another run's, or a person's): nothing
+/// tells which of the two is this run's, so neither is deleted; the step fails naming both ids
+/// and the repair, and `apply --dedupe` then keeps the oldest.
+#[test]
+fn an_alert_whose_create_lost_its_answer_beside_another_copy_is_reported_with_both_ids() {
+    const ALERTS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts";
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        latency: std::time::Duration::from_millis(300),
+        faults: "504@POST=1".parse().expect("a fault spec"),
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    let full = quickstart();
+    let Some((without_alert, _)) = full.split_once("    alerts:\n") else {
+        panic!("the quickstart has alerts");
+    };
+    let config = workspace.write("converge.yaml", without_alert);
+    let path = config.as_str();
+    binary(&sandbox, &workspace)
+        .no_retry_delay()
+        .run(["apply", path, "--yes"])
+        .assert_exit(0);
+    let config = workspace.write("converge.yaml", &full);
+    let path = config.as_str();
+    let board = named(&dashboards(&sandbox), "API health")[0].clone();
+    let tile = tile_id(&sandbox, &id(&board), "Requests");
+    sandbox.reset_log();
+    let applied = std::thread::scope(|scope| {
+        let run = scope.spawn(|| {
+            binary(&sandbox, &workspace)
+                .no_retry_delay()
+                .run(["apply", path, "--yes"])
+        });
+        // Once the run's create has checked the alerts (its second read of them, after the
+        // plan's), another copy of the name lands beside its create.
+        crate::apply::concurrent::wait_for_requests(&sandbox, "GET", ALERTS, 2);
+        Client::new(&sandbox).cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/alerts"),
+            Some(serde_json::json!({
+                "name": "API errors",
+                "dashboardId": id(&board),
+                "tileId": tile,
+                "threshold": 100,
+                "thresholdType": "above",
+                "interval": "5m",
+                "source": "tile",
+                "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"},
+            })),
+        );
+        run.join().expect("the run ends")
+    });
+    // Both creates landed; ids are handed out in order, so the oldest is the first made.
+    let copies: Vec<String> = named(&alerts(&sandbox), "API errors")
+        .into_iter()
+        .map(id)
+        .collect();
+    assert_eq!(copies.len(), 2, "{}", applied.stderr);
+    let mut settings = common::snapshots();
+    settings.add_filter(&copies[0], "[OLDEST]");
+    settings.add_filter(&copies[1], "[YOUNGER]");
+    converge_snapshot!(settings, "dedupe_lost_answer_alert", applied);
+    assert_eq!(
+        applied
+            .writes()
+            .iter()
+            .filter(|w| w.starts_with("DELETE"))
+            .count(),
+        0,
+        "nothing deleted"
+    );
+
+    // The repair the report names keeps the oldest.
+    binary(&sandbox, &workspace)
+        .run(["apply", path, "--dedupe", "--yes", "--allow-destroy"])
+        .assert_exit(0);
+    let left: Vec<String> = named(&alerts(&sandbox), "API errors")
+        .into_iter()
+        .map(id)
+        .collect();
+    assert_eq!(left, vec![copies[0].clone()]);
+    assert!(!plans_changes(&sandbox, &workspace, path));
+}
