@@ -438,10 +438,12 @@ impl Builder<'_> {
             .flat_map(|p| p.copies_going.iter().cloned())
             .collect();
         for copy in going {
-            let depends_on = alert_steps_by_dashboard
+            let mut depends_on = alert_steps_by_dashboard
                 .get(&copy.id)
                 .cloned()
                 .unwrap_or_default();
+            depends_on.sort_unstable();
+            depends_on.dedup();
             self.push(copy.change, Some((copy.operation, depends_on)));
         }
     }

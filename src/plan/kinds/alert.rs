@@ -133,6 +133,17 @@ impl Builder<'_> {
                 .or_default()
                 .push(step);
         }
+        // A dashboard copy `--dedupe` deletes goes only once the alert whose only copies it
+        // held is on the dashboard that stays: a create that fails leaves the copy for the
+        // next plan, never the alert nowhere.
+        if let (Some(step), None) = (step, existing) {
+            for (_, on) in &moved_off {
+                alert_steps_by_dashboard
+                    .entry(on.clone())
+                    .or_default()
+                    .push(step);
+            }
+        }
         created_on
     }
 
