@@ -412,8 +412,8 @@ pub struct KilledRound {
     /// Whether a dashboard copy that is not the oldest of its name held alerts before the
     /// repair (the killed run's dashboard with its own alert copies).
     pub copy_held_alerts: bool,
-    /// What the stack holds at the end: each dashboard's name and id, and each alert's name and
-    /// the id of its dashboard.
+    /// What the stack holds of the quickstart's objects at the end: each dashboard's name and
+    /// id, and each alert's name and the id of its dashboard.
     pub end: (Pairs, Pairs),
     /// `plan --detailed-exitcode` at the end.
     pub end_plan: Outcome,
@@ -422,14 +422,22 @@ pub struct KilledRound {
 /// Objects' names, each with one member of the object (as text).
 pub type Pairs = Vec<(String, String)>;
 
-/// Each object's name and `member` (as text), sorted.
-fn name_and(objects: &[Value], member: &str) -> Pairs {
+/// The id of an alert's dashboard, as either generation lists it.
+fn dashboard_of(alert: &Value) -> &Value {
+    match &alert["dashboard"] {
+        Value::Null => &alert["dashboardId"],
+        id => id,
+    }
+}
+
+/// The quickstart's objects among `objects` (those named `name`): each one's name and the
+/// text `member` picks, sorted.
+fn name_and(objects: &[Value], name: &str, member: impl Fn(&Value) -> &Value) -> Pairs {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let mut pairs: Vec<(String, String)> = objects
         .iter()
-        .map(|o| {
-            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-            (text(&o["name"]), text(&o[member]))
-        })
+        .filter(|o| o["name"] == name)
+        .map(|o| (text(&o["name"]), text(member(o))))
         .collect();
     pairs.sort();
     pairs
@@ -439,7 +447,7 @@ fn name_and(objects: &[Value], member: &str) -> Pairs {
 fn copy_holds_alerts(boards: &[Value], alerts: &[Value]) -> bool {
     boards.iter().enumerate().any(|(i, board)| {
         let older = boards[..i].iter().any(|b| b["name"] == board["name"]);
-        older && alerts.iter().any(|a| a["dashboard"] == board["id"])
+        older && alerts.iter().any(|a| *dashboard_of(a) == board["id"])
     })
 }
 
@@ -525,8 +533,8 @@ pub fn racing_with_one_killed(workspace: &Workspace, path: &str, kill: KillAt) -
         repair,
         copy_held_alerts,
         end: (
-            name_and(&dashboards(&sandbox), "id"),
-            name_and(&alerts(&sandbox), "dashboard"),
+            name_and(&dashboards(&sandbox), "API health", |d| &d["id"]),
+            name_and(&alerts(&sandbox), "API errors", dashboard_of),
         ),
         end_plan: binary(&sandbox, workspace).run(["plan", path, "--detailed-exitcode"]),
     }
