@@ -295,7 +295,17 @@ fn apply_dedupe_repairs_a_dashboard_copy_whose_alerts_are_copies_too() {
     // Destroys: nothing written without `--allow-destroy`.
     let refused = binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes"]);
     refused.assert_exit(4);
-    assert_eq!(named(&dashboards(&sandbox), "API health").len(), 2);
+    assert_eq!(refused.writes(), Vec::<String>::new());
+    // A saved repair is refused whole, as for any copy: its deletes name the copies only by a
+    // name the stack holds twice.
+    let saved = workspace.file("repair.json");
+    binary(&sandbox, &workspace)
+        .run(["plan", path, "--dedupe", "--out", &saved])
+        .assert_exit(0);
+    let refused =
+        binary(&sandbox, &workspace).run(["apply", "--plan", &saved, "--yes", "--allow-destroy"]);
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    assert_eq!(refused.writes(), Vec::<String>::new());
 
     let applied =
         binary(&sandbox, &workspace).run(["apply", path, "--dedupe", "--yes", "--allow-destroy"]);
