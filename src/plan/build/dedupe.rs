@@ -173,23 +173,23 @@ impl Repair {
             ),
         }
     }
-}
 
-impl Repair {
     /// What goes with the removable copies that hold alerts (nothing said when none do).
     fn holding_words(&self) -> String {
         let alerts: usize = self.holding.iter().map(|(_, n)| n).sum();
-        if alerts == 0 {
-            return String::new();
-        }
+        let on = if self.holding.len() == 1 {
+            "it"
+        } else {
+            "them"
+        };
+        let copies = match alerts {
+            0 => return String::new(),
+            1 => "the copy of the config's alert".to_string(),
+            n => format!("the {n} copies of the config's alerts"),
+        };
         format!(
-            " and the {alerts} copies of the config's alerts on {} (an alert whose only copy is \
-             there is created again on the one that stays)",
-            if self.holding.len() == 1 {
-                "it"
-            } else {
-                "them"
-            }
+            " and {copies} on {on} (an alert whose only copy is there is created again on the \
+             one that stays)"
         )
     }
 }
