@@ -659,6 +659,22 @@ fn a_live_change_the_series_shorthand_cannot_say_is_listed_to_edit_by_hand() {
     );
 }
 
+/// The same live edit through `plan`: the reason names `tags` there because apply would add
+/// the ownership tag the PUT dropped, and the `tags` line is shown with it.
+#[test]
+fn plan_names_exactly_the_fields_it_shows_after_a_live_put() {
+    let sandbox = common::fast_sandbox();
+    let (_workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["fillNulls"] = json!(false);
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:fatal");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["plan", "converge.yaml"]);
+    converge_snapshot!("writeback_shorthand_manual_plan", out);
+}
+
 #[test]
 fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
     let sandbox = common::fast_sandbox();
