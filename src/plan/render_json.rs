@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::checks::CheckResult;
-use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged, Warning};
+use super::model::{Action, FieldChange, Operation, Plan, Step, Summary, Unmanaged, Warning};
 
 /// The format identifier of the JSON rendering.
 pub(crate) const FORMAT: &str = "converge-plan/1";
@@ -21,7 +21,7 @@ struct Document<'a> {
     changes: Vec<ChangeOut<'a>>,
     unmanaged: &'a [Unmanaged],
     checks: &'a [CheckResult],
-    steps: &'a [Step],
+    steps: Vec<serde_json::Value>,
     /// What the text shows on stderr; absent when there is none.
     #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
     warnings: &'a [Warning],
@@ -40,6 +40,17 @@ struct ChangeOut<'a> {
     /// The live name of an object renamed in place; only on such changes.
     #[serde(rename = "renamedFrom", skip_serializing_if = "Option::is_none")]
     renamed_from: Option<&'a str>,
+}
+
+/// A step as the rendering shows it: its operation as the operation's kind shows it (a pipe
+/// rotation without the salt and fingerprints the saved plan keeps, so the same plan renders
+/// the same bytes in every run).
+fn step_shown(step: &Step) -> serde_json::Value {
+    let mut value = serde_json::to_value(step).unwrap_or(serde_json::Value::Null);
+    if let Operation::Pipe(op) = &step.operation {
+        value["operation"] = op.shown();
+    }
+    value
 }
 
 /// Renders the plan as pretty JSON with a trailing newline.
@@ -65,7 +76,7 @@ pub fn render(plan: &Plan) -> String {
             .collect(),
         unmanaged: &plan.unmanaged,
         checks: &plan.checks,
-        steps: &plan.steps,
+        steps: plan.steps.iter().map(step_shown).collect(),
         warnings: &plan.warnings,
     };
     // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.

@@ -258,6 +258,33 @@ impl PipeOp {
     }
 }
 
+impl PipeOp {
+    /// The operation as a rendered plan (`--format json`) shows it: a rotation without its salt
+    /// and fingerprints, which only the saved plan's check uses; shown, they would make the
+    /// same rotation render differently in every run and tell a reviewer nothing.
+    pub(crate) fn shown(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        match self {
+            PipeOp::Rotate { .. } => {
+                if let Value::Object(members) = &mut value {
+                    members.remove("salt");
+                }
+                if let Some(Value::Array(credentials)) = value.get_mut("credentials") {
+                    for credential in credentials.iter_mut().filter_map(Value::as_object_mut) {
+                        credential.remove("fingerprint");
+                    }
+                }
+            }
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Replace { .. }
+            | PipeOp::Delete { .. } => {}
+        }
+        value
+    }
+}
+
 /// The scaling body that writes each `(field, desired value)`: the planner builds it from a
 /// change's fields, the saved-plan check builds it again from the saved change and compares.
 pub(crate) fn scaling_body<'a>(
