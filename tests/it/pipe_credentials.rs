@@ -404,3 +404,48 @@ fn a_rotations_json_plan_is_the_same_bytes_in_every_run() {
         ])
     );
 }
+
+/// A replacement whose new pipe declares no `credentialsVersion` still removes the old pipe's
+/// version tag: the tag names a pipe the replacement deleted.
+#[test]
+fn a_replacement_removes_the_old_pipes_version_tag() {
+    let sandbox = logged_sandbox();
+    let created = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&at_version(1))
+        .run(["apply", "--yes"]);
+    created.assert_exit(0);
+    let old = created_id(&created, "events from kafka");
+    let replacing = declared_whole().replace("topics: events", "topics: events-v2");
+    let replaced = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing)
+        .run(["apply", "--yes", "--allow-destroy"]);
+    replaced.assert_exit(0);
+    assert_secret(&replaced);
+    assert_eq!(
+        replaced.writes(),
+        vec![DELETE_PIPE, CREATE_PIPE, SERVICE],
+        "{replaced:?}"
+    );
+    let patch = replaced
+        .requests
+        .iter()
+        .find(|e| format!("{} {}", e.method, e.route) == SERVICE)
+        .and_then(|e| e.request_body.as_deref())
+        .map(|b| serde_json::from_str::<serde_json::Value>(b).unwrap())
+        .unwrap();
+    assert_eq!(
+        patch["tags"]["remove"],
+        serde_json::json!([{ "key": format!("converge.credentials-version.{old}") }]),
+        "{patch}"
+    );
+    assert!(
+        patch["tags"]["add"]
+            .as_array()
+            .is_none_or(|added| added.is_empty()),
+        "{patch}"
+    );
+}
