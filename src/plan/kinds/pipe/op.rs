@@ -273,30 +273,64 @@ impl PipeOp {
     }
 }
 
+/// A pipe operation as a rendered plan (`--format json`) shows it ([`PipeOp::shown`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Shown<'a> {
+    /// Every operation but a rotation, as saved.
+    Saved(&'a PipeOp),
+    /// A rotation without its salt and fingerprints.
+    Rotation(RotationShown<'a>),
+}
+
+/// A rotation as rendered: its members in the saved order, each credential by path and
+/// reference only.
+#[derive(Serialize)]
+#[serde(tag = "op", rename = "pipe-rotate", rename_all = "camelCase")]
+pub(crate) struct RotationShown<'a> {
+    service_id: &'a str,
+    pipe_id: &'a str,
+    version: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<i64>,
+    body: &'a Value,
+    credentials: Vec<CredentialRef>,
+}
+
 impl PipeOp {
-    /// The operation as a rendered plan (`--format json`) shows it: a rotation without its salt
-    /// and fingerprints, which only the saved plan's check uses; shown, they would make the
-    /// same rotation render differently in every run and tell a reviewer nothing.
-    pub(crate) fn shown(&self) -> Value {
-        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+    /// The operation as a rendered plan shows it: a rotation without its salt and fingerprints,
+    /// which only the saved plan's check uses; shown, they would make the same rotation render
+    /// differently in every run and tell a reviewer nothing.
+    pub(crate) fn shown(&self) -> Shown<'_> {
         match self {
-            PipeOp::Rotate { .. } => {
-                if let Value::Object(members) = &mut value {
-                    members.remove("salt");
-                }
-                if let Some(Value::Array(credentials)) = value.get_mut("credentials") {
-                    for credential in credentials.iter_mut().filter_map(Value::as_object_mut) {
-                        credential.remove("fingerprint");
-                    }
-                }
-            }
+            PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                version,
+                recorded,
+                body,
+                credentials,
+                ..
+            } => Shown::Rotation(RotationShown {
+                service_id,
+                pipe_id,
+                version: *version,
+                recorded: *recorded,
+                body,
+                credentials: credentials
+                    .iter()
+                    .map(|c| CredentialRef {
+                        path: c.path.clone(),
+                        reference: c.reference.clone(),
+                    })
+                    .collect(),
+            }),
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Delete { .. } => {}
+            | PipeOp::Delete { .. } => Shown::Saved(self),
         }
-        value
     }
 }
 
