@@ -137,6 +137,8 @@ fn organization(drift: bool) -> (Config, LiveState) {
             let mut live_tiles = Vec::new();
             for t in 0..4 {
                 tiles.push(TileConfig {
+                    container_id: None,
+                    tab_id: None,
                     span: Span::default(),
                     name: text_of(&format!("tile-{t}")),
                     renamed_from: Vec::new(),
@@ -156,6 +158,8 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     }],
                 });
                 live_tiles.push(Tile {
+                    container_id: None,
+                    tab_id: None,
                     id: Some(format!("{dashboard_id}-t{t}")),
                     name: format!("tile-{t}"),
                     x: (t % 2) * 12,
@@ -176,6 +180,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 });
             }
             stack_live.dashboards.push(Dashboard {
+                containers: Vec::new(),
                 id: dashboard_id.clone(),
                 name: name.clone(),
                 tiles: live_tiles,
@@ -184,6 +189,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
             dashboards.insert(
                 name.clone(),
                 DashboardConfig {
+                    containers: None,
                     key: text_of(&name),
                     name: text_of(&name),
                     renamed_from: Vec::new(),

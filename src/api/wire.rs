@@ -890,6 +890,68 @@ pub struct Tile {
     /// and what converge writes to them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Value>,
+    /// The dashboard container the tile is drawn in (today's servers; absent: the ungrouped area).
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub container_id: Option<String>,
+    /// The tab of its container the tile is on (today's servers).
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tab_id: Option<String>,
+}
+
+/// A grouping container of a dashboard's tiles (today's servers: `DashboardContainer`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    /// Id, unique within the dashboard; tiles join it by `containerId`.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub id: String,
+    /// Title shown on its header.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub title: String,
+    /// Whether it starts collapsed (the server requires it).
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub collapsed: bool,
+    /// Whether a viewer can collapse it (the server's default: true).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub collapsible: Option<bool>,
+    /// Whether it has a border (the server's default: true).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bordered: Option<bool>,
+    /// Its tabs; tiles join one by `tabId`.
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tabs: Option<Vec<ContainerTab>>,
+}
+
+/// A tab of a dashboard container.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerTab {
+    /// Id, unique within its container.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub id: String,
+    /// Title shown on the tab.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub title: String,
 }
 
 impl Tile {
@@ -957,6 +1019,14 @@ pub struct Dashboard {
     /// Tags.
     #[serde(default, deserialize_with = "lenient::or_default")]
     pub tags: Vec<String>,
+    /// Grouping containers of the tiles (today's servers; left out when there are none, as
+    /// they answer).
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub containers: Vec<Container>,
 }
 
 /// Body of dashboard create and update (update replaces the whole object).
@@ -972,6 +1042,10 @@ pub struct DashboardRequest {
     /// Tags.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Grouping containers; left out when neither the config nor the live dashboard has any
+    /// (an update without them keeps the server's, and the contract's servers have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers: Option<Vec<Container>>,
 }
 
 /// An alert's notification channel.

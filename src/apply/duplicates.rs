@@ -348,6 +348,7 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 name: oldest.name.clone(),
                 tiles: body.tiles.clone(),
                 tags: body.tags.clone(),
+                containers: body.containers.clone().unwrap_or_default(),
             };
             normalize::dashboard(oldest) == normalize::dashboard(&wanted)
         }

@@ -402,6 +402,28 @@ fn dashboard(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<Dash
         tiles: list(node.get("tiles"))
             .filter_map(|t| tile(t, diags))
             .collect(),
+        containers: node
+            .get("containers")
+            .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span)),
+    })
+}
+
+fn container(node: &Node) -> Option<ContainerConfig> {
+    Some(ContainerConfig {
+        span: node.span,
+        id: node.get("id").and_then(string)?,
+        title: node.get("title").and_then(string)?,
+        collapsed: node.get("collapsed").and_then(boolean),
+        collapsible: node.get("collapsible").and_then(boolean),
+        bordered: node.get("bordered").and_then(boolean),
+        tabs: list(node.get("tabs"))
+            .filter_map(|t| {
+                Some(ContainerTabConfig {
+                    id: t.get("id").and_then(string)?,
+                    title: t.get("title").and_then(string)?,
+                })
+            })
+            .collect(),
     })
 }
 
@@ -431,6 +453,8 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
                 at
             })
             .unwrap_or_default(),
+        container_id: node.get("containerId").and_then(string),
+        tab_id: node.get("tabId").and_then(string),
     })
 }
 

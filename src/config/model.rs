@@ -500,6 +500,37 @@ pub struct DashboardConfig {
     pub tags: Vec<Located<String>>,
     /// Tiles, matched by name within the dashboard.
     pub tiles: Vec<TileConfig>,
+    /// `containers:` the grouping containers tiles join by `containerId` (today's servers);
+    /// `None` when the config does not say.
+    pub containers: Option<Located<Vec<ContainerConfig>>>,
+}
+
+/// One grouping container of a dashboard (`containers[]`).
+#[derive(Debug, Clone)]
+pub struct ContainerConfig {
+    /// Where the container's mapping starts.
+    pub span: Span,
+    /// Id, unique within the dashboard.
+    pub id: Located<String>,
+    /// Title shown on its header.
+    pub title: Located<String>,
+    /// Whether it starts collapsed (absent: `false`).
+    pub collapsed: Option<Located<bool>>,
+    /// Whether a viewer can collapse it (absent: the server's default, `true`).
+    pub collapsible: Option<Located<bool>>,
+    /// Whether it has a border (absent: the server's default, `true`).
+    pub bordered: Option<Located<bool>>,
+    /// Its tabs, each with an id unique within the container.
+    pub tabs: Vec<ContainerTabConfig>,
+}
+
+/// One tab of a dashboard container.
+#[derive(Debug, Clone)]
+pub struct ContainerTabConfig {
+    /// Id, unique within its container.
+    pub id: Located<String>,
+    /// Title shown on the tab.
+    pub title: Located<String>,
 }
 
 /// One tile; address `dashboard.<stack>.<key>.tile[<name>]`.
@@ -530,6 +561,10 @@ pub struct TileConfig {
     /// Where each member of `config` was written, by JSON pointer (`/select/0/aggFn`), for
     /// messages at the member's line.
     pub config_at: std::collections::BTreeMap<String, Span>,
+    /// `containerId:` the dashboard container the tile is drawn in.
+    pub container_id: Option<Located<String>>,
+    /// `tabId:` the tab of its container the tile is on.
+    pub tab_id: Option<Located<String>>,
 }
 
 impl TileConfig {

@@ -15,6 +15,7 @@
 //! | `semantic::tile-overflow` | `x + w` fits the 24-column grid |
 //! | `semantic::ratio-series` | `asRatio: true` needs exactly two series |
 //! | `semantic::tile-shape` | a tile has `series` or `config`, one of them; `asRatio` of a `config` tile goes inside it |
+//! | `semantic::tile-container` | container ids are unique in a dashboard, tab ids in a container; a tile's `containerId` and `tabId` name ones the dashboard defines |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
 //! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
 //!
@@ -314,6 +315,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
                 "names identify dashboards",
             ));
         }
+        containers(dashboard, diags);
         let mut tiles: HashMap<&str, Span> = HashMap::new();
         let mut tile_looks = Lookalikes::default();
         for tile in &dashboard.tiles {
@@ -378,6 +380,159 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// Container ids unique in the dashboard and tab ids in their container, and each tile's
+/// `containerId`/`tabId` one the dashboard defines: what the server answers 400 for.
+fn containers(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
+    let defined = dashboard.containers.as_ref().map_or(&[][..], |c| &c.value);
+    let mut by_id: HashMap<&str, &ContainerConfig> = HashMap::new();
+    for container in defined {
+        if let Some(first) = by_id.get(container.id.value.as_str()) {
+            diags.push(id_twice(
+                "container",
+                &container.id,
+                first.id.span,
+                "dashboard",
+                &dashboard.key.value,
+            ));
+        } else {
+            by_id.insert(&container.id, container);
+        }
+        let mut tabs: HashMap<&str, Span> = HashMap::new();
+        for tab in &container.tabs {
+            if let Some(first) = tabs.insert(&tab.id, tab.id.span) {
+                diags.push(id_twice(
+                    "tab",
+                    &tab.id,
+                    first,
+                    "container",
+                    &container.id.value,
+                ));
+            }
+        }
+    }
+    let ids = || {
+        let mut ids: Vec<&str> = Vec::new();
+        for c in defined {
+            if !ids.contains(&c.id.value.as_str()) {
+                ids.push(&c.id.value);
+            }
+        }
+        ids
+    };
+    for tile in &dashboard.tiles {
+        let name = &tile.name.value;
+        let container = match &tile.container_id {
+            Some(id) => match by_id.get(id.value.as_str()) {
+                Some(container) => Some(*container),
+                None => {
+                    let defined = ids();
+                    let help = if defined.is_empty() {
+                        format!(
+                            "define it under the dashboard's `containers:` (`- {{ id: {}, title: ... }}`), or remove `containerId`",
+                            id.value
+                        )
+                    } else {
+                        format!("the dashboard's containers are {}", quoted(&defined))
+                    };
+                    diags.push(
+                        Diagnostic::error(
+                            Code::SemanticTileContainer,
+                            format!(
+                                "tile `{name}` is in container `{}`, which dashboard `{}` does not define",
+                                id.value, dashboard.key.value
+                            ),
+                            Some(id.span),
+                        )
+                        .with_label("no container with this id")
+                        .with_help(help),
+                    );
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let Some(tab) = &tile.tab_id else {
+            continue;
+        };
+        let Some(container) = container else {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticTileContainer,
+                    format!("tile `{name}` has `tabId` but no `containerId`; a tab is a tab of a container"),
+                    Some(tab.span),
+                )
+                .with_label("in which container?")
+                .with_help("add `containerId:` naming the container that has this tab"),
+            );
+            continue;
+        };
+        if !container.tabs.iter().any(|t| t.id.value == tab.value) {
+            let mut tabs: Vec<&str> = Vec::new();
+            for t in &container.tabs {
+                if !tabs.contains(&t.id.value.as_str()) {
+                    tabs.push(&t.id.value);
+                }
+            }
+            let help = if tabs.is_empty() {
+                format!(
+                    "container `{}` has no tabs: add one under its `tabs:`, or remove `tabId`",
+                    container.id.value
+                )
+            } else {
+                format!(
+                    "the tabs of container `{}` are {}",
+                    container.id.value,
+                    quoted(&tabs)
+                )
+            };
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticTileContainer,
+                    format!(
+                        "tile `{name}` is on tab `{}`, which container `{}` does not have",
+                        tab.value, container.id.value
+                    ),
+                    Some(tab.span),
+                )
+                .with_label("no tab with this id")
+                .with_related(container.id.span, "container defined here")
+                .with_help(help),
+            );
+        }
+    }
+}
+
+/// A container or tab id used twice in its scope.
+fn id_twice(
+    kind: &str,
+    id: &Located<String>,
+    first: Span,
+    scope_kind: &str,
+    scope: &str,
+) -> Diagnostic {
+    Diagnostic::error(
+        Code::SemanticTileContainer,
+        format!(
+            "{kind} id `{}` is used twice in {scope_kind} `{scope}`; tiles join a {kind} by its id",
+            id.value
+        ),
+        Some(id.span),
+    )
+    .with_label("used again")
+    .with_related(first, "first used here")
+    .with_help(format!(
+        "give each {kind} in {scope_kind} `{scope}` its own id"
+    ))
+}
+
+/// Ids as a list for a message: `` `a`, `b` ``.
+fn quoted(ids: &[&str]) -> String {
+    ids.iter()
+        .map(|id| format!("`{id}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A tile says what it draws once: `series` (the contract's shorthand) or `config` (today's

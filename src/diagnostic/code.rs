@@ -139,6 +139,9 @@ codes! {
     SemanticRatioSeries => "semantic::ratio-series",
     /// A tile with both `series` and `config`, or with `asRatio` beside `config`.
     SemanticTileShape => "semantic::tile-shape",
+    /// A container or tab id used twice, or a tile's `containerId`/`tabId` that its dashboard
+    /// does not define.
+    SemanticTileContainer => "semantic::tile-container",
     /// A local key with characters other than letters, digits, `-` and `_`.
     SemanticKeyName => "semantic::key-name",
     /// A `renamedFrom` name that is the object's own, another object's, or claimed twice.
@@ -266,6 +269,9 @@ codes! {
     PlanMaybeRenamed => "plan::maybe-renamed",
     /// Live tiles of a display type converge does not model, carried over by id (a warning).
     PlanCarriedTiles => "plan::carried-tiles",
+    /// A dashboard to be updated that has alerts on tiles its GET does not list (PromQL tiles,
+    /// which the update deletes with their alerts; a warning).
+    PlanUnlistedTiles => "plan::unlisted-tiles",
     /// `--only` keeps a change but leaves out one it waits for (a warning).
     PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
     /// A tile query the server rejected (`plan --check-queries`).

@@ -37,6 +37,8 @@ fn tile(id: &str, name: &str, source: &str) -> Tile {
             ..Series::default()
         }],
         config: None,
+        container_id: None,
+        tab_id: None,
     }
 }
 
@@ -59,18 +61,21 @@ fn stack() -> StackLive {
                 name: "API health".into(),
                 tiles: vec![tile("t1", "Requests", "s1"), tile("t2", "Errors", "s2")],
                 tags: vec!["team".into(), "converge:prod".into()],
+                containers: Vec::new(),
             },
             Dashboard {
                 id: "d2".into(),
                 name: "Twice".into(),
                 tiles: Vec::new(),
                 tags: Vec::new(),
+                containers: Vec::new(),
             },
             Dashboard {
                 id: "d3".into(),
                 name: "Twice".into(),
                 tiles: Vec::new(),
                 tags: Vec::new(),
+                containers: Vec::new(),
             },
         ],
         alerts: vec![

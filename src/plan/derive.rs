@@ -812,6 +812,7 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
         name: body.name.clone(),
         tiles: body.tiles.clone(),
         tags: body.tags.clone(),
+        containers: body.containers.clone().unwrap_or_default(),
     }
 }
 

@@ -12,6 +12,8 @@
 //!   - series `whereLanguage` absent is `lucene` (the stack's default query language);
 //!   - series `groupBy` absent (null) is `[]`;
 //!   - alert `source` absent is `tile`;
+//!   - dashboard `containers` absent is `[]` (and left out of the compared value), a
+//!     container's `collapsible` and `bordered` absent are `true`, its `tabs` absent `[]`;
 //!   - tile `config` (today's shape): `fillNulls` absent is `true` (line, stacked bar),
 //!     `asRatio` absent is `false` (line, stacked bar, table), `whereLanguage` absent is
 //!     `lucene`, `where` absent is `""`, a `count` select item has no `valueExpression` (the
@@ -24,7 +26,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::api::wire::{
-    Alert, Channel, Dashboard, NewerAlertFields, Pipe, PipeScaling, Series, Service, Tile,
+    Alert, Channel, Container, Dashboard, NewerAlertFields, Pipe, PipeScaling, Series, Service,
+    Tile,
 };
 
 /// A number as JSON: whole numbers as integers.
@@ -242,6 +245,7 @@ pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
         map.insert("w".into(), Value::from(tile.w));
         map.insert("h".into(), Value::from(tile.h));
         map.insert("config".into(), tile_config(config));
+        placed(&mut map, tile);
         return Value::Object(map);
     }
     let mut map = Map::new();
@@ -261,7 +265,38 @@ pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
         "series".into(),
         Value::Array(tile.series.iter().map(series).collect()),
     );
+    placed(&mut map, tile);
     Value::Object(map)
+}
+
+/// A tile's container and tab, where it has them (absent: the ungrouped area).
+fn placed(map: &mut Map<String, Value>, tile: &Tile) {
+    put(map, "containerId", text(&tile.container_id));
+    put(map, "tabId", text(&tile.tab_id));
+}
+
+/// A dashboard's containers as compared, in their order (the order they are drawn in), with
+/// the server's defaults: `collapsible` and `bordered` absent are `true`, `tabs` absent `[]`.
+fn containers(containers: &[Container]) -> Value {
+    containers
+        .iter()
+        .map(|c| {
+            let tabs: Vec<Value> = c
+                .tabs
+                .iter()
+                .flatten()
+                .map(|t| json!({ "id": t.id, "title": t.title }))
+                .collect();
+            json!({
+                "id": c.id,
+                "title": c.title,
+                "collapsed": c.collapsed,
+                "collapsible": c.collapsible.unwrap_or(true),
+                "bordered": c.bordered.unwrap_or(true),
+                "tabs": tabs,
+            })
+        })
+        .collect()
 }
 
 /// A dashboard or alert name as a server that normalises names stores it: runs of white space
@@ -301,11 +336,18 @@ pub(crate) fn tags(tags: &[String]) -> Vec<String> {
 fn dashboard_value(dashboard: &Dashboard, with_ids: bool) -> Value {
     let mut tiles: Vec<&Tile> = dashboard.tiles.iter().collect();
     tiles.sort_by(|a, b| a.name.cmp(&b.name));
-    json!({
+    let mut value = json!({
         "name": dashboard.name,
         "tags": tags(&dashboard.tags),
         "tiles": tiles.into_iter().map(|t| tile(t, with_ids)).collect::<Vec<_>>(),
-    })
+    });
+    // Only where there are any: dashboards without containers compare as they always have.
+    if !dashboard.containers.is_empty()
+        && let Value::Object(map) = &mut value
+    {
+        map.insert("containers".into(), containers(&dashboard.containers));
+    }
+    value
 }
 
 /// A dashboard as compared: name, tags, tiles by name; no ids.
@@ -531,6 +573,7 @@ mod tests {
                     ..Default::default()
                 },
             ],
+            containers: Vec::new(),
         };
         let v = dashboard(&d);
         assert_eq!(v["tags"], json!(["a", "b"]));

@@ -476,8 +476,11 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
                 ..Series::default()
             }],
             config: None,
+            container_id: None,
+            tab_id: None,
         }],
         tags: vec!["on-call".into()],
+        containers: Vec::new(),
     });
     let alert_id = world.new_id();
     managed.alerts.push(alert(
@@ -698,6 +701,8 @@ fn large_dashboard(
                 ..Series::default()
             }],
             config: None,
+            container_id: None,
+            tab_id: None,
         })
         .collect();
     // `d % 150` keeps the share of four-alert dashboards the same at every scale.
@@ -720,6 +725,7 @@ fn large_dashboard(
         name: format!("dashboard-{d:03}"),
         tiles,
         tags: vec![format!("team-{}", d % 10)],
+        containers: Vec::new(),
     });
 }
 

@@ -242,6 +242,142 @@ const EDITS: &[(&str, &str)] = &[
     ("\"SELECT 1\"", "\"SELECT 2\""),
 ];
 
+/// The audit's further edits, one field each, after [`EDITS`]: each field the model has of
+/// each display type that `EDITS` leaves out (the current document's `*ChartConfig` schemas),
+/// the place of a tile, and a raw-SQL tile's display type.
+const MORE_EDITS: &[(&str, &str)] = &[
+    // line: the tile's place, its select item, and every chart field.
+    (
+        "            h: 4\n            config:\n              displayType: line",
+        "            h: 5\n            config:\n              displayType: line",
+    ),
+    (
+        "                  where: \"service:web\"\n",
+        "                  where: \"service:web\"\n                  alias: Requests\n",
+    ),
+    (
+        "alias: Requests\n",
+        "alias: Requests\n                  whereLanguage: sql\n",
+    ),
+    (
+        "- aggFn: count\n                  where: \"service:web\"",
+        "- aggFn: count_distinct\n                  valueExpression: user\n                  where: \"service:web\"",
+    ),
+    (
+        "groupBy: \"service,host\"\n",
+        "groupBy: \"service,host\"\n              granularity: 5 minute\n",
+    ),
+    (
+        "granularity: 5 minute\n",
+        "granularity: 5 minute\n              seriesLimit: 5\n",
+    ),
+    (
+        "seriesLimit: 5\n",
+        "seriesLimit: 5\n              alignDateRangeToGranularity: true\n",
+    ),
+    (
+        "alignDateRangeToGranularity: true\n",
+        "alignDateRangeToGranularity: true\n              fitYAxisToData: true\n",
+    ),
+    (
+        "fitYAxisToData: true\n",
+        "fitYAxisToData: true\n              compareToPreviousPeriod: true\n",
+    ),
+    (
+        "compareToPreviousPeriod: true\n",
+        "compareToPreviousPeriod: true\n              numberFormat: { output: number, mantissa: 2 }\n",
+    ),
+    // stacked bar
+    (
+        "fillNulls: true }",
+        "fillNulls: true, numberFormat: { output: byte } }",
+    ),
+    (
+        "{ aggFn: sum, valueExpression: bytes }",
+        "{ aggFn: avg, valueExpression: bytes }",
+    ),
+    // table
+    (
+        "groupBy: host }",
+        "groupBy: host, having: \"count() > 1\" }",
+    ),
+    (
+        "having: \"count() > 1\" }",
+        "having: \"count() > 1\", orderBy: host }",
+    ),
+    (
+        "orderBy: host }",
+        "orderBy: host, groupByColumnsOnLeft: true }",
+    ),
+    // number
+    (
+        "numberFormat: { output: percent } }",
+        "numberFormat: { output: percent }, color: chart-red }",
+    ),
+    ("aggFn: quantile,", "aggFn: quantile, alias: p99,"),
+    // pie
+    ("groupBy: service }", "groupBy: service, limit: 5 }"),
+    ("limit: 5 }", "limit: 5, orderBy: service }"),
+    // bar
+    ("groupBy: zone }", "groupBy: zone, limit: 3 }"),
+    // heatmap
+    (
+        "{ valueExpression: latency }",
+        "{ valueExpression: latency, countExpression: \"count()\" }",
+    ),
+    (
+        "countExpression: \"count()\" }",
+        "countExpression: \"count()\", heatmapScaleType: log }",
+    ),
+    (
+        "heatmapScaleType: log }] }",
+        "heatmapScaleType: log }], where: \"level:warn\" }",
+    ),
+    // search
+    (
+        "\"timestamp, level, message\"",
+        "\"timestamp, level, body\"",
+    ),
+    ("whereLanguage: sql }", "whereLanguage: lucene }"),
+    // event patterns
+    ("select: body }", "select: body, where: \"level:info\" }"),
+    // raw SQL
+    (
+        "sqlTemplate: \"SELECT 2\" }",
+        "sqlTemplate: \"SELECT 2\", numberFormat: { output: number } }",
+    ),
+    (
+        "displayType: line, configType: sql",
+        "displayType: table, configType: sql",
+    ),
+];
+
+/// What the server takes as its default, written out: no change (the plan compares in
+/// normalized form), after [`EDITS`] and [`MORE_EDITS`].
+const DEFAULTS_WRITTEN: &[(&str, &str)] = &[
+    ("level: 0.99 }", "level: 0.99, where: \"\" }"),
+    (
+        "groupBy: zone, limit: 3 }",
+        "groupBy: zone, limit: 3, where: \"\" }",
+    ),
+    (
+        "select: body, where: \"level:info\" }",
+        "select: body, where: \"level:info\", whereLanguage: lucene }",
+    ),
+    (
+        "fillNulls: true, numberFormat",
+        "fillNulls: true, asRatio: false, numberFormat",
+    ),
+    (
+        "              granularity: 5 minute\n",
+        "              granularity: 5 minute\n              fillNulls: true\n",
+    ),
+    (
+        "aggFn: count }], groupBy",
+        "aggFn: count, whereLanguage: lucene }], groupBy",
+    ),
+];
+
 /// Every display type created, changed field by field, one renamed and one deleted, against a
 /// server answering in `generation`: an empty plan after each apply, the tile ids and
 /// the alert kept.
@@ -265,7 +401,7 @@ fn every_display_type(generation: Generation, stack_extra: &str) {
         .map(|n| stack.tile_id(n))
         .collect();
     assert_eq!(stack.alert_tile(), ids[0]);
-    for (from, to) in EDITS {
+    for (from, to) in EDITS.iter().chain(MORE_EDITS) {
         assert_eq!(yaml.matches(from).count(), 1, "{from}");
         yaml = yaml.replace(from, to);
         let plan = stack.changes(&yaml);
@@ -282,6 +418,11 @@ fn every_display_type(generation: Generation, stack_extra: &str) {
         assert_eq!(now, ids, "{from}");
         assert_eq!(stack.alert_tile(), ids[0], "{from}");
     }
+    for (from, to) in DEFAULTS_WRITTEN {
+        assert_eq!(yaml.matches(from).count(), 1, "{from}");
+        yaml = yaml.replace(from, to);
+        stack.assert_empty(&yaml);
+    }
     // Renamed where it stands: same id.
     yaml = yaml.replace("- name: Stacked\n", "- name: Bytes\n");
     stack.changes(&yaml);
@@ -296,6 +437,18 @@ fn every_display_type(generation: Generation, stack_extra: &str) {
     assert_eq!(stack.tile_id("Patterns"), "");
     assert_eq!(stack.tile_id("Raw"), ids[3]);
     assert_eq!(stack.alert_tile(), ids[0]);
+    // Exported with every field edited in: it validates and plans empty.
+    let out = Converge::new(&sandbox).fast().run([
+        "export",
+        "--service",
+        common::ANALYTICS,
+        "--stack",
+        common::ANALYTICS,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let checked = stack.run(&out.stdout, &["validate"]);
+    assert_eq!(checked.code, 0, "{}\n{}", checked.stderr, out.stdout);
+    stack.assert_empty(&out.stdout);
 }
 
 #[test]
@@ -552,4 +705,140 @@ fn a_tile_has_series_or_config_and_a_config_keeps_its_ratio() {
             .run(["validate"]);
         common::converge_snapshot!(name, out);
     }
+}
+
+mod containers;
+mod unlisted;
+
+/// A tile of every series type the contract's shorthand has (a histogram is refused), and a
+/// ratio of two series.
+const EVERY_SERIES_TYPE: &str = r##"          - name: Requests
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            series:
+              - type: time
+                source: Logs
+                aggFn: count
+                where: "service:api"
+                groupBy: [service, host]
+          - name: Ratio
+            x: 6
+            y: 0
+            w: 6
+            h: 4
+            asRatio: true
+            series:
+              - { type: time, source: Logs, aggFn: count, where: "level:error" }
+              - { type: time, source: Logs, aggFn: count }
+          - name: Table
+            x: 12
+            y: 0
+            w: 6
+            h: 4
+            series: [{ type: table, source: Logs, aggFn: max, field: duration, groupBy: [host] }]
+          - name: Number
+            x: 18
+            y: 0
+            w: 6
+            h: 4
+            series: [{ type: number, source: Logs, aggFn: quantile, field: duration, level: 0.95 }]
+          - name: Search
+            x: 0
+            y: 4
+            w: 6
+            h: 4
+            series: [{ type: search, source: Logs, fields: [timestamp, message], where: "level:error" }]
+          - name: Notes
+            x: 6
+            y: 4
+            w: 6
+            h: 4
+            series: [{ type: markdown, content: "# On call" }]
+"##;
+
+/// Edits of one series field each, in order.
+const SERIES_EDITS: &[(&str, &str)] = &[
+    ("where: \"service:api\"", "where: \"service:web\""),
+    (
+        "where: \"service:web\"\n",
+        "where: \"service:web\"\n                whereLanguage: sql\n",
+    ),
+    ("groupBy: [service, host]", "groupBy: [service]"),
+    ("aggFn: max, field: duration", "aggFn: min, field: duration"),
+    ("aggFn: min, field: duration", "aggFn: min, field: latency"),
+    ("groupBy: [host]", "groupBy: [host, zone]"),
+    ("level: 0.95", "level: 0.99"),
+    ("fields: [timestamp, message]", "fields: [timestamp, body]"),
+    ("\"# On call\"", "\"# On call, week 2\""),
+    ("where: \"level:error\" }\n", "where: \"level:warn\" }\n"),
+    ("asRatio: true", "asRatio: false"),
+    (
+        "            h: 4\n            series:\n              - type: time",
+        "            h: 5\n            series:\n              - type: time",
+    ),
+];
+
+/// The series shorthand of every series type, against a server answering in `generation`
+/// (written as `series` to the contract's, lowered to `config` for today's): created, changed
+/// field by field, one renamed and one deleted, an empty plan after each apply, the tile ids
+/// and the alert kept; then exported, validated and planned empty.
+fn every_series_type(generation: Generation) {
+    let sandbox = sandbox(generation);
+    let stack = Stack::new(&sandbox);
+    let mut yaml = config("", EVERY_SERIES_TYPE);
+    stack.converge(&yaml);
+    let names = ["Requests", "Ratio", "Table", "Search"];
+    let ids: Vec<String> = names.iter().map(|n| stack.tile_id(n)).collect();
+    assert_eq!(stack.alert_tile(), ids[0]);
+    for (from, to) in SERIES_EDITS {
+        assert_eq!(yaml.matches(from).count(), 1, "{from}");
+        yaml = yaml.replace(from, to);
+        let plan = stack.changes(&yaml);
+        assert_eq!(
+            plan.matches("~ dashboard.prod.board").count(),
+            1,
+            "{from}: {plan}"
+        );
+        stack.converge(&yaml);
+        let now: Vec<String> = names.iter().map(|n| stack.tile_id(n)).collect();
+        assert_eq!(now, ids, "{from}");
+        assert_eq!(stack.alert_tile(), ids[0], "{from}");
+    }
+    yaml = yaml.replace("- name: Ratio\n", "- name: Errors share\n");
+    stack.changes(&yaml);
+    stack.converge(&yaml);
+    assert_eq!(stack.tile_id("Errors share"), ids[1]);
+    let at = yaml.find("          - name: Number").unwrap_or(0);
+    let end = yaml.find("          - name: Search").unwrap_or(0);
+    yaml.replace_range(at..end, "");
+    stack.changes(&yaml);
+    stack.converge(&yaml);
+    assert_eq!(stack.tile_id("Number"), "");
+    assert_eq!(stack.tile_id("Search"), ids[3]);
+    assert_eq!(stack.alert_tile(), ids[0]);
+
+    let out = Converge::new(&sandbox).fast().run([
+        "export",
+        "--service",
+        common::ANALYTICS,
+        "--stack",
+        common::ANALYTICS,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let exported = out.stdout;
+    let checked = stack.run(&exported, &["validate"]);
+    assert_eq!(checked.code, 0, "{}\n{exported}", checked.stderr);
+    stack.assert_empty(&exported);
+}
+
+#[test]
+fn every_series_type_converges_on_a_server_of_the_contracts_generation() {
+    every_series_type(Generation::Contract);
+}
+
+#[test]
+fn every_series_type_converges_lowered_on_a_server_of_todays_generation() {
+    every_series_type(Generation::Current);
 }

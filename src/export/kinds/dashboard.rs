@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::api::wire::{Dashboard, Series, Tile};
+use crate::api::wire::{Container, Dashboard, Series, Tile};
 use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
 use crate::export::yaml::Node;
 use crate::live::StackLive;
@@ -74,8 +74,37 @@ pub(crate) fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive)
     if !tags.is_empty() {
         node.push(entry("tags", Node::List(tags)));
     }
+    if !dashboard.containers.is_empty() {
+        let containers = dashboard.containers.iter().map(container_node).collect();
+        node.push(entry("containers", Node::List(containers)));
+    }
     node.push(entry("tiles", Node::List(tiles)));
     Node::Map(node)
+}
+
+/// One grouping container as the server answered it.
+fn container_node(container: &Container) -> Node {
+    let mut c = vec![
+        entry("id", str(&container.id)),
+        entry("title", str(&container.title)),
+        entry("collapsed", Node::Bool(container.collapsed)),
+    ];
+    if let Some(collapsible) = container.collapsible {
+        c.push(entry("collapsible", Node::Bool(collapsible)));
+    }
+    if let Some(bordered) = container.bordered {
+        c.push(entry("bordered", Node::Bool(bordered)));
+    }
+    let tabs: Vec<Node> = container
+        .tabs
+        .iter()
+        .flatten()
+        .map(|t| Node::Map(vec![entry("id", str(&t.id)), entry("title", str(&t.title))]))
+        .collect();
+    if !tabs.is_empty() {
+        c.push(entry("tabs", Node::List(tabs)));
+    }
+    Node::Map(c)
 }
 
 /// One tile as an export writes it (also what `drift --write` inserts for a tile added live).
@@ -87,6 +116,12 @@ pub(crate) fn tile_node(tile: &Tile, live: &StackLive) -> Node {
         entry("w", Node::int(tile.w)),
         entry("h", Node::int(tile.h)),
     ];
+    if let Some(id) = tile.container_id.as_deref().filter(|id| !id.is_empty()) {
+        t.push(entry("containerId", str(id)));
+    }
+    if let Some(id) = tile.tab_id.as_deref().filter(|id| !id.is_empty()) {
+        t.push(entry("tabId", str(id)));
+    }
     // In the generation the server speaks: a tile read back with `config` is written as
     // `config` (its `asRatio` inside it).
     if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {

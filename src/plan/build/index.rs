@@ -21,6 +21,9 @@ pub(crate) struct StackIndex<'l> {
     /// (`config` when a live tile reads back with `config`, `series` when one reads back with
     /// `series`); `None` while it has no tiles (each tile is then sent as written).
     pub(crate) generation: Option<Generation>,
+    /// Whether the stack's config says its generation (`series` or `config`), rather than
+    /// converge reading it from the live tiles.
+    pub(crate) declared: bool,
     /// Whether the stack's servers are known to be of the contract's generation for alerts:
     /// declared `generation: series`, else tiles read back as `series`, else (no tiles) live
     /// alerts answered without the `channels` every alert of today's generation has.
@@ -67,6 +70,7 @@ impl<'l> StackIndex<'l> {
         StackIndex {
             live,
             generation,
+            declared: setting.is_some_and(|s| s != Generation::Auto),
             contract_alerts,
             dashboards_by_name,
             dashboards_by_id,

@@ -17,7 +17,9 @@ use crate::plan::fingerprint;
 use crate::plan::kinds::alert::doomed_by;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
-use crate::plan::kinds::dashboard::{CopyGoing, Planned, PlannedDashboard, carried};
+use crate::plan::kinds::dashboard::{
+    CopyGoing, Planned, PlannedDashboard, carried, unlisted_tiles,
+};
 use crate::plan::model::{
     Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -51,6 +53,9 @@ impl Builder<'_> {
             if let Some(p) = self.dashboard(stack, &stack_ref, &index, &tag, dashboard) {
                 planned.insert(dashboard.key.value.as_str(), p);
             }
+        }
+        if let Some(warning) = unlisted_tiles(stack, &index, &planned) {
+            self.diagnostics.push(warning);
         }
         let planned_by_live_id: BTreeMap<&str, &PlannedDashboard> = planned
             .values()

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use crate::api::limits::is_object_id;
-use crate::api::wire::{Dashboard, DashboardRequest, Series, Tile};
+use crate::api::wire::{Container, ContainerTab, Dashboard, DashboardRequest, Series, Tile};
 use crate::config::model::{self, DashboardConfig, Generation, SourceRef, StackConfig, TileConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
@@ -164,7 +164,9 @@ impl Builder<'_> {
             self.stored_name("dashboard", &config.name, &live.name);
         }
         let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
-        let tiles = self.desired_tiles(index, config, existing, &matched)?;
+        let containers = self.desired_containers(index, config)?;
+        let mut tiles = self.desired_tiles(index, config, existing, &matched)?;
+        uncontained(&mut tiles.tiles, config, &containers);
         let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
         tags.push(tag.to_string());
         let desired = Dashboard {
@@ -173,6 +175,7 @@ impl Builder<'_> {
             name: desired_name,
             tiles: tiles.tiles,
             tags: normalize::tags(&tags),
+            containers,
         };
         let after = normalize::dashboard(&desired);
         let address = Address::Dashboard {
@@ -192,10 +195,15 @@ impl Builder<'_> {
             updated: false,
             copies_going,
         };
+        // Sent when there are any to write or to remove: an update without them keeps the
+        // server's, and a server of the contract's generation has none.
+        let send_containers = !desired.containers.is_empty()
+            || existing.is_some_and(|live| !live.containers.is_empty());
         let body = DashboardRequest {
             name: desired.name,
             tiles: desired.tiles,
             tags: desired.tags,
+            containers: send_containers.then_some(desired.containers),
         };
         match existing {
             None => planned.step = self.create_dashboard(address, body, config, after, stack_ref),
@@ -345,11 +353,25 @@ impl Builder<'_> {
             renames: Vec::new(),
         };
         for (tile, live_index) in config.tiles.iter().zip(matched) {
+            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
+            // A stack read as today's whose server still answers this tile with `series` (a
+            // server that keeps each tile in the shape it was sent): the shorthand goes as
+            // `series`, as the server holds it, so an export of a mixed stack plans empty.
+            let generation = match live_tile {
+                Some(live)
+                    if generation == Some(Generation::Config)
+                        && !index.declared
+                        && tile.config.is_none()
+                        && !live.series.is_empty() =>
+                {
+                    Some(Generation::Series)
+                }
+                _ => generation,
+            };
             let drawn = self.drawn(index, tile, generation);
             failed |= drawn.is_none();
             let (series, tile_config) = drawn.unwrap_or_default();
             // Carry the live tile's id forward so alerts on it survive the update.
-            let live_tile = existing.zip(*live_index).map(|(d, j)| &d.tiles[j]);
             let id = live_tile.and_then(|t| t.id.clone());
             if let Some(id) = &id {
                 out.ids.insert(tile.name.value.clone(), id.clone());
@@ -374,6 +396,8 @@ impl Builder<'_> {
                     .flatten(),
                 series,
                 config: tile_config,
+                container_id: tile.container_id.as_ref().map(|c| c.value.clone()),
+                tab_id: tile.tab_id.as_ref().map(|t| t.value.clone()),
             });
         }
         if failed {
@@ -391,6 +415,68 @@ impl Builder<'_> {
             }
         }
         Some(out)
+    }
+
+    /// The dashboard's containers as sent; `None` when the stack's servers, of the contract's
+    /// generation, have none to hold them (reported, at the containers and at each tile that
+    /// joins one).
+    fn desired_containers(
+        &mut self,
+        index: &StackIndex,
+        config: &DashboardConfig,
+    ) -> Option<Vec<Container>> {
+        let defined = config.containers.as_ref().map_or(&[][..], |c| &c.value);
+        if index.generation == Some(Generation::Series) {
+            let mut at: Vec<(Span, String)> = Vec::new();
+            let dashboard = format!("dashboard `{}`", config.key.value);
+            if let Some(containers) = config.containers.as_ref().filter(|c| !c.value.is_empty()) {
+                at.push((containers.span, format!("{dashboard} has `containers`")));
+            }
+            for tile in &config.tiles {
+                for (field, id) in [("containerId", &tile.container_id), ("tabId", &tile.tab_id)] {
+                    if let Some(id) = id {
+                        at.push((id.span, format!("tile `{}` has `{field}`", tile.name.value)));
+                    }
+                }
+            }
+            for (span, what) in &at {
+                self.error(
+                    Diagnostic::error(
+                        Code::PlanTileGeneration,
+                        format!(
+                            "{what}, but this stack speaks the contract's generation (its tiles read back with `series`), whose servers have no containers; today's generation (tiles as `config`) has them"
+                        ),
+                        Some(*span),
+                    )
+                    .with_label("the server cannot hold this")
+                    .with_help("remove the containers and the tiles' `containerId`/`tabId`, or set `generation: config` on the stack if its server is of today's generation"),
+                );
+            }
+            if !at.is_empty() {
+                return None;
+            }
+        }
+        Some(
+            defined
+                .iter()
+                .map(|c| Container {
+                    id: c.id.value.clone(),
+                    title: c.title.value.clone(),
+                    collapsed: c.collapsed.as_ref().is_some_and(|v| v.value),
+                    collapsible: c.collapsible.as_ref().map(|v| v.value),
+                    bordered: c.bordered.as_ref().map(|v| v.value),
+                    tabs: (!c.tabs.is_empty()).then(|| {
+                        c.tabs
+                            .iter()
+                            .map(|t| ContainerTab {
+                                id: t.id.value.clone(),
+                                title: t.title.value.clone(),
+                            })
+                            .collect()
+                    }),
+                })
+                .collect(),
+        )
     }
 
     /// What a config tile draws, as sent to a stack of `generation` (`None`: not known yet, each
@@ -563,10 +649,84 @@ impl Builder<'_> {
     }
 }
 
+/// One warning per stack whose planned dashboard updates would delete tiles the server does not
+/// list: the observability API leaves PromQL tiles out of every answer, and an update replaces
+/// the tiles with those sent, deleting the rest with their alerts. Without an alert on one
+/// nothing shows such a tile; a live alert on a tile id its dashboard does not list does.
+pub(crate) fn unlisted_tiles(
+    stack: &StackConfig,
+    index: &StackIndex<'_>,
+    planned: &BTreeMap<&str, PlannedDashboard<'_, '_>>,
+) -> Option<Diagnostic> {
+    let mut found: Vec<String> = Vec::new();
+    for dashboard in planned.values().filter(|p| p.updated) {
+        let Some(live) = dashboard.live else {
+            continue;
+        };
+        let listed: BTreeSet<&str> = live.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
+        for alert in &index.live.alerts {
+            let on_tile = alert.source.as_deref().is_none_or(|s| s == "tile");
+            if on_tile
+                && alert.dashboard.as_deref() == Some(live.id.as_str())
+                && let Some(tile) = alert.tile_id.as_deref().filter(|t| !listed.contains(t))
+            {
+                found.push(format!(
+                    "{} / alert \"{}\" on tile {tile}",
+                    live.name, alert.name
+                ));
+            }
+        }
+    }
+    let first = found.first()?;
+    let more = match found.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(
+        Diagnostic::warning(
+            Code::PlanUnlistedTiles,
+            format!(
+                "stack `{}`: {} alert(s) ({first}{more}) watch a tile the dashboard's GET does not list (a PromQL tile, which the server leaves out of every answer); the update sends the tiles converge sees, and the server deletes the others with their alerts",
+                stack.key.value,
+                found.len(),
+            ),
+            Some(stack.key.span),
+        )
+        .with_help("move the PromQL tiles to a dashboard converge does not manage before applying, or leave these dashboards' updates out with `--only`"),
+    )
+}
+
 /// Whether a live tile is carried over as the server has it: today's format, of a display
 /// type converge does not model.
 pub(crate) fn carried(tile: &Tile) -> bool {
     tile.is_newer_format() && tile.config.as_ref().is_some_and(|c| !modelled(c))
+}
+
+/// Takes the tiles carried over as the server has them (those converge does not model) out of
+/// a container or tab the config no longer defines: the server refuses a tile that names one.
+fn uncontained(tiles: &mut [Tile], config: &DashboardConfig, containers: &[Container]) {
+    let configured = config.tiles.len().min(tiles.len());
+    for tile in &mut tiles[configured..] {
+        let Some(container) = tile
+            .container_id
+            .as_deref()
+            .map(|id| containers.iter().find(|c| c.id == id))
+        else {
+            continue;
+        };
+        match container {
+            None => {
+                tile.container_id = None;
+                tile.tab_id = None;
+            }
+            Some(container) => {
+                let has_tab = |id: &str| container.tabs.iter().flatten().any(|t| t.id == id);
+                if tile.tab_id.as_deref().is_some_and(|id| !has_tab(id)) {
+                    tile.tab_id = None;
+                }
+            }
+        }
+    }
 }
 
 /// A config dashboard's tiles as they are sent.

@@ -69,6 +69,8 @@ pub(crate) fn series_by_name(source: &str, agg: &str, line: usize) -> SeriesConf
 
 pub(crate) fn tile(name: &str, x: i64, series: Vec<SeriesConfig>, line: usize) -> TileConfig {
     TileConfig {
+        container_id: None,
+        tab_id: None,
         span: at(line),
         name: s(name, line),
         renamed_from: Vec::new(),
@@ -90,6 +92,7 @@ pub(crate) fn dashboard(
     tiles: Vec<TileConfig>,
 ) -> DashboardConfig {
     DashboardConfig {
+        containers: None,
         key: s(key, 100),
         name: s(name, 101),
         renamed_from: Vec::new(),
@@ -374,6 +377,8 @@ pub(crate) fn live_series(source: &str, agg: &str) -> Series {
 
 pub(crate) fn live_tile(id: &str, name: &str, x: i64, series: Vec<Series>) -> Tile {
     Tile {
+        container_id: None,
+        tab_id: None,
         id: Some(id.into()),
         name: name.into(),
         x,
@@ -482,6 +487,7 @@ pub(crate) fn demo_live() -> LiveState {
 
     let owned = |stack: &str| vec![format!("converge:{stack}")];
     let api = Dashboard {
+        containers: Vec::new(),
         id: "dash-api".into(),
         name: "API health".into(),
         tags: vec!["team-api".into(), "converge:prod".into()],
@@ -501,6 +507,7 @@ pub(crate) fn demo_live() -> LiveState {
         ],
     };
     let steady = Dashboard {
+        containers: Vec::new(),
         id: "dash-steady".into(),
         name: "Steady".into(),
         tags: owned("prod"),
@@ -512,12 +519,14 @@ pub(crate) fn demo_live() -> LiveState {
         )],
     };
     let stale = Dashboard {
+        containers: Vec::new(),
         id: "dash-stale".into(),
         name: "Stale board".into(),
         tags: owned("prod"),
         tiles: vec![live_tile("tile-stale", "T", 0, vec![])],
     };
     let hand = Dashboard {
+        containers: Vec::new(),
         id: "dash-hand".into(),
         name: "Hand made".into(),
         tags: vec![],
@@ -578,12 +587,14 @@ pub(crate) fn demo_live() -> LiveState {
         StackLive {
             dashboards: vec![
                 Dashboard {
+                    containers: Vec::new(),
                     id: "ops-1".into(),
                     name: "Ops".into(),
                     tags: owned("ops"),
                     tiles: vec![live_tile("ops-tile", "Main", 0, vec![ops_series])],
                 },
                 Dashboard {
+                    containers: Vec::new(),
                     id: "ops-2".into(),
                     name: "Leftover".into(),
                     tags: owned("ops"),
@@ -646,6 +657,7 @@ pub(crate) fn large(n: usize) -> (Config, LiveState) {
         );
         if i % 2 == 0 {
             live_stack.dashboards.push(Dashboard {
+                containers: Vec::new(),
                 id: format!("d{i}"),
                 name,
                 tags: vec!["team".into(), "converge:prod".into()],
@@ -666,6 +678,7 @@ pub(crate) fn large(n: usize) -> (Config, LiveState) {
     }
     for i in 0..n / 10 {
         live_stack.dashboards.push(Dashboard {
+            containers: Vec::new(),
             id: format!("stray{i}"),
             name: format!("Stray {i:05}"),
             tags: vec!["converge:prod".into()],

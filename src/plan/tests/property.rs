@@ -439,6 +439,7 @@ fn scenario(
     stack_live.dashboards = live_boards
         .iter()
         .map(|b| Dashboard {
+            containers: Vec::new(),
             id: format!("live-d{}", b.name),
             name: board_name(b.name),
             tags: if b.owned {
@@ -450,6 +451,8 @@ fn scenario(
                 .tiles
                 .iter()
                 .map(|(t, x, agg, ratio)| Tile {
+                    container_id: None,
+                    tab_id: None,
                     id: Some(format!("live-d{}-t{t}", b.name)),
                     name: tile_name(*t),
                     x: *x,

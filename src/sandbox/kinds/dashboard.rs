@@ -8,12 +8,19 @@ use crate::api::limits::{
     DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
     is_object_id,
 };
-use crate::api::wire::{Dashboard, Series, Tile};
+use crate::api::wire::{Container, ContainerTab, Dashboard, Series, Tile};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::series::series;
 use crate::sandbox::validate::{self, Check, invalid};
 
 use super::common::{body_invalid, path_id, stack_index, stored_name, to_value};
+
+/// Most containers a dashboard has (the servers' `DASHBOARD_MAX_CONTAINERS`).
+const DASHBOARD_MAX_CONTAINERS: usize = 50;
+/// Most tabs a container has.
+const CONTAINER_MAX_TABS: usize = 20;
+/// Longest container or tab id and title.
+const CONTAINER_ID_MAX: usize = 256;
 
 /// The routes of dashboards, through the managed stack and the observability API.
 pub(super) const ROUTES: &[Route] = &[
@@ -126,6 +133,9 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
     let mut dashboard = dashboard_body(call.body, ctx.today())?;
+    if ctx.today() {
+        containers(call.body, &mut dashboard, &[])?;
+    }
     let world = &mut *ctx.world;
     dashboard.name = stored_name(ctx.quirks, dashboard.name);
     dashboard.id = world.new_id();
@@ -198,6 +208,10 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     else {
         return missing(ctx, call, id);
     };
+    if ctx.today() {
+        let kept = &ctx.world.stacks[stack_index].dashboards[position].containers;
+        containers(call.body, &mut dashboard, kept)?;
+    }
     let world = &mut *ctx.world;
     let old_ids: Vec<String> = world.stacks[stack_index].dashboards[position]
         .tiles
@@ -229,10 +243,15 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 }
 
 /// How a server writes a dashboard: today's servers (both APIs) answer every tile with `config`,
-/// never `series`.
+/// never `series`, and leave PromQL tiles out of every answer (their external API has no
+/// shape for them). The sandbox stores as PromQL a tile whose `config` says
+/// `configType: promql`, standing in for one made in the UI.
 fn shape(object: &mut Map<String, Value>, _api: Api, today: bool) {
     if !today {
         return;
+    }
+    if let Some(Value::Array(tiles)) = object.get_mut("tiles") {
+        tiles.retain(|t| t["config"]["configType"] != "promql");
     }
     let tiles = object.get_mut("tiles").and_then(Value::as_array_mut);
     for tile in tiles.into_iter().flatten().filter_map(Value::as_object_mut) {
@@ -424,7 +443,163 @@ fn tile(value: &Value, prefix: &str) -> Check<Tile> {
         as_ratio: validate::boolean(map, "asRatio", prefix)?,
         series,
         config: map.get("config").filter(|c| !c.is_null()).cloned(),
+        // Kept by today's servers only ([`containers`]); the contract's schema strips them.
+        container_id: None,
+        tab_id: None,
     })
+}
+
+/// Today's servers' grouping containers of a create or update body: `containers` (a PUT
+/// without them keeps `kept`, the dashboard's own) and each tile's `containerId` and `tabId`,
+/// checked as their body schema and tile-reference check do: ids unique, every reference one
+/// the containers define.
+fn containers(body: &Value, dashboard: &mut Dashboard, kept: &[Container]) -> Result<(), ApiError> {
+    let map = validate::object(body, "")?;
+    let list = match map.get("containers") {
+        None => kept.to_vec(),
+        Some(value) => container_list(value)?,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, container) in list.iter().enumerate() {
+        if seen.contains(&container.id.as_str()) {
+            return Err(body_invalid(
+                &format!("containers.{i}.id"),
+                &format!("Container IDs must be unique: \"{}\"", container.id),
+            ));
+        }
+        seen.push(&container.id);
+        let mut tabs: Vec<&str> = Vec::new();
+        for (j, tab) in container.tabs.iter().flatten().enumerate() {
+            if tabs.contains(&tab.id.as_str()) {
+                return Err(body_invalid(
+                    &format!("containers.{i}.tabs.{j}.id"),
+                    &format!(
+                        "Duplicate tab id \"{}\" in container \"{}\"",
+                        tab.id, container.id
+                    ),
+                ));
+            }
+            tabs.push(&tab.id);
+        }
+    }
+    let tiles = map.get("tiles").and_then(Value::as_array);
+    for (i, (value, tile)) in tiles
+        .into_iter()
+        .flatten()
+        .zip(dashboard.tiles.iter_mut())
+        .enumerate()
+    {
+        let prefix = format!("tiles[{i}]");
+        let container_id = validate::string(
+            validate::object(value, &prefix)?,
+            "containerId",
+            &prefix,
+            CONTAINER_ID_MAX,
+        )?;
+        let tab_id = validate::string(
+            validate::object(value, &prefix)?,
+            "tabId",
+            &prefix,
+            CONTAINER_ID_MAX,
+        )?;
+        let container = match &container_id {
+            Some(id) => match list.iter().find(|c| &c.id == id) {
+                Some(container) => Some(container),
+                None => {
+                    return Err(ApiError::new(
+                        400,
+                        "BAD_REQUEST",
+                        format!(
+                            "tiles.{i}.containerId: Tile references unknown containerId \"{id}\""
+                        ),
+                    ));
+                }
+            },
+            None => None,
+        };
+        if let Some(tab) = &tab_id {
+            let Some(container) = container else {
+                return Err(ApiError::new(
+                    400,
+                    "BAD_REQUEST",
+                    format!("tiles.{i}.tabId: tabId requires containerId to be set"),
+                ));
+            };
+            if !container.tabs.iter().flatten().any(|t| &t.id == tab) {
+                return Err(ApiError::new(
+                    400,
+                    "BAD_REQUEST",
+                    format!(
+                        "tiles.{i}.tabId: Tile references unknown tabId \"{tab}\" in container \"{}\"",
+                        container.id
+                    ),
+                ));
+            }
+        }
+        tile.container_id = container_id;
+        tile.tab_id = tab_id;
+    }
+    dashboard.containers = list;
+    Ok(())
+}
+
+/// A body's `containers`, each as the servers' schema takes it.
+fn container_list(value: &Value) -> Check<Vec<Container>> {
+    let Some(items) = value.as_array() else {
+        return invalid("containers", "Expected array");
+    };
+    if items.len() > DASHBOARD_MAX_CONTAINERS {
+        return invalid(
+            "containers",
+            format!("must have at most {DASHBOARD_MAX_CONTAINERS} containers"),
+        );
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let prefix = format!("containers[{i}]");
+            let map = validate::object(item, &prefix)?;
+            let Some(collapsed) = validate::boolean(map, "collapsed", &prefix)? else {
+                return invalid(validate::join(&prefix, "collapsed"), "is required");
+            };
+            let tabs = match validate::array(map, "tabs", &prefix)? {
+                None => None,
+                Some(tabs) if tabs.len() > CONTAINER_MAX_TABS => {
+                    return invalid(
+                        validate::join(&prefix, "tabs"),
+                        format!("must have at most {CONTAINER_MAX_TABS} tabs"),
+                    );
+                }
+                Some(tabs) => Some(
+                    tabs.iter()
+                        .enumerate()
+                        .map(|(j, tab)| {
+                            let at = format!("{prefix}.tabs[{j}]");
+                            let tab = validate::object(tab, &at)?;
+                            Ok(ContainerTab {
+                                id: validate::required_string(tab, "id", &at, CONTAINER_ID_MAX)?,
+                                title: validate::required_string(
+                                    tab,
+                                    "title",
+                                    &at,
+                                    CONTAINER_ID_MAX,
+                                )?,
+                            })
+                        })
+                        .collect::<Check<Vec<ContainerTab>>>()?,
+                ),
+            };
+            Ok(Container {
+                id: validate::required_string(map, "id", &prefix, CONTAINER_ID_MAX)?,
+                title: validate::required_string(map, "title", &prefix, CONTAINER_ID_MAX)?,
+                collapsed,
+                collapsible: validate::boolean(map, "collapsible", &prefix)?,
+                bordered: validate::boolean(map, "bordered", &prefix)?,
+                tabs,
+            })
+        })
+        .collect()
 }
 
 /// Validates a dashboard create or update body (the whole object); `today` adds what today's
@@ -484,5 +659,6 @@ fn contract_body(map: &Map<String, Value>) -> Check<Dashboard> {
         name,
         tiles,
         tags,
+        containers: Vec::new(),
     })
 }
