@@ -373,12 +373,13 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
             };
             Some(Located::new(generation, g.span))
         }),
-        dashboards: entries(node.get("dashboards"))
-            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?)))
-            .collect::<IndexMap<_, _>>(),
-        alerts: entries(node.get("alerts"))
-            .filter_map(|(k, a)| Some((k.name.clone(), alert(k, a)?)))
-            .collect(),
+        dashboards: exact_map(
+            entries(node.get("dashboards"))
+                .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
+        ),
+        alerts: exact_map(
+            entries(node.get("alerts")).filter_map(|(k, a)| Some((k.name.clone(), alert(k, a)?))),
+        ),
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
     })
@@ -565,6 +566,14 @@ fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut items: Vec<T> = items.collect();
     items.shrink_to_fit();
     items
+}
+
+/// As [`exact`] for a map: `IndexMap` gives its entries the room its hash table has, which
+/// for 8,000 alerts is room for 14,336 (nearly half a large config's alerts' memory unused).
+fn exact_map<V>(items: impl Iterator<Item = (String, V)>) -> IndexMap<String, V> {
+    let mut map: IndexMap<String, V> = items.collect();
+    map.shrink_to_fit();
+    map
 }
 
 fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {
