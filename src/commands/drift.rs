@@ -142,6 +142,7 @@ fn write_back(
                     only: Vec::new(),
                     now,
                     dedupe: false,
+                    drop_unchanged_values: false,
                 };
                 let plan = crate::plan::plan(config, &session.live, &options).0;
                 drift::report(config, &session.live, &plan, ignore)

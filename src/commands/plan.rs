@@ -63,7 +63,9 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let api = ApiSettings::resolve(&args.api);
     let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
-    let mut plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
+    // Text and Markdown show no values of unchanged objects; JSON and a saved plan do.
+    let values_unshown = args.out.is_none() && !matches!(args.format, Format::Json);
+    let mut plan = session.plan_kept(&args.only, args.dedupe, values_unshown, printer)?;
     for warning in crate::apply::idle::warnings(&plan, &session.live) {
         printer.warn(&warning);
         plan.warnings.push(plan::model::Warning {

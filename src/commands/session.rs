@@ -55,10 +55,23 @@ impl Session {
     /// As [`Session::plan`]; with `dedupe`, a name a stack holds more than once is repaired by
     /// the plan's own deletes of the copies converge may remove (`--dedupe`).
     pub fn plan_repairing(&self, only: &[String], dedupe: bool, printer: &Printer) -> Result<Plan> {
+        self.plan_kept(only, dedupe, false, printer)
+    }
+
+    /// As [`Session::plan_repairing`]; with `drop_unchanged_values`, the no-op changes keep no
+    /// values ([`PlanOptions::drop_unchanged_values`]), for an output that does not show them.
+    pub(crate) fn plan_kept(
+        &self,
+        only: &[String],
+        dedupe: bool,
+        drop_unchanged_values: bool,
+        printer: &Printer,
+    ) -> Result<Plan> {
         let options = PlanOptions {
             only: Vec::new(),
             now: Some(jiff::Timestamp::now()),
             dedupe,
+            drop_unchanged_values,
         };
         let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
         self.report(&diagnostics, printer)?;

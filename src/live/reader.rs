@@ -11,7 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use tokio::task::JoinSet;
+use futures_util::StreamExt;
+use futures_util::future::{BoxFuture, FutureExt};
+use futures_util::stream::FuturesUnordered;
 
 use super::model::{LiveState, ReadScope, StackLive};
 use super::progress::ReadProgress;
@@ -50,6 +52,12 @@ enum Payload {
 
 type Outcome = (Read, Result<Payload, ApiError>);
 
+/// The reads under way. They run on the thread that awaits the reading, not on the runtime's
+/// workers: what they read then lands in that thread's heap, where the config's freed YAML tree
+/// is reused, instead of growing a worker's heap of its own (a third of a large plan's
+/// resident memory). Parsing was never parallel in effect: one list body dominates.
+type Reads = FuturesUnordered<BoxFuture<'static, Outcome>>;
+
 /// Reads everything `config` manages. On failure, every problem found, sorted by place.
 pub async fn read(
     config: &Config,
@@ -86,7 +94,7 @@ struct Reading<'a> {
     scope: &'a ReadScope,
     live: LiveState,
     problems: Vec<Diagnostic>,
-    tasks: JoinSet<Outcome>,
+    tasks: Reads,
     /// The API each stack is read through; its errors name that API.
     stack_apis: BTreeMap<String, StackApi>,
     /// Services of the config the organization does not have.
@@ -104,7 +112,7 @@ impl<'a> Reading<'a> {
                 ..LiveState::default()
             },
             problems: Vec::new(),
-            tasks: JoinSet::new(),
+            tasks: Reads::new(),
             stack_apis: BTreeMap::new(),
             missing_services: Vec::new(),
         }
@@ -118,10 +126,13 @@ impl<'a> Reading<'a> {
         match &self.clients.cloud {
             Some(cloud) => {
                 let cloud = cloud.clone();
-                self.tasks.spawn(async move {
-                    let result = cloud.list_services().await.map(Payload::Services);
-                    (Read::Services, result)
-                });
+                self.tasks.push(
+                    async move {
+                        let result = cloud.list_services().await.map(Payload::Services);
+                        (Read::Services, result)
+                    }
+                    .boxed(),
+                );
             }
             None => self.problems.push(Diagnostic::error(
                 Code::LiveMissingSetting,
@@ -158,17 +169,10 @@ impl<'a> Reading<'a> {
     async fn collect(&mut self, progress: &ReadProgress) -> usize {
         let mut reads = 0usize;
         progress.update(reads, self.tasks.len());
-        while let Some(joined) = self.tasks.join_next().await {
+        while let Some((read, result)) = self.tasks.next().await {
             reads += 1;
             progress.update(reads, reads + self.tasks.len());
-            match joined {
-                Ok((read, result)) => self.record(read, result, progress, reads),
-                Err(error) => self.problems.push(Diagnostic::error(
-                    Code::LiveInternal,
-                    format!("a read of the live state stopped unexpectedly: {error}"),
-                    None,
-                )),
-            }
+            self.record(read, result, progress, reads);
         }
         reads
     }
@@ -330,26 +334,31 @@ impl<'a> Reading<'a> {
     }
 }
 
-fn spawn_stack_reads(tasks: &mut JoinSet<Outcome>, key: &str, api: &StackApi) {
+/// Starts one read: it makes progress whenever the reading is awaited.
+fn start(tasks: &mut Reads, read: impl Future<Output = Outcome> + Send + 'static) {
+    tasks.push(read.boxed());
+}
+
+fn spawn_stack_reads(tasks: &mut Reads, key: &str, api: &StackApi) {
     let (stack, client) = (key.to_string(), api.clone());
-    tasks.spawn(async move {
+    start(tasks, async move {
         let result = client.list_dashboards().await.map(Payload::Dashboards);
         (Read::Dashboards { stack }, result)
     });
     let (stack, client) = (key.to_string(), api.clone());
-    tasks.spawn(async move {
+    start(tasks, async move {
         let result = client.list_alerts().await.map(Payload::Alerts);
         (Read::Alerts { stack }, result)
     });
     let (stack, client) = (key.to_string(), api.clone());
-    tasks.spawn(async move {
+    start(tasks, async move {
         let result = client.list_sources().await.map(Payload::Sources);
         (Read::Sources { stack }, result)
     });
 }
 
 fn spawn_service_reads(
-    tasks: &mut JoinSet<Outcome>,
+    tasks: &mut Reads,
     cloud: &CloudClient,
     key: &str,
     service: &ServiceConfig,
@@ -358,7 +367,7 @@ fn spawn_service_reads(
     let id = service.id.value.clone();
     if !service.pipes.is_empty() && scope.reads_pipes(key) {
         let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
-        tasks.spawn(async move {
+        start(tasks, async move {
             let result = cloud.list_pipes(&id).await.map(Payload::Pipes);
             (Read::Pipes { service }, result)
         });
@@ -369,7 +378,7 @@ fn spawn_service_reads(
         .filter(|_| scope.reads_backups(key))
     {
         let (client, backup_id, service_key) = (cloud.clone(), id.clone(), key.to_string());
-        tasks.spawn(async move {
+        start(tasks, async move {
             let result = client.list_backups(&backup_id).await.map(Payload::Backups);
             (
                 Read::Backups {
@@ -385,7 +394,7 @@ fn spawn_service_reads(
                 key.to_string(),
                 kept.value.clone(),
             );
-            tasks.spawn(async move {
+            start(tasks, async move {
                 let result = client
                     .get_backup(&id, &backup)
                     .await

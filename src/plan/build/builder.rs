@@ -13,6 +13,8 @@ pub(crate) struct Builder<'a> {
     pub(crate) now: Option<jiff::Timestamp>,
     /// Whether copies of a managed name are deleted ([`super::dedupe`]).
     pub(crate) dedupe: bool,
+    /// Whether no-op changes keep their values ([`super::PlanOptions::drop_unchanged_values`]).
+    pub(crate) drop_unchanged_values: bool,
     pub(crate) plan: Plan,
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
@@ -116,6 +118,11 @@ impl Builder<'_> {
             id
         });
         change.step = id;
+        if self.drop_unchanged_values && change.action == Action::NoOp {
+            // Dropped here, one object at a time, so the whole plan never holds them.
+            change.before = None;
+            change.after = None;
+        }
         self.plan.changes.push(change);
         id
     }

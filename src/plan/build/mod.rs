@@ -35,6 +35,10 @@ pub struct PlanOptions {
     /// `--dedupe`: a name the stack holds more than once is repaired by the plan's own deletes
     /// of the copies converge may remove ([`dedupe`]), instead of only being an error.
     pub dedupe: bool,
+    /// Drop the live and desired values of each no-op change as it is planned: only
+    /// `--format json` and a saved plan show them, and on a large config they are most of the
+    /// plan's memory. Off by default: the plan keeps them.
+    pub drop_unchanged_values: bool,
 }
 
 /// Computes the plan of `config` against `live`. Plan-time rule violations come back as
@@ -44,6 +48,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         live,
         now: options.now,
         dedupe: options.dedupe,
+        drop_unchanged_values: options.drop_unchanged_values,
         plan: Plan {
             organization: config.organization.value.clone(),
             ..Plan::default()

@@ -86,6 +86,7 @@ fn a_partial_plan_is_the_whole_plan_limited_to_its_patterns() {
             only: only.clone(),
             now: Some(now()),
             dedupe: false,
+            drop_unchanged_values: false,
         };
         let (whole, whole_diagnostics) = plan(&config, &live, &options);
         let scope = read_scope(&config, &only);

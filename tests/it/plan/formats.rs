@@ -173,3 +173,38 @@ fn verbose_logs_one_line_per_request_on_stderr_only() {
     let out = converge.run(["plan"]);
     assert!(!out.stderr.contains("GET "), "{}", out.stderr);
 }
+
+/// A no-op change keeps its live and desired values where an output shows them (`--format
+/// json`, a plan saved with `--out`), though a text plan drops them as it plans (issue 26: they
+/// were most of a large plan's memory).
+#[test]
+fn no_op_changes_keep_their_values_in_json_and_in_a_saved_plan() {
+    let sandbox = common::contract_sandbox();
+    let converge = Converge::new(&sandbox).fast().config(&quickstart());
+    converge.run(["apply", "--yes"]).assert_exit(0);
+    let json = converge.run(["plan", "--format", "json"]);
+    json.assert_exit(0);
+    let saved = converge.dir().join("plan.json");
+    let saved_arg = saved.to_string_lossy().to_string();
+    converge.run(["plan", "--out", &saved_arg]).assert_exit(0);
+    let text = std::fs::read_to_string(&saved).expect("the saved plan");
+    let saved: Value = serde_json::from_str(&text).expect("a saved plan is JSON");
+    for (output, changes) in [
+        ("--format json", &json.json()["changes"]),
+        ("--out", &saved["plan"]["changes"]),
+    ] {
+        let no_ops: Vec<&Value> = changes
+            .as_array()
+            .expect("changes")
+            .iter()
+            .filter(|c| c["action"] == "no-op")
+            .collect();
+        assert!(!no_ops.is_empty(), "{output}: no no-op change");
+        for change in no_ops {
+            assert!(
+                change["before"].is_object() && change["after"].is_object(),
+                "{output}: {change}"
+            );
+        }
+    }
+}

@@ -233,6 +233,7 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
             only: only.iter().map(|p| p.to_string()).collect(),
             now: None,
             dedupe: false,
+            drop_unchanged_values: false,
         };
         let (mut whole, diagnostics) = plan::plan(&config, &live, &options);
         // The binary's plan carries the warnings it printed (all have no place here).
@@ -275,6 +276,7 @@ fn only_reads_what_its_addresses_need_and_plans_them_as_the_whole_plan_does() {
             only: vec!["alert.managed.*".into()],
             now: None,
             dedupe: false,
+            drop_unchanged_values: false,
         },
     );
     assert_eq!(whole.summary().update, 167, "{}", whole.summary().line());
