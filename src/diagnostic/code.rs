@@ -382,6 +382,8 @@ codes! {
     DriftWriteIo => "drift::write-io",
     /// `drift --adopt`: the address names no object that can be adopted into the config.
     DriftAdopt => "drift::adopt",
+    /// A change declared of a pipe that is `Completed` (a finished one-shot pipe takes none).
+    PlanPipeCompleted => "plan::pipe-completed",
 }
 
 impl fmt::Display for Code {

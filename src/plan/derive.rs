@@ -202,6 +202,20 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             let paths = change.fields.iter().map(|f| f.path.as_str());
             same(body, &pipe::patch_body(after(change)?, paths))?;
         }
+        Operation::Pipe(PipeOp::Lifecycle {
+            body, pause, keep, ..
+        }) => {
+            let before = change.before.as_ref().unwrap_or(&Value::Null);
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
+            let needs_pause = change
+                .fields
+                .iter()
+                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
+            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
+            let shown = pipe::keep_shown(after(change)?);
+            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
+        }
         Operation::Pipe(PipeOp::Scaling { body, .. }) => {
             written(change, pipe::SCALING_FIELDS)?;
             same_body(body, &pipe::scaling_body(fields_of(change)))?;
@@ -355,7 +369,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Lifecycle { .. },
             ) => {}
         }
     }
@@ -640,7 +655,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
@@ -797,7 +813,7 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
         }
         Target::Pipe { .. } => match operation.effect() {
             // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update if operation.name().op == "pipe-update" => {
+            Effect::Update if ["pipe-update", "pipe-state"].contains(&operation.name().op) => {
                 matches!(address, Address::Pipe { .. })
             }
             Effect::Update => matches!(address, Address::PipeScaling { .. }),

@@ -157,7 +157,7 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Replace,
-                reason: format!("`{path}` {why}; ingestion restarts"),
+                reason: format!("`{path}` {why}; ingestion restarts{}", failed_note(live)),
                 fields,
                 before: Some(before),
                 after: Some(after),
@@ -170,10 +170,12 @@ impl Builder<'_> {
         true
     }
 
-    /// Compares the fields the config declares with the live pipe: the ones the server
-    /// changes in place become one `PATCH`; the ones that need a pause or a replacement, and
-    /// `state` and `credentialsVersion`, are not planned yet and warn at their line, since a
-    /// plan that said nothing would read as "the pipe is as declared".
+    /// Compares the fields the config declares, and its `state:`, with the live pipe: the
+    /// ones the server changes in place become one `PATCH`; a table-mapping change pauses the
+    /// pipe around it and a `state:` that differs starts or stops it ([`PipeOp::Lifecycle`]);
+    /// a `Completed` pipe takes none (an error at the line). The ones that force a replacement
+    /// of a pipe not declared whole, and `credentialsVersion`, are not planned yet and warn at
+    /// their line, since a plan that said nothing would read as "the pipe is as declared".
     fn declared_change(
         &mut self,
         service: &ServiceConfig,
@@ -181,26 +183,61 @@ impl Builder<'_> {
         config: &PipeConfig,
         live: &Pipe,
     ) {
-        let declared = self.declared_fields(config);
+        let mut declared = self.declared_fields(config);
         let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
+        let live_state = live.state.as_deref().unwrap_or_default();
+        let completed = live_state == "Completed";
+        // A finished one-shot pipe is neither running nor to be started: its state is not
+        // compared.
+        let state = config.state.as_ref().filter(|_| !completed);
+        if let Some(state) = state {
+            declared.insert("state".into(), Value::from(keep_of(state.value).as_str()));
+        }
         if !declared.is_empty() {
-            let after = Value::Object(declared);
+            let mut after = Value::Object(declared);
             let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
-            let before = deep_project(&live_value, &after);
-            let fields = diff(&before, &after);
-            for field in &fields {
+            let mut before = deep_project(&live_value, &after);
+            if state.is_some() {
+                before["state"] = Value::from(op::shown_state(live_state));
+            }
+            let mut fields = diff(&before, &after);
+            let mut pause = false;
+            for field in fields.iter().filter(|f| f.path != "state") {
                 let (class, why) = op::class_of(&field.path);
-                if class != op::Class::InPlace {
-                    unplanned.push((
+                match class {
+                    op::Class::InPlace => {}
+                    op::Class::NeedsPause => pause = true,
+                    op::Class::Replace => unplanned.push((
                         field.path.clone(),
                         self.declared_span(config, &field.path),
                         why,
-                    ));
+                    )),
                 }
             }
+            if completed && !fields.is_empty() {
+                let first = fields
+                    .first()
+                    .map_or(config.key.span, |f| self.declared_span(config, &f.path));
+                self.error(completed_diagnostic(service, config, &fields, first));
+                return;
+            }
+            if pause && state.is_none() {
+                // Left as it was: the server resumes a pipe after a table-mapping edit, so a
+                // stopped one is stopped again.
+                let shown = Value::from(op::shown_state(live_state));
+                after["state"] = shown.clone();
+                before["state"] = shown;
+                fields = diff(&before, &after);
+            }
             if unplanned.is_empty() {
-                let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
-                let change = compared(
+                let lifecycle = pause || fields.iter().any(|f| f.path == "state");
+                let body = if lifecycle {
+                    op::lifecycle_body(&before, &after, fields.iter().map(|f| f.path.as_str()))
+                } else {
+                    op::patch_body(&after, fields.iter().map(|f| f.path.as_str()))
+                };
+                let keep = op::keep_shown(&after);
+                let mut change = compared(
                     Address::Pipe {
                         service: &service.key.value,
                         pipe: &config.key.value,
@@ -211,28 +248,39 @@ impl Builder<'_> {
                     fields,
                     fingerprint::pipe(live),
                 );
+                if pause {
+                    change.reason = format!(
+                        "{}; paused for the change, {}",
+                        change.reason,
+                        match keep {
+                            op::Keep::Running => "resumed after",
+                            op::Keep::Stopped => "kept stopped",
+                        }
+                    );
+                }
+                change.reason.push_str(&failed_note(live));
                 let operation = (change.action != Action::NoOp).then(|| {
-                    (
-                        Operation::Pipe(PipeOp::Update {
-                            service_id: live_service.id.clone(),
-                            pipe_id: live.id.clone(),
+                    let pipe_id = live.id.clone();
+                    let service_id = live_service.id.clone();
+                    let operation = if lifecycle {
+                        PipeOp::Lifecycle {
+                            service_id,
+                            pipe_id,
+                            name: live.name.clone(),
                             body,
-                        }),
-                        Vec::new(),
-                    )
+                            pause,
+                            keep,
+                        }
+                    } else {
+                        PipeOp::Update {
+                            service_id,
+                            pipe_id,
+                            body,
+                        }
+                    };
+                    (Operation::Pipe(operation), Vec::new())
                 });
                 self.push(change, operation);
-            }
-        }
-        let live_state = live.state.as_deref().unwrap_or_default();
-        if let Some(state) = &config.state {
-            let running = matches!(live_state, "Running" | "Provisioning" | "Modifying");
-            if (state.value == PipeState::Running) != running {
-                unplanned.push((
-                    "state".into(),
-                    state.span,
-                    "starting and stopping are not planned yet",
-                ));
             }
         }
         if let Some(version) = &config.credentials_version {
@@ -254,7 +302,7 @@ impl Builder<'_> {
             Diagnostic::warning(
                 Code::PlanPipeUnplanned,
                 format!(
-                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place changes, `scaling` and `absent` are planned",
+                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place and table-mapping changes, `state`, `scaling` and `absent` are planned",
                     service.key.value, config.key.value
                 ),
                 Some(*first),
@@ -388,7 +436,7 @@ impl Builder<'_> {
             Change {
                 address,
                 action: Action::Delete,
-                reason: "marked `absent: true` but exists".into(),
+                reason: format!("marked `absent: true` but exists{}", failed_note(pipe)),
                 fields: diff::deleted(&before),
                 before: Some(before),
                 after: None,
@@ -454,6 +502,46 @@ impl Builder<'_> {
         }
         (!rejected).then_some(Value::Object(desired))
     }
+}
+
+/// The state a declared `state:` keeps the pipe in.
+fn keep_of(state: PipeState) -> op::Keep {
+    match state {
+        PipeState::Running => op::Keep::Running,
+        PipeState::Stopped => op::Keep::Stopped,
+    }
+}
+
+/// What a change's reason adds of a live pipe that failed: it is shown with its state.
+fn failed_note(live: &Pipe) -> String {
+    match live.state.as_deref() {
+        Some(state @ ("Failed" | "InternalError")) => format!("; the live pipe is `{state}`"),
+        _ => String::new(),
+    }
+}
+
+/// A change declared of a `Completed` pipe, which takes none.
+fn completed_diagnostic(
+    service: &ServiceConfig,
+    config: &PipeConfig,
+    fields: &[crate::plan::model::FieldChange],
+    at: Span,
+) -> Diagnostic {
+    let names = fields
+        .iter()
+        .map(|f| format!("`{}`", f.path))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Diagnostic::error(
+        Code::PlanPipeCompleted,
+        format!(
+            "pipe `{}.{}` is `Completed` and takes no change; the config differs from it in {names}",
+            service.key.value, config.key.value
+        ),
+        Some(at),
+    )
+    .with_label("a finished one-shot pipe cannot be edited, started or stopped")
+    .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
 }
 
 /// Where each credential of the source goes and the reference it is read from when sent.
