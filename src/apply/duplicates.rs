@@ -174,7 +174,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         ) => ("object", ""),
     }
 }
@@ -230,7 +231,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. },
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
@@ -361,7 +363,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. },
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
@@ -398,7 +401,8 @@ async fn remove_own(
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         ) => {
             return Ok(());
         }

@@ -38,7 +38,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },

@@ -47,7 +47,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             | PipeOp::Update { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },

@@ -384,6 +384,9 @@ codes! {
     DriftAdopt => "drift::adopt",
     /// A change declared of a pipe that is `Completed` (a finished one-shot pipe takes none).
     PlanPipeCompleted => "plan::pipe-completed",
+    /// `apply --resync`: the address names no postgres pipe that the config declares and the
+    /// service has.
+    ApplyResync => "apply::resync",
 }
 
 impl fmt::Display for Code {

@@ -235,6 +235,8 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
+        // A resync sends no body: what it does is its address and its name.
+        Operation::Pipe(PipeOp::Resync { .. }) => {}
         Operation::Pipe(PipeOp::Delete { .. })
         | Operation::Dashboard(DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Delete { .. }) => {
@@ -370,7 +372,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. },
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. },
             ) => {}
         }
     }
@@ -656,7 +659,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
@@ -813,7 +817,9 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
         }
         Target::Pipe { .. } => match operation.effect() {
             // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update if ["pipe-update", "pipe-state"].contains(&operation.name().op) => {
+            Effect::Update
+                if ["pipe-update", "pipe-state", "pipe-resync"].contains(&operation.name().op) =>
+            {
                 matches!(address, Address::Pipe { .. })
             }
             Effect::Update => matches!(address, Address::PipeScaling { .. }),

@@ -59,7 +59,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. },
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. },
         ) => None,
     }
 }
@@ -166,7 +167,8 @@ pub(crate) fn against_live(
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. },
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

@@ -287,3 +287,31 @@ fn a_failed_pipe_is_shown_with_its_state_and_started_or_deleted() {
     delete.stdout = delete.stdout.replace(&files, "{pipeId}");
     converge_snapshot!("pipe_state_failed_delete_plan", delete);
 }
+
+/// `apply --resync ADDRESS` resyncs a postgres pipe the config declares, with one
+/// `PATCH .../state {"command":"resync"}` and nothing else; another kind of pipe, or an
+/// address the config does not declare, is an error naming why (exit 1), and nothing is sent.
+#[test]
+fn resync_is_one_command_for_a_postgres_pipe_only() {
+    let (sandbox, config) = created(Duration::ZERO, Vec::new());
+    // A difference elsewhere in the config is not applied by a resync.
+    let config = config.replace("db_max_threads: 8", "db_max_threads: 16");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config);
+    sandbox.reset_log();
+    let resynced = converge.run(["apply", "--resync", "pipe.analytics.replica", "--yes"]);
+    assert_no_canary(&resynced);
+    converge_snapshot!("pipe_state_resync", resynced);
+    assert_eq!(
+        written(&sandbox),
+        vec![(STATE.to_string(), json!({"command": "resync"}))]
+    );
+    sandbox.reset_log();
+    let streaming = converge.run(["apply", "--resync", "pipe.analytics.stream", "--yes"]);
+    converge_snapshot!("pipe_state_resync_streaming", streaming);
+    let missing = converge.run(["apply", "--resync", "pipe.analytics.nope", "--yes"]);
+    converge_snapshot!("pipe_state_resync_undeclared", missing);
+    assert!(written(&sandbox).is_empty());
+}

@@ -95,6 +95,15 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
                     ))
                 })?;
         }
+        PipeOp::Resync {
+            service_id,
+            pipe_id,
+        } => {
+            context
+                .cloud()?
+                .pipe_command(service_id, pipe_id, "resync")
+                .await?;
+        }
         PipeOp::Lifecycle {
             service_id,
             pipe_id,

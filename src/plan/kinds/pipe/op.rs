@@ -96,6 +96,15 @@ pub enum PipeOp {
         /// The state the pipe is left in.
         keep: Keep,
     },
+    /// `PATCH .../pipes/{pipeId}/state` with `resync`: the one-shot resync `converge apply
+    /// --resync ADDRESS` asks of a postgres pipe.
+    #[serde(rename = "pipe-resync")]
+    Resync {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+    },
 }
 
 /// The state a [`PipeOp::Lifecycle`] leaves its pipe in.
@@ -183,6 +192,10 @@ impl PipeOp {
                 service_id,
                 pipe_id,
                 ..
+            }
+            | PipeOp::Resync {
+                service_id,
+                pipe_id,
             } => Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
@@ -198,7 +211,8 @@ impl PipeOp {
             | PipeOp::Scaling { service_id, .. }
             | PipeOp::Delete { service_id, .. }
             | PipeOp::Replace { service_id, .. }
-            | PipeOp::Lifecycle { service_id, .. } => service_id,
+            | PipeOp::Lifecycle { service_id, .. }
+            | PipeOp::Resync { service_id, .. } => service_id,
         }
     }
 
@@ -206,9 +220,10 @@ impl PipeOp {
     pub(crate) fn effect(&self) -> Effect {
         match self {
             PipeOp::Create { .. } => Effect::Create,
-            PipeOp::Update { .. } | PipeOp::Scaling { .. } | PipeOp::Lifecycle { .. } => {
-                Effect::Update
-            }
+            PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. } => Effect::Update,
             // The live pipe is destroyed first: refused without `--allow-destroy`, checked
             // against its fingerprint like any delete.
             PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
@@ -246,6 +261,11 @@ impl PipeOp {
             PipeOp::Lifecycle { .. } => Name {
                 op: "pipe-state",
                 verb: "update",
+                object: "pipe",
+            },
+            PipeOp::Resync { .. } => Name {
+                op: "pipe-resync",
+                verb: "resync",
                 object: "pipe",
             },
         }
