@@ -60,7 +60,9 @@ pub(crate) struct Args {
     /// of the config, the live state or the saved plan is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
-    /// After the writes, poll until services and pipes show their new scaling.
+    /// After the writes, poll until services and pipes show their new scaling, and until each
+    /// pipe created or changed leaves `Provisioning`/`Modifying`; a pipe that ends `Failed`
+    /// fails the run (exit 1), named with its state.
     #[arg(long)]
     pub wait: bool,
     /// When a pipe write finds its service not running (424), wake the service

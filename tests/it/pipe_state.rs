@@ -315,3 +315,48 @@ fn resync_is_one_command_for_a_postgres_pipe_only() {
     converge_snapshot!("pipe_state_resync_undeclared", missing);
     assert!(written(&sandbox).is_empty());
 }
+
+/// `apply --wait` returns only once each pipe it created has left `Provisioning`: right after
+/// it, every pipe reads `Running` (the sandbox steps states every second).
+#[test]
+fn wait_returns_once_created_pipes_run() {
+    let sandbox = crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        scaling_delay: Duration::from_secs(1),
+        ..SandboxOptions::default()
+    });
+    let applied = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&declared_whole())
+        .run(["apply", "--yes", "--wait"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    for name in [
+        "events from kafka",
+        "files from s3",
+        "stream from kinesis",
+        "orders from postgres",
+    ] {
+        assert_eq!(live(&sandbox, name)["state"], "Running", "{name}");
+    }
+}
+
+/// A pipe that ends `Failed` after its create fails an `apply --wait` (exit 1), named with
+/// its state in the report.
+#[test]
+fn wait_fails_on_a_pipe_that_ends_failed() {
+    let sandbox = crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        quirks: vec![Quirk::PipesFail],
+        ..SandboxOptions::default()
+    });
+    let stream_only = analytics_with(
+        "      stream:\n        name: stream from kinesis\n        source:\n          kinesis: { streamName: s, region: us-east-1, format: JSONEachRow, iteratorType: LATEST, authentication: IAM_ROLE, iamRole: 'arn:aws:iam::1:role/r' }\n        destination:\n          database: default\n          table: clicks\n          managedTable: false\n          columns: [{ name: url, type: String }]\n        fieldMappings: [{ sourceField: url, destinationField: url }]\n",
+    );
+    let failed = Converge::new(&sandbox)
+        .fast()
+        .config(&stream_only)
+        .run(["apply", "--yes", "--wait"]);
+    converge_snapshot!("pipe_state_wait_failed", failed);
+}
