@@ -360,3 +360,43 @@ fn wait_fails_on_a_pipe_that_ends_failed() {
         .run(["apply", "--yes", "--wait"]);
     converge_snapshot!("pipe_state_wait_failed", failed);
 }
+
+/// A saved replacement of a pipe adopted by `id:` whose pipe was deleted before the apply
+/// still creates it again: the create half is not skipped as "already gone".
+#[test]
+fn a_replacement_whose_pipe_is_gone_already_still_creates_it() {
+    let (sandbox, config) = created(Duration::ZERO, Vec::new());
+    let id = live(&sandbox, "stream from kinesis")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let replacing = config
+        .replace(
+            "        name: stream from kinesis\n",
+            &format!("        id: {id}\n        name: stream from kinesis\n"),
+        )
+        .replace("streamName: clicks", "streamName: clicks-v2");
+    let workspace = crate::common::Workspace::new();
+    let path = workspace.write("converge.yaml", &replacing);
+    let saved = workspace.file("plan.json");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .cwd(&workspace);
+    converge
+        .run(["plan", &path, "--out", &saved])
+        .assert_exit(0);
+    Client::new(&sandbox).cloud("DELETE", &format!("/services/{ANALYTICS}/pipes/{id}"), None);
+    sandbox.reset_log();
+    let applied = converge.run(["apply", "--plan", &saved, &path, "--yes", "--allow-destroy"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.writes(),
+        vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"],
+        "{applied:?}"
+    );
+    assert_eq!(
+        live(&sandbox, "stream from kinesis")["source"]["kinesis"]["streamName"],
+        "clicks-v2"
+    );
+}
