@@ -400,3 +400,60 @@ fn a_replacement_whose_pipe_is_gone_already_still_creates_it() {
         "clicks-v2"
     );
 }
+
+/// A saved plan of a table-mapping change and a stop, on a pipe adopted by `id:`, applies as
+/// saved (its step is what its change shows); the same step with its body edited is refused
+/// before anything is written.
+#[test]
+fn a_saved_pause_change_applies_as_shown_and_an_edited_one_is_refused() {
+    let (sandbox, config) = created(Duration::ZERO, Vec::new());
+    let id = live(&sandbox, "orders from postgres")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let adopted = remapped(&config).replace(
+        "        name: orders from postgres\n",
+        &format!("        id: {id}\n        name: orders from postgres\n        state: stopped\n"),
+    );
+    let workspace = crate::common::Workspace::new();
+    let path = workspace.write("converge.yaml", &adopted);
+    let saved = workspace.file("plan.json");
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .cwd(&workspace);
+    converge
+        .run(["plan", &path, "--out", &saved])
+        .assert_exit(0);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let edited = workspace.file("edited.json");
+    let mut plan: Value = serde_json::from_str(&text).unwrap();
+    // Only the step's body holds the deltas: its last addition now targets another table.
+    fn retarget(value: &mut Value) -> bool {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Array(added)) = map.get_mut("tableMappingsToAdd")
+                    && let Some(last) = added.last_mut()
+                {
+                    last["targetTable"] = json!("elsewhere");
+                    return true;
+                }
+                map.values_mut().any(retarget)
+            }
+            Value::Array(items) => items.iter_mut().any(retarget),
+            _ => false,
+        }
+    }
+    assert!(retarget(&mut plan), "no table-mapping delta saved: {text}");
+    std::fs::write(&edited, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    sandbox.reset_log();
+    let refused = converge.run(["apply", "--plan", &edited, &path, "--yes"]);
+    converge_snapshot!("pipe_state_saved_edited", refused);
+    assert!(refused.writes().is_empty(), "{refused:?}");
+    let applied = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(applied.writes(), vec![STATE, EDIT, STATE], "{applied:?}");
+    converge
+        .run(["plan", &path, "--detailed-exitcode"])
+        .assert_exit(0);
+}
