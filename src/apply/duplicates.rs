@@ -175,7 +175,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. },
+            | PipeOp::Resync { .. }
+            | PipeOp::Rotate { .. },
         ) => ("object", ""),
     }
 }
@@ -232,7 +233,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. },
+                | PipeOp::Resync { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
@@ -364,7 +366,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. },
+                | PipeOp::Resync { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
@@ -402,7 +405,8 @@ async fn remove_own(
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. },
+            | PipeOp::Resync { .. }
+            | PipeOp::Rotate { .. },
         ) => {
             return Ok(());
         }

@@ -48,7 +48,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. },
+            | PipeOp::Resync { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
@@ -191,6 +192,11 @@ fn written_pipe(operation: &Operation) -> Option<(&str, Result<&str, &str>)> {
                 ..
             }
             | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
                 service_id,
                 pipe_id,
                 ..

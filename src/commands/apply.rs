@@ -32,7 +32,7 @@ use crate::settings::{ApiArgs, ApiSettings};
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
     converge apply --sandbox --plan plan.json --yes\n  \
-    converge apply --sandbox examples/pipes.yaml --resync pipe.analytics.replica --yes")]
+    converge apply --sandbox examples/quickstart.yaml --resync pipe.analytics.customers --yes")]
 pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files. With `--plan`, only where the
     /// organization, URLs and credentials come from (without them: `CONVERGE_*` variables).

@@ -60,7 +60,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. },
+            | PipeOp::Resync { .. }
+            | PipeOp::Rotate { .. },
         ) => None,
     }
 }
@@ -168,7 +169,8 @@ pub(crate) fn against_live(
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. },
+                | PipeOp::Resync { .. }
+                | PipeOp::Rotate { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {
