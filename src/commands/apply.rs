@@ -94,14 +94,14 @@ pub(crate) struct Args {
 ))]
 pub(crate) struct ResyncError {
     /// The address given.
-    address: String,
+    pub(crate) address: String,
     /// Why it names no pipe to resync.
-    reason: String,
+    pub(crate) reason: String,
 }
 
 impl crate::error::CommandError for ResyncError {
     fn code(&self) -> crate::diagnostic::Code {
-        crate::diagnostic::Code::ApplyResync
+        crate::diagnostic::Code::FlagResync
     }
 }
 
