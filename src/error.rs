@@ -232,6 +232,7 @@ mod tests {
     use crate::api::error::{ApiErrorDetails, FailureKind};
     use crate::api::transport::ApiSetupError;
     use crate::apply::fresh::ReadError;
+    use crate::commands::apply::ResyncError;
     use crate::commands::drift::WriteBackError;
     use crate::commands::export::ExportError;
     use crate::commands::flags::FlagError;
@@ -426,6 +427,13 @@ mod tests {
             },
         ];
         errors.extend(saved.into_iter().map(|e| ("saved-plan", Error::from(e))));
+        errors.push((
+            "resync",
+            Error::from(ResyncError {
+                address: "pipe.analytics.events".into(),
+                reason: "pipe `events` reads from kafka".into(),
+            }),
+        ));
         let preview = [
             PreviewError::SearchAlert { address: address() },
             PreviewError::AlertTile {

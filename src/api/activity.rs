@@ -151,6 +151,12 @@ impl Activity {
         }
     }
 
+    /// A line about a wait the caller runs itself (a pipe stopping, a pipe provisioning), said
+    /// to the user as a request's waits are.
+    pub(crate) fn say(&self, line: &str) {
+        self.reporter.on_wait(line);
+    }
+
     /// The longest wait now, of `api` only when given.
     pub(crate) fn current(&self, api: Option<&str>) -> Option<Wait> {
         let now = Instant::now();

@@ -268,6 +268,23 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `PATCH /services/{id}/pipes/{pipeId}/state` with `{"command": ...}`: `start`, `stop`
+    /// or `resync`.
+    pub(crate) async fn pipe_command(
+        &self,
+        service: &str,
+        pipe: &str,
+        command: &str,
+    ) -> Result<Pipe, ApiError> {
+        let call = Call::new(
+            "change pipe state",
+            Method::PATCH,
+            self.service_path(service, &format!("/pipes/{}/state", segment(pipe))),
+        )
+        .json(&serde_json::json!({ "command": command }))?;
+        self.result(call).await
+    }
+
     fn stack_path(&self, service: &str, rest: &str) -> String {
         self.service_path(service, &format!("/stack{rest}"))
     }

@@ -184,6 +184,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         ) => ("object", ""),
     }
@@ -240,6 +242,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. }
                 | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
@@ -392,6 +396,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. }
                 | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
@@ -429,6 +435,8 @@ async fn remove_own(
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         ) => {
             return Ok(());

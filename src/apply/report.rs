@@ -66,6 +66,9 @@ pub struct WaitReport {
     pub settled: bool,
     /// Addresses still showing old values when the wait ended.
     pub pending: Vec<String>,
+    /// Pipes written by this run that ended `Failed` while the wait ran: `address` and state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
 }
 
 /// The whole report.
@@ -268,11 +271,19 @@ impl Report {
             }
         }
         if let Some(wait) = &self.wait
-            && !wait.settled
+            && !wait.pending.is_empty()
         {
             out.push_str("still applying when the wait ended:\n");
             for address in &wait.pending {
                 out.push_str(&format!("  {address}\n"));
+            }
+        }
+        if let Some(wait) = &self.wait
+            && !wait.failed.is_empty()
+        {
+            out.push_str("failed after it was written:\n");
+            for failed in &wait.failed {
+                out.push_str(&format!("  {failed}\n"));
             }
         }
         if !self.succeeded() {

@@ -38,6 +38,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(

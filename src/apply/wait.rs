@@ -47,6 +47,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             | PipeOp::Update { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::PrivateEndpoint(
@@ -86,6 +88,7 @@ pub(crate) async fn wait(
         return WaitReport {
             settled: pending.is_empty(),
             pending: pending.iter().map(|s| s.address.clone()).collect(),
+            failed: Vec::new(),
         };
     };
     if !pending.is_empty() {
@@ -157,10 +160,151 @@ pub(crate) async fn wait(
             pending.len()
         ));
     }
+    let mut pending: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
+    let (still, failed) = settle_pipes(plan, report, cloud, options, cancel, printer).await;
+    pending.extend(still);
     WaitReport {
-        settled: pending.is_empty(),
-        pending: pending.iter().map(|s| s.address.clone()).collect(),
+        settled: pending.is_empty() && failed.is_empty(),
+        pending,
+        failed,
     }
+}
+
+/// The states a written pipe is waited out of.
+const SETTLING: [&str; 2] = ["Provisioning", "Modifying"];
+
+/// The pipe a done step created or changed, for `--wait` to see settle: by id, or by name for
+/// a create (whose id the plan does not hold).
+fn written_pipe(operation: &Operation) -> Option<(&str, Result<&str, &str>)> {
+    match operation {
+        Operation::Pipe(
+            PipeOp::Create {
+                service_id, name, ..
+            }
+            | PipeOp::Replace {
+                service_id, name, ..
+            },
+        ) => Some((service_id, Err(name))),
+        Operation::Pipe(
+            PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            },
+        ) => Some((service_id, Ok(pipe_id))),
+        Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. } | PipeOp::Resync { .. })
+        | Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Dashboard(
+            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
+        )
+        | Operation::Alert(
+            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
+        ) => None,
+    }
+}
+
+/// Polls the pipes this run created or changed until each leaves `Provisioning`/`Modifying`
+/// (bounded by `--timeout`, saying each on stderr as it settles); returns the addresses still
+/// settling when the wait ended and those that ended `Failed`, with their state.
+async fn settle_pipes(
+    plan: &Plan,
+    report: &Report,
+    cloud: &crate::api::cloud::CloudClient,
+    options: &Options,
+    mut cancel: watch::Receiver<bool>,
+    printer: &Printer,
+) -> (Vec<String>, Vec<String>) {
+    let mut pending: Vec<&crate::plan::Step> = plan
+        .steps
+        .iter()
+        .filter(|step| {
+            written_pipe(&step.operation).is_some()
+                && report
+                    .steps
+                    .iter()
+                    .any(|r| r.id == step.id && r.status == Status::Done)
+        })
+        .collect();
+    if pending.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    printer.err(&format!(
+        "waiting up to {}s for {} pipe(s) to leave {}",
+        options.timeout.as_secs(),
+        pending.len(),
+        SETTLING.join("/")
+    ));
+    let deadline = tokio::time::Instant::now().checked_add(options.timeout);
+    let mut failed = Vec::new();
+    loop {
+        let services: BTreeSet<&str> = pending
+            .iter()
+            .filter_map(|s| written_pipe(&s.operation).map(|(service, _)| service))
+            .collect();
+        let mut lists: Vec<(&str, Vec<Pipe>)> = Vec::new();
+        for service in services {
+            if let Ok(list) = cloud.list_pipes(service).await {
+                lists.push((service, list));
+            }
+        }
+        let mut still = Vec::new();
+        for step in pending {
+            let Some((service_id, key)) = written_pipe(&step.operation) else {
+                continue;
+            };
+            let state = lists
+                .iter()
+                .find(|(id, _)| *id == service_id)
+                .and_then(|(_, list)| {
+                    list.iter().find(|p| match key {
+                        Ok(id) => p.id == id,
+                        Err(name) => p.name == name,
+                    })
+                })
+                .and_then(|p| p.state.clone());
+            match state.as_deref() {
+                Some(state) if SETTLING.contains(&state) => still.push(step),
+                // Not listed (yet), or the list could not be read: asked again next poll.
+                None => still.push(step),
+                Some(state @ ("Failed" | "InternalError")) => {
+                    printer.err(&format!("{} ended `{state}`", step.address));
+                    failed.push(format!("{}: `{state}`", step.address));
+                }
+                Some(state) => printer.err(&format!("{} is `{state}`", step.address)),
+            }
+        }
+        pending = still;
+        let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
+        if pending.is_empty() || late || *cancel.borrow() {
+            break;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(options.poll_interval) => {}
+            _ = cancel.changed() => {}
+        }
+    }
+    if !pending.is_empty() {
+        printer.err(&format!(
+            "error: the wait ended after at most {}s with {} pipe(s) still provisioning or \
+             modifying; raise `--timeout` or run `converge plan` later to check",
+            options.timeout.as_secs(),
+            pending.len()
+        ));
+    }
+    (pending.iter().map(|s| s.address.clone()).collect(), failed)
 }
 /// One line for a poll that found changes showing: which, and what is still pending; or that
 /// all of them show, so the wait never ends on a line that looks frozen.

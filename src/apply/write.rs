@@ -132,6 +132,13 @@ impl Context {
         (self.options.timeout, self.options.poll_interval)
     }
 
+    /// Says a line of progress on stderr (a pipe being waited for).
+    pub(super) fn say(&self, line: &str) {
+        if let Some(activity) = self.clients().activity() {
+            activity.say(line);
+        }
+    }
+
     /// Whether pipe writes wake an idle service first (`--wake`).
     pub(super) fn wakes(&self) -> bool {
         self.options.wake

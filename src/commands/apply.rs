@@ -31,7 +31,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     shows (nothing written)\n\n\
     Examples:\n  converge apply --sandbox examples/quickstart.yaml --yes\n  \
     converge plan --sandbox examples/quickstart.yaml --out plan.json\n  \
-    converge apply --sandbox --plan plan.json --yes")]
+    converge apply --sandbox --plan plan.json --yes\n  \
+    converge apply --sandbox examples/quickstart.yaml --resync pipe.analytics.customers --yes")]
 pub(crate) struct Args {
     /// Config files or directories of `*.yaml`/`*.yml` files. With `--plan`, only where the
     /// organization, URLs and credentials come from (without them: `CONVERGE_*` variables).
@@ -59,7 +60,9 @@ pub(crate) struct Args {
     /// of the config, the live state or the saved plan is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
-    /// After the writes, poll until services and pipes show their new scaling.
+    /// After the writes, poll until services and pipes show their new scaling, and until each
+    /// pipe created or changed leaves `Provisioning`/`Modifying`; a pipe that ends `Failed`
+    /// fails the run (exit 1), named with its state.
     #[arg(long)]
     pub wait: bool,
     /// When a pipe write finds its service not running (424), wake the service
@@ -70,12 +73,36 @@ pub(crate) struct Args {
     /// `10m`, `1h` (from 1s to 24h).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = super::flags::timeout)]
     pub timeout: Duration,
+    /// Resync the postgres pipe at this address (`pipe.<service>.<key>`) and nothing else:
+    /// one `PATCH .../state {"command":"resync"}`, which copies its tables again from the
+    /// start. The config must declare the pipe and the service must have it.
+    #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["plan", "dedupe", "only"])]
+    pub resync: Option<String>,
     /// Report format: `text` on stderr, or `json` on stdout.
     #[arg(long, default_value = "text", value_parser = Choices::APPLY)]
     pub format: Format,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
+}
+
+/// Why `converge apply --resync ADDRESS` has nothing to resync.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("`--resync {address}`: {reason}; nothing was written")]
+#[diagnostic(help(
+    "name a postgres pipe the config declares and its service has, as `pipe.<service>.<key>`"
+))]
+pub(crate) struct ResyncError {
+    /// The address given.
+    pub(crate) address: String,
+    /// Why it names no pipe to resync.
+    pub(crate) reason: String,
+}
+
+impl crate::error::CommandError for ResyncError {
+    fn code(&self) -> crate::diagnostic::Code {
+        crate::diagnostic::Code::FlagResync
+    }
 }
 
 /// Runs `converge apply`.
@@ -118,6 +145,28 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             &plan,
             &options,
             true,
+        )
+    } else if let Some(address) = &args.resync {
+        // Only the pipes of the address's service are read (any pipe address of it matches).
+        let only: Vec<String> = match plan::Address::parse(address) {
+            Some(plan::Address::Pipe { service, .. }) => vec![format!("pipe.{service}*")],
+            _ => Vec::new(),
+        };
+        let session =
+            session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &only)?;
+        let plan = plan::kinds::pipe::resync_plan(&session.config, &session.live, address)
+            .map_err(|reason| ResyncError {
+                address: address.clone(),
+                reason,
+            })?;
+        proceed(
+            &args,
+            printer,
+            &session.runtime,
+            session.clients.clone(),
+            &plan,
+            &options,
+            false,
         )
     } else {
         let mut session =

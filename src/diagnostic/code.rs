@@ -241,6 +241,8 @@ codes! {
     PlanReplicasFirstInWarehouse => "plan::replicas-first-in-warehouse",
     /// A pipe scaling field that does not apply to the pipe's kind of source.
     PlanPipeScalingField => "plan::pipe-scaling-field",
+    /// A change declared of a pipe that is `Completed` (a finished one-shot pipe takes none).
+    PlanPipeCompleted => "plan::pipe-completed",
     /// A source name that the stack's live sources do not have.
     PlanUnknownSource => "plan::unknown-source",
     /// An alert member of today's generation (`channels`, `thresholdMax`, ...) on a stack of
@@ -394,6 +396,9 @@ codes! {
     DriftWriteIo => "drift::write-io",
     /// `drift --adopt`: the address names no object that can be adopted into the config.
     DriftAdopt => "drift::adopt",
+    /// `apply --resync`: the address names no postgres pipe that the config declares and the
+    /// service has.
+    FlagResync => "flag::resync",
 }
 
 impl fmt::Display for Code {

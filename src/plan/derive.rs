@@ -202,6 +202,20 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             let paths = change.fields.iter().map(|f| f.path.as_str());
             same(body, &pipe::patch_body(after(change)?, paths))?;
         }
+        Operation::Pipe(PipeOp::Lifecycle {
+            body, pause, keep, ..
+        }) => {
+            let before = change.before.as_ref().unwrap_or(&Value::Null);
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
+            let needs_pause = change
+                .fields
+                .iter()
+                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
+            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
+            let shown = pipe::keep_shown(after(change)?);
+            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
+        }
         Operation::Pipe(PipeOp::Rotate {
             body,
             version,
@@ -248,6 +262,8 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
+        // A resync sends no body: what it does is its address and its name.
+        Operation::Pipe(PipeOp::Resync { .. }) => {}
         Operation::Pipe(PipeOp::Delete { .. })
         | Operation::Dashboard(DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Delete { .. }) => {
@@ -383,6 +399,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. }
                 | PipeOp::Rotate { .. },
             ) => {}
         }
@@ -669,6 +687,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(
@@ -827,7 +847,12 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
         }
         Target::Pipe { .. } => match operation.effect() {
             // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update if matches!(operation.name().op, "pipe-update" | "pipe-rotate") => {
+            Effect::Update
+                if matches!(
+                    operation.name().op,
+                    "pipe-update" | "pipe-rotate" | "pipe-state" | "pipe-resync"
+                ) =>
+            {
                 matches!(address, Address::Pipe { .. })
             }
             Effect::Update => matches!(address, Address::PipeScaling { .. }),

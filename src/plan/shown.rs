@@ -59,6 +59,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
             | PipeOp::Rotate { .. },
         ) => None,
     }
@@ -166,6 +168,8 @@ pub(crate) fn against_live(
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
+                | PipeOp::Lifecycle { .. }
+                | PipeOp::Resync { .. }
                 | PipeOp::Rotate { .. },
             ) => Ok(()),
         };

@@ -61,6 +61,9 @@ pub enum Quirk {
     /// A pipe created or started ends `Failed` instead of running, as one whose source cannot
     /// be reached does.
     PipesFail,
+    /// A postgres pipe's table-mapping edit answers 400 and changes nothing, as one naming a
+    /// table the source database does not have.
+    PipeEditsRefused,
 }
 
 /// Which generation of the dashboard and alert APIs the sandbox answers as.

@@ -21,6 +21,7 @@ mod object_ids;
 mod operations;
 mod pipe_credentials;
 mod pipe_export;
+mod pipe_state;
 mod pipes;
 mod plan;
 mod preview;

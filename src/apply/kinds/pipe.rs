@@ -8,7 +8,7 @@ use crate::apply::write::{Context, Created, WriteError};
 use serde_json::Value;
 
 use crate::config::interpolate::secret_reference;
-use crate::plan::kinds::pipe::op::{self, CredentialRef, SealedCredential};
+use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
 use crate::plan::{PipeOp, Step};
 
 /// Sends a pipe operation, waking its service first when it is idle and `--wake` was given.
@@ -133,8 +133,189 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             let stale = recorded.map(|_| key.clone());
             record_version(context, service_id, pipe_id, stale, *version).await?;
         }
+        PipeOp::Resync {
+            service_id,
+            pipe_id,
+        } => {
+            context
+                .cloud()?
+                .pipe_command(service_id, pipe_id, "resync")
+                .await?;
+        }
+        PipeOp::Lifecycle {
+            service_id,
+            pipe_id,
+            name,
+            body,
+            pause,
+            keep,
+        } => {
+            let pipe = Named {
+                service_id,
+                pipe_id,
+                name,
+            };
+            lifecycle(context, &pipe, body, *pause, *keep).await?;
+        }
     }
     Ok(())
+}
+
+/// The pipe a lifecycle step works on, as its messages name it.
+struct Named<'a> {
+    service_id: &'a str,
+    pipe_id: &'a str,
+    name: &'a str,
+}
+
+/// The states of a pipe that is not ingesting and can be started (`Stopped` for streaming
+/// pipes, `Paused` for database pipes).
+const STOPPED: [&str; 2] = ["Stopped", "Paused"];
+
+/// The states a pipe passes through on its way to another.
+const PASSING: [&str; 5] = ["Provisioning", "Modifying", "Stopping", "Pausing", "Resync"];
+
+/// Stop (when the change needs a pause or the pipe is to be kept stopped) → wait until
+/// stopped → `PATCH` → leave the pipe in the state `keep` says. Once the pipe was stopped, a
+/// failure starts it again unless it is to be kept stopped: a pipe is never left stopped that
+/// the config did not ask stopped.
+async fn lifecycle(
+    context: &Context,
+    pipe: &Named<'_>,
+    body: &Value,
+    pause: bool,
+    keep: Keep,
+) -> Result<(), WriteError> {
+    let cloud = context.cloud()?;
+    let mut stopped_here = false;
+    if pause || keep == Keep::Stopped {
+        let state = state_of(context, pipe).await?;
+        if !STOPPED.contains(&state.as_str()) {
+            if !["Stopping", "Pausing"].contains(&state.as_str()) {
+                cloud
+                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
+                    .await?;
+                stopped_here = true;
+            }
+            if pause && let Err(error) = settle(context, pipe, "stopped").await {
+                return Err(
+                    resumed(context, pipe, stopped_here && keep == Keep::Running, error).await,
+                );
+            }
+        }
+    }
+    if body.as_object().is_some_and(|b| !b.is_empty())
+        && let Err(error) = cloud.update_pipe(pipe.service_id, pipe.pipe_id, body).await
+    {
+        let resume = pause && keep == Keep::Running;
+        return Err(resumed(context, pipe, resume, WriteError::Api(error)).await);
+    }
+    match keep {
+        Keep::Stopped => {
+            // The server resumes a pipe after a table-mapping edit: stopped again.
+            let state = state_of(context, pipe).await?;
+            if !STOPPED.contains(&state.as_str())
+                && !["Stopping", "Pausing"].contains(&state.as_str())
+            {
+                cloud
+                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
+                    .await?;
+            }
+        }
+        Keep::Running => {
+            let state = settle(context, pipe, "edited").await?;
+            if STOPPED.contains(&state.as_str()) || state == "Failed" {
+                cloud
+                    .pipe_command(pipe.service_id, pipe.pipe_id, "start")
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error of a lifecycle step that failed after its pipe was stopped, once the pipe was
+/// started again (when `resume`), saying what happened to it.
+async fn resumed(
+    context: &Context,
+    pipe: &Named<'_>,
+    resume: bool,
+    error: WriteError,
+) -> WriteError {
+    let error = match error {
+        WriteError::Api(error) => error.to_string(),
+        WriteError::Other(error) => error,
+    };
+    if !resume {
+        return WriteError::Other(format!("pipe `{}`: the change failed: {error}", pipe.name));
+    }
+    let started = async {
+        let state = settle(context, pipe, "stopped").await?;
+        if STOPPED.contains(&state.as_str()) || state == "Failed" {
+            context
+                .cloud()?
+                .pipe_command(pipe.service_id, pipe.pipe_id, "start")
+                .await?;
+        }
+        Ok::<(), WriteError>(())
+    };
+    match started.await {
+        Ok(()) => WriteError::Other(format!(
+            "pipe `{}` was stopped for the change, which failed: {error}; the pipe was started \
+             again, unchanged",
+            pipe.name
+        )),
+        Err(again) => {
+            let again = match again {
+                WriteError::Api(again) => again.to_string(),
+                WriteError::Other(again) => again,
+            };
+            WriteError::Other(format!(
+                "pipe `{}` was stopped for the change, which failed: {error}; starting it \
+                 again failed too ({again}): it is left stopped, run `converge apply` again \
+                 or start it in the console",
+                pipe.name
+            ))
+        }
+    }
+}
+
+/// The pipe's state now; a pipe no longer listed is an error naming it.
+async fn state_of(context: &Context, pipe: &Named<'_>) -> Result<String, WriteError> {
+    let live = find(context, pipe.service_id, pipe.pipe_id).await?;
+    let live =
+        live.ok_or_else(|| WriteError::Other(format!("pipe `{}` is no longer listed", pipe.name)))?;
+    Ok(live.state.unwrap_or_default())
+}
+
+/// Polls until the pipe is in no passing state (`Stopping`, `Modifying`, ...), bounded by
+/// `--timeout`, saying once on stderr what it waits for; returns the state it settled in.
+async fn settle(context: &Context, pipe: &Named<'_>, until: &str) -> Result<String, WriteError> {
+    let (timeout, poll) = context.patience();
+    let deadline = tokio::time::Instant::now().checked_add(timeout);
+    let mut said = false;
+    loop {
+        let state = state_of(context, pipe).await?;
+        if !PASSING.contains(&state.as_str()) {
+            return Ok(state);
+        }
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            return Err(WriteError::Other(format!(
+                "pipe `{}` is still `{state}` after {}s (`--timeout`)",
+                pipe.name,
+                timeout.as_secs()
+            )));
+        }
+        if !said {
+            context.say(&format!(
+                "waiting up to {}s for pipe `{}` to be {until} (now `{state}`)",
+                timeout.as_secs(),
+                pipe.name
+            ));
+            said = true;
+        }
+        tokio::time::sleep(poll).await;
+    }
 }
 
 /// The live pipe with this id, if the service lists it.
@@ -260,7 +441,9 @@ pub(crate) async fn found_created(
         | PipeOp::Scaling { .. }
         | PipeOp::Delete { .. }
         | PipeOp::Replace { .. }
-        | PipeOp::Rotate { .. } => {}
+        | PipeOp::Rotate { .. }
+        | PipeOp::Lifecycle { .. }
+        | PipeOp::Resync { .. } => {}
     }
     Ok(())
 }

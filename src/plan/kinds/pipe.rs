@@ -166,7 +166,7 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Replace,
-                reason: format!("`{path}` {why}; ingestion restarts"),
+                reason: format!("`{path}` {why}; ingestion restarts{}", failed_note(live)),
                 fields,
                 before: Some(before),
                 after: Some(after),
@@ -179,11 +179,13 @@ impl Builder<'_> {
         true
     }
 
-    /// Compares the fields the config declares with the live pipe: the ones the server
-    /// changes in place become one `PATCH`, which carries the credentials when
-    /// `credentialsVersion` rises above the one recorded ([`rotation`]); the ones that need a
-    /// pause or a replacement, and `state`, are not planned yet and warn at their line, since a
-    /// plan that said nothing would read as "the pipe is as declared".
+    /// Compares the fields the config declares, and its `state:`, with the live pipe: the
+    /// ones the server changes in place become one `PATCH`, which carries the credentials when
+    /// `credentialsVersion` rises above the one recorded ([`rotation`]); a table-mapping
+    /// change pauses the pipe around it and a `state:` that differs starts or stops it
+    /// ([`PipeOp::Lifecycle`]); a `Completed` pipe takes none (an error at the line). The ones
+    /// that force a replacement of a pipe not declared whole are not planned and warn at their
+    /// line, since a plan that said nothing would read as "the pipe is as declared".
     fn declared_change(
         &mut self,
         service: &ServiceConfig,
@@ -191,35 +193,75 @@ impl Builder<'_> {
         config: &PipeConfig,
         live: &Pipe,
     ) {
-        let declared = self.declared_fields(config);
+        let mut declared = self.declared_fields(config);
         let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
         let rotation = rotation(live_service, config, live);
+        let live_state = live.state.as_deref().unwrap_or_default();
+        let completed = live_state == "Completed";
+        // A finished one-shot pipe is neither running nor to be started: its state is not
+        // compared.
+        let state = config.state.as_ref().filter(|_| !completed);
+        if let Some(state) = state {
+            declared.insert("state".into(), Value::from(keep_of(state.value).as_str()));
+        }
         if !declared.is_empty() {
             let mut after = Value::Object(declared);
             let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
             let mut before = deep_project(&live_value, &after);
-            let fields = diff(&before, &after);
-            for field in &fields {
+            if state.is_some() {
+                before["state"] = Value::from(op::shown_state(live_state));
+            }
+            let mut fields = diff(&before, &after);
+            let mut pause = false;
+            for field in fields.iter().filter(|f| f.path != "state") {
                 let (class, why) = op::class_of(&field.path);
-                if class != op::Class::InPlace {
-                    unplanned.push((
+                match class {
+                    op::Class::InPlace => {}
+                    op::Class::NeedsPause => pause = true,
+                    op::Class::Replace => unplanned.push((
                         field.path.clone(),
                         self.declared_span(config, &field.path),
                         why,
+                    )),
+                }
+            }
+            if completed && !fields.is_empty() {
+                let first = fields
+                    .first()
+                    .map_or(config.key.span, |f| self.declared_span(config, &f.path));
+                self.error(completed_diagnostic(service, config, &fields, first));
+                return;
+            }
+            if pause && state.is_none() {
+                // Left as it was: the server resumes a pipe after a table-mapping edit, so a
+                // stopped one is stopped again.
+                let shown = Value::from(op::shown_state(live_state));
+                after["state"] = shown.clone();
+                before["state"] = shown;
+                fields = diff(&before, &after);
+            }
+            let lifecycle = pause || fields.iter().any(|f| f.path == "state");
+            if let Some(rotation) = &rotation {
+                if !unplanned.is_empty() {
+                    unplanned.push((
+                        "credentialsVersion".into(),
+                        rotation.span,
+                        "the credentials are rotated once the other fields are planned",
+                    ));
+                } else if lifecycle {
+                    unplanned.push((
+                        "credentialsVersion".into(),
+                        rotation.span,
+                        "the credentials are rotated once the pause or state change is applied",
                     ));
                 }
             }
-            if !unplanned.is_empty()
-                && let Some(rotation) = &rotation
-            {
-                unplanned.push((
-                    "credentialsVersion".into(),
-                    rotation.span,
-                    "the credentials are rotated once the other fields are planned",
-                ));
-            }
             if unplanned.is_empty() {
-                let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
+                let body = if lifecycle {
+                    op::lifecycle_body(&before, &after, fields.iter().map(|f| f.path.as_str()))
+                } else {
+                    op::patch_body(&after, fields.iter().map(|f| f.path.as_str()))
+                };
                 let declares_credentials = config
                     .source
                     .as_ref()
@@ -243,6 +285,7 @@ impl Builder<'_> {
                     }
                     after[CREDENTIALS_VERSION] = Value::from(rotation.version);
                 }
+                let keep = op::keep_shown(&after);
                 let fields = diff(&before, &after);
                 let mut change = compared(
                     Address::Pipe {
@@ -255,6 +298,16 @@ impl Builder<'_> {
                     fields,
                     fingerprint::pipe(live),
                 );
+                if pause {
+                    change.reason = format!(
+                        "{}; paused for the change, {}",
+                        change.reason,
+                        match keep {
+                            op::Keep::Running => "resumed after",
+                            op::Keep::Stopped => "kept stopped",
+                        }
+                    );
+                }
                 let operation = match (&rotation, sealed) {
                     (Some(rotation), Some((salt, credentials))) => {
                         change.reason = rotated_reason(&change, rotation.version);
@@ -274,12 +327,22 @@ impl Builder<'_> {
                             credentials,
                         })
                     }
-                    _ => (change.action != Action::NoOp).then(|| PipeOp::Update {
+                    _ if change.action == Action::NoOp => None,
+                    _ if lifecycle => Some(PipeOp::Lifecycle {
+                        service_id: live_service.id.clone(),
+                        pipe_id: live.id.clone(),
+                        name: live.name.clone(),
+                        body,
+                        pause,
+                        keep,
+                    }),
+                    _ => Some(PipeOp::Update {
                         service_id: live_service.id.clone(),
                         pipe_id: live.id.clone(),
                         body,
                     }),
                 };
+                change.reason.push_str(&failed_note(live));
                 self.push(
                     change,
                     operation.map(|op| (Operation::Pipe(op), Vec::new())),
@@ -291,17 +354,6 @@ impl Builder<'_> {
                 rotation.span,
                 "the pipe declares no credentials to send",
             ));
-        }
-        let live_state = live.state.as_deref().unwrap_or_default();
-        if let Some(state) = &config.state {
-            let running = matches!(live_state, "Running" | "Provisioning" | "Modifying");
-            if (state.value == PipeState::Running) != running {
-                unplanned.push((
-                    "state".into(),
-                    state.span,
-                    "starting and stopping are not planned yet",
-                ));
-            }
         }
         let Some((_, first, why)) = unplanned.first() else {
             return;
@@ -315,7 +367,7 @@ impl Builder<'_> {
             Diagnostic::warning(
                 Code::PlanPipeUnplanned,
                 format!(
-                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place changes, `scaling` and `absent` are planned",
+                    "pipe `{}.{}`: {names} not changed on the live pipe; creating, in-place and table-mapping changes, `state`, `scaling` and `absent` are planned",
                     service.key.value, config.key.value
                 ),
                 Some(*first),
@@ -475,7 +527,7 @@ impl Builder<'_> {
             Change {
                 address,
                 action: Action::Delete,
-                reason: "marked `absent: true` but exists".into(),
+                reason: format!("marked `absent: true` but exists{}", failed_note(pipe)),
                 fields: diff::deleted(&before),
                 before: Some(before),
                 after: None,
@@ -617,6 +669,46 @@ fn rotated_reason(change: &Change, version: i64) -> String {
     }
 }
 
+/// The state a declared `state:` keeps the pipe in.
+fn keep_of(state: PipeState) -> op::Keep {
+    match state {
+        PipeState::Running => op::Keep::Running,
+        PipeState::Stopped => op::Keep::Stopped,
+    }
+}
+
+/// What a change's reason adds of a live pipe that failed: it is shown with its state.
+fn failed_note(live: &Pipe) -> String {
+    match live.state.as_deref() {
+        Some(state @ ("Failed" | "InternalError")) => format!("; the live pipe is `{state}`"),
+        _ => String::new(),
+    }
+}
+
+/// A change declared of a `Completed` pipe, which takes none.
+fn completed_diagnostic(
+    service: &ServiceConfig,
+    config: &PipeConfig,
+    fields: &[crate::plan::model::FieldChange],
+    at: Span,
+) -> Diagnostic {
+    let names = fields
+        .iter()
+        .map(|f| format!("`{}`", f.path))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Diagnostic::error(
+        Code::PlanPipeCompleted,
+        format!(
+            "pipe `{}.{}` is `Completed` and takes no change; the config differs from it in {names}",
+            service.key.value, config.key.value
+        ),
+        Some(at),
+    )
+    .with_label("a finished one-shot pipe cannot be edited, started or stopped")
+    .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
+}
+
 /// Where each credential of the source goes and the reference it is read from when sent.
 fn credential_refs(source: &crate::config::model::PipeSourceConfig) -> Vec<op::CredentialRef> {
     source
@@ -688,4 +780,78 @@ fn deep_project(live: &Value, declared: &Value) -> Value {
         ),
         _ => live.clone(),
     }
+}
+
+/// The plan of `converge apply --resync ADDRESS`: one step resyncing the postgres pipe the
+/// address names (`pipe.<service>.<key>`), which the config declares and the service has.
+/// `Err` says why there is none.
+pub(crate) fn resync_plan(
+    config: &crate::config::model::Config,
+    live: &crate::live::model::LiveState,
+    address: &str,
+) -> Result<crate::plan::model::Plan, String> {
+    let Some(Address::Pipe { service, pipe }) = Address::parse(address) else {
+        return Err(format!(
+            "`{address}` is not a pipe's address: write `pipe.<service>.<key>`, as the plan shows it"
+        ));
+    };
+    let service_config = config
+        .services
+        .get(service)
+        .ok_or_else(|| format!("the config has no service `{service}`"))?;
+    let pipe_config = service_config
+        .pipes
+        .get(pipe)
+        .filter(|p| !p.absent)
+        .ok_or_else(|| format!("the config declares no pipe `{pipe}` on service `{service}`"))?;
+    let live_pipe = live
+        .pipes
+        .get(&service_config.id.value)
+        .and_then(|pipes| {
+            pipes
+                .iter()
+                .find(|p| pipe_config.is(&p.id, &p.name))
+        })
+        .ok_or_else(|| {
+            format!(
+                "pipe `{pipe}` ({}) does not exist on service `{service}`: there is nothing to resync",
+                pipe_config.identity()
+            )
+        })?;
+    let kind = live_pipe.source.as_ref().and_then(|s| s.kind());
+    if kind != Some(SourceKind::Postgres) {
+        return Err(format!(
+            "pipe `{}` reads from {}: only database (postgres) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
+            live_pipe.name,
+            kind.map_or("an unknown source", |k| k.as_str())
+        ));
+    }
+    let identity = normalize::pipe_identity(live_pipe);
+    let fingerprint = fingerprint::pipe(live_pipe);
+    Ok(crate::plan::model::Plan {
+        organization: config.organization.value.clone(),
+        changes: vec![Change {
+            address: address.to_string(),
+            action: Action::Update,
+            reason: "resync asked by `--resync`: the pipe copies its tables again from the start"
+                .into(),
+            fields: Vec::new(),
+            before: Some(identity.clone()),
+            after: Some(identity),
+            fingerprint: Some(fingerprint),
+            step: Some(0),
+            renamed_from: None,
+        }],
+        steps: vec![crate::plan::model::Step {
+            id: 0,
+            address: address.to_string(),
+            depends_on: Vec::new(),
+            fingerprint: Some(fingerprint),
+            operation: Operation::Pipe(PipeOp::Resync {
+                service_id: service_config.id.value.clone(),
+                pipe_id: live_pipe.id.clone(),
+            }),
+        }],
+        ..crate::plan::model::Plan::default()
+    })
 }

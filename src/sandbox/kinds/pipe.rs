@@ -479,6 +479,13 @@ fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
             "Postgres ClickPipe must be paused to edit",
         ));
     }
+    if edits_mappings && ctx.quirks.contains(&Quirk::PipeEditsRefused) {
+        return Err(ApiError::new(
+            400,
+            "BAD_REQUEST",
+            "Table mappings could not be changed: a source table does not exist",
+        ));
+    }
     require_running(ctx.world, index)?;
     pipe["updatedAt"] = json!(iso(ctx.now));
     let updated: Pipe = serde_json::from_value(pipe)
@@ -517,11 +524,14 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
             ));
         }
         let body = validate::object(body, &prefix)?;
+        // Removals first: a mapping removed and added again in one PATCH is an edited one.
+        let mut members: Vec<(&String, &Value)> = body.iter().collect();
+        members.sort_by_key(|(member, _)| member.as_str() == "tableMappingsToAdd");
         let takes = PATCHABLE
             .iter()
             .find(|(k, _)| *k == kind)
             .map_or(&[][..], |(_, members)| *members);
-        for (member, value) in body {
+        for (member, value) in members {
             let path = validate::join(&prefix, member);
             if !takes.contains(&member.as_str()) {
                 return Err(replace_only(&path).into());

@@ -113,6 +113,76 @@ pub enum PipeOp {
         /// Each credential's path, reference and salted fingerprint; never its value.
         credentials: Vec<SealedCredential>,
     },
+    /// `PATCH .../pipes/{pipeId}/state` and `PATCH .../pipes/{pipeId}` in turn: a change that
+    /// needs the pipe paused (postgres table mappings: stop, wait until stopped, patch,
+    /// resume) or a declared `state:` (start or stop). After a failure once the pipe was
+    /// stopped, the pipe is started again unless it is to be kept stopped.
+    #[serde(rename = "pipe-state")]
+    Lifecycle {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// The pipe's name, as messages say it.
+        name: String,
+        /// The `PATCH` body ([`lifecycle_body`]); empty when only the state changes.
+        body: Value,
+        /// Whether the pipe is stopped before the `PATCH`.
+        pause: bool,
+        /// The state the pipe is left in.
+        keep: Keep,
+    },
+    /// `PATCH .../pipes/{pipeId}/state` with `resync`: the one-shot resync `converge apply
+    /// --resync ADDRESS` asks of a postgres pipe.
+    #[serde(rename = "pipe-resync")]
+    Resync {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+    },
+}
+
+/// The state a [`PipeOp::Lifecycle`] leaves its pipe in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// Started when it is stopped, paused or failed.
+    Running,
+    /// Stopped, and stopped again when an edit resumed it.
+    Stopped,
+}
+
+impl Keep {
+    /// The state a change shows: `running` or `stopped`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Keep::Running => "running",
+            Keep::Stopped => "stopped",
+        }
+    }
+}
+
+/// The state a change's `after` leaves the pipe in: stopped only when it says `stopped`.
+pub(crate) fn keep_shown(after: &Value) -> Keep {
+    if after.get("state").and_then(Value::as_str) == Some("stopped") {
+        Keep::Stopped
+    } else {
+        Keep::Running
+    }
+}
+
+/// A live pipe's state as a change shows it beside a declared `state:`: `running`, `stopped`,
+/// or the lower-cased state when it is neither (`failed`, `completed`).
+pub(crate) fn shown_state(live: &str) -> String {
+    match live {
+        "Provisioning" | "Running" | "Degraded" | "Setup" | "Snapshot" | "Modifying" | "Resync" => {
+            "running".into()
+        }
+        "Stopping" | "Stopped" | "Pausing" | "Paused" => "stopped".into(),
+        "InternalError" => "failed".into(),
+        other => other.to_ascii_lowercase(),
+    }
 }
 
 /// A credential of a rotation: where it goes, the reference it is read from when sent, and a
@@ -204,6 +274,15 @@ impl PipeOp {
                 service_id,
                 pipe_id,
                 ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Resync {
+                service_id,
+                pipe_id,
             } => Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
@@ -219,7 +298,9 @@ impl PipeOp {
             | PipeOp::Scaling { service_id, .. }
             | PipeOp::Delete { service_id, .. }
             | PipeOp::Replace { service_id, .. }
-            | PipeOp::Rotate { service_id, .. } => service_id,
+            | PipeOp::Rotate { service_id, .. }
+            | PipeOp::Lifecycle { service_id, .. }
+            | PipeOp::Resync { service_id, .. } => service_id,
         }
     }
 
@@ -227,9 +308,11 @@ impl PipeOp {
     pub(crate) fn effect(&self) -> Effect {
         match self {
             PipeOp::Create { .. } => Effect::Create,
-            PipeOp::Update { .. } | PipeOp::Scaling { .. } | PipeOp::Rotate { .. } => {
-                Effect::Update
-            }
+            PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Rotate { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. } => Effect::Update,
             // The live pipe is destroyed first: refused without `--allow-destroy`, checked
             // against its fingerprint like any delete.
             PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
@@ -268,6 +351,16 @@ impl PipeOp {
                 op: "pipe-rotate",
                 verb: "rotate",
                 object: "pipe credentials",
+            },
+            PipeOp::Lifecycle { .. } => Name {
+                op: "pipe-state",
+                verb: "update",
+                object: "pipe",
+            },
+            PipeOp::Resync { .. } => Name {
+                op: "pipe-resync",
+                verb: "resync",
+                object: "pipe",
             },
         }
     }
@@ -329,7 +422,9 @@ impl PipeOp {
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Replace { .. }
-            | PipeOp::Delete { .. } => Shown::Saved(self),
+            | PipeOp::Delete { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. } => Shown::Saved(self),
         }
     }
 }
@@ -510,6 +605,74 @@ pub(crate) fn rotation_body<'a>(after: &Value, paths: impl IntoIterator<Item = &
     body
 }
 
+/// The `PATCH` body of a [`PipeOp::Lifecycle`] from its change: the in-place fields as
+/// [`patch_body`] writes them, and the postgres table mappings as the deltas the document's
+/// PATCH takes (an existing mapping cannot be edited: a changed one is removed and added
+/// again). Empty when only the state changes. The planner builds it, the saved-plan check
+/// builds it again.
+pub(crate) fn lifecycle_body<'a>(
+    before: &Value,
+    after: &Value,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Value {
+    let mut in_place = Vec::new();
+    let mut mappings = false;
+    for path in paths {
+        match class_of(path).0 {
+            Class::NeedsPause => mappings = true,
+            Class::InPlace if path != "state" => in_place.push(path),
+            Class::InPlace | Class::Replace => {}
+        }
+    }
+    let mut body = patch_body(after, in_place);
+    if !mappings {
+        return body;
+    }
+    let list = |value: &Value| -> Vec<Value> {
+        value
+            .pointer("/source/postgres/tableMappings")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (had, wants) = (list(before), list(after));
+    // A live mapping is the declared one when it has each member the config writes: the
+    // server adds defaults (`tableEngine`) the config need not write.
+    let same = |live: &Value, want: &Value| {
+        want.as_object().is_some_and(|want| {
+            want.iter()
+                .all(|(member, value)| live.get(member) == Some(value))
+        })
+    };
+    // Removed by the three members the document requires of a removal, read from the live one.
+    let remove: Vec<Value> = had
+        .iter()
+        .filter(|m| !wants.iter().any(|w| same(m, w)))
+        .map(|m| {
+            let mut removal = serde_json::Map::new();
+            for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
+                if let Some(value) = m.get(member) {
+                    removal.insert(member.into(), value.clone());
+                }
+            }
+            Value::Object(removal)
+        })
+        .collect();
+    let add: Vec<Value> = wants
+        .into_iter()
+        .filter(|w| !had.iter().any(|m| same(m, w)))
+        .collect();
+    if !body.get("source").is_some_and(Value::is_object) {
+        body["source"] = Value::Object(serde_json::Map::new());
+    }
+    if !body["source"].get("postgres").is_some_and(Value::is_object) {
+        body["source"]["postgres"] = Value::Object(serde_json::Map::new());
+    }
+    body["source"]["postgres"]["tableMappingsToRemove"] = Value::Array(remove);
+    body["source"]["postgres"]["tableMappingsToAdd"] = Value::Array(add);
+    body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,6 +779,29 @@ mod tests {
         assert_eq!(class_of("destination.table").0, Class::Replace);
         assert_eq!(class_of("destination.columns").0, Class::InPlace);
         assert_eq!(class_of("source.kinesis").0, Class::Replace);
+    }
+
+    #[test]
+    fn a_lifecycle_body_sends_only_the_mapping_deltas() {
+        let before = serde_json::json!({"source": {"postgres": {"tableMappings": [
+            {"sourceSchemaName": "public", "sourceTable": "orders", "targetTable": "o", "tableEngine": "ReplacingMergeTree"},
+            {"sourceSchemaName": "public", "sourceTable": "users", "targetTable": "u"}]}},
+            "state": "running"});
+        let after = serde_json::json!({"source": {"postgres": {"tableMappings": [
+            {"sourceSchemaName": "public", "sourceTable": "users", "targetTable": "u"},
+            {"sourceSchemaName": "public", "sourceTable": "items", "targetTable": "i"}]}},
+            "state": "stopped"});
+        let body = lifecycle_body(&before, &after, ["source.postgres.tableMappings", "state"]);
+        assert_eq!(
+            body,
+            serde_json::json!({"source": {"postgres": {
+                "tableMappingsToRemove": [{"sourceSchemaName": "public", "sourceTable": "orders", "targetTable": "o"}],
+                "tableMappingsToAdd": [{"sourceSchemaName": "public", "sourceTable": "items", "targetTable": "i"}]}}})
+        );
+        assert_eq!(
+            lifecycle_body(&before, &after, ["state"]),
+            serde_json::json!({})
+        );
     }
 
     #[test]
