@@ -4,6 +4,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,9 @@ pub(crate) struct Shared {
     observer: OnceLock<Observer>,
     /// Held while the state file is served, so no other process serves it meanwhile.
     _state_lock: Option<StateLock>,
+    /// Whether the rate limits are enforced now: `options.rate_limit` at the start, changed
+    /// while it serves by [`Shared::set_rate_limit`].
+    rate_limited: AtomicBool,
 }
 
 /// The request log and the bytes of bodies it holds.
@@ -82,6 +86,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     pub(crate) fn log_snapshot(&self) -> Vec<LogEntry> {
         lock(&self.log).entries.clone()
+    }
+
+    /// Turns the rate limits on or off from the next request on; a window starts afresh.
+    pub(crate) fn set_rate_limit(&self, on: bool) {
+        *lock(&self.limiter) = RateLimiter::default();
+        self.rate_limited.store(on, Ordering::SeqCst);
     }
 
     pub(crate) fn reset_log(&self) {
@@ -195,7 +205,7 @@ impl Shared {
     }
 
     fn admit(&self, api: Api, credential: &str) -> std::result::Result<(), u64> {
-        if !self.options.rate_limit {
+        if !self.rate_limited.load(Ordering::SeqCst) {
             return Ok(());
         }
         let (limit, window) = match api {
@@ -327,6 +337,7 @@ impl Server {
             })?;
         let rng = SplitMix64::new(options.fault_seed);
         let faults = Arc::new(Mutex::new(options.faults.clone()));
+        let rate_limited = AtomicBool::new(options.rate_limit);
         Ok(Server {
             listener,
             shared: Arc::new(Shared {
@@ -338,6 +349,7 @@ impl Server {
                 faults,
                 observer: OnceLock::new(),
                 _state_lock: lock,
+                rate_limited,
             }),
         })
     }
