@@ -103,8 +103,9 @@ impl Behind {
     }
 }
 
-/// A request as the sandbox logged it: when, method, route template, status.
-type Seen = (Instant, String, String, u16);
+/// A request as the sandbox logged it: when it arrived, method, route template, status, when
+/// its answer left.
+type Seen = (Instant, String, String, u16, Instant);
 
 fn percentile(sorted: &[Duration], share: f64) -> Duration {
     if sorted.is_empty() {
@@ -137,11 +138,13 @@ fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, 
     let log = seen.clone();
     sandbox.observe(move |entry| {
         if let Ok(mut log) = log.lock() {
+            let answered = Instant::now();
             log.push((
-                Instant::now(),
+                answered - entry.took,
                 entry.method.clone(),
                 entry.route.clone(),
                 entry.status,
+                answered,
             ));
         }
     });
@@ -182,18 +185,36 @@ fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, 
         .iter()
         .filter(|e| e.1 == "GET" && e.2 == behind.list_route())
         .count();
+    // A write was checked against a read answered before it left: the newest such read,
+    // dated from when the server received it.
+    let mut reads: Vec<(Instant, Instant)> = seen
+        .iter()
+        .filter(|e| e.1 == "GET" && e.2 == behind.list_route())
+        .map(|e| (e.0, e.4))
+        .collect();
+    reads.sort_by_key(|read| read.1);
     let mut ages = Vec::new();
-    let mut newest_read = None;
-    for (at, method, route, _) in &seen {
-        if method == "GET" && route == behind.list_route() {
-            newest_read = Some(*at);
-        } else if method == "PUT"
-            && let Some(read) = newest_read
-        {
-            ages.push(at.duration_since(read));
+    for (arrived, method, ..) in &seen {
+        if method != "PUT" {
+            continue;
+        }
+        let before = reads.partition_point(|read| read.1 <= *arrived);
+        if let Some(read) = before.checked_sub(1).and_then(|i| reads.get(i)) {
+            ages.push(arrived.duration_since(read.0));
         }
     }
     ages.sort();
+    // How long the sandbox took over each list read and each write, from arrival to answer:
+    // a slot is counted until the answer, so this much is added to each window.
+    let served = |method: &str| {
+        let mut took: Vec<Duration> = after_plan
+            .iter()
+            .filter(|e| e.1 == method && (method == "PUT" || e.2 == behind.list_route()))
+            .map(|e| e.4.duration_since(e.0))
+            .collect();
+        took.sort();
+        percentile(&took, 0.5).as_secs_f64() * 1000.0
+    };
     let per_window = behind.requests();
     let window = behind.window(windows).as_secs_f64();
     let floor = |n: usize| (n.saturating_sub(1) / per_window) as f64 * window;
@@ -211,13 +232,16 @@ fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, 
         "apply {count} dashboard updates, {}, {}: {requests} requests ({:.3} per change; minimum \
          {minimum}), {reads_in_apply} list reads behind the writes; {:.2} s against a floor of \
          {floor:.0} s for the minimum requests ({over}); read age at each write p50 {:.0} ms, \
-         p90 {:.0} ms (window {window:.0} s); {limited} answered 429",
+         p90 {:.0} ms (window {window:.0} s); served in {:.1} ms (list read) and {:.1} ms (write), \
+         p50; {limited} answered 429",
         behind.name(),
         windows.name(),
         requests as f64 / count as f64,
         wall.as_secs_f64(),
         percentile(&ages, 0.5).as_secs_f64() * 1000.0,
         percentile(&ages, 0.9).as_secs_f64() * 1000.0,
+        served("GET"),
+        served("PUT"),
     );
 }
 

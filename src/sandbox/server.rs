@@ -74,6 +74,8 @@ struct Logged {
     series: Option<usize>,
     /// The body as received, when bodies are logged and it was read.
     body: Option<String>,
+    /// When the request arrived, before its rate limit was counted.
+    arrived: Instant,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
@@ -153,6 +155,7 @@ impl Shared {
             response_body: None,
             response_type: None,
             bodies_left_out: false,
+            took: request.arrived.elapsed(),
         };
         let mut log = lock(&self.log);
         if self.options.log_bodies {
@@ -604,6 +607,7 @@ async fn handle(
         query: query.clone(),
         series: None,
         body: None,
+        arrived: Instant::now(),
     };
     let Some(matched) = routes::match_route(kinds::routes(), &method, &path).filter(|m| {
         m.route
