@@ -53,17 +53,18 @@ pub fn apply_file(
     })
 }
 
-/// Makes the reads a plan of the config at `path` makes, and nothing else.
-pub fn read_file(
+/// Reads the live state and plans the config at `path`, and nothing else.
+pub fn plan_file(
     runtime: &tokio::runtime::Runtime,
     sandbox: &SandboxHandle,
     path: &Path,
     limits: RateLimits,
-) {
+) -> plan::Plan {
     let config = load(sandbox, path);
     runtime.block_on(async {
-        connect::connect_and_read_with(&config, 4, limits, &Printer::plain())
+        let (_, live) = connect::connect_and_read_with(&config, 4, limits, &Printer::plain())
             .await
             .expect("the live state is read");
-    });
+        plan::plan(&config, &live, &PlanOptions::default()).0
+    })
 }
