@@ -110,12 +110,12 @@ async fn check(
     need: Need,
     turn: Option<&Turn<'_>>,
 ) -> Result<Checked, StepError> {
-    let data = context
+    let live = context
         .fresh
         .for_write(scope, stack, need, turn)
         .await
         .map_err(read_failed)?;
-    let current = fingerprint::current(&step.operation, &live_of(scope, &data));
+    let current = fingerprint::current(&step.operation, &live);
     if step.operation.is_destroy() && current.is_none() {
         return Ok(Checked::AlreadyGone);
     }
