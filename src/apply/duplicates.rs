@@ -173,7 +173,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Rotate { .. },
         ) => ("object", ""),
     }
 }
@@ -228,7 +229,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => Vec::new(),
@@ -358,7 +360,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
         ) => true,
@@ -394,7 +397,8 @@ async fn remove_own(
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Rotate { .. },
         ) => {
             return Ok(());
         }

@@ -37,7 +37,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },

@@ -46,7 +46,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },

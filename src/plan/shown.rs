@@ -58,7 +58,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Rotate { .. },
         ) => None,
     }
 }
@@ -164,7 +165,8 @@ pub(crate) fn against_live(
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Rotate { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

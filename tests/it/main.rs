@@ -18,6 +18,8 @@ mod memory;
 mod messages;
 mod object_ids;
 mod operations;
+mod pipe_credentials;
+mod pipe_export;
 mod pipes;
 mod plan;
 mod preview;
