@@ -391,7 +391,9 @@ impl Fresh {
                     && (read.at.elapsed() <= window
                         || (read.began >= checking && read.answered.elapsed() <= window))
                 {
-                    let live = read.live.get_or_init(|| Arc::new(live_of(scope, &read.data)));
+                    let live = read
+                        .live
+                        .get_or_init(|| Arc::new(live_of(scope, &read.data)));
                     return Ok(live.clone());
                 }
             }

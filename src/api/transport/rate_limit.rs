@@ -371,11 +371,20 @@ mod tests {
     #[test]
     fn the_margin_is_half_a_percent_of_the_window() {
         let margin = |requests, window| RateBucket::new(RateLimit { requests, window }).margin;
-        assert_eq!(margin(10, Duration::from_secs(10)), Duration::from_millis(50));
-        assert_eq!(margin(100, Duration::from_secs(60)), Duration::from_millis(300));
+        assert_eq!(
+            margin(10, Duration::from_secs(10)),
+            Duration::from_millis(50)
+        );
+        assert_eq!(
+            margin(100, Duration::from_secs(60)),
+            Duration::from_millis(300)
+        );
         // A scaled window (benches, tests) keeps the same share, not a fixed 20 ms.
         assert_eq!(margin(10, Duration::from_secs(1)), Duration::from_millis(5));
-        assert_eq!(margin(5, Duration::from_millis(100)), Duration::from_millis(1));
+        assert_eq!(
+            margin(5, Duration::from_millis(100)),
+            Duration::from_millis(1)
+        );
     }
 
     #[test]
