@@ -117,7 +117,8 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         warnings.extend(pipes.into_iter().flatten().filter_map(in_flight));
         let key = keys.take(slug(&service.name, "service"));
         service_keys.insert(service.id.clone(), key.clone());
-        services.push((key, service_node(service, pipes)));
+        let node = service_node(&key, service, pipes);
+        services.push((key, node));
     }
     if !services.is_empty() {
         root.push(entry("services", Node::Map(services)));
@@ -192,11 +193,11 @@ fn in_flight(pipe: &Pipe) -> Option<String> {
 
 /// A service as exported: its id, and when the service itself is exported (`pipes` is
 /// there) what each kind writes under it.
-fn service_node(service: &Service, pipes: Option<&Vec<Pipe>>) -> Node {
+fn service_node(key: &str, service: &Service, pipes: Option<&Vec<Pipe>>) -> Node {
     let mut node = vec![entry("id", str(&service.id))];
     if let Some(pipes) = pipes {
         for section in kinds::SERVICE_SECTIONS {
-            section(service, pipes, &mut node);
+            section(key, service, pipes, &mut node);
         }
     }
     Node::Map(node)
