@@ -112,6 +112,9 @@ struct Read {
     at: Instant,
     answered: Instant,
     data: Arc<Data>,
+    /// The list as a live state, made once for every check against this read: a check holds
+    /// its API's turn, so a copy of the whole list per write would slow every write after it.
+    live: std::sync::OnceLock<Arc<LiveState>>,
 }
 
 /// The newest read of one scope.
@@ -327,6 +330,7 @@ impl Fresh {
             at,
             answered: Instant::now(),
             data: data.clone(),
+            live: std::sync::OnceLock::new(),
         });
         Ok(data)
     }
@@ -357,15 +361,17 @@ impl Fresh {
     /// before the moment returned, which is when the write's rate-limit slot is free, so the
     /// write leaves at once: the bound holds however many steps run at once, since a read that
     /// grew older while the step waited for its slot is made again.
+    /// The list comes as a live state holding only it ([`live_of`]).
     pub(crate) async fn for_write(
         &self,
         scope: &Scope,
         stack: Option<&StackRef>,
         need: Need,
         turn: Option<&Turn<'_>>,
-    ) -> Result<Arc<Data>, ReadError> {
+    ) -> Result<Arc<LiveState>, ReadError> {
         let Some(turn) = turn else {
-            return self.get(scope, stack, need.started).await;
+            let data = self.get(scope, stack, need.started).await?;
+            return Ok(Arc::new(live_of(scope, &data)));
         };
         let window = turn.api.bucket().limit().window;
         let slot = self.slot(scope);
@@ -385,7 +391,10 @@ impl Fresh {
                     && (read.at.elapsed() <= window
                         || (read.began >= checking && read.answered.elapsed() <= window))
                 {
-                    return Ok(read.data.clone());
+                    let live = read
+                        .live
+                        .get_or_init(|| Arc::new(live_of(scope, &read.data)));
+                    return Ok(live.clone());
                 }
             }
             // Too old, or none yet: read now (the read takes the free slot) and wait for the
