@@ -173,7 +173,9 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. },
         ) => ("object", ""),
     }
 }
@@ -228,9 +230,15 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. },
             ),
-            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+            Data::Services(_)
+            | Data::Pipes(_)
+            | Data::Dashboards(_)
+            | Data::Alerts(_)
+            | Data::PipeCompute(_),
         ) => Vec::new(),
     }
 }
@@ -358,9 +366,15 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. },
             ),
-            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+            Data::Services(_)
+            | Data::Pipes(_)
+            | Data::Dashboards(_)
+            | Data::Alerts(_)
+            | Data::PipeCompute(_),
         ) => true,
     }
 }
@@ -394,7 +408,9 @@ async fn remove_own(
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. },
         ) => {
             return Ok(());
         }

@@ -37,7 +37,9 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },

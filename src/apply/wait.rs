@@ -46,7 +46,9 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             PipeOp::Create { .. }
             | PipeOp::Update { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. },
         )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },

@@ -146,6 +146,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
                 private_endpoints: None,
                 pipes: IndexMap::new(),
                 backups: None,
+                pipe_compute: None,
             },
         );
     }

@@ -382,6 +382,9 @@ codes! {
     DriftWriteIo => "drift::write-io",
     /// `drift --adopt`: the address names no object that can be adopted into the config.
     DriftAdopt => "drift::adopt",
+    /// `services.<key>.pipeCompute` that the document refuses: a member missing, or memory
+    /// other than 4 GB for each CPU core.
+    SemanticPipeCompute => "semantic::pipe-compute",
 }
 
 impl fmt::Display for Code {

@@ -58,7 +58,9 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
             | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. },
+            | PipeOp::Replace { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. },
         ) => None,
     }
 }
@@ -164,7 +166,9 @@ pub(crate) fn against_live(
                 | PipeOp::Update { .. }
                 | PipeOp::Scaling { .. }
                 | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. },
+                | PipeOp::Replace { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

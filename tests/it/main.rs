@@ -18,6 +18,7 @@ mod memory;
 mod messages;
 mod object_ids;
 mod operations;
+mod pipe_compute;
 mod pipes;
 mod plan;
 mod preview;

@@ -68,6 +68,22 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             service_id,
             pipe_id,
         } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
+        PipeOp::Settings {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .put_pipe_settings(service_id, pipe_id, body)
+                .await?;
+        }
+        PipeOp::Compute { service_id, body } => {
+            context
+                .cloud()?
+                .update_pipe_compute(service_id, body)
+                .await?;
+        }
         PipeOp::Replace {
             service_id,
             pipe_id,

@@ -205,6 +205,7 @@ pub(crate) fn demo_config() -> Config {
                 max_age_hours: Some(loc(26.0, 71)),
                 keep: vec![s("bk-kept", 72)],
             }),
+            pipe_compute: None,
         },
     );
     services.insert(
@@ -225,6 +226,7 @@ pub(crate) fn demo_config() -> Config {
                 max_age_hours: Some(loc(1.0, 94)),
                 keep: vec![s("bk-gone", 95)],
             }),
+            pipe_compute: None,
         },
     );
 

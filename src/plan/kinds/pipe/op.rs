@@ -1,4 +1,4 @@
-//! Pipes: what a pipe step sends (create, scaling, delete).
+//! Pipes: what a pipe step sends (create, change, scaling, settings, replace, delete).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -77,6 +77,26 @@ pub enum PipeOp {
         /// Pipe id.
         pipe_id: String,
     },
+    /// `PUT /services/{serviceId}/pipes/{pipeId}/settings`: the server replaces the whole map,
+    /// so the body is the live settings with the declared ones written over them.
+    #[serde(rename = "pipe-settings")]
+    Settings {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// The whole settings map, as the change's `after`.
+        body: Value,
+    },
+    /// `PATCH /services/{serviceId}/pipesCdcScaling`: the compute shared by the service's
+    /// database pipes (`services.<key>.pipeCompute`).
+    #[serde(rename = "pipe-compute")]
+    Compute {
+        /// Service id.
+        service_id: String,
+        /// Only the members that differ ([`compute_body`]).
+        body: PipeScalingPatch,
+    },
 }
 
 /// A credential of a pipe create: its path under the source kind (`credentials.password`) and
@@ -117,10 +137,16 @@ impl PipeOp {
                 service_id,
                 pipe_id,
                 ..
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
             } => Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
             },
+            PipeOp::Compute { service_id, .. } => Target::PipeCompute { service_id },
         }
     }
 
@@ -131,7 +157,9 @@ impl PipeOp {
             | PipeOp::Update { service_id, .. }
             | PipeOp::Scaling { service_id, .. }
             | PipeOp::Delete { service_id, .. }
-            | PipeOp::Replace { service_id, .. } => service_id,
+            | PipeOp::Replace { service_id, .. }
+            | PipeOp::Settings { service_id, .. }
+            | PipeOp::Compute { service_id, .. } => service_id,
         }
     }
 
@@ -139,7 +167,10 @@ impl PipeOp {
     pub(crate) fn effect(&self) -> Effect {
         match self {
             PipeOp::Create { .. } => Effect::Create,
-            PipeOp::Update { .. } | PipeOp::Scaling { .. } => Effect::Update,
+            PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. } => Effect::Update,
             // The live pipe is destroyed first: refused without `--allow-destroy`, checked
             // against its fingerprint like any delete.
             PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
@@ -174,6 +205,16 @@ impl PipeOp {
                 verb: "replace",
                 object: "pipe",
             },
+            PipeOp::Settings { .. } => Name {
+                op: "pipe-settings",
+                verb: "update",
+                object: "pipe settings",
+            },
+            PipeOp::Compute { .. } => Name {
+                op: "pipe-compute",
+                verb: "update",
+                object: "database pipe compute",
+            },
         }
     }
 }
@@ -188,6 +229,42 @@ pub(crate) fn scaling_body<'a>(
         match path {
             "replicas" => body.replicas = after.and_then(Value::as_i64),
             "concurrency" => body.concurrency = after.and_then(Value::as_i64),
+            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
+            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
+            _ => {}
+        }
+    }
+    body
+}
+
+/// The settings map a `PUT .../settings` sends: the live settings (unset ones, read back as
+/// null, left out) with the declared ones written over them, since the server replaces the
+/// whole map and a setting the config does not name is left as it is.
+pub(crate) fn settings_body(live: Option<&Value>, declared: &Value) -> Value {
+    let mut body: serde_json::Map<String, Value> = live
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    for (key, value) in declared.as_object().into_iter().flatten() {
+        body.insert(key.clone(), value.clone());
+    }
+    Value::Object(body)
+}
+
+/// The members of `services.<key>.pipeCompute` (wire names).
+pub(crate) const COMPUTE_FIELDS: &[&str] = &["replicaCpuMillicores", "replicaMemoryGb"];
+
+/// The `PATCH .../pipesCdcScaling` body that writes each `(field, desired value)` of a change:
+/// the planner builds it, the saved-plan check builds it again and compares.
+pub(crate) fn compute_body<'a>(
+    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>,
+) -> PipeScalingPatch {
+    let mut body = PipeScalingPatch::default();
+    for (path, after) in fields {
+        match path {
             "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
             "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
             _ => {}
