@@ -158,6 +158,8 @@ codes! {
     SemanticPipeDestination => "semantic::pipe-destination",
     /// Two pipes of one service with the same name.
     SemanticDuplicatePipeName => "semantic::duplicate-pipe-name",
+    /// `services.<key>.pipeCompute` with memory other than 4 GB for each CPU core.
+    SemanticPipeCompute => "semantic::pipe-compute",
     /// A name with invisible characters, so it does not print as written (a warning).
     SemanticInvisibleCharacters => "semantic::invisible-characters",
     /// A name that mixes scripts or looks like another name (a warning).
@@ -382,9 +384,6 @@ codes! {
     DriftWriteIo => "drift::write-io",
     /// `drift --adopt`: the address names no object that can be adopted into the config.
     DriftAdopt => "drift::adopt",
-    /// `services.<key>.pipeCompute` that the document refuses: a member missing, or memory
-    /// other than 4 GB for each CPU core.
-    SemanticPipeCompute => "semantic::pipe-compute",
 }
 
 impl fmt::Display for Code {

@@ -469,9 +469,11 @@ pub(crate) fn against_config(
 /// Whether a service step at `address` writes to the service the config gives that key.
 fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<String> {
     let key = match Address::parse(address) {
-        Some(Address::ServiceScaling { service } | Address::PrivateEndpoint { service, .. }) => {
-            Some(service)
-        }
+        Some(
+            Address::ServiceScaling { service }
+            | Address::PrivateEndpoint { service, .. }
+            | Address::PipeCompute { service },
+        ) => Some(service),
         _ => None,
     };
     match key.and_then(|key| config.services.values().find(|s| s.key.value == key)) {

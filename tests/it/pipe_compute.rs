@@ -80,6 +80,31 @@ fn pipe_compute_is_read_once_where_declared_and_patched_only_where_it_differs() 
     converge_snapshot!("pipe_compute_drift", drift);
 }
 
+/// A saved plan's compute step is checked against the config and applied as saved.
+#[test]
+fn a_saved_pipe_compute_step_applies() {
+    let sandbox = crate::common::fast_sandbox();
+    let workspace = crate::common::Workspace::new();
+    let path = workspace.write(
+        "converge.yaml",
+        &with_compute("      replicaCpuMillicores: 8000\n      replicaMemoryGb: 32\n"),
+    );
+    let saved = workspace.file("plan.json");
+    let converge = Converge::new(&sandbox).fast().cwd(&workspace);
+    converge
+        .run(["plan", &path, "--out", &saved])
+        .assert_exit(0);
+    let applied = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.writes(),
+        ["PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipesCdcScaling"]
+    );
+    converge
+        .run(["plan", &path, "--detailed-exitcode"])
+        .assert_exit(0);
+}
+
 #[test]
 fn a_config_without_pipe_compute_never_reads_it() {
     let sandbox = crate::common::fast_sandbox();

@@ -517,6 +517,26 @@ mod tests {
     }
 
     #[test]
+    fn a_settings_body_keeps_the_live_settings_the_config_does_not_name() {
+        let live = serde_json::json!({"db_max_threads": 8, "object_storage_concurrency": 4,
+            "db_max_insert_threads": null});
+        let body = settings_body(Some(&live), &serde_json::json!({"db_max_threads": 16}));
+        assert_eq!(
+            body,
+            serde_json::json!({"db_max_threads": 16, "object_storage_concurrency": 4})
+        );
+        assert_eq!(settings_body(None, &Value::Null), serde_json::json!({}));
+    }
+
+    #[test]
+    fn a_compute_body_writes_only_the_fields_it_is_given() {
+        let cpu = Value::from(4000);
+        let body = compute_body([("replicaCpuMillicores", Some(&cpu))]);
+        assert_eq!(body.replica_cpu_millicores, Some(4000));
+        assert_eq!(body.replica_memory_gb, None);
+    }
+
+    #[test]
     fn a_patch_body_writes_whole_members() {
         let after = serde_json::json!({"source": {"kafka": {"iamRole": "r", "brokers": "b"}},
             "destination": {"columns": [{"name": "a", "type": "String"}]},
