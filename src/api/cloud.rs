@@ -133,6 +133,21 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `PATCH /services/{id}` with `tags` `{add, remove}` (remove runs first).
+    pub(crate) async fn update_service_tags(
+        &self,
+        service: &str,
+        patch: &ServicePatch,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "update service tags",
+            Method::PATCH,
+            self.service_path(service, ""),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}/state` with `start`, `stop` or `awake`.
     pub(crate) async fn change_service_state(
         &self,

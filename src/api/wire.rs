@@ -227,6 +227,36 @@ pub struct Service {
     /// as read and never compared (`api-facts.md`: compare against the baseline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_scaling: Option<Value>,
+    /// The service's tags; converge keeps in them only what it must remember between runs
+    /// without storing a secret (the credentials version last sent to each pipe).
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub tags: Vec<ResourceTag>,
+}
+
+/// A service tag (`ResourceTagsV1`): key and value, each `[a-zA-Z0-9._-]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceTag {
+    /// Tag key, 1 to 128 characters.
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub key: String,
+    /// Tag value, up to 256 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// `{add, remove}` tag lists of a service PATCH (`InstanceTagsPatch`); `remove` runs first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TagsPatch {
+    /// Tags to add.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<ResourceTag>,
+    /// Tags to remove.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<ResourceTag>,
 }
 
 /// Body of `PATCH /services/{id}/scaling`. Only present members are sent.
@@ -292,6 +322,9 @@ pub struct ServicePatch {
     /// Private endpoint ids to add or remove.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private_endpoint_ids: Option<AddRemove>,
+    /// Tags to add or remove.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<TagsPatch>,
 }
 
 /// Body of `PATCH /services/{id}/state`.

@@ -175,7 +175,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         ) => ("object", ""),
     }
 }
@@ -232,7 +233,8 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. },
+                | PipeOp::Compute { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_)
             | Data::Pipes(_)
@@ -368,7 +370,8 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. },
+                | PipeOp::Compute { .. }
+                | PipeOp::Rotate { .. },
             ),
             Data::Services(_)
             | Data::Pipes(_)
@@ -410,7 +413,8 @@ async fn remove_own(
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         ) => {
             return Ok(());
         }

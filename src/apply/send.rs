@@ -39,7 +39,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },

@@ -48,7 +48,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },

@@ -63,6 +63,34 @@ pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 17] = [
     ("postgres", "credentials.password"),
 ];
 
+/// The credentials a live pipe's source takes, as [`PIPE_CREDENTIALS`] paths: which ones
+/// follow from its kind, `type` and `authentication` (the server never answers them, so an
+/// export writes a placeholder for each).
+pub(crate) fn pipe_credentials_taken(kind: &str, source: &serde_json::Value) -> Vec<&'static str> {
+    let member = |name: &str| source.get(name).and_then(serde_json::Value::as_str);
+    let paths: &[&str] = match (kind, member("authentication"), member("type")) {
+        ("kafka", _, Some("azureeventhub")) => &["credentials.connectionString"],
+        ("kafka", Some("PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"), _) => {
+            &["credentials.username", "credentials.password"]
+        }
+        ("kafka", Some("IAM_USER"), _) => &["credentials.accessKeyId", "credentials.secretKey"],
+        ("kafka", Some("MUTUAL_TLS"), _) => &["credentials.certificate", "credentials.privateKey"],
+        ("objectStorage", Some("IAM_USER"), _) | ("kinesis", Some("IAM_USER"), _) => {
+            &["accessKey.accessKeyId", "accessKey.secretKey"]
+        }
+        ("objectStorage", Some("CONNECTION_STRING"), _)
+        | ("objectStorage", _, Some("azureblobstorage")) => &["connectionString"],
+        ("objectStorage", Some("SERVICE_ACCOUNT"), _) => &["serviceAccountKey"],
+        ("postgres", _, _) => &["credentials.username", "credentials.password"],
+        _ => &[],
+    };
+    PIPE_CREDENTIALS
+        .iter()
+        .filter(|(k, path)| *k == kind && paths.contains(path))
+        .map(|(_, path)| *path)
+        .collect()
+}
+
 /// Whether a JSON pointer names a pipe credential
 /// (`/services/<s>/pipes/<p>/source/<kind>/credentials/password`).
 pub(crate) fn is_pipe_credential_pointer(pointer: &str) -> bool {
@@ -102,6 +130,33 @@ pub(crate) fn described() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_credentials_a_source_takes_are_all_pipe_credentials() {
+        let taken = |kind, source| pipe_credentials_taken(kind, &source);
+        use serde_json::json;
+        assert_eq!(
+            taken("kafka", json!({"authentication": "SCRAM-SHA-512"})),
+            ["credentials.username", "credentials.password"]
+        );
+        assert_eq!(
+            taken("kafka", json!({"authentication": "MUTUAL_TLS"})),
+            ["credentials.certificate", "credentials.privateKey"]
+        );
+        assert_eq!(
+            taken("objectStorage", json!({"type": "azureblobstorage"})),
+            ["connectionString"]
+        );
+        assert_eq!(
+            taken("kinesis", json!({"authentication": "IAM_USER"})),
+            ["accessKey.accessKeyId", "accessKey.secretKey"]
+        );
+        assert_eq!(
+            taken("postgres", json!({})),
+            ["credentials.username", "credentials.password"]
+        );
+        assert!(taken("kinesis", json!({"authentication": "IAM_ROLE"})).is_empty());
+    }
 
     #[test]
     fn each_field_is_named_the_same_way_in_every_spelling() {

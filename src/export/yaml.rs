@@ -18,6 +18,8 @@ pub(crate) enum Node {
     Map(Vec<(String, Node)>),
     /// A sequence.
     List(Vec<Node>),
+    /// A scalar followed by a comment on its line (`${env:X}  # set X`).
+    Commented(Box<Node>, String),
 }
 
 impl Node {
@@ -96,12 +98,16 @@ fn inline(node: &Node) -> Option<String> {
         Node::List(items) => items
             .iter()
             .map(|item| match item {
-                Node::Map(_) | Node::List(_) => None,
+                Node::Map(_) | Node::List(_) | Node::Commented(..) => None,
                 scalar => inline(scalar),
             })
             .collect::<Option<Vec<String>>>()
             .map(|parts| format!("[{}]", parts.join(", "))),
         Node::Map(_) => None,
+        // Only a scalar carries a comment; the comment says what to do, never a value.
+        Node::Commented(node, comment) => {
+            inline(node).map(|text| format!("{text}  # {}", comment.replace('\n', " ")))
+        }
     }
 }
 

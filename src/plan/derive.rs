@@ -202,6 +202,33 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             let paths = change.fields.iter().map(|f| f.path.as_str());
             same(body, &pipe::patch_body(after(change)?, paths))?;
         }
+        Operation::Pipe(PipeOp::Rotate {
+            body,
+            version,
+            recorded,
+            ..
+        }) => {
+            // The version is a field of the change; the credentials' values are in no plan.
+            let paths = change
+                .fields
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|path| *path != pipe::CREDENTIALS_VERSION);
+            same(body, &pipe::rotation_body(after(change)?, paths))?;
+            let version_of = |value: Option<&Value>| {
+                value
+                    .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            same(
+                &serde_json::json!([recorded, version]),
+                &serde_json::json!([
+                    version_of(change.before.as_ref()),
+                    version_of(change.after.as_ref())
+                ]),
+            )?;
+        }
         Operation::Pipe(PipeOp::Scaling { body, .. }) => {
             written(change, pipe::SCALING_FIELDS)?;
             same_body(body, &pipe::scaling_body(fields_of(change)))?;
@@ -364,7 +391,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. },
+                | PipeOp::Compute { .. }
+                | PipeOp::Rotate { .. },
             ) => {}
         }
     }
@@ -656,7 +684,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
@@ -813,7 +842,7 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
         }
         Target::Pipe { .. } => match operation.effect() {
             // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update if operation.name().op == "pipe-update" => {
+            Effect::Update if matches!(operation.name().op, "pipe-update" | "pipe-rotate") => {
                 matches!(address, Address::Pipe { .. })
             }
             Effect::Update if operation.name().op == "pipe-settings" => {

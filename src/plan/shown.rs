@@ -60,7 +60,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Delete { .. }
             | PipeOp::Replace { .. }
             | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. },
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
         ) => None,
     }
 }
@@ -168,7 +169,8 @@ pub(crate) fn against_live(
                 | PipeOp::Delete { .. }
                 | PipeOp::Replace { .. }
                 | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. },
+                | PipeOp::Compute { .. }
+                | PipeOp::Rotate { .. },
             ) => Ok(()),
         };
         if let Err(problem) = found {

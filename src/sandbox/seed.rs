@@ -148,6 +148,10 @@ fn pipe(
     let source = match kind {
         SourceKind::Kafka => PipeSource {
             kafka: Some(KafkaSource {
+                r#type: Some("confluent".into()),
+                format: Some("JSONEachRow".into()),
+                authentication: Some("PLAIN".into()),
+                offset: Some(json!({"strategy": "from_latest"})),
                 brokers: Some("b-1.sandbox-kafka.local:9096,b-2.sandbox-kafka.local:9096".into()),
                 topics: Some(name.into()),
                 consumer_group: Some(format!("clickpipes-{name}")),
@@ -161,6 +165,9 @@ fn pipe(
         },
         SourceKind::ObjectStorage => PipeSource {
             object_storage: Some(ObjectStorageSource {
+                r#type: Some("azureblobstorage".into()),
+                format: Some("JSONEachRow".into()),
+                authentication: Some("CONNECTION_STRING".into()),
                 url: Some(format!(
                     "https://sandboxdata.blob.core.windows.net/{name}/*.json"
                 )),
@@ -174,6 +181,9 @@ fn pipe(
         },
         SourceKind::Kinesis => PipeSource {
             kinesis: Some(KinesisSource {
+                format: Some("JSONEachRow".into()),
+                iterator_type: Some("TRIM_HORIZON".into()),
+                authentication: Some("IAM_ROLE".into()),
                 stream_name: Some(name.into()),
                 region: Some("us-east-1".into()),
                 use_enhanced_fan_out: Some(false),
@@ -188,13 +198,37 @@ fn pipe(
                 port: Some(5432),
                 database: Some("app".into()),
                 settings: Some(json!({"syncIntervalSeconds": 60, "pullBatchSize": 100000,
-                    "publicationName": "converge_pub", "replicationSlotName": "converge_slot"})),
+                    "publicationName": "converge_pub", "replicationSlotName": "converge_slot",
+                    "replicationMode": "cdc"})),
                 table_mappings: Some(json!([{"sourceSchemaName": "public",
                     "sourceTable": name, "targetTable": format!("public_{name}")}])),
                 ..PostgresSource::default()
             }),
             ..PipeSource::default()
         },
+    };
+    // A database pipe's tables are its table mappings; the others write one table.
+    let (destination, field_mappings) = if kind == SourceKind::Postgres {
+        (json!({"database": "default"}), None)
+    } else {
+        (
+            json!({
+                "database": "default",
+                "table": name,
+                "managedTable": true,
+                "tableDefinition": {"engine": {"type": "MergeTree"}, "sortingKey": ["ts"]},
+                "columns": [{"name": "id", "type": "String"}, {"name": "ts", "type": "DateTime64(3)"}]
+            }),
+            Some(json!([
+                {"sourceField": "id", "destinationField": "id"},
+                {"sourceField": "ts", "destinationField": "ts"}
+            ])),
+        )
+    };
+    let settings = match kind {
+        SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
+        SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
+        SourceKind::Postgres => json!({"db_max_threads": 4}),
     };
     let mut pipe = Pipe {
         id: id.to_string(),
@@ -203,17 +237,9 @@ fn pipe(
         state: Some("Running".into()),
         scaling,
         source: Some(source),
-        destination: Some(json!({
-            "database": "default",
-            "table": name,
-            "managedTable": true,
-            "columns": [{"name": "id", "type": "String"}, {"name": "ts", "type": "DateTime64(3)"}]
-        })),
-        field_mappings: Some(json!([
-            {"sourceField": "id", "destinationField": "id"},
-            {"sourceField": "ts", "destinationField": "ts"}
-        ])),
-        settings: Some(json!({"streaming_max_insert_wait_ms": 5000})),
+        destination: Some(destination),
+        field_mappings,
+        settings: Some(settings),
         created_at: Some(iso(created)),
         updated_at: Some(iso(created)),
     };

@@ -335,6 +335,8 @@ pub(super) fn exported_json(node: &export::yaml::Node) -> Value {
                 .collect(),
         ),
         N::List(items) => Value::Array(items.iter().map(exported_json).collect()),
+        // A comment is not read.
+        N::Commented(node, _) => exported_json(node),
     }
 }
 

@@ -19,6 +19,8 @@ mod messages;
 mod object_ids;
 mod operations;
 mod pipe_compute;
+mod pipe_credentials;
+mod pipe_export;
 mod pipes;
 mod plan;
 mod preview;

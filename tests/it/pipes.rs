@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::common::{Converge, Outcome, Workspace, converge_snapshot};
 
 /// Credential values no output may ever hold.
-const CANARIES: [(&str, &str); 6] = [
+pub(crate) const CANARIES: [(&str, &str); 6] = [
     ("PIPE_EVENTS_USERNAME", "canary-user-7f3a"),
     ("PIPE_EVENTS_PASSWORD", "canary-password-91c2"),
     ("PIPE_FILES_KEY_ID", "canary-key-id-44d0"),
@@ -25,7 +25,7 @@ fn with_credentials() -> Converge<'static> {
         .envs(CANARIES)
 }
 
-fn assert_no_canary(outcome: &Outcome) {
+pub(crate) fn assert_no_canary(outcome: &Outcome) {
     for (_, canary) in CANARIES {
         assert!(
             !outcome.stdout.contains(canary) && !outcome.stderr.contains(canary),
@@ -256,7 +256,7 @@ fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
 
 /// The pipes of `examples/pipes.yaml` declared whole (every source kind), without the fields
 /// whose changes are not planned yet (`state`, `credentialsVersion`), on the demo `analytics`.
-fn declared_whole() -> String {
+pub(crate) fn declared_whole() -> String {
     let whole = std::fs::read_to_string(crate::common::root().join(WHOLE)).unwrap();
     let start = whole.find("    pipes:\n").unwrap() + "    pipes:\n".len();
     let end = whole.find("      legacy:").unwrap();

@@ -3,12 +3,12 @@
 
 use super::service::close;
 use crate::api::error::ApiError;
-use crate::api::wire::{Pipe, PipeScalingPatch};
+use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
 use crate::apply::write::{Context, Created, WriteError};
 use serde_json::Value;
 
 use crate::config::interpolate::secret_reference;
-use crate::plan::kinds::pipe::op::CredentialRef;
+use crate::plan::kinds::pipe::op::{self, CredentialRef, SealedCredential};
 use crate::plan::{PipeOp, Step};
 
 /// Sends a pipe operation, waking its service first when it is idle and `--wake` was given.
@@ -39,10 +39,14 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             service_id,
             body,
             credentials,
+            credentials_version,
             ..
         } => {
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
-            context.cloud()?.create_pipe(service_id, &body).await?;
+            let created = context.cloud()?.create_pipe(service_id, &body).await?;
+            if let Some(version) = credentials_version {
+                record_version(context, service_id, &created.id, None, *version).await?;
+            }
         }
         PipeOp::Update {
             service_id,
@@ -90,6 +94,7 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             name,
             body,
             credentials,
+            credentials_version,
         } => {
             // Read before anything is deleted: a missing variable must not leave the pipe gone.
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
@@ -101,7 +106,7 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             until_gone(context, service_id, pipe_id, name).await?;
             // The create is not resent blindly (it could land twice): what is left is said,
             // and the next plan shows it as a create.
-            cloud
+            let created = cloud
                 .create_pipe(service_id, &body)
                 .await
                 .map_err(|error| {
@@ -110,6 +115,29 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
                          `converge plan` shows the create that is left"
                     ))
                 })?;
+            if let Some(version) = credentials_version {
+                let old = op::version_tag(pipe_id);
+                record_version(context, service_id, &created.id, Some(old), *version).await?;
+            }
+        }
+        PipeOp::Rotate {
+            service_id,
+            pipe_id,
+            version,
+            recorded,
+            body,
+            salt,
+            credentials,
+        } => {
+            let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
+            let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
+            context
+                .cloud()?
+                .update_pipe(service_id, pipe_id, &body)
+                .await?;
+            let key = op::version_tag(pipe_id);
+            let stale = recorded.map(|_| key.clone());
+            record_version(context, service_id, pipe_id, stale, *version).await?;
         }
     }
     Ok(())
@@ -147,6 +175,75 @@ async fn until_gone(
         tokio::time::sleep(poll).await;
     }
     Ok(())
+}
+
+/// Records on the service that credentials of `version` were sent to pipe `pipe_id`
+/// ([`op::version_tag`]), removing the tag `stale` first (the version before, or the tag of the
+/// pipe a replacement deleted).
+async fn record_version(
+    context: &Context,
+    service_id: &str,
+    pipe_id: &str,
+    stale: Option<String>,
+    version: i64,
+) -> Result<(), WriteError> {
+    let patch = ServicePatch {
+        tags: Some(TagsPatch {
+            add: vec![ResourceTag {
+                key: op::version_tag(pipe_id),
+                value: Some(version.to_string()),
+            }],
+            remove: stale
+                .into_iter()
+                .map(|key| ResourceTag { key, value: None })
+                .collect(),
+        }),
+        ..ServicePatch::default()
+    };
+    context
+        .cloud()?
+        .update_service_tags(service_id, &patch)
+        .await
+        .map_err(|error| {
+            WriteError::Other(format!(
+                "the credentials were sent, but recording `credentialsVersion: {version}` on the \
+                 service failed: {error}; the next plan rotates them again"
+            ))
+        })?;
+    Ok(())
+}
+
+/// The references of a rotation's credentials, once each value read now is the one the plan
+/// was made with: a saved plan applies only the secret its reviewer approved.
+fn approved(
+    credentials: &[SealedCredential],
+    salt: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<CredentialRef>, WriteError> {
+    credentials
+        .iter()
+        .map(|credential| {
+            let value = secret_reference(&credential.reference)
+                .and_then(&lookup)
+                .ok_or_else(|| {
+                    WriteError::Other(format!(
+                        "credential `{}` is read from `{}`, which is not set: set it and apply again",
+                        credential.path, credential.reference
+                    ))
+                })?;
+            if op::fingerprint_of(salt, &value) != credential.fingerprint {
+                return Err(WriteError::Other(format!(
+                    "credential `{}` (`{}`) is not the value this plan was made with: the \
+                     rotation was approved for another secret; make a new plan",
+                    credential.path, credential.reference
+                )));
+            }
+            Ok(CredentialRef {
+                path: credential.path.clone(),
+                reference: credential.reference.clone(),
+            })
+        })
+        .collect()
 }
 
 /// A create's body with each credential read from its reference now, put at its path under

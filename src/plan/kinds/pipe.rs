@@ -6,7 +6,11 @@ pub(crate) mod op;
 use serde_json::Value;
 
 use crate::api::wire::{Pipe, Service, SourceKind};
-use crate::config::model::{PipeConfig, PipeScalingConfig, PipeState, ServiceConfig};
+use crate::config::build::{LoadMode, unset_variable};
+use crate::config::interpolate::secret_reference;
+use crate::config::model::{
+    PipeConfig, PipeScalingConfig, PipeSourceConfig, PipeState, ServiceConfig,
+};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
@@ -14,7 +18,7 @@ use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
-use op::PipeOp;
+use op::{CREDENTIALS_VERSION, PipeOp};
 
 impl Builder<'_> {
     /// Plans one config pipe: its delete (marked `absent`) or its scaling.
@@ -141,6 +145,9 @@ impl Builder<'_> {
             // The scaling it asks was reported; nothing else is planned for this pipe.
             return true;
         };
+        if !self.credentials_set(source) {
+            return true;
+        }
         let before = deep_project(&live_value, &after);
         let fields = diff(&before, &after);
         let operation = Operation::Pipe(PipeOp::Replace {
@@ -149,6 +156,7 @@ impl Builder<'_> {
             name: name.value.clone(),
             body: after.clone(),
             credentials: credential_refs(source),
+            credentials_version: config.credentials_version.as_ref().map(|v| v.value),
         });
         self.push(
             Change {
@@ -172,8 +180,9 @@ impl Builder<'_> {
     }
 
     /// Compares the fields the config declares with the live pipe: the ones the server
-    /// changes in place become one `PATCH`; the ones that need a pause or a replacement, and
-    /// `state` and `credentialsVersion`, are not planned yet and warn at their line, since a
+    /// changes in place become one `PATCH`, which carries the credentials when
+    /// `credentialsVersion` rises above the one recorded ([`rotation`]); the ones that need a
+    /// pause or a replacement, and `state`, are not planned yet and warn at their line, since a
     /// plan that said nothing would read as "the pipe is as declared".
     fn declared_change(
         &mut self,
@@ -186,10 +195,11 @@ impl Builder<'_> {
         // Settings are their own step, put whole ([`Builder::settings_change`]).
         declared.remove("settings");
         let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
+        let rotation = rotation(live_service, config, live);
         if !declared.is_empty() {
-            let after = Value::Object(declared);
+            let mut after = Value::Object(declared);
             let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
-            let before = deep_project(&live_value, &after);
+            let mut before = deep_project(&live_value, &after);
             let fields = diff(&before, &after);
             for field in &fields {
                 let (class, why) = op::class_of(&field.path);
@@ -201,9 +211,42 @@ impl Builder<'_> {
                     ));
                 }
             }
+            if !unplanned.is_empty()
+                && let Some(rotation) = &rotation
+            {
+                unplanned.push((
+                    "credentialsVersion".into(),
+                    rotation.span,
+                    "the credentials are rotated once the other fields are planned",
+                ));
+            }
             if unplanned.is_empty() {
                 let body = op::patch_body(&after, fields.iter().map(|f| f.path.as_str()));
-                let change = compared(
+                let declares_credentials = config
+                    .source
+                    .as_ref()
+                    .is_some_and(|s| !s.credentials.is_empty());
+                let sealed = match (&rotation, &config.source) {
+                    (Some(_), Some(source)) if self.credentials_set(source) => sealed(config),
+                    _ => None,
+                };
+                if let Some(rotation) = &rotation
+                    && !declares_credentials
+                {
+                    unplanned.push((
+                        "credentialsVersion".into(),
+                        rotation.span,
+                        "the pipe declares no credentials to send",
+                    ));
+                }
+                if let Some(rotation) = rotation.as_ref().filter(|_| sealed.is_some()) {
+                    if let Some(recorded) = rotation.recorded {
+                        before[CREDENTIALS_VERSION] = Value::from(recorded);
+                    }
+                    after[CREDENTIALS_VERSION] = Value::from(rotation.version);
+                }
+                let fields = diff(&before, &after);
+                let mut change = compared(
                     Address::Pipe {
                         service: &service.key.value,
                         pipe: &config.key.value,
@@ -214,18 +257,42 @@ impl Builder<'_> {
                     fields,
                     fingerprint::pipe(live),
                 );
-                let operation = (change.action != Action::NoOp).then(|| {
-                    (
-                        Operation::Pipe(PipeOp::Update {
+                let operation = match (&rotation, sealed) {
+                    (Some(rotation), Some((salt, credentials))) => {
+                        change.reason = rotated_reason(&change, rotation.version);
+                        let paths = change
+                            .fields
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .filter(|path| *path != CREDENTIALS_VERSION);
+                        let body = op::rotation_body(&after_shown(&change), paths);
+                        Some(PipeOp::Rotate {
                             service_id: live_service.id.clone(),
                             pipe_id: live.id.clone(),
+                            version: rotation.version,
+                            recorded: rotation.recorded,
                             body,
-                        }),
-                        Vec::new(),
-                    )
-                });
-                self.push(change, operation);
+                            salt,
+                            credentials,
+                        })
+                    }
+                    _ => (change.action != Action::NoOp).then(|| PipeOp::Update {
+                        service_id: live_service.id.clone(),
+                        pipe_id: live.id.clone(),
+                        body,
+                    }),
+                };
+                self.push(
+                    change,
+                    operation.map(|op| (Operation::Pipe(op), Vec::new())),
+                );
             }
+        } else if let Some(rotation) = &rotation {
+            unplanned.push((
+                "credentialsVersion".into(),
+                rotation.span,
+                "the pipe declares no credentials to send",
+            ));
         }
         let live_state = live.state.as_deref().unwrap_or_default();
         if let Some(state) = &config.state {
@@ -237,13 +304,6 @@ impl Builder<'_> {
                     "starting and stopping are not planned yet",
                 ));
             }
-        }
-        if let Some(version) = &config.credentials_version {
-            unplanned.push((
-                "credentialsVersion".into(),
-                version.span,
-                "rotating credentials is not planned yet",
-            ));
         }
         let Some((_, first, why)) = unplanned.first() else {
             return;
@@ -265,6 +325,27 @@ impl Builder<'_> {
             .with_label(*why)
             .with_help("change these fields in the console for now; the plan shows no difference for them"),
         );
+    }
+
+    /// Whether every credential of the source has its value; each unset one is reported at its
+    /// reference, as the step planned now sends it.
+    fn credentials_set(&mut self, source: &PipeSourceConfig) -> bool {
+        let mut set = true;
+        for credential in &source.credentials {
+            if credential.secret.value.is_some() {
+                continue;
+            }
+            set = false;
+            let name = secret_reference(&credential.secret.reference).unwrap_or_default();
+            self.error(
+                unset_variable(LoadMode::Live, name, credential.secret.span).with_help(format!(
+                    "export {name}: this plan sends `{}` to the pipe (a create, a replacement or \
+                     a rotation); plans that send no credentials run without it",
+                    credential.path
+                )),
+            );
+        }
+        set
     }
 
     /// Where the config writes the top-level member a diff path starts with.
@@ -337,11 +418,15 @@ impl Builder<'_> {
         let (Some(name), Some(source)) = (&config.name, &config.source) else {
             return;
         };
+        if !self.credentials_set(source) {
+            return;
+        }
         let operation = Operation::Pipe(PipeOp::Create {
             service_id: live_service.id.clone(),
             name: name.value.clone(),
             body: after.clone(),
             credentials: credential_refs(source),
+            credentials_version: config.credentials_version.as_ref().map(|v| v.value),
         });
         self.push(
             Change {
@@ -548,6 +633,80 @@ impl Builder<'_> {
             )
         });
         self.push(change, operation);
+    }
+}
+
+/// A rotation the config asks: its `credentialsVersion` is above the one last sent.
+struct Rotation {
+    /// The version declared.
+    version: i64,
+    /// The version recorded on the service for this pipe, if any.
+    recorded: Option<i64>,
+    /// Where `credentialsVersion` is written.
+    span: Span,
+}
+
+/// The rotation of a live pipe, when the declared `credentialsVersion` is above the one recorded
+/// on its service ([`op::version_tag`]); a pipe with none recorded has never been sent
+/// credentials by converge, so a declared version sends them once.
+fn rotation(live_service: &Service, config: &PipeConfig, live: &Pipe) -> Option<Rotation> {
+    let declared = config.credentials_version.as_ref()?;
+    let key = op::version_tag(&live.id);
+    let recorded = live_service
+        .tags
+        .iter()
+        .find(|tag| tag.key == key)
+        .and_then(|tag| tag.value.as_deref()?.parse::<i64>().ok());
+    if recorded.is_some_and(|recorded| recorded >= declared.value) {
+        return None;
+    }
+    Some(Rotation {
+        version: declared.value,
+        recorded,
+        span: declared.span,
+    })
+}
+
+/// The plan's salt and each credential sealed with it; `None` when a value is not at hand
+/// (a plan is not made then: the unset variable is an error of the config).
+fn sealed(config: &PipeConfig) -> Option<(String, Vec<op::SealedCredential>)> {
+    let source = config.source.as_ref()?;
+    if source.credentials.is_empty() {
+        return None;
+    }
+    let salt = op::new_salt();
+    let credentials = source
+        .credentials
+        .iter()
+        .map(|c| {
+            Some(op::SealedCredential {
+                path: c.path.to_string(),
+                reference: c.secret.reference.clone(),
+                fingerprint: op::fingerprint_of(&salt, c.secret.value.as_deref()?),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((salt, credentials))
+}
+
+/// The desired values a change shows.
+fn after_shown(change: &Change) -> Value {
+    change.after.clone().unwrap_or(Value::Null)
+}
+
+/// What a rotation's change says: the other fields that differ, then the rotation.
+fn rotated_reason(change: &Change, version: i64) -> String {
+    let others: Vec<_> = change
+        .fields
+        .iter()
+        .filter(|f| f.path != CREDENTIALS_VERSION)
+        .cloned()
+        .collect();
+    let rotated = format!("credentials rotated, version {version}");
+    if others.is_empty() {
+        rotated
+    } else {
+        format!("{}; {rotated}", diff::reason(&others))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Private endpoints: registered in the organization with `POST .../privateEndpoint` (which
-//! attaches it too), attached and detached through the service's own PATCH.
+//! attaches it too), attached and detached through the service's own PATCH, which also takes
+//! the service's tags.
 
-use crate::api::wire::PrivateEndpoint;
+use crate::api::wire::{PrivateEndpoint, TagsPatch};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::validate;
 
@@ -54,7 +55,28 @@ fn patch_service(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> 
             ));
         }
     }
+    let tags = tags_patch(map)?
+        .map(|patch| {
+            let mut tags = ctx.world.services[index].service.tags.clone();
+            // Remove runs before add, as for endpoints.
+            tags.retain(|tag| !patch.remove.iter().any(|r| r.key == tag.key));
+            for tag in patch.add {
+                tags.retain(|t| t.key != tag.key);
+                tags.push(tag);
+            }
+            if tags.len() > MAX_TAGS {
+                return Err(ApiError::body(
+                    "tags",
+                    format!("a service has at most {MAX_TAGS} tags"),
+                ));
+            }
+            Ok(tags)
+        })
+        .transpose()?;
     let service = &mut ctx.world.services[index].service;
+    if let Some(tags) = tags {
+        service.tags = tags;
+    }
     // Remove runs before add, as the real API documents.
     service
         .private_endpoint_ids
@@ -71,6 +93,42 @@ fn patch_service(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> 
     Ok(Reply::Ok(render_service(
         &ctx.world.services[index].service,
     )?))
+}
+
+/// The most tags a service holds (`Service.tags.maxItems`).
+const MAX_TAGS: usize = 50;
+
+/// The `tags` member of a service PATCH, each key and value checked as `ResourceTagsV1` says.
+fn tags_patch(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Option<TagsPatch>, ApiError> {
+    let Some(tags) = map.get("tags").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let patch: TagsPatch = serde_json::from_value(tags.clone())
+        .map_err(|error| ApiError::body("tags", format!("expected {{add, remove}}: {error}")))?;
+    let allowed = |text: &str| {
+        text.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    };
+    for (list, tags) in [("add", &patch.add), ("remove", &patch.remove)] {
+        for (i, tag) in tags.iter().enumerate() {
+            let value = tag.value.as_deref().unwrap_or_default();
+            if tag.key.is_empty() || tag.key.len() > 128 || !allowed(&tag.key) {
+                return Err(ApiError::body(
+                    format!("tags.{list}[{i}].key"),
+                    "must be 1 to 128 characters of letters, digits, dots, dashes and underscores",
+                ));
+            }
+            if value.len() > 256 || !allowed(value) {
+                return Err(ApiError::body(
+                    format!("tags.{list}[{i}].value"),
+                    "must be at most 256 characters of letters, digits, dots, dashes and underscores",
+                ));
+            }
+        }
+    }
+    Ok(Some(patch))
 }
 
 /// Registers an endpoint in the organization (or describes it again) and attaches it.

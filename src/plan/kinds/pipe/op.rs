@@ -1,4 +1,5 @@
-//! Pipes: what a pipe step sends (create, change, scaling, settings, replace, delete).
+//! Pipes: what a pipe step sends (create, change, scaling, settings, database-pipe compute,
+//! replace, delete, credential rotation).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,6 +32,10 @@ pub enum PipeOp {
         /// Where each credential goes in the source and the `${env:...}` reference it is read
         /// from; never its value.
         credentials: Vec<CredentialRef>,
+        /// The `credentialsVersion` the config declares, recorded on the service once created
+        /// ([`version_tag`]) so that only a raised one sends the credentials again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        credentials_version: Option<i64>,
     },
     /// `PATCH /services/{serviceId}/pipes/{pipeId}`: declared fields the server changes in
     /// place ([`class_of`]).
@@ -68,6 +73,9 @@ pub enum PipeOp {
         body: Value,
         /// Where each credential goes and the reference it is read from when sent.
         credentials: Vec<CredentialRef>,
+        /// The `credentialsVersion` recorded for the new pipe ([`version_tag`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        credentials_version: Option<i64>,
     },
     /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
     #[serde(rename = "pipe-delete")]
@@ -76,6 +84,27 @@ pub enum PipeOp {
         service_id: String,
         /// Pipe id.
         pipe_id: String,
+    },
+    /// `PATCH /services/{serviceId}/pipes/{pipeId}` with the source's credentials (and any
+    /// in-place members that differ), then the raised version recorded on the service
+    /// ([`version_tag`]): a `credentialsVersion` above the one last sent.
+    #[serde(rename = "pipe-rotate")]
+    Rotate {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// The version the config declares, recorded once the credentials are sent.
+        version: i64,
+        /// The version recorded before (none for a pipe converge never sent credentials to).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        recorded: Option<i64>,
+        /// The in-place members that differ ([`patch_body`]); credentials are added when sent.
+        body: Value,
+        /// This plan's random salt of the credentials' fingerprints.
+        salt: String,
+        /// Each credential's path, reference and salted fingerprint; never its value.
+        credentials: Vec<SealedCredential>,
     },
     /// `PUT /services/{serviceId}/pipes/{pipeId}/settings`: the server replaces the whole map,
     /// so the body is the live settings with the declared ones written over them.
@@ -97,6 +126,45 @@ pub enum PipeOp {
         /// Only the members that differ ([`compute_body`]).
         body: PipeScalingPatch,
     },
+}
+
+/// A credential of a rotation: where it goes, the reference it is read from when sent, and a
+/// salted fingerprint of the value the plan was made with, so that a saved plan applies only
+/// the secret its reviewer approved, without holding it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedCredential {
+    /// Dot-separated path under the kind.
+    pub path: String,
+    /// The `${env:NAME}` reference as written.
+    pub reference: String,
+    /// HMAC-SHA-256 of the value keyed by the plan's salt, in hex ([`fingerprint_of`]).
+    pub fingerprint: String,
+}
+
+/// The field a rotation shows in its change: the version recorded before and the one sent.
+pub(crate) const CREDENTIALS_VERSION: &str = "credentialsVersion";
+
+/// The service tag that records the `credentialsVersion` last sent to pipe `pipe_id`. A pipe
+/// stores nothing free-form, so the one place the API keeps a converge fact about it between
+/// runs, without a secret, is a tag of its service.
+pub(crate) fn version_tag(pipe_id: &str) -> String {
+    format!("converge.credentials-version.{pipe_id}")
+}
+
+/// A fresh random salt for one plan's fingerprints: the same secret fingerprints differently in
+/// every plan, so a fingerprint cannot be matched across plans or against a precomputed list.
+pub(crate) fn new_salt() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// The salted fingerprint of a credential value: HMAC-SHA-256 keyed by the salt, in hex.
+pub(crate) fn fingerprint_of(salt: &str, value: &str) -> String {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, salt.as_bytes());
+    ring::hmac::sign(&key, value.as_bytes())
+        .as_ref()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// A credential of a pipe create: its path under the source kind (`credentials.password`) and
@@ -138,6 +206,11 @@ impl PipeOp {
                 pipe_id,
                 ..
             }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            }
             | PipeOp::Settings {
                 service_id,
                 pipe_id,
@@ -158,6 +231,7 @@ impl PipeOp {
             | PipeOp::Scaling { service_id, .. }
             | PipeOp::Delete { service_id, .. }
             | PipeOp::Replace { service_id, .. }
+            | PipeOp::Rotate { service_id, .. }
             | PipeOp::Settings { service_id, .. }
             | PipeOp::Compute { service_id, .. } => service_id,
         }
@@ -169,6 +243,7 @@ impl PipeOp {
             PipeOp::Create { .. } => Effect::Create,
             PipeOp::Update { .. }
             | PipeOp::Scaling { .. }
+            | PipeOp::Rotate { .. }
             | PipeOp::Settings { .. }
             | PipeOp::Compute { .. } => Effect::Update,
             // The live pipe is destroyed first: refused without `--allow-destroy`, checked
@@ -204,6 +279,11 @@ impl PipeOp {
                 op: "pipe-replace",
                 verb: "replace",
                 object: "pipe",
+            },
+            PipeOp::Rotate { .. } => Name {
+                op: "pipe-rotate",
+                verb: "rotate",
+                object: "pipe credentials",
             },
             PipeOp::Settings { .. } => Name {
                 op: "pipe-settings",
@@ -404,6 +484,29 @@ pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a 
             at = &mut at[*part];
         }
         at[*last] = value;
+    }
+    body
+}
+
+/// The `PATCH` body of a rotation: the in-place members that differ ([`patch_body`]) and the
+/// source kind's member, which the credentials are put in when sent. The planner builds it,
+/// the saved-plan check builds it again.
+pub(crate) fn rotation_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a str>) -> Value {
+    let mut body = patch_body(after, paths);
+    let kind = after
+        .get("source")
+        .and_then(Value::as_object)
+        .and_then(|kinds| kinds.iter().find(|(_, v)| v.is_object()))
+        .map(|(kind, _)| kind.clone());
+    if let (Some(kind), Value::Object(members)) = (kind, &mut body) {
+        let source = members
+            .entry("source")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(kinds) = source {
+            kinds
+                .entry(kind)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        }
     }
     body
 }

@@ -83,5 +83,6 @@ pub(crate) fn detach_body(id: &str) -> ServicePatch {
             add: Vec::new(),
             remove: vec![id.to_string()],
         }),
+        tags: None,
     }
 }

@@ -1,0 +1,280 @@
+//! Pipe credentials rotated through the real binary (issue 22 item 3): they are sent on create
+//! and when `credentialsVersion` rises above the version recorded on the service, never on
+//! another update, never printed, and a saved plan holds only their references and salted
+//! fingerprints.
+
+use converge::sandbox::{LogEntry, SandboxHandle, SandboxOptions};
+
+use crate::common::{Converge, Outcome, Workspace, converge_snapshot};
+use crate::pipes::{CANARIES, assert_no_canary, declared_whole};
+
+/// The kafka pipe's credential value that a rotation sends.
+const ROTATED: &str = "canary-password-rotated-6d1e";
+
+/// The demo pipes declared whole, the kafka one at `credentialsVersion: version`.
+fn at_version(version: u32) -> String {
+    declared_whole().replace(
+        "        name: events from kafka\n",
+        &format!("        name: events from kafka\n        credentialsVersion: {version}\n"),
+    )
+}
+
+fn logged_sandbox() -> SandboxHandle {
+    crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        ..SandboxOptions::default()
+    })
+}
+
+/// The requests of a run whose body carries a credential value, as `"METHOD route"`.
+fn carrying_credentials(requests: &[LogEntry]) -> Vec<String> {
+    requests
+        .iter()
+        .filter(|entry| {
+            let body = entry.request_body.as_deref().unwrap_or_default();
+            CANARIES.iter().any(|(_, canary)| body.contains(canary)) || body.contains(ROTATED)
+        })
+        .map(|entry| format!("{} {}", entry.method, entry.route))
+        .collect()
+}
+
+/// No output of a run, and no answer the sandbox gave, holds a credential value.
+fn assert_secret(outcome: &Outcome) {
+    assert_no_canary(outcome);
+    assert!(
+        !outcome.stdout.contains(ROTATED) && !outcome.stderr.contains(ROTATED),
+        "{outcome:?}"
+    );
+    for entry in &outcome.requests {
+        let answer = entry.response_body.as_deref().unwrap_or_default();
+        assert!(
+            !CANARIES.iter().any(|(_, canary)| answer.contains(canary))
+                && !answer.contains(ROTATED),
+            "answered by {} {}",
+            entry.method,
+            entry.route
+        );
+    }
+}
+
+const PIPE: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
+const SERVICE: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}";
+
+/// A raised `credentialsVersion` sends the credentials exactly once, in the pipe's `PATCH`;
+/// applying again sends none, and neither does an edit of another field.
+#[test]
+fn a_raised_credentials_version_sends_the_credentials_once() {
+    let sandbox = logged_sandbox();
+    let converge = |config: &str| Converge::new(&sandbox).fast().envs(CANARIES).config(config);
+    let created = converge(&at_version(1)).run(["apply", "--yes"]);
+    created.assert_exit(0);
+    assert_secret(&created);
+    // Each create with credentials carries them (the kinesis pipe authenticates by role); the
+    // version sent to the kafka pipe is recorded on the service.
+    assert_eq!(
+        carrying_credentials(&created.requests),
+        vec!["POST /v1/organizations/{organizationId}/services/{serviceId}/pipes"; 3]
+    );
+    assert_eq!(
+        created.count(
+            "PATCH",
+            "/v1/organizations/{organizationId}/services/{serviceId}"
+        ),
+        1
+    );
+    let same = converge(&at_version(1)).run(["apply", "--yes"]);
+    assert_secret(&same);
+    assert_eq!(same.writes(), Vec::<String>::new(), "{same:?}");
+
+    let rotating = converge(&at_version(2)).env("PIPE_EVENTS_PASSWORD", ROTATED);
+    let planned = rotating.run(["plan"]);
+    assert_secret(&planned);
+    converge_snapshot!("pipe_credentials_rotation_plan", planned);
+    for format in ["json", "markdown"] {
+        let rendered = rotating.run(["plan", "--format", format]);
+        rendered.assert_exit(0);
+        assert_secret(&rendered);
+    }
+    let rotated = rotating.run(["apply", "--yes", "-vv"]);
+    rotated.assert_exit(0);
+    assert_secret(&rotated);
+    assert_eq!(rotated.writes(), vec![PIPE, SERVICE], "{rotated:?}");
+    assert_eq!(carrying_credentials(&rotated.requests), vec![PIPE]);
+    let sent = rotated.requests[rotated
+        .requests
+        .iter()
+        .position(|e| format!("{} {}", e.method, e.route) == PIPE)
+        .unwrap()]
+    .request_body
+    .clone()
+    .unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&sent).unwrap();
+    assert_eq!(
+        sent,
+        serde_json::json!({"source": {"kafka": {"credentials": {
+            "username": "canary-user-7f3a", "password": ROTATED}}}})
+    );
+
+    let again = rotating.run(["apply", "--yes"]);
+    assert_secret(&again);
+    assert_eq!(again.writes(), Vec::<String>::new(), "{again:?}");
+    rotating.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+
+    let edited = converge(&at_version(2).replace(
+        "streaming_max_insert_wait_ms: 5000",
+        "streaming_max_insert_wait_ms: 6000",
+    ))
+    .env("PIPE_EVENTS_PASSWORD", ROTATED)
+    .run(["apply", "--yes"]);
+    edited.assert_exit(0);
+    assert_secret(&edited);
+    assert_eq!(edited.writes(), vec![PIPE], "{edited:?}");
+    assert_eq!(carrying_credentials(&edited.requests), Vec::<String>::new());
+}
+
+/// A saved rotation holds each credential's reference and a salted fingerprint, never its value;
+/// `apply --plan` refuses it when the variable now holds another secret than the one reviewed,
+/// and applies it when the secret is the reviewed one.
+#[test]
+fn a_saved_rotation_applies_only_the_reviewed_secret() {
+    let sandbox = logged_sandbox();
+    let created = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&at_version(1))
+        .run(["apply", "--yes"]);
+    created.assert_exit(0);
+    // A saved plan writes only to pipes the config names by id.
+    let id = created
+        .requests
+        .iter()
+        .filter_map(|e| e.response_body.as_deref())
+        .filter_map(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+        .find(|b| b["result"]["name"] == "events from kafka")
+        .map(|b| b["result"]["id"].as_str().unwrap().to_string())
+        .unwrap();
+    let config = at_version(2).replace(
+        "        name: events from kafka\n",
+        &format!("        id: {id}\n        name: events from kafka\n"),
+    );
+    let workspace = Workspace::new();
+    let path = workspace.write("converge.yaml", &config);
+    let saved = workspace.file("plan.json");
+    let reviewed = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .env("PIPE_EVENTS_PASSWORD", ROTATED)
+        .cwd(&workspace);
+    let planned = reviewed.run(["plan", &path, "--out", &saved]);
+    planned.assert_exit(0);
+    assert_secret(&planned);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(!text.contains(ROTATED), "the rotated value is saved");
+    for (_, canary) in CANARIES {
+        assert!(!text.contains(canary), "{canary} saved");
+    }
+    let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let step = plan["plan"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["operation"]["op"] == "pipe-rotate")
+        .unwrap_or_else(|| panic!("no rotation saved: {text}"));
+    let credentials = step["operation"]["credentials"].as_array().unwrap();
+    let references: Vec<&str> = credentials
+        .iter()
+        .map(|c| c["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        references,
+        ["${env:PIPE_EVENTS_USERNAME}", "${env:PIPE_EVENTS_PASSWORD}"]
+    );
+    assert!(
+        credentials
+            .iter()
+            .all(|c| c["fingerprint"].as_str().unwrap().len() == 64)
+    );
+
+    // The same secret fingerprints differently in another plan: the salt is the plan's own.
+    let other = workspace.file("other.json");
+    reviewed
+        .run(["plan", &path, "--out", &other])
+        .assert_exit(0);
+    let other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&other).unwrap()).unwrap();
+    let fingerprints = |plan: &serde_json::Value| -> Vec<String> {
+        plan["plan"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| {
+                s["operation"]["credentials"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|c| c["fingerprint"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(fingerprints(&other).len(), 2);
+    assert!(
+        fingerprints(&other)
+            .iter()
+            .all(|f| !fingerprints(&plan).contains(f))
+    );
+
+    let swapped = reviewed
+        .env("PIPE_EVENTS_PASSWORD", "canary-swapped-after-review")
+        .run(["apply", "--plan", &saved, &path, "--yes"]);
+    assert_secret(&swapped);
+    assert!(!swapped.stderr.contains("canary-swapped-after-review"));
+    assert_ne!(swapped.code, 0, "{swapped:?}");
+    assert!(
+        crate::common::words(&swapped.stderr).contains(
+            "is not the value this plan was made with: the rotation was approved for another secret"
+        ),
+        "{swapped:?}"
+    );
+    assert_eq!(
+        carrying_credentials(&swapped.requests),
+        Vec::<String>::new()
+    );
+
+    let applied = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .env("PIPE_EVENTS_PASSWORD", ROTATED)
+        .cwd(&workspace)
+        .run(["apply", "--plan", &saved, &path, "--yes"]);
+    applied.assert_exit(0);
+    assert_secret(&applied);
+    assert_eq!(carrying_credentials(&applied.requests), vec![PIPE]);
+}
+
+/// A credential's variable is needed only by a plan that sends it: creating the pipes without
+/// them is refused at each reference, and once they exist a plan runs without any.
+#[test]
+fn a_credential_variable_is_needed_only_by_a_plan_that_sends_it() {
+    let sandbox = crate::common::fast_sandbox();
+    let config = at_version(1);
+    let unset = Converge::new(&sandbox).fast().config(&config).run(["plan"]);
+    converge_snapshot!("pipe_credentials_unset_on_create", unset);
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    Converge::new(&sandbox)
+        .fast()
+        .config(&config)
+        .run(["plan", "--detailed-exitcode"])
+        .assert_exit(0);
+    // A rotation sends them, so it needs them.
+    let rotating = Converge::new(&sandbox)
+        .fast()
+        .config(&at_version(2))
+        .run(["plan"]);
+    converge_snapshot!("pipe_credentials_unset_on_rotation", rotating);
+}
