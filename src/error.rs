@@ -470,6 +470,13 @@ mod tests {
             },
             QueryCheckError::Unfinished { address: address() },
             QueryCheckError::Rejected { count: 2 },
+            QueryCheckError::NotSetUp {
+                why: "stack `prod` lives behind the cloud API, which is not set up".into(),
+            },
+            QueryCheckError::DashboardsRejected {
+                dashboards: 1,
+                queries: 2,
+            },
         ];
         errors.extend(
             checks

@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use crate::api::clients::{RateLimitEnvError, RateLimits};
 use crate::error::Result;
 use crate::output::{ColorMode, PrinterOptions};
+use crate::sandbox::Generation;
 
 /// Flags every command takes, before or after the command's name.
 #[derive(Debug, Clone, Args)]
@@ -72,6 +73,16 @@ pub(crate) struct ApiArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub sandbox_rate_limit: bool,
+    /// With `--sandbox`: the generation of dashboards and alerts the sandbox answers as:
+    /// `current` (today's servers: tiles read back as `config`; also `today`) or `contract` (the
+    /// API contract's: tiles read back as `series`).
+    #[arg(
+        long,
+        env = "CONVERGE_SANDBOX_GENERATION",
+        value_enum,
+        default_value_t = Generation::Current
+    )]
+    pub sandbox_generation: Generation,
 }
 
 /// How a run reaches the APIs: [`ApiArgs`] and the environment, resolved once.
@@ -81,6 +92,8 @@ pub(crate) struct ApiSettings {
     pub sandbox: bool,
     /// With `sandbox`: the sandbox enforces the real rate limits, and converge paces by them.
     pub sandbox_rate_limit: bool,
+    /// With `sandbox`: the generation of dashboards and alerts it answers as.
+    pub sandbox_generation: Generation,
     /// Requests in flight at once.
     pub parallelism: usize,
     /// Each key's pacing, or why the environment's override cannot be used: said when the run
@@ -106,6 +119,7 @@ impl ApiSettings {
         ApiSettings {
             sandbox: args.sandbox,
             sandbox_rate_limit: args.sandbox_rate_limit,
+            sandbox_generation: args.sandbox_generation,
             parallelism: usize::from(args.parallelism),
             rate_limits,
         }
@@ -144,6 +158,7 @@ mod tests {
             sandbox,
             parallelism: 8,
             sandbox_rate_limit,
+            sandbox_generation: Generation::Current,
         };
         let bad = |name: &str| (name == CLOUD_RATE_LIMIT_ENV).then(|| "fast".to_string());
         let unpaced = ApiSettings::resolve_with(&args(true, false), bad);

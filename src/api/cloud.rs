@@ -341,6 +341,23 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `POST .../stack/dashboards/validate`: the checks of a create, nothing stored. A read, so
+    /// resent like one.
+    pub(crate) async fn validate_stack_dashboard(
+        &self,
+        service: &str,
+        dashboard: &DashboardRequest,
+    ) -> Result<super::wire::DashboardValidation, ApiError> {
+        let call = Call::new(
+            "validate dashboard",
+            Method::POST,
+            self.stack_path(service, "/dashboards/validate"),
+        )
+        .json(dashboard)?
+        .idempotent();
+        self.result(call).await
+    }
+
     /// `PUT .../stack/dashboards/{id}` (replaces the whole dashboard).
     pub(crate) async fn update_stack_dashboard(
         &self,

@@ -10,7 +10,8 @@ use super::cloud::{delete, delete_gone, segment};
 use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
-    Alert, AlertRequest, Dashboard, DashboardRequest, SeriesPoint, SeriesQuery, Source,
+    Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
+    SeriesQuery, Source,
 };
 
 /// Page size of the alerts list (the API's maximum).
@@ -65,6 +66,22 @@ impl ObservabilityClient {
         )
         .json(body)?;
         self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/dashboards/validate`: the checks of a create, nothing stored; answered
+    /// without the `data` wrapper. A read, so resent like one.
+    pub(crate) async fn validate_dashboard(
+        &self,
+        body: &DashboardRequest,
+    ) -> Result<DashboardValidation, ApiError> {
+        let call = Call::new(
+            "validate dashboard",
+            Method::POST,
+            "/api/v2/dashboards/validate",
+        )
+        .json(body)?
+        .idempotent();
+        self.api.observability_whole(&call).await
     }
 
     /// `DELETE /api/v2/dashboards/{id}` (answers `{}` even for an unknown id).

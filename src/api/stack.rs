@@ -5,7 +5,7 @@
 use super::cloud::CloudClient;
 use super::error::ApiError;
 use super::observability::ObservabilityClient;
-use super::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, Source};
+use super::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, Source};
 
 /// The dashboards, alerts and sources of one stack.
 #[derive(Debug, Clone)]
@@ -56,6 +56,19 @@ impl StackApi {
                 cloud.update_stack_dashboard(service_id, id, body).await
             }
             StackApi::Standalone(client) => client.update_dashboard(id, body).await,
+        }
+    }
+
+    /// Checks a dashboard body as a create would, storing nothing.
+    pub(crate) async fn validate_dashboard(
+        &self,
+        body: &DashboardRequest,
+    ) -> Result<DashboardValidation, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => {
+                cloud.validate_stack_dashboard(service_id, body).await
+            }
+            StackApi::Standalone(client) => client.validate_dashboard(body).await,
         }
     }
 

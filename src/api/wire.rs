@@ -1465,3 +1465,22 @@ mod tests {
         assert!(!SourceKind::Postgres.scales("concurrency"));
     }
 }
+
+/// The answer of `POST .../dashboards/validate`: 200 for a valid and an invalid body alike.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DashboardValidation {
+    /// Whether the body passes every rule of a create.
+    pub valid: bool,
+    /// What is wrong; empty when valid.
+    pub errors: Vec<ValidationProblem>,
+}
+
+/// One problem a dashboard validation names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidationProblem {
+    /// The member, dot-separated (`tiles.0.config`); empty for the body itself.
+    #[serde(default)]
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+}

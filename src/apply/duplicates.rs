@@ -33,6 +33,16 @@
 //! the UI) and the others (`groupBy`, `savedSearchId`, schedule, channels) change what the
 //! alert does; none can hold a run id unseen. So an alert is known as this run's only by the id
 //! its create answered, and a copy whose answer was lost is reported, never guessed at.
+//! Neither attribution that needs no marker holds under concurrency:
+//! - "on a dashboard this run created": another run whose dashboard create raced this one's
+//!   keeps the older copy, which may be this run's, and puts its own alert on it;
+//! - "absent from the list read before the POST, one unknown id after it": another run's
+//!   create of the same name can land between the two reads too, and nothing a run can read
+//!   shows that no other run is between its check and its POST, so two new ids are
+//!   indistinguishable.
+//!
+//! The report names every id and the repair (`apply --dedupe`), whose rule is the sweep's:
+//! the oldest stays, copies on dashboards converge owns go.
 //!
 //! What it costs: one more list read per create that other steps wait for (an alert waits for
 //! its dashboard, which must be settled first); the creates nothing waits for are checked
@@ -280,6 +290,9 @@ async fn resolve(
             .map_err(read_failed)?;
         others = foreign(&copies(context, operation, own, &data), &kept, &removed);
     }
+    if !others.is_empty() && matches!(own, Own::Tagged) && kind == "alert" {
+        return Err(StepError::Failed(unattributed_alert(name, &kept, &others)));
+    }
     if !others.is_empty() {
         return Err(StepError::Failed(format!(
             "{kind} \"{name}\" exists more than once: id {kept} (the oldest) is kept, and \
@@ -301,6 +314,23 @@ async fn resolve(
         removed,
         as_wanted,
     }))
+}
+
+/// The report of an alert left twice after this run's create lost its answer: one of the
+/// younger copies may be this run's, but nothing tells which (see the module's note on run
+/// markers), so none is deleted; every id is named, with the repair.
+fn unattributed_alert(name: &str, kept: &str, others: &[String]) -> String {
+    let younger = others.join(", ");
+    format!(
+        "alert \"{name}\" exists more than once (ids {kept}, {younger}): this run's create lost \
+         its answer, and an alert carries no mark of the run that made it, so converge cannot \
+         tell this run's copy from another run's or a person's, and deletes none; the oldest \
+         (id {kept}) is the one converge keeps: run `converge apply --dedupe --allow-destroy` \
+         to delete the younger {} ({younger}; it deletes only copies on dashboards converge \
+         owns), or delete {} by hand",
+        if others.len() == 1 { "copy" } else { "copies" },
+        if others.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// The ids among `found` that are neither kept nor removed by this run.

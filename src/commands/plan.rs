@@ -13,6 +13,7 @@ use crate::plan::Plan;
 use crate::plan::saved::SavedPlan;
 use crate::preview::check;
 use crate::preview::check::QueryCheckError;
+use crate::preview::validation;
 use crate::settings::{ApiArgs, ApiSettings};
 
 /// Flags of `converge plan`.
@@ -48,8 +49,9 @@ pub(crate) struct Args {
     /// of the config or the live state is an error.
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
-    /// Run the series of every tile the plan creates or updates over the last 15 minutes;
-    /// exit 1 when the server rejects any query.
+    /// Run the series of every tile the plan creates or updates over the last 15 minutes, and
+    /// send each dashboard it creates or updates to the server's validation; exit 1 when the
+    /// server rejects any query or dashboard.
     #[arg(long)]
     pub check_queries: bool,
     /// Where the APIs are and how hard to use them.
@@ -94,8 +96,9 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     })
 }
 
-/// `plan --check-queries` after the plan is printed: runs the check, renders rejected queries
-/// at their config lines, and fails when any was rejected.
+/// `plan --check-queries` after the plan is printed: runs the tiles' queries and the server's
+/// validation of each planned dashboard, renders what was rejected at its config line, and
+/// fails when anything was.
 fn check_queries(session: &Session, plan: &Plan, printer: &Printer) -> Result<()> {
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let outcome = check::run(
@@ -107,15 +110,28 @@ fn check_queries(session: &Session, plan: &Plan, printer: &Printer) -> Result<()
         now_ms,
         printer,
     )?;
+    let validation = validation::run(
+        &session.runtime,
+        &session.config,
+        &session.clients,
+        plan,
+        printer,
+    )?;
     let failed = outcome.diagnostics.len();
-    if failed > 0 {
-        render::render(
-            &outcome.diagnostics,
-            &session.sources,
-            Format::Text,
-            printer,
-        );
-        return Err(QueryCheckError::Rejected { count: failed }.into());
+    let refused = validation.diagnostics.len();
+    if failed + refused > 0 {
+        let mut diagnostics = outcome.diagnostics;
+        diagnostics.extend(validation.diagnostics);
+        render::render(&diagnostics, &session.sources, Format::Text, printer);
+        return Err(if refused > 0 {
+            QueryCheckError::DashboardsRejected {
+                dashboards: refused,
+                queries: failed,
+            }
+        } else {
+            QueryCheckError::Rejected { count: failed }
+        }
+        .into());
     }
     let skipped: usize = outcome.skipped.iter().map(|(_, n)| n).sum();
     let mut notes = String::new();
@@ -134,5 +150,17 @@ fn check_queries(session: &Session, plan: &Plan, printer: &Printer) -> Result<()
         "check-queries: {} tile(s) ran in {} request(s){notes}",
         outcome.passed, outcome.requests,
     ));
+    // Stacks without the endpoint were warned about; only what was validated is counted.
+    if validation.passed > 0 {
+        let unvalidated = match validation.skipped {
+            0 => String::new(),
+            n => format!("; {n} on stacks without the endpoint not validated"),
+        };
+        printer.err(&format!(
+            "check-queries: {} dashboard(s) passed the server's validation in {} request(s){unvalidated}",
+            validation.passed,
+            validation.requests - validation.skipped,
+        ));
+    }
     Ok(())
 }

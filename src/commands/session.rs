@@ -383,6 +383,7 @@ pub(crate) fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Opti
     let handle = sandbox::in_process_waiting(
         Path::new(sandbox::IN_PROCESS_STATE),
         api.sandbox_rate_limit,
+        api.sandbox_generation,
         || {
             // Always said: without it the run would look stuck.
             printer.err(&format!(
@@ -392,13 +393,17 @@ pub(crate) fn start_sandbox(api: &ApiSettings, printer: &Printer) -> Result<Opti
         },
     )?;
     printer.info(&format!(
-        "sandbox: serving {} with state in {}{}",
+        "sandbox: serving {} with state in {}{}{}",
         handle.url(),
         sandbox::IN_PROCESS_STATE,
         if api.sandbox_rate_limit {
             ", with the real rate limits"
         } else {
             ", without rate limits"
+        },
+        match api.sandbox_generation {
+            sandbox::Generation::Current => "",
+            sandbox::Generation::Contract => ", answering as the contract's generation",
         }
     ));
     Ok(Some(handle))

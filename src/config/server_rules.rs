@@ -14,11 +14,13 @@
 //! | `semantic::quantile-level` | a `quantile` aggregation has its `level` (without one the server draws the median) |
 //! | `semantic::markdown-content` | a markdown series has its `content` |
 //! | `semantic::search-fields` | a search series names its `fields` |
+//! | `semantic::object-id` | on a stack declared `generation: config`, a series `sourceId`, a tile `config`'s `sourceId` and a webhook channel's `webhookId` are 24-hex ObjectIds |
 
 use crate::api::limits;
 
 use super::model::{
-    AlertConfig, ChannelConfig, DashboardConfig, Located, SeriesConfig, StackConfig, TileConfig,
+    AlertConfig, ChannelConfig, DashboardConfig, Generation, Located, SeriesConfig, SourceRef,
+    StackConfig, TileConfig,
 };
 use crate::diagnostic::{Code, Diagnostic, Span};
 
@@ -45,6 +47,72 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         channel(alert, diags);
         message(alert, diags);
         alert_tile(stack, alert, diags);
+    }
+    object_ids(stack, diags);
+}
+
+/// On a stack declared to speak today's generation (`generation: config`), every id its
+/// servers require to be an ObjectId is one; offline, so `validate` says it. Under `auto` (the
+/// default) the generation is learnt from the server at plan time, where the plan checks it.
+fn object_ids(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    if stack.generation.as_ref().map(|g| g.value) != Some(Generation::Config) {
+        return;
+    }
+    let mut check = |what: String, id: &str, at: Option<Span>, server: &str| {
+        if !limits::is_object_id(id) {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticObjectId,
+                    format!(
+                        "{what} `{id}`, which is not an ObjectId: stack `{}` is declared `generation: config`, whose servers refuse it (`{server}`)",
+                        stack.key.value
+                    ),
+                    at,
+                )
+                .with_label("24 hexadecimal digits here")
+                .with_help("give the id as the stack lists it, e.g. `65f5e4a3b9e77c001a789012`"),
+            );
+        }
+    };
+    for dashboard in stack.dashboards.values() {
+        for tile in &dashboard.tiles {
+            for series in &tile.series {
+                if let Some(SourceRef::Id(id)) = &series.source {
+                    check(
+                        format!("tile `{}` names source", tile.name.value),
+                        &id.value,
+                        Some(id.span),
+                        "Invalid ObjectId",
+                    );
+                }
+            }
+            if let Some(serde_json::Value::String(id)) =
+                tile.config.as_ref().and_then(|c| c.value.get("sourceId"))
+            {
+                check(
+                    format!("tile `{}` names source", tile.name.value),
+                    id,
+                    tile.config_span("/sourceId"),
+                    "Invalid ObjectId",
+                );
+            }
+        }
+    }
+    for alert in stack.alerts.values() {
+        for channel in alert.all_channels() {
+            if let Some(webhook) = channel
+                .webhook_id
+                .as_ref()
+                .filter(|_| channel.kind.value == "webhook")
+            {
+                check(
+                    format!("alert `{}` names webhook", alert.key.value),
+                    &webhook.value,
+                    Some(webhook.span),
+                    "Invalid webhook ID",
+                );
+            }
+        }
     }
 }
 

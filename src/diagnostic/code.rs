@@ -195,6 +195,8 @@ codes! {
     SemanticMarkdownContent => "semantic::markdown-content",
     /// A search tile without the fields it shows.
     SemanticSearchFields => "semantic::search-fields",
+    /// An id that is not a 24-hex ObjectId on a stack declared `generation: config`.
+    SemanticObjectId => "semantic::object-id",
 
     // Reading the live state.
     /// A setting the live read needs (URL, key id, token, a section) that the config lacks.
@@ -270,6 +272,8 @@ codes! {
     PlanOnlyLeavesOutDependency => "plan::only-leaves-out-dependency",
     /// A tile query the server rejected (`plan --check-queries`).
     PlanQueryRejected => "plan::query-rejected",
+    /// A dashboard the server's validation rejected (`plan --check-queries`).
+    PlanDashboardRejected => "plan::dashboard-rejected",
 
     // The errors that end a command (`error::Error`), shown on stderr with their code above the
     // message.
@@ -365,6 +369,8 @@ codes! {
     CheckQueriesUnfinished => "check-queries::unfinished",
     /// `plan --check-queries`: the API rejected tile queries.
     CheckQueriesRejected => "check-queries::rejected",
+    /// The server's validation rejected dashboards (`plan --check-queries`).
+    CheckQueriesDashboardsRejected => "check-queries::dashboards-rejected",
     /// `export`: nothing to export was named.
     ExportNothing => "export::nothing",
     /// `export`: a `CONVERGE_*` variable it needs is not set.

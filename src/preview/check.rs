@@ -250,7 +250,7 @@ fn judge(
 
 /// Whether a 404 says the charts/series path does not exist (an empty body, a bare `Not Found`,
 /// or a gateway's `Cannot POST ...` page) rather than something about the query itself.
-fn endpoint_missing(error: &ApiError) -> bool {
+pub(super) fn endpoint_missing(error: &ApiError) -> bool {
     let words = error.message.trim();
     error.is_not_found()
         && (words.is_empty()
@@ -334,6 +334,32 @@ pub(crate) enum QueryCheckError {
         /// How many tile queries.
         count: usize,
     },
+    /// The API a planned dashboard's stack lives behind has no client in this run.
+    #[error("cannot validate dashboards: {why}")]
+    NotSetUp {
+        /// Which API, for which stack.
+        why: String,
+    },
+    /// The server's validation rejected dashboards (and perhaps tile queries); the
+    /// diagnostics were already printed.
+    #[error(
+        "{dashboards} dashboard{} rejected by the server's validation{}",
+        if *dashboards == 1 { " was" } else { "s were" },
+        match queries {
+            0 => String::new(),
+            1 => ", and 1 tile query".to_string(),
+            n => format!(", and {n} tile queries"),
+        }
+    )]
+    #[diagnostic(help(
+        "fix the dashboards at the lines above, then run `converge plan --check-queries` again"
+    ))]
+    DashboardsRejected {
+        /// How many dashboards.
+        dashboards: usize,
+        /// How many tile queries.
+        queries: usize,
+    },
 }
 
 impl CommandError for QueryCheckError {
@@ -342,6 +368,8 @@ impl CommandError for QueryCheckError {
             QueryCheckError::NoObservabilityApi { .. } => Code::CheckQueriesNoSeriesApi,
             QueryCheckError::Unfinished { .. } => Code::CheckQueriesUnfinished,
             QueryCheckError::Rejected { .. } => Code::CheckQueriesRejected,
+            QueryCheckError::NotSetUp { .. } => Code::CheckQueriesNoSeriesApi,
+            QueryCheckError::DashboardsRejected { .. } => Code::CheckQueriesDashboardsRejected,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Looking at a tile's data before alerting on it: `converge preview` (fetch a tile's series
 //! from `POST /api/v2/charts/series`, evaluate an alert's threshold bucket by bucket, draw it in
-//! the terminal or as SVG) and `plan --check-queries` (run every planned tile's query once).
+//! the terminal or as SVG) and `plan --check-queries` (run every planned tile's query once, and
+//! send every planned dashboard to the server's validation).
 //!
 //! Everything here starts from the config's tile definition (source names resolved through the
 //! stack's sources list), so a change can be previewed before it is applied. Only the standalone
@@ -15,6 +16,7 @@ pub(crate) mod model;
 pub(crate) mod query;
 pub(crate) mod svg;
 pub(crate) mod terminal;
+pub(crate) mod validation;
 
 pub(crate) use model::{
     Chart, Direction, IntervalFit, Rescaled, Threshold, choose_granularity, fit_interval,

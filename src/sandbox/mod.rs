@@ -194,16 +194,18 @@ pub(crate) const IN_PROCESS_STATE: &str = ".converge/sandbox.json";
 /// (created from the demo seed when missing, saved after every write), the real services' rate
 /// limits, on `127.0.0.1` at a free port.
 pub fn in_process(state_path: &Path) -> Result<SandboxHandle> {
-    in_process_waiting(state_path, true, || {})
+    in_process_waiting(state_path, true, Generation::Current, || {})
 }
 
-/// [`in_process`], enforcing the real services' rate limits only when `rate_limit` is set, and
+/// [`in_process`], enforcing the real services' rate limits only when `rate_limit` is set,
+/// answering dashboards and alerts as `generation`'s servers do, and
 /// waiting while another process serves the same state file (another `--sandbox` run in the
 /// same directory): the world is loaded once it is free, so this run sees the other's writes
 /// and neither run's writes are lost. `on_wait` is called first when it must wait.
 pub(crate) fn in_process_waiting(
     state_path: &Path,
     rate_limit: bool,
+    generation: Generation,
     on_wait: impl FnOnce(),
 ) -> Result<SandboxHandle> {
     if let Some(parent) = state_path.parent()
@@ -220,6 +222,7 @@ pub(crate) fn in_process_waiting(
         SandboxOptions {
             state_file: Some(state_path.to_path_buf()),
             rate_limit,
+            generation,
             ..SandboxOptions::default()
         },
         Some(lock),

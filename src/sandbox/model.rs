@@ -71,6 +71,7 @@ pub enum Generation {
     /// dashboard answers plain-text `Not Found`, ids that are not 24-hex ObjectIds answer 400,
     /// and deleting an alert that is gone answers 404.
     #[default]
+    #[value(alias = "today")]
     Current,
     /// The API contract's generation (`observability-api.openapi.json`): tiles read back with
     /// `series`, alerts with `dashboard` and `team`, errors as JSON, any id accepted.

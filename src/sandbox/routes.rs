@@ -77,6 +77,9 @@ pub(crate) struct Route {
     pub chart: bool,
     /// The server's way of writing each object of a successful answer.
     pub shape: Option<Shape>,
+    /// The route exists on today's servers only: the contract's generation has no such path
+    /// (the gateway's 404).
+    pub current_only: bool,
 }
 
 impl Route {
@@ -97,6 +100,7 @@ impl Route {
             absent_with: None,
             chart: false,
             shape: None,
+            current_only: false,
         }
     }
 
@@ -128,6 +132,14 @@ impl Route {
     pub(crate) const fn chart(self) -> Route {
         Route {
             chart: true,
+            ..self
+        }
+    }
+
+    /// The route exists on today's servers only.
+    pub(crate) const fn current_only(self) -> Route {
+        Route {
+            current_only: true,
             ..self
         }
     }
@@ -221,6 +233,9 @@ pub(crate) enum Reply {
     /// 200 with one page of a list and, on the observability API, its `meta` (`{total, limit,
     /// offset}`) beside `data`, as today's servers page their alerts.
     Paged(Value, Value),
+    /// 200 with a payload the observability API sends as the whole body, without `data` (its
+    /// dashboard validation answers so); the cloud API puts it in `result` as always.
+    Bare(Value),
 }
 
 /// An error as the real services phrase it: a status, a code and a message.

@@ -25,7 +25,7 @@ use crate::api::limits::{
 };
 
 use super::faults::{Fault, FaultSpec, SplitMix64};
-use super::model::{LOG_BODY_BUDGET, LogEntry, SandboxOptions};
+use super::model::{Generation, LOG_BODY_BUDGET, LogEntry, SandboxOptions};
 use super::rate::RateLimiter;
 use super::routes::{self, Api, ApiError, Call, Ctx, Matched, Reply};
 use super::store::{StateLock, World};
@@ -480,6 +480,11 @@ fn render(api: Api, chart: bool, reply: Reply, request_id: &str) -> Response<Bod
         (Api::Observability, Reply::Paged(data, meta)) => {
             json_response(200, &json!({"data": data, "meta": meta}))
         }
+        (Api::Cloud, Reply::Bare(result)) => json_response(
+            200,
+            &json!({"status": 200, "requestId": request_id, "result": result}),
+        ),
+        (Api::Observability, Reply::Bare(body)) => json_response(200, &body),
     }
 }
 
@@ -593,10 +598,12 @@ async fn handle(
         series: None,
         body: None,
     };
+    let current = shared.options.effective_generation() == Generation::Current;
     let Some(matched) = routes::match_route(kinds::routes(), &method, &path).filter(|m| {
         m.route
             .absent_with
             .is_none_or(|quirk| !shared.options.quirks.contains(&quirk))
+            && (current || !m.route.current_only)
     }) else {
         return Ok(shared.answered(logged, None, cannot(&method, &path)).await);
     };

@@ -7,6 +7,7 @@ mod apply;
 mod ci_kit;
 mod common;
 mod conformance;
+mod dashboard_validation;
 mod drift;
 mod export;
 mod globs;

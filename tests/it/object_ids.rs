@@ -113,3 +113,91 @@ fn a_source_id_that_is_not_an_object_id_is_an_error_at_its_line_on_todays_stack(
     converge_snapshot!("object_id_source_todays_stack", out);
     assert_eq!(common::writes(&sandbox), writes_before);
 }
+
+/// The quickstart's first tile written in the `config` shape with `sourceId: logs-1`.
+fn with_config_tile_source(extra_stack_lines: &str) -> String {
+    let series = "            series:\n              - type: time\n                source: Logs\n                aggFn: count\n                where: \"service:api\"\n                whereLanguage: lucene\n                groupBy: []\n";
+    let text = quickstart();
+    assert!(text.contains(series), "the quickstart's first tile");
+    let config = "            config:\n              displayType: line\n              sourceId: logs-1\n              select:\n                - aggFn: count\n                  where: \"service:api\"\n";
+    let text = text.replacen(series, config, 1);
+    text.replacen(
+        "    dashboards:\n",
+        &format!("{extra_stack_lines}    dashboards:\n"),
+        1,
+    )
+}
+
+/// A tile `config`'s `sourceId` that is not an ObjectId is an error at its line on a stack of
+/// today's generation (learnt from what its GETs answer); nothing is sent.
+#[test]
+fn a_config_source_id_that_is_not_an_object_id_is_an_error_at_its_line_on_todays_stack() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .clone()
+        .config(&quickstart())
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let writes_before = common::writes(&sandbox);
+    let out = converge
+        .config(&with_config_tile_source(""))
+        .run(["apply", "--yes"]);
+    converge_snapshot!("object_id_config_source_todays_stack", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}
+
+/// Offline: on a stack declared `generation: config`, `validate` reports every id its servers
+/// require to be an ObjectId (a series `sourceId`, a tile `config`'s `sourceId`, a webhook
+/// channel's `webhookId`) at its line; under `generation: auto` it cannot know and says nothing.
+#[test]
+fn validate_checks_object_ids_where_the_generation_is_declared() {
+    let text = with_config_tile_source("    generation: config\n")
+        .replacen("source: Logs", "sourceId: logs-2", 1)
+        .replacen(WEBHOOK, "webhookId: hook-1", 1);
+    let offline = Converge::offline()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused");
+    let out = offline.clone().config(&text).run(["validate"]);
+    converge_snapshot!("object_id_validate_declared_generation", out);
+    let auto = with_config_tile_source("")
+        .replacen("source: Logs", "sourceId: logs-2", 1)
+        .replacen(WEBHOOK, "webhookId: hook-1", 1);
+    let out = offline.config(&auto).run(["validate"]);
+    converge_snapshot!("object_id_validate_auto_generation", out);
+}
+
+/// A managed-stack dashboard deleted after the plan was saved: the cloud document lists no 404
+/// for the stack's dashboards (200, 400 and 500 only), so the sandbox answers the cloud API's
+/// JSON 404; converge finds the dashboard gone before writing and says which one and what to
+/// do: the stale-plan exit (3), nothing written.
+#[test]
+fn a_managed_dashboard_gone_since_the_plan_is_a_clear_error() {
+    let sandbox = common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    let applied = converge.clone().config(&quickstart());
+    applied.run(["apply", "--yes"]).assert_exit(0);
+    let changed = converge.config(&quickstart().replacen("service:api", "service:web", 1));
+    let saved = changed.dir().join("saved.json");
+    let saved = saved.to_string_lossy().to_string();
+    changed.run(["plan", "--out", &saved]).assert_exit(0);
+    let client = common::Client::new(&sandbox);
+    let board = common::dashboards(&sandbox)
+        .into_iter()
+        .find(|d| d["name"] == "API health")
+        .expect("applied");
+    let id = board["id"].as_str().expect("an id");
+    client.cloud(
+        "DELETE",
+        &format!("/services/{}/stack/dashboards/{id}", common::ANALYTICS),
+        None,
+    );
+    let writes_before = common::writes(&sandbox);
+    let out = changed.run(["apply", "--plan", &saved, "--yes"]);
+    // The backup's age (and so the plan text's digest) is measured from the real clock.
+    let mut settings = common::snapshots();
+    common::mask_ages(&mut settings);
+    settings.add_filter(r"sha256:[0-9a-f]{64}", "sha256:[DIGEST]");
+    converge_snapshot!(settings, "managed_dashboard_gone_since_the_plan", out);
+    assert_eq!(common::writes(&sandbox), writes_before);
+}

@@ -249,7 +249,7 @@ fn the_large_seed_converges_under_faults_with_no_duplicate_and_nothing_lost() {
 #[ignore = "slow: about a minute; CI runs it as its own step, `cargo test -- --ignored`"]
 fn racing_applies_with_lost_answers_or_a_killed_run_leave_no_copy_unsaid() {
     use crate::apply::concurrent::{
-        check_killed_round, check_racing_round, racing_lost_answers, racing_with_one_killed,
+        KillAt, check_killed_round, check_racing_round, racing_lost_answers, racing_with_one_killed,
     };
     const ROUNDS: u64 = 20;
     let dir = Workspace::new();
@@ -263,10 +263,17 @@ fn racing_applies_with_lost_answers_or_a_killed_run_leave_no_copy_unsaid() {
             left_said += usize::from(!alerts.is_empty());
         }
     }
+    // The kill comes at several points (`KillAt::of_round`); whatever it leaves, `--dedupe`
+    // must repair whole, a dashboard copy holding alert copies included.
+    let mut copies_with_alerts = 0;
     for round in 0..ROUNDS as usize {
-        let left = racing_with_one_killed(&dir, config);
+        let left = racing_with_one_killed(&dir, config, KillAt::of_round(round));
         check_killed_round(round, &left);
         left_said += usize::from(left.repair.is_some());
+        copies_with_alerts += usize::from(left.copy_held_alerts);
     }
     eprintln!("soak: rounds that left a name twice (each said): {left_said}");
+    eprintln!(
+        "soak: killed rounds that left a dashboard copy holding alerts: {copies_with_alerts}"
+    );
 }

@@ -392,6 +392,32 @@ fn redact_quoted(text: &str) -> String {
     out
 }
 
+/// Reads a whole answer body as `T`: for the few answers the observability API sends without
+/// its `{data}` wrapper (dashboard validation).
+pub fn read_whole<T: DeserializeOwned>(call: &Call, answer: &Answer) -> Result<T, ApiError> {
+    let value: Value = serde_json::from_slice(&answer.body).map_err(|_| {
+        let what = if answer.body.is_empty() {
+            "an empty body"
+        } else {
+            "a body that is not JSON"
+        };
+        call.error(
+            FailureKind::Body(answer.status),
+            format!("expected a JSON object, got {what}"),
+        )
+    })?;
+    serde_path_to_error::deserialize(&value).map_err(|error| {
+        call.error(
+            FailureKind::Shape(answer.status),
+            format!(
+                "the answer has an unexpected shape at `{}`: {}",
+                error.path(),
+                error.inner()
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use reqwest::Method;

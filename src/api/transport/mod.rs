@@ -37,7 +37,7 @@ use self::failure::{chain, kind_of};
 pub(crate) use self::rate_limit::RateLimitError;
 pub use self::rate_limit::{RateBucket, RateLimit};
 // The fuzz target `api_responses` (fuzz/) feeds answers and headers to these three.
-pub use self::body::read_member;
+pub use self::body::{read_member, read_whole};
 pub use self::rate_limit::exhausted_until;
 pub use self::retry::server_delay;
 use self::retry::{
@@ -498,6 +498,15 @@ impl Api {
     ) -> Result<T, ApiError> {
         let answer = self.send(call).await?;
         read_member(call, &answer, "result")
+    }
+
+    /// Sends and reads the whole answer as `T` (an answer without the `data` wrapper).
+    pub(crate) async fn observability_whole<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+    ) -> Result<T, ApiError> {
+        let answer = self.send(call).await?;
+        read_whole(call, &answer)
     }
 
     /// Sends and reads the observability wrapper's `data` as `T`.

@@ -9,9 +9,14 @@
 //!
 //! - a dashboard: the copy the stack's alerts point at stays (it holds the tiles they watch);
 //!   when none or several do, the oldest (the first the server lists: lists come in creation
-//!   order). Another copy goes only when converge owns it (the stack's ownership tag) and no
-//!   alert points at it: deleting it would take those alerts with it.
+//!   order). Another copy goes only when converge owns it (the stack's ownership tag) and every
+//!   alert on it is a copy of one the config declares on that dashboard (what a run killed
+//!   between its creates and its sweep leaves): deleting it takes those alerts with it, so each
+//!   is deleted first and an alert whose only copy is there is created again on the copy that
+//!   stays. A copy holding an alert the config does not declare (made by hand) is reported.
 //! - an alert: the oldest stays; another copy goes only when it is on a dashboard converge owns.
+//!   A copy on a dashboard copy that goes is deleted with it whatever its age: the alert that
+//!   stays is the one on the dashboard that stays.
 //!
 //! A copy that cannot go is reported with its id and why, and the plan stays an error for that
 //! name: nothing is left silently.
@@ -33,17 +38,27 @@ pub(crate) struct Repair {
     pub(crate) removable: Vec<String>,
     /// The other copies it may not, each with the reason.
     pub(crate) left: Vec<(String, String)>,
+    /// The removable dashboard copies that hold alerts (copies of the config's), with how many:
+    /// deleted after those alerts.
+    pub(crate) holding: Vec<(String, usize)>,
 }
 
-/// The repair of a dashboard name held by `copies` (oldest first), given the stack's alerts and
-/// its ownership tag. `None` when there is no copy.
-pub(crate) fn dashboards(copies: &[&Dashboard], alerts: &[Alert], tag: &str) -> Option<Repair> {
-    let pointing = |id: &str| {
+/// The repair of a dashboard name held by `copies` (oldest first), given the stack's alerts,
+/// its ownership tag and whether an alert is one the config declares on this dashboard (by its
+/// name). `None` when there is no copy.
+pub(crate) fn dashboards(
+    copies: &[&Dashboard],
+    alerts: &[Alert],
+    tag: &str,
+    declared: impl Fn(&Alert) -> bool,
+) -> Option<Repair> {
+    let alerts_on = |id: &str| {
+        let id = id.to_string();
         alerts
             .iter()
-            .filter(|a| a.dashboard.as_deref() == Some(id))
-            .count()
+            .filter(move |a| a.dashboard.as_deref() == Some(id.as_str()))
     };
+    let pointing = |id: &str| alerts_on(id).count();
     let referenced: Vec<&&Dashboard> = copies.iter().filter(|d| pointing(&d.id) > 0).collect();
     let (kept, why) = match referenced.as_slice() {
         [one] => (one.id.clone(), "the one the stack's alerts point at"),
@@ -54,20 +69,41 @@ pub(crate) fn dashboards(copies: &[&Dashboard], alerts: &[Alert], tag: &str) -> 
         why,
         removable: Vec::new(),
         left: Vec::new(),
+        holding: Vec::new(),
     };
     for copy in copies.iter().filter(|d| d.id != repair.kept) {
         let alerts = pointing(&copy.id);
+        // Alerts the config does not declare here: a person's, which would go with the copy.
+        let undeclared: Vec<&str> = alerts_on(&copy.id)
+            .filter(|a| !declared(a))
+            .map(|a| a.id.as_str())
+            .collect();
         if !copy.tags.iter().any(|t| t == tag) {
             repair.left.push((
                 copy.id.clone(),
                 format!("converge does not own it, it has no `{tag}` tag"),
             ));
-        } else if alerts > 0 {
+        } else if !undeclared.is_empty() {
             repair.left.push((
                 copy.id.clone(),
-                format!("{alerts} alert(s) point at it, and would go with it"),
+                format!(
+                    "it holds {} the config does not declare on this dashboard ({}), which \
+                     would go with it",
+                    if undeclared.len() == 1 {
+                        "an alert"
+                    } else {
+                        "alerts"
+                    },
+                    ids(&undeclared
+                        .iter()
+                        .map(|id| (*id).to_string())
+                        .collect::<Vec<_>>())
+                ),
             ));
         } else {
+            if alerts > 0 {
+                repair.holding.push((copy.id.clone(), alerts));
+            }
             repair.removable.push(copy.id.clone());
         }
     }
@@ -82,6 +118,7 @@ pub(crate) fn alerts(copies: &[&Alert], dashboards: &[Dashboard], tag: &str) -> 
         why: OLDEST,
         removable: Vec::new(),
         left: Vec::new(),
+        holding: Vec::new(),
     };
     for copy in copies.iter().skip(1) {
         let owned = dashboards.iter().any(|d| {
@@ -117,8 +154,9 @@ impl Repair {
         match (self.left.is_empty(), dedupe) {
             (true, _) => format!(
                 "{keep}: run `converge apply --dedupe --allow-destroy` to delete the other \
-                 {kind}s ({removable}), or delete or rename all but one of them in the stack, \
-                 then plan again"
+                 {kind}s ({removable}){}, or delete or rename all but one of them in the stack, \
+                 then plan again",
+                self.holding_words()
             ),
             (false, _) if self.removable.is_empty() => format!(
                 "{keep}; converge may delete none of the others ({left}): delete or rename all \
@@ -134,6 +172,25 @@ impl Repair {
                  others ({left}): delete or rename those in the stack, then plan again"
             ),
         }
+    }
+
+    /// What goes with the removable copies that hold alerts (nothing said when none do).
+    fn holding_words(&self) -> String {
+        let alerts: usize = self.holding.iter().map(|(_, n)| n).sum();
+        let on = if self.holding.len() == 1 {
+            "it"
+        } else {
+            "them"
+        };
+        let copies = match alerts {
+            0 => return String::new(),
+            1 => "the copy of the config's alert".to_string(),
+            n => format!("the {n} copies of the config's alerts"),
+        };
+        format!(
+            " and {copies} on {on} (an alert whose only copy is there is created again on the \
+             one that stays)"
+        )
     }
 }
 
@@ -158,13 +215,27 @@ pub(crate) fn deleted(
     before: Value,
     fingerprint: Fingerprint,
 ) -> Change {
+    let mut reason = format!(
+        "--dedupe: id {id} is a copy of `{of}`; {} (id {}) stays",
+        repair.why, repair.kept
+    );
+    if let Some((_, alerts)) = repair.holding.iter().find(|(copy, _)| copy == id) {
+        reason.push_str(&format!("; deleted after the {alerts} alert(s) on it"));
+    }
+    deleted_for(address, reason, before, fingerprint)
+}
+
+/// The change that deletes a copy, for `reason`.
+pub(crate) fn deleted_for(
+    address: Address<'_>,
+    reason: String,
+    before: Value,
+    fingerprint: Fingerprint,
+) -> Change {
     Change {
         address: address.to_string(),
         action: Action::Delete,
-        reason: format!(
-            "--dedupe: id {id} is a copy of `{of}`; {} (id {}) stays",
-            repair.why, repair.kept
-        ),
+        reason,
         fields: diff::deleted(&before),
         before: Some(before),
         after: None,

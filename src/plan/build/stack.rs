@@ -17,7 +17,7 @@ use crate::plan::fingerprint;
 use crate::plan::kinds::alert::doomed_by;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
-use crate::plan::kinds::dashboard::{Planned, PlannedDashboard, carried};
+use crate::plan::kinds::dashboard::{CopyGoing, Planned, PlannedDashboard, carried};
 use crate::plan::model::{
     Action, Change, Fingerprint, NOT_OWNED, Operation, StackRef, StackTarget, Unmanaged,
 };
@@ -91,6 +91,7 @@ impl Builder<'_> {
             &stray_alerts,
             &mut alert_steps_by_dashboard,
         );
+        self.dashboard_copies_going(&planned, &alert_steps_by_dashboard);
         self.stray_dashboards(
             stack,
             &stack_ref,
@@ -422,6 +423,28 @@ impl Builder<'_> {
                 .map(|a| a.name.as_str())
                 .collect();
             self.maybe_renamed("alert", &alert.key.value, &alert.name, &same_tile);
+        }
+    }
+
+    /// The dashboard copies `--dedupe` deletes that hold alerts: each after the steps of the
+    /// alerts on it (their deletes, and the creates of those whose only copy it held).
+    fn dashboard_copies_going(
+        &mut self,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+        alert_steps_by_dashboard: &BTreeMap<String, Vec<usize>>,
+    ) {
+        let going: Vec<CopyGoing> = planned
+            .values()
+            .flat_map(|p| p.copies_going.iter().cloned())
+            .collect();
+        for copy in going {
+            let mut depends_on = alert_steps_by_dashboard
+                .get(&copy.id)
+                .cloned()
+                .unwrap_or_default();
+            depends_on.sort_unstable();
+            depends_on.dedup();
+            self.push(copy.change, Some((copy.operation, depends_on)));
         }
     }
 

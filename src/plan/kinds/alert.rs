@@ -69,7 +69,15 @@ impl Builder<'_> {
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
-        let existing = self.live_alert(stack, stack_ref, index, config)?;
+        // Copies on dashboard copies `--dedupe` deletes: deleted first, each step with its
+        // dashboard (whose delete waits for it).
+        let mut moved_off: Vec<(usize, String)> = Vec::new();
+        let going: Vec<&str> = dashboard
+            .copies_going
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        let existing = self.live_alert(stack, stack_ref, index, config, &going, &mut moved_off)?;
         let desired = self.desired(config, dashboard, live_tile_id.clone(), existing);
         let address = Address::Alert {
             stack: &stack.key.value,
@@ -77,6 +85,16 @@ impl Builder<'_> {
         }
         .to_string();
         let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
+        for (step, on) in &moved_off {
+            alert_steps_by_dashboard
+                .entry(on.clone())
+                .or_default()
+                .push(*step);
+            // A create waits for the copy's delete: before it the copy still holds the name.
+            if existing.is_none() {
+                depends_on.push(*step);
+            }
+        }
 
         // The server deletes an alert whose tile a dashboard update removes: such an alert is
         // created again after the update rather than updated.
@@ -91,13 +109,18 @@ impl Builder<'_> {
             depends_on.push(update);
         }
 
-        let (change, operation) = match existing {
+        let (mut change, operation) = match existing {
             Some(alert) if !doomed => {
                 let view = dashboard_view(index, planned_by_live_id, alert);
                 updated(address, alert, view, desired, stack_ref)
             }
             _ => created(address, desired, doomed, stack_ref),
         };
+        if existing.is_none() && !moved_off.is_empty() {
+            change.reason = "--dedupe: its only copies are on dashboard copies that go; created \
+                             again on the dashboard that stays"
+                .into();
+        }
         depends_on.sort_unstable();
         let created_on = existing.is_none().then_some(live_tile_id).flatten();
         let step = self.push(change, operation.map(|op| (op, depends_on)));
@@ -109,6 +132,17 @@ impl Builder<'_> {
                 .entry(d.clone())
                 .or_default()
                 .push(step);
+        }
+        // A dashboard copy `--dedupe` deletes goes only once the alert whose only copies it
+        // held is on the dashboard that stays: a create that fails leaves the copy for the
+        // next plan, never the alert nowhere.
+        if let (Some(step), None) = (step, existing) {
+            for (_, on) in &moved_off {
+                alert_steps_by_dashboard
+                    .entry(on.clone())
+                    .or_default()
+                    .push(step);
+            }
         }
         created_on
     }
@@ -161,19 +195,62 @@ impl Builder<'_> {
     }
 
     /// The live alert a config alert is (`Some(None)`: none yet); `None` when two live alerts
-    /// could be it (reported).
+    /// could be it (reported). A copy on a dashboard copy that `--dedupe` deletes (`going`) is
+    /// not it: its delete is planned here, and its step added to `moved_off` with the copy's
+    /// dashboard id.
     fn live_alert<'l>(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
         index: &StackIndex<'l>,
         config: &AlertConfig,
+        going: &[&str],
+        moved_off: &mut Vec<(usize, String)>,
     ) -> Option<Option<&'l Alert>> {
-        let same_name: &[&Alert] = index
+        let on_going = |a: &Alert| a.dashboard.as_deref().is_some_and(|d| going.contains(&d));
+        let all: &[&'l Alert] = index
             .alerts_by_name
             .get(&normalize::name_key(&config.name.value))
             .map(Vec::as_slice)
             .unwrap_or_default();
+        let staying: Vec<&'l Alert> = all.iter().copied().filter(|a| !on_going(a)).collect();
+        for copy in all.iter().filter(|a| on_going(a)) {
+            let Some(on) = copy.dashboard.clone() else {
+                continue;
+            };
+            let of = Address::Alert {
+                stack: &stack.key.value,
+                alert: &config.key.value,
+            };
+            let stays = match staying.first() {
+                Some(kept) => format!(
+                    "the copy on the dashboard that stays (id {}) stays",
+                    kept.id
+                ),
+                None => "it is created again on the dashboard that stays".to_string(),
+            };
+            let change = dedupe::deleted_for(
+                Address::LiveAlert {
+                    stack: &stack.key.value,
+                    name: std::borrow::Cow::Borrowed(&copy.name),
+                },
+                format!(
+                    "--dedupe: id {} is a copy of `{of}` on dashboard copy id {on}, which goes \
+                     after it; {stays}",
+                    copy.id
+                ),
+                normalize::alert(copy, index.dashboard_of(copy)),
+                fingerprint::alert(copy),
+            );
+            let operation = Operation::Alert(AlertOp::Delete {
+                stack: stack_ref.clone(),
+                alert_id: copy.id.clone(),
+            });
+            if let Some(step) = self.push(change, Some((operation, Vec::new()))) {
+                moved_off.push((step, on));
+            }
+        }
+        let same_name: &[&Alert] = &staying;
         if same_name.len() > 1 {
             let tag = ownership_tag(&stack.key.value);
             let repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
@@ -230,11 +307,13 @@ impl Builder<'_> {
             return None;
         }
         let by_name = |name: &str| {
-            index
+            let mut found = index
                 .alerts_by_name
                 .get(&normalize::name_key(name))
                 .cloned()
-                .unwrap_or_default()
+                .unwrap_or_default();
+            found.retain(|a| !on_going(a));
+            found
         };
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {

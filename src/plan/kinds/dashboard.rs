@@ -38,6 +38,20 @@ pub(crate) struct PlannedDashboard<'c, 'l> {
     pub(crate) renamed_view: Option<Dashboard>,
     /// Whether the step is an update (which drops alerts of removed tiles).
     pub(crate) updated: bool,
+    /// The copies `--dedupe` deletes once the alerts on them are (copies of the config's).
+    pub(crate) copies_going: Vec<CopyGoing>,
+}
+
+/// A dashboard copy that `--dedupe` deletes after the alerts on it: planned last, waiting for
+/// their steps (deleting it first would take them with it, racing their own deletes).
+#[derive(Clone)]
+pub(crate) struct CopyGoing {
+    /// The copy's id.
+    pub(crate) id: String,
+    /// Its delete, shown as a destroy.
+    pub(crate) change: Change,
+    /// The step that deletes it.
+    pub(crate) operation: Operation,
 }
 
 /// The stack's planned dashboards by config key, and by the id of the live dashboard each is.
@@ -137,7 +151,8 @@ impl Builder<'_> {
         tag: &str,
         config: &'c DashboardConfig,
     ) -> Option<PlannedDashboard<'c, 'l>> {
-        let existing = self.live_dashboard(stack, stack_ref, index, config)?;
+        let mut copies_going = Vec::new();
+        let existing = self.live_dashboard(stack, stack_ref, index, config, &mut copies_going)?;
         let matched = match existing {
             Some(live) => self.match_tiles(&config.key.value, config, live)?,
             None => vec![None; config.tiles.len()],
@@ -175,6 +190,7 @@ impl Builder<'_> {
             tile_ids: tiles.ids,
             renamed_view,
             updated: false,
+            copies_going,
         };
         let body = DashboardRequest {
             name: desired.name,
@@ -203,13 +219,15 @@ impl Builder<'_> {
     }
 
     /// The live dashboard a config dashboard is (`Some(None)`: none yet); `None` when two live
-    /// dashboards could be it (reported).
+    /// dashboards could be it (reported). With `--dedupe`, the copies that hold alerts are
+    /// added to `going` rather than planned here (see [`CopyGoing`]).
     fn live_dashboard<'l>(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
         index: &StackIndex<'l>,
         config: &DashboardConfig,
+        going: &mut Vec<CopyGoing>,
     ) -> Option<Option<&'l Dashboard>> {
         // Names as the server stores them ([`normalize::name_key`]).
         let by_name = |name: &str| {
@@ -222,7 +240,16 @@ impl Builder<'_> {
         let same_name: Vec<&'l Dashboard> = by_name(&config.name.value);
         if same_name.len() > 1 {
             let tag = ownership_tag(&stack.key.value);
-            let repair = dedupe::dashboards(&same_name, &index.live.alerts, &tag);
+            // The config's alerts on this dashboard, by name as the server stores names.
+            let declared: BTreeSet<String> = stack
+                .alerts
+                .values()
+                .filter(|a| a.dashboard.value == config.key.value)
+                .map(|a| normalize::name_key(&a.name.value))
+                .collect();
+            let repair = dedupe::dashboards(&same_name, &index.live.alerts, &tag, |a| {
+                declared.contains(&normalize::name_key(&a.name))
+            });
             if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
                 && let Some(kept) = same_name.iter().find(|d| d.id == repair.kept)
             {
@@ -250,7 +277,15 @@ impl Builder<'_> {
                         stack: stack_ref.clone(),
                         dashboard_id: copy.id.clone(),
                     });
-                    self.push(change, Some((operation, Vec::new())));
+                    if repair.holding.iter().any(|(id, _)| *id == copy.id) {
+                        going.push(CopyGoing {
+                            id: copy.id.clone(),
+                            change,
+                            operation,
+                        });
+                    } else {
+                        self.push(change, Some((operation, Vec::new())));
+                    }
                 }
                 return Some(Some(*kept));
             }
@@ -383,6 +418,9 @@ impl Builder<'_> {
                 );
                 return None;
             }
+            if !self.config_source_is_an_object_id(index, tile) {
+                return None;
+            }
             return match resolve_config(config, &index.live.sources) {
                 Ok(value) => Some((Vec::new(), Some(value))),
                 Err(diagnostic) => {
@@ -413,6 +451,35 @@ impl Builder<'_> {
                 None
             }
         }
+    }
+
+    /// Today's servers refuse a tile `config` whose `sourceId` is not a 24-hex ObjectId
+    /// (`Invalid ObjectId`): an error at its line on a stack of today's generation; `false`
+    /// then. A source named by `source:` resolves to the id the stack lists.
+    fn config_source_is_an_object_id(&mut self, index: &StackIndex, tile: &TileConfig) -> bool {
+        if index.generation != Some(Generation::Config) {
+            return true;
+        }
+        let Some(Value::String(id)) = tile.config.as_ref().and_then(|c| c.value.get("sourceId"))
+        else {
+            return true;
+        };
+        if is_object_id(id) {
+            return true;
+        }
+        self.error(
+            Diagnostic::error(
+                Code::PlanObjectId,
+                format!(
+                    "tile `{}` names source `{id}` in its `config`, which is not an ObjectId: this stack speaks today's generation, whose servers refuse it (`Invalid ObjectId`)",
+                    tile.name.value
+                ),
+                tile.config_span("/sourceId"),
+            )
+            .with_label("24 hexadecimal digits here")
+            .with_help("name the source by `source: <name>`, or give its id as the stack lists it"),
+        );
+        false
     }
 
     /// A tile's series as sent, sources resolved to ids; `None` when a source name is unknown

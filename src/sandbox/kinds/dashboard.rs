@@ -69,6 +69,20 @@ pub(super) const ROUTES: &[Route] = &[
         delete,
     )
     .writes(),
+    Route::new(
+        Api::Cloud,
+        "POST",
+        cloud_template!("/services/{serviceId}/stack/dashboards/validate"),
+        validate_only,
+    )
+    .current_only(),
+    Route::new(
+        Api::Observability,
+        "POST",
+        "/api/v2/dashboards/validate",
+        validate_only,
+    )
+    .current_only(),
 ];
 
 fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
@@ -122,6 +136,52 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let value = to_value(&dashboard)?;
     world.stacks[stack_index].dashboards.push(dashboard);
     Ok(Reply::Ok(value))
+}
+
+/// `POST .../dashboards/validate`: the checks of a create, nothing stored. The answer is 200
+/// for a valid and an invalid body alike: `{valid, errors: [{path, message}], normalized}`, the
+/// path dot-separated as the server's schema library joins it (`tiles.0.config`), `normalized`
+/// the body when valid and `null` otherwise.
+fn validate_only(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    stack_index(ctx, call)?;
+    let answer = match dashboard_body(call.body, ctx.today()) {
+        Ok(_) => serde_json::json!({"valid": true, "errors": [], "normalized": call.body}),
+        Err(error) => {
+            let (path, message) = error_place(&error);
+            serde_json::json!({
+                "valid": false,
+                "errors": [{"path": path, "message": message}],
+                "normalized": null,
+            })
+        }
+    };
+    Ok(Reply::Bare(answer))
+}
+
+/// Where a refused dashboard body is wrong and why, as the validation answer names them: the
+/// member's path dot-separated (`tiles[0].x` is `tiles.0.x`), empty for the body itself.
+fn error_place(error: &ApiError) -> (String, String) {
+    let (path, message) = match &error.field {
+        Some(field) => (
+            field
+                .strip_prefix("request body")
+                .map(|p| p.trim_start_matches('.'))
+                .unwrap_or(field)
+                .to_string(),
+            error.message.clone(),
+        ),
+        // Today's checks phrase their refusal as the server does: `Body validation failed:
+        // <path>: <message>`.
+        None => match error
+            .message
+            .strip_prefix("Body validation failed: ")
+            .and_then(|rest| rest.split_once(": "))
+        {
+            Some((path, message)) => (path.to_string(), message.to_string()),
+            None => (String::new(), error.message.clone()),
+        },
+    };
+    (path.replace('[', ".").replace(']', ""), message)
 }
 
 /// PUT of a dashboard: tiles keep their ids only where they name this dashboard's tiles, and

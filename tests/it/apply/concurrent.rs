@@ -409,13 +409,88 @@ pub struct KilledRound {
     /// When a name was left twice: `apply --dedupe --allow-destroy` afterwards, and the names
     /// still twice after it (dashboards and alerts).
     pub repair: Option<(Outcome, Vec<String>)>,
+    /// Whether a dashboard copy that is not the oldest of its name held alerts before the
+    /// repair (the killed run's dashboard with its own alert copies).
+    pub copy_held_alerts: bool,
+    /// What the stack holds of the quickstart's objects at the end: each dashboard's name and
+    /// id, and each alert's name and the id of its dashboard.
+    pub end: (Pairs, Pairs),
+    /// `plan --detailed-exitcode` at the end.
+    pub end_plan: Outcome,
 }
 
-/// One round of two applies of the quickstart at once, the first killed (SIGKILL) as soon as
-/// either run's first alert create was served: the other run's outcome, the names left twice
-/// (dashboards, alerts), what a plan says afterwards, and the repair of what was left twice.
-pub fn racing_with_one_killed(workspace: &Workspace, path: &str) -> KilledRound {
-    const ALERTS: &str = "/v1/organizations/{organizationId}/services/{serviceId}/stack/alerts";
+/// Objects' names, each with one member of the object (as text).
+pub type Pairs = Vec<(String, String)>;
+
+/// The id of an alert's dashboard, as either generation lists it.
+fn dashboard_of(alert: &Value) -> &Value {
+    match &alert["dashboard"] {
+        Value::Null => &alert["dashboardId"],
+        id => id,
+    }
+}
+
+/// The quickstart's objects among `objects` (those named `name`): each one's name and the
+/// text `member` picks, sorted.
+fn name_and(objects: &[Value], name: &str, member: impl Fn(&Value) -> &Value) -> Pairs {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let mut pairs: Vec<(String, String)> = objects
+        .iter()
+        .filter(|o| o["name"] == name)
+        .map(|o| (text(&o["name"]), text(member(o))))
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+/// Whether an alert points at a dashboard that is not the first (oldest) listed of its name.
+fn copy_holds_alerts(boards: &[Value], alerts: &[Value]) -> bool {
+    boards.iter().enumerate().any(|(i, board)| {
+        let older = boards[..i].iter().any(|b| b["name"] == board["name"]);
+        older && alerts.iter().any(|a| *dashboard_of(a) == board["id"])
+    })
+}
+
+/// When a round of [`racing_with_one_killed`] kills its first run: once `count` creates of
+/// the stack's `list` (`dashboards` or `alerts`) were served, or 5 s passed (the other run's
+/// create may never come: its check found the first run's copy), then `delay` later.
+#[derive(Clone, Copy, Debug)]
+pub struct KillAt {
+    /// `dashboards` or `alerts`.
+    pub list: &'static str,
+    /// How many creates of it to wait for.
+    pub count: usize,
+    /// How long after them.
+    pub delay: Duration,
+}
+
+impl KillAt {
+    /// The kill point of round `round`, in turn: at the first alert create; once both runs'
+    /// dashboards were created (the run whose create landed last may be killed before its
+    /// check); 40 ms and 120 ms after the first alert create.
+    pub fn of_round(round: usize) -> KillAt {
+        let at = |list, count, delay| KillAt {
+            list,
+            count,
+            delay: Duration::from_millis(delay),
+        };
+        match round % 4 {
+            0 => at("alerts", 1, 0),
+            1 => at("dashboards", 2, 0),
+            2 => at("alerts", 1, 40),
+            _ => at("alerts", 1, 120),
+        }
+    }
+}
+
+/// One round of two applies of the quickstart at once, the first killed (SIGKILL) at `kill`:
+/// the other run's outcome, the names left twice (dashboards, alerts), what a plan says
+/// afterwards, the repair of what was left twice, and what is left at the end.
+pub fn racing_with_one_killed(workspace: &Workspace, path: &str, kill: KillAt) -> KilledRound {
+    let route = format!(
+        "/v1/organizations/{{organizationId}}/services/{{serviceId}}/stack/{}",
+        kill.list
+    );
     let sandbox = slow_sandbox(50);
     let mut killed = binary(&sandbox, workspace)
         .command(["apply", path, "--yes"])
@@ -425,12 +500,17 @@ pub fn racing_with_one_killed(workspace: &Workspace, path: &str) -> KilledRound 
         .expect("the binary starts");
     let survivor = std::thread::scope(|scope| {
         let survivor = scope.spawn(|| binary(&sandbox, workspace).run(["apply", path, "--yes"]));
-        wait_for_requests(&sandbox, "POST", ALERTS, 1);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while common::count(&sandbox, "POST", &route) < kill.count && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        std::thread::sleep(kill.delay);
         // Already ended is fine: the round then races nothing.
         let _ = killed.kill();
         let _ = killed.wait();
         survivor.join().unwrap()
     });
+    let copy_held_alerts = copy_holds_alerts(&dashboards(&sandbox), &alerts(&sandbox));
     let (boards, alerts_left) = (doubled(&dashboards(&sandbox)), doubled(&alerts(&sandbox)));
     let plan = binary(&sandbox, workspace).run(["plan", path]);
     let repair = (!boards.is_empty() || !alerts_left.is_empty()).then(|| {
@@ -451,13 +531,19 @@ pub fn racing_with_one_killed(workspace: &Workspace, path: &str) -> KilledRound 
         alerts: alerts_left,
         plan,
         repair,
+        copy_held_alerts,
+        end: (
+            name_and(&dashboards(&sandbox), "API health", |d| &d["id"]),
+            name_and(&alerts(&sandbox), "API errors", dashboard_of),
+        ),
+        end_plan: binary(&sandbox, workspace).run(["plan", path, "--detailed-exitcode"]),
     }
 }
 
 /// What a round of [`racing_with_one_killed`] must show: a name left twice is said, by the run
 /// that survived (it waited for the other run's copy, which never went) or by the next plan,
-/// which names the copy to keep and offers the repair; `apply --dedupe` then leaves no name
-/// twice and nothing to do.
+/// which names the copy to keep and offers the repair; `apply --dedupe` then leaves exactly
+/// one of each, the alert on the dashboard that stays, and nothing to do.
 pub fn check_killed_round(round: usize, left: &KilledRound) {
     let KilledRound { survivor, plan, .. } = left;
     let context = format!("round {round}:\n{}\n{}", survivor.stderr, plan.stderr);
@@ -466,6 +552,21 @@ pub fn check_killed_round(round: usize, left: &KilledRound) {
     if twice.is_empty() {
         return;
     }
+    let (boards, alerts) = &left.end;
+    let board_id = boards.first().map(|(_, id)| id.clone()).unwrap_or_default();
+    assert_eq!(
+        (boards.clone(), alerts.clone()),
+        (
+            vec![("API health".to_string(), board_id.clone())],
+            vec![("API errors".to_string(), board_id)]
+        ),
+        "exactly one of each at the end: {context}"
+    );
+    assert_eq!(
+        left.end_plan.code, 0,
+        "nothing to do at the end: {context}\n{}",
+        left.end_plan.stderr
+    );
     let said = survivor.code == 1 && words(&survivor.stderr).contains("exists more than once");
     let planned = plan.code == 1 && words(&plan.stderr).contains("keep the");
     assert!(said || planned, "{twice:?} left twice, unsaid: {context}");
@@ -491,7 +592,7 @@ fn two_applies_at_once_one_killed_leave_no_copy_unsaid() {
     let workspace = Workspace::new();
     let config = workspace.write("converge.yaml", &quickstart());
     for round in 0..2 {
-        let left = racing_with_one_killed(&workspace, config.as_str());
+        let left = racing_with_one_killed(&workspace, config.as_str(), KillAt::of_round(round));
         check_killed_round(round, &left);
     }
 }

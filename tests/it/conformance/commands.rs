@@ -97,7 +97,8 @@ stacks:
         message: Busy
 "#;
 
-/// Runs plan, apply, plan, drift, export, preview and `plan --check-queries` over the
+/// Runs plan, apply, plan, drift, export, preview and `plan --check-queries` (before and after
+/// apply, so dashboards are validated) over the
 /// quickstart and an observability stack against a sandbox of `generation`; returns the
 /// checked log.
 fn every_command(checker: &Checker, generation: Generation) -> Report {
@@ -109,6 +110,8 @@ fn every_command(checker: &Checker, generation: Generation) -> Report {
     let obs = obs.as_str();
     let quickstart = "examples/quickstart.yaml";
     run(&converge, &["plan", quickstart]);
+    // Every dashboard is created: each is sent to the managed stack's validation.
+    run(&converge, &["plan", "--check-queries", quickstart]);
     run(&converge, &["apply", quickstart, "--yes"]);
     assert_eq!(
         run(&converge, &["plan", "--detailed-exitcode", quickstart]),
@@ -116,6 +119,7 @@ fn every_command(checker: &Checker, generation: Generation) -> Report {
     );
     run(&converge, &["drift", quickstart]);
     run(&converge, &["plan", obs]);
+    run(&converge, &["plan", "--check-queries", obs]);
     run(&converge, &["apply", obs, "--yes"]);
     run(&converge, &["plan", "--check-queries", obs]);
     run(
@@ -339,4 +343,67 @@ fn a_required_field_the_sandbox_drops_is_a_violation() {
         checked(1, &service.to_string()),
         vec!["response /result required"]
     );
+}
+
+/// The sandbox's dashboard validation, on both APIs of today's generation, for a valid body
+/// and one the server refuses: requests and answers as the documents describe them (200 with
+/// `{valid, errors, normalized}`, bare on the observability API, in `result` on the cloud).
+#[test]
+fn the_sandboxs_dashboard_validation_speaks_the_documents() {
+    let Some(checker) = Checker::load_for(Generation::Current) else {
+        return;
+    };
+    let sandbox = recording_sandbox(Generation::Current);
+    let client = common::Client::new(&sandbox);
+    let stored = (
+        common::dashboards(&sandbox),
+        common::standalone_dashboards(&sandbox),
+    );
+    sandbox.reset_log();
+    let body = |source: &str| {
+        serde_json::json!({
+            "name": "D",
+            "tags": [],
+            "tiles": [{
+                "name": "T", "x": 0, "y": 0, "w": 6, "h": 4,
+                "config": {
+                    "displayType": "line",
+                    "sourceId": source,
+                    "select": [{"aggFn": "count", "where": "", "whereLanguage": "lucene"}],
+                },
+            }],
+        })
+    };
+    let mut answers = Vec::new();
+    for source in ["65f5e4a30000000200000001", "logs-1"] {
+        let obs = client.obs("POST", "/dashboards/validate", Some(body(source)));
+        answers.push(obs.json());
+        let cloud = client.cloud(
+            "POST",
+            &format!("/services/{ANALYTICS}/stack/dashboards/validate"),
+            Some(body(source)),
+        );
+        answers.push(cloud.result());
+    }
+    let verdicts: Vec<Option<bool>> = answers.iter().map(|a| a["valid"].as_bool()).collect();
+    assert_eq!(verdicts, [Some(true), Some(true), Some(false), Some(false)]);
+    assert_eq!(
+        answers[2]["errors"],
+        serde_json::json!([{"path": "tiles.0.config.sourceId", "message": "Invalid ObjectId"}])
+    );
+    assert_eq!(answers[2]["normalized"], serde_json::Value::Null);
+    assert_eq!(answers[0]["normalized"]["name"], "D");
+    let log = sandbox.request_log();
+    assert_eq!(
+        (
+            common::dashboards(&sandbox),
+            common::standalone_dashboards(&sandbox)
+        ),
+        stored,
+        "nothing is stored"
+    );
+    assert_eq!(log.len(), 4, "{log:?}");
+    let report = checker.check_log(&log);
+    report.assert_clean("dashboard validation");
+    assert_eq!(report.responses, 4, "{report:?}");
 }
