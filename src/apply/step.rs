@@ -210,8 +210,15 @@ async fn landed(
                  ({read}): {MAY_HAVE_BEEN_APPLIED}"
             ))
         })?;
-    if fingerprint::current(operation, &live_of(scope, &data)).is_none() {
+    let live = live_of(scope, &data);
+    if fingerprint::current(operation, &live).is_none() {
         return Ok(None);
+    }
+    // A pipe's answered create records its credentials version; a found one does it here.
+    if let Operation::Pipe(op) = operation {
+        super::kinds::pipe::found_created(context, op, &live)
+            .await
+            .map_err(|error| StepError::Failed(error.to_string()))?;
     }
     // Another run may have created the same object meanwhile: every copy of the name is
     // looked at, not only the first.

@@ -98,12 +98,11 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
         }
         let owner_tag = owner_tag_of(config, &change.address);
         let mut fields = Vec::new();
-        // The fields not ignored (the ownership tag counts as kept: it is not the user's
-        // silencing), for the reason line.
+        // The fields shown, for the reason line: it names exactly the fields that have a line
+        // below it (not one ignored, nor a `tags` differing only by the ownership tag).
         let mut kept = Vec::new();
         for original in &change.fields {
             let Some(field) = without_owner_tag(original, owner_tag.as_deref()) else {
-                kept.push(original.clone());
                 continue;
             };
             if !field.path.is_empty()

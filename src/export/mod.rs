@@ -121,7 +121,8 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         let key = keys.take(slug(&service.name, "service"));
         service_keys.insert(service.id.clone(), key.clone());
         let compute = input.pipe_compute.get(&service.id);
-        services.push((key, service_node(service, pipes, compute)));
+        let node = service_node(&key, service, pipes, compute);
+        services.push((key, node));
     }
     if !services.is_empty() {
         root.push(entry("services", Node::Map(services)));
@@ -197,6 +198,7 @@ fn in_flight(pipe: &Pipe) -> Option<String> {
 /// A service as exported: its id, and when the service itself is exported (`pipes` is
 /// there) what each kind writes under it, then the compute of its database pipes.
 fn service_node(
+    key: &str,
     service: &Service,
     pipes: Option<&Vec<Pipe>>,
     compute: Option<&PipeScaling>,
@@ -204,7 +206,7 @@ fn service_node(
     let mut node = vec![entry("id", str(&service.id))];
     if let Some(pipes) = pipes {
         for section in kinds::SERVICE_SECTIONS {
-            section(service, pipes, &mut node);
+            section(key, service, pipes, &mut node);
         }
     }
     if let Some(compute) = compute {

@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use super::checks::CheckResult;
-use super::model::{Action, FieldChange, Plan, Step, Summary, Unmanaged, Warning};
+use super::model::{
+    Action, FieldChange, Fingerprint, Operation, Plan, Step, Summary, Unmanaged, Warning,
+};
 
 /// The format identifier of the JSON rendering.
 pub(crate) const FORMAT: &str = "converge-plan/1";
@@ -21,7 +23,7 @@ struct Document<'a> {
     changes: Vec<ChangeOut<'a>>,
     unmanaged: &'a [Unmanaged],
     checks: &'a [CheckResult],
-    steps: &'a [Step],
+    steps: Vec<StepOut<'a>>,
     /// What the text shows on stderr; absent when there is none.
     #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
     warnings: &'a [Warning],
@@ -40,6 +42,42 @@ struct ChangeOut<'a> {
     /// The live name of an object renamed in place; only on such changes.
     #[serde(rename = "renamedFrom", skip_serializing_if = "Option::is_none")]
     renamed_from: Option<&'a str>,
+}
+
+/// A step as the rendering shows it: the saved step's members in their order, its operation as
+/// the operation's kind shows it (a pipe rotation without the salt and fingerprints the saved
+/// plan keeps, so the same plan renders the same bytes in every run).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepOut<'a> {
+    id: usize,
+    address: &'a str,
+    depends_on: &'a [usize],
+    fingerprint: Option<Fingerprint>,
+    operation: OperationOut<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OperationOut<'a> {
+    Saved(&'a Operation),
+    Pipe(crate::plan::kinds::pipe::op::Shown<'a>),
+}
+
+fn step_shown(step: &Step) -> StepOut<'_> {
+    StepOut {
+        id: step.id,
+        address: &step.address,
+        depends_on: &step.depends_on,
+        fingerprint: step.fingerprint,
+        operation: match &step.operation {
+            Operation::Pipe(op) => OperationOut::Pipe(op.shown()),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Dashboard(_)
+            | Operation::Alert(_) => OperationOut::Saved(&step.operation),
+        },
+    }
 }
 
 /// Renders the plan as pretty JSON with a trailing newline.
@@ -65,7 +103,7 @@ pub fn render(plan: &Plan) -> String {
             .collect(),
         unmanaged: &plan.unmanaged,
         checks: &plan.checks,
-        steps: &plan.steps,
+        steps: plan.steps.iter().map(step_shown).collect(),
         warnings: &plan.warnings,
     };
     // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.

@@ -283,3 +283,174 @@ fn a_credential_variable_is_needed_only_by_a_plan_that_sends_it() {
         .run(["plan"]);
     converge_snapshot!("pipe_credentials_unset_on_rotation", rotating);
 }
+
+const DELETE_PIPE: &str =
+    "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
+const CREATE_PIPE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
+
+/// The id the create of the pipe named `name` answered in a run.
+fn created_id(outcome: &Outcome, name: &str) -> String {
+    outcome
+        .requests
+        .iter()
+        .filter_map(|e| e.response_body.as_deref())
+        .filter_map(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+        .find(|b| b["result"]["name"] == name)
+        .map(|b| b["result"]["id"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+/// Deleting a pipe (`absent: true`) removes the version tag converge recorded for it on the
+/// service in the same apply, with one service `PATCH`: no tag outlives the pipe it names.
+#[test]
+fn deleting_a_pipe_removes_its_version_tag_in_the_same_apply() {
+    let sandbox = logged_sandbox();
+    let created = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&at_version(1))
+        .run(["apply", "--yes"]);
+    created.assert_exit(0);
+    let id = created_id(&created, "events from kafka");
+    let absent = crate::pipes::analytics_with(&format!(
+        "      events:\n        id: {id}\n        absent: true\n"
+    ));
+    let deleted =
+        Converge::new(&sandbox)
+            .fast()
+            .config(&absent)
+            .run(["apply", "--yes", "--allow-destroy"]);
+    deleted.assert_exit(0);
+    assert_eq!(deleted.writes(), vec![DELETE_PIPE, SERVICE], "{deleted:?}");
+    let patch = deleted
+        .requests
+        .iter()
+        .find(|e| format!("{} {}", e.method, e.route) == SERVICE)
+        .and_then(|e| e.request_body.as_deref())
+        .map(|b| serde_json::from_str::<serde_json::Value>(b).unwrap())
+        .unwrap();
+    assert_eq!(
+        patch["tags"]["remove"],
+        serde_json::json!([{ "key": format!("converge.credentials-version.{id}") }]),
+        "{patch}"
+    );
+    let again =
+        Converge::new(&sandbox)
+            .fast()
+            .config(&absent)
+            .run(["apply", "--yes", "--allow-destroy"]);
+    again.assert_exit(0);
+    assert_eq!(again.writes(), Vec::<String>::new(), "{again:?}");
+}
+
+/// A create whose answer was lost is found by a re-read and records its `credentialsVersion`
+/// as an answered create does: the next plan is empty, not a rotation of what was just sent.
+#[test]
+fn a_create_whose_answer_was_lost_records_its_credentials_version() {
+    let sandbox = crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        faults: "lost@POST=1".parse().unwrap(),
+        ..SandboxOptions::default()
+    });
+    let config = crate::pipe_export::only("events").replace(
+        "        name: events from kafka\n",
+        "        name: events from kafka\n        credentialsVersion: 1\n",
+    );
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config);
+    let applied = converge.run(["apply", "--yes"]);
+    applied.assert_exit(0);
+    assert_no_canary(&applied);
+    assert!(
+        crate::common::words(&applied.stderr).contains("but a re-read found it created"),
+        "{applied:?}"
+    );
+    assert_eq!(applied.writes(), vec![CREATE_PIPE, SERVICE], "{applied:?}");
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+/// A rotation's JSON plan shows each credential's path and reference but not the plan's salt
+/// or fingerprints (only the saved plan keeps them): two runs render the same bytes.
+#[test]
+fn a_rotations_json_plan_is_the_same_bytes_in_every_run() {
+    let sandbox = logged_sandbox();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&at_version(1))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let rotating = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .env("PIPE_EVENTS_PASSWORD", ROTATED)
+        .config(&at_version(2));
+    let first = rotating.run(["plan", "--format", "json"]);
+    first.assert_exit(0);
+    assert_secret(&first);
+    let second = rotating.run(["plan", "--format", "json"]);
+    assert_eq!(first.stdout, second.stdout);
+    let plan = first.json();
+    let rotation = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["operation"]["op"] == "pipe-rotate")
+        .map(|s| s["operation"].clone())
+        .unwrap();
+    assert!(rotation.get("salt").is_none(), "{rotation}");
+    assert_eq!(
+        rotation["credentials"],
+        serde_json::json!([
+            {"path": "credentials.username", "reference": "${env:PIPE_EVENTS_USERNAME}"},
+            {"path": "credentials.password", "reference": "${env:PIPE_EVENTS_PASSWORD}"}
+        ])
+    );
+}
+
+/// A replacement whose new pipe declares no `credentialsVersion` still removes the old pipe's
+/// version tag: the tag names a pipe the replacement deleted.
+#[test]
+fn a_replacement_removes_the_old_pipes_version_tag() {
+    let sandbox = logged_sandbox();
+    let created = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&at_version(1))
+        .run(["apply", "--yes"]);
+    created.assert_exit(0);
+    let old = created_id(&created, "events from kafka");
+    let replacing = declared_whole().replace("topics: events", "topics: events-v2");
+    let replaced = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&replacing)
+        .run(["apply", "--yes", "--allow-destroy"]);
+    replaced.assert_exit(0);
+    assert_secret(&replaced);
+    assert_eq!(
+        replaced.writes(),
+        vec![DELETE_PIPE, CREATE_PIPE, SERVICE],
+        "{replaced:?}"
+    );
+    let patch = replaced
+        .requests
+        .iter()
+        .find(|e| format!("{} {}", e.method, e.route) == SERVICE)
+        .and_then(|e| e.request_body.as_deref())
+        .map(|b| serde_json::from_str::<serde_json::Value>(b).unwrap())
+        .unwrap();
+    assert_eq!(
+        patch["tags"]["remove"],
+        serde_json::json!([{ "key": format!("converge.credentials-version.{old}") }]),
+        "{patch}"
+    );
+    assert!(
+        patch["tags"]["add"]
+            .as_array()
+            .is_none_or(|added| added.is_empty()),
+        "{patch}"
+    );
+}

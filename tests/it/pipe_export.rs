@@ -7,7 +7,7 @@ use crate::common::{ANALYTICS, Converge, Outcome, converge_snapshot};
 use crate::pipes::{CANARIES, assert_no_canary, declared_whole};
 
 /// The demo `analytics` config with only the pipe `key` of `examples/pipes.yaml`.
-fn only(key: &str) -> String {
+pub(crate) fn only(key: &str) -> String {
     let whole = declared_whole();
     let start = whole.find("    pipes:\n").unwrap() + "    pipes:\n".len();
     let mut kept = whole[..start].to_string();
@@ -128,4 +128,46 @@ fn the_demo_pipes_export_whole_and_validate() {
             "environment variable `PIPE_ANALYTICS_ORDERS_CREDENTIALS_USERNAME` is not set",
         ]
     );
+}
+
+/// Two services whose names share a slug are exported under distinct keys, and their pipes'
+/// placeholders name distinct variables, built from those keys; a kafka pipe whose schema
+/// registry authenticates (`PLAIN`) gets placeholders for the registry's credentials too.
+#[test]
+fn services_of_one_slug_get_distinct_credential_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let options = || converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        state_file: Some(state.clone()),
+        ..converge::sandbox::SandboxOptions::default()
+    };
+    drop(crate::common::sandbox(options()));
+    let mut world: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let reporting = "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b";
+    for service in world["services"].as_array_mut().unwrap() {
+        if service["service"]["id"] == reporting {
+            service["service"]["name"] = "Analytics".into();
+        }
+    }
+    let pipes = world["pipes"].as_array_mut().unwrap();
+    pipes.retain(|p| p["pipe"]["name"] == "orders");
+    let orders = &mut pipes[0]["pipe"];
+    orders["source"]["kafka"]["authentication"] = "PLAIN".into();
+    orders["source"]["kafka"]["schemaRegistry"]["authentication"] = "PLAIN".into();
+    let mut copy = pipes[0].clone();
+    copy["pipe"]["id"] = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d".into();
+    copy["pipe"]["serviceId"] = reporting.into();
+    pipes.push(copy);
+    std::fs::write(&state, world.to_string()).unwrap();
+    let sandbox = crate::common::sandbox(options());
+    let export = Converge::new(&sandbox).fast().run([
+        "export",
+        "--service",
+        ANALYTICS,
+        "--service",
+        reporting,
+    ]);
+    converge_snapshot!("pipe_export_services_of_one_slug", export);
 }

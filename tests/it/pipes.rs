@@ -203,7 +203,7 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
 }
 
 /// A config of the demo world's `analytics` service with the given pipes.
-fn analytics_with(pipes: &str) -> String {
+pub(crate) fn analytics_with(pipes: &str) -> String {
     format!(
         "version: 1\norganization: ${{env:CONVERGE_ORG_ID}}\ncloud:\n  url: ${{env:CONVERGE_CLOUD_URL}}\n  keyId: ${{env:CONVERGE_KEY_ID}}\n  keySecret: ${{env:CONVERGE_KEY_SECRET}}\nservices:\n  analytics:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    pipes:\n{pipes}"
     )

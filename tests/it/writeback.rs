@@ -291,32 +291,19 @@ fn a_file_changed_on_disk_during_the_run_is_not_overwritten() {
     let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
     in_sync(&converge, "converge.yaml");
     edit_alert(&sandbox, json!({"threshold": 80}));
-    // One request per two seconds: the run reads the config, sends its first read, and waits
-    // for its next window while the file is saved by someone else.
-    let slow = converge.clone().rate_limit("1/2s");
-    let before = sandbox.request_log().len();
-    let child = slow
-        .command(["drift", "--write", "--only", "alert.*", "converge.yaml"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    while sandbox.request_log().len() == before {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    // The run reads its config before its first request; the file is saved by someone else
+    // while that request's answer is held back, so the edit lands between read and write.
     let theirs = CONFIG.replace(
         "# Keep the comments",
         "# Saved meanwhile. Keep the comments",
     );
-    workspace.write("converge.yaml", &theirs);
-    let out = child.wait_with_output().expect("the run ends");
-    let out = common::Outcome {
-        args: Vec::new(),
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        requests: Vec::new(),
-    };
+    let path = workspace.file("converge.yaml");
+    let saved = std::sync::Once::new();
+    let text = theirs.clone();
+    sandbox.observe(move |_| {
+        saved.call_once(|| std::fs::write(&path, &text).expect("the file is saved"));
+    });
+    let out = converge.run(["drift", "--write", "--only", "alert.*", "converge.yaml"]);
     converge_snapshot!("writeback_changed_on_disk", out);
     assert_eq!(workspace.read("converge.yaml"), theirs);
 }
@@ -670,6 +657,22 @@ fn a_live_change_the_series_shorthand_cannot_say_is_listed_to_edit_by_hand() {
         workspace.read("converge.yaml"),
         CONFIG.replace("\"level:error\"", "\"level:fatal\"")
     );
+}
+
+/// The same live edit through `plan`: the reason names `tags` there because apply would add
+/// the ownership tag the PUT dropped, and the `tags` line is shown with it.
+#[test]
+fn plan_names_exactly_the_fields_it_shows_after_a_live_put() {
+    let sandbox = common::fast_sandbox();
+    let (_workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["fillNulls"] = json!(false);
+    first_query(&mut dashboard["tiles"][0])["where"] = json!("level:fatal");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["plan", "converge.yaml"]);
+    converge_snapshot!("writeback_shorthand_manual_plan", out);
 }
 
 #[test]

@@ -71,7 +71,13 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
         PipeOp::Delete {
             service_id,
             pipe_id,
-        } => context.cloud()?.delete_pipe(service_id, pipe_id).await?,
+            version_tag,
+        } => {
+            context.cloud()?.delete_pipe(service_id, pipe_id).await?;
+            if let Some(tag) = version_tag {
+                forget_version(context, service_id, tag).await?;
+            }
+        }
         PipeOp::Settings {
             service_id,
             pipe_id,
@@ -95,6 +101,7 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             body,
             credentials,
             credentials_version,
+            version_tag,
         } => {
             // Read before anything is deleted: a missing variable must not leave the pipe gone.
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
@@ -115,9 +122,12 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
                          `converge plan` shows the create that is left"
                     ))
                 })?;
-            if let Some(version) = credentials_version {
-                let old = op::version_tag(pipe_id);
-                record_version(context, service_id, &created.id, Some(old), *version).await?;
+            match (credentials_version, version_tag) {
+                (Some(version), old) => {
+                    record_version(context, service_id, &created.id, old.clone(), *version).await?;
+                }
+                (None, Some(old)) => forget_version(context, service_id, old).await?,
+                (None, None) => {}
             }
         }
         PipeOp::Rotate {
@@ -210,6 +220,66 @@ async fn record_version(
                  service failed: {error}; the next plan rotates them again"
             ))
         })?;
+    Ok(())
+}
+
+/// Removes from the service the version tag of a pipe that was deleted.
+async fn forget_version(context: &Context, service_id: &str, tag: &str) -> Result<(), WriteError> {
+    let patch = ServicePatch {
+        tags: Some(TagsPatch {
+            add: Vec::new(),
+            remove: vec![ResourceTag {
+                key: tag.to_string(),
+                value: None,
+            }],
+        }),
+        ..ServicePatch::default()
+    };
+    context
+        .cloud()?
+        .update_service_tags(service_id, &patch)
+        .await
+        .map_err(|error| {
+            WriteError::Other(format!(
+                "the pipe was deleted, but removing its tag `{tag}` from the service failed: \
+                 {error}; the tag names no pipe and is left for a person to remove"
+            ))
+        })?;
+    Ok(())
+}
+
+/// After a re-read found a create whose answer was lost: records the `credentialsVersion` the
+/// answered create would have ([`op::version_tag`]), so the next plan does not rotate the
+/// credentials the create just sent.
+pub(crate) async fn found_created(
+    context: &Context,
+    operation: &PipeOp,
+    live: &crate::live::LiveState,
+) -> Result<(), WriteError> {
+    match operation {
+        PipeOp::Create {
+            service_id,
+            name,
+            credentials_version: Some(version),
+            ..
+        } => {
+            let found = live
+                .pipes
+                .get(service_id)
+                .and_then(|pipes| pipes.iter().find(|pipe| pipe.name == *name));
+            if let Some(pipe) = found {
+                record_version(context, service_id, &pipe.id, None, *version).await?;
+            }
+        }
+        PipeOp::Create { .. }
+        | PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Replace { .. }
+        | PipeOp::Rotate { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. } => {}
+    }
     Ok(())
 }
 

@@ -15,8 +15,9 @@ use super::build::StackWriting;
 use super::yaml::Node;
 use crate::api::wire::{Pipe, Service};
 
-/// Writes a kind's entries under an exported service, given its pipes.
-pub(crate) type ServiceSection = fn(&Service, &[Pipe], &mut Vec<(String, Node)>);
+/// Writes a kind's entries under an exported service, given the key the export writes it under
+/// (deduplicated among services of one slug) and its pipes.
+pub(crate) type ServiceSection = fn(&str, &Service, &[Pipe], &mut Vec<(String, Node)>);
 
 /// Writes a kind's entries under a stack.
 pub(crate) type StackSection = fn(&mut StackWriting<'_>, &mut Vec<(String, Node)>);

@@ -18,11 +18,17 @@ const NOT_EXPORTED: [(&str, &str); 2] = [
     ("kafka", "schemaRegistry.caCertificate"),
 ];
 
-/// `pipes:` of an exported service, by name then id, when it has any.
-pub(super) fn pipes(service: &Service, pipes: &[Pipe], node: &mut Vec<(String, Node)>) {
+/// `pipes:` of an exported service, by name then id, when it has any. The placeholders'
+/// variables are named by `service_key`, the key the export writes the service under: two
+/// services whose names share a slug get distinct keys, so their pipes get distinct variables.
+pub(super) fn pipes(
+    service_key: &str,
+    _: &Service,
+    pipes: &[Pipe],
+    node: &mut Vec<(String, Node)>,
+) {
     let mut sorted: Vec<&Pipe> = pipes.iter().collect();
     sorted.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
-    let service_key = slug(&service.name, "service");
     let mut keys = Keys::default();
     let mut pipe_nodes = Vec::new();
     for pipe in sorted {
@@ -34,7 +40,7 @@ pub(super) fn pipes(service: &Service, pipes: &[Pipe], node: &mut Vec<(String, N
         if let Some(state) = pipe.state.as_deref().and_then(declared_state) {
             p.push(entry("state", str(state)));
         }
-        if let Some(source) = source_node(&service_key, &key, pipe) {
+        if let Some(source) = source_node(service_key, &key, pipe) {
             p.push(entry("source", source));
         }
         for (member, value) in [

@@ -6,7 +6,7 @@ use crate::export::yaml::Node;
 use crate::plan::normalize;
 
 /// `privateEndpoints:` of an exported service, when it has any.
-pub(super) fn attached(service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
+pub(super) fn attached(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
     let endpoints = normalize::private_endpoint_ids(service);
     if !endpoints.is_empty() {
         node.push(entry(

@@ -5,7 +5,7 @@ use crate::export::build::entry;
 use crate::export::yaml::Node;
 
 /// `scaling:` of an exported service.
-pub(super) fn scaling(service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
+pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
     let mut scaling = Vec::new();
     if let Some(n) = service.num_replicas {
         scaling.push(entry("numReplicas", Node::float(n)));

@@ -157,6 +157,7 @@ impl Builder<'_> {
             body: after.clone(),
             credentials: credential_refs(source),
             credentials_version: config.credentials_version.as_ref().map(|v| v.value),
+            version_tag: op::recorded_tag(live_service, &live.id),
         });
         self.push(
             Change {
@@ -471,6 +472,7 @@ impl Builder<'_> {
         let operation = Operation::Pipe(PipeOp::Delete {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
+            version_tag: op::recorded_tag(live_service, &pipe.id),
         });
         self.push(
             Change {

@@ -76,6 +76,10 @@ pub enum PipeOp {
         /// The `credentialsVersion` recorded for the new pipe ([`version_tag`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         credentials_version: Option<i64>,
+        /// The old pipe's version tag on the service, when it has one: removed with the old
+        /// pipe, so no tag outlives the pipe it names.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version_tag: Option<String>,
     },
     /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
     #[serde(rename = "pipe-delete")]
@@ -84,6 +88,10 @@ pub enum PipeOp {
         service_id: String,
         /// Pipe id.
         pipe_id: String,
+        /// The pipe's version tag on the service ([`version_tag`]), when it has one: removed in
+        /// the same apply (one service `PATCH`), so no tag outlives the pipe it names.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version_tag: Option<String>,
     },
     /// `PATCH /services/{serviceId}/pipes/{pipeId}` with the source's credentials (and any
     /// in-place members that differ), then the raised version recorded on the service
@@ -151,6 +159,12 @@ pub(crate) fn version_tag(pipe_id: &str) -> String {
     format!("converge.credentials-version.{pipe_id}")
 }
 
+/// The version tag of pipe `pipe_id` when the service carries one.
+pub(crate) fn recorded_tag(service: &crate::api::wire::Service, pipe_id: &str) -> Option<String> {
+    let key = version_tag(pipe_id);
+    service.tags.iter().any(|tag| tag.key == key).then_some(key)
+}
+
 /// A fresh random salt for one plan's fingerprints: the same secret fingerprints differently in
 /// every plan, so a fingerprint cannot be matched across plans or against a precomputed list.
 pub(crate) fn new_salt() -> String {
@@ -200,6 +214,7 @@ impl PipeOp {
             | PipeOp::Delete {
                 service_id,
                 pipe_id,
+                ..
             }
             | PipeOp::Replace {
                 service_id,
@@ -295,6 +310,69 @@ impl PipeOp {
                 verb: "update",
                 object: "database pipe compute",
             },
+        }
+    }
+}
+
+/// A pipe operation as a rendered plan (`--format json`) shows it ([`PipeOp::shown`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Shown<'a> {
+    /// Every operation but a rotation, as saved.
+    Saved(&'a PipeOp),
+    /// A rotation without its salt and fingerprints.
+    Rotation(RotationShown<'a>),
+}
+
+/// A rotation as rendered: its members in the saved order, each credential by path and
+/// reference only.
+#[derive(Serialize)]
+#[serde(tag = "op", rename = "pipe-rotate", rename_all = "camelCase")]
+pub(crate) struct RotationShown<'a> {
+    service_id: &'a str,
+    pipe_id: &'a str,
+    version: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<i64>,
+    body: &'a Value,
+    credentials: Vec<CredentialRef>,
+}
+
+impl PipeOp {
+    /// The operation as a rendered plan shows it: a rotation without its salt and fingerprints,
+    /// which only the saved plan's check uses; shown, they would make the same rotation render
+    /// differently in every run and tell a reviewer nothing.
+    pub(crate) fn shown(&self) -> Shown<'_> {
+        match self {
+            PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                version,
+                recorded,
+                body,
+                credentials,
+                ..
+            } => Shown::Rotation(RotationShown {
+                service_id,
+                pipe_id,
+                version: *version,
+                recorded: *recorded,
+                body,
+                credentials: credentials
+                    .iter()
+                    .map(|c| CredentialRef {
+                        path: c.path.clone(),
+                        reference: c.reference.clone(),
+                    })
+                    .collect(),
+            }),
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Replace { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. } => Shown::Saved(self),
         }
     }
 }
