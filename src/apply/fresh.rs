@@ -49,7 +49,7 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::StackApi;
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Alert, Dashboard, Pipe, Service};
+use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -65,6 +65,8 @@ pub(crate) enum Scope {
     Dashboards(String),
     /// A stack's alerts, by stack key.
     Alerts(String),
+    /// `GET /services/{id}/pipesCdcScaling`, by service id.
+    PipeCompute(String),
 }
 
 /// One list, as read.
@@ -78,6 +80,8 @@ pub(crate) enum Data {
     Dashboards(Vec<Dashboard>),
     /// Alerts of one stack.
     Alerts(Vec<Alert>),
+    /// The compute shared by one service's database pipes.
+    PipeCompute(PipeScaling),
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
@@ -167,6 +171,7 @@ pub(crate) fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
         List::Pipes(service_id) => (Scope::Pipes(service_id.to_string()), None),
         List::Dashboards(stack) => (Scope::Dashboards(stack.key.clone()), Some(stack)),
         List::Alerts(stack) => (Scope::Alerts(stack.key.clone()), Some(stack)),
+        List::PipeCompute(service_id) => (Scope::PipeCompute(service_id.to_string()), None),
     }
 }
 
@@ -447,6 +452,12 @@ impl Fresh {
             Scope::Alerts(_) => {
                 Data::Alerts(stack_api()?.list_alerts().await.map_err(ReadError::Api)?)
             }
+            Scope::PipeCompute(service) => Data::PipeCompute(
+                cloud()?
+                    .pipe_compute(service)
+                    .await
+                    .map_err(ReadError::Api)?,
+            ),
         })
     }
 }
@@ -461,6 +472,9 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         }
         (Scope::Pipes(service), Data::Pipes(pipes)) => {
             live.pipes.insert(service.clone(), pipes.clone());
+        }
+        (Scope::PipeCompute(service), Data::PipeCompute(compute)) => {
+            live.pipe_compute.insert(service.clone(), compute.clone());
         }
         (Scope::Dashboards(key), Data::Dashboards(dashboards)) => {
             live.stacks.insert(
