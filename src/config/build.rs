@@ -23,7 +23,7 @@ pub enum LoadMode {
 
 /// Builds the config; `None` when even `version` or `organization` is unusable.
 pub(crate) fn build(
-    root: &Node,
+    root: &mut Node,
     mode: LoadMode,
     env: &dyn Fn(&str) -> Option<String>,
     diags: &mut Vec<Diagnostic>,
@@ -48,7 +48,7 @@ pub(crate) fn build(
         .map(|(key, node)| (key.name.clone(), service(key, node, &secrets, diags)))
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
-    let stacks = entries(root.get("stacks"))
+    let stacks = entries_mut(root.get_mut("stacks"))
         .filter_map(|(key, node)| Some((key.name.clone(), stack(key, node, diags)?)))
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
@@ -335,7 +335,7 @@ fn located_json(node: &Node) -> Located<serde_json::Value> {
     Located::new(node.to_json(), node.span)
 }
 
-fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {
+fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {
     node.as_map()?;
     let service = node.get("service").and_then(string);
     let api = node.get("api").and_then(string);
@@ -376,6 +376,17 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
             return None;
         }
     };
+    let dashboards = exact_map(
+        entries_mut(node.get_mut("dashboards"))
+            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
+    );
+    let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
+        let built = alert(k, a)?;
+        // The rules read only the alerts that did not build (their references are still
+        // checked); a built one's tree is freed here, while the typed config grows.
+        a.kind = Kind::Null;
+        Some((k.name.clone(), built))
+    }));
     Some(StackConfig {
         key: located_key(key),
         target,
@@ -390,28 +401,38 @@ fn stack(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<StackCon
             };
             Some(Located::new(generation, g.span))
         }),
-        dashboards: exact_map(
-            entries(node.get("dashboards"))
-                .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
-        ),
-        alerts: exact_map(
-            entries(node.get("alerts")).filter_map(|(k, a)| Some((k.name.clone(), alert(k, a)?))),
-        ),
+        dashboards,
+        alerts,
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
     })
 }
 
-fn dashboard(key: &Key, node: &Node, diags: &mut Vec<Diagnostic>) -> Option<DashboardConfig> {
+fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<DashboardConfig> {
+    let name = node.get("name").and_then(string)?;
+    let renamed_from = renamed_from(node);
+    let tags = exact(list(node.get("tags")).filter_map(string));
+    let containers = node
+        .get("containers")
+        .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span));
+    let tiles = exact(list_mut(node.get_mut("tiles")).filter_map(|t| {
+        let built = tile(t, diags)?;
+        // The rules read only a tile's name from the tree (what an alert may point at); the
+        // rest of a built tile, its series most of all, is freed here while the typed config
+        // grows, so the two are not held whole side by side.
+        if let Kind::Map(entries) = &mut t.kind {
+            entries.retain(|(k, _)| k.name == "name");
+            entries.shrink_to_fit();
+        }
+        Some(built)
+    }));
     Some(DashboardConfig {
         key: located_key(key),
-        name: node.get("name").and_then(string)?,
-        renamed_from: renamed_from(node),
-        tags: exact(list(node.get("tags")).filter_map(string)),
-        tiles: exact(list(node.get("tiles")).filter_map(|t| tile(t, diags))),
-        containers: node
-            .get("containers")
-            .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span)),
+        name,
+        renamed_from,
+        tags,
+        tiles,
+        containers,
     })
 }
 
@@ -615,6 +636,24 @@ fn exact_map<V>(items: impl Iterator<Item = (String, V)>) -> IndexMap<String, V>
     let mut map: IndexMap<String, V> = items.collect();
     map.shrink_to_fit();
     map
+}
+
+/// As [`entries`], each value changeable (to free what the rules will not read).
+fn entries_mut(node: Option<&mut Node>) -> impl Iterator<Item = (&Key, &mut Node)> {
+    let entries: &mut [(Key, Node)] = match node.map(|n| &mut n.kind) {
+        Some(Kind::Map(entries)) => entries,
+        _ => &mut [],
+    };
+    entries.iter_mut().map(|(k, v)| (&*k, v))
+}
+
+/// As [`list`], each item changeable.
+fn list_mut(node: Option<&mut Node>) -> impl Iterator<Item = &mut Node> {
+    let items: &mut [Node] = match node.map(|n| &mut n.kind) {
+        Some(Kind::Seq(items)) => items,
+        _ => &mut [],
+    };
+    items.iter_mut()
 }
 
 fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {

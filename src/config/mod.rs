@@ -218,7 +218,8 @@ fn check_sources(
     };
     strings.tree(&mut root, String::new(), &mut unresolved, diags);
     schema_check::check(&root, &unresolved, diags);
-    let mut config = build::build(&root, mode, env, diags)?;
+    // The build frees the parts of the tree the rules below do not read.
+    let mut config = build::build(&mut root, mode, env, diags)?;
     for (key, stack) in &mut config.stacks {
         stack.instance_names = names.remove(key).unwrap_or_default();
     }

@@ -76,6 +76,17 @@ impl Node {
             .map(|(_, v)| v)
     }
 
+    /// The value under `key`, changeable, when this is a mapping that has it.
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        match &mut self.kind {
+            Kind::Map(entries) => entries
+                .iter_mut()
+                .find(|(k, _)| k.name == key)
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
     /// The node as a JSON value, spans dropped (a non-finite float becomes null): for parts of
     /// the config kept as written (a tile's `config`, a pipe's source).
     pub(crate) fn to_json(&self) -> serde_json::Value {
