@@ -20,6 +20,7 @@ mod messages;
 mod object_ids;
 mod operations;
 mod pipe_credentials;
+mod pipe_end;
 mod pipe_export;
 mod pipe_state;
 mod pipes;

@@ -142,6 +142,9 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
             record.pipe.state = Some(STOPPING.into());
         }
     }
+    if ctx.quirks.contains(&Quirk::IdleAfterPipeDelete) {
+        ctx.world.services[index].service.state = Some("idle".into());
+    }
     Ok(Reply::Deleted)
 }
 
