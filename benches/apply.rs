@@ -9,18 +9,16 @@
 //!    Also checked: no 429, and the order (an alert never created before its dashboard).
 //! 2. With criterion, the same shape at a tenth of the size and no limit: apply's own cost.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use converge::api::clients::RateLimits;
-use converge::apply::{self, Options, Progress};
-use converge::commands::connect;
-use converge::config::{self, LoadMode};
-use converge::output::Printer;
-use converge::plan::{self, PlanOptions};
+use converge::apply;
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 use criterion::{Criterion, criterion_group, criterion_main};
 
+#[path = "support/live.rs"]
+mod live;
 #[path = "support/mem.rs"]
 mod mem;
 
@@ -57,35 +55,10 @@ fn config_text(boards: usize) -> String {
 fn apply_boards(
     runtime: &tokio::runtime::Runtime,
     sandbox: &SandboxHandle,
-    path: &PathBuf,
+    path: &Path,
 ) -> (apply::Report, Duration) {
-    let environment = sandbox.environment();
-    let lookup = |name: &str| {
-        environment
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.clone())
-    };
-    let loaded = config::load_with_env(std::slice::from_ref(path), LoadMode::Live, &lookup);
-    let config = loaded.config.expect("the bench config is valid");
-    let printer = Printer::plain();
     let started = Instant::now();
-    let report = runtime.block_on(async {
-        let (clients, live) =
-            connect::connect_and_read_with(&config, 4, RateLimits::default(), &printer)
-                .await
-                .expect("the live state is read");
-        let (plan, _) = plan::plan(&config, &live, &PlanOptions::default());
-        let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-        apply::execute(
-            &plan,
-            clients,
-            &Options::default(),
-            cancel_rx,
-            &Progress::quiet(),
-        )
-        .await
-    });
+    let report = live::apply_file(runtime, sandbox, path, RateLimits::default());
     (report, started.elapsed())
 }
 

@@ -2,30 +2,44 @@
 //! 1,000 dashboard updates on each API, with the requests each change costs, the wall time
 //! against the floor, and the age of the newest list read behind each write (p50, p90).
 //!
-//! The sandbox's windows are scaled down so the run takes minutes, not hours: the cloud key's
-//! 10 requests per 10 s become 10 per second (the managed stack), the observability token's
-//! 100 per minute 100 per 10 s (the standalone stack; per second, a debug build on a shared
-//! machine cannot send 100 requests a second), and the client paces to the same limits.
-//! Request counts do not depend on the scale; floors and read ages scale with the window
-//! (times 10 on the cloud API, 6 on the observability API). The time over the floor is about
-//! a fixed amount per window (the pacing margin, a round trip), so its share shrinks by the
-//! same factor at the real windows. The dashboards
-//! are created first without a limit, from a state file the limited sandbox then serves.
-//! `CONVERGE_BENCH_SIZES` (e.g. `10,50`) picks the sizes; the default is all four.
+//! By default the sandbox's windows are scaled down so the run takes minutes, not hours: the
+//! cloud key's 10 requests per 10 s become 10 per second (the managed stack), the
+//! observability token's 100 per minute 100 per 10 s (the standalone stack), and the client
+//! paces to the same limits. `CONVERGE_BENCH_WINDOWS=real` keeps the real windows (10 s and a
+//! minute: 1,000 cloud updates take about 19 minutes). Request counts do not depend on the
+//! windows; floors and read ages scale with them, and the time over the floor is about a fixed
+//! amount per window (the pacing margin, a round trip, the list read), so its share shrinks at
+//! the real windows. The dashboards are created first with the sandbox's limits off, which are
+//! then turned on. `CONVERGE_BENCH_SIZES` (e.g. `10,50`) picks the sizes, the default all
+//! four; `CONVERGE_BENCH_APIS` (`cloud` or `observability`) one API, the default both.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use converge::api::clients::RateLimits;
 use converge::api::transport::RateLimit;
-use converge::apply::{self, Options, Progress};
-use converge::commands::connect;
-use converge::config::{self, LoadMode};
-use converge::output::Printer;
-use converge::plan::{self, PlanOptions};
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "support/live.rs"]
+mod live;
+
+/// The sandbox's windows: the real ones, or scaled down (`CONVERGE_BENCH_WINDOWS=real` picks
+/// the real ones).
+#[derive(Clone, Copy, PartialEq)]
+enum Windows {
+    Real,
+    Scaled,
+}
+
+impl Windows {
+    fn name(self) -> &'static str {
+        match self {
+            Windows::Real => "real windows",
+            Windows::Scaled => "scaled windows",
+        }
+    }
+}
 
 /// Which stack the dashboards live in.
 #[derive(Clone, Copy)]
@@ -47,18 +61,21 @@ impl Behind {
             Behind::Observability => 100,
         }
     }
-    fn divisor(self) -> u32 {
-        match self {
-            Behind::Cloud => 10,
-            Behind::Observability => 6,
+    /// What the sandbox divides its window by: 1 at the real limits.
+    fn divisor(self, windows: Windows) -> u32 {
+        match (self, windows) {
+            (_, Windows::Real) => 1,
+            (Behind::Cloud, Windows::Scaled) => 10,
+            (Behind::Observability, Windows::Scaled) => 6,
         }
     }
-    /// The scaled window.
-    fn window(self) -> Duration {
-        match self {
-            Behind::Cloud => Duration::from_secs(1),
-            Behind::Observability => Duration::from_secs(10),
-        }
+    /// The window, as the sandbox counts it and the client paces to it.
+    fn window(self, windows: Windows) -> Duration {
+        let real = match self {
+            Behind::Cloud => Duration::from_secs(10),
+            Behind::Observability => Duration::from_secs(60),
+        };
+        real / self.divisor(windows)
     }
     fn list_route(self) -> &'static str {
         match self {
@@ -86,71 +103,9 @@ impl Behind {
     }
 }
 
-/// A request as the sandbox logged it: when, method, route template, status.
-type Seen = (Instant, String, String, u16);
-
-/// Plans and applies `text` against `sandbox` with `limits`; returns the report.
-fn apply_text(
-    runtime: &tokio::runtime::Runtime,
-    sandbox: &SandboxHandle,
-    dir: &Path,
-    text: &str,
-    limits: RateLimits,
-) -> apply::Report {
-    let path = dir.join("converge.yaml");
-    std::fs::write(&path, text).expect("the config is written");
-    let environment = sandbox.environment();
-    let lookup = |name: &str| {
-        environment
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.clone())
-    };
-    let loaded = config::load_with_env(std::slice::from_ref(&path), LoadMode::Live, &lookup);
-    let config = loaded.config.expect("the bench config is valid");
-    let printer = Printer::plain();
-    runtime.block_on(async {
-        let (clients, live) = connect::connect_and_read_with(&config, 4, limits, &printer)
-            .await
-            .expect("the live state is read");
-        let (plan, _) = plan::plan(&config, &live, &PlanOptions::default());
-        let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-        apply::execute(
-            &plan,
-            clients,
-            &Options::default(),
-            cancel_rx,
-            &Progress::quiet(),
-        )
-        .await
-    })
-}
-
-/// Plans `text` against `sandbox` (reads only).
-fn plan_text(
-    runtime: &tokio::runtime::Runtime,
-    sandbox: &SandboxHandle,
-    dir: &Path,
-    text: &str,
-    limits: RateLimits,
-) {
-    let path = dir.join("plan.yaml");
-    std::fs::write(&path, text).expect("the config is written");
-    let environment = sandbox.environment();
-    let lookup = |name: &str| {
-        environment
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.clone())
-    };
-    let loaded = config::load_with_env(std::slice::from_ref(&path), LoadMode::Live, &lookup);
-    let config = loaded.config.expect("the bench config is valid");
-    runtime.block_on(async {
-        connect::connect_and_read_with(&config, 4, limits, &Printer::plain())
-            .await
-            .expect("the live state is read");
-    });
-}
+/// A request as the sandbox logged it: when it arrived, method, route template, status, when
+/// its answer left.
+type Seen = (Instant, String, String, u16, Instant);
 
 fn percentile(sorted: &[Duration], share: f64) -> Duration {
     if sorted.is_empty() {
@@ -161,77 +116,62 @@ fn percentile(sorted: &[Duration], share: f64) -> Duration {
 }
 
 /// One measured apply of `count` updates behind `behind`; prints its figures.
-fn measure(runtime: &tokio::runtime::Runtime, behind: Behind, count: usize) {
+fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, count: usize) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let state = dir.path().join("world.json");
-    {
-        let unlimited = SandboxHandle::spawn(SandboxOptions {
-            rate_limit: false,
-            state_file: Some(state.clone()),
-            ..SandboxOptions::default()
-        })
-        .expect("the sandbox starts");
-        let report = apply_text(
-            runtime,
-            &unlimited,
-            dir.path(),
-            &behind.config(count, "team-a"),
-            RateLimits::UNLIMITED,
-        );
-        assert_eq!(report.summary.done, count, "{}", report.to_json());
-    }
+    let first = dir.path().join("first.yaml");
+    let config = dir.path().join("converge.yaml");
+    std::fs::write(&first, behind.config(count, "team-a")).expect("the config is written");
+    std::fs::write(&config, behind.config(count, "team-b")).expect("the config is written");
+    // The dashboards are created without a limit, then the limits turned on; the world stays
+    // in memory (a state file would be saved whole after every write, which a real server
+    // does not do and which would slow every write of a large stack).
     let sandbox = SandboxHandle::spawn(SandboxOptions {
-        state_file: Some(state),
-        rate_window_divisor: behind.divisor(),
+        rate_limit: false,
+        rate_window_divisor: behind.divisor(windows),
         ..SandboxOptions::default()
     })
     .expect("the sandbox starts");
+    let report = live::apply_file(runtime, &sandbox, &first, RateLimits::UNLIMITED);
+    assert_eq!(report.summary.done, count, "{}", report.to_json());
+    sandbox.set_rate_limit(true);
     let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let log = seen.clone();
     sandbox.observe(move |entry| {
         if let Ok(mut log) = log.lock() {
+            let answered = Instant::now();
             log.push((
-                Instant::now(),
+                answered - entry.took,
                 entry.method.clone(),
                 entry.route.clone(),
                 entry.status,
+                answered,
             ));
         }
     });
     let limits = RateLimits {
         cloud: RateLimit {
             requests: 10,
-            window: Behind::Cloud.window(),
+            window: Behind::Cloud.window(windows),
         },
         observability: RateLimit {
             requests: 100,
-            window: Behind::Observability.window(),
+            window: Behind::Observability.window(windows),
         },
     };
     // A plan alone first, to count the plan's reads; then a pause for them to leave the
-    // (scaled) window, as between two commands.
-    let plan_reads = {
+    // window, as between two commands.
+    let (plan_reads, plan_time) = {
         let before = seen.lock().expect("the log").len();
-        plan_text(
-            runtime,
-            &sandbox,
-            dir.path(),
-            &behind.config(count, "team-b"),
-            limits,
-        );
+        let started = Instant::now();
+        live::plan_file(runtime, &sandbox, &config, limits);
+        let plan_time = started.elapsed();
         let after = seen.lock().expect("the log").len();
-        std::thread::sleep(behind.window() + Duration::from_millis(100));
+        std::thread::sleep(behind.window(windows) + Duration::from_millis(100));
         seen.lock().expect("the log").clear();
-        after - before
+        (after - before, plan_time)
     };
     let started = Instant::now();
-    let report = apply_text(
-        runtime,
-        &sandbox,
-        dir.path(),
-        &behind.config(count, "team-b"),
-        limits,
-    );
+    let report = live::apply_file(runtime, &sandbox, &config, limits);
     let wall = started.elapsed();
     assert_eq!(report.summary.done, count, "{}", report.to_json());
     let seen = seen.lock().expect("the log").clone();
@@ -247,20 +187,38 @@ fn measure(runtime: &tokio::runtime::Runtime, behind: Behind, count: usize) {
         .iter()
         .filter(|e| e.1 == "GET" && e.2 == behind.list_route())
         .count();
+    // A write was checked against a read answered before it left: the newest such read,
+    // dated from when the server received it.
+    let mut reads: Vec<(Instant, Instant)> = seen
+        .iter()
+        .filter(|e| e.1 == "GET" && e.2 == behind.list_route())
+        .map(|e| (e.0, e.4))
+        .collect();
+    reads.sort_by_key(|read| read.1);
     let mut ages = Vec::new();
-    let mut newest_read = None;
-    for (at, method, route, _) in &seen {
-        if method == "GET" && route == behind.list_route() {
-            newest_read = Some(*at);
-        } else if method == "PUT"
-            && let Some(read) = newest_read
-        {
-            ages.push(at.duration_since(read));
+    for (arrived, method, ..) in &seen {
+        if method != "PUT" {
+            continue;
+        }
+        let before = reads.partition_point(|read| read.1 <= *arrived);
+        if let Some(read) = before.checked_sub(1).and_then(|i| reads.get(i)) {
+            ages.push(arrived.duration_since(read.0));
         }
     }
     ages.sort();
+    // How long the sandbox took over each list read and each write, from arrival to answer:
+    // a slot is counted until the answer, so this much is added to each window.
+    let served = |method: &str| {
+        let mut took: Vec<Duration> = after_plan
+            .iter()
+            .filter(|e| e.1 == method && (method == "PUT" || e.2 == behind.list_route()))
+            .map(|e| e.4.duration_since(e.0))
+            .collect();
+        took.sort();
+        percentile(&took, 0.5).as_secs_f64() * 1000.0
+    };
     let per_window = behind.requests();
-    let window = behind.window().as_secs_f64();
+    let window = behind.window(windows).as_secs_f64();
     let floor = |n: usize| (n.saturating_sub(1) / per_window) as f64 * window;
     // The fewest requests the run could make: its plan's reads besides the dashboards list,
     // one list read a window, and the writes.
@@ -273,15 +231,20 @@ fn measure(runtime: &tokio::runtime::Runtime, behind: Behind, count: usize) {
         "all within the first window".to_string()
     };
     println!(
-        "apply {count} dashboard updates, {}: {requests} requests ({:.3} per change; minimum \
+        "apply {count} dashboard updates, {}, {}: {requests} requests ({:.3} per change; minimum \
          {minimum}), {reads_in_apply} list reads behind the writes; {:.2} s against a floor of \
-         {floor:.0} s for the minimum requests ({over}); read age at each write p50 {:.0} ms, \
-         p90 {:.0} ms (window {window:.0} s); {limited} answered 429",
+         {floor:.0} s for the minimum requests ({over}; a plan alone took {:.2} s); read age at each write p50 {:.0} ms, \
+         p90 {:.0} ms (window {window:.0} s); served in {:.1} ms (list read) and {:.1} ms (write), \
+         p50; {limited} answered 429",
         behind.name(),
+        windows.name(),
         requests as f64 / count as f64,
         wall.as_secs_f64(),
+        plan_time.as_secs_f64(),
         percentile(&ages, 0.5).as_secs_f64() * 1000.0,
         percentile(&ages, 0.9).as_secs_f64() * 1000.0,
+        served("GET"),
+        served("PUT"),
     );
 }
 
@@ -295,9 +258,18 @@ fn bench(c: &mut Criterion) {
                 .collect()
         })
         .unwrap_or_else(|| vec![10, 50, 200, 1000]);
+    let windows = match std::env::var("CONVERGE_BENCH_WINDOWS").as_deref() {
+        Ok("real") => Windows::Real,
+        _ => Windows::Scaled,
+    };
+    // `CONVERGE_BENCH_APIS` (`cloud`, `observability`) picks one API; the default is both.
+    let apis = std::env::var("CONVERGE_BENCH_APIS").unwrap_or_default();
     for behind in [Behind::Cloud, Behind::Observability] {
+        if !apis.is_empty() && !behind.name().starts_with(apis.as_str()) {
+            continue;
+        }
         for count in &sizes {
-            measure(&runtime, behind, *count);
+            measure(&runtime, windows, behind, *count);
         }
     }
     // Criterion needs one function; the figures above are the bench.

@@ -106,6 +106,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 }]),
                 pipes,
                 backups: None,
+                pipe_compute: None,
             },
         );
     }

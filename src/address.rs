@@ -86,6 +86,18 @@ pub enum Address<'a> {
         /// The alert's live name.
         name: Cow<'a, str>,
     },
+    /// `pipe.K.P.settings`: a pipe's settings (`PUT .../settings`).
+    PipeSettings {
+        /// Service key.
+        service: &'a str,
+        /// Pipe key.
+        pipe: &'a str,
+    },
+    /// `service.K.pipe_compute`: the compute shared by a service's database pipes.
+    PipeCompute {
+        /// Service key.
+        service: &'a str,
+    },
 }
 
 impl fmt::Display for Address<'_> {
@@ -108,6 +120,10 @@ impl fmt::Display for Address<'_> {
             } => write!(f, "dashboard.{stack}.{dashboard}.tile[{tile}]"),
             Address::Alert { stack, alert } => write!(f, "alert.{stack}.{alert}"),
             Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
+            Address::PipeSettings { service, pipe } => {
+                write!(f, "pipe.{service}.{pipe}.settings")
+            }
+            Address::PipeCompute { service } => write!(f, "service.{service}.pipe_compute"),
         }
     }
 }
@@ -132,6 +148,7 @@ impl<'a> Address<'a> {
         let tail = rest.strip_prefix('.')?;
         let address = match kind {
             "service" if tail == "scaling" => Address::ServiceScaling { service: key },
+            "service" if tail == "pipe_compute" => Address::PipeCompute { service: key },
             "service" => Address::PrivateEndpoint {
                 service: key,
                 id: tail.strip_prefix("private_endpoint[")?.strip_suffix(']')?,
@@ -143,6 +160,10 @@ impl<'a> Address<'a> {
                     pipe: segment(tail)?,
                 },
                 Some((pipe, "scaling")) => Address::PipeScaling {
+                    service: key,
+                    pipe: segment(pipe)?,
+                },
+                Some((pipe, "settings")) => Address::PipeSettings {
                     service: key,
                     pipe: segment(pipe)?,
                 },
@@ -176,7 +197,9 @@ impl<'a> Address<'a> {
             | Address::Pipe { service, .. }
             | Address::PipeScaling { service, .. }
             | Address::LivePipe { service, .. }
-            | Address::Backups { service } => Some(service),
+            | Address::Backups { service }
+            | Address::PipeSettings { service, .. }
+            | Address::PipeCompute { service } => Some(service),
             _ => None,
         }
     }

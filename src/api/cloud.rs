@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use super::error::ApiError;
 use super::transport::{Api, Call};
 use super::wire::{
-    Alert, AlertRequest, Backup, Dashboard, DashboardRequest, Pipe, PipeScalingPatch,
+    Alert, AlertRequest, Backup, Dashboard, DashboardRequest, Pipe, PipeScaling, PipeScalingPatch,
     PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch, Source, StatePatch,
 };
 
@@ -282,6 +282,47 @@ impl CloudClient {
             self.service_path(service, &format!("/pipes/{}/state", segment(pipe))),
         )
         .json(&serde_json::json!({ "command": command }))?;
+        self.result(call).await
+    }
+
+    /// `PUT /services/{id}/pipes/{pipeId}/settings`: the whole settings map.
+    pub(crate) async fn put_pipe_settings(
+        &self,
+        service: &str,
+        pipe: &str,
+        settings: &serde_json::Value,
+    ) -> Result<serde_json::Value, ApiError> {
+        let call = Call::new(
+            "put pipe settings",
+            Method::PUT,
+            self.service_path(service, &format!("/pipes/{}/settings", segment(pipe))),
+        )
+        .json(settings)?;
+        self.result(call).await
+    }
+
+    /// `GET /services/{id}/pipesCdcScaling`: the compute shared by the service's database pipes.
+    pub(crate) async fn pipe_compute(&self, service: &str) -> Result<PipeScaling, ApiError> {
+        self.result(Call::new(
+            "read database pipe compute",
+            Method::GET,
+            self.service_path(service, "/pipesCdcScaling"),
+        ))
+        .await
+    }
+
+    /// `PATCH /services/{id}/pipesCdcScaling`: only the members that change.
+    pub(crate) async fn update_pipe_compute(
+        &self,
+        service: &str,
+        patch: &PipeScalingPatch,
+    ) -> Result<PipeScaling, ApiError> {
+        let call = Call::new(
+            "update database pipe compute",
+            Method::PATCH,
+            self.service_path(service, "/pipesCdcScaling"),
+        )
+        .json(patch)?;
         self.result(call).await
     }
 

@@ -108,6 +108,8 @@ pub(crate) const CDC_MEMORY_GB: Range = Range {
     max: 128.0,
     integer: false,
 };
+/// Database-pipe CPU comes in whole cores (the document's `multipleOf`).
+pub(crate) const CDC_CPU_STEP_MILLICORES: f64 = 1000.0;
 /// GB of memory per CPU core of database-pipe compute.
 pub(crate) const CDC_MEMORY_PER_CORE_GB: f64 = 4.0;
 

@@ -186,6 +186,8 @@ fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         ) => ("object", ""),
     }
@@ -244,9 +246,15 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
                 | PipeOp::Resync { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. }
                 | PipeOp::Rotate { .. },
             ),
-            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+            Data::Services(_)
+            | Data::Pipes(_)
+            | Data::Dashboards(_)
+            | Data::Alerts(_)
+            | Data::PipeCompute(_),
         ) => Vec::new(),
     }
 }
@@ -398,9 +406,15 @@ fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &D
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
                 | PipeOp::Resync { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. }
                 | PipeOp::Rotate { .. },
             ),
-            Data::Services(_) | Data::Pipes(_) | Data::Dashboards(_) | Data::Alerts(_),
+            Data::Services(_)
+            | Data::Pipes(_)
+            | Data::Dashboards(_)
+            | Data::Alerts(_)
+            | Data::PipeCompute(_),
         ) => true,
     }
 }
@@ -437,6 +451,8 @@ async fn remove_own(
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         ) => {
             return Ok(());

@@ -49,7 +49,7 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::StackApi;
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Alert, Dashboard, Pipe, Service};
+use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -65,6 +65,8 @@ pub(crate) enum Scope {
     Dashboards(String),
     /// A stack's alerts, by stack key.
     Alerts(String),
+    /// `GET /services/{id}/pipesCdcScaling`, by service id.
+    PipeCompute(String),
 }
 
 /// One list, as read.
@@ -78,6 +80,8 @@ pub(crate) enum Data {
     Dashboards(Vec<Dashboard>),
     /// Alerts of one stack.
     Alerts(Vec<Alert>),
+    /// The compute shared by one service's database pipes.
+    PipeCompute(PipeScaling),
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
@@ -112,6 +116,9 @@ struct Read {
     at: Instant,
     answered: Instant,
     data: Arc<Data>,
+    /// The list as a live state, made once for every check against this read: a check holds
+    /// its API's turn, so a copy of the whole list per write would slow every write after it.
+    live: std::sync::OnceLock<Arc<LiveState>>,
 }
 
 /// The newest read of one scope.
@@ -164,6 +171,7 @@ pub(crate) fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
         List::Pipes(service_id) => (Scope::Pipes(service_id.to_string()), None),
         List::Dashboards(stack) => (Scope::Dashboards(stack.key.clone()), Some(stack)),
         List::Alerts(stack) => (Scope::Alerts(stack.key.clone()), Some(stack)),
+        List::PipeCompute(service_id) => (Scope::PipeCompute(service_id.to_string()), None),
     }
 }
 
@@ -327,6 +335,7 @@ impl Fresh {
             at,
             answered: Instant::now(),
             data: data.clone(),
+            live: std::sync::OnceLock::new(),
         });
         Ok(data)
     }
@@ -357,15 +366,17 @@ impl Fresh {
     /// before the moment returned, which is when the write's rate-limit slot is free, so the
     /// write leaves at once: the bound holds however many steps run at once, since a read that
     /// grew older while the step waited for its slot is made again.
+    /// The list comes as a live state holding only it ([`live_of`]).
     pub(crate) async fn for_write(
         &self,
         scope: &Scope,
         stack: Option<&StackRef>,
         need: Need,
         turn: Option<&Turn<'_>>,
-    ) -> Result<Arc<Data>, ReadError> {
+    ) -> Result<Arc<LiveState>, ReadError> {
         let Some(turn) = turn else {
-            return self.get(scope, stack, need.started).await;
+            let data = self.get(scope, stack, need.started).await?;
+            return Ok(Arc::new(live_of(scope, &data)));
         };
         let window = turn.api.bucket().limit().window;
         let slot = self.slot(scope);
@@ -385,7 +396,10 @@ impl Fresh {
                     && (read.at.elapsed() <= window
                         || (read.began >= checking && read.answered.elapsed() <= window))
                 {
-                    return Ok(read.data.clone());
+                    let live = read
+                        .live
+                        .get_or_init(|| Arc::new(live_of(scope, &read.data)));
+                    return Ok(live.clone());
                 }
             }
             // Too old, or none yet: read now (the read takes the free slot) and wait for the
@@ -438,6 +452,12 @@ impl Fresh {
             Scope::Alerts(_) => {
                 Data::Alerts(stack_api()?.list_alerts().await.map_err(ReadError::Api)?)
             }
+            Scope::PipeCompute(service) => Data::PipeCompute(
+                cloud()?
+                    .pipe_compute(service)
+                    .await
+                    .map_err(ReadError::Api)?,
+            ),
         })
     }
 }
@@ -452,6 +472,9 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         }
         (Scope::Pipes(service), Data::Pipes(pipes)) => {
             live.pipes.insert(service.clone(), pipes.clone());
+        }
+        (Scope::PipeCompute(service), Data::PipeCompute(compute)) => {
+            live.pipe_compute.insert(service.clone(), compute.clone());
         }
         (Scope::Dashboards(key), Data::Dashboards(dashboards)) => {
             live.stacks.insert(

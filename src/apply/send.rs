@@ -40,6 +40,8 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(

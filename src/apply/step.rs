@@ -110,12 +110,12 @@ async fn check(
     need: Need,
     turn: Option<&Turn<'_>>,
 ) -> Result<Checked, StepError> {
-    let data = context
+    let live = context
         .fresh
         .for_write(scope, stack, need, turn)
         .await
         .map_err(read_failed)?;
-    let current = fingerprint::current(&step.operation, &live_of(scope, &data));
+    let current = fingerprint::current(&step.operation, &live);
     // A pipe replacement whose pipe is gone already still has its create to do.
     if current.is_none() && step.operation.name().op == "pipe-replace" {
         return Ok(Checked::AsPlanned);

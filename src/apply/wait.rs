@@ -49,6 +49,8 @@ fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::PrivateEndpoint(
@@ -200,9 +202,19 @@ fn written_pipe(operation: &Operation) -> Option<(&str, Result<&str, &str>)> {
                 service_id,
                 pipe_id,
                 ..
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
             },
         ) => Some((service_id, Ok(pipe_id))),
-        Operation::Pipe(PipeOp::Scaling { .. } | PipeOp::Delete { .. } | PipeOp::Resync { .. })
+        Operation::Pipe(
+            PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Compute { .. },
+        )
         | Operation::Service(ServiceOp::Scaling { .. })
         | Operation::PrivateEndpoint(
             PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },

@@ -267,7 +267,8 @@ impl Created {
             }
             | Target::Service { .. }
             | Target::PrivateEndpoint { .. }
-            | Target::Pipe { .. } => return None,
+            | Target::Pipe { .. }
+            | Target::PipeCompute { .. } => return None,
         };
         (self.name != sent).then(|| {
             format!(

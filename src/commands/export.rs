@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 
 use crate::api::error::ApiError;
+use crate::api::wire::SourceKind;
 use crate::commands::connect;
 use crate::config::model::{
     CloudSettings, Config, Located, ObservabilitySettings, SecretValue, ServiceConfig, StackConfig,
@@ -146,6 +147,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
                 private_endpoints: None,
                 pipes: IndexMap::new(),
                 backups: None,
+                pipe_compute: None,
             },
         );
     }
@@ -220,6 +222,21 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             }
             None => Vec::new(),
         };
+        let database_pipes = pipes
+            .iter()
+            .any(|p| p.source.as_ref().and_then(|s| s.kind()) == Some(SourceKind::Postgres));
+        // The cloud serves the shared compute only to a service with a database pipe.
+        if database_pipes && let Some(cloud) = &clients.cloud {
+            match runtime.block_on(cloud.pipe_compute(id)) {
+                Ok(compute) => {
+                    input.pipe_compute.insert(id.clone(), compute);
+                }
+                Err(error) => printer.warn(&format!(
+                    "service {id}: the compute of its database pipes could not be read \
+                     ({error}); the export leaves `pipeCompute` out"
+                )),
+            }
+        }
         input.services.push((service.clone(), pipes));
     }
     for id in &args.stacks {

@@ -195,6 +195,14 @@ fn service(
                 max_age_hours: b.get("maxAgeHours").and_then(number),
                 keep: list(b.get("keep")).filter_map(string).collect(),
             }),
+        pipe_compute: node
+            .get("pipeCompute")
+            .filter(|n| n.as_map().is_some())
+            .map(|c| PipeComputeConfig {
+                span: c.span,
+                replica_cpu_millicores: c.get("replicaCpuMillicores").and_then(int),
+                replica_memory_gb: c.get("replicaMemoryGb").and_then(number),
+            }),
     })
 }
 

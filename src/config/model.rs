@@ -164,6 +164,20 @@ pub struct ServiceConfig {
     pub pipes: IndexMap<String, PipeConfig>,
     /// Backup checks.
     pub backups: Option<BackupChecks>,
+    /// The shared compute of the service's database pipes; `None` when not managed.
+    pub pipe_compute: Option<PipeComputeConfig>,
+}
+
+/// `services.<key>.pipeCompute` (`PATCH .../pipesCdcScaling`): CPU and memory shared by every
+/// database pipe of the service.
+#[derive(Debug, Clone, Default)]
+pub struct PipeComputeConfig {
+    /// Where `pipeCompute:` was written.
+    pub span: Span,
+    /// 1000 to 32000, a multiple of 1000.
+    pub replica_cpu_millicores: Option<Located<i64>>,
+    /// 4 to 128, 4 GB for each CPU core.
+    pub replica_memory_gb: Option<Located<f64>>,
 }
 
 /// `services.<key>.scaling`: only fields written here are managed.

@@ -7,6 +7,7 @@
 //! | `semantic::pipe-destination` | a streaming or object-storage pipe names its destination `table`, `managedTable` and `columns` |
 //! | `semantic::pipe-field-mappings` | every destination column has a field mapping, and every mapping names a column |
 //! | `semantic::duplicate-pipe-name` | pipe names are unique within a service |
+//! | `semantic::pipe-compute` | `services.<key>.pipeCompute` has 4 GB of memory for each CPU core |
 //!
 //! The per-kind required fields (kafka `brokers`, `topics`, `format`, ...) and the conditional
 //! ones (`offset.timestamp` for `from_timestamp`, `iamRole` for `IAM_ROLE`, ...) are the
@@ -14,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::api::limits::CDC_MEMORY_PER_CORE_GB;
 use crate::api::wire::SourceKind;
 
 use super::model::{PipeConfig, PipeKind, ServiceConfig};
@@ -33,6 +35,7 @@ const TABLE_FIELDS: [&str; 4] = ["table", "managedTable", "tableDefinition", "co
 
 /// Checks the pipes of one service; `written` is the service's mapping as written.
 pub(crate) fn check(service: &ServiceConfig, written: Option<&Node>, diags: &mut Vec<Diagnostic>) {
+    compute(service, diags);
     let written_pipes = written.and_then(|s| s.get("pipes"));
     let mut names: HashMap<&str, Span> = HashMap::new();
     for pipe in service.pipes.values() {
@@ -156,9 +159,10 @@ impl Pipe<'_> {
                     Some(scaling_key.span),
                 )
                 .with_label("not scaled per pipe")
-                .with_help(
-                    "database pipes share the compute of their service; remove `scaling` from this pipe",
-                ),
+                .with_help(format!(
+                    "database pipes share the compute of their service: set it with `services.{}.pipeCompute`, and remove `scaling` from this pipe",
+                    self.service
+                )),
             );
             return;
         }
@@ -343,10 +347,15 @@ impl Pipe<'_> {
                         ),
                         Some(key.span),
                     )
-                    .with_label(format!("not a setting of {} pipes", kind.as_str()))
+                    .with_label(format!(
+                        "a setting of {} pipes",
+                        kinds_text(kinds_of(&key.name))
+                    ))
                     .with_help(format!(
-                        "remove `{}`; `streaming_*` settings are for kafka and kinesis pipes, `object_storage_*` for object-storage pipes",
-                        key.name
+                        "`{}` is taken only by {} pipes; remove it from this {} pipe",
+                        key.name,
+                        kinds_text(kinds_of(&key.name)),
+                        kind.as_str()
                     )),
                 );
             }
@@ -368,6 +377,58 @@ pub(crate) fn setting_kinds(key: &str) -> Option<&'static [PipeKind]> {
         Some(&PipeKind::ALL)
     } else {
         None
+    }
+}
+
+/// `semantic::pipe-compute`: the shared compute of database pipes takes memory 4 GB for each
+/// CPU core (the schema asks both members and their ranges).
+fn compute(service: &ServiceConfig, diags: &mut Vec<Diagnostic>) {
+    let Some(compute) = &service.pipe_compute else {
+        return;
+    };
+    let (Some(cpu), Some(memory)) = (&compute.replica_cpu_millicores, &compute.replica_memory_gb)
+    else {
+        return;
+    };
+    let wanted = cpu.value as f64 / 1000.0 * CDC_MEMORY_PER_CORE_GB;
+    if (memory.value - wanted).abs() > f64::EPSILON {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticPipeCompute,
+                format!(
+                    "`services.{}.pipeCompute.replicaMemoryGb` must be {CDC_MEMORY_PER_CORE_GB} GB for each CPU core: {wanted} for {} millicores, not {}",
+                    service.key.value, cpu.value, memory.value
+                ),
+                Some(memory.span),
+            )
+            .with_label(format!("{wanted} for {} millicores", cpu.value))
+            .with_related(cpu.span, "CPU here")
+            .with_help(format!(
+                "write `replicaMemoryGb: {wanted}`, or the CPU that {} GB goes with",
+                memory.value
+            )),
+        );
+    }
+}
+
+/// The kinds that take a setting (none for a key that is no setting).
+fn kinds_of(key: &str) -> &'static [PipeKind] {
+    setting_kinds(key).unwrap_or_default()
+}
+
+/// `kafka and kinesis`, `objectStorage`: kinds as a message lists them.
+fn kinds_text(kinds: &[PipeKind]) -> String {
+    match kinds {
+        [] => String::new(),
+        [one] => one.as_str().to_string(),
+        [rest @ .., last] => format!(
+            "{} and {}",
+            rest.iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_str()
+        ),
     }
 }
 

@@ -521,12 +521,16 @@ fn range_text(schema: Option<&Value>) -> String {
         Some("integer") => "an integer",
         _ => "a number",
     };
-    match (get("minimum"), get("maximum"), get("exclusiveMinimum")) {
+    let range = match (get("minimum"), get("maximum"), get("exclusiveMinimum")) {
         (Some(min), Some(max), _) => format!("{kind} from {min} to {max}"),
         (Some(min), None, _) => format!("{kind} of at least {min}"),
         (None, Some(max), _) => format!("{kind} of at most {max}"),
         (None, None, Some(min)) => format!("{kind} greater than {min}"),
         (None, None, None) => "in range".to_string(),
+    };
+    match get("multipleOf") {
+        Some(step) => format!("{range}, a multiple of {step}"),
+        None => range,
     }
 }
 
@@ -750,6 +754,14 @@ mod tests {
         );
         range(&format!("{pipe}/replicaMemoryGb"), limits::PIPE_MEMORY_GB);
         range("/services/x/scaling/numReplicas", limits::SERVICE_REPLICAS);
+        range(
+            "/services/x/pipeCompute/replicaCpuMillicores",
+            limits::CDC_CPU_MILLICORES,
+        );
+        range(
+            "/services/x/pipeCompute/replicaMemoryGb",
+            limits::CDC_MEMORY_GB,
+        );
         range("/stacks/s/dashboards/d/tiles/0/x", limits::TILE_X);
         range("/stacks/s/dashboards/d/tiles/0/w", limits::TILE_W);
         for field in ["minTotalMemoryGb", "maxTotalMemoryGb"] {

@@ -161,6 +161,8 @@ codes! {
     SemanticPipeDestination => "semantic::pipe-destination",
     /// Two pipes of one service with the same name.
     SemanticDuplicatePipeName => "semantic::duplicate-pipe-name",
+    /// `services.<key>.pipeCompute` with memory other than 4 GB for each CPU core.
+    SemanticPipeCompute => "semantic::pipe-compute",
     /// A name with invisible characters, so it does not print as written (a warning).
     SemanticInvisibleCharacters => "semantic::invisible-characters",
     /// A name that mixes scripts or looks like another name (a warning).

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use build::{Keys, StackWriting, entry, reference, slug, str};
 use yaml::Node;
 
-use crate::api::wire::{Pipe, Service};
+use crate::api::wire::{Pipe, PipeScaling, Service};
 use crate::config::secret_fields::{KEY_SECRET, TOKEN};
 use crate::live::StackLive;
 use crate::plan::tag;
@@ -57,6 +57,9 @@ pub(crate) struct ExportInput {
     pub stack_services: Vec<Service>,
     /// Stacks to export.
     pub stacks: Vec<StackExport>,
+    /// The compute shared by the database pipes of each exported service that has one, by
+    /// service id.
+    pub pipe_compute: BTreeMap<String, PipeScaling>,
 }
 
 /// The text of an export and what was left out.
@@ -117,7 +120,8 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         warnings.extend(pipes.into_iter().flatten().filter_map(in_flight));
         let key = keys.take(slug(&service.name, "service"));
         service_keys.insert(service.id.clone(), key.clone());
-        let node = service_node(&key, service, pipes);
+        let compute = input.pipe_compute.get(&service.id);
+        let node = service_node(&key, service, pipes, compute);
         services.push((key, node));
     }
     if !services.is_empty() {
@@ -192,13 +196,21 @@ fn in_flight(pipe: &Pipe) -> Option<String> {
 }
 
 /// A service as exported: its id, and when the service itself is exported (`pipes` is
-/// there) what each kind writes under it.
-fn service_node(key: &str, service: &Service, pipes: Option<&Vec<Pipe>>) -> Node {
+/// there) what each kind writes under it, then the compute of its database pipes.
+fn service_node(
+    key: &str,
+    service: &Service,
+    pipes: Option<&Vec<Pipe>>,
+    compute: Option<&PipeScaling>,
+) -> Node {
     let mut node = vec![entry("id", str(&service.id))];
     if let Some(pipes) = pipes {
         for section in kinds::SERVICE_SECTIONS {
             section(key, service, pipes, &mut node);
         }
+    }
+    if let Some(compute) = compute {
+        kinds::pipe_compute(compute, &mut node);
     }
     Node::Map(node)
 }

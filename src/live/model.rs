@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
+use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source};
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so
 /// iteration order (and therefore output) is deterministic.
@@ -22,6 +22,9 @@ pub struct LiveState {
     /// Which of the config's lists were read: a run limited by `--only` reads only those its
     /// addresses need, and the planner leaves the others alone.
     pub scope: ReadScope,
+    /// The shared compute of the database pipes of each service that declares `pipeCompute`
+    /// (`GET /services/{id}/pipesCdcScaling`), by service id.
+    pub pipe_compute: BTreeMap<String, PipeScaling>,
 }
 
 /// Which of a config's lists a read covers.
@@ -47,6 +50,8 @@ pub struct Lists {
     pub backups: BTreeSet<String>,
     /// Stacks (by key) whose dashboards, alerts and sources are read.
     pub stacks: BTreeSet<String>,
+    /// Services (by key) whose database-pipe compute is read.
+    pub pipe_compute: BTreeSet<String>,
 }
 
 impl Lists {
@@ -70,6 +75,11 @@ impl Lists {
     /// Adds one stack's three lists.
     pub(crate) fn stack(&mut self, stack: &str) {
         self.stacks.insert(stack.to_string());
+    }
+    /// Adds one service's database-pipe compute (and the services list).
+    pub(crate) fn pipe_compute_of(&mut self, service: &str) {
+        self.services = true;
+        self.pipe_compute.insert(service.to_string());
     }
 }
 
@@ -103,6 +113,13 @@ impl ReadScope {
         match self {
             ReadScope::All => true,
             ReadScope::Only(lists) => lists.stacks.contains(key),
+        }
+    }
+    /// Whether the database-pipe compute of service `key` is read.
+    pub(crate) fn reads_pipe_compute(&self, key: &str) -> bool {
+        match self {
+            ReadScope::All => true,
+            ReadScope::Only(lists) => lists.pipe_compute.contains(key),
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, Service, Source};
+use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source};
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::output::Printer;
@@ -37,6 +37,7 @@ enum Read {
     Dashboards { stack: String },
     Alerts { stack: String },
     Sources { stack: String },
+    PipeCompute { service: String },
 }
 
 /// What a task read.
@@ -48,6 +49,7 @@ enum Payload {
     Dashboards(Vec<Dashboard>),
     Alerts(Vec<Alert>),
     Sources(Vec<Source>),
+    PipeCompute(PipeScaling),
 }
 
 type Outcome = (Read, Result<Payload, ApiError>);
@@ -195,6 +197,13 @@ impl<'a> Reading<'a> {
                     self.live
                         .pipes
                         .insert(config_service.id.value.clone(), pipes);
+                }
+            }
+            (Read::PipeCompute { service }, Ok(Payload::PipeCompute(compute))) => {
+                if let Some(config_service) = config.services.get(&service) {
+                    self.live
+                        .pipe_compute
+                        .insert(config_service.id.value.clone(), compute);
                 }
             }
             (Read::Backups { service }, Ok(Payload::Backups(backups))) => {
@@ -370,6 +379,13 @@ fn spawn_service_reads(
         start(tasks, async move {
             let result = cloud.list_pipes(&id).await.map(Payload::Pipes);
             (Read::Pipes { service }, result)
+        });
+    }
+    if service.pipe_compute.is_some() && scope.reads_pipe_compute(key) {
+        let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
+        start(tasks, async move {
+            let result = cloud.pipe_compute(&id).await.map(Payload::PipeCompute);
+            (Read::PipeCompute { service }, result)
         });
     }
     if let Some(checks) = service
@@ -615,7 +631,7 @@ fn read_problem(
             }
             Some(api_problem("organization", error, config.organization.span))
         }
-        Read::Pipes { service } | Read::Backups { service } => {
+        Read::Pipes { service } | Read::Backups { service } | Read::PipeCompute { service } => {
             let config_service = config.services.get(service)?;
             let (address, span) = match read {
                 Read::Backups { .. } => (
@@ -624,6 +640,13 @@ fn read_problem(
                         .backups
                         .as_ref()
                         .map_or(config_service.id.span, |b| b.span),
+                ),
+                Read::PipeCompute { .. } => (
+                    Address::PipeCompute { service }.to_string(),
+                    config_service
+                        .pipe_compute
+                        .as_ref()
+                        .map_or(config_service.id.span, |c| c.span),
                 ),
                 _ => (format!("service.{service}"), config_service.id.span),
             };

@@ -12,9 +12,10 @@
 //!
 //! What a planned address needs, and why:
 //! - `service.K.scaling`, `service.K.private_endpoint[...]`: the services list.
-//! - `pipe.K.P.scaling`, `pipe.K.P` (marked absent) and `pipe.K["name"]` (drift's unnamed
-//!   pipes): K's pipes list, and the services list (a pipe is planned only for a service that
+//! - `pipe.K.P.scaling`, `pipe.K.P.settings`, `pipe.K.P` (marked absent) and `pipe.K["name"]`
+//!   (drift's unnamed pipes): K's pipes list, and the services list (a pipe is planned only for a service that
 //!   exists).
+//! - `service.K.pipe_compute`: K's database-pipe compute, and the services list.
 //! - `check.K.backups`: K's backups (and the backups `keep` names), and the services list.
 //! - `dashboard.S.*`, `alert.S.*`: all three lists of stack S. An alert is planned against its
 //!   dashboard's plan (the tile ids it points at, and whether it waits for a dashboard step); a
@@ -51,6 +52,8 @@ pub(crate) enum Need {
     Backups(String),
     /// A stack's dashboards, alerts and sources (by stack key).
     Stack(String),
+    /// A service's database-pipe compute (by service key), with the services list.
+    PipeCompute(String),
 }
 
 impl Family {
@@ -88,6 +91,7 @@ impl Family {
             Need::Pipes(service) => lists.pipes_of(service),
             Need::Backups(service) => lists.backups_of(service),
             Need::Stack(stack) => lists.stack(stack),
+            Need::PipeCompute(service) => lists.pipe_compute_of(service),
         }
     }
 }
@@ -122,6 +126,13 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
         let address = Address::ServiceScaling { service: key };
         out.push(Family::exact(address.to_string(), Need::Services));
     }
+    if service.pipe_compute.is_some() {
+        let address = Address::PipeCompute { service: key };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::PipeCompute(key.to_string()),
+        ));
+    }
     for endpoint in service.private_endpoints.iter().flatten() {
         let address = Address::PrivateEndpoint {
             service: key,
@@ -138,6 +149,16 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
         out.push(Family::open(head, tail, Need::Services));
     }
     for (name, pipe) in &service.pipes {
+        if !pipe.absent && pipe.settings.is_some() {
+            let settings = Address::PipeSettings {
+                service: key,
+                pipe: name,
+            };
+            out.push(Family::exact(
+                settings.to_string(),
+                Need::Pipes(key.to_string()),
+            ));
+        }
         // A pipe marked absent is planned as itself (deleted, or already gone); any other
         // as its scaling.
         let address = if pipe.absent {

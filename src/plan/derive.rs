@@ -252,6 +252,13 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, pipe::SCALING_FIELDS)?;
             same_body(body, &pipe::scaling_body(fields_of(change)))?;
         }
+        Operation::Pipe(PipeOp::Settings { body, .. }) => {
+            same(body, after(change)?)?;
+        }
+        Operation::Pipe(PipeOp::Compute { body, .. }) => {
+            written(change, pipe::COMPUTE_FIELDS)?;
+            same_body(body, &pipe::compute_body(fields_of(change)))?;
+        }
         Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {
             same(&serde_json::json!({ "id": body.id }), after(change)?)?;
         }
@@ -406,6 +413,8 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
                 | PipeOp::Resync { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. }
                 | PipeOp::Rotate { .. },
             ) => {}
         }
@@ -467,7 +476,8 @@ fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest
         Target::Service { .. }
         | Target::PrivateEndpoint { .. }
         | Target::Pipe { .. }
-        | Target::Dashboard { .. } => None,
+        | Target::Dashboard { .. }
+        | Target::PipeCompute { .. } => None,
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }
@@ -484,9 +494,9 @@ pub(crate) fn against_config(
     for (index, step) in plan.steps.iter().enumerate() {
         let address = step.address.as_str();
         let problem = match step.operation.target() {
-            Target::Service { service_id } | Target::PrivateEndpoint { service_id, .. } => {
-                service_problem(config, address, service_id)
-            }
+            Target::Service { service_id }
+            | Target::PrivateEndpoint { service_id, .. }
+            | Target::PipeCompute { service_id } => service_problem(config, address, service_id),
             Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
@@ -510,9 +520,11 @@ pub(crate) fn against_config(
 /// Whether a service step at `address` writes to the service the config gives that key.
 fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<String> {
     let key = match Address::parse(address) {
-        Some(Address::ServiceScaling { service } | Address::PrivateEndpoint { service, .. }) => {
-            Some(service)
-        }
+        Some(
+            Address::ServiceScaling { service }
+            | Address::PrivateEndpoint { service, .. }
+            | Address::PipeCompute { service },
+        ) => Some(service),
         _ => None,
     };
     match key.and_then(|key| config.services.values().find(|s| s.key.value == key)) {
@@ -529,9 +541,11 @@ fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<S
 /// keys.
 fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str) -> Option<String> {
     let keys = match Address::parse(address) {
-        Some(Address::Pipe { service, pipe } | Address::PipeScaling { service, pipe }) => {
-            Some((service, pipe))
-        }
+        Some(
+            Address::Pipe { service, pipe }
+            | Address::PipeScaling { service, pipe }
+            | Address::PipeSettings { service, pipe },
+        ) => Some((service, pipe)),
         _ => None,
     };
     let found = keys.and_then(|(service, pipe)| {
@@ -694,6 +708,8 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         )
         | Operation::Dashboard(
@@ -860,6 +876,9 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
             {
                 matches!(address, Address::Pipe { .. })
             }
+            Effect::Update if operation.name().op == "pipe-settings" => {
+                matches!(address, Address::PipeSettings { .. })
+            }
             Effect::Update => matches!(address, Address::PipeScaling { .. }),
             Effect::Create | Effect::Delete => {
                 matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
@@ -874,6 +893,7 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
         Target::Alert { stack, .. } => {
             matches!(address, Address::Alert { .. } | Address::LiveAlert { .. }) && in_stack(stack)
         }
+        Target::PipeCompute { .. } => matches!(address, Address::PipeCompute { .. }),
     };
     // A replacement destroys first (its effect), and its change says both halves.
     let carried = if operation.name().op == "pipe-replace" {

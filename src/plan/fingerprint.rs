@@ -91,6 +91,11 @@ pub(crate) fn pipe(pipe: &Pipe) -> Fingerprint {
     of_value(&normalize::pipe_identity(pipe))
 }
 
+/// The compute shared by a service's database pipes (`service.<key>.pipe_compute`).
+pub(crate) fn pipe_compute(compute: &crate::api::wire::PipeScaling) -> Fingerprint {
+    of_value(&normalize::pipe_scaling(compute))
+}
+
 /// A dashboard, tile ids included: an update body carries them forward, so a plan made before
 /// tile ids changed must not be applied.
 pub(crate) fn dashboard(dashboard: &Dashboard) -> Fingerprint {
@@ -149,6 +154,10 @@ pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<V
                 })
             })
             .map(normalize::alert_with_ids),
+        Target::PipeCompute { service_id } => live
+            .pipe_compute
+            .get(service_id)
+            .map(normalize::pipe_scaling),
     }
 }
 

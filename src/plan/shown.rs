@@ -61,6 +61,8 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
             | PipeOp::Replace { .. }
             | PipeOp::Lifecycle { .. }
             | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
             | PipeOp::Rotate { .. },
         ) => None,
     }
@@ -170,6 +172,8 @@ pub(crate) fn against_live(
                 | PipeOp::Replace { .. }
                 | PipeOp::Lifecycle { .. }
                 | PipeOp::Resync { .. }
+                | PipeOp::Settings { .. }
+                | PipeOp::Compute { .. }
                 | PipeOp::Rotate { .. },
             ) => Ok(()),
         };

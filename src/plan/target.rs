@@ -105,6 +105,11 @@ pub(crate) enum Target<'a> {
         /// Its id, or its name for a create.
         key: Key<'a>,
     },
+    /// The compute shared by a service's database pipes.
+    PipeCompute {
+        /// Service id.
+        service_id: &'a str,
+    },
 }
 
 /// The list that holds an object: what one read returns, and what a fresh check reads.
@@ -118,6 +123,8 @@ pub(crate) enum List<'a> {
     Dashboards(&'a StackRef),
     /// A stack's alerts.
     Alerts(&'a StackRef),
+    /// `GET /services/{id}/pipesCdcScaling`.
+    PipeCompute(&'a str),
 }
 
 impl<'a> Target<'a> {
@@ -128,13 +135,17 @@ impl<'a> Target<'a> {
             Target::Pipe { service_id, .. } => List::Pipes(service_id),
             Target::Dashboard { stack, .. } => List::Dashboards(stack),
             Target::Alert { stack, .. } => List::Alerts(stack),
+            Target::PipeCompute { service_id } => List::PipeCompute(service_id),
         }
     }
 
     /// The stack the object lives in; `None` for services and pipes.
     pub(crate) fn stack(self) -> Option<&'a StackRef> {
         match self {
-            Target::Service { .. } | Target::PrivateEndpoint { .. } | Target::Pipe { .. } => None,
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Pipe { .. }
+            | Target::PipeCompute { .. } => None,
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => Some(stack),
         }
     }
@@ -156,6 +167,9 @@ impl<'a> Target<'a> {
             } => format!("on pipe {name:?} of service {service_id}"),
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
                 format!("in stack `{}`", stack.key)
+            }
+            Target::PipeCompute { service_id } => {
+                format!("on the database pipes of service {service_id}")
             }
         }
     }

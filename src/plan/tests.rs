@@ -579,7 +579,7 @@ fn pipe_scaling_field_must_apply_to_the_source_kind() {
             .help
             .as_ref()
             .unwrap()
-            .contains("postgres pipes are not scaled per pipe")
+            .contains("postgres pipes share the compute of their service: set it with `services.analytics.pipeCompute`")
     );
     assert!(!addresses(&plan).contains(&"pipe.analytics.orders.scaling"));
 }

@@ -164,6 +164,13 @@ impl SandboxHandle {
         self.state.reset_log();
     }
 
+    /// Turns the rate limits on or off while the sandbox serves (the windows start afresh):
+    /// a bench creates its objects without a limit, then measures under it, with the world
+    /// in memory rather than saved to a state file after every write.
+    pub fn set_rate_limit(&self, on: bool) {
+        self.state.set_rate_limit(on);
+    }
+
     /// A handle that changes the faults while the sandbox serves.
     pub fn fault_switch(&self) -> FaultSwitch {
         self.state.fault_switch()

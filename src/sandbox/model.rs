@@ -200,4 +200,8 @@ pub struct LogEntry {
     /// Whether bodies were left out because the log had used its [`LOG_BODY_BUDGET`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bodies_left_out: bool,
+    /// From the request's arrival to its logging, when its answer is about to leave (not
+    /// saved): a bench dates a list read from when the server received it.
+    #[serde(skip)]
+    pub took: std::time::Duration,
 }

@@ -4,6 +4,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,9 @@ pub(crate) struct Shared {
     observer: OnceLock<Observer>,
     /// Held while the state file is served, so no other process serves it meanwhile.
     _state_lock: Option<StateLock>,
+    /// Whether the rate limits are enforced now: `options.rate_limit` at the start, changed
+    /// while it serves by [`Shared::set_rate_limit`].
+    rate_limited: AtomicBool,
 }
 
 /// The request log and the bytes of bodies it holds.
@@ -70,6 +74,8 @@ struct Logged {
     series: Option<usize>,
     /// The body as received, when bodies are logged and it was read.
     body: Option<String>,
+    /// When the request arrived, before its rate limit was counted.
+    arrived: Instant,
 }
 
 /// Locks a mutex; a panic elsewhere while it was held does not stop the sandbox.
@@ -82,6 +88,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     pub(crate) fn log_snapshot(&self) -> Vec<LogEntry> {
         lock(&self.log).entries.clone()
+    }
+
+    /// Turns the rate limits on or off from the next request on; a window starts afresh.
+    pub(crate) fn set_rate_limit(&self, on: bool) {
+        *lock(&self.limiter) = RateLimiter::default();
+        self.rate_limited.store(on, Ordering::SeqCst);
     }
 
     pub(crate) fn reset_log(&self) {
@@ -143,6 +155,7 @@ impl Shared {
             response_body: None,
             response_type: None,
             bodies_left_out: false,
+            took: request.arrived.elapsed(),
         };
         let mut log = lock(&self.log);
         if self.options.log_bodies {
@@ -195,7 +208,7 @@ impl Shared {
     }
 
     fn admit(&self, api: Api, credential: &str) -> std::result::Result<(), u64> {
-        if !self.options.rate_limit {
+        if !self.rate_limited.load(Ordering::SeqCst) {
             return Ok(());
         }
         let (limit, window) = match api {
@@ -327,6 +340,7 @@ impl Server {
             })?;
         let rng = SplitMix64::new(options.fault_seed);
         let faults = Arc::new(Mutex::new(options.faults.clone()));
+        let rate_limited = AtomicBool::new(options.rate_limit);
         Ok(Server {
             listener,
             shared: Arc::new(Shared {
@@ -338,6 +352,7 @@ impl Server {
                 faults,
                 observer: OnceLock::new(),
                 _state_lock: lock,
+                rate_limited,
             }),
         })
     }
@@ -597,6 +612,7 @@ async fn handle(
         query: query.clone(),
         series: None,
         body: None,
+        arrived: Instant::now(),
     };
     let current = shared.options.effective_generation() == Generation::Current;
     let Some(matched) = routes::match_route(kinds::routes(), &method, &path).filter(|m| {

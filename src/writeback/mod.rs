@@ -279,6 +279,16 @@ fn object_steps(address: &str) -> Option<Vec<Step>> {
             key(pipe),
             key("scaling"),
         ],
+        Address::PipeCompute { service } => {
+            vec![key("services"), key(service), key("pipeCompute")]
+        }
+        Address::PipeSettings { service, pipe } => vec![
+            key("services"),
+            key(service),
+            key("pipes"),
+            key(pipe),
+            key("settings"),
+        ],
         Address::Dashboard { stack, dashboard } => {
             vec![key("stacks"), key(stack), key("dashboards"), key(dashboard)]
         }

@@ -61,6 +61,16 @@ fn the_demo_export_plans_to_no_changes() {
         ),
         1
     );
+    // The demo service has a postgres pipe: the compute they share is read once, and written
+    // as `pipeCompute:`, which the plan below reads back unchanged.
+    assert_eq!(
+        common::count(
+            &sandbox,
+            "GET",
+            "/v1/organizations/{organizationId}/services/{serviceId}/pipesCdcScaling"
+        ),
+        1
+    );
     let (code, stdout, stderr) = plan(&sandbox, &yaml);
     assert_eq!(code, 0, "{stdout}\n{stderr}\n{yaml}");
     assert!(

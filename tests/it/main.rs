@@ -19,6 +19,7 @@ mod memory;
 mod messages;
 mod object_ids;
 mod operations;
+mod pipe_compute;
 mod pipe_credentials;
 mod pipe_end;
 mod pipe_export;

@@ -129,7 +129,12 @@ fn a_raised_credentials_version_sends_the_credentials_once() {
     .run(["apply", "--yes"]);
     edited.assert_exit(0);
     assert_secret(&edited);
-    assert_eq!(edited.writes(), vec![PIPE], "{edited:?}");
+    // A settings edit is its own `PUT .../settings`, and carries no credential either.
+    assert_eq!(
+        edited.writes(),
+        vec!["PUT /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/settings"],
+        "{edited:?}"
+    );
     assert_eq!(carrying_credentials(&edited.requests), Vec::<String>::new());
 }
 

@@ -392,9 +392,16 @@ fn an_in_place_change_is_patched_and_a_replacing_one_is_named() {
     converge_snapshot!("pipes_in_place_plan", planned);
     let applied = converge.run(["apply", "--yes"]);
     assert_no_canary(&applied);
+    // The settings are their own step, put whole; the PATCH carries none. The two steps
+    // touch different pipes, so they may run in either order.
+    let mut writes = applied.writes();
+    writes.sort();
     assert_eq!(
-        applied.writes(),
-        vec!["PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}"; 2],
+        writes,
+        vec![
+            "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}",
+            "PUT /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/settings",
+        ],
         "{applied:?}"
     );
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
@@ -509,4 +516,92 @@ fn an_interrupted_replacement_leaves_a_plan_of_what_is_left() {
     let left = converge.run(["plan"]);
     assert_no_canary(&left);
     converge_snapshot!("pipes_replace_interrupted_left", left);
+}
+
+/// The request bodies the sandbox logged for `method` on routes ending in `route_end`.
+fn bodies(sandbox: &converge::sandbox::SandboxHandle, method: &str, route_end: &str) -> Vec<Value> {
+    sandbox
+        .request_log()
+        .iter()
+        .filter(|e| e.method == method && e.route.ends_with(route_end))
+        .filter_map(|e| serde_json::from_str(e.request_body.as_deref()?).ok())
+        .collect()
+}
+
+/// Settings are written with `PUT .../settings` as their own step, only when a declared one
+/// differs: the server replaces the whole map, so a live setting the config does not name is
+/// sent back as it was. No `PATCH` carries settings, and the next plan is empty.
+#[test]
+fn settings_are_put_whole_only_when_a_declared_one_differs() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let config = declared_whole();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    sandbox.reset_log();
+    // `files` now declares only `db_max_threads`; its live `object_storage_concurrency` stays.
+    let changed = config.replace(
+        "          object_storage_concurrency: 4\n          db_max_threads: 8\n",
+        "          db_max_threads: 16\n",
+    );
+    assert_ne!(changed, config);
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&changed);
+    let planned = converge.run(["plan"]);
+    converge_snapshot!("pipes_settings_plan", planned);
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(
+        applied.writes(),
+        vec!["PUT /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/settings"],
+        "{applied:?}"
+    );
+    assert_eq!(
+        bodies(&sandbox, "PUT", "/settings"),
+        vec![serde_json::json!({"object_storage_concurrency": 4, "db_max_threads": 16})]
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+    // Settings as declared: nothing is put, and no PATCH was ever sent with settings.
+    sandbox.reset_log();
+    let again = converge.run(["apply", "--yes"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.writes().is_empty(), "{again:?}");
+    assert!(
+        bodies(&sandbox, "PATCH", "/pipes/{pipeId}")
+            .iter()
+            .all(|b| b.get("settings").is_none())
+    );
+}
+
+/// A setting out of the document's range, or one another source kind owns, is refused at its
+/// line before anything is read; the message names the kinds that take it.
+#[test]
+fn a_setting_out_of_range_or_of_another_kind_is_refused_at_its_line() {
+    let config = declared_whole()
+        .replace(
+            "streaming_max_insert_wait_ms: 5000",
+            "streaming_max_insert_wait_ms: 100",
+        )
+        .replace(
+            "object_storage_concurrency: 4",
+            "streaming_max_insert_wait_ms: 900",
+        );
+    let outcome = Converge::offline()
+        .envs(CANARIES)
+        .env("CONVERGE_ORG_ID", "7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b")
+        .env("CONVERGE_CLOUD_URL", "http://127.0.0.1:9")
+        .env("CONVERGE_KEY_ID", "key")
+        .env("CONVERGE_KEY_SECRET", "secret")
+        .config(&config)
+        .run(["validate"]);
+    converge_snapshot!("pipes_settings_refused", outcome);
 }

@@ -906,6 +906,7 @@ mod live_reader {
             private_endpoints: None,
             pipes: IndexMap::new(),
             backups: None,
+            pipe_compute: None,
         }
     }
 

@@ -117,9 +117,12 @@ struct BucketState {
 impl RateBucket {
     /// A bucket for one key.
     pub(crate) fn new(limit: RateLimit) -> Self {
-        // Clocks and network delays differ between client and server; a send that leaves
-        // exactly one window later may still land inside the server's window.
-        let margin = (limit.window / 200).max(Duration::from_millis(20));
+        // A slot frees a window after its request's answer, by which time the server had
+        // counted it, so the next send cannot land in that request's window of a server on
+        // the same clock. The margin covers clocks that run at slightly different rates and
+        // servers that round their timestamps: half a percent of the window. It has no floor
+        // of its own (20 ms once cost 2% of a 1 s window) beyond the timer's millisecond.
+        let margin = (limit.window / 200).max(Duration::from_millis(1));
         RateBucket {
             limit,
             margin,
@@ -363,6 +366,25 @@ mod tests {
         // An answer can only move a slot later.
         bucket.answered_at(start + Duration::from_millis(300), start);
         assert_eq!(bucket.try_take_at(free_at), Ok(free_at));
+    }
+
+    #[test]
+    fn the_margin_is_half_a_percent_of_the_window() {
+        let margin = |requests, window| RateBucket::new(RateLimit { requests, window }).margin;
+        assert_eq!(
+            margin(10, Duration::from_secs(10)),
+            Duration::from_millis(50)
+        );
+        assert_eq!(
+            margin(100, Duration::from_secs(60)),
+            Duration::from_millis(300)
+        );
+        // A scaled window (benches, tests) keeps the same share, not a fixed 20 ms.
+        assert_eq!(margin(10, Duration::from_secs(1)), Duration::from_millis(5));
+        assert_eq!(
+            margin(5, Duration::from_millis(100)),
+            Duration::from_millis(1)
+        );
     }
 
     #[test]

@@ -138,6 +138,22 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
                 forget_version(context, service_id, tag).await?;
             }
         }
+        PipeOp::Settings {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            context
+                .cloud()?
+                .put_pipe_settings(service_id, pipe_id, body)
+                .await?;
+        }
+        PipeOp::Compute { service_id, body } => {
+            context
+                .cloud()?
+                .update_pipe_compute(service_id, body)
+                .await?;
+        }
         PipeOp::Replace {
             service_id,
             pipe_id,
@@ -530,7 +546,9 @@ pub(crate) async fn found_created(
         | PipeOp::Replace { .. }
         | PipeOp::Rotate { .. }
         | PipeOp::Lifecycle { .. }
-        | PipeOp::Resync { .. } => {}
+        | PipeOp::Resync { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. } => {}
     }
     Ok(())
 }

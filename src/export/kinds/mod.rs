@@ -9,6 +9,7 @@ mod service;
 
 pub(crate) use alert::adopted_alert_node;
 pub(crate) use dashboard::{dashboard_node, tile_node};
+pub(crate) use service::pipe_compute;
 
 use super::build::StackWriting;
 use super::yaml::Node;

@@ -1,6 +1,6 @@
-//! A service's own settings: its scaling.
+//! A service's own settings: its scaling, and the compute of its database pipes.
 
-use crate::api::wire::{Pipe, Service};
+use crate::api::wire::{Pipe, PipeScaling, Service};
 use crate::export::build::entry;
 use crate::export::yaml::Node;
 
@@ -18,4 +18,18 @@ pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(St
         scaling.push(entry("idleTimeoutMinutes", Node::float(n)));
     }
     node.push(entry("scaling", Node::Map(scaling)));
+}
+
+/// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`).
+pub(crate) fn pipe_compute(compute: &PipeScaling, node: &mut Vec<(String, Node)>) {
+    let mut members = Vec::new();
+    if let Some(cpu) = compute.replica_cpu_millicores {
+        members.push(entry("replicaCpuMillicores", Node::int(cpu)));
+    }
+    if let Some(memory) = compute.replica_memory_gb {
+        members.push(entry("replicaMemoryGb", Node::float(memory)));
+    }
+    if !members.is_empty() {
+        node.push(entry("pipeCompute", Node::Map(members)));
+    }
 }

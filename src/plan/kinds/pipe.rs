@@ -1,5 +1,5 @@
 //! Pipes: created when declared whole and missing, compared field by field when live,
-//! scaling, and pipes marked `absent`.
+//! scaling, settings, and pipes marked `absent`.
 
 pub(crate) mod op;
 
@@ -77,6 +77,7 @@ impl Builder<'_> {
             return;
         }
         self.declared_change(service, live_service, config, pipe);
+        self.settings_change(service, live_service, config, pipe);
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -203,6 +204,8 @@ impl Builder<'_> {
         live: &Pipe,
     ) {
         let mut declared = self.declared_fields(config);
+        // Settings are their own step, put whole ([`Builder::settings_change`]).
+        declared.remove("settings");
         let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
         let rotation = rotation(live_service, config, live);
         let live_state = live.state.as_deref().unwrap_or_default();
@@ -610,6 +613,110 @@ impl Builder<'_> {
     }
 }
 
+impl Builder<'_> {
+    /// Compares the settings the config declares with the live pipe's: when one differs, a
+    /// `PUT .../settings` of the whole map ([`op::settings_body`]) at `pipe.K.P.settings`; the
+    /// settings the config does not name are sent back as they are. Nothing when they agree.
+    fn settings_change(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        live: &Pipe,
+    ) {
+        let Some(declared) = &config.settings else {
+            return;
+        };
+        let before = op::settings_body(live.settings.as_ref(), &Value::Null);
+        let after = op::settings_body(live.settings.as_ref(), &declared.value);
+        let fields = diff(&before, &after);
+        // Settings as declared are part of the pipe, which its own change counts unchanged.
+        if fields.is_empty() {
+            return;
+        }
+        if live.state.as_deref() == Some("Completed") {
+            // A finished one-shot pipe takes no write, settings included.
+            let fields = fields
+                .into_iter()
+                .map(|mut f| {
+                    f.path = format!("settings.{}", f.path);
+                    f
+                })
+                .collect::<Vec<_>>();
+            self.error(completed_diagnostic(service, config, &fields, declared.span));
+            return;
+        }
+        let change = compared(
+            Address::PipeSettings {
+                service: &service.key.value,
+                pipe: &config.key.value,
+            }
+            .to_string(),
+            before,
+            after.clone(),
+            fields,
+            fingerprint::pipe(live),
+        );
+        let operation = Operation::Pipe(PipeOp::Settings {
+            service_id: live_service.id.clone(),
+            pipe_id: live.id.clone(),
+            body: after,
+        });
+        self.push(change, Some((operation, Vec::new())));
+    }
+}
+
+impl Builder<'_> {
+    /// Plans `services.<key>.pipeCompute`: the members written, compared with the compute read
+    /// from `.../pipesCdcScaling`, at `service.<key>.pipe_compute`; a `PATCH` of those that
+    /// differ.
+    pub(crate) fn pipe_compute(&mut self, service: &ServiceConfig, live_service: &Service) {
+        let Some(compute) = &service.pipe_compute else {
+            return;
+        };
+        // Not read (its failure is reported by the reader): nothing to compare with.
+        let Some(live) = self.live.pipe_compute.get(&live_service.id) else {
+            return;
+        };
+        let mut after = serde_json::Map::new();
+        if let Some(cpu) = &compute.replica_cpu_millicores {
+            after.insert("replicaCpuMillicores".into(), Value::from(cpu.value));
+        }
+        if let Some(memory) = &compute.replica_memory_gb {
+            after.insert("replicaMemoryGb".into(), normalize::num(memory.value));
+        }
+        let after = Value::Object(after);
+        let before = normalize::project(&normalize::pipe_scaling(live), &after);
+        let fields = diff(&before, &after);
+        let change = compared(
+            Address::PipeCompute {
+                service: &service.key.value,
+            }
+            .to_string(),
+            before,
+            after,
+            fields,
+            fingerprint::pipe_compute(live),
+        );
+        let operation = (change.action != Action::NoOp).then(|| {
+            let body = op::compute_body(
+                change
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.after.as_ref())),
+            );
+            (
+                Operation::Pipe(PipeOp::Compute {
+                    service_id: live_service.id.clone(),
+                    body,
+                }),
+                Vec::new(),
+            )
+        });
+        self.push(change, operation);
+    }
+}
+
 /// A rotation the config asks: its `credentialsVersion` is above the one last sent.
 struct Rotation {
     /// The version declared.
@@ -762,8 +869,9 @@ fn pipe_field_diagnostic(
     .collect();
     let help = if applicable.is_empty() {
         format!(
-            "{} pipes are not scaled per pipe; remove `scaling` from this pipe",
-            kind.as_str()
+            "{} pipes share the compute of their service: set it with `services.{}.pipeCompute`, and remove `scaling` from this pipe",
+            kind.as_str(),
+            service.key.value
         )
     } else {
         format!(

@@ -17,7 +17,8 @@ use crate::plan::normalize;
 use op::ServiceOp;
 
 impl Builder<'_> {
-    /// Plans a service: its backup check, scaling, private endpoints and pipes.
+    /// Plans a service: its backup check, scaling, private endpoints, pipes and the compute of
+    /// its database pipes.
     pub(crate) fn service(&mut self, config: &ServiceConfig) {
         let Some(live) = self.live.services.get(&config.id.value) else {
             self.error(
@@ -48,6 +49,9 @@ impl Builder<'_> {
             for pipe in config.pipes.values() {
                 self.pipe(config, live, pipe);
             }
+        }
+        if self.live.scope.reads_pipe_compute(key) {
+            self.pipe_compute(config, live);
         }
     }
 

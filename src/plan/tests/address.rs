@@ -38,6 +38,19 @@ fn every_kind(name: &str) -> Vec<(Address<'_>, String)> {
             "pipe.analytics.orders.scaling".into(),
         ),
         (
+            Address::PipeSettings {
+                service: "analytics",
+                pipe: "orders",
+            },
+            "pipe.analytics.orders.settings".into(),
+        ),
+        (
+            Address::PipeCompute {
+                service: "analytics",
+            },
+            "service.analytics.pipe_compute".into(),
+        ),
+        (
             Address::LivePipe {
                 service: "analytics",
                 name: Cow::Borrowed(name),

@@ -208,6 +208,7 @@ pub(crate) fn demo_config() -> Config {
                 max_age_hours: Some(loc(26.0, 71)),
                 keep: vec![s("bk-kept", 72)],
             }),
+            pipe_compute: None,
         },
     );
     services.insert(
@@ -228,6 +229,7 @@ pub(crate) fn demo_config() -> Config {
                 max_age_hours: Some(loc(1.0, 94)),
                 keep: vec![s("bk-gone", 95)],
             }),
+            pipe_compute: None,
         },
     );
 

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use serde_json::Map;
 
 use crate::api::limits::{
-    CDC_CPU_MILLICORES, CDC_MEMORY_GB, CDC_MEMORY_PER_CORE_GB, PIPE_BOOLEAN_SETTINGS,
-    PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB, PIPE_REPLICAS, PIPE_SETTINGS, Range,
+    CDC_CPU_MILLICORES, CDC_CPU_STEP_MILLICORES, CDC_MEMORY_GB, CDC_MEMORY_PER_CORE_GB,
+    PIPE_BOOLEAN_SETTINGS, PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB, PIPE_REPLICAS,
+    PIPE_SETTINGS, Range,
 };
 use crate::api::wire::{Pipe, PipeScaling, SourceKind};
 use crate::sandbox::model::Quirk;
@@ -704,6 +705,13 @@ fn patch_cdc_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErr
     let index = service_index(ctx, call)?;
     let map = validate::object(call.body, "")?;
     let cpu = validate::ranged(map, &CDC_CPU_MILLICORES, "")?;
+    if cpu.is_some_and(|cpu| cpu % CDC_CPU_STEP_MILLICORES != 0.0) {
+        return validate::invalid(
+            CDC_CPU_MILLICORES.field,
+            format!("must be a multiple of {CDC_CPU_STEP_MILLICORES}"),
+        )
+        .map_err(ApiError::from);
+    }
     let memory = validate::ranged(map, &CDC_MEMORY_GB, "")?;
     let current = ctx
         .world

@@ -87,7 +87,10 @@ struct Applied {
 /// Creates `count` dashboards behind `behind`, then changes every one's tag with
 /// `--parallelism parallelism`, under the scaled limit.
 fn update_all(behind: Behind, count: usize, parallelism: &str) -> Applied {
+    // The dashboards are created with the sandbox's limits off, which the runs measured
+    // then meet.
     let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
         rate_window_divisor: behind.divisor(),
         ..SandboxOptions::default()
     });
@@ -100,6 +103,7 @@ fn update_all(behind: Behind, count: usize, parallelism: &str) -> Applied {
     converge
         .run(["apply", created.as_str(), "--yes"])
         .assert_exit(0);
+    sandbox.set_rate_limit(true);
     let retagged = workspace.write("b.yaml", &behind.config(count, "team-b"));
     // Each run paces itself from an empty bucket: the previous run's requests must have left
     // the server's window first, as between two commands someone types.
@@ -185,5 +189,42 @@ fn raising_the_parallelism_keeps_every_write_within_a_window_of_its_read() {
         applied.most_writes_per_read <= 9,
         "{} writes checked against one read",
         applied.most_writes_per_read
+    );
+}
+
+#[test]
+fn the_sandbox_counts_requests_against_its_limits_only_once_they_are_turned_on() {
+    // Benches create their objects with the limits off, then measure under them, the world
+    // kept in memory (no state file saved after every write).
+    let sandbox = common::sandbox(SandboxOptions {
+        rate_limit: false,
+        rate_window_divisor: 10,
+        ..SandboxOptions::default()
+    });
+    let workspace = Workspace::new();
+    // The client does not pace itself: only the sandbox's limits keep it under 10 a window.
+    let converge = Converge::new(&sandbox)
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s")
+        .cwd(&workspace);
+    let created = workspace.write("a.yaml", &boards(20, "team-a"));
+    converge
+        .run(["apply", created.as_str(), "--yes"])
+        .assert_exit(0);
+    let limited = |log: &[converge::sandbox::LogEntry]| {
+        log.iter().filter(|entry| entry.status == 429).count()
+    };
+    let off = sandbox.request_log();
+    assert!(off.len() > 20, "{} requests", off.len());
+    assert_eq!(limited(&off), 0, "a 429 with the limits off");
+    sandbox.set_rate_limit(true);
+    let retagged = workspace.write("b.yaml", &boards(20, "team-b"));
+    converge
+        .run(["apply", retagged.as_str(), "--yes"])
+        .assert_exit(0);
+    let on = sandbox.request_log();
+    assert!(
+        limited(&on[off.len()..]) > 0,
+        "no 429 for {} unpaced requests under 10 a window",
+        on.len() - off.len()
     );
 }

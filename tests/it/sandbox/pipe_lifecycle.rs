@@ -385,6 +385,15 @@ fn database_pipe_compute_keeps_four_gigabytes_per_core() {
         bad.error(),
         "BAD_REQUEST: request body.replicaMemoryGb: must be 4 GB for each CPU core: 16 for 4 cores, got 8"
     );
+    let partial = client.cloud(
+        "PATCH",
+        &path,
+        Some(json!({"replicaCpuMillicores": 1500, "replicaMemoryGb": 6})),
+    );
+    assert_eq!(
+        partial.error(),
+        "BAD_REQUEST: request body.replicaCpuMillicores: must be a multiple of 1000"
+    );
     let good = client.cloud(
         "PATCH",
         &path,

@@ -1,4 +1,5 @@
-//! Pipes: what a pipe step sends (create, scaling, delete, credential rotation).
+//! Pipes: what a pipe step sends (create, change, scaling, settings, database-pipe compute,
+//! replace, delete, credential rotation).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -148,6 +149,26 @@ pub enum PipeOp {
         /// Pipe id.
         pipe_id: String,
     },
+    /// `PUT /services/{serviceId}/pipes/{pipeId}/settings`: the server replaces the whole map,
+    /// so the body is the live settings with the declared ones written over them.
+    #[serde(rename = "pipe-settings")]
+    Settings {
+        /// Service id.
+        service_id: String,
+        /// Pipe id.
+        pipe_id: String,
+        /// The whole settings map, as the change's `after`.
+        body: Value,
+    },
+    /// `PATCH /services/{serviceId}/pipesCdcScaling`: the compute shared by the service's
+    /// database pipes (`services.<key>.pipeCompute`).
+    #[serde(rename = "pipe-compute")]
+    Compute {
+        /// Service id.
+        service_id: String,
+        /// Only the members that differ ([`compute_body`]).
+        body: PipeScalingPatch,
+    },
 }
 
 /// The state a [`PipeOp::Lifecycle`] leaves its pipe in.
@@ -290,10 +311,16 @@ impl PipeOp {
             | PipeOp::Resync {
                 service_id,
                 pipe_id,
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
             } => Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
             },
+            PipeOp::Compute { service_id, .. } => Target::PipeCompute { service_id },
         }
     }
 
@@ -307,7 +334,9 @@ impl PipeOp {
             | PipeOp::Replace { service_id, .. }
             | PipeOp::Rotate { service_id, .. }
             | PipeOp::Lifecycle { service_id, .. }
-            | PipeOp::Resync { service_id, .. } => service_id,
+            | PipeOp::Resync { service_id, .. }
+            | PipeOp::Settings { service_id, .. }
+            | PipeOp::Compute { service_id, .. } => service_id,
         }
     }
 
@@ -319,7 +348,9 @@ impl PipeOp {
             | PipeOp::Scaling { .. }
             | PipeOp::Rotate { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. } => Effect::Update,
+            | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. } => Effect::Update,
             // The live pipe is destroyed first: refused without `--allow-destroy`, checked
             // against its fingerprint like any delete.
             PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
@@ -368,6 +399,16 @@ impl PipeOp {
                 op: "pipe-resync",
                 verb: "resync",
                 object: "pipe",
+            },
+            PipeOp::Settings { .. } => Name {
+                op: "pipe-settings",
+                verb: "update",
+                object: "pipe settings",
+            },
+            PipeOp::Compute { .. } => Name {
+                op: "pipe-compute",
+                verb: "update",
+                object: "database pipe compute",
             },
         }
     }
@@ -431,7 +472,9 @@ impl PipeOp {
             | PipeOp::Replace { .. }
             | PipeOp::Delete { .. }
             | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. } => Shown::Saved(self),
+            | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. } => Shown::Saved(self),
         }
     }
 }
@@ -446,6 +489,42 @@ pub(crate) fn scaling_body<'a>(
         match path {
             "replicas" => body.replicas = after.and_then(Value::as_i64),
             "concurrency" => body.concurrency = after.and_then(Value::as_i64),
+            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
+            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
+            _ => {}
+        }
+    }
+    body
+}
+
+/// The settings map a `PUT .../settings` sends: the live settings (unset ones, read back as
+/// null, left out) with the declared ones written over them, since the server replaces the
+/// whole map and a setting the config does not name is left as it is.
+pub(crate) fn settings_body(live: Option<&Value>, declared: &Value) -> Value {
+    let mut body: serde_json::Map<String, Value> = live
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    for (key, value) in declared.as_object().into_iter().flatten() {
+        body.insert(key.clone(), value.clone());
+    }
+    Value::Object(body)
+}
+
+/// The members of `services.<key>.pipeCompute` (wire names).
+pub(crate) const COMPUTE_FIELDS: &[&str] = &["replicaCpuMillicores", "replicaMemoryGb"];
+
+/// The `PATCH .../pipesCdcScaling` body that writes each `(field, desired value)` of a change:
+/// the planner builds it, the saved-plan check builds it again and compares.
+pub(crate) fn compute_body<'a>(
+    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>,
+) -> PipeScalingPatch {
+    let mut body = PipeScalingPatch::default();
+    for (path, after) in fields {
+        match path {
             "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
             "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
             _ => {}
@@ -809,6 +888,26 @@ mod tests {
             lifecycle_body(&before, &after, ["state"]),
             serde_json::json!({})
         );
+    }
+
+    #[test]
+    fn a_settings_body_keeps_the_live_settings_the_config_does_not_name() {
+        let live = serde_json::json!({"db_max_threads": 8, "object_storage_concurrency": 4,
+            "db_max_insert_threads": null});
+        let body = settings_body(Some(&live), &serde_json::json!({"db_max_threads": 16}));
+        assert_eq!(
+            body,
+            serde_json::json!({"db_max_threads": 16, "object_storage_concurrency": 4})
+        );
+        assert_eq!(settings_body(None, &Value::Null), serde_json::json!({}));
+    }
+
+    #[test]
+    fn a_compute_body_writes_only_the_fields_it_is_given() {
+        let cpu = Value::from(4000);
+        let body = compute_body([("replicaCpuMillicores", Some(&cpu))]);
+        assert_eq!(body.replica_cpu_millicores, Some(4000));
+        assert_eq!(body.replica_memory_gb, None);
     }
 
     #[test]
