@@ -643,7 +643,12 @@ impl Builder<'_> {
                     f
                 })
                 .collect::<Vec<_>>();
-            self.error(completed_diagnostic(service, config, &fields, declared.span));
+            self.error(completed_diagnostic(
+                service,
+                config,
+                &fields,
+                declared.span,
+            ));
             return;
         }
         let change = compared(
