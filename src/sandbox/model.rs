@@ -67,6 +67,9 @@ pub enum Quirk {
     /// A service goes `idle` as soon as one of its pipes is deleted, as one whose idle timeout
     /// runs out between a replacement's delete and its create.
     IdleAfterPipeDelete,
+    /// A service goes `idle` as soon as one of its pipes is sent `stop`, as one whose idle
+    /// timeout runs out while a pipe is paused for an edit.
+    IdleAfterPipeStop,
 }
 
 /// Which generation of the dashboard and alert APIs the sandbox answers as.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use converge::sandbox::{Quirk, SandboxOptions};
 
 use crate::common::{Converge, converge_snapshot};
-use crate::pipe_state::{created, live};
+use crate::pipe_state::{created, live, remapped};
 use crate::pipes::{CANARIES, analytics_with, assert_no_canary};
 
 const CREATE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
@@ -17,6 +17,7 @@ const DELETE: &str =
     "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
 const STATE: &str =
     "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/state";
+const EDIT: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
 const WAKE: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}/state";
 
 /// One kinesis pipe, declared whole and `state: stopped`, on the demo `analytics` service.
@@ -181,4 +182,26 @@ fn a_saved_create_stopped_applies_as_shown_and_an_edited_one_is_refused() {
     converge
         .run(["plan", &path, "--detailed-exitcode"])
         .assert_exit(0);
+}
+
+/// The service goes idle once the pipe is stopped for a table-mapping edit: `--wake` wakes it
+/// before the edit is sent again, the server resumes the pipe, and the next plan is empty.
+#[test]
+fn wake_wakes_a_service_idle_between_a_pause_and_its_edit() {
+    let (sandbox, config) = created(Duration::ZERO, vec![Quirk::IdleAfterPipeStop]);
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&remapped(&config));
+    sandbox.reset_log();
+    let applied = converge.run(["apply", "--yes", "--wake"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.writes(),
+        vec![STATE, EDIT, WAKE, EDIT],
+        "{applied:?}"
+    );
+    assert_eq!(live(&sandbox, "orders from postgres")["state"], "Running");
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
 }

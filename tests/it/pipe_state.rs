@@ -42,7 +42,7 @@ pub(crate) fn created(delay: Duration, quirks: Vec<Quirk>) -> (SandboxHandle, St
 
 /// The config with the postgres pipe's mappings changed: `orders` mapped to another table (an
 /// edit, which the API takes as a removal and an addition) and `items` added.
-fn remapped(config: &str) -> String {
+pub(crate) fn remapped(config: &str) -> String {
     config.replace(
         MAPPING,
         "              - { sourceSchemaName: public, sourceTable: orders, targetTable: orders_v2 }\n              - { sourceSchemaName: public, sourceTable: items, targetTable: public_items }\n",

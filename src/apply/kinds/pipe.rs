@@ -241,6 +241,7 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
                 service_id,
                 pipe_id,
                 name,
+                step,
             };
             lifecycle(context, &pipe, body, *pause, *keep).await?;
         }
@@ -253,6 +254,37 @@ struct Named<'a> {
     service_id: &'a str,
     pipe_id: &'a str,
     name: &'a str,
+    /// The step, as a 424's message names its service.
+    step: &'a Step,
+}
+
+impl Named<'_> {
+    /// `PATCH .../state` with `command`, woken like any pipe write: the service can go idle
+    /// between the requests of one lifecycle step.
+    async fn command(&self, context: &Context, command: &str) -> Result<(), WriteError> {
+        let cloud = context.cloud()?;
+        let send = || async {
+            cloud
+                .pipe_command(self.service_id, self.pipe_id, command)
+                .await
+                .map(|_| ())
+                .map_err(WriteError::Api)
+        };
+        awake(context, self.step, self.service_id, send).await
+    }
+
+    /// `PATCH .../pipes/{id}` with `body`, woken like any pipe write.
+    async fn edit(&self, context: &Context, body: &Value) -> Result<(), WriteError> {
+        let cloud = context.cloud()?;
+        let send = || async {
+            cloud
+                .update_pipe(self.service_id, self.pipe_id, body)
+                .await
+                .map(|_| ())
+                .map_err(WriteError::Api)
+        };
+        awake(context, self.step, self.service_id, send).await
+    }
 }
 
 /// The states of a pipe that is not ingesting and can be started (`Stopped` for streaming
@@ -273,15 +305,12 @@ async fn lifecycle(
     pause: bool,
     keep: Keep,
 ) -> Result<(), WriteError> {
-    let cloud = context.cloud()?;
     let mut stopped_here = false;
     if pause || keep == Keep::Stopped {
         let state = state_of(context, pipe).await?;
         if !STOPPED.contains(&state.as_str()) {
             if !["Stopping", "Pausing"].contains(&state.as_str()) {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
-                    .await?;
+                pipe.command(context, "stop").await?;
                 stopped_here = true;
             }
             if pause && let Err(error) = settle(context, pipe, "stopped").await {
@@ -292,10 +321,10 @@ async fn lifecycle(
         }
     }
     if body.as_object().is_some_and(|b| !b.is_empty())
-        && let Err(error) = cloud.update_pipe(pipe.service_id, pipe.pipe_id, body).await
+        && let Err(error) = pipe.edit(context, body).await
     {
         let resume = pause && keep == Keep::Running;
-        return Err(resumed(context, pipe, resume, WriteError::Api(error)).await);
+        return Err(resumed(context, pipe, resume, error).await);
     }
     match keep {
         Keep::Stopped => {
@@ -304,17 +333,13 @@ async fn lifecycle(
             if !STOPPED.contains(&state.as_str())
                 && !["Stopping", "Pausing"].contains(&state.as_str())
             {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
-                    .await?;
+                pipe.command(context, "stop").await?;
             }
         }
         Keep::Running => {
             let state = settle(context, pipe, "edited").await?;
             if STOPPED.contains(&state.as_str()) || state == "Failed" {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "start")
-                    .await?;
+                pipe.command(context, "start").await?;
             }
         }
     }
@@ -339,10 +364,7 @@ async fn resumed(
     let started = async {
         let state = settle(context, pipe, "stopped").await?;
         if STOPPED.contains(&state.as_str()) || state == "Failed" {
-            context
-                .cloud()?
-                .pipe_command(pipe.service_id, pipe.pipe_id, "start")
-                .await?;
+            pipe.command(context, "start").await?;
         }
         Ok::<(), WriteError>(())
     };
