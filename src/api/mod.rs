@@ -8,6 +8,8 @@ pub mod cloud;
 pub mod error;
 pub(crate) mod limits;
 pub mod observability;
+#[cfg(test)]
+pub(crate) mod reference;
 pub mod report;
 pub(crate) mod stack;
 pub mod transport;

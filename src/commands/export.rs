@@ -35,8 +35,8 @@ use crate::settings::{ApiArgs, ApiSettings};
     --out converge.yaml"
 )]
 pub(crate) struct Args {
-    /// Export this service's scaling, private endpoints and pipes (pipe scaling only; never a
-    /// credential); repeatable.
+    /// Export this service's scaling, private endpoints and pipes (whole, credentials as
+    /// `${env:...}` placeholders, never a value); repeatable.
     #[arg(long = "service", value_name = "ID")]
     pub services: Vec<String>,
     /// Export the dashboards and alerts of this service's managed stack; repeatable.
