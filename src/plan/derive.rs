@@ -195,8 +195,13 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, service::SCALING_FIELDS)?;
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
-        Operation::Pipe(PipeOp::Create { body, .. } | PipeOp::Replace { body, .. }) => {
+        Operation::Pipe(
+            PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. },
+        ) => {
             same(body, after(change)?)?;
+            // The stop after the create is shown only by the reason (the body takes no state).
+            let shown = change.reason.ends_with(" stopped");
+            same(&Value::Bool(*stopped), &Value::Bool(shown))?;
         }
         Operation::Pipe(PipeOp::Update { body, .. }) => {
             let paths = change.fields.iter().map(|f| f.path.as_str());

@@ -64,6 +64,12 @@ pub enum Quirk {
     /// A postgres pipe's table-mapping edit answers 400 and changes nothing, as one naming a
     /// table the source database does not have.
     PipeEditsRefused,
+    /// A service goes `idle` as soon as one of its pipes is deleted, as one whose idle timeout
+    /// runs out between a replacement's delete and its create.
+    IdleAfterPipeDelete,
+    /// A service goes `idle` as soon as one of its pipes is sent `stop`, as one whose idle
+    /// timeout runs out while a pipe is paused for an edit.
+    IdleAfterPipeStop,
 }
 
 /// Which generation of the dashboard and alert APIs the sandbox answers as.

@@ -21,6 +21,7 @@ mod object_ids;
 mod operations;
 mod pipe_compute;
 mod pipe_credentials;
+mod pipe_end;
 mod pipe_export;
 mod pipe_state;
 mod pipes;

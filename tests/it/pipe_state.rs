@@ -21,7 +21,7 @@ const MAPPING: &str = "              - { sourceSchemaName: public, sourceTable: 
 
 /// The demo pipes of `examples/pipes.yaml` created on a sandbox whose states step every
 /// `delay`, with `quirks`; returns the sandbox and the config.
-fn created(delay: Duration, quirks: Vec<Quirk>) -> (SandboxHandle, String) {
+pub(crate) fn created(delay: Duration, quirks: Vec<Quirk>) -> (SandboxHandle, String) {
     let sandbox = crate::common::sandbox(SandboxOptions {
         rate_limit: false,
         log_bodies: true,
@@ -42,7 +42,7 @@ fn created(delay: Duration, quirks: Vec<Quirk>) -> (SandboxHandle, String) {
 
 /// The config with the postgres pipe's mappings changed: `orders` mapped to another table (an
 /// edit, which the API takes as a removal and an addition) and `items` added.
-fn remapped(config: &str) -> String {
+pub(crate) fn remapped(config: &str) -> String {
     config.replace(
         MAPPING,
         "              - { sourceSchemaName: public, sourceTable: orders, targetTable: orders_v2 }\n              - { sourceSchemaName: public, sourceTable: items, targetTable: public_items }\n",
@@ -50,7 +50,7 @@ fn remapped(config: &str) -> String {
 }
 
 /// The live pipe of this name on the demo `analytics` service.
-fn live(sandbox: &SandboxHandle, name: &str) -> Value {
+pub(crate) fn live(sandbox: &SandboxHandle, name: &str) -> Value {
     let pipes = Client::new(sandbox)
         .cloud("GET", &format!("/services/{ANALYTICS}/pipes"), None)
         .result();

@@ -18,7 +18,28 @@ pub(crate) async fn send(
     operation: &PipeOp,
 ) -> Result<Option<Created>, WriteError> {
     let service_id = operation.service_id();
-    match pipe_write(context, operation).await {
+    awake(context, step, service_id, || {
+        pipe_write(context, step, operation)
+    })
+    .await?;
+    Ok(None)
+}
+
+/// Runs `send`; when it meets a 424 (the service is not running), wakes the service and runs
+/// it once more with `--wake`, or fails saying to give it. Each pipe request that can come
+/// after another (a replacement's create, the stop after a create) goes through here on its
+/// own, so a service that went idle between two requests of one step is woken too.
+async fn awake<T, F, Fut>(
+    context: &Context,
+    step: &Step,
+    service_id: &str,
+    send: F,
+) -> Result<T, WriteError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, WriteError>>,
+{
+    match send().await {
         Err(WriteError::Api(error)) if error.status() == Some(424) => {
             if !context.wakes() {
                 return Err(WriteError::Other(idle_message(step, service_id, &error)));
@@ -26,26 +47,65 @@ pub(crate) async fn send(
             context.wake(service_id).await.map_err(|problem| {
                 WriteError::Other(format!("cannot wake the service first: {problem}"))
             })?;
-            pipe_write(context, operation).await?;
+            send().await
         }
-        other => other?,
+        other => other,
     }
-    Ok(None)
 }
 
-async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
+/// Sends `stop` to a pipe just created (`state: stopped`; the create body takes no state).
+/// Once the pipe exists, a failure is said, never answered by creating it again.
+async fn stop_created(
+    context: &Context,
+    step: &Step,
+    service_id: &str,
+    pipe_id: &str,
+    name: &str,
+) -> Result<(), WriteError> {
+    let cloud = context.cloud()?;
+    let stop = || async {
+        cloud
+            .pipe_command(service_id, pipe_id, "stop")
+            .await
+            .map(|_| ())
+            .map_err(WriteError::Api)
+    };
+    awake(context, step, service_id, stop)
+        .await
+        .map_err(|error| {
+            WriteError::Other(format!(
+                "pipe `{name}` was created, but stopping it (`state: stopped`) failed: {}; \
+                 `converge plan` shows the stop that is left",
+                said(error)
+            ))
+        })
+}
+
+/// A write error as a message says it.
+fn said(error: WriteError) -> String {
+    match error {
+        WriteError::Api(error) => error.to_string(),
+        WriteError::Other(error) => error,
+    }
+}
+
+async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Result<(), WriteError> {
     match operation {
         PipeOp::Create {
             service_id,
+            name,
             body,
             credentials,
             credentials_version,
-            ..
+            stopped,
         } => {
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
             let created = context.cloud()?.create_pipe(service_id, &body).await?;
             if let Some(version) = credentials_version {
                 record_version(context, service_id, &created.id, None, *version).await?;
+            }
+            if *stopped {
+                stop_created(context, step, service_id, &created.id, name).await?;
             }
         }
         PipeOp::Update {
@@ -102,6 +162,7 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             credentials,
             credentials_version,
             version_tag,
+            stopped,
         } => {
             // Read before anything is deleted: a missing variable must not leave the pipe gone.
             let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
@@ -113,13 +174,20 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
             until_gone(context, service_id, pipe_id, name).await?;
             // The create is not resent blindly (it could land twice): what is left is said,
             // and the next plan shows it as a create.
-            let created = cloud
-                .create_pipe(service_id, &body)
+            // The service may have gone idle since the delete: woken like any pipe write.
+            let create = || async {
+                cloud
+                    .create_pipe(service_id, &body)
+                    .await
+                    .map_err(WriteError::Api)
+            };
+            let created = awake(context, step, service_id, create)
                 .await
                 .map_err(|error| {
                     WriteError::Other(format!(
-                        "pipe `{name}` was deleted, but creating it again failed: {error}; \
-                         `converge plan` shows the create that is left"
+                        "pipe `{name}` was deleted, but creating it again failed: {}; \
+                         `converge plan` shows the create that is left",
+                        said(error)
                     ))
                 })?;
             match (credentials_version, version_tag) {
@@ -128,6 +196,9 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
                 }
                 (None, Some(old)) => forget_version(context, service_id, old).await?,
                 (None, None) => {}
+            }
+            if *stopped {
+                stop_created(context, step, service_id, &created.id, name).await?;
             }
         }
         PipeOp::Rotate {
@@ -170,6 +241,7 @@ async fn pipe_write(context: &Context, operation: &PipeOp) -> Result<(), WriteEr
                 service_id,
                 pipe_id,
                 name,
+                step,
             };
             lifecycle(context, &pipe, body, *pause, *keep).await?;
         }
@@ -182,6 +254,37 @@ struct Named<'a> {
     service_id: &'a str,
     pipe_id: &'a str,
     name: &'a str,
+    /// The step, as a 424's message names its service.
+    step: &'a Step,
+}
+
+impl Named<'_> {
+    /// `PATCH .../state` with `command`, woken like any pipe write: the service can go idle
+    /// between the requests of one lifecycle step.
+    async fn command(&self, context: &Context, command: &str) -> Result<(), WriteError> {
+        let cloud = context.cloud()?;
+        let send = || async {
+            cloud
+                .pipe_command(self.service_id, self.pipe_id, command)
+                .await
+                .map(|_| ())
+                .map_err(WriteError::Api)
+        };
+        awake(context, self.step, self.service_id, send).await
+    }
+
+    /// `PATCH .../pipes/{id}` with `body`, woken like any pipe write.
+    async fn edit(&self, context: &Context, body: &Value) -> Result<(), WriteError> {
+        let cloud = context.cloud()?;
+        let send = || async {
+            cloud
+                .update_pipe(self.service_id, self.pipe_id, body)
+                .await
+                .map(|_| ())
+                .map_err(WriteError::Api)
+        };
+        awake(context, self.step, self.service_id, send).await
+    }
 }
 
 /// The states of a pipe that is not ingesting and can be started (`Stopped` for streaming
@@ -202,15 +305,12 @@ async fn lifecycle(
     pause: bool,
     keep: Keep,
 ) -> Result<(), WriteError> {
-    let cloud = context.cloud()?;
     let mut stopped_here = false;
     if pause || keep == Keep::Stopped {
         let state = state_of(context, pipe).await?;
         if !STOPPED.contains(&state.as_str()) {
             if !["Stopping", "Pausing"].contains(&state.as_str()) {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
-                    .await?;
+                pipe.command(context, "stop").await?;
                 stopped_here = true;
             }
             if pause && let Err(error) = settle(context, pipe, "stopped").await {
@@ -221,10 +321,10 @@ async fn lifecycle(
         }
     }
     if body.as_object().is_some_and(|b| !b.is_empty())
-        && let Err(error) = cloud.update_pipe(pipe.service_id, pipe.pipe_id, body).await
+        && let Err(error) = pipe.edit(context, body).await
     {
         let resume = pause && keep == Keep::Running;
-        return Err(resumed(context, pipe, resume, WriteError::Api(error)).await);
+        return Err(resumed(context, pipe, resume, error).await);
     }
     match keep {
         Keep::Stopped => {
@@ -233,17 +333,13 @@ async fn lifecycle(
             if !STOPPED.contains(&state.as_str())
                 && !["Stopping", "Pausing"].contains(&state.as_str())
             {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "stop")
-                    .await?;
+                pipe.command(context, "stop").await?;
             }
         }
         Keep::Running => {
             let state = settle(context, pipe, "edited").await?;
             if STOPPED.contains(&state.as_str()) || state == "Failed" {
-                cloud
-                    .pipe_command(pipe.service_id, pipe.pipe_id, "start")
-                    .await?;
+                pipe.command(context, "start").await?;
             }
         }
     }
@@ -268,10 +364,7 @@ async fn resumed(
     let started = async {
         let state = settle(context, pipe, "stopped").await?;
         if STOPPED.contains(&state.as_str()) || state == "Failed" {
-            context
-                .cloud()?
-                .pipe_command(pipe.service_id, pipe.pipe_id, "start")
-                .await?;
+            pipe.command(context, "start").await?;
         }
         Ok::<(), WriteError>(())
     };
@@ -431,7 +524,8 @@ async fn forget_version(context: &Context, service_id: &str, tag: &str) -> Resul
 
 /// After a re-read found a create whose answer was lost: records the `credentialsVersion` the
 /// answered create would have ([`op::version_tag`]), so the next plan does not rotate the
-/// credentials the create just sent.
+/// credentials the create just sent, and stops a pipe declared `state: stopped`, as the
+/// answered create would.
 pub(crate) async fn found_created(
     context: &Context,
     operation: &PipeOp,
@@ -441,19 +535,34 @@ pub(crate) async fn found_created(
         PipeOp::Create {
             service_id,
             name,
-            credentials_version: Some(version),
+            credentials_version,
+            stopped,
             ..
         } => {
             let found = live
                 .pipes
                 .get(service_id)
                 .and_then(|pipes| pipes.iter().find(|pipe| pipe.name == *name));
-            if let Some(pipe) = found {
+            let Some(pipe) = found else {
+                return Ok(());
+            };
+            if let Some(version) = credentials_version {
                 record_version(context, service_id, &pipe.id, None, *version).await?;
             }
+            if *stopped {
+                context
+                    .cloud()?
+                    .pipe_command(service_id, &pipe.id, "stop")
+                    .await
+                    .map_err(|error| {
+                        WriteError::Other(format!(
+                            "pipe `{name}` was created, but stopping it (`state: stopped`) \
+                             failed: {error}; `converge plan` shows the stop that is left"
+                        ))
+                    })?;
+            }
         }
-        PipeOp::Create { .. }
-        | PipeOp::Update { .. }
+        PipeOp::Update { .. }
         | PipeOp::Scaling { .. }
         | PipeOp::Delete { .. }
         | PipeOp::Replace { .. }

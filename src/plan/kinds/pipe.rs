@@ -158,6 +158,7 @@ impl Builder<'_> {
             credentials: credential_refs(source),
             credentials_version: config.credentials_version.as_ref().map(|v| v.value),
             version_tag: op::recorded_tag(live_service, &live.id),
+            stopped: declared_stopped(config),
         });
         self.push(
             Change {
@@ -167,7 +168,15 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Replace,
-                reason: format!("`{path}` {why}; ingestion restarts{}", failed_note(live)),
+                reason: format!(
+                    "`{path}` {why}; ingestion restarts{}{}",
+                    failed_note(live),
+                    if declared_stopped(config) {
+                        "; created again stopped"
+                    } else {
+                        ""
+                    }
+                ),
                 fields,
                 before: Some(before),
                 after: Some(after),
@@ -480,7 +489,13 @@ impl Builder<'_> {
             body: after.clone(),
             credentials: credential_refs(source),
             credentials_version: config.credentials_version.as_ref().map(|v| v.value),
+            stopped: declared_stopped(config),
         });
+        let reason = if declared_stopped(config) {
+            "declared, does not exist; created stopped"
+        } else {
+            "declared, does not exist"
+        };
         self.push(
             Change {
                 address: Address::Pipe {
@@ -489,7 +504,7 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Create,
-                reason: "declared, does not exist".into(),
+                reason: reason.into(),
                 fields: diff::created(&after),
                 before: None,
                 after: Some(after),
@@ -779,6 +794,14 @@ fn rotated_reason(change: &Change, version: i64) -> String {
     } else {
         format!("{}; {rotated}", diff::reason(&others))
     }
+}
+
+/// Whether the config asks the pipe `state: stopped`: a pipe it creates is stopped right after.
+fn declared_stopped(config: &PipeConfig) -> bool {
+    config
+        .state
+        .as_ref()
+        .is_some_and(|state| keep_of(state.value) == op::Keep::Stopped)
 }
 
 /// The state a declared `state:` keeps the pipe in.

@@ -143,6 +143,9 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
             record.pipe.state = Some(STOPPING.into());
         }
     }
+    if ctx.quirks.contains(&Quirk::IdleAfterPipeDelete) {
+        ctx.world.services[index].service.state = Some("idle".into());
+    }
     Ok(Reply::Deleted)
 }
 
@@ -648,7 +651,11 @@ fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let record = &mut ctx.world.pipes[pipe_index];
     record.pipe.updated_at = Some(iso(ctx.now));
     advance(record, clock, &now, then);
-    Ok(Reply::Ok(answer_in(record, &now, ctx.quirks)?))
+    let answer = answer_in(record, &now, ctx.quirks)?;
+    if command == "stop" && ctx.quirks.contains(&Quirk::IdleAfterPipeStop) {
+        ctx.world.services[index].service.state = Some("idle".into());
+    }
+    Ok(Reply::Ok(answer))
 }
 
 fn get_settings(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {

@@ -36,6 +36,10 @@ pub enum PipeOp {
         /// ([`version_tag`]) so that only a raised one sends the credentials again.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         credentials_version: Option<i64>,
+        /// `state: stopped`: the create body takes no state, so the new pipe is sent `stop`
+        /// right after it is created (by the id the answer carries, or found by name).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stopped: bool,
     },
     /// `PATCH /services/{serviceId}/pipes/{pipeId}`: declared fields the server changes in
     /// place ([`class_of`]).
@@ -80,6 +84,9 @@ pub enum PipeOp {
         /// pipe, so no tag outlives the pipe it names.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         version_tag: Option<String>,
+        /// `state: stopped`: the new pipe is sent `stop` right after it is created.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stopped: bool,
     },
     /// `DELETE /services/{serviceId}/pipes/{pipeId}` (`absent: true`; needs `--allow-destroy`).
     #[serde(rename = "pipe-delete")]
