@@ -75,17 +75,7 @@ pub(crate) async fn wait(
     mut cancel: watch::Receiver<bool>,
     printer: &Printer,
 ) -> WaitReport {
-    let mut pending: Vec<&crate::plan::Step> = plan
-        .steps
-        .iter()
-        .filter(|step| {
-            scaling_of(&step.operation).is_some()
-                && report
-                    .steps
-                    .iter()
-                    .any(|r| r.id == step.id && r.status == Status::Done)
-        })
-        .collect();
+    let mut pending = done_steps(plan, report, |op| scaling_of(op).is_some());
     let Some(cloud) = &clients.cloud else {
         return WaitReport {
             settled: pending.is_empty(),
@@ -239,17 +229,7 @@ async fn settle_pipes(
     mut cancel: watch::Receiver<bool>,
     printer: &Printer,
 ) -> (Vec<String>, Vec<String>) {
-    let mut pending: Vec<&crate::plan::Step> = plan
-        .steps
-        .iter()
-        .filter(|step| {
-            written_pipe(&step.operation).is_some()
-                && report
-                    .steps
-                    .iter()
-                    .any(|r| r.id == step.id && r.status == Status::Done)
-        })
-        .collect();
+    let mut pending = done_steps(plan, report, |op| written_pipe(op).is_some());
     if pending.is_empty() {
         return (Vec::new(), Vec::new());
     }
@@ -340,4 +320,22 @@ fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, pri
             still.join(", ")
         ));
     }
+}
+
+/// The steps of `plan` that `report` marks done and `pick` takes: what a wait polls.
+fn done_steps<'a>(
+    plan: &'a Plan,
+    report: &Report,
+    pick: impl Fn(&Operation) -> bool,
+) -> Vec<&'a crate::plan::Step> {
+    plan.steps
+        .iter()
+        .filter(|step| {
+            pick(&step.operation)
+                && report
+                    .steps
+                    .iter()
+                    .any(|r| r.id == step.id && r.status == Status::Done)
+        })
+        .collect()
 }
