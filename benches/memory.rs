@@ -6,6 +6,7 @@
 //!
 //! Run with `cargo bench --bench memory` (or `cargo bench --bench memory -- 16 32` for some
 //! scales). A plain harness: each scale runs each command once; 32x takes about a minute.
+//! `CONVERGE_BENCH_KEEP=DIR` keeps each scale's config and sandbox state in `DIR/<scale>x`.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,6 +14,21 @@ use std::process::Command;
 use converge::sandbox::{SandboxHandle, SandboxOptions, Seed, write_large_estate};
 
 const TIME: &str = "/usr/bin/time";
+
+/// Where one scale's estate is written: a temp dir, or a kept one.
+enum Kept {
+    Temp(tempfile::TempDir),
+    Dir(std::path::PathBuf),
+}
+
+impl Kept {
+    fn path(&self) -> &Path {
+        match self {
+            Kept::Temp(dir) => dir.path(),
+            Kept::Dir(path) => path,
+        }
+    }
+}
 
 /// Peak resident memory (MiB) and CPU seconds of `converge COMMAND CONFIG`.
 fn measure(
@@ -77,7 +93,15 @@ fn main() {
     );
     let mut previous: Option<(f64, f64)> = None;
     for scale in scales {
-        let dir = tempfile::tempdir().expect("a temp dir");
+        // `CONVERGE_BENCH_KEEP=DIR` keeps the estate (config and sandbox state) for profiling.
+        let dir = match std::env::var_os("CONVERGE_BENCH_KEEP") {
+            Some(keep) => {
+                let kept = Path::new(&keep).join(format!("{scale}x"));
+                std::fs::create_dir_all(&kept).expect("the kept estate's directory");
+                Kept::Dir(kept)
+            }
+            None => Kept::Temp(tempfile::tempdir().expect("a temp dir")),
+        };
         let state = dir.path().join("world.json");
         let config = write_large_estate(scale, &state).expect("the estate is written");
         let path = dir.path().join("large.yaml");
