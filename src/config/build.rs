@@ -414,7 +414,8 @@ fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<
     let tags = exact(list(node.get("tags")).filter_map(string));
     let containers = node
         .get("containers")
-        .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span));
+        .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span))
+        .map(Box::new);
     let tiles = exact(list_mut(node.get_mut("tiles")).filter_map(|t| {
         let built = tile(t, diags)?;
         // The rules read only a tile's name from the tree (what an alert may point at); the
@@ -464,7 +465,7 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
         y: node.get("y").and_then(int)?,
         w: node.get("w").and_then(int)?,
         h: node.get("h").and_then(int)?,
-        as_ratio: node.get("asRatio").and_then(boolean),
+        as_ratio: node.get("asRatio").and_then(boolean).map(Box::new),
         series: exact(
             list(node.get("series"))
                 .filter(|s| s.as_map().is_some())
@@ -473,7 +474,7 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
         config: node
             .get("config")
             .filter(|c| c.as_map().is_some())
-            .map(|c| Located::new(c.to_json(), c.span)),
+            .map(|c| Box::new(Located::new(c.to_json(), c.span))),
         config_at: node
             .get("config")
             .map(|c| {
@@ -482,8 +483,8 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
                 at
             })
             .unwrap_or_default(),
-        container_id: node.get("containerId").and_then(string),
-        tab_id: node.get("tabId").and_then(string),
+        container_id: node.get("containerId").and_then(string).map(Box::new),
+        tab_id: node.get("tabId").and_then(string).map(Box::new),
     })
 }
 
@@ -533,8 +534,8 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
         source,
         agg_fn: node.get("aggFn").and_then(string),
         field: node.get("field").and_then(string),
-        level: node.get("level").and_then(number),
-        content: node.get("content").and_then(string),
+        level: node.get("level").and_then(number).map(Box::new),
+        content: node.get("content").and_then(string).map(Box::new),
         fields: node
             .get("fields")
             .filter(|f| matches!(f.kind, Kind::Seq(_)))
@@ -545,8 +546,8 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
             .get("groupBy")
             .filter(|g| matches!(g.kind, Kind::Seq(_)))
             .map(|g| list(Some(g)).filter_map(string).collect()),
-        metric_name: node.get("metricName").and_then(string),
-        metric_data_type: node.get("metricDataType").and_then(string),
+        metric_name: node.get("metricName").and_then(string).map(Box::new),
+        metric_data_type: node.get("metricDataType").and_then(string).map(Box::new),
     }
 }
 
@@ -568,7 +569,7 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
     let channels = match channels {
         Some(list) => {
             let items: Option<Vec<ChannelConfig>> = list.value.into_iter().collect();
-            Some(Located::new(items?, list.span))
+            Some(Box::new(Located::new(items?, list.span)))
         }
         None => None,
     };
@@ -584,12 +585,18 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         channel,
         channels,
         message: node.get("message").and_then(string),
-        source: node.get("source").and_then(string),
-        threshold_max: node.get("thresholdMax").and_then(number),
-        num_consecutive_windows: node.get("numConsecutiveWindows").and_then(int),
-        schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
-        schedule_start_at: node.get("scheduleStartAt").and_then(string),
-        note: node.get("note").and_then(string),
+        source: node.get("source").and_then(string).map(Box::new),
+        threshold_max: node.get("thresholdMax").and_then(number).map(Box::new),
+        num_consecutive_windows: node
+            .get("numConsecutiveWindows")
+            .and_then(int)
+            .map(Box::new),
+        schedule_offset_minutes: node
+            .get("scheduleOffsetMinutes")
+            .and_then(int)
+            .map(Box::new),
+        schedule_start_at: node.get("scheduleStartAt").and_then(string).map(Box::new),
+        note: node.get("note").and_then(string).map(Box::new),
     })
 }
 

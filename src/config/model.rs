@@ -3,6 +3,10 @@
 //! Values that plan-time rules point at carry a [`Span`] so a live-fact error (a scaling field
 //! that does not apply to a pipe's source kind, a service that does not exist) names the file,
 //! line and column it came from. Map order is the config's order.
+//!
+//! A large config holds tens of thousands of tiles, series and alerts beside the live state for
+//! the whole plan, so an optional field most configs leave out is boxed
+//! (`Option<Box<Located<_>>>`): absent, it costs a pointer rather than a value and its span.
 
 use std::fmt;
 use std::ops::Deref;
@@ -516,7 +520,7 @@ pub struct DashboardConfig {
     pub tiles: Vec<TileConfig>,
     /// `containers:` the grouping containers tiles join by `containerId` (today's servers);
     /// `None` when the config does not say.
-    pub containers: Option<Located<Vec<ContainerConfig>>>,
+    pub containers: Option<Box<Located<Vec<ContainerConfig>>>>,
 }
 
 /// One grouping container of a dashboard (`containers[]`).
@@ -565,20 +569,20 @@ pub struct TileConfig {
     /// Height.
     pub h: Located<i64>,
     /// Series 0 divided by series 1.
-    pub as_ratio: Option<Located<bool>>,
+    pub as_ratio: Option<Box<Located<bool>>>,
     /// Series: the contract's shape, a shorthand lowered to `config` on servers of today's
     /// generation.
     pub series: Vec<SeriesConfig>,
     /// `config:` the tile in today's shape (`displayType`, `select`, ...), as written; a
     /// `source:` in it names a source and is resolved to `sourceId` at plan time.
-    pub config: Option<Located<serde_json::Value>>,
+    pub config: Option<Box<Located<serde_json::Value>>>,
     /// Where each member of `config` was written, by JSON pointer (`/select/0/aggFn`), for
     /// messages at the member's line.
     pub config_at: std::collections::BTreeMap<String, Span>,
     /// `containerId:` the dashboard container the tile is drawn in.
-    pub container_id: Option<Located<String>>,
+    pub container_id: Option<Box<Located<String>>>,
     /// `tabId:` the tab of its container the tile is on.
-    pub tab_id: Option<Located<String>>,
+    pub tab_id: Option<Box<Located<String>>>,
 }
 
 impl TileConfig {
@@ -616,9 +620,9 @@ pub struct SeriesConfig {
     /// `field`.
     pub field: Option<Located<String>>,
     /// `level` of a `quantile` aggregation.
-    pub level: Option<Located<f64>>,
+    pub level: Option<Box<Located<f64>>>,
     /// `content` of a `markdown` series.
-    pub content: Option<Located<String>>,
+    pub content: Option<Box<Located<String>>>,
     /// `fields` of a `search` series.
     pub fields: Option<Vec<Located<String>>>,
     /// `where`.
@@ -628,9 +632,9 @@ pub struct SeriesConfig {
     /// `groupBy`.
     pub group_by: Option<Vec<Located<String>>>,
     /// `metricName`.
-    pub metric_name: Option<Located<String>>,
+    pub metric_name: Option<Box<Located<String>>>,
     /// `metricDataType`.
-    pub metric_data_type: Option<Located<String>>,
+    pub metric_data_type: Option<Box<Located<String>>>,
 }
 
 /// `alerts.<key>`; address `alert.<stack>.<key>`. Identity: the name, or one of the names in
@@ -656,21 +660,21 @@ pub struct AlertConfig {
     /// `channel:`, the notification channel as written (with `channels`, their first).
     pub channel: Option<ChannelConfig>,
     /// `channels:`, 1 to 10 notification channels (today's generation).
-    pub channels: Option<Located<Vec<ChannelConfig>>>,
+    pub channels: Option<Box<Located<Vec<ChannelConfig>>>>,
     /// Message.
     pub message: Option<Located<String>>,
     /// `tile` (default) or `search`.
-    pub source: Option<Located<String>>,
+    pub source: Option<Box<Located<String>>>,
     /// `thresholdMax`: the upper bound of `between` and `not_between`.
-    pub threshold_max: Option<Located<f64>>,
+    pub threshold_max: Option<Box<Located<f64>>>,
     /// `numConsecutiveWindows`.
-    pub num_consecutive_windows: Option<Located<i64>>,
+    pub num_consecutive_windows: Option<Box<Located<i64>>>,
     /// `scheduleOffsetMinutes`, less than the interval.
-    pub schedule_offset_minutes: Option<Located<i64>>,
+    pub schedule_offset_minutes: Option<Box<Located<i64>>>,
     /// `scheduleStartAt`, a date-time.
-    pub schedule_start_at: Option<Located<String>>,
+    pub schedule_start_at: Option<Box<Located<String>>>,
     /// `note`.
-    pub note: Option<Located<String>>,
+    pub note: Option<Box<Located<String>>>,
 }
 
 impl AlertConfig {
@@ -695,4 +699,23 @@ pub struct ChannelConfig {
     pub webhook_id: Option<Located<String>>,
     /// `emailRecipients` of an `email` channel (the managed stack only).
     pub email_recipients: Option<Vec<Located<String>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large config holds tens of thousands of these side by side with the live state, so
+    /// each byte inline is tens of kilobytes at the 25 MB scale. Bounds rather than equalities:
+    /// a smaller `Span` only lowers them.
+    #[test]
+    fn typed_objects_stay_small() {
+        // Was 240, 536, 696, 968 and 168 before the optional fields most configs leave out
+        // were boxed.
+        assert!(size_of::<DashboardConfig>() <= 192);
+        assert!(size_of::<TileConfig>() <= 352);
+        assert!(size_of::<SeriesConfig>() <= 512);
+        assert!(size_of::<AlertConfig>() <= 680);
+        assert!(size_of::<ChannelConfig>() <= 168);
+    }
 }

@@ -512,7 +512,7 @@ fn scenario(
                     series.where_language = None;
                     series.group_by = None;
                     let mut tile = fixtures::tile(&tile_name(*t), *x, vec![series], 4);
-                    tile.as_ratio = ratio.map(|r| loc(r, 4));
+                    tile.as_ratio = ratio.map(|r| Box::new(loc(r, 4)));
                     tile
                 })
                 .collect();
