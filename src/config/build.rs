@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
+use smol_str::SmolStr;
 
 use super::interpolate;
 use super::model::*;
@@ -378,14 +379,14 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
     };
     let dashboards = exact_map(
         entries_mut(node.get_mut("dashboards"))
-            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
+            .filter_map(|(k, d)| Some((key_text(k), dashboard(k, d, diags)?))),
     );
     let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
         let built = alert(k, a)?;
         // The rules read only the alerts that did not build (their references are still
         // checked); a built one's tree is freed here, while the typed config grows.
         a.kind = Kind::Null;
-        Some((k.name.clone(), built))
+        Some((key_text(k), built))
     }));
     Some(StackConfig {
         key: located_key(key),
@@ -409,9 +410,9 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
 }
 
 fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<DashboardConfig> {
-    let name = node.get("name").and_then(string)?;
+    let name = node.get("name").and_then(text)?;
     let renamed_from = renamed_from(node);
-    let tags = exact(list(node.get("tags")).filter_map(string));
+    let tags = exact(list(node.get("tags")).filter_map(text));
     let containers = node
         .get("containers")
         .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span))
@@ -428,7 +429,7 @@ fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<
         Some(built)
     }));
     Some(DashboardConfig {
-        key: located_key(key),
+        key: located_key_text(key),
         name,
         renamed_from,
         tags,
@@ -440,16 +441,16 @@ fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<
 fn container(node: &Node) -> Option<ContainerConfig> {
     Some(ContainerConfig {
         span: node.span,
-        id: node.get("id").and_then(string)?,
-        title: node.get("title").and_then(string)?,
+        id: node.get("id").and_then(text)?,
+        title: node.get("title").and_then(text)?,
         collapsed: node.get("collapsed").and_then(boolean),
         collapsible: node.get("collapsible").and_then(boolean),
         bordered: node.get("bordered").and_then(boolean),
         tabs: list(node.get("tabs"))
             .filter_map(|t| {
                 Some(ContainerTabConfig {
-                    id: t.get("id").and_then(string)?,
-                    title: t.get("title").and_then(string)?,
+                    id: t.get("id").and_then(text)?,
+                    title: t.get("title").and_then(text)?,
                 })
             })
             .collect(),
@@ -459,7 +460,7 @@ fn container(node: &Node) -> Option<ContainerConfig> {
 fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
     Some(TileConfig {
         span: node.span,
-        name: node.get("name").and_then(string)?,
+        name: node.get("name").and_then(text)?,
         renamed_from: renamed_from(node),
         x: node.get("x").and_then(int)?,
         y: node.get("y").and_then(int)?,
@@ -483,8 +484,8 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
                 at
             })
             .unwrap_or_default(),
-        container_id: node.get("containerId").and_then(string).map(Box::new),
-        tab_id: node.get("tabId").and_then(string).map(Box::new),
+        container_id: node.get("containerId").and_then(text).map(Box::new),
+        tab_id: node.get("tabId").and_then(text).map(Box::new),
     })
 }
 
@@ -507,8 +508,8 @@ fn spans(node: &Node, pointer: String, at: &mut BTreeMap<String, Span>) {
 }
 
 fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
-    let by_id = node.get("sourceId").and_then(string);
-    let by_name = node.get("source").and_then(string);
+    let by_id = node.get("sourceId").and_then(text);
+    let by_name = node.get("source").and_then(text);
     let source = match (by_id, by_name) {
         (Some(id), Some(name)) => {
             diags.push(
@@ -529,25 +530,25 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
     };
     SeriesConfig {
         span: node.span,
-        kind: node.get("type").and_then(string),
-        data_source: node.get("dataSource").and_then(string),
+        kind: node.get("type").and_then(text),
+        data_source: node.get("dataSource").and_then(text),
         source,
-        agg_fn: node.get("aggFn").and_then(string),
-        field: node.get("field").and_then(string),
+        agg_fn: node.get("aggFn").and_then(text),
+        field: node.get("field").and_then(text),
         level: node.get("level").and_then(number).map(Box::new),
-        content: node.get("content").and_then(string).map(Box::new),
+        content: node.get("content").and_then(text).map(Box::new),
         fields: node
             .get("fields")
             .filter(|f| matches!(f.kind, Kind::Seq(_)))
-            .map(|f| list(Some(f)).filter_map(string).collect()),
-        where_: node.get("where").and_then(string),
-        where_language: node.get("whereLanguage").and_then(string),
+            .map(|f| list(Some(f)).filter_map(text).collect()),
+        where_: node.get("where").and_then(text),
+        where_language: node.get("whereLanguage").and_then(text),
         group_by: node
             .get("groupBy")
             .filter(|g| matches!(g.kind, Kind::Seq(_)))
-            .map(|g| list(Some(g)).filter_map(string).collect()),
-        metric_name: node.get("metricName").and_then(string).map(Box::new),
-        metric_data_type: node.get("metricDataType").and_then(string).map(Box::new),
+            .map(|g| list(Some(g)).filter_map(text).collect()),
+        metric_name: node.get("metricName").and_then(text).map(Box::new),
+        metric_data_type: node.get("metricDataType").and_then(text).map(Box::new),
     }
 }
 
@@ -574,18 +575,18 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
         None => None,
     };
     Some(AlertConfig {
-        key: located_key(key),
-        name: node.get("name").and_then(string)?,
+        key: located_key_text(key),
+        name: node.get("name").and_then(text)?,
         renamed_from: renamed_from(node),
-        dashboard: node.get("dashboard").and_then(string)?,
-        tile: node.get("tile").and_then(string)?,
+        dashboard: node.get("dashboard").and_then(text)?,
+        tile: node.get("tile").and_then(text)?,
         threshold: node.get("threshold").and_then(number)?,
-        threshold_type: node.get("thresholdType").and_then(string)?,
-        interval: node.get("interval").and_then(string)?,
+        threshold_type: node.get("thresholdType").and_then(text)?,
+        interval: node.get("interval").and_then(text)?,
         channel,
         channels,
-        message: node.get("message").and_then(string),
-        source: node.get("source").and_then(string).map(Box::new),
+        message: node.get("message").and_then(text),
+        source: node.get("source").and_then(text).map(Box::new),
         threshold_max: node.get("thresholdMax").and_then(number).map(Box::new),
         num_consecutive_windows: node
             .get("numConsecutiveWindows")
@@ -595,8 +596,8 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
             .get("scheduleOffsetMinutes")
             .and_then(int)
             .map(Box::new),
-        schedule_start_at: node.get("scheduleStartAt").and_then(string).map(Box::new),
-        note: node.get("note").and_then(string).map(Box::new),
+        schedule_start_at: node.get("scheduleStartAt").and_then(text).map(Box::new),
+        note: node.get("note").and_then(text).map(Box::new),
     })
 }
 
@@ -604,21 +605,31 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
 fn channel(node: &Node) -> Option<ChannelConfig> {
     Some(ChannelConfig {
         span: node.span,
-        kind: node.get("type").and_then(string)?,
-        webhook_id: node.get("webhookId").and_then(string),
+        kind: node.get("type").and_then(text)?,
+        webhook_id: node.get("webhookId").and_then(text),
         email_recipients: node
             .get("emailRecipients")
             .filter(|r| matches!(r.kind, Kind::Seq(_)))
-            .map(|r| list(Some(r)).filter_map(string).collect()),
+            .map(|r| list(Some(r)).filter_map(text).collect()),
     })
 }
 
-fn renamed_from(node: &Node) -> Vec<Located<String>> {
-    list(node.get("renamedFrom")).filter_map(string).collect()
+fn renamed_from(node: &Node) -> Vec<Located<SmolStr>> {
+    list(node.get("renamedFrom")).filter_map(text).collect()
 }
 
 fn located_key(key: &Key) -> Located<String> {
     Located::new(key.name.clone(), key.span)
+}
+
+/// As [`located_key`], for the dashboards' and alerts' many keys.
+fn located_key_text(key: &Key) -> Located<SmolStr> {
+    Located::new(key_text(key), key.span)
+}
+
+/// A key of the tree as the typed config holds the many (dashboards', alerts').
+fn key_text(key: &Key) -> SmolStr {
+    SmolStr::new(&key.name)
 }
 
 fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {
@@ -639,8 +650,8 @@ fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
 
 /// As [`exact`] for a map: `IndexMap` gives its entries the room its hash table has, which
 /// for 8,000 alerts is room for 14,336 (nearly half a large config's alerts' memory unused).
-fn exact_map<V>(items: impl Iterator<Item = (String, V)>) -> IndexMap<String, V> {
-    let mut map: IndexMap<String, V> = items.collect();
+fn exact_map<V>(items: impl Iterator<Item = (SmolStr, V)>) -> IndexMap<SmolStr, V> {
+    let mut map: IndexMap<SmolStr, V> = items.collect();
     map.shrink_to_fit();
     map
 }
@@ -674,6 +685,12 @@ fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {
 fn string(node: &Node) -> Option<Located<String>> {
     node.as_str()
         .map(|s| Located::new(s.to_string(), node.span))
+}
+
+/// As [`string`], for the dashboards', tiles', series' and alerts' many short strings.
+fn text(node: &Node) -> Option<Located<SmolStr>> {
+    node.as_str()
+        .map(|s| Located::new(SmolStr::new(s), node.span))
 }
 
 fn int(node: &Node) -> Option<Located<i64>> {

@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use smol_str::SmolStr;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
@@ -81,7 +82,7 @@ impl Builder<'_> {
         let mut claimed: BTreeSet<usize> = BTreeSet::new();
         let mut failed = false;
         for (i, tile) in config.tiles.iter().enumerate() {
-            let found: Vec<(usize, Option<&model::Located<String>>)> = live
+            let found: Vec<(usize, Option<&model::Located<SmolStr>>)> = live
                 .tiles
                 .iter()
                 .enumerate()
@@ -163,11 +164,11 @@ impl Builder<'_> {
         if let Some(live) = stored {
             self.stored_name("dashboard", &config.name, &live.name);
         }
-        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
+        let desired_name = stored.map_or_else(|| config.name.value.to_string(), |d| d.name.clone());
         let containers = self.desired_containers(index, config)?;
         let mut tiles = self.desired_tiles(index, config, existing, &matched)?;
         uncontained(&mut tiles.tiles, config, &containers);
-        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.to_string()).collect();
         tags.push(tag.to_string());
         let desired = Dashboard {
             id: String::new(),
@@ -374,17 +375,17 @@ impl Builder<'_> {
             // Carry the live tile's id forward so alerts on it survive the update.
             let id = live_tile.and_then(|t| t.id.clone());
             if let Some(id) = &id {
-                out.ids.insert(tile.name.value.clone(), id.clone());
+                out.ids.insert(tile.name.value.to_string(), id.clone());
             }
             if let Some(live_tile) = live_tile
                 && live_tile.name != tile.name.value
             {
                 out.renames
-                    .push((live_tile.name.clone(), tile.name.value.clone()));
+                    .push((live_tile.name.clone(), tile.name.value.to_string()));
             }
             out.tiles.push(Tile {
                 id,
-                name: tile.name.value.clone(),
+                name: tile.name.value.to_string(),
                 x: tile.x.value,
                 y: tile.y.value,
                 w: tile.w.value,
@@ -396,8 +397,8 @@ impl Builder<'_> {
                     .flatten(),
                 series,
                 config: tile_config,
-                container_id: tile.container_id.as_ref().map(|c| c.value.clone()),
-                tab_id: tile.tab_id.as_ref().map(|t| t.value.clone()),
+                container_id: tile.container_id.as_ref().map(|c| c.value.to_string()),
+                tab_id: tile.tab_id.as_ref().map(|t| t.value.to_string()),
             });
         }
         if failed {
@@ -460,8 +461,8 @@ impl Builder<'_> {
             defined
                 .iter()
                 .map(|c| Container {
-                    id: c.id.value.clone(),
-                    title: c.title.value.clone(),
+                    id: c.id.value.to_string(),
+                    title: c.title.value.to_string(),
                     collapsed: c.collapsed.as_ref().is_some_and(|v| v.value),
                     collapsible: c.collapsible.as_ref().map(|v| v.value),
                     bordered: c.bordered.as_ref().map(|v| v.value),
@@ -469,8 +470,8 @@ impl Builder<'_> {
                         c.tabs
                             .iter()
                             .map(|t| ContainerTab {
-                                id: t.id.value.clone(),
-                                title: t.title.value.clone(),
+                                id: t.id.value.to_string(),
+                                title: t.title.value.to_string(),
                             })
                             .collect()
                     }),
@@ -594,7 +595,7 @@ impl Builder<'_> {
                     failed = true;
                     None
                 }
-                Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                Some(SourceRef::Id(id)) => Some(id.value.to_string()),
                 Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
                     Ok(id) => Some(id),
                     Err(diagnostic) => {
@@ -749,7 +750,7 @@ fn renamed_view(
     view.name = name.to_string();
     for (tile, live_index) in config.tiles.iter().zip(matched) {
         if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
-            t.name = tile.name.value.clone();
+            t.name = tile.name.value.to_string();
         }
     }
     view
