@@ -68,7 +68,10 @@ impl Builder<'_> {
         }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
-        let live_tile_id = dashboard.tile_ids.get(config.tile.value.as_str()).cloned();
+        let live_tile_id = dashboard
+            .tile_ids
+            .get(config.tile.value.as_str())
+            .map(|id| id.to_string());
         // Copies on dashboard copies `--dedupe` deletes: deleted first, each step with its
         // dashboard (whose delete waits for it).
         let mut moved_off: Vec<(usize, String)> = Vec::new();

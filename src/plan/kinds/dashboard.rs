@@ -32,8 +32,9 @@ pub(crate) struct PlannedDashboard<'c, 'l> {
     /// The create or update step, if any.
     pub(crate) step: Option<usize>,
     /// The live tile id of each config tile that exists live (matched by name, `renamedFrom`
-    /// or place), by config tile name.
-    pub(crate) tile_ids: BTreeMap<String, String>,
+    /// or place), by config tile name; borrowed, as every dashboard's are held until its
+    /// stack's alerts are planned.
+    pub(crate) tile_ids: BTreeMap<&'c str, &'l str>,
     /// The live dashboard with the names the config gives it and its tiles, when any differ:
     /// alerts on it compare against these names, so a rename is not a change of the alert.
     pub(crate) renamed_view: Option<Dashboard>,
@@ -64,7 +65,7 @@ pub(crate) type Planned<'p, 'c, 'l> = (
 impl PlannedDashboard<'_, '_> {
     /// Whether the live tile `tile_id` is still on the dashboard once applied.
     pub(crate) fn keeps_tile(&self, tile_id: &str) -> bool {
-        self.tile_ids.values().any(|id| id == tile_id)
+        self.tile_ids.values().any(|id| *id == tile_id)
     }
 }
 
@@ -339,13 +340,13 @@ impl Builder<'_> {
     /// The config's tiles as they are sent, in the generation the stack speaks, each live
     /// tile's id carried forward, and the live tiles converge does not model after them as the
     /// server has them; `None` when a tile cannot be sent (each one reported).
-    fn desired_tiles(
+    fn desired_tiles<'c, 'l>(
         &mut self,
         index: &StackIndex,
-        config: &DashboardConfig,
-        existing: Option<&Dashboard>,
+        config: &'c DashboardConfig,
+        existing: Option<&'l Dashboard>,
         matched: &[Option<usize>],
-    ) -> Option<DesiredTiles> {
+    ) -> Option<DesiredTiles<'c, 'l>> {
         let generation = index.generation;
         let mut failed = false;
         let mut out = DesiredTiles {
@@ -373,10 +374,11 @@ impl Builder<'_> {
             failed |= drawn.is_none();
             let (series, tile_config) = drawn.unwrap_or_default();
             // Carry the live tile's id forward so alerts on it survive the update.
-            let id = live_tile.and_then(|t| t.id.clone());
-            if let Some(id) = &id {
-                out.ids.insert(tile.name.value.to_string(), id.clone());
+            let live_id = live_tile.and_then(|t| t.id.as_deref());
+            if let Some(live_id) = live_id {
+                out.ids.insert(tile.name.value.as_str(), live_id);
             }
+            let id = live_id.map(str::to_string);
             if let Some(live_tile) = live_tile
                 && live_tile.name != tile.name.value
             {
@@ -731,10 +733,10 @@ fn uncontained(tiles: &mut [Tile], config: &DashboardConfig, containers: &[Conta
 }
 
 /// A config dashboard's tiles as they are sent.
-struct DesiredTiles {
+struct DesiredTiles<'c, 'l> {
     tiles: Vec<Tile>,
     /// The live tile id of each config tile that exists live, by config tile name.
-    ids: BTreeMap<String, String>,
+    ids: BTreeMap<&'c str, &'l str>,
     /// `(live name, config name)` of each tile renamed where it stands.
     renames: Vec<(String, String)>,
 }
