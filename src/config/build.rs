@@ -381,8 +381,9 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         entries_mut(node.get_mut("dashboards"))
             .filter_map(|(k, d)| Some((key_text(k), dashboard(k, d, diags)?))),
     );
+    let mut webhooks = Shared::default();
     let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
-        let built = alert(k, a)?;
+        let built = alert(k, a, &mut webhooks)?;
         // The rules read only the alerts that did not build (their references are still
         // checked); a built one's tree is freed here, while the typed config grows.
         a.kind = Kind::Null;
@@ -552,13 +553,14 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
     }
 }
 
-fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
-    let channel = node.get("channel").map(channel);
+fn alert(key: &Key, node: &Node, webhooks: &mut Shared) -> Option<AlertConfig> {
+    let channel = node.get("channel").map(|c| channel(c, webhooks));
     let channels = node
         .get("channels")
         .filter(|c| matches!(c.kind, Kind::Seq(_)))
         .map(|c| {
-            let items: Vec<Option<ChannelConfig>> = list(Some(c)).map(self::channel).collect();
+            let items: Vec<Option<ChannelConfig>> =
+                list(Some(c)).map(|c| self::channel(c, webhooks)).collect();
             Located::new(items, c.span)
         });
     // Without either the schema has reported it; the alert cannot be planned.
@@ -602,11 +604,14 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
 }
 
 /// One channel; `None` without its `type` (the schema has reported it).
-fn channel(node: &Node) -> Option<ChannelConfig> {
+fn channel(node: &Node, webhooks: &mut Shared) -> Option<ChannelConfig> {
     Some(ChannelConfig {
         span: node.span,
         kind: node.get("type").and_then(text)?,
-        webhook_id: node.get("webhookId").and_then(text),
+        webhook_id: node
+            .get("webhookId")
+            .and_then(text)
+            .map(|id| Located::new(webhooks.one(id.value), id.span)),
         email_recipients: node
             .get("emailRecipients")
             .filter(|r| matches!(r.kind, Kind::Seq(_)))
@@ -685,6 +690,24 @@ fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {
 fn string(node: &Node) -> Option<Located<String>> {
     node.as_str()
         .map(|s| Located::new(s.to_string(), node.span))
+}
+
+/// The one copy of each text many objects repeat (a stack's webhook ids, 24 characters: one
+/// past what a `SmolStr` holds inline), so thousands of alerts on a few webhooks share it.
+#[derive(Default)]
+struct Shared(std::collections::HashSet<SmolStr>);
+
+impl Shared {
+    fn one(&mut self, text: SmolStr) -> SmolStr {
+        if !text.is_heap_allocated() {
+            return text;
+        }
+        if let Some(kept) = self.0.get(text.as_str()) {
+            return kept.clone();
+        }
+        self.0.insert(text.clone());
+        text
+    }
 }
 
 /// As [`string`], for the dashboards', tiles', series' and alerts' many short strings.
