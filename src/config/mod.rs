@@ -582,7 +582,7 @@ impl Interpolation<'_> {
                         if !expanded.unset.is_empty() {
                             unresolved.insert(pointer);
                         }
-                        *text = expanded.text;
+                        *text = expanded.text.into();
                     }
                     Err(problem) => diags.push(
                         Diagnostic::error(

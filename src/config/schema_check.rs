@@ -261,12 +261,12 @@ fn shallow_json(node: &Node, apart: &[(String, Entries)]) -> Value {
                     Kind::Map(inner) if cut => Value::Object(
                         inner
                             .iter()
-                            .map(|(k, _)| (k.name.clone(), Value::Null))
+                            .map(|(k, _)| (k.name.to_string(), Value::Null))
                             .collect::<Map<String, Value>>(),
                     ),
                     _ => value.to_json(),
                 };
-                (key.name.clone(), json)
+                (key.name.to_string(), json)
             })
             .collect::<Map<String, Value>>(),
     )

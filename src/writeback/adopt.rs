@@ -75,7 +75,7 @@ pub(crate) fn adopt(
                 .iter()
                 .find(|d| normalize::name_key(&d.name) == key_name)
             {
-                dashboards.insert(d.id.as_str(), (key.name.clone(), d));
+                dashboards.insert(d.id.as_str(), (key.name.to_string(), d));
             }
         }
         export::adopted_alert_node(alert, &dashboards)
