@@ -98,7 +98,7 @@ mod tests {
 
     fn doc(text: &str, file: usize) -> Node {
         let mut diags = Vec::new();
-        let node = yaml::parse(text, file, &mut diags).unwrap();
+        let node = yaml::parse(text, crate::diagnostic::narrow(file), &mut diags).unwrap();
         assert!(diags.is_empty());
         node
     }

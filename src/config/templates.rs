@@ -847,10 +847,7 @@ impl Expander<'_> {
         }
         let body = Node {
             kind: Kind::Map(entries),
-            span: Span {
-                instance: Some(index),
-                ..body.span
-            },
+            span: body.span.with_instance(index),
         };
         Some(match &want.overrides {
             Some(overrides) => merge(body, overrides.clone()),
@@ -971,7 +968,7 @@ impl Expander<'_> {
         index: u32,
         template: &Template,
     ) {
-        node.span.instance = Some(index);
+        node.span = node.span.with_instance(index);
         match &mut node.kind {
             Kind::Str(text) => {
                 if !text.contains("${") {
@@ -996,7 +993,7 @@ impl Expander<'_> {
             }
             Kind::Map(entries) => {
                 for (key, value) in entries {
-                    key.span.instance = Some(index);
+                    key.span = key.span.with_instance(index);
                     self.substitute(value, bound, index, template);
                 }
             }
@@ -1217,7 +1214,7 @@ fn whole_reference(text: &str) -> Option<&str> {
 }
 
 fn mark(node: &mut Node, index: u32) {
-    node.span.instance = Some(index);
+    node.span = node.span.with_instance(index);
     match &mut node.kind {
         Kind::Seq(items) => items.iter_mut().for_each(|i| mark(i, index)),
         Kind::Map(entries) => entries.iter_mut().for_each(|(_, v)| mark(v, index)),
@@ -1328,7 +1325,7 @@ fn write_map_entries(
             && origin.key == key.name
         {
             let file = sources
-                .file(origin.span.file)
+                .file(origin.span.file_index())
                 .map(|f| crate::output::path_text(&f.path))
                 .unwrap_or_default();
             out.push_str(&format!(
@@ -1470,7 +1467,7 @@ stacks:
             Kind::Str("search is failing (${env:TEAM})".into())
         );
         assert_eq!(search.get("name").unwrap().span.line, 7);
-        assert_eq!(search.get("name").unwrap().span.instance, Some(1));
+        assert_eq!(search.get("name").unwrap().span.instance(), Some(1));
         assert_eq!(instances[1].key, "api[search]");
         assert!(root.get("templates").is_none());
     }
