@@ -46,11 +46,16 @@ pub(crate) fn build(
             .and_then(|n| secrets.read(n, TOKEN.path, TOKEN.variable, diags)),
     });
     let services = entries(root.get("services"))
-        .map(|(key, node)| (key.name.clone(), service(key, node, &secrets, diags)))
+        .map(|(key, node)| {
+            (
+                key.name.as_str().into(),
+                service(key, node, &secrets, diags),
+            )
+        })
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
     let stacks = entries_mut(root.get_mut("stacks"))
-        .filter_map(|(key, node)| Some((key.name.clone(), stack(key, node, diags)?)))
+        .filter_map(|(key, node)| Some((key.name.as_str().into(), stack(key, node, diags)?)))
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
     let drift = DriftSettings {
@@ -186,7 +191,12 @@ fn service(
                 .collect()
         }),
         pipes: entries(node.get("pipes"))
-            .filter_map(|(k, p)| Some((k.name.clone(), pipe(&key.name, k, p, secrets, diags)?)))
+            .filter_map(|(k, p)| {
+                Some((
+                    k.name.as_str().into(),
+                    pipe(&key.name, k, p, secrets, diags)?,
+                ))
+            })
             .collect(),
         backups: node
             .get("backups")
@@ -624,7 +634,7 @@ fn renamed_from(node: &Node) -> Vec<Located<SmolStr>> {
 }
 
 fn located_key(key: &Key) -> Located<String> {
-    Located::new(key.name.clone(), key.span)
+    Located::new(key.name.as_str().into(), key.span)
 }
 
 /// As [`located_key`], for the dashboards' and alerts' many keys.
@@ -634,7 +644,7 @@ fn located_key_text(key: &Key) -> Located<SmolStr> {
 
 /// A key of the tree as the typed config holds the many (dashboards', alerts').
 fn key_text(key: &Key) -> SmolStr {
-    SmolStr::new(&key.name)
+    key.name.clone()
 }
 
 fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {
@@ -712,8 +722,11 @@ impl Shared {
 
 /// As [`string`], for the dashboards', tiles', series' and alerts' many short strings.
 fn text(node: &Node) -> Option<Located<SmolStr>> {
-    node.as_str()
-        .map(|s| Located::new(SmolStr::new(s), node.span))
+    match &node.kind {
+        // The tree's own text: shared with it, not copied, when it is on the heap.
+        Kind::Str(s) => Some(Located::new(s.clone(), node.span)),
+        _ => None,
+    }
 }
 
 fn int(node: &Node) -> Option<Located<i64>> {

@@ -197,10 +197,7 @@ mod tests {
     fn located(text: &str, line: usize) -> Located<SmolStr> {
         Located::new(
             SmolStr::new(text),
-            Span {
-                line: crate::diagnostic::narrow(line),
-                ..Span::default()
-            },
+            Span::new(0, 0, 0, crate::diagnostic::narrow(line), 0),
         )
     }
 
