@@ -395,7 +395,7 @@ impl Builder<'_> {
                     .then(|| tile.as_ratio.as_ref().map(|v| v.value))
                     .flatten(),
                 series,
-                config: tile_config.map(wire::TileConfig::from),
+                config: tile_config.map(wire::CompactJson::from),
                 container_id: tile.container_id.as_ref().map(|c| c.value.clone()),
                 tab_id: tile.tab_id.as_ref().map(|t| t.value.clone()),
             });

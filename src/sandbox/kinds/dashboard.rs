@@ -8,7 +8,7 @@ use crate::api::limits::{
     DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
     is_object_id,
 };
-use crate::api::wire::{Container, ContainerTab, Dashboard, Series, Tile, TileConfig};
+use crate::api::wire::{CompactJson, Container, ContainerTab, Dashboard, Series, Tile};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::series::series;
 use crate::sandbox::validate::{self, Check, invalid};
@@ -445,7 +445,7 @@ fn tile(value: &Value, prefix: &str) -> Check<Tile> {
         config: map
             .get("config")
             .filter(|c| !c.is_null())
-            .map(TileConfig::new),
+            .map(CompactJson::new),
         // Kept by today's servers only ([`containers`]); the contract's schema strips them.
         container_id: None,
         tab_id: None,
