@@ -45,11 +45,16 @@ pub(crate) fn build(
             .and_then(|n| secrets.read(n, TOKEN.path, TOKEN.variable, diags)),
     });
     let services = entries(root.get("services"))
-        .map(|(key, node)| (key.name.clone(), service(key, node, &secrets, diags)))
+        .map(|(key, node)| {
+            (
+                key.name.as_str().into(),
+                service(key, node, &secrets, diags),
+            )
+        })
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
     let stacks = entries_mut(root.get_mut("stacks"))
-        .filter_map(|(key, node)| Some((key.name.clone(), stack(key, node, diags)?)))
+        .filter_map(|(key, node)| Some((key.name.as_str().into(), stack(key, node, diags)?)))
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
     let drift = DriftSettings {
@@ -185,7 +190,12 @@ fn service(
                 .collect()
         }),
         pipes: entries(node.get("pipes"))
-            .filter_map(|(k, p)| Some((k.name.clone(), pipe(&key.name, k, p, secrets, diags)?)))
+            .filter_map(|(k, p)| {
+                Some((
+                    k.name.as_str().into(),
+                    pipe(&key.name, k, p, secrets, diags)?,
+                ))
+            })
             .collect(),
         backups: node
             .get("backups")
@@ -378,14 +388,14 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
     };
     let dashboards = exact_map(
         entries_mut(node.get_mut("dashboards"))
-            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
+            .filter_map(|(k, d)| Some((k.name.as_str().into(), dashboard(k, d, diags)?))),
     );
     let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
         let built = alert(k, a)?;
         // The rules read only the alerts that did not build (their references are still
         // checked); a built one's tree is freed here, while the typed config grows.
         a.kind = Kind::Null;
-        Some((k.name.clone(), built))
+        Some((k.name.as_str().into(), built))
     }));
     Some(StackConfig {
         key: located_key(key),
@@ -611,7 +621,7 @@ fn renamed_from(node: &Node) -> Vec<Located<String>> {
 }
 
 fn located_key(key: &Key) -> Located<String> {
-    Located::new(key.name.clone(), key.span)
+    Located::new(key.name.as_str().into(), key.span)
 }
 
 fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {

@@ -196,10 +196,7 @@ mod tests {
     fn located(text: &str, line: usize) -> Located<String> {
         Located::new(
             text.to_string(),
-            Span {
-                line: crate::diagnostic::narrow(line),
-                ..Span::default()
-            },
+            Span::new(0, 0, 0, crate::diagnostic::narrow(line), 0),
         )
     }
 

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use smol_str::SmolStr;
+
 use super::yaml::{self, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -19,8 +21,8 @@ const MERGED_LISTS: &[&str] = &["ignore"];
 pub(crate) fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node> {
     let mut root: Option<Node> = None;
     // Position of each top-level key in the root, and of each key of a merged map in its map.
-    let mut top: HashMap<String, usize> = HashMap::new();
-    let mut nested: HashMap<String, HashMap<String, usize>> = HashMap::new();
+    let mut top: HashMap<SmolStr, usize> = HashMap::new();
+    let mut nested: HashMap<SmolStr, HashMap<SmolStr, usize>> = HashMap::new();
     for doc in docs {
         let Kind::Map(entries) = doc.kind else {
             if doc.kind != Kind::Null {
@@ -82,7 +84,7 @@ pub(crate) fn merge(docs: Vec<Node>, diags: &mut Vec<Diagnostic>) -> Option<Node
 }
 
 /// Each key's position in a mapping's entries (keys of one mapping are unique).
-fn positions(entries: &[(yaml::Key, Node)]) -> HashMap<String, usize> {
+fn positions(entries: &[(yaml::Key, Node)]) -> HashMap<SmolStr, usize> {
     entries
         .iter()
         .enumerate()
@@ -96,7 +98,7 @@ mod tests {
 
     fn doc(text: &str, file: usize) -> Node {
         let mut diags = Vec::new();
-        let node = yaml::parse(text, file, &mut diags).unwrap();
+        let node = yaml::parse(text, crate::diagnostic::narrow(file), &mut diags).unwrap();
         assert!(diags.is_empty());
         node
     }

@@ -57,7 +57,7 @@ use model::{Config, SourceFile, Sources};
 pub use schema_check::SCHEMA;
 use yaml::{Kind, Node};
 
-use crate::diagnostic::{Code, Diagnostic, Severity, Span};
+use crate::diagnostic::{Code, Diagnostic, Severity, Span, narrow};
 
 /// What loading produced.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ impl Loaded {
             .files
             .iter()
             .enumerate()
-            .filter_map(|(file, source)| yaml::parse(&source.text, file, &mut diags))
+            .filter_map(|(file, source)| yaml::parse(&source.text, narrow(file), &mut diags))
             .collect();
         let mut root = merge::merge(docs, &mut diags)?;
         let sources = Sources {
@@ -179,7 +179,7 @@ fn check_sources(
     }
     let mut docs = Vec::new();
     for (file, source) in sources.files.iter().enumerate() {
-        if let Some(node) = yaml::parse(&source.text, file, diags) {
+        if let Some(node) = yaml::parse(&source.text, narrow(file), diags) {
             docs.push(node);
         }
     }
@@ -189,12 +189,7 @@ fn check_sources(
     }
     let Some(mut root) = merge::merge(docs, diags) else {
         if !sources.files.is_empty() && !diags.iter().any(|d| d.severity == Severity::Error) {
-            let span = Span {
-                line: 1,
-                column: 1,
-                len: 1,
-                ..Span::default()
-            };
+            let span = Span::new(0, 0, 1, 1, 1);
             diags.push(
                 Diagnostic::error(
                     Code::SchemaRequired,
@@ -355,14 +350,13 @@ fn read_file(
                 Diagnostic::error(
                     Code::ConfigEncoding,
                     format!("`{}` is not UTF-8 text", crate::output::path_text(path)),
-                    Some(Span {
-                        file,
-                        offset: crate::diagnostic::narrow(offset),
-                        len: 1,
-                        line: crate::diagnostic::narrow(line),
-                        column: crate::diagnostic::narrow(column),
-                        instance: None,
-                    }),
+                    Some(Span::new(
+                        narrow(file),
+                        narrow(offset),
+                        1,
+                        narrow(line),
+                        narrow(column),
+                    )),
                 )
                 .with_label("the invalid bytes start here")
                 .with_help("save the file as UTF-8"),
@@ -582,7 +576,7 @@ impl Interpolation<'_> {
                         if !expanded.unset.is_empty() {
                             unresolved.insert(pointer);
                         }
-                        *text = expanded.text;
+                        *text = expanded.text.into();
                     }
                     Err(problem) => diags.push(
                         Diagnostic::error(
@@ -755,7 +749,7 @@ stacks:
             .collect();
         assert_eq!(refused.len(), 1, "{:?}", loaded.diagnostics);
         assert_eq!(refused[0].span.map(|s| s.line), Some(8));
-        assert!(refused[0].span.is_some_and(|s| s.instance == Some(0)));
+        assert!(refused[0].span.is_some_and(|s| s.instance() == Some(0)));
         assert!(!format!("{:?}", loaded.diagnostics).contains("hunter2"));
         let expanded = loaded.expanded_yaml().unwrap_or_default();
         assert!(expanded.contains("${env:OBS_TOKEN} errors"), "{expanded}");

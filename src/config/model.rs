@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::diagnostic::{FileId, Span};
+use crate::diagnostic::Span;
 
 /// A value and where it was written.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,13 +70,13 @@ pub struct InstanceOrigin {
 
 impl Sources {
     /// The file a span points into.
-    pub(crate) fn file(&self, id: FileId) -> Option<&SourceFile> {
-        self.files.get(id)
+    pub(crate) fn file(&self, index: usize) -> Option<&SourceFile> {
+        self.files.get(index)
     }
 
     /// The template instance a span was written for, if any.
     pub(crate) fn instance(&self, span: Span) -> Option<&InstanceOrigin> {
-        self.instances.get(usize::try_from(span.instance?).ok()?)
+        self.instances.get(usize::try_from(span.instance()?).ok()?)
     }
 }
 

@@ -92,7 +92,7 @@ fn mask_secrets(diags: &[Diagnostic], sources: &Sources) -> Sources {
         .filter(|d| REDACTED_CODES.contains(&d.code))
         .filter_map(|d| d.span)
     {
-        let Some(file) = masked.files.get_mut(span.file) else {
+        let Some(file) = masked.files.get_mut(span.file_index()) else {
             continue;
         };
         let text: &str = &file.text;
@@ -349,7 +349,7 @@ pub(crate) fn place(diag: &Diagnostic, sources: &Sources) -> Option<String> {
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {
-    sources.file(span.file).map_or_else(
+    sources.file(span.file_index()).map_or_else(
         || "<unknown>".to_string(),
         |f| crate::output::path_text(&f.path),
     )
@@ -383,7 +383,7 @@ impl Report {
         };
         if let Some(span) = diag.span {
             let wide = sources
-                .file(span.file)
+                .file(span.file_index())
                 .is_some_and(|f| has_wide_lines(&f.text, span.start()));
             if redacted || wide {
                 message.push_str(&format!(
@@ -392,9 +392,10 @@ impl Report {
                     span.line,
                     span.column
                 ));
-            } else if let (Some(file), Some(source)) =
-                (sources.file(span.file), indexed.get(span.file))
-            {
+            } else if let (Some(file), Some(source)) = (
+                sources.file(span.file_index()),
+                indexed.get(span.file_index()),
+            ) {
                 report.source = Some(
                     NamedSource::new(crate::output::path_text(&file.path), source.clone())
                         .with_language("yaml"),
@@ -407,7 +408,10 @@ impl Report {
         }
         for (span, label) in &diag.related {
             let same_file = diag.span.is_some_and(|s| s.file == span.file) && !redacted;
-            match (sources.file(span.file), indexed.get(span.file)) {
+            match (
+                sources.file(span.file_index()),
+                indexed.get(span.file_index()),
+            ) {
                 (Some(file), _) if same_file => {
                     report.labels.push(LabeledSpan::new_with_span(
                         Some(label.clone()),
@@ -611,14 +615,7 @@ mod tests {
 
     fn span(offset: usize, len: usize, line: usize, column: usize) -> Span {
         use crate::diagnostic::narrow;
-        Span {
-            file: 0,
-            offset: narrow(offset),
-            len: narrow(len),
-            line: narrow(line),
-            column: narrow(column),
-            instance: None,
-        }
+        Span::new(0, narrow(offset), narrow(len), narrow(line), narrow(column))
     }
 
     #[test]

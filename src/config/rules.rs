@@ -610,7 +610,7 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
         .and_then(Node::as_map)
         .unwrap_or_default()
     {
-        if stack.alerts.contains_key(&key.name) {
+        if stack.alerts.contains_key(key.name.as_str()) {
             continue;
         }
         let text = |field: &str| {

@@ -35,8 +35,48 @@ fn schema_value() -> Option<&'static Value> {
 /// errors are the same, since no keyword of the schema looks across entries.
 struct Part {
     validator: jsonschema::Validator,
-    /// The properties whose entries are validated apart, each with its entries' part.
-    apart: Vec<(String, Part)>,
+    /// The properties whose entries are validated apart, each with how its entries are.
+    apart: Vec<(String, Entries)>,
+}
+
+/// How the entries of a mapping cut from its part are validated.
+enum Entries {
+    /// Each entry against one part.
+    One(Part),
+    /// Each entry against one of two parts, chosen as the schema's `if: {required: [...]}`
+    /// chooses (a stack, a dashboard or an alert written as a template's instances, or as
+    /// itself): cutting only lone references would leave each whole stack, every dashboard,
+    /// tile and alert of it, one JSON value.
+    Choice {
+        /// The keys `if` requires.
+        required: Vec<String>,
+        /// The part of an entry `if` holds for.
+        then: Box<Part>,
+        /// The part of any other entry.
+        otherwise: Box<Part>,
+    },
+}
+
+impl Entries {
+    /// The part validating `entry`.
+    fn part_for(&self, entry: &Node) -> &Part {
+        match self {
+            Entries::One(part) => part,
+            Entries::Choice {
+                required,
+                then,
+                otherwise,
+            } => {
+                // `required` holds of anything that is not an object (JSON Schema), so only a
+                // mapping missing a required key takes the `else` branch.
+                let holds = match &entry.kind {
+                    Kind::Map(_) => required.iter().all(|name| entry.get(name).is_some()),
+                    _ => true,
+                };
+                if holds { then } else { otherwise }
+            }
+        }
+    }
 }
 
 /// The deepest cut: root, stack, dashboards is as deep as the config goes.
@@ -49,6 +89,32 @@ fn root_part() -> Option<&'static Part> {
         part(schema, schema, 0)
     })
     .as_ref()
+}
+
+/// How the entries whose schema is `at` (an `additionalProperties`) are validated.
+fn entries_part(root: &Value, at: &Value, depth: usize) -> Option<Entries> {
+    let Some((required, then, otherwise)) = required_choice(at) else {
+        return Some(Entries::One(part(root, at, depth)?));
+    };
+    Some(Entries::Choice {
+        required,
+        then: Box::new(part(root, then, depth)?),
+        otherwise: Box::new(part(root, otherwise, depth)?),
+    })
+}
+
+/// `at`'s keys `if` requires, `then` and `else`, when `at` is only an `if` that requires keys
+/// and its two branches.
+fn required_choice(at: &Value) -> Option<(Vec<String>, &Value, &Value)> {
+    let object = at.as_object().filter(|o| o.len() == 3)?;
+    let condition = object.get("if")?.as_object().filter(|o| o.len() == 1)?;
+    let required = condition
+        .get("required")?
+        .as_array()?
+        .iter()
+        .map(|name| name.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()?;
+    Some((required, object.get("then")?, object.get("else")?))
 }
 
 /// The part validating `at`, a schema inside `root` (or `root` itself).
@@ -77,7 +143,7 @@ fn part(root: &Value, at: &Value, depth: usize) -> Option<Part> {
             if !entries.is_object() {
                 continue;
             }
-            apart.push((name.clone(), part(root, entries, depth + 1)?));
+            apart.push((name.clone(), entries_part(root, entries, depth + 1)?));
             *entries = Value::Bool(true);
         }
     }
@@ -141,7 +207,8 @@ impl<'a> Check<'a, '_> {
             };
             let at = child_pointer(base, name);
             for (key, entry) in entries {
-                self.part(entries_part, entry, &child_pointer(&at, &key.name));
+                let entry_part = entries_part.part_for(entry);
+                self.part(entry_part, entry, &child_pointer(&at, &key.name));
             }
         }
     }
@@ -181,7 +248,7 @@ impl<'a> Check<'a, '_> {
 
 /// `node` as JSON, but the entries of the mappings under the `apart` properties as nulls: they
 /// are validated on their own, and their keys stay for the keywords about names.
-fn shallow_json(node: &Node, apart: &[(String, Part)]) -> Value {
+fn shallow_json(node: &Node, apart: &[(String, Entries)]) -> Value {
     let Kind::Map(entries) = &node.kind else {
         return node.to_json();
     };
@@ -194,12 +261,12 @@ fn shallow_json(node: &Node, apart: &[(String, Part)]) -> Value {
                     Kind::Map(inner) if cut => Value::Object(
                         inner
                             .iter()
-                            .map(|(k, _)| (k.name.clone(), Value::Null))
+                            .map(|(k, _)| (k.name.to_string(), Value::Null))
                             .collect::<Map<String, Value>>(),
                     ),
                     _ => value.to_json(),
                 };
-                (key.name.clone(), json)
+                (key.name.to_string(), json)
             })
             .collect::<Map<String, Value>>(),
     )

@@ -19,6 +19,8 @@
 
 use std::collections::HashMap;
 
+use smol_str::SmolStr;
+
 use super::model::{InstanceNames, InstanceOrigin, NamePart};
 use super::schema_check::closest;
 use super::yaml::{Key, Kind, Node};
@@ -169,7 +171,7 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Expansion 
         }
         let made = std::mem::take(&mut expander.names);
         if !made.is_empty() {
-            names.insert(stack_key.name.clone(), made);
+            names.insert(stack_key.name.to_string(), made);
         }
     }
     Expansion {
@@ -199,7 +201,7 @@ fn take_templates(
     };
     for (key, body) in declared {
         if let Some(template) = read_template(&key, body, diags) {
-            templates.insert(key.name.clone(), template);
+            templates.insert(key.name.to_string(), template);
         }
     }
     templates
@@ -278,7 +280,7 @@ fn read_template(key: &Key, node: Node, diags: &mut Vec<Diagnostic>) -> Option<T
         return None;
     }
     Some(Template {
-        name: key.name.clone(),
+        name: key.name.to_string(),
         kind,
         params,
         body,
@@ -354,7 +356,7 @@ fn read_params(node: &Node, diags: &mut Vec<Diagnostic>) -> Vec<Param> {
             continue;
         }
         params.push(Param {
-            name: key.name.clone(),
+            name: key.name.to_string(),
             kind,
             default: default.cloned(),
             span: key.span,
@@ -400,7 +402,7 @@ impl Expander<'_> {
         scope: &Scope,
     ) -> Vec<(Key, Node)> {
         let mut out = Vec::with_capacity(written.len());
-        let mut seen: HashMap<String, Span> = HashMap::new();
+        let mut seen: HashMap<SmolStr, Span> = HashMap::new();
         for (key, node) in written {
             if node.get("template").is_none() {
                 seen.insert(key.name.clone(), key.span);
@@ -505,7 +507,7 @@ impl Expander<'_> {
             if let Some(body) = self.instance(template, &want, &shared, key, scope, &mut stack) {
                 out.push((
                     Key {
-                        name,
+                        name: name.into(),
                         span: want.span,
                     },
                     body,
@@ -754,7 +756,7 @@ impl Expander<'_> {
         bound.insert(
             "key",
             Node {
-                kind: Kind::Str(want.key.clone()),
+                kind: Kind::Str(want.key.as_str().into()),
                 span: want.span,
             },
         );
@@ -845,10 +847,7 @@ impl Expander<'_> {
         }
         let body = Node {
             kind: Kind::Map(entries),
-            span: Span {
-                instance: Some(index),
-                ..body.span
-            },
+            span: body.span.with_instance(index),
         };
         Some(match &want.overrides {
             Some(overrides) => merge(body, overrides.clone()),
@@ -969,7 +968,7 @@ impl Expander<'_> {
         index: u32,
         template: &Template,
     ) {
-        node.span.instance = Some(index);
+        node.span = node.span.with_instance(index);
         match &mut node.kind {
             Kind::Str(text) => {
                 if !text.contains("${") {
@@ -984,7 +983,7 @@ impl Expander<'_> {
                     return;
                 }
                 if let Some(filled) = self.fill(text, bound, node.span, template) {
-                    *text = filled;
+                    *text = filled.into();
                 }
             }
             Kind::Seq(items) => {
@@ -994,7 +993,7 @@ impl Expander<'_> {
             }
             Kind::Map(entries) => {
                 for (key, value) in entries {
-                    key.span.instance = Some(index);
+                    key.span = key.span.with_instance(index);
                     self.substitute(value, bound, index, template);
                 }
             }
@@ -1215,7 +1214,7 @@ fn whole_reference(text: &str) -> Option<&str> {
 }
 
 fn mark(node: &mut Node, index: u32) {
-    node.span.instance = Some(index);
+    node.span = node.span.with_instance(index);
     match &mut node.kind {
         Kind::Seq(items) => items.iter_mut().for_each(|i| mark(i, index)),
         Kind::Map(entries) => entries.iter_mut().for_each(|(_, v)| mark(v, index)),
@@ -1226,7 +1225,7 @@ fn mark(node: &mut Node, index: u32) {
 /// A scalar's text as it substitutes into a string; `None` for a list or a mapping.
 fn scalar_text(node: &Node) -> Option<String> {
     Some(match &node.kind {
-        Kind::Str(s) => s.clone(),
+        Kind::Str(s) => s.to_string(),
         Kind::Int(i) => i.to_string(),
         Kind::Float(f) => f.to_string(),
         Kind::Bool(b) => b.to_string(),
@@ -1326,7 +1325,7 @@ fn write_map_entries(
             && origin.key == key.name
         {
             let file = sources
-                .file(origin.span.file)
+                .file(origin.span.file_index())
                 .map(|f| crate::output::path_text(&f.path))
                 .unwrap_or_default();
             out.push_str(&format!(
@@ -1391,9 +1390,9 @@ fn scalar(kind: &Kind) -> String {
                     .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
                 && matches!(super::yaml::resolve_plain(text), Kind::Str(_));
             if plain {
-                text.clone()
+                text.to_string()
             } else {
-                serde_json::to_string(text).unwrap_or_default()
+                serde_json::to_string(text.as_str()).unwrap_or_default()
             }
         }
         Kind::Seq(_) | Kind::Map(_) => String::new(),
@@ -1407,7 +1406,7 @@ fn keys_of(root: &Node, stack: &str, section: &str) -> Vec<String> {
         .and_then(|s| s.get(stack))
         .and_then(|s| s.get(section))
         .and_then(Node::as_map)
-        .map(|m| m.iter().map(|(k, _)| k.name.clone()).collect())
+        .map(|m| m.iter().map(|(k, _)| k.name.to_string()).collect())
         .unwrap_or_default()
 }
 
@@ -1468,7 +1467,7 @@ stacks:
             Kind::Str("search is failing (${env:TEAM})".into())
         );
         assert_eq!(search.get("name").unwrap().span.line, 7);
-        assert_eq!(search.get("name").unwrap().span.instance, Some(1));
+        assert_eq!(search.get("name").unwrap().span.instance(), Some(1));
         assert_eq!(instances[1].key, "api[search]");
         assert!(root.get("templates").is_none());
     }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use serde_saphyr::granit_parser::{self as yaml, Event, Parser, ScalarStyle};
+use smol_str::{SmolStr, ToSmolStr};
 
 use crate::diagnostic::{Code, Diagnostic, FileId, Span, narrow};
 
@@ -42,8 +43,10 @@ pub(crate) enum Kind {
     Int(i64),
     /// A finite number with a fraction or exponent.
     Float(f64),
-    /// Any other scalar, and every quoted one.
-    Str(String),
+    /// Any other scalar, and every quoted one. Held inline up to 23 bytes (most keys' values
+    /// are short: `time`, `lucene`, `count`), so a large config's strings are not each a heap
+    /// chunk.
+    Str(SmolStr),
     /// A sequence.
     Seq(Vec<Node>),
     /// A mapping, in written order, keys unique.
@@ -53,8 +56,8 @@ pub(crate) enum Kind {
 /// A mapping key with where it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Key {
-    /// The key text.
-    pub name: String,
+    /// The key text, inline up to 23 bytes (every key of the format is).
+    pub name: SmolStr,
     /// Where the key was written.
     pub span: Span,
 }
@@ -96,12 +99,12 @@ impl Node {
             Kind::Bool(b) => Value::Bool(*b),
             Kind::Int(i) => Value::from(*i),
             Kind::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Kind::Str(s) => Value::String(s.clone()),
+            Kind::Str(s) => Value::String(s.to_string()),
             Kind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             Kind::Map(entries) => Value::Object(
                 entries
                     .iter()
-                    .map(|(k, v)| (k.name.clone(), v.to_json()))
+                    .map(|(k, v)| (k.name.to_string(), v.to_json()))
                     .collect(),
             ),
         }
@@ -272,7 +275,7 @@ impl<'t> Reader<'t, '_> {
                 let kind = if style == ScalarStyle::Plain && !forced_str {
                     resolve_plain(&value)
                 } else {
-                    Kind::Str(value.into_owned())
+                    Kind::Str(SmolStr::from(value.as_ref()))
                 };
                 let node = Node { kind, span };
                 self.remember(anchor, &node);
@@ -350,10 +353,10 @@ impl<'t> Reader<'t, '_> {
             let value = self.node(depth + 1)?;
             let name = match &key_node.kind {
                 Kind::Str(s) => s.clone(),
-                Kind::Null => String::new(),
-                Kind::Bool(b) => b.to_string(),
-                Kind::Int(i) => i.to_string(),
-                Kind::Float(f) => f.to_string(),
+                Kind::Null => SmolStr::default(),
+                Kind::Bool(b) => b.to_smolstr(),
+                Kind::Int(i) => i.to_smolstr(),
+                Kind::Float(f) => f.to_smolstr(),
                 Kind::Seq(_) | Kind::Map(_) => {
                     self.diags.push(
                         Diagnostic::error(
@@ -457,14 +460,13 @@ impl<'t> Reader<'t, '_> {
                 .map_or(0, char::len_utf8)
                 .max(1);
         }
-        Span {
-            file: self.file,
-            offset: narrow(offset),
-            len: narrow(len),
-            line: narrow(start.line().max(1)),
-            column: narrow(start.col() + 1),
-            instance: None,
-        }
+        Span::new(
+            self.file,
+            narrow(offset),
+            narrow(len),
+            narrow(start.line().max(1)),
+            narrow(start.col() + 1),
+        )
     }
 
     fn byte_offset(&self, marker: yaml::Marker) -> usize {
@@ -491,7 +493,7 @@ impl<'t> Reader<'t, '_> {
 /// a mapping of many keys is checked for duplicates in linear time.
 #[derive(Default)]
 struct KeyIndex {
-    index: Option<HashMap<String, usize>>,
+    index: Option<HashMap<SmolStr, usize>>,
 }
 
 /// Keys from which a mapping is indexed.
@@ -559,15 +561,14 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
         .find_map(|(index, (start, line))| {
             let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
             let column = line[..indent].find('\t')?;
-            Some(Span {
+            // The indentation is ASCII, so bytes and characters agree.
+            Some(Span::new(
                 file,
-                offset: narrow(start + column),
-                len: 1,
-                line: narrow(first_line + index),
-                // The indentation is ASCII, so bytes and characters agree.
-                column: narrow(column + 1),
-                instance: None,
-            })
+                narrow(start + column),
+                1,
+                narrow(first_line + index),
+                narrow(column + 1),
+            ))
         })
 }
 
@@ -575,14 +576,7 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
 pub(crate) fn end_of(text: &str, file: FileId) -> Span {
     let line = text.lines().count().max(1);
     let column = text.lines().last().map_or(0, |l| l.chars().count()) + 1;
-    Span {
-        file,
-        offset: narrow(text.len()),
-        len: 1,
-        line: narrow(line),
-        column: narrow(column),
-        instance: None,
-    }
+    Span::new(file, narrow(text.len()), 1, narrow(line), narrow(column))
 }
 
 /// A literal secret under a key that is dropped (written twice): no later stage sees it, so it
@@ -640,7 +634,7 @@ pub(crate) fn resolve_plain(text: &str) -> Kind {
     {
         return Kind::Float(f);
     }
-    Kind::Str(text.to_string())
+    Kind::Str(SmolStr::from(text))
 }
 
 fn parse_int(text: &str) -> Option<i64> {
@@ -686,6 +680,15 @@ mod tests {
         let mut diags = Vec::new();
         let node = parse(text, 0, &mut diags);
         (node, diags)
+    }
+
+    /// The tree holds a node per value and a key per mapping entry of the whole config: their
+    /// sizes are most of the load's peak memory, so a field that grows them shows here.
+    #[test]
+    fn a_node_is_56_bytes_and_a_mapping_entry_104() {
+        assert_eq!(std::mem::size_of::<Node>(), 56);
+        assert_eq!(std::mem::size_of::<Key>(), 48);
+        assert_eq!(std::mem::size_of::<(Key, Node)>(), 104);
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub(crate) fn adopt(
                 .iter()
                 .find(|d| normalize::name_key(&d.name) == key_name)
             {
-                dashboards.insert(d.id.as_str(), (key.name.clone(), d));
+                dashboards.insert(d.id.as_str(), (key.name.to_string(), d));
             }
         }
         export::adopted_alert_node(alert, &dashboards)
@@ -89,13 +89,13 @@ pub(crate) fn adopt(
         .unwrap_or(base);
     let (last_key, _) = entries.last().ok_or("no entries")?;
     let span = last_key.span;
-    if span.instance.is_some() {
+    if span.instance().is_some() {
         return Err(format!(
             "the last entry of `{section}:` comes from a template; add it by hand"
         ));
     }
     let text = sources
-        .file(span.file)
+        .file(span.file_index())
         .map(|f| &f.text)
         .ok_or("the config file is gone")?;
     let (offset, indent) = after_entry(text, span.start()).ok_or_else(|| {
@@ -107,7 +107,7 @@ pub(crate) fn adopt(
     }
     let section_pointer = tree::child_pointer(&stack_pointer, section);
     Ok(Edit {
-        file: span.file,
+        file: span.file_index(),
         offset,
         len: 0,
         text: block,

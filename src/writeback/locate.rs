@@ -9,6 +9,7 @@ use serde_saphyr::granit_parser::{self as yaml, Event, Parser};
 use crate::config::model::Sources;
 use crate::config::yaml::{self as tree, Kind, Node};
 use crate::config::{merge, templates};
+use crate::diagnostic::narrow;
 
 /// The expanded tree of a config and the anchored ranges of its files.
 pub(crate) struct Located {
@@ -42,7 +43,7 @@ pub(crate) fn expanded(sources: &Sources) -> Option<Node> {
         .files
         .iter()
         .enumerate()
-        .filter_map(|(file, source)| tree::parse(&source.text, file, &mut diags))
+        .filter_map(|(file, source)| tree::parse(&source.text, narrow(file), &mut diags))
         .collect();
     let mut root = merge::merge(docs, &mut diags)?;
     templates::expand(&mut root, &mut diags);

@@ -164,7 +164,7 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
             manual(at, &why, Some(live));
         } else if value.as_str().is_some_and(|s| s.contains("${")) {
             manual(at, "read from `${env:...}`", Some(live));
-        } else if located.shared(value.span.file, value.span.start()) {
+        } else if located.shared(value.span.file_index(), value.span.start()) {
             manual(at, "behind an anchor, shared by its aliases", Some(live));
         } else if !locate::same(&value.to_json(), &config) {
             manual(at, "written in another form in the config", Some(live));
@@ -195,7 +195,7 @@ fn splice(
     pointer: String,
     live: &Value,
 ) -> Option<Edit> {
-    let file = sources.file(node.span.file)?;
+    let file = sources.file(node.span.file_index())?;
     let written = file.text.get(node.span.range())?;
     let text = match (&node.kind, live) {
         (Kind::Map(_), _) => return None,
@@ -214,7 +214,7 @@ fn splice(
     if let Some(text) = text {
         let len = flow_len(&file.text[node.span.start()..])?;
         return Some(Edit {
-            file: node.span.file,
+            file: node.span.file_index(),
             offset: node.span.start(),
             len,
             text,
@@ -234,7 +234,7 @@ fn splice(
         len = written.len();
     }
     Some(Edit {
-        file: node.span.file,
+        file: node.span.file_index(),
         offset: node.span.start(),
         len,
         text,

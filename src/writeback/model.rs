@@ -111,7 +111,7 @@ pub(crate) struct Context<'c> {
 /// `file:line` of a node.
 pub(crate) fn place(sources: &Sources, node: &Node) -> String {
     let path = sources
-        .file(node.span.file)
+        .file(node.span.file_index())
         .map(|f| f.path.display().to_string())
         .unwrap_or_default();
     format!("{path}:{}", node.span.line)

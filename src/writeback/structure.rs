@@ -65,7 +65,7 @@ pub(super) fn alert_deleted(
             "deleted live; kept (--keep-deleted): remove it, or apply to create it",
         );
     }
-    if span.instance.is_some() || context.located.shared(span.file, span.start()) {
+    if span.instance().is_some() || context.located.shared(span.file_index(), span.start()) {
         return manual(at, "deleted live; it comes from a template or an anchor");
     }
     // An alert whose dashboard is missing live too was never applied, or went with it: the
@@ -80,12 +80,12 @@ pub(super) fn alert_deleted(
     {
         return manual(at, "missing live, and so is its dashboard");
     }
-    let Some(text) = context.sources.file(span.file).map(|f| &f.text) else {
+    let Some(text) = context.sources.file(span.file_index()).map(|f| &f.text) else {
         return manual(at, "deleted live");
     };
     match block(text, span.start(), false) {
         Some((start, end)) => out.edits.push(Edit {
-            file: span.file,
+            file: span.file_index(),
             offset: start,
             len: end - start,
             text: String::new(),
@@ -169,7 +169,7 @@ fn tile_deleted(
         );
     }
     let span = tile.span;
-    if span.instance.is_some() || context.located.shared(span.file, span.start()) {
+    if span.instance().is_some() || context.located.shared(span.file_index(), span.start()) {
         return manual(at, "deleted live; it comes from a template or an anchor");
     }
     let name = tile.get("name").and_then(Node::as_str).unwrap_or_default();
@@ -185,12 +185,12 @@ fn tile_deleted(
     if watched(context, changed, name) {
         return manual(at, "deleted live; an alert of the config watches it");
     }
-    let Some(text) = context.sources.file(span.file).map(|f| &f.text) else {
+    let Some(text) = context.sources.file(span.file_index()).map(|f| &f.text) else {
         return manual(at, "deleted live");
     };
     match block(text, span.start(), true) {
         Some((start, end)) => out.edits.push(Edit {
-            file: span.file,
+            file: span.file_index(),
             offset: start,
             len: end - start,
             text: String::new(),
@@ -261,7 +261,8 @@ fn tile_added(
     };
     let Some((tiles, tiles_pointer)) =
         locate::find(dashboard, &[key("tiles")], pointer).filter(|(t, _)| {
-            t.span.instance.is_none() && !context.located.shared(t.span.file, t.span.start())
+            t.span.instance().is_none()
+                && !context.located.shared(t.span.file_index(), t.span.start())
         })
     else {
         return manual(
@@ -276,7 +277,11 @@ fn tile_added(
     let Some(last) = last else {
         return manual(at, "added live; the tile list is empty");
     };
-    let Some(text) = context.sources.file(last.span.file).map(|f| &f.text) else {
+    let Some(text) = context
+        .sources
+        .file(last.span.file_index())
+        .map(|f| &f.text)
+    else {
         return manual(at, "added live");
     };
     let Some((offset, indent)) = after_item(text, last.span.start()) else {
@@ -294,7 +299,7 @@ fn tile_added(
         block.insert(0, '\n');
     }
     out.edits.push(Edit {
-        file: last.span.file,
+        file: last.span.file_index(),
         offset,
         len: 0,
         text: block,

@@ -884,14 +884,7 @@ mod live_reader {
 
     fn at(line: usize) -> Span {
         let line = u32::try_from(line).expect("a test's line fits a span");
-        Span {
-            file: 0,
-            offset: line * 100,
-            len: 4,
-            line,
-            column: 3,
-            instance: None,
-        }
+        Span::new(0, line * 100, 4, line, 3)
     }
 
     fn located<T>(value: T, line: usize) -> Located<T> {

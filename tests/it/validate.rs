@@ -758,3 +758,77 @@ proptest! {
         assert_exit_0_or_1(&bytes)?;
     }
 }
+
+/// A schema error inside a stack is found at its line whether the stack and its dashboards are
+/// written as themselves or as a template's instances, and a stack entry that is no mapping is
+/// checked as the schema's `if` chooses (as instances, then as neither): the schema check
+/// validates each stack's dashboards and alerts apart, and picks each entry's branch itself.
+#[test]
+fn schema_errors_inside_stacks_and_their_instances_are_at_their_lines() {
+    let quickstart = crate::common::quickstart();
+    let services = quickstart.split("\nstacks:\n").next().unwrap_or_default();
+    let text = format!(
+        "{services}
+templates:
+  env-stack:
+    parameters:
+      env: string
+    stack:
+      service: analytics
+      dashboards:
+        health:
+          name: Health (${{env}})
+          colour: red
+          tiles: []
+  board:
+    parameters:
+      team: string
+    dashboard:
+      name: Board of ${{team}}
+      tilez: []
+stacks:
+  plain:
+    service: analytics
+    dashboards:
+      overview:
+        name: Overview
+        tiles:
+          - name: Errors
+            x: 0
+            y: 0
+            w: 6
+            h: 4
+            sizeX: 3
+            series:
+              - type: time
+                source: Logs
+                aggFn: count
+      boards:
+        template: board
+        forEach: [{{ key: a, team: a }}]
+    alerts:
+      errors:
+        name: Errors
+        dashboard: overview
+        tile: Errors
+        threshold: high
+        thresholdType: above
+        interval: 5m
+        channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}
+  env:
+    template: env-stack
+    forEach: [{{ key: prod, env: prod }}]
+  broken: 5
+"
+    );
+    let dir = Workspace::new();
+    let file = dir.write("c.yaml", &text);
+    let r = validate()
+        .env("CONVERGE_KEY_SECRET", "unused")
+        .env("CONVERGE_OBS_TOKEN", "unused")
+        .run(["validate", &file]);
+    r.assert_exit(1);
+    // c.yaml:48 `colour` (env[prod]'s dashboard, its template's line), :55 `tilez` (boards[a]),
+    // :68 `sizeX` (a plain stack's tile), :83 `threshold`, :91 `broken` twice.
+    crate::common::converge_snapshot!("validate_schema_errors_inside_stacks", r);
+}

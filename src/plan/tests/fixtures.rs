@@ -36,14 +36,7 @@ pub(crate) fn now() -> jiff::Timestamp {
 
 pub(crate) fn at(line: usize) -> Span {
     let line = crate::diagnostic::narrow(line);
-    Span {
-        file: 0,
-        offset: line * 10,
-        len: 1,
-        line,
-        column: 3,
-        instance: None,
-    }
+    Span::new(0, line * 10, 1, line, 3)
 }
 
 pub(crate) fn loc<T>(value: T, line: usize) -> Located<T> {
