@@ -601,10 +601,10 @@ pub struct PostgresSource {
     pub database: Option<String>,
     /// Replication settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Value>,
+    pub settings: Option<CompactJson>,
     /// Table mappings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table_mappings: Option<Value>,
+    pub table_mappings: Option<CompactJson>,
 }
 
 /// A pipe's source: exactly one member is normally present.
@@ -729,13 +729,13 @@ pub struct Pipe {
     pub source: Option<PipeSource>,
     /// Destination, kept as read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destination: Option<Value>,
+    pub destination: Option<CompactJson>,
     /// Field mappings, kept as read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field_mappings: Option<Value>,
+    pub field_mappings: Option<CompactJson>,
     /// Flat settings object, kept as read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Value>,
+    pub settings: Option<CompactJson>,
     /// Creation time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
@@ -889,7 +889,7 @@ pub struct Tile {
     /// Today's tile definition (`config` instead of `series`): what servers since 2.18 answer,
     /// and what converge writes to them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<Value>,
+    pub config: Option<CompactJson>,
     /// The dashboard container the tile is drawn in (today's servers; absent: the ungrouped area).
     #[serde(
         default,
@@ -958,6 +958,61 @@ impl Tile {
     /// Whether the tile is of today's format: `config` and no `series`.
     pub(crate) fn is_newer_format(&self) -> bool {
         self.config.as_ref().is_some_and(|c| !c.is_null()) && self.series.is_empty()
+    }
+}
+
+/// A free-form member (a tile's `config`, a pipe's settings and mappings) held as its compact
+/// JSON text. A large estate's live tiles and pipes, each a JSON tree of a few dozen small
+/// maps, took more memory than anything else a plan reads; the text is a tenth of that and one
+/// allocation. Readers parse it with [`CompactJson::value`] one object at a time. The text is
+/// written from the tree read (keys sorted, no spaces), so it reads, compares and writes exactly
+/// as the tree did, unknown members included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactJson(Box<str>);
+
+impl CompactJson {
+    /// Holds `value`'s compact text.
+    pub fn new(value: &Value) -> Self {
+        CompactJson(value.to_string().into_boxed_str())
+    }
+
+    /// The config as a JSON tree, for a reader to look into and drop.
+    pub fn value(&self) -> Value {
+        // The text was written from a `Value`, which always reads back; `Null` is never
+        // reached.
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// Member `key` of the config when it is an object.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        match self.value() {
+            Value::Object(mut object) => object.remove(key),
+            _ => None,
+        }
+    }
+
+    /// Whether the config is JSON `null`.
+    pub fn is_null(&self) -> bool {
+        &*self.0 == "null"
+    }
+}
+
+impl From<Value> for CompactJson {
+    fn from(value: Value) -> Self {
+        CompactJson::new(&value)
+    }
+}
+
+impl Serialize for CompactJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Through the tree, so every serializer (not only JSON's) writes what it wrote before.
+        self.value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CompactJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(|value| CompactJson::new(&value))
     }
 }
 
@@ -1528,6 +1583,48 @@ mod tests {
         )
         .unwrap();
         assert!(tile.is_newer_format());
+    }
+
+    #[test]
+    fn a_member_held_as_compact_json_reads_and_writes_as_the_tree_did() {
+        let body = r#"{"name":"T","config":{"z":{"b":[1,2.5,null],"a":"x"},"displayType":"line","unknown":{"kept":true}}}"#;
+        let tile: Tile = serde_json::from_str(body).unwrap();
+        let tree: Value = serde_json::from_str(body).unwrap();
+        let config = tile.config.clone().unwrap();
+        assert_eq!(config.value(), tree["config"]);
+        assert_eq!(
+            config.get("unknown"),
+            Some(serde_json::json!({"kept": true}))
+        );
+        assert_eq!(config.get("absent"), None);
+        assert!(!config.is_null());
+        // Written byte for byte as the tree wrote it: keys sorted, no spaces.
+        assert_eq!(
+            serde_json::to_string(&tile).unwrap(),
+            format!(
+                r#"{{"name":"T","x":0,"y":0,"w":0,"h":0,"config":{}}}"#,
+                tree["config"]
+            )
+        );
+        assert_eq!(CompactJson::from(tree["config"].clone()), config);
+        let null: Tile = serde_json::from_str(r#"{"name":"T","config":null}"#).unwrap();
+        assert_eq!(null.config, None);
+        // A pipe's free-form members likewise: read, compared and written as the tree was.
+        let pipe = r#"{"id":"p","name":"P","destination":{"table":"t","database":"d"},"fieldMappings":[{"sourceField":"a","destinationField":"b"}],"settings":{"streamingMaxInsertWaitMs":5000,"unknown":[null]}}"#;
+        let read: Pipe = serde_json::from_str(pipe).unwrap();
+        let tree: Value = serde_json::from_str(pipe).unwrap();
+        assert_eq!(
+            read.settings.as_ref().map(CompactJson::value),
+            Some(tree["settings"].clone())
+        );
+        assert_eq!(
+            serde_json::to_value(&read).unwrap()["destination"],
+            tree["destination"]
+        );
+        assert_eq!(
+            serde_json::to_value(&read).unwrap()["fieldMappings"],
+            tree["fieldMappings"]
+        );
     }
 
     #[test]

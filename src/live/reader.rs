@@ -197,7 +197,7 @@ impl<'a> Reading<'a> {
                 if let Some(config_service) = config.services.get(&service) {
                     self.live
                         .pipes
-                        .insert(config_service.id.value.clone(), pipes);
+                        .insert(config_service.id.value.clone(), kept(pipes));
                 }
             }
             (Read::PipeCompute { service }, Ok(Payload::PipeCompute(compute))) => {
@@ -218,10 +218,10 @@ impl<'a> Reading<'a> {
                 self.kept_backup_read(&service, index, result);
             }
             (Read::Dashboards { stack }, Ok(Payload::Dashboards(dashboards))) => {
-                self.live.stacks.entry(stack).or_default().dashboards = dashboards;
+                self.live.stacks.entry(stack).or_default().dashboards = kept(dashboards);
             }
             (Read::Alerts { stack }, Ok(Payload::Alerts(alerts))) => {
-                self.live.stacks.entry(stack).or_default().alerts = alerts;
+                self.live.stacks.entry(stack).or_default().alerts = kept(alerts);
             }
             (Read::Sources { stack }, Ok(Payload::Sources(sources))) => {
                 self.live.stacks.entry(stack).or_default().sources = sources;
@@ -342,6 +342,14 @@ impl<'a> Reading<'a> {
             Err(problems)
         }
     }
+}
+
+/// A list read, as the live state keeps it: without the room its reading grew into (a list
+/// read item by item, or page by page, doubles its buffer as it goes and ends up to half
+/// empty; at a large estate's thousands of alerts that is megabytes held to the end).
+fn kept<T>(mut list: Vec<T>) -> Vec<T> {
+    list.shrink_to_fit();
+    list
 }
 
 /// Starts one read: it makes progress whenever the reading is awaited.

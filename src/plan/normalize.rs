@@ -244,7 +244,7 @@ pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
         map.insert("y".into(), Value::from(tile.y));
         map.insert("w".into(), Value::from(tile.w));
         map.insert("h".into(), Value::from(tile.h));
-        map.insert("config".into(), tile_config(config));
+        map.insert("config".into(), tile_config(&config.value()));
         placed(&mut map, tile);
         return Value::Object(map);
     }

@@ -181,7 +181,91 @@ pub(crate) fn against_live(
             problems.push(format!("{}: {problem}", change.address));
         }
     }
+    problems.extend(unaccounted(plan, live, printer));
     problems
+}
+
+/// Which kind of stack object an accounted name is of.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Held {
+    Dashboard,
+    Alert,
+}
+
+/// A whole plan accounts for every object converge owns in each stack it read: each live
+/// dashboard with the stack's ownership tag, and each alert on one, is named by a change of
+/// that stack or reported as unmanaged. A file edited to leave out a change together with its
+/// step (a delete above all) still reads as a plan, and its steps all do what it shows; what
+/// it no longer shows is what the live state holds and the plan does not name. An object made
+/// after the plan is missing the same way, and planning again shows it. A plan limited by
+/// `--only` says nothing about the rest, so it is not checked.
+fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> {
+    if !plan.only.is_empty() {
+        return Vec::new();
+    }
+    let mut named: BTreeSet<(Held, &str, String)> = BTreeSet::new();
+    let addresses = plan
+        .changes
+        .iter()
+        .map(|c| (c.address.as_str(), Some(c)))
+        .chain(plan.unmanaged.iter().map(|u| (u.address.as_str(), None)));
+    for (address, change) in addresses {
+        let (held, stack) = match Address::parse(address) {
+            Some(Address::Dashboard { stack, .. } | Address::LiveDashboard { stack, .. }) => {
+                (Held::Dashboard, stack)
+            }
+            Some(Address::Alert { stack, .. } | Address::LiveAlert { stack, .. }) => {
+                (Held::Alert, stack)
+            }
+            _ => continue,
+        };
+        if let Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) =
+            Address::parse(address)
+        {
+            named.insert((held, stack, name.into_owned()));
+        }
+        for name in change.into_iter().flat_map(|c| c.names_shown()).flatten() {
+            named.insert((held, stack, name.to_owned()));
+        }
+    }
+    let known = |held: Held, stack: &str, live_name: &str| {
+        named
+            .iter()
+            .any(|(h, s, n)| *h == held && *s == stack && named_as(live_name, n, printer))
+    };
+    let mut problems = Vec::new();
+    for (stack, read) in &live.stacks {
+        let owned: Vec<&Dashboard> = read
+            .dashboards
+            .iter()
+            .filter(|d| owned(d, stack).is_ok())
+            .collect();
+        for dashboard in &owned {
+            if !known(Held::Dashboard, stack, &dashboard.name) {
+                problems.push(not_named("dashboard", stack, &dashboard.name, printer));
+            }
+        }
+        for alert in &read.alerts {
+            let on_owned = owned
+                .iter()
+                .any(|d| alert.dashboard.as_deref() == Some(d.id.as_str()));
+            if on_owned && !known(Held::Alert, stack, &alert.name) {
+                problems.push(not_named("alert", stack, &alert.name, printer));
+            }
+        }
+    }
+    problems
+}
+
+/// The problem of an owned object the plan does not name.
+fn not_named(kind: &str, stack: &str, name: &str, printer: &Printer) -> String {
+    let name = printer.redact(name);
+    format!(
+        "{kind} \"{name}\" of stack `{stack}` is converge's ({}), but the plan neither changes \
+         nor reports it: the file was edited to leave it out, or it was made after the plan \
+         (plan again)",
+        format_args!("`{}` tag", ownership_tag(stack))
+    )
 }
 
 /// The live name the change's address names: a live address's own name; otherwise the name

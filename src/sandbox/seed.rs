@@ -6,7 +6,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 use crate::api::wire::{
-    Alert, Backup, Channel, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
+    Alert, Backup, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
     ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource, PrivateEndpoint,
     SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
 };
@@ -197,11 +197,11 @@ fn pipe(
                 host: Some("pg.sandbox.local".into()),
                 port: Some(5432),
                 database: Some("app".into()),
-                settings: Some(json!({"syncIntervalSeconds": 60, "pullBatchSize": 100000,
-                    "publicationName": "converge_pub", "replicationSlotName": "converge_slot",
-                    "replicationMode": "cdc"})),
-                table_mappings: Some(json!([{"sourceSchemaName": "public",
-                    "sourceTable": name, "targetTable": format!("public_{name}")}])),
+                settings: Some(CompactJson::from(json!({"syncIntervalSeconds": 60,
+                    "pullBatchSize": 100000, "publicationName": "converge_pub",
+                    "replicationSlotName": "converge_slot", "replicationMode": "cdc"}))),
+                table_mappings: Some(CompactJson::from(json!([{"sourceSchemaName": "public",
+                    "sourceTable": name, "targetTable": format!("public_{name}")}]))),
                 ..PostgresSource::default()
             }),
             ..PipeSource::default()
@@ -237,9 +237,9 @@ fn pipe(
         state: Some("Running".into()),
         scaling,
         source: Some(source),
-        destination: Some(destination),
-        field_mappings,
-        settings: Some(settings),
+        destination: Some(CompactJson::from(destination)),
+        field_mappings: field_mappings.map(CompactJson::from),
+        settings: Some(CompactJson::from(settings)),
         created_at: Some(iso(created)),
         updated_at: Some(iso(created)),
     };

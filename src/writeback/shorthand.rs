@@ -73,7 +73,8 @@ fn select_field(field: &str) -> Option<&'static str> {
 /// shorthand lowers to exactly that `config` (so the file says what is live); `None` when it
 /// cannot (a display type, a field or a setting the shorthand has no word for).
 pub(crate) fn as_series(tile: &Tile) -> Option<Tile> {
-    let config = tile.config.as_ref()?;
+    let config = tile.config.as_ref()?.value();
+    let config = &config;
     let kind = match config.get("displayType")?.as_str()? {
         "line" => "time",
         other @ ("table" | "number") => other,

@@ -62,15 +62,16 @@ enum Body {
     Cut(Vec<u8>),
 }
 
-/// Reads a body chunk by chunk, never holding more than `limit` bytes.
+/// Reads a body chunk by chunk, never holding more than `limit` bytes: into one buffer of the
+/// size the server announces (a list of a few MiB grown by doubling would copy itself a dozen
+/// times and keep up to half its buffer unused).
 async fn read_body(mut response: reqwest::Response, limit: usize) -> Result<Body, reqwest::Error> {
-    if response
-        .content_length()
-        .is_some_and(|length| length > limit as u64)
-    {
+    let announced = response.content_length();
+    if announced.is_some_and(|length| length > limit as u64) {
         return Ok(Body::Cut(Vec::new()));
     }
-    let mut body = Vec::new();
+    // The announcement is a hint: a body that ends early or runs on is still read as sent.
+    let mut body = Vec::with_capacity(announced.map_or(0, |length| length as usize));
     while let Some(chunk) = response.chunk().await? {
         let room = limit - body.len();
         if chunk.len() > room {

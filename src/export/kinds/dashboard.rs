@@ -125,7 +125,7 @@ pub(crate) fn tile_node(tile: &Tile, live: &StackLive) -> Node {
     // In the generation the server speaks: a tile read back with `config` is written as
     // `config` (its `asRatio` inside it).
     if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
-        t.push(entry("config", config_node(config, live)));
+        t.push(entry("config", config_node(&config.value(), live)));
         return Node::Map(t);
     }
     if tile.as_ratio == Some(true) {

@@ -48,7 +48,7 @@ pub(super) fn pipes(
             ("fieldMappings", &pipe.field_mappings),
             ("settings", &pipe.settings),
         ] {
-            if let Some(node) = value.as_ref().and_then(|v| json_node(v, "", &[])) {
+            if let Some(node) = value.as_ref().and_then(|v| json_node(&v.value(), "", &[])) {
                 p.push(entry(member, node));
             }
         }

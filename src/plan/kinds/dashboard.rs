@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use crate::api::limits::is_object_id;
-use crate::api::wire::{Container, ContainerTab, Dashboard, DashboardRequest, Series, Tile};
+use crate::api::wire::{self, Container, ContainerTab, Dashboard, DashboardRequest, Series, Tile};
 use crate::config::model::{self, DashboardConfig, Generation, SourceRef, StackConfig, TileConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
@@ -398,7 +398,7 @@ impl Builder<'_> {
                     .then(|| tile.as_ratio.as_ref().map(|v| v.value))
                     .flatten(),
                 series,
-                config: tile_config,
+                config: tile_config.map(wire::CompactJson::from),
                 container_id: tile.container_id.as_ref().map(|c| c.value.to_string()),
                 tab_id: tile.tab_id.as_ref().map(|t| t.value.to_string()),
             });
@@ -702,7 +702,7 @@ pub(crate) fn unlisted_tiles(
 /// Whether a live tile is carried over as the server has it: today's format, of a display
 /// type converge does not model.
 pub(crate) fn carried(tile: &Tile) -> bool {
-    tile.is_newer_format() && tile.config.as_ref().is_some_and(|c| !modelled(c))
+    tile.is_newer_format() && tile.config.as_ref().is_some_and(|c| !modelled(&c.value()))
 }
 
 /// Takes the tiles carried over as the server has them (those converge does not model) out of

@@ -5,7 +5,7 @@ pub(crate) mod op;
 
 use serde_json::Value;
 
-use crate::api::wire::{Pipe, Service, SourceKind};
+use crate::api::wire::{CompactJson, Pipe, Service, SourceKind};
 use crate::config::build::{LoadMode, unset_variable};
 use crate::config::interpolate::secret_reference;
 use crate::config::model::{
@@ -627,8 +627,9 @@ impl Builder<'_> {
         let Some(declared) = &config.settings else {
             return;
         };
-        let before = op::settings_body(live.settings.as_ref(), &Value::Null);
-        let after = op::settings_body(live.settings.as_ref(), &declared.value);
+        let live_settings = live.settings.as_ref().map(CompactJson::value);
+        let before = op::settings_body(live_settings.as_ref(), &Value::Null);
+        let after = op::settings_body(live_settings.as_ref(), &declared.value);
         let fields = diff(&before, &after);
         // Settings as declared are part of the pipe, which its own change counts unchanged.
         if fields.is_empty() {

@@ -8,7 +8,7 @@ use crate::api::limits::{
     DASHBOARD_MAX_TAGS, DASHBOARD_MAX_TILES, DASHBOARD_NAME_MAX, TAG_MAX, TILE_W, TILE_X,
     is_object_id,
 };
-use crate::api::wire::{Container, ContainerTab, Dashboard, Series, Tile};
+use crate::api::wire::{CompactJson, Container, ContainerTab, Dashboard, Series, Tile};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::series::series;
 use crate::sandbox::validate::{self, Check, invalid};
@@ -442,7 +442,10 @@ fn tile(value: &Value, prefix: &str) -> Check<Tile> {
         h: whole(map, "h", prefix, 1.0)?,
         as_ratio: validate::boolean(map, "asRatio", prefix)?,
         series,
-        config: map.get("config").filter(|c| !c.is_null()).cloned(),
+        config: map
+            .get("config")
+            .filter(|c| !c.is_null())
+            .map(CompactJson::new),
         // Kept by today's servers only ([`containers`]); the contract's schema strips them.
         container_id: None,
         tab_id: None,

@@ -13,7 +13,7 @@ use crate::api::limits::{
     PIPE_BOOLEAN_SETTINGS, PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB, PIPE_REPLICAS,
     PIPE_SETTINGS, Range,
 };
-use crate::api::wire::{Pipe, PipeScaling, SourceKind};
+use crate::api::wire::{CompactJson, Pipe, PipeScaling, SourceKind};
 use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::{iso, uuid_from};
@@ -665,8 +665,8 @@ fn get_settings(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
         ctx.world.pipes[pipe]
             .pipe
             .settings
-            .clone()
-            .unwrap_or_else(|| json!({})),
+            .as_ref()
+            .map_or_else(|| json!({}), CompactJson::value),
     ))
 }
 
@@ -688,7 +688,7 @@ fn put_settings(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     require_running(ctx.world, index)?;
     let record = &mut ctx.world.pipes[pipe_index];
     let settings = Value::Object(settings);
-    record.pipe.settings = Some(settings.clone());
+    record.pipe.settings = Some(CompactJson::new(&settings));
     record.pipe.updated_at = Some(iso(ctx.now));
     Ok(Reply::Ok(settings))
 }

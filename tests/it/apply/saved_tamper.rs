@@ -494,3 +494,50 @@ fn two_changes_trading_addresses_are_refused_by_the_names_the_config_gives() {
         applied.stderr
     );
 }
+
+/// Found by the property test above: the delete's change and its step both removed (they are
+/// last in their lists, so nothing else moves) and the digest dropped. The file reads as a
+/// plan and every step does what it shows, but it does less than was reviewed: the live state
+/// holds a dashboard converge owns that the plan neither changes nor reports, so the run is
+/// refused before any write.
+#[test]
+fn a_plan_edited_to_leave_out_its_delete_is_refused() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let path = planned(&sandbox, &workspace);
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let changes = file["plan"]["changes"].as_array().unwrap().len();
+    let steps = file["plan"]["steps"].as_array().unwrap().len();
+    assert_eq!(
+        file["plan"]["changes"][changes - 1]["action"],
+        json!("delete"),
+        "{file:#}"
+    );
+    assert_eq!(
+        file["plan"]["changes"][changes - 1]["step"],
+        json!(steps - 1),
+        "{file:#}"
+    );
+    apply_edit(&mut file, &Edit::RemoveChange { change: 8 });
+    apply_edit(&mut file, &Edit::RemoveStep { step: 59 });
+    assert_eq!(
+        file["plan"]["changes"].as_array().unwrap().len(),
+        changes - 1
+    );
+    assert_eq!(file["plan"]["steps"].as_array().unwrap().len(), steps - 1);
+    file.as_object_mut().unwrap().remove("digest");
+    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    sandbox.reset_log();
+    let converge = binary(&sandbox, &workspace);
+    let config = workspace.file("reviewed.yaml");
+    let applied = converge.run([
+        "apply",
+        "--plan",
+        path.as_str(),
+        config.as_str(),
+        "--yes",
+        "--allow-destroy",
+    ]);
+    assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
+    common::converge_snapshot!("saved_plan_without_its_delete", applied);
+}
