@@ -28,8 +28,8 @@ fn at<T>(value: T) -> Located<T> {
     Located::new(value, Span::default())
 }
 
-fn text_of(value: &str) -> Located<String> {
-    at(value.to_string())
+fn text_of<T: for<'a> From<&'a str>>(value: &str) -> Located<T> {
+    at(T::from(value))
 }
 
 /// Builds the config and a live state; `drift` makes every dashboard and alert differ.
@@ -188,7 +188,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 tags: vec![format!("converge:{key}")],
             });
             dashboards.insert(
-                name.clone(),
+                name.as_str().into(),
                 DashboardConfig {
                     containers: None,
                     key: text_of(&name),
@@ -218,7 +218,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     ..Alert::default()
                 });
                 alerts.insert(
-                    alert_name.clone(),
+                    alert_name.as_str().into(),
                     AlertConfig {
                         key: text_of(&alert_name),
                         name: text_of(&alert_name),

@@ -185,15 +185,15 @@ fn alert_target<'c>(
     let (Some(dashboard), Some(tile)) = (dashboard, tile) else {
         return Err(PreviewError::AlertTile {
             address: address.to_string(),
-            tile: alert.tile.value.clone(),
-            dashboard: alert.dashboard.value.clone(),
+            tile: alert.tile.value.to_string(),
+            dashboard: alert.dashboard.value.to_string(),
         }
         .into());
     };
     let direction = Direction::parse(&alert.threshold_type.value).ok_or_else(|| {
         PreviewError::ThresholdType {
             address: address.to_string(),
-            threshold_type: alert.threshold_type.value.clone(),
+            threshold_type: alert.threshold_type.value.to_string(),
         }
     })?;
     Ok(Target {
@@ -208,7 +208,7 @@ fn alert_target<'c>(
             value: alert.threshold.value,
             direction,
         }),
-        interval: Some(alert.interval.value.clone()),
+        interval: Some(alert.interval.value.to_string()),
     })
 }
 
@@ -352,14 +352,14 @@ fn chart(
     if let StackTarget::Managed { service } = &stack.target {
         return Err(PreviewError::ManagedStack {
             address: target.address.clone(),
-            stack: stack.key.value.clone(),
-            service: service.value.clone(),
+            stack: stack.key.value.to_string(),
+            service: service.value.to_string(),
         }
         .into());
     }
     let Some(client) = &session.clients.observability else {
         return Err(PreviewError::NoObservabilityApi {
-            stack: stack.key.value.clone(),
+            stack: stack.key.value.to_string(),
         }
         .into());
     };

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
+use smol_str::SmolStr;
 
 use super::interpolate;
 use super::model::*;
@@ -388,14 +389,15 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
     };
     let dashboards = exact_map(
         entries_mut(node.get_mut("dashboards"))
-            .filter_map(|(k, d)| Some((k.name.as_str().into(), dashboard(k, d, diags)?))),
+            .filter_map(|(k, d)| Some((key_text(k), dashboard(k, d, diags)?))),
     );
+    let mut webhooks = Shared::default();
     let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
-        let built = alert(k, a)?;
+        let built = alert(k, a, &mut webhooks)?;
         // The rules read only the alerts that did not build (their references are still
         // checked); a built one's tree is freed here, while the typed config grows.
         a.kind = Kind::Null;
-        Some((k.name.as_str().into(), built))
+        Some((key_text(k), built))
     }));
     Some(StackConfig {
         key: located_key(key),
@@ -419,12 +421,13 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
 }
 
 fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<DashboardConfig> {
-    let name = node.get("name").and_then(string)?;
+    let name = node.get("name").and_then(text)?;
     let renamed_from = renamed_from(node);
-    let tags = exact(list(node.get("tags")).filter_map(string));
+    let tags = exact(list(node.get("tags")).filter_map(text));
     let containers = node
         .get("containers")
-        .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span));
+        .map(|c| Located::new(list(Some(c)).filter_map(container).collect(), c.span))
+        .map(Box::new);
     let tiles = exact(list_mut(node.get_mut("tiles")).filter_map(|t| {
         let built = tile(t, diags)?;
         // The rules read only a tile's name from the tree (what an alert may point at); the
@@ -437,7 +440,7 @@ fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<
         Some(built)
     }));
     Some(DashboardConfig {
-        key: located_key(key),
+        key: located_key_text(key),
         name,
         renamed_from,
         tags,
@@ -449,16 +452,16 @@ fn dashboard(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<
 fn container(node: &Node) -> Option<ContainerConfig> {
     Some(ContainerConfig {
         span: node.span,
-        id: node.get("id").and_then(string)?,
-        title: node.get("title").and_then(string)?,
+        id: node.get("id").and_then(text)?,
+        title: node.get("title").and_then(text)?,
         collapsed: node.get("collapsed").and_then(boolean),
         collapsible: node.get("collapsible").and_then(boolean),
         bordered: node.get("bordered").and_then(boolean),
         tabs: list(node.get("tabs"))
             .filter_map(|t| {
                 Some(ContainerTabConfig {
-                    id: t.get("id").and_then(string)?,
-                    title: t.get("title").and_then(string)?,
+                    id: t.get("id").and_then(text)?,
+                    title: t.get("title").and_then(text)?,
                 })
             })
             .collect(),
@@ -468,13 +471,13 @@ fn container(node: &Node) -> Option<ContainerConfig> {
 fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
     Some(TileConfig {
         span: node.span,
-        name: node.get("name").and_then(string)?,
+        name: node.get("name").and_then(text)?,
         renamed_from: renamed_from(node),
         x: node.get("x").and_then(int)?,
         y: node.get("y").and_then(int)?,
         w: node.get("w").and_then(int)?,
         h: node.get("h").and_then(int)?,
-        as_ratio: node.get("asRatio").and_then(boolean),
+        as_ratio: node.get("asRatio").and_then(boolean).map(Box::new),
         series: exact(
             list(node.get("series"))
                 .filter(|s| s.as_map().is_some())
@@ -483,7 +486,7 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
         config: node
             .get("config")
             .filter(|c| c.as_map().is_some())
-            .map(|c| Located::new(c.to_json(), c.span)),
+            .map(|c| Box::new(Located::new(c.to_json(), c.span))),
         config_at: node
             .get("config")
             .map(|c| {
@@ -492,8 +495,8 @@ fn tile(node: &Node, diags: &mut Vec<Diagnostic>) -> Option<TileConfig> {
                 at
             })
             .unwrap_or_default(),
-        container_id: node.get("containerId").and_then(string),
-        tab_id: node.get("tabId").and_then(string),
+        container_id: node.get("containerId").and_then(text).map(Box::new),
+        tab_id: node.get("tabId").and_then(text).map(Box::new),
     })
 }
 
@@ -516,8 +519,8 @@ fn spans(node: &Node, pointer: String, at: &mut BTreeMap<String, Span>) {
 }
 
 fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
-    let by_id = node.get("sourceId").and_then(string);
-    let by_name = node.get("source").and_then(string);
+    let by_id = node.get("sourceId").and_then(text);
+    let by_name = node.get("source").and_then(text);
     let source = match (by_id, by_name) {
         (Some(id), Some(name)) => {
             diags.push(
@@ -538,35 +541,36 @@ fn series(node: &Node, diags: &mut Vec<Diagnostic>) -> SeriesConfig {
     };
     SeriesConfig {
         span: node.span,
-        kind: node.get("type").and_then(string),
-        data_source: node.get("dataSource").and_then(string),
+        kind: node.get("type").and_then(text),
+        data_source: node.get("dataSource").and_then(text),
         source,
-        agg_fn: node.get("aggFn").and_then(string),
-        field: node.get("field").and_then(string),
-        level: node.get("level").and_then(number),
-        content: node.get("content").and_then(string),
+        agg_fn: node.get("aggFn").and_then(text),
+        field: node.get("field").and_then(text),
+        level: node.get("level").and_then(number).map(Box::new),
+        content: node.get("content").and_then(text).map(Box::new),
         fields: node
             .get("fields")
             .filter(|f| matches!(f.kind, Kind::Seq(_)))
-            .map(|f| list(Some(f)).filter_map(string).collect()),
-        where_: node.get("where").and_then(string),
-        where_language: node.get("whereLanguage").and_then(string),
+            .map(|f| list(Some(f)).filter_map(text).collect()),
+        where_: node.get("where").and_then(text),
+        where_language: node.get("whereLanguage").and_then(text),
         group_by: node
             .get("groupBy")
             .filter(|g| matches!(g.kind, Kind::Seq(_)))
-            .map(|g| list(Some(g)).filter_map(string).collect()),
-        metric_name: node.get("metricName").and_then(string),
-        metric_data_type: node.get("metricDataType").and_then(string),
+            .map(|g| list(Some(g)).filter_map(text).collect()),
+        metric_name: node.get("metricName").and_then(text).map(Box::new),
+        metric_data_type: node.get("metricDataType").and_then(text).map(Box::new),
     }
 }
 
-fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
-    let channel = node.get("channel").map(channel);
+fn alert(key: &Key, node: &Node, webhooks: &mut Shared) -> Option<AlertConfig> {
+    let channel = node.get("channel").map(|c| channel(c, webhooks));
     let channels = node
         .get("channels")
         .filter(|c| matches!(c.kind, Kind::Seq(_)))
         .map(|c| {
-            let items: Vec<Option<ChannelConfig>> = list(Some(c)).map(self::channel).collect();
+            let items: Vec<Option<ChannelConfig>> =
+                list(Some(c)).map(|c| self::channel(c, webhooks)).collect();
             Located::new(items, c.span)
         });
     // Without either the schema has reported it; the alert cannot be planned.
@@ -578,50 +582,69 @@ fn alert(key: &Key, node: &Node) -> Option<AlertConfig> {
     let channels = match channels {
         Some(list) => {
             let items: Option<Vec<ChannelConfig>> = list.value.into_iter().collect();
-            Some(Located::new(items?, list.span))
+            Some(Box::new(Located::new(items?, list.span)))
         }
         None => None,
     };
     Some(AlertConfig {
-        key: located_key(key),
-        name: node.get("name").and_then(string)?,
+        key: located_key_text(key),
+        name: node.get("name").and_then(text)?,
         renamed_from: renamed_from(node),
-        dashboard: node.get("dashboard").and_then(string)?,
-        tile: node.get("tile").and_then(string)?,
+        dashboard: node.get("dashboard").and_then(text)?,
+        tile: node.get("tile").and_then(text)?,
         threshold: node.get("threshold").and_then(number)?,
-        threshold_type: node.get("thresholdType").and_then(string)?,
-        interval: node.get("interval").and_then(string)?,
+        threshold_type: node.get("thresholdType").and_then(text)?,
+        interval: node.get("interval").and_then(text)?,
         channel,
         channels,
-        message: node.get("message").and_then(string),
-        source: node.get("source").and_then(string),
-        threshold_max: node.get("thresholdMax").and_then(number),
-        num_consecutive_windows: node.get("numConsecutiveWindows").and_then(int),
-        schedule_offset_minutes: node.get("scheduleOffsetMinutes").and_then(int),
-        schedule_start_at: node.get("scheduleStartAt").and_then(string),
-        note: node.get("note").and_then(string),
+        message: node.get("message").and_then(text),
+        source: node.get("source").and_then(text).map(Box::new),
+        threshold_max: node.get("thresholdMax").and_then(number).map(Box::new),
+        num_consecutive_windows: node
+            .get("numConsecutiveWindows")
+            .and_then(int)
+            .map(Box::new),
+        schedule_offset_minutes: node
+            .get("scheduleOffsetMinutes")
+            .and_then(int)
+            .map(Box::new),
+        schedule_start_at: node.get("scheduleStartAt").and_then(text).map(Box::new),
+        note: node.get("note").and_then(text).map(Box::new),
     })
 }
 
 /// One channel; `None` without its `type` (the schema has reported it).
-fn channel(node: &Node) -> Option<ChannelConfig> {
+fn channel(node: &Node, webhooks: &mut Shared) -> Option<ChannelConfig> {
     Some(ChannelConfig {
         span: node.span,
-        kind: node.get("type").and_then(string)?,
-        webhook_id: node.get("webhookId").and_then(string),
+        kind: node.get("type").and_then(text)?,
+        webhook_id: node
+            .get("webhookId")
+            .and_then(text)
+            .map(|id| Located::new(webhooks.one(id.value), id.span)),
         email_recipients: node
             .get("emailRecipients")
             .filter(|r| matches!(r.kind, Kind::Seq(_)))
-            .map(|r| list(Some(r)).filter_map(string).collect()),
+            .map(|r| list(Some(r)).filter_map(text).collect()),
     })
 }
 
-fn renamed_from(node: &Node) -> Vec<Located<String>> {
-    list(node.get("renamedFrom")).filter_map(string).collect()
+fn renamed_from(node: &Node) -> Vec<Located<SmolStr>> {
+    list(node.get("renamedFrom")).filter_map(text).collect()
 }
 
 fn located_key(key: &Key) -> Located<String> {
     Located::new(key.name.as_str().into(), key.span)
+}
+
+/// As [`located_key`], for the dashboards' and alerts' many keys.
+fn located_key_text(key: &Key) -> Located<SmolStr> {
+    Located::new(key_text(key), key.span)
+}
+
+/// A key of the tree as the typed config holds the many (dashboards', alerts').
+fn key_text(key: &Key) -> SmolStr {
+    key.name.clone()
 }
 
 fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {
@@ -642,8 +665,8 @@ fn exact<T>(items: impl Iterator<Item = T>) -> Vec<T> {
 
 /// As [`exact`] for a map: `IndexMap` gives its entries the room its hash table has, which
 /// for 8,000 alerts is room for 14,336 (nearly half a large config's alerts' memory unused).
-fn exact_map<V>(items: impl Iterator<Item = (String, V)>) -> IndexMap<String, V> {
-    let mut map: IndexMap<String, V> = items.collect();
+fn exact_map<V>(items: impl Iterator<Item = (SmolStr, V)>) -> IndexMap<SmolStr, V> {
+    let mut map: IndexMap<SmolStr, V> = items.collect();
     map.shrink_to_fit();
     map
 }
@@ -677,6 +700,33 @@ fn list(node: Option<&Node>) -> impl Iterator<Item = &Node> {
 fn string(node: &Node) -> Option<Located<String>> {
     node.as_str()
         .map(|s| Located::new(s.to_string(), node.span))
+}
+
+/// The one copy of each text many objects repeat (a stack's webhook ids, 24 characters: one
+/// past what a `SmolStr` holds inline), so thousands of alerts on a few webhooks share it.
+#[derive(Default)]
+struct Shared(std::collections::HashSet<SmolStr>);
+
+impl Shared {
+    fn one(&mut self, text: SmolStr) -> SmolStr {
+        if !text.is_heap_allocated() {
+            return text;
+        }
+        if let Some(kept) = self.0.get(text.as_str()) {
+            return kept.clone();
+        }
+        self.0.insert(text.clone());
+        text
+    }
+}
+
+/// As [`string`], for the dashboards', tiles', series' and alerts' many short strings.
+fn text(node: &Node) -> Option<Located<SmolStr>> {
+    match &node.kind {
+        // The tree's own text: shared with it, not copied, when it is on the heap.
+        Kind::Str(s) => Some(Located::new(s.clone(), node.span)),
+        _ => None,
+    }
 }
 
 fn int(node: &Node) -> Option<Located<i64>> {

@@ -8,6 +8,7 @@
 //! | `semantic::invisible-characters` | a name holding an invisible character or starting or ending with a blank |
 //! | `semantic::confusable-name` | a name mixing Latin with look-alike Cyrillic or Greek letters, or two names of one scope that differ only by look-alikes, invisible characters or blanks |
 
+use smol_str::SmolStr;
 use std::collections::HashMap;
 
 use super::model::Located;
@@ -114,7 +115,7 @@ fn describe(chars: impl Iterator<Item = char>) -> String {
 /// alerts of a stack), in config order.
 #[derive(Default)]
 pub(crate) struct Lookalikes<'a> {
-    seen: HashMap<String, &'a Located<String>>,
+    seen: HashMap<String, &'a Located<SmolStr>>,
 }
 
 impl<'a> Lookalikes<'a> {
@@ -122,7 +123,7 @@ impl<'a> Lookalikes<'a> {
     pub(crate) fn check(
         &mut self,
         kind: &str,
-        name: &'a Located<String>,
+        name: &'a Located<SmolStr>,
         diags: &mut Vec<Diagnostic>,
     ) {
         let text = name.value.as_str();
@@ -193,14 +194,14 @@ mod tests {
     use super::*;
     use crate::diagnostic::Span;
 
-    fn located(text: &str, line: usize) -> Located<String> {
+    fn located(text: &str, line: usize) -> Located<SmolStr> {
         Located::new(
-            text.to_string(),
+            SmolStr::new(text),
             Span::new(0, 0, 0, crate::diagnostic::narrow(line), 0),
         )
     }
 
-    fn codes(names: &[Located<String>]) -> Vec<(Code, usize)> {
+    fn codes(names: &[Located<SmolStr>]) -> Vec<(Code, usize)> {
         let mut diags = Vec::new();
         let mut scope = Lookalikes::default();
         for name in names {

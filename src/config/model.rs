@@ -3,6 +3,12 @@
 //! Values that plan-time rules point at carry a [`Span`] so a live-fact error (a scaling field
 //! that does not apply to a pipe's source kind, a service that does not exist) names the file,
 //! line and column it came from. Map order is the config's order.
+//!
+//! A large config holds tens of thousands of tiles, series and alerts beside the live state for
+//! the whole plan, so an optional field most configs leave out is boxed
+//! (`Option<Box<Located<_>>>`): absent, it costs a pointer rather than a value and its span.
+//! Their keys, names and fields are `SmolStr`: most are short (`count`, `tile-3`, `a0001`) and
+//! held inline, not each in an allocation of its own.
 
 use std::fmt;
 use std::ops::Deref;
@@ -10,6 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use smol_str::SmolStr;
 
 use crate::diagnostic::Span;
 
@@ -412,9 +419,9 @@ pub struct StackConfig {
     /// `generation:` the tile format written to the stack; absent is `auto`.
     pub generation: Option<Located<Generation>>,
     /// Dashboards by local key.
-    pub dashboards: IndexMap<String, DashboardConfig>,
+    pub dashboards: IndexMap<SmolStr, DashboardConfig>,
     /// Alerts by local key.
-    pub alerts: IndexMap<String, AlertConfig>,
+    pub alerts: IndexMap<SmolStr, AlertConfig>,
     /// How the live names of this stack's template instances read back as their keys.
     pub instance_names: Vec<InstanceNames>,
 }
@@ -504,19 +511,19 @@ fn holes<'t>(parts: &[NamePart], text: &'t str, found: &mut Vec<(String, &'t str
 #[derive(Debug, Clone)]
 pub struct DashboardConfig {
     /// The local key.
-    pub key: Located<String>,
+    pub key: Located<SmolStr>,
     /// Name, unique within the stack.
-    pub name: Located<String>,
+    pub name: Located<SmolStr>,
     /// `renamedFrom:` names the dashboard had before; a live dashboard with one of them is this
     /// dashboard, renamed in place (its id, tiles and alerts kept).
-    pub renamed_from: Vec<Located<String>>,
+    pub renamed_from: Vec<Located<SmolStr>>,
     /// Tags (the ownership tag is added by the planner, not written here).
-    pub tags: Vec<Located<String>>,
+    pub tags: Vec<Located<SmolStr>>,
     /// Tiles, matched by name within the dashboard.
     pub tiles: Vec<TileConfig>,
     /// `containers:` the grouping containers tiles join by `containerId` (today's servers);
     /// `None` when the config does not say.
-    pub containers: Option<Located<Vec<ContainerConfig>>>,
+    pub containers: Option<Box<Located<Vec<ContainerConfig>>>>,
 }
 
 /// One grouping container of a dashboard (`containers[]`).
@@ -525,9 +532,9 @@ pub struct ContainerConfig {
     /// Where the container's mapping starts.
     pub span: Span,
     /// Id, unique within the dashboard.
-    pub id: Located<String>,
+    pub id: Located<SmolStr>,
     /// Title shown on its header.
-    pub title: Located<String>,
+    pub title: Located<SmolStr>,
     /// Whether it starts collapsed (absent: `false`).
     pub collapsed: Option<Located<bool>>,
     /// Whether a viewer can collapse it (absent: the server's default, `true`).
@@ -542,9 +549,9 @@ pub struct ContainerConfig {
 #[derive(Debug, Clone)]
 pub struct ContainerTabConfig {
     /// Id, unique within its container.
-    pub id: Located<String>,
+    pub id: Located<SmolStr>,
     /// Title shown on the tab.
-    pub title: Located<String>,
+    pub title: Located<SmolStr>,
 }
 
 /// One tile; address `dashboard.<stack>.<key>.tile[<name>]`.
@@ -553,9 +560,9 @@ pub struct TileConfig {
     /// Where the tile's mapping starts.
     pub span: Span,
     /// Name, unique within the dashboard.
-    pub name: Located<String>,
+    pub name: Located<SmolStr>,
     /// `renamedFrom:` names the tile had before on this dashboard (its id and alerts kept).
-    pub renamed_from: Vec<Located<String>>,
+    pub renamed_from: Vec<Located<SmolStr>>,
     /// Grid column, 0 to 23.
     pub x: Located<i64>,
     /// Grid row.
@@ -565,20 +572,20 @@ pub struct TileConfig {
     /// Height.
     pub h: Located<i64>,
     /// Series 0 divided by series 1.
-    pub as_ratio: Option<Located<bool>>,
+    pub as_ratio: Option<Box<Located<bool>>>,
     /// Series: the contract's shape, a shorthand lowered to `config` on servers of today's
     /// generation.
     pub series: Vec<SeriesConfig>,
     /// `config:` the tile in today's shape (`displayType`, `select`, ...), as written; a
     /// `source:` in it names a source and is resolved to `sourceId` at plan time.
-    pub config: Option<Located<serde_json::Value>>,
+    pub config: Option<Box<Located<serde_json::Value>>>,
     /// Where each member of `config` was written, by JSON pointer (`/select/0/aggFn`), for
     /// messages at the member's line.
     pub config_at: std::collections::BTreeMap<String, Span>,
     /// `containerId:` the dashboard container the tile is drawn in.
-    pub container_id: Option<Located<String>>,
+    pub container_id: Option<Box<Located<SmolStr>>>,
     /// `tabId:` the tab of its container the tile is on.
-    pub tab_id: Option<Located<String>>,
+    pub tab_id: Option<Box<Located<SmolStr>>>,
 }
 
 impl TileConfig {
@@ -595,9 +602,9 @@ impl TileConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SourceRef {
     /// `sourceId:` as the server knows it.
-    Id(Located<String>),
+    Id(Located<SmolStr>),
     /// `source:` a source name, resolved through the stack's sources list at plan time.
-    Name(Located<String>),
+    Name(Located<SmolStr>),
 }
 
 /// One series of a tile (every field of the contract's Series).
@@ -606,31 +613,31 @@ pub struct SeriesConfig {
     /// Where the series mapping starts.
     pub span: Span,
     /// `type`.
-    pub kind: Option<Located<String>>,
+    pub kind: Option<Located<SmolStr>>,
     /// `dataSource`.
-    pub data_source: Option<Located<String>>,
+    pub data_source: Option<Located<SmolStr>>,
     /// `source` or `sourceId`.
     pub source: Option<SourceRef>,
     /// `aggFn`.
-    pub agg_fn: Option<Located<String>>,
+    pub agg_fn: Option<Located<SmolStr>>,
     /// `field`.
-    pub field: Option<Located<String>>,
+    pub field: Option<Located<SmolStr>>,
     /// `level` of a `quantile` aggregation.
-    pub level: Option<Located<f64>>,
+    pub level: Option<Box<Located<f64>>>,
     /// `content` of a `markdown` series.
-    pub content: Option<Located<String>>,
+    pub content: Option<Box<Located<SmolStr>>>,
     /// `fields` of a `search` series.
-    pub fields: Option<Vec<Located<String>>>,
+    pub fields: Option<Vec<Located<SmolStr>>>,
     /// `where`.
-    pub where_: Option<Located<String>>,
+    pub where_: Option<Located<SmolStr>>,
     /// `whereLanguage`.
-    pub where_language: Option<Located<String>>,
+    pub where_language: Option<Located<SmolStr>>,
     /// `groupBy`.
-    pub group_by: Option<Vec<Located<String>>>,
+    pub group_by: Option<Vec<Located<SmolStr>>>,
     /// `metricName`.
-    pub metric_name: Option<Located<String>>,
+    pub metric_name: Option<Box<Located<SmolStr>>>,
     /// `metricDataType`.
-    pub metric_data_type: Option<Located<String>>,
+    pub metric_data_type: Option<Box<Located<SmolStr>>>,
 }
 
 /// `alerts.<key>`; address `alert.<stack>.<key>`. Identity: the name, or one of the names in
@@ -638,39 +645,39 @@ pub struct SeriesConfig {
 #[derive(Debug, Clone)]
 pub struct AlertConfig {
     /// The local key.
-    pub key: Located<String>,
+    pub key: Located<SmolStr>,
     /// Name, unique within the stack.
-    pub name: Located<String>,
+    pub name: Located<SmolStr>,
     /// `renamedFrom:` names the alert had before (its id kept).
-    pub renamed_from: Vec<Located<String>>,
+    pub renamed_from: Vec<Located<SmolStr>>,
     /// Dashboard key in the same stack.
-    pub dashboard: Located<String>,
+    pub dashboard: Located<SmolStr>,
     /// Tile name on that dashboard.
-    pub tile: Located<String>,
+    pub tile: Located<SmolStr>,
     /// Threshold.
     pub threshold: Located<f64>,
     /// `above` or `below`.
-    pub threshold_type: Located<String>,
+    pub threshold_type: Located<SmolStr>,
     /// `1m` ... `1d`.
-    pub interval: Located<String>,
+    pub interval: Located<SmolStr>,
     /// `channel:`, the notification channel as written (with `channels`, their first).
     pub channel: Option<ChannelConfig>,
     /// `channels:`, 1 to 10 notification channels (today's generation).
-    pub channels: Option<Located<Vec<ChannelConfig>>>,
+    pub channels: Option<Box<Located<Vec<ChannelConfig>>>>,
     /// Message.
-    pub message: Option<Located<String>>,
+    pub message: Option<Located<SmolStr>>,
     /// `tile` (default) or `search`.
-    pub source: Option<Located<String>>,
+    pub source: Option<Box<Located<SmolStr>>>,
     /// `thresholdMax`: the upper bound of `between` and `not_between`.
-    pub threshold_max: Option<Located<f64>>,
+    pub threshold_max: Option<Box<Located<f64>>>,
     /// `numConsecutiveWindows`.
-    pub num_consecutive_windows: Option<Located<i64>>,
+    pub num_consecutive_windows: Option<Box<Located<i64>>>,
     /// `scheduleOffsetMinutes`, less than the interval.
-    pub schedule_offset_minutes: Option<Located<i64>>,
+    pub schedule_offset_minutes: Option<Box<Located<i64>>>,
     /// `scheduleStartAt`, a date-time.
-    pub schedule_start_at: Option<Located<String>>,
+    pub schedule_start_at: Option<Box<Located<SmolStr>>>,
     /// `note`.
-    pub note: Option<Located<String>>,
+    pub note: Option<Box<Located<SmolStr>>>,
 }
 
 impl AlertConfig {
@@ -690,9 +697,28 @@ pub struct ChannelConfig {
     /// Where `channel:` was written.
     pub span: Span,
     /// `webhook`, or `email` on a managed stack.
-    pub kind: Located<String>,
+    pub kind: Located<SmolStr>,
     /// Webhook id.
-    pub webhook_id: Option<Located<String>>,
+    pub webhook_id: Option<Located<SmolStr>>,
     /// `emailRecipients` of an `email` channel (the managed stack only).
-    pub email_recipients: Option<Vec<Located<String>>>,
+    pub email_recipients: Option<Vec<Located<SmolStr>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large config holds tens of thousands of these side by side with the live state, so
+    /// each byte inline is tens of kilobytes at the 25 MB scale. Bounds rather than equalities:
+    /// a smaller `Span` only lowers them.
+    #[test]
+    fn typed_objects_stay_small() {
+        // With 32-byte spans they were 240, 536, 696, 968 and 168 bytes before the optional
+        // fields most configs leave out were boxed, and 192, 352, 512, 680 and 168 after.
+        assert!(size_of::<DashboardConfig>() <= 176);
+        assert!(size_of::<TileConfig>() <= 304);
+        assert!(size_of::<SeriesConfig>() <= 448);
+        assert!(size_of::<AlertConfig>() <= 592);
+        assert!(size_of::<ChannelConfig>() <= 144);
+    }
 }

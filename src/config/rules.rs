@@ -24,6 +24,7 @@
 //! do not print as written) are in [`super::lookalike`]; what the real server rejects is in
 //! [`super::server_rules`].
 
+use smol_str::SmolStr;
 use std::collections::{HashMap, HashSet};
 
 use crate::api::limits;
@@ -81,7 +82,11 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
                 Some(service.span),
             )
             .with_label("no such service key");
-            diag = suggest(diag, &service.value, config.services.keys());
+            diag = suggest(
+                diag,
+                &service.value,
+                config.services.keys().map(String::as_str),
+            );
             if diag.help.is_none() {
                 diag = diag.with_help("add the service under `services:`, or name one of its keys");
             }
@@ -197,7 +202,7 @@ fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
 fn used_twice(
     code: Code,
     kind: &str,
-    name: &Located<String>,
+    name: &Located<SmolStr>,
     first: Span,
     scope_kind: &str,
     scope: &str,
@@ -224,7 +229,7 @@ fn used_twice(
 fn renames<'a>(
     kind: &str,
     (scope_kind, scope): (&str, &str),
-    objects: impl Iterator<Item = (&'a Located<String>, &'a [Located<String>])> + Clone,
+    objects: impl Iterator<Item = (&'a Located<SmolStr>, &'a [Located<SmolStr>])> + Clone,
     diags: &mut Vec<Diagnostic>,
 ) {
     let current: HashMap<&str, Span> = objects
@@ -507,7 +512,7 @@ fn containers(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
 /// A container or tab id used twice in its scope.
 fn id_twice(
     kind: &str,
-    id: &Located<String>,
+    id: &Located<SmolStr>,
     first: Span,
     scope_kind: &str,
     scope: &str,
@@ -615,7 +620,7 @@ fn alerts(stack: &StackConfig, written_stack: Option<&Node>, diags: &mut Vec<Dia
         }
         let text = |field: &str| {
             let value = node.get(field)?;
-            Some(Located::new(value.as_str()?.to_string(), value.span))
+            Some(Located::new(SmolStr::new(value.as_str()?), value.span))
         };
         if let (Some(dashboard), Some(tile)) = (text("dashboard"), text("tile")) {
             references(stack, &targets, &key.name, &dashboard, &tile, diags);
@@ -628,8 +633,8 @@ fn references(
     stack: &StackConfig,
     targets: &Targets<'_>,
     alert: &str,
-    dashboard_key: &Located<String>,
-    tile: &Located<String>,
+    dashboard_key: &Located<SmolStr>,
+    tile: &Located<SmolStr>,
     diags: &mut Vec<Diagnostic>,
 ) {
     let Some(dashboard) = stack.dashboards.get(&dashboard_key.value) else {
@@ -648,7 +653,11 @@ fn references(
             Some(dashboard_key.span),
         )
         .with_label("no such dashboard key");
-        diags.push(suggest(diag, &dashboard_key.value, stack.dashboards.keys()));
+        diags.push(suggest(
+            diag,
+            &dashboard_key.value,
+            stack.dashboards.keys().map(SmolStr::as_str),
+        ));
         return;
     };
     let known = targets
@@ -666,12 +675,13 @@ fn references(
         )
         .with_label("no such tile name")
         .with_related(dashboard.key.span, "the dashboard");
-        let names = dashboard.tiles.iter().map(|t| &t.name.value);
+        let names = dashboard.tiles.iter().map(|t| t.name.value.as_str());
         diags.push(suggest(diag, &tile.value, names));
     }
 }
 
-fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
+fn key_name(key: &Located<impl AsRef<str>>, what: &str, diags: &mut Vec<Diagnostic>) {
+    let written = key.value.as_ref();
     let word = |text: &str| {
         !text.is_empty()
             && text
@@ -685,22 +695,22 @@ fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
             .and_then(|t| t.split_once('['))
             .is_some_and(|(entry, keys)| word(entry) && keys.split(',').all(word))
     };
-    let ok = word(&key.value)
-        || (matches!(what, "alert" | "dashboard" | "stack") && instance(&key.value));
+    let ok =
+        word(written) || (matches!(what, "alert" | "dashboard" | "stack") && instance(written));
     if !ok {
         diags.push(
             Diagnostic::error(
                 Code::SemanticKeyName,
                 format!(
                     "{what} key `{}` may hold only letters, digits, `-` and `_`; keys form addresses like `{what}.<key>`",
-                    key.value
+                    written
                 ),
                 Some(key.span),
             )
             .with_label("invalid key")
             .with_help(format!(
                 "rename the key, e.g. `{}`",
-                key.value
+                written
                     .chars()
                     .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '-' })
                     .collect::<String>()
@@ -712,9 +722,9 @@ fn key_name(key: &Located<String>, what: &str, diags: &mut Vec<Diagnostic>) {
 fn suggest<'a>(
     diag: Diagnostic,
     written: &str,
-    candidates: impl Iterator<Item = &'a String>,
+    candidates: impl Iterator<Item = &'a str>,
 ) -> Diagnostic {
-    let candidates: Vec<&str> = candidates.map(String::as_str).collect();
+    let candidates: Vec<&str> = candidates.collect();
     match closest(written, candidates.iter().copied()) {
         Some(close) => diag.with_help(format!("did you mean `{close}`?")),
         None if candidates.is_empty() => diag,

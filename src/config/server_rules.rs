@@ -17,6 +17,7 @@
 //! | `semantic::object-id` | on a stack declared `generation: config`, a series `sourceId`, a tile `config`'s `sourceId` and a webhook channel's `webhookId` are 24-hex ObjectIds |
 
 use crate::api::limits;
+use smol_str::SmolStr;
 
 use super::model::{
     AlertConfig, ChannelConfig, DashboardConfig, Generation, Located, SeriesConfig, SourceRef,
@@ -432,7 +433,7 @@ fn alert_tile(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnost
     if let Some(config) = &tile.config {
         let display = config.value.get("displayType").and_then(|d| d.as_str());
         if let Some(display) = display.filter(|d| !["line", "stacked_bar", "number"].contains(d)) {
-            let kind = Located::new(display.to_string(), config.span);
+            let kind = Located::new(SmolStr::new(display), config.span);
             diags.push(kind_of_tile(alert, &alert.tile, &kind));
         }
         return;
@@ -449,7 +450,11 @@ fn alert_tile(stack: &StackConfig, alert: &AlertConfig, diags: &mut Vec<Diagnost
 }
 
 /// The error of an alert on a tile of type `kind`.
-fn kind_of_tile(alert: &AlertConfig, tile: &Located<String>, kind: &Located<String>) -> Diagnostic {
+fn kind_of_tile(
+    alert: &AlertConfig,
+    tile: &Located<SmolStr>,
+    kind: &Located<SmolStr>,
+) -> Diagnostic {
     Diagnostic::error(
         Code::SemanticAlertTileType,
         format!(

@@ -9,6 +9,7 @@
 //! service id that does not exist costs no further requests. Every problem found is collected
 //! and returned as diagnostics pointing at the config line concerned; none stops the others.
 
+use smol_str::SmolStr;
 use std::collections::BTreeMap;
 
 use futures_util::StreamExt;
@@ -694,7 +695,7 @@ fn read_problem(
 /// A stack on a server without `/api/v2/sources` whose series name sources by name: one
 /// diagnostic for the stack, at its first such name, saying what to write instead.
 fn no_sources_list(stack: &StackConfig, error: &ApiError) -> Option<Diagnostic> {
-    let names: Vec<&Located<String>> = stack
+    let names: Vec<&Located<SmolStr>> = stack
         .dashboards
         .values()
         .flat_map(|dashboard| &dashboard.tiles)

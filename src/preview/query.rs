@@ -32,7 +32,7 @@ pub(crate) fn tile_series(
         .map(|s| {
             let source_id = match &s.source {
                 None => None,
-                Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                Some(SourceRef::Id(id)) => Some(id.value.to_string()),
                 Some(SourceRef::Name(name)) => {
                     Some(crate::plan::build::resolve_source(sources, name)?)
                 }

@@ -1,6 +1,7 @@
 //! The builder every kind plans through, and what the kinds share.
 
 use serde_json::Value;
+use smol_str::SmolStr;
 
 use crate::config::model::{self};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -24,9 +25,9 @@ pub(crate) struct Builder<'a> {
 pub(crate) fn candidates<'l, 'c, T>(
     by_name: impl Fn(&str) -> Vec<&'l T>,
     name: &str,
-    renamed_from: &'c [model::Located<String>],
-) -> Vec<(&'l T, Option<&'c model::Located<String>>)> {
-    let mut found: Vec<(&'l T, Option<&'c model::Located<String>>)> =
+    renamed_from: &'c [model::Located<SmolStr>],
+) -> Vec<(&'l T, Option<&'c model::Located<SmolStr>>)> {
+    let mut found: Vec<(&'l T, Option<&'c model::Located<SmolStr>>)> =
         by_name(name).into_iter().map(|o| (o, None)).collect();
     for old in renamed_from {
         found.extend(by_name(&old.value).into_iter().map(|o| (o, Some(old))));
@@ -39,7 +40,7 @@ pub(crate) fn candidates<'l, 'c, T>(
 pub(crate) fn ambiguous(
     kind: &str,
     what: &str,
-    name: &model::Located<String>,
+    name: &model::Located<SmolStr>,
     found: &[(String, String, Option<Span>)],
 ) -> Diagnostic {
     let listed: Vec<String> = found
@@ -134,7 +135,7 @@ impl Builder<'_> {
     /// Warns at the config line when the server stores a name other than as written (some
     /// servers collapse runs of white space): converge matches the object as stored, and would
     /// otherwise create it again on every apply.
-    pub(crate) fn stored_name(&mut self, kind: &str, config: &model::Located<String>, live: &str) {
+    pub(crate) fn stored_name(&mut self, kind: &str, config: &model::Located<SmolStr>, live: &str) {
         if config.value == live {
             return;
         }
@@ -160,7 +161,7 @@ impl Builder<'_> {
         &mut self,
         kind: &str,
         key: &str,
-        name: &model::Located<String>,
+        name: &model::Located<SmolStr>,
         left_behind: &[&str],
     ) {
         if left_behind.is_empty() {

@@ -2,6 +2,7 @@
 //! to today's `config` shape the way the server translates them.
 
 use serde_json::{Map, Value};
+use smol_str::SmolStr;
 
 use crate::api::wire::{Series, Source};
 use crate::config::model::{self};
@@ -11,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 /// diagnostic points at the name and lists the stack's sources. Preview uses it too.
 pub(crate) fn resolve_source(
     sources: &[Source],
-    name: &model::Located<String>,
+    name: &model::Located<SmolStr>,
 ) -> Result<String, Box<Diagnostic>> {
     if let Some(source) = sources.iter().find(|s| s.name == name.value) {
         return Ok(source.id.clone());
@@ -37,27 +38,27 @@ pub(crate) fn resolve_source(
 /// A config series as the API takes it, with its source already resolved to an id. Dashboards
 /// (the planner) and chart queries (preview, `--check-queries`) send the same shape.
 pub(crate) fn wire_series(series: &model::SeriesConfig, source_id: Option<String>) -> Series {
-    let text = |v: &Option<model::Located<String>>| v.as_ref().map(|v| v.value.clone());
+    let text = |v: Option<&model::Located<SmolStr>>| v.map(|v| v.value.to_string());
     Series {
-        kind: text(&series.kind),
-        data_source: text(&series.data_source),
+        kind: text(series.kind.as_ref()),
+        data_source: text(series.data_source.as_ref()),
         source_id,
-        agg_fn: text(&series.agg_fn),
-        field: text(&series.field),
+        agg_fn: text(series.agg_fn.as_ref()),
+        field: text(series.field.as_ref()),
         level: series.level.as_ref().map(|l| l.value),
-        content: text(&series.content),
+        content: text(series.content.as_deref()),
         fields: series
             .fields
             .as_ref()
-            .map(|f| f.iter().map(|v| v.value.clone()).collect()),
-        where_: text(&series.where_),
-        where_language: text(&series.where_language),
+            .map(|f| f.iter().map(|v| v.value.to_string()).collect()),
+        where_: text(series.where_.as_ref()),
+        where_language: text(series.where_language.as_ref()),
         group_by: series
             .group_by
             .as_ref()
-            .map(|g| g.iter().map(|v| v.value.clone()).collect()),
-        metric_name: text(&series.metric_name),
-        metric_data_type: text(&series.metric_data_type),
+            .map(|g| g.iter().map(|v| v.value.to_string()).collect()),
+        metric_name: text(series.metric_name.as_deref()),
+        metric_data_type: text(series.metric_data_type.as_deref()),
     }
 }
 
@@ -188,7 +189,7 @@ pub(crate) fn resolve_config(
     if let Value::Object(map) = &mut value
         && let Some(Value::String(name)) = map.remove("source")
     {
-        let id = resolve_source(sources, &model::Located::new(name, config.span))?;
+        let id = resolve_source(sources, &model::Located::new(name.into(), config.span))?;
         map.insert("sourceId".into(), Value::from(id));
     }
     Ok(value)

@@ -68,7 +68,10 @@ impl Builder<'_> {
         }
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
-        let live_tile_id = dashboard.tile_ids.get(&config.tile.value).cloned();
+        let live_tile_id = dashboard
+            .tile_ids
+            .get(config.tile.value.as_str())
+            .map(|id| id.to_string());
         // Copies on dashboard copies `--dedupe` deletes: deleted first, each step with its
         // dashboard (whose delete waits for it).
         let mut moved_off: Vec<(usize, String)> = Vec::new();
@@ -383,33 +386,36 @@ impl Builder<'_> {
         if let Some(live) = stored {
             self.stored_name("alert", &config.name, &live.name);
         }
-        let name = stored.map_or_else(|| config.name.value.clone(), |a| a.name.clone());
+        let name = stored.map_or_else(|| config.name.value.to_string(), |a| a.name.clone());
         let dashboard_name = dashboard
             .live
             .filter(|d| normalize::same_name(&d.name, &dashboard.config.name.value))
-            .map_or_else(|| dashboard.config.name.value.clone(), |d| d.name.clone());
+            .map_or_else(
+                || dashboard.config.name.value.to_string(),
+                |d| d.name.clone(),
+            );
         let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
             (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
             _ => (
                 AlertTarget::Names {
-                    dashboard: dashboard.config.name.value.clone(),
-                    tile: config.tile.value.clone(),
+                    dashboard: dashboard.config.name.value.to_string(),
+                    tile: config.tile.value.to_string(),
                 },
                 None,
                 None,
             ),
         };
-        let source = config.source.as_ref().map(|s| s.value.clone());
+        let source = config.source.as_ref().map(|s| s.value.to_string());
         // The first channel is `channel` (the servers mirror `channels[0]` there).
         let channel = config.all_channels().first().map(wire_channel);
-        let threshold_type = Some(config.threshold_type.value.clone());
-        let interval = Some(config.interval.value.clone());
-        let message = config.message.as_ref().map(|m| m.value.clone());
+        let threshold_type = Some(config.threshold_type.value.to_string());
+        let interval = Some(config.interval.value.to_string());
+        let message = config.message.as_ref().map(|m| m.value.to_string());
         let newer = newer_fields(config);
         let mut after = normalize::alert_view(&AlertView {
             name: &name,
             dashboard: dashboard_name,
-            tile: config.tile.value.clone(),
+            tile: config.tile.value.to_string(),
             threshold: Some(config.threshold.value),
             threshold_type: &threshold_type,
             interval: &interval,
@@ -450,12 +456,12 @@ impl Builder<'_> {
 /// A config channel as the API takes it.
 fn wire_channel(channel: &ChannelConfig) -> Channel {
     Channel {
-        kind: channel.kind.value.clone(),
-        webhook_id: channel.webhook_id.as_ref().map(|v| v.value.clone()),
+        kind: channel.kind.value.to_string(),
+        webhook_id: channel.webhook_id.as_ref().map(|v| v.value.to_string()),
         email_recipients: channel
             .email_recipients
             .as_ref()
-            .map(|r| r.iter().map(|v| v.value.clone()).collect()),
+            .map(|r| r.iter().map(|v| v.value.to_string()).collect()),
     }
 }
 
@@ -469,8 +475,11 @@ fn newer_fields(config: &AlertConfig) -> NewerAlertFields {
         threshold_max: config.threshold_max.as_ref().map(|v| v.value),
         num_consecutive_windows: config.num_consecutive_windows.as_ref().map(|v| v.value),
         schedule_offset_minutes: config.schedule_offset_minutes.as_ref().map(|v| v.value),
-        schedule_start_at: config.schedule_start_at.as_ref().map(|v| v.value.clone()),
-        note: config.note.as_ref().map(|v| v.value.clone()),
+        schedule_start_at: config
+            .schedule_start_at
+            .as_ref()
+            .map(|v| v.value.to_string()),
+        note: config.note.as_ref().map(|v| v.value.to_string()),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use smol_str::SmolStr;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
@@ -31,8 +32,9 @@ pub(crate) struct PlannedDashboard<'c, 'l> {
     /// The create or update step, if any.
     pub(crate) step: Option<usize>,
     /// The live tile id of each config tile that exists live (matched by name, `renamedFrom`
-    /// or place), by config tile name.
-    pub(crate) tile_ids: BTreeMap<String, String>,
+    /// or place), by config tile name; borrowed, as every dashboard's are held until its
+    /// stack's alerts are planned.
+    pub(crate) tile_ids: BTreeMap<&'c str, &'l str>,
     /// The live dashboard with the names the config gives it and its tiles, when any differ:
     /// alerts on it compare against these names, so a rename is not a change of the alert.
     pub(crate) renamed_view: Option<Dashboard>,
@@ -63,7 +65,7 @@ pub(crate) type Planned<'p, 'c, 'l> = (
 impl PlannedDashboard<'_, '_> {
     /// Whether the live tile `tile_id` is still on the dashboard once applied.
     pub(crate) fn keeps_tile(&self, tile_id: &str) -> bool {
-        self.tile_ids.values().any(|id| id == tile_id)
+        self.tile_ids.values().any(|id| *id == tile_id)
     }
 }
 
@@ -81,7 +83,7 @@ impl Builder<'_> {
         let mut claimed: BTreeSet<usize> = BTreeSet::new();
         let mut failed = false;
         for (i, tile) in config.tiles.iter().enumerate() {
-            let found: Vec<(usize, Option<&model::Located<String>>)> = live
+            let found: Vec<(usize, Option<&model::Located<SmolStr>>)> = live
                 .tiles
                 .iter()
                 .enumerate()
@@ -163,11 +165,11 @@ impl Builder<'_> {
         if let Some(live) = stored {
             self.stored_name("dashboard", &config.name, &live.name);
         }
-        let desired_name = stored.map_or_else(|| config.name.value.clone(), |d| d.name.clone());
+        let desired_name = stored.map_or_else(|| config.name.value.to_string(), |d| d.name.clone());
         let containers = self.desired_containers(index, config)?;
         let mut tiles = self.desired_tiles(index, config, existing, &matched)?;
         uncontained(&mut tiles.tiles, config, &containers);
-        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.clone()).collect();
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.to_string()).collect();
         tags.push(tag.to_string());
         let desired = Dashboard {
             id: String::new(),
@@ -338,13 +340,13 @@ impl Builder<'_> {
     /// The config's tiles as they are sent, in the generation the stack speaks, each live
     /// tile's id carried forward, and the live tiles converge does not model after them as the
     /// server has them; `None` when a tile cannot be sent (each one reported).
-    fn desired_tiles(
+    fn desired_tiles<'c, 'l>(
         &mut self,
         index: &StackIndex,
-        config: &DashboardConfig,
-        existing: Option<&Dashboard>,
+        config: &'c DashboardConfig,
+        existing: Option<&'l Dashboard>,
         matched: &[Option<usize>],
-    ) -> Option<DesiredTiles> {
+    ) -> Option<DesiredTiles<'c, 'l>> {
         let generation = index.generation;
         let mut failed = false;
         let mut out = DesiredTiles {
@@ -372,19 +374,20 @@ impl Builder<'_> {
             failed |= drawn.is_none();
             let (series, tile_config) = drawn.unwrap_or_default();
             // Carry the live tile's id forward so alerts on it survive the update.
-            let id = live_tile.and_then(|t| t.id.clone());
-            if let Some(id) = &id {
-                out.ids.insert(tile.name.value.clone(), id.clone());
+            let live_id = live_tile.and_then(|t| t.id.as_deref());
+            if let Some(live_id) = live_id {
+                out.ids.insert(tile.name.value.as_str(), live_id);
             }
+            let id = live_id.map(str::to_string);
             if let Some(live_tile) = live_tile
                 && live_tile.name != tile.name.value
             {
                 out.renames
-                    .push((live_tile.name.clone(), tile.name.value.clone()));
+                    .push((live_tile.name.clone(), tile.name.value.to_string()));
             }
             out.tiles.push(Tile {
                 id,
-                name: tile.name.value.clone(),
+                name: tile.name.value.to_string(),
                 x: tile.x.value,
                 y: tile.y.value,
                 w: tile.w.value,
@@ -396,8 +399,8 @@ impl Builder<'_> {
                     .flatten(),
                 series,
                 config: tile_config.map(wire::CompactJson::from),
-                container_id: tile.container_id.as_ref().map(|c| c.value.clone()),
-                tab_id: tile.tab_id.as_ref().map(|t| t.value.clone()),
+                container_id: tile.container_id.as_ref().map(|c| c.value.to_string()),
+                tab_id: tile.tab_id.as_ref().map(|t| t.value.to_string()),
             });
         }
         if failed {
@@ -460,8 +463,8 @@ impl Builder<'_> {
             defined
                 .iter()
                 .map(|c| Container {
-                    id: c.id.value.clone(),
-                    title: c.title.value.clone(),
+                    id: c.id.value.to_string(),
+                    title: c.title.value.to_string(),
                     collapsed: c.collapsed.as_ref().is_some_and(|v| v.value),
                     collapsible: c.collapsible.as_ref().map(|v| v.value),
                     bordered: c.bordered.as_ref().map(|v| v.value),
@@ -469,8 +472,8 @@ impl Builder<'_> {
                         c.tabs
                             .iter()
                             .map(|t| ContainerTab {
-                                id: t.id.value.clone(),
-                                title: t.title.value.clone(),
+                                id: t.id.value.to_string(),
+                                title: t.title.value.to_string(),
                             })
                             .collect()
                     }),
@@ -594,7 +597,7 @@ impl Builder<'_> {
                     failed = true;
                     None
                 }
-                Some(SourceRef::Id(id)) => Some(id.value.clone()),
+                Some(SourceRef::Id(id)) => Some(id.value.to_string()),
                 Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
                     Ok(id) => Some(id),
                     Err(diagnostic) => {
@@ -730,10 +733,10 @@ fn uncontained(tiles: &mut [Tile], config: &DashboardConfig, containers: &[Conta
 }
 
 /// A config dashboard's tiles as they are sent.
-struct DesiredTiles {
+struct DesiredTiles<'c, 'l> {
     tiles: Vec<Tile>,
     /// The live tile id of each config tile that exists live, by config tile name.
-    ids: BTreeMap<String, String>,
+    ids: BTreeMap<&'c str, &'l str>,
     /// `(live name, config name)` of each tile renamed where it stands.
     renames: Vec<(String, String)>,
 }
@@ -749,7 +752,7 @@ fn renamed_view(
     view.name = name.to_string();
     for (tile, live_index) in config.tiles.iter().zip(matched) {
         if let Some(t) = live_index.and_then(|j| view.tiles.get_mut(j)) {
-            t.name = tile.name.value.clone();
+            t.name = tile.name.value.to_string();
         }
     }
     view

@@ -43,8 +43,8 @@ pub(crate) fn loc<T>(value: T, line: usize) -> Located<T> {
     Located::new(value, at(line))
 }
 
-fn s(value: &str, line: usize) -> Located<String> {
-    loc(value.to_string(), line)
+fn s<T: for<'a> From<&'a str>>(value: &str, line: usize) -> Located<T> {
+    loc(T::from(value), line)
 }
 
 pub(crate) fn series_by_name(source: &str, agg: &str, line: usize) -> SeriesConfig {
@@ -642,12 +642,13 @@ pub(crate) fn large(n: usize) -> (Config, LiveState) {
                 )
             })
             .collect();
-        stack
-            .dashboards
-            .insert(key.clone(), dashboard(&key, &name, &["team"], tiles));
+        stack.dashboards.insert(
+            key.as_str().into(),
+            dashboard(&key, &name, &["team"], tiles),
+        );
         let alert_key = format!("alert-{i:05}");
         stack.alerts.insert(
-            alert_key.clone(),
+            alert_key.as_str().into(),
             alert(&alert_key, &format!("Alert {i:05}"), &key, "Tile 0", 10.0),
         );
         if i % 2 == 0 {

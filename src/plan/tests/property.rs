@@ -512,12 +512,12 @@ fn scenario(
                     series.where_language = None;
                     series.group_by = None;
                     let mut tile = fixtures::tile(&tile_name(*t), *x, vec![series], 4);
-                    tile.as_ratio = ratio.map(|r| loc(r, 4));
+                    tile.as_ratio = ratio.map(|r| Box::new(loc(r, 4)));
                     tile
                 })
                 .collect();
             (
-                key.clone(),
+                key.as_str().into(),
                 fixtures::dashboard(&key, &board_name(b.name), &[], tiles),
             )
         })
@@ -525,7 +525,7 @@ fn scenario(
     stack.alerts = IndexMap::new();
     for a in &want_alerts {
         let key = format!("alert-{}", a.name);
-        if stack.alerts.contains_key(&key) {
+        if stack.alerts.contains_key(key.as_str()) {
             continue;
         }
         let Some(board) = want_boards.iter().find(|b| b.name == a.board) else {
@@ -541,8 +541,8 @@ fn scenario(
             &tile_name(a.tile),
             f64::from(a.threshold),
         );
-        alert.message = a.message.map(|m| loc(format!("message {m}"), 5));
-        stack.alerts.insert(key, alert);
+        alert.message = a.message.map(|m| loc(format!("message {m}").into(), 5));
+        stack.alerts.insert(key.into(), alert);
     }
     (config, live)
 }
