@@ -473,19 +473,7 @@ fn two_changes_trading_addresses_are_refused_by_the_names_the_config_gives() {
         let step = plan["changes"][index]["step"].as_u64().unwrap() as usize;
         plan["steps"][step]["address"] = address;
     }
-    file.as_object_mut().unwrap().remove("digest");
-    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
-    sandbox.reset_log();
-    let converge = binary(&sandbox, &workspace);
-    let config = workspace.file("reviewed.yaml");
-    let applied = converge.run([
-        "apply",
-        "--plan",
-        path.as_str(),
-        config.as_str(),
-        "--yes",
-        "--allow-destroy",
-    ]);
+    let applied = apply_without_digest(&sandbox, &workspace, &path, file);
     applied.assert_exit(1);
     assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
     assert!(
@@ -525,19 +513,31 @@ fn a_plan_edited_to_leave_out_its_delete_is_refused() {
         changes - 1
     );
     assert_eq!(file["plan"]["steps"].as_array().unwrap().len(), steps - 1);
+    let applied = apply_without_digest(&sandbox, &workspace, &path, file);
+    assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
+    common::converge_snapshot!("saved_plan_without_its_delete", applied);
+}
+
+/// Saves `file` (an edited saved plan) at `path` without its digest, as an attacker who cannot
+/// recompute it would leave it, and applies it with the reviewed config, the sandbox's log
+/// emptied first so that its writes are the run's.
+fn apply_without_digest(
+    sandbox: &SandboxHandle,
+    workspace: &Workspace,
+    path: &str,
+    mut file: Value,
+) -> common::Outcome {
     file.as_object_mut().unwrap().remove("digest");
-    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
     sandbox.reset_log();
-    let converge = binary(&sandbox, &workspace);
+    let converge = binary(sandbox, workspace);
     let config = workspace.file("reviewed.yaml");
-    let applied = converge.run([
+    converge.run([
         "apply",
         "--plan",
-        path.as_str(),
+        path,
         config.as_str(),
         "--yes",
         "--allow-destroy",
-    ]);
-    assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
-    common::converge_snapshot!("saved_plan_without_its_delete", applied);
+    ])
 }
