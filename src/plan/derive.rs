@@ -514,6 +514,37 @@ pub(crate) fn against_config(
             problems.push(format!("{address}: {problem}"));
         }
     }
+    problems.extend(left_out(plan, config));
+    problems
+}
+
+/// A whole plan (no `--only`) shows every dashboard and alert of the config, unchanged ones
+/// included, so a file edited to drop one together with its step (a create above all, which
+/// nothing live could show missing) names the address it left out. One line per address.
+fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
+    if !plan.only.is_empty() {
+        return Vec::new();
+    }
+    let shown: BTreeSet<&str> = plan.changes.iter().map(|c| c.address.as_str()).collect();
+    let mut problems = Vec::new();
+    for (key, stack) in &config.stacks {
+        let dashboards = stack.dashboards.keys().map(|dashboard| Address::Dashboard {
+            stack: key,
+            dashboard,
+        });
+        let alerts = stack
+            .alerts
+            .keys()
+            .map(|alert| Address::Alert { stack: key, alert });
+        for address in dashboards.chain(alerts).map(|a| a.to_string()) {
+            if !shown.contains(address.as_str()) {
+                problems.push(format!(
+                    "{address}: the config has it, but the plan shows no change for it (not even \
+                     unchanged): the file was edited to leave it out, or made from another config"
+                ));
+            }
+        }
+    }
     problems
 }
 

@@ -541,3 +541,47 @@ fn apply_without_digest(
         "--allow-destroy",
     ])
 }
+
+/// The same for a create, which nothing live can show missing: the alert create's change and
+/// step removed, the later steps renumbered so the file still reads as a plan, the digest
+/// dropped. Given the config, the plan leaves out an alert the config has, so the run is
+/// refused before any write.
+#[test]
+fn a_plan_edited_to_leave_out_a_create_is_refused_by_the_config() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let path = planned(&sandbox, &workspace);
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let plan = &mut file["plan"];
+    let created = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["address"] == json!("alert.prod.api-latency"))
+        .unwrap();
+    assert_eq!(
+        plan["changes"][created]["action"],
+        json!("create"),
+        "{plan:#}"
+    );
+    let step = plan["changes"][created]["step"].as_u64().unwrap();
+    plan["changes"].as_array_mut().unwrap().remove(created);
+    plan["steps"].as_array_mut().unwrap().remove(step as usize);
+    let renumber = |n: &mut Value| {
+        if let Some(i) = n.as_u64().filter(|&i| i > step) {
+            *n = json!(i - 1);
+        }
+    };
+    for change in plan["changes"].as_array_mut().unwrap() {
+        renumber(&mut change["step"]);
+    }
+    for later in plan["steps"].as_array_mut().unwrap() {
+        renumber(&mut later["id"]);
+        for on in later["dependsOn"].as_array_mut().unwrap() {
+            renumber(on);
+        }
+    }
+    let applied = apply_without_digest(&sandbox, &workspace, &path, file);
+    assert_eq!(writes(&sandbox), Vec::<String>::new(), "{}", applied.stderr);
+    common::converge_snapshot!("saved_plan_without_its_create", applied);
+}
