@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::address::Address;
+use super::address::{Address, instance_entry};
 use super::kinds::pipe::op as pipe;
 use super::kinds::private_endpoint::op as private_endpoint;
 use super::kinds::service::op as service;
@@ -891,7 +891,14 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
 /// Whether an operation carries out a change of `action` at `address`: it does what the
 /// change does, to an object of the address's kind (and stack, endpoint id).
 fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
-    let in_stack = |stack: &StackRef| address.stack() == Some(stack.key.as_str());
+    // A removed instance of a whole-stack template is deleted through a remaining instance of
+    // the same entry (the config has no stack of its key to reach the API by).
+    let in_stack = |stack: &StackRef| {
+        address.stack() == Some(stack.key.as_str())
+            || (operation.effect() == Effect::Delete
+                && address.stack().and_then(instance_entry).is_some()
+                && address.stack().and_then(instance_entry) == instance_entry(&stack.key))
+    };
     let at_address = match operation.target() {
         Target::Service { .. } => matches!(address, Address::ServiceScaling { .. }),
         Target::PrivateEndpoint { id: wanted, .. } => {

@@ -112,7 +112,7 @@ pub(crate) fn against_live(
                     let Some(current) = current else {
                         return Ok(());
                     };
-                    owned(current, &stack.key)?;
+                    owned(current, owner_of(change, &stack.key))?;
                     same_before_masked(change, &normalize::dashboard(current), printer)?;
                     deleted(change)
                 },
@@ -143,13 +143,16 @@ pub(crate) fn against_live(
                         .iter()
                         .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
                     match on {
-                        Some(dashboard) => owned(dashboard, &stack.key).map_err(|_| {
-                            format!(
-                                "is on dashboard \"{}\", which converge does not own (no `{}` tag)",
-                                dashboard.name,
-                                ownership_tag(&stack.key)
-                            )
-                        }),
+                        Some(dashboard) => {
+                            owned(dashboard, owner_of(change, &stack.key)).map_err(|_| {
+                                format!(
+                                    "is on dashboard \"{}\", which converge does not own (no `{}` \
+                                     tag)",
+                                    dashboard.name,
+                                    ownership_tag(owner_of(change, &stack.key))
+                                )
+                            })
+                        }
                         None => Err("is on no dashboard converge owns".to_string()),
                     }?;
                     let before = normalize::alert(current, on);
@@ -362,6 +365,16 @@ fn the_one<'a, T>(
             named.len()
         )),
     }
+}
+
+/// The stack whose ownership tag a delete's object must carry: the one its address names. That
+/// is the step's own stack, but for an instance of a whole-stack template removed from the
+/// config, whose objects are reached (and deleted) through a remaining instance of the same
+/// entry on the same API.
+fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
+    Address::parse(&change.address)
+        .and_then(|address| address.stack())
+        .unwrap_or(step_stack)
 }
 
 /// A dashboard converge owns in `stack`: it carries the stack's ownership tag.

@@ -402,3 +402,42 @@ fn a_renamed_stack_instance_keeps_its_objects() {
     assert_eq!(alert_id(&sandbox, "Errors in development"), id);
     assert_eq!(instance_dashboards(&sandbox).len(), 3);
 }
+
+/// A saved plan of a fan-out (an instance removed, a template value changed in the others)
+/// applies as reviewed: every object a whole plan must name (issue 27's check that a saved plan
+/// names each owned object of the stacks it reads, and each dashboard and alert of the config)
+/// is named, in instance stacks as in plain ones, and the next plan is empty.
+#[test]
+fn a_saved_plan_of_a_fan_out_applies_as_reviewed() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    let converge = binary(&sandbox, &workspace);
+    let before = workspace.write("before.yaml", &config(&THREE, TEMPLATE));
+    converge
+        .run(["apply", before.as_str(), "--yes"])
+        .assert_exit(0);
+    let after = workspace.write(
+        "after.yaml",
+        &config(
+            &THREE[..2],
+            &TEMPLATE.replace("interval: 5m", "interval: 15m"),
+        ),
+    );
+    let saved = crate::apply::save_plan(&converge, &workspace, &after);
+    converge
+        .run([
+            "apply",
+            "--plan",
+            saved.as_str(),
+            after.as_str(),
+            "--yes",
+            "--allow-destroy",
+        ])
+        .assert_exit(0);
+    assert!(!plans_changes(&sandbox, &workspace, &after));
+    let names: Vec<String> = instance_dashboards(&sandbox)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(names, ["Health (prod)", "Health (staging)"]);
+}
