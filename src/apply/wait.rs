@@ -134,13 +134,8 @@ pub(crate) async fn wait(
         if pending.len() < before.len() {
             progress(&before, &pending, total, printer);
         }
-        let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
-        if pending.is_empty() || late || *cancel.borrow() {
+        if !poll_again(!pending.is_empty(), deadline, options, &mut cancel).await {
             break;
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(options.poll_interval) => {}
-            _ = cancel.changed() => {}
         }
     }
     if !pending.is_empty() {
@@ -279,13 +274,8 @@ async fn settle_pipes(
             }
         }
         pending = still;
-        let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
-        if pending.is_empty() || late || *cancel.borrow() {
+        if !poll_again(!pending.is_empty(), deadline, options, &mut cancel).await {
             break;
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(options.poll_interval) => {}
-            _ = cancel.changed() => {}
         }
     }
     if !pending.is_empty() {
@@ -298,6 +288,27 @@ async fn settle_pipes(
     }
     (pending.iter().map(|s| s.address.clone()).collect(), failed)
 }
+
+/// Between two polls: whether to poll again (something is pending, the deadline has not
+/// passed, the run is not cancelled), after one poll interval or a cancel, whichever comes
+/// first.
+async fn poll_again(
+    pending: bool,
+    deadline: Option<tokio::time::Instant>,
+    options: &Options,
+    cancel: &mut watch::Receiver<bool>,
+) -> bool {
+    let late = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
+    if !pending || late || *cancel.borrow() {
+        return false;
+    }
+    tokio::select! {
+        _ = tokio::time::sleep(options.poll_interval) => {}
+        _ = cancel.changed() => {}
+    }
+    true
+}
+
 /// One line for a poll that found changes showing: which, and what is still pending; or that
 /// all of them show, so the wait never ends on a line that looks frozen.
 fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, printer: &Printer) {

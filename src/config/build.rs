@@ -389,7 +389,7 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
     };
     let dashboards = exact_map(
         entries_mut(node.get_mut("dashboards"))
-            .filter_map(|(k, d)| Some((key_text(k), dashboard(k, d, diags)?))),
+            .filter_map(|(k, d)| Some((k.name.clone(), dashboard(k, d, diags)?))),
     );
     let mut webhooks = Shared::default();
     let alerts = exact_map(entries_mut(node.get_mut("alerts")).filter_map(|(k, a)| {
@@ -397,7 +397,7 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         // The rules read only the alerts that did not build (their references are still
         // checked); a built one's tree is freed here, while the typed config grows.
         a.kind = Kind::Null;
-        Some((key_text(k), built))
+        Some((k.name.clone(), built))
     }));
     Some(StackConfig {
         key: located_key(key),
@@ -639,12 +639,7 @@ fn located_key(key: &Key) -> Located<String> {
 
 /// As [`located_key`], for the dashboards' and alerts' many keys.
 fn located_key_text(key: &Key) -> Located<SmolStr> {
-    Located::new(key_text(key), key.span)
-}
-
-/// A key of the tree as the typed config holds the many (dashboards', alerts').
-fn key_text(key: &Key) -> SmolStr {
-    key.name.clone()
+    Located::new(key.name.clone(), key.span)
 }
 
 fn entries(node: Option<&Node>) -> impl Iterator<Item = (&Key, &Node)> {

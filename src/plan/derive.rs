@@ -893,11 +893,12 @@ fn dashboard_of(body: &crate::api::wire::DashboardRequest) -> Dashboard {
 fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
     // A removed instance of a whole-stack template is deleted through a remaining instance of
     // the same entry (the config has no stack of its key to reach the API by).
+    let entry = address.stack().and_then(instance_entry);
     let in_stack = |stack: &StackRef| {
         address.stack() == Some(stack.key.as_str())
             || (operation.effect() == Effect::Delete
-                && address.stack().and_then(instance_entry).is_some()
-                && address.stack().and_then(instance_entry) == instance_entry(&stack.key))
+                && entry.is_some()
+                && entry == instance_entry(&stack.key))
     };
     let at_address = match operation.target() {
         Target::Service { .. } => matches!(address, Address::ServiceScaling { .. }),

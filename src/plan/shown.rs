@@ -206,6 +206,8 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
     if !plan.only.is_empty() {
         return Vec::new();
     }
+    // Each name by its server-side key (`normalize::name_key`), so a live object is looked up
+    // once, not compared with every name of a large plan.
     let mut named: BTreeSet<(Held, &str, String)> = BTreeSet::new();
     let addresses = plan
         .changes
@@ -213,47 +215,47 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
         .map(|c| (c.address.as_str(), Some(c)))
         .chain(plan.unmanaged.iter().map(|u| (u.address.as_str(), None)));
     for (address, change) in addresses {
-        let (held, stack) = match Address::parse(address) {
-            Some(Address::Dashboard { stack, .. } | Address::LiveDashboard { stack, .. }) => {
-                (Held::Dashboard, stack)
-            }
-            Some(Address::Alert { stack, .. } | Address::LiveAlert { stack, .. }) => {
-                (Held::Alert, stack)
-            }
+        let (held, stack, live_name) = match Address::parse(address) {
+            Some(Address::Dashboard { stack, .. }) => (Held::Dashboard, stack, None),
+            Some(Address::LiveDashboard { stack, name }) => (Held::Dashboard, stack, Some(name)),
+            Some(Address::Alert { stack, .. }) => (Held::Alert, stack, None),
+            Some(Address::LiveAlert { stack, name }) => (Held::Alert, stack, Some(name)),
             _ => continue,
         };
-        if let Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) =
-            Address::parse(address)
-        {
-            named.insert((held, stack, name.into_owned()));
-        }
-        for name in change.into_iter().flat_map(|c| c.names_shown()).flatten() {
-            named.insert((held, stack, name.to_owned()));
+        let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();
+        for name in live_name.as_deref().into_iter().chain(shown) {
+            named.insert((held, stack, normalize::name_key(name)));
         }
     }
-    let known = |held: Held, stack: &str, live_name: &str| {
-        named
-            .iter()
-            .any(|(h, s, n)| *h == held && *s == stack && named_as(live_name, n, printer))
+    // As the file is saved masked, a live name holding a secret reads back as the mask.
+    let known = |held: Held, stack: &str, name: &str| {
+        [name.to_owned(), printer.redact(name).into_owned()]
+            .into_iter()
+            .any(|n| named.contains(&(held, stack, normalize::name_key(&n))))
     };
     let mut problems = Vec::new();
     for (stack, read) in &live.stacks {
-        let owned: Vec<&Dashboard> = read
-            .dashboards
-            .iter()
-            .filter(|d| owned(d, stack).is_ok())
-            .collect();
-        for dashboard in &owned {
+        let tag = ownership_tag(stack);
+        let mut owned: BTreeSet<&str> = BTreeSet::new();
+        for dashboard in read.dashboards.iter().filter(|d| d.tags.contains(&tag)) {
+            owned.insert(dashboard.id.as_str());
             if !known(Held::Dashboard, stack, &dashboard.name) {
-                problems.push(not_named("dashboard", stack, &dashboard.name, printer));
+                problems.push(not_named(
+                    "dashboard",
+                    stack,
+                    &dashboard.name,
+                    &tag,
+                    printer,
+                ));
             }
         }
         for alert in &read.alerts {
-            let on_owned = owned
-                .iter()
-                .any(|d| alert.dashboard.as_deref() == Some(d.id.as_str()));
+            let on_owned = alert
+                .dashboard
+                .as_deref()
+                .is_some_and(|d| owned.contains(d));
             if on_owned && !known(Held::Alert, stack, &alert.name) {
-                problems.push(not_named("alert", stack, &alert.name, printer));
+                problems.push(not_named("alert", stack, &alert.name, &tag, printer));
             }
         }
     }
@@ -261,13 +263,12 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
 }
 
 /// The problem of an owned object the plan does not name.
-fn not_named(kind: &str, stack: &str, name: &str, printer: &Printer) -> String {
-    let name = printer.redact(name);
+fn not_named(kind: &str, stack: &str, name: &str, tag: &str, printer: &Printer) -> String {
     format!(
-        "{kind} \"{name}\" of stack `{stack}` is converge's ({}), but the plan neither changes \
-         nor reports it: the file was edited to leave it out, or it was made after the plan \
-         (plan again)",
-        format_args!("`{}` tag", ownership_tag(stack))
+        "{kind} \"{}\" of stack `{stack}` is converge's (`{tag}` tag), but the plan neither \
+         changes nor reports it: the file was edited to leave it out, or it was made after the \
+         plan (plan again)",
+        printer.redact(name)
     )
 }
 
