@@ -52,6 +52,18 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The variable with which `.ci/run` says that the tests needing the project's shared folder
+/// beside the checkout (`../shared`: the reference documents, hdx-server) and the tools it
+/// installs must run. A user's clone has no `../shared`, and GitHub Actions sets `CI` there
+/// too, so `CI` cannot say it.
+pub const REQUIRE_SHARED: &str = "CONVERGE_REQUIRE_SHARED";
+
+/// Whether `.ci/run` asked for every test that needs `../shared` or an installed tool to run
+/// (`CONVERGE_REQUIRE_SHARED=1`); elsewhere such a test skips with a message.
+pub fn shared_required() -> bool {
+    std::env::var_os(REQUIRE_SHARED).is_some_and(|value| value != "0" && !value.is_empty())
+}
+
 /// The quickstart's text.
 pub fn quickstart() -> String {
     std::fs::read_to_string(root().join("examples/quickstart.yaml"))
