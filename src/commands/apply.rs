@@ -140,37 +140,7 @@ impl Settings {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let settings = Settings::resolve(&args);
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.paths, &settings.api, printer)?;
-        if let Err(mismatch) = session.saved.check_digest(printer) {
-            printer.err(&format!(
-                "error: `{}`: {mismatch}; nothing was written",
-                crate::output::path_text(file)
-            ));
-            printer.err("run `converge plan --out FILE` again and review the new plan");
-            refused_report(&args, printer, &session.saved.plan, "digest", &[]);
-            return Ok(Exit::Refused);
-        }
-        // What `show` prints too: the run can be matched with the review.
-        printer.err(&format!(
-            "the plan's text has digest {}",
-            plan::saved::digest(&session.saved.plan, printer)
-        ));
-        let mut plan = session.saved.plan.clone();
-        session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
-        for (kept, left_out) in plan.retain_addresses(&args.only) {
-            printer.warn(&format!(
-                "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
-            ));
-        }
-        proceed(
-            &args,
-            printer,
-            &session.runtime,
-            session.clients.clone(),
-            &plan,
-            &settings.apply,
-            true,
-        )
+        run_saved(&args, &settings, file, printer)
     } else if let Some(address) = &args.resync {
         // Only the pipes of the address's service are read (any pipe address of it matches).
         let only: Vec<String> = match plan::Address::parse(address) {
@@ -222,6 +192,46 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             false,
         )
     }
+}
+
+/// `converge apply --plan FILE`: the saved plan, checked against its digest, kept to `--only`.
+fn run_saved(
+    args: &Args,
+    settings: &Settings,
+    file: &std::path::Path,
+    printer: &Printer,
+) -> Result<Exit> {
+    let session = session::open_saved(file, &args.paths, &settings.api, printer)?;
+    if let Err(mismatch) = session.saved.check_digest(printer) {
+        printer.err(&format!(
+            "error: `{}`: {mismatch}; nothing was written",
+            crate::output::path_text(file)
+        ));
+        printer.err("run `converge plan --out FILE` again and review the new plan");
+        refused_report(args, printer, &session.saved.plan, "digest", &[]);
+        return Ok(Exit::Refused);
+    }
+    // What `show` prints too: the run can be matched with the review.
+    printer.err(&format!(
+        "the plan's text has digest {}",
+        plan::saved::digest(&session.saved.plan, printer)
+    ));
+    let mut plan = session.saved.plan.clone();
+    session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
+    for (kept, left_out) in plan.retain_addresses(&args.only) {
+        printer.warn(&format!(
+            "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
+        ));
+    }
+    proceed(
+        args,
+        printer,
+        &session.runtime,
+        session.clients.clone(),
+        &plan,
+        &settings.apply,
+        true,
+    )
 }
 
 fn proceed(

@@ -152,24 +152,7 @@ fn write_back(
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     let texts = writeback::apply(&session.sources, &proposal.edits);
     if !texts.is_empty() {
-        let now = Some(jiff::Timestamp::now());
-        writeback::verify(
-            &session.sources,
-            &texts,
-            &proposal.edits,
-            |files| session.reload(files),
-            |config| {
-                let options = PlanOptions {
-                    only: Vec::new(),
-                    now,
-                    dedupe: false,
-                    drop_unchanged_values: false,
-                };
-                let plan = crate::plan::plan(config, &session.live, &options).0;
-                drift::report(config, &session.live, &plan, ignore)
-            },
-        )
-        .map_err(|reason| WriteBackError::Unverified { reason })?;
+        verify(session, &texts, &proposal.edits, ignore)?;
     }
     if !args.write {
         printer.out_text(&writeback::diff(&session.sources, &texts));
@@ -212,6 +195,33 @@ fn write_back(
     } else {
         Exit::Changes
     })
+}
+
+/// Checks the edited config texts: they load, and their drift report is what the edit meant.
+fn verify(
+    session: &Session,
+    texts: &[(usize, String)],
+    edits: &[writeback::Edit],
+    ignore: &[String],
+) -> Result<()> {
+    let now = Some(jiff::Timestamp::now());
+    writeback::verify(
+        &session.sources,
+        texts,
+        edits,
+        |files| session.reload(files),
+        |config| {
+            let options = PlanOptions {
+                only: Vec::new(),
+                now,
+                dedupe: false,
+                drop_unchanged_values: false,
+            };
+            let plan = crate::plan::plan(config, &session.live, &options).0;
+            drift::report(config, &session.live, &plan, ignore)
+        },
+    )
+    .map_err(|reason| WriteBackError::Unverified { reason }.into())
 }
 
 /// Why `drift --write` or `--diff` wrote nothing.
