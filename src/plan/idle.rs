@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::live::LiveState;
-use crate::plan::{Operation, Plan};
+use crate::plan::address::Address;
+use crate::plan::model::{Operation, Plan};
 
 /// One warning per service that is not running and whose pipes the plan writes, e.g.
 /// ``service `analytics` is `idle`: its 3 pipe change(s) will fail with 424 unless `converge
@@ -16,7 +17,7 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     for step in &plan.steps {
         if let Operation::Pipe(pipe) = &step.operation {
             let service_id = pipe.service_id();
-            let key = crate::plan::Address::parse(&step.address)
+            let key = Address::parse(&step.address)
                 .and_then(|a| a.service())
                 .unwrap_or(service_id)
                 .to_string();
