@@ -29,6 +29,7 @@ mod plan;
 mod preview;
 mod reading;
 mod readme;
+mod real;
 mod rename;
 mod review;
 mod sandbox;
