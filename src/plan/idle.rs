@@ -1,0 +1,45 @@
+//! Pipe writes need their service `running`; an idle or stopped service answers 424. `plan` and
+//! `apply` say so ahead, from the services list they already read, instead of leaving it to
+//! the failures.
+
+use std::collections::BTreeMap;
+
+use crate::live::LiveState;
+use crate::plan::address::Address;
+use crate::plan::model::{Operation, Plan};
+
+/// One warning per service that is not running and whose pipes the plan writes, e.g.
+/// ``service `analytics` is `idle`: its 3 pipe change(s) will fail with 424 unless `converge
+/// apply --wake` wakes it first``.
+pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
+    // Service key (from the address) and id → pipe steps.
+    let mut pipes: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for step in &plan.steps {
+        if let Operation::Pipe(pipe) = &step.operation {
+            let service_id = pipe.service_id();
+            let key = Address::parse(&step.address)
+                .and_then(|a| a.service())
+                .unwrap_or(service_id)
+                .to_string();
+            *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
+        }
+    }
+    pipes
+        .into_iter()
+        .filter_map(|((key, id), count)| {
+            let state = live.services.get(&id)?.state.as_deref()?;
+            if state == "running" {
+                return None;
+            }
+            let changes = if count == 1 {
+                "its pipe change".to_string()
+            } else {
+                format!("its {count} pipe changes")
+            };
+            Some(format!(
+                "service `{key}` is `{state}`, not running: {changes} will fail with 424 \
+                 unless `converge apply --wake` wakes it first"
+            ))
+        })
+        .collect()
+}
