@@ -12,6 +12,7 @@
 #![allow(dead_code)]
 
 mod cases;
+mod examples;
 pub mod server;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
