@@ -24,6 +24,7 @@ mod plan;
 mod preview;
 mod reading;
 mod readme;
+mod real;
 mod rename;
 mod review;
 mod sandbox;

@@ -401,6 +401,9 @@ fn today_tile(map: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
             "Tile must have either series or config",
         ));
     }
+    if let Some(config) = config {
+        select_items(config, &format!("{prefix}.config"))?;
+    }
     let mut sources: Vec<(String, &Value)> = Vec::new();
     if let Some(source) = config.and_then(|c| c.get("sourceId")) {
         sources.push((format!("{prefix}.config.sourceId"), source));
@@ -422,6 +425,40 @@ fn today_tile(map: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
         Some((path, _)) => Err(body_invalid(&path, "Invalid ObjectId")),
         None => Ok(()),
     }
+}
+
+/// The select-item rule of today's servers (`externalDashboardSelectItemSchema`): a `level`
+/// only on `quantile`, no `valueExpression` on `count`, one on every other aggregation. Heatmap
+/// items have a schema of their own; search and event-pattern tiles select a string.
+fn select_items(config: &Value, prefix: &str) -> Result<(), ApiError> {
+    if config.get("displayType").and_then(Value::as_str) == Some("heatmap")
+        || config.get("configType").is_some()
+    {
+        return Ok(());
+    }
+    let items = config.get("select").and_then(Value::as_array);
+    for (i, item) in items.into_iter().flatten().enumerate() {
+        let Some(agg) = item.get("aggFn").and_then(Value::as_str) else {
+            continue;
+        };
+        let present = |key: &str| {
+            item.get(key)
+                .is_some_and(|v| !v.is_null() && v.as_str() != Some("") && v != &Value::Bool(false))
+        };
+        let message = if present("level") && agg != "quantile" {
+            Some("Level can only be used with quantile aggregation function")
+        } else if present("valueExpression") && agg == "count" {
+            Some("Value expression cannot be used with count aggregation function")
+        } else if !present("valueExpression") && agg != "count" {
+            Some("Value expression is required for non-count aggregation functions")
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            return Err(body_invalid(&format!("{prefix}.select.{i}"), message));
+        }
+    }
+    Ok(())
 }
 
 fn tile(value: &Value, prefix: &str) -> Check<Tile> {
