@@ -4,20 +4,21 @@
 
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
-use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, StepError, WriteError};
+use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
 use crate::plan::{DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
 
-/// Sends the write of `operation` once (the transport retries what is safe to retry); returns
-/// a created dashboard or alert as the server answered.
+/// Sends `part` of the write of `operation` once (the transport retries what is safe to
+/// retry); returns a created dashboard or alert as the server answered.
 pub(super) async fn write(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    part: Part,
 ) -> Result<Option<Created>, WriteError> {
     match operation {
         Operation::Service(op) => service::send(context, op).await,
         Operation::PrivateEndpoint(op) => private_endpoint::send(context, op).await,
-        Operation::Pipe(op) => pipe::send(context, step, op).await,
+        Operation::Pipe(op) => pipe::send(context, step, op, part).await,
         Operation::Dashboard(op) => dashboard::send(context, op).await,
         Operation::Alert(op) => alert::send(context, op).await,
     }
@@ -62,17 +63,18 @@ pub(super) enum Rounds {
     MaybeApplied(String),
 }
 
-/// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
-/// each already, and another round is as safe.
+/// Sends an idempotent write (update, delete, a replacement's delete) in up to [`ROUNDS`]
+/// rounds: the transport retried each already, and another round is as safe.
 pub(super) async fn write_rounds(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    part: Part,
 ) -> Result<(), Rounds> {
     let mut round = 1;
     let mut previous = None;
     loop {
-        match write(context, step, operation).await {
+        match write(context, step, operation, part).await {
             Ok(_) => return Ok(()),
             Err(WriteError::Api(error)) if error.is_stopped() => {
                 return Err(Rounds::Stopped(previous));
@@ -119,7 +121,7 @@ pub(crate) async fn write_idempotent(
         fingerprint: None,
         operation: operation.clone(),
     };
-    write_rounds(context, &step, operation)
+    write_rounds(context, &step, operation, Part::Whole)
         .await
         .map_err(|rounds| match rounds {
             Rounds::Stopped(_) => IdempotentWriteError::Interrupted,

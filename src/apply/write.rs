@@ -206,6 +206,18 @@ impl Context {
     }
 }
 
+/// Which part of a step's write is sent: the whole of it, or one half of a replacement
+/// ([`crate::plan::target::Effect::Replace`]), whose halves the engine sends on their own paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Everything the operation does.
+    Whole,
+    /// A replacement's delete, up to the object being gone: resent in rounds.
+    Destroy,
+    /// A replacement's create, once its object is gone: sent once, never resent.
+    Create,
+}
+
 /// A failed write.
 #[derive(Debug, Clone)]
 pub(super) enum WriteError {

@@ -900,46 +900,13 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
                 && entry.is_some()
                 && entry == instance_entry(&stack.key))
     };
-    let at_address = match operation.target() {
-        Target::Service { .. } => matches!(address, Address::ServiceScaling { .. }),
-        Target::PrivateEndpoint { id: wanted, .. } => {
-            matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
-        }
-        Target::Pipe { .. } => match operation.effect() {
-            // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update
-                if matches!(
-                    operation.name().op,
-                    "pipe-update" | "pipe-rotate" | "pipe-state" | "pipe-resync"
-                ) =>
-            {
-                matches!(address, Address::Pipe { .. })
-            }
-            Effect::Update if operation.name().op == "pipe-settings" => {
-                matches!(address, Address::PipeSettings { .. })
-            }
-            Effect::Update => matches!(address, Address::PipeScaling { .. }),
-            Effect::Create | Effect::Delete => {
-                matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
-            }
-        },
-        Target::Dashboard { stack, .. } => {
-            matches!(
-                address,
-                Address::Dashboard { .. } | Address::LiveDashboard { .. }
-            ) && in_stack(stack)
-        }
-        Target::Alert { stack, .. } => {
-            matches!(address, Address::Alert { .. } | Address::LiveAlert { .. }) && in_stack(stack)
-        }
-        Target::PipeCompute { .. } => matches!(address, Address::PipeCompute { .. }),
-    };
-    // A replacement destroys first (its effect), and its change says both halves.
-    let carried = if operation.name().op == "pipe-replace" {
-        Action::Replace
-    } else {
-        Action::from(operation.effect())
-    };
+    let at_address = operation.fits(address)
+        && operation
+            .target()
+            .stack()
+            .is_none_or(|stack| in_stack(stack));
+    // A replacement's change says both halves, as its effect does.
+    let carried = Action::from(operation.effect());
     carried == action && at_address
 }
 

@@ -223,9 +223,20 @@ impl Operation {
         }
     }
 
+    /// Whether it carries out a change at `address`: of its kind, at the part it writes.
+    pub(crate) fn fits(&self, address: &crate::address::Address<'_>) -> bool {
+        match self {
+            Operation::Service(op) => op.fits(address),
+            Operation::PrivateEndpoint(op) => op.fits(address),
+            Operation::Pipe(op) => op.fits(address),
+            Operation::Dashboard(op) => op.fits(address),
+            Operation::Alert(op) => op.fits(address),
+        }
+    }
+
     /// Whether the operation destroys something (refused without `--allow-destroy`).
     pub(crate) fn is_destroy(&self) -> bool {
-        self.effect() == Effect::Delete
+        self.effect().destroys()
     }
 }
 
@@ -278,6 +289,7 @@ impl From<Effect> for Action {
             Effect::Create => Action::Create,
             Effect::Update => Action::Update,
             Effect::Delete => Action::Delete,
+            Effect::Replace => Action::Replace,
         }
     }
 }

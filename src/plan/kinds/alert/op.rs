@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address::Address;
 use crate::api::wire::AlertRequest;
 use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
 
@@ -65,6 +66,15 @@ impl AlertOp {
             AlertOp::Create { .. } => Effect::Create,
             AlertOp::Update { .. } => Effect::Update,
             AlertOp::Delete { .. } => Effect::Delete,
+        }
+    }
+
+    /// Whether it carries out a change at `address` (the stack is checked by the caller).
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. } => {
+                matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
+            }
         }
     }
 

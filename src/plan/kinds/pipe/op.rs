@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
 use crate::plan::target::{Effect, Key, Name, Target};
 
@@ -351,9 +352,27 @@ impl PipeOp {
             | PipeOp::Resync { .. }
             | PipeOp::Settings { .. }
             | PipeOp::Compute { .. } => Effect::Update,
-            // The live pipe is destroyed first: refused without `--allow-destroy`, checked
-            // against its fingerprint like any delete.
-            PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
+            PipeOp::Delete { .. } => Effect::Delete,
+            // The live pipe is destroyed first, then created again.
+            PipeOp::Replace { .. } => Effect::Replace,
+        }
+    }
+
+    /// Whether it carries out a change at `address`: a pipe's declared fields change at its own
+    /// address, its scaling at `.scaling`, its settings at `.settings`; a create, delete or
+    /// replacement is of the pipe itself, named by the config or live.
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            PipeOp::Update { .. }
+            | PipeOp::Rotate { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. } => matches!(address, Address::Pipe { .. }),
+            PipeOp::Settings { .. } => matches!(address, Address::PipeSettings { .. }),
+            PipeOp::Scaling { .. } => matches!(address, Address::PipeScaling { .. }),
+            PipeOp::Create { .. } | PipeOp::Delete { .. } | PipeOp::Replace { .. } => {
+                matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
+            }
+            PipeOp::Compute { .. } => matches!(address, Address::PipeCompute { .. }),
         }
     }
 

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::address::Address;
 use crate::api::wire::ServiceScalingPatch;
 use crate::plan::target::{Effect, Name, Target};
 
@@ -41,6 +42,13 @@ impl ServiceOp {
     pub(crate) fn effect(&self) -> Effect {
         match self {
             ServiceOp::Scaling { .. } => Effect::Update,
+        }
+    }
+
+    /// Whether it carries out a change at `address`.
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            ServiceOp::Scaling { .. } => matches!(address, Address::ServiceScaling { .. }),
         }
     }
 
