@@ -1,0 +1,10 @@
+//! Pipes through the binary against the sandbox: one module per part of a pipe's life.
+
+mod compute;
+mod credentials;
+mod end;
+pub(crate) mod export;
+mod lifecycle;
+pub(crate) mod state;
+
+pub(crate) use lifecycle::{CANARIES, analytics_with, assert_no_canary, declared_whole};
