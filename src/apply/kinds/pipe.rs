@@ -115,52 +115,6 @@ async fn pipe_write(
                 stop_created(context, step, service_id, &created.id, name).await?;
             }
         }
-        PipeOp::Update {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .update_pipe(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Scaling {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .update_pipe_scaling(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Delete {
-            service_id,
-            pipe_id,
-            version_tag,
-        } => {
-            context.cloud()?.delete_pipe(service_id, pipe_id).await?;
-            if let Some(tag) = version_tag {
-                forget_version(context, service_id, tag).await?;
-            }
-        }
-        PipeOp::Settings {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .put_pipe_settings(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Compute { service_id, body } => {
-            context
-                .cloud()?
-                .update_pipe_compute(service_id, body)
-                .await?;
-        }
         PipeOp::Replace {
             service_id,
             pipe_id,
@@ -183,6 +137,21 @@ async fn pipe_write(
             };
             replace(context, step, &replacing, part).await?;
         }
+        PipeOp::Rotate { .. } | PipeOp::Lifecycle { .. } => edit(context, step, operation).await?,
+        PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. }
+        | PipeOp::Resync { .. } => one_request(context, operation).await?,
+    }
+    Ok(())
+}
+
+/// The pipe operations that edit a live pipe over several requests: a rotation (the `PATCH`,
+/// then its version recorded) and a lifecycle (stop, `PATCH`, start).
+async fn edit(context: &Context, step: &Step, operation: &PipeOp) -> Result<(), WriteError> {
+    match operation {
         PipeOp::Rotate {
             service_id,
             pipe_id,
@@ -192,24 +161,17 @@ async fn pipe_write(
             salt,
             credentials,
         } => {
-            let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
-            let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
-            context
-                .cloud()?
-                .update_pipe(service_id, pipe_id, &body)
-                .await?;
-            let key = op::version_tag(pipe_id);
-            let stale = recorded.map(|_| key.clone());
-            record_version(context, service_id, pipe_id, stale, *version).await?;
-        }
-        PipeOp::Resync {
-            service_id,
-            pipe_id,
-        } => {
-            context
-                .cloud()?
-                .pipe_command(service_id, pipe_id, "resync")
-                .await?;
+            let versions = (*version, *recorded);
+            rotate(
+                context,
+                service_id,
+                pipe_id,
+                versions,
+                body,
+                salt,
+                credentials,
+            )
+            .await?;
         }
         PipeOp::Lifecycle {
             service_id,
@@ -227,6 +189,91 @@ async fn pipe_write(
             };
             lifecycle(context, &pipe, body, *pause, *keep).await?;
         }
+        // Sent by `pipe_write` and `one_request`.
+        PipeOp::Create { .. }
+        | PipeOp::Replace { .. }
+        | PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. }
+        | PipeOp::Resync { .. } => {}
+    }
+    Ok(())
+}
+
+/// A rotation: the credentials approved (each value the one the plan was made with) sent with
+/// the in-place members, then `versions.0` recorded over the one before (`versions.1`).
+async fn rotate(
+    context: &Context,
+    service_id: &str,
+    pipe_id: &str,
+    versions: (i64, Option<i64>),
+    body: &Value,
+    salt: &str,
+    credentials: &[SealedCredential],
+) -> Result<(), WriteError> {
+    let (version, recorded) = versions;
+    let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
+    let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
+    context
+        .cloud()?
+        .update_pipe(service_id, pipe_id, &body)
+        .await?;
+    let key = op::version_tag(pipe_id);
+    let stale = recorded.map(|_| key.clone());
+    record_version(context, service_id, pipe_id, stale, version).await
+}
+
+/// The pipe operations sent as one request (a delete with its version tag's removal).
+async fn one_request(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
+    let cloud = context.cloud()?;
+    match operation {
+        PipeOp::Update {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.update_pipe(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Scaling {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.update_pipe_scaling(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Delete {
+            service_id,
+            pipe_id,
+            version_tag,
+        } => {
+            cloud.delete_pipe(service_id, pipe_id).await?;
+            if let Some(tag) = version_tag {
+                forget_version(context, service_id, tag).await?;
+            }
+        }
+        PipeOp::Settings {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.put_pipe_settings(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Compute { service_id, body } => {
+            cloud.update_pipe_compute(service_id, body).await?;
+        }
+        PipeOp::Resync {
+            service_id,
+            pipe_id,
+        } => {
+            cloud.pipe_command(service_id, pipe_id, "resync").await?;
+        }
+        // Several requests each, sent by `pipe_write`.
+        PipeOp::Create { .. }
+        | PipeOp::Replace { .. }
+        | PipeOp::Rotate { .. }
+        | PipeOp::Lifecycle { .. } => {}
     }
     Ok(())
 }
