@@ -95,42 +95,7 @@ pub(crate) async fn wait(
     let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
         let before: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
-        let mut services: Option<Vec<Service>> = None;
-        if pending
-            .iter()
-            .any(|s| matches!(scaling_of(&s.operation), Some(Scaling::Service { .. })))
-        {
-            services = cloud.list_services().await.ok();
-        }
-        let pipe_services: BTreeSet<&str> = pending
-            .iter()
-            .filter_map(|s| match scaling_of(&s.operation) {
-                Some(Scaling::Pipe { service_id, .. }) => Some(service_id),
-                Some(Scaling::Service { .. }) | None => None,
-            })
-            .collect();
-        let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
-        for service in pipe_services {
-            if let Ok(list) = cloud.list_pipes(service).await {
-                pipes.push((service.to_string(), list));
-            }
-        }
-        pending.retain(|step| match scaling_of(&step.operation) {
-            Some(Scaling::Service { service_id, body }) => !services
-                .as_ref()
-                .and_then(|list| list.iter().find(|s| s.id == service_id))
-                .is_some_and(|s| service::shows(s, body)),
-            Some(Scaling::Pipe {
-                service_id,
-                pipe_id,
-                body,
-            }) => !pipes
-                .iter()
-                .find(|(id, _)| id == service_id)
-                .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
-                .is_some_and(|p| pipe::shows(p, body)),
-            None => false,
-        });
+        pending = not_showing(cloud, pending).await;
         if pending.len() < before.len() {
             progress(&before, &pending, total, printer);
         }
@@ -155,6 +120,51 @@ pub(crate) async fn wait(
         pending,
         failed,
     }
+}
+
+/// The steps of `pending` whose scaling does not show yet, read with one services list (when a
+/// service's scaling is pending) and one pipes list per service whose pipe's is.
+async fn not_showing<'a>(
+    cloud: &crate::api::cloud::CloudClient,
+    mut pending: Vec<&'a crate::plan::Step>,
+) -> Vec<&'a crate::plan::Step> {
+    let mut services: Option<Vec<Service>> = None;
+    if pending
+        .iter()
+        .any(|s| matches!(scaling_of(&s.operation), Some(Scaling::Service { .. })))
+    {
+        services = cloud.list_services().await.ok();
+    }
+    let pipe_services: BTreeSet<&str> = pending
+        .iter()
+        .filter_map(|s| match scaling_of(&s.operation) {
+            Some(Scaling::Pipe { service_id, .. }) => Some(service_id),
+            Some(Scaling::Service { .. }) | None => None,
+        })
+        .collect();
+    let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
+    for service in pipe_services {
+        if let Ok(list) = cloud.list_pipes(service).await {
+            pipes.push((service.to_string(), list));
+        }
+    }
+    pending.retain(|step| match scaling_of(&step.operation) {
+        Some(Scaling::Service { service_id, body }) => !services
+            .as_ref()
+            .and_then(|list| list.iter().find(|s| s.id == service_id))
+            .is_some_and(|s| service::shows(s, body)),
+        Some(Scaling::Pipe {
+            service_id,
+            pipe_id,
+            body,
+        }) => !pipes
+            .iter()
+            .find(|(id, _)| id == service_id)
+            .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
+            .is_some_and(|p| pipe::shows(p, body)),
+        None => false,
+    });
+    pending
 }
 
 /// The states a written pipe is waited out of.
