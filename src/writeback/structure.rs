@@ -15,21 +15,20 @@ use crate::drift::DriftField;
 use crate::export;
 use crate::plan::{lines, normalize};
 
-/// A managed alert deleted live: its entry's lines go, unless `--keep-deleted` keeps them.
-pub(super) fn alert_deleted(
-    context: &Context<'_>,
-    changed: &Changed,
+/// The lines an alert's entry takes (its span, value and pointer): the `alerts:` key with it
+/// when it is the only one.
+fn alert_entry<'n>(
+    context: &'n Context<'_>,
     stack: &str,
     alert: &str,
-    out: &mut Proposal,
-) {
+) -> Option<(crate::diagnostic::Span, &'n Node, String)> {
     let stack_node = context
         .located
         .root
         .as_ref()
         .and_then(|root| locate::find(root, &["stacks", stack].map(key), ""));
     // The only alert goes with its `alerts:` key: an empty `alerts:` would not load.
-    let entry = stack_node.and_then(|(stack_node, stack_pointer)| {
+    stack_node.and_then(|(stack_node, stack_pointer)| {
         let (alerts_key, alerts) = stack_node
             .as_map()?
             .iter()
@@ -42,7 +41,18 @@ pub(super) fn alert_deleted(
         } else {
             (k.span, v, yaml_child(&alerts_pointer, alert))
         })
-    });
+    })
+}
+
+/// A managed alert deleted live: its entry's lines go, unless `--keep-deleted` keeps them.
+pub(super) fn alert_deleted(
+    context: &Context<'_>,
+    changed: &Changed,
+    stack: &str,
+    alert: &str,
+    out: &mut Proposal,
+) {
+    let entry = alert_entry(context, stack, alert);
     let mut manual = |place: Option<String>, reason: &str| {
         out.manual.push(ManualEdit {
             place,
@@ -246,17 +256,7 @@ fn tile_added(
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let wire = dashboard_of(&changed.address).and_then(|(stack, _)| {
-        let stack_live = context.live.stacks.get(stack)?;
-        let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
-        let live_dashboard = stack_live
-            .dashboards
-            .iter()
-            .find(|d| normalize::name_key(&d.name) == wanted)?;
-        let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
-        Some((tile, stack_live))
-    });
-    let Some((tile, stack_live)) = wire else {
+    let Some((tile, stack_live)) = live_tile(context, &changed.address, dashboard, name) else {
         return manual(at, "added live; not found in the live dashboard");
     };
     let Some((tiles, tiles_pointer)) =
@@ -308,6 +308,25 @@ fn tile_added(
         pointer: tiles_pointer,
         effect: Effect::Append(exported_json(&node)),
     });
+}
+
+/// The live tile `name` of the live dashboard the config's `dashboard` stands for (by name),
+/// with its stack's live state.
+fn live_tile<'l>(
+    context: &'l Context<'_>,
+    address: &str,
+    dashboard: &Node,
+    name: &str,
+) -> Option<(&'l crate::api::wire::Tile, &'l crate::live::StackLive)> {
+    let (stack, _) = dashboard_of(address)?;
+    let stack_live = context.live.stacks.get(stack)?;
+    let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
+    let live_dashboard = stack_live
+        .dashboards
+        .iter()
+        .find(|d| normalize::name_key(&d.name) == wanted)?;
+    let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
+    Some((tile, stack_live))
 }
 
 /// The stack and dashboard keys of a dashboard address.
