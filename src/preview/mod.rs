@@ -7,7 +7,7 @@
 //! stack's sources list), so a change can be previewed before it is applied. Only the standalone
 //! observability API has charts/series; the managed stack has none and is reported as skipped.
 //!
-//! Evaluation rules, documented in the README: a bucket fires when its value is strictly above
+//! Evaluation rules, documented in docs/preview.md: a bucket fires when its value is strictly above
 //! (`above`) or strictly below (`below`) the threshold; a bucket the server left out is a gap (no
 //! data: it never fires and it ends a run); a firing is a run of consecutive firing buckets.
 

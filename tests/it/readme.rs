@@ -1,7 +1,9 @@
-//! Every shell example of README.md (its ```sh blocks) and every example of each command's
-//! `--help` runs as written from the repository root, so neither can rot. Each runs in `bash`
-//! in a copy of the files the examples name, with the built `converge` first on PATH and no
-//! `CONVERGE_*` variable set, in order (a later example may read what an earlier one wrote).
+//! Every shell example of README.md and of the guide's chapters (their ```sh blocks, the chapters
+//! in the order `docs/README.md` lists them) and every example of each command's `--help` runs
+//! as written from the repository root, so none can rot. Each runs in `bash` in a copy of the
+//! files the examples name, with the built `converge` first on PATH and no `CONVERGE_*` variable
+//! set, in order (a later example may read what an earlier one wrote): the README's in one
+//! copy, the chapters' in another.
 //! An example passes with exit 0 or 2 (changes planned, drift found), or exactly the code its
 //! comment states (`# exit 0: ...`). `converge sandbox serve` lines are started, must say they
 //! listen, and are stopped with SIGTERM (exit 0).
@@ -20,6 +22,8 @@ enum Skip {
     Prefix(&'static str),
     /// Exactly this command.
     Exact(&'static str),
+    /// Commands holding this.
+    Contains(&'static str),
 }
 
 const SKIPS: &[Skip] = &[
@@ -27,8 +31,9 @@ const SKIPS: &[Skip] = &[
     Skip::Prefix("cargo "),
     // Asks for a typed `yes` on a terminal (`apply/terminal.rs` drives it under a pty).
     Skip::Exact("converge apply --sandbox examples/quickstart.yaml"),
-    // Writes into the user's shell setup; `ci_kit` checks every shell's script.
-    Skip::Prefix("converge completions "),
+    // Writes into the user's shell setup; `ci_kit` checks every shell's script, and
+    // `the_readme_completion_lines_work_on_a_fresh_home` runs the bash and fish lines.
+    Skip::Contains("converge completions "),
 ];
 
 /// `converge sandbox serve` listens on 8080 by default: one such line at a time.
@@ -105,6 +110,7 @@ fn skipped(command: &str) -> bool {
     SKIPS.iter().any(|skip| match skip {
         Skip::Prefix(prefix) => command.starts_with(prefix),
         Skip::Exact(exact) => command == *exact,
+        Skip::Contains(part) => command.contains(part),
     })
 }
 
@@ -224,13 +230,18 @@ fn run_all(examples: &[Example]) -> (Vec<String>, usize) {
     (failures, ran)
 }
 
+/// The examples of one Markdown text, in order.
+fn examples_of(markdown: &str) -> Vec<Example> {
+    sh_blocks(markdown)
+        .iter()
+        .flat_map(|block| commands(block))
+        .collect()
+}
+
 #[test]
 fn the_readme_examples_run_as_written() {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let examples: Vec<Example> = sh_blocks(&readme)
-        .iter()
-        .flat_map(|block| commands(block))
-        .collect();
+    let examples = examples_of(&readme);
     assert!(
         examples
             .iter()
@@ -238,8 +249,82 @@ fn the_readme_examples_run_as_written() {
         "{examples:#?}"
     );
     let (failures, ran) = run_all(&examples);
-    assert!(ran >= 30, "only {ran} README examples ran: {examples:#?}");
+    assert!(ran >= 10, "only {ran} README examples ran: {examples:#?}");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The guide's chapters, as `docs/README.md` links them, in its order.
+fn chapters() -> Vec<String> {
+    let index = std::fs::read_to_string(root().join("docs/README.md")).expect("docs/README.md");
+    let mut chapters: Vec<String> = Vec::new();
+    for part in index.split("](").skip(1) {
+        let target = &part[..part.find(')').unwrap_or(part.len())];
+        let is_chapter = target.ends_with(".md") && !target.contains('/') && target != "DESIGN.md";
+        if is_chapter && !chapters.iter().any(|c| c == target) {
+            chapters.push(target.to_string());
+        }
+    }
+    chapters
+}
+
+#[test]
+fn the_guide_lists_every_chapter_in_docs() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md") && name != "README.md" && name != "DESIGN.md")
+        .collect();
+    on_disk.sort();
+    let mut listed = chapters();
+    listed.sort();
+    assert_eq!(listed, on_disk, "docs/README.md links every chapter once");
+}
+
+#[test]
+fn the_guide_examples_run_as_written() {
+    let mut examples = Vec::new();
+    for chapter in chapters() {
+        let text = std::fs::read_to_string(root().join("docs").join(&chapter)).expect("a chapter");
+        examples.extend(examples_of(&text));
+    }
+    let (failures, ran) = run_all(&examples);
+    assert!(ran >= 30, "only {ran} guide examples ran: {examples:#?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The README's completion lines for bash and fish work on a machine where the directories
+/// they write into do not exist yet.
+#[test]
+fn the_readme_completion_lines_work_on_a_fresh_home() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let lines: Vec<Example> = examples_of(&readme)
+        .into_iter()
+        .filter(|e| {
+            e.command.contains("converge completions bash")
+                || e.command.contains("converge completions fish")
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    for line in &lines {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let output = Converge::offline()
+            .cwd(home.path())
+            .env("HOME", home.path())
+            .shell(&line.command)
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            line.command,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let target = line.command.rsplit("> ").next().expect("a redirection");
+        let written = home.path().join(target.trim().trim_start_matches("~/"));
+        let script = std::fs::read_to_string(&written).expect("the script is written");
+        assert!(script.contains("converge"), "{}", written.display());
+    }
 }
 
 /// Every command's `--help`, the `Examples:` lines at its end.

@@ -5,6 +5,7 @@
 //! an ignored field; `apply --wait` says what is pending and when all shows; validation reports
 //! every problem with a `help:` line.
 
+use std::path::Path;
 use std::time::Duration;
 
 use converge::sandbox::SandboxOptions;
@@ -452,17 +453,17 @@ fn schema_and_semantic_problems_come_in_one_run() {
 }
 
 #[test]
-fn the_readme_preview_is_what_the_command_prints_and_draws() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("the README");
+fn the_guides_preview_is_what_the_command_prints_and_draws() {
+    let readme = std::fs::read_to_string(root().join("docs/preview.md")).expect("the chapter");
     let command = "COLUMNS=80 converge preview --sandbox alert.obs.busy docs/preview.yaml \\\n  \
                    --end 2026-11-21T06:00:00Z --svg preview.svg\n";
     assert!(
         readme.contains(command),
-        "the README's example writes a scratch file, never docs/preview.svg"
+        "the guide's example writes a scratch file, never docs/preview.svg"
     );
     let start = readme
         .find("```text\nalert.obs.busy")
-        .expect("the README shows the preview's text");
+        .expect("the guide shows the preview's text");
     let shown = &readme[start + "```text\n".len()..];
     let shown = &shown[..shown.find("```\n").expect("the block ends")];
     let workspace = Workspace::new();
@@ -484,7 +485,7 @@ fn the_readme_preview_is_what_the_command_prints_and_draws() {
     out.assert_exit(0);
     assert_eq!(
         out.stdout, shown,
-        "the README's text is what the command prints"
+        "the guide's text is what the command prints"
     );
     let drawn = std::fs::read_to_string(&svg).expect("the SVG is written");
     let committed =
@@ -590,35 +591,89 @@ fn an_export_right_after_an_apply_says_a_scaling_change_is_in_flight() {
     assert!(!settled.stderr.contains("in flight"), "{}", settled.stderr);
 }
 
-/// The files a document names in code spans (`path/to/file.ext`), as written.
-fn named_files(text: &str) -> Vec<String> {
+/// The file names a document writes in code spans (`path/to/file.ext`, `file.ext`), as written.
+fn file_spans(text: &str) -> impl Iterator<Item = &str> {
     const EXTENSIONS: [&str; 8] = [
         ".md", ".rs", ".json", ".yaml", ".yml", ".svg", ".toml", ".sh",
     ];
-    text.split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|span| {
-            span.contains('/')
-                && !span.contains([' ', '*', '{', '<', '$', '~', ':'])
-                && !span.starts_with('/')
-                && !span.starts_with(".converge/")
-                && EXTENSIONS.iter().any(|e| span.ends_with(e))
-        })
+    text.split('`').skip(1).step_by(2).filter(|span| {
+        !span.contains([' ', '*', '{', '<', '$', '~', ':'])
+            && !span.starts_with('/')
+            && !span.starts_with(".converge/")
+            && EXTENSIONS.iter().any(|e| span.ends_with(e))
+    })
+}
+
+/// The files a document names by their path (`path/to/file.ext`), as written.
+fn named_files(text: &str) -> Vec<String> {
+    file_spans(text)
+        .filter(|span| span.contains('/'))
         .map(String::from)
         .collect()
+}
+
+/// The names of every file in the repository's tree (build output and git left out).
+fn file_names_in(dir: &Path, names: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).expect("a readable directory") {
+        let entry = entry.expect("an entry");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().expect("a type").is_dir() {
+            if name != "target" && name != ".git" {
+                file_names_in(&entry.path(), names);
+            }
+        } else {
+            names.insert(name);
+        }
+    }
+}
+
+/// The user's guide (README.md and docs/) names no document a clone lacks, by path or by a bare
+/// file name (the API's reference documents beside the project's checkout are not in a clone).
+#[test]
+fn the_guide_names_by_file_name_only_files_a_clone_has() {
+    let root = root();
+    let mut names = std::collections::BTreeSet::new();
+    file_names_in(&root, &mut names);
+    let mut docs = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path);
+        }
+    }
+    let mut missing = Vec::new();
+    for doc in &docs {
+        let text = std::fs::read_to_string(doc).expect("the document");
+        for span in file_spans(&text).filter(|span| !span.contains('/')) {
+            if !names.contains(span) {
+                missing.push(format!("{}: `{span}`", doc.display()));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "named, but no file of the repository:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]
 fn the_readme_and_the_docs_name_only_files_inside_the_repository() {
     let root = root().canonicalize().expect("the repository");
     let mut missing = Vec::new();
-    for doc in [
-        "README.md",
-        "docs/DESIGN.md",
-        "examples/ci/README.md",
-        "CONFORMANCE.md",
-    ] {
+    let mut docs: Vec<String> = ["README.md", "examples/ci/README.md", "CONFORMANCE.md"]
+        .map(String::from)
+        .to_vec();
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/") {
+        let name = entry.expect("an entry").file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".md") {
+            docs.push(format!("docs/{name}"));
+        }
+    }
+    docs.sort();
+    assert!(docs.len() > 10, "{docs:?}");
+    for doc in &docs {
         let text = std::fs::read_to_string(root.join(doc)).expect("the document");
         for file in named_files(&text) {
             let inside = root.join(&file);
