@@ -195,70 +195,7 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, service::SCALING_FIELDS)?;
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
-        Operation::Pipe(
-            PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. },
-        ) => {
-            same(body, after(change)?)?;
-            // The stop after the create is shown only by the reason (the body takes no state).
-            let shown = change.reason.ends_with(" stopped");
-            same(&Value::Bool(*stopped), &Value::Bool(shown))?;
-        }
-        Operation::Pipe(PipeOp::Update { body, .. }) => {
-            let paths = change.fields.iter().map(|f| f.path.as_str());
-            same(body, &pipe::patch_body(after(change)?, paths))?;
-        }
-        Operation::Pipe(PipeOp::Lifecycle {
-            body, pause, keep, ..
-        }) => {
-            let before = change.before.as_ref().unwrap_or(&Value::Null);
-            let paths = change.fields.iter().map(|f| f.path.as_str());
-            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
-            let needs_pause = change
-                .fields
-                .iter()
-                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
-            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
-            let shown = pipe::keep_shown(after(change)?);
-            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
-        }
-        Operation::Pipe(PipeOp::Rotate {
-            body,
-            version,
-            recorded,
-            ..
-        }) => {
-            // The version is a field of the change; the credentials' values are in no plan.
-            let paths = change
-                .fields
-                .iter()
-                .map(|f| f.path.as_str())
-                .filter(|path| *path != pipe::CREDENTIALS_VERSION);
-            same(body, &pipe::rotation_body(after(change)?, paths))?;
-            let version_of = |value: Option<&Value>| {
-                value
-                    .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            };
-            same(
-                &serde_json::json!([recorded, version]),
-                &serde_json::json!([
-                    version_of(change.before.as_ref()),
-                    version_of(change.after.as_ref())
-                ]),
-            )?;
-        }
-        Operation::Pipe(PipeOp::Scaling { body, .. }) => {
-            written(change, pipe::SCALING_FIELDS)?;
-            same_body(body, &pipe::scaling_body(fields_of(change)))?;
-        }
-        Operation::Pipe(PipeOp::Settings { body, .. }) => {
-            same(body, after(change)?)?;
-        }
-        Operation::Pipe(PipeOp::Compute { body, .. }) => {
-            written(change, pipe::COMPUTE_FIELDS)?;
-            same_body(body, &pipe::compute_body(fields_of(change)))?;
-        }
+        Operation::Pipe(op) => pipe_sends_what_it_shows(change, op)?,
         Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {
             same(&serde_json::json!({ "id": body.id }), after(change)?)?;
         }
@@ -274,10 +211,7 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
-        // A resync sends no body: what it does is its address and its name.
-        Operation::Pipe(PipeOp::Resync { .. }) => {}
-        Operation::Pipe(PipeOp::Delete { .. })
-        | Operation::Dashboard(DashboardOp::Delete { .. })
+        Operation::Dashboard(DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Delete { .. }) => {
             if change.after.is_some() {
                 return Err(Disagreement::DeleteWithValues);
@@ -301,6 +235,82 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
         Operation::Alert(AlertOp::Create { target, body, .. })
         | Operation::Alert(AlertOp::Update { target, body, .. }) => {
             alert_by_names(change, target, body)?
+        }
+    }
+    Ok(())
+}
+
+/// [`sends_what_it_shows`] for a pipe's operation.
+fn pipe_sends_what_it_shows(change: &Change, operation: &PipeOp) -> Result<(), Disagreement> {
+    match operation {
+        PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. } => {
+            same(body, after(change)?)?;
+            // The stop after the create is shown only by the reason (the body takes no state).
+            let shown = change.reason.ends_with(" stopped");
+            same(&Value::Bool(*stopped), &Value::Bool(shown))?;
+        }
+        PipeOp::Update { body, .. } => {
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::patch_body(after(change)?, paths))?;
+        }
+        PipeOp::Lifecycle {
+            body, pause, keep, ..
+        } => {
+            let before = change.before.as_ref().unwrap_or(&Value::Null);
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
+            let needs_pause = change
+                .fields
+                .iter()
+                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
+            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
+            let shown = pipe::keep_shown(after(change)?);
+            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
+        }
+        PipeOp::Rotate {
+            body,
+            version,
+            recorded,
+            ..
+        } => {
+            // The version is a field of the change; the credentials' values are in no plan.
+            let paths = change
+                .fields
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|path| *path != pipe::CREDENTIALS_VERSION);
+            same(body, &pipe::rotation_body(after(change)?, paths))?;
+            let version_of = |value: Option<&Value>| {
+                value
+                    .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            same(
+                &serde_json::json!([recorded, version]),
+                &serde_json::json!([
+                    version_of(change.before.as_ref()),
+                    version_of(change.after.as_ref())
+                ]),
+            )?;
+        }
+        PipeOp::Scaling { body, .. } => {
+            written(change, pipe::SCALING_FIELDS)?;
+            same_body(body, &pipe::scaling_body(fields_of(change)))?;
+        }
+        PipeOp::Settings { body, .. } => {
+            same(body, after(change)?)?;
+        }
+        PipeOp::Compute { body, .. } => {
+            written(change, pipe::COMPUTE_FIELDS)?;
+            same_body(body, &pipe::compute_body(fields_of(change)))?;
+        }
+        // A resync sends no body: what it does is its address and its name.
+        PipeOp::Resync { .. } => {}
+        PipeOp::Delete { .. } => {
+            if change.after.is_some() {
+                return Err(Disagreement::DeleteWithValues);
+            }
         }
     }
     Ok(())

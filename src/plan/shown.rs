@@ -88,104 +88,119 @@ pub(crate) fn against_live(
         if stale.contains(&step.id) {
             continue;
         }
-        let found = match &step.operation {
-            Operation::Dashboard(DashboardOp::Create { .. })
-            | Operation::Alert(AlertOp::Create { .. }) => created(change),
-            Operation::Dashboard(DashboardOp::Update {
-                stack,
-                dashboard_id,
-                ..
-            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
-                |current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    same_before(change, &normalize::dashboard(current))?;
-                    dashboard_fields(change, current)
-                },
-            ),
-            Operation::Dashboard(DashboardOp::Delete {
-                stack,
-                dashboard_id,
-            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
-                |current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    owned(current, owner_of(change, &stack.key))?;
-                    same_before_masked(change, &normalize::dashboard(current), printer)?;
-                    deleted(change)
-                },
-            ),
-            Operation::Alert(AlertOp::Update {
-                stack, alert_id, ..
-            }) => {
-                let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    let view = alert_view(plan, current, dashboards);
-                    let after = change.after.as_ref().unwrap_or(&Value::Null);
-                    let before =
-                        normalize::project(&normalize::alert(current, view.as_ref()), after);
-                    same_before(change, &before)?;
-                    same_fields(change, &diff(&before, after))
-                })
-            }
-            Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
-                let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    let on = dashboards
-                        .iter()
-                        .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
-                    match on {
-                        Some(dashboard) => {
-                            owned(dashboard, owner_of(change, &stack.key)).map_err(|_| {
-                                format!(
-                                    "is on dashboard \"{}\", which converge does not own (no `{}` \
-                                     tag)",
-                                    dashboard.name,
-                                    ownership_tag(owner_of(change, &stack.key))
-                                )
-                            })
-                        }
-                        None => Err("is on no dashboard converge owns".to_string()),
-                    }?;
-                    let before = normalize::alert(current, on);
-                    let shown = change.before.as_ref().unwrap_or(&Value::Null);
-                    same_before_masked(change, &normalize::project(&before, shown), printer)?;
-                    deleted(change)
-                })
-            }
-            // Service, endpoint and pipe steps are written from their fields (`derive`) and
-            // tied to their objects by the config (`derive::against_config`).
-            Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ) => Ok(()),
-        };
+        let found = as_shown(plan, change, &step.operation, live, printer);
         if let Err(problem) = found {
             problems.push(format!("{}: {problem}", change.address));
         }
     }
     problems.extend(unaccounted(plan, live, printer));
     problems
+}
+
+/// Whether one step does what its change shows, given `live`.
+fn as_shown(
+    plan: &Plan,
+    change: &Change,
+    operation: &Operation,
+    live: &LiveState,
+    printer: &Printer,
+) -> Result<(), String> {
+    match operation {
+        Operation::Dashboard(DashboardOp::Create { .. })
+        | Operation::Alert(AlertOp::Create { .. }) => created(change),
+        Operation::Dashboard(DashboardOp::Update {
+            stack,
+            dashboard_id,
+            ..
+        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
+            let Some(current) = current else {
+                return Ok(());
+            };
+            same_before(change, &normalize::dashboard(current))?;
+            dashboard_fields(change, current)
+        }),
+        Operation::Dashboard(DashboardOp::Delete {
+            stack,
+            dashboard_id,
+        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
+            let Some(current) = current else {
+                return Ok(());
+            };
+            owned(current, owner_of(change, &stack.key))?;
+            same_before_masked(change, &normalize::dashboard(current), printer)?;
+            deleted(change)
+        }),
+        Operation::Alert(AlertOp::Update {
+            stack, alert_id, ..
+        }) => {
+            let dashboards = dashboards_of(live, &stack.key);
+            live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
+                let Some(current) = current else {
+                    return Ok(());
+                };
+                let view = alert_view(plan, current, dashboards);
+                let after = change.after.as_ref().unwrap_or(&Value::Null);
+                let before = normalize::project(&normalize::alert(current, view.as_ref()), after);
+                same_before(change, &before)?;
+                same_fields(change, &diff(&before, after))
+            })
+        }
+        Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
+            alert_delete_as_shown(change, live, &stack.key, alert_id, printer)
+        }
+        // Service, endpoint and pipe steps are written from their fields (`derive`) and
+        // tied to their objects by the config (`derive::against_config`).
+        Operation::Service(ServiceOp::Scaling { .. })
+        | Operation::PrivateEndpoint(
+            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
+        )
+        | Operation::Pipe(
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. },
+        ) => Ok(()),
+    }
+}
+
+/// An alert delete removes the alert the change shows, on a dashboard converge owns.
+fn alert_delete_as_shown(
+    change: &Change,
+    live: &LiveState,
+    stack: &str,
+    alert_id: &str,
+    printer: &Printer,
+) -> Result<(), String> {
+    let dashboards = dashboards_of(live, stack);
+    live_alert(change, live, stack, alert_id, printer).and_then(|current| {
+        let Some(current) = current else {
+            return Ok(());
+        };
+        let on = dashboards
+            .iter()
+            .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
+        match on {
+            Some(dashboard) => owned(dashboard, owner_of(change, stack)).map_err(|_| {
+                format!(
+                    "is on dashboard \"{}\", which converge does not own (no `{}` \
+                             tag)",
+                    dashboard.name,
+                    ownership_tag(owner_of(change, stack))
+                )
+            }),
+            None => Err("is on no dashboard converge owns".to_string()),
+        }?;
+        let before = normalize::alert(current, on);
+        let shown = change.before.as_ref().unwrap_or(&Value::Null);
+        same_before_masked(change, &normalize::project(&before, shown), printer)?;
+        deleted(change)
+    })
 }
 
 /// Which kind of stack object an accounted name is of.
