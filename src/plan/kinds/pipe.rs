@@ -49,28 +49,7 @@ impl Builder<'_> {
                 self.create_pipe(service, live_service, config, after);
                 return;
             }
-            self.error(
-                Diagnostic::error(
-                    Code::PlanPipeNotFound,
-                    format!(
-                        "pipe `{}` ({}) does not exist on service `{}`",
-                        config.key.value,
-                        config.identity(),
-                        service.key.value
-                    ),
-                    Some(config.identity_span()),
-                )
-                .with_label(if config.id.is_some() {
-                    "no pipe with this id on the service"
-                } else {
-                    "no pipe with this name on the service"
-                })
-                .with_help(if config.id.is_some() {
-                    "check the pipe id, or mark the pipe `absent: true` if it was removed"
-                } else {
-                    "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
-                }),
-            );
+            self.error(not_found(service, config));
             return;
         };
         if self.replacement(service, live_service, config, pipe) {
@@ -78,6 +57,17 @@ impl Builder<'_> {
         }
         self.declared_change(service, live_service, config, pipe);
         self.settings_change(service, live_service, config, pipe);
+        self.scaling_change(service, live_service, config, pipe);
+    }
+
+    /// Plans a pipe's declared `scaling` against the live pipe's.
+    fn scaling_change(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        pipe: &Pipe,
+    ) {
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -1090,5 +1080,29 @@ pub(crate) fn resync_plan(
             }),
         }],
         ..crate::plan::model::Plan::default()
+    })
+}
+
+/// A declared pipe the service does not have (and that is not declared whole to be created).
+fn not_found(service: &ServiceConfig, config: &PipeConfig) -> Diagnostic {
+    Diagnostic::error(
+        Code::PlanPipeNotFound,
+        format!(
+            "pipe `{}` ({}) does not exist on service `{}`",
+            config.key.value,
+            config.identity(),
+            service.key.value
+        ),
+        Some(config.identity_span()),
+    )
+    .with_label(if config.id.is_some() {
+        "no pipe with this id on the service"
+    } else {
+        "no pipe with this name on the service"
+    })
+    .with_help(if config.id.is_some() {
+        "check the pipe id, or mark the pipe `absent: true` if it was removed"
+    } else {
+        "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
     })
 }
