@@ -49,12 +49,14 @@
 //! together once every step has run, one read per scope ([`sweep`]). A delete is sent only when
 //! two runs actually raced, and a run waits only while another run's copy is there.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::fresh::Data;
 use super::send::write_idempotent;
 use super::write::{Context, Made, StepError, read_failed};
+use crate::address::Address;
 use crate::api::wire::{Alert, Dashboard};
 use crate::plan::{
     AlertOp, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, normalize,
@@ -425,17 +427,27 @@ async fn remove_own(
     own_id: &str,
     kept: &str,
 ) -> Result<(), StepError> {
-    let removal = match operation {
-        Operation::Dashboard(DashboardOp::Create { stack, .. }) => {
+    let (removal, address) = match operation {
+        Operation::Dashboard(DashboardOp::Create { stack, body }) => (
             Operation::Dashboard(DashboardOp::Delete {
                 stack: stack.clone(),
                 dashboard_id: own_id.to_string(),
-            })
-        }
-        Operation::Alert(AlertOp::Create { stack, .. }) => Operation::Alert(AlertOp::Delete {
-            stack: stack.clone(),
-            alert_id: own_id.to_string(),
-        }),
+            }),
+            Address::LiveDashboard {
+                stack: &stack.key,
+                name: Cow::Borrowed(&body.name),
+            },
+        ),
+        Operation::Alert(AlertOp::Create { stack, body, .. }) => (
+            Operation::Alert(AlertOp::Delete {
+                stack: stack.clone(),
+                alert_id: own_id.to_string(),
+            }),
+            Address::LiveAlert {
+                stack: &stack.key,
+                name: Cow::Borrowed(body.name.as_deref().unwrap_or_default()),
+            },
+        ),
         // Only a create leaves a copy of its own to remove.
         Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
@@ -458,13 +470,15 @@ async fn remove_own(
             return Ok(());
         }
     };
-    write_idempotent(context, &removal).await.map_err(|error| {
-        StepError::Failed(format!(
-            "created (id {own_id}), but another object of this name (id {kept}) was created \
+    write_idempotent(context, &removal, address.into())
+        .await
+        .map_err(|error| {
+            StepError::Failed(format!(
+                "created (id {own_id}), but another object of this name (id {kept}) was created \
                  at the same time, by another run, and is older; removing this run's copy \
                  failed: {error}; run `converge plan` to see what is left"
-        ))
-    })
+            ))
+        })
 }
 
 fn outcome(

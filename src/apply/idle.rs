@@ -16,10 +16,7 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     for step in &plan.steps {
         if let Operation::Pipe(pipe) = &step.operation {
             let service_id = pipe.service_id();
-            let key = crate::plan::Address::parse(&step.address)
-                .and_then(|a| a.service())
-                .unwrap_or(service_id)
-                .to_string();
+            let key = step.address.service().unwrap_or(service_id).to_string();
             *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
         }
     }

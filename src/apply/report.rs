@@ -146,7 +146,7 @@ impl Report {
                 let found = stale.iter().find(|(id, _)| *id == step.id);
                 StepReport {
                     id: step.id,
-                    address: step.address.clone(),
+                    address: step.address.to_string(),
                     operation: operation_name(&step.operation),
                     status: if found.is_some() {
                         Status::Stale

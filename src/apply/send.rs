@@ -5,7 +5,7 @@
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
 use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
-use crate::plan::{DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
+use crate::plan::{AddressBuf, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
 
 /// Sends `part` of the write of `operation` once (the transport retries what is safe to
 /// retry); returns a created dashboard or alert as the server answered.
@@ -113,10 +113,11 @@ pub(crate) enum IdempotentWriteError {
 pub(crate) async fn write_idempotent(
     context: &Context,
     operation: &Operation,
+    address: AddressBuf,
 ) -> Result<(), IdempotentWriteError> {
     let step = Step {
         id: usize::MAX,
-        address: String::new(),
+        address,
         depends_on: Vec::new(),
         fingerprint: None,
         operation: operation.clone(),

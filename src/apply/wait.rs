@@ -79,7 +79,7 @@ pub(crate) async fn wait(
     let Some(cloud) = &clients.cloud else {
         return WaitReport {
             settled: pending.is_empty(),
-            pending: pending.iter().map(|s| s.address.clone()).collect(),
+            pending: pending.iter().map(|s| s.address.to_string()).collect(),
             failed: Vec::new(),
         };
     };
@@ -94,7 +94,7 @@ pub(crate) async fn wait(
     // `None` only for a timeout beyond what the clock can count: no deadline, not a panic.
     let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
-        let before: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
+        let before: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
         pending = not_showing(cloud, pending).await;
         if pending.len() < before.len() {
             progress(&before, &pending, total, printer);
@@ -112,7 +112,7 @@ pub(crate) async fn wait(
             pending.len()
         ));
     }
-    let mut pending: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
+    let mut pending: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
     let (still, failed) = settle_pipes(plan, report, cloud, options, cancel, printer).await;
     pending.extend(still);
     WaitReport {
@@ -296,7 +296,10 @@ async fn settle_pipes(
             pending.len()
         ));
     }
-    (pending.iter().map(|s| s.address.clone()).collect(), failed)
+    (
+        pending.iter().map(|s| s.address.to_string()).collect(),
+        failed,
+    )
 }
 
 /// Between two polls: whether to poll again (something is pending, the deadline has not
@@ -322,11 +325,11 @@ async fn poll_again(
 /// One line for a poll that found changes showing: which, and what is still pending; or that
 /// all of them show, so the wait never ends on a line that looks frozen.
 fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, printer: &Printer) {
-    let still: Vec<&str> = pending.iter().map(|s| s.address.as_str()).collect();
+    let still: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
     let shown: Vec<&str> = before
         .iter()
         .map(String::as_str)
-        .filter(|address| !still.contains(address))
+        .filter(|address| !still.iter().any(|s| s == address))
         .collect();
     if still.is_empty() {
         printer.err(&format!(

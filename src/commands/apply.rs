@@ -239,11 +239,11 @@ fn show_plan(args: &Args, printer: &Printer, plan: &Plan) {
 
 /// Refuses a plan that deletes without `--allow-destroy`, listing the deletes.
 fn refuse_destroys(args: &Args, printer: &Printer, plan: &Plan) -> Option<Exit> {
-    let destroys: Vec<&str> = plan
+    let destroys: Vec<String> = plan
         .steps
         .iter()
         .filter(|s| s.operation.is_destroy())
-        .map(|s| s.address.as_str())
+        .map(|s| s.address.to_string())
         .collect();
     if destroys.is_empty() || args.allow_destroy {
         return None;

@@ -243,11 +243,11 @@ fn only_copies(config: &Config, live: &LiveState) -> bool {
 /// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer
 /// lists, and checks.
 pub(crate) fn plan_addresses(plan: &Plan) -> Vec<String> {
-    let changes = plan.changes.iter().map(|c| &c.address);
-    let unmanaged = plan.unmanaged.iter().map(|u| &u.address);
-    let checks = plan.checks.iter().map(|c| &c.address);
-    let known: BTreeSet<&String> = changes.chain(unmanaged).chain(checks).collect();
-    known.into_iter().cloned().collect()
+    let changes = plan.changes.iter().map(|c| c.address.to_string());
+    let unmanaged = plan.unmanaged.iter().map(|u| u.address.to_string());
+    let checks = plan.checks.iter().map(|c| c.address.clone());
+    let known: BTreeSet<String> = changes.chain(unmanaged).chain(checks).collect();
+    known.into_iter().collect()
 }
 
 /// Fails when a glob of `flag` matches none of the `known` addresses, naming the closest ones.

@@ -26,7 +26,8 @@ use super::kinds::pipe::op as pipe;
 use super::kinds::private_endpoint::op as private_endpoint;
 use super::kinds::service::op as service;
 use super::model::{
-    Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
+    Action, AddressBuf, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget,
+    Step,
 };
 use super::target::{Effect, Key, Target};
 use super::{fingerprint, normalize};
@@ -43,10 +44,10 @@ use crate::plan::kinds::service::op::ServiceOp;
 /// targets taken by name from the changes); otherwise every disagreement, one line each.
 pub(crate) fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
     let mut problems = Vec::new();
-    let mut carried: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut carried: BTreeMap<usize, Vec<&AddressBuf>> = BTreeMap::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for change in &plan.changes {
-        *seen.entry(change.address.as_str()).or_default() += 1;
+        *seen.entry(change.address.to_string()).or_default() += 1;
         if let Some(step) = change.step {
             carried.entry(step).or_default().push(&change.address);
         }
@@ -173,8 +174,7 @@ fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
         });
     }
     let action = change.action;
-    let kind_fits = Address::parse(&change.address)
-        .is_some_and(|address| fits(&step.operation, action, &address));
+    let kind_fits = fits(&step.operation, action, &change.address.view());
     if !kind_fits {
         return Err(Disagreement::Kind {
             action,
@@ -436,7 +436,11 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
 /// keeps the id of the live tile it was. No id goes to two tiles, and no tile takes the id of
 /// another live tile that is still sent: that would move the other tile's alerts. One line per
 /// tile that breaks this.
-fn carried_tile_ids(address: &str, current: &Dashboard, body: &DashboardRequest) -> Vec<String> {
+fn carried_tile_ids(
+    address: &AddressBuf,
+    current: &Dashboard,
+    body: &DashboardRequest,
+) -> Vec<String> {
     let sent: BTreeSet<&str> = body.tiles.iter().map(|t| t.name.as_str()).collect();
     let carried: BTreeSet<&str> = body.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
     let mut used = BTreeSet::new();
@@ -502,7 +506,7 @@ pub(crate) fn against_config(
 ) -> Vec<String> {
     let mut problems = Vec::new();
     for (index, step) in plan.steps.iter().enumerate() {
-        let address = step.address.as_str();
+        let address = &step.address.view();
         let problem = match step.operation.target() {
             Target::Service { service_id }
             | Target::PrivateEndpoint { service_id, .. }
@@ -535,7 +539,7 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
     if !plan.only.is_empty() {
         return Vec::new();
     }
-    let shown: BTreeSet<&str> = plan.changes.iter().map(|c| c.address.as_str()).collect();
+    let shown: BTreeSet<String> = plan.changes.iter().map(|c| c.address.to_string()).collect();
     let mut problems = Vec::new();
     for (key, stack) in &config.stacks {
         let dashboards = stack.dashboards.keys().map(|dashboard| Address::Dashboard {
@@ -547,7 +551,7 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
             .keys()
             .map(|alert| Address::Alert { stack: key, alert });
         for address in dashboards.chain(alerts).map(|a| a.to_string()) {
-            if !shown.contains(address.as_str()) {
+            if !shown.contains(&address) {
                 problems.push(format!(
                     "{address}: the config has it, but the plan shows no change for it (not even \
                      unchanged): the file was edited to leave it out, or made from another config"
@@ -559,15 +563,8 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
 }
 
 /// Whether a service step at `address` writes to the service the config gives that key.
-fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<String> {
-    let key = match Address::parse(address) {
-        Some(
-            Address::ServiceScaling { service }
-            | Address::PrivateEndpoint { service, .. }
-            | Address::PipeCompute { service },
-        ) => Some(service),
-        _ => None,
-    };
+fn service_problem(config: &Config, address: &Address<'_>, service_id: &str) -> Option<String> {
+    let key = address.service_setting();
     match key.and_then(|key| config.services.values().find(|s| s.key.value == key)) {
         Some(s) if s.id.value == service_id => None,
         Some(s) => Some(format!(
@@ -580,15 +577,13 @@ fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<S
 
 /// Whether a pipe step at `address` writes to the pipe (and service) the config gives those
 /// keys.
-fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str) -> Option<String> {
-    let keys = match Address::parse(address) {
-        Some(
-            Address::Pipe { service, pipe }
-            | Address::PipeScaling { service, pipe }
-            | Address::PipeSettings { service, pipe },
-        ) => Some((service, pipe)),
-        _ => None,
-    };
+fn pipe_problem(
+    config: &Config,
+    address: &Address<'_>,
+    service_id: &str,
+    pipe_id: &str,
+) -> Option<String> {
+    let keys = address.config_pipe();
     let found = keys.and_then(|(service, pipe)| {
         let s = config.services.values().find(|s| s.key.value == service)?;
         s.pipes
@@ -625,17 +620,19 @@ fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str)
 /// a create finds its pipe by name, so the name and the service are what hold it.
 fn pipe_create_problem(
     config: &Config,
-    address: &str,
+    address: &Address<'_>,
     service_id: &str,
     name: &str,
 ) -> Option<String> {
-    let found = match Address::parse(address) {
-        Some(Address::Pipe { service, pipe }) => config
+    // A create makes the pipe itself, at its own address.
+    let found = if let Address::Pipe { service, pipe } = address {
+        config
             .services
             .values()
-            .find(|s| s.key.value == service)
-            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == pipe)?))),
-        _ => None,
+            .find(|s| s.key.value == *service)
+            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == *pipe)?)))
+    } else {
+        None
     };
     match found {
         Some((s, p))
@@ -660,22 +657,25 @@ fn name_problem(
     plan: &Plan,
     index: usize,
     config: &Config,
-    address: &str,
+    address: &Address<'_>,
     redact: &dyn Fn(&str) -> String,
 ) -> Option<String> {
     let in_stack = |stack: &str| config.stacks.values().find(|s| s.key.value == stack);
-    let (kind, name, renamed_from) = match Address::parse(address) {
-        Some(Address::Dashboard { stack, dashboard }) => in_stack(stack)?
+    // Only an address the config names has names to check; a live one names its object.
+    let (kind, name, renamed_from) = if let Address::Dashboard { stack, dashboard } = address {
+        in_stack(stack)?
             .dashboards
             .values()
-            .find(|d| d.key.value == dashboard)
-            .map(|d| ("dashboard", &d.name, &d.renamed_from)),
-        Some(Address::Alert { stack, alert }) => in_stack(stack)?
+            .find(|d| d.key.value == *dashboard)
+            .map(|d| ("dashboard", &d.name, &d.renamed_from))
+    } else if let Address::Alert { stack, alert } = address {
+        in_stack(stack)?
             .alerts
             .values()
-            .find(|a| a.key.value == alert)
-            .map(|a| ("alert", &a.name, &a.renamed_from)),
-        _ => None,
+            .find(|a| a.key.value == *alert)
+            .map(|a| ("alert", &a.name, &a.renamed_from))
+    } else {
+        None
     }?;
     let known = |shown: &str| {
         std::iter::once(name).chain(renamed_from.iter()).any(|n| {
@@ -795,7 +795,9 @@ fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
                 "{} no longer waits for step {} ({}), which changes its dashboard",
                 step.address,
                 needed + 1,
-                steps.get(*needed).map_or("?", |s| s.address.as_str())
+                steps
+                    .get(*needed)
+                    .map_or_else(|| "?".to_string(), |s| s.address.to_string())
             ));
         }
     }

@@ -47,7 +47,7 @@ fn details(change: &Change, plan: &Plan) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        escape_html(&change.address),
+        escape_html(&change.address.to_string()),
         summary(change)
     );
     for line in lines::body(change, &layout) {
@@ -163,7 +163,7 @@ impl Comment {
             let block = details(change, plan);
             let line = format!(
                 "- <code>{}</code>: {}\n",
-                escape(&change.address),
+                escape(&change.address.to_string()),
                 escape(&change.reason)
             );
             if self.fits(&block) {
@@ -227,7 +227,7 @@ impl Comment {
         for item in &plan.unmanaged {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
-                escape(&item.address),
+                escape(&item.address.to_string()),
                 escape(&item.reason)
             ));
         }

@@ -16,6 +16,7 @@ use super::kinds::private_endpoint::op::PrivateEndpointOp;
 use super::kinds::service::op::ServiceOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
 use super::target::{Effect, Name, Target};
+pub use crate::address::AddressBuf;
 
 /// A 64-bit FNV-1a hash, written as 16 hex digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -113,7 +114,7 @@ pub struct FieldChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     /// e.g. `service.analytics.scaling`, `dashboard.prod.api-health`.
-    pub address: String,
+    pub address: AddressBuf,
     /// Create, update, delete or no-op.
     pub action: Action,
     /// One line saying why, e.g. `numReplicas differs`.
@@ -161,7 +162,7 @@ pub(crate) const NOT_OWNED: &str = "not owned by converge";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unmanaged {
     /// Address of the object, e.g. `dashboard.prod["Old board"]`.
-    pub address: String,
+    pub address: AddressBuf,
     /// Why it is reported.
     pub reason: String,
 }
@@ -301,7 +302,7 @@ pub struct Step {
     /// Position in [`Plan::steps`] (steps are listed in an order that respects dependencies).
     pub id: usize,
     /// Address of the change it carries out.
-    pub address: String,
+    pub address: AddressBuf,
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
     /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
@@ -454,27 +455,28 @@ impl Plan {
             }
         }
         let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
+        let kept = |address: &AddressBuf| keep(&address.to_string());
         let mut left_out: Vec<(String, String)> = self
             .steps
             .iter()
-            .filter(|step| keep(&step.address))
+            .filter(|step| kept(&step.address))
             .flat_map(|step| {
                 step.depends_on
                     .iter()
                     .filter_map(|d| self.steps.get(*d))
-                    .filter(|dep| !keep(&dep.address))
-                    .map(|dep| (step.address.clone(), dep.address.clone()))
+                    .filter(|dep| !kept(&dep.address))
+                    .map(|dep| (step.address.to_string(), dep.address.to_string()))
             })
             .collect();
         left_out.sort();
         left_out.dedup();
-        self.changes.retain(|c| keep(&c.address));
-        self.unmanaged.retain(|u| keep(&u.address));
+        self.changes.retain(|c| kept(&c.address));
+        self.unmanaged.retain(|u| kept(&u.address));
         self.checks.retain(|c| keep(&c.address));
         let old_steps = std::mem::take(&mut self.steps);
         let mut renumber = BTreeMap::new();
         for step in old_steps {
-            if keep(&step.address) {
+            if kept(&step.address) {
                 renumber.insert(step.id, self.steps.len());
                 let id = self.steps.len();
                 self.steps.push(Step { id, ..step });

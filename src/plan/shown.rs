@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::address::Address;
 use super::diff::{self, diff};
+use super::model::AddressBuf;
 use super::model::{Action, Change, FieldChange, Operation, Plan};
 use super::normalize;
 use super::tag::ownership_tag;
@@ -227,18 +227,28 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
     let addresses = plan
         .changes
         .iter()
-        .map(|c| (c.address.as_str(), Some(c)))
-        .chain(plan.unmanaged.iter().map(|u| (u.address.as_str(), None)));
+        .map(|c| (&c.address, Some(c)))
+        .chain(plan.unmanaged.iter().map(|u| (&u.address, None)));
     for (address, change) in addresses {
-        let (held, stack, live_name) = match Address::parse(address) {
-            Some(Address::Dashboard { stack, .. }) => (Held::Dashboard, stack, None),
-            Some(Address::LiveDashboard { stack, name }) => (Held::Dashboard, stack, Some(name)),
-            Some(Address::Alert { stack, .. }) => (Held::Alert, stack, None),
-            Some(Address::LiveAlert { stack, name }) => (Held::Alert, stack, Some(name)),
-            _ => continue,
+        let (held, stack, live_name) = match address {
+            AddressBuf::Dashboard { stack, .. } => (Held::Dashboard, stack, None),
+            AddressBuf::LiveDashboard { stack, name } => (Held::Dashboard, stack, Some(name)),
+            AddressBuf::Alert { stack, .. } => (Held::Alert, stack, None),
+            AddressBuf::LiveAlert { stack, name } => (Held::Alert, stack, Some(name)),
+            // Not a stack's dashboard or alert: nothing the ownership tag accounts for.
+            AddressBuf::ServiceScaling { .. }
+            | AddressBuf::PrivateEndpoint { .. }
+            | AddressBuf::Pipe { .. }
+            | AddressBuf::PipeScaling { .. }
+            | AddressBuf::LivePipe { .. }
+            | AddressBuf::Backups { .. }
+            | AddressBuf::Tile { .. }
+            | AddressBuf::PipeSettings { .. }
+            | AddressBuf::PipeCompute { .. } => continue,
         };
+        let stack = stack.as_str();
         let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();
-        for name in live_name.as_deref().into_iter().chain(shown) {
+        for name in live_name.map(|n| n.as_str()).into_iter().chain(shown) {
             named.insert((held, stack, normalize::name_key(name)));
         }
     }
@@ -290,18 +300,17 @@ fn not_named(kind: &str, stack: &str, name: &str, tag: &str, printer: &Printer) 
 /// The live name the change's address names: a live address's own name; otherwise the name
 /// the change shows the object had (a rename's old name) or has.
 fn live_name(change: &Change) -> Option<String> {
-    match Address::parse(&change.address) {
-        Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) => {
-            Some(name.into_owned())
-        }
-        Some(_) => change
-            .names_shown()
-            .into_iter()
-            .flatten()
-            .next()
-            .map(str::to_owned),
-        None => None,
+    if let AddressBuf::LiveDashboard { name, .. } | AddressBuf::LiveAlert { name, .. } =
+        &change.address
+    {
+        return Some(name.to_string());
     }
+    change
+        .names_shown()
+        .into_iter()
+        .flatten()
+        .next()
+        .map(str::to_owned)
 }
 
 fn dashboards_of<'a>(live: &'a LiveState, stack: &str) -> &'a [Dashboard] {
@@ -388,9 +397,7 @@ fn the_one<'a, T>(
 /// config, whose objects are reached (and deleted) through a remaining instance of the same
 /// entry on the same API.
 fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
-    Address::parse(&change.address)
-        .and_then(|address| address.stack())
-        .unwrap_or(step_stack)
+    change.address.stack().unwrap_or(step_stack)
 }
 
 /// A dashboard converge owns in `stack`: it carries the stack's ownership tag.

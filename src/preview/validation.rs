@@ -108,12 +108,11 @@ fn jobs<'c>(config: &'c Config, clients: &Clients, plan: &Plan) -> Result<Vec<Jo
             let address = crate::plan::Address::Dashboard {
                 stack: &stack.key.value,
                 dashboard: &dashboard.key.value,
-            }
-            .to_string();
+            };
             let step = plan
                 .changes
                 .iter()
-                .filter(|c| c.address == address)
+                .filter(|c| c.address.view() == address)
                 .filter(|c| matches!(c.action, Action::Create | Action::Update))
                 .find_map(|c| plan.steps.get(c.step?));
             let Some(Operation::Dashboard(operation)) = step.map(|s| &s.operation) else {
@@ -130,7 +129,7 @@ fn jobs<'c>(config: &'c Config, clients: &Clients, plan: &Plan) -> Result<Vec<Jo
             })?;
             jobs.push(Job {
                 stack: &stack.key.value,
-                address,
+                address: address.to_string(),
                 dashboard,
                 api,
                 body: body.clone(),

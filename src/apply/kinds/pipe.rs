@@ -752,9 +752,7 @@ fn with_credentials(
 /// words for every pipe of the service, so progress and the report say it once for all of them
 /// (the request id of each 424 is in the `-vv` log).
 fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
-    let service = crate::plan::Address::parse(&step.address)
-        .and_then(|a| a.service())
-        .unwrap_or(service_id);
+    let service = step.address.service().unwrap_or(service_id);
     let state = error
         .message
         .split("Current state:")

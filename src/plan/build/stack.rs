@@ -1,5 +1,6 @@
 //! Stacks: the dashboards and alerts of a stack, and the owned ones the config no longer lists.
 
+use crate::address::AddressBuf;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -113,13 +114,13 @@ impl Builder<'_> {
     fn run_deletes_first(&mut self, doomed_deletes: Vec<(usize, usize)>) {
         // Addresses first: each move renumbers the steps.
         let address = |id: usize| self.plan.steps.get(id).map(|s| s.address.clone());
-        let moves: Vec<(String, String)> = doomed_deletes
+        let moves: Vec<(AddressBuf, AddressBuf)> = doomed_deletes
             .into_iter()
             .filter_map(|(delete, update)| Some((address(delete)?, address(update)?)))
             .collect();
         for (delete, update) in moves {
             let position =
-                |address: &str| self.plan.steps.iter().position(|s| s.address == address);
+                |address: &AddressBuf| self.plan.steps.iter().position(|s| s.address == *address);
             if let (Some(moved), Some(before)) = (position(&delete), position(&update)) {
                 order::run_before(&mut self.plan.steps, &mut self.plan.changes, moved, before);
             }
@@ -259,8 +260,8 @@ impl Builder<'_> {
         address: Address<'_>,
         reason: &str,
         prune: bool,
-    ) -> Option<String> {
-        let address = address.to_string();
+    ) -> Option<AddressBuf> {
+        let address = AddressBuf::from(address);
         if prune {
             return Some(address);
         }
@@ -306,7 +307,7 @@ impl Builder<'_> {
                     stack: &stack.key.value,
                     name: Cow::Borrowed(&dashboard.name),
                 }
-                .to_string(),
+                .into(),
                 reason: format!(
                     "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
                      is: list it in the config to manage it (the next apply that changes it tags \
@@ -548,7 +549,7 @@ fn same_target(a: &model::StackTarget, b: &model::StackTarget) -> bool {
 /// The address of an owned alert or dashboard the config no longer lists: the removed template
 /// instance's (`alert.prod.api-errors[billing]`) when its live name reads as one of the
 /// stack's templates makes it, else its live name's (`alert.prod["Old alert"]`).
-fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
+fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> AddressBuf {
     let stack_key = stack.key.value.as_str();
     let instance = stack
         .instance_names
@@ -561,27 +562,27 @@ fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
             stack: stack_key,
             alert,
         }
-        .to_string(),
+        .into(),
         ("alert", None) => Address::LiveAlert {
             stack: stack_key,
             name,
         }
-        .to_string(),
+        .into(),
         (_, Some(dashboard)) => Address::Dashboard {
             stack: stack_key,
             dashboard,
         }
-        .to_string(),
+        .into(),
         (_, None) => Address::LiveDashboard {
             stack: stack_key,
             name,
         }
-        .to_string(),
+        .into(),
     }
 }
 
 /// The change of an owned object the config no longer lists, deleted by prune.
-fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
+fn deleted(address: AddressBuf, before: Value, fingerprint: Fingerprint) -> Change {
     Change {
         address,
         action: Action::Delete,

@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -122,7 +123,7 @@ impl Builder<'_> {
             stack: &stack.key.value,
             alert: &config.key.value,
         }
-        .to_string();
+        .into();
         let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
         let creates = existing.is_none();
         copies_deleted_first(
@@ -636,7 +637,7 @@ pub(crate) fn doomed_by<'p, 'c, 'l>(
 /// The change of an alert that exists live (compared on its dashboard `view`), and its update
 /// when any field differs.
 fn updated(
-    address: String,
+    address: AddressBuf,
     alert: &Alert,
     view: Option<&Dashboard>,
     desired: Desired,
@@ -680,7 +681,7 @@ fn updated(
 
 /// The change and step of an alert created: new, or again because its tile goes (`doomed`).
 fn created(
-    address: String,
+    address: AddressBuf,
     desired: Desired,
     doomed: bool,
     stack_ref: &StackRef,

@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use smol_str::SmolStr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -184,7 +185,7 @@ impl Builder<'_> {
             stack: &stack.key.value,
             dashboard: &config.key.value,
         }
-        .to_string();
+        .into();
         let renamed_view = existing
             .filter(|d| d.name != desired.name || !tiles.renames.is_empty())
             .map(|live| renamed_view(live, &desired.name, config, &matched));
@@ -632,7 +633,7 @@ impl Builder<'_> {
     /// Plans the create of a dashboard that is not live; returns its step.
     fn create_dashboard(
         &mut self,
-        address: String,
+        address: AddressBuf,
         body: DashboardRequest,
         config: &DashboardConfig,
         after: Value,
@@ -779,7 +780,7 @@ fn renamed_view(
 /// under the names the config gives (`view`: a renamed tile is matched to its live self), the
 /// renames themselves leading the field list.
 fn updated(
-    address: String,
+    address: AddressBuf,
     live: &Dashboard,
     view: Option<&Dashboard>,
     mut after: Value,

@@ -3,6 +3,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use serde_json::Value;
 
 use crate::api::wire::{CompactJson, Pipe, Service, SourceKind};
@@ -38,7 +39,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string();
+            .into();
             self.absent_pipe(address, live_service, live);
             return;
         }
@@ -83,7 +84,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after,
             fields,
@@ -156,7 +157,7 @@ impl Builder<'_> {
                     service: &service.key.value,
                     pipe: &config.key.value,
                 }
-                .to_string(),
+                .into(),
                 action: Action::Replace,
                 reason: format!(
                     "`{path}` {why}; ingestion restarts{}{}",
@@ -354,7 +355,7 @@ impl Builder<'_> {
             pipe: &config.key.value,
         };
         let mut change = compared(
-            address.to_string(),
+            address.into(),
             before,
             after,
             fields,
@@ -520,7 +521,7 @@ impl Builder<'_> {
                     service: &service.key.value,
                     pipe: &config.key.value,
                 }
-                .to_string(),
+                .into(),
                 action: Action::Create,
                 reason: reason.into(),
                 fields: diff::created(&after),
@@ -535,7 +536,7 @@ impl Builder<'_> {
     }
 
     /// A pipe marked `absent`: deleted when it exists, else nothing to do.
-    fn absent_pipe(&mut self, address: String, live_service: &Service, live: Option<&Pipe>) {
+    fn absent_pipe(&mut self, address: AddressBuf, live_service: &Service, live: Option<&Pipe>) {
         let Some(pipe) = live else {
             self.push(
                 Change {
@@ -675,7 +676,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after.clone(),
             fields,
@@ -716,7 +717,7 @@ impl Builder<'_> {
             Address::PipeCompute {
                 service: &service.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after,
             fields,
@@ -1055,10 +1056,14 @@ pub(crate) fn resync_plan(
     }
     let identity = normalize::pipe_identity(live_pipe);
     let fingerprint = fingerprint::pipe(live_pipe);
+    let address = AddressBuf::Pipe {
+        service: service.into(),
+        pipe: pipe.into(),
+    };
     Ok(crate::plan::model::Plan {
         organization: config.organization.value.clone(),
         changes: vec![Change {
-            address: address.to_string(),
+            address: address.clone(),
             action: Action::Update,
             reason: "resync asked by `--resync`: the pipe copies its tables again from the start"
                 .into(),
@@ -1071,7 +1076,7 @@ pub(crate) fn resync_plan(
         }],
         steps: vec![crate::plan::model::Step {
             id: 0,
-            address: address.to_string(),
+            address,
             depends_on: Vec::new(),
             fingerprint: Some(fingerprint),
             operation: Operation::Pipe(PipeOp::Resync {
