@@ -13,6 +13,7 @@ use crate::api::error::ApiError;
 use crate::api::transport::HttpClientError;
 use crate::diagnostic::Code;
 use crate::output::WriteFileError;
+pub(crate) use crate::plan::pipeline::UnmatchedGlob;
 use crate::sandbox::SandboxError;
 
 /// An error that ends a command with exit code 1.
@@ -182,16 +183,6 @@ impl<E: CommandError> From<E> for Error {
     fn from(error: E) -> Self {
         Error::Command(Box::new(error))
     }
-}
-
-/// A pattern of `--only` or `--ignore` that matches no address, with the closest addresses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UnmatchedGlob {
-    /// The pattern as given.
-    pub glob: String,
-    /// The closest addresses of the config and the live state, closest first; empty when there
-    /// is no address at all.
-    pub closest: Vec<String>,
 }
 
 fn unmatched_globs(flag: &str, globs: &[UnmatchedGlob]) -> String {

@@ -14,7 +14,6 @@
 
 mod duplicates;
 pub(crate) mod fresh;
-pub(crate) mod idle;
 mod kinds;
 pub(crate) mod model;
 pub(crate) mod progress;

@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
 use crate::output::Printer;
+use crate::plan::pipeline::{self, Idle};
 use crate::plan::{self, Plan};
 use crate::settings::{ApiArgs, ApiSettings};
 
@@ -105,17 +106,41 @@ impl crate::error::CommandError for ResyncError {
     }
 }
 
+/// What `converge apply` runs with, resolved once from its flags and the environment.
+struct Settings {
+    /// How it reaches the APIs.
+    api: ApiSettings,
+    /// What it asks of the plan it applies (made from the config, not a saved one).
+    plan: pipeline::Options,
+    /// How the plan is applied.
+    apply: Options,
+}
+
+impl Settings {
+    fn resolve(args: &Args) -> Self {
+        let api = ApiSettings::resolve(&args.api);
+        let apply = Options {
+            parallelism: api.parallelism,
+            wake: args.wake,
+            timeout: args.timeout,
+            ..Options::default()
+        };
+        let plan = pipeline::Options {
+            only: args.only.clone(),
+            dedupe: args.dedupe,
+            drop_unchanged_values: false,
+            // `--wake` wakes a service that is not running: no warning that its pipes fail.
+            idle: if args.wake { Idle::Quiet } else { Idle::Said },
+        };
+        Settings { api, plan, apply }
+    }
+}
+
 /// Runs `converge apply`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let api = ApiSettings::resolve(&args.api);
-    let options = Options {
-        parallelism: api.parallelism,
-        wake: args.wake,
-        timeout: args.timeout,
-        ..Options::default()
-    };
+    let settings = Settings::resolve(&args);
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.paths, &api, printer)?;
+        let session = session::open_saved(file, &args.paths, &settings.api, printer)?;
         if let Err(mismatch) = session.saved.check_digest(printer) {
             printer.err(&format!(
                 "error: `{}`: {mismatch}; nothing was written",
@@ -131,7 +156,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             plan::saved::digest(&session.saved.plan, printer)
         ));
         let mut plan = session.saved.plan.clone();
-        session::check_globs("--only", &args.only, || session::plan_addresses(&plan))?;
+        session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
         for (kept, left_out) in plan.retain_addresses(&args.only) {
             printer.warn(&format!(
                 "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
@@ -143,7 +168,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             &session.runtime,
             session.clients.clone(),
             &plan,
-            &options,
+            &settings.apply,
             true,
         )
     } else if let Some(address) = &args.resync {
@@ -152,8 +177,13 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             Some(plan::Address::Pipe { service, .. }) => vec![format!("pipe.{service}*")],
             _ => Vec::new(),
         };
-        let session =
-            session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &only)?;
+        let session = session::open_scoped(
+            &args.paths,
+            &settings.api,
+            printer,
+            apply::fresh::ROUNDS,
+            &only,
+        )?;
         let plan = plan::kinds::pipe::resync_plan(&session.config, &session.live, address)
             .map_err(|reason| ResyncError {
                 address: address.clone(),
@@ -165,30 +195,30 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             &session.runtime,
             session.clients.clone(),
             &plan,
-            &options,
+            &settings.apply,
             false,
         )
     } else {
-        let mut session =
-            session::open_scoped(&args.paths, &api, printer, apply::fresh::ROUNDS, &args.only)?;
+        let mut session = session::open_scoped(
+            &args.paths,
+            &settings.api,
+            printer,
+            apply::fresh::ROUNDS,
+            &args.only,
+        )?;
         // A repair deletes the copies it may; another run's copy is not waited for first.
-        if !args.dedupe && session.wait_for_other_runs_copies(&api, &args.only, printer)? {
+        if !args.dedupe && session.wait_for_other_runs_copies(&settings.api, &args.only, printer)? {
             session.copies_stayed(printer);
             return Ok(Exit::Stale);
         }
-        let plan = session.plan_repairing(&args.only, args.dedupe, printer)?;
-        if !args.wake {
-            for warning in apply::idle::warnings(&plan, &session.live) {
-                printer.warn(&warning);
-            }
-        }
+        let plan = session.plan(&settings.plan, printer)?;
         proceed(
             &args,
             printer,
             &session.runtime,
             session.clients.clone(),
             &plan,
-            &options,
+            &settings.apply,
             false,
         )
     }

@@ -10,6 +10,7 @@ use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan;
 use crate::plan::Plan;
+use crate::plan::pipeline::{self, Idle};
 use crate::plan::saved::SavedPlan;
 use crate::preview::check;
 use crate::preview::check::QueryCheckError;
@@ -59,22 +60,35 @@ pub(crate) struct Args {
     pub api: ApiArgs,
 }
 
+/// What `converge plan` runs with, resolved once from its flags and the environment.
+struct Settings {
+    /// How it reaches the APIs.
+    api: ApiSettings,
+    /// What it asks of the plan it prints.
+    plan: pipeline::Options,
+}
+
+impl Settings {
+    fn resolve(args: &Args) -> Self {
+        Settings {
+            api: ApiSettings::resolve(&args.api),
+            plan: pipeline::Options {
+                only: args.only.clone(),
+                dedupe: args.dedupe,
+                // Text and Markdown show no values of unchanged objects; JSON and a saved plan
+                // do.
+                drop_unchanged_values: args.out.is_none() && !matches!(args.format, Format::Json),
+                idle: Idle::Shown,
+            },
+        }
+    }
+}
+
 /// Runs `converge plan`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let api = ApiSettings::resolve(&args.api);
-    let session = session::open_scoped(&args.paths, &api, printer, 1, &args.only)?;
-    // Text and Markdown show no values of unchanged objects; JSON and a saved plan do.
-    let values_unshown = args.out.is_none() && !matches!(args.format, Format::Json);
-    let mut plan = session.plan_kept(&args.only, args.dedupe, values_unshown, printer)?;
-    for warning in crate::apply::idle::warnings(&plan, &session.live) {
-        printer.warn(&warning);
-        plan.warnings.push(plan::model::Warning {
-            code: None,
-            place: None,
-            message: warning,
-            help: None,
-        });
-    }
+    let settings = Settings::resolve(&args);
+    let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
+    let plan = session.plan(&settings.plan, printer)?;
     let text = plan::render(&plan, args.format, &printer.for_stdout());
     match args.format {
         Format::Json => printer.out(&text),

@@ -14,11 +14,11 @@ use crate::config::model::{
 use crate::config::render;
 use crate::config::{self, LoadMode};
 use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::error::{Error, Result, UnmatchedGlob};
+use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::live::LiveState;
 use crate::output::Printer;
-use crate::plan::model::Warning as PlanWarning;
+use crate::plan::pipeline::{self, Stopped};
 use crate::plan::{Plan, PlanOptions};
 use crate::sandbox::{self, SandboxHandle};
 use crate::settings::ApiSettings;
@@ -45,55 +45,39 @@ impl Session {
         report(diagnostics, &self.sources, printer)
     }
 
-    /// The plan of the config against the live state, kept to the addresses `only` matches.
-    /// A glob that matches no address the config or the live state knows is an error: a typo
-    /// would otherwise read as "no changes".
-    pub fn plan(&self, only: &[String], printer: &Printer) -> Result<Plan> {
-        self.plan_repairing(only, false, printer)
-    }
-
-    /// As [`Session::plan`]; with `dedupe`, a name a stack holds more than once is repaired by
-    /// the plan's own deletes of the copies converge may remove (`--dedupe`).
-    pub fn plan_repairing(&self, only: &[String], dedupe: bool, printer: &Printer) -> Result<Plan> {
-        self.plan_kept(only, dedupe, false, printer)
-    }
-
-    /// As [`Session::plan_repairing`]; with `drop_unchanged_values`, the no-op changes keep no
-    /// values ([`PlanOptions::drop_unchanged_values`]), for an output that does not show them.
-    pub(crate) fn plan_kept(
-        &self,
-        only: &[String],
-        dedupe: bool,
-        drop_unchanged_values: bool,
-        printer: &Printer,
-    ) -> Result<Plan> {
-        let options = PlanOptions {
-            only: Vec::new(),
-            now: Some(jiff::Timestamp::now()),
-            dedupe,
-            drop_unchanged_values,
+    /// The plan of the config against the live state as `options` ask for it, through the one
+    /// planning pipeline ([`pipeline::plan`]), its diagnostics and warnings reported on the way.
+    /// A glob of `--only` that matches no address the config or the live state knows is an
+    /// error: a typo would otherwise read as "no changes".
+    pub(crate) fn plan(&self, options: &pipeline::Options, printer: &Printer) -> Result<Plan> {
+        let planned = pipeline::plan(
+            &self.config,
+            &self.sources,
+            &self.live,
+            options,
+            Some(jiff::Timestamp::now()),
+            |plan| self.unmanaged_addresses(plan),
+        );
+        let planned = match planned {
+            Ok(planned) => planned,
+            Err(Stopped::Invalid(diagnostics)) => {
+                self.report(&diagnostics, printer)?;
+                return Err(Error::Config { count: 0 });
+            }
+            Err(Stopped::Unmatched { diagnostics, globs }) => {
+                self.report(&diagnostics, printer)?;
+                return Err(Error::NoMatch {
+                    flag: "--only".to_string(),
+                    globs,
+                });
+            }
         };
-        let (mut plan, mut diagnostics) = crate::plan::plan(&self.config, &self.live, &options);
-        self.report(&diagnostics, printer)?;
-        plan.warnings = self.warnings(&diagnostics);
-        if only.is_empty() {
-            return Ok(plan);
+        self.report(&planned.diagnostics, printer)?;
+        self.report(&planned.only_diagnostics, printer)?;
+        for warning in &planned.idle {
+            printer.warn(warning);
         }
-        // What a glob may match: the addresses the config names (read or not: `--only` reads
-        // only what its globs need) and those the lists read hold.
-        check_globs("--only", only, || {
-            let mut known = self.addresses(&plan, false);
-            known.extend(crate::plan::address::config_addresses(&self.config));
-            known.sort();
-            known.dedup();
-            known
-        })?;
-        diagnostics = crate::plan::build::keep_only(&mut plan, only);
-        // The names a partial plan shows are those of its own changes.
-        plan.sources = crate::plan::build::source_names(&plan, &self.live);
-        self.report(&diagnostics, printer)?;
-        plan.warnings.extend(self.warnings(&diagnostics));
-        Ok(plan)
+        Ok(planned.plan)
     }
 
     /// Waits (at most [`COPIES_WAIT`], reading the live state again each [`COPIES_POLL`])
@@ -181,27 +165,12 @@ impl Session {
         }
     }
 
-    /// The warnings among `diagnostics` as the plan's review carries them.
-    fn warnings(&self, diagnostics: &[Diagnostic]) -> Vec<PlanWarning> {
-        diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Warning)
-            .map(|d| PlanWarning {
-                code: Some(d.code.as_str().to_string()),
-                place: render::place(d, &self.sources),
-                message: d.message.clone(),
-                help: d.help.clone(),
-            })
-            .collect()
-    }
-
     /// Every address the config and the live state know, given the whole plan: its changes
     /// (in sync ones too), owned objects the config no longer lists, checks, and live objects
     /// nothing manages; with `fields`, also each `address.field` path of the objects.
     pub(crate) fn addresses(&self, plan: &Plan, fields: bool) -> Vec<String> {
-        let mut known: BTreeSet<String> = plan_addresses(plan).into_iter().collect();
-        let report = crate::drift::report(&self.config, &self.live, plan, &[]);
-        known.extend(report.unmanaged.into_iter().map(|u| u.address));
+        let mut known: BTreeSet<String> = pipeline::addresses(plan).into_iter().collect();
+        known.extend(self.unmanaged_addresses(plan));
         if fields {
             for change in &plan.changes {
                 for value in [&change.before, &change.after].into_iter().flatten() {
@@ -214,6 +183,13 @@ impl Session {
             }
         }
         known.into_iter().collect()
+    }
+
+    /// The addresses of the drift report's unmanaged objects given the whole plan: owned
+    /// objects the config no longer lists, and live objects nothing manages.
+    fn unmanaged_addresses(&self, plan: &Plan) -> Vec<String> {
+        let report = crate::drift::report(&self.config, &self.live, plan, &[]);
+        report.unmanaged.into_iter().map(|u| u.address).collect()
     }
 }
 
@@ -240,16 +216,6 @@ fn only_copies(config: &Config, live: &LiveState) -> bool {
         })
 }
 
-/// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer
-/// lists, and checks.
-pub(crate) fn plan_addresses(plan: &Plan) -> Vec<String> {
-    let changes = plan.changes.iter().map(|c| c.address.to_string());
-    let unmanaged = plan.unmanaged.iter().map(|u| u.address.to_string());
-    let checks = plan.checks.iter().map(|c| c.address.clone());
-    let known: BTreeSet<String> = changes.chain(unmanaged).chain(checks).collect();
-    known.into_iter().collect()
-}
-
 /// Fails when a glob of `flag` matches none of the `known` addresses, naming the closest ones.
 pub(crate) fn check_globs(
     flag: &str,
@@ -260,23 +226,7 @@ pub(crate) fn check_globs(
     if globs.is_empty() {
         return Ok(());
     }
-    let known = known();
-    let candidates: Vec<&str> = known.iter().map(String::as_str).collect();
-    let unmatched: Vec<UnmatchedGlob> = globs
-        .iter()
-        .filter(|glob| {
-            !candidates
-                .iter()
-                .any(|a| crate::plan::glob::matches(glob, a))
-        })
-        .map(|glob| UnmatchedGlob {
-            glob: glob.clone(),
-            closest: crate::plan::glob::closest(glob, &candidates, 5)
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-        })
-        .collect();
+    let unmatched = pipeline::unmatched(globs, &known());
     if unmatched.is_empty() {
         return Ok(());
     }

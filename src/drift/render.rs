@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::model::{Changed, DriftField, DriftSummary, Report, UnmanagedObject};
 use crate::format::Format;
-use crate::markdown::escape;
+use crate::markdown::{escape, prose};
 use crate::output::{Printer, Style};
 use crate::plan::Action;
 use crate::plan::CheckResult;
@@ -84,6 +84,61 @@ fn detail_lines(change: &Changed) -> Vec<String> {
             lines
         }
         Action::Update | Action::NoOp => change.fields.iter().map(field_line).collect(),
+    }
+}
+
+/// A changed address's lines for Markdown, as one fenced `diff` block inside its list item:
+/// `-` the config's value, `+` the live one, a string of several lines line by line. In a code
+/// block nothing is a link and nothing needs escaping (a value holding a fence is broken up).
+fn markdown_details(change: &Changed) -> String {
+    if matches!(change.action, Action::Create | Action::Delete) {
+        let lines: Vec<String> = detail_lines(change)
+            .iter()
+            .map(|line| format!("  - {}", prose(line)))
+            .collect();
+        return lines.join("\n");
+    }
+    let mut block = String::from("\n  ```diff\n");
+    if change.action == Action::Replace
+        && let Some(first) = detail_lines(change).first()
+    {
+        diff_line(&mut block, ' ', first);
+    }
+    for field in &change.fields {
+        let path = if field.path.is_empty() {
+            "(object)"
+        } else {
+            field.path.as_str()
+        };
+        diff_side(&mut block, '-', path, &field.config, "(not set)");
+        diff_side(&mut block, '+', path, &field.live, "(absent)");
+    }
+    block.push_str("  ```\n");
+    block
+}
+
+/// One line of a fenced `diff` block in a list item; a fence inside it is broken up.
+fn diff_line(block: &mut String, mark: char, text: &str) {
+    block.push_str(&format!("  {mark} {}\n", text.replace("```", "` ` `")));
+}
+
+/// One side of a field: `path: value`, or a string of several lines under `path: |`.
+fn diff_side(
+    block: &mut String,
+    mark: char,
+    path: &str,
+    value: &Option<serde_json::Value>,
+    missing: &str,
+) {
+    match value {
+        Some(serde_json::Value::String(text)) if text.contains('\n') => {
+            diff_line(block, mark, &format!("{path}: |"));
+            for line in text.lines() {
+                diff_line(block, mark, &format!("    {line}"));
+            }
+        }
+        None => diff_line(block, mark, &format!("{path}: {missing}")),
+        some => diff_line(block, mark, &format!("{path}: {}", show(some))),
     }
 }
 
@@ -229,7 +284,7 @@ fn markdown(report: &Report) -> String {
         summary_line(&summary)
     );
     if let Some(line) = partial_line(report) {
-        out.push_str(&format!("\n> **Note:** {}\n", escape(&line)));
+        out.push_str(&format!("\n> **Note:** {}\n", prose(&line)));
     }
     let lines = markdown_lines(report);
     let room = 300;
@@ -264,22 +319,20 @@ fn markdown_lines(report: &Report) -> Vec<String> {
                 "- {} <code>{}</code>: {}",
                 if check.passed { "ok" } else { "**FAILED**" },
                 escape(&check.address),
-                escape(&check.details.join("; "))
+                prose(&check.details.join("; "))
             ));
         }
     }
     if !report.changed.is_empty() {
-        lines.push("\n#### Differs from the config (config vs live)\n".into());
+        lines.push("\n#### Differs from the config (`-` config, `+` live)\n".into());
         for change in &report.changed {
             lines.push(format!(
                 "- <code>{} {}</code>: {}",
                 change.action.marker(),
                 escape(&change.address),
-                escape(&change.reason)
+                prose(&change.reason)
             ));
-            for line in detail_lines(change) {
-                lines.push(format!("  - <code>{}</code>", escape(&line)));
-            }
+            lines.push(markdown_details(change));
         }
     }
     if !report.unmanaged.is_empty() {
@@ -291,7 +344,7 @@ fn markdown_lines(report: &Report) -> Vec<String> {
             lines.push(format!(
                 "- <code>{}</code>: {}",
                 escape(&item.address),
-                escape(&item.reason)
+                prose(&item.reason)
             ));
         }
     }

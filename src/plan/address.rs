@@ -12,7 +12,7 @@
 //!
 //! What a planned address needs, and why:
 //! - `service.K.scaling`, `service.K.private_endpoint[...]`: the services list.
-//! - `pipe.K.P.scaling`, `pipe.K.P.settings`, `pipe.K.P` (marked absent) and `pipe.K["name"]`
+//! - `pipe.K.P.scaling`, `pipe.K.P.settings`, `pipe.K.P` (absent, or declared beyond scaling) and `pipe.K["name"]`
 //!   (drift's unnamed pipes): K's pipes list, and the services list (a pipe is planned only for a service that
 //!   exists).
 //! - `service.K.pipe_compute`: K's database-pipe compute, and the services list.
@@ -159,25 +159,36 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
                 Need::Pipes(key.to_string()),
             ));
         }
-        // A pipe marked absent is planned as itself (deleted, or already gone); any other
-        // as its scaling.
-        let address = if pipe.absent {
-            Address::Pipe {
+        // A pipe is planned as itself when marked absent (deleted, or already gone) or when
+        // it declares more than scaling (created, changed, replaced, paused or started,
+        // rotated): the plan prints `pipe.K.P` for those, so `--only` takes it.
+        let whole = pipe.absent
+            || pipe.name.is_some()
+            || pipe.source.is_some()
+            || pipe.destination.is_some()
+            || pipe.field_mappings.is_some()
+            || pipe.state.is_some()
+            || pipe.credentials_version.is_some();
+        if whole {
+            let address = Address::Pipe {
                 service: key,
                 pipe: name,
-            }
-        } else if pipe.scaling.is_some() {
-            Address::PipeScaling {
+            };
+            out.push(Family::exact(
+                address.to_string(),
+                Need::Pipes(key.to_string()),
+            ));
+        }
+        if !pipe.absent && pipe.scaling.is_some() {
+            let address = Address::PipeScaling {
                 service: key,
                 pipe: name,
-            }
-        } else {
-            continue;
-        };
-        out.push(Family::exact(
-            address.to_string(),
-            Need::Pipes(key.to_string()),
-        ));
+            };
+            out.push(Family::exact(
+                address.to_string(),
+                Need::Pipes(key.to_string()),
+            ));
+        }
     }
     if !service.pipes.is_empty() {
         let any_pipe = Address::LivePipe {

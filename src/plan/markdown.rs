@@ -10,7 +10,7 @@
 use super::lines::{self, Layout};
 use super::model::{Action, Change, Plan};
 use super::order;
-use crate::markdown::{escape, escape_html};
+use crate::markdown::{escape, escape_html, prose, prose_html};
 use crate::output::DEFAULT_WIDTH;
 
 /// The first line of every comment.
@@ -22,6 +22,19 @@ pub(crate) const BUDGET: usize = 65_000;
 /// Room kept for the closing note.
 const NOTE_ROOM: usize = 400;
 
+/// The heading above the changes listed without their details.
+const CUT_HEADING: &str = "\n**Cut to fit: these changes are listed by address only** (the full plan has their details)\n\n";
+
+/// A change in one line, for a comment cut to fit: its mark, address and reason.
+fn line(change: &Change) -> String {
+    format!(
+        "- <code>{} {}</code>: {}\n",
+        change.action.marker(),
+        escape(&change.address.to_string()),
+        prose(&change.reason)
+    )
+}
+
 /// Text inside a fenced block must not close the fence.
 fn fenced(text: &str) -> String {
     text.replace("```", "` ` `")
@@ -31,9 +44,9 @@ fn fenced(text: &str) -> String {
 /// HTML-escaped, since the summary sits in a raw HTML block.
 fn summary(change: &Change) -> String {
     match lines::rename(change) {
-        Some((renamed, Some(rest))) => format!("{}; {}", escape_html(&renamed), escape_html(&rest)),
+        Some((renamed, Some(rest))) => format!("{}; {}", escape_html(&renamed), prose_html(&rest)),
         Some((renamed, None)) => escape_html(&renamed),
-        None => escape_html(&change.reason),
+        None => prose_html(&change.reason),
     }
 }
 
@@ -115,9 +128,9 @@ fn header(plan: &Plan) -> String {
             if let Some(place) = &warning.place {
                 line.push_str(&format!("(<code>{}</code>) ", escape(place)));
             }
-            line.push_str(&escape(&warning.message));
+            line.push_str(&prose(&warning.message));
             if let Some(help) = &warning.help {
-                line.push_str(&format!("<br>help: {}", escape(help)));
+                line.push_str(&format!("<br>help: {}", prose(help)));
             }
             if out.len() + line.len() > BUDGET / 4 {
                 out.push_str(&format!(
@@ -164,7 +177,7 @@ impl Comment {
             let line = format!(
                 "- <code>{}</code>: {}\n",
                 escape(&change.address.to_string()),
-                escape(&change.reason)
+                prose(&change.reason)
             );
             if self.fits(&block) {
                 self.out.push_str(&block);
@@ -188,7 +201,7 @@ impl Comment {
                 "- {} <code>{}</code>: {}\n",
                 if check.passed { "ok" } else { "**FAILED**" },
                 escape(&check.address),
-                escape(&check.details.join("; "))
+                prose(&check.details.join("; "))
             );
             if !self.fits(&line) {
                 self.cut.push("some checks".to_string());
@@ -207,16 +220,52 @@ impl Comment {
             return;
         }
         self.out.push_str("\n#### Changes\n\n");
-        let mut left = shown.len();
-        for change in shown {
-            let block = details(change, plan);
-            if !self.fits(&block) {
-                self.cut.push(format!("the details of {left} changes"));
+        // A change whose details do not fit is still named: one line each, by address. Details
+        // stop early enough that the lines of every change after them fit too (while the lines
+        // alone fit at all), so a reviewer sees every address the plan touches.
+        let lines: Vec<String> = shown.iter().map(|change| line(change)).collect();
+        // When not even the lines of all fit, none gets details: as many addresses as fit.
+        let mut detailed = 0;
+        if self.fits_all(&lines) {
+            let mut after: usize = lines.iter().map(String::len).sum();
+            for (change, line) in shown.iter().zip(&lines) {
+                after -= line.len();
+                let block = details(change, plan);
+                let heading = if after > 0 { CUT_HEADING.len() } else { 0 };
+                if self.out.len() + block.len() + after + heading + NOTE_ROOM > BUDGET {
+                    break;
+                }
+                self.out.push_str(&block);
+                detailed += 1;
+            }
+        }
+        let rest = &lines[detailed..];
+        if rest.is_empty() {
+            return;
+        }
+        self.out.push_str(CUT_HEADING);
+        let mut listed = 0;
+        for line in rest {
+            if !self.fits(line) {
                 break;
             }
-            self.out.push_str(&block);
-            left -= 1;
+            self.out.push_str(line);
+            listed += 1;
         }
+        self.cut
+            .push(format!("the details of {} changes", rest.len()));
+        if listed < rest.len() {
+            self.cut.push(format!(
+                "the addresses of {} more changes",
+                rest.len() - listed
+            ));
+        }
+    }
+
+    /// Whether the one-line form of every change fits with what is already written.
+    fn fits_all(&self, lines: &[String]) -> bool {
+        let all: usize = lines.iter().map(String::len).sum();
+        self.out.len() + all + CUT_HEADING.len() + NOTE_ROOM <= BUDGET
     }
 
     fn unmanaged(&mut self, plan: &Plan) {
@@ -228,7 +277,7 @@ impl Comment {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
                 escape(&item.address.to_string()),
-                escape(&item.reason)
+                prose(&item.reason)
             ));
         }
         if self.fits(&block) {

@@ -1313,7 +1313,7 @@ fn markdown_warnings_stay_within_a_quarter_of_the_budget() {
     assert!(markdown.len() <= markdown::BUDGET);
     assert!(markdown.contains("more warning(s): run `converge plan` for all of them"));
     // The first warnings are shown, escaped.
-    assert!(markdown.contains("keeps &#96;alert.prod.a0&#96; but leaves out"));
+    assert!(markdown.contains("keeps `alert.prod.a0` but leaves out"));
 }
 
 #[test]

@@ -120,3 +120,66 @@ fn a_drift_ignore_pattern_that_matches_nothing_fails_but_a_field_in_sync_is_fine
     ]);
     assert_eq!(out.code, 2, "drift found, no error: {out:?}");
 }
+
+/// The addresses a text plan prints: each change's heading and each step.
+fn printed_addresses(plan: &str) -> Vec<String> {
+    let mut addresses = Vec::new();
+    for line in plan.lines() {
+        let heading = line
+            .strip_prefix("  ")
+            .and_then(|rest| rest.split_once(' '))
+            .filter(|(sign, _)| !sign.is_empty() && sign.chars().all(|c| "+-~/!?".contains(c)))
+            .map(|(_, rest)| rest);
+        let step = line
+            .trim_start()
+            .split_once(". ")
+            .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            .map(|(_, rest)| rest);
+        if let Some(rest) = heading.or(step) {
+            let address = rest.split("  ").next().unwrap_or(rest);
+            let address = address.split(" (after").next().unwrap_or(address).trim();
+            if address.contains('.') && !addresses.iter().any(|a| a == address) {
+                addresses.push(address.to_string());
+            }
+        }
+    }
+    addresses
+}
+
+#[test]
+fn every_address_the_plan_prints_is_taken_by_only() {
+    let sandbox = common::fast_sandbox();
+    let dir = Workspace::new();
+    let pipes = std::fs::read_to_string(common::root().join("examples/pipes.yaml"))
+        .expect("examples/pipes.yaml")
+        .replace("http://127.0.0.1:8080", "${env:CONVERGE_CLOUD_URL}");
+    let mut converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let references = pipes.split("${env:").skip(1);
+    for name in references.filter_map(|s| s.split('}').next().filter(|n| n.starts_with("PIPE_"))) {
+        converge = converge.env(name, "a-test-value");
+    }
+    for (file, text) in [
+        ("pipes.yaml", pipes.clone()),
+        ("quickstart.yaml", quickstart()),
+    ] {
+        let path = dir.write(file, &text);
+        let plan = converge.run(["plan", path.as_str()]);
+        plan.assert_exit(0);
+        let addresses = printed_addresses(&plan.stdout);
+        assert!(
+            addresses.iter().any(|a| a == "pipe.analytics.stream")
+                || addresses.iter().any(|a| a == "alert.prod.api-errors"),
+            "{addresses:?}\n{}",
+            plan.stdout
+        );
+        for address in &addresses {
+            let only = converge.run(["plan", path.as_str(), "--only", address.as_str()]);
+            assert_eq!(only.code, 0, "--only {address}: {only:?}");
+            assert!(
+                only.stdout.contains(&format!(" {address}  ")),
+                "--only {address} keeps its change:\n{}",
+                only.stdout
+            );
+        }
+    }
+}

@@ -175,7 +175,7 @@ fn the_comment_and_the_json_carry_every_warning_the_text_shows() {
     assert!(
         markdown
             .stdout
-            .contains("is &#96;stopped&#96;, not running: its 3 pipe changes will fail with 424"),
+            .contains("is `stopped`, not running: its 3 pipe changes will fail with 424"),
         "{}",
         markdown.stdout
     );
@@ -215,7 +215,7 @@ fn a_likely_rename_is_in_the_comment() {
     assert!(
         markdown.stdout.contains("plan::maybe-renamed")
             && markdown.stdout.contains("converge.yaml:")
-            && markdown.stdout.contains("renamedFrom: \\[API health\\]"),
+            && markdown.stdout.contains("`renamedFrom: [API health]`"),
         "{}",
         markdown.stdout
     );
@@ -687,4 +687,81 @@ fn the_readme_and_the_docs_name_only_files_inside_the_repository() {
         "not in the repository:\n{}",
         missing.join("\n")
     );
+}
+
+/// What a message quotes between backticks reads as code on GitHub, never as the backticks
+/// themselves (`&#96;` showed them as written): warnings, reasons, checks and "Not managed".
+#[test]
+fn the_comment_shows_quoted_words_as_code_not_as_backticks() {
+    let sandbox = common::fast_sandbox();
+    common::Client::new(&sandbox).cloud(
+        "PATCH",
+        &format!("/services/{ANALYTICS}/state"),
+        Some(serde_json::json!({"command": "stop"})),
+    );
+    let config = quickstart().replacen("prune: false", "prune: true", 1);
+    let out = Converge::new(&sandbox)
+        .fast()
+        .config(&config)
+        .run(["plan", "--format", "markdown"]);
+    out.assert_exit(0);
+    assert!(!out.stdout.contains("&#96;"), "{}", out.stdout);
+    let html = gfm(&out.stdout);
+    assert!(html.contains("<code>converge:prod</code>"), "{html}");
+    assert!(
+        html.contains("<code>converge apply --wake</code>"),
+        "{html}"
+    );
+    let seen = visible_text(&out.stdout);
+    assert!(!seen.contains('`'), "a backtick shows:\n{seen}");
+    common::converge_snapshot!("comment_quotes_as_code", out);
+}
+
+/// The drift report shows values in code blocks: a URL is not made a link and a value of
+/// several lines shows its lines, not `\n` escapes.
+#[test]
+fn the_drift_comment_shows_values_as_written() {
+    let sandbox = common::contract_sandbox();
+    let client = common::Client::new(&sandbox);
+    let exported = Converge::new(&sandbox).run(["export", "--stack", ANALYTICS]);
+    exported.assert_exit(0);
+    let list = client
+        .cloud(
+            "GET",
+            &format!("/services/{ANALYTICS}/stack/dashboards"),
+            None,
+        )
+        .result();
+    let mut dashboard = list
+        .as_array()
+        .and_then(|l| l.iter().find(|d| d["name"] == "On-call overview"))
+        .cloned()
+        .expect("the demo dashboard");
+    dashboard["tiles"][0]["series"][0]["where"] =
+        serde_json::json!("url:\"https://wiki.example.com/runbook\"\n\nAND level:warn");
+    let id = dashboard["id"].as_str().expect("an id").to_string();
+    client
+        .cloud(
+            "PUT",
+            &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
+            Some(serde_json::json!({
+                "name": dashboard["name"],
+                "tiles": dashboard["tiles"],
+                "tags": dashboard["tags"],
+            })),
+        )
+        .result();
+    let out = Converge::new(&sandbox)
+        .config_as("converge.yaml", &exported.stdout)
+        .run(["drift", "--format", "markdown"]);
+    out.assert_exit(2);
+    let html = gfm(&out.stdout);
+    assert!(!html.contains("<a "), "a value became a link:\n{html}");
+    let seen = visible_text(&out.stdout);
+    assert!(
+        !seen.contains("\\n"),
+        "a line break shows as an escape:\n{seen}"
+    );
+    assert!(seen.contains("+     AND level:warn"), "{seen}");
+    common::converge_snapshot!("drift_comment_values_as_written", out);
 }

@@ -358,3 +358,39 @@ fn the_quickstart_alerts_alone_cost_their_stack_s_three_lists() {
         );
     }
 }
+
+/// A comment cut to fit still names every change the plan makes, by address, stays under
+/// GitHub's 65,536 characters and says what was cut.
+#[test]
+fn a_cut_comment_lists_every_change_it_leaves_without_details() {
+    let sandbox = large_sandbox();
+    let (text, changes) = large_config_with_changes(3);
+    let converge = Converge::new(&sandbox).fast().config(&text);
+    let out = converge.run(["plan", "--format", "markdown"]);
+    out.assert_exit(0);
+    assert!(out.stdout.chars().count() < 65_536);
+    assert!(out.stdout.len() <= 65_000, "{} bytes", out.stdout.len());
+    let json = converge.run(["plan", "--format", "json"]).json();
+    let addresses: Vec<String> = json["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter(|c| c["action"] != "no-op")
+        .filter_map(|c| c["address"].as_str().map(String::from))
+        .collect();
+    assert_eq!(addresses.len(), changes.total(), "{json:#}");
+    let seen = crate::review::visible_text(&out.stdout);
+    let missing: Vec<&String> = addresses
+        .iter()
+        .filter(|a| !seen.contains(&format!(" {a}")))
+        .collect();
+    assert!(missing.is_empty(), "not named in the comment: {missing:?}");
+    assert!(
+        out.stdout
+            .contains("**Cut to fit: these changes are listed by address only**"),
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(600)..]
+    );
+    assert!(out.stdout.contains("this comment was cut"));
+    assert!(crate::review::visible_escapes(&out.stdout).is_empty());
+}

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::live::LiveState;
-use crate::plan::{Operation, Plan};
+use crate::plan::model::{Operation, Plan};
 
 /// One warning per service that is not running and whose pipes the plan writes, e.g.
 /// ``service `analytics` is `idle`: its 3 pipe change(s) will fail with 424 unless `converge
