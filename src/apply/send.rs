@@ -51,6 +51,22 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
     }
 }
 
+/// After a re-read found a create whose answer was lost: what the answered create would have
+/// done after it (a pipe's credentials version recorded, its stop).
+pub(super) async fn found_created(
+    context: &Context,
+    operation: &Operation,
+    live: &crate::live::LiveState,
+) -> Result<(), WriteError> {
+    match operation {
+        Operation::Pipe(op) => pipe::found_created(context, op, live).await,
+        Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Dashboard(_)
+        | Operation::Alert(_) => Ok(()),
+    }
+}
+
 /// Why [`write_rounds`] gave up.
 pub(super) enum Rounds {
     /// Interrupted before a round was sent; carries what an earlier round got, if the server

@@ -9,7 +9,7 @@
 
 use super::duplicates;
 use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
-use super::send::{Rounds, resolve, write, write_rounds};
+use super::send::{Rounds, found_created, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Part, StepError, WriteError, read_failed, short,
     stale_message,
@@ -236,11 +236,9 @@ async fn landed(
         return Ok(None);
     }
     // A pipe's answered create records its credentials version; a found one does it here.
-    if let Operation::Pipe(op) = operation {
-        super::kinds::pipe::found_created(context, op, &live)
-            .await
-            .map_err(|error| StepError::Failed(error.to_string()))?;
-    }
+    found_created(context, operation, &live)
+        .await
+        .map_err(|error| StepError::Failed(error.to_string()))?;
     // Another run may have created the same object meanwhile: every copy of the name is
     // looked at, not only the first.
     let resolved = duplicates::after_lost_answer(context, operation, &data).await?;

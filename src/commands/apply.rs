@@ -173,10 +173,12 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         )
     } else if let Some(address) = &args.resync {
         // Only the pipes of the address's service are read (any pipe address of it matches).
-        let only: Vec<String> = match plan::Address::parse(address) {
-            Some(plan::Address::Pipe { service, .. }) => vec![format!("pipe.{service}*")],
-            _ => Vec::new(),
-        };
+        let only: Vec<String> =
+            if let Some(plan::Address::Pipe { service, .. }) = plan::Address::parse(address) {
+                vec![format!("pipe.{service}*")]
+            } else {
+                Vec::new()
+            };
         let session = session::open_scoped(
             &args.paths,
             &settings.api,

@@ -769,24 +769,13 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
 fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
     let mut dashboard_steps: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (index, step) in steps.iter().enumerate() {
-        if let Operation::Dashboard(DashboardOp::Create { stack, body })
-        | Operation::Dashboard(DashboardOp::Update { stack, body, .. }) = &step.operation
-        {
+        if let Some((stack, body)) = step.operation.dashboard_sent() {
             dashboard_steps.insert((stack.key.as_str(), normalize::name_key(&body.name)), index);
         }
     }
     let mut problems = Vec::new();
     for step in steps {
-        if let Operation::Alert(AlertOp::Create {
-            stack,
-            target: AlertTarget::Names { dashboard, .. },
-            ..
-        })
-        | Operation::Alert(AlertOp::Update {
-            stack,
-            target: AlertTarget::Names { dashboard, .. },
-            ..
-        }) = &step.operation
+        if let Some((stack, dashboard)) = step.operation.dashboard_by_name()
             && let Some(needed) =
                 dashboard_steps.get(&(stack.key.as_str(), normalize::name_key(dashboard)))
             && !step.depends_on.contains(needed)

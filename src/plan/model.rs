@@ -235,6 +235,30 @@ impl Operation {
         }
     }
 
+    /// The stack and the whole dashboard a dashboard create or update sends.
+    pub(crate) fn dashboard_sent(
+        &self,
+    ) -> Option<(&StackRef, &crate::api::wire::DashboardRequest)> {
+        match self {
+            Operation::Dashboard(op) => op.sent(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_)
+            | Operation::Alert(_) => None,
+        }
+    }
+
+    /// The stack and the name of the dashboard an alert create or update finds by name.
+    pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
+        match self {
+            Operation::Alert(op) => op.dashboard_by_name(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_)
+            | Operation::Dashboard(_) => None,
+        }
+    }
+
     /// Whether the operation destroys something (refused without `--allow-destroy`).
     pub(crate) fn is_destroy(&self) -> bool {
         self.effect().destroys()

@@ -28,6 +28,7 @@ use super::model::AddressBuf;
 use super::model::{Action, Change, FieldChange, Operation, Plan};
 use super::normalize;
 use super::tag::ownership_tag;
+use super::target::{Effect, Key, Target};
 use crate::api::wire::{Alert, Dashboard};
 use crate::live::LiveState;
 use crate::output::Printer;
@@ -573,12 +574,11 @@ fn alert_view(plan: &Plan, alert: &Alert, dashboards: &[Dashboard]) -> Option<Da
     let mut view = current.clone();
     let update = plan.changes.iter().find(|c| {
         c.step.and_then(|s| plan.steps.get(s)).is_some_and(|step| {
-            if let Operation::Dashboard(DashboardOp::Update { dashboard_id, .. }) = &step.operation
-            {
-                *dashboard_id == current.id
-            } else {
-                false
-            }
+            step.operation.effect() == Effect::Update
+                && matches!(
+                    step.operation.target(),
+                    Target::Dashboard { key: Key::Id(id), .. } if id == current.id
+                )
         })
     });
     if let Some(change) = update {

@@ -23,16 +23,17 @@ pub(crate) fn adopt(
     live: &LiveState,
     address: &str,
 ) -> Result<Edit, String> {
-    let (stack, name, section) = match Address::parse(address) {
-        Some(Address::LiveDashboard { stack, name }) => (stack, name, "dashboards"),
-        Some(Address::LiveAlert { stack, name }) => (stack, name, "alerts"),
-        _ => {
-            return Err(
-                "only an unmanaged dashboard or alert (`dashboard.STACK[\"name\"]`, \
-                 `alert.STACK[\"name\"]`, as `drift` lists them) can be adopted"
-                    .to_string(),
-            );
-        }
+    let parsed = Address::parse(address);
+    let (stack, name, section) = if let Some(Address::LiveDashboard { stack, name }) = parsed {
+        (stack, name, "dashboards")
+    } else if let Some(Address::LiveAlert { stack, name }) = parsed {
+        (stack, name, "alerts")
+    } else {
+        return Err(
+            "only an unmanaged dashboard or alert (`dashboard.STACK[\"name\"]`, \
+             `alert.STACK[\"name\"]`, as `drift` lists them) can be adopted"
+                .to_string(),
+        );
     };
     let stack_live = live
         .stacks

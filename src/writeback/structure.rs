@@ -331,9 +331,12 @@ fn live_tile<'l>(
 
 /// The stack and dashboard keys of a dashboard address.
 fn dashboard_of(address: &str) -> Option<(&str, &str)> {
-    match crate::address::Address::parse(address)? {
-        crate::address::Address::Dashboard { stack, dashboard } => Some((stack, dashboard)),
-        _ => None,
+    if let crate::address::Address::Dashboard { stack, dashboard } =
+        crate::address::Address::parse(address)?
+    {
+        Some((stack, dashboard))
+    } else {
+        None
     }
 }
 

@@ -111,6 +111,15 @@ impl AlertOp {
         }
     }
 
+    /// The stack and the name of the dashboard a create or update finds by name (its ids
+    /// looked up when it runs): a step of this plan that writes that dashboard goes first.
+    pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
+        match self.written() {
+            Some((AlertTarget::Names { dashboard, .. }, _)) => Some((self.stack(), dashboard)),
+            Some((AlertTarget::Ids, _)) | None => None,
+        }
+    }
+
     /// The same, to change in place.
     pub(crate) fn written_mut(&mut self) -> Option<(&mut AlertTarget, &mut AlertRequest)> {
         match self {

@@ -84,6 +84,16 @@ impl DashboardOp {
         }
     }
 
+    /// The stack and the whole dashboard a create or update sends.
+    pub(crate) fn sent(&self) -> Option<(&StackRef, &DashboardRequest)> {
+        match self {
+            DashboardOp::Create { stack, body } | DashboardOp::Update { stack, body, .. } => {
+                Some((stack, body))
+            }
+            DashboardOp::Delete { .. } => None,
+        }
+    }
+
     /// What it is called.
     pub(crate) fn name(&self) -> Name {
         let (op, verb) = match self {
