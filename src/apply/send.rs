@@ -4,7 +4,7 @@
 
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
-use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
+use super::write::{Context, Created, Doubles, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
 use crate::plan::{AddressBuf, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
 
 /// Sends `part` of the write of `operation` once (the transport retries what is safe to
@@ -48,6 +48,17 @@ pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation,
         | Operation::Dashboard(
             DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
         ) => Ok(step.operation.clone()),
+    }
+}
+
+/// What a create of `operation` makes, when it can leave its object twice.
+pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
+    match operation {
+        Operation::Dashboard(op) => dashboard::doubles(op).map(|d| Box::new(d) as Box<dyn Doubles>),
+        Operation::Alert(op) => alert::doubles(op).map(|a| Box::new(a) as Box<dyn Doubles>),
+        // Registering an endpoint the service has already changes nothing; a pipe's name is
+        // unique within its service.
+        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => None,
     }
 }
 

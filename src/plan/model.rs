@@ -15,7 +15,7 @@ use super::kinds::pipe::op::PipeOp;
 use super::kinds::private_endpoint::op::PrivateEndpointOp;
 use super::kinds::service::op::ServiceOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
-use super::target::{Effect, Name, Target};
+use super::target::{Effect, Key, Name, ScalingWrite, Target};
 pub use crate::address::AddressBuf;
 
 /// A 64-bit FNV-1a hash, written as 16 hex digits.
@@ -256,6 +256,27 @@ impl Operation {
             | Operation::PrivateEndpoint(_)
             | Operation::Pipe(_)
             | Operation::Dashboard(_) => None,
+        }
+    }
+
+    /// The scaling it writes, which `apply --wait` waits to see show.
+    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+        match self {
+            Operation::Service(op) => op.scaling_written(),
+            Operation::Pipe(op) => op.scaling_written(),
+            Operation::PrivateEndpoint(_) | Operation::Dashboard(_) | Operation::Alert(_) => None,
+        }
+    }
+
+    /// The pipe (service id, and how it is found) a done step leaves provisioning or
+    /// modifying, which `apply --wait` sees settle.
+    pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
+        match self {
+            Operation::Pipe(op) => op.settles(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Dashboard(_)
+            | Operation::Alert(_) => None,
         }
     }
 

@@ -190,6 +190,28 @@ impl<'a> Target<'a> {
     }
 }
 
+/// A scaling write `apply --wait` waits to see show: what was sent, and to which service or
+/// pipe.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ScalingWrite<'a> {
+    /// A service's scaling.
+    Service {
+        /// Service id.
+        service_id: &'a str,
+        /// What was sent.
+        body: &'a crate::api::wire::ServiceScalingPatch,
+    },
+    /// A pipe's scaling.
+    Pipe {
+        /// Service id.
+        service_id: &'a str,
+        /// Pipe id.
+        pipe_id: &'a str,
+        /// What was sent.
+        body: &'a crate::api::wire::PipeScalingPatch,
+    },
+}
+
 /// What an operation is called: one home for the words plan, apply, progress and reports use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Name {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
-use crate::plan::target::{Effect, Key, Name, Target};
+use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
 /// The scaling fields of a pipe, as the change lists them (wire names).
 pub(crate) const SCALING_FIELDS: &[&str] = &[
@@ -373,6 +373,67 @@ impl PipeOp {
                 matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
             }
             PipeOp::Compute { .. } => matches!(address, Address::PipeCompute { .. }),
+        }
+    }
+
+    /// The scaling it writes, for `apply --wait`.
+    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+        match self {
+            PipeOp::Scaling {
+                service_id,
+                pipe_id,
+                body,
+            } => Some(ScalingWrite::Pipe {
+                service_id,
+                pipe_id,
+                body,
+            }),
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. } => None,
+        }
+    }
+
+    /// The pipe a done step created or changed, which `apply --wait` sees settle: by id, or by
+    /// name for a create (whose id the plan does not hold).
+    pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
+        match self {
+            PipeOp::Create {
+                service_id, name, ..
+            }
+            | PipeOp::Replace {
+                service_id, name, ..
+            } => Some((service_id, Key::Name(name))),
+            PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
+            } => Some((service_id, Key::Id(pipe_id))),
+            PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Compute { .. } => None,
         }
     }
 
