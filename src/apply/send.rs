@@ -5,7 +5,7 @@
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
 use super::write::{Context, Created, Doubles, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
-use crate::plan::{AddressBuf, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
+use crate::plan::{AddressBuf, Operation, Step};
 
 /// Sends `part` of the write of `operation` once (the transport retries what is safe to
 /// retry); returns a created dashboard or alert as the server answered.
@@ -29,25 +29,10 @@ pub(super) async fn write(
 pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
     match &step.operation {
         Operation::Alert(op) => alert::resolve(context, op).await.map(Operation::Alert),
-        Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        ) => Ok(step.operation.clone()),
+        Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Pipe(_)
+        | Operation::Dashboard(_) => Ok(step.operation.clone()),
     }
 }
 

@@ -411,22 +411,9 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
             // The live state tells nothing more of these than their fingerprints do.
             Operation::Dashboard(DashboardOp::Create { .. } | DashboardOp::Delete { .. })
             | Operation::Alert(AlertOp::Delete { .. })
-            | Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ) => {}
+            | Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_) => {}
         }
     }
     problems
@@ -737,25 +724,10 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
     let sends_message = match &step.operation {
         Operation::Alert(AlertOp::Create { body, .. }) => body.message.is_some(),
         Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        ) => false,
+        | Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Pipe(_)
+        | Operation::Dashboard(_) => false,
     };
     sends_message
         && plan

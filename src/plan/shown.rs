@@ -34,38 +34,13 @@ use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
-use crate::plan::kinds::pipe::op::PipeOp;
-use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
-use crate::plan::kinds::service::op::ServiceOp;
 
 /// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
 /// alert step but a create (whose fields are checked without a read).
 pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackRef> {
-    match operation {
-        Operation::Dashboard(
-            DashboardOp::Update { stack, .. } | DashboardOp::Delete { stack, .. },
-        )
-        | Operation::Alert(AlertOp::Update { stack, .. } | AlertOp::Delete { stack, .. }) => {
-            Some(stack)
-        }
-        Operation::Dashboard(DashboardOp::Create { .. })
-        | Operation::Alert(AlertOp::Create { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        ) => None,
+    match operation.effect() {
+        Effect::Create => None,
+        Effect::Update | Effect::Delete | Effect::Replace => operation.target().stack(),
     }
 }
 
@@ -151,22 +126,7 @@ fn as_shown(
         }
         // Service, endpoint and pipe steps are written from their fields (`derive`) and
         // tied to their objects by the config (`derive::against_config`).
-        Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        ) => Ok(()),
+        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => Ok(()),
     }
 }
 
