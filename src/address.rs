@@ -515,13 +515,13 @@ impl fmt::Display for AddressBuf {
 
 impl PartialEq<str> for AddressBuf {
     fn eq(&self, other: &str) -> bool {
-        self.to_string() == other
+        AddressBuf::parse(other).is_some_and(|parsed| parsed == *self)
     }
 }
 
 impl PartialEq<&str> for AddressBuf {
     fn eq(&self, other: &&str) -> bool {
-        self.to_string() == *other
+        *self == **other
     }
 }
 

@@ -873,11 +873,7 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
                 && entry.is_some()
                 && entry == instance_entry(&stack.key))
     };
-    let at_address = operation.fits(address)
-        && operation
-            .target()
-            .stack()
-            .is_none_or(|stack| in_stack(stack));
+    let at_address = operation.fits(address) && operation.target().stack().is_none_or(in_stack);
     // A replacement's change says both halves, as its effect does.
     let carried = Action::from(operation.effect());
     carried == action && at_address

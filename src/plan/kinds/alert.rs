@@ -413,7 +413,7 @@ impl Builder<'_> {
                 |r| r.help("alert", self.dedupe),
             )),
         );
-        return None;
+        None
     }
 
     /// Today's servers refuse a webhook channel whose `webhookId` is not a 24-hex ObjectId

@@ -278,7 +278,7 @@ impl Builder<'_> {
             .filter(|a| a.dashboard.value == config.key.value)
             .map(|a| normalize::name_key(&a.name.value))
             .collect();
-        let repair = dedupe::dashboards(&same_name, &index.live.alerts, &tag, |a| {
+        let repair = dedupe::dashboards(same_name, &index.live.alerts, &tag, |a| {
             declared.contains(&normalize::name_key(&a.name))
         });
         if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
@@ -310,7 +310,7 @@ impl Builder<'_> {
                 |r| r.help("dashboard", self.dedupe),
             )),
         );
-        return None;
+        None
     }
 
     /// The deletes of the copies `repair` may remove of the dashboard at `of`.
