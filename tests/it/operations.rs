@@ -406,26 +406,8 @@ fn blind_spots(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
                 ));
             }
         }
-        for at in words(&code, "match") {
-            let Some(open) = (at..code.len()).find(|i| code[*i] == '{') else {
-                continue;
-            };
-            let arms = patterns(&code[open + 1..closing(&code, open).saturating_sub(1)]);
-            if !arms.iter().any(|(_, pattern)| names_operation(pattern)) {
-                continue;
-            }
-            for (offset, pattern) in &arms {
-                let pattern = pattern.trim();
-                if pattern == "_" || pattern.starts_with("_ if") {
-                    found.push(format!(
-                        "{}:{}: `_ =>` in a match over operations",
-                        source.path,
-                        line(open + 1 + offset)
-                    ));
-                }
-            }
-        }
     }
+    found.extend(wildcards_over(sources, OPERATION_ENUMS, "operations"));
     found.sort();
     found
 }
