@@ -18,7 +18,7 @@ use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::pipeline::{self, Idle};
 use crate::plan::{self, Plan};
-use crate::settings::{ApiArgs, ApiSettings};
+use crate::settings::{ApiArgs, ApiSettings, PlanningSettings};
 
 /// Flags of `converge apply`.
 #[derive(Debug, clap::Args)]
@@ -108,10 +108,9 @@ impl crate::error::CommandError for ResyncError {
 
 /// What `converge apply` runs with, resolved once from its flags and the environment.
 struct Settings {
-    /// How it reaches the APIs.
-    api: ApiSettings,
-    /// What it asks of the plan it applies (made from the config, not a saved one).
-    plan: pipeline::Options,
+    /// How it reaches the APIs, and what it asks of the plan it applies (made from the config,
+    /// not a saved one).
+    planning: PlanningSettings,
     /// How the plan is applied.
     apply: Options,
 }
@@ -132,7 +131,10 @@ impl Settings {
             // `--wake` wakes a service that is not running: no warning that its pipes fail.
             idle: if args.wake { Idle::Quiet } else { Idle::Said },
         };
-        Settings { api, plan, apply }
+        Settings {
+            planning: PlanningSettings { api, plan },
+            apply,
+        }
     }
 }
 
@@ -140,37 +142,7 @@ impl Settings {
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let settings = Settings::resolve(&args);
     if let Some(file) = &args.plan {
-        let session = session::open_saved(file, &args.paths, &settings.api, printer)?;
-        if let Err(mismatch) = session.saved.check_digest(printer) {
-            printer.err(&format!(
-                "error: `{}`: {mismatch}; nothing was written",
-                crate::output::path_text(file)
-            ));
-            printer.err("run `converge plan --out FILE` again and review the new plan");
-            refused_report(&args, printer, &session.saved.plan, "digest", &[]);
-            return Ok(Exit::Refused);
-        }
-        // What `show` prints too: the run can be matched with the review.
-        printer.err(&format!(
-            "the plan's text has digest {}",
-            plan::saved::digest(&session.saved.plan, printer)
-        ));
-        let mut plan = session.saved.plan.clone();
-        session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
-        for (kept, left_out) in plan.retain_addresses(&args.only) {
-            printer.warn(&format!(
-                "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
-            ));
-        }
-        proceed(
-            &args,
-            printer,
-            &session.runtime,
-            session.clients.clone(),
-            &plan,
-            &settings.apply,
-            true,
-        )
+        run_saved(&args, &settings, file, printer)
     } else if let Some(address) = &args.resync {
         // Only the pipes of the address's service are read (any pipe address of it matches).
         let only: Vec<String> =
@@ -181,7 +153,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             };
         let session = session::open_scoped(
             &args.paths,
-            &settings.api,
+            &settings.planning.api,
             printer,
             apply::fresh::ROUNDS,
             &only,
@@ -203,17 +175,19 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         let mut session = session::open_scoped(
             &args.paths,
-            &settings.api,
+            &settings.planning.api,
             printer,
             apply::fresh::ROUNDS,
             &args.only,
         )?;
         // A repair deletes the copies it may; another run's copy is not waited for first.
-        if !args.dedupe && session.wait_for_other_runs_copies(&settings.api, &args.only, printer)? {
+        if !args.dedupe
+            && session.wait_for_other_runs_copies(&settings.planning.api, &args.only, printer)?
+        {
             session.copies_stayed(printer);
             return Ok(Exit::Stale);
         }
-        let plan = session.plan(&settings.plan, printer)?;
+        let plan = session.plan(&settings.planning.plan, printer)?;
         proceed(
             &args,
             printer,
@@ -224,6 +198,46 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             false,
         )
     }
+}
+
+/// `converge apply --plan FILE`: the saved plan, checked against its digest, kept to `--only`.
+fn run_saved(
+    args: &Args,
+    settings: &Settings,
+    file: &std::path::Path,
+    printer: &Printer,
+) -> Result<Exit> {
+    let session = session::open_saved(file, &args.paths, &settings.planning.api, printer)?;
+    if let Err(mismatch) = session.saved.check_digest(printer) {
+        printer.err(&format!(
+            "error: `{}`: {mismatch}; nothing was written",
+            crate::output::path_text(file)
+        ));
+        printer.err("run `converge plan --out FILE` again and review the new plan");
+        refused_report(args, printer, &session.saved.plan, "digest", &[]);
+        return Ok(Exit::Refused);
+    }
+    // What `show` prints too: the run can be matched with the review.
+    printer.err(&format!(
+        "the plan's text has digest {}",
+        plan::saved::digest(&session.saved.plan, printer)
+    ));
+    let mut plan = session.saved.plan.clone();
+    session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
+    for (kept, left_out) in plan.retain_addresses(&args.only) {
+        printer.warn(&format!(
+            "`--only` keeps `{kept}` but leaves out `{left_out}`, which it waits for"
+        ));
+    }
+    proceed(
+        args,
+        printer,
+        &session.runtime,
+        session.clients.clone(),
+        &plan,
+        &settings.apply,
+        true,
+    )
 }
 
 fn proceed(

@@ -14,7 +14,7 @@ use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::PlanOptions;
 use crate::plan::pipeline;
-use crate::settings::{ApiArgs, ApiSettings};
+use crate::settings::{ApiArgs, ApiSettings, PlanningSettings};
 use crate::writeback::{self, files};
 
 /// Flags of `converge drift`.
@@ -77,28 +77,19 @@ pub(crate) struct Args {
 }
 
 /// What `converge drift` runs with, resolved once from its flags and the environment.
-struct Settings {
-    /// How it reaches the APIs.
-    api: ApiSettings,
-    /// What it asks of the plan it reports the drift of.
-    plan: pipeline::Options,
-}
-
-impl Settings {
-    fn resolve(args: &Args) -> Self {
-        Settings {
-            api: ApiSettings::resolve(&args.api),
-            plan: pipeline::Options {
-                only: args.only.clone(),
-                ..pipeline::Options::default()
-            },
-        }
+fn settings(args: &Args) -> PlanningSettings {
+    PlanningSettings {
+        api: ApiSettings::resolve(&args.api),
+        plan: pipeline::Options {
+            only: args.only.clone(),
+            ..pipeline::Options::default()
+        },
     }
 }
 
 /// Runs `converge drift`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let settings = Settings::resolve(&args);
+    let settings = settings(&args);
     let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
     // Backup ages are measured from the real clock: a drift job asks "is it fine now".
     let plan = session.plan(&settings.plan, printer)?;
@@ -152,24 +143,7 @@ fn write_back(
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     let texts = writeback::apply(&session.sources, &proposal.edits);
     if !texts.is_empty() {
-        let now = Some(jiff::Timestamp::now());
-        writeback::verify(
-            &session.sources,
-            &texts,
-            &proposal.edits,
-            |files| session.reload(files),
-            |config| {
-                let options = PlanOptions {
-                    only: Vec::new(),
-                    now,
-                    dedupe: false,
-                    drop_unchanged_values: false,
-                };
-                let plan = crate::plan::plan(config, &session.live, &options).0;
-                drift::report(config, &session.live, &plan, ignore)
-            },
-        )
-        .map_err(|reason| WriteBackError::Unverified { reason })?;
+        verify(session, &texts, &proposal.edits, ignore)?;
     }
     if !args.write {
         printer.out_text(&writeback::diff(&session.sources, &texts));
@@ -212,6 +186,33 @@ fn write_back(
     } else {
         Exit::Changes
     })
+}
+
+/// Checks the edited config texts: they load, and their drift report is what the edit meant.
+fn verify(
+    session: &Session,
+    texts: &[(usize, String)],
+    edits: &[writeback::Edit],
+    ignore: &[String],
+) -> Result<()> {
+    let now = Some(jiff::Timestamp::now());
+    writeback::verify(
+        &session.sources,
+        texts,
+        edits,
+        |files| session.reload(files),
+        |config| {
+            let options = PlanOptions {
+                only: Vec::new(),
+                now,
+                dedupe: false,
+                drop_unchanged_values: false,
+            };
+            let plan = crate::plan::plan(config, &session.live, &options).0;
+            drift::report(config, &session.live, &plan, ignore)
+        },
+    )
+    .map_err(|reason| WriteBackError::Unverified { reason }.into())
 }
 
 /// Why `drift --write` or `--diff` wrote nothing.

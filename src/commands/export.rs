@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
+use crate::api::clients::Clients;
 use crate::api::error::ApiError;
 use crate::api::wire::SourceKind;
 use crate::commands::connect;
@@ -18,6 +19,7 @@ use crate::diagnostic::Span;
 use crate::error::{CommandError, Error, Result};
 use crate::exit::Exit;
 use crate::export::{self, ExportInput, ExportTarget, StackExport};
+use crate::live::LiveState;
 use crate::output::Printer;
 use crate::sandbox::SandboxHandle;
 use crate::settings::{ApiArgs, ApiSettings};
@@ -85,6 +87,49 @@ fn secret(name: &str, value: String) -> SecretValue {
     }
 }
 
+/// The cloud API's settings from the environment (or the sandbox's).
+fn cloud_settings(sandbox_env: &[(&'static str, String)]) -> Result<CloudSettings> {
+    Ok(CloudSettings {
+        url: Some(located(required(
+            "CONVERGE_CLOUD_URL",
+            sandbox_env,
+            "the cloud API URL",
+        )?)),
+        key_id: Some(located(required(
+            "CONVERGE_KEY_ID",
+            sandbox_env,
+            "the cloud API key id",
+        )?)),
+        key_secret: Some(secret(
+            "CONVERGE_KEY_SECRET",
+            required(
+                "CONVERGE_KEY_SECRET",
+                sandbox_env,
+                "the cloud API key secret",
+            )?,
+        )),
+    })
+}
+
+/// The observability API's settings from the environment (or the sandbox's).
+fn observability_settings(sandbox_env: &[(&'static str, String)]) -> Result<ObservabilitySettings> {
+    Ok(ObservabilitySettings {
+        url: Some(located(required(
+            "CONVERGE_OBSERVABILITY_URL",
+            sandbox_env,
+            "the observability API URL",
+        )?)),
+        token: Some(secret(
+            "CONVERGE_OBS_TOKEN",
+            required(
+                "CONVERGE_OBS_TOKEN",
+                sandbox_env,
+                "the observability API token",
+            )?,
+        )),
+    })
+}
+
 /// A config that reads exactly what the flags name, so the live reader does the reading.
 fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result<Config> {
     let uses_cloud = !args.services.is_empty() || !args.stacks.is_empty();
@@ -94,45 +139,12 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         setting("CONVERGE_ORG_ID", sandbox_env).unwrap_or_default()
     };
     let cloud = if uses_cloud {
-        Some(CloudSettings {
-            url: Some(located(required(
-                "CONVERGE_CLOUD_URL",
-                sandbox_env,
-                "the cloud API URL",
-            )?)),
-            key_id: Some(located(required(
-                "CONVERGE_KEY_ID",
-                sandbox_env,
-                "the cloud API key id",
-            )?)),
-            key_secret: Some(secret(
-                "CONVERGE_KEY_SECRET",
-                required(
-                    "CONVERGE_KEY_SECRET",
-                    sandbox_env,
-                    "the cloud API key secret",
-                )?,
-            )),
-        })
+        Some(cloud_settings(sandbox_env)?)
     } else {
         None
     };
     let observability = if args.observability {
-        Some(ObservabilitySettings {
-            url: Some(located(required(
-                "CONVERGE_OBSERVABILITY_URL",
-                sandbox_env,
-                "the observability API URL",
-            )?)),
-            token: Some(secret(
-                "CONVERGE_OBS_TOKEN",
-                required(
-                    "CONVERGE_OBS_TOKEN",
-                    sandbox_env,
-                    "the observability API token",
-                )?,
-            )),
-        })
+        Some(observability_settings(sandbox_env)?)
     } else {
         None
     };
@@ -207,37 +219,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         )?;
     let mut input = ExportInput::default();
     for id in &args.services {
-        let Some(service) = live.services.get(id) else {
-            return Err(not_found(id));
-        };
-        let pipes = match &clients.cloud {
-            Some(cloud) => {
-                runtime
-                    .block_on(cloud.list_pipes(id))
-                    .map_err(|error| ExportError::Pipes {
-                        service: id.clone(),
-                        hint: error.hint(),
-                        error,
-                    })?
-            }
-            None => Vec::new(),
-        };
-        let database_pipes = pipes
-            .iter()
-            .any(|p| p.source.as_ref().and_then(|s| s.kind()) == Some(SourceKind::Postgres));
-        // The cloud serves the shared compute only to a service with a database pipe.
-        if database_pipes && let Some(cloud) = &clients.cloud {
-            match runtime.block_on(cloud.pipe_compute(id)) {
-                Ok(compute) => {
-                    input.pipe_compute.insert(id.clone(), compute);
-                }
-                Err(error) => printer.warn(&format!(
-                    "service {id}: the compute of its database pipes could not be read \
-                     ({error}); the export leaves `pipeCompute` out"
-                )),
-            }
-        }
-        input.services.push((service.clone(), pipes));
+        read_service(id, &runtime, &clients, &live, printer, &mut input)?;
     }
     for id in &args.stacks {
         let Some(service) = live.services.get(id) else {
@@ -280,6 +262,50 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         None => printer.out(&exported.yaml),
     }
     Ok(Exit::Success)
+}
+
+/// Reads what the export of service `id` needs beside the live state: its pipes and, when it
+/// has a database pipe, their shared compute.
+fn read_service(
+    id: &str,
+    runtime: &tokio::runtime::Runtime,
+    clients: &Clients,
+    live: &LiveState,
+    printer: &Printer,
+    input: &mut ExportInput,
+) -> Result<()> {
+    let Some(service) = live.services.get(id) else {
+        return Err(not_found(id));
+    };
+    let pipes = match &clients.cloud {
+        Some(cloud) => {
+            runtime
+                .block_on(cloud.list_pipes(id))
+                .map_err(|error| ExportError::Pipes {
+                    service: id.to_string(),
+                    hint: error.hint(),
+                    error,
+                })?
+        }
+        None => Vec::new(),
+    };
+    let database_pipes = pipes
+        .iter()
+        .any(|p| p.source.as_ref().and_then(|s| s.kind()) == Some(SourceKind::Postgres));
+    // The cloud serves the shared compute only to a service with a database pipe.
+    if database_pipes && let Some(cloud) = &clients.cloud {
+        match runtime.block_on(cloud.pipe_compute(id)) {
+            Ok(compute) => {
+                input.pipe_compute.insert(id.to_string(), compute);
+            }
+            Err(error) => printer.warn(&format!(
+                "service {id}: the compute of its database pipes could not be read \
+                 ({error}); the export leaves `pipeCompute` out"
+            )),
+        }
+    }
+    input.services.push((service.clone(), pipes));
+    Ok(())
 }
 
 fn not_found(id: &str) -> Error {

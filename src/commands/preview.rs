@@ -518,6 +518,14 @@ fn text(chart: &Chart, width: usize, printer: &Printer) -> String {
     let Some(threshold) = &chart.threshold else {
         return out;
     };
+    out.push_str(&firings_text(chart, threshold, printer));
+    out
+}
+
+/// What the backtest says under the chart: whether and when the alert would have fired,
+/// each run of buckets past its threshold, and the longest.
+fn firings_text(chart: &Chart, threshold: &Threshold, printer: &Printer) -> String {
+    let mut out = String::new();
     let firings = chart.firings();
     out.push('\n');
     if firings.is_empty() {

@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::api::clients::Clients;
+use crate::api::clients::{Clients, RateLimits};
+use crate::api::transport::Transport;
 use crate::commands::connect;
 use crate::commands::saved_plan::SavedPlanError;
 use crate::config::model::{
@@ -496,37 +497,7 @@ pub(crate) fn open_saved(
             (organization, clients, "the sandbox".to_string())
         }
         None if !config_paths.is_empty() => {
-            let lookup = |name: &str| std::env::var(name).ok();
-            let loaded = config::load_with_env(config_paths, LoadMode::Live, &lookup);
-            report(&loaded.diagnostics, &loaded.sources, printer)?;
-            let config = loaded.config.ok_or(Error::Config { count: 0 })?;
-            mask_secrets(&config, printer);
-            let problems = crate::plan::derive::against_config(&saved.plan, &config, &|text| {
-                printer.redact(text).into_owned()
-            });
-            if !problems.is_empty() {
-                return Err(SavedPlanError::OtherObjects {
-                    path: path.to_path_buf(),
-                    problems,
-                }
-                .into());
-            }
-            let clients =
-                Clients::from_config(&config, &transport, &limits).map_err(|problems| {
-                    render::render(&problems, &loaded.sources, Format::Text, printer);
-                    SavedPlanError::CannotConnect {
-                        errors: problems.len(),
-                    }
-                })?;
-            let shown: Vec<String> = config_paths
-                .iter()
-                .map(|p| crate::output::path_text(p))
-                .collect();
-            (
-                config.organization.value.clone(),
-                clients,
-                format!("the config ({})", shown.join(", ")),
-            )
+            connect_with_config(path, config_paths, &saved, &transport, &limits, printer)?
         }
         None => {
             let lookup = |name: &str| std::env::var(name).ok();
@@ -552,6 +523,48 @@ pub(crate) fn open_saved(
         clients,
         _sandbox: sandbox,
     })
+}
+
+/// The organization and clients of a saved plan's run from the config at `config_paths`,
+/// which must hold every object the plan writes, and where they came from.
+fn connect_with_config(
+    path: &Path,
+    config_paths: &[PathBuf],
+    saved: &crate::plan::saved::SavedPlan,
+    transport: &Transport,
+    limits: &RateLimits,
+    printer: &Printer,
+) -> Result<(String, Clients, String)> {
+    let lookup = |name: &str| std::env::var(name).ok();
+    let loaded = config::load_with_env(config_paths, LoadMode::Live, &lookup);
+    report(&loaded.diagnostics, &loaded.sources, printer)?;
+    let config = loaded.config.ok_or(Error::Config { count: 0 })?;
+    mask_secrets(&config, printer);
+    let problems = crate::plan::derive::against_config(&saved.plan, &config, &|text| {
+        printer.redact(text).into_owned()
+    });
+    if !problems.is_empty() {
+        return Err(SavedPlanError::OtherObjects {
+            path: path.to_path_buf(),
+            problems,
+        }
+        .into());
+    }
+    let clients = Clients::from_config(&config, transport, limits).map_err(|problems| {
+        render::render(&problems, &loaded.sources, Format::Text, printer);
+        SavedPlanError::CannotConnect {
+            errors: problems.len(),
+        }
+    })?;
+    let shown: Vec<String> = config_paths
+        .iter()
+        .map(|p| crate::output::path_text(p))
+        .collect();
+    Ok((
+        config.organization.value.clone(),
+        clients,
+        format!("the config ({})", shown.join(", ")),
+    ))
 }
 
 /// Which APIs the steps of a saved plan write to: (cloud, observability).

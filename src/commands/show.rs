@@ -71,7 +71,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
                     cause,
                 })?;
             printer.out(&match args.format {
-                Format::Text => report.to_text(&stdout),
+                Format::Text => report_text(&report, &stdout),
                 Format::Json => report.to_json(),
                 Format::Markdown => report_markdown(&report),
             });
@@ -91,6 +91,35 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         "shown from `{path}`; nothing was read from the APIs"
     ));
     Ok(Exit::Success)
+}
+
+/// An apply report as text: every step in plan order, as `apply` printed each when it ended,
+/// then what `apply` printed last (the steps that did not succeed, grouped, and the summary).
+fn report_text(report: &Report, printer: &Printer) -> String {
+    use crate::apply::model::Status;
+    use crate::output::Style;
+    let mut out = String::new();
+    for step in &report.steps {
+        let style = match step.status {
+            Status::Done => Style::Add,
+            Status::Skipped | Status::NotStarted => Style::Dim,
+            Status::Failed | Status::Stale => Style::Error,
+        };
+        // Padded before painting: escape codes would count as width.
+        let status = printer.paint(&format!("{:<8}", step.status.as_str()), style);
+        out.push_str(&format!("{status} {} ({})", step.address, step.operation));
+        match &step.message {
+            Some(message) if step.status == Status::Done => out.push_str(&format!(": {message}")),
+            Some(_) if step.status != Status::NotStarted => out.push_str(": see below"),
+            _ => {}
+        }
+        out.push('\n');
+    }
+    if !report.steps.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&report.to_text(printer));
+    out
 }
 
 /// An apply report as a pull-request comment: the summary line, then a table of the steps.

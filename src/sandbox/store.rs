@@ -202,9 +202,41 @@ impl World {
 /// (two `--sandbox` runs in one directory) would each overwrite the other's writes. The lock is
 /// an OS file lock on `<state>.lock` (the state file itself is replaced on every save, so it
 /// cannot carry the lock); the OS releases it when the process ends, however it ends.
+///
+/// The holder removes the lock file when it is done, so a stopped sandbox leaves nothing beside
+/// its state. It removes it while still holding the lock, and a process that gets the lock
+/// checks that the path still names the file it locked (else it was removed under it and
+/// another process may hold a new one), and starts again when it does not.
 #[derive(Debug)]
 pub(crate) struct StateLock {
-    _file: std::fs::File,
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Drop for StateLock {
+    fn drop(&mut self) {
+        // Still locked here: `file` closes after this body, so no one holds a file by this
+        // name while it is being removed.
+        let _ = std::fs::remove_file(&self.path);
+        let _ = &self.file;
+    }
+}
+
+/// Whether `path` still names the open `file` (a lock file removed and made again names
+/// another one).
+#[cfg(unix)]
+fn names(path: &Path, file: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(on_disk), Ok(open)) => on_disk.dev() == open.dev() && on_disk.ino() == open.ino(),
+        _ => false,
+    }
+}
+
+/// Elsewhere an open file cannot be removed, so the path always names it.
+#[cfg(not(unix))]
+fn names(_path: &Path, _file: &std::fs::File) -> bool {
+    true
 }
 
 impl StateLock {
@@ -232,15 +264,21 @@ impl StateLock {
 
     /// Takes the lock of `state`; `Ok(None)` when another process holds it.
     pub(crate) fn try_take(state: &Path) -> Result<Option<StateLock>> {
-        let (file, path) = Self::open(state)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(StateLock { _file: file })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(cause)) => Err(SandboxError::Io {
-                action: "cannot lock the sandbox state",
-                path: path.display().to_string(),
-                cause,
-            }),
+        loop {
+            let (file, path) = Self::open(state)?;
+            match file.try_lock() {
+                Ok(()) if names(&path, &file) => return Ok(Some(StateLock { file, path })),
+                // Removed by the holder that just ended: take the new one.
+                Ok(()) => continue,
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(cause)) => {
+                    return Err(SandboxError::Io {
+                        action: "cannot lock the sandbox state",
+                        path: path.display().to_string(),
+                        cause,
+                    });
+                }
+            }
         }
     }
 
@@ -251,13 +289,17 @@ impl StateLock {
             return Ok(lock);
         }
         on_wait();
-        let (file, path) = Self::open(state)?;
-        file.lock().map_err(|cause| SandboxError::Io {
-            action: "cannot lock the sandbox state",
-            path: path.display().to_string(),
-            cause,
-        })?;
-        Ok(StateLock { _file: file })
+        loop {
+            let (file, path) = Self::open(state)?;
+            file.lock().map_err(|cause| SandboxError::Io {
+                action: "cannot lock the sandbox state",
+                path: path.display().to_string(),
+                cause,
+            })?;
+            if names(&path, &file) {
+                return Ok(StateLock { file, path });
+            }
+        }
     }
 }
 

@@ -55,7 +55,7 @@ fn an_apply_report_shows_as_text_json_and_markdown() {
     assert_eq!(shown.stdout, applied.stdout, "the report as it was written");
     let shown = show(&dir, &["report.json"]);
     shown.assert_exit(0);
-    // The report's one line: 7 done, 0 failed, 0 stale, 0 skipped, 0 not started.
+    // Every step as apply printed it when it ended, then the summary: 7 done, 0 failed, ...
     common::converge_snapshot!("report_text", shown);
     let shown = show(&dir, &["report.json", "--format", "markdown"]);
     shown.assert_exit(0);

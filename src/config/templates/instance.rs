@@ -15,6 +15,9 @@ use crate::config::schema_check::closest;
 use crate::config::yaml::{Key, Kind, Node};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
+/// The keys of a `template:` entry besides its fan-out, copied into each of its instances.
+type Shared = Vec<(Key, Node)>;
+
 pub(super) struct Expander<'d> {
     pub(super) instances: Vec<InstanceOrigin>,
     /// The current stack's alert and dashboard entries, as [`InstanceNames`].
@@ -57,58 +60,9 @@ impl Expander<'_> {
         let Some(template) = self.lookup(node, kind, scope) else {
             return Vec::new();
         };
-        let mut shared = Vec::new();
-        let mut for_each = None;
-        let mut matrix = None;
-        let mut exclude = None;
-        for (k, v) in node.as_map().unwrap_or_default() {
-            match k.name.as_str() {
-                "template" => {}
-                "forEach" => for_each = Some((k, v)),
-                "matrix" => matrix = Some((k, v)),
-                "exclude" => exclude = Some((k, v)),
-                _ => shared.push((k.clone(), v.clone())),
-            }
-        }
-        let wanted = match (for_each, matrix) {
-            (Some((_, list)), None) => matrix::for_each(list, self.diags),
-            (None, Some((_, product))) => {
-                matrix::product(product, exclude.map(|(_, v)| v), self.diags)
-            }
-            (Some(_), Some((second, _))) => {
-                self.diags.push(
-                    shape(
-                        format!(
-                            "`{}` fans out with `forEach` or `matrix`, not both",
-                            key.name
-                        ),
-                        second.span,
-                    )
-                    .with_label("a second fan-out"),
-                );
-                return Vec::new();
-            }
-            (None, None) => {
-                self.diags.push(
-                    shape(
-                        format!(
-                            "`{}` uses template `{}` without `forEach:` or `matrix:`",
-                            key.name, template.name
-                        ),
-                        key.span,
-                    )
-                    .with_label("no instances")
-                    .with_help(
-                        "list the instances: `forEach: [{key: checkout, service: checkout}]`",
-                    ),
-                );
-                return Vec::new();
-            }
+        let Some((shared, wanted)) = self.fan_out(key, node, template) else {
+            return Vec::new();
         };
-        if let (Some((k, _)), None) = (exclude, matrix) {
-            self.diags
-                .push(shape("`exclude` goes with `matrix`", k.span).with_label("no matrix here"));
-        }
         if kind != "stack"
             && let Some(names) = instance_names(template, &key.name, &wanted)
         {
@@ -147,6 +101,69 @@ impl Expander<'_> {
             }
         }
         out
+    }
+
+    /// What a `template:` entry fans out to: its shared keys (every other key of the entry),
+    /// and one [`Wanted`] per `forEach` item or per `matrix` row.
+    fn fan_out(
+        &mut self,
+        key: &Key,
+        node: &Node,
+        template: &Template,
+    ) -> Option<(Shared, Vec<Wanted>)> {
+        let mut shared = Vec::new();
+        let mut for_each = None;
+        let mut matrix = None;
+        let mut exclude = None;
+        for (k, v) in node.as_map().unwrap_or_default() {
+            match k.name.as_str() {
+                "template" => {}
+                "forEach" => for_each = Some((k, v)),
+                "matrix" => matrix = Some((k, v)),
+                "exclude" => exclude = Some((k, v)),
+                _ => shared.push((k.clone(), v.clone())),
+            }
+        }
+        let wanted = match (for_each, matrix) {
+            (Some((_, list)), None) => matrix::for_each(list, self.diags),
+            (None, Some((_, product))) => {
+                matrix::product(product, exclude.map(|(_, v)| v), self.diags)
+            }
+            (Some(_), Some((second, _))) => {
+                self.diags.push(
+                    shape(
+                        format!(
+                            "`{}` fans out with `forEach` or `matrix`, not both",
+                            key.name
+                        ),
+                        second.span,
+                    )
+                    .with_label("a second fan-out"),
+                );
+                return None;
+            }
+            (None, None) => {
+                self.diags.push(
+                    shape(
+                        format!(
+                            "`{}` uses template `{}` without `forEach:` or `matrix:`",
+                            key.name, template.name
+                        ),
+                        key.span,
+                    )
+                    .with_label("no instances")
+                    .with_help(
+                        "list the instances: `forEach: [{key: checkout, service: checkout}]`",
+                    ),
+                );
+                return None;
+            }
+        };
+        if let (Some((k, _)), None) = (exclude, matrix) {
+            self.diags
+                .push(shape("`exclude` goes with `matrix`", k.span).with_label("no matrix here"));
+        }
+        Some((shared, wanted))
     }
 
     fn lookup<'t>(&mut self, node: &Node, kind: &str, scope: &Scope<'t>) -> Option<&'t Template> {
@@ -225,51 +242,7 @@ impl Expander<'_> {
                 span: want.span,
             },
         );
-        let mut ok = true;
-        for (k, v) in &want.values {
-            match template.params.iter().find(|p| p.name == k.name) {
-                Some(param) if param.kind.accepts(v) => {
-                    bound.insert(param.name.as_str(), v.clone());
-                }
-                Some(param) => {
-                    ok = false;
-                    self.diags.push(
-                        Diagnostic::error(
-                            Code::TemplateParameterType,
-                            format!(
-                                "parameter `{}` of template `{}` is {}; this is {}",
-                                param.name,
-                                template.name,
-                                param.kind.name(),
-                                describe(v)
-                            ),
-                            Some(v.span),
-                        )
-                        .with_label("wrong type")
-                        .with_related(param.span, "the parameter"),
-                    );
-                }
-                None => {
-                    ok = false;
-                    let mut diag = Diagnostic::error(
-                        Code::TemplateUnknownParameter,
-                        format!("template `{}` has no parameter `{}`", template.name, k.name),
-                        Some(k.span),
-                    )
-                    .with_label("unknown parameter")
-                    .with_related(template.span, "the template");
-                    let names = template.params.iter().map(|p| p.name.as_str());
-                    if let Some(close) = closest(&k.name, names) {
-                        diag = diag.with_help(format!("did you mean `{close}`?"));
-                    } else {
-                        diag = diag.with_help(
-                            "change a value the template does not take with `overrides:`",
-                        );
-                    }
-                    self.diags.push(diag);
-                }
-            }
-        }
+        let mut ok = self.bind_values(template, &want.values, &mut bound);
         ok &= bind_defaults(
             template,
             &want.values,
@@ -320,6 +293,131 @@ impl Expander<'_> {
         })
     }
 
+    /// Binds each of `values` to the parameter of `template` it names, when of its type; each
+    /// other is an error at the value. Returns whether every value was bound.
+    fn bind_values<'t>(
+        &mut self,
+        template: &'t Template,
+        values: &[(Key, Node)],
+        bound: &mut HashMap<&'t str, Node>,
+    ) -> bool {
+        let mut ok = true;
+        for (k, v) in values {
+            match template.params.iter().find(|p| p.name == k.name) {
+                Some(param) if param.kind.accepts(v) => {
+                    bound.insert(param.name.as_str(), v.clone());
+                }
+                Some(param) => {
+                    ok = false;
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::TemplateParameterType,
+                            format!(
+                                "parameter `{}` of template `{}` is {}; this is {}",
+                                param.name,
+                                template.name,
+                                param.kind.name(),
+                                describe(v)
+                            ),
+                            Some(v.span),
+                        )
+                        .with_label("wrong type")
+                        .with_related(param.span, "the parameter"),
+                    );
+                }
+                None => {
+                    ok = false;
+                    let mut diag = Diagnostic::error(
+                        Code::TemplateUnknownParameter,
+                        format!("template `{}` has no parameter `{}`", template.name, k.name),
+                        Some(k.span),
+                    )
+                    .with_label("unknown parameter")
+                    .with_related(template.span, "the template");
+                    let names = template.params.iter().map(|p| p.name.as_str());
+                    if let Some(close) = closest(&k.name, names) {
+                        diag = diag.with_help(format!("did you mean `{close}`?"));
+                    } else {
+                        diag = diag.with_help(
+                            "change a value the template does not take with `overrides:`",
+                        );
+                    }
+                    self.diags.push(diag);
+                }
+            }
+        }
+        ok
+    }
+
+    /// Binds each `with:` value of a nested template to the parameter of `base` it names, when
+    /// of its type; each other is an error. Returns whether every value was bound.
+    fn bind_with<'t>(
+        &mut self,
+        base: &'t Template,
+        values: &[(Key, Node)],
+        bound: &mut HashMap<&'t str, Node>,
+    ) -> bool {
+        let mut ok = true;
+        for (k, v) in values {
+            match base.params.iter().find(|p| p.name == k.name) {
+                Some(p) if p.kind.accepts(v) => {
+                    bound.insert(p.name.as_str(), v.clone());
+                }
+                _ => {
+                    ok = false;
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::TemplateUnknownParameter,
+                            format!(
+                                "template `{}` has no parameter `{}` of this type",
+                                base.name, k.name
+                            ),
+                            Some(k.span),
+                        )
+                        .with_related(base.span, "the template"),
+                    );
+                }
+            }
+        }
+        ok
+    }
+
+    /// The template a nested body builds on, `name` (written at `name_node`): an error when
+    /// it is unknown or already being expanded (`stack`), which would loop.
+    fn base_of<'t>(
+        &mut self,
+        name_node: &Node,
+        name: &str,
+        scope: &Scope<'t>,
+        stack: &[String],
+    ) -> Option<&'t Template> {
+        if stack.iter().any(|s| s == name) {
+            let chain = stack.join("` → `");
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateCycle,
+                    format!("templates use each other in a cycle: `{chain}` → `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("uses a template already being expanded")
+                .with_help("a template may build on another, never on itself"),
+            );
+            return None;
+        }
+        let Some(base) = scope.iter().find_map(|s| s.get(name)) else {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateUnknown,
+                    format!("no template is named `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("unknown template"),
+            );
+            return None;
+        };
+        Some(base)
+    }
+
     /// A body that is itself `template: other` with `with:` values: the other template's
     /// body, the rest merged over it. Templates that use each other in a cycle are an error.
     fn nested(
@@ -333,30 +431,7 @@ impl Expander<'_> {
             return Some(body);
         };
         let name = name_node.as_str().unwrap_or_default().to_string();
-        if stack.contains(&name) {
-            let chain = stack.join("` → `");
-            self.diags.push(
-                Diagnostic::error(
-                    Code::TemplateCycle,
-                    format!("templates use each other in a cycle: `{chain}` → `{name}`"),
-                    Some(name_node.span),
-                )
-                .with_label("uses a template already being expanded")
-                .with_help("a template may build on another, never on itself"),
-            );
-            return None;
-        }
-        let Some(base) = scope.iter().find_map(|s| s.get(&name)) else {
-            self.diags.push(
-                Diagnostic::error(
-                    Code::TemplateUnknown,
-                    format!("no template is named `{name}`"),
-                    Some(name_node.span),
-                )
-                .with_label("unknown template"),
-            );
-            return None;
-        };
+        let base = self.base_of(name_node, &name, scope, stack)?;
         let Kind::Map(entries) = body.kind else {
             return None;
         };
@@ -379,28 +454,7 @@ impl Expander<'_> {
         stack.push(name);
         let base_body = {
             let mut bound: HashMap<&str, Node> = HashMap::new();
-            let mut ok = true;
-            for (k, v) in &want.values {
-                match base.params.iter().find(|p| p.name == k.name) {
-                    Some(p) if p.kind.accepts(v) => {
-                        bound.insert(p.name.as_str(), v.clone());
-                    }
-                    _ => {
-                        ok = false;
-                        self.diags.push(
-                            Diagnostic::error(
-                                Code::TemplateUnknownParameter,
-                                format!(
-                                    "template `{}` has no parameter `{}` of this type",
-                                    base.name, k.name
-                                ),
-                                Some(k.span),
-                            )
-                            .with_related(base.span, "the template"),
-                        );
-                    }
-                }
-            }
+            let mut ok = self.bind_with(base, &want.values, &mut bound);
             ok &= bind_defaults(
                 base,
                 &want.values,

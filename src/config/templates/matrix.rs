@@ -89,11 +89,12 @@ pub(super) fn for_each(list: &Node, diags: &mut Vec<Diagnostic>) -> Vec<Wanted> 
     wanted
 }
 
-pub(super) fn product(
-    product: &Node,
-    exclude: Option<&Node>,
+/// The axes of a `matrix`, each a parameter and its non-empty list of key-worthy values;
+/// `None` (with the error) when it is not that.
+fn columns<'n>(
+    product: &'n Node,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<Wanted> {
+) -> Option<Vec<(&'n Key, &'n [Node])>> {
     let Some(axes) = product.as_map() else {
         diags.push(
             shape(
@@ -102,7 +103,7 @@ pub(super) fn product(
             )
             .with_label("not a mapping"),
         );
-        return Vec::new();
+        return None;
     };
     let mut columns: Vec<(&Key, &[Node])> = Vec::new();
     for (k, v) in axes {
@@ -111,7 +112,7 @@ pub(super) fn product(
                 for value in values {
                     if !scalar_text(value).is_some_and(|t| is_key_part(&t)) {
                         diags.push(bad_key(value.span));
-                        return Vec::new();
+                        return None;
                     }
                 }
                 columns.push((k, values));
@@ -124,10 +125,21 @@ pub(super) fn product(
                     )
                     .with_label("not a list"),
                 );
-                return Vec::new();
+                return None;
             }
         }
     }
+    Some(columns)
+}
+
+pub(super) fn product(
+    product: &Node,
+    exclude: Option<&Node>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Wanted> {
+    let Some(columns) = columns(product, diags) else {
+        return Vec::new();
+    };
     let excluded: Vec<&[(Key, Node)]> = match exclude.map(|e| &e.kind) {
         None => Vec::new(),
         Some(Kind::Seq(items)) if items.iter().all(|i| i.as_map().is_some()) => {

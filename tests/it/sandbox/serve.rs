@@ -196,3 +196,34 @@ fn serve_rejects_unpaired_keys_and_bad_fault_specs() {
     faults.assert_exit(1);
     assert!(faults.stderr.contains("unknown fault"));
 }
+
+/// A sandbox that stops leaves its state file and nothing beside it: the `.lock` file it held
+/// while serving is removed, for `sandbox serve --state` and for a `--sandbox` run alike.
+#[test]
+fn a_stopped_sandbox_leaves_no_lock_file() {
+    let dir = Workspace::new();
+    let state = dir.file("world.json");
+    let (child, _, _, _) = serve(&["--state", state.as_str()]);
+    assert!(
+        dir.path().join("world.json.lock").exists(),
+        "held while serving"
+    );
+    stop(child);
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["world.json"]);
+
+    let quickstart = crate::common::quickstart_path();
+    Converge::offline()
+        .cwd(&dir)
+        .run(["plan", "--sandbox", quickstart.as_str()])
+        .assert_exit(0);
+    let converge_dir: Vec<String> = std::fs::read_dir(dir.path().join(".converge"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(converge_dir, ["sandbox.json"]);
+}

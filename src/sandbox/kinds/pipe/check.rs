@@ -52,117 +52,132 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
     let body = validate::object(&source[key.as_str()], &prefix)?;
     let p = prefix.as_str();
     match kind {
-        SourceKind::Kafka => {
-            validate::required_string(body, "brokers", p, 4096)?;
-            validate::required_string(body, "topics", p, 4096)?;
-            required_enum(
-                body,
-                "format",
-                p,
-                &["JSONEachRow", "Avro", "AvroConfluent", "Protobuf"],
-            )?;
-            let auth = validate::enumerated(
-                body,
-                "authentication",
-                p,
-                &[
-                    "PLAIN",
-                    "SCRAM-SHA-256",
-                    "SCRAM-SHA-512",
-                    "IAM_ROLE",
-                    "IAM_USER",
-                    "MUTUAL_TLS",
-                ],
-            )?;
-            if auth.as_deref() == Some("IAM_ROLE") {
-                validate::required_string(body, "iamRole", p, 2048)?;
-            }
-            if let Some(offset) = body.get("offset").filter(|v| !v.is_null()) {
-                let path = validate::join(p, "offset");
-                let offset = validate::object(offset, &path)?;
-                let strategy = required_enum(
-                    offset,
-                    "strategy",
-                    &path,
-                    &["from_beginning", "from_latest", "from_timestamp"],
-                )?;
-                if strategy == "from_timestamp" {
-                    validate::required_string(offset, "timestamp", &path, 64)?;
-                }
-            }
-        }
-        SourceKind::ObjectStorage => {
-            required_enum(
-                body,
-                "format",
-                p,
-                &[
-                    "JSONEachRow",
-                    "JSONAsObject",
-                    "CSV",
-                    "CSVWithNames",
-                    "TabSeparated",
-                    "TabSeparatedWithNames",
-                    "Parquet",
-                    "Avro",
-                ],
-            )?;
-            validate::enumerated(
-                body,
-                "compression",
-                p,
-                &[
-                    "none", "gzip", "gz", "brotli", "br", "xz", "LZMA", "zstd", "auto",
-                ],
-            )?;
-            if validate::string(body, "type", p, 64)?.as_deref() == Some("azureblobstorage") {
-                validate::required_string(body, "azureContainerName", p, 1024)?;
-                validate::required_string(body, "path", p, 4096)?;
-                validate::required_string(body, "connectionString", p, 4096)?;
-            } else {
-                validate::required_string(body, "url", p, 4096)?;
-            }
-        }
-        SourceKind::Kinesis => {
-            validate::required_string(body, "streamName", p, 1024)?;
-            validate::required_string(body, "region", p, 64)?;
-            required_enum(body, "format", p, &["JSONEachRow", "Avro", "AvroConfluent"])?;
-            let iterator = required_enum(
-                body,
-                "iteratorType",
-                p,
-                &["TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"],
-            )?;
-            if iterator == "AT_TIMESTAMP" {
-                present(body, "timestamp", p)?;
-            }
-            match required_enum(body, "authentication", p, &["IAM_ROLE", "IAM_USER"])?.as_str() {
-                "IAM_ROLE" => {
-                    validate::required_string(body, "iamRole", p, 2048)?;
-                }
-                _ => present(body, "accessKey", p)?,
-            }
-        }
-        SourceKind::Postgres => {
-            validate::required_string(body, "host", p, 1024)?;
-            validate::required_string(body, "database", p, 1024)?;
-            present(body, "credentials", p)?;
-            let settings_path = validate::join(p, "settings");
-            let settings =
-                validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
-            required_enum(
-                settings,
-                "replicationMode",
-                &settings_path,
-                &["cdc", "snapshot", "cdc_only"],
-            )?;
-            match validate::array(body, "tableMappings", p)? {
-                Some(items) if !items.is_empty() => {}
-                _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-            }
-        }
+        SourceKind::Kafka => kafka_source(body, p)?,
+        SourceKind::ObjectStorage => object_storage_source(body, p)?,
+        SourceKind::Kinesis => kinesis_source(body, p)?,
+        SourceKind::Postgres => postgres_source(body, p)?,
     }
     Ok((kind, without_credentials(&Value::Object(body.clone()))))
+}
+
+/// A kafka source: brokers, topics, format, authentication and its offset.
+fn kafka_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "brokers", p, 4096)?;
+    validate::required_string(body, "topics", p, 4096)?;
+    required_enum(
+        body,
+        "format",
+        p,
+        &["JSONEachRow", "Avro", "AvroConfluent", "Protobuf"],
+    )?;
+    let auth = validate::enumerated(
+        body,
+        "authentication",
+        p,
+        &[
+            "PLAIN",
+            "SCRAM-SHA-256",
+            "SCRAM-SHA-512",
+            "IAM_ROLE",
+            "IAM_USER",
+            "MUTUAL_TLS",
+        ],
+    )?;
+    if auth.as_deref() == Some("IAM_ROLE") {
+        validate::required_string(body, "iamRole", p, 2048)?;
+    }
+    if let Some(offset) = body.get("offset").filter(|v| !v.is_null()) {
+        let path = validate::join(p, "offset");
+        let offset = validate::object(offset, &path)?;
+        let strategy = required_enum(
+            offset,
+            "strategy",
+            &path,
+            &["from_beginning", "from_latest", "from_timestamp"],
+        )?;
+        if strategy == "from_timestamp" {
+            validate::required_string(offset, "timestamp", &path, 64)?;
+        }
+    }
+    Ok(())
+}
+
+/// An object storage source: format, compression, and where the objects are.
+fn object_storage_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    required_enum(
+        body,
+        "format",
+        p,
+        &[
+            "JSONEachRow",
+            "JSONAsObject",
+            "CSV",
+            "CSVWithNames",
+            "TabSeparated",
+            "TabSeparatedWithNames",
+            "Parquet",
+            "Avro",
+        ],
+    )?;
+    validate::enumerated(
+        body,
+        "compression",
+        p,
+        &[
+            "none", "gzip", "gz", "brotli", "br", "xz", "LZMA", "zstd", "auto",
+        ],
+    )?;
+    if validate::string(body, "type", p, 64)?.as_deref() == Some("azureblobstorage") {
+        validate::required_string(body, "azureContainerName", p, 1024)?;
+        validate::required_string(body, "path", p, 4096)?;
+        validate::required_string(body, "connectionString", p, 4096)?;
+    } else {
+        validate::required_string(body, "url", p, 4096)?;
+    }
+    Ok(())
+}
+
+/// A kinesis source: stream, region, format, iterator and authentication.
+fn kinesis_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "streamName", p, 1024)?;
+    validate::required_string(body, "region", p, 64)?;
+    required_enum(body, "format", p, &["JSONEachRow", "Avro", "AvroConfluent"])?;
+    let iterator = required_enum(
+        body,
+        "iteratorType",
+        p,
+        &["TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"],
+    )?;
+    if iterator == "AT_TIMESTAMP" {
+        present(body, "timestamp", p)?;
+    }
+    match required_enum(body, "authentication", p, &["IAM_ROLE", "IAM_USER"])?.as_str() {
+        "IAM_ROLE" => {
+            validate::required_string(body, "iamRole", p, 2048)?;
+        }
+        _ => present(body, "accessKey", p)?,
+    }
+    Ok(())
+}
+
+/// A postgres source: host, database, credentials, replication mode and table mappings.
+fn postgres_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "host", p, 1024)?;
+    validate::required_string(body, "database", p, 1024)?;
+    present(body, "credentials", p)?;
+    let settings_path = validate::join(p, "settings");
+    let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
+    required_enum(
+        settings,
+        "replicationMode",
+        &settings_path,
+        &["cdc", "snapshot", "cdc_only"],
+    )?;
+    match validate::array(body, "tableMappings", p)? {
+        Some(items) if !items.is_empty() => {}
+        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
+    }
+    Ok(())
 }
 
 /// The destination of a create: a database always; a table and its columns for every kind

@@ -89,44 +89,7 @@ pub(super) fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErro
         .and_then(|s| s.kind())
         .ok_or_else(|| ApiError::body("source", "the ClickPipe's source cannot be changed"))?;
     let mut pipe = to_value(&record.pipe)?;
-    if let Some(name) = validate::string(map, "name", "", 255)? {
-        if name.is_empty() {
-            return Err(ApiError::body("name", "must not be empty"));
-        }
-        pipe["name"] = json!(name);
-    }
-    if let Some(settings) = checked_settings(map.get("settings"), kind, "settings")? {
-        let into = pipe["settings"].as_object().cloned().unwrap_or_default();
-        pipe["settings"] = Value::Object(into.into_iter().chain(settings).collect());
-    }
-    if let Some(destination) = map.get("destination").filter(|v| !v.is_null()) {
-        let destination = validate::object(destination, "destination")?;
-        if let Some(member) = destination.keys().find(|k| k.as_str() != "columns") {
-            return Err(replace_only(&validate::join("destination", member)).into());
-        }
-        if let Some(columns) = destination.get("columns") {
-            columns_of(columns, "destination.columns")?;
-            pipe["destination"]["columns"] = columns.clone();
-        }
-    }
-    if let Some(mappings) = map.get("fieldMappings").filter(|v| !v.is_null()) {
-        validate::array(map, "fieldMappings", "")?;
-        pipe["fieldMappings"] = mappings.clone();
-    }
-    let mut edits_mappings = false;
-    if let Some(source) = map.get("source").filter(|v| !v.is_null()) {
-        edits_mappings = patch_source(&mut pipe, source, kind)?;
-    }
-    if kind != SourceKind::Postgres {
-        let columns = pipe["destination"].clone();
-        let mappings = pipe.as_object().and_then(|p| {
-            p.get("fieldMappings")
-                .and_then(Value::as_array)
-                .map(|a| ("fieldMappings".to_string(), Value::Array(a.clone())))
-        });
-        let mappings: Map<String, Value> = mappings.into_iter().collect();
-        cover_columns(&columns, validate::array(&mappings, "fieldMappings", "")?)?;
-    }
+    let edits_mappings = edit_members(&mut pipe, map, kind)?;
     if edits_mappings && state != PAUSED && state != STOPPED {
         return Err(ApiError::new(
             400,
@@ -156,6 +119,55 @@ pub(super) fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErro
         state.as_str()
     };
     Ok(Reply::Ok(answer_in(record, shown, ctx.quirks)?))
+}
+
+/// The members of a PATCH applied to the stored pipe, `pipe`, each checked as the server does,
+/// and its field mappings checked to cover the destination's columns still; whether it edits
+/// table mappings.
+fn edit_members(
+    pipe: &mut Value,
+    map: &Map<String, Value>,
+    kind: SourceKind,
+) -> Result<bool, ApiError> {
+    if let Some(name) = validate::string(map, "name", "", 255)? {
+        if name.is_empty() {
+            return Err(ApiError::body("name", "must not be empty"));
+        }
+        pipe["name"] = json!(name);
+    }
+    if let Some(settings) = checked_settings(map.get("settings"), kind, "settings")? {
+        let into = pipe["settings"].as_object().cloned().unwrap_or_default();
+        pipe["settings"] = Value::Object(into.into_iter().chain(settings).collect());
+    }
+    if let Some(destination) = map.get("destination").filter(|v| !v.is_null()) {
+        let destination = validate::object(destination, "destination")?;
+        if let Some(member) = destination.keys().find(|k| k.as_str() != "columns") {
+            return Err(replace_only(&validate::join("destination", member)).into());
+        }
+        if let Some(columns) = destination.get("columns") {
+            columns_of(columns, "destination.columns")?;
+            pipe["destination"]["columns"] = columns.clone();
+        }
+    }
+    if let Some(mappings) = map.get("fieldMappings").filter(|v| !v.is_null()) {
+        validate::array(map, "fieldMappings", "")?;
+        pipe["fieldMappings"] = mappings.clone();
+    }
+    let mut edits_mappings = false;
+    if let Some(source) = map.get("source").filter(|v| !v.is_null()) {
+        edits_mappings = patch_source(pipe, source, kind)?;
+    }
+    if kind != SourceKind::Postgres {
+        let columns = pipe["destination"].clone();
+        let mappings = pipe.as_object().and_then(|p| {
+            p.get("fieldMappings")
+                .and_then(Value::as_array)
+                .map(|a| ("fieldMappings".to_string(), Value::Array(a.clone())))
+        });
+        let mappings: Map<String, Value> = mappings.into_iter().collect();
+        cover_columns(&columns, validate::array(&mappings, "fieldMappings", "")?)?;
+    }
+    Ok(edits_mappings)
 }
 
 /// The source members of a PATCH applied to the stored pipe (credentials checked and
@@ -196,39 +208,11 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
             }
             let into = &mut pipe["source"][kind.as_str()];
             match member.as_str() {
-                "settings" => {
-                    let settings = validate::object(value, &path)?;
-                    for (setting, v) in settings {
-                        if !POSTGRES_PATCH_SETTINGS.contains(&setting.as_str()) {
-                            return Err(replace_only(&validate::join(&path, setting)).into());
-                        }
-                        let n = validate::number(settings, setting, &path)?;
-                        if n.is_some_and(|n| n < 1.0 || n.fract() != 0.0) {
-                            return Err(ApiError::body(
-                                validate::join(&path, setting),
-                                "must be an integer of at least 1",
-                            ));
-                        }
-                        into["settings"][setting.as_str()] = v.clone();
-                    }
-                }
+                "settings" => patch_postgres_settings(into, value, &path)?,
                 "tableMappingsToRemove" => {
                     edits_mappings = true;
                     let remove = validate::array(body, member, &prefix)?.cloned();
-                    let mappings = into["tableMappings"]
-                        .as_array()
-                        .cloned()
-                        .unwrap_or_default();
-                    let kept: Vec<Value> = mappings
-                        .into_iter()
-                        .filter(|m| {
-                            !remove.iter().flatten().any(|r| {
-                                r["sourceSchemaName"] == m["sourceSchemaName"]
-                                    && r["sourceTable"] == m["sourceTable"]
-                            })
-                        })
-                        .collect();
-                    into["tableMappings"] = Value::Array(kept);
+                    remove_mappings(into, remove.iter().flatten());
                 }
                 "tableMappingsToAdd" => {
                     edits_mappings = true;
@@ -245,6 +229,45 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
         }
     }
     Ok(edits_mappings)
+}
+
+/// The postgres settings of a PATCH (`syncIntervalSeconds`, `pullBatchSize`, integers of at
+/// least 1) written into the stored source, `into`.
+fn patch_postgres_settings(into: &mut Value, value: &Value, path: &str) -> Result<(), ApiError> {
+    let settings = validate::object(value, path)?;
+    for (setting, v) in settings {
+        if !POSTGRES_PATCH_SETTINGS.contains(&setting.as_str()) {
+            return Err(replace_only(&validate::join(path, setting)).into());
+        }
+        let n = validate::number(settings, setting, path)?;
+        if n.is_some_and(|n| n < 1.0 || n.fract() != 0.0) {
+            return Err(ApiError::body(
+                validate::join(path, setting),
+                "must be an integer of at least 1",
+            ));
+        }
+        into["settings"][setting.as_str()] = v.clone();
+    }
+    Ok(())
+}
+
+/// Drops from the stored source, `into`, each table mapping of the same schema and table as
+/// one of `remove`.
+fn remove_mappings<'r>(into: &mut Value, remove: impl Iterator<Item = &'r Value> + Clone) {
+    let mappings = into["tableMappings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let kept: Vec<Value> = mappings
+        .into_iter()
+        .filter(|m| {
+            !remove.clone().any(|r| {
+                r["sourceSchemaName"] == m["sourceSchemaName"]
+                    && r["sourceTable"] == m["sourceTable"]
+            })
+        })
+        .collect();
+    into["tableMappings"] = Value::Array(kept);
 }
 
 fn replace_only(path: &str) -> validate::Invalid {
