@@ -541,3 +541,42 @@ fn check_queries_sends_a_search_tile_as_the_current_document_needs() {
         .unwrap_or_default();
     assert_eq!(found["config"]["whereLanguage"], "lucene", "{validated}");
 }
+
+/// A saved-search alert (`source: saved_search`) with a threshold type of the current document
+/// (`not_equal`), made in the UI: plan, apply, drift and export read it and never break. On
+/// hdx-server only: the sandbox has no saved searches.
+#[test]
+fn a_live_saved_search_alert_is_read_planned_and_exported() {
+    let Some(target) = Target::hdx("a_live_saved_search_alert_is_read_planned_and_exported") else {
+        return;
+    };
+    let search = target.ui(
+        "POST",
+        "/saved-searches",
+        Some(json!({"name": "Errors", "select": "", "where": "level:error", "whereLanguage": "lucene", "sourceId": "65f5e4a3b9e77c001a567890", "tags": []})),
+    );
+    let search_id = search.data()["id"].clone();
+    let alert = target.ui(
+        "POST",
+        "/alerts",
+        Some(json!({"source": "saved_search", "savedSearchId": search_id, "threshold": 1, "thresholdType": "not_equal", "interval": "5m", "name": "Saved", "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"}})),
+    );
+    assert_eq!(alert.status, 200, "{}", alert.text);
+    let workspace = Workspace::new();
+    let converge = target.converge().cwd(&workspace);
+    let path = workspace.write("c.yaml", &config(CREATE));
+    apply_then_empty(&target, &converge, &path);
+    assert_eq!(target.alerts().len(), 2, "the saved-search alert stays");
+    let drift = converge.run(["drift", &path]);
+    assert_eq!(drift.code, 0, "{drift:?}");
+    let exported = workspace.file("exported.yaml");
+    let export = converge.run(["export", "--observability", "--out", &exported]);
+    export.assert_exit(0);
+    assert!(
+        crate::common::words(&export.stderr).contains("Saved"),
+        "the export says what it left out: {export:?}"
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", &exported])
+        .assert_exit(0);
+}
