@@ -164,8 +164,8 @@ pub(crate) fn is_secret_key(key: &str) -> bool {
 /// `None` when nothing was masked.
 fn mask_secret_keys(text: &str) -> Option<String> {
     let mut out: Option<String> = None;
-    // The column of the key whose value continues on the following lines.
-    let mut block: Option<usize> = None;
+    // The key whose value continues on the following lines.
+    let mut block: Option<Block> = None;
     let mut start = 0;
     while start < text.len() {
         let end = text[start..]
@@ -175,14 +175,40 @@ fn mask_secret_keys(text: &str) -> Option<String> {
         let content = line.trim_end_matches(['\n', '\r']);
         let indent = content.len() - content.trim_start_matches([' ', '\t']).len();
         let rest = &content[indent..];
-        if let Some(column) = block {
+        if let Some(open) = &mut block {
             let inside = rest.is_empty()
-                || indent > column
-                || (indent == column && (rest == "-" || rest.starts_with("- ")));
+                || indent > open.column
+                || (indent == open.column && (rest == "-" || rest.starts_with("- ")));
             if inside {
                 // A list item keeps its `- ` so the snippet still reads as the YAML it is.
                 let item = rest.len() - rest.trim_start_matches(['-', ' ']).len();
-                mask_range(text, &mut out, start + indent + item, start + content.len());
+                let at = indent + item;
+                // In a mapping under the key (`credentials:` then `password: ${env:P}`), each
+                // key stays readable, and a value that is one `${env:...}` reference too: the
+                // reference names a variable, not the secret. A scalar's text (`|`, `>`, or
+                // under a key whose value opens one) is masked whole.
+                let scalar = open.scalar.is_some_and(|column| indent > column);
+                match (!open.scalar_block && !scalar)
+                    .then(|| mapping_entry(&content[at..]))
+                    .flatten()
+                {
+                    Some((value_at, written)) => {
+                        let value_at = at + value_at;
+                        let reference = super::interpolate::secret_reference(written).is_some();
+                        let masked_from = if reference {
+                            content[value_at..].find(" #").map(|i| value_at + i)
+                        } else {
+                            Some(value_at)
+                        };
+                        if let Some(from) = masked_from {
+                            mask_range(text, &mut out, start + from, start + content.len());
+                        }
+                        open.scalar = (!reference && opens_block(written))
+                            .then_some(indent)
+                            .or(open.scalar.filter(|column| indent > *column));
+                    }
+                    None => mask_range(text, &mut out, start + at, start + content.len()),
+                }
                 start = end;
                 continue;
             }
@@ -201,18 +227,49 @@ fn mask_secret_keys(text: &str) -> Option<String> {
             if let Some(from) = masked_from {
                 mask_range(text, &mut out, start + from, start + content.len());
             }
-            let opens_block = written.is_empty()
-                || written.starts_with('|')
-                || written.starts_with('>')
-                || written.starts_with('&')
-                || written.starts_with('!');
-            if opens_block && !reference {
-                block = Some(column);
+            if opens_block(written) && !reference {
+                block = Some(Block {
+                    column,
+                    // `|` or `>`: what follows is one text, not keys.
+                    scalar_block: written.starts_with(['|', '>']),
+                    scalar: None,
+                });
             }
         }
         start = end;
     }
     out
+}
+
+/// A secret-looking key whose value goes on over the lines indented under it.
+struct Block {
+    /// The key's column.
+    column: usize,
+    /// Its value is a block scalar (`|`, `>`): every line under it is text.
+    scalar_block: bool,
+    /// The column of a key inside it whose value opens a scalar or a nested block: the lines
+    /// indented deeper are its value.
+    scalar: Option<usize>,
+}
+
+/// Whether a key's written value (comment left out) goes on over the lines under it.
+fn opens_block(written: &str) -> bool {
+    written.is_empty() || written.starts_with(['|', '>', '&', '!'])
+}
+
+/// A `key: value` line's value: where it starts, and the value as written without a comment.
+/// `None` when the line is not a plain block mapping entry.
+fn mapping_entry(line: &str) -> Option<(usize, &str)> {
+    let colon = line
+        .find(": ")
+        .or_else(|| line.strip_suffix(':').map(str::len))?;
+    let key = &line[..colon];
+    if key.is_empty() || key.starts_with(['{', '[', '"', '\'', '-', '#']) || key.contains(' ') {
+        return None;
+    }
+    let value_at = (colon + 1).min(line.len());
+    let written = line[value_at..].split(" #").next().unwrap_or("").trim();
+    Some((value_at, written))
 }
 
 /// The column of the first secret-looking key on a line and where its value starts (just after
@@ -696,6 +753,26 @@ mod tests {
         assert!(!masked.contains("hunter"), "{masked}");
         assert!(masked.ends_with("token: ${env:TOKEN}\n"), "{masked}");
         assert_eq!(mask_secret_keys("a: 1\nname: token bucket\n"), None);
+    }
+
+    #[test]
+    fn a_reference_under_a_secret_looking_mapping_stays_readable() {
+        let text = "credentials:\n  username: ${env:KAFKA_USER}\n  password: ${env:KAFKA_PASSWORD} # was hunter1\n  \
+                    literal: hunter2\n  nested:\n    deep: hunter3\n  pem: |\n    key: hunter4\n    hunter5\n\
+                    connectionString: |\n  user: hunter6\nurl: keep\n";
+        let masked = mask_secret_keys(text).unwrap();
+        assert_eq!(masked.len(), text.len(), "offsets stay in place");
+        assert!(
+            masked.contains("  username: ${env:KAFKA_USER}\n"),
+            "{masked}"
+        );
+        assert!(
+            masked.contains("  password: ${env:KAFKA_PASSWORD} *"),
+            "{masked}"
+        );
+        assert!(masked.contains("  literal: *******\n"), "{masked}");
+        assert!(!masked.contains("hunter"), "{masked}");
+        assert!(masked.ends_with("url: keep\n"), "{masked}");
     }
 
     #[test]

@@ -184,6 +184,11 @@ fn series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
             );
         }
     }
+    same_series(tile, diags);
+}
+
+/// A tile's series all of one type and one `groupBy`, as the server needs.
+fn same_series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let Some((first, rest)) = tile.series.split_first() else {
         return;
     };

@@ -29,6 +29,7 @@ mod rename;
 mod review;
 mod sandbox;
 mod server_rejects;
+mod shape;
 mod show;
 mod soak;
 mod stack_templates;

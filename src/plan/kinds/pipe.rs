@@ -169,13 +169,14 @@ impl Builder<'_> {
                 .to_string(),
                 action: Action::Replace,
                 reason: format!(
-                    "`{path}` {why}; ingestion restarts{}{}",
+                    "`{path}` {why}; ingestion restarts{}{}{}",
                     failed_note(live),
                     if declared_stopped(config) {
                         "; created again stopped"
                     } else {
                         ""
-                    }
+                    },
+                    sends(source)
                 ),
                 fields,
                 before: Some(before),
@@ -323,6 +324,9 @@ impl Builder<'_> {
                 let operation = match (&rotation, sealed) {
                     (Some(rotation), Some((salt, credentials))) => {
                         change.reason = rotated_reason(&change, rotation.version);
+                        if let Some(source) = &config.source {
+                            change.reason.push_str(&sends(source));
+                        }
                         let paths = change
                             .fields
                             .iter()
@@ -504,7 +508,7 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Create,
-                reason: reason.into(),
+                reason: format!("{reason}{}", sends(source)),
                 fields: diff::created(&after),
                 before: None,
                 after: Some(after),
@@ -843,6 +847,23 @@ fn completed_diagnostic(
     )
     .with_label("a finished one-shot pipe cannot be edited, started or stopped")
     .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
+}
+
+/// What a change that sends the source's credentials adds to its reason: each one's path and
+/// the reference it is read from when the step is sent (`; sends `credentials.password` from
+/// `${env:PIPE_EVENTS_PASSWORD}``), so a reviewer knows which variables the apply needs. Empty
+/// for a source without credentials.
+fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
+    let each: Vec<String> = source
+        .credentials
+        .iter()
+        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
+        .collect();
+    if each.is_empty() {
+        String::new()
+    } else {
+        format!("; sends {}", each.join(", "))
+    }
 }
 
 /// Where each credential of the source goes and the reference it is read from when sent.

@@ -300,28 +300,7 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
     let tile_id = validate::string(map, "tileId", "", 64)?;
     if source == "tile" {
-        let dashboard_id = dashboard
-            .as_deref()
-            .ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
-        if today && !is_object_id(dashboard_id) {
-            return Err(ApiError::new(400, "BAD_REQUEST", "Invalid dashboard ID"));
-        }
-        let tile_id = tile_id
-            .as_deref()
-            .ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
-        let found = stack
-            .dashboards
-            .iter()
-            .find(|d| d.id == dashboard_id)
-            .ok_or_else(|| {
-                ApiError::body("dashboardId", format!("dashboard {dashboard_id} not found"))
-            })?;
-        if !found.tiles.iter().any(|t| t.id.as_deref() == Some(tile_id)) {
-            return Err(ApiError::body(
-                "tileId",
-                format!("tile {tile_id} not found on dashboard {dashboard_id}"),
-            ));
-        }
+        tile_target(stack, dashboard.as_deref(), tile_id.as_deref(), today)?;
     }
     if today
         && channel.kind == "webhook"
@@ -346,6 +325,36 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
         updated_at: None,
         newer,
     })
+}
+
+/// The dashboard and tile a tile alert watches: both given, and the tile on that dashboard of
+/// the stack; `today`, the dashboard id an ObjectId.
+fn tile_target(
+    stack: &Stack,
+    dashboard: Option<&str>,
+    tile_id: Option<&str>,
+    today: bool,
+) -> Result<(), ApiError> {
+    let dashboard_id =
+        dashboard.ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
+    if today && !is_object_id(dashboard_id) {
+        return Err(ApiError::new(400, "BAD_REQUEST", "Invalid dashboard ID"));
+    }
+    let tile_id = tile_id.ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
+    let found = stack
+        .dashboards
+        .iter()
+        .find(|d| d.id == dashboard_id)
+        .ok_or_else(|| {
+            ApiError::body("dashboardId", format!("dashboard {dashboard_id} not found"))
+        })?;
+    if !found.tiles.iter().any(|t| t.id.as_deref() == Some(tile_id)) {
+        return Err(ApiError::body(
+            "tileId",
+            format!("tile {tile_id} not found on dashboard {dashboard_id}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the alert goes to today's observability API, the one that takes `channels`.

@@ -328,7 +328,7 @@ fn read_back_defaults(config: &mut Value) {
 /// the `groupBy` list one comma-joined string; a number tile keeps its first series.
 fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
     let first = series.first().cloned().unwrap_or(Value::Null);
-    let text = |s: &Value, key: &str| s.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = text_of;
     let kind = text(&first, "type").unwrap_or_else(|| "time".into());
     let mut config = Map::new();
     let display = match kind.as_str() {
@@ -349,39 +349,9 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
         "sourceId".into(),
         text(&first, "sourceId").unwrap_or_default().into(),
     );
-    let item = |s: &Value| {
-        let mut item = Map::new();
-        let agg = text(s, "aggFn").unwrap_or_else(|| "count".into());
-        let quantile = agg == "quantile";
-        let field = text(s, "field").unwrap_or_default();
-        if agg != "count" || field.is_empty() {
-            item.insert("valueExpression".into(), field.into());
-        }
-        item.insert("aggFn".into(), agg.into());
-        item.insert("where".into(), text(s, "where").unwrap_or_default().into());
-        item.insert(
-            "whereLanguage".into(),
-            text(s, "whereLanguage")
-                .unwrap_or_else(|| "lucene".into())
-                .into(),
-        );
-        for (from, to) in [
-            ("metricName", "metricName"),
-            ("metricDataType", "metricType"),
-        ] {
-            if let Some(v) = text(s, from).filter(|v| !v.is_empty()) {
-                item.insert(to.into(), v.into());
-            }
-        }
-        // The server keeps a level on a quantile only (it is inert on any other aggregation).
-        if let Some(level) = s.get("level").filter(|_| quantile) {
-            item.insert("level".into(), level.clone());
-        }
-        Value::Object(item)
-    };
     match display {
         "number" => {
-            config.insert("select".into(), Value::Array(vec![item(&first)]));
+            config.insert("select".into(), Value::Array(vec![select_item(&first)]));
         }
         "search" => {
             let fields: Vec<String> = first
@@ -421,11 +391,52 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
             }
             config.insert(
                 "select".into(),
-                Value::Array(series.iter().map(item).collect()),
+                Value::Array(series.iter().map(select_item).collect()),
             );
         }
     }
     Value::Object(config)
+}
+
+/// One series as an item of a newer server's `select`: `field` as `valueExpression` (left
+/// out of a `count`), `metricDataType` as `metricType`, a level on a quantile only.
+fn select_item(s: &Value) -> Value {
+    let mut item = Map::new();
+    let agg = text_of(s, "aggFn").unwrap_or_else(|| "count".into());
+    let quantile = agg == "quantile";
+    let field = text_of(s, "field").unwrap_or_default();
+    if agg != "count" || field.is_empty() {
+        item.insert("valueExpression".into(), field.into());
+    }
+    item.insert("aggFn".into(), agg.into());
+    item.insert(
+        "where".into(),
+        text_of(s, "where").unwrap_or_default().into(),
+    );
+    item.insert(
+        "whereLanguage".into(),
+        text_of(s, "whereLanguage")
+            .unwrap_or_else(|| "lucene".into())
+            .into(),
+    );
+    for (from, to) in [
+        ("metricName", "metricName"),
+        ("metricDataType", "metricType"),
+    ] {
+        if let Some(v) = text_of(s, from).filter(|v| !v.is_empty()) {
+            item.insert(to.into(), v.into());
+        }
+    }
+    // The server keeps a level on a quantile only (it is inert on any other aggregation).
+    if let Some(level) = s.get("level").filter(|_| quantile) {
+        item.insert("level".into(), level.clone());
+    }
+    Value::Object(item)
+}
+
+/// Member `key` of `s` when it is a string.
+fn text_of(s: &Value, key: &str) -> Option<String> {
+    s.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 fn whole(map: &Map<String, Value>, key: &str, prefix: &str, min: f64) -> Check<i64> {
@@ -559,29 +570,7 @@ fn containers(body: &Value, dashboard: &mut Dashboard, kept: &[Container]) -> Re
         None => kept.to_vec(),
         Some(value) => container_list(value)?,
     };
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, container) in list.iter().enumerate() {
-        if seen.contains(&container.id.as_str()) {
-            return Err(body_invalid(
-                &format!("containers.{i}.id"),
-                &format!("Container IDs must be unique: \"{}\"", container.id),
-            ));
-        }
-        seen.push(&container.id);
-        let mut tabs: Vec<&str> = Vec::new();
-        for (j, tab) in container.tabs.iter().flatten().enumerate() {
-            if tabs.contains(&tab.id.as_str()) {
-                return Err(body_invalid(
-                    &format!("containers.{i}.tabs.{j}.id"),
-                    &format!(
-                        "Duplicate tab id \"{}\" in container \"{}\"",
-                        tab.id, container.id
-                    ),
-                ));
-            }
-            tabs.push(&tab.id);
-        }
-    }
+    unique_ids(&list)?;
     let tiles = map.get("tiles").and_then(Value::as_array);
     for (i, (value, tile)) in tiles
         .into_iter()
@@ -640,6 +629,34 @@ fn containers(body: &Value, dashboard: &mut Dashboard, kept: &[Container]) -> Re
         tile.tab_id = tab_id;
     }
     dashboard.containers = list;
+    Ok(())
+}
+
+/// Container ids unique in the dashboard, tab ids in their container.
+fn unique_ids(list: &[Container]) -> Result<(), ApiError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, container) in list.iter().enumerate() {
+        if seen.contains(&container.id.as_str()) {
+            return Err(body_invalid(
+                &format!("containers.{i}.id"),
+                &format!("Container IDs must be unique: \"{}\"", container.id),
+            ));
+        }
+        seen.push(&container.id);
+        let mut tabs: Vec<&str> = Vec::new();
+        for (j, tab) in container.tabs.iter().flatten().enumerate() {
+            if tabs.contains(&tab.id.as_str()) {
+                return Err(body_invalid(
+                    &format!("containers.{i}.tabs.{j}.id"),
+                    &format!(
+                        "Duplicate tab id \"{}\" in container \"{}\"",
+                        tab.id, container.id
+                    ),
+                ));
+            }
+            tabs.push(&tab.id);
+        }
+    }
     Ok(())
 }
 
