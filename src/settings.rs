@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use crate::api::clients::{RateLimitEnvError, RateLimits};
 use crate::error::Result;
 use crate::output::{ColorMode, PrinterOptions};
+use crate::plan::pipeline::Options;
 use crate::sandbox::Generation;
 
 /// Flags every command takes, before or after the command's name.
@@ -129,6 +130,17 @@ impl ApiSettings {
     pub(crate) fn rate_limits(&self) -> Result<RateLimits> {
         Ok(self.rate_limits.clone()?)
     }
+}
+
+/// What a command that plans (`plan`, `apply`, `drift`) runs with, resolved once from its
+/// flags and the environment: how it reaches the APIs and what it asks of the plan it prints
+/// (the options of the one planning pipeline). Each command builds it from its own flags.
+#[derive(Debug, Clone)]
+pub(crate) struct PlanningSettings {
+    /// How it reaches the APIs.
+    pub api: ApiSettings,
+    /// What it asks of its plan.
+    pub plan: Options,
 }
 
 #[cfg(test)]

@@ -166,11 +166,22 @@ pub(crate) const WHERE_LANGUAGES: &[&str] = &["lucene", "sql"];
 /// Series `metricDataType`.
 pub(crate) const METRIC_DATA_TYPES: &[&str] = &["sum", "gauge", "histogram"];
 /// Alert `thresholdType`.
-pub(crate) const THRESHOLD_TYPES: &[&str] = &["above", "below", "between", "not_between"];
+pub(crate) const THRESHOLD_TYPES: &[&str] = &[
+    "above",
+    "below",
+    "above_exclusive",
+    "below_or_equal",
+    "equal",
+    "not_equal",
+    "between",
+    "not_between",
+];
+/// The threshold types of the contract's generation (the others are today's only).
+pub(crate) const CONTRACT_THRESHOLD_TYPES: &[&str] = &["above", "below"];
 /// The threshold types with an upper bound, `thresholdMax` (today's generation only).
 pub(crate) const BOUNDED_THRESHOLD_TYPES: &[&str] = &["between", "not_between"];
 /// Alert `source`.
-pub(crate) const ALERT_SOURCES: &[&str] = &["tile", "search"];
+pub(crate) const ALERT_SOURCES: &[&str] = &["tile", "saved_search"];
 /// Alert `interval`.
 pub(crate) const ALERT_INTERVALS: &[&str] = &["1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"];
 /// Minutes of one of [`ALERT_INTERVALS`] (`5m`, `1h`, `1d`).
@@ -227,4 +238,77 @@ pub(crate) const OBSERVABILITY_RATE_WINDOW_SECS: u64 = 60;
 /// ids): 24 hexadecimal digits. The contract's generation takes any string.
 pub(crate) fn is_object_id(id: &str) -> bool {
     id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `text` is a date-time the server reads (zod's `datetime()`: UTC written with `Z`,
+/// seconds, any fraction of them, no other offset).
+pub(crate) fn utc_date_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let shape = |at: usize, digits: usize| {
+        bytes
+            .get(at..at + digits)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let head = bytes.len() >= 20
+        && shape(0, 4)
+        && bytes[4] == b'-'
+        && shape(5, 2)
+        && bytes[7] == b'-'
+        && shape(8, 2)
+        && bytes[10] == b'T'
+        && shape(11, 2)
+        && bytes[13] == b':'
+        && shape(14, 2)
+        && bytes[16] == b':'
+        && shape(17, 2);
+    let tail = match &bytes[19.min(bytes.len())..] {
+        [b'Z'] => true,
+        [b'.', rest @ .., b'Z'] => !rest.is_empty() && rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    head && tail && text.parse::<jiff::Timestamp>().is_ok()
+}
+
+/// A date-time as the server stores and answers it (JavaScript's `toISOString`: UTC,
+/// milliseconds, `Z`): `2026-02-08T10:00:00Z` reads back `2026-02-08T10:00:00.000Z`. `None`
+/// when it is not a date-time.
+pub(crate) fn stored_date_time(text: &str) -> Option<String> {
+    let at = text.parse::<jiff::Timestamp>().ok()?;
+    Some(at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_start_is_stored_with_milliseconds() {
+        for (written, stored) in [
+            ("2026-02-08T10:00:00Z", "2026-02-08T10:00:00.000Z"),
+            ("2026-02-08T10:00:00.000Z", "2026-02-08T10:00:00.000Z"),
+            ("2026-02-08T10:00:00.5Z", "2026-02-08T10:00:00.500Z"),
+        ] {
+            assert_eq!(super::stored_date_time(written).as_deref(), Some(stored));
+        }
+        assert_eq!(super::stored_date_time("soon"), None);
+    }
+
+    #[test]
+    fn a_start_is_read_as_the_server_reads_it() {
+        for good in [
+            "2026-02-08T10:00:00Z",
+            "2026-02-08T10:00:00.000Z",
+            "2026-02-08T10:00:00.5Z",
+        ] {
+            assert!(super::utc_date_time(good), "{good}");
+        }
+        for bad in [
+            "2026-02-08T10:00:00+01:00",
+            "2026-02-08T10:00Z",
+            "2026-02-08 10:00:00Z",
+            "2026-02-08T10:00:00.Z",
+            "2026-13-08T10:00:00Z",
+            "2026-02-08",
+        ] {
+            assert!(!super::utc_date_time(bad), "{bad}");
+        }
+    }
 }

@@ -18,7 +18,7 @@ use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::pipeline::{self, Idle};
 use crate::plan::{self, Plan};
-use crate::settings::{ApiArgs, ApiSettings};
+use crate::settings::{ApiArgs, ApiSettings, PlanningSettings};
 
 /// Flags of `converge apply`.
 #[derive(Debug, clap::Args)]
@@ -108,10 +108,9 @@ impl crate::error::CommandError for ResyncError {
 
 /// What `converge apply` runs with, resolved once from its flags and the environment.
 struct Settings {
-    /// How it reaches the APIs.
-    api: ApiSettings,
-    /// What it asks of the plan it applies (made from the config, not a saved one).
-    plan: pipeline::Options,
+    /// How it reaches the APIs, and what it asks of the plan it applies (made from the config,
+    /// not a saved one).
+    planning: PlanningSettings,
     /// How the plan is applied.
     apply: Options,
 }
@@ -132,7 +131,10 @@ impl Settings {
             // `--wake` wakes a service that is not running: no warning that its pipes fail.
             idle: if args.wake { Idle::Quiet } else { Idle::Said },
         };
-        Settings { api, plan, apply }
+        Settings {
+            planning: PlanningSettings { api, plan },
+            apply,
+        }
     }
 }
 
@@ -149,7 +151,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         };
         let session = session::open_scoped(
             &args.paths,
-            &settings.api,
+            &settings.planning.api,
             printer,
             apply::fresh::ROUNDS,
             &only,
@@ -171,17 +173,19 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     } else {
         let mut session = session::open_scoped(
             &args.paths,
-            &settings.api,
+            &settings.planning.api,
             printer,
             apply::fresh::ROUNDS,
             &args.only,
         )?;
         // A repair deletes the copies it may; another run's copy is not waited for first.
-        if !args.dedupe && session.wait_for_other_runs_copies(&settings.api, &args.only, printer)? {
+        if !args.dedupe
+            && session.wait_for_other_runs_copies(&settings.planning.api, &args.only, printer)?
+        {
             session.copies_stayed(printer);
             return Ok(Exit::Stale);
         }
-        let plan = session.plan(&settings.plan, printer)?;
+        let plan = session.plan(&settings.planning.plan, printer)?;
         proceed(
             &args,
             printer,
@@ -201,7 +205,7 @@ fn run_saved(
     file: &std::path::Path,
     printer: &Printer,
 ) -> Result<Exit> {
-    let session = session::open_saved(file, &args.paths, &settings.api, printer)?;
+    let session = session::open_saved(file, &args.paths, &settings.planning.api, printer)?;
     if let Err(mismatch) = session.saved.check_digest(printer) {
         printer.err(&format!(
             "error: `{}`: {mismatch}; nothing was written",

@@ -14,7 +14,7 @@ use crate::format::{Choices, Format};
 use crate::output::Printer;
 use crate::plan::PlanOptions;
 use crate::plan::pipeline;
-use crate::settings::{ApiArgs, ApiSettings};
+use crate::settings::{ApiArgs, ApiSettings, PlanningSettings};
 use crate::writeback::{self, files};
 
 /// Flags of `converge drift`.
@@ -77,28 +77,19 @@ pub(crate) struct Args {
 }
 
 /// What `converge drift` runs with, resolved once from its flags and the environment.
-struct Settings {
-    /// How it reaches the APIs.
-    api: ApiSettings,
-    /// What it asks of the plan it reports the drift of.
-    plan: pipeline::Options,
-}
-
-impl Settings {
-    fn resolve(args: &Args) -> Self {
-        Settings {
-            api: ApiSettings::resolve(&args.api),
-            plan: pipeline::Options {
-                only: args.only.clone(),
-                ..pipeline::Options::default()
-            },
-        }
+fn settings(args: &Args) -> PlanningSettings {
+    PlanningSettings {
+        api: ApiSettings::resolve(&args.api),
+        plan: pipeline::Options {
+            only: args.only.clone(),
+            ..pipeline::Options::default()
+        },
     }
 }
 
 /// Runs `converge drift`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let settings = Settings::resolve(&args);
+    let settings = settings(&args);
     let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
     // Backup ages are measured from the real clock: a drift job asks "is it fine now".
     let plan = session.plan(&settings.plan, printer)?;

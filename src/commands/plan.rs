@@ -15,7 +15,7 @@ use crate::plan::saved::SavedPlan;
 use crate::preview::check;
 use crate::preview::check::QueryCheckError;
 use crate::preview::validation;
-use crate::settings::{ApiArgs, ApiSettings};
+use crate::settings::{ApiArgs, ApiSettings, PlanningSettings};
 
 /// Flags of `converge plan`.
 #[derive(Debug, clap::Args)]
@@ -61,32 +61,23 @@ pub(crate) struct Args {
 }
 
 /// What `converge plan` runs with, resolved once from its flags and the environment.
-struct Settings {
-    /// How it reaches the APIs.
-    api: ApiSettings,
-    /// What it asks of the plan it prints.
-    plan: pipeline::Options,
-}
-
-impl Settings {
-    fn resolve(args: &Args) -> Self {
-        Settings {
-            api: ApiSettings::resolve(&args.api),
-            plan: pipeline::Options {
-                only: args.only.clone(),
-                dedupe: args.dedupe,
-                // Text and Markdown show no values of unchanged objects; JSON and a saved plan
-                // do.
-                drop_unchanged_values: args.out.is_none() && !matches!(args.format, Format::Json),
-                idle: Idle::Shown,
-            },
-        }
+fn settings(args: &Args) -> PlanningSettings {
+    PlanningSettings {
+        api: ApiSettings::resolve(&args.api),
+        plan: pipeline::Options {
+            only: args.only.clone(),
+            dedupe: args.dedupe,
+            // Text and Markdown show no values of unchanged objects; JSON and a saved plan
+            // do.
+            drop_unchanged_values: args.out.is_none() && !matches!(args.format, Format::Json),
+            idle: Idle::Shown,
+        },
     }
 }
 
 /// Runs `converge plan`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let settings = Settings::resolve(&args);
+    let settings = settings(&args);
     let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
     let plan = session.plan(&settings.plan, printer)?;
     let text = plan::render(&plan, args.format, &printer.for_stdout());

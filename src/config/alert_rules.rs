@@ -4,13 +4,15 @@
 //! | Code | Rule |
 //! |---|---|
 //! | `semantic::threshold-max` | `between` and `not_between` have a `thresholdMax` of at least `threshold`; the others have none |
-//! | `semantic::schedule-offset` | `scheduleOffsetMinutes` is less than the interval |
-//! | `semantic::schedule-start` | `scheduleStartAt` is a date-time with its offset (`2026-02-08T10:00:00Z`) |
+//! | `semantic::schedule-offset` | `scheduleOffsetMinutes` is less than the interval, and 0 beside a `scheduleStartAt` |
+//! | `semantic::schedule-start` | `scheduleStartAt` is a UTC date-time as the server reads one (`2026-02-08T10:00:00Z`, milliseconds optional; no other offset) |
 //! | `semantic::email-channel` | an `email` channel is on a managed stack and has `emailRecipients` |
 //! | `semantic::channels` | `channels` is on a stack of the standalone observability API |
 //! | `plan::alert-generation` | no member of today's generation on a stack declared `generation: series` (at plan time, on one whose GETs answer the contract's shape) |
 
-use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, alert_interval_minutes};
+use crate::api::limits::{
+    self, BOUNDED_THRESHOLD_TYPES, CONTRACT_THRESHOLD_TYPES, alert_interval_minutes,
+};
 
 use super::model::{AlertConfig, ChannelConfig, Generation, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -22,6 +24,7 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
         .as_ref()
         .is_some_and(|g| g.value == Generation::Series);
     for alert in stack.alerts.values() {
+        saved_search(alert, diags);
         threshold_max(alert, diags);
         schedule_offset(alert, diags);
         schedule_start(alert, diags);
@@ -40,7 +43,7 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
 /// the newer members, and the threshold types with an upper bound.
 pub(crate) fn newer_members(alert: &AlertConfig) -> Vec<(&'static str, Span)> {
     let mut found = Vec::new();
-    if BOUNDED_THRESHOLD_TYPES.contains(&alert.threshold_type.value.as_str()) {
+    if !CONTRACT_THRESHOLD_TYPES.contains(&alert.threshold_type.value.as_str()) {
         found.push(("thresholdType", alert.threshold_type.span));
     }
     let members = [
@@ -214,12 +217,52 @@ fn threshold_max(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// converge writes alerts on tiles: a saved-search alert needs a `savedSearchId`, which the
+/// config has no member for (such alerts are read, planned around and exported as they are).
+fn saved_search(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
+    if let Some(source) = alert.source.as_ref().filter(|s| s.value == "saved_search") {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticAlertSource,
+                format!(
+                    "alert `{}` has source `saved_search`: converge writes alerts on dashboard \
+                     tiles only (a saved-search alert needs a `savedSearchId` the config cannot \
+                     give)",
+                    alert.key.value
+                ),
+                Some(source.span),
+            )
+            .with_label("not written by converge")
+            .with_help("leave `source` out (it is `tile`), or keep the alert in the UI"),
+        );
+    }
+}
+
 /// `scheduleOffsetMinutes` shifts the windows inside one interval, so it is less than it.
 fn schedule_offset(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
-    let (Some(offset), Some(minutes)) = (
-        &alert.schedule_offset_minutes,
-        alert_interval_minutes(&alert.interval.value),
-    ) else {
+    let Some(offset) = &alert.schedule_offset_minutes else {
+        return;
+    };
+    if offset.value > 0
+        && let Some(start) = &alert.schedule_start_at
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticScheduleOffset,
+                format!(
+                    "alert `{}` has scheduleOffsetMinutes {} beside scheduleStartAt, which the \
+                     server refuses (`scheduleOffsetMinutes must be 0 when scheduleStartAt is \
+                     provided`)",
+                    alert.key.value, offset.value
+                ),
+                Some(offset.span),
+            )
+            .with_label("must be 0 here")
+            .with_related(start.span, "the start, which sets the windows' phase")
+            .with_help("leave out one of the two: the start already fixes when each window begins"),
+        );
+    }
+    let Some(minutes) = alert_interval_minutes(&alert.interval.value) else {
         return;
     };
     if offset.value >= minutes {
@@ -239,22 +282,23 @@ fn schedule_offset(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// `scheduleStartAt` is a date-time the server can read: RFC 3339 with its offset.
+/// `scheduleStartAt` is a date-time the server can read: UTC, written with `Z`.
 fn schedule_start(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
     let Some(start) = &alert.schedule_start_at else {
         return;
     };
-    if start.value.parse::<jiff::Timestamp>().is_err() {
+    if !limits::utc_date_time(&start.value) {
         diags.push(
             Diagnostic::error(
                 Code::SemanticScheduleStart,
                 format!(
-                    "alert `{}` has scheduleStartAt {:?}, which is not a date-time",
+                    "alert `{}` has scheduleStartAt {:?}, which the server refuses (`Invalid datetime`): \
+                     it reads a UTC date-time written with `Z`",
                     alert.key.value, start.value
                 ),
                 Some(start.span),
             )
-            .with_label("not a date-time")
+            .with_label("not a UTC date-time")
             .with_help("write a UTC date-time such as `2026-02-08T10:00:00Z`"),
         );
     }

@@ -197,29 +197,7 @@ impl Pipe<'_> {
         let destination = entry(self.node, "destination");
         let mappings = entry(self.node, "fieldMappings");
         if kind == PipeKind::Postgres {
-            let written = destination
-                .and_then(|(_, d)| d.as_map())
-                .unwrap_or_default()
-                .iter()
-                .map(|(k, _)| k)
-                .filter(|k| TABLE_FIELDS.contains(&k.name.as_str()));
-            for key in written.chain(mappings.map(|(k, _)| k)) {
-                diags.push(
-                    Diagnostic::error(
-                        Code::SemanticPipeKindField,
-                        format!(
-                            "`{}` does not apply to pipe `{}`, whose source is postgres",
-                            key.name,
-                            self.address()
-                        ),
-                        Some(key.span),
-                    )
-                    .with_label("not a field of postgres pipes")
-                    .with_help(
-                        "a postgres pipe's tables are its `source.postgres.tableMappings`; remove this",
-                    ),
-                );
-            }
+            self.no_table_fields(destination, mappings, diags);
             return;
         }
         let Some((destination_key, destination)) = destination else {
@@ -257,6 +235,49 @@ impl Pipe<'_> {
         if columns.is_empty() {
             return;
         }
+        self.field_mappings(&columns, mappings, diags);
+    }
+
+    /// A postgres pipe names no destination table, columns or field mappings: its tables are
+    /// its `source.postgres.tableMappings`.
+    fn no_table_fields(
+        &self,
+        destination: Option<(&Key, &Node)>,
+        mappings: Option<(&Key, &Node)>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        let written = destination
+            .and_then(|(_, d)| d.as_map())
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| TABLE_FIELDS.contains(&k.name.as_str()));
+        for key in written.chain(mappings.map(|(k, _)| k)) {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticPipeKindField,
+                    format!(
+                        "`{}` does not apply to pipe `{}`, whose source is postgres",
+                        key.name,
+                        self.address()
+                    ),
+                    Some(key.span),
+                )
+                .with_label("not a field of postgres pipes")
+                .with_help(
+                    "a postgres pipe's tables are its `source.postgres.tableMappings`; remove this",
+                ),
+            );
+        }
+    }
+
+    /// Every destination column has a field mapping, and every field mapping names a column.
+    fn field_mappings(
+        &self,
+        columns: &[&Node],
+        mappings: Option<(&Key, &Node)>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         let Some((mappings_key, mappings)) = mappings else {
             diags.push(
                 Diagnostic::error(
@@ -277,7 +298,7 @@ impl Pipe<'_> {
             .filter_map(|m| m.get("destinationField")?.as_str())
             .collect();
         let names: HashSet<&str> = columns.iter().filter_map(|n| n.as_str()).collect();
-        for column in &columns {
+        for column in columns {
             let Some(name) = column.as_str() else {
                 continue;
             };

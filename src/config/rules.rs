@@ -321,68 +321,74 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
             ));
         }
         containers(dashboard, diags);
-        let mut tiles: HashMap<&str, Span> = HashMap::new();
-        let mut tile_looks = Lookalikes::default();
-        for tile in &dashboard.tiles {
-            tile_looks.check("tile", &tile.name, diags);
-            if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
-                diags.push(used_twice(
-                    Code::SemanticDuplicateTileName,
-                    "tile",
-                    &tile.name,
-                    first,
-                    "dashboard",
-                    &dashboard.key.value,
-                    "tiles are matched by name",
-                ));
-            }
-            let columns = limits::TILE_W.max as i64;
-            if tile.x.value + tile.w.value > columns {
-                diags.push(
-                    Diagnostic::error(
-                        Code::SemanticTileOverflow,
-                        format!(
-                            "tile `{}` ends at column {} but the grid has {columns} columns (x + w ≤ {columns})",
-                            tile.name.value,
-                            tile.x.value + tile.w.value
-                        ),
-                        Some(tile.w.span),
-                    )
-                    .with_label("too wide for its x")
-                    .with_related(tile.x.span, "x here")
-                    .with_help(match columns - tile.x.value {
-                        room if room >= 1 => format!(
-                            "make x + w at most {columns}: `w: {room}` fits at this x, or move the tile left"
-                        ),
-                        _ => format!("move the tile left: x must be below {columns}"),
-                    }),
-                );
-            }
-            if let Some(shape) = tile_shape(tile) {
-                diags.push(shape);
-                continue;
-            }
-            if tile.config.is_none()
-                && tile.as_ratio.as_ref().is_some_and(|r| r.value)
-                && tile.series.len() != 2
-            {
-                let at = tile.as_ratio.as_ref().map_or(tile.span, |r| r.span);
-                diags.push(
-                    Diagnostic::error(
-                        Code::SemanticRatioSeries,
-                        format!(
-                            "tile `{}` has `asRatio: true` and {} series; a ratio divides series 0 by series 1",
-                            tile.name.value,
-                            tile.series.len()
-                        ),
-                        Some(at),
-                    )
-                    .with_label("needs exactly two series")
-                    .with_help(
-                        "give the tile exactly two series (the numerator, then the denominator), or remove `asRatio`",
+        tiles(dashboard, diags);
+    }
+}
+
+/// A dashboard's tiles: names unique and not lookalikes, within the grid's columns, of one
+/// shape, and a ratio of exactly two series.
+fn tiles(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
+    let mut tiles: HashMap<&str, Span> = HashMap::new();
+    let mut tile_looks = Lookalikes::default();
+    for tile in &dashboard.tiles {
+        tile_looks.check("tile", &tile.name, diags);
+        if let Some(first) = tiles.insert(&tile.name, tile.name.span) {
+            diags.push(used_twice(
+                Code::SemanticDuplicateTileName,
+                "tile",
+                &tile.name,
+                first,
+                "dashboard",
+                &dashboard.key.value,
+                "tiles are matched by name",
+            ));
+        }
+        let columns = limits::TILE_W.max as i64;
+        if tile.x.value + tile.w.value > columns {
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticTileOverflow,
+                    format!(
+                        "tile `{}` ends at column {} but the grid has {columns} columns (x + w ≤ {columns})",
+                        tile.name.value,
+                        tile.x.value + tile.w.value
                     ),
-                );
-            }
+                    Some(tile.w.span),
+                )
+                .with_label("too wide for its x")
+                .with_related(tile.x.span, "x here")
+                .with_help(match columns - tile.x.value {
+                    room if room >= 1 => format!(
+                        "make x + w at most {columns}: `w: {room}` fits at this x, or move the tile left"
+                    ),
+                    _ => format!("move the tile left: x must be below {columns}"),
+                }),
+            );
+        }
+        if let Some(shape) = tile_shape(tile) {
+            diags.push(shape);
+            continue;
+        }
+        if tile.config.is_none()
+            && tile.as_ratio.as_ref().is_some_and(|r| r.value)
+            && tile.series.len() != 2
+        {
+            let at = tile.as_ratio.as_ref().map_or(tile.span, |r| r.span);
+            diags.push(
+                Diagnostic::error(
+                    Code::SemanticRatioSeries,
+                    format!(
+                        "tile `{}` has `asRatio: true` and {} series; a ratio divides series 0 by series 1",
+                        tile.name.value,
+                        tile.series.len()
+                    ),
+                    Some(at),
+                )
+                .with_label("needs exactly two series")
+                .with_help(
+                    "give the tile exactly two series (the numerator, then the denominator), or remove `asRatio`",
+                ),
+            );
         }
     }
 }
@@ -391,32 +397,7 @@ fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
 /// `containerId`/`tabId` one the dashboard defines: what the server answers 400 for.
 fn containers(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
     let defined = dashboard.containers.as_ref().map_or(&[][..], |c| &c.value);
-    let mut by_id: HashMap<&str, &ContainerConfig> = HashMap::new();
-    for container in defined {
-        if let Some(first) = by_id.get(container.id.value.as_str()) {
-            diags.push(id_twice(
-                "container",
-                &container.id,
-                first.id.span,
-                "dashboard",
-                &dashboard.key.value,
-            ));
-        } else {
-            by_id.insert(&container.id, container);
-        }
-        let mut tabs: HashMap<&str, Span> = HashMap::new();
-        for tab in &container.tabs {
-            if let Some(first) = tabs.insert(&tab.id, tab.id.span) {
-                diags.push(id_twice(
-                    "tab",
-                    &tab.id,
-                    first,
-                    "container",
-                    &container.id.value,
-                ));
-            }
-        }
-    }
+    let by_id = container_ids(dashboard, defined, diags);
     let ids = || {
         let mut ids: Vec<&str> = Vec::new();
         for c in defined {
@@ -473,40 +454,87 @@ fn containers(dashboard: &DashboardConfig, diags: &mut Vec<Diagnostic>) {
             );
             continue;
         };
-        if !container.tabs.iter().any(|t| t.id.value == tab.value) {
-            let mut tabs: Vec<&str> = Vec::new();
-            for t in &container.tabs {
-                if !tabs.contains(&t.id.value.as_str()) {
-                    tabs.push(&t.id.value);
-                }
+        tab_in(name, tab, container, diags);
+    }
+}
+
+/// The dashboard's containers by id, each id said once; an id used twice, and a tab id used
+/// twice in its container, are errors.
+fn container_ids<'d>(
+    dashboard: &DashboardConfig,
+    defined: &'d [ContainerConfig],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<&'d str, &'d ContainerConfig> {
+    let mut by_id: HashMap<&str, &ContainerConfig> = HashMap::new();
+    for container in defined {
+        if let Some(first) = by_id.get(container.id.value.as_str()) {
+            diags.push(id_twice(
+                "container",
+                &container.id,
+                first.id.span,
+                "dashboard",
+                &dashboard.key.value,
+            ));
+        } else {
+            by_id.insert(&container.id, container);
+        }
+        let mut tabs: HashMap<&str, Span> = HashMap::new();
+        for tab in &container.tabs {
+            if let Some(first) = tabs.insert(&tab.id, tab.id.span) {
+                diags.push(id_twice(
+                    "tab",
+                    &tab.id,
+                    first,
+                    "container",
+                    &container.id.value,
+                ));
             }
-            let help = if tabs.is_empty() {
-                format!(
-                    "container `{}` has no tabs: add one under its `tabs:`, or remove `tabId`",
-                    container.id.value
-                )
-            } else {
-                format!(
-                    "the tabs of container `{}` are {}",
-                    container.id.value,
-                    quoted(&tabs)
-                )
-            };
-            diags.push(
-                Diagnostic::error(
-                    Code::SemanticTileContainer,
-                    format!(
-                        "tile `{name}` is on tab `{}`, which container `{}` does not have",
-                        tab.value, container.id.value
-                    ),
-                    Some(tab.span),
-                )
-                .with_label("no tab with this id")
-                .with_related(container.id.span, "container defined here")
-                .with_help(help),
-            );
         }
     }
+    by_id
+}
+
+/// A tile's `tabId` must be a tab of its container.
+fn tab_in(
+    name: &str,
+    tab: &Located<SmolStr>,
+    container: &ContainerConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if container.tabs.iter().any(|t| t.id.value == tab.value) {
+        return;
+    }
+    let mut tabs: Vec<&str> = Vec::new();
+    for t in &container.tabs {
+        if !tabs.contains(&t.id.value.as_str()) {
+            tabs.push(&t.id.value);
+        }
+    }
+    let help = if tabs.is_empty() {
+        format!(
+            "container `{}` has no tabs: add one under its `tabs:`, or remove `tabId`",
+            container.id.value
+        )
+    } else {
+        format!(
+            "the tabs of container `{}` are {}",
+            container.id.value,
+            quoted(&tabs)
+        )
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::SemanticTileContainer,
+            format!(
+                "tile `{name}` is on tab `{}`, which container `{}` does not have",
+                tab.value, container.id.value
+            ),
+            Some(tab.span),
+        )
+        .with_label("no tab with this id")
+        .with_related(container.id.span, "container defined here")
+        .with_help(help),
+    );
 }
 
 /// A container or tab id used twice in its scope.

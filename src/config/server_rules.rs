@@ -11,7 +11,8 @@
 //! | `semantic::histogram-series` | no series of `type: histogram` |
 //! | `semantic::tag-limit` | a dashboard's tags and the ownership tag converge adds are at most 50 |
 //! | `semantic::alert-tile-type` | an alert sits on a line (`time`) or number tile, the only ones the server keeps alerts on |
-//! | `semantic::quantile-level` | a `quantile` aggregation has its `level` (without one the server draws the median) |
+//! | `semantic::quantile-level` | a warning: a `quantile` aggregation without `level` draws the median |
+//! | `semantic::value-expression` | a non-count aggregation has its `field` (series) or `valueExpression` (select item), a `count` has none, a `level` goes only with `quantile`; a metric series (`metricName`) without `field` is drawn from the metric tables' `Value` column, as HyperDX's chart editor writes it |
 //! | `semantic::markdown-content` | a markdown series has its `content` |
 //! | `semantic::search-fields` | a search series names its `fields` |
 //! | `semantic::object-id` | on a stack declared `generation: config`, a series `sourceId`, a tile `config`'s `sourceId` and a webhook channel's `webhookId` are 24-hex ObjectIds |
@@ -183,6 +184,11 @@ fn series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
             );
         }
     }
+    same_series(tile, diags);
+}
+
+/// A tile's series all of one type and one `groupBy`, as the server needs.
+fn same_series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let Some((first, rest)) = tile.series.split_first() else {
         return;
     };
@@ -231,17 +237,38 @@ fn series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The fields a tile's type needs: a quantile's level (the server takes none and draws the
-/// median), a markdown series' `content` and a search series' `fields` (the server's series
-/// schemas require both; today's `config` tiles may leave them empty).
+/// median: a warning), a non-count aggregation's value expression (`field` of a series, except
+/// a metric series, whose `Value` column converge writes; `valueExpression` of a select item),
+/// none on a count, a `level` only on a quantile; a markdown series' `content` and a search
+/// series' `fields` (the server's series schemas require both; today's `config` tiles may
+/// leave them empty).
 fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let name = &tile.name.value;
     for series in &tile.series {
-        if let Some(agg) = series.agg_fn.as_ref().filter(|a| a.value == "quantile")
-            && series.level.is_none()
+        let kind = series.kind.as_ref().map(|k| (k.value.as_str(), k.span));
+        if let Some(agg) = &series.agg_fn
+            && !matches!(kind, Some(("markdown" | "search", _)))
         {
-            diags.push(quantile_without_level(name, agg.span));
+            let field = series.field.as_ref().filter(|f| !f.value.is_empty());
+            let metric = series.metric_name.is_some();
+            let problem = aggregation_problem(
+                &agg.value,
+                field.is_some() || metric,
+                series.level.is_some(),
+                "field",
+            );
+            if let Some((message, help)) = problem {
+                let at = match (&series.level, field) {
+                    (Some(level), _) if agg.value != "quantile" => level.span,
+                    (_, Some(field)) if agg.value == "count" => field.span,
+                    _ => agg.span,
+                };
+                diags.push(value_expression(name, &message, help, at));
+            } else if agg.value == "quantile" && series.level.is_none() {
+                diags.push(quantile_without_level(name, agg.span));
+            }
         }
-        match series.kind.as_ref().map(|k| (k.value.as_str(), k.span)) {
+        match kind {
             Some(("markdown", at)) if series.content.is_none() => {
                 diags.push(markdown_without_content(name, at));
             }
@@ -254,11 +281,43 @@ fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let Some(config) = &tile.config else {
         return;
     };
+    // Heatmap items have their own schema (a value expression, no `aggFn`).
+    if config.value.get("displayType").and_then(|d| d.as_str()) == Some("heatmap") {
+        return;
+    }
     if let Some(items) = config.value.get("select").and_then(|s| s.as_array()) {
         for (i, item) in items.iter().enumerate() {
-            if item.get("aggFn").and_then(|a| a.as_str()) == Some("quantile")
-                && item.get("level").is_none_or(|l| l.is_null())
-                && let Some(span) = tile.config_span(&format!("/select/{i}/aggFn"))
+            let Some(agg) = item.get("aggFn").and_then(|a| a.as_str()) else {
+                continue;
+            };
+            let present = |key: &str| {
+                item.get(key)
+                    .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+            };
+            let span = |key: &str| {
+                tile.config_span(&format!("/select/{i}/{key}"))
+                    .or_else(|| tile.config_span(&format!("/select/{i}/aggFn")))
+            };
+            let problem = aggregation_problem(
+                agg,
+                present("valueExpression"),
+                present("level"),
+                "valueExpression",
+            );
+            if let Some((message, help)) = problem {
+                let at = if present("level") && agg != "quantile" {
+                    span("level")
+                } else if agg == "count" {
+                    span("valueExpression")
+                } else {
+                    span("aggFn")
+                };
+                if let Some(at) = at {
+                    diags.push(value_expression(name, &message, help, at));
+                }
+            } else if agg == "quantile"
+                && !present("level")
+                && let Some(span) = span("aggFn")
             {
                 diags.push(quantile_without_level(name, span));
             }
@@ -266,17 +325,55 @@ fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The error of a `quantile` written at `at` without a level.
-fn quantile_without_level(tile: &str, at: Span) -> Diagnostic {
+/// What the server's select-item rule refuses of an aggregation `agg` with or without its
+/// value expression (`value`, written as `key`) and `level`: its message (the server's own
+/// words) and a help line.
+fn aggregation_problem(agg: &str, value: bool, level: bool, key: &str) -> Option<(String, String)> {
+    if level && agg != "quantile" {
+        return Some((
+            "Level can only be used with quantile aggregation function".into(),
+            "remove `level`, or aggregate with `quantile`".into(),
+        ));
+    }
+    if agg == "count" && value {
+        return Some((
+            "Value expression cannot be used with count aggregation function".into(),
+            format!("remove `{key}`: a count counts rows"),
+        ));
+    }
+    if agg != "count" && !value {
+        return Some((
+            "Value expression is required for non-count aggregation functions".into(),
+            format!(
+                "add `{key}:` with the column or expression `{agg}` aggregates (e.g. `{key}: Duration`)"
+            ),
+        ));
+    }
+    None
+}
+
+/// The error of an aggregation the server refuses (its message `message`), written at `at`.
+fn value_expression(tile: &str, message: &str, help: String, at: Span) -> Diagnostic {
     Diagnostic::error(
+        Code::SemanticValueExpression,
+        format!("tile `{tile}`: the server refuses this aggregation (`{message}`)"),
+        Some(at),
+    )
+    .with_label("refused here")
+    .with_help(help)
+}
+
+/// The warning of a `quantile` written at `at` without a level: the server draws the median.
+fn quantile_without_level(tile: &str, at: Span) -> Diagnostic {
+    Diagnostic::warning(
         Code::SemanticQuantileLevel,
         format!(
-            "tile `{tile}` aggregates with `quantile` but has no `level`; the server would draw \
-             the median"
+            "tile `{tile}` aggregates with `quantile` but has no `level`; the server will draw \
+             the median (level 0.5)"
         ),
         Some(at),
     )
-    .with_label("no level")
+    .with_label("no level: the median")
     .with_help("add `level:` beside `aggFn` (0.5, 0.9, 0.95 or 0.99; `level: 0.95` is p95)")
 }
 

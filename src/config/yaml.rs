@@ -282,21 +282,7 @@ impl<'t> Reader<'t, '_> {
                 node
             }
             Event::SequenceStart(_, anchor, _) => {
-                let mut items = Vec::new();
-                loop {
-                    let (event, yspan) = self.next()?;
-                    if matches!(event, Event::SequenceEnd) {
-                        break;
-                    }
-                    items.push(self.node_from(event, yspan, depth + 1)?);
-                }
-                // The tree lives through the whole load: no room kept for growth (a doubled
-                // vector keeps up to half its room empty, in every sequence and mapping).
-                items.shrink_to_fit();
-                let node = Node {
-                    kind: Kind::Seq(items),
-                    span,
-                };
+                let node = self.sequence(span, depth)?;
                 self.remember(anchor, &node);
                 node
             }
@@ -338,6 +324,25 @@ impl<'t> Reader<'t, '_> {
             }
         };
         Ok(node)
+    }
+
+    /// The items of a sequence whose start was just read, up to its end.
+    fn sequence(&mut self, span: Span, depth: usize) -> Step<Node> {
+        let mut items = Vec::new();
+        loop {
+            let (event, yspan) = self.next()?;
+            if matches!(event, Event::SequenceEnd) {
+                break;
+            }
+            items.push(self.node_from(event, yspan, depth + 1)?);
+        }
+        // The tree lives through the whole load: no room kept for growth (a doubled
+        // vector keeps up to half its room empty, in every sequence and mapping).
+        items.shrink_to_fit();
+        Ok(Node {
+            kind: Kind::Seq(items),
+            span,
+        })
     }
 
     fn mapping(&mut self, span: Span, depth: usize) -> Step<Node> {

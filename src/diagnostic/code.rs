@@ -184,7 +184,9 @@ codes! {
     /// A `between` / `not_between` alert without `thresholdMax` or with one below `threshold`,
     /// or a `thresholdMax` on another threshold type.
     SemanticThresholdMax => "semantic::threshold-max",
-    /// An alert `scheduleOffsetMinutes` not less than its interval.
+    /// An alert `source: saved_search`, which converge does not write.
+    SemanticAlertSource => "semantic::alert-source",
+    /// An alert `scheduleOffsetMinutes` not less than its interval, or above 0 beside a start.
     SemanticScheduleOffset => "semantic::schedule-offset",
     /// An alert `scheduleStartAt` that is not a date-time.
     SemanticScheduleStart => "semantic::schedule-start",
@@ -194,6 +196,9 @@ codes! {
     SemanticChannels => "semantic::channels",
     /// A `quantile` aggregation without its `level` (the server draws the median).
     SemanticQuantileLevel => "semantic::quantile-level",
+    /// A non-count aggregation without `field`/`valueExpression`, a `count` with one, or a
+    /// `level` on another aggregation than `quantile` (the server refuses each).
+    SemanticValueExpression => "semantic::value-expression",
     /// A markdown tile without content.
     SemanticMarkdownContent => "semantic::markdown-content",
     /// A search tile without the fields it shows.

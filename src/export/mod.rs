@@ -79,30 +79,7 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         entry("version", Node::int(1)),
         entry("organization", reference("CONVERGE_ORG_ID")),
     ];
-    let needs_cloud = !input.services.is_empty()
-        || input
-            .stacks
-            .iter()
-            .any(|s| matches!(s.target, ExportTarget::Managed { .. }));
-    if needs_cloud {
-        root.push(entry(
-            "cloud",
-            Node::Map(vec![
-                entry("url", reference("CONVERGE_CLOUD_URL")),
-                entry("keyId", reference("CONVERGE_KEY_ID")),
-                entry(KEY_SECRET.key, reference(KEY_SECRET.variable)),
-            ]),
-        ));
-    }
-    if observability {
-        root.push(entry(
-            "observability",
-            Node::Map(vec![
-                entry("url", reference("CONVERGE_OBSERVABILITY_URL")),
-                entry(TOKEN.key, reference(TOKEN.variable)),
-            ]),
-        ));
-    }
+    connections(input, observability, &mut root);
 
     // Services, by name then id; stack-only services get keys too (a managed stack names one).
     let mut service_keys: BTreeMap<String, String> = BTreeMap::new();
@@ -160,6 +137,35 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
     );
     yaml.push_str(&yaml::to_string(&root));
     Exported { yaml, warnings }
+}
+
+/// The connection sections: `cloud` whenever a service or managed stack is exported, and
+/// `observability` when asked; every value a `${env:...}` reference.
+fn connections(input: &ExportInput, observability: bool, root: &mut Vec<(String, Node)>) {
+    let needs_cloud = !input.services.is_empty()
+        || input
+            .stacks
+            .iter()
+            .any(|s| matches!(s.target, ExportTarget::Managed { .. }));
+    if needs_cloud {
+        root.push(entry(
+            "cloud",
+            Node::Map(vec![
+                entry("url", reference("CONVERGE_CLOUD_URL")),
+                entry("keyId", reference("CONVERGE_KEY_ID")),
+                entry(KEY_SECRET.key, reference(KEY_SECRET.variable)),
+            ]),
+        ));
+    }
+    if observability {
+        root.push(entry(
+            "observability",
+            Node::Map(vec![
+                entry("url", reference("CONVERGE_OBSERVABILITY_URL")),
+                entry(TOKEN.key, reference(TOKEN.variable)),
+            ]),
+        ));
+    }
 }
 
 /// A warning for a pipe whose scaling reads a field its source kind scales as null or 0, as

@@ -25,6 +25,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::api::limits::stored_date_time;
+
 use crate::api::wire::{
     Alert, Channel, Container, Dashboard, NewerAlertFields, Pipe, PipeScaling, Series, Service,
     Tile,
@@ -433,7 +435,13 @@ pub(crate) fn alert_view(view: &AlertView<'_>) -> Value {
         "scheduleOffsetMinutes",
         newer.schedule_offset_minutes.map(Value::from),
     );
-    put(&mut map, "scheduleStartAt", text(&newer.schedule_start_at));
+    // Compared as the server stores it (with milliseconds), so a start written without them
+    // is not a difference after the apply.
+    let start = text(&newer.schedule_start_at).map(|start| match start {
+        Value::String(s) => Value::String(stored_date_time(&s).unwrap_or(s)),
+        other => other,
+    });
+    put(&mut map, "scheduleStartAt", start);
     put(&mut map, "note", text(&newer.note));
     put(
         &mut map,

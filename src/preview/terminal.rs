@@ -78,31 +78,7 @@ fn draw(chart: &Chart, line: &Line, threshold: Option<&Threshold>, width: usize)
         .saturating_sub(label_width + 2 + suffix.chars().count())
         .max(MIN_PLOT);
 
-    // Per column: the value shown and whether any of its buckets fires.
-    let span = (chart.end_ms - chart.start_ms).max(1) as f64;
-    let mut columns: Vec<Option<(f64, bool)>> = vec![None; plot];
-    let column_at = |ms: i64| (ms - chart.start_ms) as f64 / span * plot as f64;
-    for &(ts, value) in &line.points {
-        // A bucket covers every column its time range touches, so few wide buckets still fill
-        // the plot, and many narrow ones share a column.
-        let first = column_at(ts).floor().max(0.0) as usize;
-        let last = (column_at(ts + chart.step_ms.max(1)).ceil() as usize).saturating_sub(1);
-        let fires = threshold.is_some_and(|t| t.fires(value));
-        for column in columns.iter_mut().take(last + 1).skip(first) {
-            *column = Some(match *column {
-                None => (value, fires),
-                Some((shown, fired)) => {
-                    let keep_low = threshold.is_some_and(|t| t.direction == Direction::Below);
-                    let shown = if keep_low {
-                        shown.min(value)
-                    } else {
-                        shown.max(value)
-                    };
-                    (shown, fired || fires)
-                }
-            });
-        }
-    }
+    let columns = column_values(chart, line, threshold, plot);
     let eighths = |v: f64| ((v - bottom) / (top - bottom) * (HEIGHT * 8) as f64).round() as i64;
     let threshold_row = threshold.map(|t| (eighths(t.value) / 8).clamp(0, HEIGHT as i64 - 1));
 
@@ -159,6 +135,41 @@ fn draw(chart: &Chart, line: &Line, threshold: Option<&Threshold>, width: usize)
         time_axis(chart.start_ms, chart.end_ms, plot)
     ));
     out
+}
+
+/// Per column of a plot `plot` wide: the value shown (a bucket's, or the highest of those
+/// sharing the column; the lowest for a `below` threshold) and whether any of its buckets fires.
+fn column_values(
+    chart: &Chart,
+    line: &Line,
+    threshold: Option<&Threshold>,
+    plot: usize,
+) -> Vec<Option<(f64, bool)>> {
+    let span = (chart.end_ms - chart.start_ms).max(1) as f64;
+    let mut columns: Vec<Option<(f64, bool)>> = vec![None; plot];
+    let column_at = |ms: i64| (ms - chart.start_ms) as f64 / span * plot as f64;
+    for &(ts, value) in &line.points {
+        // A bucket covers every column its time range touches, so few wide buckets still fill
+        // the plot, and many narrow ones share a column.
+        let first = column_at(ts).floor().max(0.0) as usize;
+        let last = (column_at(ts + chart.step_ms.max(1)).ceil() as usize).saturating_sub(1);
+        let fires = threshold.is_some_and(|t| t.fires(value));
+        for column in columns.iter_mut().take(last + 1).skip(first) {
+            *column = Some(match *column {
+                None => (value, fires),
+                Some((shown, fired)) => {
+                    let keep_low = threshold.is_some_and(|t| t.direction == Direction::Below);
+                    let shown = if keep_low {
+                        shown.min(value)
+                    } else {
+                        shown.max(value)
+                    };
+                    (shown, fired || fires)
+                }
+            });
+        }
+    }
+    columns
 }
 
 /// Start, middle and end times spread over the plot's width (UTC).

@@ -145,7 +145,53 @@ fn pipe(
     scaling: Option<PipeScaling>,
     created: Timestamp,
 ) -> PipeRecord {
-    let source = match kind {
+    let source = seed_source(name, kind);
+    // A database pipe's tables are its table mappings; the others write one table.
+    let (destination, field_mappings) = if kind == SourceKind::Postgres {
+        (json!({"database": "default"}), None)
+    } else {
+        (
+            json!({
+                "database": "default",
+                "table": name,
+                "managedTable": true,
+                "tableDefinition": {"engine": {"type": "MergeTree"}, "sortingKey": ["ts"]},
+                "columns": [{"name": "id", "type": "String"}, {"name": "ts", "type": "DateTime64(3)"}]
+            }),
+            Some(json!([
+                {"sourceField": "id", "destinationField": "id"},
+                {"sourceField": "ts", "destinationField": "ts"}
+            ])),
+        )
+    };
+    let settings = match kind {
+        SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
+        SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
+        SourceKind::Postgres => json!({"db_max_threads": 4}),
+    };
+    let mut pipe = Pipe {
+        id: id.to_string(),
+        service_id: service_id.to_string(),
+        name: name.to_string(),
+        state: Some("Running".into()),
+        scaling,
+        source: Some(source),
+        destination: Some(CompactJson::from(destination)),
+        field_mappings: field_mappings.map(CompactJson::from),
+        settings: Some(CompactJson::from(settings)),
+        created_at: Some(iso(created)),
+        updated_at: Some(iso(created)),
+    };
+    fill_secrets(&mut pipe);
+    PipeRecord {
+        pipe,
+        ..PipeRecord::default()
+    }
+}
+
+/// The source of a seeded pipe of `kind` named `name`, as the real servers show one.
+fn seed_source(name: &str, kind: SourceKind) -> PipeSource {
+    match kind {
         SourceKind::Kafka => PipeSource {
             kafka: Some(KafkaSource {
                 r#type: Some("confluent".into()),
@@ -206,47 +252,6 @@ fn pipe(
             }),
             ..PipeSource::default()
         },
-    };
-    // A database pipe's tables are its table mappings; the others write one table.
-    let (destination, field_mappings) = if kind == SourceKind::Postgres {
-        (json!({"database": "default"}), None)
-    } else {
-        (
-            json!({
-                "database": "default",
-                "table": name,
-                "managedTable": true,
-                "tableDefinition": {"engine": {"type": "MergeTree"}, "sortingKey": ["ts"]},
-                "columns": [{"name": "id", "type": "String"}, {"name": "ts", "type": "DateTime64(3)"}]
-            }),
-            Some(json!([
-                {"sourceField": "id", "destinationField": "id"},
-                {"sourceField": "ts", "destinationField": "ts"}
-            ])),
-        )
-    };
-    let settings = match kind {
-        SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
-        SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
-        SourceKind::Postgres => json!({"db_max_threads": 4}),
-    };
-    let mut pipe = Pipe {
-        id: id.to_string(),
-        service_id: service_id.to_string(),
-        name: name.to_string(),
-        state: Some("Running".into()),
-        scaling,
-        source: Some(source),
-        destination: Some(CompactJson::from(destination)),
-        field_mappings: field_mappings.map(CompactJson::from),
-        settings: Some(CompactJson::from(settings)),
-        created_at: Some(iso(created)),
-        updated_at: Some(iso(created)),
-    };
-    fill_secrets(&mut pipe);
-    PipeRecord {
-        pipe,
-        ..PipeRecord::default()
     }
 }
 

@@ -19,10 +19,10 @@ fn with_alert(lines: &str) -> String {
 }
 
 /// Every newer member, set.
-const ALL_FIELDS: &str = "        thresholdType: between\n        thresholdMax: 500\n        interval: 5m\n        numConsecutiveWindows: 3\n        scheduleOffsetMinutes: 2\n        scheduleStartAt: \"2026-02-08T10:00:00.000Z\"\n        note: See the runbook\n";
+const ALL_FIELDS: &str = "        thresholdType: between\n        thresholdMax: 500\n        interval: 5m\n        numConsecutiveWindows: 3\n        scheduleOffsetMinutes: 0\n        scheduleStartAt: \"2026-02-08T10:00:00Z\"\n        note: See the runbook\n";
 
 /// Each of them changed.
-const CHANGED_FIELDS: &str = "        thresholdType: not_between\n        thresholdMax: 800\n        interval: 15m\n        numConsecutiveWindows: 5\n        scheduleOffsetMinutes: 10\n        scheduleStartAt: \"2026-03-01T00:00:00.000Z\"\n        note: Raised after the March incident\n";
+const CHANGED_FIELDS: &str = "        thresholdType: not_between\n        thresholdMax: 800\n        interval: 15m\n        numConsecutiveWindows: 5\n        scheduleOffsetMinutes: 0\n        scheduleStartAt: \"2026-03-01T00:00:00.000Z\"\n        note: Raised after the March incident\n";
 
 fn sandbox(generation: Generation) -> SandboxHandle {
     common::sandbox(SandboxOptions {
@@ -81,7 +81,7 @@ fn applies_and_changes(generation: Generation, snapshot: &str) {
             "thresholdMax": 500,
             "interval": "5m",
             "numConsecutiveWindows": 3,
-            "scheduleOffsetMinutes": 2,
+            "scheduleOffsetMinutes": 0,
             "scheduleStartAt": "2026-02-08T10:00:00.000Z",
             "note": "See the runbook",
         })
@@ -98,7 +98,7 @@ fn applies_and_changes(generation: Generation, snapshot: &str) {
             "thresholdMax": 800,
             "interval": "15m",
             "numConsecutiveWindows": 5,
-            "scheduleOffsetMinutes": 10,
+            "scheduleOffsetMinutes": 0,
             "scheduleStartAt": "2026-03-01T00:00:00.000Z",
             "note": "Raised after the March incident",
         })
@@ -147,7 +147,7 @@ fn members_the_config_leaves_out_are_kept() {
             "thresholdMax": 600,
             "interval": "5m",
             "numConsecutiveWindows": 3,
-            "scheduleOffsetMinutes": 2,
+            "scheduleOffsetMinutes": 0,
             "scheduleStartAt": "2026-02-08T10:00:00.000Z",
             "note": "See the runbook",
         })

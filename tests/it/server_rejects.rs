@@ -81,7 +81,7 @@ fn forty_nine_tags_are_fine() {
     run.assert_exit(0);
 }
 
-/// The quickstart's p95 without its level: the server would draw the median.
+/// The quickstart's p95 without its level: a warning (exit 0), the server draws the median.
 #[test]
 fn a_quantile_without_its_level() {
     let run = validate_changed("                level: 0.95\n", "");
@@ -176,4 +176,56 @@ fn the_quickstart_p95_is_drawn_at_its_level() {
         .expect("the p95 tile");
     assert_eq!(tile["config"]["select"][0]["aggFn"], "quantile", "{tile}");
     assert_eq!(tile["config"]["select"][0]["level"], 0.95, "{tile}");
+}
+
+/// A non-count aggregation without the column it aggregates (`Value expression is required
+/// for non-count aggregation functions`), at its `aggFn`.
+#[test]
+fn a_non_count_series_without_its_field() {
+    let run = validate_changed("                field: duration\n", "");
+    converge_snapshot!("server_rejects_series_without_field", run);
+}
+
+/// A count with a field (`Value expression cannot be used with count aggregation function`),
+/// at the field; and a level on a count (`Level can only be used with quantile ...`).
+#[test]
+fn a_count_with_a_field_or_a_level() {
+    let with_field = REQUESTS_SERIES.replace(
+        "aggFn: count\n",
+        "aggFn: count\n                field: duration\n",
+    );
+    let run = validate_changed(REQUESTS_SERIES, &with_field);
+    converge_snapshot!("server_rejects_count_with_field", run);
+    let with_level = REQUESTS_SERIES.replace(
+        "aggFn: count\n",
+        "aggFn: count\n                level: 0.5\n",
+    );
+    let run = validate_changed(REQUESTS_SERIES, &with_level);
+    converge_snapshot!("server_rejects_count_with_level", run);
+}
+
+/// A metric series without `field` is drawn from the metric's `Value` column: valid.
+#[test]
+fn a_metric_series_without_its_field_is_valid() {
+    let metric = REQUESTS_SERIES.replace(
+        "aggFn: count\n",
+        "aggFn: avg\n                dataSource: metrics\n                metricName: cpu\n                metricDataType: gauge\n",
+    );
+    validate_changed(REQUESTS_SERIES, &metric).assert_exit(0);
+}
+
+/// The schedule offset beside a start (`scheduleOffsetMinutes must be 0 when scheduleStartAt
+/// is provided`), and a start with an offset other than `Z` (`Invalid datetime`).
+#[test]
+fn a_schedule_offset_beside_a_start() {
+    let run = validate_changed(
+        "        interval: 5m\n",
+        "        interval: 5m\n        scheduleOffsetMinutes: 2\n        scheduleStartAt: \"2026-02-08T10:00:00Z\"\n",
+    );
+    converge_snapshot!("server_rejects_offset_beside_start", run);
+    let run = validate_changed(
+        "        interval: 5m\n",
+        "        interval: 5m\n        scheduleStartAt: \"2026-02-08T10:00:00+01:00\"\n",
+    );
+    converge_snapshot!("server_rejects_start_with_an_offset", run);
 }

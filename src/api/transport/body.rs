@@ -154,9 +154,7 @@ pub fn read_member<T: DeserializeOwned>(
     member: &str,
 ) -> Result<T, ApiError> {
     let fail = |kind: FailureKind, message: String, request_id: Option<String>| {
-        let mut error = call.error(kind, message);
-        error.request_id = request_id;
-        error
+        failure(call, kind, message, request_id)
     };
     let creates = call.resend == Resend::OnlyIfNotReceived;
     // A list of thousands of objects read as a JSON tree first takes ten times its size; read
@@ -165,25 +163,7 @@ pub fn read_member<T: DeserializeOwned>(
     if !creates && let Some(read) = read_straight(&answer.body, member) {
         return Ok(read);
     }
-    let value: Value = serde_json::from_slice(&answer.body).map_err(|error| {
-        if let Some(path) = out_of_range(&answer.body, &error) {
-            return fail(
-                FailureKind::OutOfRange(answer.status),
-                format!("a number out of range at `{path}`"),
-                None,
-            );
-        }
-        let what = if answer.body.is_empty() {
-            "an empty body".to_string()
-        } else {
-            "a body that is not JSON".to_string()
-        };
-        fail(
-            FailureKind::Body(answer.status),
-            format!("expected a JSON object with \"{member}\", got {what}"),
-            None,
-        )
-    })?;
+    let value = json_body(call, answer, member)?;
     let shape = FailureKind::Shape(answer.status);
     let Value::Object(mut object) = value else {
         return Err(fail(
@@ -242,6 +222,44 @@ pub fn read_member<T: DeserializeOwned>(
             request_id,
         )
     })
+}
+
+/// `answer`'s body as JSON, or the failure of a body that is not JSON (empty, an HTML page, a
+/// number out of range) to read `member` from.
+fn json_body(call: &Call, answer: &Answer, member: &str) -> Result<Value, ApiError> {
+    serde_json::from_slice(&answer.body).map_err(|error| {
+        if let Some(path) = out_of_range(&answer.body, &error) {
+            return failure(
+                call,
+                FailureKind::OutOfRange(answer.status),
+                format!("a number out of range at `{path}`"),
+                None,
+            );
+        }
+        let what = if answer.body.is_empty() {
+            "an empty body".to_string()
+        } else {
+            "a body that is not JSON".to_string()
+        };
+        failure(
+            call,
+            FailureKind::Body(answer.status),
+            format!("expected a JSON object with \"{member}\", got {what}"),
+            None,
+        )
+    })
+}
+
+/// The error of `call` of `kind`, with the request id the answer gave.
+fn failure(
+    call: &Call,
+    kind: FailureKind,
+    message: String,
+    request_id: Option<String>,
+) -> ApiError {
+    let mut error = call.error(kind, message);
+    error.request_id = request_id;
+    error
 }
 
 /// Where in `body` the number out of range that stopped `error` is (`result[0].numReplicas`),

@@ -382,6 +382,42 @@ impl Expander<'_> {
         ok
     }
 
+    /// The template a nested body builds on, `name` (written at `name_node`): an error when
+    /// it is unknown or already being expanded (`stack`), which would loop.
+    fn base_of<'t>(
+        &mut self,
+        name_node: &Node,
+        name: &str,
+        scope: &Scope<'t>,
+        stack: &[String],
+    ) -> Option<&'t Template> {
+        if stack.iter().any(|s| s == name) {
+            let chain = stack.join("` → `");
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateCycle,
+                    format!("templates use each other in a cycle: `{chain}` → `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("uses a template already being expanded")
+                .with_help("a template may build on another, never on itself"),
+            );
+            return None;
+        }
+        let Some(base) = scope.iter().find_map(|s| s.get(name)) else {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::TemplateUnknown,
+                    format!("no template is named `{name}`"),
+                    Some(name_node.span),
+                )
+                .with_label("unknown template"),
+            );
+            return None;
+        };
+        Some(base)
+    }
+
     /// A body that is itself `template: other` with `with:` values: the other template's
     /// body, the rest merged over it. Templates that use each other in a cycle are an error.
     fn nested(
@@ -395,30 +431,7 @@ impl Expander<'_> {
             return Some(body);
         };
         let name = name_node.as_str().unwrap_or_default().to_string();
-        if stack.contains(&name) {
-            let chain = stack.join("` → `");
-            self.diags.push(
-                Diagnostic::error(
-                    Code::TemplateCycle,
-                    format!("templates use each other in a cycle: `{chain}` → `{name}`"),
-                    Some(name_node.span),
-                )
-                .with_label("uses a template already being expanded")
-                .with_help("a template may build on another, never on itself"),
-            );
-            return None;
-        }
-        let Some(base) = scope.iter().find_map(|s| s.get(&name)) else {
-            self.diags.push(
-                Diagnostic::error(
-                    Code::TemplateUnknown,
-                    format!("no template is named `{name}`"),
-                    Some(name_node.span),
-                )
-                .with_label("unknown template"),
-            );
-            return None;
-        };
+        let base = self.base_of(name_node, &name, scope, stack)?;
         let Kind::Map(entries) = body.kind else {
             return None;
         };

@@ -39,12 +39,17 @@ pub(crate) fn resolve_source(
 /// (the planner) and chart queries (preview, `--check-queries`) send the same shape.
 pub(crate) fn wire_series(series: &model::SeriesConfig, source_id: Option<String>) -> Series {
     let text = |v: Option<&model::Located<SmolStr>>| v.map(|v| v.value.to_string());
+    // A metric series without `field` aggregates the metric's value column, sent as its
+    // `field` (which the server translates to the `valueExpression` it requires).
+    let implied = (series.agg_fn.as_ref().is_some_and(|a| a.value != "count")
+        && series.metric_name.is_some())
+    .then(|| METRIC_VALUE_COLUMN.to_string());
     Series {
         kind: text(series.kind.as_ref()),
         data_source: text(series.data_source.as_ref()),
         source_id,
         agg_fn: text(series.agg_fn.as_ref()),
-        field: text(series.field.as_ref()),
+        field: text(series.field.as_ref()).or(implied),
         level: series.level.as_ref().map(|l| l.value),
         content: text(series.content.as_deref()),
         fields: series
@@ -158,9 +163,17 @@ pub(crate) fn lower(series: &[Series], as_ratio: Option<bool>) -> Result<Value, 
     Ok(Value::Object(config))
 }
 
-/// One series as a `config` select item.
+/// The value column of the metric tables (`otel_metrics_gauge`, `_sum`, `_histogram`), which a
+/// metric series without `field` aggregates. The server refuses a non-count select item without
+/// `valueExpression` (`utils/zod.ts`), and HyperDX's chart editor writes this one whenever a
+/// metric name is picked (`ChartSeriesEditor.tsx`), so converge writes it the same way.
+pub(crate) const METRIC_VALUE_COLUMN: &str = "Value";
+
+/// One series as a `config` select item ([`wire_series`] gave a metric series without `field`
+/// the metric's [`METRIC_VALUE_COLUMN`]).
 fn select_item(series: &Series) -> Value {
     let mut item = Map::new();
+
     let fields = [
         ("aggFn", &series.agg_fn),
         ("valueExpression", &series.field),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::dashboard::{Planned, PlannedDashboard};
-use crate::api::limits::{BOUNDED_THRESHOLD_TYPES, is_object_id};
+use crate::api::limits::{alert_interval_minutes, is_object_id};
 use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
 use crate::config::alert_rules;
 use crate::config::model::{AlertConfig, ChannelConfig, DashboardConfig, Generation, StackConfig};
@@ -30,6 +30,8 @@ struct Desired {
     after: Value,
     target: AlertTarget,
     body: AlertRequest,
+    /// Live members the update leaves out because they conflict with the config's ([`conflicts`]).
+    conflicts: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -432,6 +434,7 @@ impl Builder<'_> {
             map.remove("message");
         }
         let live_newer = existing.map(|a| a.newer.clone()).unwrap_or_default();
+        let conflicts = conflicts(config, &live_newer);
         let body = AlertRequest {
             dashboard_id,
             tile_id,
@@ -441,7 +444,7 @@ impl Builder<'_> {
             threshold_type,
             name: Some(name.clone()),
             message: message.or_else(|| existing.and_then(|a| a.message.clone())),
-            newer: sent_newer(newer, live_newer, &config.threshold_type.value, &channel),
+            newer: sent_newer(newer, live_newer, &channel),
             channel,
         };
         Desired {
@@ -449,6 +452,7 @@ impl Builder<'_> {
             after,
             target,
             body,
+            conflicts,
         }
     }
 }
@@ -484,15 +488,17 @@ fn newer_fields(config: &AlertConfig) -> NewerAlertFields {
 }
 
 /// The newer members a write sends: the config's, and the live value of each one the config
-/// leaves unmanaged (a PUT replaces the whole alert, so leaving one out would clear it). A live
-/// `thresholdMax` goes only with a threshold type that has an upper bound.
+/// leaves unmanaged that an update would otherwise clear (`numConsecutiveWindows`, `note`, the
+/// further channels). `thresholdMax`, `scheduleOffsetMinutes` and `scheduleStartAt` are never
+/// resent: the server keeps them when an update leaves them out (`makeAlert`), and resending one
+/// beside what the config writes can make the body one it refuses (`scheduleOffsetMinutes must
+/// be 0 when scheduleStartAt is provided`, an offset not less than a new interval, a
+/// `thresholdMax` on a type without an upper bound), on every apply.
 fn sent_newer(
     config: NewerAlertFields,
     live: NewerAlertFields,
-    threshold_type: &str,
     channel: &Option<Channel>,
 ) -> NewerAlertFields {
-    let bounded = BOUNDED_THRESHOLD_TYPES.contains(&threshold_type);
     // A config that writes one `channel` sets the first channel; the live alert's further
     // channels are kept (a PUT with `channel` alone would drop them).
     let live_channels = live
@@ -505,18 +511,49 @@ fn sent_newer(
         });
     NewerAlertFields {
         channels: config.channels.or(live_channels),
-        threshold_max: config
-            .threshold_max
-            .or(live.threshold_max.filter(|_| bounded)),
+        threshold_max: config.threshold_max,
         num_consecutive_windows: config
             .num_consecutive_windows
             .or(live.num_consecutive_windows),
-        schedule_offset_minutes: config
-            .schedule_offset_minutes
-            .or(live.schedule_offset_minutes),
-        schedule_start_at: config.schedule_start_at.or(live.schedule_start_at),
+        schedule_offset_minutes: config.schedule_offset_minutes,
+        schedule_start_at: config.schedule_start_at,
         note: config.note.or(live.note),
     }
+}
+
+/// The live members that conflict with what the config writes, each with what the server does
+/// with it: named in the plan's reason, since the config does not manage them.
+fn conflicts(config: &AlertConfig, live: &NewerAlertFields) -> Vec<String> {
+    let mut out = Vec::new();
+    let offset = config.schedule_offset_minutes.as_ref().map(|o| o.value);
+    if let Some(start) = &live.schedule_start_at
+        && config.schedule_start_at.is_none()
+        && offset.is_some_and(|m| m > 0)
+    {
+        out.push(format!(
+            "the live scheduleStartAt {start} is not resent (the server refuses it beside \
+             scheduleOffsetMinutes {}); the server keeps it, and a start overrides the offset: \
+             write `scheduleStartAt` to manage it",
+            offset.unwrap_or_default()
+        ));
+    }
+    if let Some(live_offset) = live.schedule_offset_minutes.filter(|m| *m > 0)
+        && config.schedule_offset_minutes.is_none()
+    {
+        if config.schedule_start_at.is_some() {
+            out.push(format!(
+                "the live scheduleOffsetMinutes {live_offset} is not resent: beside \
+                 scheduleStartAt the server sets it to 0"
+            ));
+        } else if alert_interval_minutes(&config.interval.value).is_some_and(|m| live_offset >= m) {
+            out.push(format!(
+                "the live scheduleOffsetMinutes {live_offset} is not resent (the server refuses \
+                 one not less than the interval {}); write `scheduleOffsetMinutes` to set it",
+                config.interval.value
+            ));
+        }
+    }
+    out
 }
 
 /// The alert's live dashboard under the names the config gives it and its tiles.
@@ -584,9 +621,18 @@ fn updated(
     let change = Change {
         address,
         action,
-        reason: match &renamed_from {
-            Some(old) => rename_reason(old, &fields),
-            None => diff::reason(&fields),
+        reason: {
+            let mut reason = match &renamed_from {
+                Some(old) => rename_reason(old, &fields),
+                None => diff::reason(&fields),
+            };
+            if action == Action::Update {
+                for conflict in &desired.conflicts {
+                    reason.push_str("; ");
+                    reason.push_str(conflict);
+                }
+            }
+            reason
         },
         before: Some(before),
         after: Some(desired.after),

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, BOUNDED_THRESHOLD_TYPES,
-    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id,
+    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id, stored_date_time,
+    utc_date_time,
 };
 use crate::api::wire::{Alert, Channel, NewerAlertFields};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
@@ -13,7 +14,7 @@ use crate::sandbox::seed::{TEAM_ID, iso_ms};
 use crate::sandbox::store::{Stack, StackKey, quiet_state};
 use crate::sandbox::validate;
 
-use super::common::{path_id, stack_index, stack_key, stored_name, to_value};
+use super::common::{body_invalid, path_id, stack_index, stack_key, stored_name, to_value};
 
 /// Longest alert `note` (the current document).
 const ALERT_NOTE_MAX: usize = 4096;
@@ -181,7 +182,25 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
         return Err(ApiError::not_found(format!("Alert {id} not found")));
     };
-    // PUT replaces the whole object: omitted optional members become empty.
+    // PUT replaces the whole object: omitted optional members become empty, except, on today's
+    // servers (`makeAlert`), `thresholdMax`, `scheduleOffsetMinutes` and `scheduleStartAt`,
+    // which an update leaves out of its write and so keeps (`scheduleStartAt: null` clears the
+    // start, and with it an offset the body leaves out).
+    if today {
+        let omitted = |key: &str| call.body.get(key).is_none();
+        let cleared = call.body.get("scheduleStartAt").is_some_and(Value::is_null);
+        if omitted("thresholdMax") {
+            alert.newer.threshold_max = existing.newer.threshold_max;
+        }
+        if omitted("scheduleStartAt") {
+            alert.newer.schedule_start_at = existing.newer.schedule_start_at.clone();
+            if omitted("scheduleOffsetMinutes") {
+                alert.newer.schedule_offset_minutes = existing.newer.schedule_offset_minutes;
+            }
+        } else if cleared && omitted("scheduleOffsetMinutes") {
+            alert.newer.schedule_offset_minutes = Some(0);
+        }
+    }
     alert.id = existing.id.clone();
     alert.created_at = existing.created_at.clone();
     alert.state = existing.state.clone();
@@ -263,28 +282,7 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
     let tile_id = validate::string(map, "tileId", "", 64)?;
     if source == "tile" {
-        let dashboard_id = dashboard
-            .as_deref()
-            .ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
-        if today && !is_object_id(dashboard_id) {
-            return Err(ApiError::new(400, "BAD_REQUEST", "Invalid dashboard ID"));
-        }
-        let tile_id = tile_id
-            .as_deref()
-            .ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
-        let found = stack
-            .dashboards
-            .iter()
-            .find(|d| d.id == dashboard_id)
-            .ok_or_else(|| {
-                ApiError::body("dashboardId", format!("dashboard {dashboard_id} not found"))
-            })?;
-        if !found.tiles.iter().any(|t| t.id.as_deref() == Some(tile_id)) {
-            return Err(ApiError::body(
-                "tileId",
-                format!("tile {tile_id} not found on dashboard {dashboard_id}"),
-            ));
-        }
+        tile_target(stack, dashboard.as_deref(), tile_id.as_deref(), today)?;
     }
     if today
         && channel.kind == "webhook"
@@ -309,6 +307,36 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
         updated_at: None,
         newer,
     })
+}
+
+/// The dashboard and tile a tile alert watches: both given, and the tile on that dashboard of
+/// the stack; `today`, the dashboard id an ObjectId.
+fn tile_target(
+    stack: &Stack,
+    dashboard: Option<&str>,
+    tile_id: Option<&str>,
+    today: bool,
+) -> Result<(), ApiError> {
+    let dashboard_id =
+        dashboard.ok_or_else(|| ApiError::body("dashboardId", "is required for tile alerts"))?;
+    if today && !is_object_id(dashboard_id) {
+        return Err(ApiError::new(400, "BAD_REQUEST", "Invalid dashboard ID"));
+    }
+    let tile_id = tile_id.ok_or_else(|| ApiError::body("tileId", "is required for tile alerts"))?;
+    let found = stack
+        .dashboards
+        .iter()
+        .find(|d| d.id == dashboard_id)
+        .ok_or_else(|| {
+            ApiError::body("dashboardId", format!("dashboard {dashboard_id} not found"))
+        })?;
+    if !found.tiles.iter().any(|t| t.id.as_deref() == Some(tile_id)) {
+        return Err(ApiError::body(
+            "tileId",
+            format!("tile {tile_id} not found on dashboard {dashboard_id}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the alert goes to today's observability API, the one that takes `channels`.
@@ -410,14 +438,27 @@ fn newer_fields(
     }
     let schedule_start_at = validate::string(map, "scheduleStartAt", "", 64)?;
     if let Some(start) = &schedule_start_at
-        && start.parse::<jiff::Timestamp>().is_err()
+        && !utc_date_time(start)
     {
-        return Err(ApiError::body("scheduleStartAt", "must be a date-time"));
+        return Err(body_invalid("scheduleStartAt", "Invalid datetime"));
+    }
+    if schedule_start_at.is_some() && schedule_offset_minutes.is_some_and(|m| m > 0) {
+        return Err(body_invalid(
+            "scheduleOffsetMinutes",
+            "scheduleOffsetMinutes must be 0 when scheduleStartAt is provided",
+        ));
     }
     let note = validate::string(map, "note", "", ALERT_NOTE_MAX)?;
     if note.as_deref() == Some("") {
         return Err(ApiError::body("note", "must not be empty"));
     }
+    // Stored as a date and answered in JavaScript's form (milliseconds, `Z`); a start beside
+    // it sets the offset to 0 (`makeAlert`).
+    let schedule_start_at = schedule_start_at.map(|s| stored_date_time(&s).unwrap_or(s));
+    let schedule_offset_minutes = match &schedule_start_at {
+        Some(_) => Some(0),
+        None => schedule_offset_minutes,
+    };
     Ok(NewerAlertFields {
         channels: None,
         threshold_max,

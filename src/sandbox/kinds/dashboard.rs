@@ -268,7 +268,7 @@ fn shape(object: &mut Map<String, Value>, _api: Api, today: bool) {
 /// the `groupBy` list one comma-joined string; a number tile keeps its first series.
 fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
     let first = series.first().cloned().unwrap_or(Value::Null);
-    let text = |s: &Value, key: &str| s.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = text_of;
     let kind = text(&first, "type").unwrap_or_else(|| "time".into());
     let mut config = Map::new();
     let display = match kind.as_str() {
@@ -289,39 +289,9 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
         "sourceId".into(),
         text(&first, "sourceId").unwrap_or_default().into(),
     );
-    let item = |s: &Value| {
-        let mut item = Map::new();
-        let agg = text(s, "aggFn").unwrap_or_else(|| "count".into());
-        let quantile = agg == "quantile";
-        let field = text(s, "field").unwrap_or_default();
-        if agg != "count" || field.is_empty() {
-            item.insert("valueExpression".into(), field.into());
-        }
-        item.insert("aggFn".into(), agg.into());
-        item.insert("where".into(), text(s, "where").unwrap_or_default().into());
-        item.insert(
-            "whereLanguage".into(),
-            text(s, "whereLanguage")
-                .unwrap_or_else(|| "lucene".into())
-                .into(),
-        );
-        for (from, to) in [
-            ("metricName", "metricName"),
-            ("metricDataType", "metricType"),
-        ] {
-            if let Some(v) = text(s, from).filter(|v| !v.is_empty()) {
-                item.insert(to.into(), v.into());
-            }
-        }
-        // The server keeps a level on a quantile only (it is inert on any other aggregation).
-        if let Some(level) = s.get("level").filter(|_| quantile) {
-            item.insert("level".into(), level.clone());
-        }
-        Value::Object(item)
-    };
     match display {
         "number" => {
-            config.insert("select".into(), Value::Array(vec![item(&first)]));
+            config.insert("select".into(), Value::Array(vec![select_item(&first)]));
         }
         "search" => {
             let fields: Vec<String> = first
@@ -361,11 +331,52 @@ fn newer_config(series: &[Value], as_ratio: Option<Value>) -> Value {
             }
             config.insert(
                 "select".into(),
-                Value::Array(series.iter().map(item).collect()),
+                Value::Array(series.iter().map(select_item).collect()),
             );
         }
     }
     Value::Object(config)
+}
+
+/// One series as an item of a newer server's `select`: `field` as `valueExpression` (left
+/// out of a `count`), `metricDataType` as `metricType`, a level on a quantile only.
+fn select_item(s: &Value) -> Value {
+    let mut item = Map::new();
+    let agg = text_of(s, "aggFn").unwrap_or_else(|| "count".into());
+    let quantile = agg == "quantile";
+    let field = text_of(s, "field").unwrap_or_default();
+    if agg != "count" || field.is_empty() {
+        item.insert("valueExpression".into(), field.into());
+    }
+    item.insert("aggFn".into(), agg.into());
+    item.insert(
+        "where".into(),
+        text_of(s, "where").unwrap_or_default().into(),
+    );
+    item.insert(
+        "whereLanguage".into(),
+        text_of(s, "whereLanguage")
+            .unwrap_or_else(|| "lucene".into())
+            .into(),
+    );
+    for (from, to) in [
+        ("metricName", "metricName"),
+        ("metricDataType", "metricType"),
+    ] {
+        if let Some(v) = text_of(s, from).filter(|v| !v.is_empty()) {
+            item.insert(to.into(), v.into());
+        }
+    }
+    // The server keeps a level on a quantile only (it is inert on any other aggregation).
+    if let Some(level) = s.get("level").filter(|_| quantile) {
+        item.insert("level".into(), level.clone());
+    }
+    Value::Object(item)
+}
+
+/// Member `key` of `s` when it is a string.
+fn text_of(s: &Value, key: &str) -> Option<String> {
+    s.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 fn whole(map: &Map<String, Value>, key: &str, prefix: &str, min: f64) -> Check<i64> {
@@ -390,6 +401,9 @@ fn today_tile(map: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
             "Tile must have either series or config",
         ));
     }
+    if let Some(config) = config {
+        select_items(config, &format!("{prefix}.config"))?;
+    }
     let mut sources: Vec<(String, &Value)> = Vec::new();
     if let Some(source) = config.and_then(|c| c.get("sourceId")) {
         sources.push((format!("{prefix}.config.sourceId"), source));
@@ -411,6 +425,40 @@ fn today_tile(map: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
         Some((path, _)) => Err(body_invalid(&path, "Invalid ObjectId")),
         None => Ok(()),
     }
+}
+
+/// The select-item rule of today's servers (`externalDashboardSelectItemSchema`): a `level`
+/// only on `quantile`, no `valueExpression` on `count`, one on every other aggregation. Heatmap
+/// items have a schema of their own; search and event-pattern tiles select a string.
+fn select_items(config: &Value, prefix: &str) -> Result<(), ApiError> {
+    if config.get("displayType").and_then(Value::as_str) == Some("heatmap")
+        || config.get("configType").is_some()
+    {
+        return Ok(());
+    }
+    let items = config.get("select").and_then(Value::as_array);
+    for (i, item) in items.into_iter().flatten().enumerate() {
+        let Some(agg) = item.get("aggFn").and_then(Value::as_str) else {
+            continue;
+        };
+        let present = |key: &str| {
+            item.get(key)
+                .is_some_and(|v| !v.is_null() && v.as_str() != Some("") && v != &Value::Bool(false))
+        };
+        let message = if present("level") && agg != "quantile" {
+            Some("Level can only be used with quantile aggregation function")
+        } else if present("valueExpression") && agg == "count" {
+            Some("Value expression cannot be used with count aggregation function")
+        } else if !present("valueExpression") && agg != "count" {
+            Some("Value expression is required for non-count aggregation functions")
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            return Err(body_invalid(&format!("{prefix}.select.{i}"), message));
+        }
+    }
+    Ok(())
 }
 
 fn tile(value: &Value, prefix: &str) -> Check<Tile> {
@@ -462,29 +510,7 @@ fn containers(body: &Value, dashboard: &mut Dashboard, kept: &[Container]) -> Re
         None => kept.to_vec(),
         Some(value) => container_list(value)?,
     };
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, container) in list.iter().enumerate() {
-        if seen.contains(&container.id.as_str()) {
-            return Err(body_invalid(
-                &format!("containers.{i}.id"),
-                &format!("Container IDs must be unique: \"{}\"", container.id),
-            ));
-        }
-        seen.push(&container.id);
-        let mut tabs: Vec<&str> = Vec::new();
-        for (j, tab) in container.tabs.iter().flatten().enumerate() {
-            if tabs.contains(&tab.id.as_str()) {
-                return Err(body_invalid(
-                    &format!("containers.{i}.tabs.{j}.id"),
-                    &format!(
-                        "Duplicate tab id \"{}\" in container \"{}\"",
-                        tab.id, container.id
-                    ),
-                ));
-            }
-            tabs.push(&tab.id);
-        }
-    }
+    unique_ids(&list)?;
     let tiles = map.get("tiles").and_then(Value::as_array);
     for (i, (value, tile)) in tiles
         .into_iter()
@@ -543,6 +569,34 @@ fn containers(body: &Value, dashboard: &mut Dashboard, kept: &[Container]) -> Re
         tile.tab_id = tab_id;
     }
     dashboard.containers = list;
+    Ok(())
+}
+
+/// Container ids unique in the dashboard, tab ids in their container.
+fn unique_ids(list: &[Container]) -> Result<(), ApiError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, container) in list.iter().enumerate() {
+        if seen.contains(&container.id.as_str()) {
+            return Err(body_invalid(
+                &format!("containers.{i}.id"),
+                &format!("Container IDs must be unique: \"{}\"", container.id),
+            ));
+        }
+        seen.push(&container.id);
+        let mut tabs: Vec<&str> = Vec::new();
+        for (j, tab) in container.tabs.iter().flatten().enumerate() {
+            if tabs.contains(&tab.id.as_str()) {
+                return Err(body_invalid(
+                    &format!("containers.{i}.tabs.{j}.id"),
+                    &format!(
+                        "Duplicate tab id \"{}\" in container \"{}\"",
+                        tab.id, container.id
+                    ),
+                ));
+            }
+            tabs.push(&tab.id);
+        }
+    }
     Ok(())
 }
 

@@ -299,7 +299,7 @@ fn dashboard_and_alert_sizes() {
         (alert_with("interval", json!("2m")), Some("interval")),
         (alert_with("thresholdType", json!("below")), None),
         (
-            alert_with("thresholdType", json!("equal")),
+            alert_with("thresholdType", json!("exactly")),
             Some("thresholdType"),
         ),
         (
