@@ -176,7 +176,7 @@ impl Builder<'_> {
                     } else {
                         ""
                     },
-                    sends(source)
+                    op::sends(source)
                 ),
                 fields,
                 before: Some(before),
@@ -323,10 +323,7 @@ impl Builder<'_> {
                 }
                 let operation = match (&rotation, sealed) {
                     (Some(rotation), Some((salt, credentials))) => {
-                        change.reason = rotated_reason(&change, rotation.version);
-                        if let Some(source) = &config.source {
-                            change.reason.push_str(&sends(source));
-                        }
+                        change.reason = rotated_reason(&change, rotation.version, config);
                         let paths = change
                             .fields
                             .iter()
@@ -508,7 +505,7 @@ impl Builder<'_> {
                 }
                 .to_string(),
                 action: Action::Create,
-                reason: format!("{reason}{}", sends(source)),
+                reason: format!("{reason}{}", op::sends(source)),
                 fields: diff::created(&after),
                 before: None,
                 after: Some(after),
@@ -786,14 +783,15 @@ fn after_shown(change: &Change) -> Value {
 }
 
 /// What a rotation's change says: the other fields that differ, then the rotation.
-fn rotated_reason(change: &Change, version: i64) -> String {
+fn rotated_reason(change: &Change, version: i64, config: &PipeConfig) -> String {
     let others: Vec<_> = change
         .fields
         .iter()
         .filter(|f| f.path != CREDENTIALS_VERSION)
         .cloned()
         .collect();
-    let rotated = format!("credentials rotated, version {version}");
+    let sent = config.source.as_ref().map(op::sends).unwrap_or_default();
+    let rotated = format!("credentials rotated, version {version}{sent}");
     if others.is_empty() {
         rotated
     } else {
@@ -847,23 +845,6 @@ fn completed_diagnostic(
     )
     .with_label("a finished one-shot pipe cannot be edited, started or stopped")
     .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
-}
-
-/// What a change that sends the source's credentials adds to its reason: each one's path and
-/// the reference it is read from when the step is sent (`; sends `credentials.password` from
-/// `${env:PIPE_EVENTS_PASSWORD}``), so a reviewer knows which variables the apply needs. Empty
-/// for a source without credentials.
-fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
-    let each: Vec<String> = source
-        .credentials
-        .iter()
-        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
-        .collect();
-    if each.is_empty() {
-        String::new()
-    } else {
-        format!("; sends {}", each.join(", "))
-    }
 }
 
 /// Where each credential of the source goes and the reference it is read from when sent.
