@@ -89,7 +89,7 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
     let Some((node, pointer)) = found.clone().filter(|_| changed.action == Action::Update) else {
         let reason = match changed.action {
             Action::Create => "missing live: remove it from the config, or apply to create it",
-            Action::Delete => "live only: add it to the config, or apply to remove it",
+            Action::Delete => model::LIVE_ONLY,
             // A pipe the server must replace to match: its live fields are not the config's
             // to take (ingestion restarted from another source), so a person decides.
             Action::Replace => "differs in a field that forces replacement: edit it by hand",

@@ -427,9 +427,7 @@ fn every_display_type(target: &Target) {
         tile(
             "Table",
             8,
-            &format!(
-                "displayType: table\nsource: Traces\nselect:\n  - aggFn: quantile\n    level: 0.99\n    valueExpression: Duration\n"
-            ),
+            "displayType: table\nsource: Traces\nselect:\n  - aggFn: quantile\n    level: 0.99\n    valueExpression: Duration\n",
         ),
         tile(
             "Number",
