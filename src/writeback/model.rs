@@ -52,6 +52,9 @@ pub(crate) struct Options {
 }
 
 /// A drifted field converge will not edit, and why.
+/// Why a person must write an object that exists live and not in the config.
+pub(crate) const LIVE_ONLY: &str = "live only: add it to the config, or apply to remove it";
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ManualEdit {
     /// `file:line` where it is written, when it is written somewhere.
@@ -82,6 +85,9 @@ impl ManualEdit {
                 let _ = write!(line, " is {value} live");
             }
             None if self.reason.contains("secret") => {}
+            // An object the live state has and the config does not (an endpoint attached by
+            // hand): it is there, not missing.
+            None if self.reason == LIVE_ONLY => line.push_str(" exists live only"),
             None => line.push_str(" is missing live"),
         }
         let _ = write!(line, " ({})", self.reason);

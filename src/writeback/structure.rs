@@ -163,17 +163,7 @@ fn tile_added(
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let wire = dashboard_of(&changed.address).and_then(|(stack, _)| {
-        let stack_live = context.live.stacks.get(stack)?;
-        let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
-        let live_dashboard = stack_live
-            .dashboards
-            .iter()
-            .find(|d| normalize::name_key(&d.name) == wanted)?;
-        let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
-        Some((tile, stack_live))
-    });
-    let Some((tile, stack_live)) = wire else {
+    let Some((tile, stack_live)) = live_tile(context, &changed.address, dashboard, name) else {
         return manual(at, "added live; not found in the live dashboard");
     };
     let Some((tiles, tiles_pointer)) =
@@ -227,11 +217,33 @@ fn tile_added(
     });
 }
 
+/// The live tile `name` of the live dashboard the config's `dashboard` stands for (by name),
+/// with its stack's live state.
+fn live_tile<'l>(
+    context: &'l Context<'_>,
+    address: &str,
+    dashboard: &Node,
+    name: &str,
+) -> Option<(&'l crate::api::wire::Tile, &'l crate::live::StackLive)> {
+    let (stack, _) = dashboard_of(address)?;
+    let stack_live = context.live.stacks.get(stack)?;
+    let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
+    let live_dashboard = stack_live
+        .dashboards
+        .iter()
+        .find(|d| normalize::name_key(&d.name) == wanted)?;
+    let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
+    Some((tile, stack_live))
+}
+
 /// The stack and dashboard keys of a dashboard address.
 fn dashboard_of(address: &str) -> Option<(&str, &str)> {
-    match crate::address::Address::parse(address)? {
-        crate::address::Address::Dashboard { stack, dashboard } => Some((stack, dashboard)),
-        _ => None,
+    if let crate::address::Address::Dashboard { stack, dashboard } =
+        crate::address::Address::parse(address)?
+    {
+        Some((stack, dashboard))
+    } else {
+        None
     }
 }
 

@@ -866,3 +866,35 @@ fn a_tile_added_live_that_the_shorthand_cannot_say_goes_in_as_config() {
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
 }
+
+/// An endpoint attached live that the config's `privateEndpoints: []` leaves out is said to
+/// exist live only, never to be missing live.
+#[test]
+fn an_endpoint_attached_live_and_not_in_the_config_is_not_called_missing() {
+    let sandbox = common::fast_sandbox();
+    let dir = Workspace::new();
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let applied = dir.write("applied.yaml", &common::quickstart());
+    converge
+        .run(["apply", applied.as_str(), "--yes"])
+        .assert_exit(0);
+    let without = common::quickstart().replacen(
+        "    privateEndpoints:\n      - id: vpce-0a1b2c3d4e5f67890\n        description: app VPC\n",
+        "    privateEndpoints: []\n",
+        1,
+    );
+    assert_ne!(without, common::quickstart());
+    let config = dir.write("converge.yaml", &without);
+    let out = converge.run(["drift", config.as_str(), "--diff"]);
+    out.assert_exit(5);
+    assert!(
+        out.stderr.contains(
+            "edit by hand: service.analytics.private_endpoint[vpce-0a1b2c3d4e5f67890] exists \
+             live only (live only: add it to the config, or apply to remove it)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("is missing live"), "{}", out.stderr);
+    converge_snapshot!("endpoint_live_only", out);
+}
