@@ -47,7 +47,7 @@ pub(crate) enum Effect {
 /// How structural drift is handled.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Options {
-    /// Keep alerts and tiles deleted live in the config, and list them, instead of removing them.
+    /// Keep tiles deleted live in the config, and list them, instead of removing them.
     pub keep_deleted: bool,
 }
 
@@ -102,6 +102,22 @@ pub(crate) struct Proposal {
     pub edits: Vec<Edit>,
     /// Drift a person has to write into the config.
     pub manual: Vec<ManualEdit>,
+    /// The addresses of the config's objects missing live, left untouched for apply.
+    pub for_apply: Vec<String>,
+}
+
+impl Proposal {
+    /// The line saying what was left for apply (`None` when nothing was).
+    pub(crate) fn for_apply_line(&self) -> Option<String> {
+        let count = self.for_apply.len();
+        (count > 0).then(|| {
+            format!(
+                "{count} object{s} missing live left for apply: {}",
+                self.for_apply.join(", "),
+                s = if count == 1 { "" } else { "s" },
+            )
+        })
+    }
 }
 
 /// What proposing reads.
@@ -110,8 +126,6 @@ pub(crate) struct Context<'c> {
     pub located: &'c Located,
     pub live: &'c LiveState,
     pub options: Options,
-    /// The addresses missing live.
-    pub created: Vec<String>,
 }
 
 /// `file:line` of a node.
