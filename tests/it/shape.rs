@@ -41,9 +41,6 @@ const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("src/plan/kinds/pipe.rs", "pipe", 93),
     ("src/plan/kinds/pipe.rs", "declared_change", 192),
     ("src/plan/shown.rs", "against_live", 115),
-    ("src/writeback/mod.rs", "propose_change", 98),
-    ("src/writeback/adopt.rs", "adopt", 100),
-    ("src/writeback/structure.rs", "tile_added", 86),
 ];
 
 #[test]
