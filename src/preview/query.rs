@@ -37,7 +37,14 @@ pub(crate) fn tile_series(
                     Some(crate::plan::build::resolve_source(sources, name)?)
                 }
             };
-            Ok(crate::plan::build::wire_series(s, source_id))
+            let mut series = crate::plan::build::wire_series(s, source_id);
+            // charts/series requires an aggregation (`series.0.aggFn: Required`); a search
+            // tile's query is checked as the count of the rows it lists.
+            if series.kind.as_deref() == Some("search") && series.agg_fn.is_none() {
+                series.agg_fn = Some("count".into());
+                series.fields = None;
+            }
+            Ok(series)
         })
         .collect()
 }

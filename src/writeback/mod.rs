@@ -10,6 +10,11 @@
 //! - what no single scalar holds: a field missing on one side, a list, a value the config
 //!   writes in another form (a source name for an id).
 //!
+//! An object the config declares and live lacks is left as it is and counted for apply: the
+//! config may simply be ahead of live (an alert added and not applied yet), and a write-back
+//! that removed it would delete a person's work. Only objects that exist live and differ are
+//! written.
+//!
 //! Every edit is checked before it lands ([`verify`]): the new texts load without error, their
 //! tree is the old one with exactly the edited values changed, and a plan of the new config
 //! against the same live state has no change left at the edited fields.
@@ -48,21 +53,18 @@ pub(crate) fn propose(
 ) -> Proposal {
     let located = Located::read(sources);
     let mut proposal = Proposal::default();
-    let created = report
-        .changed
-        .iter()
-        .filter(|c| c.action == Action::Create)
-        .map(|c| c.address.clone())
-        .collect();
     let context = Context {
         sources,
         located: &located,
         live,
         options,
-        created,
     };
     for changed in &report.changed {
-        propose_change(&context, changed, &mut proposal);
+        if changed.action == Action::Create {
+            proposal.for_apply.push(changed.address.clone());
+        } else {
+            propose_change(&context, changed, &mut proposal);
+        }
     }
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     // One value shared by two drifted fields (a name matched twice) is spliced once; an
@@ -75,11 +77,6 @@ pub(crate) fn propose(
 
 fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) {
     let (sources, located) = (context.sources, context.located);
-    if changed.action == Action::Create
-        && let Some(Address::Alert { stack, alert }) = Address::parse(&changed.address)
-    {
-        return structure::alert_deleted(context, changed, stack, alert, out);
-    }
     let object = object_steps(&changed.address);
     let found = located
         .root
@@ -88,8 +85,9 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
         .and_then(|(root, steps)| locate::find(root, steps, ""));
     let Some((node, pointer)) = found.clone().filter(|_| changed.action == Action::Update) else {
         let reason = match changed.action {
-            Action::Create => "missing live: remove it from the config, or apply to create it",
-            Action::Delete => "live only: add it to the config, or apply to remove it",
+            // Never reached: `propose` leaves what is missing live for apply.
+            Action::Create => "missing live: apply creates it",
+            Action::Delete => model::LIVE_ONLY,
             // A pipe the server must replace to match: its live fields are not the config's
             // to take (ingestion restarted from another source), so a person decides.
             Action::Replace => "differs in a field that forces replacement: edit it by hand",

@@ -193,12 +193,24 @@ fn select_item(series: &Series) -> Value {
     Value::Object(item)
 }
 
-/// A config tile's `config` as sent: `source:` (a name) resolved to `sourceId`.
+/// A config tile's `config` as sent: `source:` (a name) resolved to `sourceId`, and a search,
+/// event-pattern or heatmap tile's `whereLanguage` written (`lucene` when the config leaves it
+/// out: the current documents list it as required there).
 pub(crate) fn resolve_config(
     config: &model::Located<Value>,
     sources: &[Source],
 ) -> Result<Value, Box<Diagnostic>> {
     let mut value = config.value.clone();
+    if let Value::Object(map) = &mut value
+        && map
+            .get("displayType")
+            .and_then(Value::as_str)
+            .is_some_and(|d| ["search", "event_patterns", "heatmap"].contains(&d))
+        && !map.contains_key("configType")
+    {
+        map.entry("whereLanguage")
+            .or_insert_with(|| Value::from("lucene"));
+    }
     if let Value::Object(map) = &mut value
         && let Some(Value::String(name)) = map.remove("source")
     {

@@ -97,7 +97,12 @@ fn delete(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let before = alerts.len();
     alerts.retain(|a| a.id != id);
     if alerts.len() == before && ctx.today() {
-        return Err(ApiError::not_found(format!("Alert {id} not found")));
+        // The observability API's own words (`Alert not found`); the managed stack names it.
+        let message = match call.api {
+            Api::Observability => "Alert not found".to_string(),
+            Api::Cloud => format!("Alert {id} not found"),
+        };
+        return Err(ApiError::not_found(message));
     }
     Ok(Reply::Deleted)
 }
@@ -249,8 +254,21 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
         .ok_or_else(|| ApiError::body("threshold", "is required"))?;
     let interval = validate::enumerated(map, "interval", "", ALERT_INTERVALS)?
         .ok_or_else(|| ApiError::body("interval", "is required"))?;
-    let threshold_type = validate::enumerated(map, "thresholdType", "", THRESHOLD_TYPES)?
-        .ok_or_else(|| ApiError::body("thresholdType", "is required"))?;
+    let threshold_type = match map.get("thresholdType").and_then(Value::as_str) {
+        // Today's servers answer an unknown type with zod's enum message.
+        Some(other) if today && !THRESHOLD_TYPES.contains(&other) => {
+            let expected: Vec<String> = THRESHOLD_TYPES.iter().map(|t| format!("'{t}'")).collect();
+            return Err(body_invalid(
+                "thresholdType",
+                &format!(
+                    "Invalid enum value. Expected {}, received '{other}'",
+                    expected.join(" | ")
+                ),
+            ));
+        }
+        _ => validate::enumerated(map, "thresholdType", "", THRESHOLD_TYPES)?
+            .ok_or_else(|| ApiError::body("thresholdType", "is required"))?,
+    };
     let source = validate::enumerated(map, "source", "", ALERT_SOURCES)?
         .unwrap_or_else(|| "tile".to_string());
     let channel = match map.get("channel").filter(|c| !c.is_null()) {
@@ -416,12 +434,15 @@ fn newer_fields(
     let threshold_max = validate::number(map, "thresholdMax", "")?;
     if BOUNDED_THRESHOLD_TYPES.contains(&threshold_type) {
         let max = threshold_max.ok_or_else(|| {
-            ApiError::body("thresholdMax", format!("is required for {threshold_type}"))
+            body_invalid(
+                "thresholdMax",
+                "thresholdMax is required for between/not_between threshold types",
+            )
         })?;
         if max < threshold {
-            return Err(ApiError::body(
+            return Err(body_invalid(
                 "thresholdMax",
-                "must be greater than or equal to threshold",
+                "thresholdMax must be greater than or equal to threshold",
             ));
         }
     }

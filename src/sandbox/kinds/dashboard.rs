@@ -246,9 +246,18 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 /// never `series`, and leave PromQL tiles out of every answer (their external API has no
 /// shape for them). The sandbox stores as PromQL a tile whose `config` says
 /// `configType: promql`, standing in for one made in the UI.
-fn shape(object: &mut Map<String, Value>, _api: Api, today: bool) {
+fn shape(object: &mut Map<String, Value>, api: Api, today: bool) {
     if !today {
         return;
+    }
+    let observability = matches!(api, Api::Observability);
+    if observability {
+        // The external API answers a dashboard's filters and saved filter values, empty here.
+        for key in ["filters", "savedFilterValues"] {
+            object
+                .entry(key)
+                .or_insert_with(|| Value::Array(Vec::new()));
+        }
     }
     if let Some(Value::Array(tiles)) = object.get_mut("tiles") {
         tiles.retain(|t| t["config"]["configType"] != "promql");
@@ -258,7 +267,58 @@ fn shape(object: &mut Map<String, Value>, _api: Api, today: bool) {
         let as_ratio = tile.remove("asRatio");
         if let Some(Value::Array(series)) = tile.remove("series") {
             tile.insert("config".into(), newer_config(&series, as_ratio));
+        } else if observability && let Some(config) = tile.get_mut("config") {
+            read_back_defaults(config);
         }
+    }
+}
+
+/// A `config` tile as the external API reads it back (`convertTileToExternalChart`): line and
+/// stacked-bar tiles with `asRatio` and `fillNulls` (default `true`), table tiles with
+/// `asRatio`; every builder select item with `where` (`""`), `whereLanguage` (`lucene`) and
+/// `valueExpression` (`""`, left out of a count that had one); search and event-pattern tiles
+/// with `where` and `whereLanguage`. Raw-SQL and heatmap tiles are answered as written.
+fn read_back_defaults(config: &mut Value) {
+    let Some(map) = config.as_object_mut() else {
+        return;
+    };
+    if map.contains_key("configType") {
+        return;
+    }
+    let display = map
+        .get("displayType")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut default = |key: &str, value: Value| {
+        map.entry(key).or_insert(value);
+    };
+    match display.as_str() {
+        "line" | "stacked_bar" => {
+            default("asRatio", Value::Bool(false));
+            default("fillNulls", Value::Bool(true));
+        }
+        "table" => default("asRatio", Value::Bool(false)),
+        "search" | "event_patterns" => {
+            default("where", Value::from(""));
+            default("whereLanguage", Value::from("lucene"));
+        }
+        _ => {}
+    }
+    if display == "heatmap" {
+        return;
+    }
+    let items = map.get_mut("select").and_then(Value::as_array_mut);
+    for item in items.into_iter().flatten().filter_map(Value::as_object_mut) {
+        item.entry("where").or_insert_with(|| Value::from(""));
+        item.entry("whereLanguage")
+            .or_insert_with(|| Value::from("lucene"));
+        let count = item.get("aggFn").and_then(Value::as_str) == Some("count");
+        if count && item.get("valueExpression").is_some_and(|v| v != "") {
+            item.remove("valueExpression");
+        }
+        item.entry("valueExpression")
+            .or_insert_with(|| Value::from(""));
     }
 }
 

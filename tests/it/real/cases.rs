@@ -427,9 +427,7 @@ fn every_display_type(target: &Target) {
         tile(
             "Table",
             8,
-            &format!(
-                "displayType: table\nsource: Traces\nselect:\n  - aggFn: quantile\n    level: 0.99\n    valueExpression: Duration\n"
-            ),
+            "displayType: table\nsource: Traces\nselect:\n  - aggFn: quantile\n    level: 0.99\n    valueExpression: Duration\n",
         ),
         tile(
             "Number",
@@ -500,3 +498,83 @@ fn every_display_type(target: &Target) {
     assert_eq!(displays.len(), 11, "{}: {displays:?}", target.name());
 }
 on_both!(every_display_type);
+
+/// `plan --check-queries` on a search series tile and a search `config` tile: the series goes
+/// to charts/series with the `aggFn` the current document requires (its rows counted), the
+/// config tile to the dashboard validation with its `whereLanguage`; both pass. Sandbox only:
+/// hdx-server has no ClickHouse, so its charts/series answers 500.
+#[test]
+fn check_queries_sends_a_search_tile_as_the_current_document_needs() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let body = "dashboards:\n  logs:\n    name: Logs\n    tiles:\n      - name: Lines\n        x: 0\n        y: 0\n        w: 12\n        h: 4\n        series:\n          - type: search\n            source: Logs\n            fields: [Timestamp, Body]\n            where: \"level:error\"\n      - name: Found\n        x: 12\n        y: 0\n        w: 12\n        h: 4\n        config:\n          displayType: search\n          source: Logs\n          select: Timestamp, Body\n";
+    let workspace = Workspace::new();
+    let path = workspace.write("c.yaml", &config(body));
+    let out = crate::common::Converge::new(&sandbox)
+        .fast()
+        .cwd(&workspace)
+        .run(["plan", "--check-queries", &path]);
+    out.assert_exit(0);
+    let log = sandbox.request_log();
+    let sent = |route: &str| -> serde_json::Value {
+        let entry = log
+            .iter()
+            .find(|e| e.route == route && e.method == "POST")
+            .unwrap_or_else(|| panic!("no POST {route}: {out:?}"));
+        serde_json::from_str(entry.request_body.as_deref().unwrap_or("null")).expect("JSON")
+    };
+    let series = sent("/api/v2/charts/series");
+    assert_eq!(series["series"][0]["aggFn"], "count", "{series}");
+    assert_eq!(series["series"][0]["where"], "level:error", "{series}");
+    let validated = sent("/api/v2/dashboards/validate");
+    let found = validated["tiles"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"] == "Found")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(found["config"]["whereLanguage"], "lucene", "{validated}");
+}
+
+/// A saved-search alert (`source: saved_search`) with a threshold type of the current document
+/// (`not_equal`), made in the UI: plan, apply, drift and export read it and never break. On
+/// hdx-server only: the sandbox has no saved searches.
+#[test]
+fn a_live_saved_search_alert_is_read_planned_and_exported() {
+    let Some(target) = Target::hdx("a_live_saved_search_alert_is_read_planned_and_exported") else {
+        return;
+    };
+    let search = target.ui(
+        "POST",
+        "/saved-searches",
+        Some(json!({"name": "Errors", "select": "", "where": "level:error", "whereLanguage": "lucene", "sourceId": "65f5e4a3b9e77c001a567890", "tags": []})),
+    );
+    let search_id = search.data()["id"].clone();
+    let alert = target.ui(
+        "POST",
+        "/alerts",
+        Some(json!({"source": "saved_search", "savedSearchId": search_id, "threshold": 1, "thresholdType": "not_equal", "interval": "5m", "name": "Saved", "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"}})),
+    );
+    assert_eq!(alert.status, 200, "{}", alert.text);
+    let workspace = Workspace::new();
+    let converge = target.converge().cwd(&workspace);
+    let path = workspace.write("c.yaml", &config(CREATE));
+    apply_then_empty(&target, &converge, &path);
+    assert_eq!(target.alerts().len(), 2, "the saved-search alert stays");
+    let drift = converge.run(["drift", &path]);
+    assert_eq!(drift.code, 0, "{drift:?}");
+    let exported = workspace.file("exported.yaml");
+    let export = converge.run(["export", "--observability", "--out", &exported]);
+    export.assert_exit(0);
+    assert!(
+        crate::common::words(&export.stderr).contains("Saved"),
+        "the export says what it left out: {export:?}"
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", &exported])
+        .assert_exit(0);
+}

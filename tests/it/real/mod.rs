@@ -12,6 +12,7 @@
 #![allow(dead_code)]
 
 mod cases;
+mod differential;
 mod examples;
 pub mod server;
 
@@ -71,7 +72,7 @@ impl Target {
         }
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         match self {
             Target::Sandbox(_) => DEMO_TOKEN.to_string(),
             Target::Hdx(hdx) => hdx.key().to_string(),
