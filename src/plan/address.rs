@@ -29,7 +29,7 @@ use super::glob::{self, Part};
 use std::borrow::Cow;
 
 pub(crate) use crate::address::Address;
-use crate::config::model::{Config, ServiceConfig, StackConfig};
+use crate::config::model::{Config, PipeConfig, ServiceConfig, StackConfig};
 use crate::live::{Lists, ReadScope};
 
 /// A family of addresses and the lists planning any of them needs.
@@ -149,46 +149,7 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
         out.push(Family::open(head, tail, Need::Services));
     }
     for (name, pipe) in &service.pipes {
-        if !pipe.absent && pipe.settings.is_some() {
-            let settings = Address::PipeSettings {
-                service: key,
-                pipe: name,
-            };
-            out.push(Family::exact(
-                settings.to_string(),
-                Need::Pipes(key.to_string()),
-            ));
-        }
-        // A pipe is planned as itself when marked absent (deleted, or already gone) or when
-        // it declares more than scaling (created, changed, replaced, paused or started,
-        // rotated): the plan prints `pipe.K.P` for those, so `--only` takes it.
-        let whole = pipe.absent
-            || pipe.name.is_some()
-            || pipe.source.is_some()
-            || pipe.destination.is_some()
-            || pipe.field_mappings.is_some()
-            || pipe.state.is_some()
-            || pipe.credentials_version.is_some();
-        if whole {
-            let address = Address::Pipe {
-                service: key,
-                pipe: name,
-            };
-            out.push(Family::exact(
-                address.to_string(),
-                Need::Pipes(key.to_string()),
-            ));
-        }
-        if !pipe.absent && pipe.scaling.is_some() {
-            let address = Address::PipeScaling {
-                service: key,
-                pipe: name,
-            };
-            out.push(Family::exact(
-                address.to_string(),
-                Need::Pipes(key.to_string()),
-            ));
-        }
+        pipe_families(out, key, name, pipe);
     }
     if !service.pipes.is_empty() {
         let any_pipe = Address::LivePipe {
@@ -202,6 +163,51 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
         out.push(Family::exact(
             address.to_string(),
             Need::Backups(key.to_string()),
+        ));
+    }
+}
+
+/// The families of one config pipe `name` of service `key`: its settings, the pipe itself,
+/// its scaling, each as it declares them.
+fn pipe_families(out: &mut Vec<Family>, key: &str, name: &str, pipe: &PipeConfig) {
+    if !pipe.absent && pipe.settings.is_some() {
+        let settings = Address::PipeSettings {
+            service: key,
+            pipe: name,
+        };
+        out.push(Family::exact(
+            settings.to_string(),
+            Need::Pipes(key.to_string()),
+        ));
+    }
+    // A pipe is planned as itself when marked absent (deleted, or already gone) or when
+    // it declares more than scaling (created, changed, replaced, paused or started,
+    // rotated): the plan prints `pipe.K.P` for those, so `--only` takes it.
+    let whole = pipe.absent
+        || pipe.name.is_some()
+        || pipe.source.is_some()
+        || pipe.destination.is_some()
+        || pipe.field_mappings.is_some()
+        || pipe.state.is_some()
+        || pipe.credentials_version.is_some();
+    if whole {
+        let address = Address::Pipe {
+            service: key,
+            pipe: name,
+        };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::Pipes(key.to_string()),
+        ));
+    }
+    if !pipe.absent && pipe.scaling.is_some() {
+        let address = Address::PipeScaling {
+            service: key,
+            pipe: name,
+        };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::Pipes(key.to_string()),
         ));
     }
 }

@@ -2,11 +2,16 @@
 //! scaling, settings, and pipes marked `absent`.
 
 pub(crate) mod op;
+mod resync;
+mod settings;
+
+pub(crate) use resync::resync_plan;
+use settings::completed_diagnostic;
 
 use crate::address::AddressBuf;
 use serde_json::Value;
 
-use crate::api::wire::{CompactJson, Pipe, Service, SourceKind};
+use crate::api::wire::{Pipe, Service, SourceKind};
 use crate::config::build::{LoadMode, unset_variable};
 use crate::config::interpolate::secret_reference;
 use crate::config::model::{
@@ -633,116 +638,6 @@ impl Builder<'_> {
     }
 }
 
-impl Builder<'_> {
-    /// Compares the settings the config declares with the live pipe's: when one differs, a
-    /// `PUT .../settings` of the whole map ([`op::settings_body`]) at `pipe.K.P.settings`; the
-    /// settings the config does not name are sent back as they are. Nothing when they agree.
-    fn settings_change(
-        &mut self,
-        service: &ServiceConfig,
-        live_service: &Service,
-        config: &PipeConfig,
-        live: &Pipe,
-    ) {
-        let Some(declared) = &config.settings else {
-            return;
-        };
-        let live_settings = live.settings.as_ref().map(CompactJson::value);
-        let before = op::settings_body(live_settings.as_ref(), &Value::Null);
-        let after = op::settings_body(live_settings.as_ref(), &declared.value);
-        let fields = diff(&before, &after);
-        // Settings as declared are part of the pipe, which its own change counts unchanged.
-        if fields.is_empty() {
-            return;
-        }
-        if live.state.as_deref() == Some("Completed") {
-            // A finished one-shot pipe takes no write, settings included.
-            let fields = fields
-                .into_iter()
-                .map(|mut f| {
-                    f.path = format!("settings.{}", f.path);
-                    f
-                })
-                .collect::<Vec<_>>();
-            self.error(completed_diagnostic(
-                service,
-                config,
-                &fields,
-                declared.span,
-            ));
-            return;
-        }
-        let change = compared(
-            Address::PipeSettings {
-                service: &service.key.value,
-                pipe: &config.key.value,
-            }
-            .into(),
-            before,
-            after.clone(),
-            fields,
-            fingerprint::pipe(live),
-        );
-        let operation = Operation::Pipe(PipeOp::Settings {
-            service_id: live_service.id.clone(),
-            pipe_id: live.id.clone(),
-            body: after,
-        });
-        self.push(change, Some((operation, Vec::new())));
-    }
-}
-
-impl Builder<'_> {
-    /// Plans `services.<key>.pipeCompute`: the members written, compared with the compute read
-    /// from `.../pipesCdcScaling`, at `service.<key>.pipe_compute`; a `PATCH` of those that
-    /// differ.
-    pub(crate) fn pipe_compute(&mut self, service: &ServiceConfig, live_service: &Service) {
-        let Some(compute) = &service.pipe_compute else {
-            return;
-        };
-        // Not read (its failure is reported by the reader): nothing to compare with.
-        let Some(live) = self.live.pipe_compute.get(&live_service.id) else {
-            return;
-        };
-        let mut after = serde_json::Map::new();
-        if let Some(cpu) = &compute.replica_cpu_millicores {
-            after.insert("replicaCpuMillicores".into(), Value::from(cpu.value));
-        }
-        if let Some(memory) = &compute.replica_memory_gb {
-            after.insert("replicaMemoryGb".into(), normalize::num(memory.value));
-        }
-        let after = Value::Object(after);
-        let before = normalize::project(&normalize::pipe_scaling(live), &after);
-        let fields = diff(&before, &after);
-        let change = compared(
-            Address::PipeCompute {
-                service: &service.key.value,
-            }
-            .into(),
-            before,
-            after,
-            fields,
-            fingerprint::pipe_compute(live),
-        );
-        let operation = (change.action != Action::NoOp).then(|| {
-            let body = op::compute_body(
-                change
-                    .fields
-                    .iter()
-                    .map(|f| (f.path.as_str(), f.after.as_ref())),
-            );
-            (
-                Operation::Pipe(PipeOp::Compute {
-                    service_id: live_service.id.clone(),
-                    body,
-                }),
-                Vec::new(),
-            )
-        });
-        self.push(change, operation);
-    }
-}
-
 /// A rotation the config asks: its `credentialsVersion` is above the one last sent.
 /// A declared field of a live pipe that is not planned: its name, where it is declared and
 /// why it is not planned.
@@ -916,30 +811,6 @@ fn failed_note(live: &Pipe) -> String {
     }
 }
 
-/// A change declared of a `Completed` pipe, which takes none.
-fn completed_diagnostic(
-    service: &ServiceConfig,
-    config: &PipeConfig,
-    fields: &[crate::plan::model::FieldChange],
-    at: Span,
-) -> Diagnostic {
-    let names = fields
-        .iter()
-        .map(|f| format!("`{}`", f.path))
-        .collect::<Vec<_>>()
-        .join(", ");
-    Diagnostic::error(
-        Code::PlanPipeCompleted,
-        format!(
-            "pipe `{}.{}` is `Completed` and takes no change; the config differs from it in {names}",
-            service.key.value, config.key.value
-        ),
-        Some(at),
-    )
-    .with_label("a finished one-shot pipe cannot be edited, started or stopped")
-    .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
-}
-
 /// Where each credential of the source goes and the reference it is read from when sent.
 fn credential_refs(source: &crate::config::model::PipeSourceConfig) -> Vec<op::CredentialRef> {
     source
@@ -1012,84 +883,6 @@ fn deep_project(live: &Value, declared: &Value) -> Value {
         ),
         _ => live.clone(),
     }
-}
-
-/// The plan of `converge apply --resync ADDRESS`: one step resyncing the postgres pipe the
-/// address names (`pipe.<service>.<key>`), which the config declares and the service has.
-/// `Err` says why there is none.
-pub(crate) fn resync_plan(
-    config: &crate::config::model::Config,
-    live: &crate::live::model::LiveState,
-    address: &str,
-) -> Result<crate::plan::model::Plan, String> {
-    let Some(Address::Pipe { service, pipe }) = Address::parse(address) else {
-        return Err(format!(
-            "`{address}` is not a pipe's address: write `pipe.<service>.<key>`, as the plan shows it"
-        ));
-    };
-    let service_config = config
-        .services
-        .get(service)
-        .ok_or_else(|| format!("the config has no service `{service}`"))?;
-    let pipe_config = service_config
-        .pipes
-        .get(pipe)
-        .filter(|p| !p.absent)
-        .ok_or_else(|| format!("the config declares no pipe `{pipe}` on service `{service}`"))?;
-    let live_pipe = live
-        .pipes
-        .get(&service_config.id.value)
-        .and_then(|pipes| {
-            pipes
-                .iter()
-                .find(|p| pipe_config.is(&p.id, &p.name))
-        })
-        .ok_or_else(|| {
-            format!(
-                "pipe `{pipe}` ({}) does not exist on service `{service}`: there is nothing to resync",
-                pipe_config.identity()
-            )
-        })?;
-    let kind = live_pipe.source.as_ref().and_then(|s| s.kind());
-    if kind != Some(SourceKind::Postgres) {
-        return Err(format!(
-            "pipe `{}` reads from {}: only database (postgres) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
-            live_pipe.name,
-            kind.map_or("an unknown source", |k| k.as_str())
-        ));
-    }
-    let identity = normalize::pipe_identity(live_pipe);
-    let fingerprint = fingerprint::pipe(live_pipe);
-    let address = AddressBuf::Pipe {
-        service: service.into(),
-        pipe: pipe.into(),
-    };
-    Ok(crate::plan::model::Plan {
-        organization: config.organization.value.clone(),
-        changes: vec![Change {
-            address: address.clone(),
-            action: Action::Update,
-            reason: "resync asked by `--resync`: the pipe copies its tables again from the start"
-                .into(),
-            fields: Vec::new(),
-            before: Some(identity.clone()),
-            after: Some(identity),
-            fingerprint: Some(fingerprint),
-            step: Some(0),
-            renamed_from: None,
-        }],
-        steps: vec![crate::plan::model::Step {
-            id: 0,
-            address,
-            depends_on: Vec::new(),
-            fingerprint: Some(fingerprint),
-            operation: Operation::Pipe(PipeOp::Resync {
-                service_id: service_config.id.value.clone(),
-                pipe_id: live_pipe.id.clone(),
-            }),
-        }],
-        ..crate::plan::model::Plan::default()
-    })
 }
 
 /// A declared pipe the service does not have (and that is not declared whole to be created).
