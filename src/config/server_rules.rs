@@ -278,6 +278,12 @@ fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
             _ => {}
         }
     }
+    config_fields(tile, diags);
+}
+
+/// [`tile_fields`] of a `config:` tile's select items.
+fn config_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
+    let name = &tile.name.value;
     let Some(config) = &tile.config else {
         return;
     };
