@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use smol_str::SmolStr;
+
 /// The address of one object: config keys (letters, digits, `-` and `_`, so a dot always ends
 /// one) and, for a live object the config does not name, its live name (quoted as Rust quotes a
 /// string) or id.
@@ -200,7 +202,51 @@ impl<'a> Address<'a> {
             | Address::Backups { service }
             | Address::PipeSettings { service, .. }
             | Address::PipeCompute { service } => Some(service),
-            _ => None,
+            Address::Dashboard { .. }
+            | Address::LiveDashboard { .. }
+            | Address::Tile { .. }
+            | Address::Alert { .. }
+            | Address::LiveAlert { .. } => None,
+        }
+    }
+
+    /// The service key of an address of a service's own settings: its scaling, an endpoint,
+    /// its database pipes' compute.
+    pub(crate) fn service_setting(&self) -> Option<&'a str> {
+        match self {
+            Address::ServiceScaling { service }
+            | Address::PrivateEndpoint { service, .. }
+            | Address::PipeCompute { service } => Some(service),
+            Address::Pipe { .. }
+            | Address::PipeScaling { .. }
+            | Address::LivePipe { .. }
+            | Address::Backups { .. }
+            | Address::PipeSettings { .. }
+            | Address::Dashboard { .. }
+            | Address::LiveDashboard { .. }
+            | Address::Tile { .. }
+            | Address::Alert { .. }
+            | Address::LiveAlert { .. } => None,
+        }
+    }
+
+    /// The service and pipe keys of an address of a pipe the config names: the pipe, its
+    /// scaling, its settings.
+    pub(crate) fn config_pipe(&self) -> Option<(&'a str, &'a str)> {
+        match self {
+            Address::Pipe { service, pipe }
+            | Address::PipeScaling { service, pipe }
+            | Address::PipeSettings { service, pipe } => Some((service, pipe)),
+            Address::ServiceScaling { .. }
+            | Address::PrivateEndpoint { .. }
+            | Address::PipeCompute { .. }
+            | Address::LivePipe { .. }
+            | Address::Backups { .. }
+            | Address::Dashboard { .. }
+            | Address::LiveDashboard { .. }
+            | Address::Tile { .. }
+            | Address::Alert { .. }
+            | Address::LiveAlert { .. } => None,
         }
     }
 
@@ -212,7 +258,14 @@ impl<'a> Address<'a> {
             | Address::Tile { stack, .. }
             | Address::Alert { stack, .. }
             | Address::LiveAlert { stack, .. } => Some(stack),
-            _ => None,
+            Address::ServiceScaling { .. }
+            | Address::PrivateEndpoint { .. }
+            | Address::Pipe { .. }
+            | Address::PipeScaling { .. }
+            | Address::LivePipe { .. }
+            | Address::Backups { .. }
+            | Address::PipeSettings { .. }
+            | Address::PipeCompute { .. } => None,
         }
     }
 
@@ -225,10 +278,265 @@ impl<'a> Address<'a> {
             Address::LivePipe { .. }
             | Address::LiveDashboard { .. }
             | Address::LiveAlert { .. } => "\"]",
-            _ => return None,
+            Address::ServiceScaling { .. }
+            | Address::Pipe { .. }
+            | Address::PipeScaling { .. }
+            | Address::Backups { .. }
+            | Address::Dashboard { .. }
+            | Address::Alert { .. }
+            | Address::PipeSettings { .. }
+            | Address::PipeCompute { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
+    }
+}
+
+/// An address a plan holds ([`Address`] owned, as `PathBuf` is `Path` owned): parsed once when
+/// it is made or read from a saved plan, written as text only when it is shown or saved. Keys
+/// and names are `SmolStr`, so most of them take no allocation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AddressBuf {
+    /// `service.K.scaling`.
+    ServiceScaling {
+        /// Service key.
+        service: SmolStr,
+    },
+    /// `service.K.private_endpoint[ID]`.
+    PrivateEndpoint {
+        /// Service key.
+        service: SmolStr,
+        /// Endpoint id.
+        id: SmolStr,
+    },
+    /// `pipe.K.P`.
+    Pipe {
+        /// Service key.
+        service: SmolStr,
+        /// Pipe key.
+        pipe: SmolStr,
+    },
+    /// `pipe.K.P.scaling`.
+    PipeScaling {
+        /// Service key.
+        service: SmolStr,
+        /// Pipe key.
+        pipe: SmolStr,
+    },
+    /// `pipe.K["name"]`.
+    LivePipe {
+        /// Service key.
+        service: SmolStr,
+        /// The pipe's live name.
+        name: SmolStr,
+    },
+    /// `check.K.backups`.
+    Backups {
+        /// Service key.
+        service: SmolStr,
+    },
+    /// `dashboard.S.D`.
+    Dashboard {
+        /// Stack key.
+        stack: SmolStr,
+        /// Dashboard key.
+        dashboard: SmolStr,
+    },
+    /// `dashboard.S["name"]`.
+    LiveDashboard {
+        /// Stack key.
+        stack: SmolStr,
+        /// The dashboard's live name.
+        name: SmolStr,
+    },
+    /// `dashboard.S.D.tile[name]`.
+    Tile {
+        /// Stack key.
+        stack: SmolStr,
+        /// Dashboard key.
+        dashboard: SmolStr,
+        /// Tile name.
+        tile: SmolStr,
+    },
+    /// `alert.S.A`.
+    Alert {
+        /// Stack key.
+        stack: SmolStr,
+        /// Alert key.
+        alert: SmolStr,
+    },
+    /// `alert.S["name"]`.
+    LiveAlert {
+        /// Stack key.
+        stack: SmolStr,
+        /// The alert's live name.
+        name: SmolStr,
+    },
+    /// `pipe.K.P.settings`.
+    PipeSettings {
+        /// Service key.
+        service: SmolStr,
+        /// Pipe key.
+        pipe: SmolStr,
+    },
+    /// `service.K.pipe_compute`.
+    PipeCompute {
+        /// Service key.
+        service: SmolStr,
+    },
+}
+
+impl AddressBuf {
+    /// Reads an address back; `None` when `text` is no address converge writes.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        Address::parse(text).map(|address| AddressBuf::from(&address))
+    }
+
+    /// The address, borrowed: what every question about it is asked of.
+    pub(crate) fn view(&self) -> Address<'_> {
+        match self {
+            AddressBuf::ServiceScaling { service } => Address::ServiceScaling { service },
+            AddressBuf::PrivateEndpoint { service, id } => Address::PrivateEndpoint { service, id },
+            AddressBuf::Pipe { service, pipe } => Address::Pipe { service, pipe },
+            AddressBuf::PipeScaling { service, pipe } => Address::PipeScaling { service, pipe },
+            AddressBuf::LivePipe { service, name } => Address::LivePipe {
+                service,
+                name: Cow::Borrowed(name),
+            },
+            AddressBuf::Backups { service } => Address::Backups { service },
+            AddressBuf::Dashboard { stack, dashboard } => Address::Dashboard { stack, dashboard },
+            AddressBuf::LiveDashboard { stack, name } => Address::LiveDashboard {
+                stack,
+                name: Cow::Borrowed(name),
+            },
+            AddressBuf::Tile {
+                stack,
+                dashboard,
+                tile,
+            } => Address::Tile {
+                stack,
+                dashboard,
+                tile,
+            },
+            AddressBuf::Alert { stack, alert } => Address::Alert { stack, alert },
+            AddressBuf::LiveAlert { stack, name } => Address::LiveAlert {
+                stack,
+                name: Cow::Borrowed(name),
+            },
+            AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
+            AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
+        }
+    }
+
+    /// The service key of a service, pipe or check address.
+    pub(crate) fn service(&self) -> Option<&str> {
+        self.view().service()
+    }
+
+    /// The stack key of a dashboard, tile or alert address.
+    pub(crate) fn stack(&self) -> Option<&str> {
+        self.view().stack()
+    }
+}
+
+impl From<&Address<'_>> for AddressBuf {
+    fn from(address: &Address<'_>) -> Self {
+        let text = |s: &str| SmolStr::new(s);
+        match address {
+            Address::ServiceScaling { service } => AddressBuf::ServiceScaling {
+                service: text(service),
+            },
+            Address::PrivateEndpoint { service, id } => AddressBuf::PrivateEndpoint {
+                service: text(service),
+                id: text(id),
+            },
+            Address::Pipe { service, pipe } => AddressBuf::Pipe {
+                service: text(service),
+                pipe: text(pipe),
+            },
+            Address::PipeScaling { service, pipe } => AddressBuf::PipeScaling {
+                service: text(service),
+                pipe: text(pipe),
+            },
+            Address::LivePipe { service, name } => AddressBuf::LivePipe {
+                service: text(service),
+                name: text(name),
+            },
+            Address::Backups { service } => AddressBuf::Backups {
+                service: text(service),
+            },
+            Address::Dashboard { stack, dashboard } => AddressBuf::Dashboard {
+                stack: text(stack),
+                dashboard: text(dashboard),
+            },
+            Address::LiveDashboard { stack, name } => AddressBuf::LiveDashboard {
+                stack: text(stack),
+                name: text(name),
+            },
+            Address::Tile {
+                stack,
+                dashboard,
+                tile,
+            } => AddressBuf::Tile {
+                stack: text(stack),
+                dashboard: text(dashboard),
+                tile: text(tile),
+            },
+            Address::Alert { stack, alert } => AddressBuf::Alert {
+                stack: text(stack),
+                alert: text(alert),
+            },
+            Address::LiveAlert { stack, name } => AddressBuf::LiveAlert {
+                stack: text(stack),
+                name: text(name),
+            },
+            Address::PipeSettings { service, pipe } => AddressBuf::PipeSettings {
+                service: text(service),
+                pipe: text(pipe),
+            },
+            Address::PipeCompute { service } => AddressBuf::PipeCompute {
+                service: text(service),
+            },
+        }
+    }
+}
+
+impl From<Address<'_>> for AddressBuf {
+    fn from(address: Address<'_>) -> Self {
+        AddressBuf::from(&address)
+    }
+}
+
+impl fmt::Display for AddressBuf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.view().fmt(f)
+    }
+}
+
+impl PartialEq<str> for AddressBuf {
+    fn eq(&self, other: &str) -> bool {
+        AddressBuf::parse(other).is_some_and(|parsed| parsed == *self)
+    }
+}
+
+impl PartialEq<&str> for AddressBuf {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+impl serde::Serialize for AddressBuf {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AddressBuf {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <Cow<'de, str>>::deserialize(deserializer)?;
+        AddressBuf::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("`{text}` is not an address converge writes"))
+        })
     }
 }
 

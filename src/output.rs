@@ -267,6 +267,18 @@ fn width_of(stream: impl IsTerminal) -> usize {
         .unwrap_or(DEFAULT_WIDTH)
 }
 
+/// Columns a message on stderr may take: `COLUMNS` when it holds a width (a terminal too small
+/// or too large for what `terminal_size` reads, a multiplexer's pane, a user's choice), else the
+/// terminal's width, else [`DEFAULT_WIDTH`]. Diagnostics are wrapped to it, so a terminal never
+/// wraps them again in the middle of a word.
+fn stderr_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|columns| columns.trim().parse::<usize>().ok())
+        .filter(|width| (20..=1000).contains(width))
+        .unwrap_or_else(|| width_of(std::io::stderr()))
+}
+
 /// When output is colored, as the command line and the environment decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ColorMode {
@@ -307,7 +319,7 @@ impl Printer {
             verbose: options.verbose,
             stderr_terminal,
             secrets: Secrets::default(),
-            width: width_of(std::io::stderr()),
+            width: stderr_width(),
             stdout_width: width_of(std::io::stdout()),
         }
     }
@@ -458,7 +470,7 @@ impl Printer {
         } else {
             GraphicalTheme::none()
         };
-        let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+        let handler = GraphicalReportHandler::new_themed(theme).with_width(self.width);
         let masked = Masked::new(diagnostic, &self.secrets);
         let mut text = String::new();
         if handler.render_report(&mut text, &masked).is_err() {

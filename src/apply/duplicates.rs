@@ -53,12 +53,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::fresh::Data;
-use super::send::write_idempotent;
-use super::write::{Context, Made, StepError, read_failed};
-use crate::api::wire::{Alert, Dashboard};
-use crate::plan::{
-    AlertOp, DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, normalize,
-};
+use super::send::{doubles, write_idempotent};
+use super::write::{Context, Doubles, Made, StepError, read_failed};
+use crate::plan::Operation;
 
 /// After a create of `operation` that the server answered with `own_id`: removes this run's
 /// copy when an older object of the same name exists. `Ok` carries a note for the report;
@@ -136,10 +133,13 @@ async fn settle(
     own_id: &str,
     data: &Arc<Data>,
 ) -> Result<Option<String>, StepError> {
-    let (kind, _) = kind_and_name(operation);
-    match resolve(context, operation, Own::Id(own_id), data.clone()).await? {
+    let Some(made) = doubles(operation) else {
+        return Ok(None);
+    };
+    let own = Own::Id(own_id);
+    match resolve(context, operation, made.as_ref(), own, data.clone()).await? {
         Some(copies) if !copies.removed.is_empty() => {
-            outcome(kind, &copies.kept, &copies.removed, copies.as_wanted)
+            outcome(made.kind(), &copies.kept, &copies.removed, copies.as_wanted)
         }
         Some(_) | None => Ok(None),
     }
@@ -153,43 +153,16 @@ pub(crate) async fn after_lost_answer(
     operation: &Operation,
     data: &Arc<Data>,
 ) -> Result<Option<String>, StepError> {
-    let (kind, _) = kind_and_name(operation);
-    match resolve(context, operation, Own::Tagged, data.clone()).await? {
+    let Some(made) = doubles(operation) else {
+        return Ok(None);
+    };
+    match resolve(context, operation, made.as_ref(), Own::Tagged, data.clone()).await? {
         Some(copies) if !copies.removed.is_empty() => {
-            outcome(kind, &copies.kept, &copies.removed, copies.as_wanted)
+            outcome(made.kind(), &copies.kept, &copies.removed, copies.as_wanted)
                 .map(|note| note.map(|note| format!("a re-read found this run's copy; {note}")))
         }
         // One copy: the create landed (or another run's did, as this run wanted).
         Some(_) | None => Ok(None),
-    }
-}
-
-/// The kind (as the report names it) and the name a create makes; empty for other operations.
-fn kind_and_name(operation: &Operation) -> (&'static str, &str) {
-    match operation {
-        Operation::Dashboard(DashboardOp::Create { body, .. }) => ("dashboard", &body.name),
-        Operation::Alert(AlertOp::Create { body, .. }) => {
-            ("alert", body.name.as_deref().unwrap_or_default())
-        }
-        // Only a create can double.
-        Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
-        | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        ) => ("object", ""),
     }
 }
 
@@ -199,64 +172,18 @@ struct Copy {
     own: bool,
 }
 
-/// The copies of `operation`'s name in `data`, oldest first (lists come in creation order).
-fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -> Vec<Copy> {
-    let is_own = |id: &str, tags: &[String]| match own {
-        Own::Id(own_id) => id == own_id,
-        Own::Tagged => tags.contains(&context.run_tag),
-    };
-    match (operation, data) {
-        (Operation::Dashboard(DashboardOp::Create { body, .. }), Data::Dashboards(list)) => list
-            .iter()
-            .filter(|d| normalize::same_name(&d.name, &body.name))
-            .map(|d| Copy {
-                id: d.id.clone(),
-                own: is_own(&d.id, &d.tags),
-            })
-            .collect(),
-        (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
-            let name = body.name.as_deref().unwrap_or_default();
-            list.iter()
-                .filter(|a| normalize::same_name(&a.name, name))
-                .map(|a| Copy {
-                    id: a.id.clone(),
-                    own: is_own(&a.id, &[]),
-                })
-                .collect()
-        }
-        // Only a create can double, and its list is the one read for it.
-        (
-            Operation::Dashboard(
-                DashboardOp::Create { .. }
-                | DashboardOp::Update { .. }
-                | DashboardOp::Delete { .. },
-            )
-            | Operation::Alert(
-                AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
-            )
-            | Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ),
-            Data::Services(_)
-            | Data::Pipes(_)
-            | Data::Dashboards(_)
-            | Data::Alerts(_)
-            | Data::PipeCompute(_),
-        ) => Vec::new(),
-    }
+/// The copies of the create's name in `data`, oldest first (lists come in creation order).
+fn copies(context: &Context, made: &dyn Doubles, own: Own<'_>, data: &Data) -> Vec<Copy> {
+    made.copies(data)
+        .into_iter()
+        .map(|(id, tags)| Copy {
+            id: id.to_string(),
+            own: match own {
+                Own::Id(own_id) => id == own_id,
+                Own::Tagged => tags.contains(&context.run_tag),
+            },
+        })
+        .collect()
 }
 
 /// Resolves the copies of a create's name: the oldest is kept; this run's other copies (known
@@ -266,18 +193,19 @@ fn copies(context: &Context, operation: &Operation, own: Own<'_>, data: &Data) -
 async fn resolve(
     context: &Context,
     operation: &Operation,
+    made: &dyn Doubles,
     own: Own<'_>,
     mut data: Arc<Data>,
 ) -> Result<Option<Copies>, StepError> {
-    let (kind, name) = kind_and_name(operation);
-    let found = copies(context, operation, own, &data);
+    let (kind, name) = (made.kind(), made.name());
+    let found = copies(context, made, own, &data);
     let Some(oldest) = found.first() else {
         return Ok(None);
     };
     let kept = oldest.id.clone();
     let mut removed = Vec::new();
     for copy in found.iter().skip(1).filter(|c| c.own) {
-        remove_own(context, operation, &copy.id, &kept).await?;
+        remove_own(context, made, &copy.id, &kept).await?;
         removed.push(copy.id.clone());
     }
     // Another run's younger copy: that run removes it once its create answered, or after its
@@ -292,9 +220,9 @@ async fn resolve(
             .get(&scope, stack, context.fresh.now())
             .await
             .map_err(read_failed)?;
-        others = foreign(&copies(context, operation, own, &data), &kept, &removed);
+        others = foreign(&copies(context, made, own, &data), &kept, &removed);
     }
-    if !others.is_empty() && matches!(own, Own::Tagged) && kind == "alert" {
+    if !others.is_empty() && matches!(own, Own::Tagged) && !made.tags_its_copies() {
         return Err(StepError::Failed(unattributed_alert(name, &kept, &others)));
     }
     if !others.is_empty() {
@@ -312,7 +240,7 @@ async fn resolve(
             OTHER_RUNS_WAIT.as_secs()
         )));
     }
-    let as_wanted = kept_as_wanted(context, operation, &kept, &data);
+    let as_wanted = made.kept_as_wanted(context, &kept, &data);
     Ok(Some(Copies {
         kept,
         removed,
@@ -346,125 +274,23 @@ fn foreign(found: &[Copy], kept: &str, removed: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Whether the kept copy (id `kept`, in `data`) is as `operation` wanted it; a kept dashboard
-/// is remembered for the alerts that name it.
-fn kept_as_wanted(context: &Context, operation: &Operation, kept: &str, data: &Data) -> bool {
-    match (operation, data) {
-        (Operation::Dashboard(DashboardOp::Create { stack, body }), Data::Dashboards(list)) => {
-            let Some(oldest) = list.iter().find(|d| d.id == kept) else {
-                return false;
-            };
-            context.remember(stack, oldest.clone());
-            let wanted = Dashboard {
-                id: String::new(),
-                name: oldest.name.clone(),
-                tiles: body.tiles.clone(),
-                tags: body.tags.clone(),
-                containers: body.containers.clone().unwrap_or_default(),
-            };
-            normalize::dashboard(oldest) == normalize::dashboard(&wanted)
-        }
-        (Operation::Alert(AlertOp::Create { body, .. }), Data::Alerts(list)) => {
-            let Some(oldest) = list.iter().find(|a| a.id == kept) else {
-                return false;
-            };
-            let wanted = Alert {
-                id: oldest.id.clone(),
-                name: oldest.name.clone(),
-                message: body.message.clone(),
-                threshold: body.threshold,
-                interval: body.interval.clone(),
-                threshold_type: body.threshold_type.clone(),
-                source: body.source.clone(),
-                channel: body.channel.clone(),
-                tile_id: body.tile_id.clone(),
-                dashboard: body.dashboard_id.clone(),
-                newer: body.newer.clone(),
-                ..Alert::default()
-            };
-            normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)
-        }
-        // Only a create can double, and its list is the one read for it.
-        (
-            Operation::Dashboard(
-                DashboardOp::Create { .. }
-                | DashboardOp::Update { .. }
-                | DashboardOp::Delete { .. },
-            )
-            | Operation::Alert(
-                AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
-            )
-            | Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ),
-            Data::Services(_)
-            | Data::Pipes(_)
-            | Data::Dashboards(_)
-            | Data::Alerts(_)
-            | Data::PipeCompute(_),
-        ) => true,
-    }
-}
-
+/// Removes this run's copy `own_id` of a name whose older copy `kept` stays.
 async fn remove_own(
     context: &Context,
-    operation: &Operation,
+    made: &dyn Doubles,
     own_id: &str,
     kept: &str,
 ) -> Result<(), StepError> {
-    let removal = match operation {
-        Operation::Dashboard(DashboardOp::Create { stack, .. }) => {
-            Operation::Dashboard(DashboardOp::Delete {
-                stack: stack.clone(),
-                dashboard_id: own_id.to_string(),
-            })
-        }
-        Operation::Alert(AlertOp::Create { stack, .. }) => Operation::Alert(AlertOp::Delete {
-            stack: stack.clone(),
-            alert_id: own_id.to_string(),
-        }),
-        // Only a create leaves a copy of its own to remove.
-        Operation::Dashboard(DashboardOp::Update { .. } | DashboardOp::Delete { .. })
-        | Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        ) => {
-            return Ok(());
-        }
-    };
-    write_idempotent(context, &removal).await.map_err(|error| {
-        StepError::Failed(format!(
-            "created (id {own_id}), but another object of this name (id {kept}) was created \
+    let (removal, address) = made.removal(own_id);
+    write_idempotent(context, &removal, address)
+        .await
+        .map_err(|error| {
+            StepError::Failed(format!(
+                "created (id {own_id}), but another object of this name (id {kept}) was created \
                  at the same time, by another run, and is older; removing this run's copy \
                  failed: {error}; run `converge plan` to see what is left"
-        ))
-    })
+            ))
+        })
 }
 
 fn outcome(

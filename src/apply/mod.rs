@@ -157,7 +157,10 @@ impl<'a> Run<'a> {
                 |d| matches!(self.state.get(**d), Some(State::Finished(s)) if *s != Status::Done),
             );
             if let Some(blocker) = blocker {
-                let address = self.steps.get(*blocker).map_or("?", |s| s.address.as_str());
+                let address = self
+                    .steps
+                    .get(*blocker)
+                    .map_or_else(|| "?".to_string(), |s| s.address.to_string());
                 let message = format!("it waits for {address}, which did not succeed");
                 self.finish(index, Status::Skipped, Some(message));
                 continue;
@@ -257,7 +260,7 @@ impl<'a> Run<'a> {
                 };
                 report::StepReport {
                     id: step.id,
-                    address: step.address.clone(),
+                    address: step.address.to_string(),
                     operation: operation_name(&step.operation),
                     status,
                     message: self.messages[index].clone(),

@@ -146,7 +146,7 @@ impl Report {
                 let found = stale.iter().find(|(id, _)| *id == step.id);
                 StepReport {
                     id: step.id,
-                    address: step.address.clone(),
+                    address: step.address.to_string(),
                     operation: operation_name(&step.operation),
                     status: if found.is_some() {
                         Status::Stale
@@ -221,48 +221,8 @@ impl Report {
             if group.is_empty() {
                 continue;
             }
-            let shown = if status == Status::NotStarted {
-                MAX_NOT_STARTED_SHOWN
-            } else {
-                usize::MAX
-            };
             out.push_str(&format!("{}:\n", status.as_str()));
-            let mut listed = 0;
-            // Not-started steps keep plan order, one line each: their only note is whether
-            // they had started and were stopped before their write went out.
-            let groups = if status == Status::NotStarted {
-                group
-                    .iter()
-                    .map(|step| (step.message.as_deref(), vec![*step]))
-                    .collect()
-            } else {
-                by_message(&group)
-            };
-            for (message, steps) in groups {
-                let steps: Vec<&StepReport> = steps
-                    .into_iter()
-                    .take(shown.saturating_sub(listed))
-                    .collect();
-                listed += steps.len();
-                match (message, steps.as_slice()) {
-                    (_, []) => {}
-                    (Some(message), [step]) => out.push_str(&format!(
-                        "  {} ({}): {message}\n",
-                        step.address, step.operation
-                    )),
-                    (None, steps) => {
-                        for step in steps {
-                            out.push_str(&format!("  {} ({})\n", step.address, step.operation));
-                        }
-                    }
-                    (Some(message), steps) => {
-                        out.push_str(&format!("  {message}\n"));
-                        for step in steps {
-                            out.push_str(&format!("    {} ({})\n", step.address, step.operation));
-                        }
-                    }
-                }
-            }
+            let listed = group_lines(&mut out, status, &group);
             if group.len() > listed {
                 out.push_str(&format!(
                     "  … and {} more (every step is in the report of `--format json`)\n",
@@ -298,4 +258,52 @@ impl Report {
         out.push('\n');
         out
     }
+}
+
+/// The lines of the steps of one `status`, each reason said once above the steps it is
+/// shared by; returns how many steps were listed (not-started ones are cut at
+/// [`MAX_NOT_STARTED_SHOWN`]).
+fn group_lines(out: &mut String, status: Status, group: &[&StepReport]) -> usize {
+    let shown = if status == Status::NotStarted {
+        MAX_NOT_STARTED_SHOWN
+    } else {
+        usize::MAX
+    };
+    let mut listed = 0;
+    // Not-started steps keep plan order, one line each: their only note is whether
+    // they had started and were stopped before their write went out.
+    let groups = if status == Status::NotStarted {
+        group
+            .iter()
+            .map(|step| (step.message.as_deref(), vec![*step]))
+            .collect()
+    } else {
+        by_message(group)
+    };
+    for (message, steps) in groups {
+        let steps: Vec<&StepReport> = steps
+            .into_iter()
+            .take(shown.saturating_sub(listed))
+            .collect();
+        listed += steps.len();
+        match (message, steps.as_slice()) {
+            (_, []) => {}
+            (Some(message), [step]) => out.push_str(&format!(
+                "  {} ({}): {message}\n",
+                step.address, step.operation
+            )),
+            (None, steps) => {
+                for step in steps {
+                    out.push_str(&format!("  {} ({})\n", step.address, step.operation));
+                }
+            }
+            (Some(message), steps) => {
+                out.push_str(&format!("  {message}\n"));
+                for step in steps {
+                    out.push_str(&format!("    {} ({})\n", step.address, step.operation));
+                }
+            }
+        }
+    }
+    listed
 }

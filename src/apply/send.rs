@@ -4,20 +4,21 @@
 
 use super::fresh::ROUNDS;
 use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
-use super::write::{Context, Created, MAY_HAVE_BEEN_APPLIED, StepError, WriteError};
-use crate::plan::{DashboardOp, Operation, PipeOp, PrivateEndpointOp, ServiceOp, Step};
+use super::write::{Context, Created, Doubles, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
+use crate::plan::{AddressBuf, Operation, Step};
 
-/// Sends the write of `operation` once (the transport retries what is safe to retry); returns
-/// a created dashboard or alert as the server answered.
+/// Sends `part` of the write of `operation` once (the transport retries what is safe to
+/// retry); returns a created dashboard or alert as the server answered.
 pub(super) async fn write(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    part: Part,
 ) -> Result<Option<Created>, WriteError> {
     match operation {
         Operation::Service(op) => service::send(context, op).await,
         Operation::PrivateEndpoint(op) => private_endpoint::send(context, op).await,
-        Operation::Pipe(op) => pipe::send(context, step, op).await,
+        Operation::Pipe(op) => pipe::send(context, step, op, part).await,
         Operation::Dashboard(op) => dashboard::send(context, op).await,
         Operation::Alert(op) => alert::send(context, op).await,
     }
@@ -28,25 +29,37 @@ pub(super) async fn write(
 pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
     match &step.operation {
         Operation::Alert(op) => alert::resolve(context, op).await.map(Operation::Alert),
-        Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        ) => Ok(step.operation.clone()),
+        Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Pipe(_)
+        | Operation::Dashboard(_) => Ok(step.operation.clone()),
+    }
+}
+
+/// What a create of `operation` makes, when it can leave its object twice.
+pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
+    match operation {
+        Operation::Dashboard(op) => dashboard::doubles(op).map(|d| Box::new(d) as Box<dyn Doubles>),
+        Operation::Alert(op) => alert::doubles(op).map(|a| Box::new(a) as Box<dyn Doubles>),
+        // Registering an endpoint the service has already changes nothing; a pipe's name is
+        // unique within its service.
+        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => None,
+    }
+}
+
+/// After a re-read found a create whose answer was lost: what the answered create would have
+/// done after it (a pipe's credentials version recorded, its stop).
+pub(super) async fn found_created(
+    context: &Context,
+    operation: &Operation,
+    live: &crate::live::LiveState,
+) -> Result<(), WriteError> {
+    match operation {
+        Operation::Pipe(op) => pipe::found_created(context, op, live).await,
+        Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Dashboard(_)
+        | Operation::Alert(_) => Ok(()),
     }
 }
 
@@ -62,17 +75,18 @@ pub(super) enum Rounds {
     MaybeApplied(String),
 }
 
-/// Sends an idempotent write (update, delete) in up to [`ROUNDS`] rounds: the transport retried
-/// each already, and another round is as safe.
+/// Sends an idempotent write (update, delete, a replacement's delete) in up to [`ROUNDS`]
+/// rounds: the transport retried each already, and another round is as safe.
 pub(super) async fn write_rounds(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    part: Part,
 ) -> Result<(), Rounds> {
     let mut round = 1;
     let mut previous = None;
     loop {
-        match write(context, step, operation).await {
+        match write(context, step, operation, part).await {
             Ok(_) => return Ok(()),
             Err(WriteError::Api(error)) if error.is_stopped() => {
                 return Err(Rounds::Stopped(previous));
@@ -111,15 +125,16 @@ pub(crate) enum IdempotentWriteError {
 pub(crate) async fn write_idempotent(
     context: &Context,
     operation: &Operation,
+    address: AddressBuf,
 ) -> Result<(), IdempotentWriteError> {
     let step = Step {
         id: usize::MAX,
-        address: String::new(),
+        address,
         depends_on: Vec::new(),
         fingerprint: None,
         operation: operation.clone(),
     };
-    write_rounds(context, &step, operation)
+    write_rounds(context, &step, operation, Part::Whole)
         .await
         .map_err(|rounds| match rounds {
             Rounds::Stopped(_) => IdempotentWriteError::Interrupted,

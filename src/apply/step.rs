@@ -9,9 +9,9 @@
 
 use super::duplicates;
 use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
-use super::send::{Rounds, resolve, write, write_rounds};
+use super::send::{Rounds, found_created, resolve, write, write_rounds};
 use super::write::{
-    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, StepError, WriteError, read_failed, short,
+    Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Part, StepError, WriteError, read_failed, short,
     stale_message,
 };
 use crate::api::error::ApiError;
@@ -60,13 +60,13 @@ pub(crate) async fn run(
     }
     // The operation says whether it creates: a create left out of a list here would go
     // through the update path, which resends on a 5xx and could create twice.
-    let is_create = step.operation.effect() == Effect::Create;
+    let effect = step.operation.effect();
     let operation = resolve(context, step).await?;
     let written = async {
-        if is_create {
-            create(context, step, operation, &scope, stack, waited_on).await
-        } else {
-            update(context, step, &operation).await
+        match effect {
+            Effect::Create => create(context, step, operation, &scope, stack, waited_on).await,
+            Effect::Update | Effect::Delete => update(context, step, &operation, Part::Whole).await,
+            Effect::Replace => replace(context, step, &operation).await,
         }
     };
     match turn {
@@ -75,19 +75,35 @@ pub(crate) async fn run(
     }
 }
 
-/// Sends an update or delete in rounds.
+/// Sends an update or delete (or `part` of one) in rounds.
 async fn update(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    part: Part,
 ) -> Result<Option<String>, StepError> {
-    match write_rounds(context, step, operation).await {
+    match write_rounds(context, step, operation, part).await {
         Ok(()) => Ok(None),
         Err(Rounds::Stopped(previous)) => Err(interrupted(previous)),
         Err(Rounds::Failed(error)) => Err(StepError::Failed(error)),
         Err(Rounds::MaybeApplied(error)) => Err(StepError::Failed(format!(
             "{error}; {MAY_HAVE_BEEN_APPLIED}"
         ))),
+    }
+}
+
+/// Sends a replacement: its delete in rounds like any delete (resent, it finds the object gone
+/// already), then its create once. The create is never resent, whatever its failure: its
+/// object is gone, and what is left is what the next plan shows as a create.
+async fn replace(
+    context: &Context,
+    step: &Step,
+    operation: &Operation,
+) -> Result<Option<String>, StepError> {
+    update(context, step, operation, Part::Destroy).await?;
+    match write(context, step, operation, Part::Create).await {
+        Ok(_) => Ok(None),
+        Err(error) => Err(StepError::Failed(error.to_string())),
     }
 }
 
@@ -116,12 +132,13 @@ async fn check(
         .await
         .map_err(read_failed)?;
     let current = fingerprint::current(&step.operation, &live);
-    // A pipe replacement whose pipe is gone already still has its create to do.
-    if current.is_none() && step.operation.name().op == "pipe-replace" {
-        return Ok(Checked::AsPlanned);
-    }
-    if step.operation.is_destroy() && current.is_none() {
-        return Ok(Checked::AlreadyGone);
+    if current.is_none() {
+        match step.operation.effect() {
+            // A replacement whose object is gone already still has its create to do.
+            Effect::Replace => return Ok(Checked::AsPlanned),
+            Effect::Delete => return Ok(Checked::AlreadyGone),
+            Effect::Create | Effect::Update => {}
+        }
     }
     if current != step.fingerprint {
         return Err(StepError::Stale(stale_message(step, current)));
@@ -143,7 +160,7 @@ async fn create(
     let mut previous = None;
     loop {
         attempt += 1;
-        match write(context, step, &operation).await {
+        match write(context, step, &operation, Part::Whole).await {
             Ok(Some(created)) => return made(context, step, operation, created, waited_on).await,
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
@@ -219,11 +236,9 @@ async fn landed(
         return Ok(None);
     }
     // A pipe's answered create records its credentials version; a found one does it here.
-    if let Operation::Pipe(op) = operation {
-        super::kinds::pipe::found_created(context, op, &live)
-            .await
-            .map_err(|error| StepError::Failed(error.to_string()))?;
-    }
+    found_created(context, operation, &live)
+        .await
+        .map_err(|error| StepError::Failed(error.to_string()))?;
     // Another run may have created the same object meanwhile: every copy of the name is
     // looked at, not only the first.
     let resolved = duplicates::after_lost_answer(context, operation, &data).await?;

@@ -10,60 +10,10 @@ use super::kinds::{pipe, service};
 use super::model::{Options, Status};
 use super::report::{Report, WaitReport};
 use crate::api::clients::Clients;
-use crate::api::wire::{Pipe, PipeScalingPatch, Service, ServiceScalingPatch};
+use crate::api::wire::{Pipe, Service};
 use crate::output::Printer;
-use crate::plan::{AlertOp, DashboardOp, Operation, PipeOp, Plan, PrivateEndpointOp, ServiceOp};
-
-/// A scaling write `--wait` waits for: what was sent, and to which service or pipe.
-enum Scaling<'a> {
-    Service {
-        service_id: &'a str,
-        body: &'a ServiceScalingPatch,
-    },
-    Pipe {
-        service_id: &'a str,
-        pipe_id: &'a str,
-        body: &'a PipeScalingPatch,
-    },
-}
-
-/// The scaling an operation writes; `None` for the operations that write no scaling.
-fn scaling_of(operation: &Operation) -> Option<Scaling<'_>> {
-    match operation {
-        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
-            Some(Scaling::Service { service_id, body })
-        }
-        Operation::Pipe(PipeOp::Scaling {
-            service_id,
-            pipe_id,
-            body,
-        }) => Some(Scaling::Pipe {
-            service_id,
-            pipe_id,
-            body,
-        }),
-        Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        )
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        )
-        | Operation::Alert(
-            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
-        ) => None,
-    }
-}
+use crate::plan::target::{Key, ScalingWrite};
+use crate::plan::{Operation, Plan};
 
 /// Polls until the scaling steps `report` marks done show their values, the timeout passes or
 /// `cancel` turns true.
@@ -75,11 +25,11 @@ pub(crate) async fn wait(
     mut cancel: watch::Receiver<bool>,
     printer: &Printer,
 ) -> WaitReport {
-    let mut pending = done_steps(plan, report, |op| scaling_of(op).is_some());
+    let mut pending = done_steps(plan, report, |op| op.scaling_written().is_some());
     let Some(cloud) = &clients.cloud else {
         return WaitReport {
             settled: pending.is_empty(),
-            pending: pending.iter().map(|s| s.address.clone()).collect(),
+            pending: pending.iter().map(|s| s.address.to_string()).collect(),
             failed: Vec::new(),
         };
     };
@@ -94,43 +44,8 @@ pub(crate) async fn wait(
     // `None` only for a timeout beyond what the clock can count: no deadline, not a panic.
     let deadline = tokio::time::Instant::now().checked_add(options.timeout);
     while !pending.is_empty() {
-        let before: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
-        let mut services: Option<Vec<Service>> = None;
-        if pending
-            .iter()
-            .any(|s| matches!(scaling_of(&s.operation), Some(Scaling::Service { .. })))
-        {
-            services = cloud.list_services().await.ok();
-        }
-        let pipe_services: BTreeSet<&str> = pending
-            .iter()
-            .filter_map(|s| match scaling_of(&s.operation) {
-                Some(Scaling::Pipe { service_id, .. }) => Some(service_id),
-                Some(Scaling::Service { .. }) | None => None,
-            })
-            .collect();
-        let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
-        for service in pipe_services {
-            if let Ok(list) = cloud.list_pipes(service).await {
-                pipes.push((service.to_string(), list));
-            }
-        }
-        pending.retain(|step| match scaling_of(&step.operation) {
-            Some(Scaling::Service { service_id, body }) => !services
-                .as_ref()
-                .and_then(|list| list.iter().find(|s| s.id == service_id))
-                .is_some_and(|s| service::shows(s, body)),
-            Some(Scaling::Pipe {
-                service_id,
-                pipe_id,
-                body,
-            }) => !pipes
-                .iter()
-                .find(|(id, _)| id == service_id)
-                .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
-                .is_some_and(|p| pipe::shows(p, body)),
-            None => false,
-        });
+        let before: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
+        pending = not_showing(cloud, pending).await;
         if pending.len() < before.len() {
             progress(&before, &pending, total, printer);
         }
@@ -147,7 +62,7 @@ pub(crate) async fn wait(
             pending.len()
         ));
     }
-    let mut pending: Vec<String> = pending.iter().map(|s| s.address.clone()).collect();
+    let mut pending: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
     let (still, failed) = settle_pipes(plan, report, cloud, options, cancel, printer).await;
     pending.extend(still);
     WaitReport {
@@ -157,61 +72,55 @@ pub(crate) async fn wait(
     }
 }
 
+/// The steps of `pending` whose scaling does not show yet, read with one services list (when a
+/// service's scaling is pending) and one pipes list per service whose pipe's is.
+async fn not_showing<'a>(
+    cloud: &crate::api::cloud::CloudClient,
+    mut pending: Vec<&'a crate::plan::Step>,
+) -> Vec<&'a crate::plan::Step> {
+    let mut services: Option<Vec<Service>> = None;
+    if pending.iter().any(|s| {
+        matches!(
+            s.operation.scaling_written(),
+            Some(ScalingWrite::Service { .. })
+        )
+    }) {
+        services = cloud.list_services().await.ok();
+    }
+    let pipe_services: BTreeSet<&str> = pending
+        .iter()
+        .filter_map(|s| match s.operation.scaling_written() {
+            Some(ScalingWrite::Pipe { service_id, .. }) => Some(service_id),
+            Some(ScalingWrite::Service { .. }) | None => None,
+        })
+        .collect();
+    let mut pipes: Vec<(String, Vec<Pipe>)> = Vec::new();
+    for service in pipe_services {
+        if let Ok(list) = cloud.list_pipes(service).await {
+            pipes.push((service.to_string(), list));
+        }
+    }
+    pending.retain(|step| match step.operation.scaling_written() {
+        Some(ScalingWrite::Service { service_id, body }) => !services
+            .as_ref()
+            .and_then(|list| list.iter().find(|s| s.id == service_id))
+            .is_some_and(|s| service::shows(s, body)),
+        Some(ScalingWrite::Pipe {
+            service_id,
+            pipe_id,
+            body,
+        }) => !pipes
+            .iter()
+            .find(|(id, _)| id == service_id)
+            .and_then(|(_, list)| list.iter().find(|p| p.id == pipe_id))
+            .is_some_and(|p| pipe::shows(p, body)),
+        None => false,
+    });
+    pending
+}
+
 /// The states a written pipe is waited out of.
 const SETTLING: [&str; 2] = ["Provisioning", "Modifying"];
-
-/// The pipe a done step created or changed, for `--wait` to see settle: by id, or by name for
-/// a create (whose id the plan does not hold).
-fn written_pipe(operation: &Operation) -> Option<(&str, Result<&str, &str>)> {
-    match operation {
-        Operation::Pipe(
-            PipeOp::Create {
-                service_id, name, ..
-            }
-            | PipeOp::Replace {
-                service_id, name, ..
-            },
-        ) => Some((service_id, Err(name))),
-        Operation::Pipe(
-            PipeOp::Update {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Lifecycle {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Rotate {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Settings {
-                service_id,
-                pipe_id,
-                ..
-            },
-        ) => Some((service_id, Ok(pipe_id))),
-        Operation::Pipe(
-            PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Compute { .. },
-        )
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        )
-        | Operation::Alert(
-            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. },
-        ) => None,
-    }
-}
 
 /// Polls the pipes this run created or changed until each leaves `Provisioning`/`Modifying`
 /// (bounded by `--timeout`, saying each on stderr as it settles); returns the addresses still
@@ -224,7 +133,7 @@ async fn settle_pipes(
     mut cancel: watch::Receiver<bool>,
     printer: &Printer,
 ) -> (Vec<String>, Vec<String>) {
-    let mut pending = done_steps(plan, report, |op| written_pipe(op).is_some());
+    let mut pending = done_steps(plan, report, |op| op.settles().is_some());
     if pending.is_empty() {
         return (Vec::new(), Vec::new());
     }
@@ -239,7 +148,7 @@ async fn settle_pipes(
     loop {
         let services: BTreeSet<&str> = pending
             .iter()
-            .filter_map(|s| written_pipe(&s.operation).map(|(service, _)| service))
+            .filter_map(|s| s.operation.settles().map(|(service, _)| service))
             .collect();
         let mut lists: Vec<(&str, Vec<Pipe>)> = Vec::new();
         for service in services {
@@ -249,7 +158,7 @@ async fn settle_pipes(
         }
         let mut still = Vec::new();
         for step in pending {
-            let Some((service_id, key)) = written_pipe(&step.operation) else {
+            let Some((service_id, key)) = step.operation.settles() else {
                 continue;
             };
             let state = lists
@@ -257,8 +166,8 @@ async fn settle_pipes(
                 .find(|(id, _)| *id == service_id)
                 .and_then(|(_, list)| {
                     list.iter().find(|p| match key {
-                        Ok(id) => p.id == id,
-                        Err(name) => p.name == name,
+                        Key::Id(id) => p.id == id,
+                        Key::Name(name) => p.name == name,
                     })
                 })
                 .and_then(|p| p.state.clone());
@@ -286,7 +195,10 @@ async fn settle_pipes(
             pending.len()
         ));
     }
-    (pending.iter().map(|s| s.address.clone()).collect(), failed)
+    (
+        pending.iter().map(|s| s.address.to_string()).collect(),
+        failed,
+    )
 }
 
 /// Between two polls: whether to poll again (something is pending, the deadline has not
@@ -312,11 +224,11 @@ async fn poll_again(
 /// One line for a poll that found changes showing: which, and what is still pending; or that
 /// all of them show, so the wait never ends on a line that looks frozen.
 fn progress(before: &[String], pending: &[&crate::plan::Step], total: usize, printer: &Printer) {
-    let still: Vec<&str> = pending.iter().map(|s| s.address.as_str()).collect();
+    let still: Vec<String> = pending.iter().map(|s| s.address.to_string()).collect();
     let shown: Vec<&str> = before
         .iter()
         .map(String::as_str)
-        .filter(|address| !still.contains(address))
+        .filter(|address| !still.iter().any(|s| s == address))
         .collect();
     if still.is_empty() {
         printer.err(&format!(

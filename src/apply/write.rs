@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
-use super::fresh::{Fresh, ReadError, stack_api};
+use super::fresh::{Data, Fresh, ReadError, stack_api};
 use super::model::Options;
+use crate::address::AddressBuf;
 use crate::api::clients::Clients;
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
@@ -28,6 +29,27 @@ pub(crate) struct Made {
     pub operation: Operation,
     /// The id the server answered.
     pub id: String,
+}
+
+/// A create that can leave its object twice when two runs make it at once (dashboards and
+/// alerts; `super::duplicates` settles the copies): each kind's file says how its copies are
+/// found, removed and compared.
+pub(crate) trait Doubles: Send + Sync {
+    /// The kind, as the report names it.
+    fn kind(&self) -> &'static str;
+    /// The name the create makes.
+    fn name(&self) -> &str;
+    /// Whether a copy carries the tag of the run that made it (dashboards), so that a create
+    /// whose answer was lost knows its own copy.
+    fn tags_its_copies(&self) -> bool;
+    /// The copies of that name in the list read for it, oldest first (lists come in creation
+    /// order): each id with its tags.
+    fn copies<'d>(&self, data: &'d Data) -> Vec<(&'d str, &'d [String])>;
+    /// The delete of this run's copy `own_id`, with the address it is reported at.
+    fn removal(&self, own_id: &str) -> (Operation, AddressBuf);
+    /// Whether the kept copy `kept` is as the create wanted it (a kept dashboard is
+    /// remembered for the alerts that name it).
+    fn kept_as_wanted(&self, context: &Context, kept: &str, data: &Data) -> bool;
 }
 
 /// What the report says of a write the server may have acted on though it answered no success.
@@ -204,6 +226,18 @@ impl Context {
         .await
         .clone()
     }
+}
+
+/// Which part of a step's write is sent: the whole of it, or one half of a replacement
+/// ([`crate::plan::target::Effect::Replace`]), whose halves the engine sends on their own paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Everything the operation does.
+    Whole,
+    /// A replacement's delete, up to the object being gone: resent in rounds.
+    Destroy,
+    /// A replacement's create, once its object is gone: sent once, never resent.
+    Create,
 }
 
 /// A failed write.

@@ -145,10 +145,12 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         run_saved(&args, &settings, file, printer)
     } else if let Some(address) = &args.resync {
         // Only the pipes of the address's service are read (any pipe address of it matches).
-        let only: Vec<String> = match plan::Address::parse(address) {
-            Some(plan::Address::Pipe { service, .. }) => vec![format!("pipe.{service}*")],
-            _ => Vec::new(),
-        };
+        let only: Vec<String> =
+            if let Some(plan::Address::Pipe { service, .. }) = plan::Address::parse(address) {
+                vec![format!("pipe.{service}*")]
+            } else {
+                Vec::new()
+            };
         let session = session::open_scoped(
             &args.paths,
             &settings.planning.api,
@@ -283,11 +285,11 @@ fn show_plan(args: &Args, printer: &Printer, plan: &Plan) {
 
 /// Refuses a plan that deletes without `--allow-destroy`, listing the deletes.
 fn refuse_destroys(args: &Args, printer: &Printer, plan: &Plan) -> Option<Exit> {
-    let destroys: Vec<&str> = plan
+    let destroys: Vec<String> = plan
         .steps
         .iter()
         .filter(|s| s.operation.is_destroy())
-        .map(|s| s.address.as_str())
+        .map(|s| s.address.to_string())
         .collect();
     if destroys.is_empty() || args.allow_destroy {
         return None;

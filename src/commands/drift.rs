@@ -55,8 +55,10 @@ pub(crate) struct Args {
     /// Edit the config files in place so they say what is live for each drifted managed field:
     /// only the bytes of changed values are replaced (comments, order, quoting and anchors
     /// stay). Values behind anchors, `${env:...}`, templates and secrets are listed to edit by
-    /// hand. The edit is checked (the result loads, changes nothing else, plans in sync at
-    /// those fields) and written atomically, never over a file changed since it was read.
+    /// hand; an object missing live is left untouched for apply. The edit is checked (the
+    /// result loads, changes nothing else, plans in sync at those fields) and written
+    /// atomically (through a symlink to its target), never over a file changed since it was
+    /// read.
     #[arg(long, conflicts_with = "diff")]
     pub write: bool,
     /// Print the edit `--write` would make as a unified diff on stdout, and write nothing.
@@ -67,8 +69,8 @@ pub(crate) struct Args {
     /// writes it; repeatable. With `--write` the files are edited, else the diff is shown.
     #[arg(long, value_name = "ADDRESS")]
     pub adopt: Vec<String>,
-    /// With `--write` or `--diff`: keep the alerts and tiles deleted live in the config and
-    /// list them, instead of removing their lines.
+    /// With `--write` or `--diff`: keep the tiles deleted live in the config and list them,
+    /// instead of removing their lines (an alert missing live is always kept, for apply).
     #[arg(long)]
     pub keep_deleted: bool,
     /// Where the APIs are and how hard to use them.
@@ -178,6 +180,9 @@ fn write_back(
     }
     for manual in &proposal.manual {
         printer.err(&manual.line());
+    }
+    if let Some(line) = proposal.for_apply_line() {
+        printer.err(&line);
     }
     Ok(if !proposal.manual.is_empty() {
         Exit::ManualEdits

@@ -14,7 +14,7 @@ use crate::commands::session::{self, Session};
 use crate::config::model::{
     AlertConfig, Config, DashboardConfig, StackConfig, StackTarget, TileConfig,
 };
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{CommandError, Error, Result};
 use crate::exit::Exit;
 use crate::format::{Choices, Format};
@@ -71,6 +71,8 @@ struct Target<'c> {
     tile: &'c TileConfig,
     threshold: Option<Threshold>,
     interval: Option<String>,
+    /// The alert previewed, for a tile watched by one.
+    alert: Option<&'c AlertConfig>,
 }
 
 /// Runs `converge preview`.
@@ -98,6 +100,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     }
     let session = session::open(&args.paths, &api, printer)?;
     let targets = targets(&session.config, &args.address, printer)?;
+    session.report(&not_evaluated(&targets), printer)?;
     let mut charts = Vec::with_capacity(targets.len());
     for target in &targets {
         charts.push(chart(&session, target, &args, window_ms, end_ms, printer)?);
@@ -207,8 +210,14 @@ fn alert_target<'c>(
         threshold: Some(Threshold {
             value: alert.threshold.value,
             direction,
+            max: alert.threshold_max.as_ref().map(|max| max.value),
+            windows: alert
+                .num_consecutive_windows
+                .as_ref()
+                .map_or(1, |n| usize::try_from(n.value).unwrap_or(1).max(1)),
         }),
         interval: Some(alert.interval.value.to_string()),
+        alert: Some(alert),
     })
 }
 
@@ -336,6 +345,7 @@ fn tile_target<'c>(
         tile,
         threshold: None,
         interval: None,
+        alert: None,
     }
 }
 
@@ -530,17 +540,23 @@ fn firings_text(chart: &Chart, threshold: &Threshold, printer: &Printer) -> Stri
     out.push('\n');
     if firings.is_empty() {
         out.push_str(&format!(
-            "would not have fired: no bucket {} {}\n",
-            threshold.direction.as_str(),
-            terminal::compact(threshold.value)
+            "would not have fired: no {} {}{}\n",
+            if threshold.windows > 1 {
+                format!("{} buckets in a row", threshold.windows)
+            } else {
+                "bucket".to_string()
+            },
+            threshold.describe(terminal::compact),
+            short_runs_note(chart, threshold)
         ));
         return out;
     }
     out.push_str(&printer.paint(
         &format!(
-            "would have fired {} time{}:\n",
+            "would have fired {} time{}{}:\n",
             firings.len(),
-            if firings.len() == 1 { "" } else { "s" }
+            if firings.len() == 1 { "" } else { "s" },
+            short_runs_note(chart, threshold)
         ),
         Style::Warning,
     ));
@@ -556,23 +572,81 @@ fn firings_text(chart: &Chart, threshold: &Threshold, printer: &Printer) -> Stri
             human_duration(run.end - run.start),
             run.buckets,
             if run.buckets == 1 { "" } else { "s" },
-            match threshold.direction {
-                Direction::Above => "peak",
-                Direction::Below => "lowest",
-            },
+            threshold.direction.peak_word(),
             terminal::compact(run.peak)
         ));
     }
     if let Some((_, run)) = chart.longest() {
         out.push_str(&format!(
-            "longest run {} {}: {} from {}\n",
-            threshold.direction.as_str(),
-            terminal::compact(threshold.value),
+            "longest run {}: {} from {}\n",
+            threshold.describe(terminal::compact),
             human_duration(run.end - run.start),
             iso(run.start)
         ));
     }
     out
+}
+
+/// The members of a previewed alert the server evaluates and the preview's buckets cannot, each
+/// a warning at its line: the buckets are aligned on the granularity from the epoch, so windows
+/// the server shifts by `scheduleOffsetMinutes` are not the buckets compared, and the preview
+/// does not leave out what comes before `scheduleStartAt`.
+fn not_evaluated(targets: &[Target<'_>]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for alert in targets.iter().filter_map(|t| t.alert) {
+        if let Some(offset) = alert
+            .schedule_offset_minutes
+            .as_ref()
+            .filter(|o| o.value != 0)
+        {
+            out.push(
+                Diagnostic::warning(
+                    Code::PreviewNotEvaluated,
+                    format!(
+                        "the server evaluates this alert's windows {} minute(s) after the start of each {} \
+                         window; the preview compares buckets aligned on the window",
+                        offset.value, alert.interval.value
+                    ),
+                    Some(offset.span),
+                )
+                .with_label("not evaluated by the preview")
+                .with_help(
+                    "read the firings as the unshifted windows' (a run may start or end up to the \
+                     offset earlier); the threshold and windows in a row are evaluated",
+                ),
+            );
+        }
+        if let Some(start) = &alert.schedule_start_at {
+            out.push(
+                Diagnostic::warning(
+                    Code::PreviewNotEvaluated,
+                    format!(
+                        "the server evaluates this alert from {} on; the preview evaluates the \
+                         whole window",
+                        start.value
+                    ),
+                    Some(start.span),
+                )
+                .with_label("not evaluated by the preview")
+                .with_help("firings before this time would not have happened"),
+            );
+        }
+    }
+    out
+}
+
+/// With `numConsecutiveWindows` above 1: that the alert waits for that many windows in a row,
+/// and how many shorter runs past the threshold therefore did not fire it.
+fn short_runs_note(chart: &Chart, threshold: &Threshold) -> String {
+    if threshold.windows <= 1 {
+        return String::new();
+    }
+    let short = chart.short_runs();
+    format!(
+        " (numConsecutiveWindows {}: {short} shorter run{} past the threshold did not fire)",
+        threshold.windows,
+        if short == 1 { "" } else { "s" }
+    )
 }
 
 /// Why `converge preview ADDRESS` cannot draw what the address names.
@@ -596,7 +670,9 @@ pub(crate) enum PreviewError {
         dashboard: String,
     },
     /// An alert whose `thresholdType` is neither `above` nor `below`.
-    #[error("{address}: thresholdType `{threshold_type}` is neither above nor below")]
+    #[error(
+        "{address}: thresholdType `{threshold_type}` is none the preview evaluates (above, below, between, not_between)"
+    )]
     ThresholdType {
         /// The alert's address.
         address: String,

@@ -243,6 +243,12 @@ fn same_series(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
 /// series' `fields` (the server's series schemas require both; today's `config` tiles may
 /// leave them empty).
 fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
+    series_fields(tile, diags);
+    select_fields(tile, diags);
+}
+
+/// [`tile_fields`] of a tile's `series`.
+fn series_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let name = &tile.name.value;
     for series in &tile.series {
         let kind = series.kind.as_ref().map(|k| (k.value.as_str(), k.span));
@@ -278,11 +284,10 @@ fn tile_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
             _ => {}
         }
     }
-    config_fields(tile, diags);
 }
 
-/// [`tile_fields`] of a `config:` tile's select items.
-fn config_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
+/// [`tile_fields`] of a `config` tile's `select` items.
+fn select_fields(tile: &TileConfig, diags: &mut Vec<Diagnostic>) {
     let name = &tile.name.value;
     let Some(config) = &tile.config else {
         return;

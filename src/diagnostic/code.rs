@@ -287,6 +287,9 @@ codes! {
     PlanQueryRejected => "plan::query-rejected",
     /// A dashboard the server's validation rejected (`plan --check-queries`).
     PlanDashboardRejected => "plan::dashboard-rejected",
+    /// `preview ADDRESS`: an alert member the server evaluates that the preview's buckets
+    /// cannot (`scheduleOffsetMinutes`, `scheduleStartAt`), said at its line.
+    PreviewNotEvaluated => "preview::not-evaluated",
 
     // The errors that end a command (`error::Error`), shown on stderr with their code above the
     // message.

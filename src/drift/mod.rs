@@ -32,6 +32,7 @@ use serde_json::Value;
 use crate::api::wire::Service;
 use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{LiveState, StackLive};
+use crate::plan::AddressBuf;
 use crate::plan::address::Address;
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, Change, FieldChange, Plan, glob, lines, normalize};
@@ -93,7 +94,7 @@ impl Ignoring<'_> {
 fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed> {
     let mut changed = Vec::new();
     for change in plan.display_order() {
-        if change.action == Action::NoOp || !ignoring.keeps(&change.address) {
+        if change.action == Action::NoOp || !ignoring.keeps(&change.address.to_string()) {
             continue;
         }
         let owner_tag = owner_tag_of(config, &change.address);
@@ -123,7 +124,7 @@ fn changed(config: &Config, plan: &Plan, ignoring: &mut Ignoring) -> Vec<Changed
             continue;
         }
         changed.push(Changed {
-            address: change.address.clone(),
+            address: change.address.to_string(),
             action: change.action,
             reason: reason_of_kept(&change.reason, &change.fields, &kept),
             fields: whole_elements(fields, change),
@@ -200,7 +201,7 @@ fn unmanaged(
         .unmanaged
         .iter()
         .map(|u| UnmanagedObject {
-            address: u.address.clone(),
+            address: u.address.to_string(),
             reason: u.reason.clone(),
         })
         .chain(untracked(config, live))
@@ -216,10 +217,20 @@ fn unmanaged(
 }
 
 /// The ownership tag of the stack a dashboard address belongs to.
-fn owner_tag_of(config: &Config, address: &str) -> Option<String> {
-    let stack = match Address::parse(address)? {
-        Address::Dashboard { stack, .. } | Address::Tile { stack, .. } => stack,
-        _ => return None,
+fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
+    let stack = match address {
+        AddressBuf::Dashboard { stack, .. } | AddressBuf::Tile { stack, .. } => stack,
+        AddressBuf::ServiceScaling { .. }
+        | AddressBuf::PrivateEndpoint { .. }
+        | AddressBuf::Pipe { .. }
+        | AddressBuf::PipeScaling { .. }
+        | AddressBuf::LivePipe { .. }
+        | AddressBuf::Backups { .. }
+        | AddressBuf::LiveDashboard { .. }
+        | AddressBuf::Alert { .. }
+        | AddressBuf::LiveAlert { .. }
+        | AddressBuf::PipeSettings { .. }
+        | AddressBuf::PipeCompute { .. } => return None,
     };
     config
         .stacks

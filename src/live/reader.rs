@@ -615,31 +615,7 @@ fn read_problem(
         .and_then(|cloud| cloud.key_id.as_ref().map(|id| id.span))
         .unwrap_or(config.organization.span);
     match read {
-        Read::Services => {
-            if error.is_unauthorized() {
-                return Some(refused(
-                    "the cloud API",
-                    "organization",
-                    error,
-                    key_span,
-                    "check `cloud.keyId` and the key secret; the key must belong to this organization",
-                ));
-            }
-            if error.is_not_found() {
-                return Some(
-                    Diagnostic::error(
-                        Code::LiveOrganizationNotFound,
-                        format!(
-                            "organization `{}` was not found: {error}",
-                            config.organization.value
-                        ),
-                        Some(config.organization.span),
-                    )
-                    .with_help("check `organization:`"),
-                );
-            }
-            Some(api_problem("organization", error, config.organization.span))
-        }
+        Read::Services => services_problem(config, error, key_span),
         Read::Pipes { service } | Read::Backups { service } | Read::PipeCompute { service } => {
             let config_service = config.services.get(service)?;
             let (address, span) = match read {
@@ -690,6 +666,34 @@ fn read_problem(
             Some(api_problem(&address, error, stack_config.key.span))
         }
     }
+}
+
+/// A failed read of the services list as a diagnostic: the key refused, the organization not
+/// found, or the API's own problem.
+fn services_problem(config: &Config, error: &ApiError, key_span: Span) -> Option<Diagnostic> {
+    if error.is_unauthorized() {
+        return Some(refused(
+            "the cloud API",
+            "organization",
+            error,
+            key_span,
+            "check `cloud.keyId` and the key secret; the key must belong to this organization",
+        ));
+    }
+    if error.is_not_found() {
+        return Some(
+            Diagnostic::error(
+                Code::LiveOrganizationNotFound,
+                format!(
+                    "organization `{}` was not found: {error}",
+                    config.organization.value
+                ),
+                Some(config.organization.span),
+            )
+            .with_help("check `organization:`"),
+        );
+    }
+    Some(api_problem("organization", error, config.organization.span))
 }
 
 /// A stack on a server without `/api/v2/sources` whose series name sources by name: one

@@ -26,7 +26,8 @@ use super::kinds::pipe::op as pipe;
 use super::kinds::private_endpoint::op as private_endpoint;
 use super::kinds::service::op as service;
 use super::model::{
-    Action, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget, Step,
+    Action, AddressBuf, AlertTarget, Change, Fingerprint, Operation, Plan, StackRef, StackTarget,
+    Step,
 };
 use super::target::{Effect, Key, Target};
 use super::{fingerprint, normalize};
@@ -43,10 +44,10 @@ use crate::plan::kinds::service::op::ServiceOp;
 /// targets taken by name from the changes); otherwise every disagreement, one line each.
 pub(crate) fn steps(plan: &Plan) -> Result<Vec<Step>, Vec<String>> {
     let mut problems = Vec::new();
-    let mut carried: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut carried: BTreeMap<usize, Vec<&AddressBuf>> = BTreeMap::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for change in &plan.changes {
-        *seen.entry(change.address.as_str()).or_default() += 1;
+        *seen.entry(change.address.to_string()).or_default() += 1;
         if let Some(step) = change.step {
             carried.entry(step).or_default().push(&change.address);
         }
@@ -173,8 +174,7 @@ fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
         });
     }
     let action = change.action;
-    let kind_fits = Address::parse(&change.address)
-        .is_some_and(|address| fits(&step.operation, action, &address));
+    let kind_fits = fits(&step.operation, action, &change.address.view());
     if !kind_fits {
         return Err(Disagreement::Kind {
             action,
@@ -195,70 +195,7 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
             written(change, service::SCALING_FIELDS)?;
             same_body(body, &service::scaling_body(fields_of(change)))?;
         }
-        Operation::Pipe(
-            PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. },
-        ) => {
-            same(body, after(change)?)?;
-            // The stop after the create is shown only by the reason (the body takes no state).
-            let shown = change.reason.ends_with(" stopped");
-            same(&Value::Bool(*stopped), &Value::Bool(shown))?;
-        }
-        Operation::Pipe(PipeOp::Update { body, .. }) => {
-            let paths = change.fields.iter().map(|f| f.path.as_str());
-            same(body, &pipe::patch_body(after(change)?, paths))?;
-        }
-        Operation::Pipe(PipeOp::Lifecycle {
-            body, pause, keep, ..
-        }) => {
-            let before = change.before.as_ref().unwrap_or(&Value::Null);
-            let paths = change.fields.iter().map(|f| f.path.as_str());
-            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
-            let needs_pause = change
-                .fields
-                .iter()
-                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
-            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
-            let shown = pipe::keep_shown(after(change)?);
-            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
-        }
-        Operation::Pipe(PipeOp::Rotate {
-            body,
-            version,
-            recorded,
-            ..
-        }) => {
-            // The version is a field of the change; the credentials' values are in no plan.
-            let paths = change
-                .fields
-                .iter()
-                .map(|f| f.path.as_str())
-                .filter(|path| *path != pipe::CREDENTIALS_VERSION);
-            same(body, &pipe::rotation_body(after(change)?, paths))?;
-            let version_of = |value: Option<&Value>| {
-                value
-                    .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            };
-            same(
-                &serde_json::json!([recorded, version]),
-                &serde_json::json!([
-                    version_of(change.before.as_ref()),
-                    version_of(change.after.as_ref())
-                ]),
-            )?;
-        }
-        Operation::Pipe(PipeOp::Scaling { body, .. }) => {
-            written(change, pipe::SCALING_FIELDS)?;
-            same_body(body, &pipe::scaling_body(fields_of(change)))?;
-        }
-        Operation::Pipe(PipeOp::Settings { body, .. }) => {
-            same(body, after(change)?)?;
-        }
-        Operation::Pipe(PipeOp::Compute { body, .. }) => {
-            written(change, pipe::COMPUTE_FIELDS)?;
-            same_body(body, &pipe::compute_body(fields_of(change)))?;
-        }
+        Operation::Pipe(op) => pipe_sends_what_it_shows(change, op)?,
         Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {
             same(&serde_json::json!({ "id": body.id }), after(change)?)?;
         }
@@ -274,10 +211,7 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
                 return Err(Disagreement::OtherEndpoints { id: id.to_string() });
             }
         }
-        // A resync sends no body: what it does is its address and its name.
-        Operation::Pipe(PipeOp::Resync { .. }) => {}
-        Operation::Pipe(PipeOp::Delete { .. })
-        | Operation::Dashboard(DashboardOp::Delete { .. })
+        Operation::Dashboard(DashboardOp::Delete { .. })
         | Operation::Alert(AlertOp::Delete { .. }) => {
             if change.after.is_some() {
                 return Err(Disagreement::DeleteWithValues);
@@ -301,6 +235,82 @@ fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(),
         Operation::Alert(AlertOp::Create { target, body, .. })
         | Operation::Alert(AlertOp::Update { target, body, .. }) => {
             alert_by_names(change, target, body)?
+        }
+    }
+    Ok(())
+}
+
+/// [`sends_what_it_shows`] for a pipe's operation.
+fn pipe_sends_what_it_shows(change: &Change, operation: &PipeOp) -> Result<(), Disagreement> {
+    match operation {
+        PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. } => {
+            same(body, after(change)?)?;
+            // The stop after the create is shown only by the reason (the body takes no state).
+            let shown = change.reason.ends_with(" stopped");
+            same(&Value::Bool(*stopped), &Value::Bool(shown))?;
+        }
+        PipeOp::Update { body, .. } => {
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::patch_body(after(change)?, paths))?;
+        }
+        PipeOp::Lifecycle {
+            body, pause, keep, ..
+        } => {
+            let before = change.before.as_ref().unwrap_or(&Value::Null);
+            let paths = change.fields.iter().map(|f| f.path.as_str());
+            same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
+            let needs_pause = change
+                .fields
+                .iter()
+                .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
+            same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
+            let shown = pipe::keep_shown(after(change)?);
+            same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
+        }
+        PipeOp::Rotate {
+            body,
+            version,
+            recorded,
+            ..
+        } => {
+            // The version is a field of the change; the credentials' values are in no plan.
+            let paths = change
+                .fields
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|path| *path != pipe::CREDENTIALS_VERSION);
+            same(body, &pipe::rotation_body(after(change)?, paths))?;
+            let version_of = |value: Option<&Value>| {
+                value
+                    .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            same(
+                &serde_json::json!([recorded, version]),
+                &serde_json::json!([
+                    version_of(change.before.as_ref()),
+                    version_of(change.after.as_ref())
+                ]),
+            )?;
+        }
+        PipeOp::Scaling { body, .. } => {
+            written(change, pipe::SCALING_FIELDS)?;
+            same_body(body, &pipe::scaling_body(fields_of(change)))?;
+        }
+        PipeOp::Settings { body, .. } => {
+            same(body, after(change)?)?;
+        }
+        PipeOp::Compute { body, .. } => {
+            written(change, pipe::COMPUTE_FIELDS)?;
+            same_body(body, &pipe::compute_body(fields_of(change)))?;
+        }
+        // A resync sends no body: what it does is its address and its name.
+        PipeOp::Resync { .. } => {}
+        PipeOp::Delete { .. } => {
+            if change.after.is_some() {
+                return Err(Disagreement::DeleteWithValues);
+            }
         }
     }
     Ok(())
@@ -401,22 +411,9 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
             // The live state tells nothing more of these than their fingerprints do.
             Operation::Dashboard(DashboardOp::Create { .. } | DashboardOp::Delete { .. })
             | Operation::Alert(AlertOp::Delete { .. })
-            | Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ) => {}
+            | Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_) => {}
         }
     }
     problems
@@ -426,7 +423,11 @@ pub(crate) fn against_live(plan: &Plan, live: &LiveState) -> Vec<String> {
 /// keeps the id of the live tile it was. No id goes to two tiles, and no tile takes the id of
 /// another live tile that is still sent: that would move the other tile's alerts. One line per
 /// tile that breaks this.
-fn carried_tile_ids(address: &str, current: &Dashboard, body: &DashboardRequest) -> Vec<String> {
+fn carried_tile_ids(
+    address: &AddressBuf,
+    current: &Dashboard,
+    body: &DashboardRequest,
+) -> Vec<String> {
     let sent: BTreeSet<&str> = body.tiles.iter().map(|t| t.name.as_str()).collect();
     let carried: BTreeSet<&str> = body.tiles.iter().filter_map(|t| t.id.as_deref()).collect();
     let mut used = BTreeSet::new();
@@ -492,7 +493,7 @@ pub(crate) fn against_config(
 ) -> Vec<String> {
     let mut problems = Vec::new();
     for (index, step) in plan.steps.iter().enumerate() {
-        let address = step.address.as_str();
+        let address = &step.address.view();
         let problem = match step.operation.target() {
             Target::Service { service_id }
             | Target::PrivateEndpoint { service_id, .. }
@@ -525,7 +526,7 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
     if !plan.only.is_empty() {
         return Vec::new();
     }
-    let shown: BTreeSet<&str> = plan.changes.iter().map(|c| c.address.as_str()).collect();
+    let shown: BTreeSet<String> = plan.changes.iter().map(|c| c.address.to_string()).collect();
     let mut problems = Vec::new();
     for (key, stack) in &config.stacks {
         let dashboards = stack.dashboards.keys().map(|dashboard| Address::Dashboard {
@@ -537,7 +538,7 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
             .keys()
             .map(|alert| Address::Alert { stack: key, alert });
         for address in dashboards.chain(alerts).map(|a| a.to_string()) {
-            if !shown.contains(address.as_str()) {
+            if !shown.contains(&address) {
                 problems.push(format!(
                     "{address}: the config has it, but the plan shows no change for it (not even \
                      unchanged): the file was edited to leave it out, or made from another config"
@@ -549,15 +550,8 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
 }
 
 /// Whether a service step at `address` writes to the service the config gives that key.
-fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<String> {
-    let key = match Address::parse(address) {
-        Some(
-            Address::ServiceScaling { service }
-            | Address::PrivateEndpoint { service, .. }
-            | Address::PipeCompute { service },
-        ) => Some(service),
-        _ => None,
-    };
+fn service_problem(config: &Config, address: &Address<'_>, service_id: &str) -> Option<String> {
+    let key = address.service_setting();
     match key.and_then(|key| config.services.values().find(|s| s.key.value == key)) {
         Some(s) if s.id.value == service_id => None,
         Some(s) => Some(format!(
@@ -570,15 +564,13 @@ fn service_problem(config: &Config, address: &str, service_id: &str) -> Option<S
 
 /// Whether a pipe step at `address` writes to the pipe (and service) the config gives those
 /// keys.
-fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str) -> Option<String> {
-    let keys = match Address::parse(address) {
-        Some(
-            Address::Pipe { service, pipe }
-            | Address::PipeScaling { service, pipe }
-            | Address::PipeSettings { service, pipe },
-        ) => Some((service, pipe)),
-        _ => None,
-    };
+fn pipe_problem(
+    config: &Config,
+    address: &Address<'_>,
+    service_id: &str,
+    pipe_id: &str,
+) -> Option<String> {
+    let keys = address.config_pipe();
     let found = keys.and_then(|(service, pipe)| {
         let s = config.services.values().find(|s| s.key.value == service)?;
         s.pipes
@@ -615,17 +607,19 @@ fn pipe_problem(config: &Config, address: &str, service_id: &str, pipe_id: &str)
 /// a create finds its pipe by name, so the name and the service are what hold it.
 fn pipe_create_problem(
     config: &Config,
-    address: &str,
+    address: &Address<'_>,
     service_id: &str,
     name: &str,
 ) -> Option<String> {
-    let found = match Address::parse(address) {
-        Some(Address::Pipe { service, pipe }) => config
+    // A create makes the pipe itself, at its own address.
+    let found = if let Address::Pipe { service, pipe } = address {
+        config
             .services
             .values()
-            .find(|s| s.key.value == service)
-            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == pipe)?))),
-        _ => None,
+            .find(|s| s.key.value == *service)
+            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == *pipe)?)))
+    } else {
+        None
     };
     match found {
         Some((s, p))
@@ -650,22 +644,25 @@ fn name_problem(
     plan: &Plan,
     index: usize,
     config: &Config,
-    address: &str,
+    address: &Address<'_>,
     redact: &dyn Fn(&str) -> String,
 ) -> Option<String> {
     let in_stack = |stack: &str| config.stacks.values().find(|s| s.key.value == stack);
-    let (kind, name, renamed_from) = match Address::parse(address) {
-        Some(Address::Dashboard { stack, dashboard }) => in_stack(stack)?
+    // Only an address the config names has names to check; a live one names its object.
+    let (kind, name, renamed_from) = if let Address::Dashboard { stack, dashboard } = address {
+        in_stack(stack)?
             .dashboards
             .values()
-            .find(|d| d.key.value == dashboard)
-            .map(|d| ("dashboard", &d.name, &d.renamed_from)),
-        Some(Address::Alert { stack, alert }) => in_stack(stack)?
+            .find(|d| d.key.value == *dashboard)
+            .map(|d| ("dashboard", &d.name, &d.renamed_from))
+    } else if let Address::Alert { stack, alert } = address {
+        in_stack(stack)?
             .alerts
             .values()
-            .find(|a| a.key.value == alert)
-            .map(|a| ("alert", &a.name, &a.renamed_from)),
-        _ => None,
+            .find(|a| a.key.value == *alert)
+            .map(|a| ("alert", &a.name, &a.renamed_from))
+    } else {
+        None
     }?;
     let known = |shown: &str| {
         std::iter::once(name).chain(renamed_from.iter()).any(|n| {
@@ -727,25 +724,10 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
     let sends_message = match &step.operation {
         Operation::Alert(AlertOp::Create { body, .. }) => body.message.is_some(),
         Operation::Alert(AlertOp::Update { .. } | AlertOp::Delete { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        )
-        | Operation::Dashboard(
-            DashboardOp::Create { .. } | DashboardOp::Update { .. } | DashboardOp::Delete { .. },
-        ) => false,
+        | Operation::Service(_)
+        | Operation::PrivateEndpoint(_)
+        | Operation::Pipe(_)
+        | Operation::Dashboard(_) => false,
     };
     sends_message
         && plan
@@ -759,24 +741,13 @@ pub(crate) fn read_for_check(plan: &Plan, step: &Step) -> bool {
 fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
     let mut dashboard_steps: BTreeMap<(&str, String), usize> = BTreeMap::new();
     for (index, step) in steps.iter().enumerate() {
-        if let Operation::Dashboard(DashboardOp::Create { stack, body })
-        | Operation::Dashboard(DashboardOp::Update { stack, body, .. }) = &step.operation
-        {
+        if let Some((stack, body)) = step.operation.dashboard_sent() {
             dashboard_steps.insert((stack.key.as_str(), normalize::name_key(&body.name)), index);
         }
     }
     let mut problems = Vec::new();
     for step in steps {
-        if let Operation::Alert(AlertOp::Create {
-            stack,
-            target: AlertTarget::Names { dashboard, .. },
-            ..
-        })
-        | Operation::Alert(AlertOp::Update {
-            stack,
-            target: AlertTarget::Names { dashboard, .. },
-            ..
-        }) = &step.operation
+        if let Some((stack, dashboard)) = step.operation.dashboard_by_name()
             && let Some(needed) =
                 dashboard_steps.get(&(stack.key.as_str(), normalize::name_key(dashboard)))
             && !step.depends_on.contains(needed)
@@ -785,7 +756,9 @@ fn waits_for_dashboards(steps: &[Step]) -> Vec<String> {
                 "{} no longer waits for step {} ({}), which changes its dashboard",
                 step.address,
                 needed + 1,
-                steps.get(*needed).map_or("?", |s| s.address.as_str())
+                steps
+                    .get(*needed)
+                    .map_or_else(|| "?".to_string(), |s| s.address.to_string())
             ));
         }
     }
@@ -900,46 +873,9 @@ fn fits(operation: &Operation, action: Action, address: &Address<'_>) -> bool {
                 && entry.is_some()
                 && entry == instance_entry(&stack.key))
     };
-    let at_address = match operation.target() {
-        Target::Service { .. } => matches!(address, Address::ServiceScaling { .. }),
-        Target::PrivateEndpoint { id: wanted, .. } => {
-            matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
-        }
-        Target::Pipe { .. } => match operation.effect() {
-            // A pipe's declared fields change at its own address, its scaling at `.scaling`.
-            Effect::Update
-                if matches!(
-                    operation.name().op,
-                    "pipe-update" | "pipe-rotate" | "pipe-state" | "pipe-resync"
-                ) =>
-            {
-                matches!(address, Address::Pipe { .. })
-            }
-            Effect::Update if operation.name().op == "pipe-settings" => {
-                matches!(address, Address::PipeSettings { .. })
-            }
-            Effect::Update => matches!(address, Address::PipeScaling { .. }),
-            Effect::Create | Effect::Delete => {
-                matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
-            }
-        },
-        Target::Dashboard { stack, .. } => {
-            matches!(
-                address,
-                Address::Dashboard { .. } | Address::LiveDashboard { .. }
-            ) && in_stack(stack)
-        }
-        Target::Alert { stack, .. } => {
-            matches!(address, Address::Alert { .. } | Address::LiveAlert { .. }) && in_stack(stack)
-        }
-        Target::PipeCompute { .. } => matches!(address, Address::PipeCompute { .. }),
-    };
-    // A replacement destroys first (its effect), and its change says both halves.
-    let carried = if operation.name().op == "pipe-replace" {
-        Action::Replace
-    } else {
-        Action::from(operation.effect())
-    };
+    let at_address = operation.fits(address) && operation.target().stack().is_none_or(in_stack);
+    // A replacement's change says both halves, as its effect does.
+    let carried = Action::from(operation.effect());
     carried == action && at_address
 }
 

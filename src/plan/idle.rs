@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::live::LiveState;
-use crate::plan::address::Address;
-use crate::plan::model::{Operation, Plan};
+use crate::plan::model::Plan;
+use crate::plan::target::Target;
 
 /// One warning per service that is not running and whose pipes the plan writes, e.g.
 /// ``service `analytics` is `idle`: its 3 pipe change(s) will fail with 424 unless `converge
@@ -15,14 +15,15 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     // Service key (from the address) and id → pipe steps.
     let mut pipes: BTreeMap<(String, String), usize> = BTreeMap::new();
     for step in &plan.steps {
-        if let Operation::Pipe(pipe) = &step.operation {
-            let service_id = pipe.service_id();
-            let key = Address::parse(&step.address)
-                .and_then(|a| a.service())
-                .unwrap_or(service_id)
-                .to_string();
-            *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
-        }
+        let service_id = match step.operation.target() {
+            Target::Pipe { service_id, .. } | Target::PipeCompute { service_id } => service_id,
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Dashboard { .. }
+            | Target::Alert { .. } => continue,
+        };
+        let key = step.address.service().unwrap_or(service_id).to_string();
+        *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
     }
     pipes
         .into_iter()

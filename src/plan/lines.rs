@@ -583,7 +583,7 @@ mod tests {
             _ => Vec::new(),
         };
         Change {
-            address: "alert.prod.a".into(),
+            address: crate::address::AddressBuf::parse("alert.prod.a").unwrap(),
             action,
             reason: String::new(),
             before,

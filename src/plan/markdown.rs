@@ -30,7 +30,7 @@ fn line(change: &Change) -> String {
     format!(
         "- <code>{} {}</code>: {}\n",
         change.action.marker(),
-        escape(&change.address),
+        escape(&change.address.to_string()),
         prose(&change.reason)
     )
 }
@@ -60,7 +60,7 @@ fn details(change: &Change, plan: &Plan) -> String {
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
         change.action.marker(),
-        escape_html(&change.address),
+        escape_html(&change.address.to_string()),
         summary(change)
     );
     for line in lines::body(change, &layout) {
@@ -176,7 +176,7 @@ impl Comment {
             let block = details(change, plan);
             let line = format!(
                 "- <code>{}</code>: {}\n",
-                escape(&change.address),
+                escape(&change.address.to_string()),
                 prose(&change.reason)
             );
             if self.fits(&block) {
@@ -276,7 +276,7 @@ impl Comment {
         for item in &plan.unmanaged {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
-                escape(&item.address),
+                escape(&item.address.to_string()),
                 prose(&item.reason)
             ));
         }

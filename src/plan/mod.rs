@@ -41,7 +41,7 @@ pub use kinds::pipe::op::PipeOp;
 pub use kinds::private_endpoint::op::PrivateEndpointOp;
 pub use kinds::service::op::ServiceOp;
 pub use model::{
-    Action, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef, StackTarget,
-    Step, Summary, Unmanaged, Warning,
+    Action, AddressBuf, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef,
+    StackTarget, Step, Summary, Unmanaged, Warning,
 };
 pub use render::{Format, render};

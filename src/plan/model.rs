@@ -15,7 +15,8 @@ use super::kinds::pipe::op::PipeOp;
 use super::kinds::private_endpoint::op::PrivateEndpointOp;
 use super::kinds::service::op::ServiceOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
-use super::target::{Effect, Name, Target};
+use super::target::{Effect, Key, Name, ScalingWrite, Target};
+pub use crate::address::AddressBuf;
 
 /// A 64-bit FNV-1a hash, written as 16 hex digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -113,7 +114,7 @@ pub struct FieldChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     /// e.g. `service.analytics.scaling`, `dashboard.prod.api-health`.
-    pub address: String,
+    pub address: AddressBuf,
     /// Create, update, delete or no-op.
     pub action: Action,
     /// One line saying why, e.g. `numReplicas differs`.
@@ -161,7 +162,7 @@ pub(crate) const NOT_OWNED: &str = "not owned by converge";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unmanaged {
     /// Address of the object, e.g. `dashboard.prod["Old board"]`.
-    pub address: String,
+    pub address: AddressBuf,
     /// Why it is reported.
     pub reason: String,
 }
@@ -223,9 +224,65 @@ impl Operation {
         }
     }
 
+    /// Whether it carries out a change at `address`: of its kind, at the part it writes.
+    pub(crate) fn fits(&self, address: &crate::address::Address<'_>) -> bool {
+        match self {
+            Operation::Service(op) => op.fits(address),
+            Operation::PrivateEndpoint(op) => op.fits(address),
+            Operation::Pipe(op) => op.fits(address),
+            Operation::Dashboard(op) => op.fits(address),
+            Operation::Alert(op) => op.fits(address),
+        }
+    }
+
+    /// The stack and the whole dashboard a dashboard create or update sends.
+    pub(crate) fn dashboard_sent(
+        &self,
+    ) -> Option<(&StackRef, &crate::api::wire::DashboardRequest)> {
+        match self {
+            Operation::Dashboard(op) => op.sent(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_)
+            | Operation::Alert(_) => None,
+        }
+    }
+
+    /// The stack and the name of the dashboard an alert create or update finds by name.
+    pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
+        match self {
+            Operation::Alert(op) => op.dashboard_by_name(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Pipe(_)
+            | Operation::Dashboard(_) => None,
+        }
+    }
+
+    /// The scaling it writes, which `apply --wait` waits to see show.
+    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+        match self {
+            Operation::Service(op) => op.scaling_written(),
+            Operation::Pipe(op) => op.scaling_written(),
+            Operation::PrivateEndpoint(_) | Operation::Dashboard(_) | Operation::Alert(_) => None,
+        }
+    }
+
+    /// The pipe (service id, and how it is found) a done step leaves provisioning or
+    /// modifying, which `apply --wait` sees settle.
+    pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
+        match self {
+            Operation::Pipe(op) => op.settles(),
+            Operation::Service(_)
+            | Operation::PrivateEndpoint(_)
+            | Operation::Dashboard(_)
+            | Operation::Alert(_) => None,
+        }
+    }
+
     /// Whether the operation destroys something (refused without `--allow-destroy`).
     pub(crate) fn is_destroy(&self) -> bool {
-        self.effect() == Effect::Delete
+        self.effect().destroys()
     }
 }
 
@@ -278,6 +335,7 @@ impl From<Effect> for Action {
             Effect::Create => Action::Create,
             Effect::Update => Action::Update,
             Effect::Delete => Action::Delete,
+            Effect::Replace => Action::Replace,
         }
     }
 }
@@ -289,7 +347,7 @@ pub struct Step {
     /// Position in [`Plan::steps`] (steps are listed in an order that respects dependencies).
     pub id: usize,
     /// Address of the change it carries out.
-    pub address: String,
+    pub address: AddressBuf,
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
     /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
@@ -442,27 +500,28 @@ impl Plan {
             }
         }
         let keep = |address: &str| globs.iter().any(|g| glob::matches(g, address));
+        let kept = |address: &AddressBuf| keep(&address.to_string());
         let mut left_out: Vec<(String, String)> = self
             .steps
             .iter()
-            .filter(|step| keep(&step.address))
+            .filter(|step| kept(&step.address))
             .flat_map(|step| {
                 step.depends_on
                     .iter()
                     .filter_map(|d| self.steps.get(*d))
-                    .filter(|dep| !keep(&dep.address))
-                    .map(|dep| (step.address.clone(), dep.address.clone()))
+                    .filter(|dep| !kept(&dep.address))
+                    .map(|dep| (step.address.to_string(), dep.address.to_string()))
             })
             .collect();
         left_out.sort();
         left_out.dedup();
-        self.changes.retain(|c| keep(&c.address));
-        self.unmanaged.retain(|u| keep(&u.address));
+        self.changes.retain(|c| kept(&c.address));
+        self.unmanaged.retain(|u| kept(&u.address));
         self.checks.retain(|c| keep(&c.address));
         let old_steps = std::mem::take(&mut self.steps);
         let mut renumber = BTreeMap::new();
         for step in old_steps {
-            if keep(&step.address) {
+            if kept(&step.address) {
                 renumber.insert(step.id, self.steps.len());
                 let id = self.steps.len();
                 self.steps.push(Step { id, ..step });

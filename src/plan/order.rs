@@ -46,7 +46,7 @@ pub(crate) fn check(steps: &[Step]) -> Result<(), OrderError> {
         if let Some(bad) = step.depends_on.iter().find(|d| **d >= index) {
             return Err(OrderError::Forward {
                 index,
-                address: step.address.clone(),
+                address: step.address.to_string(),
                 dependency: *bad,
             });
         }

@@ -145,11 +145,11 @@ pub(crate) fn plan(
 /// The addresses a plan holds: changes (in sync ones too), owned objects the config no longer
 /// lists, and checks; sorted.
 pub(crate) fn addresses(plan: &Plan) -> Vec<String> {
-    let changes = plan.changes.iter().map(|c| &c.address);
-    let unmanaged = plan.unmanaged.iter().map(|u| &u.address);
-    let checks = plan.checks.iter().map(|c| &c.address);
-    let known: BTreeSet<&String> = changes.chain(unmanaged).chain(checks).collect();
-    known.into_iter().cloned().collect()
+    let changes = plan.changes.iter().map(|c| c.address.to_string());
+    let unmanaged = plan.unmanaged.iter().map(|u| u.address.to_string());
+    let checks = plan.checks.iter().map(|c| c.address.clone());
+    let known: BTreeSet<String> = changes.chain(unmanaged).chain(checks).collect();
+    known.into_iter().collect()
 }
 
 /// Each of `globs` that matches none of the `known` addresses, with the closest ones.

@@ -31,7 +31,7 @@ struct Document<'a> {
 
 #[derive(Serialize)]
 struct ChangeOut<'a> {
-    address: &'a str,
+    address: &'a crate::address::AddressBuf,
     action: Action,
     reason: &'a str,
     before: &'a Option<serde_json::Value>,
@@ -51,7 +51,7 @@ struct ChangeOut<'a> {
 #[serde(rename_all = "camelCase")]
 struct StepOut<'a> {
     id: usize,
-    address: &'a str,
+    address: &'a crate::address::AddressBuf,
     depends_on: &'a [usize],
     fingerprint: Option<Fingerprint>,
     operation: OperationOut<'a>,

@@ -23,48 +23,24 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::address::Address;
 use super::diff::{self, diff};
+use super::model::AddressBuf;
 use super::model::{Action, Change, FieldChange, Operation, Plan};
 use super::normalize;
 use super::tag::ownership_tag;
+use super::target::{Effect, Key, Target};
 use crate::api::wire::{Alert, Dashboard};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
-use crate::plan::kinds::pipe::op::PipeOp;
-use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
-use crate::plan::kinds::service::op::ServiceOp;
 
 /// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
 /// alert step but a create (whose fields are checked without a read).
 pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackRef> {
-    match operation {
-        Operation::Dashboard(
-            DashboardOp::Update { stack, .. } | DashboardOp::Delete { stack, .. },
-        )
-        | Operation::Alert(AlertOp::Update { stack, .. } | AlertOp::Delete { stack, .. }) => {
-            Some(stack)
-        }
-        Operation::Dashboard(DashboardOp::Create { .. })
-        | Operation::Alert(AlertOp::Create { .. })
-        | Operation::Service(ServiceOp::Scaling { .. })
-        | Operation::PrivateEndpoint(
-            PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-        )
-        | Operation::Pipe(
-            PipeOp::Create { .. }
-            | PipeOp::Update { .. }
-            | PipeOp::Scaling { .. }
-            | PipeOp::Delete { .. }
-            | PipeOp::Replace { .. }
-            | PipeOp::Lifecycle { .. }
-            | PipeOp::Resync { .. }
-            | PipeOp::Settings { .. }
-            | PipeOp::Compute { .. }
-            | PipeOp::Rotate { .. },
-        ) => None,
+    match operation.effect() {
+        Effect::Create => None,
+        Effect::Update | Effect::Delete | Effect::Replace => operation.target().stack(),
     }
 }
 
@@ -88,104 +64,104 @@ pub(crate) fn against_live(
         if stale.contains(&step.id) {
             continue;
         }
-        let found = match &step.operation {
-            Operation::Dashboard(DashboardOp::Create { .. })
-            | Operation::Alert(AlertOp::Create { .. }) => created(change),
-            Operation::Dashboard(DashboardOp::Update {
-                stack,
-                dashboard_id,
-                ..
-            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
-                |current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    same_before(change, &normalize::dashboard(current))?;
-                    dashboard_fields(change, current)
-                },
-            ),
-            Operation::Dashboard(DashboardOp::Delete {
-                stack,
-                dashboard_id,
-            }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(
-                |current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    owned(current, owner_of(change, &stack.key))?;
-                    same_before_masked(change, &normalize::dashboard(current), printer)?;
-                    deleted(change)
-                },
-            ),
-            Operation::Alert(AlertOp::Update {
-                stack, alert_id, ..
-            }) => {
-                let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    let view = alert_view(plan, current, dashboards);
-                    let after = change.after.as_ref().unwrap_or(&Value::Null);
-                    let before =
-                        normalize::project(&normalize::alert(current, view.as_ref()), after);
-                    same_before(change, &before)?;
-                    same_fields(change, &diff(&before, after))
-                })
-            }
-            Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
-                let dashboards = dashboards_of(live, &stack.key);
-                live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
-                    let Some(current) = current else {
-                        return Ok(());
-                    };
-                    let on = dashboards
-                        .iter()
-                        .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
-                    match on {
-                        Some(dashboard) => {
-                            owned(dashboard, owner_of(change, &stack.key)).map_err(|_| {
-                                format!(
-                                    "is on dashboard \"{}\", which converge does not own (no `{}` \
-                                     tag)",
-                                    dashboard.name,
-                                    ownership_tag(owner_of(change, &stack.key))
-                                )
-                            })
-                        }
-                        None => Err("is on no dashboard converge owns".to_string()),
-                    }?;
-                    let before = normalize::alert(current, on);
-                    let shown = change.before.as_ref().unwrap_or(&Value::Null);
-                    same_before_masked(change, &normalize::project(&before, shown), printer)?;
-                    deleted(change)
-                })
-            }
-            // Service, endpoint and pipe steps are written from their fields (`derive`) and
-            // tied to their objects by the config (`derive::against_config`).
-            Operation::Service(ServiceOp::Scaling { .. })
-            | Operation::PrivateEndpoint(
-                PrivateEndpointOp::Create { .. } | PrivateEndpointOp::Detach { .. },
-            )
-            | Operation::Pipe(
-                PipeOp::Create { .. }
-                | PipeOp::Update { .. }
-                | PipeOp::Scaling { .. }
-                | PipeOp::Delete { .. }
-                | PipeOp::Replace { .. }
-                | PipeOp::Lifecycle { .. }
-                | PipeOp::Resync { .. }
-                | PipeOp::Settings { .. }
-                | PipeOp::Compute { .. }
-                | PipeOp::Rotate { .. },
-            ) => Ok(()),
-        };
+        let found = as_shown(plan, change, &step.operation, live, printer);
         if let Err(problem) = found {
             problems.push(format!("{}: {problem}", change.address));
         }
     }
     problems.extend(unaccounted(plan, live, printer));
     problems
+}
+
+/// Whether one step does what its change shows, given `live`.
+fn as_shown(
+    plan: &Plan,
+    change: &Change,
+    operation: &Operation,
+    live: &LiveState,
+    printer: &Printer,
+) -> Result<(), String> {
+    match operation {
+        Operation::Dashboard(DashboardOp::Create { .. })
+        | Operation::Alert(AlertOp::Create { .. }) => created(change),
+        Operation::Dashboard(DashboardOp::Update {
+            stack,
+            dashboard_id,
+            ..
+        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
+            let Some(current) = current else {
+                return Ok(());
+            };
+            same_before(change, &normalize::dashboard(current))?;
+            dashboard_fields(change, current)
+        }),
+        Operation::Dashboard(DashboardOp::Delete {
+            stack,
+            dashboard_id,
+        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
+            let Some(current) = current else {
+                return Ok(());
+            };
+            owned(current, owner_of(change, &stack.key))?;
+            same_before_masked(change, &normalize::dashboard(current), printer)?;
+            deleted(change)
+        }),
+        Operation::Alert(AlertOp::Update {
+            stack, alert_id, ..
+        }) => {
+            let dashboards = dashboards_of(live, &stack.key);
+            live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
+                let Some(current) = current else {
+                    return Ok(());
+                };
+                let view = alert_view(plan, current, dashboards);
+                let after = change.after.as_ref().unwrap_or(&Value::Null);
+                let before = normalize::project(&normalize::alert(current, view.as_ref()), after);
+                same_before(change, &before)?;
+                same_fields(change, &diff(&before, after))
+            })
+        }
+        Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
+            alert_delete_as_shown(change, live, &stack.key, alert_id, printer)
+        }
+        // Service, endpoint and pipe steps are written from their fields (`derive`) and
+        // tied to their objects by the config (`derive::against_config`).
+        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => Ok(()),
+    }
+}
+
+/// An alert delete removes the alert the change shows, on a dashboard converge owns.
+fn alert_delete_as_shown(
+    change: &Change,
+    live: &LiveState,
+    stack: &str,
+    alert_id: &str,
+    printer: &Printer,
+) -> Result<(), String> {
+    let dashboards = dashboards_of(live, stack);
+    live_alert(change, live, stack, alert_id, printer).and_then(|current| {
+        let Some(current) = current else {
+            return Ok(());
+        };
+        let on = dashboards
+            .iter()
+            .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
+        match on {
+            Some(dashboard) => owned(dashboard, owner_of(change, stack)).map_err(|_| {
+                format!(
+                    "is on dashboard \"{}\", which converge does not own (no `{}` \
+                             tag)",
+                    dashboard.name,
+                    ownership_tag(owner_of(change, stack))
+                )
+            }),
+            None => Err("is on no dashboard converge owns".to_string()),
+        }?;
+        let before = normalize::alert(current, on);
+        let shown = change.before.as_ref().unwrap_or(&Value::Null);
+        same_before_masked(change, &normalize::project(&before, shown), printer)?;
+        deleted(change)
+    })
 }
 
 /// Which kind of stack object an accounted name is of.
@@ -212,18 +188,28 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
     let addresses = plan
         .changes
         .iter()
-        .map(|c| (c.address.as_str(), Some(c)))
-        .chain(plan.unmanaged.iter().map(|u| (u.address.as_str(), None)));
+        .map(|c| (&c.address, Some(c)))
+        .chain(plan.unmanaged.iter().map(|u| (&u.address, None)));
     for (address, change) in addresses {
-        let (held, stack, live_name) = match Address::parse(address) {
-            Some(Address::Dashboard { stack, .. }) => (Held::Dashboard, stack, None),
-            Some(Address::LiveDashboard { stack, name }) => (Held::Dashboard, stack, Some(name)),
-            Some(Address::Alert { stack, .. }) => (Held::Alert, stack, None),
-            Some(Address::LiveAlert { stack, name }) => (Held::Alert, stack, Some(name)),
-            _ => continue,
+        let (held, stack, live_name) = match address {
+            AddressBuf::Dashboard { stack, .. } => (Held::Dashboard, stack, None),
+            AddressBuf::LiveDashboard { stack, name } => (Held::Dashboard, stack, Some(name)),
+            AddressBuf::Alert { stack, .. } => (Held::Alert, stack, None),
+            AddressBuf::LiveAlert { stack, name } => (Held::Alert, stack, Some(name)),
+            // Not a stack's dashboard or alert: nothing the ownership tag accounts for.
+            AddressBuf::ServiceScaling { .. }
+            | AddressBuf::PrivateEndpoint { .. }
+            | AddressBuf::Pipe { .. }
+            | AddressBuf::PipeScaling { .. }
+            | AddressBuf::LivePipe { .. }
+            | AddressBuf::Backups { .. }
+            | AddressBuf::Tile { .. }
+            | AddressBuf::PipeSettings { .. }
+            | AddressBuf::PipeCompute { .. } => continue,
         };
+        let stack = stack.as_str();
         let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();
-        for name in live_name.as_deref().into_iter().chain(shown) {
+        for name in live_name.map(|n| n.as_str()).into_iter().chain(shown) {
             named.insert((held, stack, normalize::name_key(name)));
         }
     }
@@ -275,18 +261,17 @@ fn not_named(kind: &str, stack: &str, name: &str, tag: &str, printer: &Printer) 
 /// The live name the change's address names: a live address's own name; otherwise the name
 /// the change shows the object had (a rename's old name) or has.
 fn live_name(change: &Change) -> Option<String> {
-    match Address::parse(&change.address) {
-        Some(Address::LiveDashboard { name, .. } | Address::LiveAlert { name, .. }) => {
-            Some(name.into_owned())
-        }
-        Some(_) => change
-            .names_shown()
-            .into_iter()
-            .flatten()
-            .next()
-            .map(str::to_owned),
-        None => None,
+    if let AddressBuf::LiveDashboard { name, .. } | AddressBuf::LiveAlert { name, .. } =
+        &change.address
+    {
+        return Some(name.to_string());
     }
+    change
+        .names_shown()
+        .into_iter()
+        .flatten()
+        .next()
+        .map(str::to_owned)
 }
 
 fn dashboards_of<'a>(live: &'a LiveState, stack: &str) -> &'a [Dashboard] {
@@ -373,9 +358,7 @@ fn the_one<'a, T>(
 /// config, whose objects are reached (and deleted) through a remaining instance of the same
 /// entry on the same API.
 fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
-    Address::parse(&change.address)
-        .and_then(|address| address.stack())
-        .unwrap_or(step_stack)
+    change.address.stack().unwrap_or(step_stack)
 }
 
 /// A dashboard converge owns in `stack`: it carries the stack's ownership tag.
@@ -551,12 +534,11 @@ fn alert_view(plan: &Plan, alert: &Alert, dashboards: &[Dashboard]) -> Option<Da
     let mut view = current.clone();
     let update = plan.changes.iter().find(|c| {
         c.step.and_then(|s| plan.steps.get(s)).is_some_and(|step| {
-            if let Operation::Dashboard(DashboardOp::Update { dashboard_id, .. }) = &step.operation
-            {
-                *dashboard_id == current.id
-            } else {
-                false
-            }
+            step.operation.effect() == Effect::Update
+                && matches!(
+                    step.operation.target(),
+                    Target::Dashboard { key: Key::Id(id), .. } if id == current.id
+                )
         })
     });
     if let Some(change) = update {

@@ -49,7 +49,9 @@ pub enum AlertTarget {
 }
 
 /// What an operation does to its object. It decides the write path: a create is never sent
-/// twice blindly, an update or delete is resent in rounds, a delete needs `--allow-destroy`.
+/// twice blindly, an update or delete is resent in rounds, a delete or replace needs
+/// `--allow-destroy`, and a replace is a delete resent in rounds followed by a create sent once
+/// (as Terraform's `DeleteThenCreate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Effect {
     /// The object does not exist yet.
@@ -58,6 +60,19 @@ pub(crate) enum Effect {
     Update,
     /// The object (or its attachment) goes away.
     Delete,
+    /// The object is deleted, then created again (a field the server cannot change forces it).
+    Replace,
+}
+
+impl Effect {
+    /// Whether it removes the live object: refused without `--allow-destroy`, checked against
+    /// its fingerprint like any delete.
+    pub(crate) fn destroys(self) -> bool {
+        match self {
+            Effect::Delete | Effect::Replace => true,
+            Effect::Create | Effect::Update => false,
+        }
+    }
 }
 
 /// How an operation finds its object in its list.
@@ -173,6 +188,28 @@ impl<'a> Target<'a> {
             }
         }
     }
+}
+
+/// A scaling write `apply --wait` waits to see show: what was sent, and to which service or
+/// pipe.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ScalingWrite<'a> {
+    /// A service's scaling.
+    Service {
+        /// Service id.
+        service_id: &'a str,
+        /// What was sent.
+        body: &'a crate::api::wire::ServiceScalingPatch,
+    },
+    /// A pipe's scaling.
+    Pipe {
+        /// Service id.
+        service_id: &'a str,
+        /// Pipe id.
+        pipe_id: &'a str,
+        /// What was sent.
+        body: &'a crate::api::wire::PipeScalingPatch,
+    },
 }
 
 /// What an operation is called: one home for the words plan, apply, progress and reports use.

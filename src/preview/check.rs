@@ -45,10 +45,9 @@ fn planned<'c>(plan: &Plan, stack: &'c StackConfig) -> Vec<&'c DashboardConfig> 
             let address = crate::plan::Address::Dashboard {
                 stack: &stack.key.value,
                 dashboard: &dashboard.key.value,
-            }
-            .to_string();
+            };
             plan.changes.iter().any(|change| {
-                change.address == address
+                change.address.view() == address
                     && matches!(change.action, Action::Create | Action::Update)
             })
         })

@@ -27,6 +27,10 @@ pub(crate) enum Direction {
     Above,
     /// Fires when the value is less than the threshold.
     Below,
+    /// Fires when the value is within the threshold and `thresholdMax`, both included.
+    Between,
+    /// Fires when the value is outside the threshold and `thresholdMax`.
+    NotBetween,
 }
 
 impl Direction {
@@ -35,6 +39,8 @@ impl Direction {
         match text {
             "above" => Some(Direction::Above),
             "below" => Some(Direction::Below),
+            "between" => Some(Direction::Between),
+            "not_between" => Some(Direction::NotBetween),
             _ => None,
         }
     }
@@ -44,6 +50,26 @@ impl Direction {
         match self {
             Direction::Above => "above",
             Direction::Below => "below",
+            Direction::Between => "between",
+            Direction::NotBetween => "not between",
+        }
+    }
+
+    /// The `thresholdType` it was read from.
+    pub(crate) fn api_name(self) -> &'static str {
+        match self {
+            Direction::NotBetween => "not_between",
+            other => other.as_str(),
+        }
+    }
+
+    /// What a run's most telling value is called: the highest above, the lowest below, the
+    /// furthest out of a band.
+    pub(crate) fn peak_word(self) -> &'static str {
+        match self {
+            Direction::Above | Direction::Between => "peak",
+            Direction::Below => "lowest",
+            Direction::NotBetween => "furthest",
         }
     }
 }
@@ -51,18 +77,62 @@ impl Direction {
 /// An alert's threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Threshold {
-    /// The value compared with each bucket.
+    /// The value compared with each bucket (the band's lower bound for `between`).
     pub value: f64,
     /// Which side fires.
     pub direction: Direction,
+    /// `thresholdMax`: the band's upper bound for `between` and `not_between`.
+    pub max: Option<f64>,
+    /// `numConsecutiveWindows`: how many firing windows in a row the alert waits for (1 when
+    /// the alert leaves it out).
+    pub windows: usize,
 }
 
 impl Threshold {
+    /// A threshold of one side that fires at the first window.
+    #[cfg(test)]
+    pub(crate) fn simple(value: f64, direction: Direction) -> Threshold {
+        Threshold {
+            value,
+            direction,
+            max: None,
+            windows: 1,
+        }
+    }
+
     /// Whether one bucket's value fires.
     pub(crate) fn fires(&self, value: f64) -> bool {
+        let max = self.max.unwrap_or(self.value);
         match self.direction {
             Direction::Above => value > self.value,
             Direction::Below => value < self.value,
+            Direction::Between => value >= self.value && value <= max,
+            Direction::NotBetween => value < self.value || value > max,
+        }
+    }
+
+    /// The threshold as output says it: `above 400`, `between 100 and 500`.
+    pub(crate) fn describe(&self, number: impl Fn(f64) -> String) -> String {
+        match (self.direction, self.max) {
+            (Direction::Between | Direction::NotBetween, Some(max)) => format!(
+                "{} {} and {}",
+                self.direction.as_str(),
+                number(self.value),
+                number(max)
+            ),
+            _ => format!("{} {}", self.direction.as_str(), number(self.value)),
+        }
+    }
+
+    /// Whether `candidate` tells more of a run than `peak` does (see [`Direction::peak_word`]).
+    fn more_telling(&self, candidate: f64, peak: f64) -> bool {
+        match self.direction {
+            Direction::Above | Direction::Between => candidate > peak,
+            Direction::Below => candidate < peak,
+            Direction::NotBetween => {
+                let outside = |v: f64| (self.value - v).max(v - self.max.unwrap_or(self.value));
+                outside(candidate) > outside(peak)
+            }
         }
     }
 }
@@ -112,7 +182,8 @@ pub(crate) fn fit_interval(
     IntervalFit::Scaled(
         Threshold {
             value: threshold.value * factor,
-            direction: threshold.direction,
+            max: threshold.max.map(|max| max * factor),
+            ..threshold
         },
         Rescaled {
             alert_value: threshold.value,
@@ -148,10 +219,9 @@ pub(crate) fn runs(points: &[(i64, f64)], step_ms: i64, threshold: &Threshold) -
             Some(run) if open && run.end == ts => {
                 run.end = ts + step_ms;
                 run.buckets += 1;
-                run.peak = match threshold.direction {
-                    Direction::Above => run.peak.max(value),
-                    Direction::Below => run.peak.min(value),
-                };
+                if threshold.more_telling(value, run.peak) {
+                    run.peak = value;
+                }
             }
             _ => runs.push(Run {
                 start: ts,
@@ -189,8 +259,27 @@ pub(crate) struct Chart {
 }
 
 impl Chart {
-    /// The runs of every evaluated line, with the line's index, in time order.
+    /// The runs of every evaluated line that fire the alert (at least `numConsecutiveWindows`
+    /// buckets long), with the line's index, in time order.
     pub(crate) fn firings(&self) -> Vec<(usize, Run)> {
+        let windows = self.threshold.map_or(1, |t| t.windows);
+        self.runs()
+            .into_iter()
+            .filter(|(_, run)| run.buckets >= windows)
+            .collect()
+    }
+
+    /// Runs past the threshold too short to fire: fewer buckets than `numConsecutiveWindows`.
+    pub(crate) fn short_runs(&self) -> usize {
+        let windows = self.threshold.map_or(1, |t| t.windows);
+        self.runs()
+            .iter()
+            .filter(|(_, run)| run.buckets < windows)
+            .count()
+    }
+
+    /// Every run of buckets past the threshold, with its line's index, in time order.
+    fn runs(&self) -> Vec<(usize, Run)> {
         let Some(threshold) = &self.threshold else {
             return Vec::new();
         };
@@ -266,8 +355,17 @@ impl Chart {
             "stepMs": self.step_ms,
             "threshold": self.threshold.map(|t| {
                 let mut threshold = json!({
-                    "value": number(t.value), "type": t.direction.as_str(),
+                    "value": number(t.value), "type": t.direction.api_name(),
                 });
+                if let Some(object) = threshold.as_object_mut() {
+                    if let Some(max) = t.max {
+                        object.insert("max".into(), number(max));
+                    }
+                    if t.windows > 1 {
+                        object.insert("numConsecutiveWindows".into(), json!(t.windows));
+                        object.insert("shortRuns".into(), json!(self.short_runs()));
+                    }
+                }
                 if let (Some(r), Some(object)) = (&self.rescaled, threshold.as_object_mut()) {
                     object.insert("alertValue".into(), number(r.alert_value));
                     object.insert("alertInterval".into(), json!(human_duration(r.interval_ms)));
@@ -444,6 +542,8 @@ mod tests {
     const ABOVE: Threshold = Threshold {
         value: 10.0,
         direction: Direction::Above,
+        max: None,
+        windows: 1,
     };
 
     #[test]
@@ -469,11 +569,34 @@ mod tests {
     }
 
     #[test]
-    fn below_fires_under_the_threshold_only() {
-        let below = Threshold {
-            value: 10.0,
-            direction: Direction::Below,
+    fn a_band_fires_inside_or_outside_it_bounds_included() {
+        let band = Threshold {
+            max: Some(20.0),
+            ..Threshold::simple(10.0, Direction::Between)
         };
+        let fired: Vec<bool> = [9.0, 10.0, 15.0, 20.0, 21.0]
+            .iter()
+            .map(|v| band.fires(*v))
+            .collect();
+        assert_eq!(fired, [false, true, true, true, false]);
+        let outside = Threshold {
+            direction: Direction::NotBetween,
+            ..band
+        };
+        let fired: Vec<bool> = [9.0, 10.0, 15.0, 20.0, 21.0]
+            .iter()
+            .map(|v| outside.fires(*v))
+            .collect();
+        assert_eq!(fired, [true, false, false, false, true]);
+        assert_eq!(outside.describe(|v| v.to_string()), "not between 10 and 20");
+        // The run's telling value is the one furthest out of the band, on either side.
+        let found = runs(&[(0, 25.0), (60, 1.0), (120, 22.0)], 60, &outside);
+        assert_eq!(found[0].peak, 1.0);
+    }
+
+    #[test]
+    fn below_fires_under_the_threshold_only() {
+        let below = Threshold::simple(10.0, Direction::Below);
         let points = [(0, 9.0), (60, 10.0), (120, 3.0), (180, 4.0)];
         let found = runs(&points, 60, &below);
         assert_eq!(found.len(), 2);

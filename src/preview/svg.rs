@@ -161,9 +161,8 @@ fn titles(out: &mut String, chart: &Chart) {
         let fired = chart.firings().len();
         let _ = write!(
             subtitle,
-            " · fires {} {} · would have fired {fired} time{}",
-            t.direction.as_str(),
-            compact(t.value),
+            " · fires {} · would have fired {fired} time{}",
+            t.describe(compact),
             if fired == 1 { "" } else { "s" }
         );
     }
@@ -294,11 +293,10 @@ fn threshold(out: &mut String, chart: &Chart, frame: &Frame) {
     );
     let _ = writeln!(
         out,
-        r#"<text class="threshold-label" x="{:.1}" y="{:.1}" fill="{FIRING}">{} {}</text>"#,
+        r#"<text class="threshold-label" x="{:.1}" y="{:.1}" fill="{FIRING}">{}</text>"#,
         LEFT + frame.plot_w + 6.0,
         ty + 4.0,
-        t.direction.as_str(),
-        escape(&compact(t.value))
+        escape(&t.describe(compact))
     );
 }
 

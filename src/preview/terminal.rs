@@ -72,7 +72,7 @@ fn draw(chart: &Chart, line: &Line, threshold: Option<&Threshold>, width: usize)
         .chain(threshold.map(|t| compact(t.value)));
     let label_width = labels.map(|l| l.chars().count()).max().unwrap_or(1);
     let suffix = threshold
-        .map(|t| format!(" {} {}", t.direction.as_str(), compact(t.value)))
+        .map(|t| format!(" {}", t.describe(compact)))
         .unwrap_or_default();
     let plot = width
         .saturating_sub(label_width + 2 + suffix.chars().count())
@@ -216,10 +216,7 @@ mod tests {
 
     #[test]
     fn an_absurd_width_is_capped_instead_of_allocating_it() {
-        let above = Threshold {
-            value: 20.0,
-            direction: Direction::Above,
-        };
+        let above = Threshold::simple(20.0, Direction::Above);
         let points = (0..10).map(|i| (i * 60_000, 5.0)).collect();
         let text = render(&chart(points, Some(above)), usize::MAX);
         assert!(
@@ -236,10 +233,7 @@ mod tests {
     #[test]
     fn firing_columns_are_marked_and_the_threshold_row_is_drawn() {
         let points = (0..10).map(|i| (i * 60_000, if i == 4 { 50.0 } else { 5.0 }));
-        let above = Threshold {
-            value: 20.0,
-            direction: Direction::Above,
-        };
+        let above = Threshold::simple(20.0, Direction::Above);
         let text = render(&chart(points.collect(), Some(above)), 33);
         let lines: Vec<&str> = text.lines().collect();
         // 33 columns leave a plot of 20 (2 label, 2 axis, 9 suffix): 2 per bucket.

@@ -14,7 +14,7 @@ use crate::config::model::{Config, DashboardConfig};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
 use crate::output::Printer;
-use crate::plan::{Action, DashboardOp, Operation, Plan};
+use crate::plan::{Action, Plan};
 
 use super::check::{QueryCheckError, endpoint_missing};
 
@@ -108,29 +108,22 @@ fn jobs<'c>(config: &'c Config, clients: &Clients, plan: &Plan) -> Result<Vec<Jo
             let address = crate::plan::Address::Dashboard {
                 stack: &stack.key.value,
                 dashboard: &dashboard.key.value,
-            }
-            .to_string();
+            };
             let step = plan
                 .changes
                 .iter()
-                .filter(|c| c.address == address)
+                .filter(|c| c.address.view() == address)
                 .filter(|c| matches!(c.action, Action::Create | Action::Update))
                 .find_map(|c| plan.steps.get(c.step?));
-            let Some(Operation::Dashboard(operation)) = step.map(|s| &s.operation) else {
+            let Some((stack_ref, body)) = step.and_then(|s| s.operation.dashboard_sent()) else {
                 continue;
-            };
-            let (stack_ref, body) = match operation {
-                DashboardOp::Create { stack, body } | DashboardOp::Update { stack, body, .. } => {
-                    (stack, body)
-                }
-                DashboardOp::Delete { .. } => continue,
             };
             let api = stack_api(clients, stack_ref).map_err(|why| QueryCheckError::NotSetUp {
                 why: why.to_string(),
             })?;
             jobs.push(Job {
                 stack: &stack.key.value,
-                address,
+                address: address.to_string(),
                 dashboard,
                 api,
                 body: body.clone(),

@@ -23,16 +23,17 @@ pub(crate) fn adopt(
     live: &LiveState,
     address: &str,
 ) -> Result<Edit, String> {
-    let (stack, name, section) = match Address::parse(address) {
-        Some(Address::LiveDashboard { stack, name }) => (stack, name, "dashboards"),
-        Some(Address::LiveAlert { stack, name }) => (stack, name, "alerts"),
-        _ => {
-            return Err(
-                "only an unmanaged dashboard or alert (`dashboard.STACK[\"name\"]`, \
-                 `alert.STACK[\"name\"]`, as `drift` lists them) can be adopted"
-                    .to_string(),
-            );
-        }
+    let parsed = Address::parse(address);
+    let (stack, name, section) = if let Some(Address::LiveDashboard { stack, name }) = parsed {
+        (stack, name, "dashboards")
+    } else if let Some(Address::LiveAlert { stack, name }) = parsed {
+        (stack, name, "alerts")
+    } else {
+        return Err(
+            "only an unmanaged dashboard or alert (`dashboard.STACK[\"name\"]`, \
+             `alert.STACK[\"name\"]`, as `drift` lists them) can be adopted"
+                .to_string(),
+        );
     };
     let stack_live = live
         .stacks
@@ -48,39 +49,7 @@ pub(crate) fn adopt(
         .ok_or_else(|| {
             format!("stack `{stack}` has no `{section}:` entries to add it after; export it and paste it")
         })?;
-    let wanted = normalize::name_key(&name);
-    let node = if section == "dashboards" {
-        let dashboard = stack_live
-            .dashboards
-            .iter()
-            .find(|d| normalize::name_key(&d.name) == wanted)
-            .ok_or_else(|| format!("no live dashboard is named {name:?}"))?;
-        export::dashboard_node(dashboard, &ownership_tag(stack), stack_live)
-    } else {
-        let alert = stack_live
-            .alerts
-            .iter()
-            .find(|a| normalize::name_key(&a.name) == wanted)
-            .ok_or_else(|| format!("no live alert is named {name:?}"))?;
-        // The config's dashboards by the live id they stand for, as the exporter names them.
-        let config_dashboards = stack_node.get("dashboards").and_then(Node::as_map);
-        let mut dashboards: BTreeMap<&str, (String, &Dashboard)> = BTreeMap::new();
-        for (key, value) in config_dashboards.into_iter().flatten() {
-            let Some(dashboard_name) = value.get("name").and_then(Node::as_str) else {
-                continue;
-            };
-            let key_name = normalize::name_key(dashboard_name);
-            if let Some(d) = stack_live
-                .dashboards
-                .iter()
-                .find(|d| normalize::name_key(&d.name) == key_name)
-            {
-                dashboards.insert(d.id.as_str(), (key.name.to_string(), d));
-            }
-        }
-        export::adopted_alert_node(alert, &dashboards)
-            .map_err(|why| format!("alert {name:?} cannot be written: {why}"))?
-    };
+    let node = adopted_node(stack_node, stack_live, stack, &name, section)?;
     let taken: Vec<&str> = entries.iter().map(|(k, _)| k.name.as_str()).collect();
     let base = export::build::slug(&name, &section[..section.len() - 1]);
     let key = std::iter::once(base.clone())
@@ -116,6 +85,51 @@ pub(crate) fn adopt(
         pointer: tree::child_pointer(&section_pointer, &key),
         effect: Effect::Add(exported_json(&node)),
     })
+}
+
+/// The live dashboard or alert named `name` of stack `stack`, as the exporter writes it under
+/// `section`: an alert names its dashboard by the config's key for it.
+fn adopted_node(
+    stack_node: &Node,
+    stack_live: &crate::live::StackLive,
+    stack: &str,
+    name: &str,
+    section: &str,
+) -> Result<export::yaml::Node, String> {
+    let wanted = normalize::name_key(name);
+    let node = if section == "dashboards" {
+        let dashboard = stack_live
+            .dashboards
+            .iter()
+            .find(|d| normalize::name_key(&d.name) == wanted)
+            .ok_or_else(|| format!("no live dashboard is named {name:?}"))?;
+        export::dashboard_node(dashboard, &ownership_tag(stack), stack_live)
+    } else {
+        let alert = stack_live
+            .alerts
+            .iter()
+            .find(|a| normalize::name_key(&a.name) == wanted)
+            .ok_or_else(|| format!("no live alert is named {name:?}"))?;
+        // The config's dashboards by the live id they stand for, as the exporter names them.
+        let config_dashboards = stack_node.get("dashboards").and_then(Node::as_map);
+        let mut dashboards: BTreeMap<&str, (String, &Dashboard)> = BTreeMap::new();
+        for (key, value) in config_dashboards.into_iter().flatten() {
+            let Some(dashboard_name) = value.get("name").and_then(Node::as_str) else {
+                continue;
+            };
+            let key_name = normalize::name_key(dashboard_name);
+            if let Some(d) = stack_live
+                .dashboards
+                .iter()
+                .find(|d| normalize::name_key(&d.name) == key_name)
+            {
+                dashboards.insert(d.id.as_str(), (key.name.to_string(), d));
+            }
+        }
+        export::adopted_alert_node(alert, &dashboards)
+            .map_err(|why| format!("alert {name:?} cannot be written: {why}"))?
+    };
+    Ok(node)
 }
 
 fn steps(keys: &[&str]) -> Vec<locate::Step> {

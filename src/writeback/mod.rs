@@ -10,6 +10,11 @@
 //! - what no single scalar holds: a field missing on one side, a list, a value the config
 //!   writes in another form (a source name for an id).
 //!
+//! An object the config declares and live lacks is left as it is and counted for apply: the
+//! config may simply be ahead of live (an alert added and not applied yet), and a write-back
+//! that removed it would delete a person's work. Only objects that exist live and differ are
+//! written.
+//!
 //! Every edit is checked before it lands ([`verify`]): the new texts load without error, their
 //! tree is the old one with exactly the edited values changed, and a plan of the new config
 //! against the same live state has no change left at the edited fields.
@@ -48,21 +53,18 @@ pub(crate) fn propose(
 ) -> Proposal {
     let located = Located::read(sources);
     let mut proposal = Proposal::default();
-    let created = report
-        .changed
-        .iter()
-        .filter(|c| c.action == Action::Create)
-        .map(|c| c.address.clone())
-        .collect();
     let context = Context {
         sources,
         located: &located,
         live,
         options,
-        created,
     };
     for changed in &report.changed {
-        propose_change(&context, changed, &mut proposal);
+        if changed.action == Action::Create {
+            proposal.for_apply.push(changed.address.clone());
+        } else {
+            propose_change(&context, changed, &mut proposal);
+        }
     }
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     // One value shared by two drifted fields (a name matched twice) is spliced once; an
@@ -75,11 +77,6 @@ pub(crate) fn propose(
 
 fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) {
     let (sources, located) = (context.sources, context.located);
-    if changed.action == Action::Create
-        && let Some(Address::Alert { stack, alert }) = Address::parse(&changed.address)
-    {
-        return structure::alert_deleted(context, changed, stack, alert, out);
-    }
     let object = object_steps(&changed.address);
     let found = located
         .root
@@ -88,8 +85,9 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
         .and_then(|(root, steps)| locate::find(root, steps, ""));
     let Some((node, pointer)) = found.clone().filter(|_| changed.action == Action::Update) else {
         let reason = match changed.action {
-            Action::Create => "missing live: remove it from the config, or apply to create it",
-            Action::Delete => "live only: add it to the config, or apply to remove it",
+            // Never reached: `propose` leaves what is missing live for apply.
+            Action::Create => "missing live: apply creates it",
+            Action::Delete => model::LIVE_ONLY,
             // A pipe the server must replace to match: its live fields are not the config's
             // to take (ingestion restarted from another source), so a person decides.
             Action::Replace => "differs in a field that forces replacement: edit it by hand",
@@ -106,73 +104,87 @@ fn propose_change(context: &Context<'_>, changed: &Changed, out: &mut Proposal) 
     };
     let fields = structure::elements(context, changed, node, &pointer, out);
     for field in fields {
-        let mut manual = |place: Option<String>, reason: &str, live: Option<&Value>| {
-            out.manual.push(ManualEdit {
-                place,
-                address: changed.address.clone(),
-                path: field.path.clone(),
-                live: live.cloned(),
-                reason: reason.to_string(),
-            });
-        };
-        let (Some(config), Some(live)) = (&field.config, &field.live) else {
-            let reason = if field.live.is_none() {
-                "missing live"
-            } else {
-                "added live; the config does not write it"
-            };
-            manual(Some(place(sources, node)), reason, field.live.as_ref());
-            continue;
-        };
-        let direct = locate::find(node, &locate::steps(&field.path), &pointer);
-        let via_shorthand = direct.is_none();
-        let found = direct.or_else(|| {
-            let shorthand = shorthand::series_path(&field.path)?;
-            locate::find(node, &locate::steps(&shorthand), &pointer)
+        propose_field(context, changed, node, &pointer, field, out);
+    }
+}
+
+/// The edit of one drifted field of an object found at `node` (`pointer`), or why it is left
+/// to a person.
+fn propose_field(
+    context: &Context<'_>,
+    changed: &Changed,
+    node: &Node,
+    pointer: &str,
+    field: &crate::drift::DriftField,
+    out: &mut Proposal,
+) {
+    let (sources, located) = (context.sources, context.located);
+    let mut manual = |place: Option<String>, reason: &str, live: Option<&Value>| {
+        out.manual.push(ManualEdit {
+            place,
+            address: changed.address.clone(),
+            path: field.path.clone(),
+            live: live.cloned(),
+            reason: reason.to_string(),
         });
-        let Some((value, pointer)) = found else {
-            let (at, reason) = match series_tile(node, &field.path) {
-                Some(tile) => (
-                    tile,
-                    "the tile is written as `series`, which cannot say this",
-                ),
-                None => (node, "not written under this name in the config"),
-            };
-            manual(Some(place(sources, at)), reason, Some(live));
-            continue;
-        };
-        // A value found through the shorthand is compared and written as the shorthand
-        // writes it (a `groupBy` string as its list).
-        let (config, wanted) = if via_shorthand {
-            (
-                shorthand::as_written(&field.path, config),
-                shorthand::as_written(&field.path, live),
-            )
+    };
+    let (Some(config), Some(live)) = (&field.config, &field.live) else {
+        let reason = if field.live.is_none() {
+            "missing live"
         } else {
-            (config.clone(), live.clone())
+            "added live; the config does not write it"
         };
-        let at = Some(place(sources, value));
-        if secret_fields::is_secret_pointer(&pointer)
-            || secret_fields::is_pipe_credential_pointer(&pointer)
-        {
-            manual(at, "a secret; its value is not shown", None);
-        } else if let Some(origin) = sources.instance(value.span) {
-            let why = format!(
-                "copied from template `{}` for instance `{}`",
-                origin.template, origin.key
-            );
-            manual(at, &why, Some(live));
-        } else if value.as_str().is_some_and(|s| s.contains("${")) {
-            manual(at, "read from `${env:...}`", Some(live));
-        } else if located.shared(value.span.file_index(), value.span.start()) {
-            manual(at, "behind an anchor, shared by its aliases", Some(live));
-        } else if !locate::same(&value.to_json(), &config) {
-            manual(at, "written in another form in the config", Some(live));
-        } else if let Some(edit) = splice(sources, value, changed, &field.path, pointer, &wanted) {
-            out.edits.push(edit);
-        } else {
-            manual(at, "not a single value", Some(live));
-        }
+        manual(Some(place(sources, node)), reason, field.live.as_ref());
+        return;
+    };
+    let direct = locate::find(node, &locate::steps(&field.path), pointer);
+    let via_shorthand = direct.is_none();
+    let found = direct.or_else(|| {
+        let shorthand = shorthand::series_path(&field.path)?;
+        locate::find(node, &locate::steps(&shorthand), pointer)
+    });
+    let Some((value, pointer)) = found else {
+        let (at, reason) = match series_tile(node, &field.path) {
+            Some(tile) => (
+                tile,
+                "the tile is written as `series`, which cannot say this",
+            ),
+            None => (node, "not written under this name in the config"),
+        };
+        manual(Some(place(sources, at)), reason, Some(live));
+        return;
+    };
+    // A value found through the shorthand is compared and written as the shorthand
+    // writes it (a `groupBy` string as its list).
+    let (config, wanted) = if via_shorthand {
+        (
+            shorthand::as_written(&field.path, config),
+            shorthand::as_written(&field.path, live),
+        )
+    } else {
+        (config.clone(), live.clone())
+    };
+    let at = Some(place(sources, value));
+    if secret_fields::is_secret_pointer(&pointer)
+        || secret_fields::is_pipe_credential_pointer(&pointer)
+    {
+        manual(at, "a secret; its value is not shown", None);
+    } else if let Some(origin) = sources.instance(value.span) {
+        let why = format!(
+            "copied from template `{}` for instance `{}`",
+            origin.template, origin.key
+        );
+        manual(at, &why, Some(live));
+    } else if value.as_str().is_some_and(|s| s.contains("${")) {
+        manual(at, "read from `${env:...}`", Some(live));
+    } else if located.shared(value.span.file_index(), value.span.start()) {
+        manual(at, "behind an anchor, shared by its aliases", Some(live));
+    } else if !locate::same(&value.to_json(), &config) {
+        manual(at, "written in another form in the config", Some(live));
+    } else if let Some(edit) = splice(sources, value, changed, &field.path, pointer, &wanted) {
+        out.edits.push(edit);
+    } else {
+        manual(at, "not a single value", Some(live));
     }
 }
 

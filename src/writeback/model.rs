@@ -47,11 +47,14 @@ pub(crate) enum Effect {
 /// How structural drift is handled.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Options {
-    /// Keep alerts and tiles deleted live in the config, and list them, instead of removing them.
+    /// Keep tiles deleted live in the config, and list them, instead of removing them.
     pub keep_deleted: bool,
 }
 
 /// A drifted field converge will not edit, and why.
+/// Why a person must write an object that exists live and not in the config.
+pub(crate) const LIVE_ONLY: &str = "live only: add it to the config, or apply to remove it";
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ManualEdit {
     /// `file:line` where it is written, when it is written somewhere.
@@ -82,6 +85,9 @@ impl ManualEdit {
                 let _ = write!(line, " is {value} live");
             }
             None if self.reason.contains("secret") => {}
+            // An object the live state has and the config does not (an endpoint attached by
+            // hand): it is there, not missing.
+            None if self.reason == LIVE_ONLY => line.push_str(" exists live only"),
             None => line.push_str(" is missing live"),
         }
         let _ = write!(line, " ({})", self.reason);
@@ -96,6 +102,22 @@ pub(crate) struct Proposal {
     pub edits: Vec<Edit>,
     /// Drift a person has to write into the config.
     pub manual: Vec<ManualEdit>,
+    /// The addresses of the config's objects missing live, left untouched for apply.
+    pub for_apply: Vec<String>,
+}
+
+impl Proposal {
+    /// The line saying what was left for apply (`None` when nothing was).
+    pub(crate) fn for_apply_line(&self) -> Option<String> {
+        let count = self.for_apply.len();
+        (count > 0).then(|| {
+            format!(
+                "{count} object{s} missing live left for apply: {}",
+                self.for_apply.join(", "),
+                s = if count == 1 { "" } else { "s" },
+            )
+        })
+    }
 }
 
 /// What proposing reads.
@@ -104,8 +126,6 @@ pub(crate) struct Context<'c> {
     pub located: &'c Located,
     pub live: &'c LiveState,
     pub options: Options,
-    /// The addresses missing live.
-    pub created: Vec<String>,
 }
 
 /// `file:line` of a node.

@@ -1,5 +1,5 @@
-//! Structural edits in block-style YAML: the lines of one list item or mapping entry (to remove
-//! an alert or a tile deleted live) and where a new list item goes (a tile added live). A block
+//! Structural edits in block-style YAML: the lines of one list item (to remove a tile deleted
+//! live) and where a new list item or mapping entry goes (a tile added live, an adopted object). A block
 //! is its first line, the lines below it indented deeper (blank and comment lines among them),
 //! and the comment lines right above it at its indentation; blank and comment lines after it
 //! belong to what follows.
@@ -14,89 +14,6 @@ use crate::drift::Changed;
 use crate::drift::DriftField;
 use crate::export;
 use crate::plan::{lines, normalize};
-
-/// A managed alert deleted live: its entry's lines go, unless `--keep-deleted` keeps them.
-pub(super) fn alert_deleted(
-    context: &Context<'_>,
-    changed: &Changed,
-    stack: &str,
-    alert: &str,
-    out: &mut Proposal,
-) {
-    let stack_node = context
-        .located
-        .root
-        .as_ref()
-        .and_then(|root| locate::find(root, &["stacks", stack].map(key), ""));
-    // The only alert goes with its `alerts:` key: an empty `alerts:` would not load.
-    let entry = stack_node.and_then(|(stack_node, stack_pointer)| {
-        let (alerts_key, alerts) = stack_node
-            .as_map()?
-            .iter()
-            .find(|(k, _)| k.name == "alerts")?;
-        let entries = alerts.as_map()?;
-        let (k, v) = entries.iter().find(|(k, _)| k.name == alert)?;
-        let alerts_pointer = yaml_child(&stack_pointer, "alerts");
-        Some(if entries.len() == 1 {
-            (alerts_key.span, v, alerts_pointer)
-        } else {
-            (k.span, v, yaml_child(&alerts_pointer, alert))
-        })
-    });
-    let mut manual = |place: Option<String>, reason: &str| {
-        out.manual.push(ManualEdit {
-            place,
-            address: changed.address.clone(),
-            path: String::new(),
-            live: None,
-            reason: reason.to_string(),
-        });
-    };
-    let Some((span, value, pointer)) = entry else {
-        return manual(
-            None,
-            "deleted live; not written in the config as converge edits it",
-        );
-    };
-    let at = Some(place(context.sources, value));
-    if context.options.keep_deleted {
-        return manual(
-            at,
-            "deleted live; kept (--keep-deleted): remove it, or apply to create it",
-        );
-    }
-    if span.instance().is_some() || context.located.shared(span.file_index(), span.start()) {
-        return manual(at, "deleted live; it comes from a template or an anchor");
-    }
-    // An alert whose dashboard is missing live too was never applied, or went with it: the
-    // dashboard is a person's call, and so is the alert.
-    let dashboard = value
-        .get("dashboard")
-        .and_then(Node::as_str)
-        .unwrap_or_default();
-    if context
-        .created
-        .contains(&format!("dashboard.{stack}.{dashboard}"))
-    {
-        return manual(at, "missing live, and so is its dashboard");
-    }
-    let Some(text) = context.sources.file(span.file_index()).map(|f| &f.text) else {
-        return manual(at, "deleted live");
-    };
-    match block(text, span.start(), false) {
-        Some((start, end)) => out.edits.push(Edit {
-            file: span.file_index(),
-            offset: start,
-            len: end - start,
-            text: String::new(),
-            address: changed.address.clone(),
-            path: String::new(),
-            pointer,
-            effect: Effect::Remove,
-        }),
-        None => manual(at, "deleted live; not in block style, so not removed"),
-    }
-}
 
 /// A dashboard's tiles deleted or added live become removals and appends (or, when that cannot
 /// be done, edits by hand); the fields left are returned for value edits.
@@ -246,17 +163,7 @@ fn tile_added(
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let wire = dashboard_of(&changed.address).and_then(|(stack, _)| {
-        let stack_live = context.live.stacks.get(stack)?;
-        let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
-        let live_dashboard = stack_live
-            .dashboards
-            .iter()
-            .find(|d| normalize::name_key(&d.name) == wanted)?;
-        let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
-        Some((tile, stack_live))
-    });
-    let Some((tile, stack_live)) = wire else {
+    let Some((tile, stack_live)) = live_tile(context, &changed.address, dashboard, name) else {
         return manual(at, "added live; not found in the live dashboard");
     };
     let Some((tiles, tiles_pointer)) =
@@ -310,20 +217,38 @@ fn tile_added(
     });
 }
 
+/// The live tile `name` of the live dashboard the config's `dashboard` stands for (by name),
+/// with its stack's live state.
+fn live_tile<'l>(
+    context: &'l Context<'_>,
+    address: &str,
+    dashboard: &Node,
+    name: &str,
+) -> Option<(&'l crate::api::wire::Tile, &'l crate::live::StackLive)> {
+    let (stack, _) = dashboard_of(address)?;
+    let stack_live = context.live.stacks.get(stack)?;
+    let wanted = normalize::name_key(dashboard.get("name").and_then(Node::as_str)?);
+    let live_dashboard = stack_live
+        .dashboards
+        .iter()
+        .find(|d| normalize::name_key(&d.name) == wanted)?;
+    let tile = live_dashboard.tiles.iter().find(|t| t.name == name)?;
+    Some((tile, stack_live))
+}
+
 /// The stack and dashboard keys of a dashboard address.
 fn dashboard_of(address: &str) -> Option<(&str, &str)> {
-    match crate::address::Address::parse(address)? {
-        crate::address::Address::Dashboard { stack, dashboard } => Some((stack, dashboard)),
-        _ => None,
+    if let crate::address::Address::Dashboard { stack, dashboard } =
+        crate::address::Address::parse(address)?
+    {
+        Some((stack, dashboard))
+    } else {
+        None
     }
 }
 
 fn key(name: &str) -> locate::Step {
     locate::Step::Key(name.to_string())
-}
-
-fn yaml_child(pointer: &str, key: &str) -> String {
-    crate::config::yaml::child_pointer(pointer, key)
 }
 
 /// An exported node as the config loader reads it back.

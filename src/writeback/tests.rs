@@ -124,3 +124,27 @@ fn a_flow_list_runs_through_its_closing_bracket_outside_quotes() {
     assert_eq!(flow_len("['x]', \"y\\\"]\"] z"), Some(14));
     assert_eq!(flow_len("[a,\n b]"), None);
 }
+
+#[test]
+fn an_object_missing_live_is_left_for_apply_whatever_its_kind() {
+    let sources = sources();
+    let mut report = report(vec![DriftField {
+        path: "numReplicas".into(),
+        config: Some(json!(2)),
+        live: None,
+    }]);
+    report.changed[0].action = Action::Create;
+    for address in ["alert.s.a", "dashboard.s.d"] {
+        let mut changed = report.changed[0].clone();
+        changed.address = address.into();
+        changed.fields.clear();
+        report.changed.push(changed);
+    }
+    let proposal = propose_plain(&sources, &report);
+    assert!(proposal.edits.is_empty(), "{:?}", proposal.edits);
+    assert!(proposal.manual.is_empty(), "{:?}", proposal.manual);
+    assert_eq!(
+        proposal.for_apply_line().as_deref(),
+        Some("3 objects missing live left for apply: service.a.scaling, alert.s.a, dashboard.s.d")
+    );
+}

@@ -386,7 +386,8 @@ impl<'s> Converge<'s> {
         } else {
             for (name, _) in std::env::vars_os() {
                 let text = name.to_string_lossy();
-                if text.starts_with("CONVERGE_") || text == "GITHUB_ACTIONS" {
+                // COLUMNS sets the width messages wrap at: a test sets it when it means to.
+                if text.starts_with("CONVERGE_") || text == "GITHUB_ACTIONS" || text == "COLUMNS" {
                     command.env_remove(&name);
                 }
             }

@@ -42,7 +42,7 @@ fn addresses(report: &Value, part: &str) -> Vec<String> {
 }
 
 /// The demo's "On-call overview" dashboard of the managed stack.
-fn on_call(client: &Client) -> Value {
+pub(crate) fn on_call(client: &Client) -> Value {
     let list = client
         .cloud(
             "GET",
@@ -58,7 +58,7 @@ fn on_call(client: &Client) -> Value {
         .expect("the demo dashboard")
 }
 
-fn put_dashboard(client: &Client, dashboard: &Value) {
+pub(crate) fn put_dashboard(client: &Client, dashboard: &Value) {
     let id = dashboard["id"].as_str().expect("an id");
     let body = json!({
         "name": dashboard["name"],

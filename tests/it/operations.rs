@@ -1,14 +1,27 @@
 //! The engine asks an operation what it touches and does (`target()`, `effect()`, `name()`)
 //! instead of matching on it, so that adding a kind of operation is a compile error wherever it
-//! must be handled. Two things would hide such a place from the compiler: a `_ =>` arm in a
-//! `match` whose arms are operations, and a `matches!` list of operations (a new create left
-//! out of one would take the update path, which resends on a 5xx and can create twice). This
-//! reads `src/**/*.rs` (comments, strings and test items left out, as `layers` does) and fails
-//! on either.
+//! must be handled. What would hide such a place from the compiler, or make a kind's meaning
+//! live outside its files:
+//!
+//! - a `_ =>` arm in a `match` whose arms are operations, and a `matches!` list of operations
+//!   (a new create left out of one would take the update path, which resends on a 5xx and can
+//!   create twice);
+//! - a `_ =>` arm in a `match` over addresses or targets (an address or a target of a kind
+//!   someone forgot would fall into it);
+//! - an operation's `op` tag compared as text (`name().op == "pipe-replace"`, a tag written
+//!   outside its kind's `op.rs`): the kind's effect or its own methods say it;
+//! - `if let Operation::...` outside a kind's files: one kind picked out by the engine.
+//!
+//! This reads `src/**/*.rs` (comments, strings and test items left out, as `layers` does) and
+//! fails on any of them. [`kind_names_stay_home`] counts the files each kind is named in
+//! outside its homes, a bound that may only go down.
 
 use std::collections::BTreeMap;
 
 use super::layers::{Source, code_only, is_test, made_up, read_sources};
+
+/// The enums a `_ =>` arm must not hide a variant of: addresses, targets and lists.
+const KIND_ENUMS: &[&str] = &["Address", "AddressBuf", "Target", "List"];
 
 /// The enums of operations: the outer one and each kind's.
 const OPERATION_ENUMS: &[&str] = &[
@@ -77,6 +90,297 @@ fn the_check_finds_wildcards_and_lists_but_not_exhaustive_matches() {
     );
 }
 
+#[test]
+fn no_wildcard_arm_over_addresses_or_targets() {
+    let found = wildcards_over(&read_sources(), KIND_ENUMS, "addresses or targets");
+    assert!(
+        found.is_empty(),
+        "addresses or targets matched with a `_ =>` arm (name every kind, or ask the address: \
+         service(), stack(), config_pipe()):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_op_tag_compared_and_no_kind_picked_out_by_if_let() {
+    let sources = read_sources();
+    let mut found = op_tags_outside_kinds(&sources);
+    found.extend(picked_out(&sources));
+    found.sort();
+    assert!(
+        found.is_empty(),
+        "an operation's kind decided outside its files (ask the operation: effect(), fits(), \
+         target(); or give its kind a method):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_find_tags_picks_and_wildcards_over_addresses() {
+    let sources = made_up(&[
+        (
+            "apply/step.rs",
+            "fn run(op: &Operation) -> bool {\n    \
+             // name().op == \"pipe-replace\" in a comment is not code\n    \
+             if op.name().op == \"pipe-replace\" { return true; }\n    \
+             if let Operation::Pipe(pipe) = op { drop(pipe); }\n    false\n}\n",
+        ),
+        (
+            "plan/derive.rs",
+            "fn service(a: &Address) -> Option<&str> {\n    match a {\n        \
+             Address::ServiceScaling { service } => Some(service),\n        _ => None,\n    \
+             }\n}\n",
+        ),
+        (
+            "plan/kinds/pipe/op.rs",
+            "#[serde(rename = \"pipe-replace\")]\nfn name(op: &PipeOp) -> &str {\n    \
+             if let PipeOp::Replace { .. } = op { \"pipe-replace\" } else { \"pipe\" }\n}\n",
+        ),
+        (
+            "apply/kinds/pipe.rs",
+            "fn send(op: &Operation) { if let Operation::Pipe(_) = op {} }\n",
+        ),
+    ]);
+    let mut found = op_tags_outside_kinds(&sources);
+    found.extend(picked_out(&sources));
+    found.extend(wildcards_over(&sources, KIND_ENUMS, "addresses or targets"));
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "src/apply/step.rs:3: `\"pipe-replace\"` (an op tag) outside its kind's op.rs",
+            "src/apply/step.rs:3: an op tag compared (`name().op`)",
+            "src/apply/step.rs:4: `if let Operation::` outside a kind's files",
+            "src/plan/derive.rs:4: `_ =>` in a match over addresses or targets",
+        ]
+    );
+}
+
+/// The files of a kind: every layer's file or folder of it, and the shared lists that register
+/// each kind once (the operation enum, the address, the target, the wire types, the config
+/// model, the schema checks).
+fn is_home(path: &str, kind: &str) -> bool {
+    let folders = [
+        "src/plan/kinds/",
+        "src/apply/kinds/",
+        "src/sandbox/kinds/",
+        "src/export/kinds/",
+        "src/api/wire/",
+    ];
+    folders.iter().any(|folder| {
+        path.strip_prefix(folder).is_some_and(|rest| {
+            rest.starts_with(&format!("{kind}.rs")) || rest.starts_with(&format!("{kind}/"))
+        })
+    })
+}
+
+/// How many product files outside a kind's homes name its operations (`PipeOp`, ...), and the
+/// bound each may not pass. Two are registration (`plan/model.rs`'s `Operation`, `plan/mod.rs`'s
+/// re-export); the rest is the saved-plan check (`plan/derive.rs`; for dashboards and alerts
+/// `plan/shown.rs`, and `plan/build/stack.rs`'s prune of a stack). Lower a bound when a change
+/// brings its count down, never raise it.
+const KIND_NAME_BOUNDS: &[(&str, &str, usize)] = &[
+    ("service", "ServiceOp", 3),
+    ("private_endpoint", "PrivateEndpointOp", 3),
+    ("pipe", "PipeOp", 3),
+    ("dashboard", "DashboardOp", 5),
+    ("alert", "AlertOp", 5),
+];
+
+#[test]
+fn kind_names_stay_home() {
+    let sources = read_sources();
+    let mut over = Vec::new();
+    for (kind, name, bound) in KIND_NAME_BOUNDS {
+        let files = files_naming(&sources, kind, name);
+        if files.len() > *bound {
+            over.push(format!(
+                "`{name}` is named in {} files outside the {kind} kind's own (bound {bound}):\n  {}",
+                files.len(),
+                files.join("\n  ")
+            ));
+        }
+    }
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+/// The product files outside `kind`'s homes whose code names `name` as a word, sorted.
+fn files_naming(sources: &BTreeMap<Vec<String>, Source>, kind: &str, name: &str) -> Vec<String> {
+    let mut files: Vec<String> = sources
+        .iter()
+        .filter(|(module, source)| !is_test(module) && !is_home(&source.path, kind))
+        .filter(|(_, source)| {
+            let code: Vec<char> = code_only(&source.text).chars().collect();
+            !words(&code, name).is_empty()
+        })
+        .map(|(_, source)| source.path.clone())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Each `if let`/`let ... else` on an operation variant outside a kind's files.
+fn picked_out(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (module, source) in sources {
+        if is_test(module) || source.path.contains("/kinds/") {
+            continue;
+        }
+        let code = code_only(&source.text);
+        for (number, line) in code.lines().enumerate() {
+            let picks = OPERATION_ENUMS.iter().any(|name| {
+                [format!("let {name}::"), format!("let Some({name}::")]
+                    .iter()
+                    .any(|pattern| line.contains(pattern.as_str()))
+            });
+            if picks {
+                found.push(format!(
+                    "{}:{}: `if let Operation::` outside a kind's files",
+                    source.path,
+                    number + 1
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// Each op tag written outside the kinds' `op.rs` files (and outside comments), and each
+/// comparison through an operation's `name().op`.
+fn op_tags_outside_kinds(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
+    let tags: Vec<String> = sources
+        .values()
+        .filter(|source| is_op_file(&source.path))
+        .flat_map(|source| serde_renames(&source.text))
+        .collect();
+    let mut found = Vec::new();
+    for (module, source) in sources {
+        if is_test(module) || is_op_file(&source.path) {
+            continue;
+        }
+        let kept = without_comments(&code_only_tests(&source.text));
+        let code = code_only(&source.text);
+        for (number, (line, code_line)) in kept.lines().zip(code.lines()).enumerate() {
+            let at = format!("{}:{}", source.path, number + 1);
+            for tag in &tags {
+                if line.contains(&format!("\"{tag}\"")) {
+                    found.push(format!(
+                        "{at}: `\"{tag}\"` (an op tag) outside its kind's op.rs"
+                    ));
+                }
+            }
+            if code_line.contains("name().op") {
+                found.push(format!("{at}: an op tag compared (`name().op`)"));
+            }
+        }
+    }
+    found
+}
+
+fn is_op_file(path: &str) -> bool {
+    path.starts_with("src/plan/kinds/") && path.ends_with("/op.rs")
+}
+
+/// The `rename = "..."` values of a kind's operations: its op tags.
+fn serde_renames(text: &str) -> Vec<String> {
+    text.match_indices("rename = \"")
+        .filter_map(|(at, found)| {
+            let rest = &text[at + found.len()..];
+            rest.split_once('"').map(|(tag, _)| tag.to_string())
+        })
+        .filter(|tag| tag.contains('-'))
+        .collect()
+}
+
+/// The text with the lines `code_only` blanks whole (test items, comment lines) left empty,
+/// strings kept; a line of a string alone is kept too.
+fn code_only_tests(text: &str) -> String {
+    let code = code_only(text);
+    text.lines()
+        .zip(code.lines())
+        .map(|(line, code_line)| {
+            if code_line.trim().is_empty()
+                && !line.trim().is_empty()
+                && !line.trim_start().starts_with('"')
+            {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text without its `//` comments; strings (and a `//` inside one) kept.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        let mut in_string = false;
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if in_string {
+                if c == '\\' {
+                    i += 1;
+                } else if c == '"' {
+                    in_string = false;
+                }
+            } else if c == '"' {
+                in_string = true;
+            } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+                out.extend(&chars[i..i + 3]);
+                i += 3;
+                continue;
+            } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+                break;
+            }
+            out.push(c);
+            i += 1;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Each `_ =>` arm of a `match` whose arms name one of `enums`, as `file:line: what`.
+fn wildcards_over(
+    sources: &BTreeMap<Vec<String>, Source>,
+    enums: &[&str],
+    what: &str,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    for (module, source) in sources {
+        if is_test(module) {
+            continue;
+        }
+        let code: Vec<char> = code_only(&source.text).chars().collect();
+        let line = |at: usize| code[..at].iter().filter(|c| **c == '\n').count() + 1;
+        for at in words(&code, "match") {
+            let Some(open) = (at..code.len()).find(|i| code[*i] == '{') else {
+                continue;
+            };
+            let arms = patterns(&code[open + 1..closing(&code, open).saturating_sub(1)]);
+            if !arms.iter().any(|(_, pattern)| names_any(pattern, enums)) {
+                continue;
+            }
+            for (offset, pattern) in &arms {
+                let pattern = pattern.trim();
+                if pattern == "_" || pattern.starts_with("_ if") {
+                    found.push(format!(
+                        "{}:{}: `_ =>` in a match over {what}",
+                        source.path,
+                        line(open + 1 + offset)
+                    ));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Each `matches!` naming an operation enum, and each `_ =>` arm of a `match` whose arms name
 /// one, as `file:line: what`, sorted.
 fn blind_spots(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
@@ -102,26 +406,8 @@ fn blind_spots(sources: &BTreeMap<Vec<String>, Source>) -> Vec<String> {
                 ));
             }
         }
-        for at in words(&code, "match") {
-            let Some(open) = (at..code.len()).find(|i| code[*i] == '{') else {
-                continue;
-            };
-            let arms = patterns(&code[open + 1..closing(&code, open).saturating_sub(1)]);
-            if !arms.iter().any(|(_, pattern)| names_operation(pattern)) {
-                continue;
-            }
-            for (offset, pattern) in &arms {
-                let pattern = pattern.trim();
-                if pattern == "_" || pattern.starts_with("_ if") {
-                    found.push(format!(
-                        "{}:{}: `_ =>` in a match over operations",
-                        source.path,
-                        line(open + 1 + offset)
-                    ));
-                }
-            }
-        }
     }
+    found.extend(wildcards_over(sources, OPERATION_ENUMS, "operations"));
     found.sort();
     found
 }
@@ -211,7 +497,12 @@ fn patterns(block: &[char]) -> Vec<(usize, String)> {
 
 /// Whether code names a variant of an operation enum (`Operation::`, `PipeOp::`...).
 fn names_operation(code: &str) -> bool {
-    OPERATION_ENUMS.iter().any(|name| {
+    names_any(code, OPERATION_ENUMS)
+}
+
+/// Whether code names a variant of one of `enums` (`Address::`, ...).
+fn names_any(code: &str, enums: &[&str]) -> bool {
+    enums.iter().any(|name| {
         let path = format!("{name}::");
         code.match_indices(&path).any(|(at, _)| {
             code[..at]

@@ -673,3 +673,136 @@ fn a_ratio_alert_at_another_granularity_keeps_its_threshold_and_warns() {
     );
     assert_eq!(chart["threshold"], json!({"value": 0.05, "type": "above"}));
 }
+
+/// The binary against `sandbox` with `CONFIG`'s `busy` alert given `members` (YAML lines at the
+/// alert's indentation) after its `interval:`.
+fn busy_with<'s>(sandbox: &'s SandboxHandle, members: &str) -> Converge<'s> {
+    let text = CONFIG.replacen(
+        "        threshold: 400\n        thresholdType: above\n        interval: 5m\n",
+        &format!(
+            "        threshold: 400\n        thresholdType: above\n        interval: 5m\n{members}"
+        ),
+        1,
+    );
+    assert_ne!(text, CONFIG, "the busy alert is where the test expects it");
+    Converge::new(sandbox).config_as("obs.yaml", &text)
+}
+
+#[test]
+fn num_consecutive_windows_fires_only_runs_that_long() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "5m");
+    let every = runs_by_hand(&points, 400.0, true, 300_000);
+    let long: Vec<(i64, usize)> = every.iter().copied().filter(|r| r.1 >= 3).collect();
+    assert!(long.len() < every.len() && !long.is_empty(), "{every:?}");
+    let converge = busy_with(&sandbox, "        numConsecutiveWindows: 3\n");
+    let chart = preview_json(&converge, "alert.obs.busy", &[])["charts"][0].clone();
+    assert_eq!(chart_runs(&chart), long);
+    assert_eq!(chart["fired"], long.len());
+    assert_eq!(chart["threshold"]["numConsecutiveWindows"], 3);
+    assert_eq!(chart["threshold"]["shortRuns"], every.len() - long.len());
+    let out =
+        converge
+            .clone()
+            .env("COLUMNS", "80")
+            .run(["preview", "alert.obs.busy", "--end", END]);
+    out.assert_exit(0);
+    assert!(
+        out.stdout.contains(&format!(
+            "would have fired {} times (numConsecutiveWindows 3: {} shorter runs past the \
+             threshold did not fire):",
+            long.len(),
+            every.len() - long.len()
+        )),
+        "{}",
+        out.stdout
+    );
+    common::converge_snapshot!("num_consecutive_windows_text", out);
+}
+
+#[test]
+fn between_and_not_between_fire_inside_and_outside_the_band() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "5m");
+    let value = |p: &Value| number(&p["series_0.data"]).expect("a value");
+    for (kind, inside) in [("between", true), ("not_between", false)] {
+        let converge = busy_with(&sandbox, "        thresholdMax: 600\n")
+            .config_as(
+                "obs.yaml",
+                &CONFIG.replacen(
+                    "        thresholdType: above\n        interval: 5m\n",
+                    &format!(
+                        "        thresholdType: {kind}\n        thresholdMax: 600\n        interval: 5m\n"
+                    ),
+                    1,
+                ),
+            );
+        let chart = preview_json(&converge, "alert.obs.busy", &[])["charts"][0].clone();
+        assert_eq!(
+            chart["threshold"],
+            json!({"value": 400, "type": kind, "max": 600}),
+            "{kind}"
+        );
+        let expected: Vec<i64> = points
+            .iter()
+            .filter(|p| (400.0..=600.0).contains(&value(p)) == inside)
+            .map(|p| p["ts_bucket"].as_i64().expect("ts_bucket"))
+            .collect();
+        assert!(!expected.is_empty(), "{kind}");
+        let firing: Vec<i64> = chart["lines"][0]["firingBuckets"]
+            .as_array()
+            .expect("firing buckets")
+            .iter()
+            .filter_map(Value::as_i64)
+            .collect();
+        assert_eq!(firing, expected, "{kind}");
+        let out = converge.run(["preview", "alert.obs.busy", "--end", END]);
+        out.assert_exit(0);
+        let word = kind.replace('_', " ");
+        assert!(
+            out.stdout
+                .contains(&format!("longest run {word} 400 and 600:")),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn a_schedule_offset_and_start_are_said_at_their_lines_as_not_evaluated() {
+    let sandbox = common::fast_sandbox();
+    let mut stderr = String::new();
+    for (member, said) in [
+        (
+            "        scheduleOffsetMinutes: 2\n",
+            "windows 2 minute(s) after the start of each 5m window",
+        ),
+        (
+            "        scheduleStartAt: \"2026-11-20T12:00:00Z\"\n",
+            "evaluates this alert from 2026-11-20T12:00:00Z on",
+        ),
+    ] {
+        let out = busy_with(&sandbox, member).run([
+            "preview",
+            "alert.obs.busy",
+            "--end",
+            END,
+            "--format",
+            "json",
+        ]);
+        out.assert_exit(0);
+        let warnings = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("preview::not-evaluated"))
+            .count();
+        assert_eq!(warnings, 1, "{}", out.stderr);
+        assert!(out.stderr.contains("obs.yaml:"), "{}", out.stderr);
+        assert!(common::words(&out.stderr).contains(said), "{}", out.stderr);
+        stderr.push_str(&out.stderr);
+    }
+    let settings = common::snapshots();
+    settings.bind(|| insta::assert_snapshot!("schedule_not_evaluated", stderr));
+}

@@ -725,32 +725,10 @@ fn the_drift_comment_shows_values_as_written() {
     let client = common::Client::new(&sandbox);
     let exported = Converge::new(&sandbox).run(["export", "--stack", ANALYTICS]);
     exported.assert_exit(0);
-    let list = client
-        .cloud(
-            "GET",
-            &format!("/services/{ANALYTICS}/stack/dashboards"),
-            None,
-        )
-        .result();
-    let mut dashboard = list
-        .as_array()
-        .and_then(|l| l.iter().find(|d| d["name"] == "On-call overview"))
-        .cloned()
-        .expect("the demo dashboard");
+    let mut dashboard = crate::drift::on_call(&client);
     dashboard["tiles"][0]["series"][0]["where"] =
         serde_json::json!("url:\"https://wiki.example.com/runbook\"\n\nAND level:warn");
-    let id = dashboard["id"].as_str().expect("an id").to_string();
-    client
-        .cloud(
-            "PUT",
-            &format!("/services/{ANALYTICS}/stack/dashboards/{id}"),
-            Some(serde_json::json!({
-                "name": dashboard["name"],
-                "tiles": dashboard["tiles"],
-                "tags": dashboard["tags"],
-            })),
-        )
-        .result();
+    crate::drift::put_dashboard(&client, &dashboard);
     let out = Converge::new(&sandbox)
         .config_as("converge.yaml", &exported.stdout)
         .run(["drift", "--format", "markdown"]);

@@ -832,3 +832,37 @@ stacks:
     // :68 `sizeX` (a plain stack's tile), :83 `threshold`, :91 `broken` twice.
     crate::common::converge_snapshot!("validate_schema_errors_inside_stacks", r);
 }
+
+/// Diagnostics wrap at the width `COLUMNS` gives (a narrow terminal), between words, so the
+/// terminal never wraps them again in the middle of one.
+#[test]
+fn diagnostics_wrap_at_the_width_columns_gives() {
+    let dir = crate::common::Workspace::new();
+    let path = dir.write(
+        "narrow.yaml",
+        "version: 1\nservices:\n  a:\n    id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11\n    scaling: { numReplicas: 0 }\n",
+    );
+    let wide = crate::common::Converge::offline().run(["validate", path.as_str()]);
+    wide.assert_exit(1);
+    assert!(
+        wide.stderr.lines().any(|l| l.chars().count() > 60),
+        "{}",
+        wide.stderr
+    );
+    let narrow = crate::common::Converge::offline()
+        .env("COLUMNS", "60")
+        .run(["validate", path.as_str()]);
+    narrow.assert_exit(1);
+    let long: Vec<&str> = narrow
+        .stderr
+        .lines()
+        .filter(|l| l.chars().count() > 60)
+        .collect();
+    assert!(long.is_empty(), "wider than 60: {long:#?}");
+    assert_eq!(
+        crate::common::words(&narrow.stderr).replace(&*dir.path().to_string_lossy(), ""),
+        crate::common::words(&wide.stderr).replace(&*dir.path().to_string_lossy(), ""),
+        "the same words, only wrapped elsewhere"
+    );
+    crate::common::converge_snapshot!("narrow_diagnostics", narrow);
+}

@@ -424,7 +424,7 @@ fn delete_warnings(sandbox: &SandboxHandle) {
 }
 
 #[test]
-fn a_tile_added_and_an_alert_deleted_then_a_tile_deleted_live_change_the_config_structure() {
+fn tiles_added_then_deleted_live_change_the_config_structure_an_alert_missing_live_stays() {
     structure_changes(&common::fast_sandbox(), "");
 }
 
@@ -435,7 +435,8 @@ fn structure_changes_on_the_contract_generation() {
 }
 
 /// A tile added and the alert deleted live, then a tile deleted live, each written back; the
-/// snapshots are named with `suffix`.
+/// alert missing live stays in the file for apply, which creates it again. The snapshots are
+/// named with `suffix`.
 fn structure_changes(sandbox: &SandboxHandle, suffix: &str) {
     let config = with_warnings();
     let (workspace, converge) = setup(sandbox, &[("converge.yaml", &config)]);
@@ -447,9 +448,21 @@ fn structure_changes(sandbox: &SandboxHandle, suffix: &str) {
     converge
         .run(["drift", "--write", "converge.yaml"])
         .assert_exit(2);
-    converge
-        .run(["plan", "--detailed-exitcode", "converge.yaml"])
-        .assert_exit(0);
+    let alert_at = config.find("    alerts:").expect("the alerts");
+    assert!(
+        workspace
+            .read("converge.yaml")
+            .ends_with(&config[alert_at..]),
+        "the alert missing live keeps its lines"
+    );
+    let plan = converge.run(["plan", "--detailed-exitcode", "converge.yaml"]);
+    plan.assert_exit(2);
+    assert!(
+        plan.stdout.contains("alert.analytics.error-burst"),
+        "{}",
+        plan.stdout
+    );
+    in_sync(&converge, "converge.yaml");
 
     delete_warnings(sandbox);
     let diff = converge.run(["drift", "--diff", "converge.yaml"]);
@@ -473,6 +486,135 @@ fn keep_deleted_keeps_what_was_deleted_live_and_lists_it() {
     let out = converge.run(["drift", "--write", "--keep-deleted", "converge.yaml"]);
     converge_snapshot!("writeback_keep_deleted", out);
     assert_eq!(workspace.read("converge.yaml"), config);
+}
+
+/// `CONFIG` ahead of live: a dashboard and an alert on the managed dashboard added to the file,
+/// not applied yet.
+fn ahead_of_live() -> String {
+    let alerts_at = CONFIG.find("    alerts:").expect("the alerts");
+    format!(
+        "{}{NEW_DASHBOARD}{}{NEW_ALERT}",
+        &CONFIG[..alerts_at],
+        &CONFIG[alerts_at..]
+    )
+}
+
+const NEW_DASHBOARD: &str = "      # Added today, applied tomorrow.
+      latency:
+        name: Latency
+        tiles:
+          - name: p99
+            x: 0
+            y: 0
+            w: 12
+            h: 4
+            series:
+              - type: time
+                dataSource: events
+                source: Logs
+                aggFn: max
+                field: duration
+                whereLanguage: lucene
+";
+
+const NEW_ALERT: &str = "      # Pages on the first burst; not applied yet.
+      anew:
+        name: Error burst (fast)
+        dashboard: on-call-overview
+        tile: Errors
+        threshold: 5
+        thresholdType: above
+        interval: 1m
+        channel:
+          type: webhook
+          webhookId: 65f5e4a3b9e77c001a789012
+        message: Errors are bursting
+";
+
+/// The config's objects missing live are the config ahead of live, for apply: `drift --write`
+/// writes the drifted value of the alert that exists live and leaves the new alert and the new
+/// dashboard byte for byte, then apply creates them and nothing is left to plan.
+#[test]
+fn a_config_ahead_of_live_keeps_what_apply_has_not_created_yet() {
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", CONFIG)]);
+    in_sync(&converge, "converge.yaml");
+    let config = ahead_of_live();
+    workspace.write("converge.yaml", &config);
+    edit_alert(&sandbox, json!({"threshold": 80}));
+
+    let diff = converge.run(["drift", "--diff", "converge.yaml"]);
+    converge_snapshot!("writeback_ahead_diff", diff);
+    assert_eq!(workspace.read("converge.yaml"), config);
+    let write = converge.run(["drift", "--write", "converge.yaml"]);
+    converge_snapshot!("writeback_ahead_write", write);
+    let expected = config.replace("threshold: 50", "threshold: 80");
+    assert_eq!(workspace.read("converge.yaml"), expected);
+    assert!(expected.contains(NEW_DASHBOARD) && expected.contains(NEW_ALERT));
+
+    let plan = converge.run(["plan", "--detailed-exitcode", "converge.yaml"]);
+    plan.assert_exit(2);
+    for address in ["dashboard.analytics.latency", "alert.analytics.anew"] {
+        assert!(plan.stdout.contains(address), "{}", plan.stdout);
+    }
+    in_sync(&converge, "converge.yaml");
+}
+
+/// A config named through a relative symlink to a link is written through both: the final
+/// target gets the live value (its temporary beside it, then renamed), and each link stays a
+/// link pointing where it did.
+#[cfg(unix)]
+#[test]
+fn drift_write_through_a_symlink_keeps_the_link_and_updates_its_target() {
+    use std::os::unix::fs::symlink;
+    use std::path::Path;
+
+    let sandbox = common::fast_sandbox();
+    let (workspace, converge) = setup(&sandbox, &[("conf/real.yaml", CONFIG)]);
+    let root = workspace.path();
+    symlink("conf/real.yaml", root.join("converge.yaml")).expect("the link is made");
+    symlink("converge.yaml", root.join("current.yaml")).expect("the link to the link is made");
+    in_sync(&converge, "current.yaml");
+    edit_alert(&sandbox, json!({"threshold": 80}));
+
+    let write = converge.run(["drift", "--write", "current.yaml"]);
+    converge_snapshot!("writeback_symlink", write);
+    assert_eq!(
+        workspace.read("conf/real.yaml"),
+        CONFIG.replace("threshold: 50", "threshold: 80")
+    );
+    let link = |name: &str| {
+        let path = root.join(name);
+        let kind = std::fs::symlink_metadata(&path)
+            .expect("the link")
+            .file_type();
+        assert!(kind.is_symlink(), "{name} is still a link");
+        std::fs::read_link(&path).expect("the link's text")
+    };
+    assert_eq!(link("current.yaml"), Path::new("converge.yaml"));
+    assert_eq!(link("converge.yaml"), Path::new("conf/real.yaml"));
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("the directory")
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(&root.join("conf")),
+        ["real.yaml"],
+        "no temporary left"
+    );
+    assert_eq!(names(root), ["conf", "converge.yaml", "current.yaml"]);
+    converge
+        .run(["plan", "--detailed-exitcode", "current.yaml"])
+        .assert_exit(0);
 }
 
 #[test]
@@ -723,4 +865,36 @@ fn a_tile_added_live_that_the_shorthand_cannot_say_goes_in_as_config() {
     converge
         .run(["plan", "--detailed-exitcode", "converge.yaml"])
         .assert_exit(0);
+}
+
+/// An endpoint attached live that the config's `privateEndpoints: []` leaves out is said to
+/// exist live only, never to be missing live.
+#[test]
+fn an_endpoint_attached_live_and_not_in_the_config_is_not_called_missing() {
+    let sandbox = common::fast_sandbox();
+    let dir = Workspace::new();
+    let converge = Converge::new(&sandbox).fast().cwd(&dir);
+    let applied = dir.write("applied.yaml", &common::quickstart());
+    converge
+        .run(["apply", applied.as_str(), "--yes"])
+        .assert_exit(0);
+    let without = common::quickstart().replacen(
+        "    privateEndpoints:\n      - id: vpce-0a1b2c3d4e5f67890\n        description: app VPC\n",
+        "    privateEndpoints: []\n",
+        1,
+    );
+    assert_ne!(without, common::quickstart());
+    let config = dir.write("converge.yaml", &without);
+    let out = converge.run(["drift", config.as_str(), "--diff"]);
+    out.assert_exit(5);
+    assert!(
+        out.stderr.contains(
+            "edit by hand: service.analytics.private_endpoint[vpce-0a1b2c3d4e5f67890] exists \
+             live only (live only: add it to the config, or apply to remove it)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("is missing live"), "{}", out.stderr);
+    converge_snapshot!("endpoint_live_only", out);
 }

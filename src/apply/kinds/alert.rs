@@ -1,10 +1,13 @@
 //! Sending an alert's write, after looking up the dashboard and tile it names when the plan
 //! creates or changes them.
 
-use crate::api::wire::AlertRequest;
+use std::borrow::Cow;
+
+use crate::address::{Address, AddressBuf};
+use crate::api::wire::{Alert, AlertRequest};
 use crate::apply::fresh::{Data, Scope};
-use crate::apply::write::{Context, Created, StepError, WriteError, read_failed};
-use crate::plan::{AlertOp, AlertTarget, normalize};
+use crate::apply::write::{Context, Created, Doubles, StepError, WriteError, read_failed};
+use crate::plan::{AlertOp, AlertTarget, Operation, StackRef, normalize};
 
 /// Sends an alert operation once; a create returns the alert as the server answered.
 pub(crate) async fn send(
@@ -91,4 +94,80 @@ pub(crate) async fn resolve(context: &Context, alert: &AlertOp) -> Result<AlertO
         *b = body;
     }
     Ok(alert)
+}
+
+/// An alert create, as its copies are settled.
+pub(crate) struct AlertCreate<'a> {
+    stack: &'a StackRef,
+    body: &'a AlertRequest,
+}
+
+/// An alert operation that can leave its alert twice: a create.
+pub(crate) fn doubles(operation: &AlertOp) -> Option<AlertCreate<'_>> {
+    match operation {
+        AlertOp::Create { stack, body, .. } => Some(AlertCreate { stack, body }),
+        AlertOp::Update { .. } | AlertOp::Delete { .. } => None,
+    }
+}
+
+impl Doubles for AlertCreate<'_> {
+    fn kind(&self) -> &'static str {
+        "alert"
+    }
+
+    fn name(&self) -> &str {
+        self.body.name.as_deref().unwrap_or_default()
+    }
+
+    fn tags_its_copies(&self) -> bool {
+        false
+    }
+
+    fn copies<'d>(&self, data: &'d Data) -> Vec<(&'d str, &'d [String])> {
+        let Data::Alerts(list) = data else {
+            return Vec::new();
+        };
+        // An alert carries no tags: it is this run's only by the id its create answered.
+        list.iter()
+            .filter(|a| normalize::same_name(&a.name, self.name()))
+            .map(|a| (a.id.as_str(), &[][..]))
+            .collect()
+    }
+
+    fn removal(&self, own_id: &str) -> (Operation, AddressBuf) {
+        let operation = Operation::Alert(AlertOp::Delete {
+            stack: self.stack.clone(),
+            alert_id: own_id.to_string(),
+        });
+        let address = Address::LiveAlert {
+            stack: &self.stack.key,
+            name: Cow::Borrowed(self.name()),
+        };
+        (operation, address.into())
+    }
+
+    fn kept_as_wanted(&self, _context: &Context, kept: &str, data: &Data) -> bool {
+        let Data::Alerts(list) = data else {
+            return false;
+        };
+        let Some(oldest) = list.iter().find(|a| a.id == kept) else {
+            return false;
+        };
+        let body = self.body;
+        let wanted = Alert {
+            id: oldest.id.clone(),
+            name: oldest.name.clone(),
+            message: body.message.clone(),
+            threshold: body.threshold,
+            interval: body.interval.clone(),
+            threshold_type: body.threshold_type.clone(),
+            source: body.source.clone(),
+            channel: body.channel.clone(),
+            tile_id: body.tile_id.clone(),
+            dashboard: body.dashboard_id.clone(),
+            newer: body.newer.clone(),
+            ..Alert::default()
+        };
+        normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)
+    }
 }

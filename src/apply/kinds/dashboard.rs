@@ -1,8 +1,13 @@
 //! Sending a dashboard's write: its answer is kept, for the alerts that name it.
 
+use std::borrow::Cow;
+
+use crate::address::{Address, AddressBuf};
 use crate::api::limits::DASHBOARD_MAX_TAGS;
-use crate::apply::write::{Context, Created, WriteError};
-use crate::plan::DashboardOp;
+use crate::api::wire::{Dashboard, DashboardRequest};
+use crate::apply::fresh::Data;
+use crate::apply::write::{Context, Created, Doubles, WriteError};
+use crate::plan::{DashboardOp, Operation, StackRef, normalize};
 
 /// Sends a dashboard operation once; a create returns the dashboard as the server answered.
 pub(crate) async fn send(
@@ -42,4 +47,72 @@ pub(crate) async fn send(
         } => context.stack(stack)?.delete_dashboard(dashboard_id).await?,
     }
     Ok(None)
+}
+
+/// A dashboard create, as its copies are settled.
+pub(crate) struct DashboardCreate<'a> {
+    stack: &'a StackRef,
+    body: &'a DashboardRequest,
+}
+
+/// A dashboard operation that can leave its dashboard twice: a create.
+pub(crate) fn doubles(operation: &DashboardOp) -> Option<DashboardCreate<'_>> {
+    match operation {
+        DashboardOp::Create { stack, body } => Some(DashboardCreate { stack, body }),
+        DashboardOp::Update { .. } | DashboardOp::Delete { .. } => None,
+    }
+}
+
+impl Doubles for DashboardCreate<'_> {
+    fn kind(&self) -> &'static str {
+        "dashboard"
+    }
+
+    fn name(&self) -> &str {
+        &self.body.name
+    }
+
+    fn tags_its_copies(&self) -> bool {
+        true
+    }
+
+    fn copies<'d>(&self, data: &'d Data) -> Vec<(&'d str, &'d [String])> {
+        let Data::Dashboards(list) = data else {
+            return Vec::new();
+        };
+        list.iter()
+            .filter(|d| normalize::same_name(&d.name, &self.body.name))
+            .map(|d| (d.id.as_str(), d.tags.as_slice()))
+            .collect()
+    }
+
+    fn removal(&self, own_id: &str) -> (Operation, AddressBuf) {
+        let operation = Operation::Dashboard(DashboardOp::Delete {
+            stack: self.stack.clone(),
+            dashboard_id: own_id.to_string(),
+        });
+        let address = Address::LiveDashboard {
+            stack: &self.stack.key,
+            name: Cow::Borrowed(&self.body.name),
+        };
+        (operation, address.into())
+    }
+
+    fn kept_as_wanted(&self, context: &Context, kept: &str, data: &Data) -> bool {
+        let Data::Dashboards(list) = data else {
+            return false;
+        };
+        let Some(oldest) = list.iter().find(|d| d.id == kept) else {
+            return false;
+        };
+        context.remember(self.stack, oldest.clone());
+        let wanted = Dashboard {
+            id: String::new(),
+            name: oldest.name.clone(),
+            tiles: self.body.tiles.clone(),
+            tags: self.body.tags.clone(),
+            containers: self.body.containers.clone().unwrap_or_default(),
+        };
+        normalize::dashboard(oldest) == normalize::dashboard(&wanted)
+    }
 }

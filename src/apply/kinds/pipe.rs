@@ -4,22 +4,24 @@
 use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
-use crate::apply::write::{Context, Created, WriteError};
+use crate::apply::write::{Context, Created, Part, WriteError};
 use serde_json::Value;
 
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
 use crate::plan::{PipeOp, Step};
 
-/// Sends a pipe operation, waking its service first when it is idle and `--wake` was given.
+/// Sends `part` of a pipe operation, waking its service first when it is idle and `--wake`
+/// was given.
 pub(crate) async fn send(
     context: &Context,
     step: &Step,
     operation: &PipeOp,
+    part: Part,
 ) -> Result<Option<Created>, WriteError> {
     let service_id = operation.service_id();
     awake(context, step, service_id, || {
-        pipe_write(context, step, operation)
+        pipe_write(context, step, operation, part)
     })
     .await?;
     Ok(None)
@@ -89,7 +91,12 @@ fn said(error: WriteError) -> String {
     }
 }
 
-async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Result<(), WriteError> {
+async fn pipe_write(
+    context: &Context,
+    step: &Step,
+    operation: &PipeOp,
+    part: Part,
+) -> Result<(), WriteError> {
     match operation {
         PipeOp::Create {
             service_id,
@@ -108,52 +115,6 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
                 stop_created(context, step, service_id, &created.id, name).await?;
             }
         }
-        PipeOp::Update {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .update_pipe(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Scaling {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .update_pipe_scaling(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Delete {
-            service_id,
-            pipe_id,
-            version_tag,
-        } => {
-            context.cloud()?.delete_pipe(service_id, pipe_id).await?;
-            if let Some(tag) = version_tag {
-                forget_version(context, service_id, tag).await?;
-            }
-        }
-        PipeOp::Settings {
-            service_id,
-            pipe_id,
-            body,
-        } => {
-            context
-                .cloud()?
-                .put_pipe_settings(service_id, pipe_id, body)
-                .await?;
-        }
-        PipeOp::Compute { service_id, body } => {
-            context
-                .cloud()?
-                .update_pipe_compute(service_id, body)
-                .await?;
-        }
         PipeOp::Replace {
             service_id,
             pipe_id,
@@ -164,43 +125,33 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
             version_tag,
             stopped,
         } => {
-            // Read before anything is deleted: a missing variable must not leave the pipe gone.
-            let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
-            let cloud = context.cloud()?;
-            // A resent step finds the pipe already gone and only creates.
-            if find(context, service_id, pipe_id).await?.is_some() {
-                cloud.delete_pipe(service_id, pipe_id).await?;
-            }
-            until_gone(context, service_id, pipe_id, name).await?;
-            // The create is not resent blindly (it could land twice): what is left is said,
-            // and the next plan shows it as a create.
-            // The service may have gone idle since the delete: woken like any pipe write.
-            let create = || async {
-                cloud
-                    .create_pipe(service_id, &body)
-                    .await
-                    .map_err(WriteError::Api)
+            let replacing = Replacing {
+                service_id,
+                pipe_id,
+                name,
+                body,
+                credentials,
+                credentials_version: *credentials_version,
+                version_tag: version_tag.as_deref(),
+                stopped: *stopped,
             };
-            let created = awake(context, step, service_id, create)
-                .await
-                .map_err(|error| {
-                    WriteError::Other(format!(
-                        "pipe `{name}` was deleted, but creating it again failed: {}; \
-                         `converge plan` shows the create that is left",
-                        said(error)
-                    ))
-                })?;
-            match (credentials_version, version_tag) {
-                (Some(version), old) => {
-                    record_version(context, service_id, &created.id, old.clone(), *version).await?;
-                }
-                (None, Some(old)) => forget_version(context, service_id, old).await?,
-                (None, None) => {}
-            }
-            if *stopped {
-                stop_created(context, step, service_id, &created.id, name).await?;
-            }
+            replace(context, step, &replacing, part).await?;
         }
+        PipeOp::Rotate { .. } | PipeOp::Lifecycle { .. } => edit(context, step, operation).await?,
+        PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. }
+        | PipeOp::Resync { .. } => one_request(context, operation).await?,
+    }
+    Ok(())
+}
+
+/// The pipe operations that edit a live pipe over several requests: a rotation (the `PATCH`,
+/// then its version recorded) and a lifecycle (stop, `PATCH`, start).
+async fn edit(context: &Context, step: &Step, operation: &PipeOp) -> Result<(), WriteError> {
+    match operation {
         PipeOp::Rotate {
             service_id,
             pipe_id,
@@ -210,24 +161,17 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
             salt,
             credentials,
         } => {
-            let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
-            let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
-            context
-                .cloud()?
-                .update_pipe(service_id, pipe_id, &body)
-                .await?;
-            let key = op::version_tag(pipe_id);
-            let stale = recorded.map(|_| key.clone());
-            record_version(context, service_id, pipe_id, stale, *version).await?;
-        }
-        PipeOp::Resync {
-            service_id,
-            pipe_id,
-        } => {
-            context
-                .cloud()?
-                .pipe_command(service_id, pipe_id, "resync")
-                .await?;
+            let versions = (*version, *recorded);
+            rotate(
+                context,
+                service_id,
+                pipe_id,
+                versions,
+                body,
+                salt,
+                credentials,
+            )
+            .await?;
         }
         PipeOp::Lifecycle {
             service_id,
@@ -245,8 +189,164 @@ async fn pipe_write(context: &Context, step: &Step, operation: &PipeOp) -> Resul
             };
             lifecycle(context, &pipe, body, *pause, *keep).await?;
         }
+        // Sent by `pipe_write` and `one_request`.
+        PipeOp::Create { .. }
+        | PipeOp::Replace { .. }
+        | PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. }
+        | PipeOp::Resync { .. } => {}
     }
     Ok(())
+}
+
+/// A rotation: the credentials approved (each value the one the plan was made with) sent with
+/// the in-place members, then `versions.0` recorded over the one before (`versions.1`).
+async fn rotate(
+    context: &Context,
+    service_id: &str,
+    pipe_id: &str,
+    versions: (i64, Option<i64>),
+    body: &Value,
+    salt: &str,
+    credentials: &[SealedCredential],
+) -> Result<(), WriteError> {
+    let (version, recorded) = versions;
+    let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
+    let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
+    context
+        .cloud()?
+        .update_pipe(service_id, pipe_id, &body)
+        .await?;
+    let key = op::version_tag(pipe_id);
+    let stale = recorded.map(|_| key.clone());
+    record_version(context, service_id, pipe_id, stale, version).await
+}
+
+/// The pipe operations sent as one request (a delete with its version tag's removal).
+async fn one_request(context: &Context, operation: &PipeOp) -> Result<(), WriteError> {
+    let cloud = context.cloud()?;
+    match operation {
+        PipeOp::Update {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.update_pipe(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Scaling {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.update_pipe_scaling(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Delete {
+            service_id,
+            pipe_id,
+            version_tag,
+        } => {
+            cloud.delete_pipe(service_id, pipe_id).await?;
+            if let Some(tag) = version_tag {
+                forget_version(context, service_id, tag).await?;
+            }
+        }
+        PipeOp::Settings {
+            service_id,
+            pipe_id,
+            body,
+        } => {
+            cloud.put_pipe_settings(service_id, pipe_id, body).await?;
+        }
+        PipeOp::Compute { service_id, body } => {
+            cloud.update_pipe_compute(service_id, body).await?;
+        }
+        PipeOp::Resync {
+            service_id,
+            pipe_id,
+        } => {
+            cloud.pipe_command(service_id, pipe_id, "resync").await?;
+        }
+        // Several requests each, sent by `pipe_write`.
+        PipeOp::Create { .. }
+        | PipeOp::Replace { .. }
+        | PipeOp::Rotate { .. }
+        | PipeOp::Lifecycle { .. } => {}
+    }
+    Ok(())
+}
+
+/// `part` of a replacement: the delete, up to the old pipe being gone (the whole, which the
+/// engine never asks of a replacement, is the same), or the create once it is.
+async fn replace(
+    context: &Context,
+    step: &Step,
+    replacing: &Replacing<'_>,
+    part: Part,
+) -> Result<(), WriteError> {
+    let Replacing {
+        service_id,
+        pipe_id,
+        name,
+        body,
+        credentials,
+        credentials_version,
+        version_tag,
+        stopped,
+    } = *replacing;
+    // Read before anything is deleted: a missing variable must not leave the pipe gone.
+    let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
+    let cloud = context.cloud()?;
+    if part != Part::Create {
+        // A resent delete finds the pipe already gone.
+        if find(context, service_id, pipe_id).await?.is_some() {
+            cloud.delete_pipe(service_id, pipe_id).await?;
+        }
+        return until_gone(context, service_id, pipe_id, name).await;
+    }
+    // The service may have gone idle since the delete: woken like any pipe write.
+    let create = || async {
+        cloud
+            .create_pipe(service_id, &body)
+            .await
+            .map_err(WriteError::Api)
+    };
+    let created = awake(context, step, service_id, create)
+        .await
+        .map_err(|error| {
+            WriteError::Other(format!(
+                "pipe `{name}` was deleted, but creating it again failed: {}; \
+                 `converge plan` shows the create that is left",
+                said(error)
+            ))
+        })?;
+    match (credentials_version, version_tag) {
+        (Some(version), old) => {
+            let old = old.map(str::to_string);
+            record_version(context, service_id, &created.id, old, version).await?;
+        }
+        (None, Some(old)) => forget_version(context, service_id, old).await?,
+        (None, None) => {}
+    }
+    if stopped {
+        stop_created(context, step, service_id, &created.id, name).await?;
+    }
+    Ok(())
+}
+
+/// A [`PipeOp::Replace`], borrowed.
+#[derive(Clone, Copy)]
+struct Replacing<'a> {
+    service_id: &'a str,
+    pipe_id: &'a str,
+    name: &'a str,
+    body: &'a Value,
+    credentials: &'a [CredentialRef],
+    credentials_version: Option<i64>,
+    version_tag: Option<&'a str>,
+    stopped: bool,
 }
 
 /// The pipe a lifecycle step works on, as its messages name it.
@@ -652,9 +752,7 @@ fn with_credentials(
 /// words for every pipe of the service, so progress and the report say it once for all of them
 /// (the request id of each 424 is in the `-vv` log).
 fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
-    let service = crate::plan::Address::parse(&step.address)
-        .and_then(|a| a.service())
-        .unwrap_or(service_id);
+    let service = step.address.service().unwrap_or(service_id);
     let state = error
         .message
         .split("Current state:")

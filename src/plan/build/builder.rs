@@ -1,5 +1,6 @@
 //! The builder every kind plans through, and what the kinds share.
 
+use crate::address::AddressBuf;
 use serde_json::Value;
 use smol_str::SmolStr;
 
@@ -189,7 +190,7 @@ impl Builder<'_> {
 /// The change for an object that exists live: an update when any managed field differs, else
 /// a no-op; either way it records the live object's fingerprint.
 pub(crate) fn compared(
-    address: String,
+    address: AddressBuf,
     before: Value,
     after: Value,
     fields: Vec<FieldChange>,

@@ -233,7 +233,7 @@ pub(crate) fn deleted_for(
     fingerprint: Fingerprint,
 ) -> Change {
     Change {
-        address: address.to_string(),
+        address: address.into(),
         action: Action::Delete,
         reason,
         fields: diff::deleted(&before),

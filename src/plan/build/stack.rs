@@ -1,5 +1,6 @@
 //! Stacks: the dashboards and alerts of a stack, and the owned ones the config no longer lists.
 
+use crate::address::AddressBuf;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -104,21 +105,26 @@ impl Builder<'_> {
             &planned,
             &alert_steps_by_dashboard,
         );
+        self.run_deletes_first(doomed_deletes);
+        self.not_owned(stack, live, &tag, &planned);
+        self.removed_instances(config, stack, &stack_ref, live);
+    }
+
+    /// Moves each `(delete, update)` pair's delete before its update.
+    fn run_deletes_first(&mut self, doomed_deletes: Vec<(usize, usize)>) {
         // Addresses first: each move renumbers the steps.
         let address = |id: usize| self.plan.steps.get(id).map(|s| s.address.clone());
-        let moves: Vec<(String, String)> = doomed_deletes
+        let moves: Vec<(AddressBuf, AddressBuf)> = doomed_deletes
             .into_iter()
             .filter_map(|(delete, update)| Some((address(delete)?, address(update)?)))
             .collect();
         for (delete, update) in moves {
             let position =
-                |address: &str| self.plan.steps.iter().position(|s| s.address == address);
+                |address: &AddressBuf| self.plan.steps.iter().position(|s| s.address == *address);
             if let (Some(moved), Some(before)) = (position(&delete), position(&update)) {
                 order::run_before(&mut self.plan.steps, &mut self.plan.changes, moved, before);
             }
         }
-        self.not_owned(stack, live, &tag, &planned);
-        self.removed_instances(config, stack, &stack_ref, live);
     }
 
     /// The objects of the removed instances of a whole-stack template: live dashboards tagged
@@ -168,70 +174,82 @@ impl Builder<'_> {
                 gone.entry(owner).or_default().push(dashboard);
             }
         }
-        for (removed, mut dashboards) in gone {
-            dashboards.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
-            let ids: BTreeSet<&str> = dashboards.iter().map(|d| d.id.as_str()).collect();
-            let mut alerts: Vec<&Alert> = live
-                .alerts
-                .iter()
-                .filter(|a| a.dashboard.as_deref().is_some_and(|d| ids.contains(d)))
-                .collect();
-            alerts.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
-            let reason = format!(
-                "instance `{removed}` of a whole-stack template is no longer in the config"
+        for (removed, dashboards) in gone {
+            self.remove_instance(stack, stack_ref, live, removed, dashboards);
+        }
+    }
+
+    /// The alerts and dashboards of one removed instance `removed`, alerts first: each
+    /// dashboard's delete waits for those of its alerts.
+    fn remove_instance(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        live: &StackLive,
+        removed: &str,
+        mut dashboards: Vec<&Dashboard>,
+    ) {
+        dashboards.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        let ids: BTreeSet<&str> = dashboards.iter().map(|d| d.id.as_str()).collect();
+        let mut alerts: Vec<&Alert> = live
+            .alerts
+            .iter()
+            .filter(|a| a.dashboard.as_deref().is_some_and(|d| ids.contains(d)))
+            .collect();
+        alerts.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        let reason =
+            format!("instance `{removed}` of a whole-stack template is no longer in the config");
+        let mut alert_steps: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for alert in alerts {
+            let address = Address::LiveAlert {
+                stack: removed,
+                name: Cow::Borrowed(&alert.name),
+            };
+            let Some(address) = self.removed_object(address, &reason, stack.prune) else {
+                continue;
+            };
+            let before = normalize::alert(
+                alert,
+                dashboards
+                    .iter()
+                    .copied()
+                    .find(|d| Some(d.id.as_str()) == alert.dashboard.as_deref()),
             );
-            let mut alert_steps: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-            for alert in alerts {
-                let address = Address::LiveAlert {
-                    stack: removed,
-                    name: Cow::Borrowed(&alert.name),
-                };
-                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
-                    continue;
-                };
-                let before = normalize::alert(
-                    alert,
-                    dashboards
-                        .iter()
-                        .copied()
-                        .find(|d| Some(d.id.as_str()) == alert.dashboard.as_deref()),
-                );
-                let operation = Operation::Alert(AlertOp::Delete {
-                    stack: stack_ref.clone(),
-                    alert_id: alert.id.clone(),
-                });
-                let mut change = deleted(address, before, fingerprint::alert(alert));
-                change.reason = format!("{reason}; prune is on");
-                if let (Some(step), Some(d)) = (
-                    self.push(change, Some((operation, Vec::new()))),
-                    alert.dashboard.as_deref(),
-                ) {
-                    alert_steps.entry(d).or_default().push(step);
-                }
+            let operation = Operation::Alert(AlertOp::Delete {
+                stack: stack_ref.clone(),
+                alert_id: alert.id.clone(),
+            });
+            let mut change = deleted(address, before, fingerprint::alert(alert));
+            change.reason = format!("{reason}; prune is on");
+            if let (Some(step), Some(d)) = (
+                self.push(change, Some((operation, Vec::new()))),
+                alert.dashboard.as_deref(),
+            ) {
+                alert_steps.entry(d).or_default().push(step);
             }
-            for dashboard in dashboards {
-                let address = Address::LiveDashboard {
-                    stack: removed,
-                    name: Cow::Borrowed(&dashboard.name),
-                };
-                let Some(address) = self.removed_object(address, &reason, stack.prune) else {
-                    continue;
-                };
-                let operation = Operation::Dashboard(DashboardOp::Delete {
-                    stack: stack_ref.clone(),
-                    dashboard_id: dashboard.id.clone(),
-                });
-                let depends_on = alert_steps
-                    .remove(dashboard.id.as_str())
-                    .unwrap_or_default();
-                let mut change = deleted(
-                    address,
-                    normalize::dashboard(dashboard),
-                    fingerprint::dashboard(dashboard),
-                );
-                change.reason = format!("{reason}; prune is on");
-                self.push(change, Some((operation, depends_on)));
-            }
+        }
+        for dashboard in dashboards {
+            let address = Address::LiveDashboard {
+                stack: removed,
+                name: Cow::Borrowed(&dashboard.name),
+            };
+            let Some(address) = self.removed_object(address, &reason, stack.prune) else {
+                continue;
+            };
+            let operation = Operation::Dashboard(DashboardOp::Delete {
+                stack: stack_ref.clone(),
+                dashboard_id: dashboard.id.clone(),
+            });
+            let depends_on = alert_steps
+                .remove(dashboard.id.as_str())
+                .unwrap_or_default();
+            let mut change = deleted(
+                address,
+                normalize::dashboard(dashboard),
+                fingerprint::dashboard(dashboard),
+            );
+            change.reason = format!("{reason}; prune is on");
+            self.push(change, Some((operation, depends_on)));
         }
     }
 
@@ -242,8 +260,8 @@ impl Builder<'_> {
         address: Address<'_>,
         reason: &str,
         prune: bool,
-    ) -> Option<String> {
-        let address = address.to_string();
+    ) -> Option<AddressBuf> {
+        let address = AddressBuf::from(address);
         if prune {
             return Some(address);
         }
@@ -289,7 +307,7 @@ impl Builder<'_> {
                     stack: &stack.key.value,
                     name: Cow::Borrowed(&dashboard.name),
                 }
-                .to_string(),
+                .into(),
                 reason: format!(
                     "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
                      is: list it in the config to manage it (the next apply that changes it tags \
@@ -531,7 +549,7 @@ fn same_target(a: &model::StackTarget, b: &model::StackTarget) -> bool {
 /// The address of an owned alert or dashboard the config no longer lists: the removed template
 /// instance's (`alert.prod.api-errors[billing]`) when its live name reads as one of the
 /// stack's templates makes it, else its live name's (`alert.prod["Old alert"]`).
-fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
+fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> AddressBuf {
     let stack_key = stack.key.value.as_str();
     let instance = stack
         .instance_names
@@ -544,27 +562,27 @@ fn stray_address(stack: &StackConfig, kind: &str, name: &str) -> String {
             stack: stack_key,
             alert,
         }
-        .to_string(),
+        .into(),
         ("alert", None) => Address::LiveAlert {
             stack: stack_key,
             name,
         }
-        .to_string(),
+        .into(),
         (_, Some(dashboard)) => Address::Dashboard {
             stack: stack_key,
             dashboard,
         }
-        .to_string(),
+        .into(),
         (_, None) => Address::LiveDashboard {
             stack: stack_key,
             name,
         }
-        .to_string(),
+        .into(),
     }
 }
 
 /// The change of an owned object the config no longer lists, deleted by prune.
-fn deleted(address: String, before: Value, fingerprint: Fingerprint) -> Change {
+fn deleted(address: AddressBuf, before: Value, fingerprint: Fingerprint) -> Change {
     Change {
         address,
         action: Action::Delete,

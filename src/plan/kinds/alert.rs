@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -34,6 +35,57 @@ struct Desired {
     conflicts: Vec<String>,
 }
 
+/// The dashboards whose deletes must wait for alert step `step`: the one the live alert moves
+/// off (a prune deletes it), and for a create, the dashboard copies `--dedupe` deletes that
+/// held its only copies (`moved_off`), so a create that fails leaves the copy, never the alert
+/// nowhere.
+fn waited_by_dashboards(
+    alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    step: usize,
+    existing: Option<&Alert>,
+    moved_off: &[(usize, String)],
+) {
+    // A dashboard deleted by prune must wait for alerts moving off it.
+    if let Some(alert) = existing
+        && let Some(d) = &alert.dashboard
+    {
+        alert_steps_by_dashboard
+            .entry(d.clone())
+            .or_default()
+            .push(step);
+    }
+    // A dashboard copy `--dedupe` deletes goes only once the alert whose only copies it
+    // held is on the dashboard that stays: a create that fails leaves the copy for the
+    // next plan, never the alert nowhere.
+    if existing.is_none() {
+        for (_, on) in moved_off {
+            alert_steps_by_dashboard
+                .entry(on.clone())
+                .or_default()
+                .push(step);
+        }
+    }
+}
+
+/// Each copy's delete in `moved_off` is waited for by its dashboard's delete, and by the
+/// alert's create (`creates`): before it the copy still holds the name.
+fn copies_deleted_first(
+    alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
+    depends_on: &mut Vec<usize>,
+    creates: bool,
+    moved_off: &[(usize, String)],
+) {
+    for (step, on) in moved_off {
+        alert_steps_by_dashboard
+            .entry(on.clone())
+            .or_default()
+            .push(*step);
+        if creates {
+            depends_on.push(*step);
+        }
+    }
+}
+
 impl Builder<'_> {
     /// Plans one config alert. Returns the live tile a new alert goes on, for the hint about a
     /// rename without `renamedFrom`.
@@ -46,23 +98,8 @@ impl Builder<'_> {
         config: &AlertConfig,
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
     ) -> Option<String> {
-        // A stack declared `generation: series` had these at validate time.
-        if index.contract_alerts
-            && stack
-                .generation
-                .as_ref()
-                .is_none_or(|g| g.value != Generation::Series)
-        {
-            let errors = alert_rules::contract_generation(
-                config,
-                "answers its GETs in the contract's shape",
-            );
-            if !errors.is_empty() {
-                for error in errors {
-                    self.error(error);
-                }
-                return None;
-            }
+        if !self.speaks_the_generation(stack, index, config) {
+            return None;
         }
         let dashboard_config = self.alert_dashboard(stack, config)?;
         if !self.webhook_is_an_object_id(index, config) {
@@ -88,19 +125,15 @@ impl Builder<'_> {
             stack: &stack.key.value,
             alert: &config.key.value,
         }
-        .to_string();
+        .into();
         let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
-        for (step, on) in &moved_off {
-            alert_steps_by_dashboard
-                .entry(on.clone())
-                .or_default()
-                .push(*step);
-            // A create waits for the copy's delete: before it the copy still holds the name.
-            if existing.is_none() {
-                depends_on.push(*step);
-            }
-        }
-
+        let creates = existing.is_none();
+        copies_deleted_first(
+            alert_steps_by_dashboard,
+            &mut depends_on,
+            creates,
+            &moved_off,
+        );
         // The server deletes an alert whose tile a dashboard update removes: such an alert is
         // created again after the update rather than updated.
         let doomed_by = existing.and_then(|alert| doomed_by(index, planned_by_live_id, alert));
@@ -129,27 +162,39 @@ impl Builder<'_> {
         depends_on.sort_unstable();
         let created_on = existing.is_none().then_some(live_tile_id).flatten();
         let step = self.push(change, operation.map(|op| (op, depends_on)));
-        // A dashboard deleted by prune must wait for alerts moving off it.
-        if let (Some(step), Some(alert)) = (step, existing)
-            && let Some(d) = &alert.dashboard
-        {
-            alert_steps_by_dashboard
-                .entry(d.clone())
-                .or_default()
-                .push(step);
-        }
-        // A dashboard copy `--dedupe` deletes goes only once the alert whose only copies it
-        // held is on the dashboard that stays: a create that fails leaves the copy for the
-        // next plan, never the alert nowhere.
-        if let (Some(step), None) = (step, existing) {
-            for (_, on) in &moved_off {
-                alert_steps_by_dashboard
-                    .entry(on.clone())
-                    .or_default()
-                    .push(step);
-            }
+        if let Some(step) = step {
+            waited_by_dashboards(alert_steps_by_dashboard, step, existing, &moved_off);
         }
         created_on
+    }
+
+    /// Whether an alert can be planned against a stack that answers in the contract's shape:
+    /// each field it cannot send there is reported (`false`). A stack declared
+    /// `generation: series` had these at validate time.
+    fn speaks_the_generation(
+        &mut self,
+        stack: &StackConfig,
+        index: &StackIndex,
+        config: &AlertConfig,
+    ) -> bool {
+        if index.contract_alerts
+            && stack
+                .generation
+                .as_ref()
+                .is_none_or(|g| g.value != Generation::Series)
+        {
+            let errors = alert_rules::contract_generation(
+                config,
+                "answers its GETs in the contract's shape",
+            );
+            if !errors.is_empty() {
+                for error in errors {
+                    self.error(error);
+                }
+                return false;
+            }
+        }
+        true
     }
 
     /// The config dashboard an alert points at, when it has the alert's tile (else reported).
@@ -219,97 +264,18 @@ impl Builder<'_> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         let staying: Vec<&'l Alert> = all.iter().copied().filter(|a| !on_going(a)).collect();
-        for copy in all.iter().filter(|a| on_going(a)) {
-            let Some(on) = copy.dashboard.clone() else {
-                continue;
-            };
-            let of = Address::Alert {
-                stack: &stack.key.value,
-                alert: &config.key.value,
-            };
-            let stays = match staying.first() {
-                Some(kept) => format!(
-                    "the copy on the dashboard that stays (id {}) stays",
-                    kept.id
-                ),
-                None => "it is created again on the dashboard that stays".to_string(),
-            };
-            let change = dedupe::deleted_for(
-                Address::LiveAlert {
-                    stack: &stack.key.value,
-                    name: std::borrow::Cow::Borrowed(&copy.name),
-                },
-                format!(
-                    "--dedupe: id {} is a copy of `{of}` on dashboard copy id {on}, which goes \
-                     after it; {stays}",
-                    copy.id
-                ),
-                normalize::alert(copy, index.dashboard_of(copy)),
-                fingerprint::alert(copy),
-            );
-            let operation = Operation::Alert(AlertOp::Delete {
-                stack: stack_ref.clone(),
-                alert_id: copy.id.clone(),
-            });
-            if let Some(step) = self.push(change, Some((operation, Vec::new()))) {
-                moved_off.push((step, on));
-            }
-        }
+        let going_copies: Vec<&Alert> = all.iter().copied().filter(|a| on_going(a)).collect();
+        self.delete_going_copies(
+            stack,
+            stack_ref,
+            index,
+            config,
+            (&going_copies, &staying),
+            moved_off,
+        );
         let same_name: &[&Alert] = &staying;
         if same_name.len() > 1 {
-            let tag = ownership_tag(&stack.key.value);
-            let repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
-            if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
-                && let Some(kept) = same_name.iter().find(|a| a.id == repair.kept)
-            {
-                let of = Address::Alert {
-                    stack: &stack.key.value,
-                    alert: &config.key.value,
-                };
-                for copy in same_name
-                    .iter()
-                    .filter(|a| repair.removable.contains(&a.id))
-                {
-                    let before = normalize::alert(copy, index.dashboard_of(copy));
-                    let change = dedupe::deleted(
-                        Address::LiveAlert {
-                            stack: &stack.key.value,
-                            name: std::borrow::Cow::Borrowed(&copy.name),
-                        },
-                        &copy.id,
-                        &of,
-                        repair,
-                        before,
-                        fingerprint::alert(copy),
-                    );
-                    let operation = Operation::Alert(AlertOp::Delete {
-                        stack: stack_ref.clone(),
-                        alert_id: copy.id.clone(),
-                    });
-                    self.push(change, Some((operation, Vec::new())));
-                }
-                return Some(Some(*kept));
-            }
-            let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
-            self.error(
-                Diagnostic::error(
-                    Code::PlanDuplicateAlert,
-                    format!(
-                        "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
-                        stack.key.value,
-                        same_name.len(),
-                        config.name.value,
-                        ids.join(", ")
-                    ),
-                    Some(config.name.span),
-                )
-                .with_label("matches more than one live alert")
-                .with_help(repair.map_or_else(
-                    || copies_help(&ids),
-                    |r| r.help("alert", self.dedupe),
-                )),
-            );
-            return None;
+            return self.duplicate_alerts(stack, stack_ref, index, config, same_name);
         }
         let by_name = |name: &str| {
             let mut found = index
@@ -335,6 +301,121 @@ impl Builder<'_> {
             return None;
         }
         Some(found.first().map(|(a, _)| *a))
+    }
+
+    /// The deletes of the copies of a config alert on dashboard copies `--dedupe` deletes
+    /// (`going`, with the copies that stay): each step is added to `moved_off` with the
+    /// copy's dashboard id.
+    fn delete_going_copies(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'_>,
+        config: &AlertConfig,
+        (going, staying): (&[&Alert], &[&Alert]),
+        moved_off: &mut Vec<(usize, String)>,
+    ) {
+        for copy in going {
+            let Some(on) = copy.dashboard.clone() else {
+                continue;
+            };
+            let of = Address::Alert {
+                stack: &stack.key.value,
+                alert: &config.key.value,
+            };
+            let stays = match staying.first() {
+                Some(kept) => format!(
+                    "the copy on the dashboard that stays (id {}) stays",
+                    kept.id
+                ),
+                None => "it is created again on the dashboard that stays".to_string(),
+            };
+            let change = dedupe::deleted_for(
+                Address::LiveAlert {
+                    stack: &stack.key.value,
+                    name: std::borrow::Cow::Borrowed(&copy.name),
+                },
+                format!(
+                    "--dedupe: id {} is a copy of `{of}` on dashboard copy id {on}, which goes \
+                 after it; {stays}",
+                    copy.id
+                ),
+                normalize::alert(copy, index.dashboard_of(copy)),
+                fingerprint::alert(copy),
+            );
+            let operation = Operation::Alert(AlertOp::Delete {
+                stack: stack_ref.clone(),
+                alert_id: copy.id.clone(),
+            });
+            if let Some(step) = self.push(change, Some((operation, Vec::new()))) {
+                moved_off.push((step, on));
+            }
+        }
+    }
+
+    /// Several live alerts of a config alert's name: with `--dedupe`, the one kept and the
+    /// other copies deleted; otherwise an error.
+    fn duplicate_alerts<'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        config: &AlertConfig,
+        same_name: &[&'l Alert],
+    ) -> Option<Option<&'l Alert>> {
+        let tag = ownership_tag(&stack.key.value);
+        let repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
+        if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
+            && let Some(kept) = same_name.iter().find(|a| a.id == repair.kept)
+        {
+            let of = Address::Alert {
+                stack: &stack.key.value,
+                alert: &config.key.value,
+            };
+            for copy in same_name
+                .iter()
+                .filter(|a| repair.removable.contains(&a.id))
+            {
+                let before = normalize::alert(copy, index.dashboard_of(copy));
+                let change = dedupe::deleted(
+                    Address::LiveAlert {
+                        stack: &stack.key.value,
+                        name: std::borrow::Cow::Borrowed(&copy.name),
+                    },
+                    &copy.id,
+                    &of,
+                    repair,
+                    before,
+                    fingerprint::alert(copy),
+                );
+                let operation = Operation::Alert(AlertOp::Delete {
+                    stack: stack_ref.clone(),
+                    alert_id: copy.id.clone(),
+                });
+                self.push(change, Some((operation, Vec::new())));
+            }
+            return Some(Some(*kept));
+        }
+        let ids: Vec<&str> = same_name.iter().map(|a| a.id.as_str()).collect();
+        self.error(
+            Diagnostic::error(
+                Code::PlanDuplicateAlert,
+                format!(
+                    "stack `{}` has {} alerts named \"{}\" (ids {}); converge matches alerts by name",
+                    stack.key.value,
+                    same_name.len(),
+                    config.name.value,
+                    ids.join(", ")
+                ),
+                Some(config.name.span),
+            )
+            .with_label("matches more than one live alert")
+            .with_help(repair.map_or_else(
+                || copies_help(&ids),
+                |r| r.help("alert", self.dedupe),
+            )),
+        );
+        None
     }
 
     /// Today's servers refuse a webhook channel whose `webhookId` is not a 24-hex ObjectId
@@ -635,7 +716,7 @@ fn settle_cleared(after: &mut Value, live: Option<&Value>) {
 /// The change of an alert that exists live (compared on its dashboard `view`), and its update
 /// when any field differs.
 fn updated(
-    address: String,
+    address: AddressBuf,
     alert: &Alert,
     view: Option<&Dashboard>,
     desired: Desired,
@@ -690,7 +771,7 @@ fn updated(
 
 /// The change and step of an alert created: new, or again because its tile goes (`doomed`).
 fn created(
-    address: String,
+    address: AddressBuf,
     desired: Desired,
     doomed: bool,
     stack_ref: &StackRef,

@@ -2,6 +2,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use smol_str::SmolStr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -184,7 +185,7 @@ impl Builder<'_> {
             stack: &stack.key.value,
             dashboard: &config.key.value,
         }
-        .to_string();
+        .into();
         let renamed_view = existing
             .filter(|d| d.name != desired.name || !tiles.renames.is_empty())
             .map(|live| renamed_view(live, &desired.name, config, &matched));
@@ -197,34 +198,24 @@ impl Builder<'_> {
             updated: false,
             copies_going,
         };
-        // Sent when there are any to write or to remove: an update without them keeps the
-        // server's, and a server of the contract's generation has none.
-        let send_containers = !desired.containers.is_empty()
-            || existing.is_some_and(|live| !live.containers.is_empty());
-        let body = DashboardRequest {
-            name: desired.name,
-            tiles: desired.tiles,
-            tags: desired.tags,
-            containers: send_containers.then_some(desired.containers),
+        let body = request_of(desired, existing);
+        let Some(live) = existing else {
+            planned.step = self.create_dashboard(address, body, config, after, stack_ref);
+            return Some(planned);
         };
-        match existing {
-            None => planned.step = self.create_dashboard(address, body, config, after, stack_ref),
-            Some(live) => {
-                let view = planned.renamed_view.as_ref();
-                let change = updated(address, live, view, after, &body, &tiles.renames, tag);
-                if change.action == Action::NoOp {
-                    self.push(change, None);
-                } else {
-                    let operation = Operation::Dashboard(DashboardOp::Update {
-                        stack: stack_ref.clone(),
-                        dashboard_id: live.id.clone(),
-                        body,
-                    });
-                    planned.step = self.push(change, Some((operation, Vec::new())));
-                    planned.updated = true;
-                }
-            }
+        let view = planned.renamed_view.as_ref();
+        let change = updated(address, live, view, after, &body, &tiles.renames, tag);
+        if change.action == Action::NoOp {
+            self.push(change, None);
+            return Some(planned);
         }
+        let operation = Operation::Dashboard(DashboardOp::Update {
+            stack: stack_ref.clone(),
+            dashboard_id: live.id.clone(),
+            body,
+        });
+        planned.step = self.push(change, Some((operation, Vec::new())));
+        planned.updated = true;
         Some(planned)
     }
 
@@ -249,76 +240,7 @@ impl Builder<'_> {
         };
         let same_name: Vec<&'l Dashboard> = by_name(&config.name.value);
         if same_name.len() > 1 {
-            let tag = ownership_tag(&stack.key.value);
-            // The config's alerts on this dashboard, by name as the server stores names.
-            let declared: BTreeSet<String> = stack
-                .alerts
-                .values()
-                .filter(|a| a.dashboard.value == config.key.value)
-                .map(|a| normalize::name_key(&a.name.value))
-                .collect();
-            let repair = dedupe::dashboards(&same_name, &index.live.alerts, &tag, |a| {
-                declared.contains(&normalize::name_key(&a.name))
-            });
-            if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
-                && let Some(kept) = same_name.iter().find(|d| d.id == repair.kept)
-            {
-                let of = Address::Dashboard {
-                    stack: &stack.key.value,
-                    dashboard: &config.key.value,
-                };
-                for copy in same_name
-                    .iter()
-                    .filter(|d| repair.removable.contains(&d.id))
-                {
-                    let before = normalize::dashboard(copy);
-                    let change = dedupe::deleted(
-                        Address::LiveDashboard {
-                            stack: &stack.key.value,
-                            name: std::borrow::Cow::Borrowed(&copy.name),
-                        },
-                        &copy.id,
-                        &of,
-                        repair,
-                        before,
-                        fingerprint::dashboard(copy),
-                    );
-                    let operation = Operation::Dashboard(DashboardOp::Delete {
-                        stack: stack_ref.clone(),
-                        dashboard_id: copy.id.clone(),
-                    });
-                    if repair.holding.iter().any(|(id, _)| *id == copy.id) {
-                        going.push(CopyGoing {
-                            id: copy.id.clone(),
-                            change,
-                            operation,
-                        });
-                    } else {
-                        self.push(change, Some((operation, Vec::new())));
-                    }
-                }
-                return Some(Some(*kept));
-            }
-            let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
-            self.error(
-                Diagnostic::error(
-                    Code::PlanDuplicateDashboard,
-                    format!(
-                        "stack `{}` has {} dashboards named \"{}\" (ids {}); converge matches dashboards by name",
-                        stack.key.value,
-                        same_name.len(),
-                        config.name.value,
-                        ids.join(", ")
-                    ),
-                    Some(config.name.span),
-                )
-                .with_label("matches more than one live dashboard")
-                .with_help(repair.map_or_else(
-                    || copies_help(&ids),
-                    |r| r.help("dashboard", self.dedupe),
-                )),
-            );
-            return None;
+            return self.duplicate_dashboards(stack, stack_ref, index, config, &same_name, going);
         }
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
@@ -335,6 +257,102 @@ impl Builder<'_> {
             return None;
         }
         Some(found.first().map(|(d, _)| *d))
+    }
+
+    /// Several live dashboards of a config dashboard's name: with `--dedupe`, the oldest kept
+    /// and the other copies deleted (those holding alerts added to `going`); otherwise an error.
+    fn duplicate_dashboards<'l>(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        index: &StackIndex<'l>,
+        config: &DashboardConfig,
+        same_name: &[&'l Dashboard],
+        going: &mut Vec<CopyGoing>,
+    ) -> Option<Option<&'l Dashboard>> {
+        let tag = ownership_tag(&stack.key.value);
+        // The config's alerts on this dashboard, by name as the server stores names.
+        let declared: BTreeSet<String> = stack
+            .alerts
+            .values()
+            .filter(|a| a.dashboard.value == config.key.value)
+            .map(|a| normalize::name_key(&a.name.value))
+            .collect();
+        let repair = dedupe::dashboards(same_name, &index.live.alerts, &tag, |a| {
+            declared.contains(&normalize::name_key(&a.name))
+        });
+        if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
+            && let Some(kept) = same_name.iter().find(|d| d.id == repair.kept)
+        {
+            let of = Address::Dashboard {
+                stack: &stack.key.value,
+                dashboard: &config.key.value,
+            };
+            self.delete_copies(stack, stack_ref, &of, repair, same_name, going);
+            return Some(Some(*kept));
+        }
+        let ids: Vec<&str> = same_name.iter().map(|d| d.id.as_str()).collect();
+        self.error(
+            Diagnostic::error(
+                Code::PlanDuplicateDashboard,
+                format!(
+                    "stack `{}` has {} dashboards named \"{}\" (ids {}); converge matches dashboards by name",
+                    stack.key.value,
+                    same_name.len(),
+                    config.name.value,
+                    ids.join(", ")
+                ),
+                Some(config.name.span),
+            )
+            .with_label("matches more than one live dashboard")
+            .with_help(repair.map_or_else(
+                || copies_help(&ids),
+                |r| r.help("dashboard", self.dedupe),
+            )),
+        );
+        None
+    }
+
+    /// The deletes of the copies `repair` may remove of the dashboard at `of`.
+    fn delete_copies(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        of: &Address<'_>,
+        repair: &dedupe::Repair,
+        same_name: &[&Dashboard],
+        going: &mut Vec<CopyGoing>,
+    ) {
+        for copy in same_name
+            .iter()
+            .filter(|d| repair.removable.contains(&d.id))
+        {
+            let before = normalize::dashboard(copy);
+            let change = dedupe::deleted(
+                Address::LiveDashboard {
+                    stack: &stack.key.value,
+                    name: std::borrow::Cow::Borrowed(&copy.name),
+                },
+                &copy.id,
+                of,
+                repair,
+                before,
+                fingerprint::dashboard(copy),
+            );
+            let operation = Operation::Dashboard(DashboardOp::Delete {
+                stack: stack_ref.clone(),
+                dashboard_id: copy.id.clone(),
+            });
+            if repair.holding.iter().any(|(id, _)| *id == copy.id) {
+                going.push(CopyGoing {
+                    id: copy.id.clone(),
+                    change,
+                    operation,
+                });
+            } else {
+                self.push(change, Some((operation, Vec::new())));
+            }
+        }
     }
 
     /// The config's tiles as they are sent, in the generation the stack speaks, each live
@@ -615,7 +633,7 @@ impl Builder<'_> {
     /// Plans the create of a dashboard that is not live; returns its step.
     fn create_dashboard(
         &mut self,
-        address: String,
+        address: AddressBuf,
         body: DashboardRequest,
         config: &DashboardConfig,
         after: Value,
@@ -762,7 +780,7 @@ fn renamed_view(
 /// under the names the config gives (`view`: a renamed tile is matched to its live self), the
 /// renames themselves leading the field list.
 fn updated(
-    address: String,
+    address: AddressBuf,
     live: &Dashboard,
     view: Option<&Dashboard>,
     mut after: Value,
@@ -833,4 +851,18 @@ pub(crate) fn tiles_in_order(mut dashboard: Value, order: &[&str]) -> Value {
         });
     }
     dashboard
+}
+
+/// The request that writes `desired`. Its containers are sent when there are any to write or
+/// to remove: an update without them keeps the server's, and a server of the contract's
+/// generation has none.
+fn request_of(desired: Dashboard, existing: Option<&Dashboard>) -> DashboardRequest {
+    let send_containers =
+        !desired.containers.is_empty() || existing.is_some_and(|live| !live.containers.is_empty());
+    DashboardRequest {
+        name: desired.name,
+        tiles: desired.tiles,
+        tags: desired.tags,
+        containers: send_containers.then_some(desired.containers),
+    }
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use serde_json::Value;
 
 use crate::api::wire::{CompactJson, Pipe, Service, SourceKind};
@@ -38,7 +39,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string();
+            .into();
             self.absent_pipe(address, live_service, live);
             return;
         }
@@ -49,28 +50,7 @@ impl Builder<'_> {
                 self.create_pipe(service, live_service, config, after);
                 return;
             }
-            self.error(
-                Diagnostic::error(
-                    Code::PlanPipeNotFound,
-                    format!(
-                        "pipe `{}` ({}) does not exist on service `{}`",
-                        config.key.value,
-                        config.identity(),
-                        service.key.value
-                    ),
-                    Some(config.identity_span()),
-                )
-                .with_label(if config.id.is_some() {
-                    "no pipe with this id on the service"
-                } else {
-                    "no pipe with this name on the service"
-                })
-                .with_help(if config.id.is_some() {
-                    "check the pipe id, or mark the pipe `absent: true` if it was removed"
-                } else {
-                    "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
-                }),
-            );
+            self.error(not_found(service, config));
             return;
         };
         if self.replacement(service, live_service, config, pipe) {
@@ -78,6 +58,17 @@ impl Builder<'_> {
         }
         self.declared_change(service, live_service, config, pipe);
         self.settings_change(service, live_service, config, pipe);
+        self.scaling_change(service, live_service, config, pipe);
+    }
+
+    /// Plans a pipe's declared `scaling` against the live pipe's.
+    fn scaling_change(
+        &mut self,
+        service: &ServiceConfig,
+        live_service: &Service,
+        config: &PipeConfig,
+        pipe: &Pipe,
+    ) {
         let Some(scaling) = &config.scaling else {
             return;
         };
@@ -93,7 +84,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after,
             fields,
@@ -166,7 +157,7 @@ impl Builder<'_> {
                     service: &service.key.value,
                     pipe: &config.key.value,
                 }
-                .to_string(),
+                .into(),
                 action: Action::Replace,
                 reason: format!(
                     "`{path}` {why}; ingestion restarts{}{}{}",
@@ -176,7 +167,7 @@ impl Builder<'_> {
                     } else {
                         ""
                     },
-                    sends(source)
+                    op::sends(source)
                 ),
                 fields,
                 before: Some(before),
@@ -207,170 +198,195 @@ impl Builder<'_> {
         let mut declared = self.declared_fields(config);
         // Settings are their own step, put whole ([`Builder::settings_change`]).
         declared.remove("settings");
-        let mut unplanned: Vec<(String, Span, &str)> = Vec::new();
-        let rotation = rotation(live_service, config, live);
+        let mut unplanned: Vec<Unplanned<'_>> = Vec::new();
+        let pipe = DeclaredPipe {
+            service,
+            live_service,
+            config,
+            live,
+            rotation: rotation(live_service, config, live),
+        };
         let live_state = live.state.as_deref().unwrap_or_default();
-        let completed = live_state == "Completed";
         // A finished one-shot pipe is neither running nor to be started: its state is not
         // compared.
-        let state = config.state.as_ref().filter(|_| !completed);
+        let state = config.state.as_ref().filter(|_| live_state != "Completed");
         if let Some(state) = state {
             declared.insert("state".into(), Value::from(keep_of(state.value).as_str()));
         }
         if !declared.is_empty() {
-            let mut after = Value::Object(declared);
-            let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
-            let mut before = deep_project(&live_value, &after);
-            if state.is_some() {
-                before["state"] = Value::from(op::shown_state(live_state));
-            }
-            let mut fields = diff(&before, &after);
-            let mut pause = false;
-            for field in fields.iter().filter(|f| f.path != "state") {
-                let (class, why) = op::class_of(&field.path);
-                match class {
-                    op::Class::InPlace => {}
-                    op::Class::NeedsPause => pause = true,
-                    op::Class::Replace => unplanned.push((
-                        field.path.clone(),
-                        self.declared_span(config, &field.path),
-                        why,
-                    )),
-                }
-            }
-            if completed && !fields.is_empty() {
-                let first = fields
-                    .first()
-                    .map_or(config.key.span, |f| self.declared_span(config, &f.path));
-                self.error(completed_diagnostic(service, config, &fields, first));
+            let declares_state = state.is_some();
+            if !self.declared_diff(&pipe, declared, declares_state, &mut unplanned) {
                 return;
             }
-            if pause && state.is_none() {
-                // Left as it was: the server resumes a pipe after a table-mapping edit, so a
-                // stopped one is stopped again.
-                let shown = Value::from(op::shown_state(live_state));
-                after["state"] = shown.clone();
-                before["state"] = shown;
-                fields = diff(&before, &after);
-            }
-            let lifecycle = pause || fields.iter().any(|f| f.path == "state");
-            if let Some(rotation) = &rotation {
-                if !unplanned.is_empty() {
-                    unplanned.push((
-                        "credentialsVersion".into(),
-                        rotation.span,
-                        "the credentials are rotated once the other fields are planned",
-                    ));
-                } else if lifecycle {
-                    unplanned.push((
-                        "credentialsVersion".into(),
-                        rotation.span,
-                        "the credentials are rotated once the pause or state change is applied",
-                    ));
-                }
-            }
-            if unplanned.is_empty() {
-                let body = if lifecycle {
-                    op::lifecycle_body(&before, &after, fields.iter().map(|f| f.path.as_str()))
-                } else {
-                    op::patch_body(&after, fields.iter().map(|f| f.path.as_str()))
-                };
-                let declares_credentials = config
-                    .source
-                    .as_ref()
-                    .is_some_and(|s| !s.credentials.is_empty());
-                let sealed = match (&rotation, &config.source) {
-                    (Some(_), Some(source)) if self.credentials_set(source) => sealed(config),
-                    _ => None,
-                };
-                if let Some(rotation) = &rotation
-                    && !declares_credentials
-                {
-                    unplanned.push((
-                        "credentialsVersion".into(),
-                        rotation.span,
-                        "the pipe declares no credentials to send",
-                    ));
-                }
-                if let Some(rotation) = rotation.as_ref().filter(|_| sealed.is_some()) {
-                    if let Some(recorded) = rotation.recorded {
-                        before[CREDENTIALS_VERSION] = Value::from(recorded);
-                    }
-                    after[CREDENTIALS_VERSION] = Value::from(rotation.version);
-                }
-                let keep = op::keep_shown(&after);
-                let fields = diff(&before, &after);
-                let mut change = compared(
-                    Address::Pipe {
-                        service: &service.key.value,
-                        pipe: &config.key.value,
-                    }
-                    .to_string(),
-                    before,
-                    after,
-                    fields,
-                    fingerprint::pipe(live),
-                );
-                if pause {
-                    change.reason = format!(
-                        "{}; paused for the change, {}",
-                        change.reason,
-                        match keep {
-                            op::Keep::Running => "resumed after",
-                            op::Keep::Stopped => "kept stopped",
-                        }
-                    );
-                }
-                let operation = match (&rotation, sealed) {
-                    (Some(rotation), Some((salt, credentials))) => {
-                        change.reason = rotated_reason(&change, rotation.version);
-                        if let Some(source) = &config.source {
-                            change.reason.push_str(&sends(source));
-                        }
-                        let paths = change
-                            .fields
-                            .iter()
-                            .map(|f| f.path.as_str())
-                            .filter(|path| *path != CREDENTIALS_VERSION);
-                        let body = op::rotation_body(&after_shown(&change), paths);
-                        Some(PipeOp::Rotate {
-                            service_id: live_service.id.clone(),
-                            pipe_id: live.id.clone(),
-                            version: rotation.version,
-                            recorded: rotation.recorded,
-                            body,
-                            salt,
-                            credentials,
-                        })
-                    }
-                    _ if change.action == Action::NoOp => None,
-                    _ if lifecycle => Some(PipeOp::Lifecycle {
-                        service_id: live_service.id.clone(),
-                        pipe_id: live.id.clone(),
-                        name: live.name.clone(),
-                        body,
-                        pause,
-                        keep,
-                    }),
-                    _ => Some(PipeOp::Update {
-                        service_id: live_service.id.clone(),
-                        pipe_id: live.id.clone(),
-                        body,
-                    }),
-                };
-                change.reason.push_str(&failed_note(live));
-                self.push(
-                    change,
-                    operation.map(|op| (Operation::Pipe(op), Vec::new())),
-                );
-            }
-        } else if let Some(rotation) = &rotation {
+        } else if let Some(rotation) = &pipe.rotation {
             unplanned.push((
                 "credentialsVersion".into(),
                 rotation.span,
                 "the pipe declares no credentials to send",
             ));
         }
+        self.warn_unplanned(service, config, &unplanned);
+    }
+
+    /// The declared fields against the live pipe: planned as one step when all of them can be,
+    /// else each that cannot is added to `unplanned`. `false` when the pipe takes no change at
+    /// all (a `Completed` one, reported at the line).
+    fn declared_diff(
+        &mut self,
+        pipe: &DeclaredPipe<'_>,
+        declared: serde_json::Map<String, Value>,
+        declares_state: bool,
+        unplanned: &mut Vec<Unplanned<'_>>,
+    ) -> bool {
+        let DeclaredPipe { config, live, .. } = *pipe;
+        let live_state = live.state.as_deref().unwrap_or_default();
+        let mut after = Value::Object(declared);
+        let live_value = serde_json::to_value(live).unwrap_or(Value::Null);
+        let mut before = deep_project(&live_value, &after);
+        if declares_state {
+            before["state"] = Value::from(op::shown_state(live_state));
+        }
+        let mut fields = diff(&before, &after);
+        let mut pause = false;
+        for field in fields.iter().filter(|f| f.path != "state") {
+            let (class, why) = op::class_of(&field.path);
+            match class {
+                op::Class::InPlace => {}
+                op::Class::NeedsPause => pause = true,
+                op::Class::Replace => unplanned.push((
+                    field.path.clone(),
+                    self.declared_span(config, &field.path),
+                    why,
+                )),
+            }
+        }
+        if live_state == "Completed" && !fields.is_empty() {
+            let first = fields
+                .first()
+                .map_or(config.key.span, |f| self.declared_span(config, &f.path));
+            self.error(completed_diagnostic(pipe.service, config, &fields, first));
+            return false;
+        }
+        if pause && !declares_state {
+            // Left as it was: the server resumes a pipe after a table-mapping edit, so a
+            // stopped one is stopped again.
+            let shown = Value::from(op::shown_state(live_state));
+            after["state"] = shown.clone();
+            before["state"] = shown;
+            fields = diff(&before, &after);
+        }
+        let lifecycle = pause || fields.iter().any(|f| f.path == "state");
+        if let Some(rotation) = &pipe.rotation {
+            let why = if !unplanned.is_empty() {
+                Some("the credentials are rotated once the other fields are planned")
+            } else if lifecycle {
+                Some("the credentials are rotated once the pause or state change is applied")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                unplanned.push(("credentialsVersion".into(), rotation.span, why));
+            }
+        }
+        if unplanned.is_empty() {
+            let edit = Edit {
+                before,
+                after,
+                pause,
+                lifecycle,
+            };
+            self.push_declared(pipe, edit, unplanned);
+        }
+        true
+    }
+
+    /// Plans the one step of a pipe's declared fields: a rotation when the credentials are to
+    /// be sent (and can be), a lifecycle when it pauses or changes state, else an update.
+    fn push_declared(
+        &mut self,
+        pipe: &DeclaredPipe<'_>,
+        edit: Edit,
+        unplanned: &mut Vec<Unplanned<'_>>,
+    ) {
+        let DeclaredPipe {
+            service,
+            config,
+            live,
+            ..
+        } = *pipe;
+        let Edit {
+            mut before,
+            mut after,
+            pause,
+            lifecycle,
+        } = edit;
+        let fields = diff(&before, &after);
+        let body = if lifecycle {
+            op::lifecycle_body(&before, &after, fields.iter().map(|f| f.path.as_str()))
+        } else {
+            op::patch_body(&after, fields.iter().map(|f| f.path.as_str()))
+        };
+        let declares_credentials = config
+            .source
+            .as_ref()
+            .is_some_and(|s| !s.credentials.is_empty());
+        let sealed = match (&pipe.rotation, &config.source) {
+            (Some(_), Some(source)) if self.credentials_set(source) => sealed(config),
+            _ => None,
+        };
+        if let Some(rotation) = &pipe.rotation
+            && !declares_credentials
+        {
+            unplanned.push((
+                "credentialsVersion".into(),
+                rotation.span,
+                "the pipe declares no credentials to send",
+            ));
+        }
+        if let Some(rotation) = pipe.rotation.as_ref().filter(|_| sealed.is_some()) {
+            if let Some(recorded) = rotation.recorded {
+                before[CREDENTIALS_VERSION] = Value::from(recorded);
+            }
+            after[CREDENTIALS_VERSION] = Value::from(rotation.version);
+        }
+        let keep = op::keep_shown(&after);
+        let fields = diff(&before, &after);
+        let address = Address::Pipe {
+            service: &service.key.value,
+            pipe: &config.key.value,
+        };
+        let mut change = compared(
+            address.into(),
+            before,
+            after,
+            fields,
+            fingerprint::pipe(live),
+        );
+        if pause {
+            change.reason = format!(
+                "{}; paused for the change, {}",
+                change.reason,
+                match keep {
+                    op::Keep::Running => "resumed after",
+                    op::Keep::Stopped => "kept stopped",
+                }
+            );
+        }
+        let operation = declared_operation(pipe, &mut change, sealed, body, pause, lifecycle);
+        change.reason.push_str(&failed_note(live));
+        self.push(
+            change,
+            operation.map(|op| (Operation::Pipe(op), Vec::new())),
+        );
+    }
+
+    /// The warning of the declared fields of a live pipe that are not planned.
+    fn warn_unplanned(
+        &mut self,
+        service: &ServiceConfig,
+        config: &PipeConfig,
+        unplanned: &[Unplanned<'_>],
+    ) {
         let Some((_, first, why)) = unplanned.first() else {
             return;
         };
@@ -506,9 +522,9 @@ impl Builder<'_> {
                     service: &service.key.value,
                     pipe: &config.key.value,
                 }
-                .to_string(),
+                .into(),
                 action: Action::Create,
-                reason: format!("{reason}{}", sends(source)),
+                reason: format!("{reason}{}", op::sends(source)),
                 fields: diff::created(&after),
                 before: None,
                 after: Some(after),
@@ -521,7 +537,7 @@ impl Builder<'_> {
     }
 
     /// A pipe marked `absent`: deleted when it exists, else nothing to do.
-    fn absent_pipe(&mut self, address: String, live_service: &Service, live: Option<&Pipe>) {
+    fn absent_pipe(&mut self, address: AddressBuf, live_service: &Service, live: Option<&Pipe>) {
         let Some(pipe) = live else {
             self.push(
                 Change {
@@ -661,7 +677,7 @@ impl Builder<'_> {
                 service: &service.key.value,
                 pipe: &config.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after.clone(),
             fields,
@@ -702,7 +718,7 @@ impl Builder<'_> {
             Address::PipeCompute {
                 service: &service.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after,
             fields,
@@ -728,6 +744,81 @@ impl Builder<'_> {
 }
 
 /// A rotation the config asks: its `credentialsVersion` is above the one last sent.
+/// A declared field of a live pipe that is not planned: its name, where it is declared and
+/// why it is not planned.
+type Unplanned<'a> = (String, Span, &'a str);
+
+/// A live pipe whose declared fields are compared, with what the comparison needs of it.
+struct DeclaredPipe<'a> {
+    service: &'a ServiceConfig,
+    live_service: &'a Service,
+    config: &'a PipeConfig,
+    live: &'a Pipe,
+    rotation: Option<Rotation>,
+}
+
+/// What a declared change of a live pipe turns `before` into, and how it is sent.
+struct Edit {
+    before: Value,
+    after: Value,
+    /// The pipe is stopped around the `PATCH` (table mappings).
+    pause: bool,
+    /// Sent as a [`PipeOp::Lifecycle`] (a pause or a state change).
+    lifecycle: bool,
+}
+
+/// The operation of a pipe's declared change: a rotation when its credentials are `sealed`,
+/// none for a no-op, a lifecycle when it pauses or changes state, else an update.
+fn declared_operation(
+    pipe: &DeclaredPipe<'_>,
+    change: &mut Change,
+    sealed: Option<(String, Vec<op::SealedCredential>)>,
+    body: Value,
+    pause: bool,
+    lifecycle: bool,
+) -> Option<PipeOp> {
+    let DeclaredPipe {
+        live_service, live, ..
+    } = *pipe;
+    match (&pipe.rotation, sealed) {
+        (Some(rotation), Some((salt, credentials))) => {
+            change.reason = rotated_reason(change, rotation.version);
+            if let Some(source) = &pipe.config.source {
+                change.reason.push_str(&op::sends(source));
+            }
+            let paths = change
+                .fields
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|path| *path != CREDENTIALS_VERSION);
+            let body = op::rotation_body(&after_shown(change), paths);
+            Some(PipeOp::Rotate {
+                service_id: live_service.id.clone(),
+                pipe_id: live.id.clone(),
+                version: rotation.version,
+                recorded: rotation.recorded,
+                body,
+                salt,
+                credentials,
+            })
+        }
+        _ if change.action == Action::NoOp => None,
+        _ if lifecycle => Some(PipeOp::Lifecycle {
+            service_id: live_service.id.clone(),
+            pipe_id: live.id.clone(),
+            name: live.name.clone(),
+            body,
+            pause,
+            keep: op::keep_shown(change.after.as_ref().unwrap_or(&Value::Null)),
+        }),
+        _ => Some(PipeOp::Update {
+            service_id: live_service.id.clone(),
+            pipe_id: live.id.clone(),
+            body,
+        }),
+    }
+}
+
 struct Rotation {
     /// The version declared.
     version: i64,
@@ -847,23 +938,6 @@ fn completed_diagnostic(
     )
     .with_label("a finished one-shot pipe cannot be edited, started or stopped")
     .with_help("write it back as it is, mark it `absent: true`, or change a field that forces its replacement (which creates it again)")
-}
-
-/// What a change that sends the source's credentials adds to its reason: each one's path and
-/// the reference it is read from when the step is sent (`; sends `credentials.password` from
-/// `${env:PIPE_EVENTS_PASSWORD}``), so a reviewer knows which variables the apply needs. Empty
-/// for a source without credentials.
-fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
-    let each: Vec<String> = source
-        .credentials
-        .iter()
-        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
-        .collect();
-    if each.is_empty() {
-        String::new()
-    } else {
-        format!("; sends {}", each.join(", "))
-    }
 }
 
 /// Where each credential of the source goes and the reference it is read from when sent.
@@ -986,10 +1060,14 @@ pub(crate) fn resync_plan(
     }
     let identity = normalize::pipe_identity(live_pipe);
     let fingerprint = fingerprint::pipe(live_pipe);
+    let address = AddressBuf::Pipe {
+        service: service.into(),
+        pipe: pipe.into(),
+    };
     Ok(crate::plan::model::Plan {
         organization: config.organization.value.clone(),
         changes: vec![Change {
-            address: address.to_string(),
+            address: address.clone(),
             action: Action::Update,
             reason: "resync asked by `--resync`: the pipe copies its tables again from the start"
                 .into(),
@@ -1002,7 +1080,7 @@ pub(crate) fn resync_plan(
         }],
         steps: vec![crate::plan::model::Step {
             id: 0,
-            address: address.to_string(),
+            address,
             depends_on: Vec::new(),
             fingerprint: Some(fingerprint),
             operation: Operation::Pipe(PipeOp::Resync {
@@ -1011,5 +1089,29 @@ pub(crate) fn resync_plan(
             }),
         }],
         ..crate::plan::model::Plan::default()
+    })
+}
+
+/// A declared pipe the service does not have (and that is not declared whole to be created).
+fn not_found(service: &ServiceConfig, config: &PipeConfig) -> Diagnostic {
+    Diagnostic::error(
+        Code::PlanPipeNotFound,
+        format!(
+            "pipe `{}` ({}) does not exist on service `{}`",
+            config.key.value,
+            config.identity(),
+            service.key.value
+        ),
+        Some(config.identity_span()),
+    )
+    .with_label(if config.id.is_some() {
+        "no pipe with this id on the service"
+    } else {
+        "no pipe with this name on the service"
+    })
+    .with_help(if config.id.is_some() {
+        "check the pipe id, or mark the pipe `absent: true` if it was removed"
+    } else {
+        "a pipe is created only when declared whole (`source:`, `destination:`): declare it, check the name, or write the `id:` of an existing pipe to adopt it"
     })
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod op;
 
+use crate::address::AddressBuf;
 use std::collections::BTreeSet;
 
 use serde_json::json;
@@ -31,7 +32,7 @@ impl Builder<'_> {
                 service: &config.key.value,
                 id,
             }
-            .to_string();
+            .into();
             if attached.contains(id) {
                 self.push(attached_endpoint(address, id), None);
                 continue;
@@ -68,7 +69,7 @@ impl Builder<'_> {
                 service: &config.key.value,
                 id,
             }
-            .to_string();
+            .into();
             let operation = Operation::PrivateEndpoint(PrivateEndpointOp::Detach {
                 service_id: live.id.clone(),
                 body: op::detach_body(id),
@@ -82,7 +83,7 @@ impl Builder<'_> {
 }
 
 /// A listed endpoint that is attached already.
-fn attached_endpoint(address: String, id: &str) -> Change {
+fn attached_endpoint(address: AddressBuf, id: &str) -> Change {
     let value = json!({ "id": id });
     Change {
         address,
@@ -98,7 +99,7 @@ fn attached_endpoint(address: String, id: &str) -> Change {
 }
 
 /// An attached endpoint the list leaves out.
-fn detached_endpoint(address: String, id: &str) -> Change {
+fn detached_endpoint(address: AddressBuf, id: &str) -> Change {
     let before = json!({ "id": id });
     Change {
         address,

@@ -85,7 +85,7 @@ impl Builder<'_> {
             Address::ServiceScaling {
                 service: &config.key.value,
             }
-            .to_string(),
+            .into(),
             before,
             after,
             fields,

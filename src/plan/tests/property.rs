@@ -241,11 +241,11 @@ fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     let (second, diagnostics) = plan(config, &live, &PlanOptions::default());
     let diagnostics = errors(diagnostics);
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
-    let left: Vec<(&str, &str, &str)> = second
+    let left: Vec<(String, &str, &str)> = second
         .changes
         .iter()
         .filter(|c| c.action != Action::NoOp)
-        .map(|c| (c.address.as_str(), c.action.as_str(), c.reason.as_str()))
+        .map(|c| (c.address.to_string(), c.action.as_str(), c.reason.as_str()))
         .collect();
     assert!(
         left.is_empty(),

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address::Address;
 use crate::api::wire::AlertRequest;
 use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
 
@@ -68,6 +69,15 @@ impl AlertOp {
         }
     }
 
+    /// Whether it carries out a change at `address` (the stack is checked by the caller).
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. } => {
+                matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
+            }
+        }
+    }
+
     /// What it is called.
     pub(crate) fn name(&self) -> Name {
         let (op, verb) = match self {
@@ -98,6 +108,15 @@ impl AlertOp {
                 Some((target, body))
             }
             AlertOp::Delete { .. } => None,
+        }
+    }
+
+    /// The stack and the name of the dashboard a create or update finds by name (its ids
+    /// looked up when it runs): a step of this plan that writes that dashboard goes first.
+    pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
+        match self.written() {
+            Some((AlertTarget::Names { dashboard, .. }, _)) => Some((self.stack(), dashboard)),
+            Some((AlertTarget::Ids, _)) | None => None,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address::Address;
 use crate::api::wire::DashboardRequest;
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
@@ -66,6 +67,30 @@ impl DashboardOp {
             DashboardOp::Create { .. } => Effect::Create,
             DashboardOp::Update { .. } => Effect::Update,
             DashboardOp::Delete { .. } => Effect::Delete,
+        }
+    }
+
+    /// Whether it carries out a change at `address` (the stack is checked by the caller).
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            DashboardOp::Create { .. }
+            | DashboardOp::Update { .. }
+            | DashboardOp::Delete { .. } => {
+                matches!(
+                    address,
+                    Address::Dashboard { .. } | Address::LiveDashboard { .. }
+                )
+            }
+        }
+    }
+
+    /// The stack and the whole dashboard a create or update sends.
+    pub(crate) fn sent(&self) -> Option<(&StackRef, &DashboardRequest)> {
+        match self {
+            DashboardOp::Create { stack, body } | DashboardOp::Update { stack, body, .. } => {
+                Some((stack, body))
+            }
+            DashboardOp::Delete { .. } => None,
         }
     }
 

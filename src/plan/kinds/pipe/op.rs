@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
-use crate::plan::target::{Effect, Key, Name, Target};
+use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
 /// The scaling fields of a pipe, as the change lists them (wire names).
 pub(crate) const SCALING_FIELDS: &[&str] = &[
@@ -213,6 +214,22 @@ pub(crate) fn shown_state(live: &str) -> String {
     }
 }
 
+/// What a change that sends the source's credentials adds to its reason: each one's path and
+/// the reference it is read from when the step is sent, so a reviewer knows which variables
+/// the apply needs. Empty for a source without credentials.
+pub(crate) fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
+    let each: Vec<String> = source
+        .credentials
+        .iter()
+        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
+        .collect();
+    if each.is_empty() {
+        String::new()
+    } else {
+        format!("; sends {}", each.join(", "))
+    }
+}
+
 /// A credential of a rotation: where it goes, the reference it is read from when sent, and a
 /// salted fingerprint of the value the plan was made with, so that a saved plan applies only
 /// the secret its reviewer approved, without holding it.
@@ -351,9 +368,88 @@ impl PipeOp {
             | PipeOp::Resync { .. }
             | PipeOp::Settings { .. }
             | PipeOp::Compute { .. } => Effect::Update,
-            // The live pipe is destroyed first: refused without `--allow-destroy`, checked
-            // against its fingerprint like any delete.
-            PipeOp::Delete { .. } | PipeOp::Replace { .. } => Effect::Delete,
+            PipeOp::Delete { .. } => Effect::Delete,
+            // The live pipe is destroyed first, then created again.
+            PipeOp::Replace { .. } => Effect::Replace,
+        }
+    }
+
+    /// Whether it carries out a change at `address`: a pipe's declared fields change at its own
+    /// address, its scaling at `.scaling`, its settings at `.settings`; a create, delete or
+    /// replacement is of the pipe itself, named by the config or live.
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            PipeOp::Update { .. }
+            | PipeOp::Rotate { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. } => matches!(address, Address::Pipe { .. }),
+            PipeOp::Settings { .. } => matches!(address, Address::PipeSettings { .. }),
+            PipeOp::Scaling { .. } => matches!(address, Address::PipeScaling { .. }),
+            PipeOp::Create { .. } | PipeOp::Delete { .. } | PipeOp::Replace { .. } => {
+                matches!(address, Address::Pipe { .. } | Address::LivePipe { .. })
+            }
+            PipeOp::Compute { .. } => matches!(address, Address::PipeCompute { .. }),
+        }
+    }
+
+    /// The scaling it writes, for `apply --wait`.
+    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+        match self {
+            PipeOp::Scaling {
+                service_id,
+                pipe_id,
+                body,
+            } => Some(ScalingWrite::Pipe {
+                service_id,
+                pipe_id,
+                body,
+            }),
+            PipeOp::Create { .. }
+            | PipeOp::Update { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Replace { .. }
+            | PipeOp::Lifecycle { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Settings { .. }
+            | PipeOp::Compute { .. }
+            | PipeOp::Rotate { .. } => None,
+        }
+    }
+
+    /// The pipe a done step created or changed, which `apply --wait` sees settle: by id, or by
+    /// name for a create (whose id the plan does not hold).
+    pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
+        match self {
+            PipeOp::Create {
+                service_id, name, ..
+            }
+            | PipeOp::Replace {
+                service_id, name, ..
+            } => Some((service_id, Key::Name(name))),
+            PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
+            } => Some((service_id, Key::Id(pipe_id))),
+            PipeOp::Scaling { .. }
+            | PipeOp::Delete { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Compute { .. } => None,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address::Address;
 use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
 use crate::plan::target::{Effect, Name, Target};
 
@@ -48,6 +49,19 @@ impl PrivateEndpointOp {
             PrivateEndpointOp::Create { .. } => Effect::Create,
             PrivateEndpointOp::Detach { .. } => Effect::Delete,
         }
+    }
+
+    /// Whether it carries out a change at `address`: the endpoint of its id.
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        let wanted = match self.target() {
+            Target::PrivateEndpoint { id, .. } => id,
+            Target::Service { .. }
+            | Target::Pipe { .. }
+            | Target::Dashboard { .. }
+            | Target::Alert { .. }
+            | Target::PipeCompute { .. } => return false,
+        };
+        matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
     }
 
     /// What it is called.

@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::address::Address;
 use crate::api::wire::ServiceScalingPatch;
-use crate::plan::target::{Effect, Name, Target};
+use crate::plan::target::{Effect, Name, ScalingWrite, Target};
 
 /// The scaling fields of a service, as the change lists them (wire names).
 pub(crate) const SCALING_FIELDS: &[&str] = &[
@@ -41,6 +42,22 @@ impl ServiceOp {
     pub(crate) fn effect(&self) -> Effect {
         match self {
             ServiceOp::Scaling { .. } => Effect::Update,
+        }
+    }
+
+    /// Whether it carries out a change at `address`.
+    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+        match self {
+            ServiceOp::Scaling { .. } => matches!(address, Address::ServiceScaling { .. }),
+        }
+    }
+
+    /// The scaling it writes, for `apply --wait`.
+    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+        match self {
+            ServiceOp::Scaling { service_id, body } => {
+                Some(ScalingWrite::Service { service_id, body })
+            }
         }
     }
 
