@@ -242,6 +242,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                         schedule_offset_minutes: None,
                         schedule_start_at: None,
                         note: None,
+                        cleared: Default::default(),
                     },
                 );
             }

@@ -610,6 +610,11 @@ fn alert(key: &Key, node: &Node, webhooks: &mut Shared) -> Option<AlertConfig> {
             .map(Box::new),
         schedule_start_at: node.get("scheduleStartAt").and_then(text).map(Box::new),
         note: node.get("note").and_then(text).map(Box::new),
+        cleared: super::model::ClearedMembers::of(
+            crate::api::wire::Cleared::MEMBERS
+                .into_iter()
+                .filter(|m| node.get(m).is_some_and(|v| matches!(v.kind, Kind::Null))),
+        ),
     })
 }
 

@@ -678,6 +678,38 @@ pub struct AlertConfig {
     pub schedule_start_at: Option<Box<Located<SmolStr>>>,
     /// `note`.
     pub note: Option<Box<Located<SmolStr>>>,
+    /// The members written `null` (`scheduleStartAt`, `note`, `numConsecutiveWindows`): cleared
+    /// on the server.
+    pub cleared: ClearedMembers,
+}
+
+/// A set of [`crate::api::wire::Cleared::MEMBERS`], one bit each (the typed config stays
+/// small: a large config has many alerts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClearedMembers(u8);
+
+impl ClearedMembers {
+    /// The set of the members `named` by wire name (others ignored).
+    pub fn of<'a>(named: impl IntoIterator<Item = &'a str>) -> ClearedMembers {
+        let members = crate::api::wire::Cleared::MEMBERS;
+        let mut bits = 0u8;
+        for name in named {
+            if let Some(at) = members.iter().position(|m| *m == name) {
+                bits |= 1 << at;
+            }
+        }
+        ClearedMembers(bits)
+    }
+
+    /// The members in the set, by wire name, in [`crate::api::wire::Cleared::MEMBERS`] order.
+    pub fn names(self) -> Vec<&'static str> {
+        crate::api::wire::Cleared::MEMBERS
+            .into_iter()
+            .enumerate()
+            .filter(|(at, _)| self.0 & (1 << at) != 0)
+            .map(|(_, m)| m)
+            .collect()
+    }
 }
 
 impl AlertConfig {
@@ -718,7 +750,8 @@ mod tests {
         assert!(size_of::<DashboardConfig>() <= 176);
         assert!(size_of::<TileConfig>() <= 304);
         assert!(size_of::<SeriesConfig>() <= 448);
-        assert!(size_of::<AlertConfig>() <= 592);
+        // 592 before the members a config clears with `null` (one byte, aligned to eight).
+        assert!(size_of::<AlertConfig>() <= 600);
         assert!(size_of::<ChannelConfig>() <= 144);
     }
 }

@@ -569,8 +569,21 @@ fn description(schema: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A schema's `type`; of a list (`["string", "null"]`: a member the config may clear with
+/// `null`), the one that is not `null`.
+fn main_type(schema: Option<&Value>) -> Option<&str> {
+    match schema?.get("type")? {
+        Value::String(one) => Some(one),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
+        _ => None,
+    }
+}
+
 fn expected_type(schema: Option<&Value>) -> String {
-    match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+    match main_type(schema) {
         Some("integer") => "a whole number".to_string(),
         Some("number") => "a number".to_string(),
         Some("string") => "a string".to_string(),
@@ -584,7 +597,7 @@ fn expected_type(schema: Option<&Value>) -> String {
 
 fn range_text(schema: Option<&Value>) -> String {
     let get = |k: &str| schema.and_then(|s| s.get(k)).and_then(Value::as_f64);
-    let kind = match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+    let kind = match main_type(schema) {
         Some("integer") => "an integer",
         _ => "a number",
     };

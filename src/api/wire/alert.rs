@@ -195,7 +195,45 @@ pub struct AlertRequest {
     /// Message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Members sent as `null`, which clears them on today's servers (the config writes
+    /// `null`). Before `newer`, so that reading a saved body sees each `null` before `newer`
+    /// takes the member.
+    #[serde(flatten)]
+    pub cleared: Cleared,
     /// The members servers of today's generation added.
     #[serde(flatten)]
     pub newer: NewerAlertFields,
+}
+
+/// The alert members an update clears by sending `null` (the current document's `nullish` and
+/// `scheduleStartAt`'s `null`), by their wire names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cleared(pub Vec<&'static str>);
+
+impl Cleared {
+    /// The members that may be cleared.
+    pub const MEMBERS: [&'static str; 3] = ["scheduleStartAt", "note", "numConsecutiveWindows"];
+}
+
+impl Serialize for Cleared {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for member in &self.0 {
+            map.serialize_entry(member, &())?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Cleared {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<String, Value>::deserialize(deserializer)?;
+        Ok(Cleared(
+            Cleared::MEMBERS
+                .into_iter()
+                .filter(|m| map.get(*m).is_some_and(Value::is_null))
+                .collect(),
+        ))
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::dashboard::{Planned, PlannedDashboard};
 use crate::api::limits::{alert_interval_minutes, is_object_id};
-use crate::api::wire::{Alert, AlertRequest, Channel, Dashboard, NewerAlertFields};
+use crate::api::wire::{Alert, AlertRequest, Channel, Cleared, Dashboard, NewerAlertFields};
 use crate::config::alert_rules;
 use crate::config::model::{AlertConfig, ChannelConfig, DashboardConfig, Generation, StackConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -477,17 +477,7 @@ impl Builder<'_> {
                 || dashboard.config.name.value.to_string(),
                 |d| d.name.clone(),
             );
-        let (target, dashboard_id, tile_id) = match (dashboard.live, live_tile_id) {
-            (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
-            _ => (
-                AlertTarget::Names {
-                    dashboard: dashboard.config.name.value.to_string(),
-                    tile: config.tile.value.to_string(),
-                },
-                None,
-                None,
-            ),
-        };
+        let (target, dashboard_id, tile_id) = alert_target(config, dashboard, live_tile_id);
         let source = config.source.as_ref().map(|s| s.value.to_string());
         // The first channel is `channel` (the servers mirror `channels[0]` there).
         let channel = config.all_channels().first().map(wire_channel);
@@ -514,9 +504,14 @@ impl Builder<'_> {
         {
             map.remove("message");
         }
-        let live_newer = existing.map(|a| a.newer.clone()).unwrap_or_default();
+        let live_newer = cleared(config, &mut after, existing);
         let conflicts = conflicts(config, &live_newer);
         let body = AlertRequest {
+            cleared: Cleared(if existing.is_some() {
+                config.cleared.names()
+            } else {
+                Vec::new()
+            }),
             dashboard_id,
             tile_id,
             threshold: Some(config.threshold.value),
@@ -536,6 +531,42 @@ impl Builder<'_> {
             conflicts,
         }
     }
+}
+
+/// Where an alert goes: by ids when both its dashboard and its tile exist live, else by names.
+fn alert_target(
+    config: &AlertConfig,
+    dashboard: &PlannedDashboard,
+    live_tile_id: Option<String>,
+) -> (AlertTarget, Option<String>, Option<String>) {
+    match (dashboard.live, live_tile_id) {
+        (Some(d), Some(tile_id)) => (AlertTarget::Ids, Some(d.id.clone()), Some(tile_id)),
+        _ => (
+            AlertTarget::Names {
+                dashboard: dashboard.config.name.value.to_string(),
+                tile: config.tile.value.to_string(),
+            },
+            None,
+            None,
+        ),
+    }
+}
+
+/// The live newer members an update may resend: those the config clears (`null`) are taken out,
+/// and shown going in the desired view `after`.
+fn cleared(config: &AlertConfig, after: &mut Value, existing: Option<&Alert>) -> NewerAlertFields {
+    let mut live_newer = existing.map(|a| a.newer.clone()).unwrap_or_default();
+    for member in config.cleared.names() {
+        if let Value::Object(map) = after {
+            map.insert(member.to_string(), Value::Null);
+        }
+        match member {
+            "note" => live_newer.note = None,
+            "numConsecutiveWindows" => live_newer.num_consecutive_windows = None,
+            _ => {}
+        }
+    }
+    live_newer
 }
 
 /// A config channel as the API takes it.
@@ -609,6 +640,7 @@ fn conflicts(config: &AlertConfig, live: &NewerAlertFields) -> Vec<String> {
     let offset = config.schedule_offset_minutes.as_ref().map(|o| o.value);
     if let Some(start) = &live.schedule_start_at
         && config.schedule_start_at.is_none()
+        && !config.cleared.names().contains(&"scheduleStartAt")
         && offset.is_some_and(|m| m > 0)
     {
         out.push(format!(
@@ -671,6 +703,16 @@ pub(crate) fn doomed_by<'p, 'c, 'l>(
         .filter(|p| p.updated && !p.keeps_tile(tile_id))
 }
 
+/// A member the config clears (`null` in the desired view) is a change only while the live
+/// alert has it: one already absent (or an alert created) leaves it out.
+fn settle_cleared(after: &mut Value, live: Option<&Value>) {
+    if let Value::Object(map) = after {
+        map.retain(|key, value| {
+            !value.is_null() || live.is_some_and(|l| l.get(key).is_some_and(|v| !v.is_null()))
+        });
+    }
+}
+
 /// The change of an alert that exists live (compared on its dashboard `view`), and its update
 /// when any field differs.
 fn updated(
@@ -681,6 +723,8 @@ fn updated(
     stack_ref: &StackRef,
 ) -> (Change, Option<Operation>) {
     let full_before = normalize::alert(alert, view);
+    let mut desired = desired;
+    settle_cleared(&mut desired.after, Some(&full_before));
     let before = normalize::project(&full_before, &desired.after);
     let mut fields = diff(&before, &desired.after);
     // A rename leads, as it does on a dashboard.
@@ -737,6 +781,8 @@ fn created(
     } else {
         "no alert with this name in the stack"
     };
+    let mut desired = desired;
+    settle_cleared(&mut desired.after, None);
     let operation = Operation::Alert(AlertOp::Create {
         stack: stack_ref.clone(),
         target: desired.target,

@@ -124,6 +124,7 @@ pub(crate) fn alert(
         schedule_offset_minutes: None,
         schedule_start_at: None,
         note: None,
+        cleared: Default::default(),
     }
 }
 

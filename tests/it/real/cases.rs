@@ -578,3 +578,76 @@ fn a_live_saved_search_alert_is_read_planned_and_exported() {
         .run(["plan", "--detailed-exitcode", &exported])
         .assert_exit(0);
 }
+
+/// The config clears members set in the UI by writing `null`: the plan shows each going, the
+/// update sends `null`, the server has none of them after, and the next plan is empty.
+fn clears_members_with_null(target: &Target) {
+    let workspace = Workspace::new();
+    let converge = target.converge().cwd(&workspace);
+    let first = workspace.write("c.yaml", &config(CREATE));
+    apply_then_empty(target, &converge, &first);
+    let alert = target.alerts()[0].clone();
+    let edited = json!({
+        "dashboardId": alert["dashboardId"],
+        "tileId": alert["tileId"],
+        "source": "tile",
+        "name": alert["name"],
+        "message": alert["message"],
+        "threshold": 100,
+        "thresholdType": "above",
+        "interval": "5m",
+        "scheduleStartAt": "2026-06-01T00:00:00Z",
+        "numConsecutiveWindows": 4,
+        "note": "Set by hand",
+        "channel": alert["channel"],
+    });
+    let id = alert["id"].as_str().expect("an id");
+    let answer = target.ui("PUT", &format!("/alerts/{id}"), Some(edited));
+    assert_eq!(answer.status, 200, "{}: {}", target.name(), answer.text);
+    let cleared = CREATE.replace(
+        "    interval: 5m\n",
+        "    interval: 5m\n    scheduleStartAt: null\n    note: null\n    numConsecutiveWindows: null\n    scheduleOffsetMinutes: 2\n",
+    );
+    let cleared = workspace.write("c.yaml", &config(&cleared));
+    converge.run(["validate", &cleared]).assert_exit(0);
+    let plan = converge.run(["plan", "--format", "json", &cleared]);
+    plan.assert_exit(0);
+    let mut fields: Vec<String> = plan.json()["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["address"] == "alert.platform.errors")
+        .flat_map(|c| c["fields"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f["path"].as_str().map(str::to_string))
+        .collect();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "note",
+            "numConsecutiveWindows",
+            "scheduleOffsetMinutes",
+            "scheduleStartAt"
+        ],
+        "{}: {}",
+        target.name(),
+        plan.stdout
+    );
+    assert!(
+        !plan.stdout.contains("is not resent"),
+        "{}: a cleared start is no conflict: {}",
+        target.name(),
+        plan.stdout
+    );
+    apply_then_empty(target, &converge, &cleared);
+    let after = target.alerts()[0].clone();
+    for member in ["scheduleStartAt", "note", "numConsecutiveWindows"] {
+        assert!(
+            after[member].is_null(),
+            "{}: {member}: {after}",
+            target.name()
+        );
+    }
+    assert_eq!(after["scheduleOffsetMinutes"], 2, "{}", target.name());
+}
+on_both!(clears_members_with_null);
