@@ -172,7 +172,7 @@ impl Builder<'_> {
                     } else {
                         ""
                     },
-                    op::sends(source)
+                    sends(source)
                 ),
                 fields,
                 before: Some(before),
@@ -529,7 +529,7 @@ impl Builder<'_> {
                 }
                 .into(),
                 action: Action::Create,
-                reason: format!("{reason}{}", op::sends(source)),
+                reason: format!("{reason}{}", sends(source)),
                 fields: diff::created(&after),
                 before: None,
                 after: Some(after),
@@ -679,7 +679,7 @@ fn declared_operation(
         (Some(rotation), Some((salt, credentials))) => {
             change.reason = rotated_reason(change, rotation.version);
             if let Some(source) = &pipe.config.source {
-                change.reason.push_str(&op::sends(source));
+                change.reason.push_str(&sends(source));
             }
             let paths = change
                 .fields
@@ -808,6 +808,22 @@ fn failed_note(live: &Pipe) -> String {
     match live.state.as_deref() {
         Some(state @ ("Failed" | "InternalError")) => format!("; the live pipe is `{state}`"),
         _ => String::new(),
+    }
+}
+
+/// What a change that sends the source's credentials adds to its reason: each one's path and
+/// the reference it is read from when the step is sent, so a reviewer knows which variables
+/// the apply needs. Empty for a source without credentials.
+fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
+    let each: Vec<String> = source
+        .credentials
+        .iter()
+        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
+        .collect();
+    if each.is_empty() {
+        String::new()
+    } else {
+        format!("; sends {}", each.join(", "))
     }
 }
 

@@ -214,22 +214,6 @@ pub(crate) fn shown_state(live: &str) -> String {
     }
 }
 
-/// What a change that sends the source's credentials adds to its reason: each one's path and
-/// the reference it is read from when the step is sent, so a reviewer knows which variables
-/// the apply needs. Empty for a source without credentials.
-pub(crate) fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
-    let each: Vec<String> = source
-        .credentials
-        .iter()
-        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
-        .collect();
-    if each.is_empty() {
-        String::new()
-    } else {
-        format!("; sends {}", each.join(", "))
-    }
-}
-
 /// A credential of a rotation: where it goes, the reference it is read from when sent, and a
 /// salted fingerprint of the value the plan was made with, so that a saved plan applies only
 /// the secret its reviewer approved, without holding it.
