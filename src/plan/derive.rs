@@ -17,7 +17,7 @@
 //! addresses the changes show only by the config: when `apply --plan FILE PATH...` is given the
 //! config, [`against_config`] checks them (and each stack's API) against it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -526,7 +526,7 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
     if !plan.only.is_empty() {
         return Vec::new();
     }
-    let shown: BTreeSet<String> = plan.changes.iter().map(|c| c.address.to_string()).collect();
+    let shown: HashSet<&AddressBuf> = plan.changes.iter().map(|c| &c.address).collect();
     let mut problems = Vec::new();
     for (key, stack) in &config.stacks {
         let dashboards = stack.dashboards.keys().map(|dashboard| Address::Dashboard {
@@ -537,8 +537,8 @@ fn left_out(plan: &Plan, config: &Config) -> Vec<String> {
             .alerts
             .keys()
             .map(|alert| Address::Alert { stack: key, alert });
-        for address in dashboards.chain(alerts).map(|a| a.to_string()) {
-            if !shown.contains(&address) {
+        for address in dashboards.chain(alerts) {
+            if !shown.contains(&AddressBuf::from(&address)) {
                 problems.push(format!(
                     "{address}: the config has it, but the plan shows no change for it (not even \
                      unchanged): the file was edited to leave it out, or made from another config"
