@@ -80,10 +80,10 @@ pub(crate) struct UnmatchedGlob {
 }
 
 /// The plan of `config` against `live` as `options` ask for it, backup ages measured from
-/// `now` (read by the caller: no clock here; `None` leaves the age condition unevaluated). A glob of `options.only` may
-/// match an address of the config, of the whole plan, or of `unmanaged` (the live objects
-/// nothing manages, which the drift report knows, a layer above; asked only when there are
-/// globs).
+/// `now` (read by the caller: no clock here; `None` leaves the age condition unevaluated). A
+/// glob of `options.only` may match an address of the config, of the whole plan, or of
+/// `unmanaged` (the live objects nothing manages, which the drift report knows, a layer above;
+/// asked only when there are globs).
 pub(crate) fn plan(
     config: &Config,
     sources: &Sources,
