@@ -34,6 +34,7 @@ use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{LiveState, StackLive};
 use crate::plan::AddressBuf;
 use crate::plan::address::Address;
+use crate::plan::ownership::Ownership;
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, Change, FieldChange, Plan, glob, lines, normalize};
 
@@ -330,7 +331,6 @@ fn untracked_of_service(
 /// not name.
 fn untracked_of_stack(out: &mut Vec<UnmanagedObject>, stack: &StackConfig, stack_live: &StackLive) {
     let key = &stack.key.value;
-    let tag = ownership_tag(key);
     // Names as a server that normalises white space stores them, as the planner compares.
     let named_dashboards: BTreeSet<String> = stack
         .dashboards
@@ -342,14 +342,14 @@ fn untracked_of_stack(out: &mut Vec<UnmanagedObject>, stack: &StackConfig, stack
         .values()
         .map(|a| normalize::name_key(&a.name.value))
         .collect();
-    // Dashboards converge owns: tagged, or named in the config. Alerts on them are the
-    // plan's business (reported there as owned-but-unlisted).
-    let mut owned_ids = BTreeSet::new();
+    // Dashboards converge owns (`plan/ownership.rs`): tagged, or named in the config. Alerts
+    // on them are the plan's business (reported there as owned-but-unlisted).
+    let ownership = Ownership::new(key, &stack_live.dashboards, |d| {
+        named_dashboards.contains(&normalize::name_key(&d.name))
+    });
+    let tag = ownership.tag();
     for dashboard in &stack_live.dashboards {
-        let tagged = dashboard.tags.contains(&tag);
-        if tagged || named_dashboards.contains(&normalize::name_key(&dashboard.name)) {
-            owned_ids.insert(dashboard.id.as_str());
-        } else {
+        if !ownership.owns_dashboard(dashboard) {
             out.push(UnmanagedObject {
                 address: Address::LiveDashboard {
                     stack: key,
@@ -361,11 +361,8 @@ fn untracked_of_stack(out: &mut Vec<UnmanagedObject>, stack: &StackConfig, stack
         }
     }
     for alert in &stack_live.alerts {
-        let on_owned = alert
-            .dashboard
-            .as_deref()
-            .is_some_and(|d| owned_ids.contains(d));
-        if !on_owned && !named_alerts.contains(&normalize::name_key(&alert.name)) {
+        if !ownership.owns_alert(alert) && !named_alerts.contains(&normalize::name_key(&alert.name))
+        {
             out.push(UnmanagedObject {
                 address: Address::LiveAlert {
                     stack: key,

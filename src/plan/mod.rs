@@ -20,6 +20,7 @@ pub mod markdown;
 pub(crate) mod model;
 pub(crate) mod normalize;
 pub(crate) mod order;
+pub(crate) mod ownership;
 pub(crate) mod pipeline;
 pub mod render;
 pub mod render_json;

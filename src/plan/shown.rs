@@ -27,7 +27,7 @@ use super::diff::{self, diff};
 use super::model::AddressBuf;
 use super::model::{Action, Change, FieldChange, Operation, Plan};
 use super::normalize;
-use super::tag::ownership_tag;
+use super::ownership::Ownership;
 use super::target::{Effect, Key, Target};
 use crate::api::wire::{Alert, Dashboard};
 use crate::live::LiveState;
@@ -102,7 +102,12 @@ fn as_shown(
             let Some(current) = current else {
                 return Ok(());
             };
-            owned(current, owner_of(change, &stack.key))?;
+            let ownership = Ownership::new(
+                owner_of(change, &stack.key),
+                dashboards_of(live, &stack.key),
+                |_| false,
+            );
+            owned(current, &ownership)?;
             same_before_masked(change, &normalize::dashboard(current), printer)?;
             deleted(change)
         }),
@@ -146,13 +151,13 @@ fn alert_delete_as_shown(
         let on = dashboards
             .iter()
             .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
+        let ownership = Ownership::new(owner_of(change, stack), dashboards, |_| false);
         match on {
-            Some(dashboard) => owned(dashboard, owner_of(change, stack)).map_err(|_| {
+            Some(dashboard) => owned(dashboard, &ownership).map_err(|_| {
                 format!(
-                    "is on dashboard \"{}\", which converge does not own (no `{}` \
-                             tag)",
+                    "is on dashboard \"{}\", which converge does not own (no `{}` tag)",
                     dashboard.name,
-                    ownership_tag(owner_of(change, stack))
+                    ownership.tag()
                 )
             }),
             None => Err("is on no dashboard converge owns".to_string()),
@@ -221,27 +226,21 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
     };
     let mut problems = Vec::new();
     for (stack, read) in &live.stacks {
-        let tag = ownership_tag(stack);
-        let mut owned: BTreeSet<&str> = BTreeSet::new();
-        for dashboard in read.dashboards.iter().filter(|d| d.tags.contains(&tag)) {
-            owned.insert(dashboard.id.as_str());
+        // What converge owns (`plan/ownership.rs`); a saved plan has no config to list more.
+        let ownership = Ownership::new(stack, &read.dashboards, |_| false);
+        let tag = ownership.tag();
+        for dashboard in read
+            .dashboards
+            .iter()
+            .filter(|d| ownership.owns_dashboard(d))
+        {
             if !known(Held::Dashboard, stack, &dashboard.name) {
-                problems.push(not_named(
-                    "dashboard",
-                    stack,
-                    &dashboard.name,
-                    &tag,
-                    printer,
-                ));
+                problems.push(not_named("dashboard", stack, &dashboard.name, tag, printer));
             }
         }
         for alert in &read.alerts {
-            let on_owned = alert
-                .dashboard
-                .as_deref()
-                .is_some_and(|d| owned.contains(d));
-            if on_owned && !known(Held::Alert, stack, &alert.name) {
-                problems.push(not_named("alert", stack, &alert.name, &tag, printer));
+            if ownership.owns_alert(alert) && !known(Held::Alert, stack, &alert.name) {
+                problems.push(not_named("alert", stack, &alert.name, tag, printer));
             }
         }
     }
@@ -361,15 +360,15 @@ fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
     change.address.stack().unwrap_or(step_stack)
 }
 
-/// A dashboard converge owns in `stack`: it carries the stack's ownership tag.
-fn owned(dashboard: &Dashboard, stack: &str) -> Result<(), String> {
-    let tag = ownership_tag(stack);
-    if dashboard.tags.contains(&tag) {
+/// A dashboard converge owns (`plan/ownership.rs`).
+fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
+    if ownership.owns_dashboard(dashboard) {
         Ok(())
     } else {
         Err(format!(
-            "the step deletes dashboard \"{}\", which converge does not own (no `{tag}` tag)",
-            dashboard.name
+            "the step deletes dashboard \"{}\", which converge does not own (no `{}` tag)",
+            dashboard.name,
+            ownership.tag()
         ))
     }
 }

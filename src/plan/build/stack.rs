@@ -26,7 +26,8 @@ use crate::plan::model::{
 };
 use crate::plan::normalize;
 use crate::plan::order;
-use crate::plan::tag::{owner, ownership_tag};
+use crate::plan::ownership::{Ownership, removed_instance_owner};
+use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
     /// Plans a stack: its dashboards, its alerts, and the owned ones the config no longer
@@ -63,21 +64,19 @@ impl Builder<'_> {
             .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
             .collect();
 
+        // What converge owns here (`plan/ownership.rs`): the tagged dashboards, the ones the
+        // config lists, and the alerts on them.
+        let listed: BTreeSet<&str> = planned
+            .values()
+            .filter_map(|p| p.live.map(|d| d.id.as_str()))
+            .collect();
+        let ownership = Ownership::new(&stack.key.value, &live.dashboards, |d| {
+            listed.contains(d.id.as_str())
+        });
         let owned: Vec<&Dashboard> = live
             .dashboards
             .iter()
-            .filter(|d| d.tags.contains(&tag))
-            .collect();
-        // Alerts are owned through their dashboard: a tagged one, or one the config lists (it
-        // is converge's to manage even before the tag rides along with a change).
-        let owned_ids: BTreeSet<&str> = owned
-            .iter()
-            .map(|d| d.id.as_str())
-            .chain(
-                planned
-                    .values()
-                    .filter_map(|p| p.live.map(|d| d.id.as_str())),
-            )
+            .filter(|d| ownership.tagged(d))
             .collect();
 
         // Steps touching alerts that live on each dashboard, so its delete waits for them.
@@ -86,7 +85,7 @@ impl Builder<'_> {
             stack,
             &stack_ref,
             &index,
-            (&owned_ids, &planned_by_live_id),
+            (&ownership, &planned_by_live_id),
             &mut alert_steps_by_dashboard,
         );
         self.config_alerts(
@@ -106,7 +105,7 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
-        self.not_owned(stack, live, &tag, &planned);
+        self.not_owned(stack, live, &ownership, &planned);
         self.removed_instances(config, stack, &stack_ref, live);
     }
 
@@ -166,11 +165,9 @@ impl Builder<'_> {
             .iter()
             .filter(|d| !named.contains(&normalize::name_key(&d.name)))
         {
-            let owner = dashboard.tags.iter().find_map(|t| {
-                owner(t)
-                    .filter(|o| instance_entry(o) == Some(entry) && !config.stacks.contains_key(*o))
-            });
-            if let Some(owner) = owner {
+            if let Some(owner) =
+                removed_instance_owner(dashboard, entry, |o| config.stacks.contains_key(o))
+            {
                 gone.entry(owner).or_default().push(dashboard);
             }
         }
@@ -279,7 +276,7 @@ impl Builder<'_> {
         &mut self,
         stack: &StackConfig,
         live: &StackLive,
-        tag: &str,
+        ownership: &Ownership,
         planned: &BTreeMap<&str, PlannedDashboard>,
     ) {
         if !stack.prune {
@@ -291,15 +288,12 @@ impl Builder<'_> {
             .collect();
         // Another instance of the same whole-stack template owns its own (or, removed,
         // `removed_instances` deletes them).
-        let entry = instance_entry(&stack.key.value);
-        let sibling = |t: &String| entry.is_some() && owner(t).and_then(instance_entry) == entry;
         let mut left: Vec<&Dashboard> = live
             .dashboards
             .iter()
-            .filter(|d| {
-                !d.tags.iter().any(|t| t == tag || sibling(t)) && !listed.contains(d.id.as_str())
-            })
+            .filter(|d| !ownership.claimed_here_or_by_sibling(d) && !listed.contains(d.id.as_str()))
             .collect();
+        let tag = ownership.tag();
         left.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for dashboard in left {
             self.plan.unmanaged.push(Unmanaged {
@@ -352,7 +346,7 @@ impl Builder<'_> {
         stack: &StackConfig,
         stack_ref: &StackRef,
         index: &StackIndex<'l>,
-        (owned_ids, planned_by_live_id): (&BTreeSet<&str>, &BTreeMap<&str, &PlannedDashboard>),
+        (ownership, planned_by_live_id): (&Ownership, &BTreeMap<&str, &PlannedDashboard>),
         alert_steps_by_dashboard: &mut BTreeMap<String, Vec<usize>>,
     ) -> (Vec<&'l Alert>, Vec<(usize, usize)>) {
         let mut doomed_deletes = Vec::new();
@@ -370,9 +364,7 @@ impl Builder<'_> {
             .alerts
             .iter()
             .filter(|a| {
-                a.dashboard
-                    .as_deref()
-                    .is_some_and(|d| owned_ids.contains(d))
+                ownership.owns_alert(a)
                     && !config_alert_names.contains(&normalize::name_key(&a.name))
             })
             .collect();
