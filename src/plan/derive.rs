@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use serde_json::{Map, Value};
 
 use super::address::{Address, instance_entry};
+use super::kind::Kind;
 use super::kinds::pipe::op as pipe;
 use super::kinds::private_endpoint::op as private_endpoint;
 use super::kinds::service::op as service;

@@ -14,6 +14,7 @@ pub(crate) mod diff;
 pub(crate) mod fingerprint;
 pub(crate) mod glob;
 pub(crate) mod idle;
+pub(crate) mod kind;
 pub(crate) mod kinds;
 pub(crate) mod lines;
 pub mod markdown;

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::checks::CheckResult;
 use super::glob;
+use super::kind::Kind;
 use super::kinds::alert::op::AlertOp;
 use super::kinds::dashboard::op::DashboardOp;
 use super::kinds::pipe::op::PipeOp;
@@ -191,93 +192,59 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// What its kind answers for it (`super::kind::Kind`): the one place that names every
+    /// kind of operation; the engine asks the kind, never the variant.
+    pub(crate) fn kind(&self) -> &dyn Kind {
+        match self {
+            Operation::Service(op) => op,
+            Operation::PrivateEndpoint(op) => op,
+            Operation::Pipe(op) => op,
+            Operation::Dashboard(op) => op,
+            Operation::Alert(op) => op,
+        }
+    }
+
     /// The object it touches, and through it the list that holds it.
     pub(crate) fn target(&self) -> Target<'_> {
-        match self {
-            Operation::Service(op) => op.target(),
-            Operation::PrivateEndpoint(op) => op.target(),
-            Operation::Pipe(op) => op.target(),
-            Operation::Dashboard(op) => op.target(),
-            Operation::Alert(op) => op.target(),
-        }
+        self.kind().target()
     }
 
     /// What it does to its object: a create takes the never-twice path.
     pub(crate) fn effect(&self) -> Effect {
-        match self {
-            Operation::Service(op) => op.effect(),
-            Operation::PrivateEndpoint(op) => op.effect(),
-            Operation::Pipe(op) => op.effect(),
-            Operation::Dashboard(op) => op.effect(),
-            Operation::Alert(op) => op.effect(),
-        }
+        self.kind().effect()
     }
 
     /// What it is called.
     pub(crate) fn name(&self) -> Name {
-        match self {
-            Operation::Service(op) => op.name(),
-            Operation::PrivateEndpoint(op) => op.name(),
-            Operation::Pipe(op) => op.name(),
-            Operation::Dashboard(op) => op.name(),
-            Operation::Alert(op) => op.name(),
-        }
+        self.kind().name()
     }
 
     /// Whether it carries out a change at `address`: of its kind, at the part it writes.
     pub(crate) fn fits(&self, address: &crate::address::Address<'_>) -> bool {
-        match self {
-            Operation::Service(op) => op.fits(address),
-            Operation::PrivateEndpoint(op) => op.fits(address),
-            Operation::Pipe(op) => op.fits(address),
-            Operation::Dashboard(op) => op.fits(address),
-            Operation::Alert(op) => op.fits(address),
-        }
+        self.kind().fits(address)
     }
 
     /// The stack and the whole dashboard a dashboard create or update sends.
     pub(crate) fn dashboard_sent(
         &self,
     ) -> Option<(&StackRef, &crate::api::wire::DashboardRequest)> {
-        match self {
-            Operation::Dashboard(op) => op.sent(),
-            Operation::Service(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Pipe(_)
-            | Operation::Alert(_) => None,
-        }
+        self.kind().dashboard_sent()
     }
 
     /// The stack and the name of the dashboard an alert create or update finds by name.
     pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
-        match self {
-            Operation::Alert(op) => op.dashboard_by_name(),
-            Operation::Service(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Pipe(_)
-            | Operation::Dashboard(_) => None,
-        }
+        self.kind().dashboard_by_name()
     }
 
     /// The scaling it writes, which `apply --wait` waits to see show.
     pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
-        match self {
-            Operation::Service(op) => op.scaling_written(),
-            Operation::Pipe(op) => op.scaling_written(),
-            Operation::PrivateEndpoint(_) | Operation::Dashboard(_) | Operation::Alert(_) => None,
-        }
+        self.kind().scaling_written()
     }
 
     /// The pipe (service id, and how it is found) a done step leaves provisioning or
     /// modifying, which `apply --wait` sees settle.
     pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
-        match self {
-            Operation::Pipe(op) => op.settles(),
-            Operation::Service(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Dashboard(_)
-            | Operation::Alert(_) => None,
-        }
+        self.kind().settles()
     }
 
     /// Whether the operation destroys something (refused without `--allow-destroy`).

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::Address;
 use crate::api::wire::AlertRequest;
+use crate::plan::kind::Kind;
 use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
 
 /// An alert operation.
@@ -42,9 +43,9 @@ pub enum AlertOp {
     },
 }
 
-impl AlertOp {
+impl Kind for AlertOp {
     /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
+    fn target(&self) -> Target<'_> {
         match self {
             AlertOp::Create { stack, body, .. } => Target::Alert {
                 stack,
@@ -61,7 +62,7 @@ impl AlertOp {
     }
 
     /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
+    fn effect(&self) -> Effect {
         match self {
             AlertOp::Create { .. } => Effect::Create,
             AlertOp::Update { .. } => Effect::Update,
@@ -70,7 +71,7 @@ impl AlertOp {
     }
 
     /// Whether it carries out a change at `address` (the stack is checked by the caller).
-    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+    fn fits(&self, address: &Address<'_>) -> bool {
         match self {
             AlertOp::Create { .. } | AlertOp::Update { .. } | AlertOp::Delete { .. } => {
                 matches!(address, Address::Alert { .. } | Address::LiveAlert { .. })
@@ -79,7 +80,7 @@ impl AlertOp {
     }
 
     /// What it is called.
-    pub(crate) fn name(&self) -> Name {
+    fn name(&self) -> Name {
         let (op, verb) = match self {
             AlertOp::Create { .. } => ("alert-create", "create"),
             AlertOp::Update { .. } => ("alert-update", "update"),
@@ -92,6 +93,17 @@ impl AlertOp {
         }
     }
 
+    /// The stack and the name of the dashboard a create or update finds by name (its ids
+    /// looked up when it runs): a step of this plan that writes that dashboard goes first.
+    fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
+        match self.written() {
+            Some((AlertTarget::Names { dashboard, .. }, _)) => Some((self.stack(), dashboard)),
+            Some((AlertTarget::Ids, _)) | None => None,
+        }
+    }
+}
+
+impl AlertOp {
     /// The stack it writes to.
     pub(crate) fn stack(&self) -> &StackRef {
         match self {
@@ -108,15 +120,6 @@ impl AlertOp {
                 Some((target, body))
             }
             AlertOp::Delete { .. } => None,
-        }
-    }
-
-    /// The stack and the name of the dashboard a create or update finds by name (its ids
-    /// looked up when it runs): a step of this plan that writes that dashboard goes first.
-    pub(crate) fn dashboard_by_name(&self) -> Option<(&StackRef, &str)> {
-        match self.written() {
-            Some((AlertTarget::Names { dashboard, .. }, _)) => Some((self.stack(), dashboard)),
-            Some((AlertTarget::Ids, _)) | None => None,
         }
     }
 

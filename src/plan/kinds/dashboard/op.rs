@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::Address;
 use crate::api::wire::DashboardRequest;
+use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
 /// A dashboard operation.
@@ -38,9 +39,9 @@ pub enum DashboardOp {
     },
 }
 
-impl DashboardOp {
+impl Kind for DashboardOp {
     /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
+    fn target(&self) -> Target<'_> {
         match self {
             DashboardOp::Create { stack, body } => Target::Dashboard {
                 stack,
@@ -62,7 +63,7 @@ impl DashboardOp {
     }
 
     /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
+    fn effect(&self) -> Effect {
         match self {
             DashboardOp::Create { .. } => Effect::Create,
             DashboardOp::Update { .. } => Effect::Update,
@@ -71,7 +72,7 @@ impl DashboardOp {
     }
 
     /// Whether it carries out a change at `address` (the stack is checked by the caller).
-    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+    fn fits(&self, address: &Address<'_>) -> bool {
         match self {
             DashboardOp::Create { .. }
             | DashboardOp::Update { .. }
@@ -85,7 +86,7 @@ impl DashboardOp {
     }
 
     /// The stack and the whole dashboard a create or update sends.
-    pub(crate) fn sent(&self) -> Option<(&StackRef, &DashboardRequest)> {
+    fn dashboard_sent(&self) -> Option<(&StackRef, &DashboardRequest)> {
         match self {
             DashboardOp::Create { stack, body } | DashboardOp::Update { stack, body, .. } => {
                 Some((stack, body))
@@ -95,7 +96,7 @@ impl DashboardOp {
     }
 
     /// What it is called.
-    pub(crate) fn name(&self) -> Name {
+    fn name(&self) -> Name {
         let (op, verb) = match self {
             DashboardOp::Create { .. } => ("dashboard-create", "create"),
             DashboardOp::Update { .. } => ("dashboard-update", "update"),

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
+use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
 /// The scaling fields of a pipe, as the change lists them (wire names).
@@ -269,9 +270,9 @@ pub struct CredentialRef {
     pub reference: String,
 }
 
-impl PipeOp {
+impl Kind for PipeOp {
     /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
+    fn target(&self) -> Target<'_> {
         match self {
             PipeOp::Create {
                 service_id, name, ..
@@ -325,24 +326,8 @@ impl PipeOp {
         }
     }
 
-    /// The service whose pipe it writes.
-    pub(crate) fn service_id(&self) -> &str {
-        match self {
-            PipeOp::Create { service_id, .. }
-            | PipeOp::Update { service_id, .. }
-            | PipeOp::Scaling { service_id, .. }
-            | PipeOp::Delete { service_id, .. }
-            | PipeOp::Replace { service_id, .. }
-            | PipeOp::Rotate { service_id, .. }
-            | PipeOp::Lifecycle { service_id, .. }
-            | PipeOp::Resync { service_id, .. }
-            | PipeOp::Settings { service_id, .. }
-            | PipeOp::Compute { service_id, .. } => service_id,
-        }
-    }
-
     /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
+    fn effect(&self) -> Effect {
         match self {
             PipeOp::Create { .. } => Effect::Create,
             PipeOp::Update { .. }
@@ -361,7 +346,7 @@ impl PipeOp {
     /// Whether it carries out a change at `address`: a pipe's declared fields change at its own
     /// address, its scaling at `.scaling`, its settings at `.settings`; a create, delete or
     /// replacement is of the pipe itself, named by the config or live.
-    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+    fn fits(&self, address: &Address<'_>) -> bool {
         match self {
             PipeOp::Update { .. }
             | PipeOp::Rotate { .. }
@@ -377,7 +362,7 @@ impl PipeOp {
     }
 
     /// The scaling it writes, for `apply --wait`.
-    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+    fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
         match self {
             PipeOp::Scaling {
                 service_id,
@@ -402,7 +387,7 @@ impl PipeOp {
 
     /// The pipe a done step created or changed, which `apply --wait` sees settle: by id, or by
     /// name for a create (whose id the plan does not hold).
-    pub(crate) fn settles(&self) -> Option<(&str, Key<'_>)> {
+    fn settles(&self) -> Option<(&str, Key<'_>)> {
         match self {
             PipeOp::Create {
                 service_id, name, ..
@@ -438,7 +423,7 @@ impl PipeOp {
     }
 
     /// What it is called.
-    pub(crate) fn name(&self) -> Name {
+    fn name(&self) -> Name {
         match self {
             PipeOp::Create { .. } => Name {
                 op: "pipe-create",
@@ -519,6 +504,22 @@ pub(crate) struct RotationShown<'a> {
 }
 
 impl PipeOp {
+    /// The service whose pipe it writes.
+    pub(crate) fn service_id(&self) -> &str {
+        match self {
+            PipeOp::Create { service_id, .. }
+            | PipeOp::Update { service_id, .. }
+            | PipeOp::Scaling { service_id, .. }
+            | PipeOp::Delete { service_id, .. }
+            | PipeOp::Replace { service_id, .. }
+            | PipeOp::Rotate { service_id, .. }
+            | PipeOp::Lifecycle { service_id, .. }
+            | PipeOp::Resync { service_id, .. }
+            | PipeOp::Settings { service_id, .. }
+            | PipeOp::Compute { service_id, .. } => service_id,
+        }
+    }
+
     /// The operation as a rendered plan shows it: a rotation without its salt and fingerprints,
     /// which only the saved plan's check uses; shown, they would make the same rotation render
     /// differently in every run and tell a reviewer nothing.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::address::Address;
 use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
+use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Name, Target};
 
 /// A private endpoint operation.
@@ -28,9 +29,9 @@ pub enum PrivateEndpointOp {
     },
 }
 
-impl PrivateEndpointOp {
+impl Kind for PrivateEndpointOp {
     /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
+    fn target(&self) -> Target<'_> {
         match self {
             PrivateEndpointOp::Create { service_id, body } => Target::PrivateEndpoint {
                 service_id,
@@ -44,7 +45,7 @@ impl PrivateEndpointOp {
     }
 
     /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
+    fn effect(&self) -> Effect {
         match self {
             PrivateEndpointOp::Create { .. } => Effect::Create,
             PrivateEndpointOp::Detach { .. } => Effect::Delete,
@@ -52,7 +53,7 @@ impl PrivateEndpointOp {
     }
 
     /// Whether it carries out a change at `address`: the endpoint of its id.
-    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+    fn fits(&self, address: &Address<'_>) -> bool {
         let wanted = match self.target() {
             Target::PrivateEndpoint { id, .. } => id,
             Target::Service { .. }
@@ -65,7 +66,7 @@ impl PrivateEndpointOp {
     }
 
     /// What it is called.
-    pub(crate) fn name(&self) -> Name {
+    fn name(&self) -> Name {
         match self {
             PrivateEndpointOp::Create { .. } => Name {
                 op: "private-endpoint-create",

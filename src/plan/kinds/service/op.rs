@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::ServiceScalingPatch;
+use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Name, ScalingWrite, Target};
 
 /// The scaling fields of a service, as the change lists them (wire names).
@@ -30,30 +31,30 @@ pub enum ServiceOp {
     },
 }
 
-impl ServiceOp {
+impl Kind for ServiceOp {
     /// The object it touches.
-    pub(crate) fn target(&self) -> Target<'_> {
+    fn target(&self) -> Target<'_> {
         match self {
             ServiceOp::Scaling { service_id, .. } => Target::Service { service_id },
         }
     }
 
     /// What it does.
-    pub(crate) fn effect(&self) -> Effect {
+    fn effect(&self) -> Effect {
         match self {
             ServiceOp::Scaling { .. } => Effect::Update,
         }
     }
 
     /// Whether it carries out a change at `address`.
-    pub(crate) fn fits(&self, address: &Address<'_>) -> bool {
+    fn fits(&self, address: &Address<'_>) -> bool {
         match self {
             ServiceOp::Scaling { .. } => matches!(address, Address::ServiceScaling { .. }),
         }
     }
 
     /// The scaling it writes, for `apply --wait`.
-    pub(crate) fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
+    fn scaling_written(&self) -> Option<ScalingWrite<'_>> {
         match self {
             ServiceOp::Scaling { service_id, body } => {
                 Some(ScalingWrite::Service { service_id, body })
@@ -62,7 +63,7 @@ impl ServiceOp {
     }
 
     /// What it is called.
-    pub(crate) fn name(&self) -> Name {
+    fn name(&self) -> Name {
         match self {
             ServiceOp::Scaling { .. } => Name {
                 op: "service-scaling",
