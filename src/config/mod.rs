@@ -35,6 +35,7 @@
 
 pub(crate) mod alert_rules;
 pub(crate) mod build;
+pub(crate) mod indent;
 pub mod interpolate;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
