@@ -939,3 +939,27 @@ fn a_wrong_indent_names_the_key_at_the_wrong_depth() {
         );
     }
 }
+
+/// A file that does not parse is missing from the merged config, so the other files' checks are
+/// not run against its absence: a tab in the services file is one error, not also "the config is
+/// missing `organization`" or "stack prod names service analytics, which is not a key".
+#[test]
+fn a_file_that_does_not_parse_is_its_own_one_error() {
+    let dir = crate::common::Workspace::new();
+    let config = crate::common::quickstart();
+    let (head, stacks) = config.split_at(config.find("stacks:").unwrap());
+    dir.write(
+        "a.yaml",
+        &head.replace("      numReplicas: 3", "\t numReplicas: 3"),
+    );
+    dir.write("b.yaml", &format!("version: 1\n{stacks}"));
+    let out = crate::common::Converge::offline().run(["validate", &*dir.path().to_string_lossy()]);
+    out.assert_exit(1);
+    assert!(out.stderr.contains("yaml::tab"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("1 error(s) in the configuration"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("b.yaml"), "{}", out.stderr);
+}
