@@ -5,7 +5,8 @@
 //!
 //! - a value inside an anchored node (an alias or a `<<` merge shares it with other uses);
 //! - a value holding `${env:...}` (the variable, not the file, says what it is);
-//! - a value a template instance copied (the template serves every instance);
+//! - a value a template instance copied (the template serves every instance; the place given
+//!   is the instance's `forEach` entry, see [`instance`]);
 //! - a secret (its value is never shown);
 //! - what no single scalar holds: a field missing on one side, a list, a value the config
 //!   writes in another form (a source name for an id).
@@ -21,6 +22,7 @@
 
 pub(crate) mod adopt;
 pub(crate) mod files;
+pub(crate) mod instance;
 pub(crate) mod locate;
 pub(crate) mod model;
 pub(crate) mod scalar;
@@ -170,11 +172,9 @@ fn propose_field(
     {
         manual(at, "a secret; its value is not shown", None);
     } else if let Some(origin) = sources.instance(value.span) {
-        let why = format!(
-            "copied from template `{}` for instance `{}`",
-            origin.template, origin.key
-        );
-        manual(at, &why, Some(live));
+        let written = located.written(sources);
+        let (at, why) = instance::where_to_edit(sources, written, value, origin);
+        manual(Some(at), &why, Some(live));
     } else if value.as_str().is_some_and(|s| s.contains("${")) {
         manual(at, "read from `${env:...}`", Some(live));
     } else if located.shared(value.span.file_index(), value.span.start()) {
