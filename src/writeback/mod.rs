@@ -130,7 +130,16 @@ fn propose_field(
             reason: reason.to_string(),
         });
     };
-    let (Some(config), Some(live)) = (&field.config, &field.live) else {
+    // `groupBy: []` lowers to no `groupBy` at all, so the drift says "not set"; the config does
+    // write it, as the empty list, which takes the live value like any flow list.
+    let nothing_joined = Value::String(String::new());
+    let config = match &field.config {
+        None if field.live.is_some() && shorthand::writes_empty_group_by(node, &field.path) => {
+            Some(&nothing_joined)
+        }
+        config => config.as_ref(),
+    };
+    let (Some(config), Some(live)) = (config, &field.live) else {
         let reason = if field.live.is_none() {
             "missing live"
         } else {

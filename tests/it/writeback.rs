@@ -886,6 +886,33 @@ fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
         .assert_exit(0);
 }
 
+/// `groupBy: []` lowers to no `groupBy`, but the config writes it: a live `groupBy` is written
+/// into that list, not reported as "added live; the config does not write it".
+#[test]
+fn a_live_group_by_fills_the_empty_list_the_config_writes() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "                whereLanguage: lucene\n",
+        "                whereLanguage: lucene\n                groupBy: []\n",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["groupBy"] = json!("service");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    out.assert_exit(2);
+    assert!(!out.stderr.contains("does not write it"), "{}", out.stderr);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        config.replace("groupBy: []", "groupBy: [service]")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
 #[test]
 fn a_tile_added_live_that_the_shorthand_cannot_say_goes_in_as_config() {
     let sandbox = common::fast_sandbox();
