@@ -884,7 +884,7 @@ fn pipe_field_diagnostic(
 
 /// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
 /// server adds defaults the config need not write.
-fn deep_project(live: &Value, declared: &Value) -> Value {
+pub(crate) fn deep_project(live: &Value, declared: &Value) -> Value {
     match (live, declared) {
         (Value::Object(have), Value::Object(want)) => Value::Object(
             have.iter()
