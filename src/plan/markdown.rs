@@ -55,7 +55,7 @@ fn details(change: &Change, plan: &Plan) -> String {
         split_changes: true,
         rename_in_heading: false,
         width: DEFAULT_WIDTH,
-        sources: &plan.sources,
+        sources: &plan.names(),
     };
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",

@@ -342,6 +342,11 @@ pub struct Plan {
     /// `"65f5e4a3..." (Logs)` rather than a bare id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sources: BTreeMap<String, String>,
+    /// The names of the webhooks whose ids the plan shows (id to name): a `webhook:` name
+    /// resolves to one of these, and renderings say `"65f5e4a3..." (oncall)`. Left out when
+    /// empty, so plans without any read as they always did.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub webhooks: BTreeMap<String, String>,
     /// The `--only` patterns the plan was limited to: empty for a whole plan. A partial plan
     /// read only the lists its addresses need and says nothing about the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -397,6 +402,19 @@ impl Summary {
 }
 
 impl Plan {
+    /// The names renderings show beside ids: the sources', and the webhooks' when there are
+    /// any (ids are server-made, so the two never share one).
+    pub(crate) fn names(&self) -> std::borrow::Cow<'_, BTreeMap<String, String>> {
+        if self.webhooks.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.sources);
+        }
+        let mut names = self.sources.clone();
+        for (id, name) in &self.webhooks {
+            names.entry(id.clone()).or_insert_with(|| name.clone());
+        }
+        std::borrow::Cow::Owned(names)
+    }
+
     /// Live objects the config does not list that converge does not own: left as is even by
     /// prune, so a plan with them never reads as if the live state matched the config.
     pub(crate) fn not_owned(&self) -> usize {

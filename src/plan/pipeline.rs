@@ -134,6 +134,7 @@ pub(crate) fn plan(
         only_diagnostics = build::keep_only(&mut plan, &options.only);
         // The names a partial plan shows are those of its own changes.
         plan.sources = build::source_names(&plan, live);
+        plan.webhooks = build::webhook_names(&plan, live);
         plan.warnings
             .extend(review_warnings(&only_diagnostics, sources));
     }

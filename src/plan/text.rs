@@ -53,7 +53,7 @@ fn change_block(change: &Change, plan: &Plan, printer: &Printer, out: &mut Strin
         split_changes: false,
         rename_in_heading: true,
         width: printer.width(),
-        sources: &plan.sources,
+        sources: &plan.names(),
     };
     for line in lines::body(change, &layout) {
         let style = mark_style(line.mark);
