@@ -35,10 +35,13 @@ pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
 /// done after it (a pipe's credentials version recorded, its stop).
 pub(super) async fn found_created(
     context: &Context,
+    step: &Step,
     operation: &Operation,
     live: &crate::live::LiveState,
 ) -> Result<(), WriteError> {
-    sends::of(operation).found_created(context, live).await
+    sends::of(operation)
+        .found_created(context, step, live)
+        .await
 }
 
 /// Why [`write_rounds`] gave up.

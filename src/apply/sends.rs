@@ -39,6 +39,7 @@ pub(crate) trait Sends: Sync {
     fn found_created<'a>(
         &'a self,
         _context: &'a Context,
+        _step: &'a Step,
         _live: &'a LiveState,
     ) -> BoxFuture<'a, Result<(), WriteError>> {
         Box::pin(async { Ok(()) })

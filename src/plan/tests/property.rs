@@ -207,6 +207,7 @@ fn world_of(config: &Config, live: &LiveState) -> World {
             dashboards: stack.dashboards.clone(),
             alerts: stack.alerts.clone(),
             sources: stack.sources.clone(),
+            webhooks: Vec::new(),
         });
     }
     world
