@@ -54,20 +54,8 @@ use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
 
-/// What one list read covers.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Scope {
-    /// `GET /services`.
-    Services,
-    /// `GET /services/{id}/pipes`.
-    Pipes(String),
-    /// A stack's dashboards, by stack key.
-    Dashboards(String),
-    /// A stack's alerts, by stack key.
-    Alerts(String),
-    /// `GET /services/{id}/pipesCdcScaling`, by service id.
-    PipeCompute(String),
-}
+/// What one list read covers: a list (`plan::target::List`), by service id and stack key.
+pub(crate) type Scope = List<String, String>;
 
 /// One list, as read.
 #[derive(Debug, Clone)]
@@ -166,13 +154,11 @@ impl Turn<'_> {
 
 /// The scope a step's object lives in, and the stack when it is a stack object.
 pub(crate) fn scope_of(operation: &Operation) -> (Scope, Option<&StackRef>) {
-    match operation.target().list() {
-        List::Services => (Scope::Services, None),
-        List::Pipes(service_id) => (Scope::Pipes(service_id.to_string()), None),
-        List::Dashboards(stack) => (Scope::Dashboards(stack.key.clone()), Some(stack)),
-        List::Alerts(stack) => (Scope::Alerts(stack.key.clone()), Some(stack)),
-        List::PipeCompute(service_id) => (Scope::PipeCompute(service_id.to_string()), None),
-    }
+    let target = operation.target();
+    let scope = target
+        .list()
+        .map(str::to_string, |stack: &StackRef| stack.key.clone());
+    (scope, target.stack())
 }
 
 /// The API a read or write needs has no client in this run.

@@ -127,24 +127,46 @@ pub(crate) enum Target<'a> {
     },
 }
 
-/// The list that holds an object: what one read returns, and what a fresh check reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum List<'a> {
+/// The list that holds an object: what one read returns, and what a fresh check reads. `I` is
+/// how a service is named (its id), `S` how a stack is: borrowed from a step ([`ListOf`]), or
+/// owned as the key of a read (`apply::fresh::Scope`, `List<String, String>`, by stack key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum List<I, S> {
     /// `GET /services` (scaling and private endpoints are fields of a service).
     Services,
     /// `GET /services/{id}/pipes`.
-    Pipes(&'a str),
+    Pipes(I),
     /// A stack's dashboards.
-    Dashboards(&'a StackRef),
+    Dashboards(S),
     /// A stack's alerts.
-    Alerts(&'a StackRef),
+    Alerts(S),
     /// `GET /services/{id}/pipesCdcScaling`.
-    PipeCompute(&'a str),
+    PipeCompute(I),
+}
+
+/// The list of a step's object, borrowed from the step.
+pub(crate) type ListOf<'a> = List<&'a str, &'a StackRef>;
+
+impl<I, S> List<I, S> {
+    /// The same list with its service and stack named another way.
+    pub(crate) fn map<J, T>(
+        self,
+        service: impl FnOnce(I) -> J,
+        stack: impl FnOnce(S) -> T,
+    ) -> List<J, T> {
+        match self {
+            List::Services => List::Services,
+            List::Pipes(id) => List::Pipes(service(id)),
+            List::Dashboards(s) => List::Dashboards(stack(s)),
+            List::Alerts(s) => List::Alerts(stack(s)),
+            List::PipeCompute(id) => List::PipeCompute(service(id)),
+        }
+    }
 }
 
 impl<'a> Target<'a> {
     /// The list that holds the object.
-    pub(crate) fn list(self) -> List<'a> {
+    pub(crate) fn list(self) -> ListOf<'a> {
         match self {
             Target::Service { .. } | Target::PrivateEndpoint { .. } => List::Services,
             Target::Pipe { service_id, .. } => List::Pipes(service_id),
