@@ -240,6 +240,9 @@ codes! {
     PlanServiceNotFound => "plan::service-not-found",
     /// A pipe id that its service does not have.
     PlanPipeNotFound => "plan::pipe-not-found",
+    /// A pipe pinned by an id its service no longer has, found by its name instead (the pipe
+    /// was replaced; a warning naming the id to write).
+    PlanPipeIdReplaced => "plan::pipe-id-replaced",
     /// A pipe's declared fields besides `scaling` (source, destination, ...), which `plan` does
     /// not compare with the live pipe yet (a warning).
     PlanPipeUnplanned => "plan::pipe-unplanned",

@@ -355,6 +355,11 @@ pub struct Plan {
     /// leaves out): the text shows them on stderr, the Markdown comment and the JSON carry them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// The addresses of [`Plan::unmanaged`] a pattern of the config's `ignore:` list matches:
+    /// a team has acknowledged them, so the plan counts them in one line instead of listing
+    /// them in every plan (`drift` lists them under "Ignored", as it does all it silences).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledged: Vec<AddressBuf>,
 }
 
 /// A warning about a plan, as its review (Markdown, JSON) shows it.
@@ -413,10 +418,32 @@ impl Plan {
     /// Live objects the config does not list that converge does not own: left as is even by
     /// prune, so a plan with them never reads as if the live state matched the config.
     pub(crate) fn not_owned(&self) -> usize {
-        self.unmanaged
-            .iter()
+        self.listed_unmanaged()
             .filter(|u| u.reason.starts_with(NOT_OWNED))
             .count()
+    }
+
+    /// The unmanaged objects a review lists: those no `ignore:` pattern acknowledges.
+    pub(crate) fn listed_unmanaged(&self) -> impl Iterator<Item = &Unmanaged> {
+        self.unmanaged
+            .iter()
+            .filter(|u| !self.acknowledged.contains(&u.address))
+    }
+
+    /// The line that counts the acknowledged unmanaged objects, when there are any.
+    pub(crate) fn acknowledged_line(&self) -> Option<String> {
+        match self.acknowledged.len() {
+            0 => None,
+            1 => Some(
+                "1 live object not managed is acknowledged by the config's `ignore:` and not \
+                 listed"
+                    .into(),
+            ),
+            n => Some(format!(
+                "{n} live objects not managed are acknowledged by the config's `ignore:` and not \
+                 listed"
+            )),
+        }
     }
 
     /// Counts per action.

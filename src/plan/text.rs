@@ -123,11 +123,15 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             change_block(change, plan, printer, &mut out);
         }
     }
-    if !plan.unmanaged.is_empty() {
+    let listed: Vec<_> = plan.listed_unmanaged().collect();
+    if !listed.is_empty() {
         out.push_str("\nNot managed (reported only):\n");
-        for item in &plan.unmanaged {
+        for item in listed {
             out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
         }
+    }
+    if let Some(line) = plan.acknowledged_line() {
+        out.push_str(&format!("\n{line}.\n"));
     }
     if !plan.checks.is_empty() {
         out.push_str("\nChecks:\n");

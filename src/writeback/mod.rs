@@ -25,6 +25,7 @@ pub(crate) mod files;
 pub(crate) mod instance;
 pub(crate) mod locate;
 pub(crate) mod model;
+pub(crate) mod pipe_id;
 pub(crate) mod scalar;
 pub(crate) mod shorthand;
 pub(crate) mod structure;
@@ -68,6 +69,7 @@ pub(crate) fn propose(
             propose_change(&context, changed, &mut proposal);
         }
     }
+    pipe_id::replaced_ids(&context, &mut proposal.edits);
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     // One value shared by two drifted fields (a name matched twice) is spliced once; an
     // insertion and a removal at one place (a tile added before an `alerts:` removed) are two.

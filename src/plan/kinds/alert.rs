@@ -1,5 +1,6 @@
 //! Alerts, planned against their dashboard's plan.
 
+mod check;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;

@@ -171,3 +171,45 @@ fn a_replacement_whose_create_answer_was_lost_says_what_a_re_read_found() {
         .run(["plan", "--detailed-exitcode"])
         .assert_exit(0);
 }
+
+/// A pipe pinned by `id:` (as every export writes it) and replaced: the next plan finds it
+/// again by its name, says at the `id:` line which id to write, and plans nothing more; the
+/// config with that id plans clean without the warning (issue 41, part 5).
+#[test]
+fn a_replaced_id_pinned_pipe_is_found_again_by_the_next_plan() {
+    let sandbox = sandbox_with(SandboxOptions::default());
+    let workspace = Workspace::new();
+    let converge = Converge::new(&sandbox).fast().cwd(&workspace);
+    let first = workspace.write("first.yaml", &stream("s1"));
+    converge.run(["apply", &first, "--yes"]).assert_exit(0);
+    let old = streams(&sandbox)[0]["id"].as_str().unwrap().to_string();
+    let pin = |text: String, id: &str| {
+        text.replace(
+            "        name: stream from kinesis\n",
+            &format!("        id: {id}\n        name: stream from kinesis\n"),
+        )
+    };
+    let pinned = workspace.write("pinned.yaml", &pin(stream("s2"), &old));
+    converge
+        .run(["apply", &pinned, "--yes", "--allow-destroy"])
+        .assert_exit(0);
+    let new = streams(&sandbox)[0]["id"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let plan = converge.run(["plan", &pinned, "--detailed-exitcode"]);
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let said = words(&plan.stderr);
+    assert!(said.contains("plan::pipe-id-replaced"), "{plan:?}");
+    assert!(said.contains(&format!("write `id: {new}`")), "{plan:?}");
+    assert!(!said.contains("pipe-not-found"), "{plan:?}");
+    let drift = converge.run(["drift", &pinned]);
+    assert_eq!(drift.code, 0, "{drift:?}");
+    // `drift --write` writes the new id over the old, and only that.
+    converge.run(["drift", &pinned, "--write"]).assert_exit(0);
+    assert_eq!(workspace.read("pinned.yaml"), pin(stream("s2"), &new));
+    let clean = converge.run(["plan", &pinned, "--detailed-exitcode"]);
+    assert_eq!(clean.code, 0, "{clean:?}");
+    assert!(
+        !words(&clean.stderr).contains("pipe-id-replaced"),
+        "{clean:?}"
+    );
+}
