@@ -2,6 +2,7 @@
 //! scaling, settings, and pipes marked `absent`.
 
 pub(crate) mod op;
+pub(crate) mod paused;
 mod resync;
 mod settings;
 
@@ -262,6 +263,15 @@ impl Builder<'_> {
         if let Some(state) = state {
             declared.insert("state".into(), Value::from(keep_of(state.value).as_str()));
         }
+        // Stopped by converge for a change whose run did not start it again: a pipe without
+        // `state:` runs, so it is started.
+        let resumed = state.is_none()
+            && ["Stopped", "Paused", "Stopping", "Pausing"].contains(&live_state)
+            && paused::paused_by_converge(live_service, &live.id);
+        if resumed {
+            declared.insert("state".into(), Value::from(op::Keep::Running.as_str()));
+        }
+        let state = state.map(|_| ()).or(resumed.then_some(()));
         if !declared.is_empty() {
             let declares_state = state.is_some();
             if !self.declared_diff(&pipe, declared, declares_state, &mut unplanned) {

@@ -5,6 +5,7 @@ mod credentials;
 mod end;
 pub(crate) mod export;
 mod lifecycle;
+mod paused;
 pub(crate) mod state;
 mod twice;
 
