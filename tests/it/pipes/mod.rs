@@ -6,6 +6,7 @@ mod end;
 pub(crate) mod export;
 mod lifecycle;
 mod paused;
+mod rename;
 pub(crate) mod state;
 mod twice;
 
