@@ -10,6 +10,20 @@ use super::model::{Action, Change, Plan};
 use super::order;
 use crate::output::{Printer, Style};
 
+/// The unmanaged objects a review lists, and the count of those `ignore:` acknowledges.
+fn unmanaged(plan: &Plan, out: &mut String) {
+    let listed: Vec<_> = plan.listed_unmanaged().collect();
+    if !listed.is_empty() {
+        out.push_str("\nNot managed (reported only):\n");
+        for item in listed {
+            out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
+        }
+    }
+    if let Some(line) = plan.acknowledged_line() {
+        out.push_str(&format!("\n{line}.\n"));
+    }
+}
+
 /// A value for a diff line: strings quoted, lists and maps YAML-like (`[a, b]`).
 pub(crate) fn show(value: &Option<Value>) -> String {
     match value {
@@ -53,7 +67,7 @@ fn change_block(change: &Change, plan: &Plan, printer: &Printer, out: &mut Strin
         split_changes: false,
         rename_in_heading: true,
         width: printer.width(),
-        sources: &plan.sources,
+        sources: &plan.names(),
     };
     for line in lines::body(change, &layout) {
         let style = mark_style(line.mark);
@@ -123,12 +137,7 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             change_block(change, plan, printer, &mut out);
         }
     }
-    if !plan.unmanaged.is_empty() {
-        out.push_str("\nNot managed (reported only):\n");
-        for item in &plan.unmanaged {
-            out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
-        }
-    }
+    unmanaged(plan, &mut out);
     if !plan.checks.is_empty() {
         out.push_str("\nChecks:\n");
         for check in &plan.checks {

@@ -1,6 +1,7 @@
 //! Pipes: created when declared whole and missing, compared field by field when live,
 //! scaling, settings, and pipes marked `absent`.
 
+mod check;
 pub(crate) mod op;
 pub(crate) mod paused;
 mod rename;
