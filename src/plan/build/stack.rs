@@ -43,8 +43,7 @@ impl Builder<'_> {
         let empty = StackLive::default();
         let all = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
         let declared = config_tags(config.stacks.keys().map(String::as_str));
-        // Another stack's dashboards (and the alerts on them) are never this stack's to match,
-        // change or prune (`plan/ownership.rs`).
+        // Never another stack's to match, change or prune (`plan/ownership.rs`).
         let mine = mine(&stack.key.value, all, &declared);
         let live: &StackLive = &mine;
         let tag = ownership_tag(&stack.key.value);
