@@ -18,6 +18,7 @@
 //! | `semantic::tile-container` | container ids are unique in a dashboard, tab ids in a container; a tile's `containerId` and `tabId` name ones the dashboard defines |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
 //! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
+//! | `semantic::shared-object` | two stacks on one server never name the same dashboard (see [`super::shared_rules`]) |
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building;
 //! `semantic::invisible-characters` and `semantic::confusable-name` (warnings about names that
@@ -98,6 +99,7 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         super::server_rules::check(stack, diags);
         super::alert_rules::check(stack, diags);
     }
+    super::shared_rules::check(config, diags);
 }
 
 /// The entries of a written mapping by key, built or not. Looked up once per reference, so an

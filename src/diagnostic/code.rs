@@ -146,6 +146,8 @@ codes! {
     SemanticKeyName => "semantic::key-name",
     /// A `renamedFrom` name that is the object's own, another object's, or claimed twice.
     SemanticRenameConflict => "semantic::rename-conflict",
+    /// Two stacks of one config that would claim the same live dashboard (same server, name).
+    SemanticSharedObject => "semantic::shared-object",
     /// A stack with both `service` and `api`, or neither.
     SemanticStackTarget => "semantic::stack-target",
     /// A series with both `source` and `sourceId`.

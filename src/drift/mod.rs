@@ -34,7 +34,7 @@ use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{LiveState, StackLive};
 use crate::plan::AddressBuf;
 use crate::plan::address::Address;
-use crate::plan::ownership::Ownership;
+use crate::plan::ownership::{Ownership, config_tags, mine, other_owner};
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, Change, FieldChange, Plan, glob, lines, normalize};
 
@@ -279,9 +279,10 @@ fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
             untracked_of_service(&mut out, service, live_service, live);
         }
     }
+    let declared = config_tags(config.stacks.keys().map(String::as_str));
     for stack in config.stacks.values() {
         if let Some(stack_live) = live.stacks.get(&stack.key.value) {
-            untracked_of_stack(&mut out, stack, stack_live);
+            untracked_of_stack(&mut out, stack, stack_live, &declared);
         }
     }
     out
@@ -329,8 +330,30 @@ fn untracked_of_service(
 
 /// A declared stack's dashboards converge does not own, and the alerts on them the config does
 /// not name.
-fn untracked_of_stack(out: &mut Vec<UnmanagedObject>, stack: &StackConfig, stack_live: &StackLive) {
+fn untracked_of_stack(
+    out: &mut Vec<UnmanagedObject>,
+    stack: &StackConfig,
+    all: &StackLive,
+    declared: &BTreeSet<String>,
+) {
     let key = &stack.key.value;
+    // Another stack's dashboards and the alerts on them are that stack's (`plan/ownership.rs`);
+    // one of a stack this config does not have is said with whose tag it carries.
+    for dashboard in &all.dashboards {
+        if let Some((other, false)) = other_owner(key, dashboard, declared) {
+            out.push(UnmanagedObject {
+                address: Address::LiveDashboard {
+                    stack: key,
+                    name: Cow::Borrowed(&dashboard.name),
+                }
+                .to_string(),
+                reason: format!(
+                    "tagged `converge:{other}` for stack `{other}`, which this config does not have"
+                ),
+            });
+        }
+    }
+    let stack_live: &StackLive = &mine(key, all, declared);
     // Names as a server that normalises white space stores them, as the planner compares.
     let named_dashboards: BTreeSet<String> = stack
         .dashboards

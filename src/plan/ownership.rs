@@ -9,12 +9,18 @@
 //! along with a change); an alert is converge's when it is on such a dashboard. A dashboard
 //! tagged for another instance of the same whole-stack template is that instance's, and one
 //! tagged for an instance no longer declared is deleted by the first one still declared.
+//!
+//! An object belongs to exactly one stack: a dashboard tagged for another stack (of this config,
+//! or of another repository's) is that stack's, and so are the alerts on it. A stack neither
+//! matches nor strips, rewrites or deletes it ([`mine`] leaves it out of what the stack reads).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::address::instance_entry;
 use super::tag::{owner, ownership_tag};
 use crate::api::wire::{Alert, Dashboard};
+use crate::live::StackLive;
 
 /// What converge owns of one stack's live dashboards and alerts.
 #[derive(Debug)]
@@ -95,4 +101,73 @@ pub(crate) fn removed_instance_owner<'d>(
         .tags
         .iter()
         .find_map(|t| owner(t).filter(|o| instance_entry(o) == Some(entry) && !declared(o)))
+}
+
+/// The other stack a dashboard belongs to, seen from stack `stack`: the first ownership tag it
+/// carries when it does not carry `stack`'s own, unless that tag names a removed instance of
+/// `stack`'s whole-stack template (the first instance still declared deletes those). `declared`
+/// holds the ownership tags of the config's stacks ([`config_tags`]); the answer says whether
+/// the owner is one of them.
+pub(crate) fn other_owner<'d>(
+    stack: &str,
+    dashboard: &'d Dashboard,
+    declared: &BTreeSet<String>,
+) -> Option<(&'d str, bool)> {
+    let own = ownership_tag(stack);
+    if dashboard.tags.contains(&own) {
+        return None;
+    }
+    let entry = instance_entry(stack);
+    dashboard.tags.iter().find_map(|t| {
+        let o = owner(t)?;
+        let in_config = declared.contains(t);
+        let removed_sibling = entry.is_some() && instance_entry(o) == entry && !in_config;
+        (!removed_sibling).then_some((o, in_config))
+    })
+}
+
+/// The ownership tags of a config's stacks, by their keys.
+pub(crate) fn config_tags<'k>(keys: impl IntoIterator<Item = &'k str>) -> BTreeSet<String> {
+    keys.into_iter().map(ownership_tag).collect()
+}
+
+/// What stack `stack` reads of `live` as its own to match, change and prune: everything but the
+/// dashboards another stack owns ([`other_owner`]) and the alerts on them.
+pub(crate) fn mine<'l>(
+    stack: &str,
+    live: &'l StackLive,
+    declared: &BTreeSet<String>,
+) -> Cow<'l, StackLive> {
+    let theirs: BTreeSet<&str> = live
+        .dashboards
+        .iter()
+        .filter(|d| other_owner(stack, d, declared).is_some())
+        .map(|d| d.id.as_str())
+        .collect();
+    if theirs.is_empty() {
+        return Cow::Borrowed(live);
+    }
+    let on_theirs = |a: &Alert| a.dashboard.as_deref().is_some_and(|d| theirs.contains(d));
+    Cow::Owned(StackLive {
+        dashboards: live
+            .dashboards
+            .iter()
+            .filter(|d| !theirs.contains(d.id.as_str()))
+            .cloned()
+            .collect(),
+        alerts: live
+            .alerts
+            .iter()
+            .filter(|a| !on_theirs(a))
+            .cloned()
+            .collect(),
+        sources: live.sources.clone(),
+    })
+}
+
+/// Whether a dashboard carries another stack's ownership tag and not `stack`'s own: a create in
+/// `stack` never counts it as the object it creates (it is that stack's).
+pub(crate) fn tagged_for_another(stack: &str, dashboard: &Dashboard) -> bool {
+    let own = ownership_tag(stack);
+    !dashboard.tags.contains(&own) && dashboard.tags.iter().any(|t| owner(t).is_some())
 }

@@ -30,6 +30,7 @@ mod review;
 mod sandbox;
 mod server_rejects;
 mod shape;
+mod shared_objects;
 mod show;
 mod soak;
 mod stack_templates;

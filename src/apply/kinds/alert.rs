@@ -134,7 +134,15 @@ impl Doubles for AlertCreate<'_> {
         };
         // An alert carries no tags: it is this run's only by the id its create answered.
         list.iter()
-            .filter(|a| normalize::same_name(&a.name, self.name()))
+            // Alerts are matched within their stack: one on another dashboard is another's.
+            .filter(|a| {
+                normalize::same_name(&a.name, self.name())
+                    && self
+                        .body
+                        .dashboard_id
+                        .as_deref()
+                        .is_none_or(|d| a.dashboard.as_deref() == Some(d))
+            })
             .map(|a| (a.id.as_str(), &[][..]))
             .collect()
     }

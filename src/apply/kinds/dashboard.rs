@@ -12,6 +12,7 @@ use crate::api::limits::DASHBOARD_MAX_TAGS;
 use crate::api::wire::{Dashboard, DashboardRequest};
 use crate::apply::fresh::Data;
 use crate::apply::write::{Context, Created, Doubles, WriteError};
+use crate::plan::ownership::tagged_for_another;
 use crate::plan::{DashboardOp, Operation, StackRef, normalize};
 
 /// Sends a dashboard operation once; a create returns the dashboard as the server answered.
@@ -86,7 +87,11 @@ impl Doubles for DashboardCreate<'_> {
             return Vec::new();
         };
         list.iter()
-            .filter(|d| normalize::same_name(&d.name, &self.body.name))
+            // Another stack's dashboard of the same name is never a copy of this one.
+            .filter(|d| {
+                normalize::same_name(&d.name, &self.body.name)
+                    && !tagged_for_another(&self.stack.key, d)
+            })
             .map(|d| (d.id.as_str(), d.tags.as_slice()))
             .collect()
     }

@@ -26,7 +26,7 @@ use crate::plan::model::{
 };
 use crate::plan::normalize;
 use crate::plan::order;
-use crate::plan::ownership::{Ownership, removed_instance_owner};
+use crate::plan::ownership::{Ownership, config_tags, mine, other_owner, removed_instance_owner};
 use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
@@ -41,7 +41,11 @@ impl Builder<'_> {
             target,
         };
         let empty = StackLive::default();
-        let live = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
+        let all = self.live.stacks.get(&stack.key.value).unwrap_or(&empty);
+        let declared = config_tags(config.stacks.keys().map(String::as_str));
+        // Never another stack's to match, change or prune (`plan/ownership.rs`).
+        let mine = mine(&stack.key.value, all, &declared);
+        let live: &StackLive = &mine;
         let tag = ownership_tag(&stack.key.value);
         let index = StackIndex::new(live, stack.generation.as_ref().map(|g| g.value));
 
@@ -105,8 +109,8 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
-        self.not_owned(stack, live, &ownership, &planned);
-        self.removed_instances(config, stack, &stack_ref, live);
+        self.not_owned(stack, all, (&ownership, &declared), &planned);
+        self.removed_instances(config, stack, &stack_ref, all);
     }
 
     /// Moves each `(delete, update)` pair's delete before its update.
@@ -276,7 +280,7 @@ impl Builder<'_> {
         &mut self,
         stack: &StackConfig,
         live: &StackLive,
-        ownership: &Ownership,
+        (ownership, declared): (&Ownership, &BTreeSet<String>),
         planned: &BTreeMap<&str, PlannedDashboard>,
     ) {
         if !stack.prune {
@@ -296,17 +300,27 @@ impl Builder<'_> {
         let tag = ownership.tag();
         left.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         for dashboard in left {
+            let reason = match other_owner(&stack.key.value, dashboard, declared) {
+                // That stack's: it plans it.
+                Some((_, true)) => continue,
+                Some((other, false)) => format!(
+                    "tagged `converge:{other}` for stack `{other}`, which this config does not \
+                     have (another repository's stack on the same server?), so this stack \
+                     leaves it as is"
+                ),
+                None => format!(
+                    "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
+                     is: list it in the config to manage it (the next apply that changes it tags \
+                     it), or delete it in its UI"
+                ),
+            };
             self.plan.unmanaged.push(Unmanaged {
                 address: Address::LiveDashboard {
                     stack: &stack.key.value,
                     name: Cow::Borrowed(&dashboard.name),
                 }
                 .into(),
-                reason: format!(
-                    "{NOT_OWNED} (no `{tag}` tag) and not in the config, so prune leaves it as \
-                     is: list it in the config to manage it (the next apply that changes it tags \
-                     it), or delete it in its UI"
-                ),
+                reason,
             });
         }
     }
