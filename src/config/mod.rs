@@ -45,6 +45,7 @@ pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
 pub(crate) mod server_rules;
+pub(crate) mod service_rules;
 pub(crate) mod templates;
 pub(crate) mod yaml;
 

@@ -39,7 +39,6 @@ use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
 use crate::plan::kinds::pipe::op::PipeOp;
 use crate::plan::kinds::private_endpoint::op::PrivateEndpointOp;
-use crate::plan::kinds::service::op::ServiceOp;
 
 /// The steps `plan`'s changes call for: its steps when they agree with the changes (alert
 /// targets taken by name from the changes); otherwise every disagreement, one line each.
@@ -192,9 +191,9 @@ fn agree(change: &Change, step: &Step) -> Result<Step, Disagreement> {
 /// find its dashboard and tile by the names the change shows.
 fn sends_what_it_shows(change: &Change, operation: &mut Operation) -> Result<(), Disagreement> {
     match operation {
-        Operation::Service(ServiceOp::Scaling { body, .. }) => {
-            written(change, service::SCALING_FIELDS)?;
-            same_body(body, &service::scaling_body(fields_of(change)))?;
+        Operation::Service(op) => {
+            written(change, op.route_fields())?;
+            same_body(op.body(), &service::scaling_body(fields_of(change)))?;
         }
         Operation::Pipe(op) => pipe_sends_what_it_shows(change, op)?,
         Operation::PrivateEndpoint(PrivateEndpointOp::Create { body, .. }) => {

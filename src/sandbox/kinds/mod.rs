@@ -73,6 +73,6 @@ mod tests {
                 route.template
             );
         }
-        assert_eq!(seen.len(), 44, "every route of both APIs");
+        assert_eq!(seen.len(), 45, "every route of both APIs");
     }
 }
