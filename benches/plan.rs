@@ -232,6 +232,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                             span: Span::default(),
                             kind: text_of("webhook"),
                             webhook_id: Some(text_of("hook")),
+                            webhook: None,
                             email_recipients: None,
                         }),
                         channels: None,
@@ -258,6 +259,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 dashboards,
                 alerts,
                 instance_names: Vec::new(),
+                read_webhooks: false,
             },
         );
     }

@@ -470,7 +470,11 @@ impl Printer {
         } else {
             GraphicalTheme::none()
         };
-        let handler = GraphicalReportHandler::new_themed(theme).with_width(self.width);
+        // Lines break only at spaces: the default splitter also breaks at hyphens, which cut
+        // ids (service UUIDs, `semantic::...` codes) in two where a reader copies them whole.
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .with_width(self.width)
+            .with_word_splitter(textwrap::WordSplitter::NoHyphenation);
         let masked = Masked::new(diagnostic, &self.secrets);
         let mut text = String::new();
         if handler.render_report(&mut text, &masked).is_err() {

@@ -2,7 +2,9 @@
 //! server asked for. Requests record their waits here; whatever shows progress reads them (a
 //! spinner line on a terminal says `waiting 8s for the cloud API's rate limit`). While no
 //! spinner is drawing, the waits worth a word go to the reporter as lines (stderr) instead: the
-//! first pacing wait of each API in a phase, and every wait a server asked for.
+//! first pacing wait of each API in a phase, and the first wait a server asked for; the further
+//! waits a server asked for in that phase are counted and said in one line when it ends (the next
+//! phase, or the end of the run), so back-to-back 429s do not fill the log with a line each.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -69,6 +71,24 @@ struct State {
     waits: BTreeMap<String, Waiting>,
     /// APIs whose pacing was already said in this phase (plain output).
     said: BTreeSet<String>,
+    /// APIs whose first asked-for wait was said in this phase, with the further ones not said
+    /// (plain output): how many, and their seconds in all.
+    asked: BTreeMap<String, (usize, u64)>,
+}
+
+impl State {
+    /// The line that sums up the asked-for waits of this phase not said one by one, and a new
+    /// count.
+    fn take_asked(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.asked)
+            .into_iter()
+            .filter(|(_, (more, _))| *more > 0)
+            .map(|(api, (more, seconds))| {
+                let times = if more == 1 { "time" } else { "times" };
+                format!("{api} asked to wait {more} more {times} ({seconds}s in all)")
+            })
+            .collect()
+    }
 }
 
 /// The waits of every request of one run. Shared by the transport and the progress displays.
@@ -94,9 +114,17 @@ impl Activity {
         }
     }
 
-    /// A new phase (reading, applying, waiting for scaling): its first pacing wait is said again.
+    /// A new phase (reading, applying, waiting for scaling): the last one's further asked-for
+    /// waits are summed up, and the new one's first waits are said again.
     pub(crate) fn begin_phase(&self) {
-        self.lock().said.clear();
+        let lines = {
+            let mut state = self.lock();
+            state.said.clear();
+            state.take_asked()
+        };
+        for line in lines {
+            self.reporter.on_wait(&line);
+        }
     }
 
     /// While the returned guard lives a spinner shows the waits, so none is printed as a line.
@@ -135,10 +163,22 @@ impl Activity {
                 WaitReason::RateLimit => state.said.insert(api.to_string()).then(|| {
                     format!("waiting for {api}'s rate limit ({detail}); this phase takes longer")
                 }),
-                WaitReason::ServerAsked => Some(format!(
-                    "waiting {}s: {api} asked to wait ({detail})",
-                    left.as_secs_f64().ceil() as u64
-                )),
+                WaitReason::ServerAsked => {
+                    let seconds = left.as_secs_f64().ceil() as u64;
+                    match state.asked.get_mut(api) {
+                        Some((more, total)) => {
+                            *more += 1;
+                            *total += seconds;
+                            None
+                        }
+                        None => {
+                            state.asked.insert(api.to_string(), (0, 0));
+                            Some(format!(
+                                "waiting {seconds}s: {api} asked to wait ({detail})"
+                            ))
+                        }
+                    }
+                }
                 WaitReason::Retry => None,
             }
         };
@@ -175,6 +215,16 @@ impl Activity {
                 reason: waiting.reason,
                 left: waiting.until - now,
             })
+    }
+}
+
+impl Drop for Activity {
+    /// The run is over: its last phase's further asked-for waits are summed up.
+    fn drop(&mut self) {
+        let lines = self.lock().take_asked();
+        for line in lines {
+            self.reporter.on_wait(&line);
+        }
     }
 }
 
@@ -256,7 +306,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn plain_lines_say_a_phase_s_first_pacing_wait_and_every_wait_a_server_asked_for() {
+    async fn plain_lines_say_a_phase_s_first_pacing_wait_and_its_first_asked_for_wait() {
         let reporter = Arc::new(Recorder::default());
         let activity = Arc::new(Activity::new(reporter.clone()));
         let in_8s = || Instant::now() + Duration::from_secs(8);
@@ -270,22 +320,37 @@ mod tests {
         };
         drop(pace());
         drop(pace());
-        drop(activity.wait("the cloud API", in_8s(), WaitReason::ServerAsked, "429"));
+        let asked = || activity.wait("the cloud API", in_8s(), WaitReason::ServerAsked, "429");
+        drop(asked());
         drop(activity.wait("the cloud API", in_8s(), WaitReason::Retry, ""));
         let spinner = activity.displaying();
-        drop(activity.wait("the cloud API", in_8s(), WaitReason::ServerAsked, "429"));
+        drop(asked());
         drop(spinner);
+        // Two more in this phase: counted, said in one line when the phase ends.
+        drop(asked());
+        drop(asked());
         activity.begin_phase();
         drop(pace());
+        drop(asked());
+        drop(asked());
         let paced = "wait: waiting for the cloud API's rate limit (10 requests per 10s); this \
                      phase takes longer";
+        let first = "wait: waiting 8s: the cloud API asked to wait (429)";
         assert_eq!(
             reporter.lines(),
             [
                 paced,
-                "wait: waiting 8s: the cloud API asked to wait (429)",
+                first,
+                "wait: the cloud API asked to wait 2 more times (16s in all)",
                 paced,
+                first,
             ]
+        );
+        drop(activity);
+        assert_eq!(
+            reporter.lines().last().map(String::as_str),
+            Some("wait: the cloud API asked to wait 1 more time (8s in all)"),
+            "the last phase's are summed up when the run ends"
         );
     }
 }

@@ -9,7 +9,7 @@ use super::error::ApiError;
 use super::transport::{Api, Call};
 use super::wire::{
     Alert, AlertRequest, Backup, Dashboard, DashboardRequest, Pipe, PipeScaling, PipeScalingPatch,
-    PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch, Source, StatePatch,
+    PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch, Source, StatePatch, Webhook,
 };
 
 /// A typed client of the cloud API for one organization. Cheap to clone.
@@ -478,6 +478,17 @@ impl CloudClient {
             "list sources",
             Method::GET,
             self.stack_path(service, "/sources"),
+        ))
+        .await
+    }
+
+    /// The webhooks of a service's managed stack (`.../stack/webhooks`; the document only
+    /// lists them).
+    pub async fn list_stack_webhooks(&self, service: &str) -> Result<Vec<Webhook>, ApiError> {
+        self.result(Call::new(
+            "list webhooks",
+            Method::GET,
+            self.stack_path(service, "/webhooks"),
         ))
         .await
     }

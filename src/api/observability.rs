@@ -11,7 +11,7 @@ use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
     Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
-    SeriesQuery, Source,
+    SeriesQuery, Source, Webhook,
 };
 
 /// Page size of the alerts list (the API's maximum).
@@ -166,6 +166,13 @@ impl ObservabilityClient {
     /// path for the standalone API; the sandbox serves it beside the managed stack's list.
     pub(crate) async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
         let call = Call::new("list sources", Method::GET, "/api/v2/sources");
+        self.api.observability_data(&call).await
+    }
+
+    /// `GET /api/v2/webhooks`: the webhooks alert channels name (one page of the server's
+    /// maximum, 1000; a team has far fewer).
+    pub(crate) async fn list_webhooks(&self) -> Result<Vec<Webhook>, ApiError> {
+        let call = Call::new("list webhooks", Method::GET, "/api/v2/webhooks");
         self.api.observability_data(&call).await
     }
 

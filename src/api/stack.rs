@@ -5,7 +5,9 @@
 use super::cloud::CloudClient;
 use super::error::ApiError;
 use super::observability::ObservabilityClient;
-use super::wire::{Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, Source};
+use super::wire::{
+    Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, Source, Webhook,
+};
 
 /// The dashboards, alerts and sources of one stack.
 #[derive(Debug, Clone)]
@@ -129,6 +131,14 @@ impl StackApi {
         match self {
             StackApi::Managed { cloud, service_id } => cloud.list_stack_sources(service_id).await,
             StackApi::Standalone(client) => client.list_sources().await,
+        }
+    }
+
+    /// The webhooks, to resolve `webhook:` names.
+    pub(crate) async fn list_webhooks(&self) -> Result<Vec<Webhook>, ApiError> {
+        match self {
+            StackApi::Managed { cloud, service_id } => cloud.list_stack_webhooks(service_id).await,
+            StackApi::Standalone(client) => client.list_webhooks().await,
         }
     }
 }

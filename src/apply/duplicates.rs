@@ -1,6 +1,7 @@
 //! Two runs that create the same object at the same time (two `apply`s of one config, a CI job
-//! and a person) must not leave it twice. Dashboards and alerts are the only objects a create
-//! can double: registering a private endpoint the service already has changes nothing.
+//! and a person) must not leave it twice. Dashboards, alerts and pipes are the objects a create
+//! can double (a pipe also through two replacements at once, each creating once the old pipe is
+//! gone): registering a private endpoint the service already has changes nothing.
 //!
 //! Why a check and a clean-up rather than a lock: the APIs offer nothing a lock could be built
 //! on (no conditional write, no unique name, no lease), and a lock made of an object (a "lock"
@@ -73,31 +74,51 @@ pub(crate) async fn keep_oldest(
         .get(&scope, stack, context.fresh.now())
         .await
         .map_err(read_failed)?;
-    settle(context, operation, own_id, &data).await
+    settle(context, operation, own_id, &data, OTHER_RUNS_WAIT).await
 }
 
-/// Checks the creates in `made` with one read per scope, made after all of them answered;
-/// returns the steps whose outcome this changes (a copy removed, a read that failed).
+/// Checks the creates in `made` with reads made after all of them answered; returns the steps
+/// whose outcome this changes (a copy removed, a read that failed). Every copy this run made
+/// and can prove younger is removed first, without waiting on anyone: two runs whose sweeps
+/// each waited for the other's copy of another object would wait on each other. Only then are
+/// the copies of other runs waited for.
 pub(crate) async fn sweep(
     context: &Context,
     made: Vec<Made>,
 ) -> Vec<(usize, Result<Option<String>, StepError>)> {
-    let ticket = context.fresh.now();
     let mut changed = Vec::new();
+    let mut waiting = Vec::new();
     for made in made {
-        let (scope, stack) = super::fresh::scope_of(&made.operation);
-        let outcome = match context.fresh.get(&scope, stack, ticket).await {
-            Ok(data) => settle(context, &made.operation, &made.id, &data).await,
-            Err(error) => Err(StepError::Failed(format!(
-                "created (id {}), but the read that checks no other run created it at the same                  time failed: {error}; run `converge plan` to see whether it is there twice",
-                made.id
-            ))),
-        };
+        match sweep_one(context, &made, Duration::ZERO).await {
+            Ok(None) => {}
+            Ok(note) => changed.push((made.step, Ok(note))),
+            Err(_) => waiting.push(made),
+        }
+    }
+    for made in waiting {
+        let outcome = sweep_one(context, &made, OTHER_RUNS_WAIT).await;
         if !matches!(outcome, Ok(None)) {
             changed.push((made.step, outcome));
         }
     }
     changed
+}
+
+/// One create of [`sweep`], waiting up to `patience` for another run's copies to go.
+async fn sweep_one(
+    context: &Context,
+    made: &Made,
+    patience: Duration,
+) -> Result<Option<String>, StepError> {
+    let (scope, stack) = super::fresh::scope_of(&made.operation);
+    match context.fresh.get(&scope, stack, context.fresh.now()).await {
+        Ok(data) => settle(context, &made.operation, &made.id, &data, patience).await,
+        Err(error) => Err(StepError::Failed(format!(
+            "created (id {}), but the read that checks no other run created it at the same \
+             time failed: {error}; run `converge plan` to see whether it is there twice",
+            made.id
+        ))),
+    }
 }
 
 /// How long a run waits for copies another run made to go (that run's own check removes its
@@ -132,12 +153,21 @@ async fn settle(
     operation: &Operation,
     own_id: &str,
     data: &Arc<Data>,
+    patience: Duration,
 ) -> Result<Option<String>, StepError> {
     let Some(made) = doubles(operation) else {
         return Ok(None);
     };
     let own = Own::Id(own_id);
-    match resolve(context, operation, made.as_ref(), own, data.clone()).await? {
+    let found = resolve(
+        context,
+        operation,
+        made.as_ref(),
+        own,
+        data.clone(),
+        patience,
+    );
+    match found.await? {
         Some(copies) if !copies.removed.is_empty() => {
             outcome(made.kind(), &copies.kept, &copies.removed, copies.as_wanted)
         }
@@ -156,7 +186,15 @@ pub(crate) async fn after_lost_answer(
     let Some(made) = doubles(operation) else {
         return Ok(None);
     };
-    match resolve(context, operation, made.as_ref(), Own::Tagged, data.clone()).await? {
+    let found = resolve(
+        context,
+        operation,
+        made.as_ref(),
+        Own::Tagged,
+        data.clone(),
+        OTHER_RUNS_WAIT,
+    );
+    match found.await? {
         Some(copies) if !copies.removed.is_empty() => {
             outcome(made.kind(), &copies.kept, &copies.removed, copies.as_wanted)
                 .map(|note| note.map(|note| format!("a re-read found this run's copy; {note}")))
@@ -180,7 +218,7 @@ fn copies(context: &Context, made: &dyn Doubles, own: Own<'_>, data: &Data) -> V
             id: id.to_string(),
             own: match own {
                 Own::Id(own_id) => id == own_id,
-                Own::Tagged => tags.contains(&context.run_tag),
+                Own::Tagged => tags.contains(&context.run_tag) || made.claims_untagged(id, data),
             },
         })
         .collect()
@@ -196,6 +234,7 @@ async fn resolve(
     made: &dyn Doubles,
     own: Own<'_>,
     mut data: Arc<Data>,
+    patience: Duration,
 ) -> Result<Option<Copies>, StepError> {
     let (kind, name) = (made.kind(), made.name());
     let found = copies(context, made, own, &data);
@@ -210,7 +249,7 @@ async fn resolve(
     }
     // Another run's younger copy: that run removes it once its create answered, or after its
     // own lost answer by its tag; a killed run or a copy nobody can prove stays, and is said.
-    let deadline = tokio::time::Instant::now() + OTHER_RUNS_WAIT;
+    let deadline = tokio::time::Instant::now() + patience;
     let mut others = foreign(&found, &kept, &removed);
     while !others.is_empty() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(OTHER_RUNS_POLL).await;
@@ -223,7 +262,7 @@ async fn resolve(
         others = foreign(&copies(context, made, own, &data), &kept, &removed);
     }
     if !others.is_empty() && matches!(own, Own::Tagged) && !made.tags_its_copies() {
-        return Err(StepError::Failed(unattributed_alert(name, &kept, &others)));
+        return Err(StepError::Failed(unattributed(kind, name, &kept, &others)));
     }
     if !others.is_empty() {
         return Err(StepError::Failed(format!(
@@ -248,18 +287,24 @@ async fn resolve(
     }))
 }
 
-/// The report of an alert left twice after this run's create lost its answer: one of the
+/// The report of an alert (or pipe) left twice after this run's create lost its answer: one of the
 /// younger copies may be this run's, but nothing tells which (see the module's note on run
 /// markers), so none is deleted; every id is named, with the repair.
-fn unattributed_alert(name: &str, kept: &str, others: &[String]) -> String {
+fn unattributed(kind: &str, name: &str, kept: &str, others: &[String]) -> String {
     let younger = others.join(", ");
+    let article = if kind.starts_with('a') { "an" } else { "a" };
+    // Alerts are deduplicated only on dashboards converge owns.
+    let owns = if kind == "alert" {
+        "; it deletes only copies on dashboards converge owns"
+    } else {
+        ""
+    };
     format!(
-        "alert \"{name}\" exists more than once (ids {kept}, {younger}): this run's create lost \
-         its answer, and an alert carries no mark of the run that made it, so converge cannot \
-         tell this run's copy from another run's or a person's, and deletes none; the oldest \
-         (id {kept}) is the one converge keeps: run `converge apply --dedupe --allow-destroy` \
-         to delete the younger {} ({younger}; it deletes only copies on dashboards converge \
-         owns), or delete {} by hand",
+        "{kind} \"{name}\" exists more than once (ids {kept}, {younger}): this run's create lost \
+         its answer, and {article} {kind} carries no mark of the run that made it, so converge \
+         cannot tell this run's copy from another run's or a person's, and deletes none; the \
+         oldest (id {kept}) is the one converge keeps: run `converge apply --dedupe \
+         --allow-destroy` to delete the younger {} ({younger}{owns}), or delete {} by hand",
         if others.len() == 1 { "copy" } else { "copies" },
         if others.len() == 1 { "it" } else { "them" },
     )

@@ -277,10 +277,10 @@ pub(crate) struct Precheck {
     /// Steps whose object changed since the plan was made, each with a message.
     pub stale: Vec<(usize, String)>,
     /// Steps that write other than their changes show, as only the live state can tell
-    /// ([`crate::plan::derive::against_live`]).
+    /// ([`crate::plan::trust::against_live`]).
     pub disagreements: Vec<String>,
     /// Steps that would do other than the plan's rendered changes show, or write to another
-    /// object than their address names now ([`crate::plan::shown::against_live`]).
+    /// object than their address names now ([`crate::plan::trust::shown_against_live`]).
     pub not_shown: Vec<String>,
 }
 
@@ -301,7 +301,7 @@ pub(crate) async fn precheck(
     for step in &plan.steps {
         let is_create = step.fingerprint.is_none();
         let checked_when_run = is_create && !step.depends_on.is_empty();
-        if checked_when_run && !crate::plan::derive::read_for_check(plan, step) {
+        if checked_when_run && !crate::plan::trust::read_for_check(plan, step) {
             continue;
         }
         let (scope, stack) = fresh::scope_of(&step.operation);
@@ -335,12 +335,12 @@ pub(crate) async fn precheck(
             found.stale.push((step.id, message));
         }
     }
-    found.disagreements = crate::plan::derive::against_live(plan, &live);
+    found.disagreements = crate::plan::trust::against_live(plan, &live);
     // What was shown is checked on both lists of each stack a dashboard or alert step writes
     // to: an alert shows its dashboard and tile by name, a delete its dashboard's owner tag.
     let mut stacks = std::collections::BTreeMap::new();
     for step in &plan.steps {
-        if let Some(stack) = crate::plan::shown::reads_stack(&step.operation) {
+        if let Some(stack) = crate::plan::trust::reads_stack(&step.operation) {
             stacks.entry(stack.key.clone()).or_insert(stack);
         }
     }
@@ -361,6 +361,6 @@ pub(crate) async fn precheck(
         }
     }
     let stale = found.stale.iter().map(|(id, _)| *id).collect();
-    found.not_shown = crate::plan::shown::against_live(plan, &live, &stale, printer);
+    found.not_shown = crate::plan::trust::shown_against_live(plan, &live, &stale, printer);
     Ok(found)
 }

@@ -41,9 +41,10 @@ pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
     match operation {
         Operation::Dashboard(op) => dashboard::doubles(op).map(|d| Box::new(d) as Box<dyn Doubles>),
         Operation::Alert(op) => alert::doubles(op).map(|a| Box::new(a) as Box<dyn Doubles>),
-        // Registering an endpoint the service has already changes nothing; a pipe's name is
-        // unique within its service.
-        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => None,
+        // The API takes a second pipe of a name: two runs at once can make one twice.
+        Operation::Pipe(op) => pipe::doubles(op).map(|p| Box::new(p) as Box<dyn Doubles>),
+        // Registering an endpoint the service has already changes nothing.
+        Operation::Service(_) | Operation::PrivateEndpoint(_) => None,
     }
 }
 
@@ -51,11 +52,12 @@ pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
 /// done after it (a pipe's credentials version recorded, its stop).
 pub(super) async fn found_created(
     context: &Context,
+    step: &Step,
     operation: &Operation,
     live: &crate::live::LiveState,
 ) -> Result<(), WriteError> {
     match operation {
-        Operation::Pipe(op) => pipe::found_created(context, op, live).await,
+        Operation::Pipe(op) => pipe::found_created(context, step, op, live).await,
         Operation::Service(_)
         | Operation::PrivateEndpoint(_)
         | Operation::Dashboard(_)

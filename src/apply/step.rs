@@ -9,7 +9,7 @@
 
 use super::duplicates;
 use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
-use super::send::{Rounds, found_created, resolve, write, write_rounds};
+use super::send::{Rounds, doubles, found_created, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Part, StepError, WriteError, read_failed, short,
     stale_message,
@@ -66,7 +66,7 @@ pub(crate) async fn run(
         match effect {
             Effect::Create => create(context, step, operation, &scope, stack, waited_on).await,
             Effect::Update | Effect::Delete => update(context, step, &operation, Part::Whole).await,
-            Effect::Replace => replace(context, step, &operation).await,
+            Effect::Replace => replace(context, step, &operation, &scope, stack).await,
         }
     };
     match turn {
@@ -93,17 +93,58 @@ async fn update(
 }
 
 /// Sends a replacement: its delete in rounds like any delete (resent, it finds the object gone
-/// already), then its create once. The create is never resent, whatever its failure: its
-/// object is gone, and what is left is what the next plan shows as a create.
+/// already), then its create once, after a fresh read shows no object of its name: another
+/// run replacing it at the same time may have created it already. The create is never
+/// resent: after an ambiguous failure a re-read says whether it landed; once answered, a copy
+/// another run made at the same time is settled right away ([`duplicates::keep_oldest`]).
 async fn replace(
     context: &Context,
     step: &Step,
     operation: &Operation,
+    scope: &Scope,
+    stack: Option<&StackRef>,
 ) -> Result<Option<String>, StepError> {
     update(context, step, operation, Part::Destroy).await?;
+    let data = context
+        .fresh
+        .get(scope, stack, context.fresh.now())
+        .await
+        .map_err(read_failed)?;
+    let made = doubles(operation);
+    let (kind, name) = made
+        .as_ref()
+        .map_or(("object", ""), |made| (made.kind(), made.name()));
+    if let Some(made) = &made
+        && let Some((kept, _)) = made.copies(&data).first()
+    {
+        let kept = kept.to_string();
+        if !made.kept_as_wanted(context, &kept, &data) {
+            return Err(StepError::Stale(format!(
+                "{kind} `{name}` was deleted, and another run created it again (id {kept}) \
+                 differing from this config; nothing was created: run `converge plan` again"
+            )));
+        }
+        return Ok(Some(format!(
+            "another run replaced it at the same time; its {kind} (id {kept}) is kept and \
+             nothing was created"
+        )));
+    }
+    let failed = |error: &dyn std::fmt::Display, found: &str| {
+        StepError::Failed(format!(
+            "{kind} `{name}` was deleted, but creating it again failed: {error}{found}; \
+             `converge plan` shows the create that is left"
+        ))
+    };
     match write(context, step, operation, Part::Create).await {
-        Ok(_) => Ok(None),
-        Err(error) => Err(StepError::Failed(error.to_string())),
+        Ok(Some(created)) => duplicates::keep_oldest(context, operation, &created.id).await,
+        Ok(None) => Ok(None),
+        Err(WriteError::Api(error)) if error.is_ambiguous() => {
+            match landed(context, step, operation, scope, stack, &error).await? {
+                Some(note) => Ok(Some(note)),
+                None => Err(failed(&error, " (a re-read found it not created)")),
+            }
+        }
+        Err(error) => Err(failed(&error, "")),
     }
 }
 
@@ -132,13 +173,11 @@ async fn check(
         .await
         .map_err(read_failed)?;
     let current = fingerprint::current(&step.operation, &live);
-    if current.is_none() {
-        match step.operation.effect() {
-            // A replacement whose object is gone already still has its create to do.
-            Effect::Replace => return Ok(Checked::AsPlanned),
-            Effect::Delete => return Ok(Checked::AlreadyGone),
-            Effect::Create | Effect::Update => {}
-        }
+    // A replacement whose object is gone is stale like an update's: another run replaced it
+    // (its create is there, or on its way), or an earlier run left the create that the next
+    // plan shows; creating here could make the object twice.
+    if current.is_none() && step.operation.effect() == Effect::Delete {
+        return Ok(Checked::AlreadyGone);
     }
     if current != step.fingerprint {
         return Err(StepError::Stale(stale_message(step, current)));
@@ -165,7 +204,7 @@ async fn create(
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
             Err(WriteError::Api(error)) if error.is_ambiguous() => {
-                if let Some(note) = landed(context, &operation, scope, stack, &error).await? {
+                if let Some(note) = landed(context, step, &operation, scope, stack, &error).await? {
                     return Ok(Some(note));
                 }
                 if attempt >= CREATE_ATTEMPTS {
@@ -216,6 +255,7 @@ async fn made(
 /// there, so the create landed and its answer was lost.
 async fn landed(
     context: &Context,
+    step: &Step,
     operation: &Operation,
     scope: &Scope,
     stack: Option<&StackRef>,
@@ -232,11 +272,18 @@ async fn landed(
             ))
         })?;
     let live = live_of(scope, &data);
-    if fingerprint::current(operation, &live).is_none() {
+    // A replacement's target is the old object, gone: its create is looked for by name.
+    let found = match operation.effect() {
+        Effect::Replace => doubles(operation).is_some_and(|made| !made.copies(&data).is_empty()),
+        Effect::Create | Effect::Update | Effect::Delete => {
+            fingerprint::current(operation, &live).is_some()
+        }
+    };
+    if !found {
         return Ok(None);
     }
     // A pipe's answered create records its credentials version; a found one does it here.
-    found_created(context, operation, &live)
+    found_created(context, step, operation, &live)
         .await
         .map_err(|error| StepError::Failed(error.to_string()))?;
     // Another run may have created the same object meanwhile: every copy of the name is

@@ -50,6 +50,13 @@ pub(crate) trait Doubles: Send + Sync {
     /// Whether the kept copy `kept` is as the create wanted it (a kept dashboard is
     /// remembered for the alerts that name it).
     fn kept_as_wanted(&self, context: &Context, kept: &str, data: &Data) -> bool;
+    /// After this run's create lost its answer, whether the younger copy `id` may be removed
+    /// as this run's though it carries no tag: a pipe identical to the one the create sends
+    /// (same name, source, destination and mappings) is a copy whichever run made it, and one
+    /// of them is enough. `false` for kinds whose copies a person may have made on purpose.
+    fn claims_untagged(&self, _id: &str, _data: &Data) -> bool {
+        false
+    }
 }
 
 /// What the report says of a write the server may have acted on though it answered no success.

@@ -446,7 +446,7 @@ fn point_at_sandbox(config: &mut Config, handle: &SandboxHandle) {
 /// A saved plan (`apply --plan FILE`) connected to the APIs of the applying run.
 pub(crate) struct SavedSession {
     /// The plan file as read, its steps the ones its changes call for
-    /// ([`crate::plan::derive::steps`]).
+    /// ([`crate::plan::trust::steps`]).
     pub saved: crate::plan::saved::SavedPlan,
     /// The runtime the clients run on.
     pub runtime: tokio::runtime::Runtime,
@@ -540,7 +540,7 @@ fn connect_with_config(
     report(&loaded.diagnostics, &loaded.sources, printer)?;
     let config = loaded.config.ok_or(Error::Config { count: 0 })?;
     mask_secrets(&config, printer);
-    let problems = crate::plan::derive::against_config(&saved.plan, &config, &|text| {
+    let problems = crate::plan::trust::against_config(&saved.plan, &config, &|text| {
         printer.redact(text).into_owned()
     });
     if !problems.is_empty() {

@@ -422,6 +422,7 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         alerts,
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
+        read_webhooks: false,
     })
 }
 
@@ -625,13 +626,21 @@ fn alert(key: &Key, node: &Node, webhooks: &mut Shared) -> Option<AlertConfig> {
 
 /// One channel; `None` without its `type` (the schema has reported it).
 fn channel(node: &Node, webhooks: &mut Shared) -> Option<ChannelConfig> {
+    let webhook = node.get("webhook").and_then(text);
+    // `type` may be left out beside `webhook:` (a channel naming a webhook is a webhook one).
+    let kind = node.get("type").and_then(text).or_else(|| {
+        webhook
+            .as_ref()
+            .map(|w| Located::new("webhook".into(), w.span))
+    })?;
     Some(ChannelConfig {
         span: node.span,
-        kind: node.get("type").and_then(text)?,
+        kind,
         webhook_id: node
             .get("webhookId")
             .and_then(text)
             .map(|id| Located::new(webhooks.one(id.value), id.span)),
+        webhook: webhook.map(|w| Box::new(Located::new(webhooks.one(w.value), w.span))),
         email_recipients: node
             .get("emailRecipients")
             .filter(|r| matches!(r.kind, Kind::Seq(_)))

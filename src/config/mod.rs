@@ -35,6 +35,7 @@
 
 pub(crate) mod alert_rules;
 pub(crate) mod build;
+pub(crate) mod indent;
 pub mod interpolate;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
@@ -184,8 +185,10 @@ fn check_sources(
             docs.push(node);
         }
     }
-    if diags.iter().any(|d| d.code == Code::YamlSyntax) {
-        // Later stages would report the consequences of the syntax error, not new problems.
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        // A file that did not parse (a syntax error, a tab, ...) is missing from the merged
+        // config: later stages would report its absence in the other files (a stack naming a
+        // service it defines, a required key it holds), not new problems.
         return None;
     }
     let Some(mut root) = merge::merge(docs, diags) else {

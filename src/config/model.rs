@@ -443,6 +443,25 @@ pub struct StackConfig {
     pub alerts: IndexMap<SmolStr, AlertConfig>,
     /// How the live names of this stack's template instances read back as their keys.
     pub instance_names: Vec<InstanceNames>,
+    /// Read the stack's webhooks list even when no alert names a webhook by name (an export
+    /// writes the names of the webhooks its alerts notify).
+    pub read_webhooks: bool,
+}
+
+impl StackConfig {
+    /// Whether the stack's webhooks list is read: an alert names a webhook by name, or an
+    /// export asks for it.
+    pub fn needs_webhooks(&self) -> bool {
+        self.read_webhooks || self.names_webhooks()
+    }
+
+    /// Whether an alert of the stack names a webhook by name.
+    pub fn names_webhooks(&self) -> bool {
+        self.alerts
+            .values()
+            .flat_map(AlertConfig::all_channels)
+            .any(|channel| channel.webhook.is_some())
+    }
 }
 
 /// How the live name of an alert or dashboard template instance reads back as its key: the
@@ -751,6 +770,8 @@ pub struct ChannelConfig {
     pub kind: Located<SmolStr>,
     /// Webhook id.
     pub webhook_id: Option<Located<SmolStr>>,
+    /// `webhook:` a webhook name, resolved through the stack's webhooks list at plan time.
+    pub webhook: Option<Box<Located<SmolStr>>>,
     /// `emailRecipients` of an `email` channel (the managed stack only).
     pub email_recipients: Option<Vec<Located<SmolStr>>>,
 }
@@ -770,7 +791,9 @@ mod tests {
         assert!(size_of::<TileConfig>() <= 304);
         assert!(size_of::<SeriesConfig>() <= 448);
         // 592 before the members a config clears with `null` (one byte, aligned to eight).
-        assert!(size_of::<AlertConfig>() <= 600);
-        assert!(size_of::<ChannelConfig>() <= 144);
+        // 600 before a channel's `webhook:` name (one boxed pointer in its `channel`).
+        assert!(size_of::<AlertConfig>() <= 608);
+        // 144 before `webhook:` (a name, boxed: most channels give the id).
+        assert!(size_of::<ChannelConfig>() <= 152);
     }
 }

@@ -196,10 +196,36 @@ impl<'a> Check<'a, '_> {
     /// Validates `node`, written at `base`, against `part`, then each entry left out of it.
     fn part(&mut self, part: &Part, node: &'a Node, base: &str) {
         let value = shallow_json(node, &part.apart);
-        for error in part.validator.iter_errors(&value) {
+        let errors: Vec<_> = part.validator.iter_errors(&value).collect();
+        // A misspelt key is one mistake, not two: its "did you mean" stands for the required key
+        // it misses, which is not reported again as missing.
+        let misspelt: HashSet<(String, String)> = errors
+            .iter()
+            .filter_map(|error| match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let pointer = format!("{base}{}", error.instance_path().as_str());
+                    let known = known_keys(schema_at(self.schema, &pointer));
+                    let meant: Vec<_> = unexpected
+                        .iter()
+                        .filter_map(|name| closest(name, known.iter().copied()))
+                        .map(|close| (pointer.clone(), close.to_string()))
+                        .collect();
+                    Some(meant)
+                }
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        for error in &errors {
             let relative = error.instance_path().as_str();
             let pointer = format!("{base}{relative}");
-            self.error(&error, &pointer, value.pointer(relative));
+            if let ValidationErrorKind::Required { property } = error.kind() {
+                let name = property.as_str().unwrap_or_default().to_string();
+                if misspelt.contains(&(pointer.clone(), name)) {
+                    continue;
+                }
+            }
+            self.error(error, &pointer, value.pointer(relative));
         }
         for (name, entries_part) in &part.apart {
             let Some(Kind::Map(entries)) = node.get(name).map(|n| &n.kind) else {

@@ -3,7 +3,7 @@
 //!
 //! | Code | Rule |
 //! |---|---|
-//! | `semantic::webhook-id` | a webhook channel names its `webhookId` |
+//! | `semantic::webhook-id` | a webhook channel names its webhook once, by a well-formed `webhookId` or by `webhook` |
 //! | `semantic::channels` | alert `channels` have no duplicate; a `channel` beside them is their first |
 //! | `semantic::empty-message` | an alert's `message`, when written, is not empty |
 //! | `semantic::group-by-limit` | a series groups by at most 10 fields |
@@ -432,7 +432,11 @@ fn channel(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
 fn channel_key(channel: &ChannelConfig) -> (&str, Option<&str>, Option<Vec<&str>>) {
     (
         channel.kind.value.as_str(),
-        channel.webhook_id.as_ref().map(|w| w.value.as_str()),
+        channel
+            .webhook_id
+            .as_ref()
+            .or(channel.webhook.as_deref())
+            .map(|w| w.value.as_str()),
         channel
             .email_recipients
             .as_ref()
@@ -487,9 +491,51 @@ fn channels(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A webhook channel names its webhook.
+/// A webhook channel names its webhook, once: by `webhookId` (a well-formed id) or by
+/// `webhook` (a name).
 fn webhook(alert: &AlertConfig, channel: &ChannelConfig, diags: &mut Vec<Diagnostic>) {
-    if channel.kind.value == "webhook" && channel.webhook_id.is_none() {
+    if channel.kind.value != "webhook" {
+        return;
+    }
+    if let (Some(id), Some(name)) = (&channel.webhook_id, &channel.webhook) {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticWebhookId,
+                format!(
+                    "alert `{}` names its webhook twice, by `webhookId` and by `webhook`",
+                    alert.key.value
+                ),
+                Some(id.span),
+            )
+            .with_label("an id here")
+            .with_related(name.span, "and a name here")
+            .with_help("keep one: `webhook: <name>` is resolved to the id on each server"),
+        );
+        return;
+    }
+    if let Some(id) = channel
+        .webhook_id
+        .as_ref()
+        .filter(|id| !is_id_like(&id.value))
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticWebhookId,
+                format!(
+                    "alert `{}` names webhook id \"{}\", which is not an id (ids are letters, digits, `-` and `_`)",
+                    alert.key.value, id.value
+                ),
+                Some(id.span),
+            )
+            .with_label("not an id")
+            .with_help(format!(
+                "to name the webhook, write `webhook: {}`; its id is looked up at plan time",
+                id.value.trim()
+            )),
+        );
+        return;
+    }
+    if channel.webhook_id.is_none() && channel.webhook.is_none() {
         diags.push(
             Diagnostic::error(
                 Code::SemanticWebhookId,
@@ -503,6 +549,15 @@ fn webhook(alert: &AlertConfig, channel: &ChannelConfig, diags: &mut Vec<Diagnos
             .with_help("add `webhookId:` with the id of the webhook to notify"),
         );
     }
+}
+
+/// Whether a literal id is one a server could have made: letters, digits, `-` and `_` (a
+/// name such as `On call` written where the id goes is not).
+fn is_id_like(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// A written message is not empty (leave `message` out to keep the server's).

@@ -200,11 +200,19 @@ impl<'t> Reader<'t, '_> {
                         ),
                     ));
                 }
-                let span = self.span_at(marker, marker);
                 let mut info = error.info();
                 if info.is_empty() {
                     info = "invalid YAML".to_string();
                 }
+                // A wrong indent: the parser stops after it; say which key is at the wrong depth.
+                if info.contains("expected key") || info.contains("mapping values are not allowed")
+                {
+                    let at = self.byte_offset(marker);
+                    if let Some(wrong) = super::indent::wrong_indent(self.text, at, self.file) {
+                        return Err(Box::new(wrong_indent(&wrong, &info)));
+                    }
+                }
+                let span = self.span_at(marker, marker);
                 Err(Box::new(
                     Diagnostic::error(
                         Code::YamlSyntax,
@@ -575,6 +583,34 @@ fn indentation_tab(text: &str, from: usize, file: FileId) -> Option<Span> {
                 narrow(column + 1),
             ))
         })
+}
+
+/// The error of a key at the wrong depth; `info` is what the parser said.
+fn wrong_indent(wrong: &super::indent::WrongIndent, info: &str) -> Diagnostic {
+    let spaces = |n: usize| {
+        if n == 1 {
+            "1 space".to_string()
+        } else {
+            format!("{n} spaces")
+        }
+    };
+    Diagnostic::error(
+        Code::YamlSyntax,
+        format!(
+            "YAML syntax error: `{}` is indented {} where the keys around it have {}",
+            wrong.key,
+            spaces(wrong.indent),
+            spaces(wrong.expected)
+        ),
+        Some(wrong.span),
+    )
+    .with_label("at the wrong depth")
+    .with_help(format!(
+        "indent `{}` by {}, as `{}` next to it (the parser said: {info})",
+        wrong.key,
+        spaces(wrong.expected),
+        wrong.sibling
+    ))
 }
 
 /// A one-character span at the end of a text (for "ends too early").

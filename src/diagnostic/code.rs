@@ -173,7 +173,8 @@ codes! {
     SemanticInvisibleCharacters => "semantic::invisible-characters",
     /// A name that mixes scripts or looks like another name (a warning).
     SemanticConfusableName => "semantic::confusable-name",
-    /// A webhook channel without `webhookId` (the server rejects it).
+    /// A webhook channel without its webhook, with it twice (`webhookId` and `webhook`), or
+    /// with a `webhookId` no server makes.
     SemanticWebhookId => "semantic::webhook-id",
     /// An alert `message` written empty (the server rejects it).
     SemanticEmptyMessage => "semantic::empty-message",
@@ -245,6 +246,9 @@ codes! {
     PlanServiceNotFound => "plan::service-not-found",
     /// A pipe id that its service does not have.
     PlanPipeNotFound => "plan::pipe-not-found",
+    /// A pipe pinned by an id its service no longer has, found by its name instead (the pipe
+    /// was replaced; a warning naming the id to write).
+    PlanPipeIdReplaced => "plan::pipe-id-replaced",
     /// A pipe's declared fields besides `scaling` (source, destination, ...), which `plan` does
     /// not compare with the live pipe yet (a warning).
     PlanPipeUnplanned => "plan::pipe-unplanned",
@@ -263,6 +267,10 @@ codes! {
     PlanPipeCompleted => "plan::pipe-completed",
     /// A source name that the stack's live sources do not have.
     PlanUnknownSource => "plan::unknown-source",
+    /// A webhook name that the stack's live webhooks do not have.
+    PlanUnknownWebhook => "plan::unknown-webhook",
+    /// A source or webhook name that two of the stack's live objects have.
+    PlanAmbiguousName => "plan::ambiguous-name",
     /// An alert member of today's generation (`channels`, `thresholdMax`, ...) on a stack of
     /// the contract's generation, whose servers would drop it.
     PlanAlertGeneration => "plan::alert-generation",

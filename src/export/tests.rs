@@ -108,6 +108,7 @@ fn stack() -> StackLive {
             source("s2", "Dup"),
             source("s3", "Dup"),
         ],
+        ..StackLive::default()
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source};
+use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source, Webhook};
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so
 /// iteration order (and therefore output) is deterministic.
@@ -133,4 +133,7 @@ pub struct StackLive {
     pub alerts: Vec<Alert>,
     /// Data sources (used to resolve `source:` names to ids).
     pub sources: Vec<Source>,
+    /// Webhooks (used to resolve `webhook:` names to ids), read when the stack's config names
+    /// one by name.
+    pub webhooks: Vec<Webhook>,
 }

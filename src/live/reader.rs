@@ -23,7 +23,7 @@ use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source};
+use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source, Webhook};
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::output::Printer;
@@ -38,6 +38,7 @@ enum Read {
     Dashboards { stack: String },
     Alerts { stack: String },
     Sources { stack: String },
+    Webhooks { stack: String },
     PipeCompute { service: String },
 }
 
@@ -50,6 +51,7 @@ enum Payload {
     Dashboards(Vec<Dashboard>),
     Alerts(Vec<Alert>),
     Sources(Vec<Source>),
+    Webhooks(Vec<Webhook>),
     PipeCompute(PipeScaling),
 }
 
@@ -160,6 +162,9 @@ impl<'a> Reading<'a> {
                 Ok(api) => {
                     self.live.stacks.insert(key.clone(), StackLive::default());
                     spawn_stack_reads(&mut self.tasks, key, &api);
+                    if stack.needs_webhooks() {
+                        spawn_webhooks_read(&mut self.tasks, key, &api);
+                    }
                     self.stack_apis.insert(key.clone(), api);
                 }
                 Err(problem) => self.problems.push(*problem),
@@ -217,15 +222,13 @@ impl<'a> Reading<'a> {
             (Read::KeptBackup { service, index }, result) => {
                 self.kept_backup_read(&service, index, result);
             }
-            (Read::Dashboards { stack }, Ok(Payload::Dashboards(dashboards))) => {
-                self.live.stacks.entry(stack).or_default().dashboards = kept(dashboards);
-            }
-            (Read::Alerts { stack }, Ok(Payload::Alerts(alerts))) => {
-                self.live.stacks.entry(stack).or_default().alerts = kept(alerts);
-            }
-            (Read::Sources { stack }, Ok(Payload::Sources(sources))) => {
-                self.live.stacks.entry(stack).or_default().sources = sources;
-            }
+            (
+                read @ (Read::Dashboards { .. }
+                | Read::Alerts { .. }
+                | Read::Sources { .. }
+                | Read::Webhooks { .. }),
+                Ok(payload),
+            ) => self.stack_listed(read, payload),
             // The observability API's public document names no sources list: a server without
             // one is fine until a series names its source by name.
             (Read::Sources { stack }, Err(error))
@@ -240,6 +243,13 @@ impl<'a> Reading<'a> {
                     self.problems.push(problem);
                 }
             }
+            // Read for an export only (no alert names a webhook): without the list it writes
+            // ids, as it always did.
+            (Read::Webhooks { stack }, Err(_))
+                if config
+                    .stacks
+                    .get(&stack)
+                    .is_some_and(|s| !s.names_webhooks()) => {}
             (read, Err(error)) => {
                 if let Some(problem) =
                     read_problem(config, self.clients, &read, &error, &self.stack_apis)
@@ -248,6 +258,29 @@ impl<'a> Reading<'a> {
                 }
             }
             (read, Ok(_)) => self.problems.push(Diagnostic::error(
+                Code::LiveInternal,
+                format!("a read of the live state returned the wrong kind of object ({read:?})"),
+                None,
+            )),
+        }
+    }
+
+    /// One list of a stack is in.
+    fn stack_listed(&mut self, read: Read, payload: Payload) {
+        match (read, payload) {
+            (Read::Dashboards { stack }, Payload::Dashboards(dashboards)) => {
+                self.live.stacks.entry(stack).or_default().dashboards = kept(dashboards);
+            }
+            (Read::Alerts { stack }, Payload::Alerts(alerts)) => {
+                self.live.stacks.entry(stack).or_default().alerts = kept(alerts);
+            }
+            (Read::Sources { stack }, Payload::Sources(sources)) => {
+                self.live.stacks.entry(stack).or_default().sources = sources;
+            }
+            (Read::Webhooks { stack }, Payload::Webhooks(webhooks)) => {
+                self.live.stacks.entry(stack).or_default().webhooks = webhooks;
+            }
+            (read, _) => self.problems.push(Diagnostic::error(
                 Code::LiveInternal,
                 format!("a read of the live state returned the wrong kind of object ({read:?})"),
                 None,
@@ -375,6 +408,16 @@ fn spawn_stack_reads(tasks: &mut Reads, key: &str, api: &StackApi) {
     });
 }
 
+/// The webhooks list: read only for a stack that names a webhook by name, so a config of ids
+/// makes the requests it always made.
+fn spawn_webhooks_read(tasks: &mut Reads, key: &str, api: &StackApi) {
+    let (stack, client) = (key.to_string(), api.clone());
+    start(tasks, async move {
+        let result = client.list_webhooks().await.map(Payload::Webhooks);
+        (Read::Webhooks { stack }, result)
+    });
+}
+
 fn spawn_service_reads(
     tasks: &mut Reads,
     cloud: &CloudClient,
@@ -477,6 +520,14 @@ fn missing_pipes(config: &Config, live: &LiveState) -> Vec<Diagnostic> {
             if pipe.absent || pipes.iter().any(|live| live.id == id.value) {
                 continue;
             }
+            // Replaced since the config was written: the planner takes the one pipe of its
+            // name for it and says the id to write.
+            let named = pipe.name.as_ref().map_or(0, |name| {
+                pipes.iter().filter(|live| live.name == name.value).count()
+            });
+            if named == 1 {
+                continue;
+            }
             problems.push(
                 Diagnostic::error(
                     Code::LivePipeNotFound,
@@ -536,7 +587,10 @@ fn unreachable(
         return None;
     }
     let standalone = match read {
-        Read::Dashboards { stack } | Read::Alerts { stack } | Read::Sources { stack } => {
+        Read::Dashboards { stack }
+        | Read::Alerts { stack }
+        | Read::Sources { stack }
+        | Read::Webhooks { stack } => {
             matches!(stacks.get(stack), Some(StackApi::Standalone(_)))
         }
         _ => false,
@@ -647,7 +701,10 @@ fn read_problem(
             Some(api_problem(&address, error, span))
         }
         Read::KeptBackup { .. } => None,
-        Read::Dashboards { stack } | Read::Alerts { stack } | Read::Sources { stack } => {
+        Read::Dashboards { stack }
+        | Read::Alerts { stack }
+        | Read::Sources { stack }
+        | Read::Webhooks { stack } => {
             let stack_config = config.stacks.get(stack)?;
             let address = format!("stack.{stack}");
             if error.is_unauthorized() {

@@ -103,7 +103,7 @@ pub(crate) struct Layout<'p> {
     /// Characters a line may take (the terminal's width); a changed string whose `~` line would
     /// be wider is shown as a line diff.
     pub width: usize,
-    /// Source names by id, from the plan.
+    /// Source and webhook names by id, from the plan ([`crate::plan::model::Plan::names`]).
     pub sources: &'p BTreeMap<String, String>,
 }
 
@@ -237,11 +237,11 @@ pub(crate) fn inline(value: &Value) -> String {
     }
 }
 
-/// As [`inline`], with a source id followed by its name: `"65f5e4a3..." (Logs)`.
+/// As [`inline`], with a source or webhook id followed by its name: `"65f5e4a3..." (Logs)`.
 fn inline_at(key: &str, value: &Value, sources: &BTreeMap<String, String>) -> String {
     let text = inline(value);
     match (key, value) {
-        ("sourceId", Value::String(id)) => match sources.get(id) {
+        ("sourceId" | "webhookId", Value::String(id)) => match sources.get(id) {
             Some(name) => format!("{text} ({name})"),
             None => text,
         },

@@ -55,7 +55,7 @@ fn details(change: &Change, plan: &Plan) -> String {
         split_changes: true,
         rename_in_heading: false,
         width: DEFAULT_WIDTH,
-        sources: &plan.sources,
+        sources: &plan.names(),
     };
     let mut block = format!(
         "<details><summary><code>{} {}</code>: {}</summary>\n\n```diff\n",
@@ -269,22 +269,28 @@ impl Comment {
     }
 
     fn unmanaged(&mut self, plan: &Plan) {
-        if plan.unmanaged.is_empty() || !self.cut.is_empty() {
+        let listed: Vec<_> = plan.listed_unmanaged().collect();
+        if (listed.is_empty() && plan.acknowledged.is_empty()) || !self.cut.is_empty() {
             return;
         }
-        let mut block = String::from("\n#### Not managed (reported only)\n\n");
-        for item in &plan.unmanaged {
+        let mut block = String::new();
+        if !listed.is_empty() {
+            block.push_str("\n#### Not managed (reported only)\n\n");
+        }
+        for item in &listed {
             block.push_str(&format!(
                 "- <code>{}</code>: {}\n",
                 escape(&item.address.to_string()),
                 prose(&item.reason)
             ));
         }
+        if let Some(line) = plan.acknowledged_line() {
+            block.push_str(&format!("\n{}.\n", prose(&line)));
+        }
         if self.fits(&block) {
             self.out.push_str(&block);
         } else {
-            self.cut
-                .push(format!("{} unmanaged objects", plan.unmanaged.len()));
+            self.cut.push(format!("{} unmanaged objects", listed.len()));
         }
     }
 

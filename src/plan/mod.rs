@@ -9,7 +9,6 @@
 pub(crate) mod address;
 pub(crate) mod build;
 pub(crate) mod checks;
-pub(crate) mod derive;
 pub(crate) mod diff;
 pub(crate) mod fingerprint;
 pub(crate) mod glob;
@@ -26,10 +25,10 @@ pub(crate) mod pipeline;
 pub mod render;
 pub mod render_json;
 pub mod saved;
-pub(crate) mod shown;
 pub(crate) mod tag;
 pub(crate) mod target;
 pub mod text;
+pub(crate) mod trust;
 
 #[cfg(test)]
 mod tests;

@@ -342,6 +342,11 @@ pub struct Plan {
     /// `"65f5e4a3..." (Logs)` rather than a bare id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sources: BTreeMap<String, String>,
+    /// The names of the webhooks whose ids the plan shows (id to name): a `webhook:` name
+    /// resolves to one of these, and renderings say `"65f5e4a3..." (oncall)`. Left out when
+    /// empty, so plans without any read as they always did.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub webhooks: BTreeMap<String, String>,
     /// The `--only` patterns the plan was limited to: empty for a whole plan. A partial plan
     /// read only the lists its addresses need and says nothing about the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -350,6 +355,11 @@ pub struct Plan {
     /// leaves out): the text shows them on stderr, the Markdown comment and the JSON carry them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// The addresses of [`Plan::unmanaged`] a pattern of the config's `ignore:` list matches:
+    /// a team has acknowledged them, so the plan counts them in one line instead of listing
+    /// them in every plan (`drift` lists them under "Ignored", as it does all it silences).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledged: Vec<AddressBuf>,
 }
 
 /// A warning about a plan, as its review (Markdown, JSON) shows it.
@@ -392,13 +402,48 @@ impl Summary {
 }
 
 impl Plan {
+    /// The names renderings show beside ids: the sources', and the webhooks' when there are
+    /// any (ids are server-made, so the two never share one).
+    pub(crate) fn names(&self) -> std::borrow::Cow<'_, BTreeMap<String, String>> {
+        if self.webhooks.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.sources);
+        }
+        let mut names = self.sources.clone();
+        for (id, name) in &self.webhooks {
+            names.entry(id.clone()).or_insert_with(|| name.clone());
+        }
+        std::borrow::Cow::Owned(names)
+    }
+
     /// Live objects the config does not list that converge does not own: left as is even by
     /// prune, so a plan with them never reads as if the live state matched the config.
     pub(crate) fn not_owned(&self) -> usize {
-        self.unmanaged
-            .iter()
+        self.listed_unmanaged()
             .filter(|u| u.reason.starts_with(NOT_OWNED))
             .count()
+    }
+
+    /// The unmanaged objects a review lists: those no `ignore:` pattern acknowledges.
+    pub(crate) fn listed_unmanaged(&self) -> impl Iterator<Item = &Unmanaged> {
+        self.unmanaged
+            .iter()
+            .filter(|u| !self.acknowledged.contains(&u.address))
+    }
+
+    /// The line that counts the acknowledged unmanaged objects, when there are any.
+    pub(crate) fn acknowledged_line(&self) -> Option<String> {
+        match self.acknowledged.len() {
+            0 => None,
+            1 => Some(
+                "1 live object not managed is acknowledged by the config's `ignore:` and not \
+                 listed"
+                    .into(),
+            ),
+            n => Some(format!(
+                "{n} live objects not managed are acknowledged by the config's `ignore:` and not \
+                 listed"
+            )),
+        }
     }
 
     /// Counts per action.

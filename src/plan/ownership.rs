@@ -1,7 +1,7 @@
 //! Ownership: which live objects of a stack are converge's. The one rule, written once here and
 //! asked by everything that decides about it: the planner (`plan/build/stack.rs`: what prune
 //! deletes, what it reports as not owned, the alerts it manages), drift's unmanaged objects
-//! (`drift/mod.rs`) and the saved-plan check (`plan/shown.rs`: a delete removes only what
+//! (`drift/mod.rs`) and the saved-plan check (`plan/trust/`: a delete removes only what
 //! converge owns; a whole plan accounts for everything it owns).
 //!
 //! The rule today: a stack's dashboard is converge's when it carries the stack's ownership tag

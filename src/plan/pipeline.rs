@@ -69,6 +69,21 @@ pub(crate) enum Stopped {
     },
 }
 
+/// The unmanaged objects of `plan` a pattern of the config's `ignore:` list matches.
+fn acknowledged(plan: &Plan, config: &Config) -> Vec<crate::address::AddressBuf> {
+    plan.unmanaged
+        .iter()
+        .filter(|u| {
+            let address = u.address.to_string();
+            config
+                .ignore
+                .iter()
+                .any(|pattern| glob::matches(&pattern.value, &address))
+        })
+        .map(|u| u.address.clone())
+        .collect()
+}
+
 /// A pattern of `--only` or `--ignore` that matches no address, with the closest addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UnmatchedGlob {
@@ -119,9 +134,12 @@ pub(crate) fn plan(
         only_diagnostics = build::keep_only(&mut plan, &options.only);
         // The names a partial plan shows are those of its own changes.
         plan.sources = build::source_names(&plan, live);
+        plan.webhooks = build::webhook_names(&plan, live);
         plan.warnings
             .extend(review_warnings(&only_diagnostics, sources));
     }
+    // After `--only`: a partial plan acknowledges only what it still lists.
+    plan.acknowledged = acknowledged(&plan, config);
     let idle = match options.idle {
         Idle::Quiet => Vec::new(),
         Idle::Said | Idle::Shown => idle::warnings(&plan, live),

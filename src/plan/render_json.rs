@@ -27,6 +27,9 @@ struct Document<'a> {
     /// What the text shows on stderr; absent when there is none.
     #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
     warnings: &'a [Warning],
+    /// The addresses of `unmanaged` the config's `ignore:` acknowledges; absent when none.
+    #[serde(skip_serializing_if = "<[crate::address::AddressBuf]>::is_empty")]
+    acknowledged: &'a [crate::address::AddressBuf],
 }
 
 #[derive(Serialize)]
@@ -105,6 +108,7 @@ pub fn render(plan: &Plan) -> String {
         checks: &plan.checks,
         steps: plan.steps.iter().map(step_shown).collect(),
         warnings: &plan.warnings,
+        acknowledged: &plan.acknowledged,
     };
     // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "{}".to_string());

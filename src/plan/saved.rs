@@ -198,7 +198,7 @@ impl SavedPlan {
             )));
         }
         // What runs is what the changes show, never steps the file adds or alters.
-        saved.plan.steps = super::derive::steps(&saved.plan).map_err(LoadError::Inconsistent)?;
+        saved.plan.steps = super::trust::steps(&saved.plan).map_err(LoadError::Inconsistent)?;
         Ok(saved)
     }
 }

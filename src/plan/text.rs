@@ -53,7 +53,7 @@ fn change_block(change: &Change, plan: &Plan, printer: &Printer, out: &mut Strin
         split_changes: false,
         rename_in_heading: true,
         width: printer.width(),
-        sources: &plan.sources,
+        sources: &plan.names(),
     };
     for line in lines::body(change, &layout) {
         let style = mark_style(line.mark);
@@ -123,11 +123,15 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             change_block(change, plan, printer, &mut out);
         }
     }
-    if !plan.unmanaged.is_empty() {
+    let listed: Vec<_> = plan.listed_unmanaged().collect();
+    if !listed.is_empty() {
         out.push_str("\nNot managed (reported only):\n");
-        for item in &plan.unmanaged {
+        for item in listed {
             out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
         }
+    }
+    if let Some(line) = plan.acknowledged_line() {
+        out.push_str(&format!("\n{line}.\n"));
     }
     if !plan.checks.is_empty() {
         out.push_str("\nChecks:\n");

@@ -8,13 +8,13 @@ use serde_json::{Value, json};
 use crate::api::wire::{
     Alert, Backup, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
     ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource, PrivateEndpoint,
-    SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
+    SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile, Webhook,
 };
 
 use super::faults::{hash_bytes, mix};
 use super::model::Seed;
 use super::secrets::fill_secrets;
-use super::store::{PipeRecord, ServiceRecord, Stack, StackKey, World, quiet_state};
+use super::store::{PipeRecord, ServiceRecord, Stack, StackKey, StoredWebhook, World, quiet_state};
 
 /// The demo service the quickstart manages.
 pub(crate) const ANALYTICS_ID: &str = "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11";
@@ -34,6 +34,7 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
                 dashboards: Vec::new(),
                 alerts: Vec::new(),
                 sources: Vec::new(),
+                webhooks: Vec::new(),
             }],
             ..World::default()
         },
@@ -357,6 +358,27 @@ fn sources(prefix: u64) -> Vec<Source> {
     .collect()
 }
 
+/// The webhooks hdx-server seeds (the same ids and names, so a config's `webhookId` and
+/// `webhook:` read alike on both): three `generic` ones.
+fn webhooks(created: Timestamp) -> Vec<StoredWebhook> {
+    (0..3)
+        .map(|i| StoredWebhook {
+            webhook: Webhook {
+                id: format!("65f5e4a3b9e77c001a78901{}", i + 2),
+                name: format!("hook-{i}"),
+                service: "generic".into(),
+                url: Some(format!("https://hooks.example.com/hook{i}")),
+                description: None,
+                body: None,
+                updated_at: Some(iso_ms(created)),
+                created_at: Some(iso_ms(created)),
+            },
+            headers: None,
+            query_params: None,
+        })
+        .collect()
+}
+
 fn demo(now: Timestamp) -> World {
     let created = ago(now, 24 * 90, 0);
     let mut world = World::default();
@@ -455,6 +477,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         dashboards: Vec::new(),
         alerts: Vec::new(),
         sources: managed_sources.clone(),
+        webhooks: webhooks(created),
     };
     // One dashboard and alert that the quickstart does not name, so pruning has something to see.
     let dashboard_id = world.new_id();
@@ -503,6 +526,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         dashboards: Vec::new(),
         alerts: Vec::new(),
         sources: sources(2),
+        webhooks: webhooks(created),
     });
 }
 
@@ -582,6 +606,7 @@ fn large_times(scale: usize, now: Timestamp) -> World {
             dashboards: Vec::new(),
             alerts: Vec::new(),
             sources: stack_sources.clone(),
+            webhooks: Vec::new(),
         };
         for d in 0..150 * scale {
             large_dashboard(&mut world, &mut stack, d, &stack_sources, created);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::error::{Result, SandboxError};
 use crate::api::wire::{
     Alert, Backup, Dashboard, Pipe, PipeScaling, PrivateEndpoint, Service, ServiceScalingPatch,
-    Source,
+    Source, Webhook,
 };
 
 use super::secrets::{fill_secrets, strip_secrets};
@@ -89,6 +89,24 @@ pub(crate) struct Stack {
     pub dashboards: Vec<Dashboard>,
     pub alerts: Vec<Alert>,
     pub sources: Vec<Source>,
+    /// Webhooks (absent from state files written before them).
+    #[serde(default)]
+    pub webhooks: Vec<StoredWebhook>,
+}
+
+/// A stored webhook: what a list answers, and fingerprints of the write-only members.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StoredWebhook {
+    /// As answered (the `body` only for `generic`, as the server's schema strips it for the
+    /// others).
+    pub webhook: Webhook,
+    /// A fingerprint of the `headers` written, never the values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<String>,
+    /// A fingerprint of the `queryParams` written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_params: Option<String>,
 }
 
 impl World {

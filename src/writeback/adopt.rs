@@ -126,7 +126,7 @@ fn adopted_node(
                 dashboards.insert(d.id.as_str(), (key.name.to_string(), d));
             }
         }
-        export::adopted_alert_node(alert, &dashboards)
+        export::adopted_alert_node(alert, &dashboards, &stack_live.webhooks)
             .map_err(|why| format!("alert {name:?} cannot be written: {why}"))?
     };
     Ok(node)

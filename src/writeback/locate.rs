@@ -17,6 +17,9 @@ pub(crate) struct Located {
     pub root: Option<Node>,
     /// Per file (by `FileId`), the `[start, end)` byte ranges of anchored nodes.
     pub anchored: Vec<Vec<(usize, usize)>>,
+    /// The merged root before templates are expanded (the `forEach` entries a person edits),
+    /// read the first time a drifted value turns out to be a template's copy.
+    written: std::cell::OnceCell<Option<Node>>,
 }
 
 impl Located {
@@ -25,7 +28,18 @@ impl Located {
         Located {
             root: expanded(sources),
             anchored: sources.files.iter().map(|f| anchored(&f.text)).collect(),
+            written: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The merged root as written, templates not expanded.
+    pub(crate) fn written(&self, sources: &Sources) -> Option<&Node> {
+        self.written
+            .get_or_init(|| {
+                let mut diags = Vec::new();
+                merge::merge(parsed(sources, &mut diags), &mut diags)
+            })
+            .as_ref()
     }
 
     /// Whether a value at `offset` of `file` sits inside an anchored node.
@@ -39,15 +53,20 @@ impl Located {
 /// The config of `sources` merged with templates expanded, spans into the files.
 pub(crate) fn expanded(sources: &Sources) -> Option<Node> {
     let mut diags = Vec::new();
-    let docs = sources
-        .files
-        .iter()
-        .enumerate()
-        .filter_map(|(file, source)| tree::parse(&source.text, narrow(file), &mut diags))
-        .collect();
+    let docs = parsed(sources, &mut diags);
     let mut root = merge::merge(docs, &mut diags)?;
     templates::expand(&mut root, &mut diags);
     Some(root)
+}
+
+/// Each file of `sources` parsed.
+fn parsed(sources: &Sources, diags: &mut Vec<crate::diagnostic::Diagnostic>) -> Vec<Node> {
+    sources
+        .files
+        .iter()
+        .enumerate()
+        .filter_map(|(file, source)| tree::parse(&source.text, narrow(file), diags))
+        .collect()
 }
 
 /// One step of a field path: a mapping key, or a list element by its `name` or position.

@@ -5,7 +5,8 @@
 //!
 //! - a value inside an anchored node (an alias or a `<<` merge shares it with other uses);
 //! - a value holding `${env:...}` (the variable, not the file, says what it is);
-//! - a value a template instance copied (the template serves every instance);
+//! - a value a template instance copied (the template serves every instance; the place given
+//!   is the instance's `forEach` entry, see [`instance`]);
 //! - a secret (its value is never shown);
 //! - what no single scalar holds: a field missing on one side, a list, a value the config
 //!   writes in another form (a source name for an id).
@@ -21,8 +22,10 @@
 
 pub(crate) mod adopt;
 pub(crate) mod files;
+pub(crate) mod instance;
 pub(crate) mod locate;
 pub(crate) mod model;
+pub(crate) mod pipe_id;
 pub(crate) mod scalar;
 pub(crate) mod shorthand;
 pub(crate) mod structure;
@@ -66,6 +69,7 @@ pub(crate) fn propose(
             propose_change(&context, changed, &mut proposal);
         }
     }
+    pipe_id::replaced_ids(&context, &mut proposal.edits);
     proposal.edits.sort_by_key(|e| (e.file, e.offset, e.len));
     // One value shared by two drifted fields (a name matched twice) is spliced once; an
     // insertion and a removal at one place (a tile added before an `alerts:` removed) are two.
@@ -128,7 +132,16 @@ fn propose_field(
             reason: reason.to_string(),
         });
     };
-    let (Some(config), Some(live)) = (&field.config, &field.live) else {
+    // `groupBy: []` lowers to no `groupBy` at all, so the drift says "not set"; the config does
+    // write it, as the empty list, which takes the live value like any flow list.
+    let nothing_joined = Value::String(String::new());
+    let config = match &field.config {
+        None if field.live.is_some() && shorthand::writes_empty_group_by(node, &field.path) => {
+            Some(&nothing_joined)
+        }
+        config => config.as_ref(),
+    };
+    let (Some(config), Some(live)) = (config, &field.live) else {
         let reason = if field.live.is_none() {
             "missing live"
         } else {
@@ -170,11 +183,9 @@ fn propose_field(
     {
         manual(at, "a secret; its value is not shown", None);
     } else if let Some(origin) = sources.instance(value.span) {
-        let why = format!(
-            "copied from template `{}` for instance `{}`",
-            origin.template, origin.key
-        );
-        manual(at, &why, Some(live));
+        let written = located.written(sources);
+        let (at, why) = instance::where_to_edit(sources, written, value, origin);
+        manual(Some(at), &why, Some(live));
     } else if value.as_str().is_some_and(|s| s.contains("${")) {
         manual(at, "read from `${env:...}`", Some(live));
     } else if located.shared(value.span.file_index(), value.span.start()) {

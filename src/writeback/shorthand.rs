@@ -55,6 +55,19 @@ pub(crate) fn as_written(path: &str, value: &Value) -> Value {
     }
 }
 
+/// Whether the tile of the drifted `config.groupBy` at `path` writes its series' `groupBy` as an
+/// empty list (which lowers to no `groupBy`).
+pub(crate) fn writes_empty_group_by(node: &crate::config::yaml::Node, path: &str) -> bool {
+    if !path.ends_with("].config.groupBy") {
+        return false;
+    }
+    series_path(path)
+        .and_then(|shorthand| locate::find(node, &locate::steps(&shorthand), ""))
+        .is_some_and(|(value, _)| {
+            matches!(&value.kind, crate::config::yaml::Kind::Seq(items) if items.is_empty())
+        })
+}
+
 /// The shorthand name of a select item's field.
 fn select_field(field: &str) -> Option<&'static str> {
     Some(match field {

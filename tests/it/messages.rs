@@ -518,6 +518,49 @@ fn an_http_date_retry_after_is_honoured_and_bounded() {
     );
 }
 
+/// Back-to-back 429s in one phase: the first wait is said in full, the others are counted and
+/// said in one line when the phase ends, not a line each.
+#[test]
+fn repeated_asked_for_waits_are_one_line_and_a_summary() {
+    let sandbox = common::fast_sandbox();
+    let proxy = Proxy::start(&sandbox, |method, path, nth| {
+        if method == "GET" && path.ends_with("/services") && nth <= 3 {
+            Rule::Answer(Canned {
+                status: 429,
+                headers: vec![
+                    ("content-type", "application/json".into()),
+                    ("retry-after", "1".into()),
+                ],
+                body: r#"{"status":429,"error":"TOO_MANY_REQUESTS"}"#.into(),
+            })
+        } else {
+            Rule::Forward
+        }
+    });
+    let dir = Workspace::new();
+    let path = dir.write("config.yaml", &quickstart());
+    let out = proxy
+        .converge(&sandbox, &dir)
+        .env_remove("CONVERGE_TEST_NO_RETRY_DELAY")
+        .run(["plan", path.as_str()]);
+    out.assert_exit(0);
+    let asked: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|line| line.contains("asked to wait"))
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "waiting 1s: the cloud API asked to wait (it answered 429 to GET \
+             /v1/organizations/7d3f6a2e-0c1b-4e5f-9a8b-1c2d3e4f5a6b/services)",
+            "the cloud API asked to wait 2 more times (2s in all)",
+        ],
+        "{}",
+        out.stderr
+    );
+}
+
 /// Makes a named pipe at `path`.
 fn mkfifo(path: &std::path::Path) {
     let made = std::process::Command::new("mkfifo")

@@ -558,6 +558,62 @@ fn a_dashboard_adopted_through_export_and_dropped_with_prune_is_never_no_changes
             .any(|u| u["address"] == "dashboard.analytics[\"On-call overview\"]")),
         "{json:#}"
     );
+    // Acknowledged in `ignore:`, it is counted in one line, not listed in every plan; the
+    // JSON still has it, marked; drift lists it under "Ignored".
+    let acknowledged = format!("{dropped}ignore:\n  - dashboard.analytics[\"On-call overview\"]\n");
+    let planned = converge
+        .clone()
+        .config_as("exported.yaml", &acknowledged)
+        .run(["plan", "--detailed-exitcode"]);
+    planned.assert_exit(0);
+    assert!(
+        planned
+            .stdout
+            .contains("No changes: the live state matches the config."),
+        "{}",
+        planned.stdout
+    );
+    assert!(
+        !planned.stdout.contains("Not managed"),
+        "{}",
+        planned.stdout
+    );
+    assert!(
+        planned.stdout.contains(
+            "1 live object not managed is acknowledged by the config's `ignore:` and not listed."
+        ),
+        "{}",
+        planned.stdout
+    );
+    let json = converge
+        .clone()
+        .config_as("exported.yaml", &acknowledged)
+        .run(["plan", "--format", "json"])
+        .json();
+    assert_eq!(
+        json["acknowledged"],
+        serde_json::json!(["dashboard.analytics[\"On-call overview\"]"]),
+        "{json:#}"
+    );
+    let markdown = converge
+        .clone()
+        .config_as("exported.yaml", &acknowledged)
+        .run(["plan", "--format", "markdown"]);
+    assert!(
+        !markdown.stdout.contains("Not managed"),
+        "{}",
+        markdown.stdout
+    );
+    assert!(
+        markdown.stdout.contains("acknowledged by the config"),
+        "{}",
+        markdown.stdout
+    );
+    let drift = converge
+        .clone()
+        .config_as("exported.yaml", &acknowledged)
+        .run(["drift"]);
+    assert!(drift.stdout.contains("Ignored"), "{}", drift.stdout);
 }
 
 #[test]

@@ -922,6 +922,7 @@ mod live_reader {
             dashboards: IndexMap::new(),
             alerts: IndexMap::new(),
             instance_names: Vec::new(),
+            read_webhooks: false,
         }
     }
 

@@ -866,3 +866,100 @@ fn diagnostics_wrap_at_the_width_columns_gives() {
     );
     crate::common::converge_snapshot!("narrow_diagnostics", narrow);
 }
+
+/// One mistake, one error: a misspelt required key is reported once, as an unknown key with its
+/// "did you mean", not also as the required key it misses.
+#[test]
+fn a_misspelt_required_key_is_one_error() {
+    let dir = crate::common::Workspace::new();
+    let config =
+        crate::common::quickstart().replace("        threshold: 100", "        treshold: 100");
+    let path = dir.write("c.yaml", &config);
+    let out = crate::common::Converge::offline().run(["validate", path.as_str()]);
+    out.assert_exit(1);
+    assert!(
+        out.stderr.contains("unknown key `treshold`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("did you mean `threshold`?"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("missing the required key"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("1 error(s) in the configuration"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A wrong indent names the key at the wrong depth and the depth of its neighbours, whether the
+/// parser stops on that line (too shallow, too deep) or on the line after it.
+#[test]
+fn a_wrong_indent_names_the_key_at_the_wrong_depth() {
+    let cases = [
+        (
+            "      idleScaling: true",
+            "     idleScaling: true",
+            "`idleScaling` is indented 5 spaces where the keys around it have 6 spaces",
+            "c.yaml:19:6",
+        ),
+        (
+            "      idleScaling: true",
+            "        idleScaling: true",
+            "`idleScaling` is indented 8 spaces where the keys around it have 6 spaces",
+            "c.yaml:19:9",
+        ),
+        (
+            "        threshold: 100",
+            "      threshold: 100",
+            "`threshold` is indented 6 spaces where the keys around it have 8 spaces",
+            "c.yaml:78:7",
+        ),
+    ];
+    for (line, wrong, message, place) in cases {
+        let dir = crate::common::Workspace::new();
+        let config = crate::common::quickstart().replace(line, wrong);
+        let path = dir.write("c.yaml", &config);
+        let out = crate::common::Converge::offline().run(["validate", path.as_str()]);
+        out.assert_exit(1);
+        let text = crate::common::words(&out.stderr);
+        assert!(text.contains(message), "{}", out.stderr);
+        assert!(out.stderr.contains(place), "{}", out.stderr);
+        assert!(
+            out.stderr.contains("1 error(s) in the configuration"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+/// A file that does not parse is missing from the merged config, so the other files' checks are
+/// not run against its absence: a tab in the services file is one error, not also "the config is
+/// missing `organization`" or "stack prod names service analytics, which is not a key".
+#[test]
+fn a_file_that_does_not_parse_is_its_own_one_error() {
+    let dir = crate::common::Workspace::new();
+    let config = crate::common::quickstart();
+    let (head, stacks) = config.split_at(config.find("stacks:").unwrap());
+    dir.write(
+        "a.yaml",
+        &head.replace("      numReplicas: 3", "\t numReplicas: 3"),
+    );
+    dir.write("b.yaml", &format!("version: 1\n{stacks}"));
+    let out = crate::common::Converge::offline().run(["validate", &*dir.path().to_string_lossy()]);
+    out.assert_exit(1);
+    assert!(out.stderr.contains("yaml::tab"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("1 error(s) in the configuration"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("b.yaml"), "{}", out.stderr);
+}

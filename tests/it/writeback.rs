@@ -248,6 +248,50 @@ fn template_values_are_reported_not_edited() {
     let out = converge.run(["drift", "--write", "converge.yaml"]);
     converge_snapshot!("writeback_template", out);
     assert_eq!(workspace.read("converge.yaml"), config);
+    // The place to edit is the instance's `forEach` entry, not the template's line that
+    // serves every instance.
+    let entry = config
+        .lines()
+        .position(|line| line.contains("{ key: api, name: Error burst }"))
+        .expect("the entry")
+        + 1;
+    assert!(
+        out.stderr
+            .contains(&format!("edit by hand at converge.yaml:{entry}: ")),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A value a template takes from a parameter is edited where the instance sets the parameter.
+#[test]
+fn a_template_parameter_is_pointed_at_in_its_instance_entry() {
+    let sandbox = common::fast_sandbox();
+    let alert_start = CONFIG.find("      error-burst:").expect("the alert");
+    let config = format!(
+        "{}      error-burst:\n        template: burst\n        forEach:\n          - key: api\n            name: Error burst\n            limit: 50\ntemplates:\n  burst:\n    parameters:\n      name: string\n      limit: number\n    alert:\n      name: ${{name}}\n      dashboard: on-call-overview\n      tile: Errors\n      threshold: ${{limit}}\n      thresholdType: above\n      interval: 5m\n      channel: {{ type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }}\n      message: Error burst crossed its threshold\n",
+        &CONFIG[..alert_start]
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    edit_alert(&sandbox, json!({"threshold": 80}));
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    out.assert_exit(5);
+    let line = config
+        .lines()
+        .position(|line| line.contains("limit: 50"))
+        .expect("the parameter")
+        + 1;
+    assert!(
+        out.stderr.contains(&format!(
+            "edit by hand at converge.yaml:{line}: alert.analytics.error-burst[api] threshold is \
+             80 live (the template `burst` takes it from parameter `limit` of instance \
+             `error-burst[api]`: set it there)"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(workspace.read("converge.yaml"), config);
 }
 
 #[test]
@@ -836,6 +880,33 @@ fn a_live_group_by_is_written_back_as_the_list_the_server_joined() {
     assert_eq!(
         workspace.read("converge.yaml"),
         config.replace("groupBy: [service]", "groupBy: [service, host]")
+    );
+    converge
+        .run(["plan", "--detailed-exitcode", "converge.yaml"])
+        .assert_exit(0);
+}
+
+/// `groupBy: []` lowers to no `groupBy`, but the config writes it: a live `groupBy` is written
+/// into that list, not reported as "added live; the config does not write it".
+#[test]
+fn a_live_group_by_fills_the_empty_list_the_config_writes() {
+    let sandbox = common::fast_sandbox();
+    let config = CONFIG.replace(
+        "                whereLanguage: lucene\n",
+        "                whereLanguage: lucene\n                groupBy: []\n",
+    );
+    let (workspace, converge) = setup(&sandbox, &[("converge.yaml", &config)]);
+    in_sync(&converge, "converge.yaml");
+    let client = Client::new(&sandbox);
+    let mut dashboard = on_call(&client);
+    dashboard["tiles"][0]["config"]["groupBy"] = json!("service");
+    put_dashboard(&client, &dashboard);
+    let out = converge.run(["drift", "--write", "converge.yaml"]);
+    out.assert_exit(2);
+    assert!(!out.stderr.contains("does not write it"), "{}", out.stderr);
+    assert_eq!(
+        workspace.read("converge.yaml"),
+        config.replace("groupBy: []", "groupBy: [service]")
     );
     converge
         .run(["plan", "--detailed-exitcode", "converge.yaml"])

@@ -18,6 +18,7 @@ mod service;
 mod source;
 #[cfg(test)]
 mod tests;
+mod webhook;
 
 pub use alert::*;
 pub use backup::*;
@@ -28,3 +29,4 @@ pub use secret::*;
 pub use series::*;
 pub use service::*;
 pub use source::*;
+pub use webhook::*;

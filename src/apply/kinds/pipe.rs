@@ -5,6 +5,9 @@ use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
 use crate::apply::write::{Context, Created, Part, WriteError};
+
+mod doubles;
+pub(crate) use doubles::doubles;
 use serde_json::Value;
 
 use crate::config::interpolate::secret_reference;
@@ -23,8 +26,7 @@ pub(crate) async fn send(
     awake(context, step, service_id, || {
         pipe_write(context, step, operation, part)
     })
-    .await?;
-    Ok(None)
+    .await
 }
 
 /// Runs `send`; when it meets a 424 (the service is not running), wakes the service and runs
@@ -91,12 +93,14 @@ fn said(error: WriteError) -> String {
     }
 }
 
+/// Sends `part` of `operation`; a create (or a replacement's create half) answers the pipe it
+/// made, whose copies the engine then looks for.
 async fn pipe_write(
     context: &Context,
     step: &Step,
     operation: &PipeOp,
     part: Part,
-) -> Result<(), WriteError> {
+) -> Result<Option<Created>, WriteError> {
     match operation {
         PipeOp::Create {
             service_id,
@@ -114,6 +118,10 @@ async fn pipe_write(
             if *stopped {
                 stop_created(context, step, service_id, &created.id, name).await?;
             }
+            return Ok(Some(Created {
+                id: created.id,
+                name: created.name,
+            }));
         }
         PipeOp::Replace {
             service_id,
@@ -135,7 +143,7 @@ async fn pipe_write(
                 version_tag: version_tag.as_deref(),
                 stopped: *stopped,
             };
-            replace(context, step, &replacing, part).await?;
+            return replace(context, step, &replacing, part).await;
         }
         PipeOp::Rotate { .. } | PipeOp::Lifecycle { .. } => edit(context, step, operation).await?,
         PipeOp::Update { .. }
@@ -145,7 +153,7 @@ async fn pipe_write(
         | PipeOp::Compute { .. }
         | PipeOp::Resync { .. } => one_request(context, operation).await?,
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The pipe operations that edit a live pipe over several requests: a rotation (the `PATCH`,
@@ -248,7 +256,11 @@ async fn one_request(context: &Context, operation: &PipeOp) -> Result<(), WriteE
             pipe_id,
             version_tag,
         } => {
-            cloud.delete_pipe(service_id, pipe_id).await?;
+            match cloud.delete_pipe(service_id, pipe_id).await {
+                // Gone already (another run removed the same copy): what the delete wanted.
+                Err(error) if error.status() == Some(404) => {}
+                other => other.map(|_| ())?,
+            }
             if let Some(tag) = version_tag {
                 forget_version(context, service_id, tag).await?;
             }
@@ -279,22 +291,22 @@ async fn one_request(context: &Context, operation: &PipeOp) -> Result<(), WriteE
 }
 
 /// `part` of a replacement: the delete, up to the old pipe being gone (the whole, which the
-/// engine never asks of a replacement, is the same), or the create once it is.
+/// engine never asks of a replacement, is the same), or the create once it is. The create's
+/// failure is the server's as it came ([`crate::apply::step`] says what is left, after a
+/// re-read when the answer was lost).
 async fn replace(
     context: &Context,
     step: &Step,
     replacing: &Replacing<'_>,
     part: Part,
-) -> Result<(), WriteError> {
+) -> Result<Option<Created>, WriteError> {
     let Replacing {
         service_id,
         pipe_id,
         name,
         body,
         credentials,
-        credentials_version,
-        version_tag,
-        stopped,
+        ..
     } = *replacing;
     // Read before anything is deleted: a missing variable must not leave the pipe gone.
     let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
@@ -302,9 +314,15 @@ async fn replace(
     if part != Part::Create {
         // A resent delete finds the pipe already gone.
         if find(context, service_id, pipe_id).await?.is_some() {
-            cloud.delete_pipe(service_id, pipe_id).await?;
+            match cloud.delete_pipe(service_id, pipe_id).await {
+                // Gone between the read and the delete (another run replacing it too).
+                Err(error) if error.status() == Some(404) => {}
+                other => other.map(|_| ())?,
+            }
         }
-        return until_gone(context, service_id, pipe_id, name).await;
+        return until_gone(context, service_id, pipe_id, name)
+            .await
+            .map(|()| None);
     }
     // The service may have gone idle since the delete: woken like any pipe write.
     let create = || async {
@@ -313,25 +331,34 @@ async fn replace(
             .await
             .map_err(WriteError::Api)
     };
-    let created = awake(context, step, service_id, create)
-        .await
-        .map_err(|error| {
-            WriteError::Other(format!(
-                "pipe `{name}` was deleted, but creating it again failed: {}; \
-                 `converge plan` shows the create that is left",
-                said(error)
-            ))
-        })?;
-    match (credentials_version, version_tag) {
+    let created = awake(context, step, service_id, create).await?;
+    after_replaced(context, step, replacing, &created.id).await?;
+    Ok(Some(Created {
+        id: created.id,
+        name: created.name,
+    }))
+}
+
+/// What follows a replacement's create (answered, or found by a re-read): the credentials
+/// version recorded for the new pipe over the old one's tag, and its stop when declared
+/// `state: stopped`.
+async fn after_replaced(
+    context: &Context,
+    step: &Step,
+    replacing: &Replacing<'_>,
+    new_id: &str,
+) -> Result<(), WriteError> {
+    let service_id = replacing.service_id;
+    match (replacing.credentials_version, replacing.version_tag) {
         (Some(version), old) => {
             let old = old.map(str::to_string);
-            record_version(context, service_id, &created.id, old, version).await?;
+            record_version(context, service_id, new_id, old, version).await?;
         }
         (None, Some(old)) => forget_version(context, service_id, old).await?,
         (None, None) => {}
     }
-    if stopped {
-        stop_created(context, step, service_id, &created.id, name).await?;
+    if replacing.stopped {
+        stop_created(context, step, service_id, new_id, replacing.name).await?;
     }
     Ok(())
 }
@@ -622,15 +649,22 @@ async fn forget_version(context: &Context, service_id: &str, tag: &str) -> Resul
     Ok(())
 }
 
-/// After a re-read found a create whose answer was lost: records the `credentialsVersion` the
-/// answered create would have ([`op::version_tag`]), so the next plan does not rotate the
-/// credentials the create just sent, and stops a pipe declared `state: stopped`, as the
-/// answered create would.
+/// After a re-read found a create (or a replacement's create) whose answer was lost: records
+/// the `credentialsVersion` the answered create would have ([`op::version_tag`]), so the next
+/// plan does not rotate the credentials the create just sent, and stops a pipe declared
+/// `state: stopped`, as the answered create would.
 pub(crate) async fn found_created(
     context: &Context,
+    step: &Step,
     operation: &PipeOp,
     live: &crate::live::LiveState,
 ) -> Result<(), WriteError> {
+    let named = |service_id: &str, name: &str| {
+        live.pipes
+            .get(service_id)
+            .and_then(|pipes| pipes.iter().find(|pipe| pipe.name == name))
+            .map(|pipe| pipe.id.clone())
+    };
     match operation {
         PipeOp::Create {
             service_id,
@@ -639,33 +673,44 @@ pub(crate) async fn found_created(
             stopped,
             ..
         } => {
-            let found = live
-                .pipes
-                .get(service_id)
-                .and_then(|pipes| pipes.iter().find(|pipe| pipe.name == *name));
-            let Some(pipe) = found else {
+            let Some(id) = named(service_id, name) else {
                 return Ok(());
             };
             if let Some(version) = credentials_version {
-                record_version(context, service_id, &pipe.id, None, *version).await?;
+                record_version(context, service_id, &id, None, *version).await?;
             }
             if *stopped {
-                context
-                    .cloud()?
-                    .pipe_command(service_id, &pipe.id, "stop")
-                    .await
-                    .map_err(|error| {
-                        WriteError::Other(format!(
-                            "pipe `{name}` was created, but stopping it (`state: stopped`) \
-                             failed: {error}; `converge plan` shows the stop that is left"
-                        ))
-                    })?;
+                stop_created(context, step, service_id, &id, name).await?;
             }
+        }
+        PipeOp::Replace {
+            service_id,
+            pipe_id,
+            name,
+            body,
+            credentials,
+            credentials_version,
+            version_tag,
+            stopped,
+        } => {
+            let Some(id) = named(service_id, name) else {
+                return Ok(());
+            };
+            let replacing = Replacing {
+                service_id,
+                pipe_id,
+                name,
+                body,
+                credentials,
+                credentials_version: *credentials_version,
+                version_tag: version_tag.as_deref(),
+                stopped: *stopped,
+            };
+            after_replaced(context, step, &replacing, &id).await?;
         }
         PipeOp::Update { .. }
         | PipeOp::Scaling { .. }
         | PipeOp::Delete { .. }
-        | PipeOp::Replace { .. }
         | PipeOp::Rotate { .. }
         | PipeOp::Lifecycle { .. }
         | PipeOp::Resync { .. }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::wire::{Alert, Channel, Dashboard};
+use crate::api::wire::{Alert, Channel, Dashboard, Webhook};
 use crate::export::build::{Keys, StackWriting, entry, non_empty, slug, str};
 use crate::export::yaml::Node;
 
@@ -23,7 +23,7 @@ pub(super) fn alerts(writing: &mut StackWriting<'_>, node: &mut Vec<(String, Nod
             ));
             continue;
         };
-        match alert_node(alert, &writing.dashboards) {
+        match alert_node(alert, &writing.dashboards, &live.webhooks) {
             Ok(n) => alerts.push((keys.take(slug(name, "alert")), n)),
             Err(why) => writing
                 .warnings
@@ -40,8 +40,9 @@ pub(super) fn alerts(writing: &mut StackWriting<'_>, node: &mut Vec<(String, Nod
 pub(crate) fn adopted_alert_node(
     alert: &Alert,
     dashboards: &BTreeMap<&str, (String, &Dashboard)>,
+    webhooks: &[Webhook],
 ) -> Result<Node, String> {
-    alert_node(alert, dashboards).map_err(|why| why.to_string())
+    alert_node(alert, dashboards, webhooks).map_err(|why| why.to_string())
 }
 
 /// Why an alert is left out of the export (a warning names it).
@@ -64,6 +65,7 @@ enum NotExported {
 fn alert_node(
     alert: &Alert,
     dashboards: &BTreeMap<&str, (String, &Dashboard)>,
+    webhooks: &[Webhook],
 ) -> Result<Node, NotExported> {
     let missing = |member| NotExported::Missing { member };
     let dashboard_id = alert.dashboard.as_deref().ok_or(NotExported::NoDashboard)?;
@@ -110,9 +112,9 @@ fn alert_node(
     match newer.channels.as_deref().filter(|list| list.len() > 1) {
         Some(list) => node.push(entry(
             "channels",
-            Node::List(list.iter().map(channel_node).collect()),
+            Node::List(list.iter().map(|c| channel_node(c, webhooks)).collect()),
         )),
-        None => node.push(entry("channel", channel_node(channel))),
+        None => node.push(entry("channel", channel_node(channel, webhooks))),
     }
     if let Some(message) = non_empty(&alert.message) {
         node.push(entry("message", str(message)));
@@ -126,11 +128,18 @@ fn alert_node(
     Ok(Node::Map(node))
 }
 
-/// One channel as the config writes it.
-fn channel_node(channel: &Channel) -> Node {
+/// One channel as the config writes it: its webhook by name (`webhook: <name>`, the same on
+/// every server) when the name resolves back to this very id, else by `webhookId`.
+fn channel_node(channel: &Channel, webhooks: &[Webhook]) -> Node {
     let mut node = vec![entry("type", str(&channel.kind))];
     if let Some(id) = non_empty(&channel.webhook_id) {
-        node.push(entry("webhookId", str(id)));
+        let named = webhooks.iter().find(|w| w.id == id).filter(|w| {
+            !w.name.is_empty() && webhooks.iter().filter(|o| o.name == w.name).count() == 1
+        });
+        match named {
+            Some(webhook) => node.push(entry("webhook", str(&webhook.name))),
+            None => node.push(entry("webhookId", str(id))),
+        }
     }
     if let Some(recipients) = &channel.email_recipients {
         let list = recipients.iter().map(|r| str(r)).collect();

@@ -9,6 +9,7 @@
 pub(crate) mod builder;
 pub(crate) mod dedupe;
 pub(crate) mod index;
+pub(crate) mod names;
 pub(crate) mod series;
 mod stack;
 
@@ -75,6 +76,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
     let warnings = keep_only(&mut plan, &options.only);
     // After the filter: the names a partial plan shows are those of its own changes.
     plan.sources = source_names(&plan, live);
+    plan.webhooks = webhook_names(&plan, live);
     diagnostics.extend(warnings);
     (plan, diagnostics)
 }
@@ -100,34 +102,59 @@ pub(crate) fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
 /// The name of every source whose id a change shows (`sourceId` in a before or after value),
 /// from the stacks' sources lists.
 pub(crate) fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
-    fn ids<'v>(value: &'v Value, out: &mut BTreeSet<&'v str>) {
+    let listed = live
+        .stacks
+        .values()
+        .flat_map(|s| &s.sources)
+        .map(|s| (s.id.as_str(), s.name.as_str()));
+    names_shown(plan, "sourceId", listed)
+}
+
+/// The name of every webhook whose id a change shows (`webhookId` in a before or after value),
+/// from the stacks' webhooks lists (read when a config names a webhook by name).
+pub(crate) fn webhook_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
+    let listed = live
+        .stacks
+        .values()
+        .flat_map(|s| &s.webhooks)
+        .map(|w| (w.id.as_str(), w.name.as_str()));
+    names_shown(plan, "webhookId", listed)
+}
+
+/// The names of the `listed` (id, name) pairs whose id a change shows under `key`.
+fn names_shown<'l>(
+    plan: &Plan,
+    key: &str,
+    listed: impl Iterator<Item = (&'l str, &'l str)>,
+) -> BTreeMap<String, String> {
+    fn ids<'v>(value: &'v Value, key: &str, out: &mut BTreeSet<&'v str>) {
         match value {
             Value::Object(map) => {
-                for (key, v) in map {
-                    match (key.as_str(), v) {
-                        ("sourceId", Value::String(id)) => {
+                for (k, v) in map {
+                    match v {
+                        Value::String(id) if k == key => {
                             out.insert(id);
                         }
-                        _ => ids(v, out),
+                        _ => ids(v, key, out),
                     }
                 }
             }
-            Value::Array(items) => items.iter().for_each(|v| ids(v, out)),
+            Value::Array(items) => items.iter().for_each(|v| ids(v, key, out)),
             _ => {}
         }
     }
     let mut wanted = BTreeSet::new();
     for change in &plan.changes {
         for value in change.before.iter().chain(&change.after) {
-            ids(value, &mut wanted);
+            ids(value, key, &mut wanted);
         }
     }
     let mut names = BTreeMap::new();
-    for source in live.stacks.values().flat_map(|s| &s.sources) {
-        if wanted.contains(source.id.as_str()) && !source.name.is_empty() {
+    for (id, name) in listed {
+        if wanted.contains(id) && !name.is_empty() {
             names
-                .entry(source.id.clone())
-                .or_insert_with(|| source.name.clone());
+                .entry(id.to_string())
+                .or_insert_with(|| name.to_string());
         }
     }
     names

@@ -4,9 +4,10 @@
 use serde_json::{Map, Value};
 use smol_str::SmolStr;
 
+use super::names;
 use crate::api::wire::{Series, Source};
 use crate::config::model::{self};
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::Diagnostic;
 
 /// Resolves a series' `source:` name to the id the stack's sources list gives it; the
 /// diagnostic points at the name and lists the stack's sources. Preview uses it too.
@@ -14,25 +15,7 @@ pub(crate) fn resolve_source(
     sources: &[Source],
     name: &model::Located<SmolStr>,
 ) -> Result<String, Box<Diagnostic>> {
-    if let Some(source) = sources.iter().find(|s| s.name == name.value) {
-        return Ok(source.id.clone());
-    }
-    let mut names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
-    names.sort_unstable();
-    let help = if names.is_empty() {
-        "the stack has no sources; use `sourceId:` or create the source first".to_string()
-    } else {
-        format!("sources of this stack: {}", names.join(", "))
-    };
-    Err(Box::new(
-        Diagnostic::error(
-            Code::PlanUnknownSource,
-            format!("no source named \"{}\" in the stack", name.value),
-            Some(name.span),
-        )
-        .with_label("not in the stack's sources")
-        .with_help(help),
-    ))
+    names::resolve(&names::SOURCE, &names::sources(sources), name)
 }
 
 /// A config series as the API takes it, with its source already resolved to an id. Dashboards

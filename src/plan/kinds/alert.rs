@@ -1,5 +1,6 @@
 //! Alerts, planned against their dashboard's plan.
 
+mod check;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;
@@ -17,6 +18,7 @@ use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, ambiguous, candidates, copies_help, rename_reason};
 use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
+use crate::plan::build::names;
 use crate::plan::diff::{self, diff};
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
@@ -105,6 +107,7 @@ impl Builder<'_> {
         if !self.webhook_is_an_object_id(index, config) {
             return None;
         }
+        let channels = self.channels(index, config)?;
         // A dashboard with its own errors gets no change; its alerts wait for it silently.
         let dashboard = planned.get(dashboard_config.key.value.as_str())?;
         let live_tile_id = dashboard
@@ -120,7 +123,7 @@ impl Builder<'_> {
             .map(|c| c.id.as_str())
             .collect();
         let existing = self.live_alert(stack, stack_ref, index, config, &going, &mut moved_off)?;
-        let desired = self.desired(config, dashboard, live_tile_id.clone(), existing);
+        let desired = self.desired(config, &channels, dashboard, live_tile_id.clone(), existing);
         let address = Address::Alert {
             stack: &stack.key.value,
             alert: &config.key.value,
@@ -454,11 +457,36 @@ impl Builder<'_> {
         fine
     }
 
+    /// The alert's channels as sent, in order, each `webhook:` name resolved to the id the
+    /// stack's webhooks list gives it; `None` when a name resolves to no webhook or to two
+    /// (each one reported at its line).
+    fn channels(&mut self, index: &StackIndex, config: &AlertConfig) -> Option<Vec<Channel>> {
+        let listed = names::webhooks(&index.live.webhooks);
+        let mut failed = false;
+        let mut channels = Vec::new();
+        for channel in config.all_channels() {
+            let id = match &channel.webhook {
+                Some(name) => match names::resolve(&names::WEBHOOK, &listed, name) {
+                    Ok(id) => Some(id),
+                    Err(diagnostic) => {
+                        self.error(*diagnostic);
+                        failed = true;
+                        None
+                    }
+                },
+                None => channel.webhook_id.as_ref().map(|v| v.value.to_string()),
+            };
+            channels.push(wire_channel(channel, id));
+        }
+        (!failed).then_some(channels)
+    }
+
     /// The alert as the config asks for it, on its dashboard's plan: by ids when both the
     /// dashboard and the tile exist live, else by name.
     fn desired(
         &mut self,
         config: &AlertConfig,
+        channels: &[Channel],
         dashboard: &PlannedDashboard,
         live_tile_id: Option<String>,
         existing: Option<&Alert>,
@@ -480,11 +508,11 @@ impl Builder<'_> {
         let (target, dashboard_id, tile_id) = alert_target(config, dashboard, live_tile_id);
         let source = config.source.as_ref().map(|s| s.value.to_string());
         // The first channel is `channel` (the servers mirror `channels[0]` there).
-        let channel = config.all_channels().first().map(wire_channel);
+        let channel = channels.first().cloned();
         let threshold_type = Some(config.threshold_type.value.to_string());
         let interval = Some(config.interval.value.to_string());
         let message = config.message.as_ref().map(|m| m.value.to_string());
-        let newer = newer_fields(config);
+        let newer = newer_fields(config, channels);
         let mut after = normalize::alert_view(&AlertView {
             name: &name,
             dashboard: dashboard_name,
@@ -569,11 +597,12 @@ fn cleared(config: &AlertConfig, after: &mut Value, existing: Option<&Alert>) ->
     live_newer
 }
 
-/// A config channel as the API takes it.
-fn wire_channel(channel: &ChannelConfig) -> Channel {
+/// A config channel as the API takes it, its webhook's id given (`webhook_id`: the one
+/// written, or the one its name resolved to).
+fn wire_channel(channel: &ChannelConfig, webhook_id: Option<String>) -> Channel {
     Channel {
         kind: channel.kind.value.to_string(),
-        webhook_id: channel.webhook_id.as_ref().map(|v| v.value.to_string()),
+        webhook_id,
         email_recipients: channel
             .email_recipients
             .as_ref()
@@ -582,12 +611,9 @@ fn wire_channel(channel: &ChannelConfig) -> Channel {
 }
 
 /// The newer members the config sets.
-fn newer_fields(config: &AlertConfig) -> NewerAlertFields {
+fn newer_fields(config: &AlertConfig, channels: &[Channel]) -> NewerAlertFields {
     NewerAlertFields {
-        channels: config
-            .channels
-            .as_ref()
-            .map(|list| list.value.iter().map(wire_channel).collect()),
+        channels: config.channels.as_ref().map(|_| channels.to_vec()),
         threshold_max: config.threshold_max.as_ref().map(|v| v.value),
         num_consecutive_windows: config.num_consecutive_windows.as_ref().map(|v| v.value),
         schedule_offset_minutes: config.schedule_offset_minutes.as_ref().map(|v| v.value),

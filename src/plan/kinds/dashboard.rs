@@ -1,5 +1,6 @@
 //! Dashboards and their tiles.
 
+mod check;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;

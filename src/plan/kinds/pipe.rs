@@ -1,6 +1,7 @@
 //! Pipes: created when declared whole and missing, compared field by field when live,
 //! scaling, settings, and pipes marked `absent`.
 
+mod check;
 pub(crate) mod op;
 mod resync;
 mod settings;
@@ -34,11 +35,15 @@ impl Builder<'_> {
         live_service: &Service,
         config: &PipeConfig,
     ) {
-        let live = self
-            .live
-            .pipes
-            .get(&live_service.id)
-            .and_then(|pipes| pipes.iter().find(|p| config.is(&p.id, &p.name)));
+        let pipes = self.live.pipes.get(&live_service.id);
+        let mut live = pipes.and_then(|pipes| pipes.iter().find(|p| config.is(&p.id, &p.name)));
+        if live.is_none() && !config.absent {
+            live = self.replaced(
+                service,
+                config,
+                pipes.map(Vec::as_slice).unwrap_or_default(),
+            );
+        }
         if config.absent {
             let address = Address::Pipe {
                 service: &service.key.value,
@@ -64,6 +69,46 @@ impl Builder<'_> {
         self.declared_change(service, live_service, config, pipe);
         self.settings_change(service, live_service, config, pipe);
         self.scaling_change(service, live_service, config, pipe);
+    }
+
+    /// A pipe pinned by an `id:` the service no longer has, found again by its name: a
+    /// replacement gives the pipe a new id, and the config written before it still names the
+    /// old one. Said at the `id:` line with the id to write (`converge export` and
+    /// `drift --write` write it); `None` when no single live pipe has the name.
+    fn replaced<'l>(
+        &mut self,
+        service: &ServiceConfig,
+        config: &PipeConfig,
+        pipes: &'l [Pipe],
+    ) -> Option<&'l Pipe> {
+        let (id, name) = (config.id.as_ref()?, config.name.as_ref()?);
+        let mut named = pipes.iter().filter(|p| p.name == name.value);
+        let (found, None) = (named.next()?, named.next()) else {
+            return None;
+        };
+        self.error(
+            Diagnostic::warning(
+                Code::PlanPipeIdReplaced,
+                format!(
+                    "pipe `{}.{}` is pinned to id {}, which service `{}` no longer has; the \
+                     pipe named `{}` (id {}) is taken for it, as after a replacement",
+                    service.key.value,
+                    config.key.value,
+                    id.value,
+                    service.key.value,
+                    name.value,
+                    found.id
+                ),
+                Some(id.span),
+            )
+            .with_label("no pipe with this id; found by its name")
+            .with_help(format!(
+                "write `id: {}` (`converge drift --write` writes it), or remove the `id:` line to \
+                 find the pipe by name",
+                found.id
+            )),
+        );
+        Some(found)
     }
 
     /// Plans a pipe's declared `scaling` against the live pipe's.
@@ -884,7 +929,7 @@ fn pipe_field_diagnostic(
 
 /// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
 /// server adds defaults the config need not write.
-fn deep_project(live: &Value, declared: &Value) -> Value {
+pub(crate) fn deep_project(live: &Value, declared: &Value) -> Value {
     match (live, declared) {
         (Value::Object(have), Value::Object(want)) => Value::Object(
             have.iter()

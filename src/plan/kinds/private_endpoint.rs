@@ -1,6 +1,7 @@
 //! Private endpoints: planning the endpoints a service lists (each attached, or registered;
 //! each other attached one detached), and what those steps send (`op`).
 
+mod check;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;

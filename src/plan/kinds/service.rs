@@ -1,6 +1,7 @@
 //! Services: planning a service (its backup check, scaling, private endpoints and pipes), its
 //! scaling (`scaling`), and what its steps send (`op`).
 
+mod check;
 pub(crate) mod op;
 mod scaling;
 

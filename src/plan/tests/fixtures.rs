@@ -114,6 +114,7 @@ pub(crate) fn alert(
             span: at(300),
             kind: s("webhook", 300),
             webhook_id: Some(s(WEBHOOK, 300)),
+            webhook: None,
             email_recipients: None,
         }),
         channels: None,
@@ -304,6 +305,7 @@ pub(crate) fn demo_config() -> Config {
             dashboards,
             alerts,
             instance_names: Vec::new(),
+            read_webhooks: false,
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -331,6 +333,7 @@ pub(crate) fn demo_config() -> Config {
             dashboards: ops_dashboards,
             alerts: IndexMap::new(),
             instance_names: Vec::new(),
+            read_webhooks: false,
         },
     );
 
@@ -574,6 +577,7 @@ pub(crate) fn demo_live() -> LiveState {
                     ..Default::default()
                 },
             ],
+            ..StackLive::default()
         },
     );
     let mut ops_series = live_series("src-ops-logs", "count");
@@ -609,6 +613,7 @@ pub(crate) fn demo_live() -> LiveState {
                 name: "Logs".into(),
                 ..Default::default()
             }],
+            ..StackLive::default()
         },
     );
     live

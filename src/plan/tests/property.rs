@@ -207,6 +207,7 @@ fn world_of(config: &Config, live: &LiveState) -> World {
             dashboards: stack.dashboards.clone(),
             alerts: stack.alerts.clone(),
             sources: stack.sources.clone(),
+            webhooks: Vec::new(),
         });
     }
     world
@@ -228,10 +229,10 @@ fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
     // A saved plan's steps are checked against its changes: every plan the planner makes
     // passes, and the steps derived from its changes converge as well.
-    let derived = crate::plan::derive::steps(&first).unwrap_or_else(|p| panic!("{p:#?}"));
-    let problems = crate::plan::derive::against_live(&first, &live);
+    let derived = crate::plan::trust::steps(&first).unwrap_or_else(|p| panic!("{p:#?}"));
+    let problems = crate::plan::trust::against_live(&first, &live);
     assert!(problems.is_empty(), "{problems:#?}");
-    let problems = crate::plan::derive::against_config(&first, config, &|text| text.to_owned());
+    let problems = crate::plan::trust::against_config(&first, config, &|text| text.to_owned());
     assert!(problems.is_empty(), "{problems:#?}");
     let first = Plan {
         steps: derived,

@@ -13,6 +13,7 @@ mod pipe;
 mod private_endpoint;
 mod service;
 mod source;
+mod webhook;
 
 use super::routes::Route;
 
@@ -25,6 +26,7 @@ const KINDS: &[&[Route]] = &[
     dashboard::ROUTES,
     alert::ROUTES,
     source::ROUTES,
+    webhook::ROUTES,
     chart::ROUTES,
 ];
 
@@ -73,6 +75,6 @@ mod tests {
                 route.template
             );
         }
-        assert_eq!(seen.len(), 45, "every route of both APIs");
+        assert_eq!(seen.len(), 50, "every route of both APIs");
     }
 }

@@ -6,5 +6,6 @@ mod end;
 pub(crate) mod export;
 mod lifecycle;
 pub(crate) mod state;
+mod twice;
 
 pub(crate) use lifecycle::{CANARIES, analytics_with, assert_no_canary, declared_whole};

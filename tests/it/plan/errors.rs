@@ -75,6 +75,42 @@ fn unknown_service_id_points_at_its_id_line() {
     converge_snapshot!(snapshots(), "error_unknown_service_id", out);
 }
 
+/// Messages wrap between words only: an id (a service UUID) is never cut at its hyphens, at any
+/// width, so a reader can copy it whole from a narrow terminal.
+#[test]
+fn ids_in_messages_are_never_cut_at_their_hyphens() {
+    let sandbox = common::fast_sandbox();
+    let config = quickstart().replace(
+        "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11",
+        "id: 1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e12",
+    );
+    let ids = [
+        "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e12",
+        "1c7d8c62-0b0f-4f0e-9b2e-6a3c8a3b7e11",
+        "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b",
+    ];
+    for columns in ["60", "72", "100"] {
+        let out = Converge::new(&sandbox)
+            .fast()
+            .env("COLUMNS", columns)
+            .config(&config)
+            .run(["plan"]);
+        assert_failed(&out);
+        for id in ids {
+            // The message and the help (the organization's services) each name it whole; the
+            // quoted config line (`16 |     id: ...`) does not count.
+            assert!(
+                out.stderr
+                    .lines()
+                    .filter(|line| !line.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                    .any(|line| line.contains(id)),
+                "at {columns} columns, {id} is not whole on one line:\n{}",
+                out.stderr
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_pipe_id_points_at_its_id_line() {
     let sandbox = common::fast_sandbox();

@@ -14,6 +14,7 @@
 mod cases;
 mod differential;
 mod examples;
+mod references;
 pub mod server;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};

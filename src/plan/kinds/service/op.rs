@@ -63,6 +63,14 @@ impl ServiceOp {
         }
     }
 
+    /// The service it writes to.
+    pub(crate) fn service_id(&self) -> &str {
+        match self {
+            ServiceOp::Scaling { service_id, .. }
+            | ServiceOp::ReplicaScaling { service_id, .. } => service_id,
+        }
+    }
+
     /// The body it sends.
     pub(crate) fn body(&self) -> &ServiceScalingPatch {
         match self {

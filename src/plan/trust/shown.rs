@@ -1,12 +1,13 @@
 //! What a reviewer of a saved plan saw is its rendered changes: each change's address and
-//! `fields` (the text and Markdown print nothing else of it). [`super::derive`] ties the steps
-//! to each change's `after`; this module ties `after`, `before` and the target to what was
-//! shown, with the live state read now, so a file edited to write more than its review showed
-//! is refused:
+//! `fields` (the text and Markdown print nothing else of it). [`super::steps`] ties the steps
+//! to each change's `after`; [`shown_against_live`] ties `after`, `before` and the target to
+//! what was shown, with the live state read now, so a file edited to write more than its
+//! review showed is refused. Each kind says what that is for it
+//! ([`super::Check::shown_against_live`]), with the helpers here:
 //!
 //! - the object a dashboard or alert step writes to is the one its address names in the live
 //!   state (by name within the step's stack: the live name the change shows, or the desired
-//!   name), never another id the file carries;
+//!   name), never another id the file carries ([`the_one`]);
 //! - its `before` is that object as read now, and its `fields` are exactly what turns that
 //!   into its `after` (no field changes unshown, none shown that does not change);
 //! - a delete removes only an object converge owns (a dashboard with the stack's ownership tag,
@@ -23,21 +24,18 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::diff::{self, diff};
-use super::model::AddressBuf;
-use super::model::{Action, Change, FieldChange, Operation, Plan};
-use super::normalize;
-use super::ownership::Ownership;
-use super::target::{Effect, Key, Target};
-use crate::api::wire::{Alert, Dashboard};
+use crate::api::wire::Dashboard;
 use crate::live::LiveState;
 use crate::output::Printer;
-use crate::plan::kinds::alert::op::AlertOp;
-use crate::plan::kinds::dashboard::op::DashboardOp;
+use crate::plan::diff;
+use crate::plan::model::{Action, AddressBuf, Change, FieldChange, Operation, Plan, StackRef};
+use crate::plan::normalize;
+use crate::plan::ownership::Ownership;
+use crate::plan::target::Effect;
 
 /// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
 /// alert step but a create (whose fields are checked without a read).
-pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackRef> {
+pub(crate) fn reads_stack(operation: &Operation) -> Option<&StackRef> {
     match operation.effect() {
         Effect::Create => None,
         Effect::Update | Effect::Delete | Effect::Replace => operation.target().stack(),
@@ -48,7 +46,7 @@ pub(crate) fn reads_stack(operation: &Operation) -> Option<&super::model::StackR
 /// show, given `live` (holding the dashboards and alerts of each stack [`reads_stack`] names):
 /// one line each, empty when every step does exactly what was shown. Steps in `stale` (their
 /// objects changed since the plan was made) are left to the stale check.
-pub(crate) fn against_live(
+pub(crate) fn shown_against_live(
     plan: &Plan,
     live: &LiveState,
     stale: &BTreeSet<usize>,
@@ -64,109 +62,14 @@ pub(crate) fn against_live(
         if stale.contains(&step.id) {
             continue;
         }
-        let found = as_shown(plan, change, &step.operation, live, printer);
+        let found =
+            super::check::of(&step.operation).shown_against_live(plan, change, live, printer);
         if let Err(problem) = found {
             problems.push(format!("{}: {problem}", change.address));
         }
     }
     problems.extend(unaccounted(plan, live, printer));
     problems
-}
-
-/// Whether one step does what its change shows, given `live`.
-fn as_shown(
-    plan: &Plan,
-    change: &Change,
-    operation: &Operation,
-    live: &LiveState,
-    printer: &Printer,
-) -> Result<(), String> {
-    match operation {
-        Operation::Dashboard(DashboardOp::Create { .. })
-        | Operation::Alert(AlertOp::Create { .. }) => created(change),
-        Operation::Dashboard(DashboardOp::Update {
-            stack,
-            dashboard_id,
-            ..
-        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
-            let Some(current) = current else {
-                return Ok(());
-            };
-            same_before(change, &normalize::dashboard(current))?;
-            dashboard_fields(change, current)
-        }),
-        Operation::Dashboard(DashboardOp::Delete {
-            stack,
-            dashboard_id,
-        }) => live_dashboard(change, live, &stack.key, dashboard_id, printer).and_then(|current| {
-            let Some(current) = current else {
-                return Ok(());
-            };
-            let ownership = Ownership::new(
-                owner_of(change, &stack.key),
-                dashboards_of(live, &stack.key),
-                |_| false,
-            );
-            owned(current, &ownership)?;
-            same_before_masked(change, &normalize::dashboard(current), printer)?;
-            deleted(change)
-        }),
-        Operation::Alert(AlertOp::Update {
-            stack, alert_id, ..
-        }) => {
-            let dashboards = dashboards_of(live, &stack.key);
-            live_alert(change, live, &stack.key, alert_id, printer).and_then(|current| {
-                let Some(current) = current else {
-                    return Ok(());
-                };
-                let view = alert_view(plan, current, dashboards);
-                let after = change.after.as_ref().unwrap_or(&Value::Null);
-                let before = normalize::project(&normalize::alert(current, view.as_ref()), after);
-                same_before(change, &before)?;
-                same_fields(change, &diff(&before, after))
-            })
-        }
-        Operation::Alert(AlertOp::Delete { stack, alert_id }) => {
-            alert_delete_as_shown(change, live, &stack.key, alert_id, printer)
-        }
-        // Service, endpoint and pipe steps are written from their fields (`derive`) and
-        // tied to their objects by the config (`derive::against_config`).
-        Operation::Service(_) | Operation::PrivateEndpoint(_) | Operation::Pipe(_) => Ok(()),
-    }
-}
-
-/// An alert delete removes the alert the change shows, on a dashboard converge owns.
-fn alert_delete_as_shown(
-    change: &Change,
-    live: &LiveState,
-    stack: &str,
-    alert_id: &str,
-    printer: &Printer,
-) -> Result<(), String> {
-    let dashboards = dashboards_of(live, stack);
-    live_alert(change, live, stack, alert_id, printer).and_then(|current| {
-        let Some(current) = current else {
-            return Ok(());
-        };
-        let on = dashboards
-            .iter()
-            .find(|d| current.dashboard.as_deref() == Some(d.id.as_str()));
-        let ownership = Ownership::new(owner_of(change, stack), dashboards, |_| false);
-        match on {
-            Some(dashboard) => owned(dashboard, &ownership).map_err(|_| {
-                format!(
-                    "is on dashboard \"{}\", which converge does not own (no `{}` tag)",
-                    dashboard.name,
-                    ownership.tag()
-                )
-            }),
-            None => Err("is on no dashboard converge owns".to_string()),
-        }?;
-        let before = normalize::alert(current, on);
-        let shown = change.before.as_ref().unwrap_or(&Value::Null);
-        same_before_masked(change, &normalize::project(&before, shown), printer)?;
-        deleted(change)
-    })
 }
 
 /// Which kind of stack object an accounted name is of.
@@ -259,7 +162,7 @@ fn not_named(kind: &str, stack: &str, name: &str, tag: &str, printer: &Printer) 
 
 /// The live name the change's address names: a live address's own name; otherwise the name
 /// the change shows the object had (a rename's old name) or has.
-fn live_name(change: &Change) -> Option<String> {
+pub(crate) fn live_name(change: &Change) -> Option<String> {
     if let AddressBuf::LiveDashboard { name, .. } | AddressBuf::LiveAlert { name, .. } =
         &change.address
     {
@@ -273,58 +176,17 @@ fn live_name(change: &Change) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn dashboards_of<'a>(live: &'a LiveState, stack: &str) -> &'a [Dashboard] {
+pub(crate) fn dashboards_of<'a>(live: &'a LiveState, stack: &str) -> &'a [Dashboard] {
     live.stacks
         .get(stack)
         .map_or(&[][..], |s| s.dashboards.as_slice())
-}
-
-/// The live dashboard the change's address names, when it is the one the step writes to.
-fn live_dashboard<'a>(
-    change: &Change,
-    live: &'a LiveState,
-    stack: &str,
-    step_id: &str,
-    printer: &Printer,
-) -> Result<Option<&'a Dashboard>, String> {
-    let name = live_name(change).ok_or("names no dashboard")?;
-    let dashboards = dashboards_of(live, stack);
-    let named: Vec<&Dashboard> = dashboards
-        .iter()
-        .filter(|d| named_as(&d.name, &name, printer))
-        .collect();
-    let exists = dashboards.iter().any(|d| d.id == step_id);
-    the_one(&named, exists, "dashboard", &name, stack, step_id, |d| {
-        &d.id
-    })
-}
-
-/// The live alert the change's address names, when it is the one the step writes to.
-fn live_alert<'a>(
-    change: &Change,
-    live: &'a LiveState,
-    stack: &str,
-    step_id: &str,
-    printer: &Printer,
-) -> Result<Option<&'a Alert>, String> {
-    let name = live_name(change).ok_or("names no alert")?;
-    let alerts = live
-        .stacks
-        .get(stack)
-        .map_or(&[][..], |s| s.alerts.as_slice());
-    let named: Vec<&Alert> = alerts
-        .iter()
-        .filter(|a| named_as(&a.name, &name, printer))
-        .collect();
-    let exists = alerts.iter().any(|a| a.id == step_id);
-    the_one(&named, exists, "alert", &name, stack, step_id, |a| &a.id)
 }
 
 /// The one live object of a name, when the step writes to it; the object a step writes to is
 /// found by the name the review showed, never by the id the file carries. `None` when neither
 /// that name nor the step's id (`exists`) is live: a delete already done, or an update the
 /// stale check reports.
-fn the_one<'a, T>(
+pub(crate) fn the_one<'a, T>(
     named: &[&'a T],
     exists: bool,
     kind: &str,
@@ -356,12 +218,12 @@ fn the_one<'a, T>(
 /// is the step's own stack, but for an instance of a whole-stack template removed from the
 /// config, whose objects are reached (and deleted) through a remaining instance of the same
 /// entry on the same API.
-fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
+pub(crate) fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
     change.address.stack().unwrap_or(step_stack)
 }
 
 /// A dashboard converge owns (`plan/ownership.rs`).
-fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
+pub(crate) fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
     if ownership.owns_dashboard(dashboard) {
         Ok(())
     } else {
@@ -374,7 +236,7 @@ fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
 }
 
 /// Whether a live object's name is `shown`, as read or as the saved file masks it.
-fn named_as(live: &str, shown: &str, printer: &Printer) -> bool {
+pub(crate) fn named_as(live: &str, shown: &str, printer: &Printer) -> bool {
     normalize::same_name(live, shown) || normalize::same_name(&printer.redact(live), shown)
 }
 
@@ -395,13 +257,17 @@ fn masked(value: &Value, printer: &Printer) -> Value {
 
 /// [`same_before`] for a delete, which writes nothing of `before`: the object as read now, or
 /// as the saved file masks it.
-fn same_before_masked(change: &Change, now: &Value, printer: &Printer) -> Result<(), String> {
+pub(crate) fn same_before_masked(
+    change: &Change,
+    now: &Value,
+    printer: &Printer,
+) -> Result<(), String> {
     same_before(change, now)
         .or_else(|problem| same_before(change, &masked(now, printer)).map_err(|_| problem))
 }
 
 /// The change's `before` is the object as read now.
-fn same_before(change: &Change, now: &Value) -> Result<(), String> {
+pub(crate) fn same_before(change: &Change, now: &Value) -> Result<(), String> {
     match &change.before {
         Some(before) if diff::equal(before, now) => Ok(()),
         _ => Err(format!(
@@ -412,55 +278,8 @@ fn same_before(change: &Change, now: &Value) -> Result<(), String> {
     }
 }
 
-/// A dashboard update's fields: its renames (the dashboard's, and each tile's: `name` and
-/// `tiles[NEW].name`, from the live names to the desired ones) lead, then what differs once
-/// they are made.
-fn dashboard_fields(change: &Change, current: &Dashboard) -> Result<(), String> {
-    let after = change
-        .after
-        .as_ref()
-        .ok_or("the change has no desired values")?;
-    let mut view = current.clone();
-    let mut expected = Vec::new();
-    if let Some(name) = after.get("name").and_then(Value::as_str)
-        && name != current.name
-    {
-        expected.push(FieldChange {
-            path: "name".into(),
-            before: Some(Value::from(current.name.clone())),
-            after: Some(Value::from(name)),
-        });
-        view.name = name.to_string();
-    }
-    for field in &change.fields {
-        let Some(new) = field
-            .path
-            .strip_prefix("tiles[")
-            .and_then(|rest| rest.strip_suffix("].name"))
-        else {
-            continue;
-        };
-        let (Some(Value::String(old)), Some(Value::String(shown_new))) =
-            (&field.before, &field.after)
-        else {
-            continue;
-        };
-        if shown_new != new {
-            continue;
-        }
-        // A rename is shown only when the live tile is there to rename.
-        let Some(tile) = view.tiles.iter_mut().find(|t| t.name == *old) else {
-            continue;
-        };
-        tile.name = new.to_string();
-        expected.push(field.clone());
-    }
-    expected.extend(diff(&normalize::dashboard(&view), after));
-    same_fields(change, &expected)
-}
-
 /// The shown fields are exactly `expected`: the same paths with the same values.
-fn same_fields(change: &Change, expected: &[FieldChange]) -> Result<(), String> {
+pub(crate) fn same_fields(change: &Change, expected: &[FieldChange]) -> Result<(), String> {
     let by_path = |fields: &[FieldChange]| -> BTreeMap<String, (Option<Value>, Option<Value>)> {
         fields
             .iter()
@@ -509,7 +328,7 @@ fn same_fields(change: &Change, expected: &[FieldChange]) -> Result<(), String> 
 }
 
 /// A create shows every field of what it creates.
-fn created(change: &Change) -> Result<(), String> {
+pub(crate) fn created(change: &Change) -> Result<(), String> {
     match (&change.action, &change.after) {
         (Action::Create, Some(after)) => same_fields(change, &diff::created(after)),
         _ => Err("the create has no desired values".to_string()),
@@ -517,52 +336,11 @@ fn created(change: &Change) -> Result<(), String> {
 }
 
 /// A delete shows every field of what it deletes.
-fn deleted(change: &Change) -> Result<(), String> {
+pub(crate) fn deleted(change: &Change) -> Result<(), String> {
     match (&change.action, &change.before) {
         (Action::Delete, Some(before)) => same_fields(change, &diff::deleted(before)),
         _ => Err("the delete shows no object".to_string()),
     }
-}
-
-/// The live dashboard of an alert as this plan shows it: under the names the plan's update of
-/// that dashboard gives it and its tiles (its own renames, checked against the live state too).
-fn alert_view(plan: &Plan, alert: &Alert, dashboards: &[Dashboard]) -> Option<Dashboard> {
-    let current = dashboards
-        .iter()
-        .find(|d| alert.dashboard.as_deref() == Some(d.id.as_str()))?;
-    let mut view = current.clone();
-    let update = plan.changes.iter().find(|c| {
-        c.step.and_then(|s| plan.steps.get(s)).is_some_and(|step| {
-            step.operation.effect() == Effect::Update
-                && matches!(
-                    step.operation.target(),
-                    Target::Dashboard { key: Key::Id(id), .. } if id == current.id
-                )
-        })
-    });
-    if let Some(change) = update {
-        if let Some(name) = change
-            .after
-            .as_ref()
-            .and_then(|a| a.get("name"))
-            .and_then(Value::as_str)
-        {
-            view.name = name.to_string();
-        }
-        for field in &change.fields {
-            if let (Some(new), Some(Value::String(old))) = (
-                field
-                    .path
-                    .strip_prefix("tiles[")
-                    .and_then(|rest| rest.strip_suffix("].name")),
-                &field.before,
-            ) && let Some(tile) = view.tiles.iter_mut().find(|t| t.name == *old)
-            {
-                tile.name = new.to_string();
-            }
-        }
-    }
-    Some(view)
 }
 
 fn show(value: &Option<Value>) -> String {

@@ -1,0 +1,218 @@
+//! What the saved-plan check compares for a pipe step (`plan/trust/`): each body is the one
+//! its change's fields build (a resync sends none), and it writes to the pipe and service the
+//! config gives its keys (a create, to the pipe the config names there, on its service).
+
+use serde_json::Value;
+
+use super::op::{self as pipe, PipeOp};
+use crate::address::Address;
+use crate::config::model::Config;
+use crate::plan::model::{Change, Operation};
+use crate::plan::trust::{
+    Check, ConfigCheck, Disagreement, after, fields_of, same, same_body, written,
+};
+
+impl Check for PipeOp {
+    fn sends_what_it_shows(&self, change: &Change) -> Result<Option<Operation>, Disagreement> {
+        match self {
+            PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. } => {
+                same(body, after(change)?)?;
+                // The stop after the create is shown only by the reason (the body takes no state).
+                let shown = change.reason.ends_with(" stopped");
+                same(&Value::Bool(*stopped), &Value::Bool(shown))?;
+            }
+            PipeOp::Update { body, .. } => {
+                let paths = change.fields.iter().map(|f| f.path.as_str());
+                same(body, &pipe::patch_body(after(change)?, paths))?;
+            }
+            PipeOp::Lifecycle {
+                body, pause, keep, ..
+            } => {
+                let before = change.before.as_ref().unwrap_or(&Value::Null);
+                let paths = change.fields.iter().map(|f| f.path.as_str());
+                same(body, &pipe::lifecycle_body(before, after(change)?, paths))?;
+                let needs_pause = change
+                    .fields
+                    .iter()
+                    .any(|f| pipe::class_of(&f.path).0 == pipe::Class::NeedsPause);
+                same(&Value::Bool(*pause), &Value::Bool(needs_pause))?;
+                let shown = pipe::keep_shown(after(change)?);
+                same(&Value::from(keep.as_str()), &Value::from(shown.as_str()))?;
+            }
+            PipeOp::Rotate {
+                body,
+                version,
+                recorded,
+                ..
+            } => {
+                // The version is a field of the change; the credentials' values are in no plan.
+                let paths = change
+                    .fields
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .filter(|path| *path != pipe::CREDENTIALS_VERSION);
+                same(body, &pipe::rotation_body(after(change)?, paths))?;
+                let version_of = |value: Option<&Value>| {
+                    value
+                        .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                };
+                same(
+                    &serde_json::json!([recorded, version]),
+                    &serde_json::json!([
+                        version_of(change.before.as_ref()),
+                        version_of(change.after.as_ref())
+                    ]),
+                )?;
+            }
+            PipeOp::Scaling { body, .. } => {
+                written(change, pipe::SCALING_FIELDS)?;
+                same_body(body, &pipe::scaling_body(fields_of(change)))?;
+            }
+            PipeOp::Settings { body, .. } => {
+                same(body, after(change)?)?;
+            }
+            PipeOp::Compute { body, .. } => {
+                written(change, pipe::COMPUTE_FIELDS)?;
+                same_body(body, &pipe::compute_body(fields_of(change)))?;
+            }
+            // A resync sends no body: what it does is its address and its name.
+            PipeOp::Resync { .. } => {}
+            PipeOp::Delete { .. } => {
+                if change.after.is_some() {
+                    return Err(Disagreement::DeleteWithValues);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn against_config(
+        &self,
+        check: &ConfigCheck<'_>,
+        _index: usize,
+        address: &Address<'_>,
+    ) -> Option<String> {
+        match self {
+            PipeOp::Create {
+                service_id, name, ..
+            } => create_problem(check.config, address, service_id, name),
+            PipeOp::Compute { service_id, .. } => check.service(address, service_id),
+            PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Scaling {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Delete {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Replace {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Resync {
+                service_id,
+                pipe_id,
+            }
+            | PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
+            } => pipe_problem(check.config, address, service_id, pipe_id),
+        }
+    }
+}
+
+/// Whether a pipe step at `address` writes to the pipe (and service) the config gives those
+/// keys.
+fn pipe_problem(
+    config: &Config,
+    address: &Address<'_>,
+    service_id: &str,
+    pipe_id: &str,
+) -> Option<String> {
+    let keys = address.config_pipe();
+    let found = keys.and_then(|(service, pipe)| {
+        let s = config.services.values().find(|s| s.key.value == service)?;
+        s.pipes
+            .values()
+            .find(|p| p.key.value == pipe)
+            .map(|p| (s, p))
+    });
+    match found {
+        Some((s, p))
+            if s.id.value == service_id && p.id.as_ref().is_some_and(|id| id.value == pipe_id) =>
+        {
+            None
+        }
+        // A pipe found by name has no id in the config to hold the step to, and an id in the
+        // file could name any pipe of the service (its fingerprint is computable by anyone who
+        // can read it): refused until a saved plan can prove the id is the named pipe's.
+        Some((s, p)) if s.id.value == service_id && p.id.is_none() => Some(format!(
+            "writes to pipe {pipe_id}, which the config finds by name ({}): a saved plan \
+             cannot prove that id is still that pipe's; give the pipe its `id:` in the config, \
+             or apply without `--plan`",
+            p.identity()
+        )),
+        Some((s, p)) => Some(format!(
+            "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
+             of service {}",
+            p.identity(),
+            s.id.value
+        )),
+        None => Some("names a pipe the config does not have".to_string()),
+    }
+}
+
+/// Whether a pipe create at `address` makes the pipe the config names there, on its service:
+/// a create finds its pipe by name, so the name and the service are what hold it.
+fn create_problem(
+    config: &Config,
+    address: &Address<'_>,
+    service_id: &str,
+    name: &str,
+) -> Option<String> {
+    // A create makes the pipe itself, at its own address.
+    let found = if let Address::Pipe { service, pipe } = address {
+        config
+            .services
+            .values()
+            .find(|s| s.key.value == *service)
+            .and_then(|s| Some((s, s.pipes.values().find(|p| p.key.value == *pipe)?)))
+    } else {
+        None
+    };
+    match found {
+        Some((s, p))
+            if s.id.value == service_id && p.name.as_ref().is_some_and(|n| n.value == name) =>
+        {
+            None
+        }
+        Some((s, p)) => Some(format!(
+            "creates pipe {name:?} on service {service_id}, but the config has pipe {} of \
+             service {}",
+            p.identity(),
+            s.id.value
+        )),
+        None => Some("names a pipe the config does not have".to_string()),
+    }
+}
