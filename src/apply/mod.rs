@@ -19,6 +19,7 @@ pub(crate) mod model;
 pub(crate) mod progress;
 pub(crate) mod report;
 mod send;
+mod sends;
 pub(crate) mod step;
 pub(crate) mod wait;
 pub(crate) mod write;

@@ -1,9 +1,10 @@
-//! Sending a step's write: each kind sends its own (`super::kinds`, one file per kind); this
-//! file picks the kind, fills in what a step learns only while the run goes on (an alert's
-//! dashboard and tile ids) and sends idempotent writes again in rounds.
+//! Sending a step's write: each kind sends its own (`super::sends::Sends`, implemented in
+//! `super::kinds`, one file per kind); this file asks it, fills in what a step learns only
+//! while the run goes on (an alert's dashboard and tile ids) and sends idempotent writes again
+//! in rounds.
 
 use super::fresh::ROUNDS;
-use super::kinds::{alert, dashboard, pipe, private_endpoint, service};
+use super::sends;
 use super::write::{Context, Created, Doubles, MAY_HAVE_BEEN_APPLIED, Part, StepError, WriteError};
 use crate::plan::{AddressBuf, Operation, Step};
 
@@ -15,37 +16,19 @@ pub(super) async fn write(
     operation: &Operation,
     part: Part,
 ) -> Result<Option<Created>, WriteError> {
-    match operation {
-        Operation::Service(op) => service::send(context, op).await,
-        Operation::PrivateEndpoint(op) => private_endpoint::send(context, op).await,
-        Operation::Pipe(op) => pipe::send(context, step, op, part).await,
-        Operation::Dashboard(op) => dashboard::send(context, op).await,
-        Operation::Alert(op) => alert::send(context, op).await,
-    }
+    sends::of(operation).send(context, step, part).await
 }
 
 /// The operation to send for `step`, with what only the run can tell filled in (an alert's
 /// dashboard and tile ids, looked up by the names the plan shows).
 pub(super) async fn resolve(context: &Context, step: &Step) -> Result<Operation, StepError> {
-    match &step.operation {
-        Operation::Alert(op) => alert::resolve(context, op).await.map(Operation::Alert),
-        Operation::Service(_)
-        | Operation::PrivateEndpoint(_)
-        | Operation::Pipe(_)
-        | Operation::Dashboard(_) => Ok(step.operation.clone()),
-    }
+    let resolved = sends::of(&step.operation).resolve(context).await?;
+    Ok(resolved.unwrap_or_else(|| step.operation.clone()))
 }
 
 /// What a create of `operation` makes, when it can leave its object twice.
 pub(super) fn doubles(operation: &Operation) -> Option<Box<dyn Doubles + '_>> {
-    match operation {
-        Operation::Dashboard(op) => dashboard::doubles(op).map(|d| Box::new(d) as Box<dyn Doubles>),
-        Operation::Alert(op) => alert::doubles(op).map(|a| Box::new(a) as Box<dyn Doubles>),
-        // The API takes a second pipe of a name: two runs at once can make one twice.
-        Operation::Pipe(op) => pipe::doubles(op).map(|p| Box::new(p) as Box<dyn Doubles>),
-        // Registering an endpoint the service has already changes nothing.
-        Operation::Service(_) | Operation::PrivateEndpoint(_) => None,
-    }
+    sends::of(operation).doubles()
 }
 
 /// After a re-read found a create whose answer was lost: what the answered create would have
@@ -56,13 +39,9 @@ pub(super) async fn found_created(
     operation: &Operation,
     live: &crate::live::LiveState,
 ) -> Result<(), WriteError> {
-    match operation {
-        Operation::Pipe(op) => pipe::found_created(context, step, op, live).await,
-        Operation::Service(_)
-        | Operation::PrivateEndpoint(_)
-        | Operation::Dashboard(_)
-        | Operation::Alert(_) => Ok(()),
-    }
+    sends::of(operation)
+        .found_created(context, step, live)
+        .await
 }
 
 /// Why [`write_rounds`] gave up.

@@ -243,6 +243,7 @@ fn pipe(
         key: located_key(key),
         id,
         name,
+        renamed_from: renamed_from(node),
         absent: node
             .get("absent")
             .and_then(boolean)

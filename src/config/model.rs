@@ -243,6 +243,9 @@ pub struct PipeConfig {
     pub id: Option<Located<String>>,
     /// Name, unique within the service.
     pub name: Option<Located<String>>,
+    /// `renamedFrom:` names the pipe had before; a live pipe with one of them is this pipe,
+    /// renamed in place.
+    pub renamed_from: Vec<Located<SmolStr>>,
     /// `absent: true`: the pipe must not exist (deleted with `--allow-destroy`).
     pub absent: bool,
     /// Managed scaling fields.
@@ -268,6 +271,7 @@ impl PipeConfig {
             key,
             id: Some(id),
             name: None,
+            renamed_from: Vec::new(),
             absent: false,
             scaling: None,
             state: None,

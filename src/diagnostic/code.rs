@@ -249,6 +249,9 @@ codes! {
     /// A pipe pinned by an id its service no longer has, found by its name instead (the pipe
     /// was replaced; a warning naming the id to write).
     PlanPipeIdReplaced => "plan::pipe-id-replaced",
+    /// A declared pipe no live pipe has the name of, taken as the unmanaged pipe that reads
+    /// the same source into the same destination, renamed (a warning naming `renamedFrom`).
+    PlanPipeRenameHinted => "plan::pipe-rename-hinted",
     /// A pipe's declared fields besides `scaling` (source, destination, ...), which `plan` does
     /// not compare with the live pipe yet (a warning).
     PlanPipeUnplanned => "plan::pipe-unplanned",

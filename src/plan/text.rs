@@ -10,6 +10,20 @@ use super::model::{Action, Change, Plan};
 use super::order;
 use crate::output::{Printer, Style};
 
+/// The unmanaged objects a review lists, and the count of those `ignore:` acknowledges.
+fn unmanaged(plan: &Plan, out: &mut String) {
+    let listed: Vec<_> = plan.listed_unmanaged().collect();
+    if !listed.is_empty() {
+        out.push_str("\nNot managed (reported only):\n");
+        for item in listed {
+            out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
+        }
+    }
+    if let Some(line) = plan.acknowledged_line() {
+        out.push_str(&format!("\n{line}.\n"));
+    }
+}
+
 /// A value for a diff line: strings quoted, lists and maps YAML-like (`[a, b]`).
 pub(crate) fn show(value: &Option<Value>) -> String {
     match value {
@@ -123,16 +137,7 @@ pub fn render(plan: &Plan, printer: &Printer) -> String {
             change_block(change, plan, printer, &mut out);
         }
     }
-    let listed: Vec<_> = plan.listed_unmanaged().collect();
-    if !listed.is_empty() {
-        out.push_str("\nNot managed (reported only):\n");
-        for item in listed {
-            out.push_str(&format!("  ! {}  ({})\n", item.address, item.reason));
-        }
-    }
-    if let Some(line) = plan.acknowledged_line() {
-        out.push_str(&format!("\n{line}.\n"));
-    }
+    unmanaged(plan, &mut out);
     if !plan.checks.is_empty() {
         out.push_str("\nChecks:\n");
         for check in &plan.checks {

@@ -132,15 +132,8 @@ fn propose_field(
             reason: reason.to_string(),
         });
     };
-    // `groupBy: []` lowers to no `groupBy` at all, so the drift says "not set"; the config does
-    // write it, as the empty list, which takes the live value like any flow list.
     let nothing_joined = Value::String(String::new());
-    let config = match &field.config {
-        None if field.live.is_some() && shorthand::writes_empty_group_by(node, &field.path) => {
-            Some(&nothing_joined)
-        }
-        config => config.as_ref(),
-    };
+    let config = config_value(node, field, &nothing_joined);
     let (Some(config), Some(live)) = (config, &field.live) else {
         let reason = if field.live.is_none() {
             "missing live"
@@ -207,6 +200,22 @@ fn series_tile<'n>(node: &'n Node, path: &str) -> Option<&'n Node> {
     locate::find(node, &steps, "")
         .map(|(tile, _)| tile)
         .filter(|tile| tile.get("series").is_some())
+}
+
+/// The config's value of a drifted field. `groupBy: []` lowers to no `groupBy` at all, so the
+/// drift says "not set"; the config does write it, as the empty list (`nothing_joined`, the
+/// string the server joins it to), which takes the live value like any flow list.
+fn config_value<'v>(
+    node: &Node,
+    field: &'v crate::drift::DriftField,
+    nothing_joined: &'v Value,
+) -> Option<&'v Value> {
+    match &field.config {
+        None if field.live.is_some() && shorthand::writes_empty_group_by(node, &field.path) => {
+            Some(nothing_joined)
+        }
+        config => config.as_ref(),
+    }
 }
 
 /// The edit replacing a scalar `node` by `live`; `None` for a list or mapping on either side.

@@ -1,6 +1,11 @@
 //! Sending an alert's write, after looking up the dashboard and tile it names when the plan
 //! creates or changes them.
 
+use futures_util::future::BoxFuture;
+
+use crate::apply::sends::Sends;
+use crate::apply::write::Part;
+use crate::plan::Step;
 use std::borrow::Cow;
 
 use crate::address::{Address, AddressBuf};
@@ -169,5 +174,31 @@ impl Doubles for AlertCreate<'_> {
             ..Alert::default()
         };
         normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)
+    }
+}
+
+impl Sends for AlertOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        _step: &'a Step,
+        _part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, self))
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        context: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<Operation>, StepError>> {
+        Box::pin(async move {
+            resolve(context, self)
+                .await
+                .map(|op| Some(Operation::Alert(op)))
+        })
+    }
+
+    fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
+        doubles(self).map(|a| Box::new(a) as Box<dyn Doubles>)
     }
 }

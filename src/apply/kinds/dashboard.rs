@@ -1,5 +1,10 @@
 //! Sending a dashboard's write: its answer is kept, for the alerts that name it.
 
+use futures_util::future::BoxFuture;
+
+use crate::apply::sends::Sends;
+use crate::apply::write::Part;
+use crate::plan::Step;
 use std::borrow::Cow;
 
 use crate::address::{Address, AddressBuf};
@@ -114,5 +119,20 @@ impl Doubles for DashboardCreate<'_> {
             containers: self.body.containers.clone().unwrap_or_default(),
         };
         normalize::dashboard(oldest) == normalize::dashboard(&wanted)
+    }
+}
+
+impl Sends for DashboardOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        _step: &'a Step,
+        _part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, self))
+    }
+
+    fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
+        doubles(self).map(|d| Box::new(d) as Box<dyn Doubles>)
     }
 }

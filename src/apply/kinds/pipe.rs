@@ -1,10 +1,13 @@
 //! Sending a pipe's write: a pipe changes only while its service runs, so a 424 wakes the
 //! service first (`--wake`) or says how to; `--wait` sees its scaling show.
 
+use futures_util::future::BoxFuture;
+
 use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
-use crate::apply::write::{Context, Created, Part, WriteError};
+use crate::apply::sends::Sends;
+use crate::apply::write::{Context, Created, Doubles, Part, WriteError};
 
 mod doubles;
 pub(crate) use doubles::doubles;
@@ -12,6 +15,7 @@ use serde_json::Value;
 
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
+use crate::plan::kinds::pipe::paused;
 use crate::plan::{PipeOp, Step};
 
 /// Sends `part` of a pipe operation, waking its service first when it is idle and `--wake`
@@ -437,6 +441,10 @@ async fn lifecycle(
         let state = state_of(context, pipe).await?;
         if !STOPPED.contains(&state.as_str()) {
             if !["Stopping", "Pausing"].contains(&state.as_str()) {
+                // Said before the stop: a run killed after it leaves the fact for the next.
+                if pause && keep == Keep::Running {
+                    paused_mark(context, pipe, true).await?;
+                }
                 pipe.command(context, "stop").await?;
                 stopped_here = true;
             }
@@ -465,12 +473,62 @@ async fn lifecycle(
         }
         Keep::Running => {
             let state = settle(context, pipe, "edited").await?;
-            if STOPPED.contains(&state.as_str()) || state == "Failed" {
+            let start = STOPPED.contains(&state.as_str()) || state == "Failed";
+            if start {
                 pipe.command(context, "start").await?;
+            }
+            // Running again: the mark of a stop for a change (this run's, or a killed run's
+            // this one resumes) goes.
+            if stopped_here || ((start || pause) && marked(context, pipe).await?) {
+                paused_mark(context, pipe, false).await?;
             }
         }
     }
     Ok(())
+}
+
+/// Sets (`on`) or removes the service tag that says converge stopped the pipe for a change
+/// ([`paused::paused_tag`]).
+async fn paused_mark(context: &Context, pipe: &Named<'_>, on: bool) -> Result<(), WriteError> {
+    let tag = ResourceTag {
+        key: paused::paused_tag(pipe.pipe_id),
+        value: Some("true".to_string()),
+    };
+    let (add, remove) = if on {
+        (vec![tag], Vec::new())
+    } else {
+        (Vec::new(), vec![ResourceTag { value: None, ..tag }])
+    };
+    let patch = ServicePatch {
+        tags: Some(TagsPatch { add, remove }),
+        ..ServicePatch::default()
+    };
+    context
+        .cloud()?
+        .update_service_tags(pipe.service_id, &patch)
+        .await
+        .map_err(|error| {
+            WriteError::Other(if on {
+                format!(
+                    "pipe `{}` was not stopped for the change: recording the stop on the \
+                     service failed: {error}",
+                    pipe.name
+                )
+            } else {
+                format!(
+                    "pipe `{}` runs again, but removing the mark of its stop from the service \
+                     failed: {error}; the next run removes it",
+                    pipe.name
+                )
+            })
+        })?;
+    Ok(())
+}
+
+/// Whether the pipe's service carries the mark of a stop for a change.
+async fn marked(context: &Context, pipe: &Named<'_>) -> Result<bool, WriteError> {
+    let service = context.cloud()?.get_service(pipe.service_id).await?;
+    Ok(paused::paused_by_converge(&service, pipe.pipe_id))
 }
 
 /// The error of a lifecycle step that failed after its pipe was stopped, once the pipe was
@@ -493,6 +551,7 @@ async fn resumed(
         if STOPPED.contains(&state.as_str()) || state == "Failed" {
             pipe.command(context, "start").await?;
         }
+        paused_mark(context, pipe, false).await?;
         Ok::<(), WriteError>(())
     };
     match started.await {
@@ -826,6 +885,30 @@ pub(crate) fn shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
         && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
         && (patch.replica_memory_gb.is_none()
             || close(patch.replica_memory_gb, scaling.replica_memory_gb))
+}
+
+impl Sends for PipeOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        step: &'a Step,
+        part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, step, self, part))
+    }
+
+    fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
+        doubles(self).map(|p| Box::new(p) as Box<dyn Doubles>)
+    }
+
+    fn found_created<'a>(
+        &'a self,
+        context: &'a Context,
+        step: &'a Step,
+        live: &'a crate::live::LiveState,
+    ) -> BoxFuture<'a, Result<(), WriteError>> {
+        Box::pin(found_created(context, step, self, live))
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,12 @@
 //! Registering a private endpoint on a service, and detaching one.
 
+use futures_util::future::BoxFuture;
+
+use crate::apply::sends::Sends;
+use crate::apply::write::Part;
 use crate::apply::write::{Context, Created, WriteError};
 use crate::plan::PrivateEndpointOp;
+use crate::plan::Step;
 
 /// Sends a private endpoint operation once. Registering one the service has already changes
 /// nothing, so its create answers no object to check for copies.
@@ -24,4 +29,15 @@ pub(crate) async fn send(
         }
     }
     Ok(None)
+}
+
+impl Sends for PrivateEndpointOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        _step: &'a Step,
+        _part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, self))
+    }
 }

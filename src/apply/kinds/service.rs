@@ -1,8 +1,13 @@
 //! Sending a service's scaling, and seeing it show (`--wait`).
 
+use futures_util::future::BoxFuture;
+
 use crate::api::wire::{Service, ServiceScalingPatch};
+use crate::apply::sends::Sends;
+use crate::apply::write::Part;
 use crate::apply::write::{Context, Created, WriteError};
 use crate::plan::ServiceOp;
+use crate::plan::Step;
 
 /// Sends a service operation once.
 pub(crate) async fn send(
@@ -52,6 +57,17 @@ pub(crate) fn shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
         && patch
             .idle_scaling
             .is_none_or(|want| service.idle_scaling == Some(want))
+}
+
+impl Sends for ServiceOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        _step: &'a Step,
+        _part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, self))
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 mod check;
 pub(crate) mod op;
+pub(crate) mod paused;
+mod rename;
 mod resync;
 mod settings;
 
@@ -37,12 +39,15 @@ impl Builder<'_> {
     ) {
         let pipes = self.live.pipes.get(&live_service.id);
         let mut live = pipes.and_then(|pipes| pipes.iter().find(|p| config.is(&p.id, &p.name)));
+        let listed = pipes.map(Vec::as_slice).unwrap_or_default();
         if live.is_none() && !config.absent {
-            live = self.replaced(
-                service,
-                config,
-                pipes.map(Vec::as_slice).unwrap_or_default(),
-            );
+            live = self.replaced(service, config, listed);
+        }
+        if live.is_none() && config.id.is_none() {
+            live = rename::renamed(config, listed);
+        }
+        if live.is_none() && config.id.is_none() && !config.absent {
+            live = self.hinted_rename(service, config, listed);
         }
         if config.absent {
             let address = Address::Pipe {
@@ -246,6 +251,10 @@ impl Builder<'_> {
         live: &Pipe,
     ) {
         let mut declared = self.declared_fields(config);
+        // Found under another name (`renamedFrom`, or a hinted rename): renamed in place.
+        if let Some(name) = config.name.as_ref().filter(|name| name.value != live.name) {
+            declared.insert("name".into(), Value::from(name.value.clone()));
+        }
         // Settings are their own step, put whole ([`Builder::settings_change`]).
         declared.remove("settings");
         let mut unplanned: Vec<Unplanned<'_>> = Vec::new();
@@ -263,6 +272,15 @@ impl Builder<'_> {
         if let Some(state) = state {
             declared.insert("state".into(), Value::from(keep_of(state.value).as_str()));
         }
+        // Stopped by converge for a change whose run did not start it again: a pipe without
+        // `state:` runs, so it is started.
+        let resumed = state.is_none()
+            && ["Stopped", "Paused", "Stopping", "Pausing"].contains(&live_state)
+            && paused::paused_by_converge(live_service, &live.id);
+        if resumed {
+            declared.insert("state".into(), Value::from(op::Keep::Running.as_str()));
+        }
+        let state = state.map(|_| ()).or(resumed.then_some(()));
         if !declared.is_empty() {
             let declares_state = state.is_some();
             if !self.declared_diff(&pipe, declared, declares_state, &mut unplanned) {

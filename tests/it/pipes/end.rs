@@ -12,6 +12,7 @@ use crate::common::{Converge, converge_snapshot};
 use crate::pipes::state::{created, live, remapped};
 use crate::pipes::{CANARIES, analytics_with, assert_no_canary};
 
+const TAGS: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}";
 const CREATE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
 const DELETE: &str =
     "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
@@ -199,7 +200,8 @@ fn wake_wakes_a_service_idle_between_a_pause_and_its_edit() {
     assert_eq!(applied.code, 0, "{applied:?}");
     assert_eq!(
         applied.writes(),
-        vec![STATE, EDIT, WAKE, EDIT],
+        // The mark of the stop on the service, set before it and removed once running.
+        vec![TAGS, STATE, EDIT, WAKE, EDIT, TAGS],
         "{applied:?}"
     );
     assert_eq!(live(&sandbox, "orders from postgres")["state"], "Running");

@@ -5,6 +5,8 @@ mod credentials;
 mod end;
 pub(crate) mod export;
 mod lifecycle;
+mod paused;
+mod rename;
 pub(crate) mod state;
 mod twice;
 
