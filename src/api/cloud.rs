@@ -118,6 +118,22 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `PATCH /services/{id}/replicaScaling`: per-replica memory, the autoscaling mode and its
+    /// replica members, idle settings.
+    pub(crate) async fn update_service_replica_scaling(
+        &self,
+        service: &str,
+        patch: &ServiceScalingPatch,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "update service scaling",
+            Method::PATCH,
+            self.service_path(service, "/replicaScaling"),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}` with `privateEndpointIds` `{add, remove}` (remove runs first).
     pub(crate) async fn update_service_private_endpoints(
         &self,

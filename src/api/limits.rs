@@ -121,6 +121,29 @@ pub(crate) const SERVICE_MEMORY_MAX_GB: f64 = 1068.0;
 pub(crate) const SERVICE_MEMORY_MAX_UNPAID_GB: f64 = 360.0;
 /// Service memory values are multiples of this.
 pub(crate) const SERVICE_MEMORY_STEP_GB: f64 = 12.0;
+/// Per-replica memory (`minReplicaMemoryGb`, `maxReplicaMemoryGb` of `replicaScaling`): from 8.
+pub(crate) const SERVICE_REPLICA_MEMORY_MIN_GB: f64 = 8.0;
+/// Per-replica memory of a paid service: at most 356.
+pub(crate) const SERVICE_REPLICA_MEMORY_MAX_GB: f64 = 356.0;
+/// Per-replica memory of a non-paid service: at most 120.
+pub(crate) const SERVICE_REPLICA_MEMORY_MAX_UNPAID_GB: f64 = 120.0;
+/// Per-replica memory values are multiples of this.
+pub(crate) const SERVICE_REPLICA_MEMORY_STEP_GB: f64 = 4.0;
+/// `minReplicas` / `maxReplicas` of horizontal autoscaling.
+pub(crate) const SERVICE_REPLICA_BAND: [Range; 2] = [
+    Range {
+        field: "minReplicas",
+        min: 1.0,
+        max: 20.0,
+        integer: true,
+    },
+    Range {
+        field: "maxReplicas",
+        min: 1.0,
+        max: 20.0,
+        integer: true,
+    },
+];
 /// Service scaling `numReplicas`.
 pub(crate) const SERVICE_REPLICAS: Range = Range {
     field: "numReplicas",

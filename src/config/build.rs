@@ -179,6 +179,11 @@ fn service(
                 idle_timeout_minutes: s.get("idleTimeoutMinutes").and_then(number),
                 min_total_memory_gb: s.get("minTotalMemoryGb").and_then(number),
                 max_total_memory_gb: s.get("maxTotalMemoryGb").and_then(number),
+                autoscaling_mode: s.get("autoscalingMode").and_then(string),
+                min_replicas: s.get("minReplicas").and_then(number),
+                max_replicas: s.get("maxReplicas").and_then(number),
+                min_replica_memory_gb: s.get("minReplicaMemoryGb").and_then(number),
+                max_replica_memory_gb: s.get("maxReplicaMemoryGb").and_then(number),
             }),
         private_endpoints: node.get("privateEndpoints").map(|list_node| {
             list(Some(list_node))

@@ -46,6 +46,7 @@ pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
 pub(crate) mod server_rules;
+pub(crate) mod service_rules;
 mod shared_rules;
 pub(crate) mod templates;
 pub(crate) mod yaml;

@@ -202,6 +202,25 @@ pub struct ServiceScaling {
     pub min_total_memory_gb: Option<Located<f64>>,
     /// Deprecated.
     pub max_total_memory_gb: Option<Located<f64>>,
+    /// `vertical` or `horizontal`; absent keeps the service's mode.
+    pub autoscaling_mode: Option<Located<String>>,
+    /// Horizontal band minimum (with `max_replicas`, never `num_replicas`).
+    pub min_replicas: Option<Located<f64>>,
+    /// Horizontal band maximum.
+    pub max_replicas: Option<Located<f64>>,
+    /// Per-replica memory minimum, 8 to 356, a multiple of 4.
+    pub min_replica_memory_gb: Option<Located<f64>>,
+    /// Per-replica memory maximum (at most 120 for non-paid services).
+    pub max_replica_memory_gb: Option<Located<f64>>,
+}
+
+impl ServiceScaling {
+    /// Whether it writes a deprecated total (`minTotalMemoryGb`, `maxTotalMemoryGb`): such a
+    /// scaling goes through the deprecated `scaling` route, every other through
+    /// `replicaScaling`.
+    pub fn writes_totals(&self) -> bool {
+        self.min_total_memory_gb.is_some() || self.max_total_memory_gb.is_some()
+    }
 }
 
 /// One entry of `privateEndpoints`.

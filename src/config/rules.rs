@@ -45,7 +45,7 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
     for service in config.services.values() {
         key_name(&service.key, "service", diags);
         if let Some(scaling) = &service.scaling {
-            memory(scaling, diags);
+            super::service_rules::check(scaling, diags);
         }
         for pipe in service.pipes.values() {
             key_name(&pipe.key, "pipe", diags);
@@ -140,62 +140,6 @@ impl<'a> Targets<'a> {
                 .extend(dashboard.tiles.iter().map(|t| t.name.value.as_str()));
         }
         Targets { dashboards, tiles }
-    }
-}
-
-fn memory(scaling: &ServiceScaling, diags: &mut Vec<Diagnostic>) {
-    let fields = [
-        ("minTotalMemoryGb", &scaling.min_total_memory_gb),
-        ("maxTotalMemoryGb", &scaling.max_total_memory_gb),
-    ];
-    for (name, value) in fields {
-        let Some(value) = value else { continue };
-        diags.push(
-            Diagnostic::warning(
-                Code::SemanticDeprecated,
-                format!("`{name}` is deprecated and inaccurate when the replica count is not the default"),
-                Some(value.span),
-            )
-            .with_label("deprecated")
-            .with_help("prefer `numReplicas`; keep this only if your service still needs it"),
-        );
-        if value.value % limits::SERVICE_MEMORY_STEP_GB != 0.0 {
-            let below = (value.value / limits::SERVICE_MEMORY_STEP_GB).floor()
-                * limits::SERVICE_MEMORY_STEP_GB;
-            let above = below + limits::SERVICE_MEMORY_STEP_GB;
-            diags.push(
-                Diagnostic::error(
-                    Code::SemanticMemoryMultiple,
-                    format!(
-                        "`{name}` must be a multiple of {}, not {}",
-                        limits::SERVICE_MEMORY_STEP_GB,
-                        value.value
-                    ),
-                    Some(value.span),
-                )
-                .with_label("not a multiple of 12")
-                .with_help(format!(
-                    "the nearest allowed values are {below} and {above}"
-                )),
-            );
-        }
-    }
-    if let (Some(min), Some(max)) = (&scaling.min_total_memory_gb, &scaling.max_total_memory_gb)
-        && min.value > max.value
-    {
-        diags.push(
-            Diagnostic::error(
-                Code::SemanticMinMax,
-                format!(
-                    "`maxTotalMemoryGb` ({}) is smaller than `minTotalMemoryGb` ({})",
-                    max.value, min.value
-                ),
-                Some(max.span),
-            )
-            .with_label("smaller than the minimum")
-            .with_related(min.span, "minimum here")
-            .with_help("make `minTotalMemoryGb` at most `maxTotalMemoryGb`"),
-        );
     }
 }
 

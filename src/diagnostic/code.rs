@@ -119,6 +119,12 @@ codes! {
     SemanticMinMax => "semantic::min-max",
     /// A deprecated field (a warning).
     SemanticDeprecated => "semantic::deprecated",
+    /// A service's scaling whose members do not fit its autoscaling mode (`numReplicas` beside
+    /// `minReplicas`/`maxReplicas`, a band without both ends, an unequal band or memory range
+    /// in the mode that fixes it).
+    SemanticScalingMode => "semantic::scaling-mode",
+    /// A service's scaling that writes the deprecated totals beside the per-replica members.
+    SemanticScalingMixed => "semantic::scaling-mixed",
     /// A stack's `service` that is not a key under `services`.
     SemanticUnknownService => "semantic::unknown-service",
     /// An alert's `dashboard` that is not a dashboard key of its stack.
@@ -255,6 +261,11 @@ codes! {
     PlanUnknownService => "plan::unknown-service",
     /// A replica count below what the first service of a warehouse needs.
     PlanReplicasFirstInWarehouse => "plan::replicas-first-in-warehouse",
+    /// Scaling members of one autoscaling mode on a service in the other, with no
+    /// `autoscalingMode` written to switch it.
+    PlanScalingMode => "plan::scaling-mode",
+    /// Per-replica memory above what a non-paid (development tier) service may have.
+    PlanReplicaMemoryUnpaid => "plan::replica-memory-unpaid",
     /// A pipe scaling field that does not apply to the pipe's kind of source.
     PlanPipeScalingField => "plan::pipe-scaling-field",
     /// A change declared of a pipe that is `Completed` (a finished one-shot pipe takes none).

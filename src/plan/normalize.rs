@@ -7,7 +7,8 @@
 //! - writes whole numbers as integers, so `3` and `3.0` compare and print alike;
 //! - treats an empty string as absent (a `PUT` turns omitted strings into `""`);
 //! - applies these defaults, on both sides:
-//!   - service `idleScaling` absent is `true` (the contract's default);
+//!   - service `idleScaling` absent is `true` (the contract's default), `autoscalingMode`
+//!     absent is `vertical`;
 //!   - tile `asRatio` absent is `false`;
 //!   - series `whereLanguage` absent is `lucene` (the stack's default query language);
 //!   - series `groupBy` absent (null) is `[]`;
@@ -80,6 +81,17 @@ pub(crate) fn service_scaling(service: &Service) -> Value {
         "maxTotalMemoryGb",
         service.max_total_memory_gb.map(num),
     );
+    let mode = service.autoscaling_mode.as_deref().unwrap_or("vertical");
+    put(&mut map, "autoscalingMode", Some(Value::from(mode)));
+    put(&mut map, "minReplicas", service.min_replicas.map(num));
+    put(&mut map, "maxReplicas", service.max_replicas.map(num));
+    let memory = [
+        ("minReplicaMemoryGb", service.min_replica_memory_gb),
+        ("maxReplicaMemoryGb", service.max_replica_memory_gb),
+    ];
+    for (key, value) in memory {
+        put(&mut map, key, value.map(num));
+    }
     Value::Object(map)
 }
 
@@ -599,7 +611,7 @@ mod tests {
         };
         assert_eq!(
             service_scaling(&service),
-            json!({"numReplicas": 3, "idleScaling": true})
+            json!({"numReplicas": 3, "idleScaling": true, "autoscalingMode": "vertical"})
         );
     }
 }

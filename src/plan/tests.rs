@@ -70,8 +70,9 @@ fn service_scaling_update_sends_only_differing_managed_fields() {
             .is_none()
     );
     assert!(change.fingerprint.is_some());
+    // No deprecated total written: sent through replicaScaling.
     match &step_of(&plan, "service.analytics.scaling").operation {
-        Operation::Service(ServiceOp::Scaling { service_id, body }) => {
+        Operation::Service(ServiceOp::ReplicaScaling { service_id, body }) => {
             assert_eq!(service_id, ANALYTICS);
             assert_eq!(body.num_replicas, Some(3.0));
             assert_eq!(body.idle_scaling, None);

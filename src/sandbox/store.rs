@@ -338,6 +338,34 @@ pub(crate) fn apply_service_scaling(service: &mut Service, patch: &ServiceScalin
     if let Some(v) = patch.idle_timeout_minutes {
         service.idle_timeout_minutes = Some(v);
     }
+    apply_replica_scaling(service, patch);
+}
+
+/// Applies the `replicaScaling` members: per-replica memory, and the mode with its replica
+/// members (a band shows only in horizontal mode; an equal band in vertical mode is a count).
+fn apply_replica_scaling(service: &mut Service, patch: &ServiceScalingPatch) {
+    if let Some(v) = patch.min_replica_memory_gb {
+        service.min_replica_memory_gb = Some(v);
+    }
+    if let Some(v) = patch.max_replica_memory_gb {
+        service.max_replica_memory_gb = Some(v);
+    }
+    if let Some(mode) = &patch.autoscaling_mode {
+        service.autoscaling_mode = Some(mode.clone());
+    }
+    if let (Some(min), Some(max)) = (patch.min_replicas, patch.max_replicas) {
+        service.min_replicas = Some(min);
+        service.max_replicas = Some(max);
+    }
+    if service.autoscaling_mode.as_deref() == Some("horizontal") {
+        return;
+    }
+    if let (Some(min), None) = (service.min_replicas, patch.num_replicas) {
+        // Back to vertical (or an equal band): the band's minimum is the fixed count.
+        service.num_replicas = Some(min);
+    }
+    service.min_replicas = None;
+    service.max_replicas = None;
 }
 
 /// Applies accepted pipe scaling members (null members leave the value alone).

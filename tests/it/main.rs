@@ -29,6 +29,7 @@ mod rename;
 mod review;
 mod sandbox;
 mod server_rejects;
+mod services;
 mod shape;
 mod shared_objects;
 mod show;

@@ -105,6 +105,22 @@ pub struct Service {
         skip_serializing_if = "Option::is_none"
     )]
     pub max_replica_memory_gb: Option<f64>,
+    /// Horizontal autoscaling: the replica band's minimum (present only in that mode).
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_replicas: Option<f64>,
+    /// Horizontal autoscaling: the replica band's maximum.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_f64",
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_replicas: Option<f64>,
     /// Replica count.
     #[serde(
         default,
@@ -229,7 +245,10 @@ pub struct TagsPatch {
     pub remove: Vec<ResourceTag>,
 }
 
-/// Body of `PATCH /services/{id}/scaling`. Only present members are sent.
+/// Body of `PATCH /services/{id}/scaling` (the deprecated totals) or of
+/// `PATCH /services/{id}/replicaScaling` (per-replica memory and the autoscaling mode): one
+/// shape, so `apply --wait` sees either show; each route's planner fills only its own members,
+/// and only present members are sent.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceScalingPatch {
@@ -264,6 +283,37 @@ pub struct ServiceScalingPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub idle_timeout_minutes: Option<f64>,
+    /// `replicaScaling` only: per-replica memory minimum, 8 to 356, a multiple of 4.
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_replica_memory_gb: Option<f64>,
+    /// `replicaScaling` only: per-replica memory maximum (at most 120 for non-paid services).
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_replica_memory_gb: Option<f64>,
+    /// `replicaScaling` only: `vertical` or `horizontal`; absent keeps the service's mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling_mode: Option<String>,
+    /// `replicaScaling` only: horizontal band minimum (with `maxReplicas`, never `numReplicas`).
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_replicas: Option<f64>,
+    /// `replicaScaling` only: horizontal band maximum.
+    #[serde(
+        default,
+        serialize_with = "number::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_replicas: Option<f64>,
 }
 
 /// `{add, remove}` lists of a service PATCH; `remove` runs before `add`.

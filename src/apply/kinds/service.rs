@@ -21,6 +21,12 @@ pub(crate) async fn send(
                 .update_service_scaling(service_id, body)
                 .await?;
         }
+        ServiceOp::ReplicaScaling { service_id, body } => {
+            context
+                .cloud()?
+                .update_service_replica_scaling(service_id, body)
+                .await?;
+        }
     }
     Ok(None)
 }
@@ -40,6 +46,14 @@ pub(crate) fn shows(service: &Service, patch: &ServiceScalingPatch) -> bool {
         && number(patch.min_total_memory_gb, service.min_total_memory_gb)
         && number(patch.max_total_memory_gb, service.max_total_memory_gb)
         && number(patch.idle_timeout_minutes, service.idle_timeout_minutes)
+        && number(patch.min_replica_memory_gb, service.min_replica_memory_gb)
+        && number(patch.max_replica_memory_gb, service.max_replica_memory_gb)
+        && number(patch.min_replicas, service.min_replicas)
+        && number(patch.max_replicas, service.max_replicas)
+        && patch
+            .autoscaling_mode
+            .as_ref()
+            .is_none_or(|want| service.autoscaling_mode.as_ref() == Some(want))
         && patch
             .idle_scaling
             .is_none_or(|want| service.idle_scaling == Some(want))

@@ -7,7 +7,19 @@ use crate::export::yaml::Node;
 /// `scaling:` of an exported service.
 pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
     let mut scaling = Vec::new();
-    if let Some(n) = service.num_replicas {
+    if service.autoscaling_mode.as_deref() == Some("horizontal") {
+        // A horizontal service's count is its band: numReplicas would not plan on it.
+        scaling.push(entry("autoscalingMode", Node::Str("horizontal".into())));
+        let band = [
+            ("minReplicas", service.min_replicas),
+            ("maxReplicas", service.max_replicas),
+        ];
+        for (key, value) in band {
+            if let Some(n) = value {
+                scaling.push(entry(key, Node::float(n)));
+            }
+        }
+    } else if let Some(n) = service.num_replicas {
         scaling.push(entry("numReplicas", Node::float(n)));
     }
     scaling.push(entry(

@@ -1,5 +1,7 @@
-//! Services: the list, one service, its scaling (validated against the contract's limits,
-//! visible after the scaling delay) and its state commands.
+//! Services: the list, one service, its scaling through either route (validated against the
+//! contract's limits, visible after the scaling delay) and its state commands.
+
+mod replica;
 
 use serde_json::{Value, json};
 
@@ -34,6 +36,13 @@ pub(super) const ROUTES: &[Route] = &[
     Route::new(
         Api::Cloud,
         "PATCH",
+        cloud_template!("/services/{serviceId}/replicaScaling"),
+        patch_replica_scaling,
+    )
+    .writes(),
+    Route::new(
+        Api::Cloud,
+        "PATCH",
         cloud_template!("/services/{serviceId}/state"),
         patch_state,
     )
@@ -61,14 +70,18 @@ fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 /// which mirror the baseline fields here.
 pub(super) fn render_service(service: &Service) -> Result<Value, ApiError> {
     let mut service = service.clone();
-    service.autoscaling_mode = Some("vertical".into());
+    let mode = service
+        .autoscaling_mode
+        .get_or_insert_with(|| "vertical".into())
+        .clone();
     let replicas = service.num_replicas.map(|r| r as i64);
+    let int = |value: Option<f64>| value.map(|r| r as i64);
     service.current_scaling = Some(json!({
-        "effectiveAutoscalingMode": "vertical",
+        "effectiveAutoscalingMode": mode,
         "effectiveMinReplicaMemoryGb": service.min_replica_memory_gb,
         "effectiveMaxReplicaMemoryGb": service.max_replica_memory_gb,
-        "effectiveMinReplicas": replicas,
-        "effectiveMaxReplicas": replicas,
+        "effectiveMinReplicas": int(service.min_replicas).or(replicas),
+        "effectiveMaxReplicas": int(service.max_replicas).or(replicas),
         "effectiveIdleScaling": service.idle_scaling,
         "effectiveIdleTimeoutMinutes": service.idle_timeout_minutes.map(|m| m as i64),
     }));
@@ -145,6 +158,7 @@ fn scaling_patch(
         num_replicas: replicas,
         idle_scaling,
         idle_timeout_minutes: idle_timeout,
+        ..ServiceScalingPatch::default()
     })
 }
 
@@ -153,6 +167,28 @@ fn patch_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> 
     let map = validate::object(call.body, "")?;
     let record = &ctx.world.services[index];
     let patch = scaling_patch(map, record.paid, record.service.is_primary.unwrap_or(false))?;
+    accept_scaling(ctx, index, patch)
+}
+
+/// `PATCH .../replicaScaling`, checked against the service as its pending scaling leaves it.
+fn patch_replica_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let index = service_index(ctx, call)?;
+    let map = validate::object(call.body, "")?;
+    let record = &ctx.world.services[index];
+    let mut current = record.service.clone();
+    if let Some((_, pending)) = &record.pending_scaling {
+        apply_service_scaling(&mut current, pending);
+    }
+    let patch = replica::patch(map, &current, record.paid)?;
+    accept_scaling(ctx, index, patch)
+}
+
+/// Accepts a validated scaling patch of either route: at once, or after the scaling delay.
+fn accept_scaling(
+    ctx: &mut Ctx<'_>,
+    index: usize,
+    patch: ServiceScalingPatch,
+) -> Result<Reply, ApiError> {
     require_settled(ctx.world, index)?;
     let record = &mut ctx.world.services[index];
     let mut answer = record.service.clone();
@@ -181,6 +217,16 @@ fn merge_service_patch(into: &mut ServiceScalingPatch, patch: &ServiceScalingPat
     into.num_replicas = patch.num_replicas.or(into.num_replicas);
     into.idle_scaling = patch.idle_scaling.or(into.idle_scaling);
     into.idle_timeout_minutes = patch.idle_timeout_minutes.or(into.idle_timeout_minutes);
+    into.min_replica_memory_gb = patch.min_replica_memory_gb.or(into.min_replica_memory_gb);
+    into.max_replica_memory_gb = patch.max_replica_memory_gb.or(into.max_replica_memory_gb);
+    into.autoscaling_mode = patch
+        .autoscaling_mode
+        .clone()
+        .or(into.autoscaling_mode.take());
+    if patch.min_replicas.is_some() {
+        into.min_replicas = patch.min_replicas;
+        into.max_replicas = patch.max_replicas;
+    }
 }
 
 fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {

@@ -37,7 +37,7 @@ fn applies_the_quickstart_with_one_write_per_step_then_plans_no_changes() {
         format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
         format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
         format!("PATCH {service}/pipes/{{pipeId}}/scaling"),
-        format!("PATCH {service}/scaling"),
+        format!("PATCH {service}/replicaScaling"),
         format!("POST {service}/privateEndpoint"),
         format!("POST {service}/stack/alerts"),
         format!("POST {service}/stack/dashboards"),
