@@ -162,6 +162,7 @@ pub(crate) fn mine<'l>(
             .cloned()
             .collect(),
         sources: live.sources.clone(),
+        webhooks: live.webhooks.clone(),
     })
 }
 
