@@ -117,11 +117,13 @@ impl Activity {
     /// A new phase (reading, applying, waiting for scaling): the last one's further asked-for
     /// waits are summed up, and the new one's first waits are said again.
     pub(crate) fn begin_phase(&self) {
-        let lines = {
-            let mut state = self.lock();
-            state.said.clear();
-            state.take_asked()
-        };
+        self.lock().said.clear();
+        self.sum_up_asked();
+    }
+
+    /// Says the line that sums up this phase's further asked-for waits, if there were any.
+    fn sum_up_asked(&self) {
+        let lines = self.lock().take_asked();
         for line in lines {
             self.reporter.on_wait(&line);
         }
@@ -221,10 +223,7 @@ impl Activity {
 impl Drop for Activity {
     /// The run is over: its last phase's further asked-for waits are summed up.
     fn drop(&mut self) {
-        let lines = self.lock().take_asked();
-        for line in lines {
-            self.reporter.on_wait(&line);
-        }
+        self.sum_up_asked();
     }
 }
 

@@ -7,6 +7,8 @@ use crate::config::model::{InstanceOrigin, Sources};
 use crate::config::yaml::{Kind, Node};
 use crate::diagnostic::Span;
 
+use super::model::span_place as place;
+
 /// The place (`file:line`) to edit and why, for a drifted `value` copied for `origin`;
 /// `written` is the config's root before expansion.
 pub(crate) fn where_to_edit(
@@ -76,13 +78,4 @@ fn entry_of(node: &Node, at: Span) -> Option<&Node> {
         Kind::Seq(items) => items.iter().find_map(|item| entry_of(item, at)),
         _ => None,
     }
-}
-
-/// `file:line` of a span.
-fn place(sources: &Sources, span: Span) -> String {
-    let path = sources
-        .file(span.file_index())
-        .map(|f| f.path.display().to_string())
-        .unwrap_or_default();
-    format!("{path}:{}", span.line)
 }

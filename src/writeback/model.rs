@@ -130,9 +130,14 @@ pub(crate) struct Context<'c> {
 
 /// `file:line` of a node.
 pub(crate) fn place(sources: &Sources, node: &Node) -> String {
+    span_place(sources, node.span)
+}
+
+/// `file:line` of a span.
+pub(crate) fn span_place(sources: &Sources, span: crate::diagnostic::Span) -> String {
     let path = sources
-        .file(node.span.file_index())
+        .file(span.file_index())
         .map(|f| f.path.display().to_string())
         .unwrap_or_default();
-    format!("{path}:{}", node.span.line)
+    format!("{path}:{}", span.line)
 }

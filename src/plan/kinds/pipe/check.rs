@@ -7,7 +7,9 @@ use serde_json::Value;
 use super::op::{self as pipe, PipeOp};
 use crate::address::Address;
 use crate::config::model::Config;
+use crate::plan::kind::Kind;
 use crate::plan::model::{Change, Operation};
+use crate::plan::target::{Key, Target};
 use crate::plan::trust::{
     Check, ConfigCheck, Disagreement, after, fields_of, same, same_body, written,
 };
@@ -94,50 +96,23 @@ impl Check for PipeOp {
         _index: usize,
         address: &Address<'_>,
     ) -> Option<String> {
-        match self {
-            PipeOp::Create {
-                service_id, name, ..
+        // What each operation writes to is its target (`Kind::target`): a create by name, every
+        // other pipe step by the pipe's id, a compute step by its service.
+        match self.target() {
+            Target::Pipe {
+                service_id,
+                key: Key::Name(name),
             } => create_problem(check.config, address, service_id, name),
-            PipeOp::Compute { service_id, .. } => check.service(address, service_id),
-            PipeOp::Update {
+            Target::Pipe {
                 service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Scaling {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Delete {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Replace {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Rotate {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Lifecycle {
-                service_id,
-                pipe_id,
-                ..
-            }
-            | PipeOp::Resync {
-                service_id,
-                pipe_id,
-            }
-            | PipeOp::Settings {
-                service_id,
-                pipe_id,
-                ..
+                key: Key::Id(pipe_id),
             } => pipe_problem(check.config, address, service_id, pipe_id),
+            Target::PipeCompute { service_id } => check.service(address, service_id),
+            // A pipe operation targets nothing else.
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Dashboard { .. }
+            | Target::Alert { .. } => None,
         }
     }
 }
