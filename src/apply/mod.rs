@@ -142,7 +142,10 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        interrupted
+        // The steps waiting for a turn see the interrupt themselves and end at once; when the
+        // select takes their ends before the interrupt's own branch, the loop drains without
+        // having seen it, so the watch's value says whether the run was interrupted.
+        interrupted || *cancel.borrow()
     }
 
     /// The pending steps that may start now (their dependencies done, within the parallelism),
