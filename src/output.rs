@@ -279,6 +279,108 @@ fn stderr_width() -> usize {
         .unwrap_or_else(|| width_of(std::io::stderr()))
 }
 
+/// `text` cut to fit one spinner line after `reserved` columns (a spinner and its space),
+/// ending in `…` when cut. A spinner line must never wrap: clearing or redrawing a spinner
+/// whose line wrapped can leave its first half on screen. Read at each redraw, so a resized
+/// terminal is followed.
+pub(crate) fn fit_stderr_line(text: &str, reserved: usize) -> String {
+    fit_line(text, stderr_width().saturating_sub(reserved + 1))
+}
+
+/// Where spinners draw: stderr, with each spinner line ended by a real line break. indicatif
+/// ends a line by padding it with spaces to the terminal's width, so the cursor rests at the
+/// last column of the last spinner; the echo of a Ctrl-C (`^C`) wraps there and scrolls the
+/// screen under the spinners, and their next redraw leaves the top frame behind (seen at 60
+/// columns). Here the padding becomes "clear to the end of the line, go to the next one", so
+/// the cursor rests on the line below the spinners, where an echo is harmless and the next
+/// redraw clears it; moving up counts that line.
+#[derive(Debug)]
+pub(crate) struct SpinnerTerminal {
+    term: console::Term,
+    /// The cursor is on the line below the last one drawn.
+    below: std::sync::atomic::AtomicBool,
+}
+
+impl SpinnerTerminal {
+    /// The draw target of a spinner or of a set of them.
+    pub(crate) fn target() -> indicatif::ProgressDrawTarget {
+        indicatif::ProgressDrawTarget::term_like_with_hz(
+            Box::new(SpinnerTerminal {
+                term: console::Term::buffered_stderr(),
+                below: std::sync::atomic::AtomicBool::new(false),
+            }),
+            20,
+        )
+    }
+
+    /// Whether the cursor was below the last line drawn; it no longer is after a move.
+    fn take_below(&self) -> bool {
+        self.below.swap(false, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl indicatif::TermLike for SpinnerTerminal {
+    fn width(&self) -> u16 {
+        self.term.size().1
+    }
+    fn height(&self) -> u16 {
+        // The line below the spinners is the terminal's too.
+        self.term.size().0.saturating_sub(1).max(1)
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        self.term.move_cursor_up(n + usize::from(self.take_below()))
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        self.take_below();
+        self.term.move_cursor_down(n)
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        self.term.move_cursor_right(n)
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        self.term.move_cursor_left(n)
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.term.write_line(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        // indicatif's line end: the padding after a line (empty when the line fills the width).
+        if s.bytes().all(|b| b == b' ') {
+            self.below.store(true, std::sync::atomic::Ordering::Relaxed);
+            return self.term.write_str("\x1b[K\r\n\x1b[K");
+        }
+        self.term.write_str(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.term.clear_line()
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        self.term.flush()
+    }
+}
+
+/// `text` cut to at most `width` display columns, ending in `…` when cut.
+fn fit_line(text: &str, width: usize) -> String {
+    if textwrap::core::display_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    let mut buffer = [0u8; 4];
+    for ch in text.chars() {
+        let columns = textwrap::core::display_width(ch.encode_utf8(&mut buffer));
+        if used + columns + 1 > width {
+            break;
+        }
+        used += columns;
+        out.push(ch);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// When output is colored, as the command line and the environment decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ColorMode {
@@ -637,6 +739,20 @@ pub(crate) enum Style {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_spinner_line_is_cut_to_the_width_never_wrapped() {
+        assert_eq!(
+            fit_line("dashboard.platform.a create", 40),
+            "dashboard.platform.a create"
+        );
+        assert_eq!(fit_line("abcdefghij", 6), "abcde…");
+        assert_eq!(fit_line("abcdefghij", 10), "abcdefghij");
+        // Wide characters count as two columns.
+        assert_eq!(fit_line("日本語のテキスト", 7), "日本語…");
+        assert_eq!(fit_line("abc", 0), "");
+    }
+
     use super::*;
 
     #[test]

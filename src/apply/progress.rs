@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
 use super::model::{Status, operation_name};
 use crate::api::activity::{Activity, DisplayGuard};
 use crate::api::clients::{CLOUD_API, OBSERVABILITY_API};
-use crate::output::{Printer, Style};
+use crate::output::{Printer, SpinnerTerminal, Style, fit_stderr_line};
 use crate::plan::{Operation, Step};
 
 /// The spinners of the running steps, and the claim on showing waits while any runs.
@@ -21,6 +21,28 @@ use crate::plan::{Operation, Step};
 struct Bars {
     running: BTreeMap<usize, ProgressBar>,
     showing_waits: Option<DisplayGuard>,
+}
+
+/// Says a line on stderr while steps may be running: above their spinners on a terminal (a line
+/// written past them would leave their frames on screen), as a plain line elsewhere.
+#[derive(Debug, Clone)]
+pub(crate) struct Announcer {
+    printer: Printer,
+    multi: Option<MultiProgress>,
+}
+
+impl Announcer {
+    /// Says `line`, masked.
+    pub(crate) fn say(&self, line: &str) {
+        match &self.multi {
+            Some(multi) => {
+                if multi.println(self.printer.shown(line)).is_err() {
+                    self.printer.err(line);
+                }
+            }
+            None => self.printer.err(line),
+        }
+    }
 }
 
 /// Reports steps starting and ending.
@@ -50,14 +72,23 @@ fn api_of(operation: &Operation) -> &'static str {
 impl Progress {
     /// Spinners when stderr is a terminal, plain lines otherwise.
     pub(crate) fn new(printer: &Printer) -> Self {
-        let bars = printer
-            .is_terminal()
-            .then(|| (MultiProgress::new(), Mutex::new(Bars::default())));
+        let bars = printer.is_terminal().then(|| {
+            let multi = MultiProgress::with_draw_target(SpinnerTerminal::target());
+            (multi, Mutex::new(Bars::default()))
+        });
         Progress {
             printer: printer.clone(),
             bars,
             activity: None,
             quiet: false,
+        }
+    }
+
+    /// What says lines from elsewhere (a signal handler) without breaking the spinners.
+    pub(crate) fn announcer(&self) -> Announcer {
+        Announcer {
+            printer: self.printer.clone(),
+            multi: self.bars.as_ref().map(|(multi, _)| multi.clone()),
         }
     }
 
@@ -95,24 +126,23 @@ impl Progress {
             return;
         };
         let bar = multi.add(ProgressBar::new_spinner());
-        let mut style = ProgressStyle::with_template("{spinner} {msg} ({elapsed}){wait}");
-        if let Some(activity) = &self.activity {
-            let (activity, api) = (activity.clone(), api_of(&step.operation));
-            let wait = move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
-                if let Some(wait) = activity.current(Some(api)) {
-                    let _ = write!(out, ": {}", wait.describe());
-                }
-            };
-            style = style.map(|style| style.with_key("wait", wait));
-        }
-        if let Ok(style) = style {
-            bar.set_style(style);
-        }
-        bar.set_message(self.printer.shown(&format!(
+        let what = self.printer.shown(&format!(
             "{} {}",
             step.address,
             operation_name(&step.operation)
-        )));
+        ));
+        let (activity, api) = (self.activity.clone(), api_of(&step.operation));
+        // One line, cut to the terminal's width at each redraw (see `fit_stderr_line`).
+        let line = move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+            let mut text = format!("{what} ({:#})", HumanDuration(state.elapsed()));
+            if let Some(wait) = activity.as_ref().and_then(|a| a.current(Some(api))) {
+                text.push_str(&format!(": {}", wait.describe()));
+            }
+            let _ = out.write_str(&fit_stderr_line(&text, 2));
+        };
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {line}") {
+            bar.set_style(style.with_key("line", line));
+        }
         bar.enable_steady_tick(Duration::from_millis(100));
         let mut bars = lock(bars);
         if bars.showing_waits.is_none() {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::api::clients::Clients;
+use crate::apply::progress::Announcer;
 use crate::apply::{self, Options, Progress, Report};
 use crate::commands::saved_plan::SavedPlanError;
 use crate::commands::session;
@@ -382,11 +383,11 @@ fn apply_steps(
     options: &Options,
 ) -> Exit {
     let (cancel_tx, cancel_rx) = watch::channel(false);
+    let progress = Progress::new(printer).with_activity(clients.activity());
     {
         let _entered = runtime.enter();
-        listen_for_signals(cancel_tx, printer.clone());
+        listen_for_signals(cancel_tx, progress.announcer());
     }
-    let progress = Progress::new(printer).with_activity(clients.activity());
     // Each step reads its object again when it starts (`apply::fresh`): a change made while a
     // person answered the question, or while earlier steps ran, is caught as stale.
     let mut report = runtime
@@ -450,11 +451,11 @@ fn confirm(plan: &Plan, printer: &Printer, show_plan: bool) -> Result<bool> {
     let summary = plan.summary();
     // A typed word, not a single key: with a one-key prompt, any answer containing a `y`
     // ("maybe", "any") approved the writes.
+    // The question on a line of its own, and a prompt short enough never to wrap: the prompt
+    // is redrawn after the answer, and a wrapped one was drawn twice (seen at 60 columns).
+    printer.err(&format!("Apply these changes ({})?", summary.line()));
     let answer = dialoguer::Input::<String>::new()
-        .with_prompt(format!(
-            "Apply these changes ({})? Only `yes` applies",
-            summary.line()
-        ))
+        .with_prompt("Only `yes` applies")
         .allow_empty(true)
         .interact_text()
         .is_ok_and(|typed| approves(&typed));
@@ -471,7 +472,8 @@ fn approves(answer: &str) -> bool {
 
 /// Turns SIGINT and SIGTERM into `cancel = true`. The handlers are installed before this
 /// returns, so a signal from here on never kills the process mid-write.
-fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
+/// What it says goes above the running steps' spinners (`announcer`), never through them.
+fn listen_for_signals(cancel: watch::Sender<bool>, printer: Announcer) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -483,7 +485,7 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
                     _ = interrupt.recv() => {}
                     _ = terminate.recv() => {}
                 }
-                printer.err(
+                printer.say(
                     "interrupted: no new step starts; waiting for the running ones (interrupt \
                      again to stop now)",
                 );
@@ -493,7 +495,7 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
                     _ = interrupt.recv() => {}
                     _ = terminate.recv() => {}
                 }
-                printer.err(
+                printer.say(
                     "interrupted twice: stopping now; requests in flight may or may not have \
                      been applied: run `converge plan` to see what is left",
                 );
@@ -505,7 +507,7 @@ fn listen_for_signals(cancel: watch::Sender<bool>, printer: Printer) {
     {
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                printer.err("interrupted: no new step starts; waiting for the running ones");
+                printer.say("interrupted: no new step starts; waiting for the running ones");
                 let _ = cancel.send(true);
             }
         });

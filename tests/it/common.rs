@@ -460,11 +460,24 @@ impl<'s> Converge<'s> {
     /// that `script` (util-linux/bsdutils) makes, with `TERM=xterm` and color allowed; `None`
     /// when `script` is not installed.
     pub fn on_a_terminal(&self, line: &str) -> Option<Command> {
+        self.on_a_terminal_of(line, None)
+    }
+
+    /// As [`Converge::on_a_terminal`], on a terminal of `columns` by `rows` (`stty` sets the
+    /// pseudo-terminal's size before the binary starts).
+    pub fn on_a_terminal_sized(&self, line: &str, columns: u16, rows: u16) -> Option<Command> {
+        self.on_a_terminal_of(line, Some((columns, rows)))
+    }
+
+    fn on_a_terminal_of(&self, line: &str, size: Option<(u16, u16)>) -> Option<Command> {
         if Command::new("script").arg("--version").output().is_err() {
             eprintln!("skipped: `script` is not installed, so no pseudo-terminal can be made");
             return None;
         }
-        let line = format!("{} {line}", binary_path().display());
+        let mut line = format!("{} {line}", binary_path().display());
+        if let Some((columns, rows)) = size {
+            line = format!("stty cols {columns} rows {rows} && exec {line}");
+        }
         let mut script = Command::new("script");
         script.args(["-qec", &line, "/dev/null"]);
         self.clone()

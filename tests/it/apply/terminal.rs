@@ -194,3 +194,158 @@ fn on_a_terminal_a_spinner_says_when_reading_and_applying_wait_for_the_rate_limi
     );
     assert!(output.contains("apply: 7 done, 0 failed"), "{output}");
 }
+
+/// A run of the binary on a pseudo-terminal of a given size, typed into as it goes.
+struct Typed {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    output: Arc<Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+    started: Instant,
+}
+
+impl Typed {
+    /// Starts `converge LINE` on a `columns`-wide terminal; `None` without `script`.
+    fn start(converge: &Converge<'_>, line: &str, columns: u16, rows: u16) -> Option<Typed> {
+        let mut child = converge
+            .on_a_terminal_sized(line, columns, rows)?
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("script starts");
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let mut stdout = child.stdout.take().expect("piped");
+        let sink = Arc::clone(&output);
+        let reader = std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().expect("lock").extend_from_slice(&buffer[..n]);
+            }
+        });
+        let stdin = child.stdin.take().expect("piped");
+        let started = Instant::now();
+        Some(Typed {
+            child,
+            stdin,
+            output,
+            reader,
+            started,
+        })
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.output.lock().expect("lock")).into_owned()
+    }
+
+    /// Waits until the terminal has shown `text`.
+    fn wait_for(&self, text: &str) {
+        while !self.text().contains(text) {
+            assert!(
+                self.started.elapsed() < Duration::from_secs(60),
+                "never shown {text:?}: {}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types `keys` as a person would (a `\x03` is Ctrl-C: the terminal signals and echoes it).
+    fn types(&mut self, keys: &str) {
+        self.stdin.write_all(keys.as_bytes()).expect("typed");
+        self.stdin.flush().expect("typed");
+    }
+
+    /// Waits for the end; the exit code and the screen as a terminal of that size shows it.
+    fn end(mut self, columns: u16, rows: u16) -> (i32, String) {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("waits") {
+                break status;
+            }
+            assert!(
+                self.started.elapsed() < Duration::from_secs(120),
+                "the run did not end: {}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        drop(self.stdin);
+        self.reader.join().expect("reader ends");
+        let mut screen = vt100::Parser::new(rows, columns, 0);
+        screen.process(&self.output.lock().expect("lock"));
+        (status.code().unwrap_or(-1), screen.screen().contents())
+    }
+}
+
+#[test]
+fn at_60_columns_the_question_is_drawn_once() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    workspace.write("converge.yaml", &quickstart());
+    let converge = Converge::new(&sandbox).cwd(&workspace);
+    let Some(mut run) = Typed::start(&converge, "apply converge.yaml", 60, 40) else {
+        return;
+    };
+    run.wait_for("Only `yes` applies");
+    run.types("no\r");
+    let (code, screen) = run.end(60, 40);
+    assert_eq!(code, 4, "{screen}");
+    assert_eq!(
+        screen.matches("Apply these changes").count(),
+        1,
+        "the question once: {screen}"
+    );
+    assert_eq!(screen.matches("Only `yes` applies").count(), 1, "{screen}");
+    assert!(
+        screen.contains("not applied; nothing was written"),
+        "{screen}"
+    );
+}
+
+/// `count` dashboards on a standalone observability stack.
+fn boards(count: usize) -> String {
+    let mut text = String::from(
+        "version: 1\norganization: ${env:CONVERGE_ORG_ID}\nobservability:\n  url: ${env:CONVERGE_OBSERVABILITY_URL}\n  token: ${env:CONVERGE_OBS_TOKEN}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n",
+    );
+    for i in 0..count {
+        text.push_str(&format!(
+            "      board-{i:02}:\n        name: Board {i:02}\n        tiles:\n          - name: Count\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n                source: Logs\n                aggFn: count\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn at_60_columns_ctrl_c_leaves_no_spinner_frame_on_screen() {
+    let sandbox = common::fast_sandbox();
+    let workspace = Workspace::new();
+    workspace.write("boards.yaml", &boards(12));
+    // The reads and a few creates pass; the other steps wait for the limit, spinning, when the
+    // person presses Ctrl-C.
+    let converge = Converge::new(&sandbox)
+        .cwd(&workspace)
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "6/1m");
+    let Some(mut run) = Typed::start(&converge, "apply boards.yaml --yes", 60, 40) else {
+        return;
+    };
+    // (The spinner line is cut to the width: `(3s): waiting 52s for the…`.)
+    run.wait_for("): wait");
+    run.types("\x03");
+    let (code, screen) = run.end(60, 40);
+    assert_eq!(code, 1, "{screen}");
+    assert!(
+        screen.contains("interrupted: no new step starts"),
+        "{screen}"
+    );
+    // No braille spinner frame is left anywhere on the screen.
+    assert!(
+        !screen
+            .chars()
+            .any(|c| ('\u{2800}'..='\u{28ff}').contains(&c)),
+        "a spinner frame stayed: {screen}"
+    );
+    assert!(screen.contains("not started"), "{screen}");
+}
