@@ -213,6 +213,16 @@ fn requests_series(client: &Client) -> Value {
     }])
 }
 
+/// The bucket starts of the chart's first line that fire.
+fn firing_buckets(chart: &Value) -> Vec<i64> {
+    chart["lines"][0]["firingBuckets"]
+        .as_array()
+        .expect("firing buckets")
+        .iter()
+        .filter_map(Value::as_i64)
+        .collect()
+}
+
 fn chart_runs(chart: &Value) -> Vec<(i64, usize)> {
     chart["lines"][0]["runs"]
         .as_array()
@@ -782,12 +792,7 @@ fn between_and_not_between_fire_inside_and_outside_the_band() {
             .map(|(ts, _)| ts)
             .collect();
         assert!(!expected.is_empty(), "{kind}");
-        let firing: Vec<i64> = chart["lines"][0]["firingBuckets"]
-            .as_array()
-            .expect("firing buckets")
-            .iter()
-            .filter_map(Value::as_i64)
-            .collect();
+        let firing = firing_buckets(&chart);
         assert_eq!(firing, expected, "{kind}");
         let out = converge.run(["preview", "alert.obs.busy", "--end", END]);
         out.assert_exit(0);
@@ -873,12 +878,7 @@ fn every_threshold_type_of_the_current_document_fires_as_the_server_compares() {
             .map(|(ts, _)| ts)
             .collect();
         assert!(!expected.is_empty(), "{kind}");
-        let firing: Vec<i64> = chart["lines"][0]["firingBuckets"]
-            .as_array()
-            .expect("firing buckets")
-            .iter()
-            .filter_map(Value::as_i64)
-            .collect();
+        let firing = firing_buckets(&chart);
         assert_eq!(firing, expected, "{kind}");
     }
 }

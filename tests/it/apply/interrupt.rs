@@ -19,7 +19,7 @@ fn fifty_dashboards() -> String {
 }
 
 /// A config of `count` dashboards on a standalone observability stack.
-fn boards_config(count: usize) -> String {
+pub(super) fn boards_config(count: usize) -> String {
     let mut text = String::from(
         "version: 1\norganization: ${env:CONVERGE_ORG_ID}\nobservability:\n  url: ${env:CONVERGE_OBSERVABILITY_URL}\n  token: ${env:CONVERGE_OBS_TOKEN}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n",
     );

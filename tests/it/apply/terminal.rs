@@ -18,53 +18,11 @@ fn on_a_terminal(
     args: &str,
     answer: &str,
 ) -> Option<(i32, String)> {
-    let mut child = binary(sandbox, workspace)
-        .on_a_terminal(args)?
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("script starts");
-    let output = Arc::new(Mutex::new(Vec::new()));
-    let mut stdout = child.stdout.take().expect("piped");
-    let sink = Arc::clone(&output);
-    let reader = std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buffer) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().expect("lock").extend_from_slice(&buffer[..n]);
-        }
-    });
-    let text = || String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
-    let started = Instant::now();
-    while !text().contains("Only `yes` applies") {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no prompt: {}",
-            text()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let mut stdin = child.stdin.take().expect("piped");
-    stdin
-        .write_all(format!("{answer}\r").as_bytes())
-        .expect("typed");
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waits") {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "apply did not end: {}",
-            text()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    drop(stdin);
-    reader.join().expect("reader ends");
-    Some((status.code().unwrap_or(-1), text()))
+    let mut run = Typed::spawn(binary(sandbox, workspace).on_a_terminal(args)?);
+    run.wait_for("Only `yes` applies");
+    run.types(&format!("{answer}\r"));
+    let (code, output) = run.finish();
+    Some((code, String::from_utf8_lossy(&output).into_owned()))
 }
 
 #[test]
@@ -207,8 +165,14 @@ struct Typed {
 impl Typed {
     /// Starts `converge LINE` on a `columns`-wide terminal; `None` without `script`.
     fn start(converge: &Converge<'_>, line: &str, columns: u16, rows: u16) -> Option<Typed> {
-        let mut child = converge
-            .on_a_terminal_sized(line, columns, rows)?
+        Some(Typed::spawn(
+            converge.on_a_terminal_sized(line, columns, rows)?,
+        ))
+    }
+
+    /// Spawns `script`'s command, reading all it shows.
+    fn spawn(mut command: std::process::Command) -> Typed {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -227,14 +191,13 @@ impl Typed {
             }
         });
         let stdin = child.stdin.take().expect("piped");
-        let started = Instant::now();
-        Some(Typed {
+        Typed {
             child,
             stdin,
             output,
             reader,
-            started,
-        })
+            started: Instant::now(),
+        }
     }
 
     fn text(&self) -> String {
@@ -259,8 +222,8 @@ impl Typed {
         self.stdin.flush().expect("typed");
     }
 
-    /// Waits for the end; the exit code and the screen as a terminal of that size shows it.
-    fn end(mut self, columns: u16, rows: u16) -> (i32, String) {
+    /// Waits for the end; the exit code and every byte shown.
+    fn finish(mut self) -> (i32, Vec<u8>) {
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("waits") {
                 break status;
@@ -274,9 +237,16 @@ impl Typed {
         };
         drop(self.stdin);
         self.reader.join().expect("reader ends");
+        let output = std::mem::take(&mut *self.output.lock().expect("lock"));
+        (status.code().unwrap_or(-1), output)
+    }
+
+    /// Waits for the end; the exit code and the screen as a terminal of that size shows it.
+    fn end(self, columns: u16, rows: u16) -> (i32, String) {
+        let (code, output) = self.finish();
         let mut screen = vt100::Parser::new(rows, columns, 0);
-        screen.process(&self.output.lock().expect("lock"));
-        (status.code().unwrap_or(-1), screen.screen().contents())
+        screen.process(&output);
+        (code, screen.screen().contents())
     }
 }
 
@@ -305,29 +275,16 @@ fn at_60_columns_the_question_is_drawn_once() {
     );
 }
 
-/// `count` dashboards on a standalone observability stack.
-fn boards(count: usize) -> String {
-    let mut text = String::from(
-        "version: 1\norganization: ${env:CONVERGE_ORG_ID}\nobservability:\n  url: ${env:CONVERGE_OBSERVABILITY_URL}\n  token: ${env:CONVERGE_OBS_TOKEN}\nstacks:\n  platform:\n    api: observability\n    dashboards:\n",
-    );
-    for i in 0..count {
-        text.push_str(&format!(
-            "      board-{i:02}:\n        name: Board {i:02}\n        tiles:\n          - name: Count\n            x: 0\n            y: 0\n            w: 6\n            h: 4\n            series:\n              - type: time\n                source: Logs\n                aggFn: count\n"
-        ));
-    }
-    text
-}
-
 #[test]
 fn at_60_columns_ctrl_c_leaves_no_spinner_frame_on_screen() {
     let sandbox = common::fast_sandbox();
     let workspace = Workspace::new();
-    workspace.write("boards.yaml", &boards(12));
+    workspace.write("boards.yaml", &super::interrupt::boards_config(12));
     // The reads and a few creates pass; the other steps wait for the limit, spinning, when the
     // person presses Ctrl-C.
     let converge = Converge::new(&sandbox)
         .cwd(&workspace)
-        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "6/1m");
+        .env("CONVERGE_OBSERVABILITY_RATE_LIMIT", "6/10s");
     let Some(mut run) = Typed::start(&converge, "apply boards.yaml --yes", 60, 40) else {
         return;
     };
