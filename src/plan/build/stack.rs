@@ -47,7 +47,7 @@ impl Builder<'_> {
         let mine = mine(&stack.key.value, all, &declared);
         let live: &StackLive = &mine;
         let tag = ownership_tag(&stack.key.value);
-        let index = StackIndex::new(live, stack.generation.as_ref().map(|g| g.value));
+        let index = StackIndex::new(live, all, stack.generation.as_ref().map(|g| g.value));
 
         if let Some(warning) = carried_tiles(stack, &index) {
             self.diagnostics.push(warning);
