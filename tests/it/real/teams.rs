@@ -125,3 +125,61 @@ fn empty_plan(target: &Target, converge: &Converge<'_>, config: &str) {
         plan.stderr
     );
 }
+
+/// Team B names its dashboard as team A's is named: the server refuses a second dashboard of
+/// one name within a team (500, on both), so B's plan is an error at the name naming both
+/// stacks, and its apply writes nothing; team A's plan stays empty.
+fn a_name_another_team_has_is_a_plan_error(target: &Target) {
+    let (a, b) = (Workspace::new(), Workspace::new());
+    let (team_a, team_b) = (target.converge().cwd(&a), target.converge().cwd(&b));
+    let config_a = a.write("c.yaml", &team("obs-a", "Shared name", 100));
+    apply_then_empty(target, &team_a, &config_a);
+    let twice = target.obs(
+        "POST",
+        "/dashboards",
+        Some(serde_json::json!({"name": "Shared name", "tiles": [], "tags": []})),
+    );
+    assert_eq!(twice.status, 500, "{}: {}", target.name(), twice.text);
+
+    let config_b = b.write("c.yaml", &team("obs-b", "Shared name", 7));
+    let before = (snapshot(target), target.writes().len());
+    let plan = team_b.run(["plan", &config_b]);
+    let apply = team_b.run(["apply", "--yes", "--allow-destroy", &config_b]);
+    for run in [plan, apply] {
+        assert_eq!(
+            run.code,
+            1,
+            "{}: {}\n{}",
+            target.name(),
+            run.stdout,
+            run.stderr
+        );
+        // The message as one line: the renderer wraps it behind `|` margins.
+        let said = run
+            .stderr
+            .split_whitespace()
+            .filter(|w| *w != "|")
+            .collect::<Vec<_>>()
+            .join(" ");
+        for needle in [
+            "plan::other-stack",
+            "stack `obs-a`'s dashboard",
+            "stack `obs-b` never takes",
+            "give this dashboard another name",
+        ] {
+            assert!(
+                said.contains(needle),
+                "{}: {needle} missing:\n{said}",
+                target.name()
+            );
+        }
+    }
+    assert_eq!(
+        (snapshot(target), target.writes().len()),
+        before,
+        "{}",
+        target.name()
+    );
+    empty_plan(target, &team_a, &config_a);
+}
+on_both!(a_name_another_team_has_is_a_plan_error);
