@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::api::error::ApiError;
 use crate::api::limits::GRANULARITIES;
+use crate::api::observability::ObservabilityClient;
 use crate::commands::flags::FlagError;
 use crate::commands::session::{self, Session};
 use crate::config::model::{
@@ -349,6 +350,26 @@ fn tile_target<'c>(
     }
 }
 
+/// The observability client a target's chart is read with: the managed stack has no
+/// charts/series, and a config without the observability API has none to ask.
+fn chart_client<'s>(session: &'s Session, target: &Target<'_>) -> Result<&'s ObservabilityClient> {
+    let stack = target.stack;
+    if let StackTarget::Managed { service } = &stack.target {
+        return Err(PreviewError::ManagedStack {
+            address: target.address.clone(),
+            stack: stack.key.value.to_string(),
+            service: service.value.to_string(),
+        }
+        .into());
+    }
+    session.clients.observability.as_ref().ok_or_else(|| {
+        PreviewError::NoObservabilityApi {
+            stack: stack.key.value.to_string(),
+        }
+        .into()
+    })
+}
+
 /// Fetches and assembles one target's chart.
 fn chart(
     session: &Session,
@@ -359,20 +380,7 @@ fn chart(
     printer: &Printer,
 ) -> Result<Chart> {
     let stack = target.stack;
-    if let StackTarget::Managed { service } = &stack.target {
-        return Err(PreviewError::ManagedStack {
-            address: target.address.clone(),
-            stack: stack.key.value.to_string(),
-            service: service.value.to_string(),
-        }
-        .into());
-    }
-    let Some(client) = &session.clients.observability else {
-        return Err(PreviewError::NoObservabilityApi {
-            stack: stack.key.value.to_string(),
-        }
-        .into());
-    };
+    let client = chart_client(session, target)?;
     let sources = session
         .live
         .stacks
@@ -428,7 +436,9 @@ fn chart(
         lines,
         threshold,
         rescaled,
-    })
+        zeroed: 0,
+    }
+    .empty_buckets_as_zero(as_ratio))
 }
 
 /// The alert's threshold at the buckets' size, with a warning when they are not the interval
@@ -498,9 +508,13 @@ fn text(chart: &Chart, width: usize, printer: &Printer) -> String {
         chart.title
     );
     let buckets = chart.bucket_count();
-    let with_data = chart.lines.first().map_or(0, |l| l.points.len());
+    let with_data = chart.lines.first().map_or(0, |l| l.points.len()) - chart.zeroed;
+    let zeroed = match chart.zeroed {
+        0 => String::new(),
+        _ => " (compared as 0, as the server does)".to_string(),
+    };
     out.push_str(&format!(
-        "window {} to {} ({}), granularity {}, {} bucket(s), {} without data\n\n",
+        "window {} to {} ({}), granularity {}, {} bucket(s), {} without data{zeroed}\n\n",
         iso(chart.start_ms),
         iso(chart.end_ms),
         human_duration(chart.end_ms - chart.start_ms),

@@ -7,9 +7,10 @@
 //! stack's sources list), so a change can be previewed before it is applied. Only the standalone
 //! observability API has charts/series; the managed stack has none and is reported as skipped.
 //!
-//! Evaluation rules, documented in docs/preview.md: a bucket fires when its value is strictly above
-//! (`above`) or strictly below (`below`) the threshold; a bucket the server left out is a gap (no
-//! data: it never fires and it ends a run); a firing is a run of consecutive firing buckets.
+//! Evaluation rules, documented in docs/preview.md: a bucket fires as the server's alert check
+//! compares it (`above` is `>=`, `above_exclusive` `>`, and so on for the eight threshold
+//! types); a bucket the server left out of an ungrouped line is compared as 0, as the server's
+//! check does with an empty window; a firing is a run of consecutive firing buckets.
 
 pub(crate) mod check;
 pub(crate) mod model;

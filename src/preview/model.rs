@@ -20,13 +20,22 @@ pub(crate) struct Line {
     pub evaluated: bool,
 }
 
-/// Which side of the threshold fires.
+/// Which values fire, as the observability server's alert check compares them
+/// (`doesExceedThreshold` in HyperDX's `checkAlerts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Direction {
-    /// Fires when the value is greater than the threshold.
+    /// `above`: fires when the value is the threshold or more (the server's `>=`).
     Above,
-    /// Fires when the value is less than the threshold.
+    /// `above_exclusive`: fires when the value is greater than the threshold.
+    AboveExclusive,
+    /// `below`: fires when the value is less than the threshold.
     Below,
+    /// `below_or_equal`: fires when the value is the threshold or less.
+    BelowOrEqual,
+    /// `equal`: fires when the value is the threshold.
+    Equal,
+    /// `not_equal`: fires when the value is anything but the threshold.
+    NotEqual,
     /// Fires when the value is within the threshold and `thresholdMax`, both included.
     Between,
     /// Fires when the value is outside the threshold and `thresholdMax`.
@@ -34,22 +43,34 @@ pub(crate) enum Direction {
 }
 
 impl Direction {
+    /// Every direction, in the order the current document lists the threshold types.
+    const ALL: [Direction; 8] = [
+        Direction::Above,
+        Direction::AboveExclusive,
+        Direction::Below,
+        Direction::BelowOrEqual,
+        Direction::Equal,
+        Direction::NotEqual,
+        Direction::Between,
+        Direction::NotBetween,
+    ];
+
     /// Reads the alert's `thresholdType`.
     pub(crate) fn parse(text: &str) -> Option<Direction> {
-        match text {
-            "above" => Some(Direction::Above),
-            "below" => Some(Direction::Below),
-            "between" => Some(Direction::Between),
-            "not_between" => Some(Direction::NotBetween),
-            _ => None,
-        }
+        Direction::ALL
+            .into_iter()
+            .find(|direction| direction.api_name() == text)
     }
 
     /// The word used in output.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Direction::Above => "above",
+            Direction::Above => "at or above",
+            Direction::AboveExclusive => "above",
             Direction::Below => "below",
+            Direction::BelowOrEqual => "at or below",
+            Direction::Equal => "equal to",
+            Direction::NotEqual => "not equal to",
             Direction::Between => "between",
             Direction::NotBetween => "not between",
         }
@@ -58,18 +79,31 @@ impl Direction {
     /// The `thresholdType` it was read from.
     pub(crate) fn api_name(self) -> &'static str {
         match self {
+            Direction::Above => "above",
+            Direction::AboveExclusive => "above_exclusive",
+            Direction::Below => "below",
+            Direction::BelowOrEqual => "below_or_equal",
+            Direction::Equal => "equal",
+            Direction::NotEqual => "not_equal",
+            Direction::Between => "between",
             Direction::NotBetween => "not_between",
-            other => other.as_str(),
         }
     }
 
+    /// Whether the low values are the ones that fire (the chart keeps the lowest value of a
+    /// column, not the highest).
+    pub(crate) fn fires_low(self) -> bool {
+        matches!(self, Direction::Below | Direction::BelowOrEqual)
+    }
+
     /// What a run's most telling value is called: the highest above, the lowest below, the
-    /// furthest out of a band.
+    /// furthest out of a band or from the value it must not equal.
     pub(crate) fn peak_word(self) -> &'static str {
         match self {
-            Direction::Above | Direction::Between => "peak",
-            Direction::Below => "lowest",
-            Direction::NotBetween => "furthest",
+            Direction::Above | Direction::AboveExclusive | Direction::Between => "peak",
+            Direction::Below | Direction::BelowOrEqual => "lowest",
+            Direction::Equal => "value",
+            Direction::NotBetween | Direction::NotEqual => "furthest",
         }
     }
 }
@@ -104,8 +138,13 @@ impl Threshold {
     pub(crate) fn fires(&self, value: f64) -> bool {
         let max = self.max.unwrap_or(self.value);
         match self.direction {
-            Direction::Above => value > self.value,
+            Direction::Above => value >= self.value,
+            Direction::AboveExclusive => value > self.value,
             Direction::Below => value < self.value,
+            Direction::BelowOrEqual => value <= self.value,
+            // The server compares with `===`: only the very value fires.
+            Direction::Equal => value == self.value,
+            Direction::NotEqual => value != self.value,
             Direction::Between => value >= self.value && value <= max,
             Direction::NotBetween => value < self.value || value > max,
         }
@@ -127,8 +166,10 @@ impl Threshold {
     /// Whether `candidate` tells more of a run than `peak` does (see [`Direction::peak_word`]).
     fn more_telling(&self, candidate: f64, peak: f64) -> bool {
         match self.direction {
-            Direction::Above | Direction::Between => candidate > peak,
-            Direction::Below => candidate < peak,
+            Direction::Above | Direction::AboveExclusive | Direction::Between => candidate > peak,
+            Direction::Below | Direction::BelowOrEqual => candidate < peak,
+            Direction::Equal => false,
+            Direction::NotEqual => (candidate - self.value).abs() > (peak - self.value).abs(),
             Direction::NotBetween => {
                 let outside = |v: f64| (self.value - v).max(v - self.max.unwrap_or(self.value));
                 outside(candidate) > outside(peak)
@@ -256,9 +297,44 @@ pub(crate) struct Chart {
     pub threshold: Option<Threshold>,
     /// Set when the threshold was scaled from the alert's interval to the buckets' size.
     pub rescaled: Option<Rescaled>,
+    /// Buckets of the first line that had no data and are drawn and compared as 0, as the
+    /// server's check compares an empty window (see [`Chart::empty_buckets_as_zero`]).
+    pub zeroed: usize,
 }
 
 impl Chart {
+    /// The chart as the server's alert check sees a window with no row at all: it compares such
+    /// a bucket as the value 0 (`checkAlerts` evaluates an empty bucket with 0), so where 0
+    /// fires (`below 5`, `equal 0`, ...), each empty bucket of an ungrouped evaluated line is a
+    /// 0, not a gap. Grouped lines keep their gaps (a group with no row in a bucket has no
+    /// value there), and so does a ratio, whose empty denominator the server skips.
+    pub(crate) fn empty_buckets_as_zero(mut self, as_ratio: bool) -> Chart {
+        let Some(threshold) = self.threshold else {
+            return self;
+        };
+        if as_ratio || self.step_ms <= 0 || !threshold.fires(0.0) {
+            return self;
+        }
+        let first = self.start_ms.div_euclid(self.step_ms) * self.step_ms;
+        let buckets = self.bucket_count();
+        for (i, line) in self.lines.iter_mut().enumerate() {
+            if !line.evaluated || !line.group.is_empty() {
+                continue;
+            }
+            let mut filled: std::collections::BTreeMap<i64, f64> =
+                line.points.iter().copied().collect();
+            let had = filled.len();
+            for bucket in 0..buckets {
+                filled.entry(first + bucket * self.step_ms).or_insert(0.0);
+            }
+            if i == 0 {
+                self.zeroed = filled.len() - had;
+            }
+            line.points = filled.into_iter().collect();
+        }
+        self
+    }
+
     /// The runs of every evaluated line that fire the alert (at least `numConsecutiveWindows`
     /// buckets long), with the line's index, in time order.
     pub(crate) fn firings(&self) -> Vec<(usize, Run)> {
@@ -353,6 +429,7 @@ impl Chart {
             "endTime": self.end_ms,
             "granularity": self.granularity,
             "stepMs": self.step_ms,
+            "emptyBucketsAsZero": self.zeroed,
             "threshold": self.threshold.map(|t| {
                 let mut threshold = json!({
                     "value": number(t.value), "type": t.direction.api_name(),
@@ -553,7 +630,7 @@ mod tests {
             (0, 11.0),
             (60, 12.0),
             (180, 15.0),
-            (240, 10.0),
+            (240, 9.0),
             (300, 20.0),
             (360, 30.0),
         ];
@@ -566,6 +643,67 @@ mod tests {
             shape,
             vec![(0, 120, 2, 12.0), (180, 240, 1, 15.0), (300, 420, 2, 30.0)]
         );
+    }
+
+    #[test]
+    fn every_threshold_type_compares_as_the_server_does() {
+        // checkAlerts' doesExceedThreshold: above is >=, above_exclusive >, below <,
+        // below_or_equal <=, equal ===, not_equal !==.
+        let cases = [
+            ("above", [false, true, true]),
+            ("above_exclusive", [false, false, true]),
+            ("below", [true, false, false]),
+            ("below_or_equal", [true, true, false]),
+            ("equal", [false, true, false]),
+            ("not_equal", [true, false, true]),
+        ];
+        for (name, expected) in cases {
+            let direction = Direction::parse(name).unwrap_or_else(|| panic!("{name} is not read"));
+            assert_eq!(direction.api_name(), name);
+            let threshold = Threshold::simple(10.0, direction);
+            let fired: Vec<bool> = [9.0, 10.0, 11.0]
+                .iter()
+                .map(|v| threshold.fires(*v))
+                .collect();
+            assert_eq!(fired, expected, "{name}");
+        }
+        assert_eq!(Direction::parse("sideways"), None);
+    }
+
+    #[test]
+    fn an_empty_bucket_is_a_zero_where_zero_fires() {
+        let line = |group: Vec<String>| Line {
+            label: "count".into(),
+            group,
+            points: vec![(0, 3.0), (120, 4.0)],
+            evaluated: true,
+        };
+        let chart = |direction| Chart {
+            address: "alert.obs.a".into(),
+            title: String::new(),
+            start_ms: 0,
+            end_ms: 240,
+            granularity: "1m".into(),
+            step_ms: 60,
+            lines: vec![line(Vec::new()), line(vec!["host-a".into()])],
+            threshold: Some(Threshold::simple(1.0, direction)),
+            rescaled: None,
+            zeroed: 0,
+        };
+        // below 1: the two empty buckets are 0s and fire; the grouped line keeps its gaps.
+        let below = chart(Direction::Below).empty_buckets_as_zero(false);
+        assert_eq!(
+            below.lines[0].points,
+            [(0, 3.0), (60, 0.0), (120, 4.0), (180, 0.0)]
+        );
+        assert_eq!(below.lines[1].points, [(0, 3.0), (120, 4.0)]);
+        assert_eq!(below.zeroed, 2);
+        assert_eq!(below.firings().len(), 2);
+        // above 1: 0 does not fire, so nothing is filled; nor for a ratio.
+        let above = chart(Direction::Above).empty_buckets_as_zero(false);
+        assert_eq!(above.lines[0].points, [(0, 3.0), (120, 4.0)]);
+        let ratio = chart(Direction::Below).empty_buckets_as_zero(true);
+        assert_eq!(ratio.lines[0].points, [(0, 3.0), (120, 4.0)]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! column covers an equal slice of the window and shows its highest value (its lowest for a
 //! `below` alert, so a dip is never averaged away). Columns with no data stay blank.
 
-use super::model::{Chart, Direction, Line, Threshold, short_time, value_range};
+use super::model::{Chart, Line, Threshold, short_time, value_range};
 
 /// Rows of bars per chart.
 const HEIGHT: usize = 10;
@@ -158,7 +158,7 @@ fn column_values(
             *column = Some(match *column {
                 None => (value, fires),
                 Some((shown, fired)) => {
-                    let keep_low = threshold.is_some_and(|t| t.direction == Direction::Below);
+                    let keep_low = threshold.is_some_and(|t| t.direction.fires_low());
                     let shown = if keep_low {
                         shown.min(value)
                     } else {
@@ -194,6 +194,7 @@ fn time_axis(start: i64, end: i64, plot: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::preview::model::Direction;
 
     fn chart(points: Vec<(i64, f64)>, threshold: Option<Threshold>) -> Chart {
         Chart {
@@ -211,6 +212,7 @@ mod tests {
             }],
             threshold,
             rescaled: None,
+            zeroed: 0,
         }
     }
 

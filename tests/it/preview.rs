@@ -149,16 +149,47 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-/// Starts and bucket counts of firing runs, by hand: a bucket fires strictly past the
-/// threshold; consecutive firing buckets (no missing bucket between) are one firing.
-fn runs_by_hand(points: &[Value], threshold: f64, above: bool, step: i64) -> Vec<(i64, usize)> {
+/// Every bucket of the chart's window with its value as the server's alert check reads it: the
+/// point's value, or 0 where the window has no point (`checkAlerts` compares an empty bucket as 0).
+fn buckets_by_hand(
+    chart: &Value,
+    points: &[Value],
+    step: i64,
+) -> std::collections::BTreeMap<i64, f64> {
+    let mut buckets: std::collections::BTreeMap<i64, f64> = points
+        .iter()
+        .map(|point| {
+            let ts = point["ts_bucket"].as_i64().expect("ts_bucket");
+            (ts, number(&point["series_0.data"]).expect("a value"))
+        })
+        .collect();
+    let start = chart["startTime"].as_i64().expect("startTime");
+    let end = chart["endTime"].as_i64().expect("endTime");
+    let mut ts = start.div_euclid(step) * step;
+    while ts < end {
+        buckets.entry(ts).or_insert(0.0);
+        ts += step;
+    }
+    buckets
+}
+
+/// Starts and bucket counts of firing runs, by hand, as the server's alert check counts them
+/// (`doesExceedThreshold`): `above` fires at the threshold or past it, `below` strictly under
+/// it; a bucket of the chart's window with no point is compared as 0; consecutive firing
+/// buckets are one firing.
+fn runs_by_hand(
+    chart: &Value,
+    points: &[Value],
+    threshold: f64,
+    above: bool,
+    step: i64,
+) -> Vec<(i64, usize)> {
+    let buckets = buckets_by_hand(chart, points, step);
     let mut runs: Vec<(i64, usize)> = Vec::new();
     let mut last_firing: Option<i64> = None;
-    for point in points {
-        let ts = point["ts_bucket"].as_i64().expect("ts_bucket");
-        let value = number(&point["series_0.data"]).expect("a value");
+    for (ts, value) in buckets {
         let fires = if above {
-            value > threshold
+            value >= threshold
         } else {
             value < threshold
         };
@@ -206,7 +237,7 @@ fn an_above_alert_fires_where_a_hand_computation_says() {
 
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "5m");
-    let expected = runs_by_hand(&points, 400.0, true, 300_000);
+    let expected = runs_by_hand(chart, &points, 400.0, true, 300_000);
     assert!(expected.len() >= 2, "the data must cross the threshold");
     assert_eq!(chart_runs(chart), expected);
     assert_eq!(chart["fired"], expected.len());
@@ -234,7 +265,7 @@ fn a_below_alert_fires_where_a_hand_computation_says_and_text_says_so() {
 
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "15m");
-    let expected = runs_by_hand(&points, 800.0, false, 900_000);
+    let expected = runs_by_hand(chart, &points, 800.0, false, 900_000);
     assert!(expected.len() >= 2, "the data must cross the threshold");
     assert_eq!(chart_runs(chart), expected);
 
@@ -315,7 +346,7 @@ fn the_svg_is_xml_with_the_series_the_threshold_and_one_mark_per_firing() {
     let chart = &document["charts"][0];
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "5m");
-    let expected = runs_by_hand(&points, 400.0, true, 300_000);
+    let expected = runs_by_hand(chart, &points, 400.0, true, 300_000);
 
     let text = std::fs::read_to_string(&svg_path).expect("the SVG was written");
     let svg = roxmltree::Document::parse(&text).expect("the SVG is well-formed XML");
@@ -646,7 +677,7 @@ fn hourly_buckets_of_a_five_minute_count_alert_scale_its_threshold_and_say_so() 
     let points = raw_points(&client, requests_series(&client), "1h");
     assert_eq!(
         chart_runs(&chart),
-        runs_by_hand(&points, 4800.0, true, 3_600_000)
+        runs_by_hand(&chart, &points, 4800.0, true, 3_600_000)
     );
 
     // At the alert's own interval nothing is scaled and nothing is said.
@@ -693,11 +724,11 @@ fn num_consecutive_windows_fires_only_runs_that_long() {
     let sandbox = common::fast_sandbox();
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "5m");
-    let every = runs_by_hand(&points, 400.0, true, 300_000);
-    let long: Vec<(i64, usize)> = every.iter().copied().filter(|r| r.1 >= 3).collect();
-    assert!(long.len() < every.len() && !long.is_empty(), "{every:?}");
     let converge = busy_with(&sandbox, "        numConsecutiveWindows: 3\n");
     let chart = preview_json(&converge, "alert.obs.busy", &[])["charts"][0].clone();
+    let every = runs_by_hand(&chart, &points, 400.0, true, 300_000);
+    let long: Vec<(i64, usize)> = every.iter().copied().filter(|r| r.1 >= 3).collect();
+    assert!(long.len() < every.len() && !long.is_empty(), "{every:?}");
     assert_eq!(chart_runs(&chart), long);
     assert_eq!(chart["fired"], long.len());
     assert_eq!(chart["threshold"]["numConsecutiveWindows"], 3);
@@ -726,7 +757,6 @@ fn between_and_not_between_fire_inside_and_outside_the_band() {
     let sandbox = common::fast_sandbox();
     let client = Client::new(&sandbox);
     let points = raw_points(&client, requests_series(&client), "5m");
-    let value = |p: &Value| number(&p["series_0.data"]).expect("a value");
     for (kind, inside) in [("between", true), ("not_between", false)] {
         let converge = busy_with(&sandbox, "        thresholdMax: 600\n")
             .config_as(
@@ -745,10 +775,11 @@ fn between_and_not_between_fire_inside_and_outside_the_band() {
             json!({"value": 400, "type": kind, "max": 600}),
             "{kind}"
         );
-        let expected: Vec<i64> = points
-            .iter()
-            .filter(|p| (400.0..=600.0).contains(&value(p)) == inside)
-            .map(|p| p["ts_bucket"].as_i64().expect("ts_bucket"))
+        // An empty bucket is a 0: outside the band, so it fires not_between.
+        let expected: Vec<i64> = buckets_by_hand(&chart, &points, 300_000)
+            .into_iter()
+            .filter(|(_, v)| (400.0..=600.0).contains(v) == inside)
+            .map(|(ts, _)| ts)
             .collect();
         assert!(!expected.is_empty(), "{kind}");
         let firing: Vec<i64> = chart["lines"][0]["firingBuckets"]
@@ -805,4 +836,49 @@ fn a_schedule_offset_and_start_are_said_at_their_lines_as_not_evaluated() {
     }
     let settings = common::snapshots();
     settings.bind(|| insta::assert_snapshot!("schedule_not_evaluated", stderr));
+}
+
+#[test]
+fn every_threshold_type_of_the_current_document_fires_as_the_server_compares() {
+    let sandbox = common::fast_sandbox();
+    let client = Client::new(&sandbox);
+    let points = raw_points(&client, requests_series(&client), "5m");
+    // A threshold some bucket sits at exactly, so `>=` and `>` (and `==`) differ.
+    let at = points
+        .iter()
+        .find_map(|p| number(&p["series_0.data"]))
+        .expect("a value");
+    type Compare = fn(f64, f64) -> bool;
+    let cases: [(&str, Compare); 6] = [
+        ("above", |v, t| v >= t),
+        ("above_exclusive", |v, t| v > t),
+        ("below", |v, t| v < t),
+        ("below_or_equal", |v, t| v <= t),
+        ("equal", |v, t| v == t),
+        ("not_equal", |v, t| v != t),
+    ];
+    for (kind, fires) in cases {
+        let text = CONFIG.replacen(
+            "        threshold: 400\n        thresholdType: above\n",
+            &format!("        threshold: {at}\n        thresholdType: {kind}\n"),
+            1,
+        );
+        assert_ne!(text, CONFIG, "the busy alert is where the test expects it");
+        let converge = Converge::new(&sandbox).config_as("obs.yaml", &text);
+        let chart = preview_json(&converge, "alert.obs.busy", &[])["charts"][0].clone();
+        assert_eq!(chart["threshold"]["type"], kind);
+        let expected: Vec<i64> = buckets_by_hand(&chart, &points, 300_000)
+            .into_iter()
+            .filter(|(_, v)| fires(*v, at))
+            .map(|(ts, _)| ts)
+            .collect();
+        assert!(!expected.is_empty(), "{kind}");
+        let firing: Vec<i64> = chart["lines"][0]["firingBuckets"]
+            .as_array()
+            .expect("firing buckets")
+            .iter()
+            .filter_map(Value::as_i64)
+            .collect();
+        assert_eq!(firing, expected, "{kind}");
+    }
 }
