@@ -254,6 +254,10 @@ codes! {
     /// A declared pipe no live pipe has the name of, taken as the unmanaged pipe that reads
     /// the same source into the same destination, renamed (a warning naming `renamedFrom`).
     PlanPipeRenameHinted => "plan::pipe-rename-hinted",
+    /// A change that would take an object another stack owns: a dashboard created or renamed
+    /// to the name of another stack's dashboard on the same server (the server refuses a second
+    /// dashboard of one name; the error names both stacks).
+    PlanOtherStack => "plan::other-stack",
     /// A pipe's declared fields besides `scaling` (source, destination, ...), which `plan` does
     /// not compare with the live pipe yet (a warning).
     PlanPipeUnplanned => "plan::pipe-unplanned",

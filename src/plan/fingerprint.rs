@@ -8,6 +8,7 @@ use serde_json::Value;
 pub(crate) use super::model::Fingerprint;
 use super::model::Operation;
 use super::normalize;
+use super::ownership::tagged_for_another;
 use super::target::{Key, StackRef, Target};
 use crate::api::wire::{Alert, Dashboard, Pipe, Service};
 use crate::live::LiveState;
@@ -110,7 +111,7 @@ pub(crate) fn alert(alert: &Alert) -> Fingerprint {
 /// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
 /// does not exist. A step is stale when this differs from [`super::model::Step::fingerprint`]; for a
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
-/// server stores it, [`normalize::same_name`]) is a change.
+/// server stores it, [`normalize::same_name`], and not another stack's) is a change.
 pub(crate) fn current(operation: &Operation, live: &LiveState) -> Option<Fingerprint> {
     current_value(operation, live).as_ref().map(of_value)
 }
@@ -138,19 +139,29 @@ pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<V
                 })
             })
             .map(normalize::pipe_identity),
+        // A create's object found by name is never another stack's: a dashboard tagged for
+        // another stack, or an alert the plan read on one, is that stack's of the same name.
         Target::Dashboard { stack: s, key } => stack(s)
             .and_then(|l| {
                 l.dashboards.iter().find(|d| match key {
                     Key::Id(id) => d.id == id,
-                    Key::Name(name) => normalize::same_name(&d.name, name),
+                    Key::Name(name) => {
+                        normalize::same_name(&d.name, name) && !tagged_for_another(&s.key, d)
+                    }
                 })
             })
             .map(normalize::dashboard_with_ids),
-        Target::Alert { stack: s, key } => stack(s)
+        Target::Alert {
+            stack: s,
+            key,
+            theirs,
+        } => stack(s)
             .and_then(|l| {
                 l.alerts.iter().find(|a| match key {
                     Key::Id(id) => a.id == id,
-                    Key::Name(name) => normalize::same_name(&a.name, name),
+                    Key::Name(name) => {
+                        normalize::same_name(&a.name, name) && !theirs.contains(&a.id)
+                    }
                 })
             })
             .map(normalize::alert_with_ids),

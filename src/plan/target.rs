@@ -119,6 +119,9 @@ pub(crate) enum Target<'a> {
         stack: &'a StackRef,
         /// Its id, or its name for a create.
         key: Key<'a>,
+        /// For a create, the ids of the alerts of its name that another stack owns: never the
+        /// object it creates.
+        theirs: &'a [String],
     },
     /// The compute shared by a service's database pipes.
     PipeCompute {

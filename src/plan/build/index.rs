@@ -1,6 +1,6 @@
 //! A stack's live objects indexed by name and id.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::api::wire::{Alert, Dashboard, Tile};
 use crate::config::model::Generation;
@@ -17,6 +17,9 @@ pub(crate) struct StackIndex<'l> {
     pub(crate) dashboards_by_id: BTreeMap<&'l str, &'l Dashboard>,
     /// The alerts of each name (more than one is an error for a config alert of that name).
     pub(crate) alerts_by_name: BTreeMap<String, Vec<&'l Alert>>,
+    /// The ids of the alerts of each name that another stack owns on the same server (on a
+    /// dashboard tagged for it, left out of `live`): a create of the name leaves them alone.
+    pub(crate) theirs_by_name: BTreeMap<String, Vec<String>>,
     /// The tile format the stack speaks: its `generation:` setting, else what its GETs answer
     /// (`config` when a live tile reads back with `config`, `series` when one reads back with
     /// `series`); `None` while it has no tiles (each tile is then sent as written).
@@ -31,7 +34,9 @@ pub(crate) struct StackIndex<'l> {
 }
 
 impl<'l> StackIndex<'l> {
-    pub(crate) fn new(live: &'l StackLive, setting: Option<Generation>) -> Self {
+    /// The index of `live`, the part of `all` (the stack's whole live state) that is the
+    /// stack's own; the rest of `all`'s alerts are another stack's ([`Self::theirs`]).
+    pub(crate) fn new(live: &'l StackLive, all: &StackLive, setting: Option<Generation>) -> Self {
         let mut dashboards_by_name: BTreeMap<String, Vec<&Dashboard>> = BTreeMap::new();
         let mut dashboards_by_id = BTreeMap::new();
         for d in &live.dashboards {
@@ -75,7 +80,16 @@ impl<'l> StackIndex<'l> {
             dashboards_by_name,
             dashboards_by_id,
             alerts_by_name,
+            theirs_by_name: theirs_by_name(live, all),
         }
+    }
+
+    /// The ids of the alerts named `name` that another stack owns.
+    pub(crate) fn theirs(&self, name: &str) -> Vec<String> {
+        self.theirs_by_name
+            .get(&normalize::name_key(name))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The live dashboard an alert points at.
@@ -85,4 +99,17 @@ impl<'l> StackIndex<'l> {
             .as_deref()
             .and_then(|id| self.dashboards_by_id.get(id).copied())
     }
+}
+
+/// The ids of the alerts of `all` that are not in `live` (another stack's), by name.
+fn theirs_by_name(live: &StackLive, all: &StackLive) -> BTreeMap<String, Vec<String>> {
+    let mine: BTreeSet<&str> = live.alerts.iter().map(|a| a.id.as_str()).collect();
+    let mut theirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for a in all.alerts.iter().filter(|a| !mine.contains(a.id.as_str())) {
+        theirs
+            .entry(normalize::name_key(&a.name))
+            .or_default()
+            .push(a.id.clone());
+    }
+    theirs
 }

@@ -47,7 +47,7 @@ impl Builder<'_> {
         let mine = mine(&stack.key.value, all, &declared);
         let live: &StackLive = &mine;
         let tag = ownership_tag(&stack.key.value);
-        let index = StackIndex::new(live, stack.generation.as_ref().map(|g| g.value));
+        let index = StackIndex::new(live, all, stack.generation.as_ref().map(|g| g.value));
 
         if let Some(warning) = carried_tiles(stack, &index) {
             self.diagnostics.push(warning);
@@ -283,6 +283,7 @@ impl Builder<'_> {
         (ownership, declared): (&Ownership, &BTreeSet<String>),
         planned: &BTreeMap<&str, PlannedDashboard>,
     ) {
+        self.names_taken(stack, live, declared, planned);
         if !stack.prune {
             return;
         }
@@ -322,6 +323,45 @@ impl Builder<'_> {
                 .into(),
                 reason,
             });
+        }
+    }
+
+    /// An error at each dashboard the plan creates or renames to the name of a dashboard another
+    /// stack owns on the same server (`live` is the whole stack's read): the server keeps one
+    /// dashboard of a name, and this stack never takes another stack's.
+    fn names_taken(
+        &mut self,
+        stack: &StackConfig,
+        live: &StackLive,
+        declared: &BTreeSet<String>,
+        planned: &BTreeMap<&str, PlannedDashboard>,
+    ) {
+        for p in planned.values().filter(|p| p.step.is_some()) {
+            let name = &p.config.name;
+            let theirs = live.dashboards.iter().find_map(|d| {
+                let other = other_owner(&stack.key.value, d, declared)?;
+                (normalize::same_name(&d.name, &name.value) && p.live.is_none_or(|l| l.id != d.id))
+                    .then_some((d, other))
+            });
+            let Some((dashboard, (other, in_config))) = theirs else {
+                continue;
+            };
+            let whose = if in_config {
+                "of this config"
+            } else {
+                "this config does not have (another repository's)"
+            };
+            self.error(Diagnostic::error(
+                Code::PlanOtherStack,
+                format!(
+                    "dashboard `{}.{}` is named `{}`, the name of stack `{other}`'s dashboard \
+                     on the same server (id {}, tagged `converge:{other}`; a stack {whose}): the \
+                     server keeps one dashboard of a name, and stack `{}` never takes another \
+                     stack's; give this dashboard another name",
+                    stack.key.value, p.config.key.value, name.value, dashboard.id, stack.key.value
+                ),
+                Some(name.span),
+            ));
         }
     }
 

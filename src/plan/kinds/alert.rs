@@ -155,7 +155,7 @@ impl Builder<'_> {
                 let view = dashboard_view(index, planned_by_live_id, alert);
                 updated(address, alert, view, desired, stack_ref)
             }
-            _ => created(address, desired, doomed, stack_ref),
+            _ => created(address, desired, doomed, stack_ref, index),
         };
         if existing.is_none() && !moved_off.is_empty() {
             change.reason = "--dedupe: its only copies are on dashboard copies that go; created \
@@ -795,13 +795,16 @@ fn updated(
     (change, operation)
 }
 
-/// The change and step of an alert created: new, or again because its tile goes (`doomed`).
+/// The change and step of an alert created: new, or again because its tile goes (`doomed`);
+/// the step knows the alerts of its name another stack owns (`index`).
 fn created(
     address: AddressBuf,
     desired: Desired,
     doomed: bool,
     stack_ref: &StackRef,
+    index: &StackIndex,
 ) -> (Change, Option<Operation>) {
+    let theirs = index.theirs(desired.body.name.as_deref().unwrap_or_default());
     let reason = if doomed {
         "its tile is removed by the dashboard update, which deletes it; created again"
     } else {
@@ -813,6 +816,7 @@ fn created(
         stack: stack_ref.clone(),
         target: desired.target,
         body: desired.body,
+        theirs,
     });
     let change = Change {
         address,

@@ -136,8 +136,9 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     if ctx.today() {
         containers(call.body, &mut dashboard, &[])?;
     }
-    let world = &mut *ctx.world;
     dashboard.name = stored_name(ctx.quirks, dashboard.name);
+    name_free(ctx, call, stack_index, &dashboard.name, None)?;
+    let world = &mut *ctx.world;
     dashboard.id = world.new_id();
     // Any tile id the client sends is ignored on create.
     for tile in &mut dashboard.tiles {
@@ -146,6 +147,30 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let value = to_value(&dashboard)?;
     world.stacks[stack_index].dashboards.push(dashboard);
     Ok(Reply::Ok(value))
+}
+
+/// Today's observability API stores a team's dashboards under a unique index of their name
+/// (exact, case and spaces as sent): a create, or an update to a name another dashboard of the
+/// team (not `except`) has, is refused by the database, and the server's error handler answers
+/// 500 `Something went wrong :(` (measured on hdx-server, `E11000 Duplicate Key Error`).
+fn name_free(
+    ctx: &Ctx<'_>,
+    call: &Call<'_>,
+    stack_index: usize,
+    name: &str,
+    except: Option<&str>,
+) -> Result<(), ApiError> {
+    if !(ctx.today() && call.api == Api::Observability) {
+        return Ok(());
+    }
+    let taken = ctx.world.stacks[stack_index]
+        .dashboards
+        .iter()
+        .any(|d| d.name == name && Some(d.id.as_str()) != except);
+    if taken {
+        return Err(ApiError::new(500, "INTERNAL", "Something went wrong :("));
+    }
+    Ok(())
 }
 
 /// `POST .../dashboards/validate`: the checks of a create, nothing stored. The answer is 200
@@ -208,6 +233,7 @@ fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     else {
         return missing(ctx, call, id);
     };
+    name_free(ctx, call, stack_index, &dashboard.name, Some(id))?;
     if ctx.today() {
         let kept = &ctx.world.stacks[stack_index].dashboards[position].containers;
         containers(call.body, &mut dashboard, kept)?;

@@ -16,6 +16,7 @@ mod differential;
 mod examples;
 mod references;
 pub mod server;
+mod teams;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
 use serde_json::Value;

@@ -20,6 +20,10 @@ pub enum AlertOp {
         target: AlertTarget,
         /// The request; `dashboardId`/`tileId` are set when `target` is `ids`.
         body: AlertRequest,
+        /// The ids of the alerts of the same name the plan read as another stack's (on its
+        /// dashboards): the check before the write does not take them for this create's.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        theirs: Vec<String>,
     },
     /// Alert update (PUT replaces the whole object).
     #[serde(rename = "alert-update")]
@@ -47,9 +51,15 @@ impl Kind for AlertOp {
     /// The object it touches.
     fn target(&self) -> Target<'_> {
         match self {
-            AlertOp::Create { stack, body, .. } => Target::Alert {
+            AlertOp::Create {
+                stack,
+                body,
+                theirs,
+                ..
+            } => Target::Alert {
                 stack,
                 key: Key::Name(body.name.as_deref().unwrap_or_default()),
+                theirs,
             },
             AlertOp::Update {
                 stack, alert_id, ..
@@ -57,6 +67,7 @@ impl Kind for AlertOp {
             | AlertOp::Delete { stack, alert_id } => Target::Alert {
                 stack,
                 key: Key::Id(alert_id),
+                theirs: &[],
             },
         }
     }
