@@ -12,6 +12,7 @@ pub(crate) mod checks;
 pub(crate) mod diff;
 pub(crate) mod fingerprint;
 pub(crate) mod glob;
+pub(crate) mod hash;
 pub(crate) mod idle;
 pub(crate) mod kind;
 pub(crate) mod kinds;

@@ -2,7 +2,7 @@
 //! What converge owns in a stack is what carries its tag (and the alerts on it); `export` reads
 //! the stack key back from it. Built and read here only.
 
-use super::fingerprint;
+use super::hash::{OFFSET, fnv1a};
 use crate::api::limits::TAG_MAX;
 
 /// What every ownership tag starts with.
@@ -16,7 +16,7 @@ pub(crate) fn ownership_tag(stack: &str) -> String {
     if full.chars().count() <= TAG_MAX {
         return full;
     }
-    let hash = fingerprint::fnv1a(stack.as_bytes(), fingerprint::OFFSET) as u32;
+    let hash = fnv1a(stack.as_bytes(), OFFSET) as u32;
     let keep = TAG_MAX - PREFIX.len() - 9;
     let head: String = stack.chars().take(keep).collect();
     format!("{PREFIX}{head}~{hash:08x}")
