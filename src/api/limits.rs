@@ -263,6 +263,27 @@ pub(crate) fn is_object_id(id: &str) -> bool {
     id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The days ahead of now the server takes a `scheduleStartAt` (`scheduleStartAtSchema`: 365
+/// days of milliseconds).
+pub(crate) const SCHEDULE_START_AHEAD_DAYS: i64 = 365;
+/// The days back from now the server takes a `scheduleStartAt` (ten of those years).
+pub(crate) const SCHEDULE_START_BACK_DAYS: i64 = 3650;
+
+/// The server's refusal of a `scheduleStartAt` (a date-time [`utc_date_time`] takes) outside the
+/// window it allows around `now`, in its words; `None` inside it.
+pub(crate) fn schedule_start_outside(start: &str, now: jiff::Timestamp) -> Option<&'static str> {
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+    let at = start.parse::<jiff::Timestamp>().ok()?.as_millisecond();
+    let now = now.as_millisecond();
+    if at > now + SCHEDULE_START_AHEAD_DAYS * DAY_MS {
+        Some("scheduleStartAt must be within 1 year from now")
+    } else if at < now - SCHEDULE_START_BACK_DAYS * DAY_MS {
+        Some("scheduleStartAt must be within 10 years in the past")
+    } else {
+        None
+    }
+}
+
 /// Whether `text` is a date-time the server reads (zod's `datetime()`: UTC written with `Z`,
 /// seconds, any fraction of them, no other offset).
 pub(crate) fn utc_date_time(text: &str) -> bool {
