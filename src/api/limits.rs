@@ -263,6 +263,14 @@ pub(crate) fn is_object_id(id: &str) -> bool {
     id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The value column of the metric tables (`otel_metrics_gauge`, `_sum`, `_histogram`), which a
+/// metric series without `field` aggregates. The server refuses a non-count select item without
+/// `valueExpression` (`utils/zod.ts`), and HyperDX's chart editor writes this one whenever a
+/// metric name is picked (`ChartSeriesEditor.tsx`), so converge writes it the same way. The server draws a metric select item from its metric
+/// table's own column whatever it holds (`renderChartConfig`'s `LastValue`, `Rate`), so a live
+/// item with an empty one is compared as this.
+pub(crate) const METRIC_VALUE_COLUMN: &str = "Value";
+
 /// The days ahead of now the server takes a `scheduleStartAt` (`scheduleStartAtSchema`: 365
 /// days of milliseconds).
 pub(crate) const SCHEDULE_START_AHEAD_DAYS: i64 = 365;
