@@ -94,6 +94,13 @@ const fn setting(field: &'static str, min: f64, max: f64) -> Range {
     }
 }
 
+/// The shared compute of a service's database pipes before anyone sets it (`GET
+/// .../pipesCdcScaling` of a service that never patched it): 2 cores, 8 GB, the document's
+/// example and the size ClickHouse's scaling guide calls the default. `export` leaves it out.
+pub(crate) const CDC_DEFAULT_CPU_MILLICORES: i64 = 2000;
+/// The default shared memory, with [`CDC_DEFAULT_CPU_MILLICORES`].
+pub(crate) const CDC_DEFAULT_MEMORY_GB: f64 = 8.0;
+
 /// Shared CPU of a service's database pipes (`.../pipesCdcScaling`).
 pub(crate) const CDC_CPU_MILLICORES: Range = Range {
     field: "replicaCpuMillicores",
