@@ -260,16 +260,7 @@ impl<'a> Reading<'a> {
                 if error.is_not_found()
                     && matches!(self.stack_apis.get(&stack), Some(StackApi::Standalone(_))) =>
             {
-                let sharing = self.followers.get(&stack).into_iter().flatten();
-                for key in std::iter::once(&stack).chain(sharing) {
-                    if let Some(problem) = config
-                        .stacks
-                        .get(key)
-                        .and_then(|stack_config| no_sources_list(stack_config, &error))
-                    {
-                        self.problems.push(problem);
-                    }
-                }
+                self.no_sources_lists(&stack, &error);
             }
             // Read for an export only (no alert names a webhook): without the list it writes
             // ids, as it always did.
@@ -290,6 +281,22 @@ impl<'a> Reading<'a> {
                 format!("a read of the live state returned the wrong kind of object ({read:?})"),
                 None,
             )),
+        }
+    }
+
+    /// The server of `stack` (and of the stacks sharing its reads) has no sources list: a
+    /// problem for each of them that names a source by name.
+    fn no_sources_lists(&mut self, stack: &String, error: &ApiError) {
+        let sharing = self.followers.get(stack).into_iter().flatten();
+        for key in std::iter::once(stack).chain(sharing) {
+            if let Some(problem) = self
+                .config
+                .stacks
+                .get(key)
+                .and_then(|stack_config| no_sources_list(stack_config, error))
+            {
+                self.problems.push(problem);
+            }
         }
     }
 
