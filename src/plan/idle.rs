@@ -20,7 +20,8 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
-            | Target::Alert { .. } => continue,
+            | Target::Alert { .. }
+            | Target::ServiceMember { .. } => continue,
         };
         let key = step.address.service().unwrap_or(service_id).to_string();
         *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;

@@ -2,6 +2,7 @@
 //! through `replicaScaling` with its modes, and the deprecated totals' path.
 
 mod scaling;
+mod settings;
 
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::Value;
