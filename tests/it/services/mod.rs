@@ -3,6 +3,7 @@
 
 mod scaling;
 mod settings;
+mod state;
 
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::Value;
