@@ -1,6 +1,7 @@
 //! Services as teams run them (issue 34), through the binary against the sandbox: scaling
 //! through `replicaScaling` with its modes, and the deprecated totals' path.
 
+mod conformance;
 mod scaling;
 mod settings;
 mod state;
