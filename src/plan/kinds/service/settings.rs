@@ -34,10 +34,13 @@ impl Builder<'_> {
             let Some(after) = desired(settings, member) else {
                 continue;
             };
-            let Some((change, fields)) = member_change(&config.key.value, live, member, after)
+            let Some((mut change, fields)) = member_change(&config.key.value, live, member, after)
             else {
                 continue;
             };
+            if let Some(fields) = &fields {
+                change.reason = reason(member, fields).unwrap_or(change.reason);
+            }
             let Some(fields) = fields else {
                 self.push(change, None);
                 continue;
@@ -65,7 +68,10 @@ impl Builder<'_> {
     ) -> Option<usize> {
         let wanted = desired(&config.settings, Member::State)?;
         let (mut change, fields) = member_change(&config.key.value, live, Member::State, wanted)?;
-        fields?;
+        if fields.is_none() {
+            self.push(change, None);
+            return None;
+        }
         let stop = change
             .after
             .as_ref()
@@ -125,6 +131,35 @@ fn member_change(
         .map(|f| (f.path.clone(), f.before.clone(), f.after.clone()))
         .collect();
     Some((change, Some(fields)))
+}
+
+/// The reason of a change of the IP access list or the tags: how many entries are added,
+/// changed and removed (`ipAccessList: 1 entry added, 1 changed`); `None` for the others.
+fn reason(member: Member, fields: &[(String, Option<Value>, Option<Value>)]) -> Option<String> {
+    let (one, many) = match member {
+        Member::IpAccessList => ("entry", "entries"),
+        Member::Tags => ("tag", "tags"),
+        Member::ReleaseChannel | Member::Endpoints | Member::State => return None,
+    };
+    let count = |wanted: fn(&Option<Value>, &Option<Value>) -> bool| {
+        fields.iter().filter(|(_, b, a)| wanted(b, a)).count()
+    };
+    let counts = [
+        (count(|b, a| b.is_none() && a.is_some()), "added"),
+        (count(|b, a| b.is_some() && a.is_some()), "changed"),
+        (count(|b, a| b.is_some() && a.is_none()), "removed"),
+    ];
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .enumerate()
+        .map(|(i, (n, what))| match (i, *n) {
+            (0, 1) => format!("1 {one} {what}"),
+            (0, n) => format!("{n} {many} {what}"),
+            (_, n) => format!("{n} {what}"),
+        })
+        .collect();
+    Some(format!("{}: {}", member.as_str(), parts.join(", ")))
 }
 
 /// What the config asks of one member, in the form [`normalize::service_member`] writes the
