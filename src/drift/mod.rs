@@ -231,7 +231,8 @@ fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
         | AddressBuf::Alert { .. }
         | AddressBuf::LiveAlert { .. }
         | AddressBuf::PipeSettings { .. }
-        | AddressBuf::PipeCompute { .. } => return None,
+        | AddressBuf::PipeCompute { .. }
+        | AddressBuf::ServiceMember { .. } => return None,
     };
     config
         .stacks
