@@ -67,3 +67,29 @@ fn a_pipe_renamed_with_renamed_from_is_renamed_in_place() {
 fn a_pipe_renamed_without_id_is_a_hinted_rename_not_a_second_pipe() {
     renamed_keeps_one_pipe("", true);
 }
+
+/// `validate` holds a pipe's `renamedFrom:` to one pipe, as a dashboard's: not its own name,
+/// not another pipe's name, not a name another pipe lists too (each at its line).
+#[test]
+fn validate_says_a_pipe_rename_that_names_no_one_pipe() {
+    let config = format!(
+        "{}{}",
+        clickstream("clicks", "        renamedFrom: [clicks, views]\n"),
+        clickstream("views", "")
+            .split("    pipes:\n")
+            .nth(1)
+            .unwrap_or_default()
+            .replace("      clickstream:", "      views:")
+    );
+    let outcome = Converge::offline().config(&config).run(["validate"]);
+    assert_eq!(outcome.code, 1, "{outcome:?}");
+    let said = words(&outcome.stderr);
+    assert!(
+        said.contains("`renamedFrom` lists `clicks`, the pipe's own name"),
+        "{outcome:?}"
+    );
+    assert!(
+        said.contains("`renamedFrom` of pipe `clicks` lists `views`, the name of another pipe in service `analytics`"),
+        "{outcome:?}"
+    );
+}
