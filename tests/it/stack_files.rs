@@ -137,3 +137,50 @@ fn a_key_of_a_split_stack_written_twice_names_both_places() {
         "{found:#?}"
     );
 }
+
+/// `drift --write` of a stack split across files edits the file that defines the drifted key:
+/// an alert's threshold changed live is written into the file holding the alert, the other
+/// file left as it is.
+#[test]
+fn drift_writes_a_split_stack_back_into_the_file_of_the_key() {
+    let sandbox = crate::common::fast_sandbox();
+    let (base, alerts) = halves();
+    let split = Workspace::new();
+    split.write("10-base.yaml", &base);
+    let prod = format!("stacks:\n  prod:\n{alerts}");
+    split.write("20-prod.yaml", &prod);
+    let dir = split.path().to_string_lossy().into_owned();
+    let converge = Converge::new(&sandbox).fast();
+    converge
+        .run(["apply", dir.as_str(), "--yes"])
+        .assert_exit(0);
+    let client = crate::common::Client::new(&sandbox);
+    let alert = crate::common::alerts(&sandbox)
+        .into_iter()
+        .find(|a| a["name"] == "API errors")
+        .unwrap();
+    let mut edited = alert.clone();
+    if let Some(members) = edited.as_object_mut() {
+        for member in ["id", "createdAt", "updatedAt", "state", "teamId"] {
+            members.remove(member);
+        }
+    }
+    edited["threshold"] = Value::from(150);
+    let path = format!(
+        "/services/{}/stack/alerts/{}",
+        crate::common::ANALYTICS,
+        alert["id"].as_str().unwrap()
+    );
+    client.cloud("PUT", &path, Some(edited)).result();
+    converge
+        .run(["drift", "--write", dir.as_str()])
+        .assert_exit(2);
+    assert_eq!(split.read("10-base.yaml"), base);
+    assert_eq!(
+        split.read("20-prod.yaml"),
+        prod.replace("threshold: 100", "threshold: 150")
+    );
+    converge
+        .run(["plan", dir.as_str(), "--detailed-exitcode"])
+        .assert_exit(0);
+}
