@@ -93,3 +93,33 @@ fn validate_says_a_pipe_rename_that_names_no_one_pipe() {
         "{outcome:?}"
     );
 }
+
+/// `drift` flags a pipe renamed in the config (with `renamedFrom:` and as a hinted rename) as
+/// the config's pipe whose name differs, never as another pipe the config does not name.
+#[test]
+fn drift_shows_a_renamed_pipe_as_the_configs_not_as_unmanaged() {
+    let sandbox = crate::common::fast_sandbox();
+    Converge::new(&sandbox)
+        .fast()
+        .config(&clickstream("clickstream from kinesis", ""))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    for extra in ["        renamedFrom: [clickstream from kinesis]\n", ""] {
+        let drift = Converge::new(&sandbox)
+            .fast()
+            .config(&clickstream("clickstream (kinesis)", extra))
+            .run(["drift"]);
+        assert_eq!(drift.code, 2, "{drift:?}");
+        let shown = words(&drift.stdout);
+        assert!(
+            shown.contains(
+                r#"name: config "clickstream (kinesis)", live "clickstream from kinesis""#
+            ),
+            "{drift:?}"
+        );
+        assert!(
+            !shown.contains(r#"pipe.analytics["clickstream from kinesis"]"#),
+            "{drift:?}"
+        );
+    }
+}
