@@ -35,6 +35,7 @@ mod shape;
 mod shared_objects;
 mod show;
 mod soak;
+mod stack_files;
 mod stack_templates;
 mod templates;
 mod tiles;

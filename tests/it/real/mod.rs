@@ -15,6 +15,7 @@ mod cases;
 mod differential;
 mod examples;
 mod references;
+mod split_stack;
 pub mod server;
 mod teams;
 
