@@ -15,8 +15,8 @@ mod cases;
 mod differential;
 mod examples;
 mod references;
-mod split_stack;
 pub mod server;
+mod split_stack;
 mod teams;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
