@@ -8,6 +8,7 @@ mod lifecycle;
 mod paused;
 mod rename;
 pub(crate) mod state;
+mod tamper;
 mod twice;
 
 pub(crate) use lifecycle::{CANARIES, analytics_with, assert_no_canary, declared_whole};

@@ -5,22 +5,44 @@
 use serde_json::Value;
 
 use super::op::{self as pipe, PipeOp};
+use super::project::deep_project;
+use super::sends;
 use crate::address::Address;
+use crate::api::wire::{CompactJson, Pipe};
 use crate::config::model::Config;
+use crate::live::LiveState;
+use crate::output::Printer;
+use crate::plan::diff::diff;
 use crate::plan::kind::Kind;
-use crate::plan::model::{Change, Operation};
+use crate::plan::model::{Change, Operation, Plan};
 use crate::plan::target::{Key, Target};
 use crate::plan::trust::{
-    Check, ConfigCheck, Disagreement, after, fields_of, same, same_body, written,
+    Check, ConfigCheck, Disagreement, after, created, fields_of, same, same_before, same_body,
+    same_fields, written,
 };
 
 impl Check for PipeOp {
     fn sends_what_it_shows(&self, change: &Change) -> Result<Option<Operation>, Disagreement> {
         match self {
-            PipeOp::Create { body, stopped, .. } | PipeOp::Replace { body, stopped, .. } => {
+            PipeOp::Create {
+                body,
+                stopped,
+                credentials,
+                ..
+            }
+            | PipeOp::Replace {
+                body,
+                stopped,
+                credentials,
+                ..
+            } => {
                 same(body, after(change)?)?;
+                let sent = credentials
+                    .iter()
+                    .map(|c| (c.path.as_str(), c.reference.as_str()));
+                let reason = credentials_shown(change, sent)?;
                 // The stop after the create is shown only by the reason (the body takes no state).
-                let shown = change.reason.ends_with(" stopped");
+                let shown = reason.ends_with(" stopped");
                 same(&Value::Bool(*stopped), &Value::Bool(shown))?;
             }
             PipeOp::Update { body, .. } => {
@@ -45,29 +67,9 @@ impl Check for PipeOp {
                 body,
                 version,
                 recorded,
+                credentials,
                 ..
-            } => {
-                // The version is a field of the change; the credentials' values are in no plan.
-                let paths = change
-                    .fields
-                    .iter()
-                    .map(|f| f.path.as_str())
-                    .filter(|path| *path != pipe::CREDENTIALS_VERSION);
-                same(body, &pipe::rotation_body(after(change)?, paths))?;
-                let version_of = |value: Option<&Value>| {
-                    value
-                        .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
-                        .cloned()
-                        .unwrap_or(Value::Null)
-                };
-                same(
-                    &serde_json::json!([recorded, version]),
-                    &serde_json::json!([
-                        version_of(change.before.as_ref()),
-                        version_of(change.after.as_ref())
-                    ]),
-                )?;
-            }
+            } => rotation_shown(change, body, (*version, *recorded), credentials)?,
             PipeOp::Scaling { body, .. } => {
                 written(change, pipe::SCALING_FIELDS)?;
                 same_body(body, &pipe::scaling_body(fields_of(change)))?;
@@ -90,6 +92,73 @@ impl Check for PipeOp {
         Ok(None)
     }
 
+    fn shown_against_live(
+        &self,
+        _plan: &Plan,
+        change: &Change,
+        live: &LiveState,
+        _printer: &Printer,
+    ) -> Result<(), String> {
+        match self {
+            // A create shows every member it sends.
+            PipeOp::Create { .. } => created(change),
+            PipeOp::Replace {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Update {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Lifecycle {
+                service_id,
+                pipe_id,
+                ..
+            }
+            | PipeOp::Rotate {
+                service_id,
+                pipe_id,
+                ..
+            } => {
+                let Some(current) = live_pipe(live, service_id, pipe_id) else {
+                    // Gone since the plan was made: the stale check says so.
+                    return Ok(());
+                };
+                let after = change
+                    .after
+                    .as_ref()
+                    .ok_or("the change has no desired values")?;
+                let before = before_now(change, current, after);
+                shown_before(change, &before)?;
+                same_fields(change, &diff(&before, after))
+            }
+            PipeOp::Settings {
+                service_id,
+                pipe_id,
+                ..
+            } => {
+                let Some(current) = live_pipe(live, service_id, pipe_id) else {
+                    return Ok(());
+                };
+                let after = change
+                    .after
+                    .as_ref()
+                    .ok_or("the change has no desired values")?;
+                let settings = current.settings.as_ref().map(CompactJson::value);
+                let before = pipe::settings_body(settings.as_ref(), &Value::Null);
+                shown_before(change, &before)?;
+                same_fields(change, &diff(&before, after))
+            }
+            // Their bodies are built from the shown fields alone, or they send none.
+            PipeOp::Scaling { .. }
+            | PipeOp::Compute { .. }
+            | PipeOp::Resync { .. }
+            | PipeOp::Delete { .. } => Ok(()),
+        }
+    }
+
     fn against_config(
         &self,
         check: &ConfigCheck<'_>,
@@ -98,7 +167,7 @@ impl Check for PipeOp {
     ) -> Option<String> {
         // What each operation writes to is its target (`Kind::target`): a create by name, every
         // other pipe step by the pipe's id, a compute step by its service.
-        match self.target() {
+        let target = match self.target() {
             Target::Pipe {
                 service_id,
                 key: Key::Name(name),
@@ -113,7 +182,199 @@ impl Check for PipeOp {
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
             | Target::Alert { .. } => None,
+        };
+        target.or_else(|| credentials_problem(check.config, address, self))
+    }
+}
+
+/// Whether the credentials a pipe step at `address` sends are the ones the config declares for
+/// that pipe, each path with its reference: a reference is bound to the member it was
+/// reviewed for, and none reads a variable the config's own secrets read.
+fn credentials_problem(config: &Config, address: &Address<'_>, op: &PipeOp) -> Option<String> {
+    let sent: Vec<(&str, &str)> = match op {
+        PipeOp::Create { credentials, .. } | PipeOp::Replace { credentials, .. } => credentials
+            .iter()
+            .map(|c| (c.path.as_str(), c.reference.as_str()))
+            .collect(),
+        PipeOp::Rotate { credentials, .. } => credentials
+            .iter()
+            .map(|c| (c.path.as_str(), c.reference.as_str()))
+            .collect(),
+        PipeOp::Update { .. }
+        | PipeOp::Scaling { .. }
+        | PipeOp::Delete { .. }
+        | PipeOp::Lifecycle { .. }
+        | PipeOp::Resync { .. }
+        | PipeOp::Settings { .. }
+        | PipeOp::Compute { .. } => return None,
+    };
+    let own = sends::own_variables(config);
+    if let Some(problem) = sent
+        .iter()
+        .find_map(|(path, reference)| sends::own_secret(path, reference, &own))
+    {
+        return Some(problem);
+    }
+    let (service, pipe) = address.config_pipe()?;
+    let declared = config
+        .services
+        .values()
+        .find(|s| s.key.value == service)?
+        .pipes
+        .values()
+        .find(|p| p.key.value == pipe)?
+        .source
+        .as_ref()
+        .map(|source| {
+            source
+                .credentials
+                .iter()
+                .map(|c| (c.path, c.secret.reference.as_str()))
+                .collect::<std::collections::BTreeSet<_>>()
+        })
+        .unwrap_or_default();
+    let sent: std::collections::BTreeSet<(&str, &str)> = sent.into_iter().collect();
+    (sent != declared).then(|| {
+        format!(
+            "sends {}, but the config declares {} for this pipe",
+            listed(&sent),
+            listed(&declared)
+        )
+    })
+}
+
+/// A rotation's body, versions and credentials, against what its change shows.
+fn rotation_shown(
+    change: &Change,
+    body: &Value,
+    (version, recorded): (i64, Option<i64>),
+    credentials: &[pipe::SealedCredential],
+) -> Result<(), Disagreement> {
+    let sent = credentials
+        .iter()
+        .map(|c| (c.path.as_str(), c.reference.as_str()));
+    credentials_shown(change, sent)?;
+    // The version is a field of the change; the credentials' values are in no plan.
+    let paths = change
+        .fields
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|path| *path != pipe::CREDENTIALS_VERSION);
+    same(body, &pipe::rotation_body(after(change)?, paths))?;
+    let version_of = |value: Option<&Value>| {
+        value
+            .and_then(|v| v.get(pipe::CREDENTIALS_VERSION))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    same(
+        &serde_json::json!([recorded, version]),
+        &serde_json::json!([
+            version_of(change.before.as_ref()),
+            version_of(change.after.as_ref())
+        ]),
+    )
+}
+
+/// The live pipe `pipe_id` of service `service_id`, as read before any write.
+fn live_pipe<'a>(live: &'a LiveState, service_id: &str, pipe_id: &str) -> Option<&'a Pipe> {
+    live.pipes.get(service_id)?.iter().find(|p| p.id == pipe_id)
+}
+
+/// The `before` a change of `current` to `after` shows, as the planner makes it: the live pipe
+/// kept to the members `after` names, its state as a change shows one when `after` has one,
+/// and the `credentialsVersion` recorded on the service (the step's `recorded`, which
+/// [`Check::sends_what_it_shows`] ties to the change) when `after` has one.
+fn before_now(change: &Change, current: &Pipe, after: &Value) -> Value {
+    let mut members = after.clone();
+    if let Some(members) = members.as_object_mut() {
+        members.remove("state");
+        members.remove(pipe::CREDENTIALS_VERSION);
+    }
+    let live = serde_json::to_value(current).unwrap_or(Value::Null);
+    let mut before = deep_project(&live, &members);
+    if after.get("state").is_some() {
+        before["state"] = Value::from(pipe::shown_state(
+            current.state.as_deref().unwrap_or_default(),
+        ));
+    }
+    let recorded = change
+        .before
+        .as_ref()
+        .and_then(|b| b.get(pipe::CREDENTIALS_VERSION));
+    if let (Some(recorded), Some(_)) = (recorded, after.get(pipe::CREDENTIALS_VERSION)) {
+        before[pipe::CREDENTIALS_VERSION] = recorded.clone();
+    }
+    before
+}
+
+/// The change's `before` is the live pipe as read now ([`same_before`]), said member by
+/// member: a pipe is long, and the member that differs is what a reader needs.
+fn shown_before(change: &Change, now: &Value) -> Result<(), String> {
+    same_before(change, now).map_err(|problem| {
+        let shown = change.before.as_ref().unwrap_or(&Value::Null);
+        let members: Vec<String> = diff(now, shown)
+            .iter()
+            .map(|field| {
+                let text = |value: &Option<Value>| {
+                    value
+                        .as_ref()
+                        .map_or("absent".to_string(), Value::to_string)
+                };
+                format!(
+                    "`{}` as {} but it is {}",
+                    field.path,
+                    text(&field.after),
+                    text(&field.before)
+                )
+            })
+            .collect();
+        if members.is_empty() {
+            problem
+        } else {
+            format!(
+                "the change shows {} now (edited, or changed since the plan was made)",
+                members.join("; ")
+            )
         }
+    })
+}
+
+/// The credentials a create, replacement or rotation sends, against what its change shows:
+/// each goes to a credential member of the source's kind, from a reference that is none of
+/// converge's own secrets, and the reason ends with exactly their note ([`sends::note`]).
+/// The reason without that note.
+fn credentials_shown<'a>(
+    change: &'a Change,
+    sent: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+) -> Result<&'a str, Disagreement> {
+    let kind = change.after.as_ref().and_then(sends::kind_of);
+    let mut paths = std::collections::BTreeSet::new();
+    for (path, reference) in sent.clone() {
+        if let Some(problem) = sends::refused(kind, path, reference, &[]) {
+            return Err(Disagreement::NotShown(problem));
+        }
+        if !paths.insert(path) {
+            return Err(Disagreement::NotShown(format!(
+                "the step sends credential `{path}` twice"
+            )));
+        }
+    }
+    let note = sends::note(sent);
+    match change.reason.strip_suffix(note.as_str()) {
+        Some(reason) if !reason.contains("; sends `") => Ok(reason),
+        _ => Err(Disagreement::NotShown(format!(
+            "the step sends {}, but the change shows it {}",
+            if note.is_empty() {
+                "no credential".to_string()
+            } else {
+                note.trim_start_matches("; sends ").to_string()
+            },
+            match change.reason.find("; sends `") {
+                Some(at) => change.reason[at + 2..].to_string(),
+                None => "sends none".to_string(),
+            }
+        ))),
     }
 }
 
@@ -190,4 +451,16 @@ fn create_problem(
         )),
         None => Some("names a pipe the config does not have".to_string()),
     }
+}
+
+/// Credentials as a message lists them: `` `path` from `reference` ``, or `none`.
+fn listed(credentials: &std::collections::BTreeSet<(&str, &str)>) -> String {
+    if credentials.is_empty() {
+        return "none".to_string();
+    }
+    credentials
+        .iter()
+        .map(|(path, reference)| format!("`{path}` from `{reference}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
