@@ -310,7 +310,37 @@ fn untracked_of_service(
         }
     }
     if !service.pipes.is_empty() {
-        for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
+        let listed = live
+            .pipes
+            .get(&service.id.value)
+            .map_or(&[][..], Vec::as_slice);
+        for pipe in listed {
+            // A second pipe of a name the config finds its pipe by is a copy: the plan takes
+            // the oldest (`plan::duplicate-pipe`), and `--dedupe` deletes the copy.
+            let copy_of = service.pipes.values().find(|p| {
+                p.id.is_none()
+                    && p.is(&pipe.id, &pipe.name)
+                    && listed.iter().find(|l| p.is(&l.id, &l.name)).map(|l| &l.id) != Some(&pipe.id)
+            });
+            if let Some(config_pipe) = copy_of {
+                out.push(UnmanagedObject {
+                    address: Address::LivePipe {
+                        service: key,
+                        name: Cow::Borrowed(&pipe.name),
+                    }
+                    .to_string(),
+                    reason: format!(
+                        "pipe {} is a copy of `{}`, which the oldest pipe of its name answers \
+                         (`plan::duplicate-pipe`)",
+                        pipe.id,
+                        Address::Pipe {
+                            service: key,
+                            pipe: &config_pipe.key.value
+                        }
+                    ),
+                });
+                continue;
+            }
             if !service.pipes.values().any(|p| p.is(&pipe.id, &pipe.name)) {
                 out.push(UnmanagedObject {
                     address: Address::LivePipe {

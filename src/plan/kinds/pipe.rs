@@ -2,6 +2,7 @@
 //! scaling, settings, and pipes marked `absent`.
 
 mod check;
+mod copies;
 pub(crate) mod op;
 pub(crate) mod paused;
 mod project;
@@ -10,7 +11,7 @@ mod resync;
 mod sends;
 mod settings;
 
-pub(crate) use project::deep_project;
+pub(crate) use project::{deep_project, made_as};
 pub(crate) use resync::resync_plan;
 use settings::completed_diagnostic;
 
@@ -71,6 +72,7 @@ impl Builder<'_> {
             self.error(not_found(service, config));
             return;
         };
+        self.pipe_copies(service, live_service, config, (pipe, listed));
         if self.replacement(service, live_service, config, pipe) {
             return;
         }

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::api::wire::Pipe;
+
 /// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
 /// server adds defaults the config need not write.
 pub(crate) fn deep_project(live: &Value, declared: &Value) -> Value {
@@ -20,4 +22,18 @@ pub(crate) fn deep_project(live: &Value, declared: &Value) -> Value {
         ),
         _ => live.clone(),
     }
+}
+
+/// Whether a live pipe reads from the source and writes to the destination `body` creates,
+/// mapped the same way: what makes two pipes of one name copies of each other (the members
+/// the server defaults or that change in place are left out).
+pub(crate) fn made_as(pipe: &Pipe, body: &Value) -> bool {
+    let live = serde_json::to_value(pipe).unwrap_or(Value::Null);
+    ["source", "destination", "fieldMappings"]
+        .iter()
+        .all(|member| match (live.get(*member), body.get(*member)) {
+            (_, None) => true,
+            (Some(have), Some(want)) => deep_project(have, want) == *want,
+            (None, Some(_)) => false,
+        })
 }
