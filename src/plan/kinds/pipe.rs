@@ -4,6 +4,7 @@
 mod check;
 mod copies;
 pub(crate) mod op;
+mod patch;
 pub(crate) mod paused;
 mod project;
 mod rename;
