@@ -15,6 +15,7 @@ mod help;
 mod hostile;
 mod hostile_inputs;
 mod layers;
+mod many_stacks;
 mod memory;
 mod messages;
 mod object_ids;

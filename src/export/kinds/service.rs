@@ -1,5 +1,6 @@
 //! A service's own settings: its scaling, and the compute of its database pipes.
 
+use crate::api::limits::{CDC_DEFAULT_CPU_MILLICORES, CDC_DEFAULT_MEMORY_GB};
 use crate::api::wire::{Pipe, PipeScaling, Service};
 use crate::export::build::entry;
 use crate::export::yaml::Node;
@@ -32,8 +33,15 @@ pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(St
     node.push(entry("scaling", Node::Map(scaling)));
 }
 
-/// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`).
+/// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`),
+/// unless it is the server's default: a config without it never reads it (one request per
+/// service fewer in every later plan, drift and apply).
 pub(crate) fn pipe_compute(compute: &PipeScaling, node: &mut Vec<(String, Node)>) {
+    if compute.replica_cpu_millicores == Some(CDC_DEFAULT_CPU_MILLICORES)
+        && compute.replica_memory_gb == Some(CDC_DEFAULT_MEMORY_GB)
+    {
+        return;
+    }
     let mut members = Vec::new();
     if let Some(cpu) = compute.replica_cpu_millicores {
         members.push(entry("replicaCpuMillicores", Node::int(cpu)));
