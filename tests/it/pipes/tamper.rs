@@ -197,7 +197,21 @@ fn each_tampering_of_a_saved_pipe_replacement_is_refused_with_nothing_written() 
             &format!("`{username}`"),
         ));
     };
-    let edits: [(&str, &Edit<'_>); 8] = [
+    // Members of the step no field shows: the name the new pipe is found by, the tag removed
+    // with the old pipe, the credentials version recorded for the new one.
+    let step_member = |member: &'static str, value: Value| {
+        move |plan: &mut Value| {
+            let (_, step) = replacement(plan);
+            plan.pointer_mut(&step).unwrap()[member] = value.clone();
+        }
+    };
+    let name = step_member("name", Value::from("customers"));
+    let tag = step_member(
+        "versionTag",
+        Value::from("converge.credentials-version.3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"),
+    );
+    let version = step_member("credentialsVersion", Value::from(7));
+    let edits: [(&str, &Edit<'_>); 11] = [
         ("brokers and the key secret", &both),
         ("brokers", &brokers),
         ("schema registry url", &registry),
@@ -206,6 +220,9 @@ fn each_tampering_of_a_saved_pipe_replacement_is_refused_with_nothing_written() 
         ("brokers, before too", &hidden),
         ("password from another variable", &another_variable),
         ("password from another variable, shown", &shown_swap),
+        ("the name the new pipe is found by", &name),
+        ("another pipe's version tag", &tag),
+        ("a credentials version", &version),
     ];
     for (what, edit) in edits {
         let with_digest = refused(&sandbox, &workspace, &paths, edit, what);

@@ -25,18 +25,23 @@ impl Check for PipeOp {
     fn sends_what_it_shows(&self, change: &Change) -> Result<Option<Operation>, Disagreement> {
         match self {
             PipeOp::Create {
+                name,
                 body,
                 stopped,
                 credentials,
                 ..
             }
             | PipeOp::Replace {
+                name,
                 body,
                 stopped,
                 credentials,
                 ..
             } => {
                 same(body, after(change)?)?;
+                // The name finds the new pipe once created (and its copies): the one shown.
+                same(&Value::from(name.as_str()), &body["name"])?;
+                own_version_tag(self)?;
                 let sent = credentials
                     .iter()
                     .map(|c| (c.path.as_str(), c.reference.as_str()));
@@ -87,6 +92,7 @@ impl Check for PipeOp {
                 if change.after.is_some() {
                     return Err(Disagreement::DeleteWithValues);
                 }
+                own_version_tag(self)?;
             }
         }
         Ok(None)
@@ -183,8 +189,45 @@ impl Check for PipeOp {
             | Target::Dashboard { .. }
             | Target::Alert { .. } => None,
         };
-        target.or_else(|| credentials_problem(check.config, address, self))
+        target
+            .or_else(|| credentials_problem(check.config, address, self))
+            .or_else(|| version_problem(check.config, address, self))
     }
+}
+
+/// Whether the `credentialsVersion` a create or replacement records for its new pipe is the
+/// one the config declares: another would decide later rotations, unreviewed.
+fn version_problem(config: &Config, address: &Address<'_>, op: &PipeOp) -> Option<String> {
+    let (PipeOp::Create {
+        credentials_version,
+        ..
+    }
+    | PipeOp::Replace {
+        credentials_version,
+        ..
+    }) = op
+    else {
+        return None;
+    };
+    let (service, pipe) = address.config_pipe()?;
+    let declared = config
+        .services
+        .values()
+        .find(|s| s.key.value == service)?
+        .pipes
+        .values()
+        .find(|p| p.key.value == pipe)?
+        .credentials_version
+        .as_ref()
+        .map(|v| v.value);
+    (declared != *credentials_version).then(|| {
+        let text = |v: Option<i64>| v.map_or("none".to_string(), |v| v.to_string());
+        format!(
+            "records credentialsVersion {}, but the config declares {}",
+            text(*credentials_version),
+            text(declared)
+        )
+    })
 }
 
 /// Whether the credentials a pipe step at `address` sends are the ones the config declares for
@@ -241,6 +284,29 @@ fn credentials_problem(config: &Config, address: &Address<'_>, op: &PipeOp) -> O
             listed(&declared)
         )
     })
+}
+
+/// The version tag a delete or replacement removes is the one of the pipe it deletes
+/// ([`pipe::version_tag`]): another pipe's would make converge send that pipe's credentials
+/// again, unreviewed.
+fn own_version_tag(op: &PipeOp) -> Result<(), Disagreement> {
+    let (PipeOp::Delete {
+        pipe_id,
+        version_tag: Some(tag),
+        ..
+    }
+    | PipeOp::Replace {
+        pipe_id,
+        version_tag: Some(tag),
+        ..
+    }) = op
+    else {
+        return Ok(());
+    };
+    same(
+        &Value::from(tag.as_str()),
+        &Value::from(pipe::version_tag(pipe_id)),
+    )
 }
 
 /// A rotation's body, versions and credentials, against what its change shows.
