@@ -284,6 +284,25 @@ fn a_copy_of_a_pipe_is_shown_and_deleted_by_dedupe_when_it_is_identical() {
         words(&drift.stdout).contains(&format!("pipe {copy} is a copy of `pipe.analytics.stream`")),
         "{drift:?}"
     );
+    // A saved plan cannot prove which pipe of the name its delete is for.
+    let saved = workspace.file("dedupe.json");
+    converge
+        .run(["plan", &config, "--dedupe", "--out", &saved])
+        .assert_exit(0);
+    let from_file = converge.run([
+        "apply",
+        "--plan",
+        &saved,
+        &config,
+        "--yes",
+        "--allow-destroy",
+    ]);
+    assert_eq!(from_file.code, 1, "{from_file:?}");
+    assert!(
+        words(&from_file.stderr).contains("a saved plan cannot prove which pipe of the name"),
+        "{from_file:?}"
+    );
+    assert!(from_file.writes().is_empty(), "{from_file:?}");
     let refused = converge.run(["apply", &config, "--yes", "--dedupe"]);
     assert_eq!(refused.code, 4, "{refused:?}");
     assert!(refused.writes().is_empty(), "{refused:?}");

@@ -452,6 +452,13 @@ fn pipe_problem(
     service_id: &str,
     pipe_id: &str,
 ) -> Option<String> {
+    if let Address::LivePipe { name, .. } = address {
+        // A copy `--dedupe` deletes shares its name with the pipe that stays.
+        return Some(format!(
+            "deletes pipe {pipe_id}, a copy named \"{name}\": a saved plan cannot prove which \
+             pipe of the name it deletes; run `converge apply --dedupe --allow-destroy`"
+        ));
+    }
     let keys = address.config_pipe();
     let found = keys.and_then(|(service, pipe)| {
         let s = config.services.values().find(|s| s.key.value == service)?;
