@@ -31,7 +31,11 @@ pub(crate) fn build(
 ) -> Option<Config> {
     let version = root.get("version").and_then(int)?;
     let organization = root.get("organization").and_then(string)?;
-    let secrets = Secrets { mode, env };
+    let secrets = Secrets {
+        mode,
+        env,
+        own: own_variables(root),
+    };
     let cloud = root.get("cloud").map(|c| CloudSettings {
         url: c.get("url").and_then(string),
         key_id: c.get("keyId").and_then(string),
@@ -79,6 +83,29 @@ pub(crate) fn build(
 struct Secrets<'e> {
     mode: LoadMode,
     env: &'e dyn Fn(&str) -> Option<String>,
+    /// The variables converge's own secrets are read from, each with what reads it
+    /// ([`own_variables`]): never a pipe credential's.
+    own: Vec<(String, String)>,
+}
+
+/// The variables converge's own secrets are read from: the ones the config's `cloud.keySecret`
+/// and `observability.token` reference, and the conventional ones (`CONVERGE_KEY_SECRET`,
+/// `CONVERGE_OBS_TOKEN`), which `export` and `--sandbox` read whatever the config says.
+fn own_variables(root: &Node) -> Vec<(String, String)> {
+    let mut own = Vec::new();
+    for field in super::secret_fields::SECRET_FIELDS {
+        let written = root
+            .get(field.section)
+            .and_then(|s| s.get(field.key))
+            .and_then(Node::as_str)
+            .and_then(interpolate::secret_reference);
+        for name in written.into_iter().chain([field.variable]) {
+            if !own.iter().any(|(known, _)| known == name) {
+                own.push((name.to_string(), format!("`{}`", field.path)));
+            }
+        }
+    }
+    own
 }
 
 impl Secrets<'_> {
@@ -111,6 +138,13 @@ impl Secrets<'_> {
             );
             return None;
         };
+        if is_pipe_credential(field)
+            && let Some((_, reads)) = self.own.iter().find(|(own, _)| own == name)
+        {
+            // Refused before it is read: the value never enters the config.
+            diags.push(own_secret_sent(name, reads, suggested, node.span));
+            return None;
+        }
         let value = (self.env)(name);
         // A pipe credential is needed only by the step that sends it (a create, a replacement,
         // a rotation): the planner reports it unset there, so a config exported with
@@ -140,6 +174,24 @@ impl Secrets<'_> {
             span: node.span,
         })
     }
+}
+
+/// A pipe credential read from a variable converge's own secret is read from (`reads`, the
+/// field that reads it): the pipe would be sent the cloud key secret or the observability
+/// token, and whoever runs its source would hold converge's access.
+fn own_secret_sent(name: &str, reads: &str, suggested: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        Code::ConfigSecretVariable,
+        format!(
+            "`{name}` holds converge's own secret ({reads} reads it) and is never sent as a pipe \
+             credential"
+        ),
+        Some(span),
+    )
+    .with_label("converge's own secret sent to a pipe here")
+    .with_help(format!(
+        "read the pipe's credential from a variable of its own, such as `${{env:{suggested}}}`"
+    ))
 }
 
 /// Whether a field path (`services.a.pipes.b.source.kafka.credentials.password`) is a pipe's.

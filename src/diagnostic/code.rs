@@ -303,6 +303,8 @@ codes! {
     PlanDuplicateDashboard => "plan::duplicate-dashboard",
     /// Two live alerts with the name of one in the config.
     PlanDuplicateAlert => "plan::duplicate-alert",
+    /// Two live pipes of one service answering one pipe of the config (a copy).
+    PlanDuplicatePipe => "plan::duplicate-pipe",
     /// An alert's dashboard that its stack does not define.
     PlanUnknownDashboard => "plan::unknown-dashboard",
     /// An alert's tile that its dashboard does not have.

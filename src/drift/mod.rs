@@ -327,7 +327,30 @@ fn untracked_of_service(
         }
     }
     if !service.pipes.is_empty() {
-        for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
+        let listed = live
+            .pipes
+            .get(&service.id.value)
+            .map_or(&[][..], Vec::as_slice);
+        for pipe in listed {
+            if let Some(config_pipe) = copy_of(service, listed, pipe) {
+                out.push(UnmanagedObject {
+                    address: Address::LivePipe {
+                        service: key,
+                        name: Cow::Borrowed(&pipe.name),
+                    }
+                    .to_string(),
+                    reason: format!(
+                        "pipe {} is a copy of `{}`, which the oldest pipe of its name answers \
+                         (`plan::duplicate-pipe`)",
+                        pipe.id,
+                        Address::Pipe {
+                            service: key,
+                            pipe: &config_pipe.key.value
+                        }
+                    ),
+                });
+                continue;
+            }
             let renamed = |p: &crate::config::model::PipeConfig| {
                 p.renamed_from.iter().any(|old| old.value == pipe.name)
             };
@@ -350,6 +373,21 @@ fn untracked_of_service(
             }
         }
     }
+}
+
+/// The declared pipe `pipe` is a second live pipe of: one the config finds by name (no `id:`)
+/// while an older pipe of that name answers it. The plan takes the oldest
+/// (`plan::duplicate-pipe`), and `--dedupe` deletes the copy.
+fn copy_of<'a>(
+    service: &'a ServiceConfig,
+    listed: &[crate::api::wire::Pipe],
+    pipe: &crate::api::wire::Pipe,
+) -> Option<&'a crate::config::model::PipeConfig> {
+    service.pipes.values().find(|p| {
+        p.id.is_none()
+            && p.is(&pipe.id, &pipe.name)
+            && listed.iter().find(|l| p.is(&l.id, &l.name)).map(|l| &l.id) != Some(&pipe.id)
+    })
 }
 
 /// A declared stack's dashboards converge does not own, and the alerts on them the config does

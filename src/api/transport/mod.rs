@@ -139,6 +139,9 @@ pub struct Api {
     bucket: Arc<RateBucket>,
     /// Once `true`, writes not yet sent are not sent ([`Api::stop_writes_on`]).
     gate: Option<watch::Receiver<bool>>,
+    /// A SHA-256 of the key secret or token it authenticates with, so that a value about to
+    /// be sent can be told to be it ([`Api::authenticates_with`]) without keeping it twice.
+    secret: [u8; 32],
 }
 
 impl Api {
@@ -158,7 +161,12 @@ impl Api {
             },
             Auth::Bearer(token) => Credential::Bearer(&token.0),
         });
+        let secret = match auth {
+            Auth::Basic { key_secret, .. } => &key_secret.0,
+            Auth::Bearer(token) => &token.0,
+        };
         Ok(Api {
+            secret: secret_digest(secret),
             transport: transport.clone(),
             name: "the API",
             base: base.into(),
@@ -182,6 +190,12 @@ impl Api {
     /// The gate of `call`, when it is a write this API may stop.
     fn gate_of(&self, call: &Call) -> Option<watch::Receiver<bool>> {
         self.gate.clone().filter(|_| call.method != Method::GET)
+    }
+
+    /// Whether `value` is the key secret or token this API authenticates with: a pipe is
+    /// never sent converge's own secret as its credential, whatever variable it was read from.
+    pub(crate) fn authenticates_with(&self, value: &str) -> bool {
+        secret_digest(value) == self.secret
     }
 
     /// The same API, called `name` in messages (`the cloud API`).
@@ -517,4 +531,11 @@ impl Api {
         let answer = self.send(call).await?;
         read_member(call, &answer, "data")
     }
+}
+
+/// The SHA-256 of a secret, as [`Api`] keeps it.
+fn secret_digest(secret: &str) -> [u8; 32] {
+    let digest = ring::digest::digest(&ring::digest::SHA256, secret.as_bytes());
+    // SHA-256 is 32 bytes long.
+    digest.as_ref().try_into().unwrap_or([0; 32])
 }

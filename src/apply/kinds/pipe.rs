@@ -114,7 +114,7 @@ async fn pipe_write(
             credentials_version,
             stopped,
         } => {
-            let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
+            let body = with_credentials(body, credentials, &Environment::of(context))?;
             let created = context.cloud()?.create_pipe(service_id, &body).await?;
             if let Some(version) = credentials_version {
                 record_version(context, service_id, &created.id, None, *version).await?;
@@ -227,7 +227,7 @@ async fn rotate(
 ) -> Result<(), WriteError> {
     let (version, recorded) = versions;
     let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
-    let body = with_credentials(body, &refs, |name| std::env::var(name).ok())?;
+    let body = with_credentials(body, &refs, &Environment::of(context))?;
     context
         .cloud()?
         .update_pipe(service_id, pipe_id, &body)
@@ -313,7 +313,7 @@ async fn replace(
         ..
     } = *replacing;
     // Read before anything is deleted: a missing variable must not leave the pipe gone.
-    let body = with_credentials(body, credentials, |name| std::env::var(name).ok())?;
+    let body = with_credentials(body, credentials, &Environment::of(context))?;
     let cloud = context.cloud()?;
     if part != Part::Create {
         // A resent delete finds the pipe already gone.
@@ -812,12 +812,42 @@ fn approved(
         .collect()
 }
 
+/// Where a step's credentials are read from: the process environment, against the APIs of
+/// the run, which tell a value to be one of converge's own secrets (the key secret or token
+/// the run authenticates with).
+struct Environment<'a> {
+    context: &'a Context,
+}
+
+impl<'a> Environment<'a> {
+    fn of(context: &'a Context) -> Self {
+        Environment { context }
+    }
+
+    fn lookup(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    fn own(&self, value: &str) -> bool {
+        let clients = self.context.clients();
+        clients
+            .cloud
+            .as_ref()
+            .is_some_and(|c| c.api().authenticates_with(value))
+            || clients
+                .observability
+                .as_ref()
+                .is_some_and(|o| o.api().authenticates_with(value))
+    }
+}
+
 /// A create's body with each credential read from its reference now, put at its path under
-/// the source kind: the plan, saved or not, holds only the references.
+/// the source kind: the plan, saved or not, holds only the references. A value that is one of
+/// converge's own secrets is never sent, whatever variable holds it (issue 41, part 2).
 fn with_credentials(
     body: &Value,
     credentials: &[CredentialRef],
-    lookup: impl Fn(&str) -> Option<String>,
+    environment: &Environment<'_>,
 ) -> Result<Value, WriteError> {
     let mut body = body.clone();
     let Some(source) = body
@@ -829,13 +859,21 @@ fn with_credentials(
     };
     for credential in credentials {
         let value = secret_reference(&credential.reference)
-            .and_then(&lookup)
+            .and_then(|name| environment.lookup(name))
             .ok_or_else(|| {
                 WriteError::Other(format!(
                     "credential `{}` is read from `{}`, which is not set: set it and apply again",
                     credential.path, credential.reference
                 ))
             })?;
+        if environment.own(&value) {
+            return Err(WriteError::Other(format!(
+                "credential `{}` is read from `{}`, which holds converge's own secret (the key \
+                 secret or token this run authenticates with): it is never sent to a pipe; \
+                 nothing was sent",
+                credential.path, credential.reference
+            )));
+        }
         let parts: Vec<&str> = credential.path.split('.').collect();
         let Some((last, parents)) = parts.split_last() else {
             continue;

@@ -2,12 +2,17 @@
 //! scaling, settings, and pipes marked `absent`.
 
 mod check;
+mod copies;
 pub(crate) mod op;
+mod patch;
 pub(crate) mod paused;
+mod project;
 mod rename;
 mod resync;
+mod sends;
 mod settings;
 
+pub(crate) use project::{deep_project, made_as};
 pub(crate) use resync::resync_plan;
 use settings::completed_diagnostic;
 
@@ -68,6 +73,7 @@ impl Builder<'_> {
             self.error(not_found(service, config));
             return;
         };
+        self.pipe_copies(service, live_service, config, (pipe, listed));
         if self.replacement(service, live_service, config, pipe) {
             return;
         }
@@ -874,20 +880,14 @@ fn failed_note(live: &Pipe) -> String {
     }
 }
 
-/// What a change that sends the source's credentials adds to its reason: each one's path and
-/// the reference it is read from when the step is sent, so a reviewer knows which variables
-/// the apply needs. Empty for a source without credentials.
+/// What a change that sends the source's credentials adds to its reason ([`sends::note`]).
 fn sends(source: &crate::config::model::PipeSourceConfig) -> String {
-    let each: Vec<String> = source
-        .credentials
-        .iter()
-        .map(|c| format!("`{}` from `{}`", c.path, c.secret.reference))
-        .collect();
-    if each.is_empty() {
-        String::new()
-    } else {
-        format!("; sends {}", each.join(", "))
-    }
+    sends::note(
+        source
+            .credentials
+            .iter()
+            .map(|c| (c.path, c.secret.reference.as_str())),
+    )
 }
 
 /// Where each credential of the source goes and the reference it is read from when sent.
@@ -943,25 +943,6 @@ fn pipe_field_diagnostic(
     )
     .with_label(format!("not a scaling field of {} pipes", kind.as_str()))
     .with_help(help)
-}
-
-/// Keeps of `live` what `declared` names, at every depth (arrays element by element): the
-/// server adds defaults the config need not write.
-pub(crate) fn deep_project(live: &Value, declared: &Value) -> Value {
-    match (live, declared) {
-        (Value::Object(have), Value::Object(want)) => Value::Object(
-            have.iter()
-                .filter_map(|(k, v)| Some((k.clone(), deep_project(v, want.get(k)?))))
-                .collect(),
-        ),
-        (Value::Array(have), Value::Array(want)) if have.len() == want.len() => Value::Array(
-            have.iter()
-                .zip(want)
-                .map(|(v, w)| deep_project(v, w))
-                .collect(),
-        ),
-        _ => live.clone(),
-    }
 }
 
 /// A declared pipe the service does not have (and that is not declared whole to be created).

@@ -56,6 +56,10 @@ pub(crate) enum Disagreement {
     /// A create or update whose change has no desired values.
     #[error("the change has no desired values")]
     NoDesiredValues,
+    /// The step sends something its change does not show, or may never send (a pipe
+    /// credential to another member, or from converge's own secret).
+    #[error("{0}")]
+    NotShown(String),
     /// The step writes other values than the change shows.
     #[error(
         "the step writes {} but the change shows {}",

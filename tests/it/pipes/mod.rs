@@ -6,9 +6,11 @@ mod end;
 pub(crate) mod export;
 mod lifecycle;
 mod merge_job;
+mod patch;
 mod paused;
 mod rename;
 pub(crate) mod state;
+mod tamper;
 mod twice;
 
 pub(crate) use lifecycle::{CANARIES, analytics_with, assert_no_canary, declared_whole};

@@ -109,7 +109,26 @@ fn concurrent_replacements_with_lost_answers_never_leave_two_pipes() {
     });
 }
 
+/// Four applies at once of a replacing config, 10 rounds, with lost answers: one pipe each time.
+#[test]
+fn four_concurrent_replacements_never_leave_two_pipes() {
+    rounds_of(
+        SandboxOptions {
+            latency: Duration::from_millis(15),
+            faults: "lost@POST=0.2".parse().unwrap(),
+            ..SandboxOptions::default()
+        },
+        4,
+        10,
+    );
+}
+
 fn rounds(options: SandboxOptions) {
+    rounds_of(options, 2, 20);
+}
+
+/// `count` rounds of `at_once` applies at once of a config replacing the pipe.
+fn rounds_of(options: SandboxOptions, at_once: usize, count: usize) {
     let sandbox = sandbox_with(options);
     let workspace = Workspace::new();
     let converge = Converge::new(&sandbox).fast().cwd(&workspace);
@@ -117,16 +136,17 @@ fn rounds(options: SandboxOptions) {
     converge.run(["apply", &first, "--yes"]).assert_exit(0);
     let mut twice = 0;
     let mut codes = Vec::new();
-    for round in 1..=20 {
+    for round in 1..=count {
         let path = workspace.write(&format!("s{round}.yaml"), &stream(&format!("s{round}")));
         let args = ["apply", path.as_str(), "--yes", "--allow-destroy"];
-        let (a, b) = std::thread::scope(|scope| {
-            let a = scope.spawn(|| converge.run(args));
-            let b = scope.spawn(|| converge.run(args));
-            (a.join().unwrap(), b.join().unwrap())
+        let outcomes: Vec<_> = std::thread::scope(|scope| {
+            let runs: Vec<_> = (0..at_once)
+                .map(|_| scope.spawn(|| converge.run(args)))
+                .collect();
+            runs.into_iter().map(|run| run.join().unwrap()).collect()
         });
-        codes.push((a.code, b.code));
-        for outcome in [&a, &b] {
+        codes.push(outcomes.iter().map(|o| o.code).collect::<Vec<_>>());
+        for outcome in &outcomes {
             assert!([0, 3].contains(&outcome.code), "round {round}: {outcome:?}");
         }
         let live = streams(&sandbox);
@@ -212,4 +232,110 @@ fn a_replaced_id_pinned_pipe_is_found_again_by_the_next_plan() {
         !words(&clean.stderr).contains("pipe-id-replaced"),
         "{clean:?}"
     );
+}
+
+/// A copy of the live pipe `id` made behind converge's back (as a raced or killed run leaves
+/// one), with `edit` made to its body: the new pipe's id.
+fn copy_of(sandbox: &SandboxHandle, id: &str, edit: impl Fn(&mut Value)) -> String {
+    let client = Client::new(sandbox);
+    let live = client
+        .cloud("GET", &format!("/services/{ANALYTICS}/pipes/{id}"), None)
+        .result();
+    let mut body = serde_json::json!({});
+    for member in ["name", "source", "destination", "fieldMappings"] {
+        body[member] = live[member].clone();
+    }
+    edit(&mut body);
+    let made = client
+        .cloud("POST", &format!("/services/{ANALYTICS}/pipes"), Some(body))
+        .result();
+    made["id"].as_str().unwrap().to_string()
+}
+
+/// Two live pipes answering one declared pipe are a copy (issue 41, part 3): plan and drift
+/// say so at the pipe's line; `apply --dedupe` deletes the newer copy only with
+/// `--allow-destroy`, when both read the declared source into the declared destination, and
+/// the plan after is clean. A copy that reads another source is said and never deleted.
+#[test]
+fn a_copy_of_a_pipe_is_shown_and_deleted_by_dedupe_when_it_is_identical() {
+    let sandbox = sandbox_with(SandboxOptions::default());
+    let workspace = Workspace::new();
+    let converge = Converge::new(&sandbox).fast().cwd(&workspace);
+    let config = workspace.write("c.yaml", &stream("s1"));
+    converge.run(["apply", &config, "--yes"]).assert_exit(0);
+    let kept = streams(&sandbox)[0]["id"].as_str().unwrap().to_string();
+    let copy = copy_of(&sandbox, &kept, |_| {});
+    assert_eq!(streams(&sandbox).len(), 2);
+    for command in ["plan", "drift"] {
+        let shown = converge.run([command, &config]);
+        let said = words(&shown.stderr);
+        assert!(
+            said.contains("plan::duplicate-pipe"),
+            "{command}: {shown:?}"
+        );
+        assert!(said.contains(&copy), "{command}: {shown:?}");
+        assert!(
+            said.contains("converge apply --dedupe --allow-destroy"),
+            "{command}: {shown:?}"
+        );
+    }
+    let drift = converge.run(["drift", &config]);
+    assert!(
+        words(&drift.stdout).contains(&format!("pipe {copy} is a copy of `pipe.analytics.stream`")),
+        "{drift:?}"
+    );
+    // A saved plan cannot prove which pipe of the name its delete is for.
+    let saved = workspace.file("dedupe.json");
+    converge
+        .run(["plan", &config, "--dedupe", "--out", &saved])
+        .assert_exit(0);
+    let from_file = converge.run([
+        "apply",
+        "--plan",
+        &saved,
+        &config,
+        "--yes",
+        "--allow-destroy",
+    ]);
+    assert_eq!(from_file.code, 1, "{from_file:?}");
+    assert!(
+        words(&from_file.stderr).contains("a saved plan cannot prove which pipe of the name"),
+        "{from_file:?}"
+    );
+    assert!(from_file.writes().is_empty(), "{from_file:?}");
+    let refused = converge.run(["apply", &config, "--yes", "--dedupe"]);
+    assert_eq!(refused.code, 4, "{refused:?}");
+    assert!(refused.writes().is_empty(), "{refused:?}");
+    let deduped = converge.run(["apply", &config, "--yes", "--dedupe", "--allow-destroy"]);
+    assert_eq!(deduped.code, 0, "{deduped:?}");
+    assert_eq!(
+        deduped.writes(),
+        ["DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}"],
+        "{deduped:?}"
+    );
+    let live = streams(&sandbox);
+    assert_eq!(live.len(), 1);
+    assert_eq!(live[0]["id"], kept.as_str());
+    let clean = converge.run(["plan", &config, "--detailed-exitcode"]);
+    assert_eq!(clean.code, 0, "{clean:?}");
+    assert!(
+        !words(&clean.stderr).contains("duplicate-pipe"),
+        "{clean:?}"
+    );
+
+    // A pipe of the name reading another stream is no copy converge may delete.
+    let other = copy_of(&sandbox, &kept, |body| {
+        body["source"]["kinesis"]["streamName"] = "someone-else".into();
+    });
+    let shown = converge.run(["plan", &config]);
+    let said = words(&shown.stderr);
+    assert!(said.contains("plan::duplicate-pipe"), "{shown:?}");
+    assert!(
+        said.contains(&format!("may not delete id {other}")),
+        "{shown:?}"
+    );
+    let applied = converge.run(["apply", &config, "--yes", "--dedupe", "--allow-destroy"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert!(applied.writes().is_empty(), "{applied:?}");
+    assert_eq!(streams(&sandbox).len(), 2);
 }

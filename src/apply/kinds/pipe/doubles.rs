@@ -6,10 +6,9 @@
 use serde_json::Value;
 
 use crate::address::Address;
-use crate::api::wire::Pipe;
 use crate::apply::fresh::Data;
 use crate::apply::write::{Context, Doubles};
-use crate::plan::kinds::pipe::deep_project;
+use crate::plan::kinds::pipe::made_as;
 use crate::plan::kinds::pipe::op;
 use crate::plan::{AddressBuf, Operation, PipeOp};
 
@@ -112,18 +111,4 @@ impl PipeCreate<'_> {
             .find(|p| p.id == kept)
             .is_some_and(|pipe| made_as(pipe, self.body))
     }
-}
-
-/// Whether a live pipe reads from the source and writes to the destination `body` creates,
-/// mapped the same way: what makes two pipes of one name copies of each other (the members
-/// the server defaults or that change in place are left out).
-pub(crate) fn made_as(pipe: &Pipe, body: &Value) -> bool {
-    let live = serde_json::to_value(pipe).unwrap_or(Value::Null);
-    ["source", "destination", "fieldMappings"]
-        .iter()
-        .all(|member| match (live.get(*member), body.get(*member)) {
-            (_, None) => true,
-            (Some(have), Some(want)) => deep_project(have, want) == *want,
-            (None, Some(_)) => false,
-        })
 }

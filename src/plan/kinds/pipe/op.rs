@@ -9,6 +9,9 @@ use crate::api::wire::PipeScalingPatch;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
+use super::patch::members;
+pub(crate) use super::patch::{patch_body, rotation_body};
+
 /// The scaling fields of a pipe, as the change lists them (wire names).
 pub(crate) const SCALING_FIELDS: &[&str] = &[
     "replicas",
@@ -709,69 +712,6 @@ pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
     }
 }
 
-/// The members a diff path names, array positions (`columns[at]`) left out.
-fn members(path: &str) -> Vec<&str> {
-    path.split('.')
-        .map(|part| part.split('[').next().unwrap_or(part))
-        .collect()
-}
-
-/// The `PATCH` body that writes the in-place fields of a change, each at the member the API
-/// replaces whole (a source member, the destination columns, the field mappings, a setting),
-/// taken from `after`: the planner builds it, the saved-plan check builds it again.
-pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a str>) -> Value {
-    let mut body = Value::Object(serde_json::Map::new());
-    for path in paths {
-        let parts = members(path);
-        let depth = match parts.as_slice() {
-            ["source", "postgres", "settings", ..] => 4,
-            ["source", ..] | ["destination", ..] | ["settings", ..] => 3.min(parts.len()),
-            _ => 1,
-        };
-        let member = &parts[..depth.min(parts.len())];
-        let value = member
-            .iter()
-            .try_fold(after, |v, part| v.get(*part))
-            .cloned()
-            .unwrap_or(Value::Null);
-        let Some((last, parents)) = member.split_last() else {
-            continue;
-        };
-        let mut at = &mut body;
-        for part in parents {
-            if !at.get(*part).is_some_and(Value::is_object) {
-                at[*part] = Value::Object(serde_json::Map::new());
-            }
-            at = &mut at[*part];
-        }
-        at[*last] = value;
-    }
-    body
-}
-
-/// The `PATCH` body of a rotation: the in-place members that differ ([`patch_body`]) and the
-/// source kind's member, which the credentials are put in when sent. The planner builds it,
-/// the saved-plan check builds it again.
-pub(crate) fn rotation_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a str>) -> Value {
-    let mut body = patch_body(after, paths);
-    let kind = after
-        .get("source")
-        .and_then(Value::as_object)
-        .and_then(|kinds| kinds.iter().find(|(_, v)| v.is_object()))
-        .map(|(kind, _)| kind.clone());
-    if let (Some(kind), Value::Object(members)) = (kind, &mut body) {
-        let source = members
-            .entry("source")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(kinds) = source {
-            kinds
-                .entry(kind)
-                .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        }
-    }
-    body
-}
-
 /// The `PATCH` body of a [`PipeOp::Lifecycle`] from its change: the in-place fields as
 /// [`patch_body`] writes them, and the postgres table mappings as the deltas the document's
 /// PATCH takes (an existing mapping cannot be edited: a changed one is removed and added
@@ -984,7 +924,8 @@ mod tests {
             &after,
             [
                 "source.kafka.iamRole",
-                "destination.columns",
+                // A column's member, as the diff names it: the whole array is sent.
+                "destination.columns[a].type",
                 "settings.db_max_threads",
             ],
         );
