@@ -36,8 +36,8 @@ pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(St
 }
 
 /// `ipAccessList:`, `tags:` (those not converge's own, when there are any), `releaseChannel:`
-/// (where the server sends it) and `endpoints: { mysql }` of an exported service, as the
-/// server stores them, so its plan is empty.
+/// (where the server sends one other than the default) and `endpoints: { mysql: true }` (when
+/// it is on) of an exported service, as the server stores them, so its plan is empty.
 pub(super) fn settings(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
     let entries = service
         .ip_access_list
@@ -63,18 +63,30 @@ pub(super) fn settings(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(S
     if !tags.is_empty() {
         node.push(entry("tags", Node::Map(tags)));
     }
-    if let Some(channel) = service.release_channel.as_deref().filter(|c| !c.is_empty()) {
+    // The server's defaults (the regular release channel, no MySQL endpoint) are left out, as
+    // every default is: the export says what was chosen, and plans empty either way.
+    if let Some(channel) = service
+        .release_channel
+        .as_deref()
+        .filter(|c| !c.is_empty() && *c != DEFAULT_RELEASE_CHANNEL)
+    {
         node.push(entry("releaseChannel", Node::Str(channel.to_string())));
     }
     let mysql = service
         .endpoints
         .iter()
         .any(|e| e.protocol.as_deref() == Some("mysql"));
-    node.push(entry(
-        "endpoints",
-        Node::Map(vec![entry("mysql", Node::Bool(mysql))]),
-    ));
+    if mysql {
+        node.push(entry(
+            "endpoints",
+            Node::Map(vec![entry("mysql", Node::Bool(true))]),
+        ));
+    }
 }
+
+/// The release channel a service has unless one is chosen (`default`, the document's regular
+/// channel).
+const DEFAULT_RELEASE_CHANNEL: &str = "default";
 
 /// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`),
 /// unless it is the server's default: a config without it never reads it (one request per
