@@ -332,23 +332,24 @@ fn untracked_of_service(
             .get(&service.id.value)
             .map_or(&[][..], Vec::as_slice);
         for pipe in listed {
+            let unmanaged = |reason: String| UnmanagedObject {
+                address: Address::LivePipe {
+                    service: key,
+                    name: Cow::Borrowed(&pipe.name),
+                }
+                .to_string(),
+                reason,
+            };
             if let Some(config_pipe) = copy_of(service, listed, pipe) {
-                out.push(UnmanagedObject {
-                    address: Address::LivePipe {
+                out.push(unmanaged(format!(
+                    "pipe {} is a copy of `{}`, which the oldest pipe of its name answers \
+                     (`plan::duplicate-pipe`)",
+                    pipe.id,
+                    Address::Pipe {
                         service: key,
-                        name: Cow::Borrowed(&pipe.name),
+                        pipe: &config_pipe.key.value
                     }
-                    .to_string(),
-                    reason: format!(
-                        "pipe {} is a copy of `{}`, which the oldest pipe of its name answers \
-                         (`plan::duplicate-pipe`)",
-                        pipe.id,
-                        Address::Pipe {
-                            service: key,
-                            pipe: &config_pipe.key.value
-                        }
-                    ),
-                });
+                )));
                 continue;
             }
             let renamed = |p: &crate::config::model::PipeConfig| {
@@ -359,17 +360,10 @@ fn untracked_of_service(
                 .values()
                 .any(|p| p.is(&pipe.id, &pipe.name) || renamed(p));
             if !named && !written.contains(pipe.id.as_str()) {
-                out.push(UnmanagedObject {
-                    address: Address::LivePipe {
-                        service: key,
-                        name: Cow::Borrowed(&pipe.name),
-                    }
-                    .to_string(),
-                    reason: format!(
-                        "pipe {} exists on the service; the config does not name it",
-                        pipe.id
-                    ),
-                });
+                out.push(unmanaged(format!(
+                    "pipe {} exists on the service; the config does not name it",
+                    pipe.id
+                )));
             }
         }
     }

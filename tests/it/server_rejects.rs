@@ -223,10 +223,7 @@ fn a_schedule_offset_beside_a_start() {
         "        interval: 5m\n        scheduleOffsetMinutes: 2\n        scheduleStartAt: \"2026-02-08T10:00:00Z\"\n",
     );
     converge_snapshot!("server_rejects_offset_beside_start", run);
-    let run = validate_changed(
-        "        interval: 5m\n",
-        "        interval: 5m\n        scheduleStartAt: \"2026-02-08T10:00:00+01:00\"\n",
-    );
+    let run = with_start("2026-02-08T10:00:00+01:00");
     converge_snapshot!("server_rejects_start_with_an_offset", run);
 }
 
@@ -235,14 +232,20 @@ fn a_schedule_offset_beside_a_start() {
 /// 10 years in the past`). Far dates, so the snapshots hold whatever day the tests run.
 #[test]
 fn a_schedule_start_outside_the_server_s_window() {
-    let run = validate_changed(
-        "        interval: 5m\n",
-        "        interval: 5m\n        scheduleStartAt: \"2099-01-01T00:00:00Z\"\n",
+    converge_snapshot!(
+        "server_rejects_start_a_year_ahead",
+        with_start("2099-01-01T00:00:00Z")
     );
-    converge_snapshot!("server_rejects_start_a_year_ahead", run);
-    let run = validate_changed(
-        "        interval: 5m\n",
-        "        interval: 5m\n        scheduleStartAt: \"2001-01-01T00:00:00Z\"\n",
+    converge_snapshot!(
+        "server_rejects_start_ten_years_back",
+        with_start("2001-01-01T00:00:00Z")
     );
-    converge_snapshot!("server_rejects_start_ten_years_back", run);
+}
+
+/// `validate` on the quickstart whose alert has `scheduleStartAt: start`.
+fn with_start(start: &str) -> crate::common::Outcome {
+    validate_changed(
+        "        interval: 5m\n",
+        &format!("        interval: 5m\n        scheduleStartAt: \"{start}\"\n"),
+    )
 }
