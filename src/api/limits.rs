@@ -94,6 +94,13 @@ const fn setting(field: &'static str, min: f64, max: f64) -> Range {
     }
 }
 
+/// The shared compute of a service's database pipes before anyone sets it (`GET
+/// .../pipesCdcScaling` of a service that never patched it): 2 cores, 8 GB, the document's
+/// example and the size ClickHouse's scaling guide calls the default. `export` leaves it out.
+pub(crate) const CDC_DEFAULT_CPU_MILLICORES: i64 = 2000;
+/// The default shared memory, with [`CDC_DEFAULT_CPU_MILLICORES`].
+pub(crate) const CDC_DEFAULT_MEMORY_GB: f64 = 8.0;
+
 /// Shared CPU of a service's database pipes (`.../pipesCdcScaling`).
 pub(crate) const CDC_CPU_MILLICORES: Range = Range {
     field: "replicaCpuMillicores",
@@ -261,6 +268,35 @@ pub(crate) const OBSERVABILITY_RATE_WINDOW_SECS: u64 = 60;
 /// ids): 24 hexadecimal digits. The contract's generation takes any string.
 pub(crate) fn is_object_id(id: &str) -> bool {
     id.len() == 24 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The value column of the metric tables (`otel_metrics_gauge`, `_sum`, `_histogram`), which a
+/// metric series without `field` aggregates. The server refuses a non-count select item without
+/// `valueExpression` (`utils/zod.ts`), and HyperDX's chart editor writes this one whenever a
+/// metric name is picked (`ChartSeriesEditor.tsx`), so converge writes it the same way. The server draws a metric select item from its metric
+/// table's own column whatever it holds (`renderChartConfig`'s `LastValue`, `Rate`), so a live
+/// item with an empty one is compared as this.
+pub(crate) const METRIC_VALUE_COLUMN: &str = "Value";
+
+/// The days ahead of now the server takes a `scheduleStartAt` (`scheduleStartAtSchema`: 365
+/// days of milliseconds).
+pub(crate) const SCHEDULE_START_AHEAD_DAYS: i64 = 365;
+/// The days back from now the server takes a `scheduleStartAt` (ten of those years).
+pub(crate) const SCHEDULE_START_BACK_DAYS: i64 = 3650;
+
+/// The server's refusal of a `scheduleStartAt` (a date-time [`utc_date_time`] takes) outside the
+/// window it allows around `now`, in its words; `None` inside it.
+pub(crate) fn schedule_start_outside(start: &str, now: jiff::Timestamp) -> Option<&'static str> {
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+    let at = start.parse::<jiff::Timestamp>().ok()?.as_millisecond();
+    let now = now.as_millisecond();
+    if at > now + SCHEDULE_START_AHEAD_DAYS * DAY_MS {
+        Some("scheduleStartAt must be within 1 year from now")
+    } else if at < now - SCHEDULE_START_BACK_DAYS * DAY_MS {
+        Some("scheduleStartAt must be within 10 years in the past")
+    } else {
+        None
+    }
 }
 
 /// Whether `text` is a date-time the server reads (zod's `datetime()`: UTC written with `Z`,

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `semantic::threshold-max` | `between` and `not_between` have a `thresholdMax` of at least `threshold`; the others have none |
 //! | `semantic::schedule-offset` | `scheduleOffsetMinutes` is less than the interval, and 0 beside a `scheduleStartAt` |
-//! | `semantic::schedule-start` | `scheduleStartAt` is a UTC date-time as the server reads one (`2026-02-08T10:00:00Z`, milliseconds optional; no other offset) |
+//! | `semantic::schedule-start` | `scheduleStartAt` is a UTC date-time as the server reads one (`2026-02-08T10:00:00Z`, milliseconds optional; no other offset), at most 365 days ahead of now and 3,650 days back (the server's window, checked against the clock when the config is read) |
 //! | `semantic::email-channel` | an `email` channel is on a managed stack and has `emailRecipients` |
 //! | `semantic::channels` | `channels` is on a stack of the standalone observability API |
 //! | `plan::alert-generation` | no member of today's generation on a stack declared `generation: series` (at plan time, on one whose GETs answer the contract's shape) |
@@ -300,6 +300,27 @@ fn schedule_start(alert: &AlertConfig, diags: &mut Vec<Diagnostic>) {
             )
             .with_label("not a UTC date-time")
             .with_help("write a UTC date-time such as `2026-02-08T10:00:00Z`"),
+        );
+    } else if let Some(refusal) =
+        limits::schedule_start_outside(&start.value, jiff::Timestamp::now())
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticScheduleStart,
+                format!(
+                    "alert `{}` has scheduleStartAt {:?}, which the server refuses today (`{refusal}`)",
+                    alert.key.value, start.value
+                ),
+                Some(start.span),
+            )
+            .with_label("outside the server's window")
+            .with_help(format!(
+                "the server takes a start from {} days back to {} days ahead of the moment it is \
+                 sent; pick one in that window, or leave scheduleStartAt out to align alerts to \
+                 the interval",
+                limits::SCHEDULE_START_BACK_DAYS,
+                limits::SCHEDULE_START_AHEAD_DAYS
+            )),
         );
     }
 }

@@ -657,6 +657,7 @@ fn alert(key: &Key, node: &Node, webhooks: &mut Shared) -> Option<AlertConfig> {
         cleared: super::model::ClearedMembers::of(
             crate::api::wire::Cleared::MEMBERS
                 .into_iter()
+                .chain(["message"])
                 .filter(|m| node.get(m).is_some_and(|v| matches!(v.kind, Kind::Null))),
         ),
     })

@@ -767,27 +767,38 @@ pub struct AlertConfig {
     pub schedule_start_at: Option<Box<Located<SmolStr>>>,
     /// `note`.
     pub note: Option<Box<Located<SmolStr>>>,
-    /// The members written `null` (`scheduleStartAt`, `note`, `numConsecutiveWindows`): cleared
-    /// on the server.
+    /// The members written `null` (`scheduleStartAt`, `note`, `numConsecutiveWindows`,
+    /// `message`): cleared on the server.
     pub cleared: ClearedMembers,
 }
 
-/// A set of [`crate::api::wire::Cleared::MEMBERS`], one bit each (the typed config stays
-/// small: a large config has many alerts).
+/// A set of [`crate::api::wire::Cleared::MEMBERS`], one bit each, and `message` (the typed
+/// config stays small: a large config has many alerts).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ClearedMembers(u8);
 
 impl ClearedMembers {
-    /// The set of the members `named` by wire name (others ignored).
+    /// `message: null`. Not a wire `null`: an update clears a message by leaving it out (a PUT
+    /// replaces the alert, and every server empties a message it is not sent).
+    const MESSAGE: u8 = 1 << 7;
+
+    /// The set of the members `named` by wire name, `message` included (others ignored).
     pub fn of<'a>(named: impl IntoIterator<Item = &'a str>) -> ClearedMembers {
         let members = crate::api::wire::Cleared::MEMBERS;
         let mut bits = 0u8;
         for name in named {
             if let Some(at) = members.iter().position(|m| *m == name) {
                 bits |= 1 << at;
+            } else if name == "message" {
+                bits |= Self::MESSAGE;
             }
         }
         ClearedMembers(bits)
+    }
+
+    /// Whether the config writes `message: null`.
+    pub fn clears_message(self) -> bool {
+        self.0 & Self::MESSAGE != 0
     }
 
     /// The members in the set, by wire name, in [`crate::api::wire::Cleared::MEMBERS`] order.

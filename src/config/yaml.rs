@@ -14,11 +14,12 @@ use smol_str::{SmolStr, ToSmolStr};
 
 use crate::diagnostic::{Code, Diagnostic, FileId, Span, narrow};
 
-/// Most nodes one file may expand to (aliases are copied); stops "billion laughs" inputs.
+/// Most nodes one file's aliases may add (an alias copies its anchor at every use); stops
+/// "billion laughs" inputs. Only copies count: what a file writes out is bounded by its own
+/// size, so a large plain file (an export of a whole estate) always loads.
 const MAX_NODES: usize = 2_000_000;
-/// Most bytes of keys and scalars one file may expand to: a few aliases of a long string
-/// would otherwise stay under [`MAX_NODES`] and still take gigabytes. A config without
-/// aliases holds at most its own size, far below this.
+/// Most bytes of keys and scalars one file's aliases may add: a few aliases of a long string
+/// would otherwise stay under [`MAX_NODES`] and still take gigabytes.
 const MAX_BYTES: usize = 32 * 1024 * 1024;
 /// Deepest nesting accepted; the config format needs about ten levels.
 const MAX_DEPTH: usize = 128;
@@ -170,8 +171,9 @@ struct Reader<'t, 'd> {
     file: FileId,
     /// Anchored nodes by the parser's anchor id, with their weight (nodes, bytes).
     anchors: HashMap<usize, (Node, usize, usize)>,
+    /// Nodes the aliases read so far have copied.
     nodes: usize,
-    /// Bytes of keys and scalars read so far, aliases counted at every use.
+    /// Bytes of keys and scalars the aliases read so far have copied.
     bytes: usize,
     diags: &'d mut Vec<Diagnostic>,
 }
@@ -273,10 +275,8 @@ impl<'t> Reader<'t, '_> {
                 Some(span),
             )));
         }
-        self.count(1, 0, span)?;
         let node = match event {
             Event::Scalar(value, style, anchor, tag) => {
-                self.count(0, value.len(), span)?;
                 let forced_str = tag
                     .as_ref()
                     .is_some_and(|t| t.is_yaml_core_schema_tag("str"));
@@ -438,14 +438,19 @@ impl<'t> Reader<'t, '_> {
         }
     }
 
+    /// Counts what an alias at `span` copies, and stops at the limits on what aliases add.
     fn count(&mut self, nodes: usize, bytes: usize, span: Span) -> Step<()> {
         self.nodes = self.nodes.saturating_add(nodes);
         self.bytes = self.bytes.saturating_add(bytes);
         let problem = if self.nodes > MAX_NODES {
-            format!("the YAML expands to more than {MAX_NODES} values (aliases included)")
+            format!(
+                "the YAML's aliases copy more than {MAX_NODES} values (the limit on what aliases \
+                 add beyond what the file writes out)"
+            )
         } else if self.bytes > MAX_BYTES {
             format!(
-                "the YAML expands to more than {} MiB of text (aliases included)",
+                "the YAML's aliases copy more than {} MiB of text (the limit on what aliases add \
+                 beyond what the file writes out)",
                 MAX_BYTES / (1024 * 1024)
             )
         } else {
@@ -453,7 +458,8 @@ impl<'t> Reader<'t, '_> {
         };
         Err(Box::new(
             Diagnostic::error(Code::YamlTooLarge, problem, Some(span))
-                .with_help("an alias copies what its anchor holds at every use; write the values out or use fewer aliases"),
+                .with_label("this alias goes past the limit")
+                .with_help("an alias copies what its anchor holds at every use: use fewer aliases of large anchors (a template's forEach makes instances without copying), or write the values out, which has no such limit"),
         ))
     }
 
@@ -822,6 +828,20 @@ mod tests {
         }
         let (_, diags) = parse_ok(&text);
         assert!(diags.iter().any(|d| d.code == Code::YamlTooLarge));
+    }
+
+    #[test]
+    fn a_plain_file_of_more_values_than_the_alias_limit_loads() {
+        // An export of a whole estate writes millions of values and no alias (issue 38).
+        let mut text = String::with_capacity(2 * MAX_NODES + 16);
+        text.push_str("l: [");
+        for _ in 0..=MAX_NODES {
+            text.push_str("1,");
+        }
+        text.push_str("1]\n");
+        let (node, diags) = parse_ok(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(node.is_some());
     }
 
     #[test]

@@ -77,8 +77,8 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<FieldChange>) {
                     (Some(x), Some(y)) => walk(&sub, x, y, out),
                     (x, y) => out.push(FieldChange {
                         path: sub,
-                        before: x.cloned(),
-                        after: y.cloned(),
+                        before: present(x),
+                        after: present(y),
                     }),
                 }
             }
@@ -118,17 +118,24 @@ fn walk(path: &str, before: &Value, after: &Value, out: &mut Vec<FieldChange>) {
                 }
                 _ => out.push(FieldChange {
                     path: path.to_string(),
-                    before: Some(before.clone()),
-                    after: Some(after.clone()),
+                    before: present(Some(before)),
+                    after: present(Some(after)),
                 }),
             }
         }
         _ => out.push(FieldChange {
             path: path.to_string(),
-            before: Some(before.clone()),
-            after: Some(after.clone()),
+            before: present(Some(before)),
+            after: present(Some(after)),
         }),
     }
+}
+
+/// A side of a field change: a `null` (a member the config clears, or one the server answers
+/// empty) is the field being absent, as a saved plan reads it back (JSON has one `null` for
+/// both), so a plan and its saved copy render alike.
+fn present(value: Option<&Value>) -> Option<Value> {
+    value.filter(|v| !v.is_null()).cloned()
 }
 
 /// The fields of an object being created: every leaf, with no `before`.

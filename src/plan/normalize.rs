@@ -27,7 +27,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::address::Member;
-use crate::api::limits::stored_date_time;
+use crate::api::limits::{METRIC_VALUE_COLUMN, stored_date_time};
 use crate::config::service_settings_rules::RESERVED_TAG_PREFIX;
 
 use crate::api::wire::{
@@ -258,12 +258,32 @@ fn select_item(item: Value) -> Value {
     let agg = map.get("aggFn").and_then(Value::as_str).map(str::to_string);
     if agg.as_deref() == Some("count") {
         map.remove("valueExpression");
+    } else if agg.is_some() {
+        metric_value_column(&mut map);
     }
     if agg.is_some() {
         map.entry("whereLanguage")
             .or_insert_with(|| Value::from("lucene"));
     }
     Value::Object(map)
+}
+
+/// A metric select item (`metricType` set) without a `valueExpression`, as the server's own
+/// series translation stores one, is given the metric's [`METRIC_VALUE_COLUMN`]: drawn the same,
+/// and what a write must send (the server refuses a non-count item without one).
+pub(crate) fn metric_value_column(item: &mut Map<String, Value>) {
+    let metric = item
+        .get("metricType")
+        .and_then(Value::as_str)
+        .is_some_and(|t| !t.is_empty());
+    let counted = item.get("aggFn").and_then(Value::as_str) == Some("count");
+    let empty = item
+        .get("valueExpression")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty);
+    if metric && !counted && empty {
+        item.insert("valueExpression".into(), Value::from(METRIC_VALUE_COLUMN));
+    }
 }
 
 /// A tile's `config` (today's shape) as compared, with the server's defaults applied.

@@ -61,8 +61,8 @@ fn the_demo_export_plans_to_no_changes() {
         ),
         1
     );
-    // The demo service has a postgres pipe: the compute they share is read once, and written
-    // as `pipeCompute:`, which the plan below reads back unchanged.
+    // The demo service has a postgres pipe: the compute they share is read once; at the
+    // server's default it is not written (so the plan below never reads it).
     assert_eq!(
         common::count(
             &sandbox,
@@ -108,8 +108,20 @@ fn the_large_export_plans_to_no_changes() {
         20,
         "one entry per service"
     );
+    let exported = sandbox.request_log().len();
     let (code, stdout, stderr) = plan(&sandbox, &yaml);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The plan reads what it must and nothing more: a compute left at the server's default is
+    // not written by the export, so not read back by the plan (issue 38: 47 requests with it).
+    let planned: Vec<String> = sandbox.request_log()[exported..]
+        .iter()
+        .map(|e| format!("{} {}", e.method, e.route))
+        .collect();
+    assert!(
+        !planned.iter().any(|r| r.ends_with("/pipesCdcScaling")),
+        "{planned:#?}"
+    );
+    assert_eq!(planned.len(), 27, "{planned:#?}");
     let summary = stdout.lines().next().unwrap_or_default();
     assert!(
         summary.contains("0 to create, 0 to update, 0 to delete"),

@@ -229,3 +229,20 @@ fn a_schedule_offset_beside_a_start() {
     );
     converge_snapshot!("server_rejects_start_with_an_offset", run);
 }
+
+/// A start outside the window the server takes around the moment it is sent: more than 365
+/// days ahead (`scheduleStartAt must be within 1 year from now`) or 3,650 days back (`... within
+/// 10 years in the past`). Far dates, so the snapshots hold whatever day the tests run.
+#[test]
+fn a_schedule_start_outside_the_server_s_window() {
+    let run = validate_changed(
+        "        interval: 5m\n",
+        "        interval: 5m\n        scheduleStartAt: \"2099-01-01T00:00:00Z\"\n",
+    );
+    converge_snapshot!("server_rejects_start_a_year_ahead", run);
+    let run = validate_changed(
+        "        interval: 5m\n",
+        "        interval: 5m\n        scheduleStartAt: \"2001-01-01T00:00:00Z\"\n",
+    );
+    converge_snapshot!("server_rejects_start_ten_years_back", run);
+}

@@ -149,11 +149,19 @@ fn source_entry(id: &str, live: &StackLive) -> (String, Node) {
 }
 
 /// A tile's `config` as read, without what is absent to the server (nulls, empty strings),
-/// its `sourceId` named by source when the name resolves back to it.
+/// its `sourceId` named by source when the name resolves back to it, a metric select item
+/// stored without its value column given it (so the export validates, and plans empty).
 fn config_node(config: &Value, live: &StackLive) -> Node {
-    let Some(Value::Object(map)) = normalize::present(config) else {
+    let Some(Value::Object(mut map)) = normalize::present(config) else {
         return Node::Map(Vec::new());
     };
+    if let Some(Value::Array(items)) = map.get_mut("select") {
+        for item in items {
+            if let Value::Object(item) = item {
+                normalize::metric_value_column(item);
+            }
+        }
+    }
     let entries = map
         .iter()
         .map(|(key, value)| match (key.as_str(), value) {

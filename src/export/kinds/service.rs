@@ -1,6 +1,7 @@
 //! A service's own settings: its scaling, its IP access list, tags, release channel and
 //! `mysql` endpoint, and the compute of its database pipes.
 
+use crate::api::limits::{CDC_DEFAULT_CPU_MILLICORES, CDC_DEFAULT_MEMORY_GB};
 use crate::api::wire::{Pipe, PipeScaling, Service};
 use crate::config::service_settings_rules::RESERVED_TAG_PREFIX;
 use crate::export::build::entry;
@@ -75,8 +76,15 @@ pub(super) fn settings(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(S
     ));
 }
 
-/// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`).
+/// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`),
+/// unless it is the server's default: a config without it never reads it (one request per
+/// service fewer in every later plan, drift and apply).
 pub(crate) fn pipe_compute(compute: &PipeScaling, node: &mut Vec<(String, Node)>) {
+    if compute.replica_cpu_millicores == Some(CDC_DEFAULT_CPU_MILLICORES)
+        && compute.replica_memory_gb == Some(CDC_DEFAULT_MEMORY_GB)
+    {
+        return;
+    }
     let mut members = Vec::new();
     if let Some(cpu) = compute.replica_cpu_millicores {
         members.push(entry("replicaCpuMillicores", Node::int(cpu)));

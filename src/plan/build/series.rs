@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use smol_str::SmolStr;
 
 use super::names;
+use crate::api::limits::METRIC_VALUE_COLUMN;
 use crate::api::wire::{Series, Source};
 use crate::config::model::{self};
 use crate::diagnostic::Diagnostic;
@@ -145,12 +146,6 @@ pub(crate) fn lower(series: &[Series], as_ratio: Option<bool>) -> Result<Value, 
     }
     Ok(Value::Object(config))
 }
-
-/// The value column of the metric tables (`otel_metrics_gauge`, `_sum`, `_histogram`), which a
-/// metric series without `field` aggregates. The server refuses a non-count select item without
-/// `valueExpression` (`utils/zod.ts`), and HyperDX's chart editor writes this one whenever a
-/// metric name is picked (`ChartSeriesEditor.tsx`), so converge writes it the same way.
-pub(crate) const METRIC_VALUE_COLUMN: &str = "Value";
 
 /// One series as a `config` select item ([`wire_series`] gave a metric series without `field`
 /// the metric's [`METRIC_VALUE_COLUMN`]).

@@ -547,7 +547,11 @@ impl Builder<'_> {
             source: Some(source.unwrap_or_else(|| "tile".to_string())),
             threshold_type,
             name: Some(name.clone()),
-            message: message.or_else(|| existing.and_then(|a| a.message.clone())),
+            message: message.or_else(|| {
+                existing
+                    .filter(|_| !config.cleared.clears_message())
+                    .and_then(|a| a.message.clone())
+            }),
             newer: sent_newer(newer, live_newer, &channel),
             channel,
         };
@@ -581,9 +585,14 @@ fn alert_target(
 }
 
 /// The live newer members an update may resend: those the config clears (`null`) are taken out,
-/// and shown going in the desired view `after`.
+/// and shown going in the desired view `after` (as is a `message: null`).
 fn cleared(config: &AlertConfig, after: &mut Value, existing: Option<&Alert>) -> NewerAlertFields {
     let mut live_newer = existing.map(|a| a.newer.clone()).unwrap_or_default();
+    if config.cleared.clears_message()
+        && let Value::Object(map) = after
+    {
+        map.insert("message".to_string(), Value::Null);
+    }
     for member in config.cleared.names() {
         if let Value::Object(map) = after {
             map.insert(member.to_string(), Value::Null);
@@ -751,6 +760,13 @@ fn updated(
     let full_before = normalize::alert(alert, view);
     let mut desired = desired;
     settle_cleared(&mut desired.after, Some(&full_before));
+    // A clear is sent only where the change shows one (the saved-plan check holds it to that).
+    let after = &desired.after;
+    desired
+        .body
+        .cleared
+        .0
+        .retain(|member| after.get(*member).is_some_and(Value::is_null));
     let before = normalize::project(&full_before, &desired.after);
     let mut fields = diff(&before, &desired.after);
     // A rename leads, as it does on a dashboard.

@@ -5,14 +5,15 @@ use serde_json::{Map, Value};
 
 use crate::api::limits::{
     ALERT_INTERVALS, ALERT_MESSAGE_MAX, ALERT_NAME_MAX, ALERT_SOURCES, BOUNDED_THRESHOLD_TYPES,
-    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id, stored_date_time,
-    utc_date_time,
+    CHANNEL_TYPES, THRESHOLD_TYPES, alert_interval_minutes, is_object_id, schedule_start_outside,
+    stored_date_time, utc_date_time,
 };
 use crate::api::wire::{Alert, Channel, NewerAlertFields};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::{TEAM_ID, iso_ms};
 use crate::sandbox::store::{Stack, StackKey, quiet_state};
 use crate::sandbox::validate;
+use jiff::Timestamp;
 
 use super::common::{body_invalid, path_id, stack_index, stack_key, stored_name, to_value};
 
@@ -162,10 +163,11 @@ fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 
 fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let stack_index = stack_index(ctx, call)?;
-    let now = iso_ms(ctx.now);
+    let ctx_now = ctx.now;
+    let now = iso_ms(ctx_now);
     let today = ctx.today();
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index], today)?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], today, ctx_now)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     alert.id = world.new_id();
     alert.created_at = Some(now.clone());
@@ -178,10 +180,11 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
 fn update(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let id = path_id(ctx, call)?;
     let stack_index = stack_index(ctx, call)?;
-    let now = iso_ms(ctx.now);
+    let ctx_now = ctx.now;
+    let now = iso_ms(ctx_now);
     let today = ctx.today();
     let world = &mut *ctx.world;
-    let mut alert = alert_body(call.body, &world.stacks[stack_index], today)?;
+    let mut alert = alert_body(call.body, &world.stacks[stack_index], today, ctx_now)?;
     alert.name = stored_name(ctx.quirks, alert.name);
     let stack = &mut world.stacks[stack_index];
     let Some(existing) = stack.alerts.iter_mut().find(|a| a.id == id) else {
@@ -246,7 +249,7 @@ fn paging(query: Option<&str>) -> Result<(usize, usize), ApiError> {
 /// Validates an alert create or update body against the stack it goes into; `today` adds the
 /// ObjectId checks of today's servers (`Invalid dashboard ID`, `Invalid webhook ID`, made
 /// after the body's schema, as their `validateAlertInput` does).
-fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiError> {
+fn alert_body(body: &Value, stack: &Stack, today: bool, now: Timestamp) -> Result<Alert, ApiError> {
     let map = validate::object(body, "")?;
     let name = validate::string(map, "name", "", ALERT_NAME_MAX)?;
     let message = validate::string(map, "message", "", ALERT_MESSAGE_MAX)?;
@@ -295,7 +298,7 @@ fn alert_body(body: &Value, stack: &Stack, today: bool) -> Result<Alert, ApiErro
             ));
         }
     };
-    let mut newer = newer_fields(map, threshold, &threshold_type, &interval)?;
+    let mut newer = newer_fields(map, threshold, &threshold_type, &interval, now)?;
     newer.channels = channels;
     let dashboard = validate::string(map, "dashboardId", "", 64)?;
     let tile_id = validate::string(map, "tileId", "", 64)?;
@@ -424,12 +427,13 @@ fn channel_list(value: &Value, stack: &Stack) -> Result<Vec<Channel>, ApiError> 
 /// The members today's servers added, checked as the current document says: `thresholdMax`
 /// with `between` / `not_between` (required, at least `threshold`), `numConsecutiveWindows`
 /// from 1, `scheduleOffsetMinutes` from 0 and less than the interval, `scheduleStartAt` a
-/// date-time, `note` of 1 to 4096 characters.
+/// date-time within the server's window around `now`, `note` of 1 to 4096 characters.
 fn newer_fields(
     map: &Map<String, Value>,
     threshold: f64,
     threshold_type: &str,
     interval: &str,
+    now: Timestamp,
 ) -> Result<NewerAlertFields, ApiError> {
     let threshold_max = validate::number(map, "thresholdMax", "")?;
     if BOUNDED_THRESHOLD_TYPES.contains(&threshold_type) {
@@ -462,6 +466,12 @@ fn newer_fields(
         && !utc_date_time(start)
     {
         return Err(body_invalid("scheduleStartAt", "Invalid datetime"));
+    }
+    if let Some(refusal) = schedule_start_at
+        .as_deref()
+        .and_then(|start| schedule_start_outside(start, now))
+    {
+        return Err(body_invalid("scheduleStartAt", refusal));
     }
     if schedule_start_at.is_some() && schedule_offset_minutes.is_some_and(|m| m > 0) {
         return Err(body_invalid(

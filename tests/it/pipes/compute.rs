@@ -105,6 +105,41 @@ fn a_saved_pipe_compute_step_applies() {
         .assert_exit(0);
 }
 
+/// `export` writes `pipeCompute:` only where it is not the server's default (issue 38): a
+/// service scaled up exports its compute and plans empty; at the default it has none.
+#[test]
+fn export_writes_pipe_compute_only_where_it_is_not_the_default() {
+    let sandbox = crate::common::fast_sandbox();
+    let converge = Converge::new(&sandbox).fast();
+    let exported = converge.run(["export", "--service", crate::common::ANALYTICS]);
+    exported.assert_exit(0);
+    assert!(
+        !exported.stdout.contains("pipeCompute"),
+        "{}",
+        exported.stdout
+    );
+    converge
+        .clone()
+        .config(&with_compute(
+            "      replicaCpuMillicores: 8000\n      replicaMemoryGb: 32\n",
+        ))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let exported = converge.run(["export", "--service", crate::common::ANALYTICS]);
+    exported.assert_exit(0);
+    assert!(
+        exported.stdout.contains(
+            "    pipeCompute:\n      replicaCpuMillicores: 8000\n      replicaMemoryGb: 32\n"
+        ),
+        "{}",
+        exported.stdout
+    );
+    converge
+        .config(&exported.stdout)
+        .run(["plan", "--detailed-exitcode"])
+        .assert_exit(0);
+}
+
 #[test]
 fn a_config_without_pipe_compute_never_reads_it() {
     let sandbox = crate::common::fast_sandbox();

@@ -209,6 +209,7 @@ pub fn config(body: &str) -> String {
 /// Applies `config` (exit 0) and checks that the next plan is empty; returns the apply.
 #[track_caller]
 pub fn apply_then_empty(target: &Target, converge: &Converge<'_>, config: &str) -> common::Outcome {
+    let refused_before = refused_writes(target).len();
     let applied = converge.run(["apply", "--yes", "--allow-destroy", config]);
     assert_eq!(
         applied.code,
@@ -217,6 +218,15 @@ pub fn apply_then_empty(target: &Target, converge: &Converge<'_>, config: &str) 
         target.name(),
         applied.stdout,
         applied.stderr
+    );
+    // converge never sends what the server refuses (a retried or resolved write still counts).
+    let refused = refused_writes(target);
+    assert_eq!(
+        refused.len(),
+        refused_before,
+        "{}: the apply sent writes the server refused: {:?}",
+        target.name(),
+        &refused[refused_before..]
     );
     let plan = converge.run(["plan", "--detailed-exitcode", config]);
     assert_eq!(
@@ -228,4 +238,18 @@ pub fn apply_then_empty(target: &Target, converge: &Converge<'_>, config: &str) 
         plan.stderr
     );
     applied
+}
+
+/// The writes the server answered with a 4xx or 5xx, oldest first.
+fn refused_writes(target: &Target) -> Vec<String> {
+    target
+        .writes()
+        .into_iter()
+        .filter(|w| {
+            w.rsplit(' ')
+                .next()
+                .and_then(|status| status.parse::<u16>().ok())
+                .is_some_and(|status| status >= 400)
+        })
+        .collect()
 }

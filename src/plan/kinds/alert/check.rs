@@ -173,6 +173,14 @@ fn alert_by_names(
                 map.remove(*key);
             }
         }
+        // What the step clears shows as `null`: the members it sends `null`, and a message it
+        // leaves out where the change shows it going. A clear the change does not show differs.
+        for member in &body.cleared.0 {
+            map.insert((*member).to_string(), Value::Null);
+        }
+        if body.message.is_none() && after.get("message").is_some_and(Value::is_null) {
+            map.insert("message".to_string(), Value::Null);
+        }
     }
     same(&sent, after)
 }

@@ -2,8 +2,9 @@
 //! database pipes.
 
 use crate::api::limits::{
-    CDC_CPU_MILLICORES, CDC_CPU_STEP_MILLICORES, CDC_MEMORY_GB, CDC_MEMORY_PER_CORE_GB,
-    PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB, PIPE_REPLICAS,
+    CDC_CPU_MILLICORES, CDC_CPU_STEP_MILLICORES, CDC_DEFAULT_CPU_MILLICORES, CDC_DEFAULT_MEMORY_GB,
+    CDC_MEMORY_GB, CDC_MEMORY_PER_CORE_GB, PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB,
+    PIPE_REPLICAS,
 };
 use crate::api::wire::PipeScaling;
 use crate::sandbox::kinds::common::{require_running, service_index, to_value};
@@ -66,8 +67,8 @@ fn apply_patch_to_patch(into: &mut PipeScaling, patch: &PipeScaling) {
 const DEFAULT_CDC_SCALING: PipeScaling = PipeScaling {
     replicas: None,
     concurrency: None,
-    replica_cpu_millicores: Some(2000),
-    replica_memory_gb: Some(8.0),
+    replica_cpu_millicores: Some(CDC_DEFAULT_CPU_MILLICORES),
+    replica_memory_gb: Some(CDC_DEFAULT_MEMORY_GB),
 };
 
 pub(super) fn get_cdc_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
