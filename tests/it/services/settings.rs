@@ -224,11 +224,15 @@ fn the_rules_are_refused_at_their_lines() {
 #[test]
 fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     let sandbox = logged();
-    let config = analytics("    releaseChannel: fast\n    tags:\n      team: data\n");
+    let config = analytics(&format!(
+        "    releaseChannel: fast\n    tags:\n      team: data\n{}",
+        ip_list(&[("10.0.0.0/8", "office VPN")])
+    ));
     apply_then_empty(&sandbox, &config);
     // Changed by hand in the console.
     let by_hand = json!({"releaseChannel": "slow", "tags": {"add": [{"key": "team", "value": "ml"}]},
-                         "ipAccessList": {"add": [{"source": "192.0.2.1", "description": "laptop"}]}});
+                         "ipAccessList": {"remove": [{"source": "10.0.0.0/8"}],
+                                          "add": [{"source": "10.0.0.0/8", "description": "VPN"}]}});
     let answer =
         Client::new(&sandbox).cloud("PATCH", &format!("/services/{ANALYTICS}"), Some(by_hand));
     assert_eq!(answer.status, 200, "{}", answer.text);
@@ -241,5 +245,6 @@ fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     let text = std::fs::read_to_string(converge.config_path()).unwrap();
     assert!(text.contains("releaseChannel: slow"), "{text}");
     assert!(text.contains("team: ml"), "{text}");
+    assert!(text.contains("description: VPN\n"), "{text}");
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
 }
