@@ -1,6 +1,6 @@
 //! A service's own settings through `PATCH /services/{id}` (issue 34, item 2): the IP access
 //! list and the tags as add/remove deltas of what differs (request bodies read from the
-//! sandbox's log), the release channel, the `mysql` endpoint; each created, changed and
+//! sandbox's log), the name, the release channel, the `mysql` endpoint; each created, changed and
 //! removed one at a time with an empty plan after each apply; `--only` of one member; the
 //! rules at their lines and the tier's at plan time; drift and its write-back.
 
@@ -168,6 +168,20 @@ fn release_channel_and_the_mysql_endpoint() {
     );
     assert_eq!(answer.status, 400, "{}", answer.text);
     assert!(answer.error().contains("production"), "{}", answer.error());
+}
+
+#[test]
+fn the_name_is_changed_where_the_config_sets_it() {
+    let sandbox = logged();
+    let writes = apply_then_empty(&sandbox, &analytics("    name: analytics prod\n"));
+    assert_eq!(writes, one_write(json!({"name": "analytics prod"})));
+    let live = Client::new(&sandbox)
+        .cloud("GET", &format!("/services/{ANALYTICS}"), None)
+        .result();
+    assert_eq!(live["name"], "analytics prod");
+    // Without `name:` the name is not managed.
+    let writes = apply_then_empty(&sandbox, &analytics(""));
+    assert!(writes.is_empty(), "{writes:?}");
 }
 
 #[test]

@@ -106,7 +106,9 @@ impl ServiceOp {
 
 /// The member a settings body writes (the planner sends one a step).
 fn updated_member(body: &ServicePatch) -> Member {
-    if body.tags.is_some() {
+    if body.name.is_some() {
+        Member::Name
+    } else if body.tags.is_some() {
         Member::Tags
     } else if body.release_channel.is_some() {
         Member::ReleaseChannel
@@ -267,6 +269,7 @@ pub(crate) fn member_body<'a>(
                 tags.remove.extend(text(before).map(tag));
                 tags.add.extend(text(after).map(tag));
             }
+            Member::Name => body.name = text(after),
             Member::ReleaseChannel => body.release_channel = text(after),
             Member::Endpoints => {
                 let enabled = after.and_then(Value::as_bool);
