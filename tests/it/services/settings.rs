@@ -54,6 +54,11 @@ fn the_ip_access_list_goes_as_deltas_of_what_differs() {
         .config(&renamed)
         .run(["plan"]);
     converge_snapshot!("ip_description_plan", planned);
+    let json = Converge::new(&sandbox)
+        .fast()
+        .config(&renamed)
+        .run(["plan", "--format", "json"]);
+    converge_snapshot!("ip_description_plan_json", json);
     let writes = apply_then_empty(&sandbox, &renamed);
     assert_eq!(
         writes,

@@ -292,3 +292,51 @@ pub(crate) fn state_body(wanted: &str) -> StatePatch {
         command: if wanted == "stopped" { "stop" } else { "start" }.into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_changed_entry_is_one_remove_and_one_add_and_nothing_else_is_sent() {
+        let (old, new) = (json!("office VPN"), json!("office"));
+        let added = json!("ci");
+        let body = member_body(
+            Member::IpAccessList,
+            [
+                ("ipAccessList.10.0.0.0/8", Some(&old), Some(&new)),
+                ("ipAccessList.198.51.100.0/24", None, Some(&added)),
+            ],
+        );
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"ipAccessList": {
+                "add": [{"source": "10.0.0.0/8", "description": "office"},
+                        {"source": "198.51.100.0/24", "description": "ci"}],
+                "remove": [{"source": "10.0.0.0/8", "description": "office VPN"}]
+            }})
+        );
+        assert_eq!(updated_member(&body), Member::IpAccessList);
+    }
+
+    #[test]
+    fn a_tag_without_a_value_is_sent_without_one() {
+        let (empty, value) = (json!(""), json!("data"));
+        let body = member_body(
+            Member::Tags,
+            [
+                ("tags.pci", None, Some(&empty)),
+                ("tags.team", Some(&value), None),
+            ],
+        );
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"tags": {"add": [{"key": "pci"}], "remove": [{"key": "team", "value": "data"}]}})
+        );
+        assert_eq!(updated_member(&body), Member::Tags);
+        assert_eq!(state_body("stopped").command, "stop");
+        assert_eq!(state_body("running").command, "start");
+    }
+}
