@@ -241,6 +241,17 @@ fn the_rules_are_refused_at_their_lines() {
 }
 
 #[test]
+fn an_empty_ip_access_list_is_a_warning() {
+    let out = validate(&analytics("    ipAccessList: []\n"));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("semantic::empty-ip-access-list"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     let sandbox = logged();
     let config = analytics(&format!(
