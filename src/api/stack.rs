@@ -23,7 +23,26 @@ pub(crate) enum StackApi {
     Standalone(ObservabilityClient),
 }
 
+/// The key of the lists a stack reads: its managed service's (`Some(service id)`), or the
+/// config's one observability API's (`None`). See [`StackApi::lists_key`].
+pub(crate) fn lists_key(managed_service: Option<&str>) -> String {
+    match managed_service {
+        Some(service_id) => format!("managed {service_id}"),
+        None => "observability".to_string(),
+    }
+}
+
 impl StackApi {
+    /// Which lists the stack's are: stacks with the same key read the same dashboards, alerts,
+    /// sources and webhooks (a config has one observability API; a managed stack is its
+    /// service's), so they are read once for all of them.
+    pub(crate) fn lists_key(&self) -> String {
+        match self {
+            StackApi::Managed { service_id, .. } => lists_key(Some(service_id)),
+            StackApi::Standalone(_) => lists_key(None),
+        }
+    }
+
     /// Every dashboard.
     pub(crate) async fn list_dashboards(&self) -> Result<Vec<Dashboard>, ApiError> {
         match self {

@@ -88,15 +88,18 @@ pub(crate) async fn sweep(
 ) -> Vec<(usize, Result<Option<String>, StepError>)> {
     let mut changed = Vec::new();
     let mut waiting = Vec::new();
+    // Every create of `made` has answered: one read of each list that begins from now on sees
+    // them all, so the creates of one list (and of every stack on its server) share it.
+    let ticket = context.fresh.now();
     for made in made {
-        match sweep_one(context, &made, Duration::ZERO).await {
+        match sweep_one(context, &made, Duration::ZERO, ticket).await {
             Ok(None) => {}
             Ok(note) => changed.push((made.step, Ok(note))),
             Err(_) => waiting.push(made),
         }
     }
     for made in waiting {
-        let outcome = sweep_one(context, &made, OTHER_RUNS_WAIT).await;
+        let outcome = sweep_one(context, &made, OTHER_RUNS_WAIT, context.fresh.now()).await;
         if !matches!(outcome, Ok(None)) {
             changed.push((made.step, outcome));
         }
@@ -104,14 +107,16 @@ pub(crate) async fn sweep(
     changed
 }
 
-/// One create of [`sweep`], waiting up to `patience` for another run's copies to go.
+/// One create of [`sweep`], checked against a read that began after `ticket`, waiting up to
+/// `patience` for another run's copies to go.
 async fn sweep_one(
     context: &Context,
     made: &Made,
     patience: Duration,
+    ticket: super::fresh::Ticket,
 ) -> Result<Option<String>, StepError> {
     let (scope, stack) = super::fresh::scope_of(&made.operation);
-    match context.fresh.get(&scope, stack, context.fresh.now()).await {
+    match context.fresh.get(&scope, stack, ticket).await {
         Ok(data) => settle(context, &made.operation, &made.id, &data, patience).await,
         Err(error) => Err(StepError::Failed(format!(
             "created (id {}), but the read that checks no other run created it at the same \

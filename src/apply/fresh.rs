@@ -47,7 +47,7 @@ use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
-use crate::api::stack::StackApi;
+use crate::api::stack::{StackApi, lists_key};
 use crate::api::transport::{Api, RateBucket};
 use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service};
 use crate::live::{LiveState, StackLive};
@@ -104,9 +104,39 @@ struct Read {
     at: Instant,
     answered: Instant,
     data: Arc<Data>,
-    /// The list as a live state, made once for every check against this read: a check holds
-    /// its API's turn, so a copy of the whole list per write would slow every write after it.
-    live: std::sync::OnceLock<Arc<LiveState>>,
+    /// The list as a live state of each stack checked against it (stacks on one server share
+    /// the read), made once for every check: a check holds its API's turn, so a copy of the
+    /// whole list per write would slow every write after it.
+    live: std::sync::Mutex<BTreeMap<Scope, Arc<LiveState>>>,
+}
+
+impl Read {
+    /// The list as the live state of `scope` (the stack a check is for).
+    fn live_for(&self, scope: &Scope) -> Arc<LiveState> {
+        let mut made = match self.live.lock() {
+            Ok(made) => made,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        made.entry(scope.clone())
+            .or_insert_with(|| Arc::new(live_of(scope, &self.data)))
+            .clone()
+    }
+}
+
+/// The slot a scope's reads share: a stack's lists are its server's, so stacks on one server
+/// (a template's fan-out, the stacks of one managed service) share one read of each list.
+fn shared(scope: &Scope, stack: Option<&StackRef>) -> Scope {
+    let server = || {
+        stack.map_or_else(String::new, |stack| match &stack.target {
+            StackTarget::Managed { service_id } => lists_key(Some(service_id)),
+            StackTarget::Observability => lists_key(None),
+        })
+    };
+    match scope {
+        Scope::Dashboards(_) => Scope::Dashboards(server()),
+        Scope::Alerts(_) => Scope::Alerts(server()),
+        other => other.clone(),
+    }
 }
 
 /// The newest read of one scope.
@@ -271,12 +301,12 @@ impl Fresh {
         Ticket(self.clock.fetch_add(1, Ordering::SeqCst) + 1)
     }
 
-    fn slot(&self, scope: &Scope) -> Slot {
+    fn slot(&self, scope: &Scope, stack: Option<&StackRef>) -> Slot {
         let mut slots = match self.slots.lock() {
             Ok(slots) => slots,
             Err(poisoned) => poisoned.into_inner(),
         };
-        slots.entry(scope.clone()).or_default().clone()
+        slots.entry(shared(scope, stack)).or_default().clone()
     }
 
     /// The list of `scope`, as read by a request that began after `ticket` was handed out: the
@@ -288,7 +318,7 @@ impl Fresh {
         stack: Option<&StackRef>,
         ticket: Ticket,
     ) -> Result<Arc<Data>, ReadError> {
-        let slot = self.slot(scope);
+        let slot = self.slot(scope, stack);
         let mut guard = slot.lock().await;
         if let Some(read) = guard.as_ref()
             && read.began >= ticket
@@ -321,7 +351,7 @@ impl Fresh {
             at,
             answered: Instant::now(),
             data: data.clone(),
-            live: std::sync::OnceLock::new(),
+            live: std::sync::Mutex::new(BTreeMap::new()),
         });
         Ok(data)
     }
@@ -365,7 +395,7 @@ impl Fresh {
             return Ok(Arc::new(live_of(scope, &data)));
         };
         let window = turn.api.bucket().limit().window;
-        let slot = self.slot(scope);
+        let slot = self.slot(scope, stack);
         let checking = self.now();
         loop {
             tokio::select! {
@@ -382,10 +412,7 @@ impl Fresh {
                     && (read.at.elapsed() <= window
                         || (read.began >= checking && read.answered.elapsed() <= window))
                 {
-                    let live = read
-                        .live
-                        .get_or_init(|| Arc::new(live_of(scope, &read.data)));
-                    return Ok(live.clone());
+                    return Ok(read.live_for(scope));
                 }
             }
             // Too old, or none yet: read now (the read takes the free slot) and wait for the

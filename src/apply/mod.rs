@@ -291,10 +291,12 @@ pub(crate) struct Precheck {
 /// Checks every step of a saved plan against a fresh read (one list per scope) before anything
 /// is written. Creates that wait for other steps are checked when they run instead: their
 /// objects may exist until a dependency removes them (alerts on a tile a dashboard update
-/// drops). The steps read again when they run: these reads are older than any step.
+/// drops). The steps read again when they run: these reads are older than any step. `bound`:
+/// the steps whose pipes the config finds by name, each held to the pipe that name finds.
 pub(crate) async fn precheck(
     plan: &Plan,
     clients: Clients,
+    bound: &[crate::plan::trust::Bound],
     printer: &crate::output::Printer,
 ) -> Result<Precheck, fresh::ReadError> {
     let fresh = fresh::Fresh::new(clients);
@@ -340,8 +342,28 @@ pub(crate) async fn precheck(
         }
     }
     found.disagreements = crate::plan::trust::against_live(plan, &live);
-    // What was shown is checked on both lists of each stack a dashboard or alert step writes
-    // to: an alert shows its dashboard and tile by name, a delete its dashboard's owner tag.
+    read_stacks(plan, &fresh, ticket, &mut read, &mut live).await?;
+    let stale = found.stale.iter().map(|(id, _)| *id).collect();
+    found.not_shown = crate::plan::trust::shown_against_live(plan, &live, &stale, printer);
+    // The pipes the config finds by name are the ones the steps write to.
+    found
+        .not_shown
+        .extend(crate::plan::trust::bound_against_live(
+            plan, bound, &live, &stale,
+        ));
+    Ok(found)
+}
+
+/// Reads both lists of each stack a dashboard or alert step writes to (those `read` does not
+/// hold yet) into `live`: what was shown is checked on them, as an alert shows its dashboard
+/// and tile by name, a delete its dashboard's owner tag.
+async fn read_stacks(
+    plan: &Plan,
+    fresh: &fresh::Fresh,
+    ticket: fresh::Ticket,
+    read: &mut std::collections::BTreeSet<fresh::Scope>,
+    live: &mut crate::live::LiveState,
+) -> Result<(), fresh::ReadError> {
     let mut stacks = std::collections::BTreeMap::new();
     for step in &plan.steps {
         if let Some(stack) = crate::plan::trust::reads_stack(&step.operation) {
@@ -364,7 +386,5 @@ pub(crate) async fn precheck(
             }
         }
     }
-    let stale = found.stale.iter().map(|(id, _)| *id).collect();
-    found.not_shown = crate::plan::trust::shown_against_live(plan, &live, &stale, printer);
-    Ok(found)
+    Ok(())
 }

@@ -171,7 +171,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             session.clients.clone(),
             &plan,
             &settings.apply,
-            false,
+            None,
         )
     } else {
         let mut session = session::open_scoped(
@@ -196,7 +196,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             session.clients.clone(),
             &plan,
             &settings.apply,
-            false,
+            None,
         )
     }
 }
@@ -237,7 +237,7 @@ fn run_saved(
         session.clients.clone(),
         &plan,
         &settings.apply,
-        true,
+        Some(&session.bound),
     )
 }
 
@@ -248,7 +248,7 @@ fn proceed(
     clients: Clients,
     plan: &Plan,
     options: &Options,
-    saved: bool,
+    saved: Option<&[crate::plan::trust::Bound]>,
 ) -> Result<Exit> {
     show_plan(args, printer, plan);
     if !plan.has_changes() {
@@ -261,7 +261,9 @@ fn proceed(
     if let Some(refused) = refuse_destroys(args, printer, plan) {
         return Ok(refused);
     }
-    if saved && let Some(stale) = check_saved(args, printer, runtime, &clients, plan)? {
+    if let Some(bound) = saved
+        && let Some(stale) = check_saved(args, printer, runtime, &clients, plan, bound)?
+    {
         return Ok(stale);
     }
     if !args.yes && !confirmed(args, printer, plan)? {
@@ -315,9 +317,10 @@ fn check_saved(
     runtime: &tokio::runtime::Runtime,
     clients: &Clients,
     plan: &Plan,
+    bound: &[crate::plan::trust::Bound],
 ) -> Result<Option<Exit>> {
     let checked = runtime
-        .block_on(apply::precheck(plan, clients.clone(), printer))
+        .block_on(apply::precheck(plan, clients.clone(), bound, printer))
         .map_err(|cause| SavedPlanError::Precheck { cause })?;
     if !checked.disagreements.is_empty() {
         return Err(SavedPlanError::Edited {

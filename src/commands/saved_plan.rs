@@ -27,7 +27,10 @@ pub(crate) enum SavedPlanError {
         crate::output::path_text(path),
         listed(problems)
     )]
-    #[diagnostic(help("apply it with the config it was made from, or plan again"))]
+    #[diagnostic(help(
+        "a saved plan applies only with the config it was made from, unedited: plan again \
+         from this config (`converge plan PATH... --out FILE`), review the new plan and apply it"
+    ))]
     OtherObjects {
         /// The file.
         path: PathBuf,

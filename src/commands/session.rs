@@ -452,6 +452,9 @@ pub(crate) struct SavedSession {
     pub runtime: tokio::runtime::Runtime,
     /// The API clients, built from the applying run's config or environment, never the file.
     pub clients: Clients,
+    /// The steps whose pipes the applying run's config finds by name, held to the live state
+    /// before any write (none without a config).
+    pub bound: Vec<crate::plan::trust::Bound>,
     /// Keeps the in-process sandbox serving while the session lives.
     _sandbox: Option<SandboxHandle>,
 }
@@ -482,6 +485,7 @@ pub(crate) fn open_saved(
     let sandbox = start_sandbox(api, printer)?;
     let limits = api.rate_limits()?;
     let transport = connect::transport(api.parallelism, printer)?;
+    let mut bound = Vec::new();
     let (organization, clients, source) = match &sandbox {
         Some(handle) => {
             // Under `--sandbox`, everything points at the sandbox.
@@ -497,7 +501,10 @@ pub(crate) fn open_saved(
             (organization, clients, "the sandbox".to_string())
         }
         None if !config_paths.is_empty() => {
-            connect_with_config(path, config_paths, &saved, &transport, &limits, printer)?
+            let (connected, found) =
+                connect_with_config(path, config_paths, &saved, &transport, &limits, printer)?;
+            bound = found;
+            connected
         }
         None => {
             let lookup = |name: &str| std::env::var(name).ok();
@@ -521,12 +528,14 @@ pub(crate) fn open_saved(
         saved,
         runtime,
         clients,
+        bound,
         _sandbox: sandbox,
     })
 }
 
 /// The organization and clients of a saved plan's run from the config at `config_paths`,
-/// which must hold every object the plan writes, and where they came from.
+/// which must hold every object the plan writes, and where they came from; and the steps whose
+/// pipes the config finds by name.
 fn connect_with_config(
     path: &Path,
     config_paths: &[PathBuf],
@@ -534,19 +543,19 @@ fn connect_with_config(
     transport: &Transport,
     limits: &RateLimits,
     printer: &Printer,
-) -> Result<(String, Clients, String)> {
+) -> Result<((String, Clients, String), Vec<crate::plan::trust::Bound>)> {
     let lookup = |name: &str| std::env::var(name).ok();
     let loaded = config::load_with_env(config_paths, LoadMode::Live, &lookup);
     report(&loaded.diagnostics, &loaded.sources, printer)?;
     let config = loaded.config.ok_or(Error::Config { count: 0 })?;
     mask_secrets(&config, printer);
-    let problems = crate::plan::trust::against_config(&saved.plan, &config, &|text| {
+    let checked = crate::plan::trust::against_config(&saved.plan, &config, &|text| {
         printer.redact(text).into_owned()
     });
-    if !problems.is_empty() {
+    if !checked.problems.is_empty() {
         return Err(SavedPlanError::OtherObjects {
             path: path.to_path_buf(),
-            problems,
+            problems: checked.problems,
         }
         .into());
     }
@@ -561,9 +570,12 @@ fn connect_with_config(
         .map(|p| crate::output::path_text(p))
         .collect();
     Ok((
-        config.organization.value.clone(),
-        clients,
-        format!("the config ({})", shown.join(", ")),
+        (
+            config.organization.value.clone(),
+            clients,
+            format!("the config ({})", shown.join(", ")),
+        ),
+        checked.bound,
     ))
 }
 

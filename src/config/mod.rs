@@ -41,6 +41,7 @@ pub(crate) mod lookalike;
 pub(crate) mod merge;
 pub mod model;
 pub(crate) mod pipe_rules;
+mod rename_rules;
 pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;

@@ -37,6 +37,16 @@ const TABLE_FIELDS: [&str; 4] = ["table", "managedTable", "tableDefinition", "co
 pub(crate) fn check(service: &ServiceConfig, written: Option<&Node>, diags: &mut Vec<Diagnostic>) {
     compute(service, diags);
     let written_pipes = written.and_then(|s| s.get("pipes"));
+    // A pipe found by name may list the names it had before, each naming one pipe.
+    super::rename_rules::renames(
+        "pipe",
+        ("service", &service.key.value),
+        service
+            .pipes
+            .values()
+            .filter_map(|p| Some((p.name.as_ref()?, p.renamed_from.as_slice()))),
+        diags,
+    );
     let mut names: HashMap<&str, Span> = HashMap::new();
     for pipe in service.pipes.values() {
         let Some(node) = written_pipes.and_then(|p| p.get(&pipe.key.value)) else {

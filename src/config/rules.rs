@@ -17,7 +17,7 @@
 //! | `semantic::tile-shape` | a tile has `series` or `config`, one of them; `asRatio` of a `config` tile goes inside it |
 //! | `semantic::tile-container` | container ids are unique in a dashboard, tab ids in a container; a tile's `containerId` and `tabId` name ones the dashboard defines |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
-//! | `semantic::rename-conflict` | a `renamedFrom` name is not the object's own name, another object's name, or claimed twice |
+//! | `semantic::rename-conflict` | a `renamedFrom` name (dashboard, tile, alert, pipe) is not the object's own name, another object's name, or claimed twice (see [`super::rename_rules`]) |
 //! | `semantic::shared-object` | two stacks on one server never name the same dashboard (see [`super::shared_rules`]) |
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building;
@@ -32,6 +32,7 @@ use crate::api::limits;
 
 use super::lookalike::Lookalikes;
 use super::model::*;
+use super::rename_rules::renames;
 use super::schema_check::closest;
 use super::yaml::{Kind, Node};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -168,68 +169,6 @@ fn used_twice(
     .with_help(format!(
         "give each {kind} in {scope_kind} `{scope}` its own name (or remove the copy)"
     ))
-}
-
-/// `renamedFrom` must name exactly one object: not the object's own name (it is matched by
-/// that anyway), not another object's current name, not an old name another object claims.
-/// Otherwise two config objects could both be one live object.
-fn renames<'a>(
-    kind: &str,
-    (scope_kind, scope): (&str, &str),
-    objects: impl Iterator<Item = (&'a Located<SmolStr>, &'a [Located<SmolStr>])> + Clone,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let current: HashMap<&str, Span> = objects
-        .clone()
-        .map(|(name, _)| (name.value.as_str(), name.span))
-        .collect();
-    let mut claimed: HashMap<&str, Span> = HashMap::new();
-    for (name, old_names) in objects {
-        for old in old_names {
-            let conflict = if old.value == name.value {
-                Some((
-                    format!("`renamedFrom` lists `{}`, the {kind}'s own name", old.value),
-                    "its current name".to_string(),
-                    None,
-                ))
-            } else if let Some(span) = current.get(old.value.as_str()) {
-                Some((
-                    format!(
-                        "`renamedFrom` of {kind} `{}` lists `{}`, the name of another {kind} in {scope_kind} `{scope}`",
-                        name.value, old.value
-                    ),
-                    format!("another {kind} is named this"),
-                    Some((*span, format!("the {kind} named `{}`", old.value))),
-                ))
-            } else {
-                claimed.insert(&old.value, old.span).map(|first| {
-                    (
-                        format!(
-                            "`{}` is listed in `renamedFrom` of two {kind}s of {scope_kind} `{scope}`",
-                            old.value
-                        ),
-                        "claimed again".to_string(),
-                        Some((first, "first claimed here".to_string())),
-                    )
-                })
-            };
-            if let Some((message, label, related)) = conflict {
-                let mut diag = Diagnostic::error(
-                    Code::SemanticRenameConflict,
-                    message,
-                    Some(old.span),
-                )
-                .with_label(label)
-                .with_help(format!(
-                    "an old name must identify one {kind}: list it under the {kind} that had it, once"
-                ));
-                if let Some((span, text)) = related {
-                    diag = diag.with_related(span, text);
-                }
-                diags.push(diag);
-            }
-        }
-    }
 }
 
 fn dashboards(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {

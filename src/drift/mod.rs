@@ -205,7 +205,7 @@ fn unmanaged(
             address: u.address.to_string(),
             reason: u.reason.clone(),
         })
-        .chain(untracked(config, live))
+        .chain(untracked(config, live, plan))
         .collect();
     // The plan kept only what `--only` selects; objects it does not know are filtered here.
     if plan.is_partial() {
@@ -273,11 +273,27 @@ fn without_owner_tag(field: &FieldChange, tag: Option<&str>) -> Option<FieldChan
 
 /// Live objects of declared services and stacks that the config does not manage at all (the
 /// plan only knows about the owned ones).
-fn untracked(config: &Config, live: &LiveState) -> Vec<UnmanagedObject> {
+fn untracked(config: &Config, live: &LiveState, plan: &Plan) -> Vec<UnmanagedObject> {
     let mut out = Vec::new();
+    // The live pipes the plan writes to by id are the config's (found by a name they had before,
+    // or a hinted rename), whatever their live name.
+    let written: BTreeSet<&str> = plan
+        .steps
+        .iter()
+        .filter_map(|step| {
+            let crate::plan::target::Target::Pipe {
+                key: crate::plan::target::Key::Id(id),
+                ..
+            } = step.operation.target()
+            else {
+                return None;
+            };
+            Some(id)
+        })
+        .collect();
     for service in config.services.values() {
         if let Some(live_service) = live.services.get(&service.id.value) {
-            untracked_of_service(&mut out, service, live_service, live);
+            untracked_of_service(&mut out, service, live_service, (live, &written));
         }
     }
     let declared = config_tags(config.stacks.keys().map(String::as_str));
@@ -295,7 +311,7 @@ fn untracked_of_service(
     out: &mut Vec<UnmanagedObject>,
     service: &ServiceConfig,
     live_service: &Service,
-    live: &LiveState,
+    (live, written): (&LiveState, &BTreeSet<&str>),
 ) {
     let key = &service.key.value;
     if service.private_endpoints.is_none() {
@@ -312,7 +328,14 @@ fn untracked_of_service(
     }
     if !service.pipes.is_empty() {
         for pipe in live.pipes.get(&service.id.value).into_iter().flatten() {
-            if !service.pipes.values().any(|p| p.is(&pipe.id, &pipe.name)) {
+            let renamed = |p: &crate::config::model::PipeConfig| {
+                p.renamed_from.iter().any(|old| old.value == pipe.name)
+            };
+            let named = service
+                .pipes
+                .values()
+                .any(|p| p.is(&pipe.id, &pipe.name) || renamed(p));
+            if !named && !written.contains(pipe.id.as_str()) {
                 out.push(UnmanagedObject {
                     address: Address::LivePipe {
                         service: key,

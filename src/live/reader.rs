@@ -1,6 +1,8 @@
 //! Reads the live state a config needs, by lists: one request for all services, one per service
 //! that declares pipes, one per service that declares backup checks (plus one per backup id in
-//! `keep`), and per stack one each for dashboards, alerts (every page) and sources.
+//! `keep`), and per stack API one each for dashboards, alerts (every page) and sources: stacks
+//! on one server (a fan-out of a template, stacks of one managed service) share those reads, so
+//! a hundred of them cost what one costs.
 //!
 //! A run limited by `--only` reads only the lists its addresses need (`read_scoped`).
 //!
@@ -10,7 +12,7 @@
 //! and returned as diagnostics pointing at the config line concerned; none stops the others.
 
 use smol_str::SmolStr;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use futures_util::StreamExt;
 use futures_util::future::{BoxFuture, FutureExt};
@@ -104,6 +106,8 @@ struct Reading<'a> {
     stack_apis: BTreeMap<String, StackApi>,
     /// Services of the config the organization does not have.
     missing_services: Vec<String>,
+    /// The stacks whose lists another stack's reads bring (same server), by that stack.
+    followers: BTreeMap<String, Vec<String>>,
 }
 
 impl<'a> Reading<'a> {
@@ -120,6 +124,7 @@ impl<'a> Reading<'a> {
             tasks: Reads::new(),
             stack_apis: BTreeMap::new(),
             missing_services: Vec::new(),
+            followers: BTreeMap::new(),
         }
     }
 
@@ -151,8 +156,13 @@ impl<'a> Reading<'a> {
     ///
     /// Stacks do not wait for the services list: a managed stack's service id comes from the
     /// config, and a wrong one is reported once, from the list.
+    ///
+    /// The first stack of each server reads for all of them (its lists are copied to the others
+    /// when the reading ends); the webhooks list is read once for a server whose stacks need it.
     fn start_stacks(&mut self) {
         let (config, scope) = (self.config, self.scope);
+        let mut leaders: BTreeMap<String, String> = BTreeMap::new();
+        let mut webhooks: BTreeSet<String> = BTreeSet::new();
         for (key, stack) in config
             .stacks
             .iter()
@@ -161,9 +171,24 @@ impl<'a> Reading<'a> {
             match stack_api(self.clients, config, stack) {
                 Ok(api) => {
                     self.live.stacks.insert(key.clone(), StackLive::default());
-                    spawn_stack_reads(&mut self.tasks, key, &api);
-                    if stack.needs_webhooks() {
-                        spawn_webhooks_read(&mut self.tasks, key, &api);
+                    let lists = api.lists_key();
+                    let leader = match leaders.get(&lists) {
+                        Some(leader) => {
+                            let leader = leader.clone();
+                            self.followers
+                                .entry(leader.clone())
+                                .or_default()
+                                .push(key.clone());
+                            leader
+                        }
+                        None => {
+                            spawn_stack_reads(&mut self.tasks, key, &api);
+                            leaders.insert(lists.clone(), key.clone());
+                            key.clone()
+                        }
+                    };
+                    if stack.needs_webhooks() && webhooks.insert(lists) {
+                        spawn_webhooks_read(&mut self.tasks, &leader, &api);
                     }
                     self.stack_apis.insert(key.clone(), api);
                 }
@@ -235,13 +260,7 @@ impl<'a> Reading<'a> {
                 if error.is_not_found()
                     && matches!(self.stack_apis.get(&stack), Some(StackApi::Standalone(_))) =>
             {
-                if let Some(problem) = config
-                    .stacks
-                    .get(&stack)
-                    .and_then(|stack_config| no_sources_list(stack_config, &error))
-                {
-                    self.problems.push(problem);
-                }
+                self.no_sources_lists(&stack, &error);
             }
             // Read for an export only (no alert names a webhook): without the list it writes
             // ids, as it always did.
@@ -262,6 +281,22 @@ impl<'a> Reading<'a> {
                 format!("a read of the live state returned the wrong kind of object ({read:?})"),
                 None,
             )),
+        }
+    }
+
+    /// The server of `stack` (and of the stacks sharing its reads) has no sources list: a
+    /// problem for each of them that names a source by name.
+    fn no_sources_lists(&mut self, stack: &String, error: &ApiError) {
+        let sharing = self.followers.get(stack).into_iter().flatten();
+        for key in std::iter::once(stack).chain(sharing) {
+            if let Some(problem) = self
+                .config
+                .stacks
+                .get(key)
+                .and_then(|stack_config| no_sources_list(stack_config, error))
+            {
+                self.problems.push(problem);
+            }
         }
     }
 
@@ -343,11 +378,19 @@ impl<'a> Reading<'a> {
     fn finish(self) -> Result<LiveState, Vec<Diagnostic>> {
         let Reading {
             config,
-            live,
+            mut live,
             mut problems,
             missing_services,
+            followers,
             ..
         } = self;
+        for (leader, sharing) in &followers {
+            if let Some(lists) = live.stacks.get(leader).cloned() {
+                for key in sharing {
+                    live.stacks.insert(key.clone(), lists.clone());
+                }
+            }
+        }
         // A managed stack of a service that does not exist fails too; its service's error says
         // why.
         problems.retain(|problem| {

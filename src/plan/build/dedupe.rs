@@ -18,6 +18,11 @@
 //!   A copy on a dashboard copy that goes is deleted with it whatever its age: the alert that
 //!   stays is the one on the dashboard that stays.
 //!
+//! Name alone is never enough ([`Repair::hold`]): a copy goes only when it is also what the
+//! config makes (planning the config against it would change nothing), and none goes when the
+//! copy that stays is not (a person changed it; the plan would overwrite it). An alert copy on
+//! a dashboard copy that goes is held the same way where the alert is planned.
+//!
 //! A copy that cannot go is reported with its id and why, and the plan stays an error for that
 //! name: nothing is left silently.
 
@@ -137,6 +142,33 @@ pub(crate) fn alerts(copies: &[&Alert], dashboards: &[Dashboard], tag: &str) -> 
 }
 
 impl Repair {
+    /// Name alone never makes a copy converge's to delete: each removable copy stays unless
+    /// `made` says it is what the config makes (`what` differs otherwise), and none goes when
+    /// the copy that stays is not (a person changed it; the plan would then overwrite it).
+    pub(crate) fn hold(&mut self, made: impl Fn(&str) -> bool, kind: &str, what: &str) {
+        let kept_made = made(&self.kept);
+        for id in std::mem::take(&mut self.removable) {
+            if !kept_made {
+                let why = format!(
+                    "the {kind} that stays (id {}, {}) is not what the config makes, so a person \
+                     may have changed it, and the plan would overwrite it",
+                    self.kept, self.why
+                );
+                self.left.push((id, why));
+            } else if !made(&id) {
+                let why = format!(
+                    "it is not what the config makes ({what} differ), so a person may have \
+                     changed it"
+                );
+                self.left.push((id, why));
+            } else {
+                self.removable.push(id);
+            }
+        }
+        let removable = &self.removable;
+        self.holding.retain(|(id, _)| removable.contains(id));
+    }
+
     /// What to do, for the error of a plan made without `--dedupe` (`dedupe` false) or of one
     /// whose repair leaves copies converge may not delete.
     pub(crate) fn help(&self, kind: &str, dedupe: bool) -> String {

@@ -115,14 +115,12 @@ impl Builder<'_> {
             .get(config.tile.value.as_str())
             .map(|id| id.to_string());
         // Copies on dashboard copies `--dedupe` deletes: deleted first, each step with its
-        // dashboard (whose delete waits for it).
+        // dashboard (whose delete waits for it). A copy is judged against what the config makes.
         let mut moved_off: Vec<(usize, String)> = Vec::new();
-        let going: Vec<&str> = dashboard
-            .copies_going
-            .iter()
-            .map(|c| c.id.as_str())
-            .collect();
-        let existing = self.live_alert(stack, stack_ref, index, config, &going, &mut moved_off)?;
+        let made = self.desired(config, &channels, dashboard, live_tile_id.clone(), None);
+        let found = (index, &made.after);
+        let existing =
+            self.live_alert(stack, stack_ref, found, config, dashboard, &mut moved_off)?;
         let desired = self.desired(config, &channels, dashboard, live_tile_id.clone(), existing);
         let address = Address::Alert {
             stack: &stack.key.value,
@@ -248,18 +246,24 @@ impl Builder<'_> {
     }
 
     /// The live alert a config alert is (`Some(None)`: none yet); `None` when two live alerts
-    /// could be it (reported). A copy on a dashboard copy that `--dedupe` deletes (`going`) is
+    /// could be it (reported). A copy on a dashboard copy that `--dedupe` deletes (`dashboard`'s
+    /// copies going) is
     /// not it: its delete is planned here, and its step added to `moved_off` with the copy's
     /// dashboard id.
     fn live_alert<'l>(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
-        index: &StackIndex<'l>,
+        (index, made): (&StackIndex<'l>, &Value),
         config: &AlertConfig,
-        going: &[&str],
+        dashboard: &PlannedDashboard,
         moved_off: &mut Vec<(usize, String)>,
     ) -> Option<Option<&'l Alert>> {
+        let going: Vec<&str> = dashboard
+            .copies_going
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
         let on_going = |a: &Alert| a.dashboard.as_deref().is_some_and(|d| going.contains(&d));
         let all: &[&'l Alert] = index
             .alerts_by_name
@@ -268,6 +272,10 @@ impl Builder<'_> {
             .unwrap_or_default();
         let staying: Vec<&'l Alert> = all.iter().copied().filter(|a| !on_going(a)).collect();
         let going_copies: Vec<&Alert> = all.iter().copied().filter(|a| on_going(a)).collect();
+        if let Some(changed) = going_copies.iter().find(|a| !made_by(made, a, index)) {
+            self.error(changed_copy(stack, config, changed));
+            return None;
+        }
         self.delete_going_copies(
             stack,
             stack_ref,
@@ -278,7 +286,7 @@ impl Builder<'_> {
         );
         let same_name: &[&Alert] = &staying;
         if same_name.len() > 1 {
-            return self.duplicate_alerts(stack, stack_ref, index, config, same_name);
+            return self.duplicate_alerts(stack, stack_ref, (index, made), config, same_name);
         }
         let by_name = |name: &str| {
             let mut found = index
@@ -362,12 +370,21 @@ impl Builder<'_> {
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
-        index: &StackIndex<'l>,
+        (index, made): (&StackIndex<'l>, &Value),
         config: &AlertConfig,
         same_name: &[&'l Alert],
     ) -> Option<Option<&'l Alert>> {
         let tag = ownership_tag(&stack.key.value);
-        let repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
+        let mut repair = dedupe::alerts(same_name, &index.live.dashboards, &tag);
+        if let Some(repair) = repair.as_mut() {
+            let copy = |id: &str| same_name.iter().copied().find(|a| a.id == id);
+            let made_by_config = |id: &str| copy(id).is_some_and(|a| made_by(made, a, index));
+            repair.hold(
+                made_by_config,
+                "alert",
+                "its threshold, channel, tile or message",
+            );
+        }
         if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
             && let Some(kept) = same_name.iter().find(|a| a.id == repair.kept)
         {
@@ -563,6 +580,44 @@ impl Builder<'_> {
             conflicts,
         }
     }
+}
+
+/// Whether the live alert `copy` is what the config makes (`made`, the desired view of a new
+/// alert): planning it would change nothing. Name alone never makes a copy converge's to delete.
+fn made_by(made: &Value, copy: &Alert, index: &StackIndex) -> bool {
+    let full = normalize::alert(copy, index.dashboard_of(copy));
+    let mut after = made.clone();
+    settle_cleared(&mut after, Some(&full));
+    if let Value::Object(map) = &mut after {
+        // Found by its name as the server stores it.
+        map.insert("name".into(), Value::from(copy.name.clone()));
+    }
+    diff(&normalize::project(&full, &after), &after).is_empty()
+}
+
+/// The error for an alert on a dashboard copy `--dedupe` would delete that is named like the
+/// config's alert but is not what the config makes: a person's, which would go with the copy.
+fn changed_copy(stack: &StackConfig, config: &AlertConfig, copy: &Alert) -> Diagnostic {
+    let address = Address::Alert {
+        stack: &stack.key.value,
+        alert: &config.key.value,
+    };
+    Diagnostic::error(
+        Code::PlanDuplicateAlert,
+        format!(
+            "alert id {} on dashboard copy id {} is named like `{address}`, but it is not what \
+             the config makes (its threshold, channel, tile or message differ), so a person may \
+             have made or changed it: `--dedupe` deletes neither it nor its dashboard",
+            copy.id,
+            copy.dashboard.as_deref().unwrap_or_default()
+        ),
+        Some(config.name.span),
+    )
+    .with_label("named like a live alert that is not the config's")
+    .with_help(
+        "keep the copy you want: delete or rename the other dashboard or alert in the stack, \
+         then plan again",
+    )
 }
 
 /// Where an alert goes: by ids when both its dashboard and its tile exist live, else by names.

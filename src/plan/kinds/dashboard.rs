@@ -279,9 +279,22 @@ impl Builder<'_> {
             .filter(|a| a.dashboard.value == config.key.value)
             .map(|a| normalize::name_key(&a.name.value))
             .collect();
-        let repair = dedupe::dashboards(same_name, &index.live.alerts, &tag, |a| {
+        let mut repair = dedupe::dashboards(same_name, &index.live.alerts, &tag, |a| {
             declared.contains(&normalize::name_key(&a.name))
         });
+        if let Some(repair) = repair.as_mut() {
+            // A copy goes only when it is what the config makes (see `Repair::hold`).
+            let made: BTreeSet<&str> = same_name
+                .iter()
+                .filter(|d| self.made_by_config(index, config, d, &tag))
+                .map(|d| d.id.as_str())
+                .collect();
+            repair.hold(
+                |id| made.contains(id),
+                "dashboard",
+                "its name, tags or tiles",
+            );
+        }
         if let Some(repair) = repair.as_ref().filter(|r| self.dedupe && r.left.is_empty())
             && let Some(kept) = same_name.iter().find(|d| d.id == repair.kept)
         {
@@ -312,6 +325,58 @@ impl Builder<'_> {
             )),
         );
         None
+    }
+
+    /// Whether planning `config` against the live dashboard `live` changes nothing: it is what
+    /// the config makes. What the comparison reports is not the plan's (its diagnostics are
+    /// dropped): the dashboard is planned, and said, once.
+    fn made_by_config(
+        &mut self,
+        index: &StackIndex,
+        config: &DashboardConfig,
+        live: &Dashboard,
+        tag: &str,
+    ) -> bool {
+        let mark = self.diagnostics.len();
+        let made = self
+            .desired_against(index, config, live, tag)
+            .is_some_and(|after| {
+                let before = normalize::dashboard(live);
+                live.name == after.name && diff(&before, &normalize::dashboard(&after)).is_empty()
+            });
+        self.diagnostics.truncate(mark);
+        made
+    }
+
+    /// The dashboard `config` makes when `live` is the one it updates.
+    fn desired_against(
+        &mut self,
+        index: &StackIndex,
+        config: &DashboardConfig,
+        live: &Dashboard,
+        tag: &str,
+    ) -> Option<Dashboard> {
+        let matched = self.match_tiles(&config.key.value, config, live)?;
+        let containers = self.desired_containers(index, config)?;
+        let mut tiles = self.desired_tiles(index, config, Some(live), &matched)?;
+        if !tiles.renames.is_empty() {
+            return None;
+        }
+        uncontained(&mut tiles.tiles, config, &containers);
+        let mut tags: Vec<String> = config.tags.iter().map(|t| t.value.to_string()).collect();
+        tags.push(tag.to_string());
+        let name = if normalize::same_name(&live.name, &config.name.value) {
+            live.name.clone()
+        } else {
+            config.name.value.to_string()
+        };
+        Some(Dashboard {
+            id: String::new(),
+            name,
+            tiles: tiles.tiles,
+            tags: normalize::tags(&tags),
+            containers,
+        })
     }
 
     /// The deletes of the copies `repair` may remove of the dashboard at `of`.

@@ -232,7 +232,11 @@ fn assert_converged(config: &Config, live: &LiveState) -> Plan {
     let derived = crate::plan::trust::steps(&first).unwrap_or_else(|p| panic!("{p:#?}"));
     let problems = crate::plan::trust::against_live(&first, &live);
     assert!(problems.is_empty(), "{problems:#?}");
-    let problems = crate::plan::trust::against_config(&first, config, &|text| text.to_owned());
+    let checked = crate::plan::trust::against_config(&first, config, &|text| text.to_owned());
+    assert!(checked.problems.is_empty(), "{:#?}", checked.problems);
+    // A pipe the config finds by name is the one each step writes to.
+    let none = std::collections::BTreeSet::new();
+    let problems = crate::plan::trust::bound_against_live(&first, &checked.bound, &live, &none);
     assert!(problems.is_empty(), "{problems:#?}");
     let first = Plan {
         steps: derived,

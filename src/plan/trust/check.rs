@@ -61,6 +61,9 @@ pub(crate) struct ConfigCheck<'a> {
     pub config: &'a Config,
     /// Masks the secrets a name may hold, for messages.
     pub redact: &'a dyn Fn(&str) -> String,
+    /// The steps whose objects the config finds by name, held to the live state before any
+    /// write ([`super::bound::bound_against_live`]).
+    pub bound: std::cell::RefCell<Vec<super::bound::Bound>>,
 }
 
 /// What the saved-plan check compares for `operation`: its kind's [`Check`]. The one place the

@@ -11,18 +11,28 @@ use crate::plan::normalize;
 
 use super::check::{self, ConfigCheck};
 
+/// What [`against_config`] found.
+#[derive(Debug, Default)]
+pub(crate) struct ConfigChecked {
+    /// One line per disagreement.
+    pub problems: Vec<String>,
+    /// The steps whose objects the config finds by name, to hold to the live state before
+    /// any write ([`super::bound::bound_against_live`]).
+    pub bound: Vec<super::bound::Bound>,
+}
+
 /// Checks that each step writes to the service, pipe and stack its address names in `config`
-/// (the applying run's): a step moved to another service's id is refused. One line per
-/// disagreement.
+/// (the applying run's): a step moved to another service's id is refused.
 pub(crate) fn against_config(
     plan: &Plan,
     config: &Config,
     redact: &dyn Fn(&str) -> String,
-) -> Vec<String> {
+) -> ConfigChecked {
     let check = ConfigCheck {
         plan,
         config,
         redact,
+        bound: std::cell::RefCell::new(Vec::new()),
     };
     let mut problems = Vec::new();
     for (index, step) in plan.steps.iter().enumerate() {
@@ -33,7 +43,10 @@ pub(crate) fn against_config(
         }
     }
     problems.extend(left_out(plan, config));
-    problems
+    ConfigChecked {
+        problems,
+        bound: check.bound.into_inner(),
+    }
 }
 
 /// A whole plan (no `--only`) shows every dashboard and alert of the config, unchanged ones

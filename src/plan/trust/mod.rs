@@ -11,7 +11,9 @@
 //!   name from the change, their ids looked up when the step runs, never ids from the file).
 //! - [`against_config`] (when `apply --plan FILE PATH...` is given the config): service and
 //!   pipe ids are tied to the addresses the changes show only by the config, so each step must
-//!   write to the service, pipe and stack API its address names there.
+//!   write to the service, pipe and stack API its address names there. A pipe the config
+//!   finds by name (no `id:`) is [`bound`] to the id the plan read: before any write, the pipe
+//!   that name finds must be the step's.
 //! - [`against_live`] and [`shown_against_live`] (with the reads made before any write): what
 //!   only the live state can tell (the tile ids a dashboard update carries forward, the message
 //!   of an alert whose config leaves it unmanaged), and that each step's `before` and `fields`
@@ -23,12 +25,14 @@
 //! Dashboard, alert and pipe ids are also part of the fingerprints compared with a fresh read
 //! before anything is written (`apply`).
 
+mod bound;
 mod check;
 mod config;
 mod sent;
 mod shown;
 mod steps;
 
+pub(crate) use bound::{Bound, bound_against_live};
 pub(crate) use check::{Check, ConfigCheck};
 pub(crate) use config::against_config;
 pub(crate) use sent::{Disagreement, after, fields_of, same, same_body, written};

@@ -11,7 +11,12 @@ use crate::common::{self, Client, converge_snapshot};
 
 /// Posts a copy of `original` (a listed dashboard or alert) to the managed stack's `kind`
 /// list, with `edit` applied first; returns the copy's id.
-fn copy_of(client: &Client, kind: &str, original: &Value, edit: impl Fn(&mut Value)) -> String {
+pub(super) fn copy_of(
+    client: &Client,
+    kind: &str,
+    original: &Value,
+    edit: impl Fn(&mut Value),
+) -> String {
     let mut copy = original.clone();
     if let Some(members) = copy.as_object_mut() {
         for member in ["id", "createdAt", "updatedAt", "state", "team"] {
@@ -28,11 +33,11 @@ fn copy_of(client: &Client, kind: &str, original: &Value, edit: impl Fn(&mut Val
     made["id"].as_str().expect("the copy has an id").to_string()
 }
 
-fn named<'v>(objects: &'v [Value], name: &str) -> Vec<&'v Value> {
+pub(super) fn named<'v>(objects: &'v [Value], name: &str) -> Vec<&'v Value> {
     objects.iter().filter(|o| o["name"] == name).collect()
 }
 
-fn id(object: &Value) -> String {
+pub(super) fn id(object: &Value) -> String {
     object["id"].as_str().unwrap_or_default().to_string()
 }
 
@@ -222,7 +227,11 @@ fn two_alerts() -> String {
 }
 
 /// The id of the tile named `tile` on the listed dashboard `board_id`.
-fn tile_id(sandbox: &converge::sandbox::SandboxHandle, board_id: &str, tile: &str) -> Value {
+pub(super) fn tile_id(
+    sandbox: &converge::sandbox::SandboxHandle,
+    board_id: &str,
+    tile: &str,
+) -> Value {
     let boards = dashboards(sandbox);
     let board = boards
         .iter()
@@ -436,6 +445,8 @@ fn an_alert_whose_create_lost_its_answer_beside_another_copy_is_reported_with_bo
                 "interval": "5m",
                 "source": "tile",
                 "channel": {"type": "webhook", "webhookId": "65f5e4a3b9e77c001a789012"},
+                // Another run's copy is what the config makes (a person's would not be deleted).
+                "message": "Errors are up",
             })),
         );
         run.join().expect("the run ends")

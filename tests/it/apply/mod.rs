@@ -6,6 +6,7 @@ mod ambiguous;
 mod basics;
 pub(crate) mod concurrent;
 mod dedupe;
+mod dedupe_exact;
 mod faults;
 mod floor;
 mod interrupt;

@@ -225,11 +225,11 @@ fn plan_finds_a_pipe_by_name_and_says_which_declared_fields_it_does_not_plan_yet
     converge_snapshot!("pipes_plan_by_name_found", outcome);
 }
 
-/// A pipe the config finds by name has no id to hold a saved step to: `apply --plan` refuses
-/// the step rather than trust the pipe id in the file, which could name any pipe of the
-/// service. `apply` without `--plan` scales it.
+/// A pipe the config finds by name is bound to the id the plan read (issue 40, part 2): `apply
+/// --plan` replaces it as reviewed (the declared fields differ from the demo pipe's in fields
+/// fixed at creation), with `--allow-destroy` for the replace's delete; the next plan is empty.
 #[test]
-fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
+fn a_saved_plan_replaces_a_pipe_found_by_name_as_reviewed() {
     let sandbox = crate::common::fast_sandbox();
     let config = analytics_with(
         "      orders:\n        name: orders\n        source:\n          kafka: { brokers: b:9092, topics: orders, format: JSONEachRow }\n        destination:\n          database: default\n          table: orders\n          managedTable: false\n          columns: [{ name: id, type: UInt64 }]\n        fieldMappings: [{ sourceField: id, destinationField: id }]\n        scaling: { replicas: 3 }\n",
@@ -241,16 +241,10 @@ fn a_saved_plan_cannot_write_to_a_pipe_found_by_name() {
     converge
         .run(["plan", &path, "--out", &saved])
         .assert_exit(0);
-    let refused = converge.run(["apply", "--plan", &saved, &path, "--yes"]);
-    assert_ne!(refused.code, 0, "{refused:?}");
-    assert!(
-        crate::common::words(&refused.stderr).contains("the config finds by name (named `orders`)"),
-        "{refused:?}"
-    );
-    assert!(refused.writes().is_empty(), "{refused:?}");
-    // The declared fields differ from the demo pipe's, so it is replaced (a destroy).
+    let applied = converge.run(["apply", "--plan", &saved, &path, "--yes", "--allow-destroy"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
     converge
-        .run(["apply", &path, "--yes", "--allow-destroy"])
+        .run(["plan", &path, "--detailed-exitcode"])
         .assert_exit(0);
 }
 

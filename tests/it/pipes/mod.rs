@@ -5,6 +5,7 @@ mod credentials;
 mod end;
 pub(crate) mod export;
 mod lifecycle;
+mod merge_job;
 mod paused;
 mod rename;
 pub(crate) mod state;

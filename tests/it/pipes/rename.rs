@@ -67,3 +67,59 @@ fn a_pipe_renamed_with_renamed_from_is_renamed_in_place() {
 fn a_pipe_renamed_without_id_is_a_hinted_rename_not_a_second_pipe() {
     renamed_keeps_one_pipe("", true);
 }
+
+/// `validate` holds a pipe's `renamedFrom:` to one pipe, as a dashboard's: not its own name,
+/// not another pipe's name, not a name another pipe lists too (each at its line).
+#[test]
+fn validate_says_a_pipe_rename_that_names_no_one_pipe() {
+    let config = format!(
+        "{}{}",
+        clickstream("clicks", "        renamedFrom: [clicks, views]\n"),
+        clickstream("views", "")
+            .split("    pipes:\n")
+            .nth(1)
+            .unwrap_or_default()
+            .replace("      clickstream:", "      views:")
+    );
+    let outcome = Converge::offline().config(&config).run(["validate"]);
+    assert_eq!(outcome.code, 1, "{outcome:?}");
+    let said = words(&outcome.stderr);
+    assert!(
+        said.contains("`renamedFrom` lists `clicks`, the pipe's own name"),
+        "{outcome:?}"
+    );
+    assert!(
+        said.contains("`renamedFrom` of pipe `clicks` lists `views`, the name of another pipe in service `analytics`"),
+        "{outcome:?}"
+    );
+}
+
+/// `drift` flags a pipe renamed in the config (with `renamedFrom:` and as a hinted rename) as
+/// the config's pipe whose name differs, never as another pipe the config does not name.
+#[test]
+fn drift_shows_a_renamed_pipe_as_the_configs_not_as_unmanaged() {
+    let sandbox = crate::common::fast_sandbox();
+    Converge::new(&sandbox)
+        .fast()
+        .config(&clickstream("clickstream from kinesis", ""))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    for extra in ["        renamedFrom: [clickstream from kinesis]\n", ""] {
+        let drift = Converge::new(&sandbox)
+            .fast()
+            .config(&clickstream("clickstream (kinesis)", extra))
+            .run(["drift"]);
+        assert_eq!(drift.code, 2, "{drift:?}");
+        let shown = words(&drift.stdout);
+        assert!(
+            shown.contains(
+                r#"name: config "clickstream (kinesis)", live "clickstream from kinesis""#
+            ),
+            "{drift:?}"
+        );
+        assert!(
+            !shown.contains(r#"pipe.analytics["clickstream from kinesis"]"#),
+            "{drift:?}"
+        );
+    }
+}

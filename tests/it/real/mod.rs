@@ -16,6 +16,7 @@ mod differential;
 mod examples;
 mod references;
 pub mod server;
+mod split_stack;
 mod teams;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};

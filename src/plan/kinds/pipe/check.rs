@@ -11,7 +11,7 @@ use crate::plan::kind::Kind;
 use crate::plan::model::{Change, Operation};
 use crate::plan::target::{Key, Target};
 use crate::plan::trust::{
-    Check, ConfigCheck, Disagreement, after, fields_of, same, same_body, written,
+    Bound, Check, ConfigCheck, Disagreement, after, fields_of, same, same_body, written,
 };
 
 impl Check for PipeOp {
@@ -106,7 +106,7 @@ impl Check for PipeOp {
             Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),
-            } => pipe_problem(check.config, address, service_id, pipe_id),
+            } => pipe_problem(check, address, service_id, pipe_id),
             Target::PipeCompute { service_id } => check.service(address, service_id),
             // A pipe operation targets nothing else.
             Target::Service { .. }
@@ -119,13 +119,15 @@ impl Check for PipeOp {
 }
 
 /// Whether a pipe step at `address` writes to the pipe (and service) the config gives those
-/// keys.
+/// keys. A pipe the config finds by name is bound to the id the step carries, held to the live
+/// state before any write (`plan/trust/bound.rs`).
 fn pipe_problem(
-    config: &Config,
+    check: &ConfigCheck<'_>,
     address: &Address<'_>,
     service_id: &str,
     pipe_id: &str,
 ) -> Option<String> {
+    let config = check.config;
     let keys = address.config_pipe();
     let found = keys.and_then(|(service, pipe)| {
         let s = config.services.values().find(|s| s.key.value == service)?;
@@ -142,13 +144,21 @@ fn pipe_problem(
         }
         // A pipe found by name has no id in the config to hold the step to, and an id in the
         // file could name any pipe of the service (its fingerprint is computable by anyone who
-        // can read it): refused until a saved plan can prove the id is the named pipe's.
-        Some((s, p)) if s.id.value == service_id && p.id.is_none() => Some(format!(
-            "writes to pipe {pipe_id}, which the config finds by name ({}): a saved plan \
-             cannot prove that id is still that pipe's; give the pipe its `id:` in the config, \
-             or apply without `--plan`",
-            p.identity()
-        )),
+        // can read it): the pipe the config's name finds now must be the step's.
+        Some((s, p)) if s.id.value == service_id && p.id.is_none() => {
+            // Validate requires an id or a name.
+            let Some(name) = p.name.as_ref() else {
+                return Some("names a pipe the config gives neither id nor name".to_string());
+            };
+            check.bound.borrow_mut().push(Bound {
+                address: address.to_string(),
+                service_id: service_id.to_string(),
+                pipe_id: pipe_id.to_string(),
+                name: name.value.to_string(),
+                renamed_from: p.renamed_from.iter().map(|n| n.value.to_string()).collect(),
+            });
+            None
+        }
         Some((s, p)) => Some(format!(
             "writes to pipe {pipe_id} of service {service_id}, but the config has pipe {} \
              of service {}",
