@@ -278,3 +278,51 @@ fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     assert!(text.contains("description: VPN\n"), "{text}");
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
 }
+
+#[test]
+fn a_service_exported_with_its_settings_plans_empty() {
+    let sandbox = logged();
+    let config = analytics(&format!(
+        "{}    tags:\n      team: data\n      pci:\n    releaseChannel: fast\n    endpoints:\n      \
+         mysql: true\n",
+        ip_list(&[("10.0.0.0/8", "office VPN"), ("2001:db8::/32", "v6 office")])
+    ));
+    apply_then_empty(&sandbox, &config);
+    // converge's own tag is on the service too: export leaves it out.
+    let own = json!({"tags": {"add": [{"key": "converge.credentials-version.p1", "value": "3"}]}});
+    let client = Client::new(&sandbox);
+    assert_eq!(
+        client
+            .cloud("PATCH", &format!("/services/{ANALYTICS}"), Some(own))
+            .status,
+        200
+    );
+    let exported =
+        Converge::new(&sandbox)
+            .rate_limit("1000/1s")
+            .run(["export", "--service", ANALYTICS]);
+    assert_eq!(exported.code, 0, "{exported:?}");
+    for written in [
+        "description: v6 office",
+        "team: data",
+        "pci: \"\"",
+        "releaseChannel: fast",
+        "mysql: true",
+    ] {
+        assert!(
+            exported.stdout.contains(written),
+            "{written}: {}",
+            exported.stdout
+        );
+    }
+    assert!(
+        !exported.stdout.contains("converge.credentials"),
+        "{}",
+        exported.stdout
+    );
+    Converge::new(&sandbox)
+        .rate_limit("1000/1s")
+        .config_as("exported.yaml", &exported.stdout)
+        .run(["plan", "--detailed-exitcode"])
+        .assert_exit(0);
+}
