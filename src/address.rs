@@ -100,7 +100,7 @@ pub enum Address<'a> {
         /// Service key.
         service: &'a str,
     },
-    /// `service.K.ipAccessList`, `.tags`, `.releaseChannel`, `.endpoints`, `.state`: one member
+    /// `service.K.name`, `.ipAccessList`, `.tags`, `.releaseChannel`, `.endpoints`, `.state`: one member
     /// of a service's own settings.
     ServiceMember {
         /// Service key.
@@ -113,6 +113,8 @@ pub enum Address<'a> {
 /// A member of a service's own settings, named as the config writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Member {
+    /// `name` (`PATCH /services/{id}`).
+    Name,
     /// `ipAccessList` (`PATCH /services/{id}`).
     IpAccessList,
     /// `tags` (`PATCH /services/{id}`).
@@ -127,7 +129,8 @@ pub enum Member {
 
 impl Member {
     /// Every member, in the order a service's changes list them.
-    pub const ALL: [Member; 5] = [
+    pub const ALL: [Member; 6] = [
+        Member::Name,
         Member::IpAccessList,
         Member::Tags,
         Member::ReleaseChannel,
@@ -138,6 +141,7 @@ impl Member {
     /// The config key (and the address's last part).
     pub fn as_str(self) -> &'static str {
         match self {
+            Member::Name => "name",
             Member::IpAccessList => "ipAccessList",
             Member::Tags => "tags",
             Member::ReleaseChannel => "releaseChannel",

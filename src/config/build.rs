@@ -278,6 +278,7 @@ fn service(
 /// The members of a service sent through its own PATCH and its state route.
 fn service_settings(node: &Node) -> ServiceSettings {
     ServiceSettings {
+        name: node.get("name").and_then(string),
         ip_access_list: node.get("ipAccessList").map(|list_node| {
             let entries = list(Some(list_node))
                 .filter_map(|e| {

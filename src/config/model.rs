@@ -181,6 +181,8 @@ pub struct ServiceConfig {
 /// those written are managed.
 #[derive(Debug, Clone, Default)]
 pub struct ServiceSettings {
+    /// `name:` the service's name (1 to 50 characters).
+    pub name: Option<Located<String>>,
     /// `ipAccessList:`, where it was written, with its entries in config order.
     pub ip_access_list: Option<Located<Vec<IpAccessConfig>>>,
     /// `tags:` in config order, where it was written.
@@ -196,7 +198,8 @@ pub struct ServiceSettings {
 impl ServiceSettings {
     /// Whether any member is written.
     pub fn any(&self) -> bool {
-        self.ip_access_list.is_some()
+        self.name.is_some()
+            || self.ip_access_list.is_some()
             || self.tags.is_some()
             || self.release_channel.is_some()
             || self.mysql_endpoint.is_some()

@@ -17,6 +17,20 @@ pub const RESERVED_TAG_PREFIX: &str = "converge.";
 /// Runs every rule of one service's settings.
 pub(crate) fn check(settings: &ServiceSettings, diags: &mut Vec<Diagnostic>) {
     if let Some(list) = &settings.ip_access_list {
+        if list.value.is_empty() {
+            diags.push(
+                Diagnostic::warning(
+                    Code::SemanticEmptyIpAccessList,
+                    "an empty ipAccessList lets no address connect: apply removes every entry",
+                    Some(list.span),
+                )
+                .with_label("no entry")
+                .with_help(
+                    "list the addresses that may connect, `0.0.0.0/0` for anywhere, or leave \
+                     ipAccessList out to leave the list as it is",
+                ),
+            );
+        }
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for entry in &list.value {
             source(&entry.source, diags);

@@ -127,6 +127,8 @@ codes! {
     SemanticScalingMixed => "semantic::scaling-mixed",
     /// An `ipAccessList` source that is no IP address or CIDR.
     SemanticIpSource => "semantic::ip-source",
+    /// An empty `ipAccessList`, which lets no address connect (a warning).
+    SemanticEmptyIpAccessList => "semantic::empty-ip-access-list",
     /// One source listed twice in a service's `ipAccessList`.
     SemanticDuplicateIpSource => "semantic::duplicate-ip-source",
     /// A service tag key or value the cloud API refuses (characters, length, count).

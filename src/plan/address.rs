@@ -130,6 +130,7 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
     }
     let settings = &service.settings;
     let written = [
+        (Member::Name, settings.name.is_some()),
         (Member::IpAccessList, settings.ip_access_list.is_some()),
         (Member::Tags, settings.tags.is_some()),
         (Member::ReleaseChannel, settings.release_channel.is_some()),

@@ -106,6 +106,7 @@ pub(crate) fn service_scaling(service: &Service) -> Value {
 /// running: `--wake` is what wakes one).
 pub(crate) fn service_member(service: &Service, member: Member) -> Value {
     let value = match member {
+        Member::Name => Value::from(service.name.as_str()),
         Member::IpAccessList => Value::Object(
             service
                 .ip_access_list

@@ -69,7 +69,8 @@ fn parsed(sources: &Sources, diags: &mut Vec<crate::diagnostic::Diagnostic>) -> 
         .collect()
 }
 
-/// One step of a field path: a mapping key, or a list element by its `name` or position.
+/// One step of a field path: a mapping key, or a list element by its `name` (an IP access
+/// list entry's `source`) or position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step {
     /// `key`.
@@ -124,7 +125,11 @@ pub(crate) fn find<'n>(node: &'n Node, steps: &[Step], base: &str) -> Option<(&'
                 };
                 let at = items
                     .iter()
-                    .position(|item| item.get("name").and_then(Node::as_str) == Some(name))
+                    .position(|item| {
+                        // Tiles are named; an IP access list entry is its `source`.
+                        let key = item.get("name").or_else(|| item.get("source"));
+                        key.and_then(Node::as_str) == Some(name)
+                    })
                     .or_else(|| name.parse::<usize>().ok().filter(|&i| i < items.len()))?;
                 current = items.get(at)?;
                 pointer = format!("{pointer}/{at}");

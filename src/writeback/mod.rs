@@ -143,7 +143,7 @@ fn propose_field(
         manual(Some(place(sources, node)), reason, field.live.as_ref());
         return;
     };
-    let direct = locate::find(node, &locate::steps(&field.path), pointer);
+    let direct = locate::find(node, &locate::steps(&written_path(&field.path)), pointer);
     let via_shorthand = direct.is_none();
     let found = direct.or_else(|| {
         let shorthand = shorthand::series_path(&field.path)?;
@@ -189,6 +189,16 @@ fn propose_field(
         out.edits.push(edit);
     } else {
         manual(at, "not a single value", Some(live));
+    }
+}
+
+/// Where a drifted field is written when the change names it otherwise: an IP access list
+/// entry (`ipAccessList.<source>`, its description) is the `description` of the list item of
+/// that source.
+fn written_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.strip_prefix("ipAccessList.") {
+        Some(source) => format!("ipAccessList[{source}].description").into(),
+        None => path.into(),
     }
 }
 

@@ -365,6 +365,9 @@ pub struct EndpointChange {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServicePatch {
+    /// The service's new name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Private endpoint ids to add or remove.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private_endpoint_ids: Option<AddRemove>,

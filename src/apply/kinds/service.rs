@@ -35,9 +35,45 @@ pub(crate) async fn send(
                 .cloud()?
                 .change_service_state(service_id, &body.command)
                 .await?;
+            settled(context, service_id, &body.command).await?;
         }
     }
     Ok(None)
+}
+
+/// Waits (up to `--timeout`) until a service sent `start` runs, or one sent `stop` is
+/// stopped: the steps after a start write to its pipes, which answer 424 until it runs.
+async fn settled(context: &Context, service_id: &str, command: &str) -> Result<(), WriteError> {
+    let wanted = if command == "stop" {
+        "stopped"
+    } else {
+        "running"
+    };
+    let (timeout, poll) = context.patience();
+    let deadline = tokio::time::Instant::now().checked_add(timeout);
+    let mut said = false;
+    loop {
+        let service = context.cloud()?.get_service(service_id).await?;
+        let state = service.state.unwrap_or_default();
+        if state == wanted {
+            return Ok(());
+        }
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            return Err(WriteError::Other(format!(
+                "service {service_id} was sent `{command}` but is still `{state}` after {}s \
+                 (`--timeout`)",
+                timeout.as_secs()
+            )));
+        }
+        if !said {
+            context.say(&format!(
+                "waiting up to {}s for service {service_id} to be {wanted} (now `{state}`)",
+                timeout.as_secs()
+            ));
+            said = true;
+        }
+        tokio::time::sleep(poll).await;
+    }
 }
 
 /// Whether two numbers are equal as sent and as read back (within float noise).

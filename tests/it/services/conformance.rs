@@ -26,7 +26,7 @@ fn service_requests_and_answers_validate_against_the_cloud_document() {
     apply_then_empty(&sandbox, &first);
     log.extend(sandbox.request_log());
     let stopped = services(
-        "    ipAccessList:\n      - source: 10.0.0.0/8\n        description: office VPN\n    \
+        "    name: analytics two\n    ipAccessList:\n      - source: 10.0.0.0/8\n        description: office VPN\n    \
          tags:\n      team: ml\n    releaseChannel: default\n    endpoints:\n      mysql: false\n    \
          state: stopped\n",
         "",

@@ -1,6 +1,6 @@
 //! A service's own settings through `PATCH /services/{id}` (issue 34, item 2): the IP access
 //! list and the tags as add/remove deltas of what differs (request bodies read from the
-//! sandbox's log), the release channel, the `mysql` endpoint; each created, changed and
+//! sandbox's log), the name, the release channel, the `mysql` endpoint; each created, changed and
 //! removed one at a time with an empty plan after each apply; `--only` of one member; the
 //! rules at their lines and the tier's at plan time; drift and its write-back.
 
@@ -54,6 +54,11 @@ fn the_ip_access_list_goes_as_deltas_of_what_differs() {
         .config(&renamed)
         .run(["plan"]);
     converge_snapshot!("ip_description_plan", planned);
+    let json = Converge::new(&sandbox)
+        .fast()
+        .config(&renamed)
+        .run(["plan", "--format", "json"]);
+    converge_snapshot!("ip_description_plan_json", json);
     let writes = apply_then_empty(&sandbox, &renamed);
     assert_eq!(
         writes,
@@ -171,6 +176,20 @@ fn release_channel_and_the_mysql_endpoint() {
 }
 
 #[test]
+fn the_name_is_changed_where_the_config_sets_it() {
+    let sandbox = logged();
+    let writes = apply_then_empty(&sandbox, &analytics("    name: analytics prod\n"));
+    assert_eq!(writes, one_write(json!({"name": "analytics prod"})));
+    let live = Client::new(&sandbox)
+        .cloud("GET", &format!("/services/{ANALYTICS}"), None)
+        .result();
+    assert_eq!(live["name"], "analytics prod");
+    // Without `name:` the name is not managed.
+    let writes = apply_then_empty(&sandbox, &analytics(""));
+    assert!(writes.is_empty(), "{writes:?}");
+}
+
+#[test]
 fn only_one_member_is_planned_and_sent() {
     let sandbox = logged();
     let config = analytics(&format!(
@@ -222,13 +241,28 @@ fn the_rules_are_refused_at_their_lines() {
 }
 
 #[test]
+fn an_empty_ip_access_list_is_a_warning() {
+    let out = validate(&analytics("    ipAccessList: []\n"));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("semantic::empty-ip-access-list"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     let sandbox = logged();
-    let config = analytics("    releaseChannel: fast\n    tags:\n      team: data\n");
+    let config = analytics(&format!(
+        "    releaseChannel: fast\n    tags:\n      team: data\n{}",
+        ip_list(&[("10.0.0.0/8", "office VPN")])
+    ));
     apply_then_empty(&sandbox, &config);
     // Changed by hand in the console.
     let by_hand = json!({"releaseChannel": "slow", "tags": {"add": [{"key": "team", "value": "ml"}]},
-                         "ipAccessList": {"add": [{"source": "192.0.2.1", "description": "laptop"}]}});
+                         "ipAccessList": {"remove": [{"source": "10.0.0.0/8"}],
+                                          "add": [{"source": "10.0.0.0/8", "description": "VPN"}]}});
     let answer =
         Client::new(&sandbox).cloud("PATCH", &format!("/services/{ANALYTICS}"), Some(by_hand));
     assert_eq!(answer.status, 200, "{}", answer.text);
@@ -241,5 +275,54 @@ fn drift_reports_a_member_changed_by_hand_and_writes_it_back() {
     let text = std::fs::read_to_string(converge.config_path()).unwrap();
     assert!(text.contains("releaseChannel: slow"), "{text}");
     assert!(text.contains("team: ml"), "{text}");
+    assert!(text.contains("description: VPN\n"), "{text}");
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
+
+#[test]
+fn a_service_exported_with_its_settings_plans_empty() {
+    let sandbox = logged();
+    let config = analytics(&format!(
+        "{}    tags:\n      team: data\n      pci:\n    releaseChannel: fast\n    endpoints:\n      \
+         mysql: true\n",
+        ip_list(&[("10.0.0.0/8", "office VPN"), ("2001:db8::/32", "v6 office")])
+    ));
+    apply_then_empty(&sandbox, &config);
+    // converge's own tag is on the service too: export leaves it out.
+    let own = json!({"tags": {"add": [{"key": "converge.credentials-version.p1", "value": "3"}]}});
+    let client = Client::new(&sandbox);
+    assert_eq!(
+        client
+            .cloud("PATCH", &format!("/services/{ANALYTICS}"), Some(own))
+            .status,
+        200
+    );
+    let exported =
+        Converge::new(&sandbox)
+            .rate_limit("1000/1s")
+            .run(["export", "--service", ANALYTICS]);
+    assert_eq!(exported.code, 0, "{exported:?}");
+    for written in [
+        "description: v6 office",
+        "team: data",
+        "pci: \"\"",
+        "releaseChannel: fast",
+        "mysql: true",
+    ] {
+        assert!(
+            exported.stdout.contains(written),
+            "{written}: {}",
+            exported.stdout
+        );
+    }
+    assert!(
+        !exported.stdout.contains("converge.credentials"),
+        "{}",
+        exported.stdout
+    );
+    Converge::new(&sandbox)
+        .rate_limit("1000/1s")
+        .config_as("exported.yaml", &exported.stdout)
+        .run(["plan", "--detailed-exitcode"])
+        .assert_exit(0);
 }

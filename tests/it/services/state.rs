@@ -183,3 +183,54 @@ fn a_start_comes_before_the_pipe_writes_of_its_service() {
         planned.stdout
     );
 }
+
+#[test]
+fn a_start_waits_for_the_service_to_run_before_its_pipes_are_written() {
+    // State changes take a while here, as on the real API.
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        scaling_delay: std::time::Duration::from_millis(400),
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let client = Client::new(&sandbox);
+    let path = format!("/services/{ANALYTICS}");
+    let stop = client.cloud(
+        "PATCH",
+        &format!("{path}/state"),
+        Some(json!({"command": "stop"})),
+    );
+    assert_eq!(stop.status, 200, "{}", stop.text);
+    for _ in 0..50 {
+        if client.cloud("GET", &path, None).result()["state"] == "stopped" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let orders = crate::sandbox::ORDERS;
+    let config = services(
+        &format!(
+            "    state: running\n    pipes:\n      orders:\n        id: {orders}\n        \
+             scaling: {{ replicas: 3 }}\n"
+        ),
+        "",
+    );
+    sandbox.reset_log();
+    let applied = Converge::new(&sandbox)
+        .fast()
+        .config(&config)
+        .run(["apply", "--yes", "--wait"]);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert!(
+        applied.stderr.contains("to be running"),
+        "{}",
+        applied.stderr
+    );
+    let refused: Vec<_> = sandbox
+        .request_log()
+        .into_iter()
+        .filter(|e| e.status >= 400)
+        .map(|e| format!("{} {} {}", e.method, e.route, e.status))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+}

@@ -106,7 +106,9 @@ impl ServiceOp {
 
 /// The member a settings body writes (the planner sends one a step).
 fn updated_member(body: &ServicePatch) -> Member {
-    if body.tags.is_some() {
+    if body.name.is_some() {
+        Member::Name
+    } else if body.tags.is_some() {
         Member::Tags
     } else if body.release_channel.is_some() {
         Member::ReleaseChannel
@@ -267,6 +269,7 @@ pub(crate) fn member_body<'a>(
                 tags.remove.extend(text(before).map(tag));
                 tags.add.extend(text(after).map(tag));
             }
+            Member::Name => body.name = text(after),
             Member::ReleaseChannel => body.release_channel = text(after),
             Member::Endpoints => {
                 let enabled = after.and_then(Value::as_bool);
@@ -287,5 +290,53 @@ pub(crate) fn member_body<'a>(
 pub(crate) fn state_body(wanted: &str) -> StatePatch {
     StatePatch {
         command: if wanted == "stopped" { "stop" } else { "start" }.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_changed_entry_is_one_remove_and_one_add_and_nothing_else_is_sent() {
+        let (old, new) = (json!("office VPN"), json!("office"));
+        let added = json!("ci");
+        let body = member_body(
+            Member::IpAccessList,
+            [
+                ("ipAccessList.10.0.0.0/8", Some(&old), Some(&new)),
+                ("ipAccessList.198.51.100.0/24", None, Some(&added)),
+            ],
+        );
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"ipAccessList": {
+                "add": [{"source": "10.0.0.0/8", "description": "office"},
+                        {"source": "198.51.100.0/24", "description": "ci"}],
+                "remove": [{"source": "10.0.0.0/8", "description": "office VPN"}]
+            }})
+        );
+        assert_eq!(updated_member(&body), Member::IpAccessList);
+    }
+
+    #[test]
+    fn a_tag_without_a_value_is_sent_without_one() {
+        let (empty, value) = (json!(""), json!("data"));
+        let body = member_body(
+            Member::Tags,
+            [
+                ("tags.pci", None, Some(&empty)),
+                ("tags.team", Some(&value), None),
+            ],
+        );
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            json!({"tags": {"add": [{"key": "pci"}], "remove": [{"key": "team", "value": "data"}]}})
+        );
+        assert_eq!(updated_member(&body), Member::Tags);
+        assert_eq!(state_body("stopped").command, "stop");
+        assert_eq!(state_body("running").command, "start");
     }
 }

@@ -139,7 +139,7 @@ fn reason(member: Member, fields: &[(String, Option<Value>, Option<Value>)]) -> 
     let (one, many) = match member {
         Member::IpAccessList => ("entry", "entries"),
         Member::Tags => ("tag", "tags"),
-        Member::ReleaseChannel | Member::Endpoints | Member::State => return None,
+        Member::Name | Member::ReleaseChannel | Member::Endpoints | Member::State => return None,
     };
     let count = |wanted: fn(&Option<Value>, &Option<Value>) -> bool| {
         fields.iter().filter(|(_, b, a)| wanted(b, a)).count()
@@ -166,6 +166,7 @@ fn reason(member: Member, fields: &[(String, Option<Value>, Option<Value>)]) -> 
 /// live one; `None` when the config does not write it.
 fn desired(settings: &ServiceSettings, member: Member) -> Option<Value> {
     let value = match member {
+        Member::Name => Value::from(settings.name.as_ref()?.value.as_str()),
         Member::IpAccessList => {
             let list = settings.ip_access_list.as_ref()?;
             let entries: Map<String, Value> = list

@@ -1,4 +1,5 @@
-//! The members of `PATCH /services/{id}` beside its private endpoints: the IP access list as
+//! The members of `PATCH /services/{id}` beside its private endpoints: the name (1 to 50
+//! characters), the IP access list as
 //! `{add, remove}` (remove runs first; each source an IP address or CIDR), the release channel
 //! (other than `default` only on a production service) and the `mysql` endpoint switched on
 //! or off. Each is checked whole before anything is changed, so a 400 changes nothing.
@@ -15,6 +16,8 @@ const MYSQL_PORT: i64 = 3306;
 /// What a PATCH asks of these members, checked.
 #[derive(Debug, Default)]
 pub(crate) struct SettingsPatch {
+    /// The new name.
+    name: Option<String>,
     /// Entries removed (by source), then added.
     ip_access_list: Option<(Vec<String>, Vec<IpAccessEntry>)>,
     /// The new channel.
@@ -25,7 +28,13 @@ pub(crate) struct SettingsPatch {
 
 /// Checks the members of a service PATCH; `paid` is whether the service is a production one.
 pub(crate) fn patch(map: &Map<String, Value>, paid: bool) -> Check<SettingsPatch> {
-    let mut patch = SettingsPatch::default();
+    let mut patch = SettingsPatch {
+        name: validate::string(map, "name", "", 50)?,
+        ..SettingsPatch::default()
+    };
+    if patch.name.as_deref() == Some("") {
+        return invalid("name", "must be 1 to 50 characters");
+    }
     if let Some(list) = map.get("ipAccessList").filter(|v| !v.is_null()) {
         let list = validate::object(list, "ipAccessList")?;
         let remove = entries(list, "remove")?
@@ -89,6 +98,9 @@ fn entries(list: &Map<String, Value>, key: &str) -> Check<Vec<IpAccessEntry>> {
 
 /// Applies a checked patch: what a GET answers afterwards.
 pub(crate) fn apply(service: &mut Service, patch: SettingsPatch) {
+    if let Some(name) = patch.name {
+        service.name = name;
+    }
     if let Some((remove, add)) = patch.ip_access_list {
         let list = &mut service.ip_access_list;
         list.retain(|e| !remove.contains(&e.source));
