@@ -12,11 +12,12 @@
 #![allow(dead_code)]
 
 mod cases;
+mod dedupe;
 mod differential;
 mod examples;
 mod references;
-mod split_stack;
 pub mod server;
+mod split_stack;
 mod teams;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
