@@ -107,6 +107,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 pipes,
                 backups: None,
                 pipe_compute: None,
+                settings: Default::default(),
             },
         );
     }

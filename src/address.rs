@@ -100,6 +100,56 @@ pub enum Address<'a> {
         /// Service key.
         service: &'a str,
     },
+    /// `service.K.ipAccessList`, `.tags`, `.releaseChannel`, `.endpoints`, `.state`: one member
+    /// of a service's own settings.
+    ServiceMember {
+        /// Service key.
+        service: &'a str,
+        /// Which member.
+        member: Member,
+    },
+}
+
+/// A member of a service's own settings, named as the config writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Member {
+    /// `ipAccessList` (`PATCH /services/{id}`).
+    IpAccessList,
+    /// `tags` (`PATCH /services/{id}`).
+    Tags,
+    /// `releaseChannel` (`PATCH /services/{id}`).
+    ReleaseChannel,
+    /// `endpoints` (the `mysql` switch, `PATCH /services/{id}`).
+    Endpoints,
+    /// `state` (`PATCH /services/{id}/state`).
+    State,
+}
+
+impl Member {
+    /// Every member, in the order a service's changes list them.
+    pub const ALL: [Member; 5] = [
+        Member::IpAccessList,
+        Member::Tags,
+        Member::ReleaseChannel,
+        Member::Endpoints,
+        Member::State,
+    ];
+
+    /// The config key (and the address's last part).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Member::IpAccessList => "ipAccessList",
+            Member::Tags => "tags",
+            Member::ReleaseChannel => "releaseChannel",
+            Member::Endpoints => "endpoints",
+            Member::State => "state",
+        }
+    }
+
+    /// The member a config key names.
+    pub fn parse(text: &str) -> Option<Member> {
+        Member::ALL.into_iter().find(|m| m.as_str() == text)
+    }
 }
 
 impl fmt::Display for Address<'_> {
@@ -126,6 +176,9 @@ impl fmt::Display for Address<'_> {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
             Address::PipeCompute { service } => write!(f, "service.{service}.pipe_compute"),
+            Address::ServiceMember { service, member } => {
+                write!(f, "service.{service}.{}", member.as_str())
+            }
         }
     }
 }
@@ -151,6 +204,10 @@ impl<'a> Address<'a> {
         let address = match kind {
             "service" if tail == "scaling" => Address::ServiceScaling { service: key },
             "service" if tail == "pipe_compute" => Address::PipeCompute { service: key },
+            "service" if Member::parse(tail).is_some() => Address::ServiceMember {
+                service: key,
+                member: Member::parse(tail)?,
+            },
             "service" => Address::PrivateEndpoint {
                 service: key,
                 id: tail.strip_prefix("private_endpoint[")?.strip_suffix(']')?,
@@ -201,7 +258,8 @@ impl<'a> Address<'a> {
             | Address::LivePipe { service, .. }
             | Address::Backups { service }
             | Address::PipeSettings { service, .. }
-            | Address::PipeCompute { service } => Some(service),
+            | Address::PipeCompute { service }
+            | Address::ServiceMember { service, .. } => Some(service),
             Address::Dashboard { .. }
             | Address::LiveDashboard { .. }
             | Address::Tile { .. }
@@ -216,7 +274,8 @@ impl<'a> Address<'a> {
         match self {
             Address::ServiceScaling { service }
             | Address::PrivateEndpoint { service, .. }
-            | Address::PipeCompute { service } => Some(service),
+            | Address::PipeCompute { service }
+            | Address::ServiceMember { service, .. } => Some(service),
             Address::Pipe { .. }
             | Address::PipeScaling { .. }
             | Address::LivePipe { .. }
@@ -240,6 +299,7 @@ impl<'a> Address<'a> {
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::PipeCompute { .. }
+            | Address::ServiceMember { .. }
             | Address::LivePipe { .. }
             | Address::Backups { .. }
             | Address::Dashboard { .. }
@@ -265,7 +325,8 @@ impl<'a> Address<'a> {
             | Address::LivePipe { .. }
             | Address::Backups { .. }
             | Address::PipeSettings { .. }
-            | Address::PipeCompute { .. } => None,
+            | Address::PipeCompute { .. }
+            | Address::ServiceMember { .. } => None,
         }
     }
 
@@ -285,7 +346,8 @@ impl<'a> Address<'a> {
             | Address::Dashboard { .. }
             | Address::Alert { .. }
             | Address::PipeSettings { .. }
-            | Address::PipeCompute { .. } => return None,
+            | Address::PipeCompute { .. }
+            | Address::ServiceMember { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
@@ -384,6 +446,13 @@ pub enum AddressBuf {
         /// Service key.
         service: SmolStr,
     },
+    /// `service.K.ipAccessList` and the other members of a service's settings.
+    ServiceMember {
+        /// Service key.
+        service: SmolStr,
+        /// Which member.
+        member: Member,
+    },
 }
 
 impl AddressBuf {
@@ -425,6 +494,10 @@ impl AddressBuf {
             },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
+            AddressBuf::ServiceMember { service, member } => Address::ServiceMember {
+                service,
+                member: *member,
+            },
         }
     }
 
@@ -496,6 +569,10 @@ impl From<&Address<'_>> for AddressBuf {
             },
             Address::PipeCompute { service } => AddressBuf::PipeCompute {
                 service: text(service),
+            },
+            Address::ServiceMember { service, member } => AddressBuf::ServiceMember {
+                service: text(service),
+                member: *member,
             },
         }
     }

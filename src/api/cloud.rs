@@ -164,6 +164,22 @@ impl CloudClient {
         self.result(call).await
     }
 
+    /// `PATCH /services/{id}` with one member of the service's settings (the IP access list
+    /// or tags as `{add, remove}`, the release channel, an endpoint switched).
+    pub(crate) async fn update_service(
+        &self,
+        service: &str,
+        patch: &ServicePatch,
+    ) -> Result<Service, ApiError> {
+        let call = Call::new(
+            "update service",
+            Method::PATCH,
+            self.service_path(service, ""),
+        )
+        .json(patch)?;
+        self.result(call).await
+    }
+
     /// `PATCH /services/{id}/state` with `start`, `stop` or `awake`.
     pub(crate) async fn change_service_state(
         &self,

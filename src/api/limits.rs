@@ -336,6 +336,25 @@ pub(crate) fn stored_date_time(text: &str) -> Option<String> {
     Some(at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
 }
 
+/// The most tags a service holds (`Service.tags.maxItems`).
+pub const SERVICE_TAGS_MAX: usize = 50;
+
+/// Whether `text` is an IP address or a CIDR (`address/prefix`, the prefix within the
+/// address's bits).
+pub fn is_ip_source(text: &str) -> bool {
+    let (address, prefix) = match text.split_once('/') {
+        Some((address, prefix)) => (address, Some(prefix)),
+        None => (text, None),
+    };
+    let Ok(address) = address.parse::<std::net::IpAddr>() else {
+        return false;
+    };
+    let bits = if address.is_ipv4() { 32 } else { 128 };
+    prefix.is_none_or(|p| {
+        p.chars().all(|c| c.is_ascii_digit()) && p.parse::<u8>().is_ok_and(|p| p <= bits)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -368,6 +387,29 @@ mod tests {
             "2026-02-08",
         ] {
             assert!(!super::utc_date_time(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sources_are_addresses_or_cidrs() {
+        for good in [
+            "10.0.0.0/8",
+            "203.0.113.7",
+            "0.0.0.0/0",
+            "2001:db8::/32",
+            "::1",
+        ] {
+            assert!(super::is_ip_source(good), "{good}");
+        }
+        for bad in [
+            "10.0.0.0/33",
+            "example.com",
+            "10.0.0/8",
+            "1.2.3.4/",
+            "::/129",
+            "",
+        ] {
+            assert!(!super::is_ip_source(bad), "{bad}");
         }
     }
 }

@@ -309,7 +309,8 @@ impl Created {
             | Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Pipe { .. }
-            | Target::PipeCompute { .. } => return None,
+            | Target::PipeCompute { .. }
+            | Target::ServiceMember { .. } => return None,
         };
         (self.name != sent).then(|| {
             format!(

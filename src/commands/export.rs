@@ -160,6 +160,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
                 pipes: IndexMap::new(),
                 backups: None,
                 pipe_compute: None,
+                settings: Default::default(),
             },
         );
     }

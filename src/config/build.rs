@@ -219,7 +219,44 @@ fn service(
                 replica_cpu_millicores: c.get("replicaCpuMillicores").and_then(int),
                 replica_memory_gb: c.get("replicaMemoryGb").and_then(number),
             }),
+        settings: service_settings(node),
     })
+}
+
+/// The members of a service sent through its own PATCH and its state route.
+fn service_settings(node: &Node) -> ServiceSettings {
+    ServiceSettings {
+        ip_access_list: node.get("ipAccessList").map(|list_node| {
+            let entries = list(Some(list_node))
+                .filter_map(|e| {
+                    Some(IpAccessConfig {
+                        source: e.get("source").and_then(string)?,
+                        description: e
+                            .get("description")
+                            .and_then(Node::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    })
+                })
+                .collect();
+            Located::new(entries, list_node.span)
+        }),
+        tags: node.get("tags").map(|tags| {
+            let list = entries(Some(tags))
+                .map(|(k, v)| TagConfig {
+                    key: Located::new(k.name.to_string(), k.span),
+                    value: Located::new(v.as_str().unwrap_or_default().to_string(), v.span),
+                })
+                .collect();
+            Located::new(list, tags.span)
+        }),
+        release_channel: node.get("releaseChannel").and_then(string),
+        mysql_endpoint: node
+            .get("endpoints")
+            .and_then(|e| e.get("mysql"))
+            .and_then(boolean),
+        state: node.get("state").and_then(string),
+    }
 }
 
 fn pipe(

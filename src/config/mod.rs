@@ -48,6 +48,7 @@ pub(crate) mod schema_check;
 pub(crate) mod secret_fields;
 pub(crate) mod server_rules;
 pub(crate) mod service_rules;
+pub(crate) mod service_settings_rules;
 mod shared_rules;
 pub(crate) mod templates;
 pub(crate) mod yaml;

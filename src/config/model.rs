@@ -173,6 +173,53 @@ pub struct ServiceConfig {
     pub backups: Option<BackupChecks>,
     /// The shared compute of the service's database pipes; `None` when not managed.
     pub pipe_compute: Option<PipeComputeConfig>,
+    /// The service's own settings (`PATCH /services/{id}`); each `None` when not managed.
+    pub settings: ServiceSettings,
+}
+
+/// The members of `services.<key>` sent through `PATCH /services/{id}` and `.../state`: only
+/// those written are managed.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceSettings {
+    /// `ipAccessList:`, where it was written, with its entries in config order.
+    pub ip_access_list: Option<Located<Vec<IpAccessConfig>>>,
+    /// `tags:` in config order, where it was written.
+    pub tags: Option<Located<Vec<TagConfig>>>,
+    /// `releaseChannel:` `slow`, `default` or `fast`.
+    pub release_channel: Option<Located<String>>,
+    /// `endpoints: { mysql: ... }`: whether the MySQL endpoint is on.
+    pub mysql_endpoint: Option<Located<bool>>,
+    /// `state:` `running` or `stopped`.
+    pub state: Option<Located<String>>,
+}
+
+impl ServiceSettings {
+    /// Whether any member is written.
+    pub fn any(&self) -> bool {
+        self.ip_access_list.is_some()
+            || self.tags.is_some()
+            || self.release_channel.is_some()
+            || self.mysql_endpoint.is_some()
+            || self.state.is_some()
+    }
+}
+
+/// One entry of a service's `tags:`.
+#[derive(Debug, Clone)]
+pub struct TagConfig {
+    /// The tag's key, where it was written.
+    pub key: Located<String>,
+    /// Its value (`""` for a tag without one), where it was written.
+    pub value: Located<String>,
+}
+
+/// One entry of `ipAccessList`.
+#[derive(Debug, Clone)]
+pub struct IpAccessConfig {
+    /// IP address or CIDR, where it was written.
+    pub source: Located<String>,
+    /// Free text; `""` when not written.
+    pub description: String,
 }
 
 /// `services.<key>.pipeCompute` (`PATCH .../pipesCdcScaling`): CPU and memory shared by every

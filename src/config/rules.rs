@@ -48,6 +48,7 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         if let Some(scaling) = &service.scaling {
             super::service_rules::check(scaling, diags);
         }
+        super::service_settings_rules::check(&service.settings, diags);
         for pipe in service.pipes.values() {
             key_name(&pipe.key, "pipe", diags);
         }

@@ -125,6 +125,14 @@ codes! {
     SemanticScalingMode => "semantic::scaling-mode",
     /// A service's scaling that writes the deprecated totals beside the per-replica members.
     SemanticScalingMixed => "semantic::scaling-mixed",
+    /// An `ipAccessList` source that is no IP address or CIDR.
+    SemanticIpSource => "semantic::ip-source",
+    /// One source listed twice in a service's `ipAccessList`.
+    SemanticDuplicateIpSource => "semantic::duplicate-ip-source",
+    /// A service tag key or value the cloud API refuses (characters, length, count).
+    SemanticServiceTag => "semantic::service-tag",
+    /// A service tag key under `converge.`, which converge keeps for itself.
+    SemanticReservedTag => "semantic::reserved-tag",
     /// A stack's `service` that is not a key under `services`.
     SemanticUnknownService => "semantic::unknown-service",
     /// An alert's `dashboard` that is not a dashboard key of its stack.
@@ -270,6 +278,8 @@ codes! {
     PlanScalingMode => "plan::scaling-mode",
     /// Per-replica memory above what a non-paid (development tier) service may have.
     PlanReplicaMemoryUnpaid => "plan::replica-memory-unpaid",
+    /// A release channel other than `default` on a service that is not a production service.
+    PlanReleaseChannel => "plan::release-channel",
     /// A pipe scaling field that does not apply to the pipe's kind of source.
     PlanPipeScalingField => "plan::pipe-scaling-field",
     /// A change declared of a pipe that is `Completed` (a finished one-shot pipe takes none).

@@ -231,7 +231,8 @@ fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
         | AddressBuf::Alert { .. }
         | AddressBuf::LiveAlert { .. }
         | AddressBuf::PipeSettings { .. }
-        | AddressBuf::PipeCompute { .. } => return None,
+        | AddressBuf::PipeCompute { .. }
+        | AddressBuf::ServiceMember { .. } => return None,
     };
     config
         .stacks
@@ -279,12 +280,15 @@ fn untracked(config: &Config, live: &LiveState, plan: &Plan) -> Vec<UnmanagedObj
     let written: BTreeSet<&str> = plan
         .steps
         .iter()
-        .filter_map(|step| match step.operation.target() {
-            crate::plan::target::Target::Pipe {
+        .filter_map(|step| {
+            let crate::plan::target::Target::Pipe {
                 key: crate::plan::target::Key::Id(id),
                 ..
-            } => Some(id),
-            _ => None,
+            } = step.operation.target()
+            else {
+                return None;
+            };
+            Some(id)
         })
         .collect();
     for service in config.services.values() {

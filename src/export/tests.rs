@@ -1,6 +1,8 @@
 use super::build::{Keys, slug};
 use super::*;
-use crate::api::wire::{Alert, Channel, Dashboard, PipeScaling, Series, Source, Tile};
+use crate::api::wire::{
+    Alert, Channel, Dashboard, IpAccessEntry, PipeScaling, ResourceTag, Series, Source, Tile,
+};
 
 #[test]
 fn keys_are_slugs_made_unique_in_name_order() {
@@ -158,6 +160,21 @@ fn services_export_scaling_endpoints_and_pipes_but_no_credentials() {
         idle_scaling: None,
         idle_timeout_minutes: Some(15.0),
         private_endpoint_ids: vec!["vpce-b".into(), "vpce-a".into()],
+        ip_access_list: vec![IpAccessEntry {
+            source: "10.0.0.0/8".into(),
+            description: "office VPN".into(),
+        }],
+        tags: vec![
+            ResourceTag {
+                key: "team".into(),
+                value: Some("data".into()),
+            },
+            ResourceTag {
+                key: "converge.credentials-version.p-1".into(),
+                value: Some("2".into()),
+            },
+        ],
+        release_channel: Some("fast".into()),
         ..Service::default()
     };
     let pipe = Pipe {
@@ -178,7 +195,9 @@ fn services_export_scaling_endpoints_and_pipes_but_no_credentials() {
     assert!(
         yaml.ends_with(
             "services:\n  analytics:\n    id: s-1\n    scaling:\n      numReplicas: 3\n      \
-             idleScaling: true\n      idleTimeoutMinutes: 15\n    privateEndpoints:\n      \
+             idleScaling: true\n      idleTimeoutMinutes: 15\n    ipAccessList:\n      \
+             - source: \"10.0.0.0/8\"\n        description: office VPN\n    tags:\n      team: data\n    \
+             releaseChannel: fast\n    endpoints:\n      mysql: false\n    privateEndpoints:\n      \
              - id: vpce-a\n      - id: vpce-b\n    pipes:\n      orders:\n        id: p-1\n        \
              name: Orders\n        scaling:\n          replicas: 4\n          replicaMemoryGb: 0.5\n"
         ),

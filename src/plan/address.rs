@@ -11,7 +11,8 @@
 //! could match any member of the family needs the family's lists.
 //!
 //! What a planned address needs, and why:
-//! - `service.K.scaling`, `service.K.private_endpoint[...]`: the services list.
+//! - `service.K.scaling`, `service.K.private_endpoint[...]`, `service.K.ipAccessList` (and
+//!   `.tags`, `.releaseChannel`, `.endpoints`, `.state`): the services list.
 //! - `pipe.K.P.scaling`, `pipe.K.P.settings`, `pipe.K.P` (absent, or declared beyond scaling) and `pipe.K["name"]`
 //!   (drift's unnamed pipes): K's pipes list, and the services list (a pipe is planned only for a service that
 //!   exists).
@@ -29,6 +30,7 @@ use super::glob::{self, Part};
 use std::borrow::Cow;
 
 pub(crate) use crate::address::Address;
+use crate::address::Member;
 use crate::config::model::{Config, PipeConfig, ServiceConfig, StackConfig};
 use crate::live::{Lists, ReadScope};
 
@@ -124,6 +126,21 @@ pub(crate) fn families(config: &Config) -> Vec<Family> {
 fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
     if service.scaling.is_some() {
         let address = Address::ServiceScaling { service: key };
+        out.push(Family::exact(address.to_string(), Need::Services));
+    }
+    let settings = &service.settings;
+    let written = [
+        (Member::IpAccessList, settings.ip_access_list.is_some()),
+        (Member::Tags, settings.tags.is_some()),
+        (Member::ReleaseChannel, settings.release_channel.is_some()),
+        (Member::Endpoints, settings.mysql_endpoint.is_some()),
+        (Member::State, settings.state.is_some()),
+    ];
+    for (member, _) in written.into_iter().filter(|(_, w)| *w) {
+        let address = Address::ServiceMember {
+            service: key,
+            member,
+        };
         out.push(Family::exact(address.to_string(), Need::Services));
     }
     if service.pipe_compute.is_some() {

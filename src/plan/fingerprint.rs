@@ -157,6 +157,10 @@ pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<V
             .pipe_compute
             .get(service_id)
             .map(normalize::pipe_scaling),
+        Target::ServiceMember { service_id, member } => live
+            .services
+            .get(service_id)
+            .map(|s| normalize::service_member(s, member)),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::address::Member;
 use crate::live::LiveState;
 use crate::plan::model::Plan;
 use crate::plan::target::Target;
@@ -14,14 +15,34 @@ use crate::plan::target::Target;
 pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
     // Service key (from the address) and id → pipe steps.
     let mut pipes: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // A service the plan changes the state of is started by it before its pipe writes (a stop
+    // of a service that is not running is never planned).
+    let started: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter_map(|step| {
+            let Target::ServiceMember {
+                service_id,
+                member: Member::State,
+            } = step.operation.target()
+            else {
+                return None;
+            };
+            Some(service_id)
+        })
+        .collect();
     for step in &plan.steps {
         let service_id = match step.operation.target() {
             Target::Pipe { service_id, .. } | Target::PipeCompute { service_id } => service_id,
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
-            | Target::Alert { .. } => continue,
+            | Target::Alert { .. }
+            | Target::ServiceMember { .. } => continue,
         };
+        if started.contains(&service_id) {
+            continue;
+        }
         let key = step.address.service().unwrap_or(service_id).to_string();
         *pipes.entry((key, service_id.to_string())).or_insert(0) += 1;
     }

@@ -26,7 +26,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::address::Member;
 use crate::api::limits::{METRIC_VALUE_COLUMN, stored_date_time};
+use crate::config::service_settings_rules::RESERVED_TAG_PREFIX;
 
 use crate::api::wire::{
     Alert, Channel, Container, Dashboard, NewerAlertFields, Pipe, PipeScaling, Series, Service,
@@ -93,6 +95,59 @@ pub(crate) fn service_scaling(service: &Service) -> Value {
         put(&mut map, key, value.map(num));
     }
     Value::Object(map)
+}
+
+/// One member of a service's own settings as the server stores it, keyed by its config name
+/// (`{"tags": {...}}`), so a change's fields read as the config writes them (`tags.team`):
+/// the IP access list as source to description (`""` when none; order is not kept), the
+/// tags as key to value without converge's own (`converge.*`, never the config's), the
+/// release channel `default` when absent, the `mysql` endpoint on when the service lists
+/// it, and the state as `running` or `stopped` (an idle, awaking or starting service is
+/// running: `--wake` is what wakes one).
+pub(crate) fn service_member(service: &Service, member: Member) -> Value {
+    let value = match member {
+        Member::IpAccessList => Value::Object(
+            service
+                .ip_access_list
+                .iter()
+                .map(|e| (e.source.clone(), Value::from(e.description.as_str())))
+                .collect(),
+        ),
+        Member::Tags => Value::Object(
+            service
+                .tags
+                .iter()
+                .filter(|t| !t.key.starts_with(RESERVED_TAG_PREFIX))
+                .map(|t| {
+                    (
+                        t.key.clone(),
+                        Value::from(t.value.clone().unwrap_or_default()),
+                    )
+                })
+                .collect(),
+        ),
+        Member::ReleaseChannel => Value::from(
+            service
+                .release_channel
+                .as_deref()
+                .filter(|c| !c.is_empty())
+                .unwrap_or("default"),
+        ),
+        Member::Endpoints => json!({
+            "mysql": service.endpoints.iter().any(|e| e.protocol.as_deref() == Some("mysql"))
+        }),
+        Member::State => Value::from(running_or_stopped(service.state.as_deref())),
+    };
+    json!({ member.as_str(): value })
+}
+
+/// A service's state as `state:` compares it: `stopped` while stopped or stopping, `running`
+/// otherwise.
+pub(crate) fn running_or_stopped(state: Option<&str>) -> &'static str {
+    match state {
+        Some("stopped" | "stopping") => "stopped",
+        _ => "running",
+    }
 }
 
 /// A service's private endpoint ids, sorted and de-duplicated.

@@ -128,6 +128,14 @@ pub(crate) enum Target<'a> {
         /// Service id.
         service_id: &'a str,
     },
+    /// One member of a service's own settings (its IP access list, tags, release channel,
+    /// endpoints, state).
+    ServiceMember {
+        /// Service id.
+        service_id: &'a str,
+        /// Which member.
+        member: crate::address::Member,
+    },
 }
 
 /// The list that holds an object: what one read returns, and what a fresh check reads. `I` is
@@ -171,7 +179,9 @@ impl<'a> Target<'a> {
     /// The list that holds the object.
     pub(crate) fn list(self) -> ListOf<'a> {
         match self {
-            Target::Service { .. } | Target::PrivateEndpoint { .. } => List::Services,
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::ServiceMember { .. } => List::Services,
             Target::Pipe { service_id, .. } => List::Pipes(service_id),
             Target::Dashboard { stack, .. } => List::Dashboards(stack),
             Target::Alert { stack, .. } => List::Alerts(stack),
@@ -185,7 +195,8 @@ impl<'a> Target<'a> {
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Pipe { .. }
-            | Target::PipeCompute { .. } => None,
+            | Target::PipeCompute { .. }
+            | Target::ServiceMember { .. } => None,
             Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => Some(stack),
         }
     }
@@ -194,9 +205,9 @@ impl<'a> Target<'a> {
     /// `in stack `KEY``.
     pub(crate) fn place(self) -> String {
         match self {
-            Target::Service { service_id } | Target::PrivateEndpoint { service_id, .. } => {
-                format!("on service {service_id}")
-            }
+            Target::Service { service_id }
+            | Target::PrivateEndpoint { service_id, .. }
+            | Target::ServiceMember { service_id, .. } => format!("on service {service_id}"),
             Target::Pipe {
                 service_id,
                 key: Key::Id(pipe_id),

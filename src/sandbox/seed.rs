@@ -134,6 +134,7 @@ fn service(
         is_primary: Some(primary),
         is_readonly: Some(false),
         has_transparent_data_encryption: Some(false),
+        release_channel: Some("default".into()),
         ..Service::default()
     }
 }

@@ -314,6 +314,8 @@ fn object_steps(address: &str) -> Option<Vec<Step>> {
         Address::PipeCompute { service } => {
             vec![key("services"), key(service), key("pipeCompute")]
         }
+        // A member's change names its fields from the service (`tags.team`, `releaseChannel`).
+        Address::ServiceMember { service, .. } => vec![key("services"), key(service)],
         Address::PipeSettings { service, pipe } => vec![
             key("services"),
             key(service),

@@ -900,6 +900,7 @@ mod live_reader {
             pipes: IndexMap::new(),
             backups: None,
             pipe_compute: None,
+            settings: Default::default(),
         }
     }
 

@@ -213,6 +213,10 @@ pub struct Service {
     /// as read and never compared (`api-facts.md`: compare against the baseline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_scaling: Option<Value>,
+    /// Release channel (`slow`, `default`, `fast`), where the server sends it; absent reads as
+    /// `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_channel: Option<String>,
     /// The service's tags; converge keeps in them only what it must remember between runs
     /// without storing a secret (the credentials version last sent to each pipe).
     #[serde(
@@ -335,7 +339,29 @@ pub struct AddRemove {
     pub remove: Vec<String>,
 }
 
-/// Body of `PATCH /services/{id}` as converge uses it (private endpoint detach and attach).
+/// `{add, remove}` entries of a service's IP access list (`IpAccessListPatch`); `remove` runs
+/// first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IpAccessListPatch {
+    /// Entries to add.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<IpAccessEntry>,
+    /// Entries to remove.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<IpAccessEntry>,
+}
+
+/// One endpoint switched on or off (`ServiceEndpointChange`; only `mysql` can be).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndpointChange {
+    /// `mysql`.
+    pub protocol: String,
+    /// On or off.
+    pub enabled: bool,
+}
+
+/// Body of `PATCH /services/{id}` as converge uses it: private endpoints detached and
+/// attached, tags, the IP access list, the release channel and the `mysql` endpoint.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServicePatch {
@@ -345,11 +371,20 @@ pub struct ServicePatch {
     /// Tags to add or remove.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<TagsPatch>,
+    /// IP access list entries to add or remove.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ip_access_list: Option<IpAccessListPatch>,
+    /// `slow`, `default` or `fast`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_channel: Option<String>,
+    /// Endpoints switched on or off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoints: Option<Vec<EndpointChange>>,
 }
 
 /// Body of `PATCH /services/{id}/state`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StatePatch {
+pub struct StatePatch {
     /// `start`, `stop` or `awake`.
     pub command: String,
 }

@@ -1,4 +1,4 @@
-//! Sending a service's scaling, and seeing it show (`--wait`).
+//! Sending a service's scaling, settings and state, and seeing scaling show (`--wait`).
 
 use futures_util::future::BoxFuture;
 
@@ -25,6 +25,15 @@ pub(crate) async fn send(
             context
                 .cloud()?
                 .update_service_replica_scaling(service_id, body)
+                .await?;
+        }
+        ServiceOp::Update { service_id, body } => {
+            context.cloud()?.update_service(service_id, body).await?;
+        }
+        ServiceOp::State { service_id, body } => {
+            context
+                .cloud()?
+                .change_service_state(service_id, &body.command)
                 .await?;
         }
     }

@@ -23,8 +23,12 @@ pub(crate) type ServiceSection = fn(&str, &Service, &[Pipe], &mut Vec<(String, N
 pub(crate) type StackSection = fn(&mut StackWriting<'_>, &mut Vec<(String, Node)>);
 
 /// The sections of an exported service, after its `id`.
-pub(crate) const SERVICE_SECTIONS: &[ServiceSection] =
-    &[service::scaling, private_endpoint::attached, pipe::pipes];
+pub(crate) const SERVICE_SECTIONS: &[ServiceSection] = &[
+    service::scaling,
+    service::settings,
+    private_endpoint::attached,
+    pipe::pipes,
+];
 
 /// The sections of a stack, after its target; a section may use what the ones before it
 /// exported (alerts name dashboards).

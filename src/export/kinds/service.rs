@@ -1,7 +1,9 @@
-//! A service's own settings: its scaling, and the compute of its database pipes.
+//! A service's own settings: its scaling, its IP access list, tags, release channel and
+//! `mysql` endpoint, and the compute of its database pipes.
 
 use crate::api::limits::{CDC_DEFAULT_CPU_MILLICORES, CDC_DEFAULT_MEMORY_GB};
 use crate::api::wire::{Pipe, PipeScaling, Service};
+use crate::config::service_settings_rules::RESERVED_TAG_PREFIX;
 use crate::export::build::entry;
 use crate::export::yaml::Node;
 
@@ -31,6 +33,47 @@ pub(super) fn scaling(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(St
         scaling.push(entry("idleTimeoutMinutes", Node::float(n)));
     }
     node.push(entry("scaling", Node::Map(scaling)));
+}
+
+/// `ipAccessList:`, `tags:` (those not converge's own, when there are any), `releaseChannel:`
+/// (where the server sends it) and `endpoints: { mysql }` of an exported service, as the
+/// server stores them, so its plan is empty.
+pub(super) fn settings(_: &str, service: &Service, _: &[Pipe], node: &mut Vec<(String, Node)>) {
+    let entries = service
+        .ip_access_list
+        .iter()
+        .map(|e| {
+            let mut entry_node = vec![entry("source", Node::Str(e.source.clone()))];
+            if !e.description.is_empty() {
+                entry_node.push(entry("description", Node::Str(e.description.clone())));
+            }
+            Node::Map(entry_node)
+        })
+        .collect();
+    node.push(entry("ipAccessList", Node::List(entries)));
+    let tags: Vec<(String, Node)> = service
+        .tags
+        .iter()
+        .filter(|t| !t.key.starts_with(RESERVED_TAG_PREFIX))
+        .map(|t| {
+            let value = t.value.clone().unwrap_or_default();
+            (t.key.clone(), Node::Str(value))
+        })
+        .collect();
+    if !tags.is_empty() {
+        node.push(entry("tags", Node::Map(tags)));
+    }
+    if let Some(channel) = service.release_channel.as_deref().filter(|c| !c.is_empty()) {
+        node.push(entry("releaseChannel", Node::Str(channel.to_string())));
+    }
+    let mysql = service
+        .endpoints
+        .iter()
+        .any(|e| e.protocol.as_deref() == Some("mysql"));
+    node.push(entry(
+        "endpoints",
+        Node::Map(vec![entry("mysql", Node::Bool(mysql))]),
+    ));
 }
 
 /// `pipeCompute:` of an exported service that has database pipes (`GET .../pipesCdcScaling`),

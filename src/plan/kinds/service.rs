@@ -1,17 +1,19 @@
-//! Services: planning a service (its backup check, scaling, private endpoints and pipes), its
-//! scaling (`scaling`), and what its steps send (`op`).
+//! Services: planning a service (its backup check, scaling, settings, state, private endpoints
+//! and pipes), its scaling (`scaling`), its settings and state (`settings`), and what its
+//! steps send (`op`).
 
 mod check;
 pub(crate) mod op;
 mod scaling;
+mod settings;
 
 use crate::config::model::ServiceConfig;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::plan::build::builder::Builder;
 
 impl Builder<'_> {
-    /// Plans a service: its backup check, scaling, private endpoints, pipes and the compute of
-    /// its database pipes.
+    /// Plans a service: its backup check, scaling, settings, state, private endpoints, pipes
+    /// and the compute of its database pipes.
     pub(crate) fn service(&mut self, config: &ServiceConfig) {
         let Some(live) = self.live.services.get(&config.id.value) else {
             self.error(
@@ -36,7 +38,21 @@ impl Builder<'_> {
         {
             self.plan.checks.push(check);
         }
-        self.service_scaling(config, live);
+        let first = self.plan.steps.len();
+        let scaling: Vec<usize> = self.service_scaling(config, live).into_iter().collect();
+        self.service_settings(config, live);
+        // A start comes after the scaling change and before what needs the service running
+        // (pipe writes answer 424 otherwise); a stop after everything else of the service.
+        let stopping = config
+            .settings
+            .state
+            .as_ref()
+            .is_some_and(|s| s.value == "stopped");
+        let start = if stopping {
+            None
+        } else {
+            self.service_state(config, live, scaling)
+        };
         self.private_endpoints(config, live);
         if self.live.scope.reads_pipes(key) {
             for pipe in config.pipes.values() {
@@ -45,6 +61,14 @@ impl Builder<'_> {
         }
         if self.live.scope.reads_pipe_compute(key) {
             self.pipe_compute(config, live);
+        }
+        if let Some(start) = start {
+            for step in self.plan.steps.iter_mut().skip(start + 1) {
+                step.depends_on.push(start);
+            }
+        } else if stopping {
+            let before: Vec<usize> = (first..self.plan.steps.len()).collect();
+            self.service_state(config, live, before);
         }
     }
 }

@@ -204,6 +204,7 @@ pub(crate) fn demo_config() -> Config {
                 keep: vec![s("bk-kept", 72)],
             }),
             pipe_compute: None,
+            settings: Default::default(),
         },
     );
     services.insert(
@@ -225,6 +226,7 @@ pub(crate) fn demo_config() -> Config {
                 keep: vec![s("bk-gone", 95)],
             }),
             pipe_compute: None,
+            settings: Default::default(),
         },
     );
 

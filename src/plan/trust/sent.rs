@@ -34,6 +34,9 @@ pub(crate) enum Disagreement {
     /// A scaling change listing a field that is not a scaling field.
     #[error("`{path}` is not a scaling field")]
     NotScalingField { path: String },
+    /// A change of a service's settings member listing a field of another member.
+    #[error("`{path}` is not a field of the service's `{member}`")]
+    NotMemberField { path: String, member: &'static str },
     /// A scaling change listing a field without its desired value.
     #[error("`{path}` has no desired value")]
     NoDesiredValue { path: String },

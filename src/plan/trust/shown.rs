@@ -113,7 +113,8 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
             | AddressBuf::Backups { .. }
             | AddressBuf::Tile { .. }
             | AddressBuf::PipeSettings { .. }
-            | AddressBuf::PipeCompute { .. } => continue,
+            | AddressBuf::PipeCompute { .. }
+            | AddressBuf::ServiceMember { .. } => continue,
         };
         let stack = stack.as_str();
         let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();

@@ -1,6 +1,6 @@
 //! Private endpoints: registered in the organization with `POST .../privateEndpoint` (which
 //! attaches it too), attached and detached through the service's own PATCH, which also takes
-//! the service's tags.
+//! the service's tags and settings.
 
 use crate::api::wire::{PrivateEndpoint, TagsPatch};
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
@@ -27,8 +27,9 @@ pub(super) const ROUTES: &[Route] = &[
     .writes(),
 ];
 
-/// PATCH of a service: its private endpoint list (remove, then add); each added endpoint
-/// must be registered in the organization.
+/// PATCH of a service: its private endpoint list (remove, then add; each added endpoint
+/// must be registered in the organization), its tags, and the members `service::settings`
+/// checks (IP access list, release channel, `mysql` endpoint).
 fn patch_service(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let index = service_index(ctx, call)?;
     let map = validate::object(call.body, "")?;
@@ -55,6 +56,7 @@ fn patch_service(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> 
             ));
         }
     }
+    let settings = super::service::settings::patch(map, ctx.world.services[index].paid)?;
     let tags = tags_patch(map)?
         .map(|patch| {
             let mut tags = ctx.world.services[index].service.tags.clone();
@@ -77,6 +79,7 @@ fn patch_service(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> 
     if let Some(tags) = tags {
         service.tags = tags;
     }
+    super::service::settings::apply(service, settings);
     // Remove runs before add, as the real API documents.
     service
         .private_endpoint_ids

@@ -2,6 +2,7 @@
 //! contract's limits, visible after the scaling delay) and its state commands.
 
 mod replica;
+pub(super) mod settings;
 
 use serde_json::{Value, json};
 

@@ -1,7 +1,10 @@
 //! Services as teams run them (issue 34), through the binary against the sandbox: scaling
 //! through `replicaScaling` with its modes, and the deprecated totals' path.
 
+mod conformance;
 mod scaling;
+mod settings;
+mod state;
 
 use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::Value;

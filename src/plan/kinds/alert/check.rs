@@ -201,7 +201,8 @@ fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest
         | Target::PrivateEndpoint { .. }
         | Target::Pipe { .. }
         | Target::Dashboard { .. }
-        | Target::PipeCompute { .. } => None,
+        | Target::PipeCompute { .. }
+        | Target::ServiceMember { .. } => None,
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }

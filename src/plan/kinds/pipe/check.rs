@@ -112,7 +112,8 @@ impl Check for PipeOp {
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
-            | Target::Alert { .. } => None,
+            | Target::Alert { .. }
+            | Target::ServiceMember { .. } => None,
         }
     }
 }

@@ -60,7 +60,8 @@ impl Kind for PrivateEndpointOp {
             | Target::Pipe { .. }
             | Target::Dashboard { .. }
             | Target::Alert { .. }
-            | Target::PipeCompute { .. } => return false,
+            | Target::PipeCompute { .. }
+            | Target::ServiceMember { .. } => return false,
         };
         matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
     }
@@ -98,6 +99,6 @@ pub(crate) fn detach_body(id: &str) -> ServicePatch {
             add: Vec::new(),
             remove: vec![id.to_string()],
         }),
-        tags: None,
+        ..ServicePatch::default()
     }
 }

@@ -5,8 +5,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::address::Address;
-use crate::api::wire::ServiceScalingPatch;
+use crate::address::{Address, Member};
+use crate::api::wire::{
+    EndpointChange, IpAccessEntry, IpAccessListPatch, ResourceTag, ServicePatch,
+    ServiceScalingPatch, StatePatch, TagsPatch,
+};
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Name, ScalingWrite, Target};
 
@@ -51,6 +54,23 @@ pub enum ServiceOp {
         /// Only the fields that differ.
         body: ServiceScalingPatch,
     },
+    /// `PATCH /services/{serviceId}` with one member of the service's settings: the IP access
+    /// list or the tags as `{add, remove}` deltas, the release channel, the `mysql` endpoint.
+    #[serde(rename = "service-update")]
+    Update {
+        /// Service id.
+        service_id: String,
+        /// One member, only what differs.
+        body: ServicePatch,
+    },
+    /// `PATCH /services/{serviceId}/state` with `start` or `stop`.
+    #[serde(rename = "service-state")]
+    State {
+        /// Service id.
+        service_id: String,
+        /// The command.
+        body: StatePatch,
+    },
 }
 
 impl ServiceOp {
@@ -60,6 +80,7 @@ impl ServiceOp {
         match self {
             ServiceOp::Scaling { .. } => SCALING_FIELDS,
             ServiceOp::ReplicaScaling { .. } => REPLICA_SCALING_FIELDS,
+            ServiceOp::Update { .. } | ServiceOp::State { .. } => &[],
         }
     }
 
@@ -67,15 +88,32 @@ impl ServiceOp {
     pub(crate) fn service_id(&self) -> &str {
         match self {
             ServiceOp::Scaling { service_id, .. }
-            | ServiceOp::ReplicaScaling { service_id, .. } => service_id,
+            | ServiceOp::ReplicaScaling { service_id, .. }
+            | ServiceOp::Update { service_id, .. }
+            | ServiceOp::State { service_id, .. } => service_id,
         }
     }
 
-    /// The body it sends.
-    pub(crate) fn body(&self) -> &ServiceScalingPatch {
+    /// The member of the service's settings it writes; `None` for scaling.
+    pub(crate) fn member(&self) -> Option<Member> {
         match self {
-            ServiceOp::Scaling { body, .. } | ServiceOp::ReplicaScaling { body, .. } => body,
+            ServiceOp::Scaling { .. } | ServiceOp::ReplicaScaling { .. } => None,
+            ServiceOp::Update { body, .. } => Some(updated_member(body)),
+            ServiceOp::State { .. } => Some(Member::State),
         }
+    }
+}
+
+/// The member a settings body writes (the planner sends one a step).
+fn updated_member(body: &ServicePatch) -> Member {
+    if body.tags.is_some() {
+        Member::Tags
+    } else if body.release_channel.is_some() {
+        Member::ReleaseChannel
+    } else if body.endpoints.is_some() {
+        Member::Endpoints
+    } else {
+        Member::IpAccessList
     }
 }
 
@@ -85,13 +123,24 @@ impl Kind for ServiceOp {
         match self {
             ServiceOp::Scaling { service_id, .. }
             | ServiceOp::ReplicaScaling { service_id, .. } => Target::Service { service_id },
+            ServiceOp::Update { service_id, body } => Target::ServiceMember {
+                service_id,
+                member: updated_member(body),
+            },
+            ServiceOp::State { service_id, .. } => Target::ServiceMember {
+                service_id,
+                member: Member::State,
+            },
         }
     }
 
     /// What it does.
     fn effect(&self) -> Effect {
         match self {
-            ServiceOp::Scaling { .. } | ServiceOp::ReplicaScaling { .. } => Effect::Update,
+            ServiceOp::Scaling { .. }
+            | ServiceOp::ReplicaScaling { .. }
+            | ServiceOp::Update { .. }
+            | ServiceOp::State { .. } => Effect::Update,
         }
     }
 
@@ -101,6 +150,10 @@ impl Kind for ServiceOp {
             ServiceOp::Scaling { .. } | ServiceOp::ReplicaScaling { .. } => {
                 matches!(address, Address::ServiceScaling { .. })
             }
+            ServiceOp::Update { .. } | ServiceOp::State { .. } => matches!(
+                address,
+                Address::ServiceMember { member, .. } if Some(*member) == self.member()
+            ),
         }
     }
 
@@ -111,6 +164,7 @@ impl Kind for ServiceOp {
             | ServiceOp::ReplicaScaling { service_id, body } => {
                 Some(ScalingWrite::Service { service_id, body })
             }
+            ServiceOp::Update { .. } | ServiceOp::State { .. } => None,
         }
     }
 
@@ -126,6 +180,20 @@ impl Kind for ServiceOp {
                 op: "service-replica-scaling",
                 verb: "update",
                 object: "service scaling",
+            },
+            ServiceOp::Update { .. } => Name {
+                op: "service-update",
+                verb: "update",
+                object: "service settings",
+            },
+            ServiceOp::State { body, .. } => Name {
+                op: "service-state",
+                verb: if body.command == "stop" {
+                    "stop"
+                } else {
+                    "start"
+                },
+                object: "service",
             },
         }
     }
@@ -158,4 +226,66 @@ pub(crate) fn scaling_body<'a>(
         }
     }
     body
+}
+
+/// The body that writes member `member` from a change's `(field, before, after)`: the
+/// planner builds it, the saved-plan check builds it again from the saved change and
+/// compares. An IP access list entry or a tag that differs is removed as it was and added as
+/// it is wanted (the document's `remove` runs before `add`), so a description change is one
+/// remove and one add of that entry, and nothing else of the list is sent.
+pub(crate) fn member_body<'a>(
+    member: Member,
+    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>, Option<&'a Value>)>,
+) -> ServicePatch {
+    let mut body = ServicePatch::default();
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(String::from);
+    for (path, before, after) in fields {
+        match member {
+            Member::IpAccessList => {
+                let Some(source) = path.strip_prefix("ipAccessList.") else {
+                    continue;
+                };
+                let list = body
+                    .ip_access_list
+                    .get_or_insert_with(IpAccessListPatch::default);
+                let entry = |description: String| IpAccessEntry {
+                    source: source.to_string(),
+                    description,
+                };
+                list.remove.extend(text(before).map(entry));
+                list.add.extend(text(after).map(entry));
+            }
+            Member::Tags => {
+                let Some(key) = path.strip_prefix("tags.") else {
+                    continue;
+                };
+                let tags = body.tags.get_or_insert_with(TagsPatch::default);
+                let tag = |value: String| ResourceTag {
+                    key: key.to_string(),
+                    value: Some(value).filter(|v| !v.is_empty()),
+                };
+                tags.remove.extend(text(before).map(tag));
+                tags.add.extend(text(after).map(tag));
+            }
+            Member::ReleaseChannel => body.release_channel = text(after),
+            Member::Endpoints => {
+                let enabled = after.and_then(Value::as_bool);
+                if let (Some("endpoints.mysql"), Some(enabled)) = (Some(path), enabled) {
+                    body.endpoints = Some(vec![EndpointChange {
+                        protocol: "mysql".into(),
+                        enabled,
+                    }]);
+                }
+            }
+            Member::State => {}
+        }
+    }
+    body
+}
+
+/// The state command that makes a service `wanted` (`running` or `stopped`).
+pub(crate) fn state_body(wanted: &str) -> StatePatch {
+    StatePatch {
+        command: if wanted == "stopped" { "stop" } else { "start" }.into(),
+    }
 }

@@ -22,13 +22,16 @@ use super::op::{self, ServiceOp};
 
 impl Builder<'_> {
     /// Plans a service's scaling: the fields the config sets, compared with the live ones.
-    pub(super) fn service_scaling(&mut self, config: &ServiceConfig, live: &Service) {
-        let Some(scaling) = &config.scaling else {
-            return;
-        };
+    /// Returns its step, when one is planned.
+    pub(super) fn service_scaling(
+        &mut self,
+        config: &ServiceConfig,
+        live: &Service,
+    ) -> Option<usize> {
+        let scaling = config.scaling.as_ref()?;
         if let Some(problem) = refused(&config.key.value, scaling, live) {
             self.error(problem);
-            return;
+            return None;
         }
         let after = desired_scaling(scaling);
         let live_scaling = normalize::service_scaling(live);
@@ -46,7 +49,7 @@ impl Builder<'_> {
         );
         if change.action == Action::NoOp {
             self.push(change, None);
-            return;
+            return None;
         }
         if let Some(reason) = mode_switch(&live_scaling, change.after.as_ref()) {
             change.reason = reason;
@@ -63,7 +66,7 @@ impl Builder<'_> {
         } else {
             ServiceOp::ReplicaScaling { service_id, body }
         };
-        self.push(change, Some((Operation::Service(operation), Vec::new())));
+        self.push(change, Some((Operation::Service(operation), Vec::new())))
     }
 }
 
