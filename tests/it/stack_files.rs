@@ -184,3 +184,23 @@ fn drift_writes_a_split_stack_back_into_the_file_of_the_key() {
         .run(["plan", dir.as_str(), "--detailed-exitcode"])
         .assert_exit(0);
 }
+
+/// A whole-stack template's entry (`template:`) is written in one file: a second file adding
+/// to it is an error at both entries.
+#[test]
+fn a_whole_stack_template_entry_written_in_two_files_is_an_error() {
+    let text = std::fs::read_to_string(crate::common::root().join("examples/stack-templates.yaml"))
+        .unwrap();
+    let more = "stacks:\n  env:\n    prune: true\n";
+    let found = duplicates(&[("10-env.yaml", &text), ("20-env.yaml", more)]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]["message"].as_str().is_some_and(|m| m.starts_with(
+            "`stacks.env` is defined twice; a whole-stack template's entry (`template:`) is \
+             written in one file"
+        )),
+        "{found:#?}"
+    );
+    assert_eq!(place(&found[0]).0, "20-env.yaml");
+    assert_eq!(place(&found[0]["related"][0]).0, "10-env.yaml");
+}

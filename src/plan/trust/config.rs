@@ -12,7 +12,7 @@ use crate::plan::normalize;
 use super::check::{self, ConfigCheck};
 
 /// What [`against_config`] found.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ConfigChecked {
     /// One line per disagreement.
     pub problems: Vec<String>,

@@ -32,7 +32,7 @@ mod sent;
 mod shown;
 mod steps;
 
-pub(crate) use bound::{Bound, bound_against_live};
+pub(crate) use bound::{Bound, Hinted, bound_against_live};
 pub(crate) use check::{Check, ConfigCheck};
 pub(crate) use config::against_config;
 pub(crate) use sent::{Disagreement, after, fields_of, same, same_body, written};

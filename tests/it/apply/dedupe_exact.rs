@@ -129,3 +129,37 @@ fn dedupe_never_deletes_the_original_when_the_alerts_moved_to_a_changed_copy() {
         before
     );
 }
+
+/// A dashboard of the config's name tagged for another stack (another repository's, on the
+/// same service) is that stack's, never this stack's copy: `--dedupe` leaves it and the alerts
+/// on it alone.
+#[test]
+fn dedupe_never_deletes_a_dashboard_another_stack_owns() {
+    let (sandbox, workspace, path) = applied();
+    let client = Client::new(&sandbox);
+    let board = named(&dashboards(&sandbox), "API health")[0].clone();
+    let theirs = copy_of(&client, "dashboards", &board, |copy| {
+        copy["tags"] = json!(["converge:billing"]);
+    });
+    let alert = named(&alerts(&sandbox), "API errors")[0].clone();
+    let tile = tile_id(&sandbox, &theirs, "Requests");
+    let their_alert = copy_of(&client, "alerts", &alert, |copy| {
+        copy["dashboardId"] = json!(theirs);
+        copy["tileId"] = tile.clone();
+    });
+    let run = binary(&sandbox, &workspace).run([
+        "apply",
+        path.as_str(),
+        "--dedupe",
+        "--yes",
+        "--allow-destroy",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.writes().is_empty(), "{run:?}");
+    let boards: Vec<String> = named(&dashboards(&sandbox), "API health")
+        .into_iter()
+        .map(id)
+        .collect();
+    assert!(boards.contains(&theirs), "{boards:?}");
+    assert!(alerts(&sandbox).iter().any(|a| id(a) == their_alert));
+}

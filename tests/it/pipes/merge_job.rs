@@ -158,32 +158,73 @@ fn the_merge_job_refuses_a_step_moved_to_another_pipe_found_by_name() {
     );
 }
 
-/// A hinted rename (no `renamedFrom:`) is not bound to the pipe it guessed: the merge job
-/// refuses it, nothing written, with the fix its warning gives; with `renamedFrom:` written,
-/// the next pull request applies the rename as reviewed.
+/// A hinted rename (no `renamedFrom:`: the one unclaimed pipe of the declared source and
+/// destination, said as a warning) is bound to that pipe too: the merge job applies it as
+/// reviewed, renaming the one pipe in place.
 #[test]
-fn the_merge_job_binds_a_hinted_rename_once_renamed_from_says_it() {
+fn the_merge_job_applies_a_hinted_rename_as_reviewed() {
     let sandbox = crate::common::fast_sandbox();
     let workspace = Workspace::new();
     std::fs::create_dir_all(workspace.path().join("config")).unwrap();
     let converge = Converge::new(&sandbox).fast().cwd(workspace.path());
-    let config = |name: &str, extra: &str| analytics_with(&pipe("clickstream", name, extra));
-    pull_request(&converge, &workspace, &config("clicks from kinesis", "")).assert_exit(0);
-    let hinted = pull_request(&converge, &workspace, &config("clicks (kinesis)", ""));
-    assert_eq!(hinted.code, 4, "{hinted:?}");
-    assert!(hinted.writes().is_empty(), "{hinted:?}");
+    let config = |name: &str| analytics_with(&pipe("clickstream", name, ""));
+    pull_request(&converge, &workspace, &config("clicks from kinesis")).assert_exit(0);
+    let hinted = pull_request(&converge, &workspace, &config("clicks (kinesis)"));
+    assert_eq!(hinted.code, 0, "{hinted:?}");
     assert!(
-        words(&hinted.stderr)
-            .contains("write `renamedFrom: [clicks from kinesis]` in the config and plan again"),
+        hinted.writes().iter().all(|w| !w.starts_with("POST")),
         "{hinted:?}"
     );
-    let said = config(
-        "clicks (kinesis)",
-        "        renamedFrom: [clicks from kinesis]\n",
-    );
-    pull_request(&converge, &workspace, &said).assert_exit(0);
     assert_eq!(
         writers(&sandbox, "clickstream"),
         vec![("clicks (kinesis)".to_string(), Value::Null)]
+    );
+}
+
+/// A hinted rename's step edited to another pipe of the service (its id and fingerprint) is
+/// refused, nothing written: that pipe is not the one reading the declared source into the
+/// declared destination.
+#[test]
+fn the_merge_job_refuses_a_hinted_rename_moved_to_another_pipe() {
+    let sandbox = crate::common::fast_sandbox();
+    let workspace = Workspace::new();
+    std::fs::create_dir_all(workspace.path().join("config")).unwrap();
+    let converge = Converge::new(&sandbox).fast().cwd(workspace.path());
+    let both = |clicks: &str, views: &str| {
+        analytics_with(&format!(
+            "{}{}",
+            pipe("clickstream", clicks, ""),
+            pipe("views", "views", views)
+        ))
+    };
+    pull_request(&converge, &workspace, &both("clickstream", "")).assert_exit(0);
+    let scaled = "        scaling: { replicaCpuMillicores: 1000, replicaMemoryGb: 4 }\n";
+    workspace.write("config/converge.yaml", &both("clickstream", scaled));
+    converge
+        .run(["plan", "config/", "--out", "views.json"])
+        .assert_exit(0);
+    let views: Value = serde_json::from_str(&workspace.read("views.json")).unwrap();
+    workspace.write("config/converge.yaml", &both("clicks (kinesis)", ""));
+    converge
+        .run(["plan", "config/", "--out", "plan.json"])
+        .assert_exit(0);
+    let mut plan: Value = serde_json::from_str(&workspace.read("plan.json")).unwrap();
+    let views_step = views["plan"]["steps"][0].clone();
+    let step = &mut plan["plan"]["steps"][0];
+    step["fingerprint"] = views_step["fingerprint"].clone();
+    step["operation"]["pipeId"] = views_step["operation"]["pipeId"].clone();
+    for change in plan["plan"]["changes"].as_array_mut().unwrap() {
+        if change["step"] == 0 {
+            change["fingerprint"] = views_step["fingerprint"].clone();
+        }
+    }
+    workspace.write("plan.json", &plan.to_string());
+    let refused = converge.run(["apply", "--plan", "plan.json", "config/", "--yes"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(refused.writes().is_empty(), "{refused:?}");
+    assert!(
+        words(&refused.stderr)
+            .contains("is not the one pipe reading its source into its destination"),
+        "{refused:?}"
     );
 }

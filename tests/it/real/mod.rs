@@ -12,6 +12,7 @@
 #![allow(dead_code)]
 
 mod cases;
+mod dedupe;
 mod differential;
 mod examples;
 mod references;

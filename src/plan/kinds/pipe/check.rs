@@ -9,7 +9,7 @@ use super::project::deep_project;
 use super::sends;
 use crate::address::Address;
 use crate::api::wire::{CompactJson, Pipe};
-use crate::config::model::Config;
+use crate::config::model::{Config, PipeConfig, ServiceConfig};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff::diff;
@@ -17,7 +17,7 @@ use crate::plan::kind::Kind;
 use crate::plan::model::{Change, Operation, Plan};
 use crate::plan::target::{Key, Target};
 use crate::plan::trust::{
-    Bound, Check, ConfigCheck, Disagreement, after, created, fields_of, same, same_before,
+    Bound, Check, ConfigCheck, Disagreement, Hinted, after, created, fields_of, same, same_before,
     same_body, same_fields, written,
 };
 
@@ -490,6 +490,7 @@ fn pipe_problem(
                 pipe_id: pipe_id.to_string(),
                 name: name.value.to_string(),
                 renamed_from: p.renamed_from.iter().map(|n| n.value.to_string()).collect(),
+                hinted: Some(hinted(s, p)),
             });
             None
         }
@@ -501,6 +502,15 @@ fn pipe_problem(
         )),
         None => Some("names a pipe the config does not have".to_string()),
     }
+}
+
+/// The pipe `pipe` of `service` takes as a hinted rename among a service's live pipes, asked
+/// again of the pipes read before any write (`plan/trust/bound.rs`).
+fn hinted(service: &ServiceConfig, pipe: &PipeConfig) -> Hinted {
+    let (service, pipe) = (service.clone(), pipe.clone());
+    std::sync::Arc::new(move |pipes| {
+        super::rename::same_source_and_destination(&service, &pipe, pipes).map(|p| p.id.clone())
+    })
 }
 
 /// Whether a pipe create at `address` makes the pipe the config names there, on its service:

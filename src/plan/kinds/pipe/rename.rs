@@ -20,48 +20,59 @@ pub(super) fn renamed<'l>(config: &PipeConfig, pipes: &'l [Pipe]) -> Option<&'l 
     })
 }
 
+/// The one live pipe no other pipe of the service's config claims that reads the source and
+/// writes the destination `config` declares (a pipe declared whole): the pipe a hinted rename
+/// takes. The saved-plan check asks it again of the pipes read before any write.
+pub(super) fn same_source_and_destination<'l>(
+    service: &ServiceConfig,
+    config: &PipeConfig,
+    pipes: &'l [Pipe],
+) -> Option<&'l Pipe> {
+    let (_, source, destination) = (
+        config.name.as_ref()?,
+        config.source.as_ref()?,
+        config.destination.as_ref()?,
+    );
+    let claimed = |pipe: &Pipe| {
+        service.pipes.values().any(|other| {
+            other.is(&pipe.id, &pipe.name)
+                || (other.id.is_some() && other.name.as_ref().is_some_and(|n| n.value == pipe.name))
+                || other
+                    .renamed_from
+                    .iter()
+                    .any(|old| old.value.as_str() == pipe.name)
+        })
+    };
+    let mut same = pipes.iter().filter(|pipe| {
+        if claimed(pipe) {
+            return false;
+        }
+        let live = serde_json::to_value(pipe).unwrap_or(Value::Null);
+        let live_source = live
+            .get("source")
+            .and_then(|s| s.get(source.kind.value.as_str()));
+        live_source.is_some_and(|have| agrees(have, &source.body))
+            && live
+                .get("destination")
+                .is_some_and(|have| agrees(have, &destination.value))
+    });
+    let (found, None) = (same.next()?, same.next()) else {
+        return None;
+    };
+    Some(found)
+}
+
 impl Builder<'_> {
-    /// The one live pipe no other pipe of the service's config claims that reads the source
-    /// and writes the destination `config` declares: taken as this pipe renamed, with a
-    /// warning at its name that says to write `renamedFrom`.
+    /// The pipe `config` is taken as when it is this pipe renamed without `renamedFrom`
+    /// ([`same_source_and_destination`]), with a warning at its name that says to write it.
     pub(super) fn hinted_rename<'l>(
         &mut self,
         service: &ServiceConfig,
         config: &PipeConfig,
         pipes: &'l [Pipe],
     ) -> Option<&'l Pipe> {
-        let (name, source, destination) = (
-            config.name.as_ref()?,
-            config.source.as_ref()?,
-            config.destination.as_ref()?,
-        );
-        let claimed = |pipe: &Pipe| {
-            service.pipes.values().any(|other| {
-                other.is(&pipe.id, &pipe.name)
-                    || (other.id.is_some()
-                        && other.name.as_ref().is_some_and(|n| n.value == pipe.name))
-                    || other
-                        .renamed_from
-                        .iter()
-                        .any(|old| old.value.as_str() == pipe.name)
-            })
-        };
-        let mut same = pipes.iter().filter(|pipe| {
-            if claimed(pipe) {
-                return false;
-            }
-            let live = serde_json::to_value(pipe).unwrap_or(Value::Null);
-            let live_source = live
-                .get("source")
-                .and_then(|s| s.get(source.kind.value.as_str()));
-            live_source.is_some_and(|have| agrees(have, &source.body))
-                && live
-                    .get("destination")
-                    .is_some_and(|have| agrees(have, &destination.value))
-        });
-        let (found, None) = (same.next()?, same.next()) else {
-            return None;
-        };
+        let name = config.name.as_ref()?;
+        let found = same_source_and_destination(service, config, pipes)?;
         self.error(
             Diagnostic::warning(
                 Code::PlanPipeRenameHinted,
