@@ -197,7 +197,7 @@ fn services_export_scaling_endpoints_and_pipes_but_no_credentials() {
             "services:\n  analytics:\n    id: s-1\n    scaling:\n      numReplicas: 3\n      \
              idleScaling: true\n      idleTimeoutMinutes: 15\n    ipAccessList:\n      \
              - source: \"10.0.0.0/8\"\n        description: office VPN\n    tags:\n      team: data\n    \
-             releaseChannel: fast\n    endpoints:\n      mysql: false\n    privateEndpoints:\n      \
+             releaseChannel: fast\n    privateEndpoints:\n      \
              - id: vpce-a\n      - id: vpce-b\n    pipes:\n      orders:\n        id: p-1\n        \
              name: Orders\n        scaling:\n          replicas: 4\n          replicaMemoryGb: 0.5\n"
         ),
