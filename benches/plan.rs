@@ -260,6 +260,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 dashboards,
                 alerts,
                 instance_names: Vec::new(),
+                key_parameter: None,
                 read_webhooks: false,
             },
         );

@@ -173,6 +173,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         dashboards: IndexMap::new(),
         alerts: IndexMap::new(),
         instance_names: Vec::new(),
+        key_parameter: None,
         read_webhooks: true,
     };
     for id in &args.stacks {

@@ -513,6 +513,7 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         alerts,
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
+        key_parameter: None,
         read_webhooks: false,
     })
 }

@@ -224,6 +224,11 @@ fn check_sources(
     let mut config = build::build(&mut root, mode, env, diags)?;
     for (key, stack) in &mut config.stacks {
         stack.instance_names = names.remove(key).unwrap_or_default();
+        stack.key_parameter = key
+            .strip_suffix(']')
+            .and_then(|k| k.split_once('['))
+            .and_then(|(entry, _)| expansion.key_parameters.get(entry))
+            .map(|param| smol_str::SmolStr::from(param.as_str()));
     }
     rules::check(&config, &root, diags);
     Some(config)

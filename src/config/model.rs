@@ -497,6 +497,10 @@ pub struct StackConfig {
     pub alerts: IndexMap<SmolStr, AlertConfig>,
     /// How the live names of this stack's template instances read back as their keys.
     pub instance_names: Vec<InstanceNames>,
+    /// For an instance of a whole-stack template (`env[prod]`): the parameter its key is made
+    /// from (or one whose value differs between every two instances), which a name must hold
+    /// to tell the instances' objects apart.
+    pub key_parameter: Option<SmolStr>,
     /// Read the stack's webhooks list even when no alert names a webhook by name (an export
     /// writes the names of the webhooks its alerts notify).
     pub read_webhooks: bool,

@@ -46,11 +46,18 @@ fn shared(
 ) -> Diagnostic {
     let (a, b) = (&first.key.value, &second.key.value);
     let help = match (instance(a), instance(b)) {
-        (Some((entry, x)), Some((other, y))) if entry == other => format!(
-            "instances `{x}` and `{y}` of `stacks.{entry}` make the same name: put in the \
-             dashboard's `name` a parameter whose value differs between them (the one each \
-             instance's `key` is made from, as in `{name} (${{<parameter>}})`)"
-        ),
+        (Some((entry, x)), Some((other, y))) if entry == other => match &second.key_parameter {
+            Some(param) => format!(
+                "instances `{x}` and `{y}` of `stacks.{entry}` make the same name: put the \
+                 parameter `{param}` in the dashboard's `name` (its value differs between them), \
+                 as in `{name} (${{{param}}})`"
+            ),
+            None => format!(
+                "instances `{x}` and `{y}` of `stacks.{entry}` make the same name: put in the \
+                 dashboard's `name` a parameter whose value differs between them, as in \
+                 `{name} (${{<parameter>}})`"
+            ),
+        },
         _ => format!(
             "give one of the two dashboards another name (or move it into one stack): \
              stacks `{a}` and `{b}` are written to the same server"

@@ -34,7 +34,14 @@ fn a_fanned_out_stack_with_a_fixed_dashboard_name_is_an_error() {
     assert_eq!(code, 1);
     assert_eq!(found.len(), 2, "{found:#?}");
     let all = serde_json::to_string(&found).unwrap();
-    for needle in ["env[prod]", "env[staging]", "env[dev]", "a parameter"] {
+    // The help names the parameter the instances' keys are made from (issue 40).
+    for needle in [
+        "env[prod]",
+        "env[staging]",
+        "env[dev]",
+        "put the parameter `env`",
+        "Health (${env})",
+    ] {
         assert!(all.contains(needle), "{needle} missing: {all}");
     }
     // Unchanged, the example validates without this error.

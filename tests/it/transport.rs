@@ -923,6 +923,7 @@ mod live_reader {
             dashboards: IndexMap::new(),
             alerts: IndexMap::new(),
             instance_names: Vec::new(),
+            key_parameter: None,
             read_webhooks: false,
         }
     }

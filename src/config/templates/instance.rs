@@ -7,7 +7,7 @@ use smol_str::SmolStr;
 
 use super::declare::{Scope, Template, shape};
 use super::matrix::{self, Wanted};
-use super::names::instance_names;
+use super::names::{instance_names, key_parameter};
 use super::substitute::{bind_defaults, substitute};
 use super::tree::{describe, mark, merge};
 use crate::config::model::{InstanceNames, InstanceOrigin};
@@ -22,6 +22,8 @@ pub(super) struct Expander<'d> {
     pub(super) instances: Vec<InstanceOrigin>,
     /// The current stack's alert and dashboard entries, as [`InstanceNames`].
     pub(super) names: Vec<InstanceNames>,
+    /// By whole-stack template entry, the parameter its instances' keys are made from.
+    pub(super) key_parameters: HashMap<String, String>,
     pub(super) diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -67,6 +69,11 @@ impl Expander<'_> {
             && let Some(names) = instance_names(template, &key.name, &wanted)
         {
             self.names.push(names);
+        }
+        if kind == "stack"
+            && let Some(param) = key_parameter(template, &wanted)
+        {
+            self.key_parameters.insert(key.name.to_string(), param);
         }
         let mut keys: HashMap<String, Span> = HashMap::new();
         let mut out = Vec::new();

@@ -45,6 +45,8 @@ pub(crate) struct Expansion {
     pub instances: Vec<InstanceOrigin>,
     /// Each stack's [`InstanceNames`].
     pub names: HashMap<String, Vec<InstanceNames>>,
+    /// By whole-stack template entry (`env`), the parameter its instances' keys are made from.
+    pub key_parameters: HashMap<String, String>,
 }
 
 /// Expands every `template:` entry of every stack in place and takes the `templates:` maps
@@ -57,6 +59,7 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Expansion 
     let mut expander = Expander {
         instances: Vec::new(),
         names: Vec::new(),
+        key_parameters: HashMap::new(),
         diags,
     };
     let mut names = HashMap::new();
@@ -91,5 +94,6 @@ pub(crate) fn expand(root: &mut Node, diags: &mut Vec<Diagnostic>) -> Expansion 
     Expansion {
         instances: expander.instances,
         names,
+        key_parameters: expander.key_parameters,
     }
 }

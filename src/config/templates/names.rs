@@ -65,6 +65,50 @@ pub(super) fn instance_names(
     })
 }
 
+/// The parameter of a whole-stack template its instances' keys are made from: one whose value
+/// is each instance's key, else the first whose values differ between every two instances.
+/// `None` when no parameter tells them apart.
+pub(super) fn key_parameter(template: &Template, wanted: &[Wanted]) -> Option<String> {
+    let values = |param: &str| -> Vec<Option<String>> {
+        wanted
+            .iter()
+            .map(
+                |want| match want.values.iter().find(|(k, _)| k.name == param) {
+                    Some((_, v)) => scalar_text(v),
+                    None => template
+                        .params
+                        .iter()
+                        .find(|p| p.name == param)
+                        .and_then(|p| p.default.as_ref())
+                        .and_then(scalar_text),
+                },
+            )
+            .collect()
+    };
+    let params: Vec<&str> = template.params.iter().map(|p| p.name.as_str()).collect();
+    let is_key = |param: &str| {
+        values(param)
+            .iter()
+            .zip(wanted)
+            .all(|(value, want)| value.as_deref() == Some(want.key.as_str()))
+    };
+    let distinct = |param: &str| {
+        let mut seen: Vec<String> = Vec::new();
+        values(param).into_iter().all(|value| match value {
+            Some(value) if !seen.contains(&value) => {
+                seen.push(value);
+                true
+            }
+            _ => false,
+        })
+    };
+    let found = params
+        .iter()
+        .find(|p| is_key(p))
+        .or_else(|| params.iter().find(|p| distinct(p)));
+    found.map(|param| (*param).to_string())
+}
+
 /// A template's `name` as literal text and `${parameter}` holes; `${env:...}` and `$${` stay
 /// text.
 pub(super) fn name_parts(text: &str) -> Vec<NamePart> {

@@ -307,6 +307,7 @@ pub(crate) fn demo_config() -> Config {
             dashboards,
             alerts,
             instance_names: Vec::new(),
+            key_parameter: None,
             read_webhooks: false,
         },
     );
@@ -335,6 +336,7 @@ pub(crate) fn demo_config() -> Config {
             dashboards: ops_dashboards,
             alerts: IndexMap::new(),
             instance_names: Vec::new(),
+            key_parameter: None,
             read_webhooks: false,
         },
     );
