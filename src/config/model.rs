@@ -377,15 +377,18 @@ pub enum PipeKind {
     Kinesis,
     /// `postgres`.
     Postgres,
+    /// `mysql`.
+    Mysql,
 }
 
 impl PipeKind {
     /// Every kind, in the order the config format lists them.
-    pub const ALL: [PipeKind; 4] = [
+    pub const ALL: [PipeKind; 5] = [
         PipeKind::Kafka,
         PipeKind::ObjectStorage,
         PipeKind::Kinesis,
         PipeKind::Postgres,
+        PipeKind::Mysql,
     ];
 
     /// The key the kind is written under (`objectStorage`), as in the API.
@@ -395,7 +398,14 @@ impl PipeKind {
             PipeKind::ObjectStorage => "objectStorage",
             PipeKind::Kinesis => "kinesis",
             PipeKind::Postgres => "postgres",
+            PipeKind::Mysql => "mysql",
         }
+    }
+
+    /// Whether the kind is a database (CDC) pipe: tables from `tableMappings`, no per-pipe
+    /// scaling, the service's `pipeCompute`.
+    pub fn is_database(self) -> bool {
+        matches!(self, PipeKind::Postgres | PipeKind::Mysql)
     }
 
     /// The kind written under `key`.

@@ -169,6 +169,7 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         ("ClickPipePostObjectStorageSource", "pipeObjectStorage"),
         ("ClickPipePostKinesisSource", "pipeKinesis"),
         ("ClickPipeMutatePostgresSource", "pipePostgres"),
+        ("ClickPipeMutateMySQLSource", "pipeMysql"),
         ("ClickPipeMutateDestination", "pipeDestination"),
         ("ClickPipeSettingsPutRequest", "pipeSettings"),
     ];
