@@ -232,3 +232,80 @@ fn a_mysql_member_out_of_the_documents_range_or_enum_is_refused_at_its_line() {
         );
     }
 }
+
+/// A raised `credentialsVersion` sends the mysql credentials once, in one `PATCH` whose source
+/// carries the `host` and `port` the document requires; the next apply sends nothing.
+#[test]
+fn a_mysql_rotation_sends_the_credentials_once_with_host_and_port() {
+    let (sandbox, config) = created();
+    let rotated = config.replace(
+        "        name: orders from mysql\n",
+        "        name: orders from mysql\n        credentialsVersion: 2\n",
+    );
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(SECRETS)
+        .config(&rotated);
+    sandbox.reset_log();
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_secret(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    let edits: Vec<Value> = written(&sandbox)
+        .into_iter()
+        .filter(|(write, _)| write == EDIT)
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!(
+        edits,
+        vec![
+            json!({"source": {"mysql": {"host": "mysql.example.com", "port": 3306,
+            "credentials": {"username": SECRETS[0].1, "password": SECRETS[1].1}}}})
+        ],
+        "{applied:?}"
+    );
+    sandbox.reset_log();
+    let again = converge.run(["apply", "--yes"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(written(&sandbox).iter().all(|(write, _)| write != EDIT));
+}
+
+/// The sandbox refuses what the document refuses: a mysql `PATCH` source without `host` and
+/// `port`, a port out of range, and a member the document's patch schema lacks.
+#[test]
+fn the_sandbox_refuses_a_mysql_patch_the_document_refuses() {
+    let (sandbox, _) = created();
+    let id = live(&sandbox, "orders from mysql")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let client = crate::common::Client::new(&sandbox);
+    let path = format!("/services/{ANALYTICS}/pipes/{id}");
+    for (body, field) in [
+        (
+            json!({"source": {"mysql": {"tlsHost": "t"}}}),
+            "source.mysql.host",
+        ),
+        (
+            json!({"source": {"mysql": {"host": "h", "tlsHost": "t"}}}),
+            "source.mysql.port",
+        ),
+        (
+            json!({"source": {"mysql": {"host": "h", "port": 70000}}}),
+            "source.mysql.port",
+        ),
+        (
+            json!({"source": {"mysql": {"host": "h", "port": 3306, "type": "mariadb"}}}),
+            "source.mysql.type",
+        ),
+    ] {
+        let answer = client.cloud("PATCH", &path, Some(body.clone()));
+        assert_eq!(answer.status, 400, "{body}: {}", answer.text);
+        assert!(answer.text.contains(field), "{body}: {}", answer.text);
+    }
+    let fine = client.cloud(
+        "PATCH",
+        &path,
+        Some(json!({"source": {"mysql": {"host": "h", "port": 3307}}})),
+    );
+    assert_eq!(fine.status, 200, "{}", fine.text);
+}
