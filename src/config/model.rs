@@ -379,16 +379,19 @@ pub enum PipeKind {
     Postgres,
     /// `mysql`.
     Mysql,
+    /// `mongodb`.
+    Mongodb,
 }
 
 impl PipeKind {
     /// Every kind, in the order the config format lists them.
-    pub const ALL: [PipeKind; 5] = [
+    pub const ALL: [PipeKind; 6] = [
         PipeKind::Kafka,
         PipeKind::ObjectStorage,
         PipeKind::Kinesis,
         PipeKind::Postgres,
         PipeKind::Mysql,
+        PipeKind::Mongodb,
     ];
 
     /// The key the kind is written under (`objectStorage`), as in the API.
@@ -399,13 +402,17 @@ impl PipeKind {
             PipeKind::Kinesis => "kinesis",
             PipeKind::Postgres => "postgres",
             PipeKind::Mysql => "mysql",
+            PipeKind::Mongodb => "mongodb",
         }
     }
 
     /// Whether the kind is a database (CDC) pipe: tables from `tableMappings`, no per-pipe
     /// scaling, the service's `pipeCompute`.
     pub fn is_database(self) -> bool {
-        matches!(self, PipeKind::Postgres | PipeKind::Mysql)
+        matches!(
+            self,
+            PipeKind::Postgres | PipeKind::Mysql | PipeKind::Mongodb
+        )
     }
 
     /// The kind written under `key`.

@@ -2,8 +2,8 @@
 //!
 //! | Code | Rule |
 //! |---|---|
-//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres`, `mysql` |
-//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a database (postgres, mysql) pipe (or a scaling field of another kind), a destination table or field mappings on a database pipe, a setting of another kind |
+//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres`, `mysql`, `mongodb` |
+//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a database (postgres, mysql, mongodb) pipe (or a scaling field of another kind), a destination table or field mappings on a database pipe, a setting of another kind |
 //! | `semantic::pipe-destination` | a streaming or object-storage pipe names its destination `table`, `managedTable` and `columns` |
 //! | `semantic::pipe-field-mappings` | every destination column has a field mapping, and every mapping names a column |
 //! | `semantic::duplicate-pipe-name` | pipe names are unique within a service |
@@ -474,6 +474,7 @@ pub(crate) fn wire_kind(kind: PipeKind) -> SourceKind {
         PipeKind::Kinesis => SourceKind::Kinesis,
         PipeKind::Postgres => SourceKind::Postgres,
         PipeKind::Mysql => SourceKind::Mysql,
+        PipeKind::Mongodb => SourceKind::Mongodb,
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::api::wire::{
     Alert, Backup, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
-    MysqlSource, ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource,
+    MongodbSource, MysqlSource, ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource,
     PrivateEndpoint, SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
     Webhook,
 };
@@ -170,7 +170,9 @@ fn pipe(
     let settings = match kind {
         SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
         SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
-        SourceKind::Postgres | SourceKind::Mysql => json!({"db_max_threads": 4}),
+        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => {
+            json!({"db_max_threads": 4})
+        }
     };
     let mut pipe = Pipe {
         id: id.to_string(),
@@ -255,6 +257,13 @@ fn seed_source(name: &str, kind: SourceKind) -> PipeSource {
             }),
             ..PipeSource::default()
         },
+        SourceKind::Mysql | SourceKind::Mongodb => seed_cdc_source(name, kind),
+    }
+}
+
+/// The source of a seeded mysql or mongodb pipe named `name`.
+fn seed_cdc_source(name: &str, kind: SourceKind) -> PipeSource {
+    match kind {
         SourceKind::Mysql => PipeSource {
             mysql: Some(MysqlSource {
                 host: Some("mysql.sandbox.local".into()),
@@ -266,6 +275,18 @@ fn seed_source(name: &str, kind: SourceKind) -> PipeSource {
             }),
             ..PipeSource::default()
         },
+        SourceKind::Mongodb => PipeSource {
+            mongodb: Some(MongodbSource {
+                uri: Some("mongodb://mongo.sandbox.local:27017/app".into()),
+                read_preference: Some("secondaryPreferred".into()),
+                settings: Some(CompactJson::from(json!({"replicationMode": "cdc"}))),
+                table_mappings: Some(CompactJson::from(json!([{"sourceDatabaseName": "app",
+                    "sourceCollection": name, "targetTable": format!("app_{name}")}]))),
+                ..MongodbSource::default()
+            }),
+            ..PipeSource::default()
+        },
+        _ => PipeSource::default(),
     }
 }
 
@@ -710,7 +731,7 @@ fn large_pipe_scaling(kind: SourceKind, n: usize) -> Option<PipeScaling> {
             replica_memory_gb: Some(0.5 * (1 + (n % 16)) as f64),
             ..PipeScaling::default()
         }),
-        SourceKind::Postgres | SourceKind::Mysql => None,
+        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => None,
     }
 }
 

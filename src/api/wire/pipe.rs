@@ -319,6 +319,45 @@ pub struct MysqlSource {
     pub table_mappings: Option<CompactJson>,
 }
 
+/// MongoDB (database) source (`ClickPipeMongoDBSource`); its settings and collection mappings
+/// are kept as read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MongodbSource {
+    /// Connection URI (`mongodb://...`, `mongodb+srv://...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// Read preference (`primary`, `secondaryPreferred`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_preference: Option<String>,
+    /// Host the TLS certificate names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_host: Option<String>,
+    /// TLS off.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub disable_tls: Option<bool>,
+    /// Certificate not verified.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skip_cert_verification: Option<bool>,
+    /// CA certificate (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<String>,
+    /// Replication settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<CompactJson>,
+    /// Collection mappings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_mappings: Option<CompactJson>,
+}
+
 /// A pipe's source: exactly one member is normally present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -338,6 +377,9 @@ pub struct PipeSource {
     /// MySQL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mysql: Option<MysqlSource>,
+    /// MongoDB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mongodb: Option<MongodbSource>,
 }
 
 /// The kind of a pipe's source, which decides which scaling fields apply.
@@ -354,6 +396,8 @@ pub(crate) enum SourceKind {
     Postgres,
     /// MySQL: not scaled per pipe.
     Mysql,
+    /// MongoDB: not scaled per pipe.
+    Mongodb,
 }
 
 impl SourceKind {
@@ -365,13 +409,17 @@ impl SourceKind {
             SourceKind::Kinesis => "kinesis",
             SourceKind::Postgres => "postgres",
             SourceKind::Mysql => "mysql",
+            SourceKind::Mongodb => "mongodb",
         }
     }
 
     /// Whether the kind is a database (CDC) pipe: table mappings edited while paused, a
     /// resync, and the service's shared compute (`pipesCdcScaling`) instead of per-pipe scaling.
     pub(crate) fn is_database(self) -> bool {
-        matches!(self, SourceKind::Postgres | SourceKind::Mysql)
+        matches!(
+            self,
+            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb
+        )
     }
 
     /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).
@@ -407,6 +455,7 @@ impl SourceKind {
             SourceKind::Kinesis,
             SourceKind::Postgres,
             SourceKind::Mysql,
+            SourceKind::Mongodb,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == key)
@@ -426,6 +475,8 @@ impl PipeSource {
             Some(SourceKind::Postgres)
         } else if self.mysql.is_some() {
             Some(SourceKind::Mysql)
+        } else if self.mongodb.is_some() {
+            Some(SourceKind::Mongodb)
         } else {
             None
         }

@@ -170,6 +170,7 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         ("ClickPipePostKinesisSource", "pipeKinesis"),
         ("ClickPipeMutatePostgresSource", "pipePostgres"),
         ("ClickPipeMutateMySQLSource", "pipeMysql"),
+        ("ClickPipeMutateMongoDBSource", "pipeMongodb"),
         ("ClickPipeMutateDestination", "pipeDestination"),
         ("ClickPipeSettingsPutRequest", "pipeSettings"),
     ];

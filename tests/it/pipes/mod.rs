@@ -6,6 +6,7 @@ mod end;
 pub(crate) mod export;
 mod lifecycle;
 mod merge_job;
+mod mongodb;
 mod mysql;
 mod patch;
 mod paused;

@@ -1,12 +1,13 @@
-//! What database (CDC) pipes, postgres and mysql, share in a `PATCH`: the settings changed in
-//! place, the table mappings sent as the deltas the document's `ClickPipePatch*Source` takes,
-//! and the members a mysql `PATCH` source must always carry (`ClickPipePatchMySQLSource`
-//! requires `host` and `port`).
+//! What database (CDC) pipes, postgres, mysql and mongodb, share in a `PATCH`: the settings
+//! changed in place, the table mappings sent as the deltas the document's
+//! `ClickPipePatch*Source` takes, and the members a source of a `PATCH` must always carry
+//! (`ClickPipePatchMySQLSource` requires `host` and `port`, `ClickPipePatchMongoDBSource` `uri`
+//! and `readPreference`).
 
 use serde_json::Value;
 
 /// The source kinds that are database pipes.
-pub(crate) const DATABASE_KINDS: [&str; 2] = ["postgres", "mysql"];
+pub(crate) const DATABASE_KINDS: [&str; 3] = ["postgres", "mysql", "mongodb"];
 
 /// The postgres settings `PATCH` changes in place (`ClickPipePatchPostgresPipeSettings`).
 pub(crate) const POSTGRES_PATCH_SETTINGS: [&str; 2] = ["syncIntervalSeconds", "pullBatchSize"];
@@ -29,14 +30,40 @@ pub(crate) const MYSQL_PATCHABLE: [&str; 9] = [
     "serverId",
 ];
 
-/// The members a mysql `PATCH` source carries whatever changed: the document requires them.
-const MYSQL_PATCH_REQUIRED: [&str; 2] = ["host", "port"];
+/// The mongodb source members `PATCH` takes (`ClickPipePatchMongoDBSource`, credentials,
+/// settings and table-mapping edits aside).
+pub(crate) const MONGODB_PATCHABLE: [&str; 6] = [
+    "uri",
+    "readPreference",
+    "tlsHost",
+    "disableTls",
+    "skipCertVerification",
+    "caCertificate",
+];
+
+/// The members a kind's `PATCH` source carries whatever changed: the document requires them.
+fn patch_required(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "mysql" => &["host", "port"],
+        "mongodb" => &["uri", "readPreference"],
+        _ => &[],
+    }
+}
+
+/// The members a removal of a kind's table mapping names (the document requires them).
+fn removal_members(kind: &str) -> [&'static str; 3] {
+    match kind {
+        "mongodb" => ["sourceDatabaseName", "sourceCollection", "targetTable"],
+        _ => ["sourceSchemaName", "sourceTable", "targetTable"],
+    }
+}
 
 /// The settings a database kind's `PATCH` changes in place (none for other kinds).
 pub(crate) fn patch_settings(kind: &str) -> &'static [&'static str] {
     match kind {
         "postgres" => &POSTGRES_PATCH_SETTINGS,
         "mysql" => &MYSQL_PATCH_SETTINGS,
+        "mongodb" => &POSTGRES_PATCH_SETTINGS,
         _ => &[],
     }
 }
@@ -49,15 +76,19 @@ pub(crate) fn database_kind(body: &Value) -> Option<&'static str> {
     })
 }
 
-/// Adds to a `PATCH` body's mysql source the members the document requires of it, from
-/// `after` (the declared pipe): a mysql source member without `host` and `port` is refused.
+/// Adds to a `PATCH` body's source the members the document requires of its kind, from
+/// `after` (the declared pipe): a mysql source without `host` and `port`, or a mongodb one
+/// without `uri` and `readPreference`, is refused.
 pub(crate) fn complete(body: &mut Value, after: &Value) {
-    let Some(Value::Object(source)) = body.pointer_mut("/source/mysql") else {
+    let Some(kind) = database_kind(body) else {
         return;
     };
-    for member in MYSQL_PATCH_REQUIRED {
-        if let Some(value) = after.pointer(&format!("/source/mysql/{member}")) {
-            source.entry(member).or_insert_with(|| value.clone());
+    let Some(Value::Object(source)) = body.pointer_mut(&format!("/source/{kind}")) else {
+        return;
+    };
+    for member in patch_required(kind) {
+        if let Some(value) = after.pointer(&format!("/source/{kind}/{member}")) {
+            source.entry(*member).or_insert_with(|| value.clone());
         }
     }
 }
@@ -92,7 +123,7 @@ pub(crate) fn mapping_deltas(body: &mut Value, before: &Value, after: &Value) {
         .filter(|m| !wants.iter().any(|w| same(m, w)))
         .map(|m| {
             let mut removal = serde_json::Map::new();
-            for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
+            for member in removal_members(kind) {
                 if let Some(value) = m.get(member) {
                     removal.insert(member.into(), value.clone());
                 }

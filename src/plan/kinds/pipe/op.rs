@@ -9,7 +9,9 @@ use crate::api::wire::PipeScalingPatch;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
-use super::database::{MYSQL_PATCHABLE, complete, mapping_deltas, patch_settings};
+use super::database::{
+    MONGODB_PATCHABLE, MYSQL_PATCHABLE, complete, mapping_deltas, patch_settings,
+};
 use super::patch::members;
 pub(crate) use super::patch::{patch_body, rotation_body};
 
@@ -631,10 +633,10 @@ pub(crate) enum Class {
 
 /// The source members `PATCH .../pipes/{id}` takes, by kind: the cloud document's
 /// `ClickPipePatch*Source` schemas (credentials, sent only on rotation, left out). Database
-/// (postgres, mysql) `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove`
+/// (postgres, mysql, mongodb) `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove`
 /// and need a pause; of their `settings` only [`patch_settings`] change in place.
 /// `tests` checks this table against the document.
-pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 5] = [
+pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 6] = [
     (
         "kafka",
         &[
@@ -669,6 +671,7 @@ pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 5] = [
         ],
     ),
     ("mysql", &MYSQL_PATCHABLE),
+    ("mongodb", &MONGODB_PATCHABLE),
 ];
 
 /// The one classification of a changed field (a diff path such as `source.kafka.brokers`),
@@ -684,7 +687,12 @@ pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
             Class::Replace,
             "forces replacement: the destination table is fixed when the pipe is created",
         ),
-        ["source", "postgres" | "mysql", "tableMappings", ..] => (
+        [
+            "source",
+            "postgres" | "mysql" | "mongodb",
+            "tableMappings",
+            ..,
+        ] => (
             Class::NeedsPause,
             "needs a pause: table mappings change only while the pipe is paused",
         ),
@@ -763,6 +771,7 @@ mod tests {
             ("kinesis", "ClickPipePatchKinesisSource"),
             ("postgres", "ClickPipePatchPostgresSource"),
             ("mysql", "ClickPipePatchMySQLSource"),
+            ("mongodb", "ClickPipePatchMongoDBSource"),
         ] {
             let mut theirs: Vec<&str> = schemas[schema]["properties"]
                 .as_object()
@@ -784,6 +793,7 @@ mod tests {
         for (kind, schema) in [
             ("postgres", "ClickPipePatchPostgresPipeSettings"),
             ("mysql", "ClickPipePatchMySQLPipeSettings"),
+            ("mongodb", "ClickPipePatchMongoDBPipeSettings"),
         ] {
             let mut settings: Vec<&str> = schemas[schema]["properties"]
                 .as_object()
@@ -839,6 +849,15 @@ mod tests {
         );
         assert_eq!(class_of("source.mysql.serverId").0, Class::InPlace);
         assert_eq!(class_of("source.mysql.type").0, Class::Replace);
+        assert_eq!(
+            class_of("source.mongodb.tableMappings").0,
+            Class::NeedsPause
+        );
+        assert_eq!(class_of("source.mongodb.readPreference").0, Class::InPlace);
+        assert_eq!(
+            class_of("source.mongodb.settings.useJsonNativeFormat").0,
+            Class::Replace
+        );
         assert_eq!(
             class_of("source.mysql.settings.replicationMechanism").0,
             Class::Replace

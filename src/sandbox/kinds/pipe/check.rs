@@ -42,7 +42,7 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
     let [key] = named.as_slice() else {
         return invalid(
             "source",
-            "must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql",
+            "must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql, mongodb",
         );
     };
     let prefix = validate::join("source", key);
@@ -57,6 +57,7 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
         SourceKind::Kinesis => kinesis_source(body, p)?,
         SourceKind::Postgres => postgres_source(body, p)?,
         SourceKind::Mysql => mysql_source(body, p)?,
+        SourceKind::Mongodb => mongodb_source(body, p)?,
     }
     Ok((kind, without_credentials(&Value::Object(body.clone()))))
 }
@@ -231,6 +232,42 @@ fn mysql_source(body: &Map<String, Value>, p: &str) -> Check<()> {
         let at = format!("{p}.tableMappings[{i}]");
         let mapping = validate::object(mapping, &at)?;
         for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
+            validate::required_string(mapping, member, &at, 1024)?;
+        }
+        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
+        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
+    }
+    Ok(())
+}
+
+/// A mongodb read preference (`ClickPipeMutateMongoDBSource.readPreference`).
+pub(super) const READ_PREFERENCES: [&str; 5] = [
+    "primary",
+    "primaryPreferred",
+    "secondary",
+    "secondaryPreferred",
+    "nearest",
+];
+
+/// A mongodb source (`ClickPipeMutateMongoDBSource`): uri, read preference, credentials,
+/// settings with a replication mode, and collection mappings each naming its source and
+/// target.
+fn mongodb_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "uri", p, 4096)?;
+    required_enum(body, "readPreference", p, &READ_PREFERENCES)?;
+    present(body, "credentials", p)?;
+    let settings_path = validate::join(p, "settings");
+    let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
+    let modes = ["cdc", "snapshot", "cdc_only"];
+    required_enum(settings, "replicationMode", &settings_path, &modes)?;
+    let items = match validate::array(body, "tableMappings", p)? {
+        Some(items) if !items.is_empty() => items,
+        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
+    };
+    for (i, mapping) in items.iter().enumerate() {
+        let at = format!("{p}.tableMappings[{i}]");
+        let mapping = validate::object(mapping, &at)?;
+        for member in ["sourceDatabaseName", "sourceCollection", "targetTable"] {
             validate::required_string(mapping, member, &at, 1024)?;
         }
         let engines = ["MergeTree", "ReplacingMergeTree", "Null"];

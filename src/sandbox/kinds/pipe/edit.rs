@@ -17,7 +17,7 @@ use super::stored::{
 
 /// What `PATCH .../pipes/{id}` takes of each source kind (the cloud document's
 /// `ClickPipePatch*Source`); any other member needs the pipe deleted and created again.
-const PATCHABLE: [(SourceKind, &[&str]); 5] = [
+const PATCHABLE: [(SourceKind, &[&str]); 6] = [
     (
         SourceKind::Kafka,
         &[
@@ -80,6 +80,21 @@ const PATCHABLE: [(SourceKind, &[&str]); 5] = [
             "tableMappingsToRemove",
         ],
     ),
+    (
+        SourceKind::Mongodb,
+        &[
+            "credentials",
+            "uri",
+            "readPreference",
+            "tlsHost",
+            "disableTls",
+            "skipCertVerification",
+            "caCertificate",
+            "settings",
+            "tableMappingsToAdd",
+            "tableMappingsToRemove",
+        ],
+    ),
 ];
 
 /// The top-level members `PATCH .../pipes/{id}` takes.
@@ -89,7 +104,7 @@ const PATCH_MEMBERS: [&str; 5] = ["name", "source", "destination", "fieldMapping
 /// `ClickPipePatchMySQLPipeSettings`).
 fn patch_settings(kind: SourceKind) -> &'static [&'static str] {
     match kind {
-        SourceKind::Postgres => &["syncIntervalSeconds", "pullBatchSize"],
+        SourceKind::Postgres | SourceKind::Mongodb => &["syncIntervalSeconds", "pullBatchSize"],
         SourceKind::Mysql => &["syncIntervalSeconds", "pullBatchSize", "useCompression"],
         _ => &[],
     }
@@ -216,10 +231,9 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
             ));
         }
         let body = validate::object(body, &prefix)?;
-        if kind == SourceKind::Mysql {
-            // `ClickPipePatchMySQLSource` requires them whatever else changes.
-            mysql_patch_required(body, &prefix)?;
-        }
+        // `ClickPipePatchMySQLSource` and `ClickPipePatchMongoDBSource` require them whatever
+        // else changes.
+        patch_required(body, &prefix, kind)?;
         // Removals first: a mapping removed and added again in one PATCH is an edited one.
         let mut members: Vec<(&String, &Value)> = body.iter().collect();
         members.sort_by_key(|(member, _)| member.as_str() == "tableMappingsToAdd");
@@ -294,13 +308,31 @@ fn patch_database_settings(
 fn database_name(kind: SourceKind) -> &'static str {
     match kind {
         SourceKind::Mysql => "MySQL",
+        SourceKind::Mongodb => "MongoDB",
         _ => "Postgres",
     }
 }
 
-/// `host` and `port`, which a mysql source of a PATCH must carry (`ClickPipePatchMySQLSource`),
-/// each of its kind and range.
-fn mysql_patch_required(body: &Map<String, Value>, prefix: &str) -> Result<(), ApiError> {
+/// What a source of a PATCH must carry: a mysql one `host` and `port`
+/// (`ClickPipePatchMySQLSource`), a mongodb one `uri` and `readPreference`
+/// (`ClickPipePatchMongoDBSource`), each of its kind and range.
+fn patch_required(
+    body: &Map<String, Value>,
+    prefix: &str,
+    kind: SourceKind,
+) -> Result<(), ApiError> {
+    if kind == SourceKind::Mongodb {
+        validate::required_string(body, "uri", prefix, 4096)?;
+        let preferences = &super::check::READ_PREFERENCES;
+        if validate::enumerated(body, "readPreference", prefix, preferences)?.is_none() {
+            let path = validate::join(prefix, "readPreference");
+            return Err(ApiError::body(path, "is required"));
+        }
+        return Ok(());
+    }
+    if kind != SourceKind::Mysql {
+        return Ok(());
+    }
     validate::required_string(body, "host", prefix, 1024)?;
     if validate::ranged(body, &super::check::PORT, prefix)?.is_none() {
         return Err(ApiError::body(
@@ -323,8 +355,15 @@ fn remove_mappings<'r>(into: &mut Value, remove: impl Iterator<Item = &'r Value>
         .into_iter()
         .filter(|m| {
             !remove.clone().any(|r| {
-                r["sourceSchemaName"] == m["sourceSchemaName"]
-                    && r["sourceTable"] == m["sourceTable"]
+                // Postgres and mysql name a schema and table, mongodb a database and collection.
+                [
+                    "sourceSchemaName",
+                    "sourceTable",
+                    "sourceDatabaseName",
+                    "sourceCollection",
+                ]
+                .iter()
+                .all(|member| r.get(member) == m.get(member))
             })
         })
         .collect();
