@@ -309,3 +309,44 @@ fn the_sandbox_refuses_a_mysql_patch_the_document_refuses() {
     );
     assert_eq!(fine.status, 200, "{}", fine.text);
 }
+
+/// `state: stopped` stops a mysql pipe (a database pipe pauses) and `state: running` starts
+/// it; `absent: true` with `--allow-destroy` deletes it, and the next plan is empty.
+#[test]
+fn a_mysql_pipe_is_stopped_started_and_deleted() {
+    let (sandbox, config) = created();
+    let named = "        name: orders from mysql\n";
+    let converge = Converge::new(&sandbox).fast().envs(SECRETS);
+    let stopped = config.replace(named, &format!("{named}        state: stopped\n"));
+    sandbox.reset_log();
+    converge
+        .config(&stopped)
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    assert_eq!(
+        written(&sandbox),
+        vec![(STATE.to_string(), json!({"command": "stop"}))]
+    );
+    std::thread::sleep(Duration::from_millis(900));
+    assert_eq!(live(&sandbox, "orders from mysql")["state"], "Paused");
+    let running = config.replace(named, &format!("{named}        state: running\n"));
+    sandbox.reset_log();
+    let started = Converge::new(&sandbox)
+        .fast()
+        .envs(SECRETS)
+        .config(&running);
+    started.run(["apply", "--yes"]).assert_exit(0);
+    assert_eq!(
+        written(&sandbox),
+        vec![(STATE.to_string(), json!({"command": "start"}))]
+    );
+    std::thread::sleep(Duration::from_millis(900));
+    let absent = config.replace(named, &format!("{named}        absent: true\n"));
+    let deleting = Converge::new(&sandbox).fast().envs(SECRETS).config(&absent);
+    deleting
+        .run(["apply", "--yes", "--allow-destroy"])
+        .assert_exit(0);
+    // The server answers a delete before its teardown ends.
+    std::thread::sleep(Duration::from_millis(900));
+    deleting.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
