@@ -292,9 +292,12 @@ fn read_service(
         }
         None => Vec::new(),
     };
-    let database_pipes = pipes
-        .iter()
-        .any(|p| p.source.as_ref().and_then(|s| s.kind()) == Some(SourceKind::Postgres));
+    let database_pipes = pipes.iter().any(|p| {
+        p.source
+            .as_ref()
+            .and_then(|s| s.kind())
+            .is_some_and(SourceKind::is_database)
+    });
     // The cloud serves the shared compute only to a service with a database pipe.
     if database_pipes && let Some(cloud) = &clients.cloud {
         match runtime.block_on(cloud.pipe_compute(id)) {

@@ -380,15 +380,21 @@ pub enum PipeKind {
     Kinesis,
     /// `postgres`.
     Postgres,
+    /// `mysql`.
+    Mysql,
+    /// `mongodb`.
+    Mongodb,
 }
 
 impl PipeKind {
     /// Every kind, in the order the config format lists them.
-    pub const ALL: [PipeKind; 4] = [
+    pub const ALL: [PipeKind; 6] = [
         PipeKind::Kafka,
         PipeKind::ObjectStorage,
         PipeKind::Kinesis,
         PipeKind::Postgres,
+        PipeKind::Mysql,
+        PipeKind::Mongodb,
     ];
 
     /// The key the kind is written under (`objectStorage`), as in the API.
@@ -398,7 +404,18 @@ impl PipeKind {
             PipeKind::ObjectStorage => "objectStorage",
             PipeKind::Kinesis => "kinesis",
             PipeKind::Postgres => "postgres",
+            PipeKind::Mysql => "mysql",
+            PipeKind::Mongodb => "mongodb",
         }
+    }
+
+    /// Whether the kind is a database (CDC) pipe: tables from `tableMappings`, no per-pipe
+    /// scaling, the service's `pipeCompute`.
+    pub fn is_database(self) -> bool {
+        matches!(
+            self,
+            PipeKind::Postgres | PipeKind::Mysql | PipeKind::Mongodb
+        )
     }
 
     /// The kind written under `key`.

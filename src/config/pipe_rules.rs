@@ -2,8 +2,8 @@
 //!
 //! | Code | Rule |
 //! |---|---|
-//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres` |
-//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a postgres pipe (or a scaling field of another kind), a destination table or field mappings on a postgres pipe, a setting of another kind |
+//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres`, `mysql`, `mongodb` |
+//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a database (postgres, mysql, mongodb) pipe (or a scaling field of another kind), a destination table or field mappings on a database pipe, a setting of another kind |
 //! | `semantic::pipe-destination` | a streaming or object-storage pipe names its destination `table`, `managedTable` and `columns` |
 //! | `semantic::pipe-field-mappings` | every destination column has a field mapping, and every mapping names a column |
 //! | `semantic::duplicate-pipe-name` | pipe names are unique within a service |
@@ -206,8 +206,8 @@ impl Pipe<'_> {
     fn destination(&self, kind: PipeKind, diags: &mut Vec<Diagnostic>) {
         let destination = entry(self.node, "destination");
         let mappings = entry(self.node, "fieldMappings");
-        if kind == PipeKind::Postgres {
-            self.no_table_fields(destination, mappings, diags);
+        if kind.is_database() {
+            self.no_table_fields(kind, destination, mappings, diags);
             return;
         }
         let Some((destination_key, destination)) = destination else {
@@ -248,10 +248,11 @@ impl Pipe<'_> {
         self.field_mappings(&columns, mappings, diags);
     }
 
-    /// A postgres pipe names no destination table, columns or field mappings: its tables are
-    /// its `source.postgres.tableMappings`.
+    /// A database pipe names no destination table, columns or field mappings: its tables are
+    /// its `source.<kind>.tableMappings`.
     fn no_table_fields(
         &self,
+        kind: PipeKind,
         destination: Option<(&Key, &Node)>,
         mappings: Option<(&Key, &Node)>,
         diags: &mut Vec<Diagnostic>,
@@ -267,16 +268,18 @@ impl Pipe<'_> {
                 Diagnostic::error(
                     Code::SemanticPipeKindField,
                     format!(
-                        "`{}` does not apply to pipe `{}`, whose source is postgres",
+                        "`{}` does not apply to pipe `{}`, whose source is {}",
                         key.name,
-                        self.address()
+                        self.address(),
+                        kind.as_str()
                     ),
                     Some(key.span),
                 )
-                .with_label("not a field of postgres pipes")
-                .with_help(
-                    "a postgres pipe's tables are its `source.postgres.tableMappings`; remove this",
-                ),
+                .with_label(format!("not a field of {} pipes", kind.as_str()))
+                .with_help(format!(
+                    "a {0} pipe's tables are its `source.{0}.tableMappings`; remove this",
+                    kind.as_str()
+                )),
             );
         }
     }
@@ -470,6 +473,8 @@ pub(crate) fn wire_kind(kind: PipeKind) -> SourceKind {
         PipeKind::ObjectStorage => SourceKind::ObjectStorage,
         PipeKind::Kinesis => SourceKind::Kinesis,
         PipeKind::Postgres => SourceKind::Postgres,
+        PipeKind::Mysql => SourceKind::Mysql,
+        PipeKind::Mongodb => SourceKind::Mongodb,
     }
 }
 

@@ -43,7 +43,7 @@ pub(crate) const SECRET_FIELDS: [SecretField; 2] = [KEY_SECRET, TOKEN];
 /// A pipe's write-only credential fields, by source kind: each one's path under the kind
 /// (`credentials.password`). Written only as `${env:NAME}`, sent on create and on a
 /// `credentialsVersion` bump, never read back, printed or saved.
-pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 17] = [
+pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 21] = [
     ("kafka", "credentials.username"),
     ("kafka", "credentials.password"),
     ("kafka", "credentials.accessKeyId"),
@@ -61,6 +61,10 @@ pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 17] = [
     ("kinesis", "accessKey.secretKey"),
     ("postgres", "credentials.username"),
     ("postgres", "credentials.password"),
+    ("mysql", "credentials.username"),
+    ("mysql", "credentials.password"),
+    ("mongodb", "credentials.username"),
+    ("mongodb", "credentials.password"),
 ];
 
 /// The credentials a live pipe's source takes, as [`PIPE_CREDENTIALS`] paths: which ones
@@ -81,7 +85,9 @@ pub(crate) fn pipe_credentials_taken(kind: &str, source: &serde_json::Value) -> 
         ("objectStorage", Some("CONNECTION_STRING"), _)
         | ("objectStorage", _, Some("azureblobstorage")) => &["connectionString"],
         ("objectStorage", Some("SERVICE_ACCOUNT"), _) => &["serviceAccountKey"],
-        ("postgres", _, _) => &["credentials.username", "credentials.password"],
+        ("postgres" | "mysql" | "mongodb", _, _) => {
+            &["credentials.username", "credentials.password"]
+        }
         _ => &[],
     };
     // A kafka schema registry authenticates on its own (`PLAIN` is the one method the
@@ -245,6 +251,8 @@ mod tests {
             ("objectStorage", "ClickPipePostObjectStorageSource"),
             ("kinesis", "ClickPipePostKinesisSource"),
             ("postgres", "ClickPipeMutatePostgresSource"),
+            ("mysql", "ClickPipeMutateMySQLSource"),
+            ("mongodb", "ClickPipeMutateMongoDBSource"),
         ] {
             let members = &schemas[schema]["properties"];
             let mut theirs: Vec<String> = credential_members

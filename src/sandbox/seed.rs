@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use crate::api::wire::{
     Alert, Backup, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
-    ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource, PrivateEndpoint,
-    SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile, Webhook,
+    MongodbSource, MysqlSource, ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource,
+    PrivateEndpoint, SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
+    Webhook,
 };
 
 use super::faults::{hash_bytes, mix};
@@ -149,7 +150,7 @@ fn pipe(
 ) -> PipeRecord {
     let source = seed_source(name, kind);
     // A database pipe's tables are its table mappings; the others write one table.
-    let (destination, field_mappings) = if kind == SourceKind::Postgres {
+    let (destination, field_mappings) = if kind.is_database() {
         (json!({"database": "default"}), None)
     } else {
         (
@@ -169,7 +170,9 @@ fn pipe(
     let settings = match kind {
         SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
         SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
-        SourceKind::Postgres => json!({"db_max_threads": 4}),
+        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => {
+            json!({"db_max_threads": 4})
+        }
     };
     let mut pipe = Pipe {
         id: id.to_string(),
@@ -254,6 +257,36 @@ fn seed_source(name: &str, kind: SourceKind) -> PipeSource {
             }),
             ..PipeSource::default()
         },
+        SourceKind::Mysql | SourceKind::Mongodb => seed_cdc_source(name, kind),
+    }
+}
+
+/// The source of a seeded mysql or mongodb pipe named `name`.
+fn seed_cdc_source(name: &str, kind: SourceKind) -> PipeSource {
+    match kind {
+        SourceKind::Mysql => PipeSource {
+            mysql: Some(MysqlSource {
+                host: Some("mysql.sandbox.local".into()),
+                port: Some(3306),
+                settings: Some(CompactJson::from(json!({"replicationMode": "cdc"}))),
+                table_mappings: Some(CompactJson::from(json!([{"sourceSchemaName": "app",
+                    "sourceTable": name, "targetTable": format!("app_{name}")}]))),
+                ..MysqlSource::default()
+            }),
+            ..PipeSource::default()
+        },
+        SourceKind::Mongodb => PipeSource {
+            mongodb: Some(MongodbSource {
+                uri: Some("mongodb://mongo.sandbox.local:27017/app".into()),
+                read_preference: Some("secondaryPreferred".into()),
+                settings: Some(CompactJson::from(json!({"replicationMode": "cdc"}))),
+                table_mappings: Some(CompactJson::from(json!([{"sourceDatabaseName": "app",
+                    "sourceCollection": name, "targetTable": format!("app_{name}")}]))),
+                ..MongodbSource::default()
+            }),
+            ..PipeSource::default()
+        },
+        _ => PipeSource::default(),
     }
 }
 
@@ -698,7 +731,7 @@ fn large_pipe_scaling(kind: SourceKind, n: usize) -> Option<PipeScaling> {
             replica_memory_gb: Some(0.5 * (1 + (n % 16)) as f64),
             ..PipeScaling::default()
         }),
-        SourceKind::Postgres => None,
+        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => None,
     }
 }
 

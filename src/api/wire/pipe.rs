@@ -1,4 +1,4 @@
-//! Pipes of the cloud API: scaling, the four kinds of source, and the pipe.
+//! Pipes of the cloud API: scaling, the kinds of source, and the pipe.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -260,6 +260,104 @@ pub struct PostgresSource {
     pub table_mappings: Option<CompactJson>,
 }
 
+/// MySQL (database) source (`ClickPipeMySQLSource`); its settings and table mappings are kept
+/// as read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MysqlSource {
+    /// Flavour of MySQL (`mysql`, `mariadb`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
+    /// Authentication method (`basic`, `IAM_ROLE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
+    /// IAM role, for `IAM_ROLE` authentication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iam_role: Option<String>,
+    /// Host the TLS certificate names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_host: Option<String>,
+    /// CA certificate (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<String>,
+    /// TLS off.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub disable_tls: Option<bool>,
+    /// Certificate not verified.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skip_cert_verification: Option<bool>,
+    /// Host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Port.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub port: Option<i64>,
+    /// The replication `server_id` the pipe declares itself as.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_id: Option<i64>,
+    /// Replication settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<CompactJson>,
+    /// Table mappings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_mappings: Option<CompactJson>,
+}
+
+/// MongoDB (database) source (`ClickPipeMongoDBSource`); its settings and collection mappings
+/// are kept as read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MongodbSource {
+    /// Connection URI (`mongodb://...`, `mongodb+srv://...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// Read preference (`primary`, `secondaryPreferred`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_preference: Option<String>,
+    /// Host the TLS certificate names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_host: Option<String>,
+    /// TLS off.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub disable_tls: Option<bool>,
+    /// Certificate not verified.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skip_cert_verification: Option<bool>,
+    /// CA certificate (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate: Option<String>,
+    /// Replication settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<CompactJson>,
+    /// Collection mappings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_mappings: Option<CompactJson>,
+}
+
 /// A pipe's source: exactly one member is normally present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -276,6 +374,12 @@ pub struct PipeSource {
     /// Postgres.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postgres: Option<PostgresSource>,
+    /// MySQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql: Option<MysqlSource>,
+    /// MongoDB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mongodb: Option<MongodbSource>,
 }
 
 /// The kind of a pipe's source, which decides which scaling fields apply.
@@ -290,6 +394,10 @@ pub(crate) enum SourceKind {
     Kinesis,
     /// Postgres: not scaled per pipe.
     Postgres,
+    /// MySQL: not scaled per pipe.
+    Mysql,
+    /// MongoDB: not scaled per pipe.
+    Mongodb,
 }
 
 impl SourceKind {
@@ -300,7 +408,18 @@ impl SourceKind {
             SourceKind::ObjectStorage => "objectStorage",
             SourceKind::Kinesis => "kinesis",
             SourceKind::Postgres => "postgres",
+            SourceKind::Mysql => "mysql",
+            SourceKind::Mongodb => "mongodb",
         }
+    }
+
+    /// Whether the kind is a database (CDC) pipe: table mappings edited while paused, a
+    /// resync, and the service's shared compute (`pipesCdcScaling`) instead of per-pipe scaling.
+    pub(crate) fn is_database(self) -> bool {
+        matches!(
+            self,
+            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb
+        )
     }
 
     /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).
@@ -335,6 +454,8 @@ impl SourceKind {
             SourceKind::ObjectStorage,
             SourceKind::Kinesis,
             SourceKind::Postgres,
+            SourceKind::Mysql,
+            SourceKind::Mongodb,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == key)
@@ -352,6 +473,10 @@ impl PipeSource {
             Some(SourceKind::Kinesis)
         } else if self.postgres.is_some() {
             Some(SourceKind::Postgres)
+        } else if self.mysql.is_some() {
+            Some(SourceKind::Mysql)
+        } else if self.mongodb.is_some() {
+            Some(SourceKind::Mongodb)
         } else {
             None
         }

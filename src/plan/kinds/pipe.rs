@@ -3,6 +3,7 @@
 
 mod check;
 mod copies;
+mod database;
 pub(crate) mod op;
 mod patch;
 pub(crate) mod paused;

@@ -169,6 +169,8 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         ("ClickPipePostObjectStorageSource", "pipeObjectStorage"),
         ("ClickPipePostKinesisSource", "pipeKinesis"),
         ("ClickPipeMutatePostgresSource", "pipePostgres"),
+        ("ClickPipeMutateMySQLSource", "pipeMysql"),
+        ("ClickPipeMutateMongoDBSource", "pipeMongodb"),
         ("ClickPipeMutateDestination", "pipeDestination"),
         ("ClickPipeSettingsPutRequest", "pipeSettings"),
     ];

@@ -6,6 +6,8 @@ mod end;
 pub(crate) mod export;
 mod lifecycle;
 mod merge_job;
+mod mongodb;
+mod mysql;
 mod patch;
 mod paused;
 mod rename;

@@ -9,6 +9,9 @@ use crate::api::wire::PipeScalingPatch;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
+use super::database::{
+    MONGODB_PATCHABLE, MYSQL_PATCHABLE, complete, mapping_deltas, patch_settings,
+};
 use super::patch::members;
 pub(crate) use super::patch::{patch_body, rotation_body};
 
@@ -629,11 +632,11 @@ pub(crate) enum Class {
 }
 
 /// The source members `PATCH .../pipes/{id}` takes, by kind: the cloud document's
-/// `ClickPipePatch*Source` schemas (credentials, sent only on rotation, left out). Postgres
-/// `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove` and
-/// need a pause; of postgres `settings` only [`POSTGRES_PATCH_SETTINGS`] change in place.
+/// `ClickPipePatch*Source` schemas (credentials, sent only on rotation, left out). Database
+/// (postgres, mysql, mongodb) `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove`
+/// and need a pause; of their `settings` only [`patch_settings`] change in place.
 /// `tests` checks this table against the document.
-pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 4] = [
+pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 6] = [
     (
         "kafka",
         &[
@@ -667,10 +670,9 @@ pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 4] = [
             "skipCertVerification",
         ],
     ),
+    ("mysql", &MYSQL_PATCHABLE),
+    ("mongodb", &MONGODB_PATCHABLE),
 ];
-
-/// The postgres settings `PATCH` changes in place (`ClickPipePatchPostgresPipeSettings`).
-pub(crate) const POSTGRES_PATCH_SETTINGS: [&str; 2] = ["syncIntervalSeconds", "pullBatchSize"];
 
 /// The one classification of a changed field (a diff path such as `source.kafka.brokers`),
 /// and why when it is not in place.
@@ -685,13 +687,16 @@ pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
             Class::Replace,
             "forces replacement: the destination table is fixed when the pipe is created",
         ),
-        ["source", "postgres", "tableMappings", ..] => (
+        [
+            "source",
+            "postgres" | "mysql" | "mongodb",
+            "tableMappings",
+            ..,
+        ] => (
             Class::NeedsPause,
             "needs a pause: table mappings change only while the pipe is paused",
         ),
-        ["source", "postgres", "settings", setting, ..]
-            if POSTGRES_PATCH_SETTINGS.contains(setting) =>
-        {
+        ["source", kind, "settings", setting, ..] if patch_settings(kind).contains(setting) => {
             (Class::InPlace, "")
         }
         ["source", kind, member, ..]
@@ -735,48 +740,8 @@ pub(crate) fn lifecycle_body<'a>(
     if !mappings {
         return body;
     }
-    let list = |value: &Value| -> Vec<Value> {
-        value
-            .pointer("/source/postgres/tableMappings")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let (had, wants) = (list(before), list(after));
-    // A live mapping is the declared one when it has each member the config writes: the
-    // server adds defaults (`tableEngine`) the config need not write.
-    let same = |live: &Value, want: &Value| {
-        want.as_object().is_some_and(|want| {
-            want.iter()
-                .all(|(member, value)| live.get(member) == Some(value))
-        })
-    };
-    // Removed by the three members the document requires of a removal, read from the live one.
-    let remove: Vec<Value> = had
-        .iter()
-        .filter(|m| !wants.iter().any(|w| same(m, w)))
-        .map(|m| {
-            let mut removal = serde_json::Map::new();
-            for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
-                if let Some(value) = m.get(member) {
-                    removal.insert(member.into(), value.clone());
-                }
-            }
-            Value::Object(removal)
-        })
-        .collect();
-    let add: Vec<Value> = wants
-        .into_iter()
-        .filter(|w| !had.iter().any(|m| same(m, w)))
-        .collect();
-    if !body.get("source").is_some_and(Value::is_object) {
-        body["source"] = Value::Object(serde_json::Map::new());
-    }
-    if !body["source"].get("postgres").is_some_and(Value::is_object) {
-        body["source"]["postgres"] = Value::Object(serde_json::Map::new());
-    }
-    body["source"]["postgres"]["tableMappingsToRemove"] = Value::Array(remove);
-    body["source"]["postgres"]["tableMappingsToAdd"] = Value::Array(add);
+    mapping_deltas(&mut body, before, after);
+    complete(&mut body, after);
     body
 }
 
@@ -805,6 +770,8 @@ mod tests {
             ("objectStorage", "ClickPipePatchObjectStorageSource"),
             ("kinesis", "ClickPipePatchKinesisSource"),
             ("postgres", "ClickPipePatchPostgresSource"),
+            ("mysql", "ClickPipePatchMySQLSource"),
+            ("mongodb", "ClickPipePatchMongoDBSource"),
         ] {
             let mut theirs: Vec<&str> = schemas[schema]["properties"]
                 .as_object()
@@ -823,15 +790,22 @@ mod tests {
             ours.sort_unstable();
             assert_eq!(ours, theirs, "{kind}");
         }
-        let settings: Vec<&str> = schemas["ClickPipePatchPostgresPipeSettings"]["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let mut ours = POSTGRES_PATCH_SETTINGS.to_vec();
-        ours.sort_unstable();
-        assert_eq!(settings, ours, "the document's keys come sorted");
+        for (kind, schema) in [
+            ("postgres", "ClickPipePatchPostgresPipeSettings"),
+            ("mysql", "ClickPipePatchMySQLPipeSettings"),
+            ("mongodb", "ClickPipePatchMongoDBPipeSettings"),
+        ] {
+            let mut settings: Vec<&str> = schemas[schema]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut ours = patch_settings(kind).to_vec();
+            settings.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(settings, ours, "{kind}");
+        }
         let top: Vec<&str> = schemas["ClickPipePatchRequest"]["properties"]
             .as_object()
             .unwrap()
@@ -868,6 +842,26 @@ mod tests {
             Class::Replace
         );
         assert_eq!(class_of("destination.table").0, Class::Replace);
+        assert_eq!(class_of("source.mysql.tableMappings").0, Class::NeedsPause);
+        assert_eq!(
+            class_of("source.mysql.settings.useCompression").0,
+            Class::InPlace
+        );
+        assert_eq!(class_of("source.mysql.serverId").0, Class::InPlace);
+        assert_eq!(class_of("source.mysql.type").0, Class::Replace);
+        assert_eq!(
+            class_of("source.mongodb.tableMappings").0,
+            Class::NeedsPause
+        );
+        assert_eq!(class_of("source.mongodb.readPreference").0, Class::InPlace);
+        assert_eq!(
+            class_of("source.mongodb.settings.useJsonNativeFormat").0,
+            Class::Replace
+        );
+        assert_eq!(
+            class_of("source.mysql.settings.replicationMechanism").0,
+            Class::Replace
+        );
         assert_eq!(class_of("destination.columns").0, Class::InPlace);
         assert_eq!(class_of("source.kinesis").0, Class::Replace);
     }

@@ -21,7 +21,7 @@ pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a 
     for path in paths {
         let parts = members(path);
         let depth = match parts.as_slice() {
-            ["source", "postgres", "settings", ..] => 4,
+            ["source", "postgres" | "mysql" | "mongodb", "settings", ..] => 4,
             // `ClickPipePatchDestination` takes `columns` whole (an array), and a setting is
             // one member of the flat map.
             ["destination", ..] | ["settings", ..] => 2,
@@ -46,6 +46,7 @@ pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a 
         }
         at[*last] = value;
     }
+    super::database::complete(&mut body, after);
     body
 }
 
@@ -69,5 +70,6 @@ pub(crate) fn rotation_body<'a>(after: &Value, paths: impl IntoIterator<Item = &
                 .or_insert_with(|| Value::Object(serde_json::Map::new()));
         }
     }
+    super::database::complete(&mut body, after);
     body
 }

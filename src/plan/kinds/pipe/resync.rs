@@ -45,9 +45,9 @@ pub(crate) fn resync_plan(
             )
         })?;
     let kind = live_pipe.source.as_ref().and_then(|s| s.kind());
-    if kind != Some(SourceKind::Postgres) {
+    if !kind.is_some_and(SourceKind::is_database) {
         return Err(format!(
-            "pipe `{}` reads from {}: only database (postgres) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
+            "pipe `{}` reads from {}: only database (postgres, mysql, mongodb) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
             live_pipe.name,
             kind.map_or("an unknown source", |k| k.as_str())
         ));

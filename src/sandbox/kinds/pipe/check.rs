@@ -42,7 +42,7 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
     let [key] = named.as_slice() else {
         return invalid(
             "source",
-            "must hold exactly one of kafka, objectStorage, kinesis, postgres",
+            "must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql, mongodb",
         );
     };
     let prefix = validate::join("source", key);
@@ -56,6 +56,8 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
         SourceKind::ObjectStorage => object_storage_source(body, p)?,
         SourceKind::Kinesis => kinesis_source(body, p)?,
         SourceKind::Postgres => postgres_source(body, p)?,
+        SourceKind::Mysql => mysql_source(body, p)?,
+        SourceKind::Mongodb => mongodb_source(body, p)?,
     }
     Ok((kind, without_credentials(&Value::Object(body.clone()))))
 }
@@ -180,13 +182,107 @@ fn postgres_source(body: &Map<String, Value>, p: &str) -> Check<()> {
     Ok(())
 }
 
+/// A database server's port (`ClickPipeMutateMySQLSource.port`).
+pub(super) const PORT: Range = Range {
+    field: "port",
+    min: 1.0,
+    max: 65535.0,
+    integer: true,
+};
+
+/// A mysql pipe's replication `server_id` (`ClickPipeMutateMySQLSource.serverId`).
+pub(super) const SERVER_ID: Range = Range {
+    field: "serverId",
+    min: 1.0,
+    max: 4_294_967_295.0,
+    integer: true,
+};
+
+/// A mysql source (`ClickPipeMutateMySQLSource`): host, port, credentials (or an IAM role),
+/// the document's enums and ranges, settings with a replication mode, and table mappings each
+/// naming its source and target.
+fn mysql_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "host", p, 1024)?;
+    if validate::ranged(body, &PORT, p)?.is_none() {
+        return invalid(validate::join(p, "port"), "is required");
+    }
+    validate::ranged(body, &SERVER_ID, p)?;
+    let flavours = ["mysql", "rdsmysql", "auroramysql", "mariadb", "rdsmariadb"];
+    validate::enumerated(body, "type", p, &flavours)?;
+    match validate::enumerated(body, "authentication", p, &["basic", "IAM_ROLE"])?.as_deref() {
+        Some("IAM_ROLE") => drop(validate::required_string(body, "iamRole", p, 2048)?),
+        _ => present(body, "credentials", p)?,
+    }
+    let settings_path = validate::join(p, "settings");
+    let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
+    let modes = ["cdc", "snapshot", "cdc_only"];
+    required_enum(settings, "replicationMode", &settings_path, &modes)?;
+    let mechanisms = ["GTID", "FILE_POS"];
+    validate::enumerated(
+        settings,
+        "replicationMechanism",
+        &settings_path,
+        &mechanisms,
+    )?;
+    let items = match validate::array(body, "tableMappings", p)? {
+        Some(items) if !items.is_empty() => items,
+        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
+    };
+    for (i, mapping) in items.iter().enumerate() {
+        let at = format!("{p}.tableMappings[{i}]");
+        let mapping = validate::object(mapping, &at)?;
+        for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
+            validate::required_string(mapping, member, &at, 1024)?;
+        }
+        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
+        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
+    }
+    Ok(())
+}
+
+/// A mongodb read preference (`ClickPipeMutateMongoDBSource.readPreference`).
+pub(super) const READ_PREFERENCES: [&str; 5] = [
+    "primary",
+    "primaryPreferred",
+    "secondary",
+    "secondaryPreferred",
+    "nearest",
+];
+
+/// A mongodb source (`ClickPipeMutateMongoDBSource`): uri, read preference, credentials,
+/// settings with a replication mode, and collection mappings each naming its source and
+/// target.
+fn mongodb_source(body: &Map<String, Value>, p: &str) -> Check<()> {
+    validate::required_string(body, "uri", p, 4096)?;
+    required_enum(body, "readPreference", p, &READ_PREFERENCES)?;
+    present(body, "credentials", p)?;
+    let settings_path = validate::join(p, "settings");
+    let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
+    let modes = ["cdc", "snapshot", "cdc_only"];
+    required_enum(settings, "replicationMode", &settings_path, &modes)?;
+    let items = match validate::array(body, "tableMappings", p)? {
+        Some(items) if !items.is_empty() => items,
+        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
+    };
+    for (i, mapping) in items.iter().enumerate() {
+        let at = format!("{p}.tableMappings[{i}]");
+        let mapping = validate::object(mapping, &at)?;
+        for member in ["sourceDatabaseName", "sourceCollection", "targetTable"] {
+            validate::required_string(mapping, member, &at, 1024)?;
+        }
+        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
+        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
+    }
+    Ok(())
+}
+
 /// The destination of a create: a database always; a table and its columns for every kind
 /// but database pipes.
 pub(super) fn post_destination(map: &Map<String, Value>, kind: SourceKind) -> Check<Value> {
     let value = map.get("destination").unwrap_or(&Value::Null);
     let destination = validate::object(value, "destination")?;
     validate::required_string(destination, "database", "destination", 255)?;
-    if kind != SourceKind::Postgres {
+    if !kind.is_database() {
         validate::required_string(destination, "table", "destination", 255)?;
         validate::boolean(destination, "managedTable", "destination")?;
         columns_of(

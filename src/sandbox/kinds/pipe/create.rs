@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::api::limits::{PIPE_CONCURRENCY, PIPE_CPU_MILLICORES, PIPE_MEMORY_GB, PIPE_REPLICAS};
-use crate::api::wire::{Pipe, PipeScaling, SourceKind};
+use crate::api::wire::{Pipe, PipeScaling};
 use crate::sandbox::kinds::common::{require_running, service_index, to_value};
 use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{ApiError, Call, Ctx, Reply};
@@ -21,7 +21,7 @@ pub(super) fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErr
     let name = validate::required_string(map, "name", "", 255)?;
     let (kind, source) = post_source(map)?;
     let destination = post_destination(map, kind)?;
-    if kind != SourceKind::Postgres {
+    if !kind.is_database() {
         let mappings = validate::array(map, "fieldMappings", "")?;
         cover_columns(&destination, mappings)?;
     }

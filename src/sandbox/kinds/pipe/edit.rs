@@ -17,7 +17,7 @@ use super::stored::{
 
 /// What `PATCH .../pipes/{id}` takes of each source kind (the cloud document's
 /// `ClickPipePatch*Source`); any other member needs the pipe deleted and created again.
-const PATCHABLE: [(SourceKind, &[&str]); 4] = [
+const PATCHABLE: [(SourceKind, &[&str]); 6] = [
     (
         SourceKind::Kafka,
         &[
@@ -62,16 +62,56 @@ const PATCHABLE: [(SourceKind, &[&str]); 4] = [
             "tableMappingsToRemove",
         ],
     ),
+    (
+        SourceKind::Mysql,
+        &[
+            "credentials",
+            "host",
+            "port",
+            "authentication",
+            "iamRole",
+            "tlsHost",
+            "caCertificate",
+            "disableTls",
+            "skipCertVerification",
+            "serverId",
+            "settings",
+            "tableMappingsToAdd",
+            "tableMappingsToRemove",
+        ],
+    ),
+    (
+        SourceKind::Mongodb,
+        &[
+            "credentials",
+            "uri",
+            "readPreference",
+            "tlsHost",
+            "disableTls",
+            "skipCertVerification",
+            "caCertificate",
+            "settings",
+            "tableMappingsToAdd",
+            "tableMappingsToRemove",
+        ],
+    ),
 ];
 
 /// The top-level members `PATCH .../pipes/{id}` takes.
 const PATCH_MEMBERS: [&str; 5] = ["name", "source", "destination", "fieldMappings", "settings"];
 
-/// The postgres settings a PATCH may change (`ClickPipePatchPostgresPipeSettings`).
-const POSTGRES_PATCH_SETTINGS: [&str; 2] = ["syncIntervalSeconds", "pullBatchSize"];
+/// The settings a PATCH may change, by database kind (`ClickPipePatchPostgresPipeSettings`,
+/// `ClickPipePatchMySQLPipeSettings`).
+fn patch_settings(kind: SourceKind) -> &'static [&'static str] {
+    match kind {
+        SourceKind::Postgres | SourceKind::Mongodb => &["syncIntervalSeconds", "pullBatchSize"],
+        SourceKind::Mysql => &["syncIntervalSeconds", "pullBatchSize", "useCompression"],
+        _ => &[],
+    }
+}
 
 /// `PATCH .../pipes/{id}`: only what the document's PATCH schemas take; table mappings of a
-/// postgres pipe only while it is paused, after which the server resumes it.
+/// database pipe only while it is paused, after which the server resumes it.
 pub(super) fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let index = service_index(ctx, call)?;
     let pipe_index = find_pipe(ctx.world, call.service, call.id)?;
@@ -94,7 +134,7 @@ pub(super) fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErro
         return Err(ApiError::new(
             400,
             "BAD_REQUEST",
-            "Postgres ClickPipe must be paused to edit",
+            format!("{} ClickPipe must be paused to edit", database_name(kind)),
         ));
     }
     if edits_mappings && ctx.quirks.contains(&Quirk::PipeEditsRefused) {
@@ -157,7 +197,7 @@ fn edit_members(
     if let Some(source) = map.get("source").filter(|v| !v.is_null()) {
         edits_mappings = patch_source(pipe, source, kind)?;
     }
-    if kind != SourceKind::Postgres {
+    if !kind.is_database() {
         let columns = pipe["destination"].clone();
         let mappings = pipe.as_object().and_then(|p| {
             p.get("fieldMappings")
@@ -191,6 +231,9 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
             ));
         }
         let body = validate::object(body, &prefix)?;
+        // `ClickPipePatchMySQLSource` and `ClickPipePatchMongoDBSource` require them whatever
+        // else changes.
+        patch_required(body, &prefix, kind)?;
         // Removals first: a mapping removed and added again in one PATCH is an edited one.
         let mut members: Vec<(&String, &Value)> = body.iter().collect();
         members.sort_by_key(|(member, _)| member.as_str() == "tableMappingsToAdd");
@@ -208,7 +251,7 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
             }
             let into = &mut pipe["source"][kind.as_str()];
             match member.as_str() {
-                "settings" => patch_postgres_settings(into, value, &path)?,
+                "settings" => patch_database_settings(into, value, &path, kind)?,
                 "tableMappingsToRemove" => {
                     edits_mappings = true;
                     let remove = validate::array(body, member, &prefix)?.cloned();
@@ -231,13 +274,23 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
     Ok(edits_mappings)
 }
 
-/// The postgres settings of a PATCH (`syncIntervalSeconds`, `pullBatchSize`, integers of at
-/// least 1) written into the stored source, `into`.
-fn patch_postgres_settings(into: &mut Value, value: &Value, path: &str) -> Result<(), ApiError> {
+/// The settings of a database pipe's PATCH (`syncIntervalSeconds`, `pullBatchSize`, integers
+/// of at least 1; mysql's `useCompression`, a boolean) written into the stored source, `into`.
+fn patch_database_settings(
+    into: &mut Value,
+    value: &Value,
+    path: &str,
+    kind: SourceKind,
+) -> Result<(), ApiError> {
     let settings = validate::object(value, path)?;
     for (setting, v) in settings {
-        if !POSTGRES_PATCH_SETTINGS.contains(&setting.as_str()) {
+        if !patch_settings(kind).contains(&setting.as_str()) {
             return Err(replace_only(&validate::join(path, setting)).into());
+        }
+        if setting == "useCompression" {
+            validate::boolean(settings, setting, path)?;
+            into["settings"][setting.as_str()] = v.clone();
+            continue;
         }
         let n = validate::number(settings, setting, path)?;
         if n.is_some_and(|n| n < 1.0 || n.fract() != 0.0) {
@@ -248,6 +301,46 @@ fn patch_postgres_settings(into: &mut Value, value: &Value, path: &str) -> Resul
         }
         into["settings"][setting.as_str()] = v.clone();
     }
+    Ok(())
+}
+
+/// How the server names a database kind in its messages.
+fn database_name(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Mysql => "MySQL",
+        SourceKind::Mongodb => "MongoDB",
+        _ => "Postgres",
+    }
+}
+
+/// What a source of a PATCH must carry: a mysql one `host` and `port`
+/// (`ClickPipePatchMySQLSource`), a mongodb one `uri` and `readPreference`
+/// (`ClickPipePatchMongoDBSource`), each of its kind and range.
+fn patch_required(
+    body: &Map<String, Value>,
+    prefix: &str,
+    kind: SourceKind,
+) -> Result<(), ApiError> {
+    if kind == SourceKind::Mongodb {
+        validate::required_string(body, "uri", prefix, 4096)?;
+        let preferences = &super::check::READ_PREFERENCES;
+        if validate::enumerated(body, "readPreference", prefix, preferences)?.is_none() {
+            let path = validate::join(prefix, "readPreference");
+            return Err(ApiError::body(path, "is required"));
+        }
+        return Ok(());
+    }
+    if kind != SourceKind::Mysql {
+        return Ok(());
+    }
+    validate::required_string(body, "host", prefix, 1024)?;
+    if validate::ranged(body, &super::check::PORT, prefix)?.is_none() {
+        return Err(ApiError::body(
+            validate::join(prefix, "port"),
+            "is required",
+        ));
+    }
+    validate::ranged(body, &super::check::SERVER_ID, prefix)?;
     Ok(())
 }
 
@@ -262,8 +355,15 @@ fn remove_mappings<'r>(into: &mut Value, remove: impl Iterator<Item = &'r Value>
         .into_iter()
         .filter(|m| {
             !remove.clone().any(|r| {
-                r["sourceSchemaName"] == m["sourceSchemaName"]
-                    && r["sourceTable"] == m["sourceTable"]
+                // Postgres and mysql name a schema and table, mongodb a database and collection.
+                [
+                    "sourceSchemaName",
+                    "sourceTable",
+                    "sourceDatabaseName",
+                    "sourceCollection",
+                ]
+                .iter()
+                .all(|member| r.get(member) == m.get(member))
             })
         })
         .collect();

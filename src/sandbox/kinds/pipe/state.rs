@@ -22,16 +22,16 @@ pub(super) fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, A
         .ok_or_else(|| ApiError::body("command", "is required"))?;
     let record = &ctx.world.pipes[pipe_index];
     let state = record.pipe.state.clone().unwrap_or_default();
-    let postgres = record
+    let database = record
         .pipe
         .source
         .as_ref()
         .and_then(|s| s.kind())
-        .is_some_and(|k| k == SourceKind::Postgres);
+        .is_some_and(SourceKind::is_database);
     let fails = ctx.quirks.contains(&Quirk::PipesFail);
     let (now, then): (&str, &[&str]) = match command.as_str() {
         "stop" if state == STOPPED || state == PAUSED => (state.as_str(), &[]),
-        "stop" if postgres => (PAUSING, &[PAUSED]),
+        "stop" if database => (PAUSING, &[PAUSED]),
         "stop" => (STOPPING, &[STOPPED]),
         "start" if state == RUNNING => {
             return Err(ApiError::new(
@@ -52,7 +52,7 @@ pub(super) fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, A
                 ),
             ));
         }
-        _ if !postgres => {
+        _ if !database => {
             return Err(ApiError::new(
                 400,
                 "BAD_REQUEST",
