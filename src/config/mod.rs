@@ -45,6 +45,7 @@ mod rename_rules;
 pub mod render;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
+pub(crate) mod schema_parts;
 pub(crate) mod secret_fields;
 pub(crate) mod server_rules;
 pub(crate) mod service_rules;

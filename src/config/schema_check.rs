@@ -3,7 +3,6 @@
 //! error's instance pointer is mapped back to the line it came from.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
@@ -11,8 +10,8 @@ use serde_json::{Map, Value};
 use super::yaml::{Key, Kind, Node, child_pointer};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
-/// The JSON Schema of the config format, as shipped in `schema/converge.schema.json`.
-pub const SCHEMA: &str = include_str!("../../schema/converge.schema.json");
+pub use super::schema_parts::SCHEMA;
+use super::schema_parts::{Entries, Part, Parts, parts, schema_value};
 
 /// Where a pointer's value and its key were written.
 #[derive(Debug, Clone, Copy)]
@@ -21,162 +20,21 @@ struct Place {
     key: Option<Span>,
 }
 
-fn schema_value() -> Option<&'static Value> {
-    static PARSED: OnceLock<Option<Value>> = OnceLock::new();
-    PARSED
-        .get_or_init(|| serde_json::from_str(SCHEMA).ok())
-        .as_ref()
-}
-
-/// The schema cut where a mapping holds many entries of one shape (services, stacks, a
-/// service's pipes, a stack's dashboards and alerts): each part validates its value with those
-/// entries left out, and each entry is validated on its own. The JSON the validator reads is then
-/// never more than one entry's, instead of a second copy of the whole tree beside it; the
-/// errors are the same, since no keyword of the schema looks across entries.
-struct Part {
-    validator: jsonschema::Validator,
-    /// The properties whose entries are validated apart, each with how its entries are.
-    apart: Vec<(String, Entries)>,
-}
-
-/// How the entries of a mapping cut from its part are validated.
-enum Entries {
-    /// Each entry against one part.
-    One(Part),
-    /// Each entry against one of two parts, chosen as the schema's `if: {required: [...]}`
-    /// chooses (a stack, a dashboard or an alert written as a template's instances, or as
-    /// itself): cutting only lone references would leave each whole stack, every dashboard,
-    /// tile and alert of it, one JSON value.
-    Choice {
-        /// The keys `if` requires.
-        required: Vec<String>,
-        /// The part of an entry `if` holds for.
-        then: Box<Part>,
-        /// The part of any other entry.
-        otherwise: Box<Part>,
-    },
-}
-
-impl Entries {
-    /// The part validating `entry`.
-    fn part_for(&self, entry: &Node) -> &Part {
-        match self {
-            Entries::One(part) => part,
-            Entries::Choice {
-                required,
-                then,
-                otherwise,
-            } => {
-                // `required` holds of anything that is not an object (JSON Schema), so only a
-                // mapping missing a required key takes the `else` branch.
-                let holds = match &entry.kind {
-                    Kind::Map(_) => required.iter().all(|name| entry.get(name).is_some()),
-                    _ => true,
-                };
-                if holds { then } else { otherwise }
-            }
-        }
-    }
-}
-
-/// The deepest cut: root, stack, dashboards is as deep as the config goes.
-const MAX_PART_DEPTH: usize = 4;
-
-fn root_part() -> Option<&'static Part> {
-    static PART: OnceLock<Option<Part>> = OnceLock::new();
-    PART.get_or_init(|| {
-        let schema = schema_value()?;
-        part(schema, schema, 0)
-    })
-    .as_ref()
-}
-
-/// How the entries whose schema is `at` (an `additionalProperties`) are validated.
-fn entries_part(root: &Value, at: &Value, depth: usize) -> Option<Entries> {
-    let Some((required, then, otherwise)) = required_choice(at) else {
-        return Some(Entries::One(part(root, at, depth)?));
-    };
-    Some(Entries::Choice {
-        required,
-        then: Box::new(part(root, then, depth)?),
-        otherwise: Box::new(part(root, otherwise, depth)?),
-    })
-}
-
-/// `at`'s keys `if` requires, `then` and `else`, when `at` is only an `if` that requires keys
-/// and its two branches.
-fn required_choice(at: &Value) -> Option<(Vec<String>, &Value, &Value)> {
-    let object = at.as_object().filter(|o| o.len() == 3)?;
-    let condition = object.get("if")?.as_object().filter(|o| o.len() == 1)?;
-    let required = condition
-        .get("required")?
-        .as_array()?
-        .iter()
-        .map(|name| name.as_str().map(str::to_string))
-        .collect::<Option<Vec<String>>>()?;
-    Some((required, object.get("then")?, object.get("else")?))
-}
-
-/// The part validating `at`, a schema inside `root` (or `root` itself).
-fn part(root: &Value, at: &Value, depth: usize) -> Option<Part> {
-    // A lone reference is cut where it points, so a stack's dashboards are cut too.
-    let lone_ref = at
-        .as_object()
-        .filter(|o| o.len() == 1)
-        .and_then(|o| o.get("$ref"))
-        .and_then(Value::as_str);
-    let target = match lone_ref {
-        Some(reference) => root.pointer(reference.strip_prefix('#')?)?,
-        None => at,
-    };
-    let mut document = target.clone();
-    let mut apart = Vec::new();
-    if depth < MAX_PART_DEPTH
-        && let Some(properties) = document
-            .get_mut("properties")
-            .and_then(Value::as_object_mut)
-    {
-        for (name, property) in properties.iter_mut() {
-            let Some(entries) = property.get_mut("additionalProperties") else {
-                continue;
-            };
-            if !entries.is_object() {
-                continue;
-            }
-            apart.push((name.clone(), entries_part(root, entries, depth + 1)?));
-            *entries = Value::Bool(true);
-        }
-    }
-    if depth > 0
-        && let Some(object) = document.as_object_mut()
-    {
-        for keyword in ["$schema", "$defs"] {
-            if let Some(value) = root.get(keyword) {
-                object.insert(keyword.to_string(), value.clone());
-            }
-        }
-    }
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&document)
-        .ok()?;
-    Some(Part { validator, apart })
-}
-
 /// Checks the merged tree against the schema. Errors on pointers in `unresolved` (strings still
 /// holding an unset `${env:...}`) that concern the string's shape are left out: the value is
 /// not known offline.
 pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
-    let (Some(part), Some(schema)) = (root_part(), schema_value()) else {
-        diags.push(Diagnostic::error(
-            Code::SchemaInternal,
-            "the embedded JSON Schema does not compile; this is a bug in converge",
-            None,
-        ));
+    let (Some(parts), Some(schema)) = (parts(), schema_value()) else {
+        diags.push(schema_internal());
+        return;
+    };
+    let Some(part) = parts.root() else {
+        diags.push(schema_internal());
         return;
     };
     let mut check = Check {
         schema,
+        parts,
         unresolved,
         index: Places::new(root),
         diags,
@@ -184,9 +42,19 @@ pub(crate) fn check(root: &Node, unresolved: &HashSet<String>, diags: &mut Vec<D
     check.part(part, root, "");
 }
 
+/// The error of an embedded schema that does not compile.
+fn schema_internal() -> Diagnostic {
+    Diagnostic::error(
+        Code::SchemaInternal,
+        "the embedded JSON Schema does not compile; this is a bug in converge",
+        None,
+    )
+}
+
 /// One schema check under way: the schema, the tree's places and the diagnostics so far.
 struct Check<'a, 'd> {
     schema: &'static Value,
+    parts: &'static Parts,
     unresolved: &'a HashSet<String>,
     index: Places<'a>,
     diags: &'d mut Vec<Diagnostic>,
@@ -194,9 +62,16 @@ struct Check<'a, 'd> {
 
 impl<'a> Check<'a, '_> {
     /// Validates `node`, written at `base`, against `part`, then each entry left out of it.
-    fn part(&mut self, part: &Part, node: &'a Node, base: &str) {
+    fn part(&mut self, part: &'static Part, node: &'a Node, base: &str) {
         let value = shallow_json(node, &part.apart);
-        let errors: Vec<_> = part.validator.iter_errors(&value).collect();
+        let Some(validator) = part.validator() else {
+            // Said once, however many values the part has.
+            if !self.diags.iter().any(|d| d.code == Code::SchemaInternal) {
+                self.diags.push(schema_internal());
+            }
+            return;
+        };
+        let errors: Vec<_> = validator.iter_errors(&value).collect();
         // A misspelt key is one mistake, not two: its "did you mean" stands for the required key
         // it misses, which is not reported again as missing.
         let misspelt: HashSet<(String, String)> = errors
@@ -233,7 +108,9 @@ impl<'a> Check<'a, '_> {
             };
             let at = child_pointer(base, name);
             for (key, entry) in entries {
-                let entry_part = entries_part.part_for(entry);
+                let Some(entry_part) = self.parts.part_for(entries_part, entry) else {
+                    continue;
+                };
                 self.part(entry_part, entry, &child_pointer(&at, &key.name));
             }
         }
