@@ -2,6 +2,7 @@
 
 mod compute;
 mod credentials;
+mod database;
 mod end;
 pub(crate) mod export;
 mod lifecycle;

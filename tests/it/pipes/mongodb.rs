@@ -7,23 +7,20 @@
 
 use std::time::Duration;
 
-use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::common::{ANALYTICS, Converge, Outcome, Workspace};
+use crate::common::{ANALYTICS, Converge, Workspace};
 use crate::pipes::analytics_with;
+use crate::pipes::database::{
+    CREATE, EDIT, STATE, Secrets, assert_no_secret, created, pipe_writes,
+};
 use crate::pipes::state::live;
 
 /// Credential values no output may ever hold.
-const SECRETS: [(&str, &str); 2] = [
+const SECRETS: Secrets = [
     ("PIPE_MONGO_USERNAME", "canary-mongo-user-8c14"),
     ("PIPE_MONGO_PASSWORD", "canary-mongo-password-3f6a"),
 ];
-
-const EDIT: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
-const STATE: &str =
-    "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/state";
-const CREATE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
 
 /// The one collection mapping of [`MONGODB`].
 const MAPPING: &str = "              - { sourceDatabaseName: shop, sourceCollection: orders, targetTable: shop_orders }
@@ -49,57 +46,10 @@ const MONGODB: &str = "      shop:
           database: shop
 ";
 
-fn assert_no_secret(outcome: &Outcome) {
-    for (_, secret) in SECRETS {
-        assert!(
-            !outcome.stdout.contains(secret) && !outcome.stderr.contains(secret),
-            "a credential value was printed: {outcome:?}"
-        );
-    }
-}
-
-/// The writes the log holds, in order, as (`METHOD route`, body).
-fn written(sandbox: &SandboxHandle) -> Vec<(String, Value)> {
-    sandbox
-        .request_log()
-        .into_iter()
-        .filter(|e| e.method != "GET" && !e.route.ends_with("{serviceId}"))
-        .map(|e| {
-            let body = e
-                .request_body
-                .as_deref()
-                .and_then(|b| serde_json::from_str(b).ok())
-                .unwrap_or(Value::Null);
-            (format!("{} {}", e.method, e.route), body)
-        })
-        .collect()
-}
-
-/// The mongodb pipe created on a sandbox whose states step every 300 ms; returns the sandbox
-/// and the config.
-fn created() -> (SandboxHandle, String) {
-    let sandbox = crate::common::sandbox(SandboxOptions {
-        rate_limit: false,
-        log_bodies: true,
-        scaling_delay: Duration::from_millis(300),
-        ..SandboxOptions::default()
-    });
-    let config = analytics_with(MONGODB);
-    let applied = Converge::new(&sandbox)
-        .fast()
-        .envs(SECRETS)
-        .config(&config)
-        .run(["apply", "--yes"]);
-    assert_no_secret(&applied);
-    assert_eq!(applied.code, 0, "{applied:?}");
-    std::thread::sleep(Duration::from_millis(600));
-    (sandbox, config)
-}
-
 #[test]
 fn a_mongodb_pipe_is_created_with_its_credentials_and_reads_back_with_an_empty_plan() {
-    let (sandbox, config) = created();
-    let creates: Vec<Value> = written(&sandbox)
+    let (sandbox, config) = created(MONGODB, SECRETS);
+    let creates: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == CREATE)
         .map(|(_, body)| body)
@@ -114,15 +64,15 @@ fn a_mongodb_pipe_is_created_with_its_credentials_and_reads_back_with_an_empty_p
     assert!(pipe["source"]["mongodb"].get("credentials").is_none());
     let converge = Converge::new(&sandbox).fast().envs(SECRETS).config(&config);
     let plan = converge.run(["plan", "--detailed-exitcode"]);
-    assert_no_secret(&plan);
+    assert_no_secret(&plan, &SECRETS);
     assert_eq!(plan.code, 0, "{plan:?}");
     let shown = converge.run(["show", "pipe.analytics.shop"]);
-    assert_no_secret(&shown);
+    assert_no_secret(&shown, &SECRETS);
 }
 
 #[test]
 fn a_mongodb_collection_mapping_change_pauses_the_pipe_and_sends_the_deltas_with_uri() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MONGODB, SECRETS);
     let remapped = config.replace(
         MAPPING,
         "              - { sourceDatabaseName: shop, sourceCollection: orders, targetTable: orders_v2 }\n              - { sourceDatabaseName: shop, sourceCollection: items, targetTable: shop_items }\n",
@@ -132,7 +82,7 @@ fn a_mongodb_collection_mapping_change_pauses_the_pipe_and_sends_the_deltas_with
         .envs(SECRETS)
         .config(&remapped);
     let planned = converge.run(["plan"]);
-    assert_no_secret(&planned);
+    assert_no_secret(&planned, &SECRETS);
     assert!(
         planned
             .stdout
@@ -141,10 +91,10 @@ fn a_mongodb_collection_mapping_change_pauses_the_pipe_and_sends_the_deltas_with
     );
     sandbox.reset_log();
     let applied = converge.run(["apply", "--yes"]);
-    assert_no_secret(&applied);
+    assert_no_secret(&applied, &SECRETS);
     assert_eq!(applied.code, 0, "{applied:?}");
     assert_eq!(
-        written(&sandbox),
+        pipe_writes(&sandbox),
         vec![
             (STATE.to_string(), json!({"command": "stop"})),
             (
@@ -169,13 +119,13 @@ fn a_mongodb_collection_mapping_change_pauses_the_pipe_and_sends_the_deltas_with
 
 #[test]
 fn a_mongodb_setting_is_patched_in_place_and_a_replacing_one_replaces_the_pipe() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MONGODB, SECRETS);
     let compressed = config.replace("pullBatchSize: 1000", "pullBatchSize: 5000");
     let converge = Converge::new(&sandbox).fast().envs(SECRETS);
     sandbox.reset_log();
     let applied = converge.config(&compressed).run(["apply", "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
-    let edits: Vec<Value> = written(&sandbox)
+    let edits: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == EDIT)
         .map(|(_, body)| body)
@@ -194,7 +144,7 @@ fn a_mongodb_setting_is_patched_in_place_and_a_replacing_one_replaces_the_pipe()
         .envs(SECRETS)
         .config(&mariadb)
         .run(["plan"]);
-    assert_no_secret(&planned);
+    assert_no_secret(&planned, &SECRETS);
     assert!(
         planned
             .stdout
@@ -206,12 +156,12 @@ fn a_mongodb_setting_is_patched_in_place_and_a_replacing_one_replaces_the_pipe()
 
 #[test]
 fn a_mongodb_pipe_is_exported_with_placeholders_and_the_export_plans_empty() {
-    let (sandbox, _) = created();
+    let (sandbox, _) = created(MONGODB, SECRETS);
     let export = Converge::new(&sandbox)
         .fast()
         .run(["export", "--service", ANALYTICS]);
     export.assert_exit(0);
-    assert_no_secret(&export);
+    assert_no_secret(&export, &SECRETS);
     let yaml = export.stdout.clone();
     assert!(yaml.contains("mongodb:"), "{yaml}");
     assert!(yaml.contains("username: ${env:"), "{yaml}");
@@ -260,7 +210,7 @@ fn a_mongodb_member_out_of_the_documents_range_or_enum_is_refused_at_its_line() 
 /// nothing.
 #[test]
 fn a_mongodb_rotation_sends_the_credentials_once_with_uri_and_read_preference() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MONGODB, SECRETS);
     let rotated = config.replace(
         "        name: orders from mongodb\n",
         "        name: orders from mongodb\n        credentialsVersion: 2\n",
@@ -271,9 +221,9 @@ fn a_mongodb_rotation_sends_the_credentials_once_with_uri_and_read_preference() 
         .config(&rotated);
     sandbox.reset_log();
     let applied = converge.run(["apply", "--yes"]);
-    assert_no_secret(&applied);
+    assert_no_secret(&applied, &SECRETS);
     assert_eq!(applied.code, 0, "{applied:?}");
-    let edits: Vec<Value> = written(&sandbox)
+    let edits: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == EDIT)
         .map(|(_, body)| body)
@@ -289,7 +239,7 @@ fn a_mongodb_rotation_sends_the_credentials_once_with_uri_and_read_preference() 
     sandbox.reset_log();
     let again = converge.run(["apply", "--yes"]);
     assert_eq!(again.code, 0, "{again:?}");
-    assert!(written(&sandbox).iter().all(|(write, _)| write != EDIT));
+    assert!(pipe_writes(&sandbox).iter().all(|(write, _)| write != EDIT));
 }
 
 /// The sandbox refuses what the document refuses: a mongodb `PATCH` source without `uri` and
@@ -297,7 +247,7 @@ fn a_mongodb_rotation_sends_the_credentials_once_with_uri_and_read_preference() 
 /// lacks.
 #[test]
 fn the_sandbox_refuses_a_mongodb_patch_the_document_refuses() {
-    let (sandbox, _) = created();
+    let (sandbox, _) = created(MONGODB, SECRETS);
     let id = live(&sandbox, "orders from mongodb")["id"]
         .as_str()
         .unwrap()

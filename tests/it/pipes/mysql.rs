@@ -6,23 +6,20 @@
 
 use std::time::Duration;
 
-use converge::sandbox::{SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::common::{ANALYTICS, Converge, Outcome, Workspace};
+use crate::common::{ANALYTICS, Converge, Workspace};
 use crate::pipes::analytics_with;
+use crate::pipes::database::{
+    CREATE, EDIT, STATE, Secrets, assert_no_secret, created, pipe_writes,
+};
 use crate::pipes::state::live;
 
 /// Credential values no output may ever hold.
-const SECRETS: [(&str, &str); 2] = [
+const SECRETS: Secrets = [
     ("PIPE_MYSQL_USERNAME", "canary-mysql-user-2b71"),
     ("PIPE_MYSQL_PASSWORD", "canary-mysql-password-e90d"),
 ];
-
-const EDIT: &str = "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
-const STATE: &str =
-    "PATCH /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}/state";
-const CREATE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
 
 /// The one table mapping of [`MYSQL`].
 const MAPPING: &str =
@@ -31,57 +28,10 @@ const MAPPING: &str =
 /// A mysql pipe declared whole.
 const MYSQL: &str = "      shop:\n        name: orders from mysql\n        source:\n          mysql:\n            type: mysql\n            host: mysql.example.com\n            port: 3306\n            serverId: 4242\n            credentials:\n              username: ${env:PIPE_MYSQL_USERNAME}\n              password: ${env:PIPE_MYSQL_PASSWORD}\n            settings: { replicationMode: cdc, replicationMechanism: GTID, useCompression: false }\n            tableMappings:\n              - { sourceSchemaName: shop, sourceTable: orders, targetTable: shop_orders }\n        destination:\n          database: shop\n";
 
-fn assert_no_secret(outcome: &Outcome) {
-    for (_, secret) in SECRETS {
-        assert!(
-            !outcome.stdout.contains(secret) && !outcome.stderr.contains(secret),
-            "a credential value was printed: {outcome:?}"
-        );
-    }
-}
-
-/// The writes the log holds, in order, as (`METHOD route`, body).
-fn written(sandbox: &SandboxHandle) -> Vec<(String, Value)> {
-    sandbox
-        .request_log()
-        .into_iter()
-        .filter(|e| e.method != "GET" && !e.route.ends_with("{serviceId}"))
-        .map(|e| {
-            let body = e
-                .request_body
-                .as_deref()
-                .and_then(|b| serde_json::from_str(b).ok())
-                .unwrap_or(Value::Null);
-            (format!("{} {}", e.method, e.route), body)
-        })
-        .collect()
-}
-
-/// The mysql pipe created on a sandbox whose states step every 300 ms; returns the sandbox
-/// and the config.
-fn created() -> (SandboxHandle, String) {
-    let sandbox = crate::common::sandbox(SandboxOptions {
-        rate_limit: false,
-        log_bodies: true,
-        scaling_delay: Duration::from_millis(300),
-        ..SandboxOptions::default()
-    });
-    let config = analytics_with(MYSQL);
-    let applied = Converge::new(&sandbox)
-        .fast()
-        .envs(SECRETS)
-        .config(&config)
-        .run(["apply", "--yes"]);
-    assert_no_secret(&applied);
-    assert_eq!(applied.code, 0, "{applied:?}");
-    std::thread::sleep(Duration::from_millis(600));
-    (sandbox, config)
-}
-
 #[test]
 fn a_mysql_pipe_is_created_with_its_credentials_and_reads_back_with_an_empty_plan() {
-    let (sandbox, config) = created();
-    let creates: Vec<Value> = written(&sandbox)
+    let (sandbox, config) = created(MYSQL, SECRETS);
+    let creates: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == CREATE)
         .map(|(_, body)| body)
@@ -97,15 +47,15 @@ fn a_mysql_pipe_is_created_with_its_credentials_and_reads_back_with_an_empty_pla
     assert!(pipe["source"]["mysql"].get("credentials").is_none());
     let converge = Converge::new(&sandbox).fast().envs(SECRETS).config(&config);
     let plan = converge.run(["plan", "--detailed-exitcode"]);
-    assert_no_secret(&plan);
+    assert_no_secret(&plan, &SECRETS);
     assert_eq!(plan.code, 0, "{plan:?}");
     let shown = converge.run(["show", "pipe.analytics.shop"]);
-    assert_no_secret(&shown);
+    assert_no_secret(&shown, &SECRETS);
 }
 
 #[test]
 fn a_mysql_table_mapping_change_pauses_the_pipe_and_sends_the_deltas_with_host_and_port() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MYSQL, SECRETS);
     let remapped = config.replace(
         MAPPING,
         "              - { sourceSchemaName: shop, sourceTable: orders, targetTable: orders_v2 }\n              - { sourceSchemaName: shop, sourceTable: items, targetTable: shop_items }\n",
@@ -115,7 +65,7 @@ fn a_mysql_table_mapping_change_pauses_the_pipe_and_sends_the_deltas_with_host_a
         .envs(SECRETS)
         .config(&remapped);
     let planned = converge.run(["plan"]);
-    assert_no_secret(&planned);
+    assert_no_secret(&planned, &SECRETS);
     assert!(
         planned
             .stdout
@@ -124,10 +74,10 @@ fn a_mysql_table_mapping_change_pauses_the_pipe_and_sends_the_deltas_with_host_a
     );
     sandbox.reset_log();
     let applied = converge.run(["apply", "--yes"]);
-    assert_no_secret(&applied);
+    assert_no_secret(&applied, &SECRETS);
     assert_eq!(applied.code, 0, "{applied:?}");
     assert_eq!(
-        written(&sandbox),
+        pipe_writes(&sandbox),
         vec![
             (STATE.to_string(), json!({"command": "stop"})),
             (
@@ -152,13 +102,13 @@ fn a_mysql_table_mapping_change_pauses_the_pipe_and_sends_the_deltas_with_host_a
 
 #[test]
 fn a_mysql_setting_is_patched_in_place_and_a_type_change_replaces_the_pipe() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MYSQL, SECRETS);
     let compressed = config.replace("useCompression: false", "useCompression: true");
     let converge = Converge::new(&sandbox).fast().envs(SECRETS);
     sandbox.reset_log();
     let applied = converge.config(&compressed).run(["apply", "--yes"]);
     assert_eq!(applied.code, 0, "{applied:?}");
-    let edits: Vec<Value> = written(&sandbox)
+    let edits: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == EDIT)
         .map(|(_, body)| body)
@@ -177,7 +127,7 @@ fn a_mysql_setting_is_patched_in_place_and_a_type_change_replaces_the_pipe() {
         .envs(SECRETS)
         .config(&mariadb)
         .run(["plan"]);
-    assert_no_secret(&planned);
+    assert_no_secret(&planned, &SECRETS);
     assert!(
         planned.stdout.contains("source.mysql.type")
             && planned.stdout.contains("forces replacement"),
@@ -187,12 +137,12 @@ fn a_mysql_setting_is_patched_in_place_and_a_type_change_replaces_the_pipe() {
 
 #[test]
 fn a_mysql_pipe_is_exported_with_placeholders_and_the_export_plans_empty() {
-    let (sandbox, _) = created();
+    let (sandbox, _) = created(MYSQL, SECRETS);
     let export = Converge::new(&sandbox)
         .fast()
         .run(["export", "--service", ANALYTICS]);
     export.assert_exit(0);
-    assert_no_secret(&export);
+    assert_no_secret(&export, &SECRETS);
     let yaml = export.stdout.clone();
     assert!(yaml.contains("mysql:"), "{yaml}");
     assert!(yaml.contains("username: ${env:"), "{yaml}");
@@ -237,7 +187,7 @@ fn a_mysql_member_out_of_the_documents_range_or_enum_is_refused_at_its_line() {
 /// carries the `host` and `port` the document requires; the next apply sends nothing.
 #[test]
 fn a_mysql_rotation_sends_the_credentials_once_with_host_and_port() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MYSQL, SECRETS);
     let rotated = config.replace(
         "        name: orders from mysql\n",
         "        name: orders from mysql\n        credentialsVersion: 2\n",
@@ -248,9 +198,9 @@ fn a_mysql_rotation_sends_the_credentials_once_with_host_and_port() {
         .config(&rotated);
     sandbox.reset_log();
     let applied = converge.run(["apply", "--yes"]);
-    assert_no_secret(&applied);
+    assert_no_secret(&applied, &SECRETS);
     assert_eq!(applied.code, 0, "{applied:?}");
-    let edits: Vec<Value> = written(&sandbox)
+    let edits: Vec<Value> = pipe_writes(&sandbox)
         .into_iter()
         .filter(|(write, _)| write == EDIT)
         .map(|(_, body)| body)
@@ -266,14 +216,14 @@ fn a_mysql_rotation_sends_the_credentials_once_with_host_and_port() {
     sandbox.reset_log();
     let again = converge.run(["apply", "--yes"]);
     assert_eq!(again.code, 0, "{again:?}");
-    assert!(written(&sandbox).iter().all(|(write, _)| write != EDIT));
+    assert!(pipe_writes(&sandbox).iter().all(|(write, _)| write != EDIT));
 }
 
 /// The sandbox refuses what the document refuses: a mysql `PATCH` source without `host` and
 /// `port`, a port out of range, and a member the document's patch schema lacks.
 #[test]
 fn the_sandbox_refuses_a_mysql_patch_the_document_refuses() {
-    let (sandbox, _) = created();
+    let (sandbox, _) = created(MYSQL, SECRETS);
     let id = live(&sandbox, "orders from mysql")["id"]
         .as_str()
         .unwrap()
@@ -314,7 +264,7 @@ fn the_sandbox_refuses_a_mysql_patch_the_document_refuses() {
 /// it; `absent: true` with `--allow-destroy` deletes it, and the next plan is empty.
 #[test]
 fn a_mysql_pipe_is_stopped_started_and_deleted() {
-    let (sandbox, config) = created();
+    let (sandbox, config) = created(MYSQL, SECRETS);
     let named = "        name: orders from mysql\n";
     let converge = Converge::new(&sandbox).fast().envs(SECRETS);
     let stopped = config.replace(named, &format!("{named}        state: stopped\n"));
@@ -324,7 +274,7 @@ fn a_mysql_pipe_is_stopped_started_and_deleted() {
         .run(["apply", "--yes"])
         .assert_exit(0);
     assert_eq!(
-        written(&sandbox),
+        pipe_writes(&sandbox),
         vec![(STATE.to_string(), json!({"command": "stop"}))]
     );
     std::thread::sleep(Duration::from_millis(900));
@@ -337,7 +287,7 @@ fn a_mysql_pipe_is_stopped_started_and_deleted() {
         .config(&running);
     started.run(["apply", "--yes"]).assert_exit(0);
     assert_eq!(
-        written(&sandbox),
+        pipe_writes(&sandbox),
         vec![(STATE.to_string(), json!({"command": "start"}))]
     );
     std::thread::sleep(Duration::from_millis(900));

@@ -10,6 +10,7 @@ use converge::sandbox::{Quirk, SandboxHandle, SandboxOptions};
 use serde_json::{Value, json};
 
 use crate::common::{ANALYTICS, Client, Converge, converge_snapshot};
+use crate::pipes::database::written;
 use crate::pipes::{CANARIES, analytics_with, assert_no_canary, declared_whole};
 
 const STATE: &str =
@@ -63,23 +64,6 @@ pub(crate) fn live(sandbox: &SandboxHandle, name: &str) -> Value {
         .find(|p| p["name"] == name)
         .cloned()
         .unwrap()
-}
-
-/// The request bodies of the writes the log holds, in order, as `METHOD route body`.
-fn written(sandbox: &SandboxHandle) -> Vec<(String, Value)> {
-    sandbox
-        .request_log()
-        .into_iter()
-        .filter(|e| e.method != "GET")
-        .map(|e| {
-            let body = e
-                .request_body
-                .as_deref()
-                .and_then(|b| serde_json::from_str(b).ok())
-                .unwrap_or(Value::Null);
-            (format!("{} {}", e.method, e.route), body)
-        })
-        .collect()
 }
 
 /// A table-mapping change is planned as a change that pauses the pipe, and applied as stop,
