@@ -7,7 +7,7 @@ use crate::common::Workspace;
 use super::{Target, apply_then_empty, config, on_both};
 
 /// A dashboard of two tiles (a line and a number tile) and an alert on the first.
-const CREATE: &str = r#"dashboards:
+pub(super) const CREATE: &str = r#"dashboards:
   api:
     name: API
     tags: [team-api]

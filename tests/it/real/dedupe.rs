@@ -6,33 +6,8 @@ use serde_json::{Value, json};
 
 use crate::common::{Workspace, words};
 
+use super::cases::CREATE;
 use super::{Target, apply_then_empty, config, on_both};
-
-/// One dashboard and one alert `API errors` on its tile.
-const STACK: &str = r#"dashboards:
-  api:
-    name: API
-    tiles:
-      - name: Requests
-        x: 0
-        y: 0
-        w: 12
-        h: 4
-        series:
-          - type: time
-            source: Logs
-            aggFn: count
-alerts:
-  errors:
-    name: API errors
-    dashboard: api
-    tile: Requests
-    threshold: 100
-    thresholdType: above
-    interval: 5m
-    channel: { type: webhook, webhookId: 65f5e4a3b9e77c001a789012 }
-    message: Errors are up
-"#;
 
 /// Posts an alert of `alert`'s name, dashboard and tile with the threshold and webhook given;
 /// returns its id.
@@ -70,7 +45,7 @@ fn alert_ids(target: &Target) -> Vec<String> {
 fn dedupe_deletes_only_what_the_config_makes(target: &Target) {
     let workspace = Workspace::new();
     let converge = target.converge().cwd(&workspace);
-    let path = workspace.write("c.yaml", &config(STACK));
+    let path = workspace.write("c.yaml", &config(CREATE));
     apply_then_empty(target, &converge, &path);
     let original = target.alerts()[0].clone();
     let webhook = "65f5e4a3b9e77c001a789012";
