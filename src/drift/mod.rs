@@ -24,6 +24,7 @@
 pub(crate) mod model;
 pub mod render;
 
+use crate::plan::kinds::private_endpoint::live as private_endpoint_live;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
@@ -315,7 +316,7 @@ fn untracked_of_service(
 ) {
     let key = &service.key.value;
     if service.private_endpoints.is_none() {
-        for id in normalize::private_endpoint_ids(live_service) {
+        for id in private_endpoint_live::private_endpoint_ids(live_service) {
             out.push(UnmanagedObject {
                 address: Address::PrivateEndpoint {
                     service: key,

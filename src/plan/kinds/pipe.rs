@@ -4,6 +4,7 @@
 mod check;
 mod copies;
 mod database;
+pub(crate) mod live;
 pub(crate) mod op;
 mod patch;
 pub(crate) mod paused;
@@ -13,6 +14,7 @@ mod resync;
 mod sends;
 mod settings;
 
+use crate::plan::kind::Live;
 pub(crate) use project::{deep_project, made_as};
 pub(crate) use resync::resync_plan;
 use settings::completed_diagnostic;
@@ -30,7 +32,6 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::{self, diff};
-use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
 use op::{CREDENTIALS_VERSION, PipeOp};
@@ -138,7 +139,7 @@ impl Builder<'_> {
         let Some(after) = self.desired_scaling(service, config, kind, scaling) else {
             return;
         };
-        let live_scaling = normalize::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
+        let live_scaling = live::pipe_scaling(&pipe.scaling.clone().unwrap_or_default());
         let before = normalize::project(&live_scaling, &after);
         let fields = diff(&before, &after);
         let change = compared(
@@ -150,7 +151,7 @@ impl Builder<'_> {
             before,
             after,
             fields,
-            fingerprint::pipe(pipe),
+            pipe.fingerprint(),
         );
         if change.action == Action::NoOp {
             self.push(change, None);
@@ -234,7 +235,7 @@ impl Builder<'_> {
                 fields,
                 before: Some(before),
                 after: Some(after),
-                fingerprint: Some(fingerprint::pipe(live)),
+                fingerprint: Some(live.fingerprint()),
                 step: None,
                 renamed_from: None,
             },
@@ -430,13 +431,7 @@ impl Builder<'_> {
             service: &service.key.value,
             pipe: &config.key.value,
         };
-        let mut change = compared(
-            address.into(),
-            before,
-            after,
-            fields,
-            fingerprint::pipe(live),
-        );
+        let mut change = compared(address.into(), before, after, fields, live.fingerprint());
         if pause {
             change.reason = format!(
                 "{}; paused for the change, {}",
@@ -630,7 +625,7 @@ impl Builder<'_> {
             );
             return;
         };
-        let before = normalize::pipe_identity(pipe);
+        let before = live::pipe_identity(pipe);
         let operation = Operation::Pipe(PipeOp::Delete {
             service_id: live_service.id.clone(),
             pipe_id: pipe.id.clone(),
@@ -644,7 +639,7 @@ impl Builder<'_> {
                 fields: diff::deleted(&before),
                 before: Some(before),
                 after: None,
-                fingerprint: Some(fingerprint::pipe(pipe)),
+                fingerprint: Some(pipe.fingerprint()),
                 step: None,
                 renamed_from: None,
             },

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
@@ -276,16 +277,14 @@ pub struct CredentialRef {
     pub reference: String,
 }
 
-impl Kind for PipeOp {
-    /// The object it touches.
-    fn target(&self) -> Target<'_> {
+impl PipeOp {
+    /// The service its object is on, and how it finds its pipe (by name for a create);
+    /// `None` for the compute the service's database pipes share.
+    fn object(&self) -> (&str, Option<Key<'_>>) {
         match self {
             PipeOp::Create {
                 service_id, name, ..
-            } => Target::Pipe {
-                service_id,
-                key: Key::Name(name),
-            },
+            } => (service_id, Some(Key::Name(name))),
             PipeOp::Update {
                 service_id,
                 pipe_id,
@@ -324,11 +323,26 @@ impl Kind for PipeOp {
                 service_id,
                 pipe_id,
                 ..
-            } => Target::Pipe {
-                service_id,
-                key: Key::Id(pipe_id),
-            },
-            PipeOp::Compute { service_id, .. } => Target::PipeCompute { service_id },
+            } => (service_id, Some(Key::Id(pipe_id))),
+            PipeOp::Compute { service_id, .. } => (service_id, None),
+        }
+    }
+}
+
+impl Kind for PipeOp {
+    /// The object it touches.
+    fn target(&self) -> Target<'_> {
+        match self.object() {
+            (service_id, Some(key)) => Target::Pipe { service_id, key },
+            (service_id, None) => Target::PipeCompute { service_id },
+        }
+    }
+
+    /// Its pipe (or the shared compute) as `live` holds it.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        match self.object() {
+            (service_id, Some(key)) => super::live::current(live, service_id, key),
+            (service_id, None) => super::live::current_compute(live, service_id),
         }
     }
 
