@@ -298,7 +298,7 @@ pub struct Step {
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
     /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
-    /// compares it with `super::fingerprint::current` of a fresh read before writing.
+    /// compares it with `Operation::current` of a fresh read before writing.
     pub fingerprint: Option<Fingerprint>,
     /// The request.
     pub operation: Operation,

@@ -28,7 +28,9 @@ use crate::plan::model::{
 };
 use crate::plan::normalize;
 use crate::plan::order;
-use crate::plan::ownership::{Ownership, config_tags, mine, other_owner, removed_instance_owner};
+use crate::plan::ownership::{
+    Owned, Ownership, config_tags, mine, other_owner, removed_instance_owner,
+};
 use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
@@ -420,8 +422,7 @@ impl Builder<'_> {
             .alerts
             .iter()
             .filter(|a| {
-                ownership.owns_alert(a)
-                    && !config_alert_names.contains(&normalize::name_key(&a.name))
+                a.owned(ownership) && !config_alert_names.contains(&normalize::name_key(&a.name))
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));

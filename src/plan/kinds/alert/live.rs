@@ -10,12 +10,22 @@ use crate::api::wire::{Alert, Channel, Dashboard, NewerAlertFields};
 use crate::live::LiveState;
 use crate::plan::kind::Live;
 use crate::plan::normalize::{num, put, same_name, text};
+use crate::plan::ownership::{Owned, Ownership};
 use crate::plan::target::{Key, StackRef};
 
 impl Live for Alert {
     /// The alert with its own, its dashboard's and its tile's ids.
     fn fingerprinted(&self) -> Value {
         alert_with_ids(self)
+    }
+}
+
+impl Owned for Alert {
+    /// Converge's when it is on a dashboard converge owns.
+    fn owned(&self, ownership: &Ownership<'_>) -> bool {
+        self.dashboard
+            .as_deref()
+            .is_some_and(|d| ownership.owns_dashboard_id(d))
     }
 }
 

@@ -21,13 +21,20 @@ use crate::api::wire::{Container, Dashboard, Series, Tile};
 use crate::live::LiveState;
 use crate::plan::kind::Live;
 use crate::plan::normalize::{RUN_TAG_PREFIX, num, present, put, same_name, text};
-use crate::plan::ownership::tagged_for_another;
+use crate::plan::ownership::{Owned, Ownership, tagged_for_another};
 use crate::plan::target::{Key, StackRef};
 
 impl Live for Dashboard {
     /// The dashboard with its own and its tiles' ids.
     fn fingerprinted(&self) -> Value {
         dashboard_with_ids(self)
+    }
+}
+
+impl Owned for Dashboard {
+    /// Converge's when tagged with the stack's tag, or listed by the config.
+    fn owned(&self, ownership: &Ownership<'_>) -> bool {
+        ownership.owns_dashboard_id(&self.id)
     }
 }
 
