@@ -220,21 +220,8 @@ fn unmanaged(
 
 /// The ownership tag of the stack a dashboard address belongs to.
 fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
-    let stack = match address {
-        AddressBuf::Dashboard { stack, .. } | AddressBuf::Tile { stack, .. } => stack,
-        AddressBuf::ServiceScaling { .. }
-        | AddressBuf::PrivateEndpoint { .. }
-        | AddressBuf::Pipe { .. }
-        | AddressBuf::PipeScaling { .. }
-        | AddressBuf::LivePipe { .. }
-        | AddressBuf::Backups { .. }
-        | AddressBuf::LiveDashboard { .. }
-        | AddressBuf::Alert { .. }
-        | AddressBuf::LiveAlert { .. }
-        | AddressBuf::PipeSettings { .. }
-        | AddressBuf::PipeCompute { .. }
-        | AddressBuf::ServiceMember { .. } => return None,
-    };
+    let view = address.view();
+    let stack = view.dashboard_stack()?;
     config
         .stacks
         .keys()

@@ -13,7 +13,6 @@ use crate::api::wire::{Alert, AlertRequest, Dashboard};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff::diff;
-use crate::plan::kind::Kind;
 use crate::plan::model::{AlertTarget, Change, Operation, Plan};
 use crate::plan::normalize;
 use crate::plan::ownership::Ownership;
@@ -189,20 +188,9 @@ fn alert_by_names(
 /// the alert it replaces: by id for an update; by name for a create (an alert created again
 /// because its tile goes keeps its message).
 fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest) -> bool {
-    let current: Option<&Alert> = match operation.target() {
-        Target::Alert {
-            key: Key::Id(id), ..
-        } => alerts.iter().find(|a| a.id == id),
-        Target::Alert {
-            key: Key::Name(name),
-            ..
-        } => alerts.iter().find(|a| normalize::same_name(&a.name, name)),
-        Target::Service { .. }
-        | Target::PrivateEndpoint { .. }
-        | Target::Pipe { .. }
-        | Target::Dashboard { .. }
-        | Target::PipeCompute { .. }
-        | Target::ServiceMember { .. } => None,
+    let current: Option<&Alert> = match operation.object().1 {
+        Key::Id(id) => alerts.iter().find(|a| a.id == id),
+        Key::Name(name) => alerts.iter().find(|a| normalize::same_name(&a.name, name)),
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }

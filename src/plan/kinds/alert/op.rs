@@ -52,7 +52,7 @@ pub enum AlertOp {
 impl AlertOp {
     /// Its stack, how it finds its alert, and for a create the alerts of its name another
     /// stack owns (never the object it creates).
-    fn object(&self) -> (&StackRef, Key<'_>, &[String]) {
+    pub(super) fn object(&self) -> (&StackRef, Key<'_>, &[String]) {
         match self {
             AlertOp::Create {
                 stack,

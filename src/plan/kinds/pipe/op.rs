@@ -229,7 +229,7 @@ pub(crate) fn shown_state(live: &str) -> String {
 impl PipeOp {
     /// The service its object is on, and how it finds its pipe (by name for a create);
     /// `None` for the compute the service's database pipes share.
-    fn object(&self) -> (&str, Option<Key<'_>>) {
+    pub(super) fn object(&self) -> (&str, Option<Key<'_>>) {
         match self {
             PipeOp::Create {
                 service_id, name, ..
