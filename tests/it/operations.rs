@@ -14,7 +14,9 @@
 //!
 //! This reads `src/**/*.rs` (comments, strings and test items left out, as `layers` does) and
 //! fails on any of them. [`kind_names_stay_home`] counts the files each kind is named in
-//! outside its homes, a bound that may only go down.
+//! outside its homes, a bound that may only go down; [`a_kinds_live_side_stays_home`] keeps
+//! each kind's fingerprint, normalizers and ownership rule in its `live.rs` and bounds the
+//! files outside it that import them or name a target.
 
 use std::collections::BTreeMap;
 
@@ -196,6 +198,102 @@ fn kind_names_stay_home() {
         if files.len() > *bound {
             over.push(format!(
                 "`{name}` is named in {} files outside the {kind} kind's own (bound {bound}):\n  {}",
+                files.len(),
+                files.join("\n  ")
+            ));
+        }
+    }
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+/// How many product files outside a kind's homes import its live side
+/// (`plan::kinds::<kind>::live`: its normalizers, its `current`), a bound that may only go
+/// down: the stack planner (`plan/build/stack.rs`) compares dashboards and alerts it prunes,
+/// drift lists a service's unmanaged endpoints.
+const LIVE_SIDE_BOUNDS: &[(&str, usize)] = &[
+    ("service", 0),
+    ("private_endpoint", 1),
+    ("pipe", 0),
+    ("dashboard", 1),
+    ("alert", 1),
+];
+
+/// How many product files outside `src/plan/target.rs` and the kind's homes name each target
+/// (`Target::Pipe`, ...), a bound that may only go down: a new object kind is a variant there
+/// and the answers of `Target`'s methods, not an arm in every engine file. (A `let ... else`
+/// on one target, as `plan/idle.rs` and drift make, is all that is left.)
+const TARGET_BOUNDS: &[(&str, &str, usize)] = &[
+    ("Service", "service", 0),
+    ("PrivateEndpoint", "private_endpoint", 0),
+    ("Pipe", "pipe", 1),
+    ("PipeCompute", "pipe", 0),
+    ("Dashboard", "dashboard", 1),
+    ("Alert", "alert", 0),
+    ("ServiceMember", "service", 1),
+];
+
+/// The wire types whose normalizing and fingerprinting is their kind's own.
+const LIVE_TYPES: &[&str] = &[
+    "Service",
+    "Pipe",
+    "PipeScaling",
+    "Dashboard",
+    "Tile",
+    "Series",
+    "Alert",
+];
+
+#[test]
+fn a_kinds_live_side_stays_home() {
+    let sources = read_sources();
+    let mut over = Vec::new();
+    for (module, source) in &sources {
+        if is_test(module) {
+            continue;
+        }
+        let code: Vec<char> = code_only(&source.text).chars().collect();
+        // Each kind's `Live` (its fingerprint) and `Owned` (its ownership rule) is in its
+        // own `live.rs`.
+        let live_file =
+            source.path.starts_with("src/plan/kinds/") && source.path.ends_with("/live.rs");
+        for trait_name in ["impl Live for", "impl Owned for"] {
+            if !live_file && !words(&code, trait_name).is_empty() {
+                over.push(format!(
+                    "{}: `{trait_name}` outside a kind's live.rs",
+                    source.path
+                ));
+            }
+        }
+        // The shared normalizing rules and the hash name no kind's live type.
+        if ["src/plan/normalize.rs", "src/plan/fingerprint.rs"].contains(&source.path.as_str()) {
+            for name in LIVE_TYPES {
+                if !words(&code, name).is_empty() {
+                    over.push(format!(
+                        "{}: names `{name}`, a kind's live type",
+                        source.path
+                    ));
+                }
+            }
+        }
+    }
+    for (kind, bound) in LIVE_SIDE_BOUNDS {
+        let files = files_naming(&sources, kind, &format!("kinds::{kind}::live"));
+        if files.len() > *bound {
+            over.push(format!(
+                "the {kind} kind's live side is imported in {} files outside its homes (bound {bound}):\n  {}",
+                files.len(),
+                files.join("\n  ")
+            ));
+        }
+    }
+    for (variant, kind, bound) in TARGET_BOUNDS {
+        let files: Vec<String> = files_naming(&sources, kind, &format!("Target::{variant}"))
+            .into_iter()
+            .filter(|path| path != "src/plan/target.rs")
+            .collect();
+        if files.len() > *bound {
+            over.push(format!(
+                "`Target::{variant}` is named in {} files outside plan/target.rs and the {kind} kind's own (bound {bound}):\n  {}",
                 files.len(),
                 files.join("\n  ")
             ));
