@@ -478,36 +478,44 @@ impl Fresh {
 /// A live state holding only one list, enough for [`crate::plan::Operation::current`] of a
 /// step in that scope.
 pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
+    // Both matches are exhaustive: a new list is a compile error here, not an empty state
+    // its steps would read as "the object is gone".
+    let key = match scope {
+        Scope::Services => String::new(),
+        Scope::Pipes(key)
+        | Scope::PipeCompute(key)
+        | Scope::Dashboards(key)
+        | Scope::Alerts(key) => key.clone(),
+    };
     let mut live = LiveState::default();
-    match (scope, data) {
-        (Scope::Services, Data::Services(services)) => {
+    match data {
+        Data::Services(services) => {
             live.services = services.iter().map(|s| (s.id.clone(), s.clone())).collect();
         }
-        (Scope::Pipes(service), Data::Pipes(pipes)) => {
-            live.pipes.insert(service.clone(), pipes.clone());
+        Data::Pipes(pipes) => {
+            live.pipes.insert(key, pipes.clone());
         }
-        (Scope::PipeCompute(service), Data::PipeCompute(compute)) => {
-            live.pipe_compute.insert(service.clone(), compute.clone());
+        Data::PipeCompute(compute) => {
+            live.pipe_compute.insert(key, compute.clone());
         }
-        (Scope::Dashboards(key), Data::Dashboards(dashboards)) => {
+        Data::Dashboards(dashboards) => {
             live.stacks.insert(
-                key.clone(),
+                key,
                 StackLive {
                     dashboards: dashboards.clone(),
                     ..StackLive::default()
                 },
             );
         }
-        (Scope::Alerts(key), Data::Alerts(alerts)) => {
+        Data::Alerts(alerts) => {
             live.stacks.insert(
-                key.clone(),
+                key,
                 StackLive {
                     alerts: alerts.clone(),
                     ..StackLive::default()
                 },
             );
         }
-        _ => {}
     }
     live
 }
