@@ -166,10 +166,15 @@ pub(crate) fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
         (None, Some(id)) => format!("id:{id}"),
         (None, None) => String::new(),
     };
-    alert_view(&AlertView {
+    alert_view(&live_view(alert, dashboard_name, tile_name))
+}
+
+/// A live alert's fields as compared, its dashboard and tile named as given.
+fn live_view(alert: &Alert, dashboard: String, tile: String) -> AlertView<'_> {
+    AlertView {
         name: &alert.name,
-        dashboard: dashboard_name,
-        tile: tile_name,
+        dashboard,
+        tile,
         threshold: alert.threshold,
         threshold_type: &alert.threshold_type,
         interval: &alert.interval,
@@ -177,23 +182,16 @@ pub(crate) fn alert(alert: &Alert, dashboard: Option<&Dashboard>) -> Value {
         channel: &alert.channel,
         message: &alert.message,
         newer: &alert.newer,
-    })
+    }
 }
 
 /// An alert with its own, its dashboard's and its tile's ids, for fingerprints.
 pub(crate) fn alert_with_ids(alert: &Alert) -> Value {
-    let mut value = alert_view(&AlertView {
-        name: &alert.name,
-        dashboard: alert.dashboard.clone().unwrap_or_default(),
-        tile: alert.tile_id.clone().unwrap_or_default(),
-        threshold: alert.threshold,
-        threshold_type: &alert.threshold_type,
-        interval: &alert.interval,
-        source: &alert.source,
-        channel: &alert.channel,
-        message: &alert.message,
-        newer: &alert.newer,
-    });
+    let mut value = alert_view(&live_view(
+        alert,
+        alert.dashboard.clone().unwrap_or_default(),
+        alert.tile_id.clone().unwrap_or_default(),
+    ));
     if let Value::Object(map) = &mut value {
         map.insert("id".into(), Value::String(alert.id.clone()));
     }

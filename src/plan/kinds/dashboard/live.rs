@@ -156,23 +156,8 @@ pub(crate) fn tile_config(config: &Value) -> Value {
     Value::Object(entries.into_iter().collect())
 }
 
-/// One tile, with or without its server-assigned id: in today's shape when it carries
-/// `config` and no `series`, else in the contract's.
-pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
-    if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
-        let mut map = Map::new();
-        if with_id {
-            put(&mut map, "id", text(&tile.id));
-        }
-        map.insert("name".into(), Value::String(tile.name.clone()));
-        map.insert("x".into(), Value::from(tile.x));
-        map.insert("y".into(), Value::from(tile.y));
-        map.insert("w".into(), Value::from(tile.w));
-        map.insert("h".into(), Value::from(tile.h));
-        map.insert("config".into(), tile_config(&config.value()));
-        placed(&mut map, tile);
-        return Value::Object(map);
-    }
+/// A tile's id (when asked) name and place, what both of its shapes start with.
+fn tile_box(tile: &Tile, with_id: bool) -> Map<String, Value> {
     let mut map = Map::new();
     if with_id {
         put(&mut map, "id", text(&tile.id));
@@ -182,6 +167,19 @@ pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
     map.insert("y".into(), Value::from(tile.y));
     map.insert("w".into(), Value::from(tile.w));
     map.insert("h".into(), Value::from(tile.h));
+    map
+}
+
+/// One tile, with or without its server-assigned id: in today's shape when it carries
+/// `config` and no `series`, else in the contract's.
+pub(crate) fn tile(tile: &Tile, with_id: bool) -> Value {
+    if let Some(config) = tile.config.as_ref().filter(|_| tile.is_newer_format()) {
+        let mut map = tile_box(tile, with_id);
+        map.insert("config".into(), tile_config(&config.value()));
+        placed(&mut map, tile);
+        return Value::Object(map);
+    }
+    let mut map = tile_box(tile, with_id);
     map.insert(
         "asRatio".into(),
         Value::Bool(tile.as_ratio.unwrap_or(false)),
