@@ -73,6 +73,7 @@ pub async fn execute(
     let context = Arc::new(write::Context::new(fresh, options.clone()));
     let mut run = Run::new(steps, context, options, progress);
     let interrupted = run.steps_in_order(&mut cancel).await;
+    run.record_versions().await;
     run.sweep_duplicates().await;
     run.report(interrupted)
 }
@@ -255,6 +256,14 @@ impl<'a> Run<'a> {
             self.progress.finish(step, status, message.as_deref());
         }
         self.messages[index] = message;
+    }
+
+    /// The credential versions the pipe creates sent, recorded per service in one request.
+    async fn record_versions(&mut self) {
+        let versions = self.context.take_versions();
+        for (index, message) in kinds::pipe::record_versions(&self.context, versions).await {
+            self.finish(index, Status::Failed, Some(message));
+        }
     }
 
     /// Creates no step waited for are checked for copies other runs made at the same time

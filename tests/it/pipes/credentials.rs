@@ -454,3 +454,49 @@ fn a_replacement_removes_the_old_pipes_version_tag() {
         "{patch}"
     );
 }
+
+/// Five pipe creates with `credentialsVersion` on one service record their five version tags
+/// with one `PATCH` of the service's tags (the endpoint takes a list), not one each; the next
+/// plan is empty.
+#[test]
+fn five_creates_with_credentials_versions_record_their_tags_in_one_service_patch() {
+    let sandbox = logged_sandbox();
+    let one = crate::pipes::export::only("events");
+    let start = one.find("    pipes:\n").unwrap() + "    pipes:\n".len();
+    let block = one[start..].replace(
+        "        name: events from kafka\n",
+        "        name: events from kafka\n        credentialsVersion: 1\n",
+    );
+    let pipes: String = (0..5)
+        .map(|i| {
+            block
+                .replace("      events:\n", &format!("      events{i}:\n"))
+                .replace("name: events from kafka\n", &format!("name: events {i}\n"))
+        })
+        .collect();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&format!("{}{pipes}", &one[..start]));
+    let applied = converge.run(["apply", "--yes"]);
+    applied.assert_exit(0);
+    assert_no_canary(&applied);
+    assert_eq!(
+        applied.writes(),
+        [vec![CREATE_PIPE; 5], vec![SERVICE]].concat(),
+        "{applied:?}"
+    );
+    let tags = sandbox
+        .request_log()
+        .into_iter()
+        .rev()
+        .find(|e| format!("{} {}", e.method, e.route) == SERVICE)
+        .and_then(|e| e.request_body)
+        .unwrap_or_default();
+    assert_eq!(
+        tags.matches("converge.credentials-version.").count(),
+        5,
+        "{tags}"
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+}
