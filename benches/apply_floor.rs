@@ -315,7 +315,10 @@ fn measure_whole(runtime: &tokio::runtime::Runtime, windows: Windows, changes: u
     let first_write = token.iter().find(|e| e.1 == "PUT").map_or(0.0, |e| at(e.0));
     let floor = ((token.len() - 1) / 100) as f64 * window.as_secs_f64();
     println!(
-        "whole config, {changes} alert updates on the standalone stack, {}: {} token requests          ({cloud} cloud), {:.2} s against the token's floor of {floor:.0} s ({:+.1}%); token          windows: {}; first write at {first_write:.2} s, last cloud read at {:.2} s; {limited}          answered 429",
+        "whole config, {changes} alert updates on the standalone stack, {}: {} token requests \
+         ({cloud} cloud), {:.2} s against the token's floor of {floor:.0} s ({:+.1}%); token \
+         windows: {}; first write at {first_write:.2} s, last cloud read at {:.2} s; {limited} \
+         answered 429",
         windows.name(),
         token.len(),
         wall.as_secs_f64(),

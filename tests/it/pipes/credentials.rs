@@ -287,6 +287,7 @@ fn a_credential_variable_is_needed_only_by_a_plan_that_sends_it() {
 const DELETE_PIPE: &str =
     "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
 const CREATE_PIPE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
+const LIST_PIPES: &str = "GET /v1/organizations/{organizationId}/services/{serviceId}/pipes";
 
 /// The id the create of the pipe named `name` answered in a run.
 fn created_id(outcome: &Outcome, name: &str) -> String {
@@ -435,6 +436,16 @@ fn a_replacement_removes_the_old_pipes_version_tag() {
         vec![DELETE_PIPE, CREATE_PIPE, SERVICE],
         "{replaced:?}"
     );
+    // The delete is checked by the shared read right before it (the plan's read, then the
+    // check's), not by a list read of its own (issue 38, part 3).
+    let before_delete: Vec<String> = replaced
+        .requests
+        .iter()
+        .map(|e| format!("{} {}", e.method, e.route))
+        .take_while(|request| request != DELETE_PIPE)
+        .filter(|request| request == LIST_PIPES)
+        .collect();
+    assert_eq!(before_delete, [LIST_PIPES; 2], "{replaced:?}");
     let patch = replaced
         .requests
         .iter()
