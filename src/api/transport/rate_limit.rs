@@ -93,8 +93,8 @@ pub(crate) struct RateLimitError {
 /// closes a `window` after its first request was *answered*, by which time the server had
 /// certainly counted it and so opened its own window, plus the margin: a request sent after
 /// that lands in the server's next window. Within a window requests go as soon as they are
-/// offered, up to the guard before its end (a request sent in the last moments could arrive in
-/// the next window). So a run whose reads on one key end early fills what is left of their
+/// offered; one sent in its last moments (or past its end while its first request is still
+/// out) could arrive in either of the server's windows, so it is counted in both. So a run whose reads on one key end early fills what is left of their
 /// window with its writes, instead of spreading the window over a minute from each answer.
 /// A 429 (or a response saying the window is used up) holds every request of the key until the
 /// time the server named.
@@ -125,18 +125,52 @@ struct BucketState {
 /// One window as the client counts it.
 #[derive(Debug, Clone, Copy)]
 struct Window {
-    /// When its first request was sent.
+    /// The earliest the server's window can have opened: when its first request was sent (or
+    /// the first request carried into it).
     opened: Instant,
-    /// When its first request was answered (or failed).
+    /// The request whose answer dates the window's end: the first one sent once the window
+    /// before had surely closed.
+    opener: Instant,
+    /// When that request was answered (or failed).
     answered: Option<Instant>,
     /// Requests sent in it.
     sent: u32,
+    /// Requests sent while it was unclear which of the server's windows they arrive in (near
+    /// this window's end, or past it while its opener was still unanswered): each is counted
+    /// in this window and in the next, which they may open.
+    carried: Option<Carried>,
+}
+
+/// The requests a window carries into the next.
+#[derive(Debug, Clone, Copy)]
+struct Carried {
+    /// When the first of them was sent: the earliest the server's next window can open.
+    first: Instant,
+    /// How many.
+    count: u32,
+}
+
+impl Window {
+    /// The window after `before` (none: the first), opened by a request sent at `at`: it holds
+    /// what that one carried, and may have opened as early as the first of those.
+    fn after(before: Option<&Window>, at: Instant) -> Window {
+        let carried = before.and_then(|window| window.carried);
+        Window {
+            opened: carried.map_or(at, |carried| carried.first),
+            opener: at,
+            answered: None,
+            sent: carried.map_or(0, |carried| carried.count) + 1,
+            carried: None,
+        }
+    }
 }
 
 /// What the bucket allows at a moment.
 enum Free {
     /// A request may go in the open window.
     InWindow,
+    /// A request may go, counted in the open window and in the next.
+    Carried,
     /// A request opens a new window.
     NewWindow,
     /// Nothing may go before this.
@@ -151,8 +185,9 @@ impl RateBucket {
         // once cost 2% of a 1 s window) beyond the timer's millisecond.
         let margin = (limit.window / 200).max(Duration::from_millis(1));
         // A request sent this close to its window's end may arrive after the server's window
-        // ended (a slower round trip than the window's first request had) and count in the
-        // next: 2% of the window, which a full window's requests, sent at its start, never use.
+        // ended (a slower round trip than the window's first request had): it is counted in
+        // both windows. 2% of the window, which a full window's requests, sent at its start,
+        // never use.
         let guard = (limit.window / 50).max(margin);
         RateBucket {
             limit,
@@ -201,21 +236,26 @@ impl RateBucket {
         let Some(window) = state.window else {
             return Free::NewWindow;
         };
-        let window_length = self.limit.window;
-        if window.sent < self.limit.requests && now + self.guard < window.opened + window_length {
+        let requests = self.limit.requests;
+        let room = window.sent < requests;
+        if room && now + self.guard < window.opened + self.limit.window {
             return Free::InWindow;
         }
-        let closes = match window.answered {
-            Some(answered) => answered + window_length + self.margin,
-            // Its first request is still out: the window closes no earlier than a window after
-            // it was sent; asked again then.
-            None => (window.opened + window_length + self.margin).max(now + self.margin),
-        };
-        if window.answered.is_some() && closes <= now {
-            Free::NewWindow
-        } else {
-            Free::At(closes)
+        let closes = window
+            .answered
+            .map(|answered| answered + self.limit.window + self.margin);
+        if closes.is_some_and(|closes| closes <= now) {
+            return Free::NewWindow;
         }
+        let carried = window.carried.map_or(0, |carried| carried.count);
+        if room && carried < requests {
+            return Free::Carried;
+        }
+        // Full: free once the window closes; with its opener still out, no earlier than a
+        // window after it was sent, asked again then.
+        Free::At(closes.unwrap_or_else(|| {
+            (window.opener + self.limit.window + self.margin).max(now + self.margin)
+        }))
     }
 
     /// Takes a send slot at `now` if one is free, returning the time it was stamped with (for
@@ -232,16 +272,21 @@ impl RateBucket {
             return Ok(now);
         }
         // Keep the stamps ordered even if callers' clocks were read out of order.
-        let at = state.window.map_or(now, |window| now.max(window.opened));
+        let at = state.window.map_or(now, |window| now.max(window.opener));
         match (self.free(&state, at), state.window.as_mut()) {
             (Free::At(free_at), _) => return Err(free_at),
             (Free::InWindow, Some(window)) => window.sent += 1,
-            (Free::InWindow | Free::NewWindow, _) => {
-                state.window = Some(Window {
-                    opened: at,
-                    answered: None,
-                    sent: 1,
+            (Free::Carried, Some(window)) => {
+                window.sent += 1;
+                let carried = window.carried.get_or_insert(Carried {
+                    first: at,
+                    count: 0,
                 });
+                carried.count += 1;
+            }
+            (Free::InWindow | Free::Carried | Free::NewWindow, window) => {
+                let next = Window::after(window.as_deref(), at);
+                state.window = Some(next);
             }
         }
         drop(state);
@@ -260,7 +305,7 @@ impl RateBucket {
         }
         let mut state = self.lock();
         if let Some(window) = state.window.as_mut()
-            && window.opened == sent
+            && window.opener == sent
             && window.answered.is_none()
         {
             window.answered = Some(answered.max(sent));
@@ -277,7 +322,7 @@ impl RateBucket {
         }
         match self.free(&self.lock(), now) {
             Free::At(free_at) => Some(free_at),
-            Free::InWindow | Free::NewWindow => None,
+            Free::InWindow | Free::Carried | Free::NewWindow => None,
         }
     }
 
@@ -468,7 +513,7 @@ mod tests {
     }
 
     #[test]
-    fn no_request_goes_in_the_last_moments_of_a_window() {
+    fn requests_in_the_last_moments_of_a_window_count_in_the_next_too() {
         let limit = RateLimit {
             requests: 10,
             window: Duration::from_secs(1),
@@ -476,11 +521,28 @@ mod tests {
         let bucket = RateBucket::new(limit);
         let start = Instant::now();
         assert!(bucket.try_acquire_at(start));
+        // Near the end they still go (nothing waits for a window that is not full), but each
+        // may arrive in the server's next window, so it is counted there too.
         let late = start + limit.window - bucket.guard;
-        assert_eq!(
-            bucket.try_take_at(late),
-            Err(start + limit.window + bucket.margin)
-        );
+        assert_eq!((0..20).filter(|_| bucket.try_acquire_at(late)).count(), 9);
+        let closes = start + limit.window + bucket.margin;
+        assert_eq!(bucket.try_take_at(late), Err(closes));
+        // The next window holds the 9 carried and one more.
+        assert_eq!((0..20).filter(|_| bucket.try_acquire_at(closes)).count(), 1);
+    }
+
+    #[test]
+    fn an_unanswered_opener_does_not_hold_a_window_that_has_room() {
+        let limit = RateLimit {
+            requests: 100,
+            window: Duration::from_secs(1),
+        };
+        let bucket = RateBucket::new(limit);
+        let start = Instant::now();
+        // A long read opens the window and is still out two windows later.
+        assert!(bucket.try_take_at(start).is_ok());
+        let later = start + Duration::from_secs(2);
+        assert!(bucket.try_take_at(later).is_ok());
     }
 
     #[test]
