@@ -254,6 +254,9 @@ fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, 
     );
 }
 
+/// A request as the sandbox logged it: when it arrived, method, route template, status.
+type Arrived = (Instant, String, String, u16);
+
 /// A whole-config apply of `changes` alert updates on the `large` seed's standalone stack; prints
 /// the token's requests, their windows and the wall time against the token's floor.
 fn measure_whole(runtime: &tokio::runtime::Runtime, windows: Windows, changes: usize) {
@@ -270,7 +273,7 @@ fn measure_whole(runtime: &tokio::runtime::Runtime, windows: Windows, changes: u
         ..SandboxOptions::default()
     })
     .expect("the sandbox starts");
-    let seen: Arc<Mutex<Vec<(Instant, String, String, u16)>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<Arrived>>> = Arc::default();
     let log = seen.clone();
     sandbox.observe(move |entry| {
         if let Ok(mut log) = log.lock() {
