@@ -7,11 +7,14 @@ use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
 use crate::apply::sends::Sends;
-use crate::apply::write::{Context, Created, Doubles, Part, Version, WriteError};
+use crate::apply::write::{Context, Created, Doubles, Part, WriteError};
 
 mod doubles;
+mod versions;
 pub(crate) use doubles::doubles;
 use serde_json::Value;
+use versions::note_version;
+pub(crate) use versions::record_versions;
 
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
@@ -693,67 +696,6 @@ async fn record_version(
             ))
         })?;
     Ok(())
-}
-
-/// Notes that credentials of `version` were sent to the new pipe `pipe_id`, to be recorded with
-/// the other creates of its service ([`record_versions`]).
-fn note_version(context: &Context, step: &Step, service_id: &str, pipe_id: &str, version: i64) {
-    context.note_version(Version {
-        step: step.id,
-        service_id: service_id.to_string(),
-        pipe_id: pipe_id.to_string(),
-        version,
-    });
-}
-
-/// Records the credential versions the run's creates sent, once every step has run: one
-/// `PATCH` of each service's tags for all of its creates ([`op::version_tag`]). A step whose
-/// tag could not be recorded fails (its index and message are returned), saying the next plan rotates its credentials again.
-pub(crate) async fn record_versions(
-    context: &Context,
-    versions: Vec<Version>,
-) -> Vec<(usize, String)> {
-    let mut by_service: std::collections::BTreeMap<&str, Vec<&Version>> = Default::default();
-    for version in &versions {
-        by_service
-            .entry(version.service_id.as_str())
-            .or_default()
-            .push(version);
-    }
-    let mut failed = Vec::new();
-    for (service_id, versions) in by_service {
-        let patch = ServicePatch {
-            tags: Some(TagsPatch {
-                add: versions
-                    .iter()
-                    .map(|version| ResourceTag {
-                        key: op::version_tag(&version.pipe_id),
-                        value: Some(version.version.to_string()),
-                    })
-                    .collect(),
-                remove: Vec::new(),
-            }),
-            ..ServicePatch::default()
-        };
-        let sent = match context.cloud() {
-            Ok(cloud) => cloud
-                .update_service_tags(service_id, &patch)
-                .await
-                .map_err(|error| error.to_string()),
-            Err(error) => Err(said(error)),
-        };
-        if let Err(error) = sent {
-            failed.extend(versions.iter().map(|version| {
-                let message = format!(
-                    "the credentials were sent, but recording `credentialsVersion: {}` on the \
-                     service failed: {error}; the next plan rotates them again",
-                    version.version
-                );
-                (version.step, message)
-            }));
-        }
-    }
-    failed
 }
 
 /// Removes from the service the version tag of a pipe that was deleted.

@@ -13,7 +13,7 @@ use super::*;
 use crate::common;
 
 /// The token's window: a minute divided by the sandbox's divisor.
-const DIVISOR: u32 = 10;
+const DIVISOR: u32 = 6;
 const WINDOW: Duration = Duration::from_secs(60 / DIVISOR as u64);
 
 /// When each request of `log` whose route starts with `prefix` arrived, in order.
@@ -135,7 +135,7 @@ fn steps_on_one_key_do_not_wait_for_the_other_keys_rate_limit() {
     let workspace = Workspace::new();
     let converge = Converge::new(&sandbox)
         .cwd(&workspace)
-        .env("CONVERGE_CLOUD_RATE_LIMIT", "10/1s")
+        .env("CONVERGE_CLOUD_RATE_LIMIT", "10/1667ms")
         .env(
             "CONVERGE_OBSERVABILITY_RATE_LIMIT",
             format!("100/{}s", WINDOW.as_secs()),
