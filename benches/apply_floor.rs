@@ -12,6 +12,12 @@
 //! the real windows. The dashboards are created first with the sandbox's limits off, which are
 //! then turned on. `CONVERGE_BENCH_SIZES` (e.g. `10,50`) picks the sizes, the default all
 //! four; `CONVERGE_BENCH_APIS` (`cloud` or `observability`) one API, the default both.
+//!
+//! `CONVERGE_BENCH_WHOLE=200` measures instead a whole config (the `large` seed: 20 services
+//! with their pipes, a managed and a standalone stack) changing the thresholds of that many
+//! alerts of the standalone stack (issue 38, part 2): the plan's 24 cloud reads take two more
+//! cloud windows than its 3 observability reads, and the token's requests are timed against
+//! its floor, counted in fixed windows from the sandbox's log.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -248,6 +254,86 @@ fn measure(runtime: &tokio::runtime::Runtime, windows: Windows, behind: Behind, 
     );
 }
 
+/// A request as the sandbox logged it: when it arrived, method, route template, status.
+type Arrived = (Instant, String, String, u16);
+
+/// A whole-config apply of `changes` alert updates on the `large` seed's standalone stack; prints
+/// the token's requests, their windows and the wall time against the token's floor.
+fn measure_whole(runtime: &tokio::runtime::Runtime, windows: Windows, changes: usize) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = dir.path().join("converge.yaml");
+    let (text, changed) = converge::sandbox::large_config_changing_alerts(500..500 + changes);
+    assert_eq!(changed.len(), changes);
+    std::fs::write(&config, text).expect("the config is written");
+    let divisor = Behind::Observability.divisor(windows);
+    let sandbox = SandboxHandle::spawn(SandboxOptions {
+        seed: converge::sandbox::Seed::Large,
+        rate_limit: true,
+        rate_window_divisor: divisor,
+        ..SandboxOptions::default()
+    })
+    .expect("the sandbox starts");
+    let seen: Arc<Mutex<Vec<Arrived>>> = Arc::default();
+    let log = seen.clone();
+    sandbox.observe(move |entry| {
+        if let Ok(mut log) = log.lock() {
+            let arrived = entry.arrived.unwrap_or_else(Instant::now);
+            let (method, route) = (entry.method.clone(), entry.route.clone());
+            log.push((arrived, method, route, entry.status));
+        }
+    });
+    let window = Duration::from_secs(60) / divisor;
+    let limits = RateLimits {
+        cloud: RateLimit {
+            requests: 10,
+            window: Duration::from_secs(10) / divisor,
+        },
+        observability: RateLimit {
+            requests: 100,
+            window,
+        },
+    };
+    let started = Instant::now();
+    let report = live::apply_file(runtime, &sandbox, &config, limits);
+    let wall = started.elapsed();
+    assert_eq!(report.summary.done, changes, "{}", report.to_json());
+    let mut seen = seen.lock().expect("the log").clone();
+    seen.sort_by_key(|entry| entry.0);
+    let token: Vec<_> = seen.iter().filter(|e| e.2.starts_with("/api/v2")).collect();
+    let cloud = seen.len() - token.len();
+    let limited = seen.iter().filter(|e| e.3 == 429).count();
+    // The token's requests in fixed windows, as the sandbox counts them.
+    let mut counted: Vec<(Instant, usize)> = Vec::new();
+    for entry in &token {
+        match counted.last_mut() {
+            Some((opened, count)) if entry.0 < *opened + window => *count += 1,
+            _ => counted.push((entry.0, 1)),
+        }
+    }
+    let at = |instant: Instant| instant.duration_since(started).as_secs_f64();
+    let opened: Vec<String> = counted
+        .iter()
+        .map(|(opened, count)| format!("{count} from {:.2} s", at(*opened)))
+        .collect();
+    let first_write = token.iter().find(|e| e.1 == "PUT").map_or(0.0, |e| at(e.0));
+    let floor = ((token.len() - 1) / 100) as f64 * window.as_secs_f64();
+    println!(
+        "whole config, {changes} alert updates on the standalone stack, {}: {} token requests \
+         ({cloud} cloud), {:.2} s against the token's floor of {floor:.0} s ({:+.1}%); token \
+         windows: {}; first write at {first_write:.2} s, last cloud read at {:.2} s; {limited} \
+         answered 429",
+        windows.name(),
+        token.len(),
+        wall.as_secs_f64(),
+        100.0 * (wall.as_secs_f64() / floor - 1.0),
+        opened.join(", "),
+        seen.iter()
+            .filter(|e| e.2.starts_with("/v1"))
+            .map(|e| at(e.0))
+            .fold(0.0, f64::max),
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let sizes: Vec<usize> = std::env::var("CONVERGE_BENCH_SIZES")
@@ -262,10 +348,16 @@ fn bench(c: &mut Criterion) {
         Ok("real") => Windows::Real,
         _ => Windows::Scaled,
     };
+    let whole = std::env::var("CONVERGE_BENCH_WHOLE")
+        .ok()
+        .and_then(|text| text.trim().parse::<usize>().ok());
     // `CONVERGE_BENCH_APIS` (`cloud`, `observability`) picks one API; the default is both.
     let apis = std::env::var("CONVERGE_BENCH_APIS").unwrap_or_default();
+    if let Some(changes) = whole {
+        measure_whole(&runtime, windows, changes);
+    }
     for behind in [Behind::Cloud, Behind::Observability] {
-        if !apis.is_empty() && !behind.name().starts_with(apis.as_str()) {
+        if whole.is_some() || (!apis.is_empty() && !behind.name().starts_with(apis.as_str())) {
             continue;
         }
         for count in &sizes {

@@ -1,12 +1,13 @@
-//! Peak resident memory and CPU time of `converge validate` and a no-op `converge plan` (the
-//! release binary) on the `large` seed 1, 4, 16 and 32 times over (issue 26): the sandbox
+//! Peak resident memory and CPU time of `converge validate`, a no-op `converge plan` and the
+//! same plan as JSON (`--format json`, which streams; issue 38, part 5) (the release binary) on the `large` seed 1, 4, 16 and 32 times over (issue 26): the sandbox
 //! serves the same estate ([`write_large_estate`]), without rate limits, so the plan reads it
 //! all and finds nothing to change. Each figure is `/usr/bin/time`'s (`%M`: peak resident KiB;
 //! `%U + %S`: CPU seconds) for the one process.
 //!
 //! Run with `cargo bench --bench memory` (or `cargo bench --bench memory -- 16 32` for some
 //! scales). A plain harness: each scale runs each command once; 32x takes about a minute.
-//! `CONVERGE_BENCH_KEEP=DIR` keeps each scale's config and sandbox state in `DIR/<scale>x`.
+//! `CONVERGE_BENCH_KEEP=DIR` keeps each scale's config and sandbox state in `DIR/<scale>x`;
+//! `CONVERGE_BENCH_BINARY=PATH` measures that binary instead of this build's.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,7 +34,7 @@ impl Kept {
 /// Peak resident memory (MiB) and CPU seconds of `converge COMMAND CONFIG`.
 fn measure(
     binary: &str,
-    command: &str,
+    command: &[&str],
     config: &Path,
     sandbox: &SandboxHandle,
     report: &Path,
@@ -42,7 +43,7 @@ fn measure(
         .args(["-f", "%M %U %S", "-o"])
         .arg(report)
         .arg(binary)
-        .arg(command)
+        .args(command)
         .arg(config)
         .envs(sandbox.environment())
         .env("CONVERGE_CLOUD_RATE_LIMIT", "100000/1s")
@@ -53,12 +54,19 @@ fn measure(
     assert_eq!(
         output.status.code(),
         Some(0),
-        "{command}: {}",
+        "{command:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    if command == "plan" {
+    if command == ["plan"] {
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(stdout.contains("No changes"), "a no-op plan: {stdout}");
+    } else if command.contains(&"json") {
+        assert!(
+            output
+                .stdout
+                .starts_with(b"{\n  \"format\": \"converge-plan/1\"")
+        );
+        assert!(output.stdout.ends_with(b"}\n"));
     }
     let text = std::fs::read_to_string(report).expect("/usr/bin/time wrote its report");
     let fields: Vec<f64> = text
@@ -86,10 +94,21 @@ fn main() {
     } else {
         scales
     };
-    let binary = env!("CARGO_BIN_EXE_converge");
+    // `CONVERGE_BENCH_BINARY` measures another build (an earlier commit's, for a before/after).
+    let binary = std::env::var("CONVERGE_BENCH_BINARY")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_converge").to_string());
+    let binary = binary.as_str();
     println!(
-        "{:>5} {:>12} {:>14} {:>11} {:>14} {:>11} {:>14}",
-        "scale", "YAML bytes", "validate MiB", "CPU s", "plan MiB", "CPU s", "bytes per byte"
+        "{:>5} {:>12} {:>14} {:>11} {:>14} {:>11} {:>14} {:>14} {:>11}",
+        "scale",
+        "YAML bytes",
+        "validate MiB",
+        "CPU s",
+        "plan MiB",
+        "CPU s",
+        "bytes per byte",
+        "JSON plan MiB",
+        "CPU s"
     );
     let mut previous: Option<(f64, f64)> = None;
     for scale in scales {
@@ -114,10 +133,12 @@ fn main() {
         })
         .expect("the sandbox starts");
         let report = dir.path().join("time.txt");
-        let (validate, validate_cpu) = measure(binary, "validate", &path, &sandbox, &report);
-        let (plan, plan_cpu) = measure(binary, "plan", &path, &sandbox, &report);
+        let (validate, validate_cpu) = measure(binary, &["validate"], &path, &sandbox, &report);
+        let (plan, plan_cpu) = measure(binary, &["plan"], &path, &sandbox, &report);
+        let json = ["plan", "--format", "json"];
+        let (json, json_cpu) = measure(binary, &json, &path, &sandbox, &report);
         println!(
-            "{scale:>4}x {:>12} {validate:>14.1} {validate_cpu:>11.2} {plan:>14.1} {plan_cpu:>11.2} {:>14.1}",
+            "{scale:>4}x {:>12} {validate:>14.1} {validate_cpu:>11.2} {plan:>14.1} {plan_cpu:>11.2} {:>14.1} {json:>14.1} {json_cpu:>11.2}",
             config.len(),
             plan * 1024.0 * 1024.0 / config.len() as f64
         );

@@ -504,6 +504,20 @@ impl Printer {
         let _ = stdout.flush();
     }
 
+    /// Writes machine output to stdout as `write` produces it, masked as [`Printer::out`]
+    /// masks, without holding the whole document: a JSON plan of a large config is hundreds of
+    /// megabytes. A closed pipe is not an error.
+    pub(crate) fn out_streamed(&self, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+        let mut out = MaskedLines {
+            printer: self,
+            pending: Vec::new(),
+            stdout: std::io::stdout().lock(),
+        };
+        if write(&mut out).is_ok() {
+            let _ = out.flush();
+        }
+    }
+
     /// Writes text for people to stdout (a text or Markdown plan, a drift report, a chart):
     /// masked, with invisible characters revealed.
     pub(crate) fn out_text(&self, text: &str) {
@@ -735,6 +749,50 @@ pub(crate) enum Style {
     Bold,
     /// De-emphasis.
     Dim,
+}
+
+/// Stdout behind [`Printer::out_streamed`]: bytes are held until a line ends, then masked and
+/// written. A secret never spans two lines of the JSON written so (its strings hold no raw
+/// newline, and every form a secret can be rendered in is masked within one line).
+struct MaskedLines<'p> {
+    printer: &'p Printer,
+    pending: Vec<u8>,
+    stdout: std::io::StdoutLock<'static>,
+}
+
+/// How many bytes [`MaskedLines`] holds before it masks and writes the lines it has.
+const MASKED_CHUNK: usize = 64 * 1024;
+
+impl MaskedLines<'_> {
+    /// Masks and writes the pending bytes up to the last line end (all of them when `all`).
+    fn emit(&mut self, all: bool) -> std::io::Result<()> {
+        let end = if all {
+            self.pending.len()
+        } else {
+            match self.pending.iter().rposition(|byte| *byte == b'\n') {
+                Some(index) => index + 1,
+                None => return Ok(()),
+            }
+        };
+        let chunk: Vec<u8> = self.pending.drain(..end).collect();
+        let text = String::from_utf8_lossy(&chunk);
+        self.stdout.write_all(self.printer.redact(&text).as_bytes())
+    }
+}
+
+impl Write for MaskedLines<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        if self.pending.len() >= MASKED_CHUNK {
+            self.emit(false)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.emit(true)?;
+        self.stdout.flush()
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Applying a plan (DESIGN section 6): the plan's steps run in its order, a step as soon as the
-//! steps it depends on succeeded, at most `parallelism` at once (the transport keeps every
-//! request within its key's rate limit). Before each write the object is re-read, by a list
+//! steps it depends on succeeded, at most `parallelism` at once on each key (the transport keeps
+//! every request within its key's rate limit and `parallelism` requests in flight overall). Before each write the object is re-read, by a list
 //! read at most one rate window old when the write leaves (shared by the writes of its window),
 //! and compared with the fingerprint the plan recorded (`fresh`); a create whose answer was lost
 //! is looked for by its identity before it is sent again (`step`). A failed step skips only
@@ -43,6 +43,16 @@ enum State {
     Finished(Status),
 }
 
+/// Which key a step's requests go through: each key runs up to `parallelism` steps of its
+/// own, so steps waiting for one key's rate limit never keep the other key's steps from
+/// starting (the transport still bounds the requests in flight overall).
+fn key_of(step: &Step) -> usize {
+    match step.operation.target().stack().map(|stack| &stack.target) {
+        None | Some(crate::plan::StackTarget::Managed { .. }) => 0,
+        Some(crate::plan::StackTarget::Observability) => 1,
+    }
+}
+
 /// Runs the steps of `plan`. `cancel` turning `true` (SIGINT/SIGTERM) starts no new step and
 /// sends no write not yet sent; writes already sent finish. Never fails as a whole: every
 /// step's outcome is in the report. Each step checks its object with a read at most one rate
@@ -63,6 +73,7 @@ pub async fn execute(
     let context = Arc::new(write::Context::new(fresh, options.clone()));
     let mut run = Run::new(steps, context, options, progress);
     let interrupted = run.steps_in_order(&mut cancel).await;
+    run.record_versions().await;
     run.sweep_duplicates().await;
     run.report(interrupted)
 }
@@ -83,6 +94,8 @@ struct Run<'a> {
     tasks: BTreeMap<tokio::task::Id, usize>,
     /// Steps another step depends on.
     waited_on: Vec<bool>,
+    /// Running steps per key ([`key_of`]).
+    running_on: [usize; 2],
 }
 
 impl<'a> Run<'a> {
@@ -111,6 +124,7 @@ impl<'a> Run<'a> {
             running: JoinSet::new(),
             tasks: BTreeMap::new(),
             waited_on,
+            running_on: [0; 2],
         }
     }
 
@@ -173,10 +187,12 @@ impl<'a> Run<'a> {
                 .depends_on
                 .iter()
                 .all(|d| self.state.get(*d) == Some(&State::Finished(Status::Done)));
-            if !ready || self.running.len() + starting.len() >= self.parallelism {
+            let key = key_of(step);
+            if !ready || self.running_on[key] >= self.parallelism {
                 continue;
             }
             self.state[index] = State::Running;
+            self.running_on[key] += 1;
             starting.push(index);
         }
         starting
@@ -229,11 +245,25 @@ impl<'a> Run<'a> {
 
     /// Records how step `index` ended and shows it.
     fn finish(&mut self, index: usize, status: Status, message: Option<String>) {
+        if self.state[index] == State::Running
+            && let Some(step) = self.steps.get(index)
+        {
+            let key = key_of(step);
+            self.running_on[key] = self.running_on[key].saturating_sub(1);
+        }
         self.state[index] = State::Finished(status);
         if let Some(step) = self.steps.get(index) {
             self.progress.finish(step, status, message.as_deref());
         }
         self.messages[index] = message;
+    }
+
+    /// The credential versions the pipe creates sent, recorded per service in one request.
+    async fn record_versions(&mut self) {
+        let versions = self.context.take_versions();
+        for (index, message) in kinds::pipe::record_versions(&self.context, versions).await {
+            self.finish(index, Status::Failed, Some(message));
+        }
     }
 
     /// Creates no step waited for are checked for copies other runs made at the same time

@@ -31,6 +31,21 @@ pub(crate) struct Made {
     pub id: String,
 }
 
+/// The `credentialsVersion` a pipe create sent, recorded on its service's tags once every step
+/// has run: the creates of one service share one `PATCH` of its tags (the endpoint takes a
+/// list), instead of one each.
+#[derive(Debug, Clone)]
+pub(crate) struct Version {
+    /// Index of the step.
+    pub step: usize,
+    /// The pipe's service.
+    pub service_id: String,
+    /// The pipe the credentials were sent to.
+    pub pipe_id: String,
+    /// The version sent.
+    pub version: i64,
+}
+
 /// A create that can leave its object twice when two runs make it at once (dashboards and
 /// alerts; `super::duplicates` settles the copies): each kind's file says how its copies are
 /// found, removed and compared.
@@ -117,6 +132,8 @@ pub(crate) struct Context {
     woken: std::sync::Mutex<BTreeMap<String, WakeCell>>,
     /// Creates no step waits for, checked for copies made by other runs once all steps ran.
     pub(super) made: std::sync::Mutex<Vec<Made>>,
+    /// Credential versions sent, recorded per service once all steps ran.
+    versions: std::sync::Mutex<Vec<Version>>,
     /// The tag this run puts on the dashboards it creates ([`normalize::run_tag`]).
     pub(crate) run_tag: String,
 }
@@ -130,6 +147,7 @@ impl Context {
             answers: std::sync::Mutex::new(BTreeMap::new()),
             woken: std::sync::Mutex::new(BTreeMap::new()),
             made: std::sync::Mutex::new(Vec::new()),
+            versions: std::sync::Mutex::new(Vec::new()),
             // Twelve hex digits of a random UUID: two runs at once never share one, and the
             // tag stays within the API's 32 characters.
             run_tag: normalize::run_tag(&uuid::Uuid::new_v4().simple().to_string()[..12]),
@@ -143,6 +161,23 @@ impl Context {
             Err(poisoned) => poisoned.into_inner(),
         };
         std::mem::take(&mut *made)
+    }
+
+    /// Notes a credentials version to record with the others of its service.
+    pub(super) fn note_version(&self, version: Version) {
+        match self.versions.lock() {
+            Ok(mut versions) => versions.push(version),
+            Err(poisoned) => poisoned.into_inner().push(version),
+        }
+    }
+
+    /// The credential versions left to record ([`super::kinds::pipe::record_versions`]).
+    pub(crate) fn take_versions(&self) -> Vec<Version> {
+        let mut versions = match self.versions.lock() {
+            Ok(versions) => versions,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        std::mem::take(&mut *versions)
     }
 
     pub(super) fn clients(&self) -> &Clients {

@@ -80,10 +80,12 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     let settings = settings(&args);
     let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
     let plan = session.plan(&settings.plan, printer)?;
-    let text = plan::render(&plan, args.format, &printer.for_stdout());
     match args.format {
-        Format::Json => printer.out(&text),
-        Format::Text | Format::Markdown => printer.out_text(&text),
+        // Written as it is produced: a large config's JSON plan is many times its size.
+        Format::Json => printer.out_streamed(|out| plan::render_json::render_to(&plan, out)),
+        Format::Text | Format::Markdown => {
+            printer.out_text(&plan::render(&plan, args.format, &printer.for_stdout()));
+        }
     }
     if let Some(path) = &args.out {
         let saved = SavedPlan::new(&session.config, plan.clone(), printer);

@@ -2,6 +2,8 @@
 //! Keys come out in a fixed order (struct field order, sorted maps), so the same plan gives the
 //! same bytes.
 
+use std::io::Write as _;
+
 use serde::Serialize;
 
 use super::checks::CheckResult;
@@ -20,10 +22,10 @@ struct Document<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     only: &'a [String],
     summary: Summary,
-    changes: Vec<ChangeOut<'a>>,
+    changes: Changes<'a>,
     unmanaged: &'a [Unmanaged],
     checks: &'a [CheckResult],
-    steps: Vec<StepOut<'a>>,
+    steps: Steps<'a>,
     /// What the text shows on stderr; absent when there is none.
     #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
     warnings: &'a [Warning],
@@ -85,33 +87,60 @@ fn step_shown(step: &Step) -> StepOut<'_> {
 
 /// Renders the plan as pretty JSON with a trailing newline.
 pub fn render(plan: &Plan) -> String {
+    let mut bytes = Vec::new();
+    // Serializing plain data with string keys into memory cannot fail; fall back to an empty
+    // object anyway.
+    if render_to(plan, &mut bytes).is_err() {
+        return "{}\n".to_string();
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| "{}\n".to_string())
+}
+
+/// Writes the plan as pretty JSON with a trailing newline to `out` as it is produced (the same
+/// bytes as [`render`]), never holding the whole document: `plan --format json` streams it.
+pub fn render_to(plan: &Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let document = Document {
         format: FORMAT,
         organization: &plan.organization,
         only: &plan.only,
         summary: plan.summary(),
-        changes: plan
-            .display_order()
-            .map(|c| ChangeOut {
-                address: &c.address,
-                action: c.action,
-                reason: &c.reason,
-                before: &c.before,
-                after: &c.after,
-                fields: &c.fields,
-                fingerprint: c.fingerprint.map(|f| f.to_string()),
-                step: c.step,
-                renamed_from: c.renamed_from.as_deref(),
-            })
-            .collect(),
+        changes: Changes(plan),
         unmanaged: &plan.unmanaged,
         checks: &plan.checks,
-        steps: plan.steps.iter().map(step_shown).collect(),
+        steps: Steps(&plan.steps),
         warnings: &plan.warnings,
         acknowledged: &plan.acknowledged,
     };
-    // Serializing plain data with string keys cannot fail; fall back to an empty object anyway.
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "{}".to_string());
-    text.push('\n');
-    text
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut out, &document)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// The plan's changes in display order, serialized one at a time.
+struct Changes<'a>(&'a Plan);
+
+impl Serialize for Changes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.display_order().map(|c| ChangeOut {
+            address: &c.address,
+            action: c.action,
+            reason: &c.reason,
+            before: &c.before,
+            after: &c.after,
+            fields: &c.fields,
+            fingerprint: c.fingerprint.map(|f| f.to_string()),
+            step: c.step,
+            renamed_from: c.renamed_from.as_deref(),
+        }))
+    }
+}
+
+/// The plan's steps as the rendering shows them, serialized one at a time.
+struct Steps<'a>(&'a [Step]);
+
+impl Serialize for Steps<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(step_shown))
+    }
 }

@@ -60,6 +60,15 @@ pub fn large_config_changing_alert(n: usize) -> (String, String) {
     (text, changed.into_iter().next().unwrap_or_default())
 }
 
+/// [`large_config`] matching live except for the thresholds of the alerts `changed` names
+/// (seed order, from 0: the managed stack's first, then the standalone stack's), and those
+/// alerts' addresses: the alert changes of a whole config.
+pub fn large_config_changing_alerts(changed: std::ops::Range<usize>) -> (String, Vec<String>) {
+    let none = |_: usize| false;
+    let (text, _, addresses) = generate(none, none, none, |i| changed.contains(&i));
+    (text, addresses)
+}
+
 /// The `large` seed `scale` times over (`20 × scale` services with their pipes, `150 × scale`
 /// dashboards with their alerts in each stack): writes the sandbox state file that serves it to
 /// `state_file` and returns the YAML text of a config matching it exactly (a no-op plan). For

@@ -49,8 +49,8 @@ use error::Result;
 pub use error::SandboxError;
 pub use faults::{Fault, FaultSpec, FaultSpecError};
 pub use large_config::{
-    LargeConfigChanges, large_config, large_config_changing_alert, large_config_with_changes,
-    write_large_estate,
+    LargeConfigChanges, large_config, large_config_changing_alert, large_config_changing_alerts,
+    large_config_with_changes, write_large_estate,
 };
 pub use model::{
     DEMO_KEY_ID, DEMO_KEY_SECRET, DEMO_ORG, DEMO_TOKEN, Generation, KeyPair, LOG_BODY_BUDGET,

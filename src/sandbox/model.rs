@@ -207,4 +207,8 @@ pub struct LogEntry {
     /// saved): a bench dates a list read from when the server received it.
     #[serde(skip)]
     pub took: std::time::Duration,
+    /// When the request arrived (not saved): tests read the log's timing against the scaled
+    /// windows from it (how many requests of a key each window held, which went first).
+    #[serde(skip)]
+    pub arrived: Option<std::time::Instant>,
 }

@@ -156,6 +156,7 @@ impl Shared {
             response_type: None,
             bodies_left_out: false,
             took: request.arrived.elapsed(),
+            arrived: Some(request.arrived),
         };
         let mut log = lock(&self.log);
         if self.options.log_bodies {

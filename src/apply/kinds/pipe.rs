@@ -10,8 +10,11 @@ use crate::apply::sends::Sends;
 use crate::apply::write::{Context, Created, Doubles, Part, WriteError};
 
 mod doubles;
+mod versions;
 pub(crate) use doubles::doubles;
 use serde_json::Value;
+use versions::note_version;
+pub(crate) use versions::record_versions;
 
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
@@ -117,7 +120,7 @@ async fn pipe_write(
             let body = with_credentials(body, credentials, &Environment::of(context))?;
             let created = context.cloud()?.create_pipe(service_id, &body).await?;
             if let Some(version) = credentials_version {
-                record_version(context, service_id, &created.id, None, *version).await?;
+                note_version(context, step, service_id, &created.id, *version);
             }
             if *stopped {
                 stop_created(context, step, service_id, &created.id, name).await?;
@@ -316,13 +319,11 @@ async fn replace(
     let body = with_credentials(body, credentials, &Environment::of(context))?;
     let cloud = context.cloud()?;
     if part != Part::Create {
-        // A resent delete finds the pipe already gone.
-        if find(context, service_id, pipe_id).await?.is_some() {
-            match cloud.delete_pipe(service_id, pipe_id).await {
-                // Gone between the read and the delete (another run replacing it too).
-                Err(error) if error.status() == Some(404) => {}
-                other => other.map(|_| ())?,
-            }
+        // The check right before this write read the pipe in its service's list; a resent
+        // delete, or one racing another run replacing it too, finds it gone (404).
+        match cloud.delete_pipe(service_id, pipe_id).await {
+            Err(error) if error.status() == Some(404) => {}
+            other => other.map(|_| ())?,
         }
         return until_gone(context, service_id, pipe_id, name)
             .await
@@ -614,13 +615,27 @@ async fn settle(context: &Context, pipe: &Named<'_>, until: &str) -> Result<Stri
 }
 
 /// The live pipe with this id, if the service lists it.
+/// Pipe `pipe_id` as its service's list shows it, read by a list read that began now or later:
+/// the shared reads of `apply::fresh`, so the steps of one service polling their pipes at once
+/// (replacements waiting for their old pipes to go, stops waiting to settle) share one read.
 async fn find(
     context: &Context,
     service_id: &str,
     pipe_id: &str,
 ) -> Result<Option<Pipe>, WriteError> {
-    let pipes = context.cloud()?.list_pipes(service_id).await?;
-    Ok(pipes.into_iter().find(|p| p.id == pipe_id))
+    let scope = crate::apply::fresh::Scope::Pipes(service_id.to_string());
+    let data = context
+        .fresh
+        .get(&scope, None, context.fresh.now())
+        .await
+        .map_err(|error| match error {
+            crate::apply::fresh::ReadError::Api(error) => WriteError::Api(error),
+            other => WriteError::Other(other.to_string()),
+        })?;
+    let crate::apply::fresh::Data::Pipes(pipes) = &*data else {
+        return Ok(None);
+    };
+    Ok(pipes.iter().find(|p| p.id == pipe_id).cloned())
 }
 
 /// Polls until a deleted pipe is no longer listed (the API answers a delete before teardown
@@ -736,7 +751,7 @@ pub(crate) async fn found_created(
                 return Ok(());
             };
             if let Some(version) = credentials_version {
-                record_version(context, service_id, &id, None, *version).await?;
+                note_version(context, step, service_id, &id, *version);
             }
             if *stopped {
                 stop_created(context, step, service_id, &id, name).await?;

@@ -19,6 +19,7 @@ mod saved_tamper;
 mod saved_trust;
 mod scoped;
 mod terminal;
+mod windows;
 
 use converge::sandbox::SandboxHandle;
 

@@ -287,6 +287,7 @@ fn a_credential_variable_is_needed_only_by_a_plan_that_sends_it() {
 const DELETE_PIPE: &str =
     "DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipes/{pipeId}";
 const CREATE_PIPE: &str = "POST /v1/organizations/{organizationId}/services/{serviceId}/pipes";
+const LIST_PIPES: &str = "GET /v1/organizations/{organizationId}/services/{serviceId}/pipes";
 
 /// The id the create of the pipe named `name` answered in a run.
 fn created_id(outcome: &Outcome, name: &str) -> String {
@@ -435,6 +436,16 @@ fn a_replacement_removes_the_old_pipes_version_tag() {
         vec![DELETE_PIPE, CREATE_PIPE, SERVICE],
         "{replaced:?}"
     );
+    // The delete is checked by the shared read right before it (the plan's read, then the
+    // check's), not by a list read of its own (issue 38, part 3).
+    let before_delete: Vec<String> = replaced
+        .requests
+        .iter()
+        .map(|e| format!("{} {}", e.method, e.route))
+        .take_while(|request| request != DELETE_PIPE)
+        .filter(|request| request == LIST_PIPES)
+        .collect();
+    assert_eq!(before_delete, [LIST_PIPES; 2], "{replaced:?}");
     let patch = replaced
         .requests
         .iter()
@@ -453,4 +464,50 @@ fn a_replacement_removes_the_old_pipes_version_tag() {
             .is_none_or(|added| added.is_empty()),
         "{patch}"
     );
+}
+
+/// Five pipe creates with `credentialsVersion` on one service record their five version tags
+/// with one `PATCH` of the service's tags (the endpoint takes a list), not one each; the next
+/// plan is empty.
+#[test]
+fn five_creates_with_credentials_versions_record_their_tags_in_one_service_patch() {
+    let sandbox = logged_sandbox();
+    let one = crate::pipes::export::only("events");
+    let start = one.find("    pipes:\n").unwrap() + "    pipes:\n".len();
+    let block = one[start..].replace(
+        "        name: events from kafka\n",
+        "        name: events from kafka\n        credentialsVersion: 1\n",
+    );
+    let pipes: String = (0..5)
+        .map(|i| {
+            block
+                .replace("      events:\n", &format!("      events{i}:\n"))
+                .replace("name: events from kafka\n", &format!("name: events {i}\n"))
+        })
+        .collect();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&format!("{}{pipes}", &one[..start]));
+    let applied = converge.run(["apply", "--yes"]);
+    applied.assert_exit(0);
+    assert_no_canary(&applied);
+    assert_eq!(
+        applied.writes(),
+        [vec![CREATE_PIPE; 5], vec![SERVICE]].concat(),
+        "{applied:?}"
+    );
+    let tags = sandbox
+        .request_log()
+        .into_iter()
+        .rev()
+        .find(|e| format!("{} {}", e.method, e.route) == SERVICE)
+        .and_then(|e| e.request_body)
+        .unwrap_or_default();
+    assert_eq!(
+        tags.matches("converge.credentials-version.").count(),
+        5,
+        "{tags}"
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
 }
