@@ -4,6 +4,7 @@
 mod check;
 mod copies;
 mod database;
+mod gcp;
 pub(crate) mod op;
 mod patch;
 pub(crate) mod paused;
@@ -184,7 +185,10 @@ impl Builder<'_> {
         let forcing = diff(&deep_project(&live_value, &declared), &declared)
             .into_iter()
             .map(|field| (op::class_of(&field.path), field.path))
-            .find(|((class, _), _)| *class == op::Class::Replace);
+            .find(|((class, _), _)| *class == op::Class::Replace)
+            .or_else(|| {
+                gcp::rotation_replaces(live, rotation(live_service, config, live).is_some())
+            });
         let Some(((_, why), path)) = forcing else {
             return false;
         };

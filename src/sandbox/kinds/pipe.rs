@@ -7,6 +7,7 @@
 mod check;
 mod create;
 mod edit;
+mod gcp;
 mod scaling;
 mod state;
 mod stored;

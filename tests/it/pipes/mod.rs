@@ -5,6 +5,7 @@ mod credentials;
 mod database;
 mod end;
 pub(crate) mod export;
+mod gcp;
 mod lifecycle;
 mod merge_job;
 mod mongodb;

@@ -42,7 +42,7 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
     let [key] = named.as_slice() else {
         return invalid(
             "source",
-            "must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql, mongodb",
+            "must hold exactly one of kafka, objectStorage, kinesis, pubsub, postgres, mysql, bigquery, mongodb",
         );
     };
     let prefix = validate::join("source", key);
@@ -58,6 +58,8 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
         SourceKind::Postgres => postgres_source(body, p)?,
         SourceKind::Mysql => mysql_source(body, p)?,
         SourceKind::Mongodb => mongodb_source(body, p)?,
+        SourceKind::Bigquery => super::gcp::bigquery_source(body, p)?,
+        SourceKind::Pubsub => super::gcp::pubsub_source(body, p)?,
     }
     Ok((kind, without_credentials(&Value::Object(body.clone()))))
 }
@@ -364,7 +366,7 @@ pub(super) fn checked_settings(
     Ok(Some(kept))
 }
 
-fn required_enum(
+pub(super) fn required_enum(
     map: &Map<String, Value>,
     key: &str,
     prefix: &str,
@@ -374,7 +376,7 @@ fn required_enum(
         .map_or_else(|| invalid(validate::join(prefix, key), "is required"), Ok)
 }
 
-fn present(map: &Map<String, Value>, key: &str, prefix: &str) -> Check<()> {
+pub(super) fn present(map: &Map<String, Value>, key: &str, prefix: &str) -> Check<()> {
     match map.get(key) {
         None | Some(Value::Null) => invalid(validate::join(prefix, key), "is required"),
         Some(_) => Ok(()),
