@@ -488,3 +488,34 @@ fn the_sandbox_refuses_what_the_document_refuses_of_gcp_pipes() {
     );
     assert_eq!(fine.status, 200, "{}", fine.text);
 }
+
+/// Every request the GCP pipes' life sends (creates, an in-place edit, a rotation, a stop and
+/// start, a replacement, a delete) and every answer the sandbox gives conform to the cloud
+/// document.
+#[test]
+fn the_gcp_pipes_life_speaks_the_cloud_document() {
+    let Some(checker) = crate::conformance::Checker::load() else {
+        return;
+    };
+    let both = [BIGQUERY_KEY[0], PUBSUB_KEY[0]];
+    let (sandbox, config) = created(&format!("{BIGQUERY}{PUBSUB}"), both);
+    let converge = Converge::new(&sandbox).fast().envs(both);
+    let edited = config
+        .replace("ackDeadline: 60", "ackDeadline: 90")
+        .replace("targetTable: shop_orders", "targetTable: orders_v2")
+        .replace(
+            "        name: events from pubsub\n",
+            "        name: events from pubsub\n        credentialsVersion: 2\n        state: stopped\n",
+        );
+    for config in [&edited, &edited.replace("state: stopped", "state: running")] {
+        let applied = converge
+            .clone()
+            .config(config)
+            .run(["apply", "--yes", "--allow-destroy"]);
+        assert_eq!(applied.code, 0, "{applied:?}");
+        std::thread::sleep(Duration::from_millis(900));
+    }
+    let report = checker.check_log(&sandbox.request_log());
+    report.assert_clean("the GCP pipes' life");
+    assert!(report.requests >= 5, "{report:?}");
+}

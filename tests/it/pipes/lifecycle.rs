@@ -171,6 +171,8 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         ("ClickPipeMutatePostgresSource", "pipePostgres"),
         ("ClickPipeMutateMySQLSource", "pipeMysql"),
         ("ClickPipeMutateMongoDBSource", "pipeMongodb"),
+        ("ClickPipeMutateBigQuerySource", "pipeBigquery"),
+        ("ClickPipePostPubSubSource", "pipePubsub"),
         ("ClickPipeMutateDestination", "pipeDestination"),
         ("ClickPipeSettingsPutRequest", "pipeSettings"),
     ];
@@ -191,6 +193,23 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
     let pipe = mine("pipe");
     for field in post.keys() {
         assert!(pipe.contains_key(field), "pipe lacks `{field}`");
+    }
+    // The Google Cloud kinds keep each enum and range the document gives their members.
+    for (document, config) in [
+        ("ClickPipePostPubSubSource", "pipePubsub"),
+        ("ClickPipeBigQueryPipeSettings", "pipeBigquery"),
+    ] {
+        let mine = match config {
+            "pipeBigquery" => mine(config)["settings"]["properties"].as_object().unwrap(),
+            _ => mine(config),
+        };
+        for (member, schema) in theirs(document) {
+            for keyword in ["enum", "minimum", "maximum", "maxLength"] {
+                if let Some(bound) = schema.get(keyword) {
+                    assert_eq!(Some(bound), mine[member].get(keyword), "{config}.{member}");
+                }
+            }
+        }
     }
     // Every setting keeps the document's range.
     for (key, setting) in theirs("ClickPipeSettingsPutRequest") {
