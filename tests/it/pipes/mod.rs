@@ -1,5 +1,6 @@
 //! Pipes through the binary against the sandbox: one module per part of a pipe's life.
 
+mod cdc_compute;
 mod compute;
 mod credentials;
 mod database;
