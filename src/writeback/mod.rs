@@ -339,8 +339,12 @@ fn object_steps(address: &str) -> Option<Vec<Step>> {
         Address::Alert { stack, alert } => {
             vec![key("stacks"), key(stack), key("alerts"), key(alert)]
         }
+        // A pipe declared whole: its changed members (`source.pubsub.ackDeadline`, `name`) are
+        // written under it; its credentials never are (`is_pipe_credential_pointer`).
+        Address::Pipe { service, pipe } => {
+            vec![key("services"), key(service), key("pipes"), key(pipe)]
+        }
         Address::PrivateEndpoint { .. }
-        | Address::Pipe { .. }
         | Address::LivePipe { .. }
         | Address::Backups { .. }
         | Address::LiveDashboard { .. }

@@ -83,7 +83,10 @@ fn pipe_compute_applies_to_every_database_kind_once_the_service_has_one() {
             planned.stdout.contains("service.reporting.pipe_compute"),
             "{kind}: {planned:?}"
         );
-        let applied = converge.clone().config(&config).run(["apply", "--yes", "--wake"]);
+        let applied = converge
+            .clone()
+            .config(&config)
+            .run(["apply", "--yes", "--wake"]);
         assert_eq!(applied.code, 0, "{kind}: {applied:?}");
         assert_eq!(
             applied.writes(),

@@ -565,3 +565,60 @@ fn a_key_echoed_by_the_server_is_masked_in_every_output() {
     let file = std::fs::read_to_string(&saved).unwrap();
     assert!(!file.contains(secret));
 }
+
+/// A member changed outside converge is drift: `drift` reports it at the pipe's address,
+/// `drift --write` writes the live value into the config (never a key), after which the plan
+/// is empty; `plan --only` takes each kind's pipe address.
+#[test]
+fn gcp_pipe_drift_is_reported_written_back_and_only_plans_its_pipe() {
+    let both = [BIGQUERY_KEY[0], PUBSUB_KEY[0]];
+    let (sandbox, config) = created(&format!("{BIGQUERY}{PUBSUB}"), both);
+    let client = crate::common::Client::new(&sandbox);
+    let id = live(&sandbox, "events from pubsub")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let edited = client.cloud(
+        "PATCH",
+        &format!("/services/{ANALYTICS}/pipes/{id}"),
+        Some(json!({"source": {"pubsub": {"authentication": null,
+            "serviceAccountKey": null, "ackDeadline": 300}}})),
+    );
+    assert_eq!(edited.status, 200, "{}", edited.text);
+    let workspace = Workspace::new();
+    let path = workspace.write("converge.yaml", &config);
+    let converge = Converge::new(&sandbox).fast().envs(both).cwd(&workspace);
+    let drift = converge.run(["drift", &path]);
+    assert_no_secret(&drift, &both);
+    assert_eq!(drift.code, 2, "{drift:?}");
+    assert!(
+        drift.stdout.contains("pipe.analytics.events") && drift.stdout.contains("ackDeadline"),
+        "{drift:?}"
+    );
+    let only = converge.run(["plan", &path, "--only", "pipe.analytics.events"]);
+    assert!(
+        only.stdout.contains("~ pipe.analytics.events") && !only.stdout.contains("warehouse"),
+        "{only:?}"
+    );
+    converge
+        .run([
+            "plan",
+            &path,
+            "--only",
+            "pipe.analytics.warehouse",
+            "--detailed-exitcode",
+        ])
+        .assert_exit(0);
+    let written = converge.run(["drift", &path, "--write"]);
+    assert_no_secret(&written, &both);
+    assert_eq!(
+        written.code, 2,
+        "drift found, all of it written back: {written:?}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("ackDeadline: 300"), "{text}");
+    assert!(text.contains("${env:PIPE_PUBSUB_KEY}") && !text.contains(PUBSUB_KEY[0].1));
+    converge
+        .run(["plan", &path, "--detailed-exitcode"])
+        .assert_exit(0);
+}
