@@ -622,3 +622,38 @@ fn gcp_pipe_drift_is_reported_written_back_and_only_plans_its_pipe() {
         .run(["plan", &path, "--detailed-exitcode"])
         .assert_exit(0);
 }
+
+/// A create of each kind whose answer is lost is looked for by name before anything is sent
+/// again: one create is sent, and the next plan is empty (its key recorded as sent).
+#[test]
+fn a_gcp_create_whose_answer_was_lost_is_found_by_name_not_sent_twice() {
+    for case in &CASES {
+        let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+            rate_limit: false,
+            faults: "lost@POST=1".parse().unwrap(),
+            ..converge::sandbox::SandboxOptions::default()
+        });
+        let rotated = case.declared.replace(
+            &named(case),
+            &format!("{}        credentialsVersion: 1\n", named(case)),
+        );
+        let converge = Converge::new(&sandbox)
+            .fast()
+            .envs(case.secret)
+            .config(&analytics_with(&rotated));
+        let applied = converge.run(["apply", "--yes"]);
+        assert_no_secret(&applied, &case.secret);
+        assert_eq!(applied.code, 0, "{}: {applied:?}", case.kind);
+        assert_eq!(
+            applied
+                .writes()
+                .iter()
+                .filter(|w| w.ends_with("/pipes"))
+                .count(),
+            1,
+            "{}: {applied:?}",
+            case.kind
+        );
+        converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
+    }
+}
