@@ -187,7 +187,9 @@ impl Builder<'_> {
             .map(|field| (op::class_of(&field.path), field.path))
             .find(|((class, _), _)| *class == op::Class::Replace)
             .or_else(|| {
-                gcp::rotation_replaces(live, rotation(live_service, config, live).is_some())
+                let rotates = rotation(live_service, config, live).is_some();
+                let why = gcp::rotation_replaces(live, rotates)?;
+                Some(((op::Class::Replace, why), CREDENTIALS_VERSION.to_string()))
             });
         let Some(((_, why), path)) = forcing else {
             return false;

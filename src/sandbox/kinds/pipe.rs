@@ -8,6 +8,7 @@ mod check;
 mod create;
 mod edit;
 mod gcp;
+mod members;
 mod scaling;
 mod state;
 mod stored;

@@ -9,8 +9,11 @@ use crate::common::{Converge, Workspace};
 /// The demo world's service that has no pipe.
 const REPORTING: &str = "2e4f6a8b-3c5d-4e7f-8a9b-0c1d2e3f4a5b";
 
+/// Credential variables and their values.
+type Secrets = &'static [(&'static str, &'static str)];
+
 /// Each database kind: a pipe of it declared whole, its credential variables and values.
-const KINDS: [(&str, &str, &[(&str, &str)]); 3] = [
+const KINDS: [(&str, &str, Secrets); 3] = [
     (
         "mysql",
         "          mysql:\n            host: mysql.example.com\n            port: 3306\n            credentials:\n              username: ${env:PIPE_CDC_USER}\n              password: ${env:PIPE_CDC_PASSWORD}\n            settings: { replicationMode: cdc }\n            tableMappings: [{ sourceSchemaName: shop, sourceTable: orders, targetTable: shop_orders }]\n",

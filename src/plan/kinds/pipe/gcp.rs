@@ -7,7 +7,6 @@
 
 use serde_json::Value;
 
-use super::op::Class;
 use crate::api::wire::{Pipe, SourceKind};
 
 /// The pubsub source members `PATCH` takes (`ClickPipePatchPubSubSource`, its key aside).
@@ -17,23 +16,13 @@ pub(crate) const PUBSUB_PATCHABLE: [&str; 2] = ["authentication", "ackDeadline"]
 pub(crate) const BIGQUERY_REPLACES: &str =
     "forces replacement: the cloud's PATCH takes no bigquery source";
 
-/// The forcing field of a live BigQuery pipe whose credentials are rotated: its key can be
-/// sent only by creating the pipe again, so the rotation is a replacement
-/// (`credentialsVersion` is the field that forces it).
-pub(crate) fn rotation_replaces(
-    live: &Pipe,
-    rotates: bool,
-) -> Option<((Class, &'static str), String)> {
+/// Why a rotation of a live pipe's credentials replaces it, for a BigQuery pipe: its key can be
+/// sent only by creating the pipe again (`credentialsVersion` is then the forcing field).
+pub(crate) fn rotation_replaces(live: &Pipe, rotates: bool) -> Option<&'static str> {
     let bigquery = live.source.as_ref().and_then(|s| s.kind()) == Some(SourceKind::Bigquery);
-    (bigquery && rotates).then(|| {
-        (
-            (
-                Class::Replace,
-                "forces replacement: the cloud's PATCH takes no bigquery source, so a new service-account key is sent by creating the pipe again",
-            ),
-            super::op::CREDENTIALS_VERSION.to_string(),
-        )
-    })
+    (bigquery && rotates).then_some(
+        "forces replacement: the cloud's PATCH takes no bigquery source, so a new service-account key is sent by creating the pipe again",
+    )
 }
 
 /// Adds to a `PATCH` body's pubsub source what the document requires of it: the declared

@@ -7,6 +7,8 @@ use crate::api::limits::{PIPE_BOOLEAN_SETTINGS, PIPE_SETTINGS, Range};
 use crate::api::wire::SourceKind;
 use crate::sandbox::validate::{self, Check, invalid};
 
+use super::members::{present, required_enum};
+
 /// The members that carry credentials, at any depth of a source: checked, never stored, so
 /// never answered.
 pub(super) const CREDENTIAL_MEMBERS: [&str; 4] = [
@@ -364,23 +366,6 @@ pub(super) fn checked_settings(
         kept.insert(key.clone(), setting.clone());
     }
     Ok(Some(kept))
-}
-
-pub(super) fn required_enum(
-    map: &Map<String, Value>,
-    key: &str,
-    prefix: &str,
-    allowed: &[&str],
-) -> Check<String> {
-    validate::enumerated(map, key, prefix, allowed)?
-        .map_or_else(|| invalid(validate::join(prefix, key), "is required"), Ok)
-}
-
-pub(super) fn present(map: &Map<String, Value>, key: &str, prefix: &str) -> Check<()> {
-    match map.get(key) {
-        None | Some(Value::Null) => invalid(validate::join(prefix, key), "is required"),
-        Some(_) => Ok(()),
-    }
 }
 
 /// A source body with every credential member dropped, at any depth.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::api::limits::Range;
 use crate::sandbox::validate::{self, Check, invalid};
 
-use super::check::{present, required_enum};
+use super::members::{present, required_enum};
 
 /// A pubsub acknowledgement deadline in seconds (`ClickPipePostPubSubSource.ackDeadline`).
 const ACK_DEADLINE: Range = Range {
