@@ -30,7 +30,7 @@ use crate::output::Printer;
 use crate::plan::diff;
 use crate::plan::model::{Action, AddressBuf, Change, FieldChange, Operation, Plan, StackRef};
 use crate::plan::normalize;
-use crate::plan::ownership::Ownership;
+use crate::plan::ownership::{Owned, Ownership};
 use crate::plan::target::Effect;
 
 /// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
@@ -133,17 +133,13 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
         // What converge owns (`plan/ownership.rs`); a saved plan has no config to list more.
         let ownership = Ownership::new(stack, &read.dashboards, |_| false);
         let tag = ownership.tag();
-        for dashboard in read
-            .dashboards
-            .iter()
-            .filter(|d| ownership.owns_dashboard(d))
-        {
+        for dashboard in read.dashboards.iter().filter(|d| d.owned(&ownership)) {
             if !known(Held::Dashboard, stack, &dashboard.name) {
                 problems.push(not_named("dashboard", stack, &dashboard.name, tag, printer));
             }
         }
         for alert in &read.alerts {
-            if ownership.owns_alert(alert) && !known(Held::Alert, stack, &alert.name) {
+            if alert.owned(&ownership) && !known(Held::Alert, stack, &alert.name) {
                 problems.push(not_named("alert", stack, &alert.name, tag, printer));
             }
         }
@@ -225,7 +221,7 @@ pub(crate) fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
 
 /// A dashboard converge owns (`plan/ownership.rs`).
 pub(crate) fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
-    if ownership.owns_dashboard(dashboard) {
+    if dashboard.owned(ownership) {
         Ok(())
     } else {
         Err(format!(
