@@ -7,7 +7,7 @@ use crate::api::limits::{PIPE_BOOLEAN_SETTINGS, PIPE_SETTINGS, Range};
 use crate::api::wire::SourceKind;
 use crate::sandbox::validate::{self, Check, invalid};
 
-use super::members::{present, required_enum};
+use super::members::{present, required_enum, table_mappings};
 
 /// The members that carry credentials, at any depth of a source: checked, never stored, so
 /// never answered.
@@ -228,20 +228,7 @@ fn mysql_source(body: &Map<String, Value>, p: &str) -> Check<()> {
         &settings_path,
         &mechanisms,
     )?;
-    let items = match validate::array(body, "tableMappings", p)? {
-        Some(items) if !items.is_empty() => items,
-        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-    };
-    for (i, mapping) in items.iter().enumerate() {
-        let at = format!("{p}.tableMappings[{i}]");
-        let mapping = validate::object(mapping, &at)?;
-        for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
-            validate::required_string(mapping, member, &at, 1024)?;
-        }
-        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
-        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
-    }
-    Ok(())
+    table_mappings(body, p, ["sourceSchemaName", "sourceTable", "targetTable"])
 }
 
 /// A mongodb read preference (`ClickPipeMutateMongoDBSource.readPreference`).
@@ -264,20 +251,11 @@ fn mongodb_source(body: &Map<String, Value>, p: &str) -> Check<()> {
     let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
     let modes = ["cdc", "snapshot", "cdc_only"];
     required_enum(settings, "replicationMode", &settings_path, &modes)?;
-    let items = match validate::array(body, "tableMappings", p)? {
-        Some(items) if !items.is_empty() => items,
-        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-    };
-    for (i, mapping) in items.iter().enumerate() {
-        let at = format!("{p}.tableMappings[{i}]");
-        let mapping = validate::object(mapping, &at)?;
-        for member in ["sourceDatabaseName", "sourceCollection", "targetTable"] {
-            validate::required_string(mapping, member, &at, 1024)?;
-        }
-        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
-        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
-    }
-    Ok(())
+    table_mappings(
+        body,
+        p,
+        ["sourceDatabaseName", "sourceCollection", "targetTable"],
+    )
 }
 
 /// The destination of a create: a database always; a table and its columns for every kind

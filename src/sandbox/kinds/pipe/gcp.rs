@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::api::limits::Range;
 use crate::sandbox::validate::{self, Check, invalid};
 
-use super::members::{present, required_enum};
+use super::members::{present, required_enum, table_mappings};
 
 /// A pubsub acknowledgement deadline in seconds (`ClickPipePostPubSubSource.ackDeadline`).
 const ACK_DEADLINE: Range = Range {
@@ -62,21 +62,7 @@ pub(super) fn bigquery_source(body: &Map<String, Value>, p: &str) -> Check<()> {
     for range in &COUNTS {
         validate::ranged(settings, range, &settings_path)?;
     }
-    let items = match validate::array(body, "tableMappings", p)? {
-        Some(items) if !items.is_empty() => items,
-        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-    };
-    for (i, mapping) in items.iter().enumerate() {
-        let at = format!("{p}.tableMappings[{i}]");
-        let mapping = validate::object(mapping, &at)?;
-        for member in ["sourceDatasetName", "sourceTable", "targetTable"] {
-            validate::required_string(mapping, member, &at, 1024)?;
-        }
-        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
-        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
-        validate::boolean(mapping, "useCustomSortingKey", &at)?;
-    }
-    Ok(())
+    table_mappings(body, p, ["sourceDatasetName", "sourceTable", "targetTable"])
 }
 
 /// A pubsub source of a create: format, project, topic, the service-account key, where it
