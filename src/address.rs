@@ -381,8 +381,10 @@ impl<'a> Address<'a> {
                 vec!["stacks", stack, "dashboards", dashboard]
             }
             Address::Alert { stack, alert } => vec!["stacks", stack, "alerts", alert],
+            // A pipe declared whole: its changed members (`source.pubsub.ackDeadline`, `name`)
+            // are written under it; its credentials never are (`is_pipe_credential_pointer`).
+            Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
             Address::PrivateEndpoint { .. }
-            | Address::Pipe { .. }
             | Address::LivePipe { .. }
             | Address::Backups { .. }
             | Address::LiveDashboard { .. }

@@ -316,8 +316,8 @@ pub(crate) fn open_scoped(
     }
 }
 
-/// Masks the config's secret values (key secret, token) in all later output, whether or not
-/// the run sends them.
+/// Masks the config's secret values (key secret, token, pipe credentials) in all later output,
+/// whether or not the run sends them.
 pub(crate) fn mask_secrets(config: &Config, printer: &Printer) {
     let cloud = config.cloud.as_ref();
     let secrets = [
@@ -330,6 +330,17 @@ pub(crate) fn mask_secrets(config: &Config, printer: &Printer) {
         .filter_map(|s| s.value.as_deref())
     {
         printer.add_secret(value);
+    }
+    // A pipe's credentials too, each of whose values a server may echo (in an error, a
+    // pipe's name, a read) once it was sent.
+    let pipes = config.services.values().flat_map(|s| s.pipes.values());
+    for credential in pipes
+        .filter_map(|p| p.source.as_ref())
+        .flat_map(|s| s.credentials.iter())
+    {
+        if let Some(value) = credential.secret.value.as_deref() {
+            printer.add_secret(value);
+        }
     }
     if let Some((key_id, secret)) =
         cloud.and_then(|c| Some((c.key_id.as_ref()?, c.key_secret.as_ref()?.value.as_deref()?)))

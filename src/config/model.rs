@@ -384,17 +384,23 @@ pub enum PipeKind {
     Mysql,
     /// `mongodb`.
     Mongodb,
+    /// `bigquery`.
+    Bigquery,
+    /// `pubsub` (GCP Pub/Sub).
+    Pubsub,
 }
 
 impl PipeKind {
     /// Every kind, in the order the config format lists them.
-    pub const ALL: [PipeKind; 6] = [
+    pub const ALL: [PipeKind; 8] = [
         PipeKind::Kafka,
         PipeKind::ObjectStorage,
         PipeKind::Kinesis,
         PipeKind::Postgres,
         PipeKind::Mysql,
         PipeKind::Mongodb,
+        PipeKind::Bigquery,
+        PipeKind::Pubsub,
     ];
 
     /// The key the kind is written under (`objectStorage`), as in the API.
@@ -406,6 +412,8 @@ impl PipeKind {
             PipeKind::Postgres => "postgres",
             PipeKind::Mysql => "mysql",
             PipeKind::Mongodb => "mongodb",
+            PipeKind::Bigquery => "bigquery",
+            PipeKind::Pubsub => "pubsub",
         }
     }
 
@@ -414,7 +422,7 @@ impl PipeKind {
     pub fn is_database(self) -> bool {
         matches!(
             self,
-            PipeKind::Postgres | PipeKind::Mysql | PipeKind::Mongodb
+            PipeKind::Postgres | PipeKind::Mysql | PipeKind::Mongodb | PipeKind::Bigquery
         )
     }
 

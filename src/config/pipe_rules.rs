@@ -2,8 +2,8 @@
 //!
 //! | Code | Rule |
 //! |---|---|
-//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres`, `mysql`, `mongodb` |
-//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a database (postgres, mysql, mongodb) pipe (or a scaling field of another kind), a destination table or field mappings on a database pipe, a setting of another kind |
+//! | `semantic::pipe-source` | `source` names exactly one of `kafka`, `objectStorage`, `kinesis`, `postgres`, `mysql`, `mongodb`, `bigquery`, `pubsub` |
+//! | `semantic::pipe-kind-field` | a field the source kind does not take: per-pipe `scaling` on a database (postgres, mysql, mongodb, bigquery) or pubsub pipe (or a scaling field of another kind), a destination table or field mappings on a database pipe, a setting of another kind |
 //! | `semantic::pipe-destination` | a streaming or object-storage pipe names its destination `table`, `managedTable` and `columns` |
 //! | `semantic::pipe-field-mappings` | every destination column has a field mapping, and every mapping names a column |
 //! | `semantic::duplicate-pipe-name` | pipe names are unique within a service |
@@ -169,10 +169,14 @@ impl Pipe<'_> {
                     Some(scaling_key.span),
                 )
                 .with_label("not scaled per pipe")
-                .with_help(format!(
-                    "database pipes share the compute of their service: set it with `services.{}.pipeCompute`, and remove `scaling` from this pipe",
-                    self.service
-                )),
+                .with_help(if kind.is_database() {
+                    format!(
+                        "database pipes share the compute of their service: set it with `services.{}.pipeCompute`, and remove `scaling` from this pipe",
+                        self.service
+                    )
+                } else {
+                    "the cloud's pipe scaling takes kafka, kinesis and object-storage pipes only; remove `scaling` from this pipe".to_string()
+                }),
             );
             return;
         }
@@ -404,7 +408,7 @@ impl Pipe<'_> {
 /// The source kinds a setting applies to, by its prefix; `None` for a key that is no setting.
 pub(crate) fn setting_kinds(key: &str) -> Option<&'static [PipeKind]> {
     if key.starts_with("streaming_") {
-        Some(&[PipeKind::Kafka, PipeKind::Kinesis])
+        Some(&[PipeKind::Kafka, PipeKind::Kinesis, PipeKind::Pubsub])
     } else if key.starts_with("object_storage_") {
         Some(&[PipeKind::ObjectStorage])
     } else if key.starts_with("db_") {
@@ -475,6 +479,8 @@ pub(crate) fn wire_kind(kind: PipeKind) -> SourceKind {
         PipeKind::Postgres => SourceKind::Postgres,
         PipeKind::Mysql => SourceKind::Mysql,
         PipeKind::Mongodb => SourceKind::Mongodb,
+        PipeKind::Bigquery => SourceKind::Bigquery,
+        PipeKind::Pubsub => SourceKind::Pubsub,
     }
 }
 
@@ -587,7 +593,7 @@ mod tests {
     fn settings_go_to_the_kinds_their_prefix_names() {
         assert_eq!(
             setting_kinds("streaming_max_insert_wait_ms"),
-            Some(&[PipeKind::Kafka, PipeKind::Kinesis][..])
+            Some(&[PipeKind::Kafka, PipeKind::Kinesis, PipeKind::Pubsub][..])
         );
         assert_eq!(
             setting_kinds("object_storage_concurrency"),

@@ -231,6 +231,7 @@ impl Offending<'_> {
             )
             .with_label("out of range")
             .with_help(format!("write {} here", range_text(self.node_schema))),
+            ValidationErrorKind::Not { .. } => self.ruled_out(),
             ValidationErrorKind::MinLength { limit } => self.wrong_length(*limit, true),
             ValidationErrorKind::MaxLength { limit } => self.wrong_length(*limit, false),
             ValidationErrorKind::MinItems { limit } => Diagnostic::error(
@@ -265,6 +266,22 @@ impl Offending<'_> {
             }
         };
         Some(diag)
+    }
+
+    /// A member that a sibling's value rules out (`seekTimestamp` without
+    /// `seekType: timestamp`): the schema says so with `not: {}` at the member.
+    fn ruled_out(&self) -> Diagnostic {
+        Diagnostic::error(
+            Code::SchemaInvalid,
+            format!("`{}` does not apply here", self.path),
+            Some(self.place.key.unwrap_or(self.place.value)),
+        )
+        .with_label("not taken here")
+        .with_help(
+            self.node_schema
+                .and_then(description)
+                .unwrap_or_else(|| "remove it".into()),
+        )
     }
 
     /// A required key `name` is missing here.

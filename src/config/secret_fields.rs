@@ -43,7 +43,7 @@ pub(crate) const SECRET_FIELDS: [SecretField; 2] = [KEY_SECRET, TOKEN];
 /// A pipe's write-only credential fields, by source kind: each one's path under the kind
 /// (`credentials.password`). Written only as `${env:NAME}`, sent on create and on a
 /// `credentialsVersion` bump, never read back, printed or saved.
-pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 21] = [
+pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 23] = [
     ("kafka", "credentials.username"),
     ("kafka", "credentials.password"),
     ("kafka", "credentials.accessKeyId"),
@@ -65,6 +65,8 @@ pub(crate) const PIPE_CREDENTIALS: [(&str, &str); 21] = [
     ("mysql", "credentials.password"),
     ("mongodb", "credentials.username"),
     ("mongodb", "credentials.password"),
+    ("bigquery", "credentials.serviceAccountFile"),
+    ("pubsub", "serviceAccountKey.serviceAccountFile"),
 ];
 
 /// The credentials a live pipe's source takes, as [`PIPE_CREDENTIALS`] paths: which ones
@@ -88,6 +90,9 @@ pub(crate) fn pipe_credentials_taken(kind: &str, source: &serde_json::Value) -> 
         ("postgres" | "mysql" | "mongodb", _, _) => {
             &["credentials.username", "credentials.password"]
         }
+        // A BigQuery or Pub/Sub pipe authenticates with a service-account key only.
+        ("bigquery", _, _) => &["credentials.serviceAccountFile"],
+        ("pubsub", _, _) => &["serviceAccountKey.serviceAccountFile"],
         _ => &[],
     };
     // A kafka schema registry authenticates on its own (`PLAIN` is the one method the
@@ -253,6 +258,8 @@ mod tests {
             ("postgres", "ClickPipeMutatePostgresSource"),
             ("mysql", "ClickPipeMutateMySQLSource"),
             ("mongodb", "ClickPipeMutateMongoDBSource"),
+            ("bigquery", "ClickPipeMutateBigQuerySource"),
+            ("pubsub", "ClickPipePostPubSubSource"),
         ] {
             let members = &schemas[schema]["properties"];
             let mut theirs: Vec<String> = credential_members

@@ -6,10 +6,10 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 use crate::api::wire::{
-    Alert, Backup, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource, KinesisSource,
-    MongodbSource, MysqlSource, ObjectStorageSource, Pipe, PipeScaling, PipeSource, PostgresSource,
-    PrivateEndpoint, SchemaRegistry, Series, Service, ServiceEndpoint, Source, SourceKind, Tile,
-    Webhook,
+    Alert, Backup, BigquerySource, Channel, CompactJson, Dashboard, IpAccessEntry, KafkaSource,
+    KinesisSource, MongodbSource, MysqlSource, ObjectStorageSource, Pipe, PipeScaling, PipeSource,
+    PostgresSource, PrivateEndpoint, PubsubSource, SchemaRegistry, Series, Service,
+    ServiceEndpoint, Source, SourceKind, Tile, Webhook,
 };
 
 use super::faults::{hash_bytes, mix};
@@ -168,9 +168,11 @@ fn pipe(
         )
     };
     let settings = match kind {
-        SourceKind::Kafka | SourceKind::Kinesis => json!({"streaming_max_insert_wait_ms": 5000}),
+        SourceKind::Kafka | SourceKind::Kinesis | SourceKind::Pubsub => {
+            json!({"streaming_max_insert_wait_ms": 5000})
+        }
         SourceKind::ObjectStorage => json!({"object_storage_polling_interval_ms": 30000}),
-        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => {
+        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb | SourceKind::Bigquery => {
             json!({"db_max_threads": 4})
         }
     };
@@ -257,12 +259,14 @@ fn seed_source(name: &str, kind: SourceKind) -> PipeSource {
             }),
             ..PipeSource::default()
         },
-        SourceKind::Mysql | SourceKind::Mongodb => seed_cdc_source(name, kind),
+        SourceKind::Mysql | SourceKind::Mongodb | SourceKind::Bigquery | SourceKind::Pubsub => {
+            seed_newer_source(name, kind)
+        }
     }
 }
 
-/// The source of a seeded mysql or mongodb pipe named `name`.
-fn seed_cdc_source(name: &str, kind: SourceKind) -> PipeSource {
+/// The source of a seeded pipe of a newer kind (mysql, mongodb, bigquery, pubsub) named `name`.
+fn seed_newer_source(name: &str, kind: SourceKind) -> PipeSource {
     match kind {
         SourceKind::Mysql => PipeSource {
             mysql: Some(MysqlSource {
@@ -283,6 +287,26 @@ fn seed_cdc_source(name: &str, kind: SourceKind) -> PipeSource {
                 table_mappings: Some(CompactJson::from(json!([{"sourceDatabaseName": "app",
                     "sourceCollection": name, "targetTable": format!("app_{name}")}]))),
                 ..MongodbSource::default()
+            }),
+            ..PipeSource::default()
+        },
+        SourceKind::Bigquery => PipeSource {
+            bigquery: Some(BigquerySource {
+                snapshot_staging_path: Some("gs://sandbox-staging/converge/".into()),
+                settings: Some(CompactJson::from(json!({"replicationMode": "snapshot"}))),
+                table_mappings: Some(CompactJson::from(json!([{"sourceDatasetName": "app",
+                    "sourceTable": name, "targetTable": format!("app_{name}")}]))),
+            }),
+            ..PipeSource::default()
+        },
+        SourceKind::Pubsub => PipeSource {
+            pubsub: Some(PubsubSource {
+                format: Some("JSONEachRow".into()),
+                project_id: Some("sandbox-project".into()),
+                topic: Some(name.into()),
+                authentication: Some("SERVICE_ACCOUNT".into()),
+                seek_type: Some("latest".into()),
+                ..PubsubSource::default()
             }),
             ..PipeSource::default()
         },
@@ -731,7 +755,11 @@ fn large_pipe_scaling(kind: SourceKind, n: usize) -> Option<PipeScaling> {
             replica_memory_gb: Some(0.5 * (1 + (n % 16)) as f64),
             ..PipeScaling::default()
         }),
-        SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb => None,
+        SourceKind::Postgres
+        | SourceKind::Mysql
+        | SourceKind::Mongodb
+        | SourceKind::Bigquery
+        | SourceKind::Pubsub => None,
     }
 }
 

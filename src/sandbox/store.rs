@@ -34,8 +34,20 @@ pub(crate) struct World {
     /// id; a service not listed has the default.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub cdc_scaling: std::collections::BTreeMap<String, PipeScaling>,
+    /// Reverse private endpoints of the services' pipes (`.../pipesReversePrivateEndpoints`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverse_private_endpoints: Vec<ReverseEndpointRecord>,
     /// Counter behind server-assigned 24-hex ids.
     pub next_id: u64,
+}
+
+/// A reverse private endpoint as answered (its `status` aside) and when it is ready.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReverseEndpointRecord {
+    pub endpoint: serde_json::Value,
+    /// Epoch ms from which it reads `Ready` (`Provisioning` before).
+    pub ready_at: i64,
 }
 
 /// A service and what it is waiting for.

@@ -7,6 +7,7 @@ mod faults;
 mod generation;
 mod limits;
 mod pipe_lifecycle;
+mod reverse_endpoints;
 mod routes;
 mod serve;
 

@@ -358,6 +358,63 @@ pub struct MongodbSource {
     pub table_mappings: Option<CompactJson>,
 }
 
+/// BigQuery (database, snapshot-only) source (`ClickPipeBigQuerySource`); its settings and
+/// table mappings are kept as read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BigquerySource {
+    /// GCS path the snapshot is staged in (`gs://bucket/staging/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_staging_path: Option<String>,
+    /// Replication settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<CompactJson>,
+    /// Table mappings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_mappings: Option<CompactJson>,
+}
+
+/// GCP Pub/Sub (streaming) source (`ClickPipePubSubSource`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PubsubSource {
+    /// Message format (`JSONEachRow`, `Avro`, `Protobuf`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// GCP project that owns the topic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+    /// Topic name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Authentication method (`SERVICE_ACCOUNT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
+    /// Where consumption starts (`latest`, `earliest`, `timestamp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seek_type: Option<String>,
+    /// The time a `timestamp` seek starts at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seek_timestamp: Option<String>,
+    /// Subscription filter (CEL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// Ordered delivery.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_ordering: Option<bool>,
+    /// Acknowledgement deadline in seconds.
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ack_deadline: Option<i64>,
+}
+
 /// A pipe's source: exactly one member is normally present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -380,6 +437,12 @@ pub struct PipeSource {
     /// MongoDB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mongodb: Option<MongodbSource>,
+    /// BigQuery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bigquery: Option<BigquerySource>,
+    /// GCP Pub/Sub.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pubsub: Option<PubsubSource>,
 }
 
 /// The kind of a pipe's source, which decides which scaling fields apply.
@@ -398,6 +461,10 @@ pub(crate) enum SourceKind {
     Mysql,
     /// MongoDB: not scaled per pipe.
     Mongodb,
+    /// BigQuery: a database pipe (snapshot only), not scaled per pipe.
+    Bigquery,
+    /// GCP Pub/Sub: streaming; the scaling endpoint takes no pubsub pipe.
+    Pubsub,
 }
 
 impl SourceKind {
@@ -410,16 +477,25 @@ impl SourceKind {
             SourceKind::Postgres => "postgres",
             SourceKind::Mysql => "mysql",
             SourceKind::Mongodb => "mongodb",
+            SourceKind::Bigquery => "bigquery",
+            SourceKind::Pubsub => "pubsub",
         }
     }
 
-    /// Whether the kind is a database (CDC) pipe: table mappings edited while paused, a
-    /// resync, and the service's shared compute (`pipesCdcScaling`) instead of per-pipe scaling.
+    /// Whether the kind is a database pipe: tables from table mappings, paused when stopped,
+    /// and the service's shared compute (`pipesCdcScaling`, which the document names for
+    /// PostgreSQL, MySQL, MongoDB and BigQuery) instead of per-pipe scaling.
     pub(crate) fn is_database(self) -> bool {
         matches!(
             self,
-            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb
+            SourceKind::Postgres | SourceKind::Mysql | SourceKind::Mongodb | SourceKind::Bigquery
         )
+    }
+
+    /// Whether `PATCH .../state {"command":"resync"}` takes the kind: the CDC database pipes
+    /// (a BigQuery pipe is a one-time snapshot, which the document's resync does not name).
+    pub(crate) fn resyncs(self) -> bool {
+        self.is_database() && self != SourceKind::Bigquery
     }
 
     /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).
@@ -436,10 +512,13 @@ impl SourceKind {
     }
 
     /// Whether a pipe setting (`streaming_max_insert_wait_ms`) applies to this kind: `streaming_*`
-    /// to kafka and kinesis, `object_storage_*` to object storage, `db_*` to every kind.
+    /// to the streaming kinds (kafka, kinesis, pubsub), `object_storage_*` to object storage, `db_*` to every kind.
     pub(crate) fn takes_setting(self, key: &str) -> bool {
         if key.starts_with("streaming_") {
-            matches!(self, SourceKind::Kafka | SourceKind::Kinesis)
+            matches!(
+                self,
+                SourceKind::Kafka | SourceKind::Kinesis | SourceKind::Pubsub
+            )
         } else if key.starts_with("object_storage_") {
             self == SourceKind::ObjectStorage
         } else {
@@ -456,6 +535,8 @@ impl SourceKind {
             SourceKind::Postgres,
             SourceKind::Mysql,
             SourceKind::Mongodb,
+            SourceKind::Bigquery,
+            SourceKind::Pubsub,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == key)
@@ -477,6 +558,10 @@ impl PipeSource {
             Some(SourceKind::Mysql)
         } else if self.mongodb.is_some() {
             Some(SourceKind::Mongodb)
+        } else if self.bigquery.is_some() {
+            Some(SourceKind::Bigquery)
+        } else if self.pubsub.is_some() {
+            Some(SourceKind::Pubsub)
         } else {
             None
         }

@@ -8,7 +8,8 @@ mod copies;
 mod credentials;
 mod database;
 mod declared;
-use declared::{credential_refs, credentials_note, declared_stopped, failed_note};
+use declared::{credential_refs, credentials_note, declared_stopped, failed_note, rotates};
+mod gcp;
 pub(crate) mod live;
 pub(crate) mod op;
 mod patch;
@@ -34,7 +35,7 @@ use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::{self, diff};
 use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
-use op::PipeOp;
+use op::{CREDENTIALS_VERSION, PipeOp};
 
 impl Builder<'_> {
     /// Plans one config pipe: its delete (marked `absent`) or its scaling.
@@ -185,7 +186,11 @@ impl Builder<'_> {
         let forcing = diff(&deep_project(&live_value, &declared), &declared)
             .into_iter()
             .map(|field| (op::class_of(&field.path), field.path))
-            .find(|((class, _), _)| *class == op::Class::Replace);
+            .find(|((class, _), _)| *class == op::Class::Replace)
+            .or_else(|| {
+                let why = gcp::rotation_replaces(live, rotates(live_service, config, live))?;
+                Some(((op::Class::Replace, why), CREDENTIALS_VERSION.to_string()))
+            });
         let Some(((_, why), path)) = forcing else {
             return false;
         };

@@ -11,6 +11,7 @@ mod common;
 mod dashboard;
 mod pipe;
 mod private_endpoint;
+mod reverse_private_endpoint;
 mod service;
 mod source;
 mod webhook;
@@ -21,6 +22,7 @@ use super::routes::Route;
 const KINDS: &[&[Route]] = &[
     service::ROUTES,
     private_endpoint::ROUTES,
+    reverse_private_endpoint::ROUTES,
     backup::ROUTES,
     pipe::ROUTES,
     dashboard::ROUTES,
@@ -75,6 +77,6 @@ mod tests {
                 route.template
             );
         }
-        assert_eq!(seen.len(), 50, "every route of both APIs");
+        assert_eq!(seen.len(), 54, "every route of both APIs");
     }
 }

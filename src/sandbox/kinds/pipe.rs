@@ -7,6 +7,8 @@
 mod check;
 mod create;
 mod edit;
+mod gcp;
+mod members;
 mod scaling;
 mod state;
 mod stored;

@@ -1,4 +1,4 @@
-//! What the tests of each database pipe kind (`mysql.rs`, `mongodb.rs`) share: the routes
+//! What the tests of each newer pipe kind (`mysql.rs`, `mongodb.rs`, `gcp.rs`) share: the routes
 //! they count, the writes of the sandbox's log with their bodies, a pipe created from its
 //! declaration, and the check that no credential value was printed.
 
@@ -24,7 +24,7 @@ pub(crate) const STATE: &str =
 pub(crate) type Secrets = [(&'static str, &'static str); 2];
 
 /// Fails when `outcome` printed one of the `secrets`' values.
-pub(crate) fn assert_no_secret(outcome: &Outcome, secrets: &Secrets) {
+pub(crate) fn assert_no_secret(outcome: &Outcome, secrets: &[(&str, &str)]) {
     for (_, secret) in secrets {
         assert!(
             !outcome.stdout.contains(secret) && !outcome.stderr.contains(secret),
@@ -60,7 +60,10 @@ pub(crate) fn pipe_writes(sandbox: &SandboxHandle) -> Vec<(String, Value)> {
 
 /// The pipe `declared` (an entry of `pipes:`) created with `secrets` on a sandbox whose states
 /// step every 300 ms; returns the sandbox and the config.
-pub(crate) fn created(declared: &str, secrets: Secrets) -> (SandboxHandle, String) {
+pub(crate) fn created<const N: usize>(
+    declared: &str,
+    secrets: [(&'static str, &'static str); N],
+) -> (SandboxHandle, String) {
     let sandbox = crate::common::sandbox(SandboxOptions {
         rate_limit: false,
         log_bodies: true,

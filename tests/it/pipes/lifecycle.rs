@@ -16,6 +16,17 @@ pub(crate) const CANARIES: [(&str, &str); 6] = [
     ("PIPE_REPLICA_PASSWORD", "canary-pg-password-c3e8"),
 ];
 
+/// The credentials of the newer kinds' pipes of `examples/pipes.yaml` (after `legacy`, so not
+/// in [`declared_whole`]).
+const NEWER_CANARIES: [(&str, &str); 6] = [
+    ("PIPE_SHOP_USERNAME", "canary-mysql-user-1e40"),
+    ("PIPE_SHOP_PASSWORD", "canary-mysql-password-8b3d"),
+    ("PIPE_CATALOG_USERNAME", "canary-mongo-user-62af"),
+    ("PIPE_CATALOG_PASSWORD", "canary-mongo-password-0d95"),
+    ("PIPE_WAREHOUSE_KEY", "Y2FuYXJ5LWJxLWtleS1hNzE0"),
+    ("PIPE_SIGNALS_KEY", "Y2FuYXJ5LXBzLWtleS01Yzkx"),
+];
+
 const WHOLE: &str = "examples/pipes.yaml";
 
 fn with_credentials() -> Converge<'static> {
@@ -23,10 +34,11 @@ fn with_credentials() -> Converge<'static> {
         .in_repo()
         .env("CONVERGE_KEY_SECRET", "sandbox-secret")
         .envs(CANARIES)
+        .envs(NEWER_CANARIES)
 }
 
 pub(crate) fn assert_no_canary(outcome: &Outcome) {
-    for (_, canary) in CANARIES {
+    for (_, canary) in CANARIES.iter().chain(&NEWER_CANARIES) {
         assert!(
             !outcome.stdout.contains(canary) && !outcome.stderr.contains(canary),
             "a credential value was printed: {outcome:?}"
@@ -73,6 +85,12 @@ fn without_the_credentials_validate_warns_at_each_reference() {
         ("PIPE_FILES_SECRET_KEY", 57),
         ("PIPE_REPLICA_USERNAME", 97),
         ("PIPE_REPLICA_PASSWORD", 98),
+        ("PIPE_SHOP_USERNAME", 116),
+        ("PIPE_SHOP_PASSWORD", 117),
+        ("PIPE_CATALOG_USERNAME", 130),
+        ("PIPE_CATALOG_PASSWORD", 131),
+        ("PIPE_WAREHOUSE_KEY", 143),
+        ("PIPE_SIGNALS_KEY", 161),
     ]
     .into_iter()
     .map(|(name, line)| (format!("environment variable `{name}` is not set"), line))
@@ -93,6 +111,7 @@ fn a_literal_credential_is_refused_and_never_echoed() {
     let outcome = Converge::offline()
         .env("CONVERGE_KEY_SECRET", "sandbox-secret")
         .envs(CANARIES)
+        .envs(NEWER_CANARIES)
         .cwd(dir.path())
         .run(["validate", "config.yaml"]);
     assert!(
@@ -113,6 +132,7 @@ fn a_credential_variable_cannot_be_spelled_into_another_field() {
     let outcome = Converge::offline()
         .env("CONVERGE_KEY_SECRET", "sandbox-secret")
         .envs(CANARIES)
+        .envs(NEWER_CANARIES)
         .config(&leaked)
         .run(["validate"]);
     assert_no_canary(&outcome);
@@ -171,6 +191,8 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
         ("ClickPipeMutatePostgresSource", "pipePostgres"),
         ("ClickPipeMutateMySQLSource", "pipeMysql"),
         ("ClickPipeMutateMongoDBSource", "pipeMongodb"),
+        ("ClickPipeMutateBigQuerySource", "pipeBigquery"),
+        ("ClickPipePostPubSubSource", "pipePubsub"),
         ("ClickPipeMutateDestination", "pipeDestination"),
         ("ClickPipeSettingsPutRequest", "pipeSettings"),
     ];
@@ -191,6 +213,23 @@ fn the_config_takes_every_pipe_field_of_the_cloud_document_with_its_ranges() {
     let pipe = mine("pipe");
     for field in post.keys() {
         assert!(pipe.contains_key(field), "pipe lacks `{field}`");
+    }
+    // The Google Cloud kinds keep each enum and range the document gives their members.
+    for (document, config) in [
+        ("ClickPipePostPubSubSource", "pipePubsub"),
+        ("ClickPipeBigQueryPipeSettings", "pipeBigquery"),
+    ] {
+        let mine = match config {
+            "pipeBigquery" => mine(config)["settings"]["properties"].as_object().unwrap(),
+            _ => mine(config),
+        };
+        for (member, schema) in theirs(document) {
+            for keyword in ["enum", "minimum", "maximum", "maxLength"] {
+                if let Some(bound) = schema.get(keyword) {
+                    assert_eq!(Some(bound), mine[member].get(keyword), "{config}.{member}");
+                }
+            }
+        }
     }
     // Every setting keeps the document's range.
     for (key, setting) in theirs("ClickPipeSettingsPutRequest") {

@@ -1,10 +1,12 @@
 //! Pipes through the binary against the sandbox: one module per part of a pipe's life.
 
+mod cdc_compute;
 mod compute;
 mod credentials;
 mod database;
 mod end;
 pub(crate) mod export;
+mod gcp;
 mod lifecycle;
 mod merge_job;
 mod mongodb;

@@ -98,7 +98,7 @@ fn a_create_is_checked_at_the_member_that_is_wrong() {
                 body["source"]["kinesis"] = json!({"streamName": "s"});
                 body
             },
-            "BAD_REQUEST: request body.source: must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql, mongodb",
+            "BAD_REQUEST: request body.source: must hold exactly one of kafka, objectStorage, kinesis, pubsub, postgres, mysql, bigquery, mongodb",
         ),
         (
             {

@@ -20,7 +20,7 @@ pub(crate) enum Class {
 /// (postgres, mysql, mongodb) `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove`
 /// and need a pause; of their `settings` only [`patch_settings`] change in place.
 /// `tests` checks this table against the document.
-pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 6] = [
+pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 7] = [
     (
         "kafka",
         &[
@@ -56,6 +56,7 @@ pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 6] = [
     ),
     ("mysql", &MYSQL_PATCHABLE),
     ("mongodb", &MONGODB_PATCHABLE),
+    ("pubsub", &super::gcp::PUBSUB_PATCHABLE),
 ];
 
 /// The one classification of a changed field (a diff path such as `source.kafka.brokers`),
@@ -71,6 +72,7 @@ pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
             Class::Replace,
             "forces replacement: the destination table is fixed when the pipe is created",
         ),
+        ["source", "bigquery", ..] => (Class::Replace, super::gcp::BIGQUERY_REPLACES),
         [
             "source",
             "postgres" | "mysql" | "mongodb",
@@ -128,6 +130,7 @@ mod tests {
             ("postgres", "ClickPipePatchPostgresSource"),
             ("mysql", "ClickPipePatchMySQLSource"),
             ("mongodb", "ClickPipePatchMongoDBSource"),
+            ("pubsub", "ClickPipePatchPubSubSource"),
         ] {
             let mut theirs: Vec<&str> = schemas[schema]["properties"]
                 .as_object()

@@ -398,6 +398,11 @@ struct Rotation {
     span: Span,
 }
 
+/// Whether the config rotates a live pipe's credentials ([`rotation`]).
+pub(super) fn rotates(live_service: &Service, config: &PipeConfig, live: &Pipe) -> bool {
+    rotation(live_service, config, live).is_some()
+}
+
 /// The rotation of a live pipe, when the declared `credentialsVersion` is above the one recorded
 /// on its service ([`op::version_tag`]); a pipe with none recorded has never been sent
 /// credentials by converge, so a declared version sends them once.

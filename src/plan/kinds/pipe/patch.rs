@@ -47,6 +47,7 @@ pub(crate) fn patch_body<'a>(after: &Value, paths: impl IntoIterator<Item = &'a 
         at[*last] = value;
     }
     super::database::complete(&mut body, after);
+    super::gcp::complete(&mut body, after);
     body
 }
 
@@ -71,5 +72,6 @@ pub(crate) fn rotation_body<'a>(after: &Value, paths: impl IntoIterator<Item = &
         }
     }
     super::database::complete(&mut body, after);
+    super::gcp::complete(&mut body, after);
     body
 }

@@ -44,7 +44,7 @@ pub(crate) fn resync_plan(
             )
         })?;
     let kind = live_pipe.source.as_ref().and_then(|s| s.kind());
-    if !kind.is_some_and(SourceKind::is_database) {
+    if !kind.is_some_and(SourceKind::resyncs) {
         return Err(format!(
             "pipe `{}` reads from {}: only database (postgres, mysql, mongodb) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
             live_pipe.name,

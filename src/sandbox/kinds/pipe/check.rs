@@ -7,6 +7,8 @@ use crate::api::limits::{PIPE_BOOLEAN_SETTINGS, PIPE_SETTINGS, Range};
 use crate::api::wire::SourceKind;
 use crate::sandbox::validate::{self, Check, invalid};
 
+use super::members::{present, required_enum, table_mappings};
+
 /// The members that carry credentials, at any depth of a source: checked, never stored, so
 /// never answered.
 pub(super) const CREDENTIAL_MEMBERS: [&str; 4] = [
@@ -42,7 +44,7 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
     let [key] = named.as_slice() else {
         return invalid(
             "source",
-            "must hold exactly one of kafka, objectStorage, kinesis, postgres, mysql, mongodb",
+            "must hold exactly one of kafka, objectStorage, kinesis, pubsub, postgres, mysql, bigquery, mongodb",
         );
     };
     let prefix = validate::join("source", key);
@@ -58,6 +60,8 @@ pub(super) fn post_source(map: &Map<String, Value>) -> Check<(SourceKind, Value)
         SourceKind::Postgres => postgres_source(body, p)?,
         SourceKind::Mysql => mysql_source(body, p)?,
         SourceKind::Mongodb => mongodb_source(body, p)?,
+        SourceKind::Bigquery => super::gcp::bigquery_source(body, p)?,
+        SourceKind::Pubsub => super::gcp::pubsub_source(body, p)?,
     }
     Ok((kind, without_credentials(&Value::Object(body.clone()))))
 }
@@ -224,20 +228,7 @@ fn mysql_source(body: &Map<String, Value>, p: &str) -> Check<()> {
         &settings_path,
         &mechanisms,
     )?;
-    let items = match validate::array(body, "tableMappings", p)? {
-        Some(items) if !items.is_empty() => items,
-        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-    };
-    for (i, mapping) in items.iter().enumerate() {
-        let at = format!("{p}.tableMappings[{i}]");
-        let mapping = validate::object(mapping, &at)?;
-        for member in ["sourceSchemaName", "sourceTable", "targetTable"] {
-            validate::required_string(mapping, member, &at, 1024)?;
-        }
-        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
-        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
-    }
-    Ok(())
+    table_mappings(body, p, ["sourceSchemaName", "sourceTable", "targetTable"])
 }
 
 /// A mongodb read preference (`ClickPipeMutateMongoDBSource.readPreference`).
@@ -260,20 +251,11 @@ fn mongodb_source(body: &Map<String, Value>, p: &str) -> Check<()> {
     let settings = validate::object(body.get("settings").unwrap_or(&Value::Null), &settings_path)?;
     let modes = ["cdc", "snapshot", "cdc_only"];
     required_enum(settings, "replicationMode", &settings_path, &modes)?;
-    let items = match validate::array(body, "tableMappings", p)? {
-        Some(items) if !items.is_empty() => items,
-        _ => return invalid(validate::join(p, "tableMappings"), "is required"),
-    };
-    for (i, mapping) in items.iter().enumerate() {
-        let at = format!("{p}.tableMappings[{i}]");
-        let mapping = validate::object(mapping, &at)?;
-        for member in ["sourceDatabaseName", "sourceCollection", "targetTable"] {
-            validate::required_string(mapping, member, &at, 1024)?;
-        }
-        let engines = ["MergeTree", "ReplacingMergeTree", "Null"];
-        validate::enumerated(mapping, "tableEngine", &at, &engines)?;
-    }
-    Ok(())
+    table_mappings(
+        body,
+        p,
+        ["sourceDatabaseName", "sourceCollection", "targetTable"],
+    )
 }
 
 /// The destination of a create: a database always; a table and its columns for every kind
@@ -362,23 +344,6 @@ pub(super) fn checked_settings(
         kept.insert(key.clone(), setting.clone());
     }
     Ok(Some(kept))
-}
-
-fn required_enum(
-    map: &Map<String, Value>,
-    key: &str,
-    prefix: &str,
-    allowed: &[&str],
-) -> Check<String> {
-    validate::enumerated(map, key, prefix, allowed)?
-        .map_or_else(|| invalid(validate::join(prefix, key), "is required"), Ok)
-}
-
-fn present(map: &Map<String, Value>, key: &str, prefix: &str) -> Check<()> {
-    match map.get(key) {
-        None | Some(Value::Null) => invalid(validate::join(prefix, key), "is required"),
-        Some(_) => Ok(()),
-    }
 }
 
 /// A source body with every credential member dropped, at any depth.

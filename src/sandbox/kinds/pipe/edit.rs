@@ -17,7 +17,7 @@ use super::stored::{
 
 /// What `PATCH .../pipes/{id}` takes of each source kind (the cloud document's
 /// `ClickPipePatch*Source`); any other member needs the pipe deleted and created again.
-const PATCHABLE: [(SourceKind, &[&str]); 6] = [
+const PATCHABLE: [(SourceKind, &[&str]); 7] = [
     (
         SourceKind::Kafka,
         &[
@@ -45,6 +45,10 @@ const PATCHABLE: [(SourceKind, &[&str]); 6] = [
     (
         SourceKind::Kinesis,
         &["authentication", "iamRole", "accessKey"],
+    ),
+    (
+        SourceKind::Pubsub,
+        &["authentication", "ackDeadline", "serviceAccountKey"],
     ),
     (
         SourceKind::Postgres,
@@ -230,6 +234,10 @@ fn patch_source(pipe: &mut Value, source: &Value, kind: SourceKind) -> Result<bo
                 ),
             ));
         }
+        if kind == SourceKind::Bigquery {
+            // `ClickPipePatchSource` has no bigquery member.
+            return Err(replace_only(&prefix).into());
+        }
         let body = validate::object(body, &prefix)?;
         // `ClickPipePatchMySQLSource` and `ClickPipePatchMongoDBSource` require them whatever
         // else changes.
@@ -321,6 +329,9 @@ fn patch_required(
     prefix: &str,
     kind: SourceKind,
 ) -> Result<(), ApiError> {
+    if kind == SourceKind::Pubsub {
+        return Ok(super::gcp::pubsub_patch(body, prefix)?);
+    }
     if kind == SourceKind::Mongodb {
         validate::required_string(body, "uri", prefix, 4096)?;
         let preferences = &super::check::READ_PREFERENCES;

@@ -71,8 +71,32 @@ const DEFAULT_CDC_SCALING: PipeScaling = PipeScaling {
     replica_memory_gb: Some(CDC_DEFAULT_MEMORY_GB),
 };
 
+/// The document: "This endpoint becomes available once at least one database ClickPipe was
+/// provisioned", and it answers 200, 400 or 500: a service with no database pipe gets a 400.
+fn require_database_pipe(ctx: &Ctx<'_>, service: &str) -> Result<(), ApiError> {
+    let database = |record: &crate::sandbox::store::PipeRecord| {
+        record.pipe.service_id == service
+            && record
+                .pipe
+                .source
+                .as_ref()
+                .and_then(|s| s.kind())
+                .is_some_and(crate::api::wire::SourceKind::is_database)
+    };
+    if ctx.world.pipes.iter().any(database) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        400,
+        "BAD_REQUEST",
+        "CDC ClickPipes scaling is available once at least one database ClickPipe \
+         (PostgreSQL, MySQL, MongoDB, BigQuery) was provisioned on the service",
+    ))
+}
+
 pub(super) fn get_cdc_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     service_index(ctx, call)?;
+    require_database_pipe(ctx, call.service)?;
     let scaling = ctx
         .world
         .cdc_scaling
@@ -85,6 +109,7 @@ pub(super) fn get_cdc_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Repl
 /// for each CPU core.
 pub(super) fn patch_cdc_scaling(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let index = service_index(ctx, call)?;
+    require_database_pipe(ctx, call.service)?;
     let map = validate::object(call.body, "")?;
     let cpu = validate::ranged(map, &CDC_CPU_MILLICORES, "")?;
     if cpu.is_some_and(|cpu| cpu % CDC_CPU_STEP_MILLICORES != 0.0) {

@@ -22,12 +22,8 @@ pub(super) fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, A
         .ok_or_else(|| ApiError::body("command", "is required"))?;
     let record = &ctx.world.pipes[pipe_index];
     let state = record.pipe.state.clone().unwrap_or_default();
-    let database = record
-        .pipe
-        .source
-        .as_ref()
-        .and_then(|s| s.kind())
-        .is_some_and(SourceKind::is_database);
+    let kind = record.pipe.source.as_ref().and_then(|s| s.kind());
+    let database = kind.is_some_and(SourceKind::is_database);
     let fails = ctx.quirks.contains(&Quirk::PipesFail);
     let (now, then): (&str, &[&str]) = match command.as_str() {
         "stop" if state == STOPPED || state == PAUSED => (state.as_str(), &[]),
@@ -52,7 +48,7 @@ pub(super) fn patch_state(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, A
                 ),
             ));
         }
-        _ if !database => {
+        _ if !kind.is_some_and(SourceKind::resyncs) => {
             return Err(ApiError::new(
                 400,
                 "BAD_REQUEST",
