@@ -310,7 +310,8 @@ impl Created {
             | Target::PrivateEndpoint { .. }
             | Target::Pipe { .. }
             | Target::PipeCompute { .. }
-            | Target::ServiceMember { .. } => return None,
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => return None,
         };
         (self.name != sent).then(|| {
             format!(

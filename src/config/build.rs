@@ -59,7 +59,9 @@ pub(crate) fn build(
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
     let stacks = entries_mut(root.get_mut("stacks"))
-        .filter_map(|(key, node)| Some((key.name.as_str().into(), stack(key, node, diags)?)))
+        .filter_map(|(key, node)| {
+            Some((key.name.as_str().into(), stack(key, node, &secrets, diags)?))
+        })
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
     let drift = DriftSettings {
@@ -145,11 +147,32 @@ impl Secrets<'_> {
             diags.push(own_secret_sent(name, reads, suggested, node.span));
             return None;
         }
+        if is_webhook_secret(field)
+            && let Some((_, reads)) = self.own.iter().find(|(own, _)| own == name)
+        {
+            // A webhook's destination would receive converge's access with every alert.
+            diags.push(
+                Diagnostic::error(
+                    Code::ConfigSecretVariable,
+                    format!(
+                        "`{name}` holds converge's own secret ({reads} reads it) and is never \
+                         sent to a webhook"
+                    ),
+                    Some(node.span),
+                )
+                .with_label("converge's own secret sent to a webhook here")
+                .with_help(format!(
+                    "read the webhook's secret from a variable of its own, such as `${{env:{suggested}}}`"
+                )),
+            );
+            return None;
+        }
         let value = (self.env)(name);
         // A pipe credential is needed only by the step that sends it (a create, a replacement,
         // a rotation): the planner reports it unset there, so a config exported with
         // placeholders plans and drifts against live pipes without their secrets.
-        let needed_now = self.mode == LoadMode::Offline || !is_pipe_credential(field);
+        let needed_now = self.mode == LoadMode::Offline
+            || !(is_pipe_credential(field) || is_webhook_entry(field));
         if value.is_none() && needed_now {
             diags.push(unset_variable(self.mode, name, node.span).with_help(format!(
                 "export {name} where the value is needed (plan, apply); `validate` runs without it"
@@ -192,6 +215,17 @@ fn own_secret_sent(name: &str, reads: &str, suggested: &str, span: Span) -> Diag
     .with_help(format!(
         "read the pipe's credential from a variable of its own, such as `${{env:{suggested}}}`"
     ))
+}
+
+/// Whether a field path is a webhook's (`stacks.s.webhooks.w.url`).
+fn is_webhook_secret(field: &str) -> bool {
+    field.starts_with("stacks.") && field.contains(".webhooks.")
+}
+
+/// Whether a field path is a webhook's write-only entry (`stacks.s.webhooks.w.headers.X`):
+/// needed only by a step that sends it, as a pipe credential is.
+fn is_webhook_entry(field: &str) -> bool {
+    field.starts_with("stacks.") && (field.contains(".headers.") || field.contains(".queryParams."))
 }
 
 /// Whether a field path (`services.a.pipes.b.source.kafka.credentials.password`) is a pipe's.
@@ -442,8 +476,17 @@ fn located_json(node: &Node) -> Located<serde_json::Value> {
     Located::new(node.to_json(), node.span)
 }
 
-fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {
+fn stack(
+    key: &Key,
+    node: &mut Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<StackConfig> {
     node.as_map()?;
+    let hooks =
+        exact_map(entries(node.get("webhooks")).filter_map(|(k, w)| {
+            Some((k.name.clone(), webhook(&key.name, k, w, secrets, diags)?))
+        }));
     let service = node.get("service").and_then(string);
     let api = node.get("api").and_then(string);
     let target = match (service, api) {
@@ -515,6 +558,81 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         instance_names: Vec::new(),
         key_parameter: None,
         read_webhooks: false,
+        webhooks: hooks,
+    })
+}
+
+/// A webhook entry; its secrets read as `${env:NAME}` references.
+fn webhook(
+    stack: &str,
+    key: &Key,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<WebhookConfig> {
+    let at = format!("stacks.{stack}.webhooks.{}", key.name);
+    let upper = key.name.to_uppercase().replace('-', "_");
+    // A webhook to delete sends nothing: its secrets are not read.
+    let absent = node
+        .get("absent")
+        .and_then(boolean)
+        .is_some_and(|b| b.value);
+    let secret = |member: &str, node: &Node, diags: &mut Vec<Diagnostic>| {
+        if absent {
+            return None;
+        }
+        let last = member.rsplit('.').next().unwrap_or(member);
+        let word: String = last
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let suggested = format!("WEBHOOK_{upper}_{word}");
+        secrets.read(node, &format!("{at}.{member}"), &suggested, diags)
+    };
+    let map = |name: &str, diags: &mut Vec<Diagnostic>| {
+        let node = node.get(name)?;
+        let entries: Vec<(SmolStr, SecretValue)> = entries(Some(node))
+            .filter_map(|(k, v)| {
+                Some((
+                    k.name.clone(),
+                    secret(&format!("{name}.{}", k.name), v, diags)?,
+                ))
+            })
+            .collect();
+        Some(entries)
+    };
+    if node.get("url").is_none() && !absent {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticWebhook,
+                format!("webhook `{}` has no `url`", key.name),
+                Some(key.span),
+            )
+            .with_label("no destination")
+            .with_help("add `url: ${env:NAME}` (or `absent: true` to delete it)"),
+        );
+    }
+    let headers = map("headers", diags);
+    let query_params = map("queryParams", diags);
+    Some(WebhookConfig {
+        key: located_key_text(key),
+        name: node.get("name").and_then(text)?,
+        renamed_from: renamed_from(node),
+        service: node.get("service").and_then(text)?,
+        url: node.get("url").and_then(|n| secret("url", n, diags)),
+        description: node.get("description").and_then(text),
+        body: node.get("body").and_then(|n| secret("body", n, diags)),
+        headers,
+        query_params,
+        credentials_version: node.get("credentialsVersion").and_then(int),
+        absent,
+        span: node.span,
     })
 }
 

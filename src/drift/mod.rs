@@ -232,7 +232,8 @@ fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
         | AddressBuf::LiveAlert { .. }
         | AddressBuf::PipeSettings { .. }
         | AddressBuf::PipeCompute { .. }
-        | AddressBuf::ServiceMember { .. } => return None,
+        | AddressBuf::ServiceMember { .. }
+        | AddressBuf::Webhook { .. } => return None,
     };
     config
         .stacks

@@ -96,6 +96,12 @@ pub(crate) fn alert(alert: &Alert) -> Fingerprint {
     of_value(&normalize::alert_with_ids(alert))
 }
 
+/// A webhook as listed: its destination and body enter the hash (never the saved plan), so a
+/// plan made before either changed is not applied.
+pub(crate) fn webhook(webhook: &crate::api::wire::Webhook) -> Fingerprint {
+    of_value(&normalize::webhook_with_secrets(webhook))
+}
+
 /// The fingerprint of the object a step writes, in a (fresh) live state: `None` when the object
 /// does not exist. A step is stale when this differs from [`super::model::Step::fingerprint`]; for a
 /// create, an object that appeared since (same endpoint id, dashboard or alert name as the
@@ -161,6 +167,18 @@ pub(crate) fn current_value(operation: &Operation, live: &LiveState) -> Option<V
             .services
             .get(service_id)
             .map(|s| normalize::service_member(s, member)),
+        Target::Webhook {
+            stack: s,
+            key,
+            service,
+        } => stack(s)
+            .and_then(|l| {
+                l.webhooks.iter().find(|w| match key {
+                    Key::Id(id) => w.id == id,
+                    Key::Name(name) => w.name == name && w.service == service,
+                })
+            })
+            .map(normalize::webhook_with_secrets),
     }
 }
 

@@ -38,7 +38,8 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
             | Target::Alert { .. }
-            | Target::ServiceMember { .. } => continue,
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => continue,
         };
         if started.contains(&service_id) {
             continue;

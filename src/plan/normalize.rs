@@ -691,3 +691,16 @@ mod tests {
         );
     }
 }
+
+/// A webhook as listed, its destination and body included: what its fingerprint hashes (never
+/// shown or saved).
+pub(crate) fn webhook_with_secrets(webhook: &crate::api::wire::Webhook) -> Value {
+    serde_json::json!({
+        "id": webhook.id,
+        "name": webhook.name,
+        "service": webhook.service,
+        "url": webhook.url,
+        "description": webhook.description,
+        "body": webhook.body,
+    })
+}

@@ -336,6 +336,9 @@ fn object_steps(address: &str) -> Option<Vec<Step>> {
         Address::Dashboard { stack, dashboard } => {
             vec![key("stacks"), key(stack), key("dashboards"), key(dashboard)]
         }
+        Address::Webhook { stack, webhook } => {
+            vec![key("stacks"), key(stack), key("webhooks"), key(webhook)]
+        }
         Address::Alert { stack, alert } => {
             vec![key("stacks"), key(stack), key("alerts"), key(alert)]
         }

@@ -781,7 +781,7 @@ pub(crate) async fn found_created(
 
 /// The references of a rotation's credentials, once each value read now is the one the plan
 /// was made with: a saved plan applies only the secret its reviewer approved.
-fn approved(
+pub(super) fn approved(
     credentials: &[SealedCredential],
     salt: &str,
     lookup: impl Fn(&str) -> Option<String>,

@@ -19,6 +19,10 @@ pub(crate) struct Builder<'a> {
     pub(crate) drop_unchanged_values: bool,
     pub(crate) plan: Plan,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The stack being planned's declared webhooks, by key and by name, for its alerts'
+    /// `webhook:` references (`plan/kinds/webhook.rs`).
+    pub(crate) webhooks:
+        std::collections::BTreeMap<SmolStr, crate::plan::kinds::webhook::PlannedWebhook>,
 }
 
 /// The live object a config object is: found by its current name or one of its `renamedFrom`

@@ -52,6 +52,8 @@ impl Builder<'_> {
         if let Some(warning) = carried_tiles(stack, &index) {
             self.diagnostics.push(warning);
         }
+        // Webhooks first: an alert that names one created here waits for its step.
+        self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
 
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();

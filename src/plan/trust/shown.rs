@@ -114,7 +114,8 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
             | AddressBuf::Tile { .. }
             | AddressBuf::PipeSettings { .. }
             | AddressBuf::PipeCompute { .. }
-            | AddressBuf::ServiceMember { .. } => continue,
+            | AddressBuf::ServiceMember { .. }
+            | AddressBuf::Webhook { .. } => continue,
         };
         let stack = stack.as_str();
         let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();

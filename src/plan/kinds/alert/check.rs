@@ -202,7 +202,8 @@ fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest
         | Target::Pipe { .. }
         | Target::Dashboard { .. }
         | Target::PipeCompute { .. }
-        | Target::ServiceMember { .. } => None,
+        | Target::ServiceMember { .. }
+        | Target::Webhook { .. } => None,
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }

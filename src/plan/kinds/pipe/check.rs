@@ -188,7 +188,8 @@ impl Check for PipeOp {
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
             | Target::Alert { .. }
-            | Target::ServiceMember { .. } => None,
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => None,
         };
         target
             .or_else(|| credentials_problem(check.config, address, self))

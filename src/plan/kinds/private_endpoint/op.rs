@@ -61,7 +61,8 @@ impl Kind for PrivateEndpointOp {
             | Target::Dashboard { .. }
             | Target::Alert { .. }
             | Target::PipeCompute { .. }
-            | Target::ServiceMember { .. } => return false,
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => return false,
         };
         matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
     }

@@ -1,0 +1,350 @@
+//! Webhooks of a stack on the observability API: each declared one created, changed in place
+//! (found by its service and name, or a `renamedFrom` name), or deleted when `absent: true`;
+//! and what those steps send (`op`). The list answers a webhook's `url` (and a generic one's
+//! `body`) in clear and never its `headers` or `queryParams`: the first are compared without
+//! being shown, the others are sent on create, with a new `url`, and when `credentialsVersion`
+//! rises above the version recorded in the description ([`op::recorded`]).
+
+mod check;
+pub(crate) mod op;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use smol_str::SmolStr;
+
+use crate::address::AddressBuf;
+use crate::api::wire::Webhook;
+use crate::config::model::{SecretValue, StackConfig, StackTarget, WebhookConfig};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::live::StackLive;
+use crate::plan::address::Address;
+use crate::plan::build::builder::{Builder, ambiguous, candidates, rename_reason};
+use crate::plan::diff;
+use crate::plan::fingerprint;
+use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
+use crate::plan::model::{Action, Change, Operation, StackRef};
+use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
+
+/// A declared webhook as planned, for the alerts that name it by key or name: its live id, or
+/// the step that creates it.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedWebhook {
+    /// The live webhook's id (kept by an update).
+    pub(crate) id: Option<String>,
+    /// The step that creates it.
+    pub(crate) created: Option<usize>,
+    /// Its service.
+    pub(crate) service: String,
+    /// Its name.
+    pub(crate) name: String,
+}
+
+/// The webhook id an alert's channel carries until the webhook it names is created in the same
+/// apply: apply puts the created webhook's id in its place ([`placeholder`]).
+pub(crate) fn placeholder(service: &str, name: &str) -> String {
+    format!("(the {service} webhook {name:?} this plan creates)")
+}
+
+impl Builder<'_> {
+    /// Plans the stack's declared webhooks; returns them by key and by name for its alerts.
+    pub(crate) fn plan_webhooks(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        live: &StackLive,
+    ) -> BTreeMap<SmolStr, PlannedWebhook> {
+        let mut planned = BTreeMap::new();
+        // The managed stack's are refused at validate (`semantic::webhook`).
+        if !matches!(stack.target, StackTarget::Observability) {
+            return planned;
+        }
+        for config in stack.webhooks.values() {
+            if let Some(p) = self.webhook(stack, stack_ref, live, config) {
+                planned.insert(config.name.value.clone(), p.clone());
+                planned.insert(config.key.value.clone(), p);
+            }
+        }
+        planned
+    }
+
+    fn webhook(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        live: &StackLive,
+        config: &WebhookConfig,
+    ) -> Option<PlannedWebhook> {
+        let service = config.service.value.as_str();
+        let by_name = |name: &str| -> Vec<&Webhook> {
+            live.webhooks
+                .iter()
+                .filter(|w| w.service == service && w.name == name)
+                .collect()
+        };
+        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        if found.len() > 1 {
+            let listed: Vec<(String, String, Option<crate::diagnostic::Span>)> = found
+                .iter()
+                .map(|(w, old)| (w.name.clone(), w.id.clone(), old.map(|o| o.span)))
+                .collect();
+            let what = format!("webhook `{}.{}`", stack.key.value, config.key.value);
+            self.error(ambiguous("webhook", &what, &config.name, &listed));
+            return None;
+        }
+        let existing = found.first().map(|(w, _)| *w);
+        let address: AddressBuf = Address::Webhook {
+            stack: &stack.key.value,
+            webhook: &config.key.value,
+        }
+        .into();
+        if config.absent {
+            self.absent_webhook(address, stack_ref, existing);
+            return None;
+        }
+        let desired = self.desired_webhook(config, existing)?;
+        let planned = PlannedWebhook {
+            id: existing.map(|w| w.id.clone()),
+            created: None,
+            service: service.to_string(),
+            name: config.name.value.to_string(),
+        };
+        let Some(live) = existing else {
+            let operation = Operation::Webhook(WebhookOp::Create {
+                stack: stack_ref.clone(),
+                send: desired.send,
+            });
+            let change = Change {
+                address,
+                action: Action::Create,
+                reason: "no webhook of this service and name in the team".into(),
+                before: None,
+                fields: diff::created(&desired.after),
+                after: Some(desired.after),
+                fingerprint: None,
+                step: None,
+                renamed_from: None,
+            };
+            let created = self.push(change, Some((operation, Vec::new())));
+            return Some(PlannedWebhook { created, ..planned });
+        };
+        let before = live_view(live, config.credentials_version.is_some());
+        let fields = diff::diff(&before, &desired.after);
+        let renamed = (live.name != config.name.value).then(|| live.name.clone());
+        let mut change = Change {
+            address,
+            action: Action::NoOp,
+            reason: "matches the config".into(),
+            before: Some(before),
+            after: Some(desired.after),
+            fields: Vec::new(),
+            fingerprint: Some(fingerprint::webhook(live)),
+            step: None,
+            renamed_from: renamed.clone(),
+        };
+        if fields.is_empty() {
+            self.push(change, None);
+            return Some(planned);
+        }
+        change.action = Action::Update;
+        change.reason = match &renamed {
+            Some(old) => rename_reason(old, &fields),
+            None => diff::reason(&fields),
+        };
+        if desired.send.entries {
+            change
+                .reason
+                .push_str("; headers and queryParams sent again");
+        }
+        change.fields = fields;
+        let operation = Operation::Webhook(WebhookOp::Update {
+            stack: stack_ref.clone(),
+            webhook_id: live.id.clone(),
+            send: desired.send,
+        });
+        self.push(change, Some((operation, Vec::new())));
+        Some(planned)
+    }
+
+    /// A webhook declared `absent: true`: deleted when it exists.
+    fn absent_webhook(
+        &mut self,
+        address: AddressBuf,
+        stack_ref: &StackRef,
+        existing: Option<&Webhook>,
+    ) {
+        let Some(live) = existing else {
+            self.push(
+                Change {
+                    address,
+                    action: Action::NoOp,
+                    reason: "absent, as the config says".into(),
+                    before: None,
+                    after: None,
+                    fields: Vec::new(),
+                    fingerprint: None,
+                    step: None,
+                    renamed_from: None,
+                },
+                None,
+            );
+            return;
+        };
+        let before = live_view(live, false);
+        let operation = Operation::Webhook(WebhookOp::Delete {
+            stack: stack_ref.clone(),
+            webhook_id: live.id.clone(),
+        });
+        let change = Change {
+            address,
+            action: Action::Delete,
+            reason: "declared `absent: true`".into(),
+            fields: diff::deleted(&before),
+            before: Some(before),
+            after: None,
+            fingerprint: Some(fingerprint::webhook(live)),
+            step: None,
+            renamed_from: None,
+        };
+        self.push(change, Some((operation, Vec::new())));
+    }
+
+    /// What the config asks of a webhook against `live`: the view the plan shows and what the
+    /// step sends. `None` when a secret it must send is unset (reported at its reference).
+    fn desired_webhook(
+        &mut self,
+        config: &WebhookConfig,
+        live: Option<&Webhook>,
+    ) -> Option<Desired> {
+        let url = config.url.as_ref()?;
+        let url_value = url.value.as_deref()?;
+        let recorded = live.and_then(|w| op::recorded(w.description.as_deref()).1);
+        let declared = config.credentials_version.as_ref().map(|v| v.value);
+        if let (Some(v), Some(r)) = (&config.credentials_version, recorded)
+            && v.value < r
+        {
+            self.error(
+                Diagnostic::error(
+                    Code::SemanticWebhook,
+                    format!(
+                        "credentialsVersion {} is below the version {r} last sent to this webhook",
+                        v.value
+                    ),
+                    Some(v.span),
+                )
+                .with_label("lowered")
+                .with_help(format!(
+                    "write {r} to keep the entries sent, or {} to send them again",
+                    r + 1
+                )),
+            );
+            return None;
+        }
+        let moved = live.is_some_and(|w| w.url.as_deref() != Some(url_value));
+        let rotated = declared.is_some() && declared != recorded;
+        let entries = live.is_none() || moved || rotated;
+        let salt = new_salt();
+        let mut secrets = vec![seal(&salt, "url", url)];
+        // Generic webhooks answer their body; the others are sent theirs with every write.
+        let body_shown = config.service.value == "generic";
+        let mut after = json!({
+            "name": config.name.value.as_str(),
+            "service": config.service.value.as_str(),
+            "url": if moved { SECRET_CHANGED } else { SECRET },
+        });
+        if let Some(description) = &config.description {
+            after["description"] = json!(description.value.as_str());
+        }
+        if let Some(body) = &config.body {
+            let value = body.value.as_deref()?;
+            secrets.push(seal(&salt, "body", body));
+            if body_shown {
+                let same = live.is_none_or(|w| w.body.as_deref() == Some(value));
+                after["body"] = json!(if same { SECRET } else { SECRET_CHANGED });
+            }
+        }
+        if let Some(v) = declared {
+            after["credentialsVersion"] = json!(v);
+        }
+        if entries {
+            for (map, written) in [
+                ("headers", &config.headers),
+                ("queryParams", &config.query_params),
+            ] {
+                let Some(written) = written else { continue };
+                let mut names = Vec::new();
+                for (name, secret) in written {
+                    if secret.value.is_none() {
+                        self.error(unset_entry(secret));
+                        return None;
+                    }
+                    secrets.push(seal(&salt, &format!("{map}.{name}"), secret));
+                    names.push(name.to_string());
+                }
+                if live.is_none() {
+                    after[map] = json!(names);
+                }
+            }
+        }
+        let send = WebhookSend {
+            name: config.name.value.to_string(),
+            service: config.service.value.to_string(),
+            description: op::described(
+                config.description.as_ref().map(|d| d.value.as_str()),
+                declared,
+            ),
+            salt,
+            secrets,
+            entries,
+        };
+        Some(Desired { after, send })
+    }
+}
+
+/// A declared webhook's view and what its step sends.
+struct Desired {
+    after: Value,
+    send: WebhookSend,
+}
+
+/// A live webhook as the plan shows it: its secrets as [`SECRET`], the version recorded in its
+/// description as `credentialsVersion` (compared only when the config declares one).
+pub(crate) fn live_view(webhook: &Webhook, version: bool) -> Value {
+    let (description, recorded) = op::recorded(webhook.description.as_deref());
+    let mut view = json!({
+        "name": webhook.name,
+        "service": webhook.service,
+        "url": SECRET,
+    });
+    if let Some(description) = description {
+        view["description"] = json!(description);
+    }
+    if webhook.body.is_some() && webhook.service == "generic" {
+        view["body"] = json!(SECRET);
+    }
+    if let Some(v) = recorded.filter(|_| version) {
+        view["credentialsVersion"] = json!(v);
+    }
+    view
+}
+
+fn seal(salt: &str, path: &str, secret: &SecretValue) -> SealedCredential {
+    SealedCredential {
+        path: path.to_string(),
+        reference: secret.reference.clone(),
+        fingerprint: fingerprint_of(salt, secret.value.as_deref().unwrap_or_default()),
+    }
+}
+
+fn unset_entry(secret: &SecretValue) -> Diagnostic {
+    Diagnostic::error(
+        Code::ConfigEnvUnset,
+        format!(
+            "`{}` is not set, and this plan sends the webhook's headers and queryParams",
+            secret.reference
+        ),
+        Some(secret.span),
+    )
+    .with_label("unset here")
+    .with_help("export it where the plan is made and applied")
+}
