@@ -172,7 +172,7 @@ impl Secrets<'_> {
         // a rotation): the planner reports it unset there, so a config exported with
         // placeholders plans and drifts against live pipes without their secrets.
         let needed_now = self.mode == LoadMode::Offline
-            || !(is_pipe_credential(field) || is_webhook_entry(field));
+            || !(is_pipe_credential(field) || is_webhook_secret(field));
         if value.is_none() && needed_now {
             diags.push(unset_variable(self.mode, name, node.span).with_help(format!(
                 "export {name} where the value is needed (plan, apply); `validate` runs without it"
@@ -217,15 +217,10 @@ fn own_secret_sent(name: &str, reads: &str, suggested: &str, span: Span) -> Diag
     ))
 }
 
-/// Whether a field path is a webhook's (`stacks.s.webhooks.w.url`).
+/// Whether a field path is a webhook's (`stacks.s.webhooks.w.url`): needed only by a step
+/// that sends it, as a pipe credential is, so an export's placeholders plan without them.
 fn is_webhook_secret(field: &str) -> bool {
     field.starts_with("stacks.") && field.contains(".webhooks.")
-}
-
-/// Whether a field path is a webhook's write-only entry (`stacks.s.webhooks.w.headers.X`):
-/// needed only by a step that sends it, as a pipe credential is.
-fn is_webhook_entry(field: &str) -> bool {
-    field.starts_with("stacks.") && (field.contains(".headers.") || field.contains(".queryParams."))
 }
 
 /// Whether a field path (`services.a.pipes.b.source.kafka.credentials.password`) is a pipe's.

@@ -103,6 +103,8 @@ impl Builder<'_> {
             return None;
         }
         let desired = self.desired_webhook(config, existing)?;
+        // Reported only once a step sends them.
+        let errors: Vec<Diagnostic> = desired.unset.iter().map(unset_secret).collect();
         let planned = PlannedWebhook {
             id: existing.map(|w| w.id.clone()),
             created: None,
@@ -110,6 +112,10 @@ impl Builder<'_> {
             name: config.name.value.to_string(),
         };
         let Some(live) = existing else {
+            if !errors.is_empty() {
+                errors.into_iter().for_each(|e| self.error(e));
+                return None;
+            }
             let operation = Operation::Webhook(WebhookOp::Create {
                 stack: stack_ref.clone(),
                 send: desired.send,
@@ -145,6 +151,10 @@ impl Builder<'_> {
         if fields.is_empty() {
             self.push(change, None);
             return Some(planned);
+        }
+        if !errors.is_empty() {
+            errors.into_iter().for_each(|e| self.error(e));
+            return None;
         }
         change.action = Action::Update;
         change.reason = match &renamed {
@@ -217,7 +227,12 @@ impl Builder<'_> {
         live: Option<&Webhook>,
     ) -> Option<Desired> {
         let url = config.url.as_ref()?;
-        let url_value = url.value.as_deref()?;
+        // Unset, a secret is not compared: it is needed only when the step sends it.
+        let mut unset: Vec<SecretValue> = Vec::new();
+        let url_value = url.value.as_deref();
+        if url_value.is_none() {
+            unset.push(url.clone());
+        }
         let recorded = live.and_then(|w| op::recorded(w.description.as_deref()).1);
         let declared = config.credentials_version.as_ref().map(|v| v.value);
         if let (Some(v), Some(r)) = (&config.credentials_version, recorded)
@@ -240,7 +255,7 @@ impl Builder<'_> {
             );
             return None;
         }
-        let moved = live.is_some_and(|w| w.url.as_deref() != Some(url_value));
+        let moved = url_value.is_some_and(|v| live.is_some_and(|w| w.url.as_deref() != Some(v)));
         let rotated = declared.is_some() && declared != recorded;
         let entries = live.is_none() || moved || rotated;
         let salt = new_salt();
@@ -256,10 +271,15 @@ impl Builder<'_> {
             after["description"] = json!(description.value.as_str());
         }
         if let Some(body) = &config.body {
-            let value = body.value.as_deref()?;
+            if body.value.is_none() {
+                unset.push(body.clone());
+            }
             secrets.push(seal(&salt, "body", body));
             if body_shown {
-                let same = live.is_none_or(|w| w.body.as_deref() == Some(value));
+                let same = body
+                    .value
+                    .as_deref()
+                    .is_none_or(|value| live.is_none_or(|w| w.body.as_deref() == Some(value)));
                 after["body"] = json!(if same { SECRET } else { SECRET_CHANGED });
             }
         }
@@ -275,8 +295,7 @@ impl Builder<'_> {
                 let mut names = Vec::new();
                 for (name, secret) in written {
                     if secret.value.is_none() {
-                        self.error(unset_entry(secret));
-                        return None;
+                        unset.push(secret.clone());
                     }
                     secrets.push(seal(&salt, &format!("{map}.{name}"), secret));
                     names.push(name.to_string());
@@ -297,7 +316,7 @@ impl Builder<'_> {
             secrets,
             entries,
         };
-        Some(Desired { after, send })
+        Some(Desired { after, send, unset })
     }
 }
 
@@ -305,6 +324,8 @@ impl Builder<'_> {
 struct Desired {
     after: Value,
     send: WebhookSend,
+    /// The secrets it sends whose variables are unset: an error once a step sends them.
+    unset: Vec<SecretValue>,
 }
 
 /// A live webhook as the plan shows it: its secrets as [`SECRET`], the version recorded in its
@@ -336,11 +357,11 @@ fn seal(salt: &str, path: &str, secret: &SecretValue) -> SealedCredential {
     }
 }
 
-fn unset_entry(secret: &SecretValue) -> Diagnostic {
+fn unset_secret(secret: &SecretValue) -> Diagnostic {
     Diagnostic::error(
         Code::ConfigEnvUnset,
         format!(
-            "`{}` is not set, and this plan sends the webhook's headers and queryParams",
+            "`{}` is not set, and this plan writes the webhook, which sends it",
             secret.reference
         ),
         Some(secret.span),
