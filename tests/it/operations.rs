@@ -31,6 +31,7 @@ const OPERATION_ENUMS: &[&str] = &[
     "PipeOp",
     "DashboardOp",
     "AlertOp",
+    "WebhookOp",
 ];
 
 #[test]
@@ -185,6 +186,7 @@ const KIND_NAME_BOUNDS: &[(&str, &str, usize)] = &[
     ("pipe", "PipeOp", 2),
     ("dashboard", "DashboardOp", 3),
     ("alert", "AlertOp", 3),
+    ("webhook", "WebhookOp", 2),
 ];
 
 #[test]

@@ -54,6 +54,7 @@ impl Builder<'_> {
         }
         // Webhooks first: an alert that names one created here waits for its step.
         self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
+        let first_step = self.plan.steps.len();
 
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
@@ -111,6 +112,7 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
+        self.absent_webhooks(stack, &stack_ref, live, first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
     }

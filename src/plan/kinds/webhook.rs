@@ -24,6 +24,7 @@ use crate::plan::diff;
 use crate::plan::fingerprint;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
+use crate::plan::target::List;
 use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
 
 /// A declared webhook as planned, for the alerts that name it by key or name: its live id, or
@@ -59,13 +60,40 @@ impl Builder<'_> {
         if !matches!(stack.target, StackTarget::Observability) {
             return planned;
         }
-        for config in stack.webhooks.values() {
+        for config in stack.webhooks.values().filter(|w| !w.absent) {
             if let Some(p) = self.webhook(stack, stack_ref, live, config) {
                 planned.insert(config.name.value.clone(), p.clone());
                 planned.insert(config.key.value.clone(), p);
             }
         }
         planned
+    }
+
+    /// Plans the stack's webhooks declared `absent: true`, after its alerts: each delete waits
+    /// for the alert steps planned since step `from` (the server refuses to delete a webhook
+    /// an alert names, so alerts moving off it or going go first).
+    pub(crate) fn absent_webhooks(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        live: &StackLive,
+        from: usize,
+    ) {
+        if !matches!(stack.target, StackTarget::Observability) {
+            return;
+        }
+        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
+            .iter()
+            .filter(|s| matches!(s.operation.target().list(), List::Alerts(_)))
+            .map(|s| s.id)
+            .collect();
+        for config in stack.webhooks.values().filter(|w| w.absent) {
+            let before = self.plan.steps.len();
+            self.webhook(stack, stack_ref, live, config);
+            for step in &mut self.plan.steps[before..] {
+                step.depends_on.extend(&alerts);
+            }
+        }
     }
 
     fn webhook(
