@@ -140,31 +140,13 @@ impl Secrets<'_> {
             );
             return None;
         };
-        if is_pipe_credential(field)
+        // A pipe's source or a webhook's destination would receive converge's access.
+        let webhook = is_webhook_secret(field);
+        if (webhook || is_pipe_credential(field))
             && let Some((_, reads)) = self.own.iter().find(|(own, _)| own == name)
         {
             // Refused before it is read: the value never enters the config.
-            diags.push(own_secret_sent(name, reads, suggested, node.span));
-            return None;
-        }
-        if is_webhook_secret(field)
-            && let Some((_, reads)) = self.own.iter().find(|(own, _)| own == name)
-        {
-            // A webhook's destination would receive converge's access with every alert.
-            diags.push(
-                Diagnostic::error(
-                    Code::ConfigSecretVariable,
-                    format!(
-                        "`{name}` holds converge's own secret ({reads} reads it) and is never \
-                         sent to a webhook"
-                    ),
-                    Some(node.span),
-                )
-                .with_label("converge's own secret sent to a webhook here")
-                .with_help(format!(
-                    "read the webhook's secret from a variable of its own, such as `${{env:{suggested}}}`"
-                )),
-            );
+            diags.push(own_secret_sent(name, reads, suggested, node.span, webhook));
             return None;
         }
         let value = (self.env)(name);
@@ -202,18 +184,29 @@ impl Secrets<'_> {
 /// A pipe credential read from a variable converge's own secret is read from (`reads`, the
 /// field that reads it): the pipe would be sent the cloud key secret or the observability
 /// token, and whoever runs its source would hold converge's access.
-fn own_secret_sent(name: &str, reads: &str, suggested: &str, span: Span) -> Diagnostic {
+fn own_secret_sent(
+    name: &str,
+    reads: &str,
+    suggested: &str,
+    span: Span,
+    webhook: bool,
+) -> Diagnostic {
+    let (sent, to, what) = match webhook {
+        false => (
+            "sent as a pipe credential",
+            "a pipe",
+            "the pipe's credential",
+        ),
+        true => ("sent to a webhook", "a webhook", "the webhook's secret"),
+    };
     Diagnostic::error(
         Code::ConfigSecretVariable,
-        format!(
-            "`{name}` holds converge's own secret ({reads} reads it) and is never sent as a pipe \
-             credential"
-        ),
+        format!("`{name}` holds converge's own secret ({reads} reads it) and is never {sent}"),
         Some(span),
     )
-    .with_label("converge's own secret sent to a pipe here")
+    .with_label(format!("converge's own secret sent to {to} here"))
     .with_help(format!(
-        "read the pipe's credential from a variable of its own, such as `${{env:{suggested}}}`"
+        "read {what} from a variable of its own, such as `${{env:{suggested}}}`"
     ))
 }
 
@@ -478,10 +471,6 @@ fn stack(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<StackConfig> {
     node.as_map()?;
-    let hooks =
-        exact_map(entries(node.get("webhooks")).filter_map(|(k, w)| {
-            Some((k.name.clone(), webhook(&key.name, k, w, secrets, diags)?))
-        }));
     let service = node.get("service").and_then(string);
     let api = node.get("api").and_then(string);
     let target = match (service, api) {
@@ -537,24 +526,41 @@ fn stack(
         key: located_key(key),
         target,
         prune: node.get("prune").and_then(boolean).is_some_and(|b| b.value),
-        generation: node.get("generation").and_then(string).and_then(|g| {
-            let generation = match g.value.as_str() {
-                "auto" => Generation::Auto,
-                "series" => Generation::Series,
-                "config" => Generation::Config,
-                // The schema names the three values.
-                _ => return None,
-            };
-            Some(Located::new(generation, g.span))
-        }),
+        generation: node.get("generation").and_then(generation),
         dashboards,
         alerts,
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
         key_parameter: None,
         read_webhooks: false,
-        webhooks: hooks,
+        webhooks: stack_webhooks(&key.name, node, secrets, diags),
     })
+}
+
+/// A stack's `generation:`.
+fn generation(node: &Node) -> Option<Located<Generation>> {
+    let g = string(node)?;
+    let generation = match g.value.as_str() {
+        "auto" => Generation::Auto,
+        "series" => Generation::Series,
+        "config" => Generation::Config,
+        // The schema names the three values.
+        _ => return None,
+    };
+    Some(Located::new(generation, g.span))
+}
+
+/// A stack's `webhooks:`.
+fn stack_webhooks(
+    stack: &str,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> IndexMap<SmolStr, WebhookConfig> {
+    exact_map(
+        entries(node.get("webhooks"))
+            .filter_map(|(k, w)| Some((k.name.clone(), webhook(stack, k, w, secrets, diags)?))),
+    )
 }
 
 /// A webhook entry; its secrets read as `${env:NAME}` references.

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lenient;
+use super::secret::Secret;
 
 /// A webhook as a list answers it (`SlackWebhook`, `IncidentIOWebhook`, `GenericWebhook` of the
 /// observability API; the `ClickStack*Webhook` shapes of the managed stack). The write-only
@@ -48,24 +49,24 @@ pub struct WebhookRequest {
     /// `slack`, `incidentio` or `generic`.
     pub service: String,
     /// The destination.
-    pub url: super::Secret,
+    pub url: Secret,
     /// Shown in the UI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The request body template (`generic`, `incidentio`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<super::Secret>,
+    pub body: Option<Secret>,
     /// Write-only headers; sent only when the credentials go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<std::collections::BTreeMap<String, super::Secret>>,
+    pub headers: Option<std::collections::BTreeMap<String, Secret>>,
     /// Write-only query parameters; sent only when the credentials go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query_params: Option<std::collections::BTreeMap<String, super::Secret>>,
+    pub query_params: Option<std::collections::BTreeMap<String, Secret>>,
 }
 
 impl std::fmt::Debug for WebhookRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let keys = |m: &Option<std::collections::BTreeMap<String, super::Secret>>| {
+        let keys = |m: &Option<std::collections::BTreeMap<String, Secret>>| {
             m.as_ref().map(|m| m.keys().cloned().collect::<Vec<_>>())
         };
         f.debug_struct("WebhookRequest")

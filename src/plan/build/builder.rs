@@ -21,8 +21,21 @@ pub(crate) struct Builder<'a> {
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The stack being planned's declared webhooks, by key and by name, for its alerts'
     /// `webhook:` references (`plan/kinds/webhook.rs`).
-    pub(crate) webhooks:
-        std::collections::BTreeMap<SmolStr, crate::plan::kinds::webhook::PlannedWebhook>,
+    pub(crate) webhooks: std::collections::BTreeMap<SmolStr, PlannedWebhook>,
+}
+
+/// A declared webhook as planned, for the alerts that name it by key or name: its live id, or
+/// the step that creates it.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedWebhook {
+    /// The live webhook's id (kept by an update).
+    pub(crate) id: Option<String>,
+    /// The step that creates it.
+    pub(crate) created: Option<usize>,
+    /// Its service.
+    pub(crate) service: String,
+    /// Its name.
+    pub(crate) name: String,
 }
 
 /// The live object a config object is: found by its current name or one of its `renamedFrom`

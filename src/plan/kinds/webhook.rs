@@ -19,27 +19,13 @@ use crate::config::model::{SecretValue, StackConfig, StackTarget, WebhookConfig}
 use crate::diagnostic::{Code, Diagnostic};
 use crate::live::StackLive;
 use crate::plan::address::Address;
-use crate::plan::build::builder::{Builder, ambiguous, candidates, rename_reason};
+use crate::plan::build::builder::{Builder, PlannedWebhook, ambiguous, candidates, rename_reason};
 use crate::plan::diff;
 use crate::plan::fingerprint;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
 use crate::plan::target::List;
 use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
-
-/// A declared webhook as planned, for the alerts that name it by key or name: its live id, or
-/// the step that creates it.
-#[derive(Debug, Clone)]
-pub(crate) struct PlannedWebhook {
-    /// The live webhook's id (kept by an update).
-    pub(crate) id: Option<String>,
-    /// The step that creates it.
-    pub(crate) created: Option<usize>,
-    /// Its service.
-    pub(crate) service: String,
-    /// Its name.
-    pub(crate) name: String,
-}
 
 /// The webhook id an alert's channel carries until the webhook it names is created in the same
 /// apply: apply puts the created webhook's id in its place ([`placeholder`]).
@@ -112,12 +98,7 @@ impl Builder<'_> {
         };
         let found = candidates(by_name, &config.name.value, &config.renamed_from);
         if found.len() > 1 {
-            let listed: Vec<(String, String, Option<crate::diagnostic::Span>)> = found
-                .iter()
-                .map(|(w, old)| (w.name.clone(), w.id.clone(), old.map(|o| o.span)))
-                .collect();
-            let what = format!("webhook `{}.{}`", stack.key.value, config.key.value);
-            self.error(ambiguous("webhook", &what, &config.name, &listed));
+            self.error(ambiguous_webhook(stack, config, &found));
             return None;
         }
         let existing = found.first().map(|(w, _)| *w);
@@ -131,24 +112,15 @@ impl Builder<'_> {
             return None;
         }
         let desired = self.desired_webhook(config, existing)?;
-        // Reported only once a step sends them.
-        let errors: Vec<Diagnostic> = desired.unset.iter().map(unset_secret).collect();
         let planned = PlannedWebhook {
             id: existing.map(|w| w.id.clone()),
             created: None,
             service: service.to_string(),
             name: config.name.value.to_string(),
         };
-        let Some(live) = existing else {
-            if !errors.is_empty() {
-                errors.into_iter().for_each(|e| self.error(e));
-                return None;
-            }
-            let operation = Operation::Webhook(WebhookOp::Create {
-                stack: stack_ref.clone(),
-                send: desired.send,
-            });
-            let change = Change {
+        let change = match existing {
+            Some(live) => updated(address, live, config, &desired),
+            None => Change {
                 address,
                 action: Action::Create,
                 reason: "no webhook of this service and name in the team".into(),
@@ -158,50 +130,34 @@ impl Builder<'_> {
                 fingerprint: None,
                 step: None,
                 renamed_from: None,
-            };
-            let created = self.push(change, Some((operation, Vec::new())));
-            return Some(PlannedWebhook { created, ..planned });
+            },
         };
-        let before = live_view(live, config.credentials_version.is_some());
-        let fields = diff::diff(&before, &desired.after);
-        let renamed = (live.name != config.name.value).then(|| live.name.clone());
-        let mut change = Change {
-            address,
-            action: Action::NoOp,
-            reason: "matches the config".into(),
-            before: Some(before),
-            after: Some(desired.after),
-            fields: Vec::new(),
-            fingerprint: Some(fingerprint::webhook(live)),
-            step: None,
-            renamed_from: renamed.clone(),
-        };
-        if fields.is_empty() {
+        if change.action == Action::NoOp {
             self.push(change, None);
             return Some(planned);
         }
-        if !errors.is_empty() {
-            errors.into_iter().for_each(|e| self.error(e));
+        // Unset secrets are reported only once a step sends them.
+        if !desired.unset.is_empty() {
+            desired
+                .unset
+                .iter()
+                .for_each(|s| self.error(unset_secret(s)));
             return None;
         }
-        change.action = Action::Update;
-        change.reason = match &renamed {
-            Some(old) => rename_reason(old, &fields),
-            None => diff::reason(&fields),
-        };
-        if desired.send.entries {
-            change
-                .reason
-                .push_str("; headers and queryParams sent again");
-        }
-        change.fields = fields;
-        let operation = Operation::Webhook(WebhookOp::Update {
-            stack: stack_ref.clone(),
-            webhook_id: live.id.clone(),
-            send: desired.send,
+        let operation = Operation::Webhook(match existing {
+            Some(live) => WebhookOp::Update {
+                stack: stack_ref.clone(),
+                webhook_id: live.id.clone(),
+                send: desired.send,
+            },
+            None => WebhookOp::Create {
+                stack: stack_ref.clone(),
+                send: desired.send,
+            },
         });
-        self.push(change, Some((operation, Vec::new())));
-        Some(planned)
+        let step = self.push(change, Some((operation, Vec::new())));
+        let created = existing.is_none().then_some(step).flatten();
+        Some(PlannedWebhook { created, ..planned })
     }
 
     /// A webhook declared `absent: true`: deleted when it exists.
@@ -263,24 +219,8 @@ impl Builder<'_> {
         }
         let recorded = live.and_then(|w| op::recorded(w.description.as_deref()).1);
         let declared = config.credentials_version.as_ref().map(|v| v.value);
-        if let (Some(v), Some(r)) = (&config.credentials_version, recorded)
-            && v.value < r
-        {
-            self.error(
-                Diagnostic::error(
-                    Code::SemanticWebhook,
-                    format!(
-                        "credentialsVersion {} is below the version {r} last sent to this webhook",
-                        v.value
-                    ),
-                    Some(v.span),
-                )
-                .with_label("lowered")
-                .with_help(format!(
-                    "write {r} to keep the entries sent, or {} to send them again",
-                    r + 1
-                )),
-            );
+        if let Some(lowered) = lowered(config, recorded) {
+            self.error(lowered);
             return None;
         }
         let moved = url_value.is_some_and(|v| live.is_some_and(|w| w.url.as_deref() != Some(v)));
@@ -315,19 +255,7 @@ impl Builder<'_> {
             after["credentialsVersion"] = json!(v);
         }
         if entries {
-            for (map, written) in [
-                ("headers", &config.headers),
-                ("queryParams", &config.query_params),
-            ] {
-                let Some(written) = written else { continue };
-                let mut names = Vec::new();
-                for (name, secret) in written {
-                    if secret.value.is_none() {
-                        unset.push(secret.clone());
-                    }
-                    secrets.push(seal(&salt, &format!("{map}.{name}"), secret));
-                    names.push(name.to_string());
-                }
+            for (map, names) in sealed_entries(config, &salt, &mut secrets, &mut unset) {
                 if live.is_none() {
                     after[map] = json!(names);
                 }
@@ -356,6 +284,37 @@ struct Desired {
     unset: Vec<SecretValue>,
 }
 
+/// The change of a live webhook to what the config asks (a no-op when nothing differs).
+fn updated(
+    address: AddressBuf,
+    live: &Webhook,
+    config: &WebhookConfig,
+    desired: &Desired,
+) -> Change {
+    let before = live_view(live, config.credentials_version.is_some());
+    let fields = diff::diff(&before, &desired.after);
+    let renamed = (live.name != config.name.value).then(|| live.name.clone());
+    let (action, mut reason) = match (&renamed, fields.is_empty()) {
+        (_, true) => (Action::NoOp, "matches the config".to_string()),
+        (Some(old), false) => (Action::Update, rename_reason(old, &fields)),
+        (None, false) => (Action::Update, diff::reason(&fields)),
+    };
+    if action == Action::Update && desired.send.entries {
+        reason.push_str("; headers and queryParams sent again");
+    }
+    Change {
+        address,
+        action,
+        reason,
+        before: Some(before),
+        after: Some(desired.after.clone()),
+        fields,
+        fingerprint: Some(fingerprint::webhook(live)),
+        step: None,
+        renamed_from: renamed,
+    }
+}
+
 /// A live webhook as the plan shows it: its secrets as [`SECRET`], the version recorded in its
 /// description as `credentialsVersion` (compared only when the config declares one).
 pub(crate) fn live_view(webhook: &Webhook, version: bool) -> Value {
@@ -375,6 +334,68 @@ pub(crate) fn live_view(webhook: &Webhook, version: bool) -> Value {
         view["credentialsVersion"] = json!(v);
     }
     view
+}
+
+/// Two live webhooks the config's one could be (its name and a `renamedFrom` name).
+fn ambiguous_webhook(
+    stack: &StackConfig,
+    config: &WebhookConfig,
+    found: &[(&Webhook, Option<&crate::config::model::Located<SmolStr>>)],
+) -> Diagnostic {
+    let listed: Vec<(String, String, Option<crate::diagnostic::Span>)> = found
+        .iter()
+        .map(|(w, old)| (w.name.clone(), w.id.clone(), old.map(|o| o.span)))
+        .collect();
+    let what = format!("webhook `{}.{}`", stack.key.value, config.key.value);
+    ambiguous("webhook", &what, &config.name, &listed)
+}
+
+/// A `credentialsVersion` below the one recorded on the live webhook.
+fn lowered(config: &WebhookConfig, recorded: Option<i64>) -> Option<Diagnostic> {
+    let (v, r) = (config.credentials_version.as_ref()?, recorded?);
+    (v.value < r).then(|| {
+        Diagnostic::error(
+            Code::SemanticWebhook,
+            format!(
+                "credentialsVersion {} is below the version {r} last sent to this webhook",
+                v.value
+            ),
+            Some(v.span),
+        )
+        .with_label("lowered")
+        .with_help(format!(
+            "write {r} to keep the entries sent, or {} to send them again",
+            r + 1
+        ))
+    })
+}
+
+/// Seals the `headers` and `queryParams` a step sends (each unset one noted); the names of
+/// each map's entries.
+fn sealed_entries(
+    config: &WebhookConfig,
+    salt: &str,
+    secrets: &mut Vec<SealedCredential>,
+    unset: &mut Vec<SecretValue>,
+) -> Vec<(&'static str, Vec<String>)> {
+    let maps = [
+        ("headers", &config.headers),
+        ("queryParams", &config.query_params),
+    ];
+    let mut names = Vec::new();
+    for (map, written) in maps {
+        let Some(written) = written else { continue };
+        let mut these = Vec::new();
+        for (name, secret) in written {
+            if secret.value.is_none() {
+                unset.push(secret.clone());
+            }
+            secrets.push(seal(salt, &format!("{map}.{name}"), secret));
+            these.push(name.to_string());
+        }
+        names.push((map, these));
+    }
+    names
 }
 
 fn seal(salt: &str, path: &str, secret: &SecretValue) -> SealedCredential {
