@@ -47,10 +47,17 @@ impl Builder<'_> {
             return planned;
         }
         for config in stack.webhooks.values().filter(|w| !w.absent) {
-            if let Some(p) = self.webhook(stack, stack_ref, live, config) {
-                planned.insert(config.name.value.clone(), p.clone());
-                planned.insert(config.key.value.clone(), p);
-            }
+            // One that could not be planned (reported) is still the one its alerts name.
+            let p = self
+                .webhook(stack, stack_ref, live, config)
+                .unwrap_or_else(|| PlannedWebhook {
+                    id: None,
+                    created: None,
+                    service: config.service.value.to_string(),
+                    name: config.name.value.to_string(),
+                });
+            planned.insert(config.name.value.clone(), p.clone());
+            planned.insert(config.key.value.clone(), p);
         }
         planned
     }
