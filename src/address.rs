@@ -163,6 +163,15 @@ impl Member {
     }
 }
 
+/// Which of a stack's lists holds an object ([`Address::stack_object`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum StackList {
+    /// The stack's dashboards.
+    Dashboards,
+    /// The stack's alerts.
+    Alerts,
+}
+
 impl fmt::Display for Address<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -350,6 +359,56 @@ impl<'a> Address<'a> {
         }
     }
 
+    /// The stack of the config's dashboard the address names or is part of (the dashboard, or
+    /// one of its tiles).
+    pub(crate) fn dashboard_stack(&self) -> Option<&'a str> {
+        match self {
+            Address::Dashboard { stack, .. } | Address::Tile { stack, .. } => Some(stack),
+            Address::ServiceScaling { .. }
+            | Address::PrivateEndpoint { .. }
+            | Address::Pipe { .. }
+            | Address::PipeScaling { .. }
+            | Address::LivePipe { .. }
+            | Address::Backups { .. }
+            | Address::LiveDashboard { .. }
+            | Address::Alert { .. }
+            | Address::LiveAlert { .. }
+            | Address::PipeSettings { .. }
+            | Address::PipeCompute { .. }
+            | Address::ServiceMember { .. }
+            | Address::Webhook { .. } => None,
+        }
+    }
+
+    /// The keys leading from the config's root to the object the address names, for an object
+    /// the config edits field by field; `None` for any other.
+    pub(crate) fn config_keys(&self) -> Option<Vec<&'a str>> {
+        Some(match self {
+            Address::ServiceScaling { service } => vec!["services", service, "scaling"],
+            Address::PipeScaling { service, pipe } => {
+                vec!["services", service, "pipes", pipe, "scaling"]
+            }
+            Address::PipeCompute { service } => vec!["services", service, "pipeCompute"],
+            // A member's change names its fields from the service (`tags.team`, `releaseChannel`).
+            Address::ServiceMember { service, .. } => vec!["services", service],
+            Address::PipeSettings { service, pipe } => {
+                vec!["services", service, "pipes", pipe, "settings"]
+            }
+            Address::Dashboard { stack, dashboard } => {
+                vec!["stacks", stack, "dashboards", dashboard]
+            }
+            Address::Alert { stack, alert } => vec!["stacks", stack, "alerts", alert],
+            Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
+            Address::PrivateEndpoint { .. }
+            | Address::Pipe { .. }
+            | Address::LivePipe { .. }
+            | Address::Backups { .. }
+            | Address::LiveDashboard { .. }
+            | Address::Tile { .. }
+            | Address::LiveAlert { .. } => return None,
+        })
+    }
+
     /// The text before and after the open part of an address whose id, live name or tile name
     /// is left empty: what every such address of one service, stack or dashboard starts and
     /// ends with.
@@ -484,6 +543,30 @@ pub enum AddressBuf {
 }
 
 impl AddressBuf {
+    /// A stack's dashboard or alert the address names: which list holds it, its stack, and its
+    /// live name when the address names a live object by name (a tile is not one).
+    pub(crate) fn stack_object(&self) -> Option<(StackList, &str, Option<&str>)> {
+        match self {
+            AddressBuf::Dashboard { stack, .. } => Some((StackList::Dashboards, stack, None)),
+            AddressBuf::LiveDashboard { stack, name } => {
+                Some((StackList::Dashboards, stack, Some(name)))
+            }
+            AddressBuf::Alert { stack, .. } => Some((StackList::Alerts, stack, None)),
+            AddressBuf::LiveAlert { stack, name } => Some((StackList::Alerts, stack, Some(name))),
+            AddressBuf::ServiceScaling { .. }
+            | AddressBuf::PrivateEndpoint { .. }
+            | AddressBuf::Pipe { .. }
+            | AddressBuf::PipeScaling { .. }
+            | AddressBuf::LivePipe { .. }
+            | AddressBuf::Backups { .. }
+            | AddressBuf::Tile { .. }
+            | AddressBuf::PipeSettings { .. }
+            | AddressBuf::PipeCompute { .. }
+            | AddressBuf::ServiceMember { .. }
+            | AddressBuf::Webhook { .. } => None,
+        }
+    }
+
     /// Reads an address back; `None` when `text` is no address converge writes.
     pub(crate) fn parse(text: &str) -> Option<Self> {
         Address::parse(text).map(|address| AddressBuf::from(&address))

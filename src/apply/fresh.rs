@@ -481,7 +481,7 @@ impl Fresh {
     }
 }
 
-/// A live state holding only one list, enough for [`crate::plan::fingerprint::current`] of a
+/// A live state holding only one list, enough for [`crate::plan::Operation::current`] of a
 /// step in that scope.
 pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
     let mut live = LiveState::default();

@@ -325,7 +325,7 @@ pub(crate) async fn precheck(
         if checked_when_run {
             continue;
         }
-        let current = crate::plan::fingerprint::current(&step.operation, &scoped);
+        let current = step.operation.current(&scoped);
         if step.operation.is_destroy() && current.is_none() {
             continue;
         }

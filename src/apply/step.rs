@@ -16,7 +16,7 @@ use super::write::{
 };
 use crate::api::error::ApiError;
 use crate::plan::target::Effect;
-use crate::plan::{Operation, StackRef, Step, fingerprint};
+use crate::plan::{Operation, StackRef, Step};
 
 /// How many times a create is sent when each attempt ends ambiguously and a re-read shows it
 /// did not land.
@@ -172,7 +172,7 @@ async fn check(
         .for_write(scope, stack, need, turn)
         .await
         .map_err(read_failed)?;
-    let current = fingerprint::current(&step.operation, &live);
+    let current = step.operation.current(&live);
     // A replacement whose object is gone is stale like an update's: another run replaced it
     // (its create is there, or on its way), or an earlier run left the create that the next
     // plan shows; creating here could make the object twice.
@@ -275,9 +275,7 @@ async fn landed(
     // A replacement's target is the old object, gone: its create is looked for by name.
     let found = match operation.effect() {
         Effect::Replace => doubles(operation).is_some_and(|made| !made.copies(&data).is_empty()),
-        Effect::Create | Effect::Update | Effect::Delete => {
-            fingerprint::current(operation, &live).is_some()
-        }
+        Effect::Create | Effect::Update | Effect::Delete => operation.current(&live).is_some(),
     };
     if !found {
         return Ok(None);

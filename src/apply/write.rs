@@ -17,7 +17,7 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::ApiError;
 use crate::api::stack::StackApi;
 use crate::api::wire::Dashboard;
-use crate::plan::target::{Key, Target};
+use crate::plan::target::Key;
 use crate::plan::{Operation, StackRef, Step, fingerprint, normalize};
 
 /// A create this run made, whose copies are checked once every step has run.
@@ -290,28 +290,11 @@ impl Created {
     /// What to tell when the server stored the name other than as sent (some servers collapse
     /// white space): the next plan matches the object as stored, and warns at the config line.
     pub(super) fn renamed(&self, operation: &Operation) -> Option<String> {
-        let sent = match operation.target() {
-            Target::Dashboard {
-                key: Key::Name(sent),
-                ..
-            }
-            | Target::Alert {
-                key: Key::Name(sent),
-                ..
-            } => sent,
-            // Only a create finds its object by name; nothing else is answered with a name.
-            Target::Dashboard {
-                key: Key::Id(_), ..
-            }
-            | Target::Alert {
-                key: Key::Id(_), ..
-            }
-            | Target::Service { .. }
-            | Target::PrivateEndpoint { .. }
-            | Target::Pipe { .. }
-            | Target::PipeCompute { .. }
-            | Target::ServiceMember { .. }
-            | Target::Webhook { .. } => return None,
+        // Only a create finds its object by name; a stack object's name is what its server
+        // may store otherwise.
+        let target = operation.target();
+        let Some(Key::Name(sent)) = target.stack().and(target.key()) else {
+            return None;
         };
         (self.name != sent).then(|| {
             format!(

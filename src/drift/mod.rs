@@ -24,6 +24,7 @@
 pub(crate) mod model;
 pub mod render;
 
+use crate::plan::kinds::private_endpoint::live as private_endpoint_live;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
@@ -34,7 +35,7 @@ use crate::config::model::{Config, ServiceConfig, StackConfig};
 use crate::live::{LiveState, StackLive};
 use crate::plan::AddressBuf;
 use crate::plan::address::Address;
-use crate::plan::ownership::{Ownership, config_tags, mine, other_owner};
+use crate::plan::ownership::{Owned, Ownership, config_tags, mine, other_owner};
 use crate::plan::tag::ownership_tag;
 use crate::plan::{Action, Change, FieldChange, Plan, glob, lines, normalize};
 
@@ -219,22 +220,8 @@ fn unmanaged(
 
 /// The ownership tag of the stack a dashboard address belongs to.
 fn owner_tag_of(config: &Config, address: &AddressBuf) -> Option<String> {
-    let stack = match address {
-        AddressBuf::Dashboard { stack, .. } | AddressBuf::Tile { stack, .. } => stack,
-        AddressBuf::ServiceScaling { .. }
-        | AddressBuf::PrivateEndpoint { .. }
-        | AddressBuf::Pipe { .. }
-        | AddressBuf::PipeScaling { .. }
-        | AddressBuf::LivePipe { .. }
-        | AddressBuf::Backups { .. }
-        | AddressBuf::LiveDashboard { .. }
-        | AddressBuf::Alert { .. }
-        | AddressBuf::LiveAlert { .. }
-        | AddressBuf::PipeSettings { .. }
-        | AddressBuf::PipeCompute { .. }
-        | AddressBuf::ServiceMember { .. }
-        | AddressBuf::Webhook { .. } => return None,
-    };
+    let view = address.view();
+    let stack = view.dashboard_stack()?;
     config
         .stacks
         .keys()
@@ -316,7 +303,7 @@ fn untracked_of_service(
 ) {
     let key = &service.key.value;
     if service.private_endpoints.is_none() {
-        for id in normalize::private_endpoint_ids(live_service) {
+        for id in private_endpoint_live::private_endpoint_ids(live_service) {
             out.push(UnmanagedObject {
                 address: Address::PrivateEndpoint {
                     service: key,
@@ -429,7 +416,7 @@ fn untracked_of_stack(
     });
     let tag = ownership.tag();
     for dashboard in &stack_live.dashboards {
-        if !ownership.owns_dashboard(dashboard) {
+        if !dashboard.owned(&ownership) {
             out.push(UnmanagedObject {
                 address: Address::LiveDashboard {
                     stack: key,
@@ -441,8 +428,7 @@ fn untracked_of_stack(
         }
     }
     for alert in &stack_live.alerts {
-        if !ownership.owns_alert(alert) && !named_alerts.contains(&normalize::name_key(&alert.name))
-        {
+        if !alert.owned(&ownership) && !named_alerts.contains(&normalize::name_key(&alert.name)) {
             out.push(UnmanagedObject {
                 address: Address::LiveAlert {
                     stack: key,

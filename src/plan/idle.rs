@@ -32,14 +32,8 @@ pub(crate) fn warnings(plan: &Plan, live: &LiveState) -> Vec<String> {
         })
         .collect();
     for step in &plan.steps {
-        let service_id = match step.operation.target() {
-            Target::Pipe { service_id, .. } | Target::PipeCompute { service_id } => service_id,
-            Target::Service { .. }
-            | Target::PrivateEndpoint { .. }
-            | Target::Dashboard { .. }
-            | Target::Alert { .. }
-            | Target::ServiceMember { .. }
-            | Target::Webhook { .. } => continue,
+        let Some(service_id) = step.operation.target().pipes_of() else {
+            continue;
         };
         if started.contains(&service_id) {
             continue;

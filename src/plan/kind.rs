@@ -3,13 +3,34 @@
 //! [`Operation`](super::model::Operation) and asks it through [`Operation::kind`]
 //! (`super::model`, the one match that names every kind), never naming an operation itself.
 //!
+//! A kind's live object answers [`Live`]: the normalized value its fingerprint hashes, in the
+//! kind's `plan/kinds/<kind>/live.rs` with the rest of its live side (its normalizers, how an
+//! operation finds its object in a live state, its ownership rule).
+//!
 //! What a kind answers elsewhere, each in its own layer: what the saved-plan check compares
 //! for it (`super::trust::Check`, in `plan/kinds/<kind>/check.rs`), how each operation is sent
 //! (`apply/kinds/<kind>.rs`), how a live object is written as config (`export/kinds/`).
 
+use serde_json::Value;
+
+use super::fingerprint::{Fingerprint, of_value};
 use super::target::{Effect, Key, Name, ScalingWrite, StackRef, Target};
 use crate::address::Address;
 use crate::api::wire::DashboardRequest;
+use crate::live::LiveState;
+
+/// What a kind's live object answers for the engine, implemented on the live type (or a view
+/// of it) in the kind's `plan/kinds/<kind>/live.rs`.
+pub(crate) trait Live {
+    /// The normalized value its fingerprint hashes: what a stale step's object is now, field
+    /// by field (`apply`'s fresh check, the saved-plan check's "as shown").
+    fn fingerprinted(&self) -> Value;
+
+    /// Its fingerprint, recorded by the plan and compared with a fresh read before a write.
+    fn fingerprint(&self) -> Fingerprint {
+        of_value(&self.fingerprinted())
+    }
+}
 
 /// What an operation of a kind answers for the engine. The first four every kind answers;
 /// the rest a kind answers when it has the trait (a scaling, a dashboard's body), and says
@@ -28,6 +49,11 @@ pub(crate) trait Kind {
     /// Whether it carries out a change at `address`: of its kind, at the part it writes (the
     /// stack is checked by the caller).
     fn fits(&self, address: &Address<'_>) -> bool;
+
+    /// The object it writes as `live` holds it, as its kind's [`Live::fingerprinted`] value:
+    /// `None` when the object does not exist. For a create, an object that appeared since
+    /// (found by the name or id it creates, and not another stack's) is that object.
+    fn current(&self, live: &LiveState) -> Option<Value>;
 
     /// The stack and the whole dashboard a create or update sends.
     fn dashboard_sent(&self) -> Option<(&StackRef, &DashboardRequest)> {

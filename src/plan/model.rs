@@ -2,12 +2,12 @@
 //! Everything in `plan/` builds, checks or renders these; none of it is needed to read them.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::CheckResult;
+pub use super::fingerprint::Fingerprint;
 use super::glob;
 use super::kind::Kind;
 use super::kinds::alert::op::AlertOp;
@@ -19,41 +19,6 @@ use super::kinds::webhook::op::WebhookOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
 use super::target::{Effect, Key, Name, ScalingWrite, Target};
 pub use crate::address::AddressBuf;
-
-/// A 64-bit FNV-1a hash, written as 16 hex digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
-pub struct Fingerprint(pub u64);
-
-impl fmt::Display for Fingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:016x}", self.0)
-    }
-}
-
-impl From<Fingerprint> for String {
-    fn from(value: Fingerprint) -> Self {
-        value.to_string()
-    }
-}
-
-/// A saved fingerprint that is not 16 hex digits.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{value}` is not a fingerprint (16 hex digits)")]
-pub struct NotAFingerprint {
-    /// The text found.
-    pub value: String,
-}
-
-impl TryFrom<String> for Fingerprint {
-    type Error = NotAFingerprint;
-    fn try_from(value: String) -> Result<Self, Self::Error> {
-        match u64::from_str_radix(&value, 16) {
-            Ok(hash) => Ok(Fingerprint(hash)),
-            Err(_) => Err(NotAFingerprint { value }),
-        }
-    }
-}
 
 /// What a change does to its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -213,6 +178,21 @@ impl Operation {
         self.kind().target()
     }
 
+    /// The fingerprint of the object it writes, in a (fresh) live state: `None` when the
+    /// object does not exist. A step is stale when this differs from [`Step::fingerprint`];
+    /// for a create, an object that appeared since is a change.
+    pub(crate) fn current(&self, live: &crate::live::LiveState) -> Option<Fingerprint> {
+        self.current_value(live)
+            .as_ref()
+            .map(super::fingerprint::of_value)
+    }
+
+    /// The normalized value [`Operation::current`] hashes: what a stale step's object is now,
+    /// field by field.
+    pub(crate) fn current_value(&self, live: &crate::live::LiveState) -> Option<Value> {
+        self.kind().current(live)
+    }
+
     /// What it does to its object: a create takes the never-twice path.
     pub(crate) fn effect(&self) -> Effect {
         self.kind().effect()
@@ -325,7 +305,7 @@ pub struct Step {
     /// Steps that must succeed first.
     pub depends_on: Vec<usize>,
     /// Fingerprint of the live object when planned (`None`: it did not exist). `apply`
-    /// compares it with `super::fingerprint::current` of a fresh read before writing.
+    /// compares it with `Operation::current` of a fresh read before writing.
     pub fingerprint: Option<Fingerprint>,
     /// The request.
     pub operation: Operation,

@@ -75,18 +75,20 @@ impl<'l> Ownership<'l> {
         dashboard.tags.iter().any(|t| *t == self.tag || sibling(t))
     }
 
-    /// Whether converge owns the dashboard (tagged, or listed by the config).
-    pub(crate) fn owns_dashboard(&self, dashboard: &Dashboard) -> bool {
-        self.dashboards.contains(dashboard.id.as_str())
+    /// Whether converge owns the dashboard of id `id` (tagged, or listed by the config): what
+    /// each kind's [`Owned`] rule is made from.
+    pub(crate) fn owns_dashboard_id(&self, id: &str) -> bool {
+        self.dashboards.contains(id)
     }
+}
 
-    /// Whether converge owns the alert: it is on a dashboard converge owns.
-    pub(crate) fn owns_alert(&self, alert: &Alert) -> bool {
-        alert
-            .dashboard
-            .as_deref()
-            .is_some_and(|d| self.dashboards.contains(d))
-    }
+/// Who owns a stack object: each kind's rule, on its live type in its
+/// `plan/kinds/<kind>/live.rs` (a dashboard is converge's when tagged or listed, an alert when
+/// it is on such a dashboard). The planner's prune, drift's unmanaged objects and the
+/// saved-plan check ask it; none reads the ownership tag itself.
+pub(crate) trait Owned {
+    /// Whether converge owns it, by the stack's `ownership`.
+    fn owned(&self, ownership: &Ownership<'_>) -> bool;
 }
 
 /// The removed instance of the whole-stack template `entry` that owns `dashboard`: the stack its

@@ -215,7 +215,7 @@ pub(crate) fn changed_since(plan: &Plan, step: &Step, live: &LiveState) -> Vec<S
     else {
         return Vec::new();
     };
-    let Some(now) = super::fingerprint::current_value(&step.operation, live) else {
+    let Some(now) = step.operation.current_value(live) else {
         return Vec::new();
     };
     let now = super::normalize::project(&as_shown(now, then, live), then);

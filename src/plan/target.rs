@@ -216,6 +216,37 @@ impl<'a> Target<'a> {
         }
     }
 
+    /// How the object is found in its list, for an object of a list found by id or name (a
+    /// pipe, a stack object); `None` for a service's own parts.
+    pub(crate) fn key(self) -> Option<Key<'a>> {
+        match self {
+            Target::Pipe { key, .. }
+            | Target::Dashboard { key, .. }
+            | Target::Alert { key, .. }
+            | Target::Webhook { key, .. } => Some(key),
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::PipeCompute { .. }
+            | Target::ServiceMember { .. } => None,
+        }
+    }
+
+    /// The service whose pipes the object is (a pipe, or the compute its database pipes
+    /// share): a pipe write needs its service running.
+    pub(crate) fn pipes_of(self) -> Option<&'a str> {
+        match self {
+            Target::Pipe { service_id, .. } | Target::PipeCompute { service_id } => {
+                Some(service_id)
+            }
+            Target::Service { .. }
+            | Target::PrivateEndpoint { .. }
+            | Target::Dashboard { .. }
+            | Target::Alert { .. }
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => None,
+        }
+    }
+
     /// Where the object is, for messages: `on service ID`, `on pipe P of service S`,
     /// `in stack `KEY``.
     pub(crate) fn place(self) -> String {

@@ -498,7 +498,7 @@ fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
     // `alert.prod.moved` is created after the dashboard update removes its tile (and with it
     // the old alert), so it expects no alert by that name at that point.
     let moved = step_of(&plan, "alert.prod.moved");
-    assert!(fingerprint::current(&moved.operation, &live).is_some());
+    assert!(moved.operation.current(&live).is_some());
     assert_eq!(moved.fingerprint, None);
     let mut after_update = demo_live();
     after_update
@@ -507,14 +507,14 @@ fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
         .unwrap()
         .alerts
         .retain(|a| a.id != "alert-moved");
-    assert_eq!(fingerprint::current(&moved.operation, &after_update), None);
+    assert_eq!(moved.operation.current(&after_update), None);
     for step in plan
         .steps
         .iter()
         .filter(|s| s.address != "alert.prod.moved")
     {
         assert_eq!(
-            fingerprint::current(&step.operation, &live),
+            step.operation.current(&live),
             step.fingerprint,
             "{}",
             step.address
@@ -540,7 +540,7 @@ fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
         .steps
         .iter()
         .filter(|s| s.address != "alert.prod.moved")
-        .filter(|s| fingerprint::current(&s.operation, &changed) != s.fingerprint)
+        .filter(|s| s.operation.current(&changed) != s.fingerprint)
         .map(|s| s.address.to_string())
         .collect();
     assert_eq!(
@@ -560,7 +560,7 @@ fn step_fingerprints_match_a_fresh_read_until_the_object_changes() {
         .unwrap()
         .retain(|p| p.id != LEGACY);
     let step = step_of(&plan, "pipe.analytics.legacy");
-    assert_eq!(fingerprint::current(&step.operation, &gone), None);
+    assert_eq!(step.operation.current(&gone), None);
     assert!(step.fingerprint.is_some());
 }
 

@@ -312,44 +312,8 @@ fn flow_len(text: &str) -> Option<usize> {
 /// address no config entry edits field by field.
 fn object_steps(address: &str) -> Option<Vec<Step>> {
     let key = |k: &str| Step::Key(k.to_string());
-    Some(match Address::parse(address)? {
-        Address::ServiceScaling { service } => vec![key("services"), key(service), key("scaling")],
-        Address::PipeScaling { service, pipe } => vec![
-            key("services"),
-            key(service),
-            key("pipes"),
-            key(pipe),
-            key("scaling"),
-        ],
-        Address::PipeCompute { service } => {
-            vec![key("services"), key(service), key("pipeCompute")]
-        }
-        // A member's change names its fields from the service (`tags.team`, `releaseChannel`).
-        Address::ServiceMember { service, .. } => vec![key("services"), key(service)],
-        Address::PipeSettings { service, pipe } => vec![
-            key("services"),
-            key(service),
-            key("pipes"),
-            key(pipe),
-            key("settings"),
-        ],
-        Address::Dashboard { stack, dashboard } => {
-            vec![key("stacks"), key(stack), key("dashboards"), key(dashboard)]
-        }
-        Address::Webhook { stack, webhook } => {
-            vec![key("stacks"), key(stack), key("webhooks"), key(webhook)]
-        }
-        Address::Alert { stack, alert } => {
-            vec![key("stacks"), key(stack), key("alerts"), key(alert)]
-        }
-        Address::PrivateEndpoint { .. }
-        | Address::Pipe { .. }
-        | Address::LivePipe { .. }
-        | Address::Backups { .. }
-        | Address::LiveDashboard { .. }
-        | Address::Tile { .. }
-        | Address::LiveAlert { .. } => return None,
-    })
+    let keys = Address::parse(address)?.config_keys()?;
+    Some(keys.into_iter().map(key).collect())
 }
 
 /// The files' texts with the edits spliced in: `(FileId, new text)` for each file that changes.

@@ -1,6 +1,7 @@
 //! Sending an alert's write, after looking up the dashboard and tile it names when the plan
 //! creates or changes them.
 
+use crate::plan::kinds::alert::live as alert_live;
 use futures_util::future::BoxFuture;
 
 use crate::apply::sends::Sends;
@@ -228,7 +229,7 @@ impl Doubles for AlertCreate<'_> {
             newer: body.newer.clone(),
             ..Alert::default()
         };
-        normalize::alert_with_ids(oldest) == normalize::alert_with_ids(&wanted)
+        alert_live::alert_with_ids(oldest) == alert_live::alert_with_ids(&wanted)
     }
 }
 

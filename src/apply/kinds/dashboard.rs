@@ -1,5 +1,6 @@
 //! Sending a dashboard's write: its answer is kept, for the alerts that name it.
 
+use crate::plan::kinds::dashboard::live as dashboard_live;
 use futures_util::future::BoxFuture;
 
 use crate::apply::sends::Sends;
@@ -123,7 +124,7 @@ impl Doubles for DashboardCreate<'_> {
             tags: self.body.tags.clone(),
             containers: self.body.containers.clone().unwrap_or_default(),
         };
-        normalize::dashboard(oldest) == normalize::dashboard(&wanted)
+        dashboard_live::dashboard(oldest) == dashboard_live::dashboard(&wanted)
     }
 }
 

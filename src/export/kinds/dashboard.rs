@@ -1,6 +1,7 @@
 //! Dashboards of a stack: one per name (converge matches them by name), tiles in the server's
 //! order, series naming their source when the name resolves back to the same id.
 
+use crate::plan::kinds::dashboard::live as dashboard_live;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -55,7 +56,7 @@ pub(super) fn dashboards(writing: &mut StackWriting<'_>, node: &mut Vec<(String,
 /// One dashboard as an export writes it, without the ownership tag `tag` (also what
 /// `drift --adopt` appends).
 pub(crate) fn dashboard_node(dashboard: &Dashboard, tag: &str, live: &StackLive) -> Node {
-    let tags: Vec<Node> = normalize::tags(&dashboard.tags)
+    let tags: Vec<Node> = dashboard_live::tags(&dashboard.tags)
         .iter()
         .filter(|t| *t != tag)
         .map(|t| str(t))
@@ -158,7 +159,7 @@ fn config_node(config: &Value, live: &StackLive) -> Node {
     if let Some(Value::Array(items)) = map.get_mut("select") {
         for item in items {
             if let Value::Object(item) = item {
-                normalize::metric_value_column(item);
+                dashboard_live::metric_value_column(item);
             }
         }
     }

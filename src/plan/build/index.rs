@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::api::wire::{Alert, Dashboard, Tile};
 use crate::config::model::Generation;
 use crate::live::StackLive;
-use crate::plan::normalize::{self};
+use crate::plan::normalize;
 
 /// A stack's live objects indexed for lookups by name and id, so planning stays linear in the
 /// size of the stack.

@@ -1,6 +1,9 @@
 //! Stacks: the dashboards and alerts of a stack, and the owned ones the config no longer lists.
 
 use crate::address::AddressBuf;
+use crate::plan::kind::Live;
+use crate::plan::kinds::alert::live as alert_live;
+use crate::plan::kinds::dashboard::live as dashboard_live;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,7 +17,6 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::live::StackLive;
 use crate::plan::address::{Address, instance_entry};
 use crate::plan::diff;
-use crate::plan::fingerprint;
 use crate::plan::kinds::alert::doomed_by;
 use crate::plan::kinds::alert::op::AlertOp;
 use crate::plan::kinds::dashboard::op::DashboardOp;
@@ -26,7 +28,9 @@ use crate::plan::model::{
 };
 use crate::plan::normalize;
 use crate::plan::order;
-use crate::plan::ownership::{Ownership, config_tags, mine, other_owner, removed_instance_owner};
+use crate::plan::ownership::{
+    Owned, Ownership, config_tags, mine, other_owner, removed_instance_owner,
+};
 use crate::plan::tag::ownership_tag;
 
 impl Builder<'_> {
@@ -209,7 +213,7 @@ impl Builder<'_> {
             let Some(address) = self.removed_object(address, &reason, stack.prune) else {
                 continue;
             };
-            let before = normalize::alert(
+            let before = alert_live::alert(
                 alert,
                 dashboards
                     .iter()
@@ -220,7 +224,7 @@ impl Builder<'_> {
                 stack: stack_ref.clone(),
                 alert_id: alert.id.clone(),
             });
-            let mut change = deleted(address, before, fingerprint::alert(alert));
+            let mut change = deleted(address, before, alert.fingerprint());
             change.reason = format!("{reason}; prune is on");
             if let (Some(step), Some(d)) = (
                 self.push(change, Some((operation, Vec::new()))),
@@ -246,8 +250,8 @@ impl Builder<'_> {
                 .unwrap_or_default();
             let mut change = deleted(
                 address,
-                normalize::dashboard(dashboard),
-                fingerprint::dashboard(dashboard),
+                dashboard_live::dashboard(dashboard),
+                dashboard.fingerprint(),
             );
             change.reason = format!("{reason}; prune is on");
             self.push(change, Some((operation, depends_on)));
@@ -418,8 +422,7 @@ impl Builder<'_> {
             .alerts
             .iter()
             .filter(|a| {
-                ownership.owns_alert(a)
-                    && !config_alert_names.contains(&normalize::name_key(&a.name))
+                a.owned(ownership) && !config_alert_names.contains(&normalize::name_key(&a.name))
             })
             .collect();
         stray.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
@@ -433,13 +436,13 @@ impl Builder<'_> {
                 });
                 continue;
             }
-            let before = normalize::alert(alert, index.dashboard_of(alert));
+            let before = alert_live::alert(alert, index.dashboard_of(alert));
             let operation = Operation::Alert(AlertOp::Delete {
                 stack: stack_ref.clone(),
                 alert_id: alert.id.clone(),
             });
             let step = self.push(
-                deleted(address, before, fingerprint::alert(alert)),
+                deleted(address, before, alert.fingerprint()),
                 Some((operation, Vec::new())),
             );
             if let (Some(step), Some(d)) = (step, &alert.dashboard) {
@@ -562,7 +565,7 @@ impl Builder<'_> {
                 });
                 continue;
             }
-            let before = normalize::dashboard(dashboard);
+            let before = dashboard_live::dashboard(dashboard);
             let operation = Operation::Dashboard(DashboardOp::Delete {
                 stack: stack_ref.clone(),
                 dashboard_id: dashboard.id.clone(),
@@ -572,7 +575,7 @@ impl Builder<'_> {
                 .cloned()
                 .unwrap_or_default();
             self.push(
-                deleted(address, before, fingerprint::dashboard(dashboard)),
+                deleted(address, before, dashboard.fingerprint()),
                 Some((operation, depends_on)),
             );
         }

@@ -1,9 +1,12 @@
 //! Alerts, planned against their dashboard's plan.
 
 mod check;
+pub(crate) mod live;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;
+use crate::plan::kind::Live;
+use live::AlertView;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -20,10 +23,9 @@ use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
 use crate::plan::build::names;
 use crate::plan::diff::{self, diff};
-use crate::plan::fingerprint;
 use crate::plan::kinds::webhook::placeholder;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
-use crate::plan::normalize::{self, AlertView};
+use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
 use op::AlertOp;
 
@@ -353,8 +355,8 @@ impl Builder<'_> {
                  after it; {stays}",
                     copy.id
                 ),
-                normalize::alert(copy, index.dashboard_of(copy)),
-                fingerprint::alert(copy),
+                live::alert(copy, index.dashboard_of(copy)),
+                copy.fingerprint(),
             );
             let operation = Operation::Alert(AlertOp::Delete {
                 stack: stack_ref.clone(),
@@ -398,7 +400,7 @@ impl Builder<'_> {
                 .iter()
                 .filter(|a| repair.removable.contains(&a.id))
             {
-                let before = normalize::alert(copy, index.dashboard_of(copy));
+                let before = live::alert(copy, index.dashboard_of(copy));
                 let change = dedupe::deleted(
                     Address::LiveAlert {
                         stack: &stack.key.value,
@@ -408,7 +410,7 @@ impl Builder<'_> {
                     &of,
                     repair,
                     before,
-                    fingerprint::alert(copy),
+                    copy.fingerprint(),
                 );
                 let operation = Operation::Alert(AlertOp::Delete {
                     stack: stack_ref.clone(),
@@ -550,7 +552,7 @@ impl Builder<'_> {
         let interval = Some(config.interval.value.to_string());
         let message = config.message.as_ref().map(|m| m.value.to_string());
         let newer = newer_fields(config, channels);
-        let mut after = normalize::alert_view(&AlertView {
+        let mut after = live::alert_view(&AlertView {
             name: &name,
             dashboard: dashboard_name,
             tile: config.tile.value.to_string(),
@@ -605,7 +607,7 @@ impl Builder<'_> {
 /// Whether the live alert `copy` is what the config makes (`made`, the desired view of a new
 /// alert): planning it would change nothing. Name alone never makes a copy converge's to delete.
 fn made_by(made: &Value, copy: &Alert, index: &StackIndex) -> bool {
-    let full = normalize::alert(copy, index.dashboard_of(copy));
+    let full = live::alert(copy, index.dashboard_of(copy));
     let mut after = made.clone();
     settle_cleared(&mut after, Some(&full));
     if let Value::Object(map) = &mut after {
@@ -832,7 +834,7 @@ fn updated(
     desired: Desired,
     stack_ref: &StackRef,
 ) -> (Change, Option<Operation>) {
-    let full_before = normalize::alert(alert, view);
+    let full_before = live::alert(alert, view);
     let mut desired = desired;
     settle_cleared(&mut desired.after, Some(&full_before));
     // A clear is sent only where the change shows one (the saved-plan check holds it to that).
@@ -879,7 +881,7 @@ fn updated(
         before: Some(before),
         after: Some(desired.after),
         fields,
-        fingerprint: Some(fingerprint::alert(alert)),
+        fingerprint: Some(alert.fingerprint()),
         step: None,
         renamed_from,
     };

@@ -1,9 +1,11 @@
 //! Dashboards and their tiles.
 
 mod check;
+pub(crate) mod live;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;
+use crate::plan::kind::Live;
 use smol_str::SmolStr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,7 +23,6 @@ use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
 use crate::plan::build::series::{lower, modelled, resolve_config, resolve_source, wire_series};
 use crate::plan::diff::{self, diff};
-use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
 use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
@@ -178,10 +179,10 @@ impl Builder<'_> {
             // The name as the server stores it: sending it as written would never stick.
             name: desired_name,
             tiles: tiles.tiles,
-            tags: normalize::tags(&tags),
+            tags: live::tags(&tags),
             containers,
         };
-        let after = normalize::dashboard(&desired);
+        let after = live::dashboard(&desired);
         let address = Address::Dashboard {
             stack: &stack.key.value,
             dashboard: &config.key.value,
@@ -341,8 +342,8 @@ impl Builder<'_> {
         let made = self
             .desired_against(index, config, live, tag)
             .is_some_and(|after| {
-                let before = normalize::dashboard(live);
-                live.name == after.name && diff(&before, &normalize::dashboard(&after)).is_empty()
+                let before = live::dashboard(live);
+                live.name == after.name && diff(&before, &live::dashboard(&after)).is_empty()
             });
         self.diagnostics.truncate(mark);
         made
@@ -374,7 +375,7 @@ impl Builder<'_> {
             id: String::new(),
             name,
             tiles: tiles.tiles,
-            tags: normalize::tags(&tags),
+            tags: live::tags(&tags),
             containers,
         })
     }
@@ -393,7 +394,7 @@ impl Builder<'_> {
             .iter()
             .filter(|d| repair.removable.contains(&d.id))
         {
-            let before = normalize::dashboard(copy);
+            let before = live::dashboard(copy);
             let change = dedupe::deleted(
                 Address::LiveDashboard {
                     stack: &stack.key.value,
@@ -403,7 +404,7 @@ impl Builder<'_> {
                 of,
                 repair,
                 before,
-                fingerprint::dashboard(copy),
+                copy.fingerprint(),
             );
             let operation = Operation::Dashboard(DashboardOp::Delete {
                 stack: stack_ref.clone(),
@@ -854,8 +855,8 @@ fn updated(
     tile_renames: &[(String, String)],
     tag: &str,
 ) -> Change {
-    let before = normalize::dashboard(live);
-    let compared_before = view.map_or_else(|| before.clone(), normalize::dashboard);
+    let before = live::dashboard(live);
+    let compared_before = view.map_or_else(|| before.clone(), live::dashboard);
     let mut fields = diff(&compared_before, &after);
     if !live.tags.iter().any(|t| t == tag) && tile_renames.is_empty() {
         // A dashboard the config adopts gets the ownership tag with its next real change; the
@@ -882,13 +883,7 @@ fn updated(
         });
     }
     renames.append(&mut fields);
-    let mut change = compared(
-        address,
-        before,
-        after,
-        renames,
-        fingerprint::dashboard(live),
-    );
+    let mut change = compared(address, before, after, renames, live.fingerprint());
     if live.name != body.name {
         change.reason = rename_reason(&live.name, &change.fields);
         change.renamed_from = Some(live.name.clone());

@@ -2,9 +2,12 @@
 //! each other attached one detached), and what those steps send (`op`).
 
 mod check;
+pub(crate) mod live;
 pub(crate) mod op;
 
 use crate::address::AddressBuf;
+use crate::plan::kind::Live;
+use live::Attached;
 use std::collections::BTreeSet;
 
 use serde_json::json;
@@ -14,9 +17,7 @@ use crate::config::model::ServiceConfig;
 use crate::plan::address::Address;
 use crate::plan::build::builder::Builder;
 use crate::plan::diff;
-use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
-use crate::plan::normalize;
 use op::PrivateEndpointOp;
 
 impl Builder<'_> {
@@ -26,7 +27,7 @@ impl Builder<'_> {
         let Some(wanted) = &config.private_endpoints else {
             return;
         };
-        let attached = normalize::private_endpoint_ids(live);
+        let attached = live::private_endpoint_ids(live);
         for endpoint in wanted {
             let id = &endpoint.id.value;
             let address = Address::PrivateEndpoint {
@@ -93,7 +94,7 @@ fn attached_endpoint(address: AddressBuf, id: &str) -> Change {
         before: Some(value.clone()),
         after: Some(value),
         fields: Vec::new(),
-        fingerprint: Some(fingerprint::private_endpoint(id)),
+        fingerprint: Some(Attached(id).fingerprint()),
         step: None,
         renamed_from: None,
     }
@@ -109,7 +110,7 @@ fn detached_endpoint(address: AddressBuf, id: &str) -> Change {
         fields: diff::deleted(&before),
         before: Some(before),
         after: None,
-        fingerprint: Some(fingerprint::private_endpoint(id)),
+        fingerprint: Some(Attached(id).fingerprint()),
         step: None,
         renamed_from: None,
     }

@@ -3,6 +3,7 @@
 //! steps send (`op`).
 
 mod check;
+pub(crate) mod live;
 pub(crate) mod op;
 mod scaling;
 mod settings;

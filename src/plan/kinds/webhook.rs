@@ -6,6 +6,7 @@
 //! rises above the version recorded in the description ([`op::recorded`]).
 
 mod check;
+pub(crate) mod live;
 pub(crate) mod op;
 
 use std::collections::BTreeMap;
@@ -21,7 +22,7 @@ use crate::live::StackLive;
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, PlannedWebhook, ambiguous, candidates, rename_reason};
 use crate::plan::diff;
-use crate::plan::fingerprint;
+use crate::plan::kind::Live;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
 use crate::plan::target::List;
@@ -203,7 +204,7 @@ impl Builder<'_> {
             fields: diff::deleted(&before),
             before: Some(before),
             after: None,
-            fingerprint: Some(fingerprint::webhook(live)),
+            fingerprint: Some(live.fingerprint()),
             step: None,
             renamed_from: None,
         };
@@ -316,7 +317,7 @@ fn updated(
         before: Some(before),
         after: Some(desired.after.clone()),
         fields,
-        fingerprint: Some(fingerprint::webhook(live)),
+        fingerprint: Some(live.fingerprint()),
         step: None,
         renamed_from: renamed,
     }

@@ -24,13 +24,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::address::StackList;
 use crate::api::wire::Dashboard;
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff;
 use crate::plan::model::{Action, AddressBuf, Change, FieldChange, Operation, Plan, StackRef};
 use crate::plan::normalize;
-use crate::plan::ownership::Ownership;
+use crate::plan::ownership::{Owned, Ownership};
 use crate::plan::target::Effect;
 
 /// Whether `step`'s check needs its stack's dashboards and alerts read: every dashboard and
@@ -72,13 +73,6 @@ pub(crate) fn shown_against_live(
     problems
 }
 
-/// Which kind of stack object an accounted name is of.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Held {
-    Dashboard,
-    Alert,
-}
-
 /// A whole plan accounts for every object converge owns in each stack it read: each live
 /// dashboard with the stack's ownership tag, and each alert on one, is named by a change of
 /// that stack or reported as unmanaged. A file edited to leave out a change together with its
@@ -92,39 +86,24 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
     }
     // Each name by its server-side key (`normalize::name_key`), so a live object is looked up
     // once, not compared with every name of a large plan.
-    let mut named: BTreeSet<(Held, &str, String)> = BTreeSet::new();
+    let mut named: BTreeSet<(StackList, &str, String)> = BTreeSet::new();
     let addresses = plan
         .changes
         .iter()
         .map(|c| (&c.address, Some(c)))
         .chain(plan.unmanaged.iter().map(|u| (&u.address, None)));
     for (address, change) in addresses {
-        let (held, stack, live_name) = match address {
-            AddressBuf::Dashboard { stack, .. } => (Held::Dashboard, stack, None),
-            AddressBuf::LiveDashboard { stack, name } => (Held::Dashboard, stack, Some(name)),
-            AddressBuf::Alert { stack, .. } => (Held::Alert, stack, None),
-            AddressBuf::LiveAlert { stack, name } => (Held::Alert, stack, Some(name)),
-            // Not a stack's dashboard or alert: nothing the ownership tag accounts for.
-            AddressBuf::ServiceScaling { .. }
-            | AddressBuf::PrivateEndpoint { .. }
-            | AddressBuf::Pipe { .. }
-            | AddressBuf::PipeScaling { .. }
-            | AddressBuf::LivePipe { .. }
-            | AddressBuf::Backups { .. }
-            | AddressBuf::Tile { .. }
-            | AddressBuf::PipeSettings { .. }
-            | AddressBuf::PipeCompute { .. }
-            | AddressBuf::ServiceMember { .. }
-            | AddressBuf::Webhook { .. } => continue,
+        // Not a stack's dashboard or alert: nothing the ownership tag accounts for.
+        let Some((held, stack, live_name)) = address.stack_object() else {
+            continue;
         };
-        let stack = stack.as_str();
         let shown = change.into_iter().flat_map(|c| c.names_shown()).flatten();
-        for name in live_name.map(|n| n.as_str()).into_iter().chain(shown) {
+        for name in live_name.into_iter().chain(shown) {
             named.insert((held, stack, normalize::name_key(name)));
         }
     }
     // As the file is saved masked, a live name holding a secret reads back as the mask.
-    let known = |held: Held, stack: &str, name: &str| {
+    let known = |held: StackList, stack: &str, name: &str| {
         [name.to_owned(), printer.redact(name).into_owned()]
             .into_iter()
             .any(|n| named.contains(&(held, stack, normalize::name_key(&n))))
@@ -134,17 +113,13 @@ fn unaccounted(plan: &Plan, live: &LiveState, printer: &Printer) -> Vec<String> 
         // What converge owns (`plan/ownership.rs`); a saved plan has no config to list more.
         let ownership = Ownership::new(stack, &read.dashboards, |_| false);
         let tag = ownership.tag();
-        for dashboard in read
-            .dashboards
-            .iter()
-            .filter(|d| ownership.owns_dashboard(d))
-        {
-            if !known(Held::Dashboard, stack, &dashboard.name) {
+        for dashboard in read.dashboards.iter().filter(|d| d.owned(&ownership)) {
+            if !known(StackList::Dashboards, stack, &dashboard.name) {
                 problems.push(not_named("dashboard", stack, &dashboard.name, tag, printer));
             }
         }
         for alert in &read.alerts {
-            if ownership.owns_alert(alert) && !known(Held::Alert, stack, &alert.name) {
+            if alert.owned(&ownership) && !known(StackList::Alerts, stack, &alert.name) {
                 problems.push(not_named("alert", stack, &alert.name, tag, printer));
             }
         }
@@ -226,7 +201,7 @@ pub(crate) fn owner_of<'a>(change: &'a Change, step_stack: &'a str) -> &'a str {
 
 /// A dashboard converge owns (`plan/ownership.rs`).
 pub(crate) fn owned(dashboard: &Dashboard, ownership: &Ownership) -> Result<(), String> {
-    if ownership.owns_dashboard(dashboard) {
+    if dashboard.owned(ownership) {
         Ok(())
     } else {
         Err(format!(

@@ -13,7 +13,6 @@ use crate::api::wire::{Alert, AlertRequest, Dashboard};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff::diff;
-use crate::plan::kind::Kind;
 use crate::plan::model::{AlertTarget, Change, Operation, Plan};
 use crate::plan::normalize;
 use crate::plan::ownership::Ownership;
@@ -103,7 +102,7 @@ impl Check for AlertOp {
                     let view = alert_view(plan, current, dashboards);
                     let after = change.after.as_ref().unwrap_or(&Value::Null);
                     let before =
-                        normalize::project(&normalize::alert(current, view.as_ref()), after);
+                        normalize::project(&super::live::alert(current, view.as_ref()), after);
                     same_before(change, &before)?;
                     same_fields(change, &diff(&before, after))
                 })
@@ -151,7 +150,7 @@ fn alert_by_names(
     body.tile_id = None;
     // A message the config leaves unmanaged is the live one (checked by `against_live`).
     let managed_message = after.get("message").is_some();
-    let mut sent = normalize::alert_view(&normalize::AlertView {
+    let mut sent = super::live::alert_view(&super::live::AlertView {
         name: body.name.as_deref().unwrap_or_default(),
         dashboard: name("dashboard"),
         tile: name("tile"),
@@ -168,7 +167,7 @@ fn alert_by_names(
     }
     // So are the newer members the change does not show (the live ones are sent).
     if let Value::Object(map) = &mut sent {
-        for key in normalize::NEWER_ALERT_KEYS {
+        for key in super::live::NEWER_ALERT_KEYS {
             if after.get(*key).is_none() {
                 map.remove(*key);
             }
@@ -189,21 +188,9 @@ fn alert_by_names(
 /// the alert it replaces: by id for an update; by name for a create (an alert created again
 /// because its tile goes keeps its message).
 fn sends_live_message(operation: &AlertOp, alerts: &[Alert], body: &AlertRequest) -> bool {
-    let current: Option<&Alert> = match operation.target() {
-        Target::Alert {
-            key: Key::Id(id), ..
-        } => alerts.iter().find(|a| a.id == id),
-        Target::Alert {
-            key: Key::Name(name),
-            ..
-        } => alerts.iter().find(|a| normalize::same_name(&a.name, name)),
-        Target::Service { .. }
-        | Target::PrivateEndpoint { .. }
-        | Target::Pipe { .. }
-        | Target::Dashboard { .. }
-        | Target::PipeCompute { .. }
-        | Target::ServiceMember { .. }
-        | Target::Webhook { .. } => None,
+    let current: Option<&Alert> = match operation.object().1 {
+        Key::Id(id) => alerts.iter().find(|a| a.id == id),
+        Key::Name(name) => alerts.iter().find(|a| normalize::same_name(&a.name, name)),
     };
     current.and_then(|a| a.message.as_ref()) == body.message.as_ref()
 }
@@ -265,7 +252,7 @@ fn alert_delete_as_shown(
             }),
             None => Err("is on no dashboard converge owns".to_string()),
         }?;
-        let before = normalize::alert(current, on);
+        let before = super::live::alert(current, on);
         let shown = change.before.as_ref().unwrap_or(&Value::Null);
         same_before_masked(change, &normalize::project(&before, shown), printer)?;
         deleted(change)

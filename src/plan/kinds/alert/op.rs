@@ -1,9 +1,11 @@
 //! Alerts: what an alert step sends (create, update, delete).
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::AlertRequest;
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
 
@@ -47,29 +49,40 @@ pub enum AlertOp {
     },
 }
 
-impl Kind for AlertOp {
-    /// The object it touches.
-    fn target(&self) -> Target<'_> {
+impl AlertOp {
+    /// Its stack, how it finds its alert, and for a create the alerts of its name another
+    /// stack owns (never the object it creates).
+    pub(super) fn object(&self) -> (&StackRef, Key<'_>, &[String]) {
         match self {
             AlertOp::Create {
                 stack,
                 body,
                 theirs,
                 ..
-            } => Target::Alert {
+            } => (
                 stack,
-                key: Key::Name(body.name.as_deref().unwrap_or_default()),
+                Key::Name(body.name.as_deref().unwrap_or_default()),
                 theirs,
-            },
+            ),
             AlertOp::Update {
                 stack, alert_id, ..
             }
-            | AlertOp::Delete { stack, alert_id } => Target::Alert {
-                stack,
-                key: Key::Id(alert_id),
-                theirs: &[],
-            },
+            | AlertOp::Delete { stack, alert_id } => (stack, Key::Id(alert_id), &[]),
         }
+    }
+}
+
+impl Kind for AlertOp {
+    /// The object it touches.
+    fn target(&self) -> Target<'_> {
+        let (stack, key, theirs) = self.object();
+        Target::Alert { stack, key, theirs }
+    }
+
+    /// Its alert as `live` holds it.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        let (stack, key, theirs) = self.object();
+        super::live::current(live, stack, key, theirs)
     }
 
     /// What it does.

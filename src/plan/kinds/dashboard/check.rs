@@ -15,7 +15,6 @@ use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff::diff;
 use crate::plan::model::{AddressBuf, Change, FieldChange, Operation, Plan};
-use crate::plan::normalize;
 use crate::plan::ownership::Ownership;
 use crate::plan::trust::{
     Check, ConfigCheck, Disagreement, after, created, dashboards_of, deleted, live_name, named_as,
@@ -35,13 +34,13 @@ impl Check for DashboardOp {
                     return Err(Disagreement::CreateWithTileIds);
                 }
                 same(
-                    &normalize::dashboard(&dashboard_of(body)),
+                    &super::live::dashboard(&dashboard_of(body)),
                     &tiles_by_name(after(change)?),
                 )?;
             }
             DashboardOp::Update { body, .. } => {
                 same(
-                    &normalize::dashboard(&dashboard_of(body)),
+                    &super::live::dashboard(&dashboard_of(body)),
                     &tiles_by_name(after(change)?),
                 )?;
             }
@@ -115,7 +114,7 @@ impl Check for DashboardOp {
                     let Some(current) = current else {
                         return Ok(());
                     };
-                    same_before(change, &normalize::dashboard(current))?;
+                    same_before(change, &super::live::dashboard(current))?;
                     dashboard_fields(change, current)
                 },
             ),
@@ -133,7 +132,7 @@ impl Check for DashboardOp {
                         |_| false,
                     );
                     owned(current, &ownership)?;
-                    same_before_masked(change, &normalize::dashboard(current), printer)?;
+                    same_before_masked(change, &super::live::dashboard(current), printer)?;
                     deleted(change)
                 },
             ),
@@ -184,7 +183,7 @@ fn carried_tile_ids(
     problems
 }
 
-/// A dashboard value with its tiles in name order, as [`normalize::dashboard`] writes them: a
+/// A dashboard value with its tiles in name order, as [`super::live::dashboard`] writes them: a
 /// created dashboard's change lists its tiles in config order, for people to read.
 fn tiles_by_name(dashboard: &Value) -> Value {
     let mut dashboard = dashboard.clone();
@@ -270,6 +269,6 @@ fn dashboard_fields(change: &Change, current: &Dashboard) -> Result<(), String> 
         tile.name = new.to_string();
         expected.push(field.clone());
     }
-    expected.extend(diff(&normalize::dashboard(&view), after));
+    expected.extend(diff(&super::live::dashboard(&view), after));
     same_fields(change, &expected)
 }

@@ -1,9 +1,11 @@
 //! Dashboards: what a dashboard step sends (create, update, delete).
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::DashboardRequest;
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
@@ -39,14 +41,11 @@ pub enum DashboardOp {
     },
 }
 
-impl Kind for DashboardOp {
-    /// The object it touches.
-    fn target(&self) -> Target<'_> {
+impl DashboardOp {
+    /// Its stack, and how it finds its dashboard (by name for a create).
+    fn object(&self) -> (&StackRef, Key<'_>) {
         match self {
-            DashboardOp::Create { stack, body } => Target::Dashboard {
-                stack,
-                key: Key::Name(&body.name),
-            },
+            DashboardOp::Create { stack, body } => (stack, Key::Name(&body.name)),
             DashboardOp::Update {
                 stack,
                 dashboard_id,
@@ -55,11 +54,22 @@ impl Kind for DashboardOp {
             | DashboardOp::Delete {
                 stack,
                 dashboard_id,
-            } => Target::Dashboard {
-                stack,
-                key: Key::Id(dashboard_id),
-            },
+            } => (stack, Key::Id(dashboard_id)),
         }
+    }
+}
+
+impl Kind for DashboardOp {
+    /// The object it touches.
+    fn target(&self) -> Target<'_> {
+        let (stack, key) = self.object();
+        Target::Dashboard { stack, key }
+    }
+
+    /// Its dashboard as `live` holds it.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        let (stack, key) = self.object();
+        super::live::current(live, stack, key)
     }
 
     /// What it does.

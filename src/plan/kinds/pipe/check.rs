@@ -13,9 +13,8 @@ use crate::config::model::{Config, PipeConfig, ServiceConfig};
 use crate::live::LiveState;
 use crate::output::Printer;
 use crate::plan::diff::diff;
-use crate::plan::kind::Kind;
 use crate::plan::model::{Change, Operation, Plan};
-use crate::plan::target::{Key, Target};
+use crate::plan::target::Key;
 use crate::plan::trust::{
     Bound, Check, ConfigCheck, Disagreement, Hinted, after, created, fields_of, same, same_before,
     same_body, same_fields, written,
@@ -171,25 +170,16 @@ impl Check for PipeOp {
         _index: usize,
         address: &Address<'_>,
     ) -> Option<String> {
-        // What each operation writes to is its target (`Kind::target`): a create by name, every
+        // What each operation writes to is its object (`PipeOp::object`): a create by name, every
         // other pipe step by the pipe's id, a compute step by its service.
-        let target = match self.target() {
-            Target::Pipe {
-                service_id,
-                key: Key::Name(name),
-            } => create_problem(check.config, address, service_id, name),
-            Target::Pipe {
-                service_id,
-                key: Key::Id(pipe_id),
-            } => pipe_problem(check, address, service_id, pipe_id),
-            Target::PipeCompute { service_id } => check.service(address, service_id),
-            // A pipe operation targets nothing else.
-            Target::Service { .. }
-            | Target::PrivateEndpoint { .. }
-            | Target::Dashboard { .. }
-            | Target::Alert { .. }
-            | Target::ServiceMember { .. }
-            | Target::Webhook { .. } => None,
+        let target = match self.object() {
+            (service_id, Some(Key::Name(name))) => {
+                create_problem(check.config, address, service_id, name)
+            }
+            (service_id, Some(Key::Id(pipe_id))) => {
+                pipe_problem(check, address, service_id, pipe_id)
+            }
+            (service_id, None) => check.service(address, service_id),
         };
         target
             .or_else(|| credentials_problem(check.config, address, self))

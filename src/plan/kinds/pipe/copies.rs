@@ -16,9 +16,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::plan::address::Address;
 use crate::plan::build::builder::Builder;
 use crate::plan::diff;
-use crate::plan::fingerprint;
+use crate::plan::kind::Live;
 use crate::plan::model::{Action, Change, Operation};
-use crate::plan::normalize;
 
 impl Builder<'_> {
     /// The copies of the pipe `taken` for `config` among the service's `listed` pipes: with
@@ -113,7 +112,7 @@ impl Builder<'_> {
         of: &Address<'_>,
         (kept, kept_id): (&str, &str),
     ) {
-        let before = normalize::pipe_identity(copy);
+        let before = super::live::pipe_identity(copy);
         let operation = Operation::Pipe(PipeOp::Delete {
             service_id: live_service.id.clone(),
             pipe_id: copy.id.clone(),
@@ -133,7 +132,7 @@ impl Builder<'_> {
             fields: diff::deleted(&before),
             before: Some(before),
             after: None,
-            fingerprint: Some(fingerprint::pipe(copy)),
+            fingerprint: Some(copy.fingerprint()),
             step: None,
             renamed_from: None,
         };

@@ -6,13 +6,18 @@ use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
-use super::database::{
-    MONGODB_PATCHABLE, MYSQL_PATCHABLE, complete, mapping_deltas, patch_settings,
+pub(crate) use super::bodies::{
+    COMPUTE_FIELDS, compute_body, lifecycle_body, scaling_body, settings_body,
 };
-use super::patch::members;
+pub(crate) use super::class::{Class, class_of};
+pub(crate) use super::credentials::{
+    CREDENTIALS_VERSION, fingerprint_of, new_salt, recorded_tag, version_tag,
+};
+pub use super::credentials::{CredentialRef, SealedCredential};
 pub(crate) use super::patch::{patch_body, rotation_body};
 
 /// The scaling fields of a pipe, as the change lists them (wire names).
@@ -221,71 +226,14 @@ pub(crate) fn shown_state(live: &str) -> String {
     }
 }
 
-/// A credential of a rotation: where it goes, the reference it is read from when sent, and a
-/// salted fingerprint of the value the plan was made with, so that a saved plan applies only
-/// the secret its reviewer approved, without holding it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SealedCredential {
-    /// Dot-separated path under the kind.
-    pub path: String,
-    /// The `${env:NAME}` reference as written.
-    pub reference: String,
-    /// HMAC-SHA-256 of the value keyed by the plan's salt, in hex ([`fingerprint_of`]).
-    pub fingerprint: String,
-}
-
-/// The field a rotation shows in its change: the version recorded before and the one sent.
-pub(crate) const CREDENTIALS_VERSION: &str = "credentialsVersion";
-
-/// The service tag that records the `credentialsVersion` last sent to pipe `pipe_id`. A pipe
-/// stores nothing free-form, so the one place the API keeps a converge fact about it between
-/// runs, without a secret, is a tag of its service.
-pub(crate) fn version_tag(pipe_id: &str) -> String {
-    format!("converge.credentials-version.{pipe_id}")
-}
-
-/// The version tag of pipe `pipe_id` when the service carries one.
-pub(crate) fn recorded_tag(service: &crate::api::wire::Service, pipe_id: &str) -> Option<String> {
-    let key = version_tag(pipe_id);
-    service.tags.iter().any(|tag| tag.key == key).then_some(key)
-}
-
-/// A fresh random salt for one plan's fingerprints: the same secret fingerprints differently in
-/// every plan, so a fingerprint cannot be matched across plans or against a precomputed list.
-pub(crate) fn new_salt() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
-}
-
-/// The salted fingerprint of a credential value: HMAC-SHA-256 keyed by the salt, in hex.
-pub(crate) fn fingerprint_of(salt: &str, value: &str) -> String {
-    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, salt.as_bytes());
-    ring::hmac::sign(&key, value.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-/// A credential of a pipe create: its path under the source kind (`credentials.password`) and
-/// the reference it is read from (`${env:PIPE_EVENTS_PASSWORD}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CredentialRef {
-    /// Dot-separated path under the kind.
-    pub path: String,
-    /// The `${env:NAME}` reference as written.
-    pub reference: String,
-}
-
-impl Kind for PipeOp {
-    /// The object it touches.
-    fn target(&self) -> Target<'_> {
+impl PipeOp {
+    /// The service its object is on, and how it finds its pipe (by name for a create);
+    /// `None` for the compute the service's database pipes share.
+    pub(super) fn object(&self) -> (&str, Option<Key<'_>>) {
         match self {
             PipeOp::Create {
                 service_id, name, ..
-            } => Target::Pipe {
-                service_id,
-                key: Key::Name(name),
-            },
+            } => (service_id, Some(Key::Name(name))),
             PipeOp::Update {
                 service_id,
                 pipe_id,
@@ -324,11 +272,26 @@ impl Kind for PipeOp {
                 service_id,
                 pipe_id,
                 ..
-            } => Target::Pipe {
-                service_id,
-                key: Key::Id(pipe_id),
-            },
-            PipeOp::Compute { service_id, .. } => Target::PipeCompute { service_id },
+            } => (service_id, Some(Key::Id(pipe_id))),
+            PipeOp::Compute { service_id, .. } => (service_id, None),
+        }
+    }
+}
+
+impl Kind for PipeOp {
+    /// The object it touches.
+    fn target(&self) -> Target<'_> {
+        match self.object() {
+            (service_id, Some(key)) => Target::Pipe { service_id, key },
+            (service_id, None) => Target::PipeCompute { service_id },
+        }
+    }
+
+    /// Its pipe (or the shared compute) as `live` holds it.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        match self.object() {
+            (service_id, Some(key)) => super::live::current(live, service_id, key),
+            (service_id, None) => super::live::current_compute(live, service_id),
         }
     }
 
@@ -563,371 +526,5 @@ impl PipeOp {
             | PipeOp::Settings { .. }
             | PipeOp::Compute { .. } => Shown::Saved(self),
         }
-    }
-}
-
-/// The scaling body that writes each `(field, desired value)`: the planner builds it from a
-/// change's fields, the saved-plan check builds it again from the saved change and compares.
-pub(crate) fn scaling_body<'a>(
-    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>,
-) -> PipeScalingPatch {
-    let mut body = PipeScalingPatch::default();
-    for (path, after) in fields {
-        match path {
-            "replicas" => body.replicas = after.and_then(Value::as_i64),
-            "concurrency" => body.concurrency = after.and_then(Value::as_i64),
-            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
-            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-            _ => {}
-        }
-    }
-    body
-}
-
-/// The settings map a `PUT .../settings` sends: the live settings (unset ones, read back as
-/// null, left out) with the declared ones written over them, since the server replaces the
-/// whole map and a setting the config does not name is left as it is.
-pub(crate) fn settings_body(live: Option<&Value>, declared: &Value) -> Value {
-    let mut body: serde_json::Map<String, Value> = live
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter(|(_, value)| !value.is_null())
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    for (key, value) in declared.as_object().into_iter().flatten() {
-        body.insert(key.clone(), value.clone());
-    }
-    Value::Object(body)
-}
-
-/// The members of `services.<key>.pipeCompute` (wire names).
-pub(crate) const COMPUTE_FIELDS: &[&str] = &["replicaCpuMillicores", "replicaMemoryGb"];
-
-/// The `PATCH .../pipesCdcScaling` body that writes each `(field, desired value)` of a change:
-/// the planner builds it, the saved-plan check builds it again and compares.
-pub(crate) fn compute_body<'a>(
-    fields: impl IntoIterator<Item = (&'a str, Option<&'a Value>)>,
-) -> PipeScalingPatch {
-    let mut body = PipeScalingPatch::default();
-    for (path, after) in fields {
-        match path {
-            "replicaCpuMillicores" => body.replica_cpu_millicores = after.and_then(Value::as_i64),
-            "replicaMemoryGb" => body.replica_memory_gb = after.and_then(Value::as_f64),
-            _ => {}
-        }
-    }
-    body
-}
-
-/// How the server takes a change of one declared field of a live pipe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Class {
-    /// `PATCH .../pipes/{id}` changes it while the pipe runs.
-    InPlace,
-    /// `PATCH` takes it only while the pipe is paused (postgres table mappings).
-    NeedsPause,
-    /// The pipe must be deleted and created again: ingestion restarts.
-    Replace,
-}
-
-/// The source members `PATCH .../pipes/{id}` takes, by kind: the cloud document's
-/// `ClickPipePatch*Source` schemas (credentials, sent only on rotation, left out). Database
-/// (postgres, mysql, mongodb) `tableMappings` change through `tableMappingsToAdd`/`tableMappingsToRemove`
-/// and need a pause; of their `settings` only [`patch_settings`] change in place.
-/// `tests` checks this table against the document.
-pub(crate) const PATCHABLE_SOURCE: [(&str, &[&str]); 6] = [
-    (
-        "kafka",
-        &[
-            "authentication",
-            "iamRole",
-            "caCertificate",
-            "reversePrivateEndpointIds",
-        ],
-    ),
-    (
-        "objectStorage",
-        &[
-            "skipInitialLoad",
-            "startAfter",
-            "authentication",
-            "iamRole",
-            "path",
-            "azureContainerName",
-        ],
-    ),
-    ("kinesis", &["authentication", "iamRole"]),
-    (
-        "postgres",
-        &[
-            "host",
-            "port",
-            "database",
-            "tlsHost",
-            "caCertificate",
-            "disableTls",
-            "skipCertVerification",
-        ],
-    ),
-    ("mysql", &MYSQL_PATCHABLE),
-    ("mongodb", &MONGODB_PATCHABLE),
-];
-
-/// The one classification of a changed field (a diff path such as `source.kafka.brokers`),
-/// and why when it is not in place.
-pub(crate) fn class_of(path: &str) -> (Class, &'static str) {
-    let parts = members(path);
-    match parts.as_slice() {
-        ["name", ..]
-        | ["fieldMappings", ..]
-        | ["settings", ..]
-        | ["destination", "columns", ..] => (Class::InPlace, ""),
-        ["destination", ..] => (
-            Class::Replace,
-            "forces replacement: the destination table is fixed when the pipe is created",
-        ),
-        [
-            "source",
-            "postgres" | "mysql" | "mongodb",
-            "tableMappings",
-            ..,
-        ] => (
-            Class::NeedsPause,
-            "needs a pause: table mappings change only while the pipe is paused",
-        ),
-        ["source", kind, "settings", setting, ..] if patch_settings(kind).contains(setting) => {
-            (Class::InPlace, "")
-        }
-        ["source", kind, member, ..]
-            if PATCHABLE_SOURCE
-                .iter()
-                .any(|(k, members)| k == kind && members.contains(member)) =>
-        {
-            (Class::InPlace, "")
-        }
-        ["source", _, _, ..] => (
-            Class::Replace,
-            "forces replacement: the server takes no change of it once the pipe exists",
-        ),
-        _ => (
-            Class::Replace,
-            "forces replacement: a pipe's source kind cannot change",
-        ),
-    }
-}
-
-/// The `PATCH` body of a [`PipeOp::Lifecycle`] from its change: the in-place fields as
-/// [`patch_body`] writes them, and the postgres table mappings as the deltas the document's
-/// PATCH takes (an existing mapping cannot be edited: a changed one is removed and added
-/// again). Empty when only the state changes. The planner builds it, the saved-plan check
-/// builds it again.
-pub(crate) fn lifecycle_body<'a>(
-    before: &Value,
-    after: &Value,
-    paths: impl IntoIterator<Item = &'a str>,
-) -> Value {
-    let mut in_place = Vec::new();
-    let mut mappings = false;
-    for path in paths {
-        match class_of(path).0 {
-            Class::NeedsPause => mappings = true,
-            Class::InPlace if path != "state" => in_place.push(path),
-            Class::InPlace | Class::Replace => {}
-        }
-    }
-    let mut body = patch_body(after, in_place);
-    if !mappings {
-        return body;
-    }
-    mapping_deltas(&mut body, before, after);
-    complete(&mut body, after);
-    body
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The table is the document's PATCH schemas, credentials and table-mapping edits aside.
-    #[test]
-    fn the_patchable_table_is_the_documents_patch_schemas() {
-        let Some(document) = crate::api::reference::cloud_document() else {
-            return;
-        };
-        let schemas = &document["components"]["schemas"];
-        let not_fields = [
-            "credentials",
-            "accessKey",
-            "connectionString",
-            "serviceAccountKey",
-            "settings",
-            "tableMappingsToAdd",
-            "tableMappingsToRemove",
-        ];
-        for (kind, schema) in [
-            ("kafka", "ClickPipePatchKafkaSource"),
-            ("objectStorage", "ClickPipePatchObjectStorageSource"),
-            ("kinesis", "ClickPipePatchKinesisSource"),
-            ("postgres", "ClickPipePatchPostgresSource"),
-            ("mysql", "ClickPipePatchMySQLSource"),
-            ("mongodb", "ClickPipePatchMongoDBSource"),
-        ] {
-            let mut theirs: Vec<&str> = schemas[schema]["properties"]
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(String::as_str)
-                .filter(|k| !not_fields.contains(k))
-                .collect();
-            let mut ours: Vec<&str> = PATCHABLE_SOURCE
-                .iter()
-                .find(|(k, _)| *k == kind)
-                .unwrap()
-                .1
-                .to_vec();
-            theirs.sort_unstable();
-            ours.sort_unstable();
-            assert_eq!(ours, theirs, "{kind}");
-        }
-        for (kind, schema) in [
-            ("postgres", "ClickPipePatchPostgresPipeSettings"),
-            ("mysql", "ClickPipePatchMySQLPipeSettings"),
-            ("mongodb", "ClickPipePatchMongoDBPipeSettings"),
-        ] {
-            let mut settings: Vec<&str> = schemas[schema]["properties"]
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(String::as_str)
-                .collect();
-            let mut ours = patch_settings(kind).to_vec();
-            settings.sort_unstable();
-            ours.sort_unstable();
-            assert_eq!(settings, ours, "{kind}");
-        }
-        let top: Vec<&str> = schemas["ClickPipePatchRequest"]["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(
-            top,
-            ["destination", "fieldMappings", "name", "settings", "source"]
-        );
-        let destination: Vec<&str> = schemas["ClickPipePatchDestination"]["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(destination, ["columns"]);
-    }
-
-    #[test]
-    fn each_field_is_classed_once() {
-        assert_eq!(class_of("source.kafka.brokers").0, Class::Replace);
-        assert_eq!(class_of("source.kafka.authentication").0, Class::InPlace);
-        assert_eq!(
-            class_of("source.postgres.tableMappings").0,
-            Class::NeedsPause
-        );
-        assert_eq!(
-            class_of("source.postgres.settings.pullBatchSize").0,
-            Class::InPlace
-        );
-        assert_eq!(
-            class_of("source.postgres.settings.replicationMode").0,
-            Class::Replace
-        );
-        assert_eq!(class_of("destination.table").0, Class::Replace);
-        assert_eq!(class_of("source.mysql.tableMappings").0, Class::NeedsPause);
-        assert_eq!(
-            class_of("source.mysql.settings.useCompression").0,
-            Class::InPlace
-        );
-        assert_eq!(class_of("source.mysql.serverId").0, Class::InPlace);
-        assert_eq!(class_of("source.mysql.type").0, Class::Replace);
-        assert_eq!(
-            class_of("source.mongodb.tableMappings").0,
-            Class::NeedsPause
-        );
-        assert_eq!(class_of("source.mongodb.readPreference").0, Class::InPlace);
-        assert_eq!(
-            class_of("source.mongodb.settings.useJsonNativeFormat").0,
-            Class::Replace
-        );
-        assert_eq!(
-            class_of("source.mysql.settings.replicationMechanism").0,
-            Class::Replace
-        );
-        assert_eq!(class_of("destination.columns").0, Class::InPlace);
-        assert_eq!(class_of("source.kinesis").0, Class::Replace);
-    }
-
-    #[test]
-    fn a_lifecycle_body_sends_only_the_mapping_deltas() {
-        let before = serde_json::json!({"source": {"postgres": {"tableMappings": [
-            {"sourceSchemaName": "public", "sourceTable": "orders", "targetTable": "o", "tableEngine": "ReplacingMergeTree"},
-            {"sourceSchemaName": "public", "sourceTable": "users", "targetTable": "u"}]}},
-            "state": "running"});
-        let after = serde_json::json!({"source": {"postgres": {"tableMappings": [
-            {"sourceSchemaName": "public", "sourceTable": "users", "targetTable": "u"},
-            {"sourceSchemaName": "public", "sourceTable": "items", "targetTable": "i"}]}},
-            "state": "stopped"});
-        let body = lifecycle_body(&before, &after, ["source.postgres.tableMappings", "state"]);
-        assert_eq!(
-            body,
-            serde_json::json!({"source": {"postgres": {
-                "tableMappingsToRemove": [{"sourceSchemaName": "public", "sourceTable": "orders", "targetTable": "o"}],
-                "tableMappingsToAdd": [{"sourceSchemaName": "public", "sourceTable": "items", "targetTable": "i"}]}}})
-        );
-        assert_eq!(
-            lifecycle_body(&before, &after, ["state"]),
-            serde_json::json!({})
-        );
-    }
-
-    #[test]
-    fn a_settings_body_keeps_the_live_settings_the_config_does_not_name() {
-        let live = serde_json::json!({"db_max_threads": 8, "object_storage_concurrency": 4,
-            "db_max_insert_threads": null});
-        let body = settings_body(Some(&live), &serde_json::json!({"db_max_threads": 16}));
-        assert_eq!(
-            body,
-            serde_json::json!({"db_max_threads": 16, "object_storage_concurrency": 4})
-        );
-        assert_eq!(settings_body(None, &Value::Null), serde_json::json!({}));
-    }
-
-    #[test]
-    fn a_compute_body_writes_only_the_fields_it_is_given() {
-        let cpu = Value::from(4000);
-        let body = compute_body([("replicaCpuMillicores", Some(&cpu))]);
-        assert_eq!(body.replica_cpu_millicores, Some(4000));
-        assert_eq!(body.replica_memory_gb, None);
-    }
-
-    #[test]
-    fn a_patch_body_writes_whole_members() {
-        let after = serde_json::json!({"source": {"kafka": {"iamRole": "r", "brokers": "b"}},
-            "destination": {"columns": [{"name": "a", "type": "String"}]},
-            "settings": {"db_max_threads": 4}});
-        let body = patch_body(
-            &after,
-            [
-                "source.kafka.iamRole",
-                // A column's member, as the diff names it: the whole array is sent.
-                "destination.columns[a].type",
-                "settings.db_max_threads",
-            ],
-        );
-        assert_eq!(
-            body,
-            serde_json::json!({"source": {"kafka": {"iamRole": "r"}},
-                "destination": {"columns": [{"name": "a", "type": "String"}]},
-                "settings": {"db_max_threads": 4}})
-        );
     }
 }

@@ -4,9 +4,8 @@ use super::op::PipeOp;
 use crate::address::AddressBuf;
 use crate::api::wire::SourceKind;
 use crate::plan::address::Address;
-use crate::plan::fingerprint;
+use crate::plan::kind::Live;
 use crate::plan::model::{Action, Change, Operation};
-use crate::plan::normalize;
 
 /// The plan of `converge apply --resync ADDRESS`: one step resyncing the postgres pipe the
 /// address names (`pipe.<service>.<key>`), which the config declares and the service has.
@@ -52,8 +51,8 @@ pub(crate) fn resync_plan(
             kind.map_or("an unknown source", |k| k.as_str())
         ));
     }
-    let identity = normalize::pipe_identity(live_pipe);
-    let fingerprint = fingerprint::pipe(live_pipe);
+    let identity = super::live::pipe_identity(live_pipe);
+    let fingerprint = live_pipe.fingerprint();
     let address = AddressBuf::Pipe {
         service: service.into(),
         pipe: pipe.into(),

@@ -1,6 +1,7 @@
 //! A pipe's settings (put whole at `pipe.K.P.settings`) and the compute a service's database
 //! pipes share (`service.K.pipe_compute`), and the error of a change to a `Completed` pipe.
 
+use crate::plan::kind::Live;
 use serde_json::Value;
 
 use super::op::{self, PipeOp};
@@ -10,7 +11,6 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::diff;
-use crate::plan::fingerprint;
 use crate::plan::model::{Action, Operation};
 use crate::plan::normalize;
 
@@ -62,7 +62,7 @@ impl Builder<'_> {
             before,
             after.clone(),
             fields,
-            fingerprint::pipe(live),
+            live.fingerprint(),
         );
         let operation = Operation::Pipe(PipeOp::Settings {
             service_id: live_service.id.clone(),
@@ -93,7 +93,7 @@ impl Builder<'_> {
             after.insert("replicaMemoryGb".into(), normalize::num(memory.value));
         }
         let after = Value::Object(after);
-        let before = normalize::project(&normalize::pipe_scaling(live), &after);
+        let before = normalize::project(&super::live::pipe_scaling(live), &after);
         let fields = diff(&before, &after);
         let change = compared(
             Address::PipeCompute {
@@ -103,7 +103,7 @@ impl Builder<'_> {
             before,
             after,
             fields,
-            fingerprint::pipe_compute(live),
+            live.fingerprint(),
         );
         let operation = (change.action != Action::NoOp).then(|| {
             let body = op::compute_body(

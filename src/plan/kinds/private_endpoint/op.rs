@@ -1,9 +1,11 @@
 //! Private endpoints: what a step that registers or detaches one sends.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::address::Address;
 use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Name, Target};
 
@@ -29,19 +31,27 @@ pub enum PrivateEndpointOp {
     },
 }
 
+impl PrivateEndpointOp {
+    /// The service and the endpoint id it registers or detaches.
+    fn object(&self) -> (&str, &str) {
+        match self {
+            PrivateEndpointOp::Create { service_id, body } => (service_id, &body.id),
+            PrivateEndpointOp::Detach { service_id, body } => (service_id, detached(body)),
+        }
+    }
+}
+
 impl Kind for PrivateEndpointOp {
     /// The object it touches.
     fn target(&self) -> Target<'_> {
-        match self {
-            PrivateEndpointOp::Create { service_id, body } => Target::PrivateEndpoint {
-                service_id,
-                id: &body.id,
-            },
-            PrivateEndpointOp::Detach { service_id, body } => Target::PrivateEndpoint {
-                service_id,
-                id: detached(body),
-            },
-        }
+        let (service_id, id) = self.object();
+        Target::PrivateEndpoint { service_id, id }
+    }
+
+    /// Its endpoint, as `live` has it attached.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        let (service_id, id) = self.object();
+        super::live::current(live, service_id, id)
     }
 
     /// What it does.
@@ -54,16 +64,7 @@ impl Kind for PrivateEndpointOp {
 
     /// Whether it carries out a change at `address`: the endpoint of its id.
     fn fits(&self, address: &Address<'_>) -> bool {
-        let wanted = match self.target() {
-            Target::PrivateEndpoint { id, .. } => id,
-            Target::Service { .. }
-            | Target::Pipe { .. }
-            | Target::Dashboard { .. }
-            | Target::Alert { .. }
-            | Target::PipeCompute { .. }
-            | Target::ServiceMember { .. }
-            | Target::Webhook { .. } => return false,
-        };
+        let (_, wanted) = self.object();
         matches!(address, Address::PrivateEndpoint { id, .. } if *id == wanted)
     }
 

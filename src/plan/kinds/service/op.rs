@@ -10,6 +10,7 @@ use crate::api::wire::{
     EndpointChange, IpAccessEntry, IpAccessListPatch, ResourceTag, ServicePatch,
     ServiceScalingPatch, StatePatch, TagsPatch,
 };
+use crate::live::LiveState;
 use crate::plan::kind::Kind;
 use crate::plan::target::{Effect, Name, ScalingWrite, Target};
 
@@ -122,18 +123,16 @@ fn updated_member(body: &ServicePatch) -> Member {
 impl Kind for ServiceOp {
     /// The object it touches.
     fn target(&self) -> Target<'_> {
-        match self {
-            ServiceOp::Scaling { service_id, .. }
-            | ServiceOp::ReplicaScaling { service_id, .. } => Target::Service { service_id },
-            ServiceOp::Update { service_id, body } => Target::ServiceMember {
-                service_id,
-                member: updated_member(body),
-            },
-            ServiceOp::State { service_id, .. } => Target::ServiceMember {
-                service_id,
-                member: Member::State,
-            },
+        let service_id = self.service_id();
+        match self.member() {
+            None => Target::Service { service_id },
+            Some(member) => Target::ServiceMember { service_id, member },
         }
+    }
+
+    /// Its service, as the member it writes (or its scaling) is compared.
+    fn current(&self, live: &LiveState) -> Option<Value> {
+        super::live::current(live, self.service_id(), self.member())
     }
 
     /// What it does.

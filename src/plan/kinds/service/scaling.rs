@@ -3,6 +3,7 @@
 //! totals), with the rules only the live service can tell checked first (its current mode, the
 //! first service of a warehouse, a non-paid tier's memory).
 
+use crate::plan::kind::Live;
 use serde_json::Value;
 
 use crate::api::limits::{
@@ -14,7 +15,6 @@ use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
 use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::diff;
-use crate::plan::fingerprint;
 use crate::plan::model::{Action, Operation};
 use crate::plan::normalize;
 
@@ -34,7 +34,7 @@ impl Builder<'_> {
             return None;
         }
         let after = desired_scaling(scaling);
-        let live_scaling = normalize::service_scaling(live);
+        let live_scaling = super::live::service_scaling(live);
         let before = normalize::project(&live_scaling, &after);
         let fields = diff(&before, &after);
         let mut change = compared(
@@ -45,7 +45,7 @@ impl Builder<'_> {
             before,
             after,
             fields,
-            fingerprint::service_scaling(live),
+            live.fingerprint(),
         );
         if change.action == Action::NoOp {
             self.push(change, None);

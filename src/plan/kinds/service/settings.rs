@@ -1,6 +1,6 @@
 //! A service's own settings: each member the config writes (`ipAccessList`, `tags`,
 //! `releaseChannel`, `endpoints`, `state`) compared in the form the server stores it
-//! ([`normalize::service_member`]) and sent as its own step at `service.<key>.<member>`, so
+//! ([`super::live::service_member`]) and sent as its own step at `service.<key>.<member>`, so
 //! `--only service.<key>.ipAccessList` takes one. The IP access list and the tags go as the
 //! document's `{add, remove}` deltas of what differs, never the whole list.
 
@@ -15,7 +15,6 @@ use crate::plan::build::builder::{Builder, compared};
 use crate::plan::diff::diff;
 use crate::plan::fingerprint;
 use crate::plan::model::{Action, Change, Operation};
-use crate::plan::normalize;
 
 use super::op::{ServiceOp, member_body, state_body};
 
@@ -109,7 +108,7 @@ fn member_change(
     member: Member,
     after: Value,
 ) -> Option<(Change, Option<Vec<(String, Option<Value>, Option<Value>)>>)> {
-    let before = normalize::service_member(live, member);
+    let before = super::live::service_member(live, member);
     let fields = diff(&before, &after);
     let change = compared(
         Address::ServiceMember {
@@ -162,7 +161,7 @@ fn reason(member: Member, fields: &[(String, Option<Value>, Option<Value>)]) -> 
     Some(format!("{}: {}", member.as_str(), parts.join(", ")))
 }
 
-/// What the config asks of one member, in the form [`normalize::service_member`] writes the
+/// What the config asks of one member, in the form [`super::live::service_member`] writes the
 /// live one; `None` when the config does not write it.
 fn desired(settings: &ServiceSettings, member: Member) -> Option<Value> {
     let value = match member {
