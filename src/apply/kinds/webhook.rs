@@ -55,7 +55,8 @@ pub(crate) async fn send(
 /// The request a step sends, each secret read now and approved against its fingerprint.
 fn request(send: &WebhookSend) -> Result<WebhookRequest, WriteError> {
     let lookup = |name: &str| std::env::var(name).ok();
-    let approved = super::pipe::approved(&send.secrets, &send.salt, lookup)?;
+    let approval = (send.salt.as_str(), "webhook secret", "the webhook's write");
+    let approved = super::pipe::approved(&send.secrets, approval, lookup)?;
     let mut request = WebhookRequest {
         name: send.name.clone(),
         service: send.service.clone(),

@@ -470,3 +470,75 @@ fn webhook_config_errors_are_at_their_lines() {
     );
     assert!(target.writes().is_empty());
 }
+
+/// What each write sends, read from the sandbox's log of bodies: the headers go on create, with
+/// a new url and on a raised `credentialsVersion`, never with a description change; every write
+/// carries the url and body (the server's `PUT` clears a body left out).
+#[test]
+fn the_headers_go_only_when_they_must() {
+    let sandbox = crate::common::sandbox(converge::sandbox::SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        ..converge::sandbox::SandboxOptions::default()
+    });
+    let target = Target::Sandbox(sandbox);
+    let workspace = Workspace::new();
+    let plain = Hook {
+        alert: false,
+        ..HOOK
+    };
+    let steps: [(Hook<'_>, [&str; 3], bool); 4] = [
+        (Hook { ..plain }, [URL, BODY, TOKEN], true),
+        (
+            Hook {
+                description: "Pages on-call",
+                ..plain
+            },
+            [URL, BODY, TOKEN],
+            false,
+        ),
+        (
+            Hook {
+                description: "Pages on-call",
+                ..plain
+            },
+            [URL_2, BODY, TOKEN],
+            true,
+        ),
+        (
+            Hook {
+                description: "Pages on-call",
+                version: 2,
+                ..plain
+            },
+            [URL_2, BODY, TOKEN_2],
+            true,
+        ),
+    ];
+    let mut sent = Vec::new();
+    for (hook, secrets, _) in &steps {
+        let converge = with_secrets(&target, &workspace, *secrets);
+        let path = workspace.write("c.yaml", &with_hook(hook));
+        apply_then_empty(&target, &converge, &path);
+        let Target::Sandbox(sandbox) = &target else {
+            unreachable!()
+        };
+        let body = sandbox
+            .request_log()
+            .iter()
+            .rev()
+            .find(|e| e.route.starts_with("/api/v2/webhooks") && e.method != "GET")
+            .and_then(|e| e.request_body.clone())
+            .unwrap_or_default();
+        sent.push((
+            serde_json::from_str::<Value>(&body).unwrap_or_default(),
+            *secrets,
+        ));
+    }
+    for ((body, secrets), (_, _, headers)) in sent.iter().zip(&steps) {
+        assert_eq!(body["url"], secrets[0], "{body}");
+        assert_eq!(body["body"], secrets[1], "{body}");
+        let expected = headers.then(|| serde_json::json!({"Authorization": secrets[2]}));
+        assert_eq!(body.get("headers").cloned(), expected, "{body}");
+    }
+}
