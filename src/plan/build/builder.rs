@@ -53,6 +53,21 @@ pub(crate) fn candidates<'l, 'c, T>(
     found
 }
 
+/// An object the config declares `absent` that is not there: nothing to do.
+pub(crate) fn absent_already(address: crate::address::AddressBuf) -> Change {
+    Change {
+        address,
+        action: Action::NoOp,
+        reason: "absent, as the config says".into(),
+        before: None,
+        after: None,
+        fields: Vec::new(),
+        fingerprint: None,
+        step: None,
+        renamed_from: None,
+    }
+}
+
 /// Two or more live objects could be the one config object: an error at the `renamedFrom`
 /// entry that found the extra one (else at the name), never a guess.
 pub(crate) fn ambiguous(

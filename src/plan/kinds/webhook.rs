@@ -20,7 +20,9 @@ use crate::config::model::{SecretValue, StackConfig, StackTarget, WebhookConfig}
 use crate::diagnostic::{Code, Diagnostic};
 use crate::live::StackLive;
 use crate::plan::address::Address;
-use crate::plan::build::builder::{Builder, PlannedWebhook, ambiguous, candidates, rename_reason};
+use crate::plan::build::builder::{
+    Builder, PlannedWebhook, absent_already, ambiguous, candidates, rename_reason,
+};
 use crate::plan::diff;
 use crate::plan::kind::Live;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
@@ -176,20 +178,7 @@ impl Builder<'_> {
         existing: Option<&Webhook>,
     ) {
         let Some(live) = existing else {
-            self.push(
-                Change {
-                    address,
-                    action: Action::NoOp,
-                    reason: "absent, as the config says".into(),
-                    before: None,
-                    after: None,
-                    fields: Vec::new(),
-                    fingerprint: None,
-                    step: None,
-                    renamed_from: None,
-                },
-                None,
-            );
+            self.push(absent_already(address), None);
             return;
         };
         let before = live_view(live, false);
