@@ -363,6 +363,33 @@ fn exported_with_placeholders(target: &Target) {
     export
         .run(["plan", "--detailed-exitcode", &exported])
         .assert_exit(0);
+
+    // Changed in the UI: drift shows the url changed without either value.
+    let id = listed(target, "On call").unwrap()["id"].clone();
+    let edit = serde_json::json!({
+        "name": "On call", "service": "generic", "url": URL_2, "body": BODY,
+        "description": "Pages the on-call [converge: credentialsVersion 1]",
+    });
+    let answer = target.ui(
+        "PUT",
+        &format!("/webhooks/{}", id.as_str().unwrap_or_default()),
+        Some(edit),
+    );
+    assert_eq!(answer.status, 200, "{}: {}", target.name(), answer.text);
+    let drift = converge.run(["drift", &path]);
+    assert_eq!(drift.code, 2, "{}: {}", target.name(), drift.stdout);
+    no_secret(target, &drift);
+    assert!(
+        drift
+            .stdout
+            .contains("~ webhook.platform.oncall  (url differs")
+            && drift
+                .stdout
+                .contains("url: config \"(secret, changed)\", live \"(secret)\""),
+        "{}:\n{}",
+        target.name(),
+        drift.stdout
+    );
 }
 on_both!(exported_with_placeholders);
 
