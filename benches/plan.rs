@@ -262,6 +262,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 instance_names: Vec::new(),
                 key_parameter: None,
                 read_webhooks: false,
+                webhooks: Default::default(),
             },
         );
     }

@@ -88,6 +88,13 @@ pub enum Address<'a> {
         /// The alert's live name.
         name: Cow<'a, str>,
     },
+    /// `webhook.S.W`: a webhook the config declares.
+    Webhook {
+        /// Stack key.
+        stack: &'a str,
+        /// Webhook key.
+        webhook: &'a str,
+    },
     /// `pipe.K.P.settings`: a pipe's settings (`PUT .../settings`).
     PipeSettings {
         /// Service key.
@@ -185,6 +192,7 @@ impl fmt::Display for Address<'_> {
             } => write!(f, "dashboard.{stack}.{dashboard}.tile[{tile}]"),
             Address::Alert { stack, alert } => write!(f, "alert.{stack}.{alert}"),
             Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
+            Address::Webhook { stack, webhook } => write!(f, "webhook.{stack}.{webhook}"),
             Address::PipeSettings { service, pipe } => {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
@@ -256,6 +264,10 @@ impl<'a> Address<'a> {
                 stack: key,
                 alert: instance_segment(tail)?,
             },
+            "webhook" => Address::Webhook {
+                stack: key,
+                webhook: segment(tail)?,
+            },
             _ => return None,
         };
         Some(address)
@@ -277,7 +289,8 @@ impl<'a> Address<'a> {
             | Address::LiveDashboard { .. }
             | Address::Tile { .. }
             | Address::Alert { .. }
-            | Address::LiveAlert { .. } => None,
+            | Address::LiveAlert { .. }
+            | Address::Webhook { .. } => None,
         }
     }
 
@@ -298,7 +311,8 @@ impl<'a> Address<'a> {
             | Address::LiveDashboard { .. }
             | Address::Tile { .. }
             | Address::Alert { .. }
-            | Address::LiveAlert { .. } => None,
+            | Address::LiveAlert { .. }
+            | Address::Webhook { .. } => None,
         }
     }
 
@@ -319,18 +333,20 @@ impl<'a> Address<'a> {
             | Address::LiveDashboard { .. }
             | Address::Tile { .. }
             | Address::Alert { .. }
-            | Address::LiveAlert { .. } => None,
+            | Address::LiveAlert { .. }
+            | Address::Webhook { .. } => None,
         }
     }
 
-    /// The stack key of a dashboard, tile or alert address.
+    /// The stack key of a dashboard, tile, alert or webhook address.
     pub(crate) fn stack(&self) -> Option<&'a str> {
         match self {
             Address::Dashboard { stack, .. }
             | Address::LiveDashboard { stack, .. }
             | Address::Tile { stack, .. }
             | Address::Alert { stack, .. }
-            | Address::LiveAlert { stack, .. } => Some(stack),
+            | Address::LiveAlert { stack, .. }
+            | Address::Webhook { stack, .. } => Some(stack),
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::Pipe { .. }
@@ -359,7 +375,8 @@ impl<'a> Address<'a> {
             | Address::LiveAlert { .. }
             | Address::PipeSettings { .. }
             | Address::PipeCompute { .. }
-            | Address::ServiceMember { .. } => None,
+            | Address::ServiceMember { .. }
+            | Address::Webhook { .. } => None,
         }
     }
 
@@ -384,6 +401,7 @@ impl<'a> Address<'a> {
             // A pipe declared whole: its changed members (`source.pubsub.ackDeadline`, `name`)
             // are written under it; its credentials never are (`is_pipe_credential_pointer`).
             Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
+            Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
             Address::PrivateEndpoint { .. }
             | Address::LivePipe { .. }
             | Address::Backups { .. }
@@ -410,7 +428,8 @@ impl<'a> Address<'a> {
             | Address::Alert { .. }
             | Address::PipeSettings { .. }
             | Address::PipeCompute { .. }
-            | Address::ServiceMember { .. } => return None,
+            | Address::ServiceMember { .. }
+            | Address::Webhook { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
@@ -497,6 +516,13 @@ pub enum AddressBuf {
         /// The alert's live name.
         name: SmolStr,
     },
+    /// `webhook.S.W`.
+    Webhook {
+        /// Stack key.
+        stack: SmolStr,
+        /// Webhook key.
+        webhook: SmolStr,
+    },
     /// `pipe.K.P.settings`.
     PipeSettings {
         /// Service key.
@@ -538,7 +564,8 @@ impl AddressBuf {
             | AddressBuf::Tile { .. }
             | AddressBuf::PipeSettings { .. }
             | AddressBuf::PipeCompute { .. }
-            | AddressBuf::ServiceMember { .. } => None,
+            | AddressBuf::ServiceMember { .. }
+            | AddressBuf::Webhook { .. } => None,
         }
     }
 
@@ -578,6 +605,7 @@ impl AddressBuf {
                 stack,
                 name: Cow::Borrowed(name),
             },
+            AddressBuf::Webhook { stack, webhook } => Address::Webhook { stack, webhook },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
             AddressBuf::ServiceMember { service, member } => Address::ServiceMember {
@@ -648,6 +676,10 @@ impl From<&Address<'_>> for AddressBuf {
             Address::LiveAlert { stack, name } => AddressBuf::LiveAlert {
                 stack: text(stack),
                 name: text(name),
+            },
+            Address::Webhook { stack, webhook } => AddressBuf::Webhook {
+                stack: text(stack),
+                webhook: text(webhook),
             },
             Address::PipeSettings { service, pipe } => AddressBuf::PipeSettings {
                 service: text(service),

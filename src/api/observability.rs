@@ -11,7 +11,7 @@ use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
     Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
-    SeriesQuery, Source, Webhook,
+    SeriesQuery, Source, Webhook, WebhookRequest,
 };
 
 /// Page size of the alerts list (the API's maximum).
@@ -174,6 +174,38 @@ impl ObservabilityClient {
     pub(crate) async fn list_webhooks(&self) -> Result<Vec<Webhook>, ApiError> {
         let call = Call::new("list webhooks", Method::GET, "/api/v2/webhooks");
         self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/webhooks`.
+    pub(crate) async fn create_webhook(&self, body: &WebhookRequest) -> Result<Webhook, ApiError> {
+        let call = Call::new("create webhook", Method::POST, "/api/v2/webhooks").json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `PUT /api/v2/webhooks/{id}` (replaces the readable members; keeps write-only ones left
+    /// out while the destination stays).
+    pub(crate) async fn update_webhook(
+        &self,
+        id: &str,
+        body: &WebhookRequest,
+    ) -> Result<Webhook, ApiError> {
+        let call = Call::new(
+            "update webhook",
+            Method::PUT,
+            format!("/api/v2/webhooks/{}", segment(id)),
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `DELETE /api/v2/webhooks/{id}`; a webhook already gone (404) is deleted.
+    pub(crate) async fn delete_webhook(&self, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete webhook",
+            Method::DELETE,
+            format!("/api/v2/webhooks/{}", segment(id)),
+        );
+        delete_gone(&self.api, &call).await
     }
 
     /// `POST /api/v2/charts/series`: a read, so it is retried like a GET. Points without a

@@ -49,7 +49,7 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::{StackApi, lists_key};
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service};
+use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service, Webhook};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -70,6 +70,8 @@ pub(crate) enum Data {
     Alerts(Vec<Alert>),
     /// The compute shared by one service's database pipes.
     PipeCompute(PipeScaling),
+    /// Webhooks of one stack.
+    Webhooks(Vec<Webhook>),
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
@@ -135,6 +137,7 @@ fn shared(scope: &Scope, stack: Option<&StackRef>) -> Scope {
     match scope {
         Scope::Dashboards(_) => Scope::Dashboards(server()),
         Scope::Alerts(_) => Scope::Alerts(server()),
+        Scope::Webhooks(_) => Scope::Webhooks(server()),
         other => other.clone(),
     }
 }
@@ -465,6 +468,9 @@ impl Fresh {
             Scope::Alerts(_) => {
                 Data::Alerts(stack_api()?.list_alerts().await.map_err(ReadError::Api)?)
             }
+            Scope::Webhooks(_) => {
+                Data::Webhooks(stack_api()?.list_webhooks().await.map_err(ReadError::Api)?)
+            }
             Scope::PipeCompute(service) => Data::PipeCompute(
                 cloud()?
                     .pipe_compute(service)
@@ -485,6 +491,7 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         Scope::Pipes(key)
         | Scope::PipeCompute(key)
         | Scope::Dashboards(key)
+        | Scope::Webhooks(key)
         | Scope::Alerts(key) => key.clone(),
     };
     let mut live = LiveState::default();
@@ -503,6 +510,15 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
                 key,
                 StackLive {
                     dashboards: dashboards.clone(),
+                    ..StackLive::default()
+                },
+            );
+        }
+        Data::Webhooks(webhooks) => {
+            live.stacks.insert(
+                key,
+                StackLive {
+                    webhooks: webhooks.clone(),
                     ..StackLive::default()
                 },
             );

@@ -55,5 +55,6 @@ pub(crate) fn of(operation: &Operation) -> &dyn Sends {
         Operation::Pipe(op) => op,
         Operation::Dashboard(op) => op,
         Operation::Alert(op) => op,
+        Operation::Webhook(op) => op,
     }
 }

@@ -175,6 +175,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         instance_names: Vec::new(),
         key_parameter: None,
         read_webhooks: true,
+        webhooks: IndexMap::new(),
     };
     for id in &args.stacks {
         let key = format!("managed:{id}");

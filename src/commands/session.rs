@@ -342,6 +342,22 @@ pub(crate) fn mask_secrets(config: &Config, printer: &Printer) {
             printer.add_secret(value);
         }
     }
+    // A webhook's destination, body and entries: a server may echo them (a refused Slack URL).
+    for webhook in config.stacks.values().flat_map(|s| s.webhooks.values()) {
+        let entries = [&webhook.headers, &webhook.query_params]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|(_, v)| v);
+        for value in [&webhook.url, &webhook.body]
+            .into_iter()
+            .flatten()
+            .chain(entries)
+            .filter_map(|s| s.value.as_deref())
+        {
+            printer.add_secret(value);
+        }
+    }
     if let Some((key_id, secret)) =
         cloud.and_then(|c| Some((c.key_id.as_ref()?, c.key_secret.as_ref()?.value.as_deref()?)))
     {

@@ -59,7 +59,9 @@ pub(crate) fn build(
         .filter_map(|(k, s)| Some((k, s?)))
         .collect();
     let stacks = entries_mut(root.get_mut("stacks"))
-        .filter_map(|(key, node)| Some((key.name.as_str().into(), stack(key, node, diags)?)))
+        .filter_map(|(key, node)| {
+            Some((key.name.as_str().into(), stack(key, node, &secrets, diags)?))
+        })
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
     let drift = DriftSettings {
@@ -138,18 +140,21 @@ impl Secrets<'_> {
             );
             return None;
         };
-        if is_pipe_credential(field)
+        // A pipe's source or a webhook's destination would receive converge's access.
+        let webhook = is_webhook_secret(field);
+        if (webhook || is_pipe_credential(field))
             && let Some((_, reads)) = self.own.iter().find(|(own, _)| own == name)
         {
             // Refused before it is read: the value never enters the config.
-            diags.push(own_secret_sent(name, reads, suggested, node.span));
+            diags.push(own_secret_sent(name, reads, suggested, node.span, webhook));
             return None;
         }
         let value = (self.env)(name);
         // A pipe credential is needed only by the step that sends it (a create, a replacement,
         // a rotation): the planner reports it unset there, so a config exported with
         // placeholders plans and drifts against live pipes without their secrets.
-        let needed_now = self.mode == LoadMode::Offline || !is_pipe_credential(field);
+        let needed_now = self.mode == LoadMode::Offline
+            || !(is_pipe_credential(field) || is_webhook_secret(field));
         if value.is_none() && needed_now {
             diags.push(unset_variable(self.mode, name, node.span).with_help(format!(
                 "export {name} where the value is needed (plan, apply); `validate` runs without it"
@@ -179,19 +184,36 @@ impl Secrets<'_> {
 /// A pipe credential read from a variable converge's own secret is read from (`reads`, the
 /// field that reads it): the pipe would be sent the cloud key secret or the observability
 /// token, and whoever runs its source would hold converge's access.
-fn own_secret_sent(name: &str, reads: &str, suggested: &str, span: Span) -> Diagnostic {
+fn own_secret_sent(
+    name: &str,
+    reads: &str,
+    suggested: &str,
+    span: Span,
+    webhook: bool,
+) -> Diagnostic {
+    let (sent, to, what) = match webhook {
+        false => (
+            "sent as a pipe credential",
+            "a pipe",
+            "the pipe's credential",
+        ),
+        true => ("sent to a webhook", "a webhook", "the webhook's secret"),
+    };
     Diagnostic::error(
         Code::ConfigSecretVariable,
-        format!(
-            "`{name}` holds converge's own secret ({reads} reads it) and is never sent as a pipe \
-             credential"
-        ),
+        format!("`{name}` holds converge's own secret ({reads} reads it) and is never {sent}"),
         Some(span),
     )
-    .with_label("converge's own secret sent to a pipe here")
+    .with_label(format!("converge's own secret sent to {to} here"))
     .with_help(format!(
-        "read the pipe's credential from a variable of its own, such as `${{env:{suggested}}}`"
+        "read {what} from a variable of its own, such as `${{env:{suggested}}}`"
     ))
+}
+
+/// Whether a field path is a webhook's (`stacks.s.webhooks.w.url`): needed only by a step
+/// that sends it, as a pipe credential is, so an export's placeholders plan without them.
+fn is_webhook_secret(field: &str) -> bool {
+    field.starts_with("stacks.") && field.contains(".webhooks.")
 }
 
 /// Whether a field path (`services.a.pipes.b.source.kafka.credentials.password`) is a pipe's.
@@ -442,7 +464,12 @@ fn located_json(node: &Node) -> Located<serde_json::Value> {
     Located::new(node.to_json(), node.span)
 }
 
-fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<StackConfig> {
+fn stack(
+    key: &Key,
+    node: &mut Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<StackConfig> {
     node.as_map()?;
     let service = node.get("service").and_then(string);
     let api = node.get("api").and_then(string);
@@ -499,22 +526,114 @@ fn stack(key: &Key, node: &mut Node, diags: &mut Vec<Diagnostic>) -> Option<Stac
         key: located_key(key),
         target,
         prune: node.get("prune").and_then(boolean).is_some_and(|b| b.value),
-        generation: node.get("generation").and_then(string).and_then(|g| {
-            let generation = match g.value.as_str() {
-                "auto" => Generation::Auto,
-                "series" => Generation::Series,
-                "config" => Generation::Config,
-                // The schema names the three values.
-                _ => return None,
-            };
-            Some(Located::new(generation, g.span))
-        }),
+        generation: node.get("generation").and_then(generation),
         dashboards,
         alerts,
         // Set by the load, from the expansion.
         instance_names: Vec::new(),
         key_parameter: None,
         read_webhooks: false,
+        webhooks: stack_webhooks(&key.name, node, secrets, diags),
+    })
+}
+
+/// A stack's `generation:`.
+fn generation(node: &Node) -> Option<Located<Generation>> {
+    let g = string(node)?;
+    let generation = match g.value.as_str() {
+        "auto" => Generation::Auto,
+        "series" => Generation::Series,
+        "config" => Generation::Config,
+        // The schema names the three values.
+        _ => return None,
+    };
+    Some(Located::new(generation, g.span))
+}
+
+/// A stack's `webhooks:`.
+fn stack_webhooks(
+    stack: &str,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> IndexMap<SmolStr, WebhookConfig> {
+    exact_map(
+        entries(node.get("webhooks"))
+            .filter_map(|(k, w)| Some((k.name.clone(), webhook(stack, k, w, secrets, diags)?))),
+    )
+}
+
+/// A webhook entry; its secrets read as `${env:NAME}` references.
+fn webhook(
+    stack: &str,
+    key: &Key,
+    node: &Node,
+    secrets: &Secrets<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<WebhookConfig> {
+    let at = format!("stacks.{stack}.webhooks.{}", key.name);
+    let upper = key.name.to_uppercase().replace('-', "_");
+    // A webhook to delete sends nothing: its secrets are not read.
+    let absent = node
+        .get("absent")
+        .and_then(boolean)
+        .is_some_and(|b| b.value);
+    let secret = |member: &str, node: &Node, diags: &mut Vec<Diagnostic>| {
+        if absent {
+            return None;
+        }
+        let last = member.rsplit('.').next().unwrap_or(member);
+        let word: String = last
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let suggested = format!("WEBHOOK_{upper}_{word}");
+        secrets.read(node, &format!("{at}.{member}"), &suggested, diags)
+    };
+    let map = |name: &str, diags: &mut Vec<Diagnostic>| {
+        let node = node.get(name)?;
+        let entries: Vec<(SmolStr, SecretValue)> = entries(Some(node))
+            .filter_map(|(k, v)| {
+                Some((
+                    k.name.clone(),
+                    secret(&format!("{name}.{}", k.name), v, diags)?,
+                ))
+            })
+            .collect();
+        Some(entries)
+    };
+    if node.get("url").is_none() && !absent {
+        diags.push(
+            Diagnostic::error(
+                Code::SemanticWebhook,
+                format!("webhook `{}` has no `url`", key.name),
+                Some(key.span),
+            )
+            .with_label("no destination")
+            .with_help("add `url: ${env:NAME}` (or `absent: true` to delete it)"),
+        );
+    }
+    let headers = map("headers", diags);
+    let query_params = map("queryParams", diags);
+    Some(WebhookConfig {
+        key: located_key_text(key),
+        name: node.get("name").and_then(text)?,
+        renamed_from: renamed_from(node),
+        service: node.get("service").and_then(text)?,
+        url: node.get("url").and_then(|n| secret("url", n, diags)),
+        description: node.get("description").and_then(text),
+        body: node.get("body").and_then(|n| secret("body", n, diags)),
+        headers,
+        query_params,
+        credentials_version: node.get("credentialsVersion").and_then(int),
+        absent,
+        span: node.span,
     })
 }
 

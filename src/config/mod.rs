@@ -52,6 +52,7 @@ pub(crate) mod service_rules;
 pub(crate) mod service_settings_rules;
 mod shared_rules;
 pub(crate) mod templates;
+pub(crate) mod webhook_rules;
 pub(crate) mod yaml;
 
 use std::collections::HashSet;
@@ -489,13 +490,40 @@ fn secret_variables(root: &Node) -> Vec<(String, String)> {
             names.push((name.to_string(), format!("`{}`", field.path)));
         }
     }
-    for (written, path) in pipe_credentials(root) {
+    for (written, path) in pipe_credentials(root)
+        .into_iter()
+        .chain(webhook_secrets(root))
+    {
         for name in interpolate::references(written) {
             names.retain(|(known, _)| known != name);
             names.push((name.to_string(), format!("`{path}`")));
         }
     }
     names
+}
+
+/// Every webhook secret written in the tree (`url`, `body`, each `headers` and `queryParams`
+/// value), with its path as messages name it.
+fn webhook_secrets(root: &Node) -> Vec<(&str, String)> {
+    let mut found = Vec::new();
+    for (stack, stack_node) in entries(root.get("stacks")) {
+        for (webhook, node) in entries(stack_node.get("webhooks")) {
+            let at = format!("stacks.{}.webhooks.{}", stack.name, webhook.name);
+            for member in secret_fields::WEBHOOK_SECRETS {
+                if let Some(written) = node.get(member).and_then(Node::as_str) {
+                    found.push((written, format!("{at}.{member}")));
+                }
+            }
+            for map in secret_fields::WEBHOOK_SECRET_MAPS {
+                for (name, value) in entries(node.get(map)) {
+                    if let Some(written) = value.as_str() {
+                        found.push((written, format!("{at}.{map}.{}", name.name)));
+                    }
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Every pipe credential written in the tree, with its path as messages name it.

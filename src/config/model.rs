@@ -529,13 +529,47 @@ pub struct StackConfig {
     /// Read the stack's webhooks list even when no alert names a webhook by name (an export
     /// writes the names of the webhooks its alerts notify).
     pub read_webhooks: bool,
+    /// `webhooks:` by local key (the observability API writes them; the managed stack's
+    /// document only lists them).
+    pub webhooks: IndexMap<SmolStr, WebhookConfig>,
+}
+
+/// A webhook of a stack (`webhooks.<key>`), at `webhook.<stack>.<key>`. Its destination,
+/// body and write-only entries may hold secrets: each is a [`SecretValue`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookConfig {
+    /// The local key.
+    pub key: Located<SmolStr>,
+    /// Name, unique per service within the team.
+    pub name: Located<SmolStr>,
+    /// `renamedFrom:` names the webhook had before (its id kept).
+    pub renamed_from: Vec<Located<SmolStr>>,
+    /// `slack`, `incidentio` or `generic`.
+    pub service: Located<SmolStr>,
+    /// The destination.
+    pub url: Option<SecretValue>,
+    /// Shown in the UI.
+    pub description: Option<Located<SmolStr>>,
+    /// The request body template (`generic`, `incidentio`).
+    pub body: Option<SecretValue>,
+    /// Write-only headers, sent on create, with a new destination, and on a raised
+    /// `credentialsVersion`.
+    pub headers: Option<Vec<(SmolStr, SecretValue)>>,
+    /// Write-only query parameters, sent as `headers` are.
+    pub query_params: Option<Vec<(SmolStr, SecretValue)>>,
+    /// `credentialsVersion:`: raising it sends `headers` and `queryParams` again.
+    pub credentials_version: Option<Located<i64>>,
+    /// `absent: true`: delete it (with `--allow-destroy`).
+    pub absent: bool,
+    /// Where the entry was written.
+    pub span: Span,
 }
 
 impl StackConfig {
     /// Whether the stack's webhooks list is read: an alert names a webhook by name, or an
     /// export asks for it.
     pub fn needs_webhooks(&self) -> bool {
-        self.read_webhooks || self.names_webhooks()
+        self.read_webhooks || self.names_webhooks() || !self.webhooks.is_empty()
     }
 
     /// Whether an alert of the stack names a webhook by name.

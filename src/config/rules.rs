@@ -100,6 +100,10 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         alerts(stack, written_stack, diags);
         super::server_rules::check(stack, diags);
         super::alert_rules::check(stack, diags);
+        super::webhook_rules::check(stack, diags);
+        for webhook in stack.webhooks.values() {
+            key_name(&webhook.key, "webhook", diags);
+        }
     }
     super::shared_rules::check(config, diags);
 }

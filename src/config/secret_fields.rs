@@ -127,10 +127,30 @@ pub(crate) fn is_pipe_credential_pointer(pointer: &str) -> bool {
         .any(|(k, p)| k == kind && *p == path)
 }
 
+/// A webhook's members that may hold a secret (a Slack URL is one, a header an API token):
+/// each written only as `${env:NAME}`, never printed, saved or logged. `headers` and
+/// `queryParams` are maps, each value of which is one.
+pub(crate) const WEBHOOK_SECRETS: [&str; 2] = ["url", "body"];
+
+/// The webhook maps whose every value is a secret.
+pub(crate) const WEBHOOK_SECRET_MAPS: [&str; 2] = ["headers", "queryParams"];
+
+/// Whether a JSON pointer names a webhook secret (`/stacks/<s>/webhooks/<w>/url`,
+/// `/stacks/<s>/webhooks/<w>/headers/<name>`).
+pub(crate) fn is_webhook_secret_pointer(pointer: &str) -> bool {
+    let parts: Vec<&str> = pointer.split('/').collect();
+    match parts.as_slice() {
+        ["", "stacks", _, "webhooks", _, member] => WEBHOOK_SECRETS.contains(member),
+        ["", "stacks", _, "webhooks", _, map, _] => WEBHOOK_SECRET_MAPS.contains(map),
+        _ => false,
+    }
+}
+
 /// Whether a JSON pointer (`/cloud/keySecret`) names a secret field.
 pub(crate) fn is_secret_pointer(pointer: &str) -> bool {
     SECRET_FIELDS.iter().any(|field| field.pointer == pointer)
         || is_pipe_credential_pointer(pointer)
+        || is_webhook_secret_pointer(pointer)
 }
 
 /// Whether a key, in whatever section, is spelled as a secret field's (`keySecret`, `token`).

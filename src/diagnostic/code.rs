@@ -188,6 +188,11 @@ codes! {
     /// A webhook channel without its webhook, with it twice (`webhookId` and `webhook`), or
     /// with a `webhookId` no server makes.
     SemanticWebhookId => "semantic::webhook-id",
+    /// A webhook the server would refuse or converge cannot write: on the managed stack
+    /// (whose document only lists webhooks), a `slack` webhook with `body`, `headers` or
+    /// `queryParams`, one without `url`, two of one service and name, or entries without
+    /// `credentialsVersion` beside a live rotation.
+    SemanticWebhook => "semantic::webhook",
     /// An alert `message` written empty (the server rejects it).
     SemanticEmptyMessage => "semantic::empty-message",
     /// A series grouping by more fields than the server accepts.

@@ -19,6 +19,9 @@ pub(crate) struct StackWriting<'a> {
     pub dashboards: BTreeMap<&'a str, (String, &'a Dashboard)>,
     /// One line per object left out, saying why.
     pub warnings: &'a mut Vec<String>,
+    /// Whether the stack is on the observability API (which writes webhooks; the managed
+    /// stack's only lists them).
+    pub observability: bool,
 }
 
 /// The ASCII letters an accented Latin letter reads as (`é` is `e`, `ß` is `ss`), so a key

@@ -124,7 +124,8 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         // A stack converge already manages keeps its key, so its ownership tag stays valid.
         let key = stack_keys.take(owner_key(&stack.live).unwrap_or(wanted));
         let mut node = vec![target];
-        stack_body(&key, &stack.live, &mut node, &mut warnings);
+        let observability = matches!(stack.target, ExportTarget::Observability);
+        stack_body(&key, (&stack.live, observability), &mut node, &mut warnings);
         stacks.push((key, Node::Map(node)));
     }
     if !stacks.is_empty() {
@@ -238,7 +239,7 @@ fn owner_key(live: &StackLive) -> Option<String> {
 
 fn stack_body(
     key: &str,
-    live: &StackLive,
+    (live, observability): (&StackLive, bool),
     node: &mut Vec<(String, Node)>,
     warnings: &mut Vec<String>,
 ) {
@@ -248,6 +249,7 @@ fn stack_body(
         live,
         dashboards: BTreeMap::new(),
         warnings,
+        observability,
     };
     for section in kinds::STACK_SECTIONS {
         section(&mut writing, node);

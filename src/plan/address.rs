@@ -18,7 +18,7 @@
 //!   exists).
 //! - `service.K.pipe_compute`: K's database-pipe compute, and the services list.
 //! - `check.K.backups`: K's backups (and the backups `keep` names), and the services list.
-//! - `dashboard.S.*`, `alert.S.*`: all three lists of stack S. An alert is planned against its
+//! - `dashboard.S.*`, `alert.S.*`, `webhook.S.*`: all the lists of stack S. An alert is planned against its
 //!   dashboard's plan (the tile ids it points at, and whether it waits for a dashboard step); a
 //!   dashboard resolves source names through the sources list; which alerts and dashboards are
 //!   owned, stray or pruned depends on both lists.
@@ -254,6 +254,14 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
         name: Cow::Borrowed(""),
     };
     named(out, &any_alert, needs());
+    // The webhooks list is read with the stack's lists for a stack that declares webhooks.
+    for webhook in stack.webhooks.keys() {
+        let address = Address::Webhook {
+            stack: key,
+            webhook,
+        };
+        out.push(Family::exact(address.to_string(), needs()));
+    }
     // A removed template instance is deleted at its address, found through these lists.
     for names in &stack.instance_names {
         let head = format!("{}.{key}.{}[", names.kind, names.entry);

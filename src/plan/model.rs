@@ -15,6 +15,7 @@ use super::kinds::dashboard::op::DashboardOp;
 use super::kinds::pipe::op::PipeOp;
 use super::kinds::private_endpoint::op::PrivateEndpointOp;
 use super::kinds::service::op::ServiceOp;
+use super::kinds::webhook::op::WebhookOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
 use super::target::{Effect, Key, Name, ScalingWrite, Target};
 pub use crate::address::AddressBuf;
@@ -154,6 +155,8 @@ pub enum Operation {
     Dashboard(DashboardOp),
     /// An alert of a stack.
     Alert(AlertOp),
+    /// A webhook of a stack.
+    Webhook(WebhookOp),
 }
 
 impl Operation {
@@ -166,6 +169,7 @@ impl Operation {
             Operation::Pipe(op) => op,
             Operation::Dashboard(op) => op,
             Operation::Alert(op) => op,
+            Operation::Webhook(op) => op,
         }
     }
 
@@ -241,6 +245,7 @@ impl Serialize for Operation {
             Operation::Pipe(op) => op.serialize(serializer),
             Operation::Dashboard(op) => op.serialize(serializer),
             Operation::Alert(op) => op.serialize(serializer),
+            Operation::Webhook(op) => op.serialize(serializer),
         }
     }
 }
@@ -266,10 +271,12 @@ impl<'de> Deserialize<'de> for Operation {
             DashboardOp::deserialize(value).map(Operation::Dashboard)
         } else if tag.starts_with("alert-") {
             AlertOp::deserialize(value).map(Operation::Alert)
+        } else if tag.starts_with("webhook-") {
+            WebhookOp::deserialize(value).map(Operation::Webhook)
         } else {
             return Err(D::Error::custom(format!(
                 "unknown operation `{tag}`: operations are of a service-, private-endpoint-, \
-                 pipe-, dashboard- or alert-"
+                 pipe-, dashboard-, alert- or webhook-"
             )));
         };
         read.map_err(D::Error::custom)

@@ -67,6 +67,7 @@ struct StepOut<'a> {
 enum OperationOut<'a> {
     Saved(&'a Operation),
     Pipe(crate::plan::kinds::pipe::op::Shown<'a>),
+    Webhook(serde_json::Value),
 }
 
 fn step_shown(step: &Step) -> StepOut<'_> {
@@ -77,6 +78,7 @@ fn step_shown(step: &Step) -> StepOut<'_> {
         fingerprint: step.fingerprint,
         operation: match &step.operation {
             Operation::Pipe(op) => OperationOut::Pipe(op.shown()),
+            Operation::Webhook(op) => OperationOut::Webhook(op.shown()),
             Operation::Service(_)
             | Operation::PrivateEndpoint(_)
             | Operation::Dashboard(_)

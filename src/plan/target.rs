@@ -128,6 +128,15 @@ pub(crate) enum Target<'a> {
         /// Service id.
         service_id: &'a str,
     },
+    /// A webhook of a stack (the observability API's team-wide list).
+    Webhook {
+        /// The stack.
+        stack: &'a StackRef,
+        /// Its id, or, for a create, its service and name (unique together).
+        key: Key<'a>,
+        /// For a create, its service (a name is unique per service).
+        service: &'a str,
+    },
     /// One member of a service's own settings (its IP access list, tags, release channel,
     /// endpoints, state).
     ServiceMember {
@@ -153,6 +162,8 @@ pub(crate) enum List<I, S> {
     Alerts(S),
     /// `GET /services/{id}/pipesCdcScaling`.
     PipeCompute(I),
+    /// A stack's webhooks.
+    Webhooks(S),
 }
 
 /// The list of a step's object, borrowed from the step.
@@ -171,6 +182,7 @@ impl<I, S> List<I, S> {
             List::Dashboards(s) => List::Dashboards(stack(s)),
             List::Alerts(s) => List::Alerts(stack(s)),
             List::PipeCompute(id) => List::PipeCompute(service(id)),
+            List::Webhooks(s) => List::Webhooks(stack(s)),
         }
     }
 }
@@ -186,6 +198,7 @@ impl<'a> Target<'a> {
             Target::Dashboard { stack, .. } => List::Dashboards(stack),
             Target::Alert { stack, .. } => List::Alerts(stack),
             Target::PipeCompute { service_id } => List::PipeCompute(service_id),
+            Target::Webhook { stack, .. } => List::Webhooks(stack),
         }
     }
 
@@ -197,7 +210,9 @@ impl<'a> Target<'a> {
             | Target::Pipe { .. }
             | Target::PipeCompute { .. }
             | Target::ServiceMember { .. } => None,
-            Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => Some(stack),
+            Target::Dashboard { stack, .. }
+            | Target::Alert { stack, .. }
+            | Target::Webhook { stack, .. } => Some(stack),
         }
     }
 
@@ -207,7 +222,8 @@ impl<'a> Target<'a> {
         match self {
             Target::Pipe { key, .. }
             | Target::Dashboard { key, .. }
-            | Target::Alert { key, .. } => Some(key),
+            | Target::Alert { key, .. }
+            | Target::Webhook { key, .. } => Some(key),
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::PipeCompute { .. }
@@ -226,7 +242,8 @@ impl<'a> Target<'a> {
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
             | Target::Alert { .. }
-            | Target::ServiceMember { .. } => None,
+            | Target::ServiceMember { .. }
+            | Target::Webhook { .. } => None,
         }
     }
 
@@ -245,7 +262,9 @@ impl<'a> Target<'a> {
                 service_id,
                 key: Key::Name(name),
             } => format!("on pipe {name:?} of service {service_id}"),
-            Target::Dashboard { stack, .. } | Target::Alert { stack, .. } => {
+            Target::Dashboard { stack, .. }
+            | Target::Alert { stack, .. }
+            | Target::Webhook { stack, .. } => {
                 format!("in stack `{}`", stack.key)
             }
             Target::PipeCompute { service_id } => {

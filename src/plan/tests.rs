@@ -884,7 +884,8 @@ fn saved_plan_round_trips() {
             | Operation::Service(_)
             | Operation::PrivateEndpoint(_)
             | Operation::Pipe(_)
-            | Operation::Dashboard(_) => assert_eq!(read, made),
+            | Operation::Dashboard(_)
+            | Operation::Webhook(_) => assert_eq!(read, made),
         }
     }
     assert_eq!(

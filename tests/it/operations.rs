@@ -33,6 +33,7 @@ const OPERATION_ENUMS: &[&str] = &[
     "PipeOp",
     "DashboardOp",
     "AlertOp",
+    "WebhookOp",
 ];
 
 #[test]
@@ -187,6 +188,7 @@ const KIND_NAME_BOUNDS: &[(&str, &str, usize)] = &[
     ("pipe", "PipeOp", 2),
     ("dashboard", "DashboardOp", 3),
     ("alert", "AlertOp", 3),
+    ("webhook", "WebhookOp", 2),
 ];
 
 #[test]

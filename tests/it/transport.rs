@@ -925,6 +925,7 @@ mod live_reader {
             instance_names: Vec::new(),
             key_parameter: None,
             read_webhooks: false,
+            webhooks: IndexMap::new(),
         }
     }
 

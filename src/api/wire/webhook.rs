@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lenient;
+use super::secret::Secret;
 
 /// A webhook as a list answers it (`SlackWebhook`, `IncidentIOWebhook`, `GenericWebhook` of the
 /// observability API; the `ClickStack*Webhook` shapes of the managed stack). The write-only
@@ -34,4 +35,46 @@ pub struct Webhook {
     /// Creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
+}
+
+/// A webhook create or update body (`WebhookInput`). A `PUT` replaces `description` and `body`
+/// (left out, they are cleared) and keeps the write-only `headers` and `queryParams` when left
+/// out, unless the destination (`url` or `service`) changes. `Debug` never shows the url, the
+/// body or an entry's value: each may hold a secret.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookRequest {
+    /// Name, unique per service within the team.
+    pub name: String,
+    /// `slack`, `incidentio` or `generic`.
+    pub service: String,
+    /// The destination.
+    pub url: Secret,
+    /// Shown in the UI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The request body template (`generic`, `incidentio`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Secret>,
+    /// Write-only headers; sent only when the credentials go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<std::collections::BTreeMap<String, Secret>>,
+    /// Write-only query parameters; sent only when the credentials go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_params: Option<std::collections::BTreeMap<String, Secret>>,
+}
+
+impl std::fmt::Debug for WebhookRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys = |m: &Option<std::collections::BTreeMap<String, Secret>>| {
+            m.as_ref().map(|m| m.keys().cloned().collect::<Vec<_>>())
+        };
+        f.debug_struct("WebhookRequest")
+            .field("name", &self.name)
+            .field("service", &self.service)
+            .field("description", &self.description)
+            .field("headers", &keys(&self.headers))
+            .field("queryParams", &keys(&self.query_params))
+            .finish_non_exhaustive()
+    }
 }

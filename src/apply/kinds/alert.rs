@@ -46,8 +46,55 @@ pub(crate) async fn send(
 const APPLY_THE_DASHBOARD_FIRST: &str = "apply the dashboard first: run without `--only`, or \
      with an `--only` glob that also matches the dashboard's address";
 
-/// Fills in the dashboard and tile ids of an alert that names them.
+/// Fills in the dashboard and tile ids of an alert that names them, and the id of each webhook
+/// its channels name that this plan creates.
 pub(crate) async fn resolve(context: &Context, alert: &AlertOp) -> Result<AlertOp, StepError> {
+    let mut alert = resolve_dashboard(context, alert).await?;
+    let stack = alert.stack().clone();
+    let Some((_, body)) = alert.written_mut() else {
+        return Ok(alert);
+    };
+    let waiting = |id: Option<&String>| id.is_some_and(|id| id.starts_with(PLACEHOLDER));
+    let channels = body
+        .channel
+        .iter_mut()
+        .chain(body.newer.channels.iter_mut().flatten());
+    let mut open: Vec<&mut crate::api::wire::Channel> = channels
+        .filter(|c| waiting(c.webhook_id.as_ref()))
+        .collect();
+    if open.is_empty() {
+        return Ok(alert);
+    }
+    let scope = Scope::Webhooks(stack.key.clone());
+    let data = context
+        .fresh
+        .get(&scope, Some(&stack), context.fresh.now())
+        .await
+        .map_err(read_failed)?;
+    let Data::Webhooks(listed) = data.as_ref() else {
+        return Err(StepError::Failed("the webhooks list was not read".into()));
+    };
+    for channel in open.iter_mut() {
+        let wanted = channel.webhook_id.clone().unwrap_or_default();
+        let found = listed
+            .iter()
+            .find(|w| crate::plan::kinds::webhook::placeholder(&w.service, &w.name) == wanted);
+        let Some(found) = found else {
+            return Err(StepError::Failed(format!(
+                "the alert names {wanted}, which the team does not have: apply the webhook \
+                 first (run without `--only`, or with a glob that matches its address)"
+            )));
+        };
+        channel.webhook_id = Some(found.id.clone());
+    }
+    Ok(alert)
+}
+
+/// How a channel's webhook id starts until the webhook this plan creates has its id.
+const PLACEHOLDER: &str = "(the ";
+
+/// Fills in the dashboard and tile ids of an alert that names them.
+async fn resolve_dashboard(context: &Context, alert: &AlertOp) -> Result<AlertOp, StepError> {
     let stack = alert.stack();
     let Some((AlertTarget::Names { dashboard, tile }, body)) = alert.written() else {
         return Ok(alert.clone());

@@ -12,3 +12,4 @@ pub(super) mod dashboard;
 pub(super) mod pipe;
 pub(super) mod private_endpoint;
 pub(super) mod service;
+pub(super) mod webhook;

@@ -229,7 +229,9 @@ async fn rotate(
     credentials: &[SealedCredential],
 ) -> Result<(), WriteError> {
     let (version, recorded) = versions;
-    let refs = approved(credentials, salt, |name| std::env::var(name).ok())?;
+    let refs = approved(credentials, (salt, "credential", "the rotation"), |name| {
+        std::env::var(name).ok()
+    })?;
     let body = with_credentials(body, &refs, &Environment::of(context))?;
     context
         .cloud()?
@@ -796,9 +798,11 @@ pub(crate) async fn found_created(
 
 /// The references of a rotation's credentials, once each value read now is the one the plan
 /// was made with: a saved plan applies only the secret its reviewer approved.
-fn approved(
+/// `salt` with what each credential is called in messages (`credential`) and what was approved
+/// (`the rotation`).
+pub(super) fn approved(
     credentials: &[SealedCredential],
-    salt: &str,
+    (salt, noun, approval): (&str, &str, &str),
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<Vec<CredentialRef>, WriteError> {
     credentials
@@ -808,14 +812,14 @@ fn approved(
                 .and_then(&lookup)
                 .ok_or_else(|| {
                     WriteError::Other(format!(
-                        "credential `{}` is read from `{}`, which is not set: set it and apply again",
+                        "{noun} `{}` is read from `{}`, which is not set: set it and apply again",
                         credential.path, credential.reference
                     ))
                 })?;
             if op::fingerprint_of(salt, &value) != credential.fingerprint {
                 return Err(WriteError::Other(format!(
-                    "credential `{}` (`{}`) is not the value this plan was made with: the \
-                     rotation was approved for another secret; make a new plan",
+                    "{noun} `{}` (`{}`) is not the value this plan was made with: {approval} \
+                     was approved for another secret; make a new plan",
                     credential.path, credential.reference
                 )));
             }

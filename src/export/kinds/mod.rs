@@ -6,6 +6,7 @@ mod dashboard;
 mod pipe;
 mod private_endpoint;
 mod service;
+mod webhook;
 
 pub(crate) use alert::adopted_alert_node;
 pub(crate) use dashboard::{dashboard_node, tile_node};
@@ -32,4 +33,5 @@ pub(crate) const SERVICE_SECTIONS: &[ServiceSection] = &[
 
 /// The sections of a stack, after its target; a section may use what the ones before it
 /// exported (alerts name dashboards).
-pub(crate) const STACK_SECTIONS: &[StackSection] = &[dashboard::dashboards, alert::alerts];
+pub(crate) const STACK_SECTIONS: &[StackSection] =
+    &[dashboard::dashboards, alert::alerts, webhook::webhooks];

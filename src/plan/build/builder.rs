@@ -19,6 +19,23 @@ pub(crate) struct Builder<'a> {
     pub(crate) drop_unchanged_values: bool,
     pub(crate) plan: Plan,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The stack being planned's declared webhooks, by key and by name, for its alerts'
+    /// `webhook:` references (`plan/kinds/webhook.rs`).
+    pub(crate) webhooks: std::collections::BTreeMap<SmolStr, PlannedWebhook>,
+}
+
+/// A declared webhook as planned, for the alerts that name it by key or name: its live id, or
+/// the step that creates it.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedWebhook {
+    /// The live webhook's id (kept by an update).
+    pub(crate) id: Option<String>,
+    /// The step that creates it.
+    pub(crate) created: Option<usize>,
+    /// Its service.
+    pub(crate) service: String,
+    /// Its name.
+    pub(crate) name: String,
 }
 
 /// The live object a config object is: found by its current name or one of its `renamedFrom`
@@ -34,6 +51,21 @@ pub(crate) fn candidates<'l, 'c, T>(
         found.extend(by_name(&old.value).into_iter().map(|o| (o, Some(old))));
     }
     found
+}
+
+/// An object the config declares `absent` that is not there: nothing to do.
+pub(crate) fn absent_already(address: crate::address::AddressBuf) -> Change {
+    Change {
+        address,
+        action: Action::NoOp,
+        reason: "absent, as the config says".into(),
+        before: None,
+        after: None,
+        fields: Vec::new(),
+        fingerprint: None,
+        step: None,
+        renamed_from: None,
+    }
 }
 
 /// Two or more live objects could be the one config object: an error at the `renamedFrom`

@@ -55,6 +55,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
             ..Plan::default()
         },
         diagnostics: Vec::new(),
+        webhooks: BTreeMap::new(),
     };
     // A run limited by `--only` read only the lists its addresses need; what was not read is
     // not planned (it would look missing), and `retain_addresses` drops it anyway.

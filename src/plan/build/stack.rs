@@ -52,10 +52,10 @@ impl Builder<'_> {
         let live: &StackLive = &mine;
         let tag = ownership_tag(&stack.key.value);
         let index = StackIndex::new(live, all, stack.generation.as_ref().map(|g| g.value));
-
-        if let Some(warning) = carried_tiles(stack, &index) {
-            self.diagnostics.push(warning);
-        }
+        self.diagnostics.extend(carried_tiles(stack, &index));
+        // Webhooks first: an alert that names one created here waits for its step.
+        self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
+        let first_step = self.plan.steps.len();
 
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
@@ -64,9 +64,8 @@ impl Builder<'_> {
                 planned.insert(dashboard.key.value.as_str(), p);
             }
         }
-        if let Some(warning) = unlisted_tiles(stack, &index, &planned) {
-            self.diagnostics.push(warning);
-        }
+        self.diagnostics
+            .extend(unlisted_tiles(stack, &index, &planned));
         let planned_by_live_id: BTreeMap<&str, &PlannedDashboard> = planned
             .values()
             .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
@@ -113,6 +112,7 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
+        self.absent_webhooks(stack, &stack_ref, live, first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
     }

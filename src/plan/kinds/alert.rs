@@ -23,6 +23,7 @@ use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
 use crate::plan::build::names;
 use crate::plan::diff::{self, diff};
+use crate::plan::kinds::webhook::placeholder;
 use crate::plan::model::{Action, AlertTarget, Change, Operation, StackRef};
 use crate::plan::normalize;
 use crate::plan::tag::ownership_tag;
@@ -130,6 +131,7 @@ impl Builder<'_> {
         }
         .into();
         let mut depends_on: Vec<usize> = dashboard.step.into_iter().collect();
+        depends_on.extend(self.webhooks_created(config));
         let creates = existing.is_none();
         copies_deleted_first(
             alert_steps_by_dashboard,
@@ -484,7 +486,16 @@ impl Builder<'_> {
         let mut failed = false;
         let mut channels = Vec::new();
         for channel in config.all_channels() {
+            let declared = channel
+                .webhook
+                .as_ref()
+                .and_then(|n| self.webhooks.get(&n.value));
             let id = match &channel.webhook {
+                // A webhook the stack declares: its live id, or the one its create answers.
+                Some(_) if declared.is_some() => declared.map(|w| match &w.id {
+                    Some(id) => id.clone(),
+                    None => placeholder(&w.service, &w.name),
+                }),
                 Some(name) => match names::resolve(&names::WEBHOOK, &listed, name) {
                     Ok(id) => Some(id),
                     Err(diagnostic) => {
@@ -498,6 +509,15 @@ impl Builder<'_> {
             channels.push(wire_channel(channel, id));
         }
         (!failed).then_some(channels)
+    }
+
+    /// The steps creating the declared webhooks the alert's channels name.
+    fn webhooks_created(&self, config: &AlertConfig) -> Vec<usize> {
+        config
+            .all_channels()
+            .iter()
+            .filter_map(|c| self.webhooks.get(&c.webhook.as_ref()?.value)?.created)
+            .collect()
     }
 
     /// The alert as the config asks for it, on its dashboard's plan: by ids when both the

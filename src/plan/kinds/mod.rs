@@ -15,3 +15,4 @@ pub(crate) mod dashboard;
 pub(crate) mod pipe;
 pub(crate) mod private_endpoint;
 pub(crate) mod service;
+pub(crate) mod webhook;

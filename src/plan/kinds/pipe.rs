@@ -31,7 +31,7 @@ use crate::api::wire::{Pipe, Service, SourceKind};
 use crate::config::model::{PipeConfig, PipeScalingConfig, ServiceConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::plan::address::Address;
-use crate::plan::build::builder::{Builder, compared};
+use crate::plan::build::builder::{Builder, absent_already, compared};
 use crate::plan::diff::{self, diff};
 use crate::plan::model::{Action, Change, Operation};
 use crate::plan::normalize;
@@ -324,20 +324,7 @@ impl Builder<'_> {
     /// A pipe marked `absent`: deleted when it exists, else nothing to do.
     fn absent_pipe(&mut self, address: AddressBuf, live_service: &Service, live: Option<&Pipe>) {
         let Some(pipe) = live else {
-            self.push(
-                Change {
-                    address,
-                    action: Action::NoOp,
-                    reason: "absent, as the config says".into(),
-                    before: None,
-                    after: None,
-                    fields: Vec::new(),
-                    fingerprint: None,
-                    step: None,
-                    renamed_from: None,
-                },
-                None,
-            );
+            self.push(absent_already(address), None);
             return;
         };
         let before = live::pipe_identity(pipe);

@@ -309,6 +309,7 @@ pub(crate) fn demo_config() -> Config {
             instance_names: Vec::new(),
             key_parameter: None,
             read_webhooks: false,
+            webhooks: Default::default(),
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -338,6 +339,7 @@ pub(crate) fn demo_config() -> Config {
             instance_names: Vec::new(),
             key_parameter: None,
             read_webhooks: false,
+            webhooks: Default::default(),
         },
     );
 

@@ -75,5 +75,6 @@ pub(crate) fn of(operation: &Operation) -> &dyn Check {
         Operation::Pipe(op) => op,
         Operation::Dashboard(op) => op,
         Operation::Alert(op) => op,
+        Operation::Webhook(op) => op,
     }
 }

@@ -19,6 +19,7 @@ mod references;
 pub mod server;
 mod split_stack;
 mod teams;
+mod webhooks;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
 use serde_json::Value;
