@@ -76,20 +76,16 @@ pub enum WebhookOp {
 impl Kind for WebhookOp {
     /// The webhook it writes, as fingerprinted.
     fn current(&self, live: &crate::live::LiveState) -> Option<serde_json::Value> {
-        match self.target() {
-            Target::Webhook {
-                stack,
-                key,
-                service,
-            } => super::live::current(live, stack, key, service),
-            Target::Service { .. }
-            | Target::PrivateEndpoint { .. }
-            | Target::Pipe { .. }
-            | Target::Dashboard { .. }
-            | Target::Alert { .. }
-            | Target::PipeCompute { .. }
-            | Target::ServiceMember { .. } => None,
-        }
+        // Every webhook operation targets its webhook (`target` below).
+        let Target::Webhook {
+            stack,
+            key,
+            service,
+        } = self.target()
+        else {
+            return None;
+        };
+        super::live::current(live, stack, key, service)
     }
 
     /// The object it touches.
