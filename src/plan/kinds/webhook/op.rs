@@ -73,37 +73,34 @@ pub enum WebhookOp {
     },
 }
 
+impl WebhookOp {
+    /// The stack, the key it finds its webhook by, and the service a create names (empty for an
+    /// id): what both its target and its current object are read from.
+    fn object(&self) -> (&StackRef, Key<'_>, &str) {
+        match self {
+            WebhookOp::Create { stack, send } => (stack, Key::Name(&send.name), &send.service),
+            WebhookOp::Update {
+                stack, webhook_id, ..
+            }
+            | WebhookOp::Delete { stack, webhook_id } => (stack, Key::Id(webhook_id), ""),
+        }
+    }
+}
+
 impl Kind for WebhookOp {
     /// The webhook it writes, as fingerprinted.
     fn current(&self, live: &crate::live::LiveState) -> Option<serde_json::Value> {
-        // Every webhook operation targets its webhook (`target` below).
-        let Target::Webhook {
-            stack,
-            key,
-            service,
-        } = self.target()
-        else {
-            return None;
-        };
+        let (stack, key, service) = self.object();
         super::live::current(live, stack, key, service)
     }
 
     /// The object it touches.
     fn target(&self) -> Target<'_> {
-        match self {
-            WebhookOp::Create { stack, send } => Target::Webhook {
-                stack,
-                key: Key::Name(&send.name),
-                service: &send.service,
-            },
-            WebhookOp::Update {
-                stack, webhook_id, ..
-            }
-            | WebhookOp::Delete { stack, webhook_id } => Target::Webhook {
-                stack,
-                key: Key::Id(webhook_id),
-                service: "",
-            },
+        let (stack, key, service) = self.object();
+        Target::Webhook {
+            stack,
+            key,
+            service,
         }
     }
 
