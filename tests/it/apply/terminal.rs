@@ -241,10 +241,15 @@ impl Typed {
         (status.code().unwrap_or(-1), output)
     }
 
-    /// Waits for the end; the exit code and the screen as a terminal of that size shows it.
+    /// Waits for the end; the exit code and what a terminal `columns` wide shows of it, with
+    /// every line that scrolled off the top of its `rows` as well: a frame left up there is
+    /// left on the person's screen too, and how many lines scroll away depends on timing (a
+    /// 40-row view once lost the interrupt message's first half under CI load).
     fn end(self, columns: u16, rows: u16) -> (i32, String) {
         let (code, output) = self.finish();
-        let mut screen = vt100::Parser::new(rows, columns, 0);
+        // Relative cursor moves only (the spinners'), so a taller screen draws the same lines
+        // and keeps the ones a real one would scroll away.
+        let mut screen = vt100::Parser::new(rows.max(2000), columns, 0);
         screen.process(&output);
         (code, screen.screen().contents())
     }
