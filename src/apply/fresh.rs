@@ -49,7 +49,7 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::{StackApi, lists_key};
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service, Webhook};
+use crate::api::wire::{Pipe, PipeScaling, Service};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -64,14 +64,21 @@ pub(crate) enum Data {
     Services(Vec<Service>),
     /// Pipes of one service.
     Pipes(Vec<Pipe>),
-    /// Dashboards of one stack.
-    Dashboards(Vec<Dashboard>),
-    /// Alerts of one stack.
-    Alerts(Vec<Alert>),
     /// The compute shared by one service's database pipes.
     PipeCompute(PipeScaling),
-    /// Webhooks of one stack.
-    Webhooks(Vec<Webhook>),
+    /// One list of a stack (its dashboards, alerts or webhooks), as the stack's live state
+    /// holding only that list: a new list of a stack is one arm of [`Fresh`]'s read.
+    Stack(StackLive),
+}
+
+impl Data {
+    /// The stack's live state holding the list read, for a list of a stack.
+    pub(crate) fn stack(&self) -> Option<&StackLive> {
+        match self {
+            Data::Stack(part) => Some(part),
+            Data::Services(_) | Data::Pipes(_) | Data::PipeCompute(_) => None,
+        }
+    }
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
@@ -134,12 +141,7 @@ fn shared(scope: &Scope, stack: Option<&StackRef>) -> Scope {
             StackTarget::Observability => lists_key(None),
         })
     };
-    match scope {
-        Scope::Dashboards(_) => Scope::Dashboards(server()),
-        Scope::Alerts(_) => Scope::Alerts(server()),
-        Scope::Webhooks(_) => Scope::Webhooks(server()),
-        other => other.clone(),
-    }
+    scope.clone().map(|service| service, |_| server())
 }
 
 /// The newest read of one scope.
@@ -459,18 +461,21 @@ impl Fresh {
             Scope::Pipes(service) => {
                 Data::Pipes(cloud()?.list_pipes(service).await.map_err(ReadError::Api)?)
             }
-            Scope::Dashboards(_) => Data::Dashboards(
-                stack_api()?
+            Scope::Dashboards(_) => Data::Stack(StackLive {
+                dashboards: stack_api()?
                     .list_dashboards()
                     .await
                     .map_err(ReadError::Api)?,
-            ),
-            Scope::Alerts(_) => {
-                Data::Alerts(stack_api()?.list_alerts().await.map_err(ReadError::Api)?)
-            }
-            Scope::Webhooks(_) => {
-                Data::Webhooks(stack_api()?.list_webhooks().await.map_err(ReadError::Api)?)
-            }
+                ..StackLive::default()
+            }),
+            Scope::Alerts(_) => Data::Stack(StackLive {
+                alerts: stack_api()?.list_alerts().await.map_err(ReadError::Api)?,
+                ..StackLive::default()
+            }),
+            Scope::Webhooks(_) => Data::Stack(StackLive {
+                webhooks: stack_api()?.list_webhooks().await.map_err(ReadError::Api)?,
+                ..StackLive::default()
+            }),
             Scope::PipeCompute(service) => Data::PipeCompute(
                 cloud()?
                     .pipe_compute(service)
@@ -484,16 +489,9 @@ impl Fresh {
 /// A live state holding only one list, enough for [`crate::plan::Operation::current`] of a
 /// step in that scope.
 pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
-    // Both matches are exhaustive: a new list is a compile error here, not an empty state
-    // its steps would read as "the object is gone".
-    let key = match scope {
-        Scope::Services => String::new(),
-        Scope::Pipes(key)
-        | Scope::PipeCompute(key)
-        | Scope::Dashboards(key)
-        | Scope::Webhooks(key)
-        | Scope::Alerts(key) => key.clone(),
-    };
+    // Exhaustive: a new kind of list is a compile error here, not an empty state its steps
+    // would read as "the object is gone".
+    let key = scope.named().cloned().unwrap_or_default();
     let mut live = LiveState::default();
     match data {
         Data::Services(services) => {
@@ -505,32 +503,8 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         Data::PipeCompute(compute) => {
             live.pipe_compute.insert(key, compute.clone());
         }
-        Data::Dashboards(dashboards) => {
-            live.stacks.insert(
-                key,
-                StackLive {
-                    dashboards: dashboards.clone(),
-                    ..StackLive::default()
-                },
-            );
-        }
-        Data::Webhooks(webhooks) => {
-            live.stacks.insert(
-                key,
-                StackLive {
-                    webhooks: webhooks.clone(),
-                    ..StackLive::default()
-                },
-            );
-        }
-        Data::Alerts(alerts) => {
-            live.stacks.insert(
-                key,
-                StackLive {
-                    alerts: alerts.clone(),
-                    ..StackLive::default()
-                },
-            );
+        Data::Stack(part) => {
+            live.stacks.insert(key, part.clone());
         }
     }
     live

@@ -166,6 +166,21 @@ pub(crate) enum List<I, S> {
     Webhooks(S),
 }
 
+impl<T> List<T, T> {
+    /// The service or stack the list is of, when both are named the same way (a read's key);
+    /// `None` for the services.
+    pub(crate) fn named(&self) -> Option<&T> {
+        match self {
+            List::Services => None,
+            List::Pipes(of)
+            | List::PipeCompute(of)
+            | List::Dashboards(of)
+            | List::Alerts(of)
+            | List::Webhooks(of) => Some(of),
+        }
+    }
+}
+
 /// The list of a step's object, borrowed from the step.
 pub(crate) type ListOf<'a> = List<&'a str, &'a StackRef>;
 

@@ -13,6 +13,7 @@ use crate::address::{Address, AddressBuf};
 use crate::api::wire::{Alert, AlertRequest};
 use crate::apply::fresh::{Data, Scope};
 use crate::apply::write::{Context, Created, Doubles, StepError, WriteError, read_failed};
+use crate::live::StackLive;
 use crate::plan::{AlertOp, AlertTarget, Operation, StackRef, normalize};
 
 /// Sends an alert operation once; a create returns the alert as the server answered.
@@ -71,7 +72,10 @@ pub(crate) async fn resolve(context: &Context, alert: &AlertOp) -> Result<AlertO
         .get(&scope, Some(&stack), context.fresh.now())
         .await
         .map_err(read_failed)?;
-    let Data::Webhooks(listed) = data.as_ref() else {
+    let Some(StackLive {
+        webhooks: listed, ..
+    }) = data.stack()
+    else {
         return Err(StepError::Failed("the webhooks list was not read".into()));
     };
     for channel in open.iter_mut() {
@@ -109,13 +113,12 @@ async fn resolve_dashboard(context: &Context, alert: &AlertOp) -> Result<AlertOp
                 .get(&scope, Some(stack), context.fresh.now())
                 .await
                 .map_err(read_failed)?;
-            match data.as_ref() {
-                Data::Dashboards(list) => list
+            data.stack().and_then(|part| {
+                part.dashboards
                     .iter()
                     .find(|d| normalize::same_name(&d.name, dashboard))
-                    .cloned(),
-                _ => None,
-            }
+                    .cloned()
+            })
         }
     };
     let Some(found) = found else {
@@ -177,7 +180,7 @@ impl Doubles for AlertCreate<'_> {
     }
 
     fn copies<'d>(&self, data: &'d Data) -> Vec<(&'d str, &'d [String])> {
-        let Data::Alerts(list) = data else {
+        let Some(StackLive { alerts: list, .. }) = data.stack() else {
             return Vec::new();
         };
         // An alert carries no tags: it is this run's only by the id its create answered.
@@ -208,7 +211,7 @@ impl Doubles for AlertCreate<'_> {
     }
 
     fn kept_as_wanted(&self, _context: &Context, kept: &str, data: &Data) -> bool {
-        let Data::Alerts(list) = data else {
+        let Some(StackLive { alerts: list, .. }) = data.stack() else {
             return false;
         };
         let Some(oldest) = list.iter().find(|a| a.id == kept) else {

@@ -13,6 +13,7 @@ use crate::api::limits::DASHBOARD_MAX_TAGS;
 use crate::api::wire::{Dashboard, DashboardRequest};
 use crate::apply::fresh::Data;
 use crate::apply::write::{Context, Created, Doubles, WriteError};
+use crate::live::StackLive;
 use crate::plan::ownership::tagged_for_another;
 use crate::plan::{DashboardOp, Operation, StackRef, normalize};
 
@@ -84,7 +85,10 @@ impl Doubles for DashboardCreate<'_> {
     }
 
     fn copies<'d>(&self, data: &'d Data) -> Vec<(&'d str, &'d [String])> {
-        let Data::Dashboards(list) = data else {
+        let Some(StackLive {
+            dashboards: list, ..
+        }) = data.stack()
+        else {
             return Vec::new();
         };
         list.iter()
@@ -110,7 +114,10 @@ impl Doubles for DashboardCreate<'_> {
     }
 
     fn kept_as_wanted(&self, context: &Context, kept: &str, data: &Data) -> bool {
-        let Data::Dashboards(list) = data else {
+        let Some(StackLive {
+            dashboards: list, ..
+        }) = data.stack()
+        else {
             return false;
         };
         let Some(oldest) = list.iter().find(|d| d.id == kept) else {
