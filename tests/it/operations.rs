@@ -16,7 +16,9 @@
 //! fails on any of them. [`kind_names_stay_home`] counts the files each kind is named in
 //! outside its homes, a bound that may only go down; [`a_kinds_live_side_stays_home`] keeps
 //! each kind's fingerprint, normalizers and ownership rule in its `live.rs` and bounds the
-//! files outside it that import them or name a target.
+//! files outside it that import them or name a target; [`a_kind_is_named_in_a_bounded_set_of_files`]
+//! bounds, per kind, the files outside its own and the registration files (the kinds' table,
+//! addresses, targets) that name any of its operations, targets, addresses or lists.
 
 use std::collections::BTreeMap;
 
@@ -302,6 +304,183 @@ fn a_kinds_live_side_stays_home() {
         }
     }
     assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+/// Each kind's identifiers: its operation type and `Operation` variant, its targets, its
+/// addresses and its lists (as a step's list and as a read's scope).
+const KIND_IDENTIFIERS: &[(&str, &[&str])] = &[
+    (
+        "service",
+        &[
+            "ServiceOp",
+            "Operation::Service",
+            "Target::Service",
+            "Target::ServiceMember",
+            "Address::ServiceScaling",
+            "Address::ServiceMember",
+            "Address::Backups",
+            "AddressBuf::ServiceScaling",
+            "AddressBuf::ServiceMember",
+            "AddressBuf::Backups",
+            "List::Services",
+            "Scope::Services",
+        ],
+    ),
+    (
+        "private_endpoint",
+        &[
+            "PrivateEndpointOp",
+            "Operation::PrivateEndpoint",
+            "Target::PrivateEndpoint",
+            "Address::PrivateEndpoint",
+            "AddressBuf::PrivateEndpoint",
+        ],
+    ),
+    (
+        "pipe",
+        &[
+            "PipeOp",
+            "Operation::Pipe",
+            "Target::Pipe",
+            "Target::PipeCompute",
+            "Address::Pipe",
+            "Address::PipeScaling",
+            "Address::LivePipe",
+            "Address::PipeSettings",
+            "Address::PipeCompute",
+            "AddressBuf::Pipe",
+            "AddressBuf::PipeScaling",
+            "AddressBuf::LivePipe",
+            "AddressBuf::PipeSettings",
+            "AddressBuf::PipeCompute",
+            "List::Pipes",
+            "List::PipeCompute",
+            "Scope::Pipes",
+            "Scope::PipeCompute",
+        ],
+    ),
+    (
+        "dashboard",
+        &[
+            "DashboardOp",
+            "Operation::Dashboard",
+            "Target::Dashboard",
+            "Address::Dashboard",
+            "Address::LiveDashboard",
+            "Address::Tile",
+            "AddressBuf::Dashboard",
+            "AddressBuf::LiveDashboard",
+            "AddressBuf::Tile",
+            "List::Dashboards",
+            "Scope::Dashboards",
+        ],
+    ),
+    (
+        "alert",
+        &[
+            "AlertOp",
+            "Operation::Alert",
+            "Target::Alert",
+            "Address::Alert",
+            "Address::LiveAlert",
+            "AddressBuf::Alert",
+            "AddressBuf::LiveAlert",
+            "List::Alerts",
+            "Scope::Alerts",
+        ],
+    ),
+    (
+        "webhook",
+        &[
+            "WebhookOp",
+            "Operation::Webhook",
+            "Target::Webhook",
+            "Address::Webhook",
+            "AddressBuf::Webhook",
+            "List::Webhooks",
+            "Scope::Webhooks",
+        ],
+    ),
+];
+
+/// Where a kind registers once besides its own files: the kinds' table, its addresses, its
+/// targets and lists.
+const REGISTRATION_FILES: &[&str] = &[
+    "src/plan/kinds/registry.rs",
+    "src/address.rs",
+    "src/plan/target.rs",
+];
+
+/// How many product files outside a kind's homes and [`REGISTRATION_FILES`] name any of its
+/// identifiers ([`KIND_IDENTIFIERS`]), the bound each may not pass: the figures measured when
+/// the dispatch over operations became the kinds' table (`plan/kinds/registry.rs`). Lower a
+/// bound when a change brings its count down, never raise it: a kind's arm added to an engine
+/// file fails here. What they are, for webhooks (a stack object, the newest kind): the read of
+/// its list before a write (`apply/fresh.rs`), its `--only` families (`plan/address.rs`), the
+/// re-export of its operations (`plan/mod.rs`), and alerts' channels, which name webhooks
+/// (`apply/kinds/alert.rs`). Dashboards and alerts are named more: alerts live on dashboards,
+/// and ownership, preview, write-back and drift tell the two apart.
+const KIND_FILE_BOUNDS: &[(&str, usize)] = &[
+    ("service", 6),
+    ("private_endpoint", 3),
+    ("pipe", 6),
+    ("dashboard", 15),
+    ("alert", 12),
+    ("webhook", 4),
+];
+
+/// The engine files outside `kind`'s homes and the registration files that name one of its
+/// identifiers, sorted.
+fn files_naming_kind(sources: &BTreeMap<Vec<String>, Source>, kind: &str) -> Vec<String> {
+    let Some((_, names)) = KIND_IDENTIFIERS.iter().find(|(k, _)| *k == kind) else {
+        return Vec::new();
+    };
+    let mut files: Vec<String> = names
+        .iter()
+        .flat_map(|name| files_naming(sources, kind, name))
+        .filter(|path| !REGISTRATION_FILES.contains(&path.as_str()))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+#[test]
+fn a_kind_is_named_in_a_bounded_set_of_files() {
+    let sources = read_sources();
+    let mut over = Vec::new();
+    for (kind, bound) in KIND_FILE_BOUNDS {
+        let files = files_naming_kind(&sources, kind);
+        if files.len() > *bound {
+            over.push(format!(
+                "the {kind} kind is named in {} files outside its own and the registration \
+                 files (bound {bound}):\n  {}",
+                files.len(),
+                files.join("\n  ")
+            ));
+        }
+    }
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+#[test]
+fn the_kind_count_sees_an_arm_added_to_an_engine_file() {
+    let sources = made_up(&[
+        (
+            "plan/derive.rs",
+            "fn shown(op: &Operation) -> u8 {\n    match op {\n        \
+             Operation::Webhook(_) => 1,\n        other => other.kind().name().op.len() as u8,\n    }\n}\n",
+        ),
+        ("plan/kinds/webhook/op.rs", "pub struct WebhookOp;\n"),
+        (
+            "address.rs",
+            "fn text(a: &Address) { let Address::Webhook { .. } = a; }\n",
+        ),
+    ]);
+    assert_eq!(
+        files_naming_kind(&sources, "webhook"),
+        ["src/plan/derive.rs"]
+    );
 }
 
 /// The product files outside `kind`'s homes whose code names `name` as a word, sorted.
