@@ -49,7 +49,9 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::{StackApi, lists_key};
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Alert, Dashboard, Pipe, PipeScaling, Service, Webhook};
+use crate::api::wire::{
+    Alert, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Webhook,
+};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -72,6 +74,8 @@ pub(crate) enum Data {
     PipeCompute(PipeScaling),
     /// Webhooks of one stack.
     Webhooks(Vec<Webhook>),
+    /// Reverse private endpoints of one service.
+    ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
 
 /// Rounds of transport attempts for one read or idempotent write.
@@ -477,6 +481,12 @@ impl Fresh {
                     .await
                     .map_err(ReadError::Api)?,
             ),
+            Scope::ReverseEndpoints(service) => Data::ReverseEndpoints(
+                cloud()?
+                    .list_reverse_endpoints(service)
+                    .await
+                    .map_err(ReadError::Api)?,
+            ),
         })
     }
 }
@@ -490,6 +500,7 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         Scope::Services => String::new(),
         Scope::Pipes(key)
         | Scope::PipeCompute(key)
+        | Scope::ReverseEndpoints(key)
         | Scope::Dashboards(key)
         | Scope::Webhooks(key)
         | Scope::Alerts(key) => key.clone(),
@@ -504,6 +515,9 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         }
         Data::PipeCompute(compute) => {
             live.pipe_compute.insert(key, compute.clone());
+        }
+        Data::ReverseEndpoints(endpoints) => {
+            live.reverse_endpoints.insert(key, endpoints.clone());
         }
         Data::Dashboards(dashboards) => {
             live.stacks.insert(

@@ -56,5 +56,6 @@ pub(crate) fn of(operation: &Operation) -> &dyn Sends {
         Operation::Dashboard(op) => op,
         Operation::Alert(op) => op,
         Operation::Webhook(op) => op,
+        Operation::ReverseEndpoint(op) => op,
     }
 }

@@ -159,11 +159,16 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             apply::fresh::ROUNDS,
             &only,
         )?;
-        let plan = plan::kinds::pipe::resync_plan(&session.config, &session.live, address, &session.sources)
-            .map_err(|reason| ResyncError {
-                address: address.clone(),
-                reason,
-            })?;
+        let plan = plan::kinds::pipe::resync_plan(
+            &session.config,
+            &session.live,
+            address,
+            &session.sources,
+        )
+        .map_err(|reason| ResyncError {
+            address: address.clone(),
+            reason,
+        })?;
         proceed(
             &args,
             printer,

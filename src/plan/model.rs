@@ -14,6 +14,7 @@ use super::kinds::alert::op::AlertOp;
 use super::kinds::dashboard::op::DashboardOp;
 use super::kinds::pipe::op::PipeOp;
 use super::kinds::private_endpoint::op::PrivateEndpointOp;
+use super::kinds::reverse_endpoint::op::ReverseEndpointOp;
 use super::kinds::service::op::ServiceOp;
 use super::kinds::webhook::op::WebhookOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
@@ -157,6 +158,8 @@ pub enum Operation {
     Alert(AlertOp),
     /// A webhook of a stack.
     Webhook(WebhookOp),
+    /// A reverse private endpoint of a service's pipes.
+    ReverseEndpoint(ReverseEndpointOp),
 }
 
 impl Operation {
@@ -170,6 +173,7 @@ impl Operation {
             Operation::Dashboard(op) => op,
             Operation::Alert(op) => op,
             Operation::Webhook(op) => op,
+            Operation::ReverseEndpoint(op) => op,
         }
     }
 
@@ -246,6 +250,7 @@ impl Serialize for Operation {
             Operation::Dashboard(op) => op.serialize(serializer),
             Operation::Alert(op) => op.serialize(serializer),
             Operation::Webhook(op) => op.serialize(serializer),
+            Operation::ReverseEndpoint(op) => op.serialize(serializer),
         }
     }
 }
@@ -273,10 +278,12 @@ impl<'de> Deserialize<'de> for Operation {
             AlertOp::deserialize(value).map(Operation::Alert)
         } else if tag.starts_with("webhook-") {
             WebhookOp::deserialize(value).map(Operation::Webhook)
+        } else if tag.starts_with("reverse-endpoint-") {
+            ReverseEndpointOp::deserialize(value).map(Operation::ReverseEndpoint)
         } else {
             return Err(D::Error::custom(format!(
                 "unknown operation `{tag}`: operations are of a service-, private-endpoint-, \
-                 pipe-, dashboard-, alert- or webhook-"
+                 pipe-, dashboard-, alert-, webhook- or reverse-endpoint-"
             )));
         };
         read.map_err(D::Error::custom)

@@ -80,6 +80,7 @@ fn step_shown(step: &Step) -> StepOut<'_> {
             Operation::Pipe(op) => OperationOut::Pipe(op.shown()),
             Operation::Webhook(op) => OperationOut::Webhook(op.shown()),
             Operation::Service(_)
+            | Operation::ReverseEndpoint(_)
             | Operation::PrivateEndpoint(_)
             | Operation::Dashboard(_)
             | Operation::Alert(_) => OperationOut::Saved(&step.operation),

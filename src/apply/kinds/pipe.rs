@@ -1,15 +1,13 @@
 //! Sending a pipe's write: a pipe changes only while its service runs, so a 424 wakes the
 //! service first (`--wake`) or says how to; `--wait` sees its scaling show.
 
-use futures_util::future::BoxFuture;
-
 use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
-use crate::apply::sends::Sends;
-use crate::apply::write::{Context, Created, Doubles, Part, WriteError};
+use crate::apply::write::{Context, Created, Part, WriteError};
 
 mod doubles;
+mod sends;
 mod versions;
 pub(crate) use doubles::doubles;
 use serde_json::Value;
@@ -942,30 +940,6 @@ pub(crate) fn shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
         && integer(patch.replica_cpu_millicores, scaling.replica_cpu_millicores)
         && (patch.replica_memory_gb.is_none()
             || close(patch.replica_memory_gb, scaling.replica_memory_gb))
-}
-
-impl Sends for PipeOp {
-    fn send<'a>(
-        &'a self,
-        context: &'a Context,
-        step: &'a Step,
-        part: Part,
-    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
-        Box::pin(send(context, step, self, part))
-    }
-
-    fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
-        doubles(self).map(|p| Box::new(p) as Box<dyn Doubles>)
-    }
-
-    fn found_created<'a>(
-        &'a self,
-        context: &'a Context,
-        step: &'a Step,
-        live: &'a crate::live::LiveState,
-    ) -> BoxFuture<'a, Result<(), WriteError>> {
-        Box::pin(found_created(context, step, self, live))
-    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,10 @@ pub(crate) struct Builder<'a> {
     /// The stack being planned's declared webhooks, by key and by name, for its alerts'
     /// `webhook:` references (`plan/kinds/webhook.rs`).
     pub(crate) webhooks: std::collections::BTreeMap<SmolStr, PlannedWebhook>,
+    /// The service being planned's declared reverse private endpoints, by key, for its kafka
+    /// pipes' `reversePrivateEndpoints` (`plan/kinds/reverse_endpoint.rs`).
+    pub(crate) reverse_endpoints:
+        std::collections::BTreeMap<String, crate::plan::kinds::reverse_endpoint::PlannedEndpoint>,
 }
 
 /// A declared webhook as planned, for the alerts that name it by key or name: its live id, or

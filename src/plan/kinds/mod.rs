@@ -14,5 +14,6 @@ pub(crate) mod alert;
 pub(crate) mod dashboard;
 pub(crate) mod pipe;
 pub(crate) mod private_endpoint;
+pub(crate) mod reverse_endpoint;
 pub(crate) mod service;
 pub(crate) mod webhook;

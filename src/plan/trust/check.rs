@@ -76,5 +76,6 @@ pub(crate) fn of(operation: &Operation) -> &dyn Check {
         Operation::Dashboard(op) => op,
         Operation::Alert(op) => op,
         Operation::Webhook(op) => op,
+        Operation::ReverseEndpoint(op) => op,
     }
 }

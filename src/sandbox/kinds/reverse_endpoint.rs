@@ -200,3 +200,33 @@ fn dns_names(map: &Map<String, Value>, kind: &str) -> Result<Vec<String>, ApiErr
         })
         .collect()
 }
+
+/// The `reversePrivateEndpointIds` a kafka source (`source`, as a pipe stores or a request
+/// sends it) names: each an endpoint of service `service` that is `Ready` (an endpoint still
+/// provisioning carries no traffic; the document answers a refused request 400).
+pub(super) fn check_named(ctx: &Ctx<'_>, service: &str, source: &Value) -> Result<(), ApiError> {
+    let ids = source
+        .pointer("/kafka/reversePrivateEndpointIds")
+        .and_then(Value::as_array);
+    for (i, id) in ids.into_iter().flatten().enumerate() {
+        let at = format!("source.kafka.reversePrivateEndpointIds[{i}]");
+        let found = ctx
+            .world
+            .reverse_private_endpoints
+            .iter()
+            .find(|r| r.endpoint["serviceId"] == service && r.endpoint["id"] == *id);
+        let Some(found) = found else {
+            return Err(ApiError::body(
+                at.as_str(),
+                format!("reverse private endpoint {id} does not exist on the service"),
+            ));
+        };
+        if render(found, ctx.wall_ms)["status"] != "Ready" {
+            return Err(ApiError::body(
+                at.as_str(),
+                format!("reverse private endpoint {id} is not Ready"),
+            ));
+        }
+    }
+    Ok(())
+}
