@@ -3,7 +3,6 @@
 //!
 //! | Code | Rule |
 //! |---|---|
-//! | `semantic::key-name` | an endpoint key forms an address, as every key does |
 //! | `semantic::duplicate-endpoint` | two endpoints of one service have one description (converge finds an endpoint by it) |
 //! | `semantic::unknown-reverse-endpoint` | a kafka pipe's `reversePrivateEndpoints` names an endpoint key its service declares and does not mark `absent`, and is not written beside literal `reversePrivateEndpointIds` |
 //!
@@ -58,7 +57,6 @@ pub(crate) fn build(node: Option<&Node>) -> IndexMap<String, ReverseEndpointConf
 pub(crate) fn check(service: &ServiceConfig, written: Option<&Node>, diags: &mut Vec<Diagnostic>) {
     let mut descriptions: HashMap<&str, Span> = HashMap::new();
     for endpoint in service.reverse_endpoints.values() {
-        super::rules::key_name(&endpoint.key, "reverse endpoint", diags);
         let span = endpoint.span_of("description");
         if let Some(first) = descriptions.insert(&endpoint.spec.description, span) {
             diags.push(

@@ -55,6 +55,9 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         }
         let written = written_services.get(service.key.value.as_str()).copied();
         super::pipe_rules::check(service, written, diags);
+        for endpoint in service.reverse_endpoints.values() {
+            key_name(&endpoint.key, "reverse endpoint", diags);
+        }
         super::reverse_endpoints::check(service, written, diags);
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for endpoint in service.private_endpoints.iter().flatten() {
@@ -600,7 +603,7 @@ fn references(
     }
 }
 
-pub(super) fn key_name(key: &Located<impl AsRef<str>>, what: &str, diags: &mut Vec<Diagnostic>) {
+fn key_name(key: &Located<impl AsRef<str>>, what: &str, diags: &mut Vec<Diagnostic>) {
     let written = key.value.as_ref();
     let word = |text: &str| {
         !text.is_empty()

@@ -4,10 +4,13 @@
 use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
-use crate::apply::write::{Context, Created, Part, WriteError};
+use futures_util::future::BoxFuture;
+
+use crate::apply::sends::Sends;
+use crate::apply::write::{Context, Created, Doubles, Part, StepError, WriteError};
 
 mod doubles;
-mod sends;
+mod endpoints;
 mod versions;
 pub(crate) use doubles::doubles;
 use serde_json::Value;
@@ -17,7 +20,7 @@ pub(crate) use versions::record_versions;
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
 use crate::plan::kinds::pipe::paused;
-use crate::plan::{PipeOp, Step};
+use crate::plan::{Operation, PipeOp, Step};
 
 /// Sends `part` of a pipe operation, waking its service first when it is idle and `--wake`
 /// was given.
@@ -942,31 +945,38 @@ pub(crate) fn shows(pipe: &Pipe, patch: &PipeScalingPatch) -> bool {
             || close(patch.replica_memory_gb, scaling.replica_memory_gb))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::wire::PipeScaling;
+impl Sends for PipeOp {
+    fn send<'a>(
+        &'a self,
+        context: &'a Context,
+        step: &'a Step,
+        part: Part,
+    ) -> BoxFuture<'a, Result<Option<Created>, WriteError>> {
+        Box::pin(send(context, step, self, part))
+    }
 
-    #[test]
-    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
-        let patch = PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            ..PipeScaling::default()
-        };
-        let mut pipe = Pipe::default();
-        assert!(!shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            concurrency: Some(1),
-            ..PipeScaling::default()
-        });
-        assert!(shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(2),
-            ..PipeScaling::default()
-        });
-        assert!(!shows(&pipe, &patch));
+    fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
+        doubles(self).map(|p| Box::new(p) as Box<dyn Doubles>)
+    }
+
+    /// Its body's endpoint ids filled in and each endpoint `Ready`
+    /// ([`endpoints::resolve`]).
+    fn resolve<'a>(
+        &'a self,
+        context: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<Operation>, StepError>> {
+        Box::pin(endpoints::resolve(context, self))
+    }
+
+    fn found_created<'a>(
+        &'a self,
+        context: &'a Context,
+        step: &'a Step,
+        live: &'a crate::live::LiveState,
+    ) -> BoxFuture<'a, Result<(), WriteError>> {
+        Box::pin(found_created(context, step, self, live))
     }
 }
+
+#[cfg(test)]
+mod tests;

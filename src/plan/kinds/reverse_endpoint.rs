@@ -16,23 +16,13 @@ use crate::address::{Address, AddressBuf};
 use crate::api::wire::{ReversePrivateEndpoint, Service};
 use crate::config::model::{ReverseEndpointConfig, ServiceConfig};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::plan::build::builder::{Builder, absent_already};
+use crate::plan::build::builder::{Builder, PlannedEndpoint, absent_already};
 use crate::plan::diff;
 use crate::plan::kind::Live;
 use crate::plan::model::{Action, Change, Operation};
 use crate::plan::target::Key;
 use live::{Listed, shown};
 use op::ReverseEndpointOp;
-
-/// A declared endpoint as planned, for the pipes that name it by key: its live id (or, when
-/// this plan creates it, a placeholder apply fills in) and the step that creates it.
-#[derive(Debug, Clone)]
-pub(crate) struct PlannedEndpoint {
-    /// The id a pipe sends.
-    pub(crate) id: String,
-    /// The step that creates it.
-    pub(crate) created: Option<usize>,
-}
 
 impl Builder<'_> {
     /// Plans the reverse private endpoints a service declares, before its pipes (which name

@@ -362,3 +362,34 @@ fn the_export_names_endpoints_by_key_and_plans_empty() {
     let planned = again.run(["plan", "--detailed-exitcode"]);
     assert_eq!(planned.code, 0, "{planned:?}");
 }
+
+/// An endpoint that ends `Failed` (`--quirks reverse-endpoints-fail`) fails its create step,
+/// naming its status, and the kafka pipe that names it is not created.
+#[test]
+fn a_failed_endpoint_stops_the_pipe_that_names_it() {
+    let sandbox = crate::common::sandbox(SandboxOptions {
+        rate_limit: false,
+        log_bodies: true,
+        scaling_delay: Duration::from_millis(300),
+        quirks: vec![converge::sandbox::Quirk::ReverseEndpointsFail],
+        ..SandboxOptions::default()
+    });
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config(ENDPOINT, PIPE));
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 1, "{applied:?}");
+    assert!(
+        !writes(&applied).contains(&"POST /services/{serviceId}/pipes".to_string()),
+        "{applied:?}"
+    );
+    let id = listed(&sandbox)[0]["id"].as_str().unwrap().to_string();
+    let stderr = applied.stderr.replace(&id, "{endpointId}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("waiting for"))
+        .collect();
+    insta::assert_snapshot!("reverse_endpoint_failed", lines.join("\n"));
+}
