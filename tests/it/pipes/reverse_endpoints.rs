@@ -146,6 +146,18 @@ fn an_endpoint_is_created_and_ready_before_the_kafka_pipe_that_names_it() {
             .get("reversePrivateEndpoints")
             .is_none()
     );
+    // The endpoint's exchanges (the document's kafka `credentials` is a `oneOf` of schemas that
+    // each match any object, so no kafka create with credentials passes it).
+    if let Some(checker) = crate::conformance::Checker::load() {
+        let log: Vec<_> = sandbox
+            .request_log()
+            .into_iter()
+            .filter(|e| short(&e.route).starts_with(ENDPOINTS))
+            .collect();
+        let report = checker.check_log(&log);
+        report.assert_clean("the endpoint's create and reads");
+        assert!(report.responses >= 3, "{report:?}");
+    }
     converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
     let shown = converge.run(["plan", "--format", "json"]);
     assert!(
@@ -392,4 +404,30 @@ fn a_failed_endpoint_stops_the_pipe_that_names_it() {
         .filter(|l| !l.starts_with("waiting for"))
         .collect();
     insta::assert_snapshot!("reverse_endpoint_failed", lines.join("\n"));
+}
+
+/// `--only` takes an endpoint's address: the plan keeps its create alone (and warns that the
+/// pipe waiting for it is left out when only the pipe is kept).
+#[test]
+fn only_takes_an_endpoints_address() {
+    let sandbox = crate::common::fast_sandbox();
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config(ENDPOINT, PIPE));
+    let endpoint = converge.run([
+        "plan",
+        "--only",
+        "service.analytics.reverse_endpoint.kafka-vpc",
+    ]);
+    converge_snapshot!("reverse_endpoint_only", endpoint);
+    let pipe = converge.run(["plan", "--only", "pipe.analytics.events"]);
+    assert_no_canary(&pipe);
+    assert_eq!(pipe.code, 0, "{pipe:?}");
+    assert!(
+        !pipe
+            .stdout
+            .contains("service.analytics.reverse_endpoint.kafka-vpc  ("),
+        "{pipe:?}"
+    );
 }
