@@ -46,16 +46,8 @@ pub(crate) trait Sends: Sync {
     }
 }
 
-/// How `operation` is sent: its kind's [`Sends`]. The one place apply names every kind (a new
-/// one is a compile error here until its `apply/kinds/<kind>.rs` implements it).
+/// How `operation` is sent: its kind's [`Sends`], through the kinds' table (`plan/kinds/registry.rs`;
+/// a new kind is a compile error here until its `apply/kinds/<kind>.rs` implements it).
 pub(crate) fn of(operation: &Operation) -> &dyn Sends {
-    match operation {
-        Operation::Service(op) => op,
-        Operation::PrivateEndpoint(op) => op,
-        Operation::Pipe(op) => op,
-        Operation::Dashboard(op) => op,
-        Operation::Alert(op) => op,
-        Operation::Webhook(op) => op,
-        Operation::ReverseEndpoint(op) => op,
-    }
+    crate::plan::kinds::registry::kinds!(dispatch(operation, op => op))
 }

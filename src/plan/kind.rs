@@ -77,3 +77,14 @@ pub(crate) trait Kind {
         None
     }
 }
+
+/// How a rendered plan (`--format json`) shows an operation of a kind: as the saved plan stores
+/// it, unless the kind leaves out what only the saved-plan check uses (a rotation's salt and
+/// fingerprints), so the same plan renders the same bytes in every run. Every kind implements it
+/// in its `op.rs` (the table in `plan/kinds/registry.rs` asks for it).
+pub(crate) trait Shows: serde::Serialize {
+    /// Writes the operation as the rendering shows it.
+    fn show<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.serialize(serializer)
+    }
+}

@@ -10,13 +10,6 @@ use super::checks::CheckResult;
 pub use super::fingerprint::Fingerprint;
 use super::glob;
 use super::kind::Kind;
-use super::kinds::alert::op::AlertOp;
-use super::kinds::dashboard::op::DashboardOp;
-use super::kinds::pipe::op::PipeOp;
-use super::kinds::private_endpoint::op::PrivateEndpointOp;
-use super::kinds::reverse_endpoint::op::ReverseEndpointOp;
-use super::kinds::service::op::ServiceOp;
-use super::kinds::webhook::op::WebhookOp;
 pub use super::target::{AlertTarget, StackRef, StackTarget};
 use super::target::{Effect, Key, Name, ScalingWrite, Target};
 pub use crate::address::AddressBuf;
@@ -135,46 +128,13 @@ pub struct Unmanaged {
     pub reason: String,
 }
 
-/// Everything `apply` needs to send one request, exactly, from a saved plan: one variant per
-/// kind (`super::kinds`), each holding that kind's operations.
-///
-/// The saved plan stores an operation flat, as `{"op": "pipe-scaling", ...}` (the format
-/// `converge-saved-plan/1` had before operations were nested): each kind's enum writes and reads
-/// its own `op` tags, and reading dispatches on the tag to the kind that owns it.
-// One per step, built once and read a few times: boxing the alert's (largest) would only add a
-// deref to every match.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum Operation {
-    /// A service's scaling.
-    Service(ServiceOp),
-    /// A private endpoint registered on, or detached from, a service.
-    PrivateEndpoint(PrivateEndpointOp),
-    /// A pipe's scaling or removal.
-    Pipe(PipeOp),
-    /// A dashboard of a stack.
-    Dashboard(DashboardOp),
-    /// An alert of a stack.
-    Alert(AlertOp),
-    /// A webhook of a stack.
-    Webhook(WebhookOp),
-    /// A reverse private endpoint of a service's pipes.
-    ReverseEndpoint(ReverseEndpointOp),
-}
+super::kinds::registry::kinds!(declare());
 
 impl Operation {
     /// What its kind answers for it (`super::kind::Kind`): the one place that names every
     /// kind of operation; the engine asks the kind, never the variant.
     pub(crate) fn kind(&self) -> &dyn Kind {
-        match self {
-            Operation::Service(op) => op,
-            Operation::PrivateEndpoint(op) => op,
-            Operation::Pipe(op) => op,
-            Operation::Dashboard(op) => op,
-            Operation::Alert(op) => op,
-            Operation::Webhook(op) => op,
-            Operation::ReverseEndpoint(op) => op,
-        }
+        super::kinds::registry::kinds!(dispatch(self, op => op))
     }
 
     /// The object it touches, and through it the list that holds it.
@@ -243,15 +203,7 @@ impl Operation {
 
 impl Serialize for Operation {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Operation::Service(op) => op.serialize(serializer),
-            Operation::PrivateEndpoint(op) => op.serialize(serializer),
-            Operation::Pipe(op) => op.serialize(serializer),
-            Operation::Dashboard(op) => op.serialize(serializer),
-            Operation::Alert(op) => op.serialize(serializer),
-            Operation::Webhook(op) => op.serialize(serializer),
-            Operation::ReverseEndpoint(op) => op.serialize(serializer),
-        }
+        super::kinds::registry::kinds!(dispatch(self, op => op.serialize(serializer)))
     }
 }
 
@@ -266,27 +218,23 @@ impl<'de> Deserialize<'de> for Operation {
         };
         // Each kind's tags start with the kind's name; the kind reads the rest (and names its
         // own tags when this one is not among them).
-        let read = if tag.starts_with("service-") {
-            ServiceOp::deserialize(value).map(Operation::Service)
-        } else if tag.starts_with("private-endpoint-") {
-            PrivateEndpointOp::deserialize(value).map(Operation::PrivateEndpoint)
-        } else if tag.starts_with("pipe-") {
-            PipeOp::deserialize(value).map(Operation::Pipe)
-        } else if tag.starts_with("dashboard-") {
-            DashboardOp::deserialize(value).map(Operation::Dashboard)
-        } else if tag.starts_with("alert-") {
-            AlertOp::deserialize(value).map(Operation::Alert)
-        } else if tag.starts_with("webhook-") {
-            WebhookOp::deserialize(value).map(Operation::Webhook)
-        } else if tag.starts_with("reverse-endpoint-") {
-            ReverseEndpointOp::deserialize(value).map(Operation::ReverseEndpoint)
-        } else {
-            return Err(D::Error::custom(format!(
-                "unknown operation `{tag}`: operations are of a service-, private-endpoint-, \
-                 pipe-, dashboard-, alert-, webhook- or reverse-endpoint-"
-            )));
-        };
-        read.map_err(D::Error::custom)
+        match super::kinds::registry::kinds!(read(&tag, value)) {
+            Some(read) => read.map_err(D::Error::custom),
+            None => Err(D::Error::custom(format!(
+                "unknown operation `{tag}`: operations are of a {}",
+                prefixes_listed()
+            ))),
+        }
+    }
+}
+
+/// Every kind's tag prefix as the unknown-tag error lists them: "a-, b- or c-".
+fn prefixes_listed() -> String {
+    let prefixes = super::kinds::registry::kinds!(prefixes());
+    match prefixes.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -7,6 +7,7 @@ use std::io::Write as _;
 use serde::Serialize;
 
 use super::checks::CheckResult;
+use super::kind::Shows;
 use super::model::{
     Action, FieldChange, Fingerprint, Operation, Plan, Step, Summary, Unmanaged, Warning,
 };
@@ -62,12 +63,13 @@ struct StepOut<'a> {
     operation: OperationOut<'a>,
 }
 
-#[derive(Serialize)]
-#[serde(untagged)]
-enum OperationOut<'a> {
-    Saved(&'a Operation),
-    Pipe(crate::plan::kinds::pipe::op::Shown<'a>),
-    Webhook(serde_json::Value),
+/// An operation as its kind shows it ([`Shows`]).
+struct OperationOut<'a>(&'a Operation);
+
+impl Serialize for OperationOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::plan::kinds::registry::kinds!(dispatch(self.0, op => Shows::show(op, serializer)))
+    }
 }
 
 fn step_shown(step: &Step) -> StepOut<'_> {
@@ -76,15 +78,7 @@ fn step_shown(step: &Step) -> StepOut<'_> {
         address: &step.address,
         depends_on: &step.depends_on,
         fingerprint: step.fingerprint,
-        operation: match &step.operation {
-            Operation::Pipe(op) => OperationOut::Pipe(op.shown()),
-            Operation::Webhook(op) => OperationOut::Webhook(op.shown()),
-            Operation::Service(_)
-            | Operation::ReverseEndpoint(_)
-            | Operation::PrivateEndpoint(_)
-            | Operation::Dashboard(_)
-            | Operation::Alert(_) => OperationOut::Saved(&step.operation),
-        },
+        operation: OperationOut(&step.operation),
     }
 }
 

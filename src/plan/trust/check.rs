@@ -66,16 +66,8 @@ pub(crate) struct ConfigCheck<'a> {
     pub bound: std::cell::RefCell<Vec<super::bound::Bound>>,
 }
 
-/// What the saved-plan check compares for `operation`: its kind's [`Check`]. The one place the
-/// check names every kind (a new one is a compile error here until its `check.rs` exists).
+/// What the saved-plan check compares for `operation`: its kind's [`Check`], through the kinds'
+/// table (`plan/kinds/registry.rs`; a new kind is a compile error here until its `check.rs` exists).
 pub(crate) fn of(operation: &Operation) -> &dyn Check {
-    match operation {
-        Operation::Service(op) => op,
-        Operation::PrivateEndpoint(op) => op,
-        Operation::Pipe(op) => op,
-        Operation::Dashboard(op) => op,
-        Operation::Alert(op) => op,
-        Operation::Webhook(op) => op,
-        Operation::ReverseEndpoint(op) => op,
-    }
+    crate::plan::kinds::registry::kinds!(dispatch(operation, op => op))
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::address::Address;
 use crate::api::wire::AlertRequest;
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{AlertTarget, Effect, Key, Name, StackRef, Target};
 
 /// An alert operation.
@@ -71,6 +71,9 @@ impl AlertOp {
         }
     }
 }
+
+/// Shown as the saved plan stores it.
+impl Shows for AlertOp {}
 
 impl Kind for AlertOp {
     /// The object it touches.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::address::Address;
 use crate::api::wire::DashboardRequest;
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
 /// A dashboard operation.
@@ -58,6 +58,9 @@ impl DashboardOp {
         }
     }
 }
+
+/// Shown as the saved plan stores it.
+impl Shows for DashboardOp {}
 
 impl Kind for DashboardOp {
     /// The object it touches.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::address::Address;
 use crate::api::wire::PipeScalingPatch;
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{Effect, Key, Name, ScalingWrite, Target};
 
 pub(crate) use super::bodies::{
@@ -275,6 +275,13 @@ impl PipeOp {
             } => (service_id, Some(Key::Id(pipe_id))),
             PipeOp::Compute { service_id, .. } => (service_id, None),
         }
+    }
+}
+
+/// Shown without what only the saved plan's check uses ([`PipeOp::shown`]).
+impl Shows for PipeOp {
+    fn show<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.shown(), serializer)
     }
 }
 

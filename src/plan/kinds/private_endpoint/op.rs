@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::address::Address;
 use crate::api::wire::{AddRemove, PrivateEndpoint, ServicePatch};
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{Effect, Name, Target};
 
 /// A private endpoint operation.
@@ -40,6 +40,9 @@ impl PrivateEndpointOp {
         }
     }
 }
+
+/// Shown as the saved plan stores it.
+impl Shows for PrivateEndpointOp {}
 
 impl Kind for PrivateEndpointOp {
     /// The object it touches.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::address::Address;
 use crate::api::wire::ReverseEndpointSpec;
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{Effect, Key, Name, Target};
 
 /// A reverse private endpoint operation.
@@ -49,6 +49,9 @@ impl ReverseEndpointOp {
         }
     }
 }
+
+/// Shown as the saved plan stores it.
+impl Shows for ReverseEndpointOp {}
 
 impl Kind for ReverseEndpointOp {
     /// The object it touches.

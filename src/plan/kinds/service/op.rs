@@ -11,7 +11,7 @@ use crate::api::wire::{
     ServiceScalingPatch, StatePatch, TagsPatch,
 };
 use crate::live::LiveState;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::target::{Effect, Name, ScalingWrite, Target};
 
 /// The fields of the deprecated `scaling` route, as the change lists them (wire names).
@@ -119,6 +119,9 @@ fn updated_member(body: &ServicePatch) -> Member {
         Member::IpAccessList
     }
 }
+
+/// Shown as the saved plan stores it.
+impl Shows for ServiceOp {}
 
 impl Kind for ServiceOp {
     /// The object it touches.

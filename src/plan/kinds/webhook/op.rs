@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::address::Address;
-use crate::plan::kind::Kind;
+use crate::plan::kind::{Kind, Shows};
 use crate::plan::kinds::pipe::op::SealedCredential;
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
@@ -84,6 +84,13 @@ impl WebhookOp {
             }
             | WebhookOp::Delete { stack, webhook_id } => (stack, Key::Id(webhook_id), ""),
         }
+    }
+}
+
+/// Shown without what only the saved plan's check uses ([`WebhookOp::shown`]).
+impl Shows for WebhookOp {
+    fn show<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.shown(), serializer)
     }
 }
 
