@@ -60,10 +60,16 @@ fn config(endpoints: &str, pipes: &str) -> String {
 
 /// A sandbox whose endpoints (and pipes) take 300 ms to become ready.
 fn slow_sandbox() -> SandboxHandle {
+    slow_sandbox_with(Vec::new())
+}
+
+/// [`slow_sandbox`] with `quirks`.
+fn slow_sandbox_with(quirks: Vec<converge::sandbox::Quirk>) -> SandboxHandle {
     crate::common::sandbox(SandboxOptions {
         rate_limit: false,
         log_bodies: true,
         scaling_delay: Duration::from_millis(300),
+        quirks,
         ..SandboxOptions::default()
     })
 }
@@ -338,15 +344,7 @@ fn endpoint_drift_is_reported() {
 fn the_export_names_endpoints_by_key_and_plans_empty() {
     let sandbox = slow_sandbox();
     // The demo world's pipes go first: the export is then of what this config made.
-    let demo_gone = [
-        ("orders", "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77"),
-        ("events", "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e"),
-        ("clicks", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"),
-        ("customers", "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"),
-    ]
-    .iter()
-    .map(|(name, id)| format!("      demo-{name}:\n        id: {id}\n        absent: true\n"))
-    .collect::<String>();
+    let demo_gone = crate::pipes::export::demo_pipes_gone();
     let converge = Converge::new(&sandbox)
         .fast()
         .envs(CANARIES)
@@ -379,13 +377,7 @@ fn the_export_names_endpoints_by_key_and_plans_empty() {
 /// naming its status, and the kafka pipe that names it is not created.
 #[test]
 fn a_failed_endpoint_stops_the_pipe_that_names_it() {
-    let sandbox = crate::common::sandbox(SandboxOptions {
-        rate_limit: false,
-        log_bodies: true,
-        scaling_delay: Duration::from_millis(300),
-        quirks: vec![converge::sandbox::Quirk::ReverseEndpointsFail],
-        ..SandboxOptions::default()
-    });
+    let sandbox = slow_sandbox_with(vec![converge::sandbox::Quirk::ReverseEndpointsFail]);
     let converge = Converge::new(&sandbox)
         .fast()
         .envs(CANARIES)
@@ -430,4 +422,58 @@ fn only_takes_an_endpoints_address() {
             .contains("service.analytics.reverse_endpoint.kafka-vpc  ("),
         "{pipe:?}"
     );
+}
+
+/// A kafka pipe pointed at an endpoint the same apply creates: the endpoint is created (and
+/// ready) first, then the pipe is patched in place with its id; the next plan is empty.
+#[test]
+fn a_pipe_pointed_at_a_new_endpoint_is_patched_in_place_after_its_create() {
+    let sandbox = slow_sandbox();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config(ENDPOINT, PIPE))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    let second = "      kafka-vpc-2:
+        description: kafka in the second vpc
+        type: VPC_ENDPOINT_SERVICE
+        vpcEndpointServiceName: com.amazonaws.vpce.us-east-1.vpce-svc-0aaaaaaaaaaaaaaaa
+";
+    let moved = config(
+        &format!("{ENDPOINT}{second}"),
+        &PIPE.replace("[kafka-vpc]", "[kafka-vpc-2]"),
+    );
+    let converge = Converge::new(&sandbox).fast().envs(CANARIES).config(&moved);
+    sandbox.reset_log();
+    let applied = converge.run(["apply", "--yes"]);
+    assert_no_canary(&applied);
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        endpoint_and_write_requests(&sandbox)
+            .into_iter()
+            .filter(|r| !r.starts_with("GET"))
+            .collect::<Vec<_>>(),
+        vec![
+            format!("POST {ENDPOINTS}"),
+            "PATCH /services/{serviceId}/pipes/{pipeId}".to_string(),
+        ]
+    );
+    let new_id = listed(&sandbox)
+        .into_iter()
+        .find(|e| e["description"] == "kafka in the second vpc")
+        .map(|e| e["id"].clone())
+        .unwrap();
+    let patched: Vec<Value> = sandbox
+        .request_log()
+        .into_iter()
+        .filter(|e| e.method == "PATCH")
+        .filter_map(|e| serde_json::from_str(e.request_body.as_deref()?).ok())
+        .collect();
+    assert_eq!(
+        patched[0]["source"]["kafka"]["reversePrivateEndpointIds"],
+        json!([new_id]),
+        "{patched:?}"
+    );
+    converge.run(["plan", "--detailed-exitcode"]).assert_exit(0);
 }
