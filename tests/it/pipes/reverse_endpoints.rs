@@ -74,6 +74,18 @@ fn slow_sandbox_with(quirks: Vec<converge::sandbox::Quirk>) -> SandboxHandle {
     })
 }
 
+/// A [`slow_sandbox`] where the endpoint and the pipe naming it are applied.
+fn applied_sandbox() -> SandboxHandle {
+    let sandbox = slow_sandbox();
+    Converge::new(&sandbox)
+        .fast()
+        .envs(CANARIES)
+        .config(&config(ENDPOINT, PIPE))
+        .run(["apply", "--yes"])
+        .assert_exit(0);
+    sandbox
+}
+
 /// The service's endpoints as the sandbox lists them.
 fn listed(sandbox: &SandboxHandle) -> Vec<Value> {
     let path = format!("/services/{ANALYTICS}/pipesReversePrivateEndpoints");
@@ -195,12 +207,7 @@ fn a_pipe_naming_a_key_no_endpoint_has_is_refused_at_its_line() {
 /// differs from the live endpoint is refused at its line, and nothing is written.
 #[test]
 fn a_changed_endpoint_member_is_refused_at_its_line() {
-    let sandbox = slow_sandbox();
-    let converge = Converge::new(&sandbox)
-        .fast()
-        .envs(CANARIES)
-        .config(&config(ENDPOINT, PIPE));
-    converge.run(["apply", "--yes"]).assert_exit(0);
+    let sandbox = applied_sandbox();
     let changed = ENDPOINT.replace("0123456789abcdef0", "fedcba9876543210f");
     let converge = Converge::new(&sandbox)
         .fast()
@@ -301,12 +308,11 @@ fn a_tampered_saved_endpoint_step_is_refused() {
 /// out of band is reported unmanaged.
 #[test]
 fn endpoint_drift_is_reported() {
-    let sandbox = slow_sandbox();
+    let sandbox = applied_sandbox();
     let converge = Converge::new(&sandbox)
         .fast()
         .envs(CANARIES)
         .config(&config(ENDPOINT, PIPE));
-    converge.run(["apply", "--yes"]).assert_exit(0);
     let client = Client::new(&sandbox);
     let path = format!("/services/{ANALYTICS}/pipesReversePrivateEndpoints");
     let id = listed(&sandbox)[0]["id"].as_str().unwrap().to_string();
@@ -428,13 +434,7 @@ fn only_takes_an_endpoints_address() {
 /// ready) first, then the pipe is patched in place with its id; the next plan is empty.
 #[test]
 fn a_pipe_pointed_at_a_new_endpoint_is_patched_in_place_after_its_create() {
-    let sandbox = slow_sandbox();
-    Converge::new(&sandbox)
-        .fast()
-        .envs(CANARIES)
-        .config(&config(ENDPOINT, PIPE))
-        .run(["apply", "--yes"])
-        .assert_exit(0);
+    let sandbox = applied_sandbox();
     let second = "      kafka-vpc-2:
         description: kafka in the second vpc
         type: VPC_ENDPOINT_SERVICE
