@@ -105,6 +105,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                     description: None,
                 }]),
                 pipes,
+                reverse_endpoints: Default::default(),
                 backups: None,
                 pipe_compute: None,
                 settings: Default::default(),

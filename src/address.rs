@@ -107,6 +107,13 @@ pub enum Address<'a> {
         /// Service key.
         service: &'a str,
     },
+    /// `service.K.reverse_endpoint.E`: a reverse private endpoint of a service's pipes.
+    ReverseEndpoint {
+        /// Service key.
+        service: &'a str,
+        /// Endpoint key.
+        endpoint: &'a str,
+    },
     /// `service.K.name`, `.ipAccessList`, `.tags`, `.releaseChannel`, `.endpoints`, `.state`: one member
     /// of a service's own settings.
     ServiceMember {
@@ -197,6 +204,9 @@ impl fmt::Display for Address<'_> {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
             Address::PipeCompute { service } => write!(f, "service.{service}.pipe_compute"),
+            Address::ReverseEndpoint { service, endpoint } => {
+                write!(f, "service.{service}.reverse_endpoint.{endpoint}")
+            }
             Address::ServiceMember { service, member } => {
                 write!(f, "service.{service}.{}", member.as_str())
             }
@@ -225,6 +235,10 @@ impl<'a> Address<'a> {
         let address = match kind {
             "service" if tail == "scaling" => Address::ServiceScaling { service: key },
             "service" if tail == "pipe_compute" => Address::PipeCompute { service: key },
+            "service" if tail.starts_with("reverse_endpoint.") => Address::ReverseEndpoint {
+                service: key,
+                endpoint: segment(tail.strip_prefix("reverse_endpoint.")?)?,
+            },
             "service" if Member::parse(tail).is_some() => Address::ServiceMember {
                 service: key,
                 member: Member::parse(tail)?,
@@ -284,6 +298,7 @@ impl<'a> Address<'a> {
             | Address::Backups { service }
             | Address::PipeSettings { service, .. }
             | Address::PipeCompute { service }
+            | Address::ReverseEndpoint { service, .. }
             | Address::ServiceMember { service, .. } => Some(service),
             Address::Dashboard { .. }
             | Address::LiveDashboard { .. }
@@ -294,13 +309,14 @@ impl<'a> Address<'a> {
         }
     }
 
-    /// The service key of an address of a service's own settings: its scaling, an endpoint,
-    /// its database pipes' compute.
+    /// The service key of an address of a service's own settings: its scaling, an endpoint
+    /// (private or reverse), its database pipes' compute.
     pub(crate) fn service_setting(&self) -> Option<&'a str> {
         match self {
             Address::ServiceScaling { service }
             | Address::PrivateEndpoint { service, .. }
             | Address::PipeCompute { service }
+            | Address::ReverseEndpoint { service, .. }
             | Address::ServiceMember { service, .. } => Some(service),
             Address::Pipe { .. }
             | Address::PipeScaling { .. }
@@ -326,6 +342,7 @@ impl<'a> Address<'a> {
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::PipeCompute { .. }
+            | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
             | Address::LivePipe { .. }
             | Address::Backups { .. }
@@ -355,6 +372,7 @@ impl<'a> Address<'a> {
             | Address::Backups { .. }
             | Address::PipeSettings { .. }
             | Address::PipeCompute { .. }
+            | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. } => None,
         }
     }
@@ -375,6 +393,7 @@ impl<'a> Address<'a> {
             | Address::LiveAlert { .. }
             | Address::PipeSettings { .. }
             | Address::PipeCompute { .. }
+            | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
             | Address::Webhook { .. } => None,
         }
@@ -402,7 +421,9 @@ impl<'a> Address<'a> {
             // are written under it; its credentials never are (`is_pipe_credential_pointer`).
             Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
             Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
+            // Its members are never edited in place (the cloud cannot change them).
             Address::PrivateEndpoint { .. }
+            | Address::ReverseEndpoint { .. }
             | Address::LivePipe { .. }
             | Address::Backups { .. }
             | Address::LiveDashboard { .. }
@@ -428,12 +449,19 @@ impl<'a> Address<'a> {
             | Address::Alert { .. }
             | Address::PipeSettings { .. }
             | Address::PipeCompute { .. }
+            | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
             | Address::Webhook { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
     }
+}
+
+/// How drift names a live reverse private endpoint the config does not declare:
+/// `service.K.reverse_endpoint["description"]` (only reported, never planned).
+pub(crate) fn live_reverse_endpoint(service: &str, description: &str) -> String {
+    format!("service.{service}.reverse_endpoint[{description:?}]")
 }
 
 /// An address a plan holds ([`Address`] owned, as `PathBuf` is `Path` owned): parsed once when
@@ -535,6 +563,13 @@ pub enum AddressBuf {
         /// Service key.
         service: SmolStr,
     },
+    /// `service.K.reverse_endpoint.E`.
+    ReverseEndpoint {
+        /// Service key.
+        service: SmolStr,
+        /// Endpoint key.
+        endpoint: SmolStr,
+    },
     /// `service.K.ipAccessList` and the other members of a service's settings.
     ServiceMember {
         /// Service key.
@@ -564,6 +599,7 @@ impl AddressBuf {
             | AddressBuf::Tile { .. }
             | AddressBuf::PipeSettings { .. }
             | AddressBuf::PipeCompute { .. }
+            | AddressBuf::ReverseEndpoint { .. }
             | AddressBuf::ServiceMember { .. }
             | AddressBuf::Webhook { .. } => None,
         }
@@ -608,6 +644,9 @@ impl AddressBuf {
             AddressBuf::Webhook { stack, webhook } => Address::Webhook { stack, webhook },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
+            AddressBuf::ReverseEndpoint { service, endpoint } => {
+                Address::ReverseEndpoint { service, endpoint }
+            }
             AddressBuf::ServiceMember { service, member } => Address::ServiceMember {
                 service,
                 member: *member,
@@ -687,6 +726,10 @@ impl From<&Address<'_>> for AddressBuf {
             },
             Address::PipeCompute { service } => AddressBuf::PipeCompute {
                 service: text(service),
+            },
+            Address::ReverseEndpoint { service, endpoint } => AddressBuf::ReverseEndpoint {
+                service: text(service),
+                endpoint: text(endpoint),
             },
             Address::ServiceMember { service, member } => AddressBuf::ServiceMember {
                 service: text(service),

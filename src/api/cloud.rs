@@ -9,7 +9,8 @@ use super::error::ApiError;
 use super::transport::{Api, Call};
 use super::wire::{
     Alert, AlertRequest, Backup, Dashboard, DashboardRequest, Pipe, PipeScaling, PipeScalingPatch,
-    PrivateEndpoint, Service, ServicePatch, ServiceScalingPatch, Source, StatePatch, Webhook,
+    PrivateEndpoint, ReverseEndpointSpec, ReversePrivateEndpoint, Service, ServicePatch,
+    ServiceScalingPatch, Source, StatePatch, Webhook,
 };
 
 /// A typed client of the cloud API for one organization. Cheap to clone.
@@ -241,6 +242,69 @@ impl CloudClient {
             self.service_path(service, "/pipes"),
         ))
         .await
+    }
+
+    /// `GET /services/{id}/pipesReversePrivateEndpoints`.
+    pub(crate) async fn list_reverse_endpoints(
+        &self,
+        service: &str,
+    ) -> Result<Vec<ReversePrivateEndpoint>, ApiError> {
+        self.result(Call::new(
+            "list reverse private endpoints",
+            Method::GET,
+            self.service_path(service, "/pipesReversePrivateEndpoints"),
+        ))
+        .await
+    }
+
+    /// `GET /services/{id}/pipesReversePrivateEndpoints/{endpointId}`.
+    pub(crate) async fn get_reverse_endpoint(
+        &self,
+        service: &str,
+        endpoint: &str,
+    ) -> Result<ReversePrivateEndpoint, ApiError> {
+        self.result(Call::new(
+            "get reverse private endpoint",
+            Method::GET,
+            self.service_path(
+                service,
+                &format!("/pipesReversePrivateEndpoints/{}", segment(endpoint)),
+            ),
+        ))
+        .await
+    }
+
+    /// `POST /services/{id}/pipesReversePrivateEndpoints`. Not retried after an ambiguous
+    /// failure (see [`ApiError::is_ambiguous`]).
+    pub(crate) async fn create_reverse_endpoint(
+        &self,
+        service: &str,
+        body: &ReverseEndpointSpec,
+    ) -> Result<ReversePrivateEndpoint, ApiError> {
+        let call = Call::new(
+            "create reverse private endpoint",
+            Method::POST,
+            self.service_path(service, "/pipesReversePrivateEndpoints"),
+        )
+        .json(body)?;
+        self.result(call).await
+    }
+
+    /// `DELETE /services/{id}/pipesReversePrivateEndpoints/{endpointId}`.
+    pub(crate) async fn delete_reverse_endpoint(
+        &self,
+        service: &str,
+        endpoint: &str,
+    ) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete reverse private endpoint",
+            Method::DELETE,
+            self.service_path(
+                service,
+                &format!("/pipesReversePrivateEndpoints/{}", segment(endpoint)),
+            ),
+        );
+        delete(&self.api, &call).await
     }
 
     /// `DELETE /services/{id}/pipes/{pipeId}` (answers before teardown ends).

@@ -49,7 +49,7 @@ use crate::api::error::ApiError;
 use crate::api::observability::ObservabilityClient;
 use crate::api::stack::{StackApi, lists_key};
 use crate::api::transport::{Api, RateBucket};
-use crate::api::wire::{Pipe, PipeScaling, Service};
+use crate::api::wire::{Pipe, PipeScaling, ReversePrivateEndpoint, Service};
 use crate::live::{LiveState, StackLive};
 use crate::plan::target::List;
 use crate::plan::{Operation, StackRef, StackTarget};
@@ -69,6 +69,8 @@ pub(crate) enum Data {
     /// One list of a stack (its dashboards, alerts or webhooks), as the stack's live state
     /// holding only that list: a new list of a stack is one arm of [`Fresh`]'s read.
     Stack(StackLive),
+    /// Reverse private endpoints of one service.
+    ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
 
 impl Data {
@@ -76,7 +78,10 @@ impl Data {
     pub(crate) fn stack(&self) -> Option<&StackLive> {
         match self {
             Data::Stack(part) => Some(part),
-            Data::Services(_) | Data::Pipes(_) | Data::PipeCompute(_) => None,
+            Data::Services(_)
+            | Data::Pipes(_)
+            | Data::PipeCompute(_)
+            | Data::ReverseEndpoints(_) => None,
         }
     }
 }
@@ -482,6 +487,12 @@ impl Fresh {
                     .await
                     .map_err(ReadError::Api)?,
             ),
+            Scope::ReverseEndpoints(service) => Data::ReverseEndpoints(
+                cloud()?
+                    .list_reverse_endpoints(service)
+                    .await
+                    .map_err(ReadError::Api)?,
+            ),
         })
     }
 }
@@ -502,6 +513,9 @@ pub(crate) fn live_of(scope: &Scope, data: &Data) -> LiveState {
         }
         Data::PipeCompute(compute) => {
             live.pipe_compute.insert(key, compute.clone());
+        }
+        Data::ReverseEndpoints(endpoints) => {
+            live.reverse_endpoints.insert(key, endpoints.clone());
         }
         Data::Stack(part) => {
             live.stacks.insert(key, part.clone());

@@ -75,7 +75,7 @@ pub(crate) struct Args {
     /// `10m`, `1h` (from 1s to 24h).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = super::flags::timeout)]
     pub timeout: Duration,
-    /// Resync the database (postgres, mysql, mongodb) pipe at this address (`pipe.<service>.<key>`) and nothing else:
+    /// Resync the postgres or mysql pipe at this address (`pipe.<service>.<key>`) and nothing else:
     /// one `PATCH .../state {"command":"resync"}`, which copies its tables again from the
     /// start. The config must declare the pipe and the service must have it.
     #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["plan", "dedupe", "only"])]
@@ -92,7 +92,7 @@ pub(crate) struct Args {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("`--resync {address}`: {reason}; nothing was written")]
 #[diagnostic(help(
-    "name a database (postgres, mysql, mongodb) pipe the config declares and its service has, as `pipe.<service>.<key>`"
+    "name a postgres or mysql pipe the config declares and its service has, as `pipe.<service>.<key>`"
 ))]
 pub(crate) struct ResyncError {
     /// The address given.
@@ -159,11 +159,16 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             apply::fresh::ROUNDS,
             &only,
         )?;
-        let plan = plan::kinds::pipe::resync_plan(&session.config, &session.live, address)
-            .map_err(|reason| ResyncError {
-                address: address.clone(),
-                reason,
-            })?;
+        let plan = plan::kinds::pipe::resync_plan(
+            &session.config,
+            &session.live,
+            address,
+            &session.sources,
+        )
+        .map_err(|reason| ResyncError {
+            address: address.clone(),
+            reason,
+        })?;
         proceed(
             &args,
             printer,

@@ -158,6 +158,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
                 scaling: None,
                 private_endpoints: None,
                 pipes: IndexMap::new(),
+                reverse_endpoints: Default::default(),
                 backups: None,
                 pipe_compute: None,
                 settings: Default::default(),
@@ -308,6 +309,18 @@ fn read_service(
             Err(error) => printer.warn(&format!(
                 "service {id}: the compute of its database pipes could not be read \
                  ({error}); the export leaves `pipeCompute` out"
+            )),
+        }
+    }
+    // Read for every exported service: the kafka pipes name them by key in the export.
+    if let Some(cloud) = &clients.cloud {
+        match runtime.block_on(cloud.list_reverse_endpoints(id)) {
+            Ok(endpoints) => {
+                input.reverse_endpoints.insert(id.to_string(), endpoints);
+            }
+            Err(error) => printer.warn(&format!(
+                "service {id}: its reverse private endpoints could not be read ({error}); the \
+                 export leaves `reversePrivateEndpoints` out"
             )),
         }
     }

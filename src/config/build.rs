@@ -277,6 +277,7 @@ fn service(
                 ))
             })
             .collect(),
+        reverse_endpoints: super::reverse_endpoints::build(node.get("reversePrivateEndpoints")),
         backups: node
             .get("backups")
             .filter(|n| n.as_map().is_some())

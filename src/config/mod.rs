@@ -43,6 +43,7 @@ pub mod model;
 pub(crate) mod pipe_rules;
 mod rename_rules;
 pub mod render;
+pub(crate) mod reverse_endpoints;
 pub(crate) mod rules;
 pub(crate) mod schema_check;
 pub(crate) mod schema_parts;

@@ -169,6 +169,9 @@ pub struct ServiceConfig {
     pub private_endpoints: Option<Vec<PrivateEndpointConfig>>,
     /// Pipes by local key.
     pub pipes: IndexMap<String, PipeConfig>,
+    /// Reverse private endpoints of the service's pipes by local key
+    /// (`reversePrivateEndpoints:`); empty when none is declared.
+    pub reverse_endpoints: IndexMap<String, ReverseEndpointConfig>,
     /// Backup checks.
     pub backups: Option<BackupChecks>,
     /// The shared compute of the service's database pipes; `None` when not managed.
@@ -280,6 +283,31 @@ pub struct PrivateEndpointConfig {
     pub id: Located<String>,
     /// Description sent when registering.
     pub description: Option<Located<String>>,
+}
+
+/// `reversePrivateEndpoints.<key>`; address `service.<service>.reverse_endpoint.<key>`.
+/// Identity: its description within the service (the key when none is written).
+#[derive(Debug, Clone)]
+pub struct ReverseEndpointConfig {
+    /// The local key, where it was written.
+    pub key: Located<String>,
+    /// `absent: true`: the endpoint must not exist (deleted with `--allow-destroy`).
+    pub absent: bool,
+    /// What it is created with (`description` the key when none is written).
+    pub spec: crate::api::wire::ReverseEndpointSpec,
+    /// Where each member was written (`type`, `customPrivateDnsMappings`, ...), for a
+    /// diagnostic at its line.
+    pub spans: Vec<(SmolStr, Span)>,
+}
+
+impl ReverseEndpointConfig {
+    /// Where member `name` was written; the key when it was not.
+    pub fn span_of(&self, name: &str) -> Span {
+        self.spans
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(self.key.span, |(_, span)| *span)
+    }
 }
 
 /// `pipes.<key>`; address `pipe.<service>.<key>`. Either scaling only (`id` with `scaling`),

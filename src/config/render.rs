@@ -396,13 +396,12 @@ pub fn github_annotations(diags: &[Diagnostic], sources: &Sources) -> String {
 
 /// Where a diagnostic points, `file:line:column`; `None` for one without a place.
 pub(crate) fn place(diag: &Diagnostic, sources: &Sources) -> Option<String> {
-    let span = diag.span?;
-    Some(format!(
-        "{}:{}:{}",
-        file_name(sources, span),
-        span.line,
-        span.column
-    ))
+    Some(span_place(diag.span?, sources))
+}
+
+/// Where a span points, `file:line:column`.
+pub(crate) fn span_place(span: Span, sources: &Sources) -> String {
+    format!("{}:{}:{}", file_name(sources, span), span.line, span.column)
 }
 
 fn file_name(sources: &Sources, span: Span) -> String {

@@ -18,6 +18,7 @@
 //! | `semantic::tile-container` | container ids are unique in a dashboard, tab ids in a container; a tile's `containerId` and `tabId` name ones the dashboard defines |
 //! | `semantic::key-name` | local keys are letters, digits, `-` and `_` (they form addresses) |
 //! | `semantic::rename-conflict` | a `renamedFrom` name (dashboard, tile, alert, pipe) is not the object's own name, another object's name, or claimed twice (see [`super::rename_rules`]) |
+//! | `semantic::unknown-reverse-endpoint` | a kafka pipe's `reversePrivateEndpoints` names an endpoint its service declares (see [`super::reverse_endpoints`]) |
 //! | `semantic::shared-object` | two stacks on one server never name the same dashboard (see [`super::shared_rules`]) |
 //!
 //! `semantic::stack-target` and `semantic::source-conflict` are raised while building;
@@ -54,6 +55,10 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         }
         let written = written_services.get(service.key.value.as_str()).copied();
         super::pipe_rules::check(service, written, diags);
+        for endpoint in service.reverse_endpoints.values() {
+            key_name(&endpoint.key, "reverse endpoint", diags);
+        }
+        super::reverse_endpoints::check(service, written, diags);
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for endpoint in service.private_endpoints.iter().flatten() {
             if let Some(first) = seen.insert(&endpoint.id, endpoint.id.span) {

@@ -137,6 +137,9 @@ codes! {
     SemanticReservedTag => "semantic::reserved-tag",
     /// A stack's `service` that is not a key under `services`.
     SemanticUnknownService => "semantic::unknown-service",
+    /// A kafka pipe's `reversePrivateEndpoints` entry that names no endpoint its service
+    /// declares (or one marked `absent`), or written beside `reversePrivateEndpointIds`.
+    SemanticUnknownReverseEndpoint => "semantic::unknown-reverse-endpoint",
     /// An alert's `dashboard` that is not a dashboard key of its stack.
     SemanticUnknownDashboard => "semantic::unknown-dashboard",
     /// An alert's `tile` that its dashboard does not have.
@@ -263,6 +266,9 @@ codes! {
     PlanServiceNotFound => "plan::service-not-found",
     /// A pipe id that its service does not have.
     PlanPipeNotFound => "plan::pipe-not-found",
+    /// A declared reverse private endpoint whose live one differs in a member the cloud cannot
+    /// change (the document has no `PATCH`).
+    PlanReverseEndpointChanged => "plan::reverse-endpoint-changed",
     /// A pipe pinned by an id its service no longer has, found by its name instead (the pipe
     /// was replaced; a warning naming the id to write).
     PlanPipeIdReplaced => "plan::pipe-id-replaced",

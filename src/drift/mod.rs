@@ -314,6 +314,23 @@ fn untracked_of_service(
             });
         }
     }
+    if !service.reverse_endpoints.is_empty() {
+        let listed = live.reverse_endpoints.get(&service.id.value);
+        for endpoint in listed.into_iter().flatten() {
+            let description = &endpoint.spec.description;
+            let declared = service.reverse_endpoints.values();
+            if !declared.clone().any(|e| e.spec.description == *description) {
+                out.push(UnmanagedObject {
+                    address: crate::address::live_reverse_endpoint(key, description),
+                    reason: format!(
+                        "reverse private endpoint {} exists on the service; the config does not \
+                         declare it",
+                        endpoint.id
+                    ),
+                });
+            }
+        }
+    }
     if !service.pipes.is_empty() {
         let listed = live
             .pipes

@@ -60,6 +60,8 @@ pub(crate) struct ExportInput {
     /// The compute shared by the database pipes of each exported service that has one, by
     /// service id.
     pub pipe_compute: BTreeMap<String, PipeScaling>,
+    /// The reverse private endpoints of each exported service that has some, by service id.
+    pub reverse_endpoints: BTreeMap<String, Vec<crate::api::wire::ReversePrivateEndpoint>>,
 }
 
 /// The text of an export and what was left out.
@@ -98,7 +100,12 @@ pub(crate) fn export(input: &ExportInput, observability: bool) -> Exported {
         let key = keys.take(slug(&service.name, "service"));
         service_keys.insert(service.id.clone(), key.clone());
         let compute = input.pipe_compute.get(&service.id);
-        let node = service_node(&key, service, pipes, compute);
+        let mut node = service_node(&key, service, pipes, compute);
+        if let (Some(endpoints), Node::Map(members)) =
+            (input.reverse_endpoints.get(&service.id), &mut node)
+        {
+            kinds::reverse_endpoints(endpoints, members);
+        }
         services.push((key, node));
     }
     if !services.is_empty() {

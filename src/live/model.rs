@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source, Webhook};
+use crate::api::wire::{
+    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+};
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so
 /// iteration order (and therefore output) is deterministic.
@@ -25,6 +27,9 @@ pub struct LiveState {
     /// The shared compute of the database pipes of each service that declares `pipeCompute`
     /// (`GET /services/{id}/pipesCdcScaling`), by service id.
     pub pipe_compute: BTreeMap<String, PipeScaling>,
+    /// The reverse private endpoints of each service that declares some
+    /// (`GET /services/{id}/pipesReversePrivateEndpoints`, read with its pipes), by service id.
+    pub reverse_endpoints: BTreeMap<String, Vec<ReversePrivateEndpoint>>,
 }
 
 /// Which of a config's lists a read covers.

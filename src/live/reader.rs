@@ -25,7 +25,9 @@ use crate::api::clients::{CLOUD_API, Clients, OBSERVABILITY_API};
 use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
-use crate::api::wire::{Alert, Backup, Dashboard, Pipe, PipeScaling, Service, Source, Webhook};
+use crate::api::wire::{
+    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+};
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::output::Printer;
@@ -42,6 +44,7 @@ enum Read {
     Sources { stack: String },
     Webhooks { stack: String },
     PipeCompute { service: String },
+    ReverseEndpoints { service: String },
 }
 
 /// What a task read.
@@ -55,6 +58,7 @@ enum Payload {
     Sources(Vec<Source>),
     Webhooks(Vec<Webhook>),
     PipeCompute(PipeScaling),
+    ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
 
 type Outcome = (Read, Result<Payload, ApiError>);
@@ -228,6 +232,13 @@ impl<'a> Reading<'a> {
                     self.live
                         .pipes
                         .insert(config_service.id.value.clone(), kept(pipes));
+                }
+            }
+            (Read::ReverseEndpoints { service }, Ok(Payload::ReverseEndpoints(endpoints))) => {
+                if let Some(config_service) = config.services.get(&service) {
+                    self.live
+                        .reverse_endpoints
+                        .insert(config_service.id.value.clone(), endpoints);
                 }
             }
             (Read::PipeCompute { service }, Ok(Payload::PipeCompute(compute))) => {
@@ -476,6 +487,17 @@ fn spawn_service_reads(
             (Read::Pipes { service }, result)
         });
     }
+    // Read with the pipes, which name them.
+    if !service.reverse_endpoints.is_empty() && scope.reads_pipes(key) {
+        let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
+        start(tasks, async move {
+            let result = cloud
+                .list_reverse_endpoints(&id)
+                .await
+                .map(Payload::ReverseEndpoints);
+            (Read::ReverseEndpoints { service }, result)
+        });
+    }
     if service.pipe_compute.is_some() && scope.reads_pipe_compute(key) {
         let (cloud, id, service) = (cloud.clone(), id.clone(), key.to_string());
         start(tasks, async move {
@@ -713,7 +735,10 @@ fn read_problem(
         .unwrap_or(config.organization.span);
     match read {
         Read::Services => services_problem(config, error, key_span),
-        Read::Pipes { service } | Read::Backups { service } | Read::PipeCompute { service } => {
+        Read::Pipes { service }
+        | Read::Backups { service }
+        | Read::PipeCompute { service }
+        | Read::ReverseEndpoints { service } => {
             let config_service = config.services.get(service)?;
             let (address, span) = match read {
                 Read::Backups { .. } => (

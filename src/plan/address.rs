@@ -166,6 +166,17 @@ fn service_families(out: &mut Vec<Family>, key: &str, service: &ServiceConfig) {
     if let Some((head, tail)) = any_endpoint.around_open_part() {
         out.push(Family::open(head, tail, Need::Services));
     }
+    // Read with the pipes, which name them.
+    for endpoint in service.reverse_endpoints.keys() {
+        let address = Address::ReverseEndpoint {
+            service: key,
+            endpoint,
+        };
+        out.push(Family::exact(
+            address.to_string(),
+            Need::Pipes(key.to_string()),
+        ));
+    }
     for (name, pipe) in &service.pipes {
         pipe_families(out, key, name, pipe);
     }

@@ -41,6 +41,7 @@ pub use kinds::alert::op::AlertOp;
 pub use kinds::dashboard::op::DashboardOp;
 pub use kinds::pipe::op::PipeOp;
 pub use kinds::private_endpoint::op::PrivateEndpointOp;
+pub use kinds::reverse_endpoint::op::ReverseEndpointOp;
 pub use kinds::service::op::ServiceOp;
 pub use kinds::webhook::op::WebhookOp;
 pub use model::{

@@ -128,6 +128,13 @@ pub(crate) enum Target<'a> {
         /// Service id.
         service_id: &'a str,
     },
+    /// A reverse private endpoint of a service's pipes.
+    ReverseEndpoint {
+        /// Service id.
+        service_id: &'a str,
+        /// Its id, or its description (unique within the service) for a create.
+        key: Key<'a>,
+    },
     /// A webhook of a stack (the observability API's team-wide list).
     Webhook {
         /// The stack.
@@ -164,6 +171,8 @@ pub(crate) enum List<I, S> {
     PipeCompute(I),
     /// A stack's webhooks.
     Webhooks(S),
+    /// `GET /services/{id}/pipesReversePrivateEndpoints`.
+    ReverseEndpoints(I),
 }
 
 impl<T> List<T, T> {
@@ -174,6 +183,7 @@ impl<T> List<T, T> {
             List::Services => None,
             List::Pipes(of)
             | List::PipeCompute(of)
+            | List::ReverseEndpoints(of)
             | List::Dashboards(of)
             | List::Alerts(of)
             | List::Webhooks(of) => Some(of),
@@ -198,6 +208,7 @@ impl<I, S> List<I, S> {
             List::Alerts(s) => List::Alerts(stack(s)),
             List::PipeCompute(id) => List::PipeCompute(service(id)),
             List::Webhooks(s) => List::Webhooks(stack(s)),
+            List::ReverseEndpoints(id) => List::ReverseEndpoints(service(id)),
         }
     }
 }
@@ -214,6 +225,7 @@ impl<'a> Target<'a> {
             Target::Alert { stack, .. } => List::Alerts(stack),
             Target::PipeCompute { service_id } => List::PipeCompute(service_id),
             Target::Webhook { stack, .. } => List::Webhooks(stack),
+            Target::ReverseEndpoint { service_id, .. } => List::ReverseEndpoints(service_id),
         }
     }
 
@@ -224,6 +236,7 @@ impl<'a> Target<'a> {
             | Target::PrivateEndpoint { .. }
             | Target::Pipe { .. }
             | Target::PipeCompute { .. }
+            | Target::ReverseEndpoint { .. }
             | Target::ServiceMember { .. } => None,
             Target::Dashboard { stack, .. }
             | Target::Alert { stack, .. }
@@ -236,6 +249,7 @@ impl<'a> Target<'a> {
     pub(crate) fn key(self) -> Option<Key<'a>> {
         match self {
             Target::Pipe { key, .. }
+            | Target::ReverseEndpoint { key, .. }
             | Target::Dashboard { key, .. }
             | Target::Alert { key, .. }
             | Target::Webhook { key, .. } => Some(key),
@@ -250,9 +264,9 @@ impl<'a> Target<'a> {
     /// share): a pipe write needs its service running.
     pub(crate) fn pipes_of(self) -> Option<&'a str> {
         match self {
-            Target::Pipe { service_id, .. } | Target::PipeCompute { service_id } => {
-                Some(service_id)
-            }
+            Target::Pipe { service_id, .. }
+            | Target::PipeCompute { service_id }
+            | Target::ReverseEndpoint { service_id, .. } => Some(service_id),
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::Dashboard { .. }
@@ -284,6 +298,9 @@ impl<'a> Target<'a> {
             }
             Target::PipeCompute { service_id } => {
                 format!("on the database pipes of service {service_id}")
+            }
+            Target::ReverseEndpoint { service_id, .. } => {
+                format!("on the pipes' reverse private endpoints of service {service_id}")
             }
         }
     }

@@ -885,6 +885,7 @@ fn saved_plan_round_trips() {
             | Operation::PrivateEndpoint(_)
             | Operation::Pipe(_)
             | Operation::Dashboard(_)
+            | Operation::ReverseEndpoint(_)
             | Operation::Webhook(_) => assert_eq!(read, made),
         }
     }

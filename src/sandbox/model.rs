@@ -70,6 +70,9 @@ pub enum Quirk {
     /// A service goes `idle` as soon as one of its pipes is sent `stop`, as one whose idle
     /// timeout runs out while a pipe is paused for an edit.
     IdleAfterPipeStop,
+    /// A reverse private endpoint ends `Failed` instead of `Ready`, as one whose endpoint
+    /// service rejects the connection.
+    ReverseEndpointsFail,
 }
 
 /// Which generation of the dashboard and alert APIs the sandbox answers as.

@@ -36,6 +36,7 @@ const OPERATION_ENUMS: &[&str] = &[
     "DashboardOp",
     "AlertOp",
     "WebhookOp",
+    "ReverseEndpointOp",
 ];
 
 #[test]
@@ -191,6 +192,7 @@ const KIND_NAME_BOUNDS: &[(&str, &str, usize)] = &[
     ("dashboard", "DashboardOp", 3),
     ("alert", "AlertOp", 3),
     ("webhook", "WebhookOp", 2),
+    ("reverse_endpoint", "ReverseEndpointOp", 2),
 ];
 
 #[test]
@@ -220,6 +222,7 @@ const LIVE_SIDE_BOUNDS: &[(&str, usize)] = &[
     ("pipe", 0),
     ("dashboard", 1),
     ("alert", 1),
+    ("reverse_endpoint", 0),
 ];
 
 /// How many product files outside `src/plan/target.rs` and the kind's homes name each target
@@ -234,6 +237,7 @@ const TARGET_BOUNDS: &[(&str, &str, usize)] = &[
     ("Dashboard", "dashboard", 1),
     ("Alert", "alert", 0),
     ("ServiceMember", "service", 1),
+    ("ReverseEndpoint", "reverse_endpoint", 0),
 ];
 
 /// The wire types whose normalizing and fingerprinting is their kind's own.

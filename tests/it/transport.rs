@@ -898,6 +898,7 @@ mod live_reader {
             scaling: None,
             private_endpoints: None,
             pipes: IndexMap::new(),
+            reverse_endpoints: Default::default(),
             backups: None,
             pipe_compute: None,
             settings: Default::default(),

@@ -492,10 +492,11 @@ impl SourceKind {
         )
     }
 
-    /// Whether `PATCH .../state {"command":"resync"}` takes the kind: the CDC database pipes
-    /// (a BigQuery pipe is a one-time snapshot, which the document's resync does not name).
+    /// Whether `PATCH .../state {"command":"resync"}` takes the kind: the document's state
+    /// endpoint says "Resyncing is only for Postgres and MySQL pipes" (not MongoDB, nor
+    /// BigQuery, a one-time snapshot).
     pub(crate) fn resyncs(self) -> bool {
-        self.is_database() && self != SourceKind::Bigquery
+        matches!(self, SourceKind::Postgres | SourceKind::Mysql)
     }
 
     /// Whether a pipe scaling field (wire name) applies to this kind (`api-facts.md`).

@@ -11,5 +11,6 @@ pub(super) mod alert;
 pub(super) mod dashboard;
 pub(super) mod pipe;
 pub(super) mod private_endpoint;
+pub(super) mod reverse_endpoint;
 pub(super) mod service;
 pub(super) mod webhook;

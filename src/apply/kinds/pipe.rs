@@ -1,15 +1,16 @@
 //! Sending a pipe's write: a pipe changes only while its service runs, so a 424 wakes the
 //! service first (`--wake`) or says how to; `--wait` sees its scaling show.
 
-use futures_util::future::BoxFuture;
-
 use super::service::close;
 use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
+use futures_util::future::BoxFuture;
+
 use crate::apply::sends::Sends;
-use crate::apply::write::{Context, Created, Doubles, Part, WriteError};
+use crate::apply::write::{Context, Created, Doubles, Part, StepError, WriteError};
 
 mod doubles;
+mod endpoints;
 mod versions;
 pub(crate) use doubles::doubles;
 use serde_json::Value;
@@ -19,7 +20,7 @@ pub(crate) use versions::record_versions;
 use crate::config::interpolate::secret_reference;
 use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
 use crate::plan::kinds::pipe::paused;
-use crate::plan::{PipeOp, Step};
+use crate::plan::{Operation, PipeOp, Step};
 
 /// Sends `part` of a pipe operation, waking its service first when it is idle and `--wake`
 /// was given.
@@ -958,6 +959,15 @@ impl Sends for PipeOp {
         doubles(self).map(|p| Box::new(p) as Box<dyn Doubles>)
     }
 
+    /// Its body's endpoint ids filled in and each endpoint `Ready`
+    /// ([`endpoints::resolve`]).
+    fn resolve<'a>(
+        &'a self,
+        context: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<Operation>, StepError>> {
+        Box::pin(endpoints::resolve(context, self))
+    }
+
     fn found_created<'a>(
         &'a self,
         context: &'a Context,
@@ -969,30 +979,4 @@ impl Sends for PipeOp {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::wire::PipeScaling;
-
-    #[test]
-    fn a_pipe_with_no_scaling_yet_does_not_show_a_patch() {
-        let patch = PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            ..PipeScaling::default()
-        };
-        let mut pipe = Pipe::default();
-        assert!(!shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(4),
-            replica_memory_gb: Some(2.0),
-            concurrency: Some(1),
-            ..PipeScaling::default()
-        });
-        assert!(shows(&pipe, &patch));
-        pipe.scaling = Some(PipeScaling {
-            replicas: Some(2),
-            ..PipeScaling::default()
-        });
-        assert!(!shows(&pipe, &patch));
-    }
-}
+mod tests;

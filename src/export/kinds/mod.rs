@@ -5,11 +5,13 @@ mod alert;
 mod dashboard;
 mod pipe;
 mod private_endpoint;
+mod reverse_endpoint;
 mod service;
 mod webhook;
 
 pub(crate) use alert::adopted_alert_node;
 pub(crate) use dashboard::{dashboard_node, tile_node};
+pub(crate) use reverse_endpoint::reverse_endpoints;
 pub(crate) use service::pipe_compute;
 
 use super::build::StackWriting;

@@ -22,6 +22,19 @@ pub(crate) struct Builder<'a> {
     /// The stack being planned's declared webhooks, by key and by name, for its alerts'
     /// `webhook:` references (`plan/kinds/webhook.rs`).
     pub(crate) webhooks: std::collections::BTreeMap<SmolStr, PlannedWebhook>,
+    /// The service being planned's declared reverse private endpoints, by key, for its kafka
+    /// pipes' `reversePrivateEndpoints` (`plan/kinds/reverse_endpoint.rs`).
+    pub(crate) reverse_endpoints: std::collections::BTreeMap<String, PlannedEndpoint>,
+}
+
+/// A declared endpoint as planned, for the pipes that name it by key: its live id (or, when
+/// this plan creates it, a placeholder apply fills in) and the step that creates it.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedEndpoint {
+    /// The id a pipe sends.
+    pub(crate) id: String,
+    /// The step that creates it.
+    pub(crate) created: Option<usize>,
 }
 
 /// A declared webhook as planned, for the alerts that name it by key or name: its live id, or

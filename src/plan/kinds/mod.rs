@@ -15,5 +15,6 @@ pub(crate) mod dashboard;
 pub(crate) mod pipe;
 pub(crate) mod private_endpoint;
 pub(crate) mod registry;
+pub(crate) mod reverse_endpoint;
 pub(crate) mod service;
 pub(crate) mod webhook;

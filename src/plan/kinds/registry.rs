@@ -25,6 +25,7 @@ macro_rules! kinds {
             Dashboard(crate::plan::kinds::dashboard::op::DashboardOp) "dashboard-" "A dashboard of a stack.";
             Alert(crate::plan::kinds::alert::op::AlertOp) "alert-" "An alert of a stack.";
             Webhook(crate::plan::kinds::webhook::op::WebhookOp) "webhook-" "A webhook of a stack.";
+            ReverseEndpoint(crate::plan::kinds::reverse_endpoint::op::ReverseEndpointOp) "reverse-endpoint-" "A reverse private endpoint of a service's pipes.";
         }
     };
     (@declare () $($variant:ident($ty:path) $prefix:literal $doc:literal;)*) => {

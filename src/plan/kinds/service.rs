@@ -56,9 +56,13 @@ impl Builder<'_> {
         };
         self.private_endpoints(config, live);
         if self.live.scope.reads_pipes(key) {
+            // The endpoints first: the kafka pipes name them, and wait for their creates.
+            self.reverse_endpoints(config, live);
+            let pipes = self.plan.steps.len();
             for pipe in config.pipes.values() {
                 self.pipe(config, live, pipe);
             }
+            self.endpoint_dependencies(config, pipes);
         }
         if self.live.scope.reads_pipe_compute(key) {
             self.pipe_compute(config, live);

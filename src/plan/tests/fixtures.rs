@@ -198,6 +198,7 @@ pub(crate) fn demo_config() -> Config {
                 },
             ]),
             pipes,
+            reverse_endpoints: Default::default(),
             backups: Some(model::BackupChecks {
                 span: at(70),
                 max_age_hours: Some(loc(26.0, 71)),
@@ -220,6 +221,7 @@ pub(crate) fn demo_config() -> Config {
             }),
             private_endpoints: None,
             pipes: IndexMap::new(),
+            reverse_endpoints: Default::default(),
             backups: Some(model::BackupChecks {
                 span: at(93),
                 max_age_hours: Some(loc(1.0, 94)),

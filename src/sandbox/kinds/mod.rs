@@ -11,7 +11,7 @@ mod common;
 mod dashboard;
 mod pipe;
 mod private_endpoint;
-mod reverse_private_endpoint;
+mod reverse_endpoint;
 mod service;
 mod source;
 mod webhook;
@@ -22,7 +22,7 @@ use super::routes::Route;
 const KINDS: &[&[Route]] = &[
     service::ROUTES,
     private_endpoint::ROUTES,
-    reverse_private_endpoint::ROUTES,
+    reverse_endpoint::ROUTES,
     backup::ROUTES,
     pipe::ROUTES,
     dashboard::ROUTES,

@@ -29,15 +29,7 @@ pub(crate) fn only(key: &str) -> String {
 /// validates and plans empty; returns the export's run.
 fn exported(key: &str) -> Outcome {
     let sandbox = crate::common::fast_sandbox();
-    let demo_gone = [
-        ("orders", "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77"),
-        ("events", "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e"),
-        ("clicks", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"),
-        ("customers", "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"),
-    ]
-    .iter()
-    .map(|(name, id)| format!("      demo-{name}:\n        id: {id}\n        absent: true\n"))
-    .collect::<String>();
+    let demo_gone = demo_pipes_gone();
     Converge::new(&sandbox)
         .fast()
         .envs(CANARIES)
@@ -170,4 +162,18 @@ fn services_of_one_slug_get_distinct_credential_variables() {
         reporting,
     ]);
     converge_snapshot!("pipe_export_services_of_one_slug", export);
+}
+
+/// Entries of `pipes:` marking the demo world's four pipes of `analytics` `absent`: applied
+/// (with `--allow-destroy`), the service holds only what the test's config makes.
+pub(crate) fn demo_pipes_gone() -> String {
+    [
+        ("orders", "0f9d3b1e-6a52-4c0b-8f7e-2d5a9c1b4e77"),
+        ("events", "5b2e8c4a-1d3f-4a6b-9c7e-8f0a1b2c3d4e"),
+        ("clicks", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"),
+        ("customers", "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"),
+    ]
+    .iter()
+    .map(|(name, id)| format!("      demo-{name}:\n        id: {id}\n        absent: true\n"))
+    .collect()
 }

@@ -14,6 +14,7 @@ mod mysql;
 mod patch;
 mod paused;
 mod rename;
+mod reverse_endpoints;
 pub(crate) mod state;
 mod tamper;
 mod twice;

@@ -284,3 +284,17 @@ fn the_sandbox_refuses_a_mongodb_patch_the_document_refuses() {
     );
     assert_eq!(fine.status, 200, "{}", fine.text);
 }
+
+/// The document's state endpoint says "Resyncing is only for Postgres and MySQL pipes":
+/// `apply --resync` refuses a mongodb pipe naming where the config declares it (exit 1), and
+/// sends nothing.
+#[test]
+fn a_mongodb_resync_is_refused_at_the_pipes_config_line() {
+    let (sandbox, config) = created(MONGODB, SECRETS);
+    sandbox.reset_log();
+    let converge = Converge::new(&sandbox).fast().envs(SECRETS).config(&config);
+    let refused = converge.run(["apply", "--resync", "pipe.analytics.shop", "--yes"]);
+    assert_no_secret(&refused, &SECRETS);
+    crate::common::converge_snapshot!("mongodb_resync_refused", refused);
+    assert!(pipe_writes(&sandbox).is_empty());
+}

@@ -1,4 +1,4 @@
-//! The sandbox's reverse private endpoints (issue 35, part 2, the routes the kind will use),
+//! The sandbox's reverse private endpoints (issue 35, part 2, the routes the kind uses),
 //! as the cloud document serves them: created per type with the members the type requires,
 //! listed and read per service, `Provisioning` then `Ready`, deleted; refused where the
 //! document refuses; every exchange checked against the document.

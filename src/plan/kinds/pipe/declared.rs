@@ -297,7 +297,10 @@ impl Builder<'_> {
         let mut pipe = serde_json::Map::new();
         if let Some(source) = &config.source {
             let mut kinds = serde_json::Map::new();
-            kinds.insert(source.kind.value.as_str().into(), source.body.clone());
+            let mut body = source.body.clone();
+            // Endpoints named by key are sent by id (`plan/kinds/reverse_endpoint.rs`).
+            self.endpoint_ids(&mut body);
+            kinds.insert(source.kind.value.as_str().into(), body);
             pipe.insert("source".into(), Value::Object(kinds));
         }
         for (member, value) in [

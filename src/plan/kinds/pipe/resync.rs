@@ -1,4 +1,4 @@
-//! `converge apply --resync ADDRESS`: the one-step plan that resyncs a postgres pipe.
+//! `converge apply --resync ADDRESS`: the one-step plan that resyncs a postgres or mysql pipe.
 
 use super::op::PipeOp;
 use crate::address::AddressBuf;
@@ -7,13 +7,14 @@ use crate::plan::address::Address;
 use crate::plan::kind::Live;
 use crate::plan::model::{Action, Change, Operation};
 
-/// The plan of `converge apply --resync ADDRESS`: one step resyncing the postgres pipe the
+/// The plan of `converge apply --resync ADDRESS`: one step resyncing the postgres or mysql pipe the
 /// address names (`pipe.<service>.<key>`), which the config declares and the service has.
 /// `Err` says why there is none.
 pub(crate) fn resync_plan(
     config: &crate::config::model::Config,
     live: &crate::live::model::LiveState,
     address: &str,
+    sources: &crate::config::model::Sources,
 ) -> Result<crate::plan::model::Plan, String> {
     let Some(Address::Pipe { service, pipe }) = Address::parse(address) else {
         return Err(format!(
@@ -45,8 +46,9 @@ pub(crate) fn resync_plan(
         })?;
     let kind = live_pipe.source.as_ref().and_then(|s| s.kind());
     if !kind.is_some_and(SourceKind::resyncs) {
+        let place = crate::config::render::span_place(pipe_config.key.span, sources);
         return Err(format!(
-            "pipe `{}` reads from {}: only database (postgres, mysql, mongodb) pipes resync; a streaming or object-storage pipe is replaced to ingest again",
+            "pipe `{}` (declared at {place}) reads from {}: the cloud resyncs only postgres and mysql pipes; any other pipe is replaced to ingest again",
             live_pipe.name,
             kind.map_or("an unknown source", |k| k.as_str())
         ));

@@ -20,6 +20,11 @@ pub(super) fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErr
     let map = validate::object(call.body, "")?;
     let name = validate::required_string(map, "name", "", 255)?;
     let (kind, source) = post_source(map)?;
+    crate::sandbox::kinds::reverse_endpoint::check_named(
+        ctx,
+        call.service,
+        &json!({kind.as_str(): &source}),
+    )?;
     let destination = post_destination(map, kind)?;
     if !kind.is_database() {
         let mappings = validate::array(map, "fieldMappings", "")?;

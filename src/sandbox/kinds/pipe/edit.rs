@@ -134,6 +134,7 @@ pub(super) fn patch(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiErro
         .ok_or_else(|| ApiError::body("source", "the ClickPipe's source cannot be changed"))?;
     let mut pipe = to_value(&record.pipe)?;
     let edits_mappings = edit_members(&mut pipe, map, kind)?;
+    crate::sandbox::kinds::reverse_endpoint::check_named(ctx, call.service, &pipe["source"])?;
     if edits_mappings && state != PAUSED && state != STOPPED {
         return Err(ApiError::new(
             400,

@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::sandbox::model::Quirk;
 use crate::sandbox::routes::{Api, ApiError, Call, Ctx, Reply, Route, cloud_template};
 use crate::sandbox::seed::uuid_from;
 use crate::sandbox::store::ReverseEndpointRecord;
@@ -71,13 +72,15 @@ const MEMBERS: [&str; 9] = [
     "customPrivateDnsMappings",
 ];
 
-/// An endpoint as answered now: its status by the time it was made ready at.
-fn render(record: &ReverseEndpointRecord, wall_ms: i64) -> Value {
+/// An endpoint as answered now: its status by the time it was made ready at (`Failed` under
+/// `--quirks reverse-endpoints-fail`).
+fn render(record: &ReverseEndpointRecord, ctx: &Ctx<'_>) -> Value {
     let mut endpoint = record.endpoint.clone();
-    endpoint["status"] = json!(if wall_ms >= record.ready_at {
-        "Ready"
-    } else {
-        "Provisioning"
+    let fails = ctx.quirks.contains(&Quirk::ReverseEndpointsFail);
+    endpoint["status"] = json!(match (ctx.wall_ms >= record.ready_at, fails) {
+        (false, _) => "Provisioning",
+        (true, false) => "Ready",
+        (true, true) => "Failed",
     });
     endpoint
 }
@@ -89,7 +92,7 @@ fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
         .reverse_private_endpoints
         .iter()
         .filter(|r| r.endpoint["serviceId"] == call.service)
-        .map(|r| render(r, ctx.wall_ms))
+        .map(|r| render(r, ctx))
         .collect();
     Ok(Reply::Ok(Value::Array(endpoints)))
 }
@@ -114,7 +117,7 @@ fn get(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
     let index = find(ctx, call)?;
     Ok(Reply::Ok(render(
         &ctx.world.reverse_private_endpoints[index],
-        ctx.wall_ms,
+        ctx,
     )))
 }
 
@@ -169,7 +172,7 @@ fn create(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
         endpoint: Value::Object(endpoint),
         ready_at: ctx.wall_ms.saturating_add(ctx.delay_ms),
     };
-    let answer = render(&record, ctx.wall_ms);
+    let answer = render(&record, ctx);
     ctx.world.reverse_private_endpoints.push(record);
     Ok(Reply::Ok(answer))
 }
@@ -199,4 +202,34 @@ fn dns_names(map: &Map<String, Value>, kind: &str) -> Result<Vec<String>, ApiErr
             )?)
         })
         .collect()
+}
+
+/// The `reversePrivateEndpointIds` a kafka source (`source`, as a pipe stores or a request
+/// sends it) names: each an endpoint of service `service` that is `Ready` (an endpoint still
+/// provisioning carries no traffic; the document answers a refused request 400).
+pub(super) fn check_named(ctx: &Ctx<'_>, service: &str, source: &Value) -> Result<(), ApiError> {
+    let ids = source
+        .pointer("/kafka/reversePrivateEndpointIds")
+        .and_then(Value::as_array);
+    for (i, id) in ids.into_iter().flatten().enumerate() {
+        let at = format!("source.kafka.reversePrivateEndpointIds[{i}]");
+        let found = ctx
+            .world
+            .reverse_private_endpoints
+            .iter()
+            .find(|r| r.endpoint["serviceId"] == service && r.endpoint["id"] == *id);
+        let Some(found) = found else {
+            return Err(ApiError::body(
+                at.as_str(),
+                format!("reverse private endpoint {id} does not exist on the service"),
+            ));
+        };
+        if render(found, ctx)["status"] != "Ready" {
+            return Err(ApiError::body(
+                at.as_str(),
+                format!("reverse private endpoint {id} is not Ready"),
+            ));
+        }
+    }
+    Ok(())
 }
