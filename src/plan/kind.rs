@@ -1,7 +1,7 @@
 //! The `Kind` trait (as kube-rs's `Resource`): what each kind of operation answers for the
 //! engine, implemented once per kind in its `plan/kinds/<kind>/op.rs`. The engine holds an
 //! [`Operation`](super::model::Operation) and asks it through [`Operation::kind`]
-//! (`super::model`, the one match that names every kind), never naming an operation itself.
+//! (made from the kinds' table, `plan/kinds/registry.rs`), never naming an operation itself.
 //!
 //! A kind's live object answers [`Live`]: the normalized value its fingerprint hashes, in the
 //! kind's `plan/kinds/<kind>/live.rs` with the rest of its live side (its normalizers, how an

@@ -131,8 +131,8 @@ pub struct Unmanaged {
 super::kinds::registry::kinds!(declare());
 
 impl Operation {
-    /// What its kind answers for it (`super::kind::Kind`): the one place that names every
-    /// kind of operation; the engine asks the kind, never the variant.
+    /// What its kind answers for it (`super::kind::Kind`), through the kinds' table
+    /// (`plan/kinds/registry.rs`); the engine asks the kind, never the variant.
     pub(crate) fn kind(&self) -> &dyn Kind {
         super::kinds::registry::kinds!(dispatch(self, op => op))
     }

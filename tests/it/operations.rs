@@ -162,18 +162,20 @@ fn the_checks_find_tags_picks_and_wildcards_over_addresses() {
     );
 }
 
+/// The folders that hold each layer's file of every kind, with the lists that register them.
+const KIND_FOLDERS: &[&str] = &[
+    "src/plan/kinds/",
+    "src/apply/kinds/",
+    "src/sandbox/kinds/",
+    "src/export/kinds/",
+    "src/api/wire/",
+];
+
 /// The files of a kind: every layer's file or folder of it, and the shared lists that register
 /// each kind once (the operation enum, the address, the target, the wire types, the config
 /// model, the schema checks).
 fn is_home(path: &str, kind: &str) -> bool {
-    let folders = [
-        "src/plan/kinds/",
-        "src/apply/kinds/",
-        "src/sandbox/kinds/",
-        "src/export/kinds/",
-        "src/api/wire/",
-    ];
-    folders.iter().any(|folder| {
+    KIND_FOLDERS.iter().any(|folder| {
         path.strip_prefix(folder).is_some_and(|rest| {
             rest.starts_with(&format!("{kind}.rs")) || rest.starts_with(&format!("{kind}/"))
         })
@@ -415,26 +417,25 @@ const REGISTRATION_FILES: &[&str] = &[
     "src/plan/target.rs",
 ];
 
-/// How many product files outside a kind's homes and [`REGISTRATION_FILES`] name any of its
-/// identifiers ([`KIND_IDENTIFIERS`]), the bound each may not pass: the figures measured when
+/// How many engine files (outside every kind's files, [`KIND_FOLDERS`], and
+/// [`REGISTRATION_FILES`]) name any of a kind's identifiers ([`KIND_IDENTIFIERS`]), the bound each may not pass: the figures measured when
 /// the dispatch over operations became the kinds' table (`plan/kinds/registry.rs`). Lower a
 /// bound when a change brings its count down, never raise it: a kind's arm added to an engine
 /// file fails here. What they are, for webhooks (a stack object, the newest kind): the read of
-/// its list before a write (`apply/fresh.rs`), its `--only` families (`plan/address.rs`), the
-/// re-export of its operations (`plan/mod.rs`), and alerts' channels, which name webhooks
-/// (`apply/kinds/alert.rs`). Dashboards and alerts are named more: alerts live on dashboards,
+/// its list before a write (`apply/fresh.rs`), its `--only` families (`plan/address.rs`) and the
+/// re-export of its operations (`plan/mod.rs`). Dashboards and alerts are named more: alerts live on dashboards,
 /// and ownership, preview, write-back and drift tell the two apart.
 const KIND_FILE_BOUNDS: &[(&str, usize)] = &[
     ("service", 6),
     ("private_endpoint", 3),
     ("pipe", 6),
-    ("dashboard", 15),
-    ("alert", 12),
-    ("webhook", 4),
+    ("dashboard", 13),
+    ("alert", 11),
+    ("webhook", 3),
 ];
 
-/// The engine files outside `kind`'s homes and the registration files that name one of its
-/// identifiers, sorted.
+/// The engine files (outside every kind's files and the registration files) that name one of
+/// `kind`'s identifiers, sorted.
 fn files_naming_kind(sources: &BTreeMap<Vec<String>, Source>, kind: &str) -> Vec<String> {
     let Some((_, names)) = KIND_IDENTIFIERS.iter().find(|(k, _)| *k == kind) else {
         return Vec::new();
@@ -443,6 +444,9 @@ fn files_naming_kind(sources: &BTreeMap<Vec<String>, Source>, kind: &str) -> Vec
         .iter()
         .flat_map(|name| files_naming(sources, kind, name))
         .filter(|path| !REGISTRATION_FILES.contains(&path.as_str()))
+        // Another kind's files may name it (an alert's channel names a webhook): that is the
+        // other kind's own business, not an engine arm.
+        .filter(|path| !KIND_FOLDERS.iter().any(|folder| path.starts_with(folder)))
         .collect();
     files.sort();
     files.dedup();
@@ -457,7 +461,7 @@ fn a_kind_is_named_in_a_bounded_set_of_files() {
         let files = files_naming_kind(&sources, kind);
         if files.len() > *bound {
             over.push(format!(
-                "the {kind} kind is named in {} files outside its own and the registration \
+                "the {kind} kind is named in {} engine files outside the kinds' and the registration \
                  files (bound {bound}):\n  {}",
                 files.len(),
                 files.join("\n  ")
