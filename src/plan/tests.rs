@@ -1264,7 +1264,7 @@ fn an_unknown_operation_is_refused_by_name() {
     assert_eq!(
         read("cluster-delete"),
         "unknown operation `cluster-delete`: operations are of a service-, private-endpoint-, \
-         pipe-, dashboard-, alert- or webhook-"
+         pipe-, dashboard-, alert-, webhook- or reverse-endpoint-"
     );
     assert!(
         serde_json::from_value::<crate::plan::Operation>(serde_json::json!({
