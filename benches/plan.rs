@@ -263,6 +263,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 instance_names: Vec::new(),
                 key_parameter: None,
                 read_webhooks: false,
+                sources: Default::default(),
                 webhooks: Default::default(),
             },
         );

@@ -95,6 +95,13 @@ pub enum Address<'a> {
         /// Webhook key.
         webhook: &'a str,
     },
+    /// `source.S.K`: a data source the config declares.
+    Source {
+        /// Stack key.
+        stack: &'a str,
+        /// Source key.
+        source: &'a str,
+    },
     /// `pipe.K.P.settings`: a pipe's settings (`PUT .../settings`).
     PipeSettings {
         /// Service key.
@@ -200,6 +207,7 @@ impl fmt::Display for Address<'_> {
             Address::Alert { stack, alert } => write!(f, "alert.{stack}.{alert}"),
             Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
             Address::Webhook { stack, webhook } => write!(f, "webhook.{stack}.{webhook}"),
+            Address::Source { stack, source } => write!(f, "source.{stack}.{source}"),
             Address::PipeSettings { service, pipe } => {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
@@ -282,6 +290,10 @@ impl<'a> Address<'a> {
                 stack: key,
                 webhook: segment(tail)?,
             },
+            "source" => Address::Source {
+                stack: key,
+                source: segment(tail)?,
+            },
             _ => return None,
         };
         Some(address)
@@ -305,7 +317,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::Source { .. } => None,
         }
     }
 
@@ -328,7 +341,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::Source { .. } => None,
         }
     }
 
@@ -351,7 +365,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::Source { .. } => None,
         }
     }
 
@@ -363,7 +378,8 @@ impl<'a> Address<'a> {
             | Address::Tile { stack, .. }
             | Address::Alert { stack, .. }
             | Address::LiveAlert { stack, .. }
-            | Address::Webhook { stack, .. } => Some(stack),
+            | Address::Webhook { stack, .. }
+            | Address::Source { stack, .. } => Some(stack),
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::Pipe { .. }
@@ -395,7 +411,8 @@ impl<'a> Address<'a> {
             | Address::PipeCompute { .. }
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::Source { .. } => None,
         }
     }
 
@@ -421,6 +438,7 @@ impl<'a> Address<'a> {
             // are written under it; its credentials never are (`is_pipe_credential_pointer`).
             Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
             Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
+            Address::Source { stack, source } => vec!["stacks", stack, "sources", source],
             // Its members are never edited in place (the cloud cannot change them).
             Address::PrivateEndpoint { .. }
             | Address::ReverseEndpoint { .. }
@@ -451,7 +469,8 @@ impl<'a> Address<'a> {
             | Address::PipeCompute { .. }
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
-            | Address::Webhook { .. } => return None,
+            | Address::Webhook { .. }
+            | Address::Source { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
@@ -551,6 +570,13 @@ pub enum AddressBuf {
         /// Webhook key.
         webhook: SmolStr,
     },
+    /// `source.S.K`.
+    Source {
+        /// Stack key.
+        stack: SmolStr,
+        /// Source key.
+        source: SmolStr,
+    },
     /// `pipe.K.P.settings`.
     PipeSettings {
         /// Service key.
@@ -601,7 +627,8 @@ impl AddressBuf {
             | AddressBuf::PipeCompute { .. }
             | AddressBuf::ReverseEndpoint { .. }
             | AddressBuf::ServiceMember { .. }
-            | AddressBuf::Webhook { .. } => None,
+            | AddressBuf::Webhook { .. }
+            | AddressBuf::Source { .. } => None,
         }
     }
 
@@ -642,6 +669,7 @@ impl AddressBuf {
                 name: Cow::Borrowed(name),
             },
             AddressBuf::Webhook { stack, webhook } => Address::Webhook { stack, webhook },
+            AddressBuf::Source { stack, source } => Address::Source { stack, source },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
             AddressBuf::ReverseEndpoint { service, endpoint } => {
@@ -719,6 +747,10 @@ impl From<&Address<'_>> for AddressBuf {
             Address::Webhook { stack, webhook } => AddressBuf::Webhook {
                 stack: text(stack),
                 webhook: text(webhook),
+            },
+            Address::Source { stack, source } => AddressBuf::Source {
+                stack: text(stack),
+                source: text(source),
             },
             Address::PipeSettings { service, pipe } => AddressBuf::PipeSettings {
                 service: text(service),

@@ -10,8 +10,8 @@ use super::cloud::{delete, delete_gone, segment};
 use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
-    Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
-    SeriesQuery, Source, Webhook, WebhookRequest,
+    Alert, AlertRequest, Connection, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
+    SeriesQuery, Source, SourceRequest, Webhook, WebhookRequest,
 };
 
 /// Page size of the alerts list (the API's maximum).
@@ -166,6 +166,43 @@ impl ObservabilityClient {
     /// path for the standalone API; the sandbox serves it beside the managed stack's list.
     pub(crate) async fn list_sources(&self) -> Result<Vec<Source>, ApiError> {
         let call = Call::new("list sources", Method::GET, "/api/v2/sources");
+        self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/sources`.
+    pub(crate) async fn create_source(&self, body: &SourceRequest) -> Result<Source, ApiError> {
+        let call = Call::new("create source", Method::POST, "/api/v2/sources").json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `PUT /api/v2/sources/{id}`: replaces the whole source.
+    pub(crate) async fn update_source(
+        &self,
+        id: &str,
+        body: &SourceRequest,
+    ) -> Result<Source, ApiError> {
+        let call = Call::new(
+            "update source",
+            Method::PUT,
+            format!("/api/v2/sources/{}", segment(id)),
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `DELETE /api/v2/sources/{id}`; a source already gone (404) is deleted.
+    pub(crate) async fn delete_source(&self, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete source",
+            Method::DELETE,
+            format!("/api/v2/sources/{}", segment(id)),
+        );
+        delete_gone(&self.api, &call).await
+    }
+
+    /// `GET /api/v2/connections`: the ClickHouse connections a source names.
+    pub(crate) async fn list_connections(&self) -> Result<Vec<Connection>, ApiError> {
+        let call = Call::new("list connections", Method::GET, "/api/v2/connections");
         self.api.observability_data(&call).await
     }
 

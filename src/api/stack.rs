@@ -153,6 +153,17 @@ impl StackApi {
         }
     }
 
+    /// The ClickHouse connections, to resolve a declared source's `connection:` name; the
+    /// managed stack's document lists none (its sources cannot be written there).
+    pub(crate) async fn list_connections(
+        &self,
+    ) -> Result<Vec<crate::api::wire::Connection>, ApiError> {
+        match self {
+            StackApi::Managed { .. } => Ok(Vec::new()),
+            StackApi::Standalone(client) => client.list_connections().await,
+        }
+    }
+
     /// The webhooks, to resolve `webhook:` names.
     pub(crate) async fn list_webhooks(&self) -> Result<Vec<Webhook>, ApiError> {
         match self {

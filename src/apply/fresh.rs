@@ -481,6 +481,10 @@ impl Fresh {
                 webhooks: stack_api()?.list_webhooks().await.map_err(ReadError::Api)?,
                 ..StackLive::default()
             }),
+            Scope::Sources(_) => Data::Stack(StackLive {
+                sources: stack_api()?.list_sources().await.map_err(ReadError::Api)?,
+                ..StackLive::default()
+            }),
             Scope::PipeCompute(service) => Data::PipeCompute(
                 cloud()?
                     .pipe_compute(service)

@@ -535,6 +535,7 @@ fn stack(
         key_parameter: None,
         read_webhooks: false,
         webhooks: stack_webhooks(&key.name, node, secrets, diags),
+        sources: super::source_rules::build(node),
     })
 }
 

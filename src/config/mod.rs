@@ -52,6 +52,7 @@ pub(crate) mod server_rules;
 pub(crate) mod service_rules;
 pub(crate) mod service_settings_rules;
 mod shared_rules;
+pub(crate) mod source_rules;
 pub(crate) mod templates;
 pub(crate) mod webhook_rules;
 pub(crate) mod yaml;

@@ -560,6 +560,30 @@ pub struct StackConfig {
     /// `webhooks:` by local key (the observability API writes them; the managed stack's
     /// document only lists them).
     pub webhooks: IndexMap<SmolStr, WebhookConfig>,
+    /// `sources:` by local key (the observability API writes them; the managed stack's
+    /// document only lists them).
+    pub sources: IndexMap<SmolStr, SourceConfig>,
+}
+
+/// A data source of a stack (`sources.<key>`), at `source.<stack>.<key>`: its members as the
+/// observability API names them, checked by kind by the schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceConfig {
+    /// The local key.
+    pub key: Located<SmolStr>,
+    /// Name (two sources may share one; configs refer to a source by its key or name).
+    pub name: Located<SmolStr>,
+    /// `renamedFrom:` names the source had before (its id kept).
+    pub renamed_from: Vec<Located<SmolStr>>,
+    /// `log`, `trace`, `metric`, `session` or `promql`.
+    pub kind: Option<Located<SmolStr>>,
+    /// The ClickHouse connection, by id or name.
+    pub connection: Option<Located<SmolStr>>,
+    /// Every other member, as written (`logSource`, `traceSource`, `metricSource` and
+    /// `sessionSource` name another source by key or name, sent as its `...SourceId`).
+    pub members: Vec<(SmolStr, Located<serde_json::Value>)>,
+    /// `absent: true`: delete it (with `--allow-destroy`).
+    pub absent: bool,
 }
 
 /// A webhook of a stack (`webhooks.<key>`), at `webhook.<stack>.<key>`. Its destination,

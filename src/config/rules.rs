@@ -109,6 +109,10 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         for webhook in stack.webhooks.values() {
             key_name(&webhook.key, "webhook", diags);
         }
+        super::source_rules::check(stack, diags);
+        for source in stack.sources.values() {
+            key_name(&source.key, "source", diags);
+        }
     }
     super::shared_rules::check(config, diags);
 }

@@ -146,9 +146,11 @@ fn a_stack_keeps_its_owner_key_and_leaves_out_what_a_config_cannot_hold() {
         !yaml.contains("Twice") && !yaml.contains("Orphan"),
         "{yaml}"
     );
-    assert_eq!(exported.warnings.len(), 2, "{:?}", exported.warnings);
-    assert!(exported.warnings[0].contains("2 dashboards are named \"Twice\""));
-    assert!(exported.warnings[1].contains("alert \"Orphan\" not exported"));
+    // Two sources share the name `Dup`: neither is exported (sources are found by name).
+    assert_eq!(exported.warnings.len(), 4, "{:?}", exported.warnings);
+    assert!(exported.warnings[0].contains("source \"Dup\" (id s2) is left out"));
+    assert!(exported.warnings[2].contains("2 dashboards are named \"Twice\""));
+    assert!(exported.warnings[3].contains("alert \"Orphan\" not exported"));
 }
 
 #[test]

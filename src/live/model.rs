@@ -141,4 +141,7 @@ pub struct StackLive {
     /// Webhooks (used to resolve `webhook:` names to ids), read when the stack's config names
     /// one by name.
     pub webhooks: Vec<Webhook>,
+    /// ClickHouse connections (a declared source's `connection:` names one), read when the
+    /// stack declares sources.
+    pub connections: Vec<crate::api::wire::Connection>,
 }

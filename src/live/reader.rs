@@ -26,7 +26,8 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{
-    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+    Alert, Backup, Connection, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service,
+    Source, Webhook,
 };
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -43,6 +44,7 @@ enum Read {
     Alerts { stack: String },
     Sources { stack: String },
     Webhooks { stack: String },
+    Connections { stack: String },
     PipeCompute { service: String },
     ReverseEndpoints { service: String },
 }
@@ -57,6 +59,7 @@ enum Payload {
     Alerts(Vec<Alert>),
     Sources(Vec<Source>),
     Webhooks(Vec<Webhook>),
+    Connections(Vec<Connection>),
     PipeCompute(PipeScaling),
     ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
@@ -167,6 +170,7 @@ impl<'a> Reading<'a> {
         let (config, scope) = (self.config, self.scope);
         let mut leaders: BTreeMap<String, String> = BTreeMap::new();
         let mut webhooks: BTreeSet<String> = BTreeSet::new();
+        let mut connections: BTreeSet<String> = BTreeSet::new();
         for (key, stack) in config
             .stacks
             .iter()
@@ -191,8 +195,13 @@ impl<'a> Reading<'a> {
                             key.clone()
                         }
                     };
-                    if stack.needs_webhooks() && webhooks.insert(lists) {
+                    if stack.needs_webhooks() && webhooks.insert(lists.clone()) {
                         spawn_webhooks_read(&mut self.tasks, &leader, &api);
+                    }
+                    // An export (which reads the webhooks too) writes connections by name.
+                    let sources = !stack.sources.is_empty() || stack.read_webhooks;
+                    if sources && connections.insert(lists) {
+                        spawn_connections_read(&mut self.tasks, &leader, &api);
                     }
                     self.stack_apis.insert(key.clone(), api);
                 }
@@ -262,7 +271,8 @@ impl<'a> Reading<'a> {
                 read @ (Read::Dashboards { .. }
                 | Read::Alerts { .. }
                 | Read::Sources { .. }
-                | Read::Webhooks { .. }),
+                | Read::Webhooks { .. }
+                | Read::Connections { .. }),
                 Ok(payload),
             ) => self.stack_listed(read, payload),
             // The observability API's public document names no sources list: a server without
@@ -273,13 +283,8 @@ impl<'a> Reading<'a> {
             {
                 self.no_sources_lists(&stack, &error);
             }
-            // Read for an export only (no alert names a webhook): without the list it writes
-            // ids, as it always did.
-            (Read::Webhooks { stack }, Err(_))
-                if config
-                    .stacks
-                    .get(&stack)
-                    .is_some_and(|s| !s.names_webhooks()) => {}
+            // Read for an export only: without the list it writes ids, as it always did.
+            (read, Err(_)) if for_export_only(config, &read) => {}
             (read, Err(error)) => {
                 if let Some(problem) =
                     read_problem(config, self.clients, &read, &error, &self.stack_apis)
@@ -325,6 +330,9 @@ impl<'a> Reading<'a> {
             }
             (Read::Webhooks { stack }, Payload::Webhooks(webhooks)) => {
                 self.live.stacks.entry(stack).or_default().webhooks = webhooks;
+            }
+            (Read::Connections { stack }, Payload::Connections(connections)) => {
+                self.live.stacks.entry(stack).or_default().connections = connections;
             }
             (read, _) => self.problems.push(Diagnostic::error(
                 Code::LiveInternal,
@@ -439,6 +447,22 @@ fn kept<T>(mut list: Vec<T>) -> Vec<T> {
     list
 }
 
+/// Whether `read` is of a list only an export needs: the webhooks of a stack no alert of
+/// which names a webhook, the connections of a stack that declares no source.
+fn for_export_only(config: &Config, read: &Read) -> bool {
+    match read {
+        Read::Webhooks { stack } => config
+            .stacks
+            .get(stack)
+            .is_some_and(|s| !s.names_webhooks()),
+        Read::Connections { stack } => config
+            .stacks
+            .get(stack)
+            .is_some_and(|s| s.sources.is_empty()),
+        _ => false,
+    }
+}
+
 /// Starts one read: it makes progress whenever the reading is awaited.
 fn start(tasks: &mut Reads, read: impl Future<Output = Outcome> + Send + 'static) {
     tasks.push(read.boxed());
@@ -469,6 +493,15 @@ fn spawn_webhooks_read(tasks: &mut Reads, key: &str, api: &StackApi) {
     start(tasks, async move {
         let result = client.list_webhooks().await.map(Payload::Webhooks);
         (Read::Webhooks { stack }, result)
+    });
+}
+
+/// The connections list: read only for a stack that declares sources (their `connection:`).
+fn spawn_connections_read(tasks: &mut Reads, key: &str, api: &StackApi) {
+    let (stack, client) = (key.to_string(), api.clone());
+    start(tasks, async move {
+        let result = client.list_connections().await.map(Payload::Connections);
+        (Read::Connections { stack }, result)
     });
 }
 
@@ -655,7 +688,8 @@ fn unreachable(
         Read::Dashboards { stack }
         | Read::Alerts { stack }
         | Read::Sources { stack }
-        | Read::Webhooks { stack } => {
+        | Read::Webhooks { stack }
+        | Read::Connections { stack } => {
             matches!(stacks.get(stack), Some(StackApi::Standalone(_)))
         }
         _ => false,
@@ -772,7 +806,8 @@ fn read_problem(
         Read::Dashboards { stack }
         | Read::Alerts { stack }
         | Read::Sources { stack }
-        | Read::Webhooks { stack } => {
+        | Read::Webhooks { stack }
+        | Read::Connections { stack } => {
             let stack_config = config.stacks.get(stack)?;
             let address = format!("stack.{stack}");
             if error.is_unauthorized() {

@@ -273,6 +273,11 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
         };
         out.push(Family::exact(address.to_string(), needs()));
     }
+    // The sources list is read with the stack's lists (and the connections list beside it).
+    for source in stack.sources.keys() {
+        let address = Address::Source { stack: key, source };
+        out.push(Family::exact(address.to_string(), needs()));
+    }
     // A removed template instance is deleted at its address, found through these lists.
     for names in &stack.instance_names {
         let head = format!("{}.{key}.{}[", names.kind, names.entry);

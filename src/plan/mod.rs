@@ -43,6 +43,7 @@ pub use kinds::pipe::op::PipeOp;
 pub use kinds::private_endpoint::op::PrivateEndpointOp;
 pub use kinds::reverse_endpoint::op::ReverseEndpointOp;
 pub use kinds::service::op::ServiceOp;
+pub use kinds::source::op::SourceOp;
 pub use kinds::webhook::op::WebhookOp;
 pub use model::{
     Action, AddressBuf, AlertTarget, Change, FieldChange, Fingerprint, Operation, Plan, StackRef,

@@ -24,7 +24,9 @@ pub(crate) fn tile_series(
     sources: &[Source],
 ) -> Result<Vec<Series>, Box<Diagnostic>> {
     if let Some(config) = &tile.config {
-        let config = crate::plan::build::resolve_config(config, sources)?;
+        let config = crate::plan::build::resolve_config(config, |name| {
+            crate::plan::build::resolve_source(sources, name)
+        })?;
         return Ok(select_series(&config));
     }
     tile.series

@@ -36,6 +36,7 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
                 alerts: Vec::new(),
                 sources: Vec::new(),
                 webhooks: Vec::new(),
+                connections: vec![connection(2)],
             }],
             ..World::default()
         },
@@ -416,6 +417,17 @@ fn sources(prefix: u64) -> Vec<Source> {
     .collect()
 }
 
+/// The ClickHouse connection the seeded sources of stack `prefix` name, as hdx-server seeds
+/// one (`Local ClickHouse`).
+fn connection(prefix: u64) -> crate::api::wire::Connection {
+    crate::api::wire::Connection {
+        id: format!("65f5e4a3{prefix:08x}000000ff"),
+        name: "Local ClickHouse".into(),
+        host: Some("http://127.0.0.1:8123".into()),
+        username: Some("default".into()),
+    }
+}
+
 /// The webhooks hdx-server seeds (the same ids and names, so a config's `webhookId` and
 /// `webhook:` read alike on both): three `generic` ones.
 fn webhooks(created: Timestamp) -> Vec<StoredWebhook> {
@@ -536,6 +548,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         alerts: Vec::new(),
         sources: managed_sources.clone(),
         webhooks: webhooks(created),
+        connections: Vec::new(),
     };
     // One dashboard and alert that the quickstart does not name, so pruning has something to see.
     let dashboard_id = world.new_id();
@@ -585,6 +598,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         alerts: Vec::new(),
         sources: sources(2),
         webhooks: webhooks(created),
+        connections: vec![connection(2)],
     });
 }
 
@@ -665,6 +679,7 @@ fn large_times(scale: usize, now: Timestamp) -> World {
             alerts: Vec::new(),
             sources: stack_sources.clone(),
             webhooks: Vec::new(),
+            connections: vec![connection(10 + index as u64)],
         };
         for d in 0..150 * scale {
             large_dashboard(&mut world, &mut stack, d, &stack_sources, created);

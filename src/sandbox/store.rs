@@ -104,6 +104,9 @@ pub(crate) struct Stack {
     /// Webhooks (absent from state files written before them).
     #[serde(default)]
     pub webhooks: Vec<StoredWebhook>,
+    /// ClickHouse connections the sources name (absent from state files written before them).
+    #[serde(default)]
+    pub connections: Vec<crate::api::wire::Connection>,
 }
 
 /// A stored webhook: what a list answers, and fingerprints of the write-only members.

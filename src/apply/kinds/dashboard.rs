@@ -12,7 +12,7 @@ use crate::address::{Address, AddressBuf};
 use crate::api::limits::DASHBOARD_MAX_TAGS;
 use crate::api::wire::{Dashboard, DashboardRequest};
 use crate::apply::fresh::Data;
-use crate::apply::write::{Context, Created, Doubles, WriteError};
+use crate::apply::write::{Context, Created, Doubles, StepError, WriteError};
 use crate::live::StackLive;
 use crate::plan::ownership::tagged_for_another;
 use crate::plan::{DashboardOp, Operation, StackRef, normalize};
@@ -145,7 +145,41 @@ impl Sends for DashboardOp {
         Box::pin(send(context, self))
     }
 
+    /// The ids of the sources its tiles name that this plan creates, filled in.
+    fn resolve<'a>(
+        &'a self,
+        context: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<Operation>, StepError>> {
+        Box::pin(resolve(context, self))
+    }
+
     fn doubles(&self) -> Option<Box<dyn Doubles + '_>> {
         doubles(self).map(|d| Box::new(d) as Box<dyn Doubles>)
     }
+}
+
+/// The dashboard with the ids of the sources its tiles name that this plan creates filled
+/// in; `None` when its tiles name none.
+async fn resolve(
+    context: &Context,
+    operation: &DashboardOp,
+) -> Result<Option<Operation>, StepError> {
+    let (stack, body) = match operation {
+        DashboardOp::Create { stack, body } | DashboardOp::Update { stack, body, .. } => {
+            (stack, body)
+        }
+        DashboardOp::Delete { .. } => return Ok(None),
+    };
+    let mut value = serde_json::to_value(body)
+        .map_err(|e| StepError::Failed(format!("cannot read the dashboard's body: {e}")))?;
+    if !super::source::fill_in(context, stack, &mut value).await? {
+        return Ok(None);
+    }
+    let filled: DashboardRequest = serde_json::from_value(value)
+        .map_err(|e| StepError::Failed(format!("cannot fill in the dashboard's sources: {e}")))?;
+    let mut operation = operation.clone();
+    if let DashboardOp::Create { body, .. } | DashboardOp::Update { body, .. } = &mut operation {
+        *body = filled;
+    }
+    Ok(Some(Operation::Dashboard(operation)))
 }

@@ -13,4 +13,5 @@ pub(super) mod pipe;
 pub(super) mod private_endpoint;
 pub(super) mod reverse_endpoint;
 pub(super) mod service;
+pub(super) mod source;
 pub(super) mod webhook;

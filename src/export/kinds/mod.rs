@@ -7,6 +7,7 @@ mod pipe;
 mod private_endpoint;
 mod reverse_endpoint;
 mod service;
+mod source;
 mod webhook;
 
 pub(crate) use alert::adopted_alert_node;
@@ -35,5 +36,9 @@ pub(crate) const SERVICE_SECTIONS: &[ServiceSection] = &[
 
 /// The sections of a stack, after its target; a section may use what the ones before it
 /// exported (alerts name dashboards).
-pub(crate) const STACK_SECTIONS: &[StackSection] =
-    &[dashboard::dashboards, alert::alerts, webhook::webhooks];
+pub(crate) const STACK_SECTIONS: &[StackSection] = &[
+    source::sources,
+    dashboard::dashboards,
+    alert::alerts,
+    webhook::webhooks,
+];

@@ -166,7 +166,7 @@ fn place(value: &mut Value, path: &str) {
 }
 
 /// A JSON value as YAML, nulls left out; at each credential path, its placeholder.
-fn json_node(value: &Value, at: &str, credentials: &[(&str, String)]) -> Option<Node> {
+pub(super) fn json_node(value: &Value, at: &str, credentials: &[(&str, String)]) -> Option<Node> {
     if let Some((_, name)) = credentials.iter().find(|(path, _)| *path == at) {
         return Some(Node::Commented(
             Box::new(reference(name)),

@@ -22,6 +22,9 @@ pub(crate) struct Builder<'a> {
     /// The stack being planned's declared webhooks, by key and by name, for its alerts'
     /// `webhook:` references (`plan/kinds/webhook.rs`).
     pub(crate) webhooks: std::collections::BTreeMap<SmolStr, PlannedWebhook>,
+    /// The stack being planned's declared sources, by key and by name, for the references to
+    /// them (`plan/kinds/source.rs`).
+    pub(crate) sources: std::collections::BTreeMap<SmolStr, PlannedSource>,
     /// The service being planned's declared reverse private endpoints, by key, for its kafka
     /// pipes' `reversePrivateEndpoints` (`plan/kinds/reverse_endpoint.rs`).
     pub(crate) reverse_endpoints: std::collections::BTreeMap<String, PlannedEndpoint>,
@@ -47,6 +50,18 @@ pub(crate) struct PlannedWebhook {
     pub(crate) created: Option<usize>,
     /// Its service.
     pub(crate) service: String,
+    /// Its name.
+    pub(crate) name: String,
+}
+
+/// A declared source as planned, for the references to it by key or name: its live id, or
+/// the step that creates it.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedSource {
+    /// The live source's id (kept by an update).
+    pub(crate) id: Option<String>,
+    /// The step that creates it.
+    pub(crate) created: Option<usize>,
     /// Its name.
     pub(crate) name: String,
 }

@@ -56,6 +56,7 @@ pub fn plan(config: &Config, live: &LiveState, options: &PlanOptions) -> (Plan, 
         },
         diagnostics: Vec::new(),
         webhooks: BTreeMap::new(),
+        sources: BTreeMap::new(),
         reverse_endpoints: BTreeMap::new(),
     };
     // A run limited by `--only` read only the lists its addresses need; what was not read is

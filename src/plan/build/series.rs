@@ -173,10 +173,11 @@ fn select_item(series: &Series) -> Value {
 
 /// A config tile's `config` as sent: `source:` (a name) resolved to `sourceId`, and a search,
 /// event-pattern or heatmap tile's `whereLanguage` written (`lucene` when the config leaves it
-/// out: the current documents list it as required there).
+/// out: the current documents list it as required there). `source_id` resolves the name (the
+/// planner's also knows the sources the config declares).
 pub(crate) fn resolve_config(
     config: &model::Located<Value>,
-    sources: &[Source],
+    source_id: impl Fn(&model::Located<SmolStr>) -> Result<String, Box<Diagnostic>>,
 ) -> Result<Value, Box<Diagnostic>> {
     let mut value = config.value.clone();
     if let Value::Object(map) = &mut value
@@ -192,7 +193,7 @@ pub(crate) fn resolve_config(
     if let Value::Object(map) = &mut value
         && let Some(Value::String(name)) = map.remove("source")
     {
-        let id = resolve_source(sources, &model::Located::new(name.into(), config.span))?;
+        let id = source_id(&model::Located::new(name.into(), config.span))?;
         map.insert("sourceId".into(), Value::from(id));
     }
     Ok(value)

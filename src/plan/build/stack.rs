@@ -53,8 +53,7 @@ impl Builder<'_> {
         let tag = ownership_tag(&stack.key.value);
         let index = StackIndex::new(live, all, stack.generation.as_ref().map(|g| g.value));
         self.diagnostics.extend(carried_tiles(stack, &index));
-        // Webhooks first: an alert that names one created here waits for its step.
-        self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
+        self.before_dashboards(stack, &stack_ref, (live, all));
         let first_step = self.plan.steps.len();
 
         // Dashboards: create or update, config order.
@@ -112,9 +111,35 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
-        self.absent_webhooks(stack, &stack_ref, live, first_step);
+        self.after_alerts(stack, &stack_ref, (live, all), first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
+    }
+
+    /// Webhooks and sources first: an alert or a tile that names one created here waits for
+    /// its step. `live` is the stack's own view, `all` the team's lists.
+    fn before_dashboards(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        (live, all): (&StackLive, &StackLive),
+    ) {
+        self.webhooks = self.plan_webhooks(stack, stack_ref, live);
+        self.plan_sources(stack, stack_ref, all);
+    }
+
+    /// After the alerts (planned since step `from`): the webhooks and sources declared
+    /// `absent`, and the steps naming a source created here made to wait for it.
+    fn after_alerts(
+        &mut self,
+        stack: &StackConfig,
+        stack_ref: &StackRef,
+        (live, all): (&StackLive, &StackLive),
+        from: usize,
+    ) {
+        self.absent_webhooks(stack, stack_ref, live, from);
+        self.wait_for_sources(from);
+        self.absent_sources(stack, stack_ref, all, from);
     }
 
     /// Moves each `(delete, update)` pair's delete before its update.

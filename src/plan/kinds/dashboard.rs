@@ -21,7 +21,7 @@ use crate::plan::build::builder::{
 };
 use crate::plan::build::dedupe;
 use crate::plan::build::index::StackIndex;
-use crate::plan::build::series::{lower, modelled, resolve_config, resolve_source, wire_series};
+use crate::plan::build::series::{lower, modelled, resolve_config, wire_series};
 use crate::plan::diff::{self, diff};
 use crate::plan::model::{Action, Change, FieldChange, Operation, StackRef};
 use crate::plan::normalize;
@@ -595,7 +595,11 @@ impl Builder<'_> {
             if !self.config_source_is_an_object_id(index, tile) {
                 return None;
             }
-            return match resolve_config(config, &index.live.sources) {
+            let listed = &index.live.sources;
+            let resolved = resolve_config(config, |name| {
+                self.source_id(listed, name).map(|(id, _)| id)
+            });
+            return match resolved {
                 Ok(value) => Some((Vec::new(), Some(value))),
                 Err(diagnostic) => {
                     self.error(*diagnostic);
@@ -683,8 +687,8 @@ impl Builder<'_> {
                     None
                 }
                 Some(SourceRef::Id(id)) => Some(id.value.to_string()),
-                Some(SourceRef::Name(name)) => match resolve_source(&index.live.sources, name) {
-                    Ok(id) => Some(id),
+                Some(SourceRef::Name(name)) => match self.source_id(&index.live.sources, name) {
+                    Ok((id, _)) => Some(id),
                     Err(diagnostic) => {
                         self.error(*diagnostic);
                         failed = true;

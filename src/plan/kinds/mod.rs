@@ -17,4 +17,5 @@ pub(crate) mod private_endpoint;
 pub(crate) mod registry;
 pub(crate) mod reverse_endpoint;
 pub(crate) mod service;
+pub(crate) mod source;
 pub(crate) mod webhook;

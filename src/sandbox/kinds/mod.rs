@@ -77,6 +77,6 @@ mod tests {
                 route.template
             );
         }
-        assert_eq!(seen.len(), 54, "every route of both APIs");
+        assert_eq!(seen.len(), 59, "every route of both APIs");
     }
 }

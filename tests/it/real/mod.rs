@@ -17,6 +17,7 @@ mod differential;
 mod examples;
 mod references;
 pub mod server;
+mod sources;
 mod split_stack;
 mod teams;
 mod webhooks;
