@@ -237,11 +237,13 @@ pub(crate) fn inline(value: &Value) -> String {
     }
 }
 
-/// As [`inline`], with a source or webhook id followed by its name: `"65f5e4a3..." (Logs)`.
+/// As [`inline`], with a source or webhook id followed by its name: `"65f5e4a3..." (Logs)`
+/// (a source's `traceSourceId` and the like too).
 fn inline_at(key: &str, value: &Value, sources: &BTreeMap<String, String>) -> String {
     let text = inline(value);
-    match (key, value) {
-        ("sourceId" | "webhookId", Value::String(id)) => match sources.get(id) {
+    let named = matches!(key, "sourceId" | "webhookId") || key.ends_with("SourceId");
+    match (named, value) {
+        (true, Value::String(id)) => match sources.get(id) {
             Some(name) => format!("{text} ({name})"),
             None => text,
         },

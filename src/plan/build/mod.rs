@@ -102,15 +102,15 @@ pub(crate) fn keep_only(plan: &mut Plan, only: &[String]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// The name of every source whose id a change shows (`sourceId` in a before or after value),
-/// from the stacks' sources lists.
+/// The name of every source whose id a change shows (`sourceId`, or a source's `traceSourceId`
+/// and the like, in a before or after value), from the stacks' sources lists.
 pub(crate) fn source_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, String> {
     let listed = live
         .stacks
         .values()
         .flat_map(|s| &s.sources)
         .map(|s| (s.id.as_str(), s.name.as_str()));
-    names_shown(plan, "sourceId", listed)
+    names_shown(plan, |k| k == "sourceId" || k.ends_with("SourceId"), listed)
 }
 
 /// The name of every webhook whose id a change shows (`webhookId` in a before or after value),
@@ -121,21 +121,21 @@ pub(crate) fn webhook_names(plan: &Plan, live: &LiveState) -> BTreeMap<String, S
         .values()
         .flat_map(|s| &s.webhooks)
         .map(|w| (w.id.as_str(), w.name.as_str()));
-    names_shown(plan, "webhookId", listed)
+    names_shown(plan, |k| k == "webhookId", listed)
 }
 
-/// The names of the `listed` (id, name) pairs whose id a change shows under `key`.
+/// The names of the `listed` (id, name) pairs whose id a change shows under a key `key` takes.
 fn names_shown<'l>(
     plan: &Plan,
-    key: &str,
+    key: fn(&str) -> bool,
     listed: impl Iterator<Item = (&'l str, &'l str)>,
 ) -> BTreeMap<String, String> {
-    fn ids<'v>(value: &'v Value, key: &str, out: &mut BTreeSet<&'v str>) {
+    fn ids<'v>(value: &'v Value, key: fn(&str) -> bool, out: &mut BTreeSet<&'v str>) {
         match value {
             Value::Object(map) => {
                 for (k, v) in map {
                     match v {
-                        Value::String(id) if k == key => {
+                        Value::String(id) if key(k) => {
                             out.insert(id);
                         }
                         _ => ids(v, key, out),

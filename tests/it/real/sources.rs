@@ -115,6 +115,7 @@ fn created_changed_renamed_deleted(target: &Target) {
             "+ source.platform.sessions",
             "sourceId: \"(the source \\\"Audit\\\" this plan creates)\"",
             "3. dashboard.platform.api (after 1)",
+            "\" (Traces)",
         ],
     );
     let audit = listed(target, "Audit").expect("the source is created");
@@ -335,3 +336,65 @@ fn source_config_errors_are_at_their_lines() {
     );
     assert!(target.writes().is_empty());
 }
+
+/// What the server refuses of a source body, answered alike by both (the sandbox's rules are
+/// hdx-server's): a kind it does not know, a required member left out, `null` for a member, a
+/// connection that is not the team's, an unknown member dropped.
+fn refused_bodies_read_alike(target: &Target) {
+    let connection = target.ui("GET", "/connections", None).data()[0]["id"].clone();
+    let log = |extra: Value| {
+        let mut body = serde_json::json!({
+            "name": "Probe", "kind": "log", "connection": connection,
+            "from": {"databaseName": "default", "tableName": "probe"},
+            "defaultTableSelectExpression": "Timestamp", "timestampValueExpression": "Timestamp",
+        });
+        if let (Some(map), Value::Object(more)) = (body.as_object_mut(), extra) {
+            map.extend(more);
+        }
+        body
+    };
+    let cases = [
+        (
+            serde_json::json!({"name": "X", "kind": "wat"}),
+            "Body validation failed: kind: Invalid discriminator value. Expected 'log' | 'trace' | 'session' | 'metric' | 'promql'",
+        ),
+        (
+            log(serde_json::json!({"serviceNameExpression": null})),
+            "Body validation failed: serviceNameExpression: Expected string, received null",
+        ),
+        (
+            log(serde_json::json!({"connection": "65f5e4a3b9e77c001a567890"})),
+            "connection must be an existing connection id",
+        ),
+    ];
+    for (body, message) in cases {
+        let answer = target.obs("POST", "/sources", Some(body));
+        assert_eq!(answer.status, 400, "{}: {}", target.name(), answer.text);
+        assert!(
+            answer.text.contains(message),
+            "{}: {message:?} not in {}",
+            target.name(),
+            answer.text
+        );
+    }
+    let answer = target.obs(
+        "POST",
+        "/sources",
+        Some(log(serde_json::json!({"bogus": 1}))),
+    );
+    assert_eq!(answer.status, 200, "{}: {}", target.name(), answer.text);
+    let created = answer.data();
+    assert!(
+        created.get("bogus").is_none(),
+        "{}: {created}",
+        target.name()
+    );
+    assert_eq!(
+        created["querySettings"],
+        serde_json::json!([]),
+        "{}",
+        target.name()
+    );
+    assert_eq!(created["disabled"], false, "{}", target.name());
+}
+on_both!(refused_bodies_read_alike);
