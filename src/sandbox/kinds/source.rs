@@ -42,154 +42,33 @@ pub(super) const ROUTES: &[Route] = &[
     ),
 ];
 
-/// Each kind's members (the document's `LogSource`, ...) and the ones it requires (the
-/// document's, and a session source's `timestampValueExpression`, which hdx-server requires).
+/// The members every kind takes, and the ones it requires (`connection`, `from`; `name` and
+/// `kind` are checked first).
+const COMMON: [&str; 7] = [
+    "name",
+    "section",
+    "disabled",
+    "kind",
+    "connection",
+    "from",
+    "querySettings",
+];
+
+/// Each kind's own members (the document's `LogSource`, ...) and the ones it requires beside
+/// [`COMMON`]'s (the document's, and a session source's `timestampValueExpression`, which
+/// hdx-server requires; a trace source's `durationPrecision` defaults to 3).
+#[rustfmt::skip]
 const KINDS: [(&str, &[&str], &[&str]); 5] = [
-    (
-        "log",
-        &[
-            "name",
-            "section",
-            "disabled",
-            "kind",
-            "connection",
-            "from",
-            "querySettings",
-            "defaultTableSelectExpression",
-            "timestampValueExpression",
-            "serviceNameExpression",
-            "serviceVersionExpression",
-            "severityTextExpression",
-            "bodyExpression",
-            "eventAttributesExpression",
-            "resourceAttributesExpression",
-            "displayedTimestampValueExpression",
-            "metricSourceId",
-            "traceSourceId",
-            "traceIdExpression",
-            "spanIdExpression",
-            "implicitColumnExpression",
-            "knownColumnsListExpression",
-            "useTextIndexForImplicitColumn",
-            "highlightedTraceAttributeExpressions",
-            "highlightedRowAttributeExpressions",
-            "materializedViews",
-            "metadataMaterializedViews",
-        ],
-        &[
-            "connection",
-            "from",
-            "defaultTableSelectExpression",
-            "timestampValueExpression",
-        ],
-    ),
-    (
-        "trace",
-        &[
-            "name",
-            "section",
-            "disabled",
-            "kind",
-            "connection",
-            "from",
-            "querySettings",
-            "defaultTableSelectExpression",
-            "timestampValueExpression",
-            "durationExpression",
-            "durationPrecision",
-            "traceIdExpression",
-            "spanIdExpression",
-            "parentSpanIdExpression",
-            "spanNameExpression",
-            "spanKindExpression",
-            "logSourceId",
-            "sessionSourceId",
-            "metricSourceId",
-            "statusCodeExpression",
-            "statusMessageExpression",
-            "serviceNameExpression",
-            "serviceVersionExpression",
-            "resourceAttributesExpression",
-            "eventAttributesExpression",
-            "spanEventsValueExpression",
-            "implicitColumnExpression",
-            "knownColumnsListExpression",
-            "useTextIndexForImplicitColumn",
-            "highlightedTraceAttributeExpressions",
-            "highlightedRowAttributeExpressions",
-            "materializedViews",
-            "metadataMaterializedViews",
-        ],
-        &[
-            "connection",
-            "from",
-            "defaultTableSelectExpression",
-            "timestampValueExpression",
-            "durationExpression",
-            "traceIdExpression",
-            "spanIdExpression",
-            "parentSpanIdExpression",
-            "spanNameExpression",
-            "spanKindExpression",
-        ],
-    ),
-    (
-        "metric",
-        &[
-            "name",
-            "section",
-            "disabled",
-            "kind",
-            "connection",
-            "from",
-            "querySettings",
-            "metricTables",
-            "timestampValueExpression",
-            "resourceAttributesExpression",
-            "logSourceId",
-        ],
-        &[
-            "connection",
-            "from",
-            "metricTables",
-            "timestampValueExpression",
-            "resourceAttributesExpression",
-        ],
-    ),
-    (
-        "session",
-        &[
-            "name",
-            "section",
-            "disabled",
-            "kind",
-            "connection",
-            "from",
-            "querySettings",
-            "timestampValueExpression",
-            "traceSourceId",
-        ],
-        &[
-            "connection",
-            "from",
-            "traceSourceId",
-            "timestampValueExpression",
-        ],
-    ),
-    (
-        "promql",
-        &[
-            "name",
-            "section",
-            "disabled",
-            "kind",
-            "connection",
-            "from",
-            "querySettings",
-            "timestampValueExpression",
-        ],
-        &["connection", "from", "timestampValueExpression"],
-    ),
+    ("log", &["defaultTableSelectExpression", "timestampValueExpression", "serviceNameExpression", "serviceVersionExpression", "severityTextExpression", "bodyExpression", "eventAttributesExpression", "resourceAttributesExpression", "displayedTimestampValueExpression", "metricSourceId", "traceSourceId", "traceIdExpression", "spanIdExpression", "implicitColumnExpression", "knownColumnsListExpression", "useTextIndexForImplicitColumn", "highlightedTraceAttributeExpressions", "highlightedRowAttributeExpressions", "materializedViews", "metadataMaterializedViews"],
+        &["defaultTableSelectExpression", "timestampValueExpression"]),
+    ("trace", &["defaultTableSelectExpression", "timestampValueExpression", "durationExpression", "durationPrecision", "traceIdExpression", "spanIdExpression", "parentSpanIdExpression", "spanNameExpression", "spanKindExpression", "logSourceId", "sessionSourceId", "metricSourceId", "statusCodeExpression", "statusMessageExpression", "serviceNameExpression", "serviceVersionExpression", "resourceAttributesExpression", "eventAttributesExpression", "spanEventsValueExpression", "implicitColumnExpression", "knownColumnsListExpression", "useTextIndexForImplicitColumn", "highlightedTraceAttributeExpressions", "highlightedRowAttributeExpressions", "materializedViews", "metadataMaterializedViews"],
+        &["defaultTableSelectExpression", "timestampValueExpression", "durationExpression", "traceIdExpression", "spanIdExpression", "parentSpanIdExpression", "spanNameExpression", "spanKindExpression"]),
+    ("metric", &["metricTables", "timestampValueExpression", "resourceAttributesExpression", "logSourceId"],
+        &["metricTables", "timestampValueExpression", "resourceAttributesExpression"]),
+    ("session", &["timestampValueExpression", "traceSourceId"],
+        &["traceSourceId", "timestampValueExpression"]),
+    ("promql", &["timestampValueExpression"],
+        &["timestampValueExpression"]),
 ];
 
 fn list(ctx: &mut Ctx<'_>, call: &Call<'_>) -> Result<Reply, ApiError> {
@@ -281,12 +160,13 @@ fn checked(ctx: &Ctx<'_>, stack: usize, body: &Value) -> Result<Map<String, Valu
     {
         problems.push("name: Name is required".to_string());
     }
-    for member in required.iter() {
+    for member in ["connection", "from"].iter().chain(required.iter()) {
         if !map.contains_key(*member) {
             problems.push(format!("{member}: Required"));
         }
     }
-    for (member, value) in map.iter().filter(|(k, _)| members.contains(&k.as_str())) {
+    let known = |k: &str| COMMON.contains(&k) || members.contains(&k);
+    for (member, value) in map.iter().filter(|(k, _)| known(k)) {
         if value.is_null() {
             problems.push(format!("{member}: Expected string, received null"));
         }
@@ -325,7 +205,7 @@ fn checked(ctx: &Ctx<'_>, stack: usize, body: &Value) -> Result<Map<String, Valu
     }
     Ok(map
         .iter()
-        .filter(|(k, _)| members.contains(&k.as_str()))
+        .filter(|(k, _)| known(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect())
 }
