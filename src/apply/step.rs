@@ -8,7 +8,7 @@
 //! run's copy when another run created the same object at the same time.
 
 use super::duplicates;
-use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
+use super::fresh::{Creating, Need, Scope, Ticket, Turn, live_of, scope_of};
 use super::send::{Rounds, doubles, found_created, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Part, StepError, WriteError, read_failed, short,
@@ -54,6 +54,10 @@ pub(crate) async fn run(
             started
         },
     };
+    // A create coming from a running step: the post-create checks of its list wait for it, so
+    // the creates running together share one read for those checks.
+    let coming =
+        (step.operation.effect() == Effect::Create).then(|| context.fresh.creating(&scope, stack));
     let turn = context.fresh.turn(stack).await.map_err(read_failed)?;
     if check(context, step, &scope, stack, need, turn.as_ref()).await? == Checked::AlreadyGone {
         return Ok(Some("already gone".to_string()));
@@ -64,7 +68,10 @@ pub(crate) async fn run(
     let operation = resolve(context, step).await?;
     let written = async {
         match effect {
-            Effect::Create => create(context, step, operation, &scope, stack, waited_on).await,
+            Effect::Create => {
+                let run = (operation, waited_on, coming);
+                create(context, step, run, &scope, stack).await
+            }
             Effect::Update | Effect::Delete => update(context, step, &operation, Part::Whole).await,
             Effect::Replace => replace(context, step, operation, (&scope, stack), waited_on).await,
         }
@@ -212,16 +219,18 @@ async fn check(
 async fn create(
     context: &Context,
     step: &Step,
-    operation: Operation,
+    (operation, waited_on, mut coming): (Operation, bool, Option<Creating<'_>>),
     scope: &Scope,
     stack: Option<&StackRef>,
-    waited_on: bool,
 ) -> Result<Option<String>, StepError> {
     let mut attempt = 0;
     let mut previous = None;
     loop {
         attempt += 1;
-        match write(context, step, &operation, Part::Whole).await {
+        let sent = write(context, step, &operation, Part::Whole).await;
+        // Answered (or failed): the checks of the creates answered meanwhile no longer wait.
+        drop(coming.take());
+        match sent {
             Ok(Some(created)) => return made(context, step, operation, created, waited_on).await,
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),
