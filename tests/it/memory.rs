@@ -125,15 +125,7 @@ fn the_text_plan_of_an_exported_estate_stays_within_its_memory_bound() {
         rate_limit: false,
         ..SandboxOptions::default()
     });
-    let services = common::Client::new(&sandbox)
-        .cloud("GET", "/services", None)
-        .result();
-    let ids: Vec<String> = services
-        .as_array()
-        .expect("a services list")
-        .iter()
-        .filter_map(|s| s["id"].as_str().map(String::from))
-        .collect();
+    let ids = common::service_ids(&sandbox);
     let mut args = vec!["export".to_string()];
     for id in &ids {
         args.extend(["--service".to_string(), id.clone()]);

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{awake, find, read};
+use super::calls::{Since, awake, find, read};
 use crate::api::wire::{ResourceTag, ServicePatch, TagsPatch};
 use crate::apply::write::{Context, WriteError};
 use crate::plan::Step;
@@ -226,16 +226,6 @@ async fn resumed(
             ))
         }
     }
-}
-
-/// Which read of its service's pipes a pipe is looked at in.
-#[derive(Clone, Copy)]
-pub(super) enum Since {
-    /// The newest of the run: before the step wrote anything, the read its check right before
-    /// was made against, or a younger one (the steps of a service share their reads).
-    Checked,
-    /// One begun from now on: it shows what the step's writes did.
-    Now,
 }
 
 /// The pipe's state, as a read `since` shows it; a pipe no longer listed is an error naming it.
