@@ -24,10 +24,10 @@ use crate::plan::build::builder::{
     Builder, PlannedWebhook, absent_already, ambiguous, candidates, rename_reason,
 };
 use crate::plan::diff;
-use crate::plan::kind::Live;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
 use crate::plan::target::List;
+use live::sealed_fingerprint;
 use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
 
 /// The webhook id an alert's channel carries until the webhook it names is created in the same
@@ -100,13 +100,20 @@ impl Builder<'_> {
         config: &WebhookConfig,
     ) -> Option<PlannedWebhook> {
         let service = config.service.value.as_str();
-        let by_name = |name: &str| -> Vec<&Webhook> {
-            live.webhooks
-                .iter()
-                .filter(|w| w.service == service && w.name == name)
-                .collect()
+        let of_service = |same: bool| {
+            move |name: &str| -> Vec<&Webhook> {
+                live.webhooks
+                    .iter()
+                    .filter(|w| (w.service == service) == same && w.name == name)
+                    .collect()
+            }
         };
-        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        let mut found = candidates(of_service(true), &config.name.value, &config.renamed_from);
+        // The server's PUT takes a new `service`: one of another service by the name is the
+        // webhook whose service the config changes, changed in place (its id kept).
+        if found.is_empty() {
+            found = candidates(of_service(false), &config.name.value, &config.renamed_from);
+        }
         if found.len() > 1 {
             self.error(ambiguous_webhook(stack, config, &found));
             return None;
@@ -182,9 +189,12 @@ impl Builder<'_> {
             return;
         };
         let before = live_view(live, false);
+        let salt = new_salt();
+        let fingerprint = sealed_fingerprint(live, &salt);
         let operation = Operation::Webhook(WebhookOp::Delete {
             stack: stack_ref.clone(),
             webhook_id: live.id.clone(),
+            salt,
         });
         let change = Change {
             address,
@@ -193,7 +203,7 @@ impl Builder<'_> {
             fields: diff::deleted(&before),
             before: Some(before),
             after: None,
-            fingerprint: Some(live.fingerprint()),
+            fingerprint: Some(fingerprint),
             step: None,
             renamed_from: None,
         };
@@ -222,7 +232,9 @@ impl Builder<'_> {
         }
         let moved = url_value.is_some_and(|v| live.is_some_and(|w| w.url.as_deref() != Some(v)));
         let rotated = declared.is_some() && declared != recorded;
-        let entries = live.is_none() || moved || rotated;
+        // A new service is a new destination: the server drops the entries it kept.
+        let reserviced = live.is_some_and(|w| w.service != config.service.value);
+        let entries = live.is_none() || moved || rotated || reserviced;
         let salt = new_salt();
         let mut secrets = vec![seal(&salt, "url", url)];
         // Generic webhooks answer their body; the others are sent theirs with every write.
@@ -306,7 +318,7 @@ fn updated(
         before: Some(before),
         after: Some(desired.after.clone()),
         fields,
-        fingerprint: Some(live.fingerprint()),
+        fingerprint: Some(sealed_fingerprint(live, &desired.send.salt)),
         step: None,
         renamed_from: renamed,
     }

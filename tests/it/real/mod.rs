@@ -19,6 +19,7 @@ mod references;
 pub mod server;
 mod split_stack;
 mod teams;
+mod webhook_gaps;
 mod webhooks;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};
