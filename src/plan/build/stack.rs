@@ -55,6 +55,7 @@ impl Builder<'_> {
         self.diagnostics.extend(carried_tiles(stack, &index));
         // Webhooks first: an alert that names one created here waits for its step.
         self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
+        self.plan_saved_searches(stack, &stack_ref, live);
         let first_step = self.plan.steps.len();
 
         // Dashboards: create or update, config order.
@@ -113,6 +114,7 @@ impl Builder<'_> {
         );
         self.run_deletes_first(doomed_deletes);
         self.absent_webhooks(stack, &stack_ref, live, first_step);
+        self.absent_saved_searches(stack, &stack_ref, live, first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
     }

@@ -16,6 +16,7 @@ mod dedupe;
 mod differential;
 mod examples;
 mod references;
+mod saved_searches;
 pub mod server;
 mod split_stack;
 mod teams;
