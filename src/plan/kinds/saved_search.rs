@@ -20,7 +20,6 @@ use crate::plan::build::series::resolve_source;
 use crate::plan::diff;
 use crate::plan::kind::Live;
 use crate::plan::model::{Action, Change, Operation, StackRef};
-use crate::plan::target::List;
 use op::SavedSearchOp;
 
 impl Builder<'_> {
@@ -53,18 +52,11 @@ impl Builder<'_> {
         if !matches!(stack.target, StackTarget::Observability) {
             return;
         }
-        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
-            .iter()
-            .filter(|s| matches!(s.operation.target().list(), List::Alerts(_)))
-            .map(|s| s.id)
-            .collect();
-        for config in stack.saved_searches.values().filter(|s| s.absent) {
-            let before = self.plan.steps.len();
-            self.saved_search(stack, stack_ref, live, config);
-            for step in &mut self.plan.steps[before..] {
-                step.depends_on.extend(&alerts);
+        self.after_alerts(from, |builder| {
+            for config in stack.saved_searches.values().filter(|s| s.absent) {
+                builder.saved_search(stack, stack_ref, live, config);
             }
-        }
+        });
     }
 
     fn saved_search(

@@ -26,7 +26,6 @@ use crate::plan::build::builder::{
 use crate::plan::diff;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
-use crate::plan::target::List;
 use live::sealed_fingerprint;
 use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
 
@@ -78,18 +77,11 @@ impl Builder<'_> {
         if !matches!(stack.target, StackTarget::Observability) {
             return;
         }
-        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
-            .iter()
-            .filter(|s| matches!(s.operation.target().list(), List::Alerts(_)))
-            .map(|s| s.id)
-            .collect();
-        for config in stack.webhooks.values().filter(|w| w.absent) {
-            let before = self.plan.steps.len();
-            self.webhook(stack, stack_ref, live, config);
-            for step in &mut self.plan.steps[before..] {
-                step.depends_on.extend(&alerts);
+        self.after_alerts(from, |builder| {
+            for config in stack.webhooks.values().filter(|w| w.absent) {
+                builder.webhook(stack, stack_ref, live, config);
             }
-        }
+        });
     }
 
     fn webhook(

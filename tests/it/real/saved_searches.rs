@@ -348,3 +348,41 @@ fn saved_search_config_errors_are_at_their_lines() {
     );
     assert!(target.writes().is_empty());
 }
+
+/// One config with its saved search applied to two servers (the sandbox and hdx-server;
+/// without hdx-server, two sandboxes): each creates its own, with that server's source id, and
+/// both plan empty after.
+#[test]
+fn a_config_with_its_saved_search_is_promoted() {
+    let staging = Target::sandbox();
+    let production =
+        Target::hdx("a_config_with_its_saved_search_is_promoted").unwrap_or_else(Target::sandbox);
+    let text = with_search(&Search {
+        members: "where: level:error\ntags: [b, a]",
+        ..SEARCH
+    });
+    let mut ids = Vec::new();
+    for target in [&staging, &production] {
+        let workspace = Workspace::new();
+        let path = workspace.write("c.yaml", &text);
+        apply_then_empty(target, &target.converge().cwd(&workspace), &path);
+        let stored = listed(target);
+        assert_eq!(stored.len(), 1, "{}: {stored:?}", target.name());
+        assert_eq!(
+            stored[0]["sourceId"],
+            source_id(target, "Logs"),
+            "{}",
+            target.name()
+        );
+        assert_eq!(
+            stored[0]["tags"],
+            serde_json::json!(["b", "a"]),
+            "{}",
+            target.name()
+        );
+        ids.push(stored[0]["id"].clone());
+    }
+    if matches!(production, Target::Hdx(_)) {
+        assert_ne!(ids[0], ids[1], "the two servers' saved search ids differ");
+    }
+}
