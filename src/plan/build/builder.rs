@@ -148,27 +148,6 @@ pub(crate) fn rename_reason(old: &str, fields: &[FieldChange]) -> String {
 }
 
 impl Builder<'_> {
-    /// Runs `plan_deletes`, making each step it adds wait for the alert steps planned since step
-    /// `from`: the server refuses to delete an object an alert names (a webhook), so alerts
-    /// moving off it or going are sent first.
-    pub(crate) fn after_alerts(&mut self, from: usize, plan_deletes: impl FnOnce(&mut Self)) {
-        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.operation.target().list(),
-                    crate::plan::target::List::Alerts(_)
-                )
-            })
-            .map(|s| s.id)
-            .collect();
-        let before = self.plan.steps.len();
-        plan_deletes(self);
-        for step in &mut self.plan.steps[before..] {
-            step.depends_on.extend(&alerts);
-        }
-    }
-
     pub(crate) fn push(
         &mut self,
         mut change: Change,

@@ -57,7 +57,6 @@ impl Builder<'_> {
         self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
         self.plan_saved_searches(stack, &stack_ref, live);
         let first_step = self.plan.steps.len();
-
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
         for dashboard in stack.dashboards.values() {
@@ -71,7 +70,6 @@ impl Builder<'_> {
             .values()
             .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
             .collect();
-
         // What converge owns here (`plan/ownership.rs`): the tagged dashboards, the ones the
         // config lists, and the alerts on them.
         let listed: BTreeSet<&str> = planned

@@ -36,6 +36,27 @@ pub(crate) fn placeholder(service: &str, name: &str) -> String {
 }
 
 impl Builder<'_> {
+    /// Runs `plan_deletes`, making each step it adds wait for the alert steps planned since step
+    /// `from`: the server refuses to delete an object an alert names (a webhook), so alerts
+    /// moving off it or going are sent first.
+    pub(crate) fn after_alerts(&mut self, from: usize, plan_deletes: impl FnOnce(&mut Self)) {
+        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.operation.target().list(),
+                    crate::plan::target::List::Alerts(_)
+                )
+            })
+            .map(|s| s.id)
+            .collect();
+        let before = self.plan.steps.len();
+        plan_deletes(self);
+        for step in &mut self.plan.steps[before..] {
+            step.depends_on.extend(&alerts);
+        }
+    }
+
     /// Plans the stack's declared webhooks; returns them by key and by name for its alerts.
     pub(crate) fn plan_webhooks(
         &mut self,
@@ -92,20 +113,7 @@ impl Builder<'_> {
         config: &WebhookConfig,
     ) -> Option<PlannedWebhook> {
         let service = config.service.value.as_str();
-        let of_service = |same: bool| {
-            move |name: &str| -> Vec<&Webhook> {
-                live.webhooks
-                    .iter()
-                    .filter(|w| (w.service == service) == same && w.name == name)
-                    .collect()
-            }
-        };
-        let mut found = candidates(of_service(true), &config.name.value, &config.renamed_from);
-        // The server's PUT takes a new `service`: one of another service by the name is the
-        // webhook whose service the config changes, changed in place (its id kept).
-        if found.is_empty() {
-            found = candidates(of_service(false), &config.name.value, &config.renamed_from);
-        }
+        let found = found(live, config);
         if found.len() > 1 {
             self.error(ambiguous_webhook(stack, config, &found));
             return None;
@@ -275,6 +283,32 @@ impl Builder<'_> {
         };
         Some(Desired { after, send, unset })
     }
+}
+
+/// The live webhooks the config's one could be: of its service by its name or a `renamedFrom`
+/// name; else of another service (the server's PUT takes a new `service`: that webhook is the
+/// one whose service the config changes, changed in place, its id kept).
+fn found<'l, 'c>(
+    live: &'l StackLive,
+    config: &'c WebhookConfig,
+) -> Vec<(
+    &'l Webhook,
+    Option<&'c crate::config::model::Located<SmolStr>>,
+)> {
+    let service = config.service.value.as_str();
+    let of_service = |same: bool| {
+        move |name: &str| -> Vec<&Webhook> {
+            live.webhooks
+                .iter()
+                .filter(|w| (w.service == service) == same && w.name == name)
+                .collect()
+        }
+    };
+    let found = candidates(of_service(true), &config.name.value, &config.renamed_from);
+    if found.is_empty() {
+        return candidates(of_service(false), &config.name.value, &config.renamed_from);
+    }
+    found
 }
 
 /// A declared webhook's view and what its step sends.
