@@ -264,6 +264,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 key_parameter: None,
                 read_webhooks: false,
                 webhooks: Default::default(),
+                saved_searches: Default::default(),
             },
         );
     }

@@ -95,6 +95,13 @@ pub enum Address<'a> {
         /// Webhook key.
         webhook: &'a str,
     },
+    /// `saved_search.S.K`: a saved search the config declares.
+    SavedSearch {
+        /// Stack key.
+        stack: &'a str,
+        /// Saved search key.
+        search: &'a str,
+    },
     /// `pipe.K.P.settings`: a pipe's settings (`PUT .../settings`).
     PipeSettings {
         /// Service key.
@@ -200,6 +207,7 @@ impl fmt::Display for Address<'_> {
             Address::Alert { stack, alert } => write!(f, "alert.{stack}.{alert}"),
             Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
             Address::Webhook { stack, webhook } => write!(f, "webhook.{stack}.{webhook}"),
+            Address::SavedSearch { stack, search } => write!(f, "saved_search.{stack}.{search}"),
             Address::PipeSettings { service, pipe } => {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
@@ -282,6 +290,10 @@ impl<'a> Address<'a> {
                 stack: key,
                 webhook: segment(tail)?,
             },
+            "saved_search" => Address::SavedSearch {
+                stack: key,
+                search: segment(tail)?,
+            },
             _ => return None,
         };
         Some(address)
@@ -305,7 +317,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -328,7 +341,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -351,7 +365,8 @@ impl<'a> Address<'a> {
             | Address::Tile { .. }
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -363,7 +378,8 @@ impl<'a> Address<'a> {
             | Address::Tile { stack, .. }
             | Address::Alert { stack, .. }
             | Address::LiveAlert { stack, .. }
-            | Address::Webhook { stack, .. } => Some(stack),
+            | Address::Webhook { stack, .. }
+            | Address::SavedSearch { stack, .. } => Some(stack),
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::Pipe { .. }
@@ -395,7 +411,8 @@ impl<'a> Address<'a> {
             | Address::PipeCompute { .. }
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
-            | Address::Webhook { .. } => None,
+            | Address::Webhook { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -421,6 +438,9 @@ impl<'a> Address<'a> {
             // are written under it; its credentials never are (`is_pipe_credential_pointer`).
             Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
             Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
+            Address::SavedSearch { stack, search } => {
+                vec!["stacks", stack, "savedSearches", search]
+            }
             // Its members are never edited in place (the cloud cannot change them).
             Address::PrivateEndpoint { .. }
             | Address::ReverseEndpoint { .. }
@@ -451,7 +471,8 @@ impl<'a> Address<'a> {
             | Address::PipeCompute { .. }
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
-            | Address::Webhook { .. } => return None,
+            | Address::Webhook { .. }
+            | Address::SavedSearch { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
@@ -551,6 +572,13 @@ pub enum AddressBuf {
         /// Webhook key.
         webhook: SmolStr,
     },
+    /// `saved_search.S.K`.
+    SavedSearch {
+        /// Stack key.
+        stack: SmolStr,
+        /// Saved search key.
+        search: SmolStr,
+    },
     /// `pipe.K.P.settings`.
     PipeSettings {
         /// Service key.
@@ -601,7 +629,8 @@ impl AddressBuf {
             | AddressBuf::PipeCompute { .. }
             | AddressBuf::ReverseEndpoint { .. }
             | AddressBuf::ServiceMember { .. }
-            | AddressBuf::Webhook { .. } => None,
+            | AddressBuf::Webhook { .. }
+            | AddressBuf::SavedSearch { .. } => None,
         }
     }
 
@@ -642,6 +671,7 @@ impl AddressBuf {
                 name: Cow::Borrowed(name),
             },
             AddressBuf::Webhook { stack, webhook } => Address::Webhook { stack, webhook },
+            AddressBuf::SavedSearch { stack, search } => Address::SavedSearch { stack, search },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
             AddressBuf::ReverseEndpoint { service, endpoint } => {
@@ -719,6 +749,10 @@ impl From<&Address<'_>> for AddressBuf {
             Address::Webhook { stack, webhook } => AddressBuf::Webhook {
                 stack: text(stack),
                 webhook: text(webhook),
+            },
+            Address::SavedSearch { stack, search } => AddressBuf::SavedSearch {
+                stack: text(stack),
+                search: text(search),
             },
             Address::PipeSettings { service, pipe } => AddressBuf::PipeSettings {
                 service: text(service),

@@ -563,6 +563,13 @@ impl Fresh {
                 webhooks: stack_api()?.list_webhooks().await.map_err(ReadError::Api)?,
                 ..StackLive::default()
             }),
+            Scope::SavedSearches(_) => Data::Stack(StackLive {
+                saved_searches: stack_api()?
+                    .list_saved_searches()
+                    .await
+                    .map_err(ReadError::Api)?,
+                ..StackLive::default()
+            }),
             Scope::PipeCompute(service) => Data::PipeCompute(
                 cloud()?
                     .pipe_compute(service)

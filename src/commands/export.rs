@@ -177,6 +177,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         key_parameter: None,
         read_webhooks: true,
         webhooks: IndexMap::new(),
+        saved_searches: IndexMap::new(),
     };
     for id in &args.stacks {
         let key = format!("managed:{id}");

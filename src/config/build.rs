@@ -535,6 +535,7 @@ fn stack(
         key_parameter: None,
         read_webhooks: false,
         webhooks: stack_webhooks(&key.name, node, secrets, diags),
+        saved_searches: super::saved_searches::build(node),
     })
 }
 

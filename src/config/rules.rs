@@ -109,6 +109,10 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         for webhook in stack.webhooks.values() {
             key_name(&webhook.key, "webhook", diags);
         }
+        super::saved_searches::check(stack, written_stack, diags);
+        for search in stack.saved_searches.values() {
+            key_name(&search.key, "saved search", diags);
+        }
     }
     super::shared_rules::check(config, diags);
 }

@@ -196,6 +196,9 @@ codes! {
     /// `queryParams`, one without `url`, two of one service and name, or entries without
     /// `credentialsVersion` beside a live rotation.
     SemanticWebhook => "semantic::webhook",
+    /// A saved search converge cannot write: on the managed stack (whose document has none),
+    /// without a source, or two of one name in a stack.
+    SemanticSavedSearch => "semantic::saved-search",
     /// An alert `message` written empty (the server rejects it).
     SemanticEmptyMessage => "semantic::empty-message",
     /// A series grouping by more fields than the server accepts.

@@ -3,7 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::api::wire::{
-    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, SavedSearch, Service,
+    Source, Webhook,
 };
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so
@@ -141,4 +142,6 @@ pub struct StackLive {
     /// Webhooks (used to resolve `webhook:` names to ids), read when the stack's config names
     /// one by name.
     pub webhooks: Vec<Webhook>,
+    /// Saved searches, read when the stack declares one or an alert names one.
+    pub saved_searches: Vec<SavedSearch>,
 }

@@ -26,7 +26,8 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{
-    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, SavedSearch, Service,
+    Source, Webhook,
 };
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -43,6 +44,7 @@ enum Read {
     Alerts { stack: String },
     Sources { stack: String },
     Webhooks { stack: String },
+    SavedSearches { stack: String },
     PipeCompute { service: String },
     ReverseEndpoints { service: String },
 }
@@ -57,6 +59,7 @@ enum Payload {
     Alerts(Vec<Alert>),
     Sources(Vec<Source>),
     Webhooks(Vec<Webhook>),
+    SavedSearches(Vec<SavedSearch>),
     PipeCompute(PipeScaling),
     ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
@@ -167,6 +170,7 @@ impl<'a> Reading<'a> {
         let (config, scope) = (self.config, self.scope);
         let mut leaders: BTreeMap<String, String> = BTreeMap::new();
         let mut webhooks: BTreeSet<String> = BTreeSet::new();
+        let mut saved_searches: BTreeSet<String> = BTreeSet::new();
         for (key, stack) in config
             .stacks
             .iter()
@@ -191,6 +195,9 @@ impl<'a> Reading<'a> {
                             key.clone()
                         }
                     };
+                    if stack.needs_saved_searches() && saved_searches.insert(lists.clone()) {
+                        spawn_saved_searches_read(&mut self.tasks, &leader, &api);
+                    }
                     if stack.needs_webhooks() && webhooks.insert(lists) {
                         spawn_webhooks_read(&mut self.tasks, &leader, &api);
                     }
@@ -262,7 +269,8 @@ impl<'a> Reading<'a> {
                 read @ (Read::Dashboards { .. }
                 | Read::Alerts { .. }
                 | Read::Sources { .. }
-                | Read::Webhooks { .. }),
+                | Read::Webhooks { .. }
+                | Read::SavedSearches { .. }),
                 Ok(payload),
             ) => self.stack_listed(read, payload),
             // The observability API's public document names no sources list: a server without
@@ -325,6 +333,9 @@ impl<'a> Reading<'a> {
             }
             (Read::Webhooks { stack }, Payload::Webhooks(webhooks)) => {
                 self.live.stacks.entry(stack).or_default().webhooks = webhooks;
+            }
+            (Read::SavedSearches { stack }, Payload::SavedSearches(searches)) => {
+                self.live.stacks.entry(stack).or_default().saved_searches = searches;
             }
             (read, _) => self.problems.push(Diagnostic::error(
                 Code::LiveInternal,
@@ -469,6 +480,18 @@ fn spawn_webhooks_read(tasks: &mut Reads, key: &str, api: &StackApi) {
     start(tasks, async move {
         let result = client.list_webhooks().await.map(Payload::Webhooks);
         (Read::Webhooks { stack }, result)
+    });
+}
+
+/// The saved searches list: read only for a stack that declares one or whose alert names one.
+fn spawn_saved_searches_read(tasks: &mut Reads, key: &str, api: &StackApi) {
+    let (stack, client) = (key.to_string(), api.clone());
+    start(tasks, async move {
+        let result = client
+            .list_saved_searches()
+            .await
+            .map(Payload::SavedSearches);
+        (Read::SavedSearches { stack }, result)
     });
 }
 
@@ -655,7 +678,8 @@ fn unreachable(
         Read::Dashboards { stack }
         | Read::Alerts { stack }
         | Read::Sources { stack }
-        | Read::Webhooks { stack } => {
+        | Read::Webhooks { stack }
+        | Read::SavedSearches { stack } => {
             matches!(stacks.get(stack), Some(StackApi::Standalone(_)))
         }
         _ => false,
@@ -772,7 +796,8 @@ fn read_problem(
         Read::Dashboards { stack }
         | Read::Alerts { stack }
         | Read::Sources { stack }
-        | Read::Webhooks { stack } => {
+        | Read::Webhooks { stack }
+        | Read::SavedSearches { stack } => {
             let stack_config = config.stacks.get(stack)?;
             let address = format!("stack.{stack}");
             if error.is_unauthorized() {

@@ -165,6 +165,7 @@ pub(crate) fn mine<'l>(
             .collect(),
         sources: live.sources.clone(),
         webhooks: live.webhooks.clone(),
+        saved_searches: live.saved_searches.clone(),
     })
 }
 

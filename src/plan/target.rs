@@ -144,6 +144,13 @@ pub(crate) enum Target<'a> {
         /// For a create, its service (a name is unique per service).
         service: &'a str,
     },
+    /// A saved search of a stack (the observability API's team-wide list).
+    SavedSearch {
+        /// The stack.
+        stack: &'a StackRef,
+        /// Its id, or its name for a create.
+        key: Key<'a>,
+    },
     /// One member of a service's own settings (its IP access list, tags, release channel,
     /// endpoints, state).
     ServiceMember {
@@ -171,6 +178,8 @@ pub(crate) enum List<I, S> {
     PipeCompute(I),
     /// A stack's webhooks.
     Webhooks(S),
+    /// A stack's saved searches.
+    SavedSearches(S),
     /// `GET /services/{id}/pipesReversePrivateEndpoints`.
     ReverseEndpoints(I),
 }
@@ -186,7 +195,8 @@ impl<T> List<T, T> {
             | List::ReverseEndpoints(of)
             | List::Dashboards(of)
             | List::Alerts(of)
-            | List::Webhooks(of) => Some(of),
+            | List::Webhooks(of)
+            | List::SavedSearches(of) => Some(of),
         }
     }
 }
@@ -208,6 +218,7 @@ impl<I, S> List<I, S> {
             List::Alerts(s) => List::Alerts(stack(s)),
             List::PipeCompute(id) => List::PipeCompute(service(id)),
             List::Webhooks(s) => List::Webhooks(stack(s)),
+            List::SavedSearches(s) => List::SavedSearches(stack(s)),
             List::ReverseEndpoints(id) => List::ReverseEndpoints(service(id)),
         }
     }
@@ -225,6 +236,7 @@ impl<'a> Target<'a> {
             Target::Alert { stack, .. } => List::Alerts(stack),
             Target::PipeCompute { service_id } => List::PipeCompute(service_id),
             Target::Webhook { stack, .. } => List::Webhooks(stack),
+            Target::SavedSearch { stack, .. } => List::SavedSearches(stack),
             Target::ReverseEndpoint { service_id, .. } => List::ReverseEndpoints(service_id),
         }
     }
@@ -240,7 +252,8 @@ impl<'a> Target<'a> {
             | Target::ServiceMember { .. } => None,
             Target::Dashboard { stack, .. }
             | Target::Alert { stack, .. }
-            | Target::Webhook { stack, .. } => Some(stack),
+            | Target::Webhook { stack, .. }
+            | Target::SavedSearch { stack, .. } => Some(stack),
         }
     }
 
@@ -252,7 +265,8 @@ impl<'a> Target<'a> {
             | Target::ReverseEndpoint { key, .. }
             | Target::Dashboard { key, .. }
             | Target::Alert { key, .. }
-            | Target::Webhook { key, .. } => Some(key),
+            | Target::Webhook { key, .. }
+            | Target::SavedSearch { key, .. } => Some(key),
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::PipeCompute { .. }
@@ -272,7 +286,8 @@ impl<'a> Target<'a> {
             | Target::Dashboard { .. }
             | Target::Alert { .. }
             | Target::ServiceMember { .. }
-            | Target::Webhook { .. } => None,
+            | Target::Webhook { .. }
+            | Target::SavedSearch { .. } => None,
         }
     }
 
@@ -293,7 +308,8 @@ impl<'a> Target<'a> {
             } => format!("on pipe {name:?} of service {service_id}"),
             Target::Dashboard { stack, .. }
             | Target::Alert { stack, .. }
-            | Target::Webhook { stack, .. } => {
+            | Target::Webhook { stack, .. }
+            | Target::SavedSearch { stack, .. } => {
                 format!("in stack `{}`", stack.key)
             }
             Target::PipeCompute { service_id } => {

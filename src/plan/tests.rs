@@ -886,7 +886,8 @@ fn saved_plan_round_trips() {
             | Operation::Pipe(_)
             | Operation::Dashboard(_)
             | Operation::ReverseEndpoint(_)
-            | Operation::Webhook(_) => assert_eq!(read, made),
+            | Operation::Webhook(_)
+            | Operation::SavedSearch(_) => assert_eq!(read, made),
         }
     }
     assert_eq!(
@@ -1264,7 +1265,7 @@ fn an_unknown_operation_is_refused_by_name() {
     assert_eq!(
         read("cluster-delete"),
         "unknown operation `cluster-delete`: operations are of a service-, private-endpoint-, \
-         pipe-, dashboard-, alert-, webhook- or reverse-endpoint-"
+         pipe-, dashboard-, alert-, webhook-, reverse-endpoint- or saved-search-"
     );
     assert!(
         serde_json::from_value::<crate::plan::Operation>(serde_json::json!({

@@ -36,6 +36,7 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
                 alerts: Vec::new(),
                 sources: Vec::new(),
                 webhooks: Vec::new(),
+                saved_searches: Vec::new(),
             }],
             ..World::default()
         },
@@ -536,6 +537,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         alerts: Vec::new(),
         sources: managed_sources.clone(),
         webhooks: webhooks(created),
+        saved_searches: Vec::new(),
     };
     // One dashboard and alert that the quickstart does not name, so pruning has something to see.
     let dashboard_id = world.new_id();
@@ -585,6 +587,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         alerts: Vec::new(),
         sources: sources(2),
         webhooks: webhooks(created),
+        saved_searches: Vec::new(),
     });
 }
 
@@ -665,6 +668,7 @@ fn large_times(scale: usize, now: Timestamp) -> World {
             alerts: Vec::new(),
             sources: stack_sources.clone(),
             webhooks: Vec::new(),
+            saved_searches: Vec::new(),
         };
         for d in 0..150 * scale {
             large_dashboard(&mut world, &mut stack, d, &stack_sources, created);

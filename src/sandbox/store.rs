@@ -104,6 +104,9 @@ pub(crate) struct Stack {
     /// Webhooks (absent from state files written before them).
     #[serde(default)]
     pub webhooks: Vec<StoredWebhook>,
+    /// Saved searches (absent from state files written before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saved_searches: Vec<crate::api::wire::SavedSearch>,
 }
 
 /// A stored webhook: what a list answers, and fingerprints of the write-only members.

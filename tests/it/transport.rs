@@ -927,6 +927,7 @@ mod live_reader {
             key_parameter: None,
             read_webhooks: false,
             webhooks: IndexMap::new(),
+            saved_searches: IndexMap::new(),
         }
     }
 

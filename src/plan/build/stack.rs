@@ -55,8 +55,8 @@ impl Builder<'_> {
         self.diagnostics.extend(carried_tiles(stack, &index));
         // Webhooks first: an alert that names one created here waits for its step.
         self.webhooks = self.plan_webhooks(stack, &stack_ref, live);
+        self.plan_saved_searches(stack, &stack_ref, live);
         let first_step = self.plan.steps.len();
-
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
         for dashboard in stack.dashboards.values() {
@@ -70,7 +70,6 @@ impl Builder<'_> {
             .values()
             .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
             .collect();
-
         // What converge owns here (`plan/ownership.rs`): the tagged dashboards, the ones the
         // config lists, and the alerts on them.
         let listed: BTreeSet<&str> = planned
@@ -113,6 +112,7 @@ impl Builder<'_> {
         );
         self.run_deletes_first(doomed_deletes);
         self.absent_webhooks(stack, &stack_ref, live, first_step);
+        self.absent_saved_searches(stack, &stack_ref, live, first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
     }

@@ -312,6 +312,7 @@ pub(crate) fn demo_config() -> Config {
             key_parameter: None,
             read_webhooks: false,
             webhooks: Default::default(),
+            saved_searches: Default::default(),
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -342,6 +343,7 @@ pub(crate) fn demo_config() -> Config {
             key_parameter: None,
             read_webhooks: false,
             webhooks: Default::default(),
+            saved_searches: Default::default(),
         },
     );
 

@@ -208,6 +208,7 @@ fn world_of(config: &Config, live: &LiveState) -> World {
             alerts: stack.alerts.clone(),
             sources: stack.sources.clone(),
             webhooks: Vec::new(),
+            saved_searches: Vec::new(),
         });
     }
     world
