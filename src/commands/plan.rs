@@ -96,6 +96,7 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
                 &specs,
                 args.policy.policy_timeout,
                 &session.sources,
+                None,
                 &mut plan,
                 printer,
             )?)

@@ -23,7 +23,7 @@ pub(crate) struct PolicyArgs {
     #[arg(long = "policy", value_name = "PATH")]
     pub policy: Vec<PathBuf>,
     /// Longest the rules may run on one plan before the run stops with an error at the rule:
-    /// `500ms`, `10s`, `1m`.
+    /// `1s`, `10s`, `1m`.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = super::flags::timeout)]
     pub policy_timeout: std::time::Duration,
 }
@@ -40,7 +40,9 @@ pub(crate) enum PolicyError {
     },
     /// The rules could not be loaded or evaluated.
     #[error("the policy cannot be evaluated: {count} error(s), shown above")]
-    #[diagnostic(help("fix the rules at the lines shown; `converge policy test DIR` runs their tests"))]
+    #[diagnostic(help(
+        "fix the rules at the lines shown; `converge policy test DIR` runs their tests"
+    ))]
     Invalid {
         /// How many errors.
         count: usize,
@@ -107,11 +109,16 @@ pub(crate) fn review(
     specs: &[Spec],
     limit: std::time::Duration,
     sources: &Sources,
+    recorded: Option<&[serde_json::Value]>,
     plan: &mut Plan,
     printer: &Printer,
 ) -> Result<Reviewed> {
     let tree = Tree::read(sources);
-    let input = policy::input::build(plan, &tree, sources);
+    let config = match recorded {
+        Some(config) => config.to_vec(),
+        None => policy::input::config_objects(plan, &tree, sources),
+    };
+    let input = policy::input::build(plan, config.clone());
     let policy_sources = set.sources();
     let findings = policy::evaluate(set, &input, limit).map_err(|problems| {
         render::render(&problems, &policy_sources, Format::Text, printer);
@@ -132,6 +139,7 @@ pub(crate) fn review(
                 .map(|s| crate::output::path_text(&s.path))
                 .collect(),
             digest: set.digest(),
+            config,
         },
         denied: findings.iter().filter(|f| f.rule == Rule::Deny).count(),
     })
@@ -167,7 +175,15 @@ pub(crate) fn gate(
         return Ok(Gate::Pass);
     }
     let set = load(&specs, sources, printer)?;
-    let reviewed = review(&set, &specs, args.policy_timeout, sources, plan, printer)?;
+    let reviewed = review(
+        &set,
+        &specs,
+        args.policy_timeout,
+        sources,
+        None,
+        plan,
+        printer,
+    )?;
     Ok(denied(reviewed.denied))
 }
 
@@ -208,7 +224,16 @@ pub(crate) fn gate_saved(
     // The findings of the review are replaced by those of this evaluation.
     plan.warnings
         .retain(|w| !w.code.as_deref().is_some_and(|c| c.starts_with("policy::")));
-    let reviewed = review(&set, &specs, args.policy_timeout, &none, plan, printer)?;
+    let recorded = saved.map(|s| s.config.as_slice());
+    let reviewed = review(
+        &set,
+        &specs,
+        args.policy_timeout,
+        &none,
+        recorded,
+        plan,
+        printer,
+    )?;
     Ok(denied(reviewed.denied))
 }
 

@@ -65,7 +65,11 @@ pub(crate) fn build(
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
     let policy = match root.get("policy") {
-        Some(node @ Node { kind: Kind::Str(_), .. }) => string(node).into_iter().collect(),
+        Some(
+            node @ Node {
+                kind: Kind::Str(_), ..
+            },
+        ) => string(node).into_iter().collect(),
         node => list(node).filter_map(string).collect(),
     };
     let drift = DriftSettings {

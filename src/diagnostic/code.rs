@@ -481,10 +481,6 @@ codes! {
     PolicyDenied => "policy::denied",
     /// The rules could not be loaded or evaluated; the errors were shown above.
     PolicyInvalid => "policy::invalid",
-    /// `apply --plan`: the policy files changed since the plan was reviewed.
-    PolicyChanged => "policy::changed",
-    /// `policy test`: a test rule failed.
-    PolicyTestFailed => "policy::test-failed",
 }
 
 impl fmt::Display for Code {

@@ -72,6 +72,9 @@ pub struct SavedPolicy {
     pub paths: Vec<String>,
     /// The digest of the rule files (their names and texts).
     pub digest: String,
+    /// The config's objects the rules read (`input.config`), as reviewed: a saved plan is
+    /// applied without its config files, and its rules read the same objects again.
+    pub config: Vec<Value>,
 }
 
 /// Why a saved plan could not be read.

@@ -35,16 +35,27 @@ pub(crate) fn evaluate(
     let mut findings = Vec::new();
     let mut problems = Vec::new();
     for target in &targets {
-        match query(&mut engine, &format!("{}.{}", target.package, target.rule.as_str())) {
+        match query(
+            &mut engine,
+            &format!("{}.{}", target.package, target.rule.as_str()),
+        ) {
             Ok(Some(value)) => match Finding::read_all(&value, target.rule, target.at) {
                 Ok(found) => findings.extend(found),
-                Err(problem) => problems.push(problem),
+                Err(problem) => problems.push(*problem),
             },
             Ok(None) => {}
-            Err(message) => problems.push(error(set, Code::PolicyEval, &message, Some(target.at), limit)),
+            Err(message) => problems.push(error(
+                set,
+                Code::PolicyEval,
+                &message,
+                Some(target.at),
+                limit,
+            )),
         }
     }
     if problems.is_empty() {
+        // What fails the plan first; each rule's findings in file order.
+        findings.sort_by_key(|f| f.rule == Rule::Warn);
         Ok(findings)
     } else {
         Err(problems)
@@ -80,7 +91,10 @@ pub(super) fn loaded(
             let Some(at) = head(set, file, rule.as_str()) else {
                 continue;
             };
-            if !targets.iter().any(|t| t.package == package && t.rule == rule) {
+            if !targets
+                .iter()
+                .any(|t| t.package == package && t.rule == rule)
+            {
                 targets.push(Target {
                     package: package.clone(),
                     rule,
@@ -170,7 +184,11 @@ pub(super) fn error(
         Some(_) => Code::PolicyRule,
         None => code,
     };
-    Diagnostic::error(code, format!("the rules do not run: {what}"), place.or(fallback))
+    Diagnostic::error(
+        code,
+        format!("the rules do not run: {what}"),
+        place.or(fallback),
+    )
 }
 
 /// The span of `file:line:col` in one of the set's files.

@@ -56,10 +56,14 @@ pub(crate) struct Finding {
 impl Finding {
     /// The findings in the value of a rule (a set, read as an array), or the diagnostic at the
     /// rule's line for a value that breaks the contract.
-    pub(super) fn read_all(value: &Value, rule: Rule, at: Span) -> Result<Vec<Finding>, Diagnostic> {
+    pub(super) fn read_all(
+        value: &Value,
+        rule: Rule,
+        at: Span,
+    ) -> Result<Vec<Finding>, Box<Diagnostic>> {
         let items = match value {
             Value::Array(items) => items.as_slice(),
-            other => return Err(broken(rule, at, other)),
+            other => return Err(Box::new(broken(rule, at, other))),
         };
         items
             .iter()
@@ -68,7 +72,7 @@ impl Finding {
                 let field = match item.get("field") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(field)) => Some(field.clone()),
-                    Some(_) => return Err(broken(rule, at, item)),
+                    Some(_) => return Err(Box::new(broken(rule, at, item))),
                 };
                 match (text("msg"), text("address")) {
                     (Some(msg), Some(address)) => Ok(Finding {
@@ -78,7 +82,7 @@ impl Finding {
                         field,
                         at,
                     }),
-                    _ => Err(broken(rule, at, item)),
+                    _ => Err(Box::new(broken(rule, at, item))),
                 }
             })
             .collect()

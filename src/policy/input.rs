@@ -69,29 +69,35 @@ impl Tree {
         let Some(field) = field.filter(|f| !f.is_empty()) else {
             return Some(span);
         };
-        Some(
-            locate::find(node, &locate::steps(field), "")
-                .map_or(span, |(found, _)| found.span),
-        )
+        Some(locate::find(node, &locate::steps(field), "").map_or(span, |(found, _)| found.span))
     }
 }
 
-/// The input of the rules for `plan`, with the config's objects from `tree`.
-pub(crate) fn build(plan: &Plan, tree: &Tree, sources: &Sources) -> Value {
-    let mut config = Vec::new();
+/// The objects the config writes at the addresses of `plan`, in plan order: `{address, kind,
+/// place, value}` (what a saved plan records, so that `apply --plan` evaluates on them again).
+pub(crate) fn config_objects(plan: &Plan, tree: &Tree, sources: &Sources) -> Vec<Value> {
+    plan.changes
+        .iter()
+        .filter_map(|change| {
+            let address = change.address.to_string();
+            let (span, node) = tree.written(&address)?;
+            Some(json!({
+                "address": address,
+                "kind": kind_of(&address),
+                "place": place(span, sources),
+                "value": node.to_json(),
+            }))
+        })
+        .collect()
+}
+
+/// The input of the rules for `plan`, with the config's objects `config`.
+pub(crate) fn build(plan: &Plan, config: Vec<Value>) -> Value {
     let mut live = Vec::new();
     let mut changes = Vec::new();
     for change in &plan.changes {
         let address = change.address.to_string();
         let kind = kind_of(&address);
-        if let Some((span, node)) = tree.written(&address) {
-            config.push(json!({
-                "address": address,
-                "kind": kind,
-                "place": place(span, sources),
-                "value": node.to_json(),
-            }));
-        }
         if let Some(before) = &change.before {
             live.push(json!({ "address": address, "kind": kind, "value": before }));
         }
