@@ -40,9 +40,7 @@ pub(crate) enum PolicyError {
     },
     /// The rules could not be loaded or evaluated.
     #[error("the policy cannot be evaluated: {count} error(s), shown above")]
-    #[diagnostic(help(
-        "fix the rules at the lines shown; `converge policy test DIR` runs their tests"
-    ))]
+    #[diagnostic(help("fix the rules at the lines shown, then plan again"))]
     Invalid {
         /// How many errors.
         count: usize,
@@ -77,8 +75,13 @@ pub(crate) fn specs(config: Option<(&Config, &Sources)>, args: &PolicyArgs) -> V
                 .file(written.span.file_index())
                 .and_then(|f| f.path.parent().map(PathBuf::from))
                 .unwrap_or_default();
+            // A built-in rule is a name, not a path.
+            let path = match written.value.starts_with(policy::BUILTIN) {
+                true => PathBuf::from(&written.value),
+                false => base.join(&written.value),
+            };
             specs.push(Spec {
-                path: base.join(&written.value),
+                path,
                 span: Some(written.span),
             });
         }

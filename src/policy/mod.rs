@@ -13,7 +13,7 @@ mod set;
 
 pub(crate) use engine::evaluate;
 pub(crate) use findings::{Rule, diagnostics, warnings};
-pub(crate) use set::{PolicySet, Spec, load};
+pub(crate) use set::{BUILTIN, PolicySet, Spec, load};
 
 /// The input's JSON Schema (`converge schema --policy-input`).
 pub(crate) const INPUT_SCHEMA: &str = include_str!("../../schema/policy-input.schema.json");

@@ -75,6 +75,27 @@ impl PolicySet {
     }
 }
 
+/// How a built-in rule is named: `--policy builtin:alert-has-channel`, `policy: [builtin:...]`.
+pub(crate) const BUILTIN: &str = "builtin:";
+
+/// The rules shipped inside the binary, opt-in by name (docs/policy.md lists what each does).
+pub(crate) const BUILTINS: &[(&str, &str)] = &[
+    (
+        "alert-has-channel",
+        include_str!("builtin/alert_has_channel.rego"),
+    ),
+    (
+        "dashboard-owner",
+        include_str!("builtin/dashboard_owner.rego"),
+    ),
+    ("pipe-destroy", include_str!("builtin/pipe_destroy.rego")),
+    (
+        "service-scaling",
+        include_str!("builtin/service_scaling.rego"),
+    ),
+    ("webhook-used", include_str!("builtin/webhook_used.rego")),
+];
+
 /// Whether a file holds tests (`*_test.rego`), as `opa test` tells them.
 pub(crate) fn is_test(name: &str) -> bool {
     name.ends_with("_test.rego")
@@ -87,6 +108,17 @@ pub(crate) fn load(specs: &[Spec]) -> Result<PolicySet, Vec<Diagnostic>> {
     let mut problems = Vec::new();
     for spec in specs {
         let before = files.len();
+        let text = crate::output::path_text(&spec.path);
+        if let Some(name) = text.strip_prefix(BUILTIN) {
+            match BUILTINS.iter().find(|(n, _)| *n == name) {
+                Some((_, rules)) => files.push(PolicyFile {
+                    name: text.clone(),
+                    text: Arc::from(*rules),
+                }),
+                None => problems.push(problem(spec, &unknown_builtin())),
+            }
+            continue;
+        }
         if let Err(why) = read(&spec.path, &mut files) {
             problems.push(problem(spec, &why));
         } else if files.len() == before {
@@ -101,6 +133,17 @@ pub(crate) fn load(specs: &[Spec]) -> Result<PolicySet, Vec<Diagnostic>> {
     Ok(PolicySet { files })
 }
 
+fn unknown_builtin() -> String {
+    let names: Vec<String> = BUILTINS
+        .iter()
+        .map(|(name, _)| format!("`{BUILTIN}{name}`"))
+        .collect();
+    format!(
+        "no built-in rule has this name; they are {}",
+        names.join(", ")
+    )
+}
+
 fn problem(spec: &Spec, why: &str) -> Diagnostic {
     Diagnostic::error(
         Code::PolicyRead,
@@ -110,7 +153,7 @@ fn problem(spec: &Spec, why: &str) -> Diagnostic {
         ),
         spec.span,
     )
-    .with_help("name a directory of `.rego` files or one `.rego` file")
+    .with_help("name a directory of `.rego` files, one `.rego` file or `builtin:NAME`")
 }
 
 /// Adds the `.rego` files at `path` (a file, or a directory read recursively in name order).

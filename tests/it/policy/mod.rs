@@ -3,6 +3,7 @@
 //! denied plan refused by `apply`, a saved plan refused when its rules changed after review,
 //! and the rules' own errors at the `.rego` line.
 
+mod builtin;
 mod errors;
 
 use serde_json::Value;
