@@ -277,6 +277,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     };
     (config, live)
 }

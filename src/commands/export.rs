@@ -199,6 +199,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     })
 }
 

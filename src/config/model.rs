@@ -127,6 +127,9 @@ pub struct Config {
     pub ignore: Vec<Located<String>>,
     /// How `converge drift` judges what it finds (`drift:`).
     pub drift: DriftSettings,
+    /// `policy:` the rule files (directories, files, `builtin:NAME`) `plan` and `apply`
+    /// evaluate, as written (a path relative to the file it is written in).
+    pub policy: Vec<Located<String>>,
 }
 
 /// `drift:`.

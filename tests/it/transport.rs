@@ -956,6 +956,7 @@ mod live_reader {
             stacks: IndexMap::new(),
             ignore: Vec::new(),
             drift: Default::default(),
+            policy: Vec::new(),
         }
     }
 

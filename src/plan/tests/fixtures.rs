@@ -371,6 +371,7 @@ pub(crate) fn demo_config() -> Config {
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     }
 }
 
