@@ -265,6 +265,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
                 read_webhooks: false,
                 sources: Default::default(),
                 webhooks: Default::default(),
+                saved_searches: Default::default(),
             },
         );
     }
@@ -277,6 +278,7 @@ fn organization(drift: bool) -> (Config, LiveState) {
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     };
     (config, live)
 }

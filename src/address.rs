@@ -102,6 +102,13 @@ pub enum Address<'a> {
         /// Source key.
         source: &'a str,
     },
+    /// `saved_search.S.K`: a saved search the config declares.
+    SavedSearch {
+        /// Stack key.
+        stack: &'a str,
+        /// Saved search key.
+        search: &'a str,
+    },
     /// `pipe.K.P.settings`: a pipe's settings (`PUT .../settings`).
     PipeSettings {
         /// Service key.
@@ -208,6 +215,7 @@ impl fmt::Display for Address<'_> {
             Address::LiveAlert { stack, name } => write!(f, "alert.{stack}[{name:?}]"),
             Address::Webhook { stack, webhook } => write!(f, "webhook.{stack}.{webhook}"),
             Address::Source { stack, source } => write!(f, "source.{stack}.{source}"),
+            Address::SavedSearch { stack, search } => write!(f, "saved_search.{stack}.{search}"),
             Address::PipeSettings { service, pipe } => {
                 write!(f, "pipe.{service}.{pipe}.settings")
             }
@@ -294,6 +302,10 @@ impl<'a> Address<'a> {
                 stack: key,
                 source: segment(tail)?,
             },
+            "saved_search" => Address::SavedSearch {
+                stack: key,
+                search: segment(tail)?,
+            },
             _ => return None,
         };
         Some(address)
@@ -318,7 +330,8 @@ impl<'a> Address<'a> {
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
             | Address::Webhook { .. }
-            | Address::Source { .. } => None,
+            | Address::Source { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -342,7 +355,8 @@ impl<'a> Address<'a> {
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
             | Address::Webhook { .. }
-            | Address::Source { .. } => None,
+            | Address::Source { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -366,7 +380,8 @@ impl<'a> Address<'a> {
             | Address::Alert { .. }
             | Address::LiveAlert { .. }
             | Address::Webhook { .. }
-            | Address::Source { .. } => None,
+            | Address::Source { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -379,7 +394,8 @@ impl<'a> Address<'a> {
             | Address::Alert { stack, .. }
             | Address::LiveAlert { stack, .. }
             | Address::Webhook { stack, .. }
-            | Address::Source { stack, .. } => Some(stack),
+            | Address::Source { stack, .. }
+            | Address::SavedSearch { stack, .. } => Some(stack),
             Address::ServiceScaling { .. }
             | Address::PrivateEndpoint { .. }
             | Address::Pipe { .. }
@@ -412,7 +428,8 @@ impl<'a> Address<'a> {
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
             | Address::Webhook { .. }
-            | Address::Source { .. } => None,
+            | Address::Source { .. }
+            | Address::SavedSearch { .. } => None,
         }
     }
 
@@ -439,6 +456,9 @@ impl<'a> Address<'a> {
             Address::Pipe { service, pipe } => vec!["services", service, "pipes", pipe],
             Address::Webhook { stack, webhook } => vec!["stacks", stack, "webhooks", webhook],
             Address::Source { stack, source } => vec!["stacks", stack, "sources", source],
+            Address::SavedSearch { stack, search } => {
+                vec!["stacks", stack, "savedSearches", search]
+            }
             // Its members are never edited in place (the cloud cannot change them).
             Address::PrivateEndpoint { .. }
             | Address::ReverseEndpoint { .. }
@@ -470,7 +490,8 @@ impl<'a> Address<'a> {
             | Address::ReverseEndpoint { .. }
             | Address::ServiceMember { .. }
             | Address::Webhook { .. }
-            | Address::Source { .. } => return None,
+            | Address::Source { .. }
+            | Address::SavedSearch { .. } => return None,
         };
         let text = self.to_string();
         Some((text.strip_suffix(tail)?.to_string(), tail))
@@ -577,6 +598,13 @@ pub enum AddressBuf {
         /// Source key.
         source: SmolStr,
     },
+    /// `saved_search.S.K`.
+    SavedSearch {
+        /// Stack key.
+        stack: SmolStr,
+        /// Saved search key.
+        search: SmolStr,
+    },
     /// `pipe.K.P.settings`.
     PipeSettings {
         /// Service key.
@@ -628,7 +656,8 @@ impl AddressBuf {
             | AddressBuf::ReverseEndpoint { .. }
             | AddressBuf::ServiceMember { .. }
             | AddressBuf::Webhook { .. }
-            | AddressBuf::Source { .. } => None,
+            | AddressBuf::Source { .. }
+            | AddressBuf::SavedSearch { .. } => None,
         }
     }
 
@@ -670,6 +699,7 @@ impl AddressBuf {
             },
             AddressBuf::Webhook { stack, webhook } => Address::Webhook { stack, webhook },
             AddressBuf::Source { stack, source } => Address::Source { stack, source },
+            AddressBuf::SavedSearch { stack, search } => Address::SavedSearch { stack, search },
             AddressBuf::PipeSettings { service, pipe } => Address::PipeSettings { service, pipe },
             AddressBuf::PipeCompute { service } => Address::PipeCompute { service },
             AddressBuf::ReverseEndpoint { service, endpoint } => {
@@ -751,6 +781,10 @@ impl From<&Address<'_>> for AddressBuf {
             Address::Source { stack, source } => AddressBuf::Source {
                 stack: text(stack),
                 source: text(source),
+            },
+            Address::SavedSearch { stack, search } => AddressBuf::SavedSearch {
+                stack: text(stack),
+                search: text(search),
             },
             Address::PipeSettings { service, pipe } => AddressBuf::PipeSettings {
                 service: text(service),

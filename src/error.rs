@@ -227,6 +227,7 @@ mod tests {
     use crate::commands::drift::WriteBackError;
     use crate::commands::export::ExportError;
     use crate::commands::flags::FlagError;
+    use crate::commands::policy::PolicyError;
     use crate::commands::preview::PreviewError;
     use crate::commands::saved_plan::SavedPlanError;
     use crate::commands::show::ShowError;
@@ -517,6 +518,11 @@ mod tests {
             },
         ];
         errors.extend(write_back.into_iter().map(|e| ("drift", Error::from(e))));
+        let policy = [
+            PolicyError::Denied { count: 1 },
+            PolicyError::Invalid { count: 1 },
+        ];
+        errors.extend(policy.into_iter().map(|e| ("policy", Error::from(e))));
         errors
     }
 

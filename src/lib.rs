@@ -26,6 +26,8 @@
 //! - `export`: the live state written as a config.
 //! - `writeback`: drift written back into the config files, byte for byte where it is not
 //!   edited, each edit verified before it lands.
+//! - `policy`: the team's rules in Rego, evaluated on the config, the plan and the live state;
+//!   their findings and errors as diagnostics.
 //! - `apply`: a plan's steps executed in order.
 //! - `error`: the one error type commands return, each kind with its stable code: typed
 //!   variants, some wrapping the errors of the modules before it (an API call, the sandbox, a
@@ -58,6 +60,7 @@ pub mod live;
 pub(crate) mod markdown;
 pub mod output;
 pub mod plan;
+pub(crate) mod policy;
 pub(crate) mod preview;
 pub mod sandbox;
 pub(crate) mod settings;

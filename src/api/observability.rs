@@ -10,8 +10,8 @@ use super::cloud::{delete, delete_gone, segment};
 use super::error::{ApiError, FailureKind};
 use super::transport::{Api, Call};
 use super::wire::{
-    Alert, AlertRequest, Connection, Dashboard, DashboardRequest, DashboardValidation, SeriesPoint,
-    SeriesQuery, Source, SourceRequest, Webhook, WebhookRequest,
+    Alert, AlertRequest, Connection, Dashboard, DashboardRequest, DashboardValidation, SavedSearch,
+    SavedSearchRequest, SeriesPoint, SeriesQuery, Source, SourceRequest, Webhook, WebhookRequest,
 };
 
 /// Page size of the alerts list (the API's maximum).
@@ -241,6 +241,52 @@ impl ObservabilityClient {
             "delete webhook",
             Method::DELETE,
             format!("/api/v2/webhooks/{}", segment(id)),
+        );
+        delete_gone(&self.api, &call).await
+    }
+
+    /// `GET /api/v2/saved-searches`: the team's saved searches (one page of the server's
+    /// maximum, 1000).
+    pub(crate) async fn list_saved_searches(&self) -> Result<Vec<SavedSearch>, ApiError> {
+        let call = Call::new("list saved searches", Method::GET, "/api/v2/saved-searches");
+        self.api.observability_data(&call).await
+    }
+
+    /// `POST /api/v2/saved-searches`.
+    pub(crate) async fn create_saved_search(
+        &self,
+        body: &SavedSearchRequest,
+    ) -> Result<SavedSearch, ApiError> {
+        let call = Call::new(
+            "create saved search",
+            Method::POST,
+            "/api/v2/saved-searches",
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `PUT /api/v2/saved-searches/{id}` (a full replace).
+    pub(crate) async fn update_saved_search(
+        &self,
+        id: &str,
+        body: &SavedSearchRequest,
+    ) -> Result<SavedSearch, ApiError> {
+        let call = Call::new(
+            "update saved search",
+            Method::PUT,
+            format!("/api/v2/saved-searches/{}", segment(id)),
+        )
+        .json(body)?;
+        self.api.observability_data(&call).await
+    }
+
+    /// `DELETE /api/v2/saved-searches/{id}`; one already gone (404) is deleted.
+    pub(crate) async fn delete_saved_search(&self, id: &str) -> Result<(), ApiError> {
+        let call = Call::new(
+            "delete saved search",
+            Method::DELETE,
+            format!("/api/v2/saved-searches/{}", segment(id)),
         );
         delete_gone(&self.api, &call).await
     }

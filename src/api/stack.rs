@@ -6,7 +6,8 @@ use super::cloud::CloudClient;
 use super::error::ApiError;
 use super::observability::ObservabilityClient;
 use super::wire::{
-    Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, Source, Webhook,
+    Alert, AlertRequest, Dashboard, DashboardRequest, DashboardValidation, SavedSearch, Source,
+    Webhook,
 };
 
 /// The dashboards, alerts and sources of one stack.
@@ -161,6 +162,13 @@ impl StackApi {
         match self {
             StackApi::Managed { .. } => Ok(Vec::new()),
             StackApi::Standalone(client) => client.list_connections().await,
+        }
+    }
+    /// The saved searches: the observability API's; the managed stack's document has none.
+    pub(crate) async fn list_saved_searches(&self) -> Result<Vec<SavedSearch>, ApiError> {
+        match self {
+            StackApi::Managed { .. } => Ok(Vec::new()),
+            StackApi::Standalone(client) => client.list_saved_searches().await,
         }
     }
 

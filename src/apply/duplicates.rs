@@ -68,10 +68,11 @@ pub(crate) async fn keep_oldest(
 ) -> Result<Option<String>, StepError> {
     let (scope, stack) = super::fresh::scope_of(operation);
     // A read that began after the create answered: it holds this run's copy, and every copy
-    // whose create landed earlier.
+    // whose create landed earlier. It waits for the creates of its list then in flight (every
+    // stack's on the server), so their checks share it.
     let data = context
         .fresh
-        .get(&scope, stack, context.fresh.now())
+        .after_creates(&scope, stack, context.fresh.now())
         .await
         .map_err(read_failed)?;
     settle(context, operation, own_id, &data, OTHER_RUNS_WAIT).await

@@ -22,6 +22,11 @@
 //! window, N changes cost about N + N/(R - 1) requests (50 dashboard updates on the cloud key:
 //! about 56; 200 on the observability token: about 203).
 //!
+//! The reads after a write are shared too: the steps of one service polling their pipes at
+//! once share a read, and the check of a create its dependents wait for (for another run's
+//! copy) waits for the creates then coming on its server ([`Fresh::after_creates`]), so the
+//! creates running together share one read instead of one each.
+//!
 //! # How the bound is kept
 //!
 //! Per API, one step at a time holds a [`Turn`]: it waits until the API's rate limit has a slot
@@ -127,13 +132,19 @@ struct Read {
 impl Read {
     /// The list as the live state of `scope` (the stack a check is for).
     fn live_for(&self, scope: &Scope) -> Arc<LiveState> {
-        let mut made = match self.live.lock() {
-            Ok(made) => made,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut made = locked(&self.live);
         made.entry(scope.clone())
             .or_insert_with(|| Arc::new(live_of(scope, &self.data)))
             .clone()
+    }
+}
+
+/// The value behind `mutex`, also when a thread panicked holding it (what it guards stays
+/// whole: every change to it is one insert or remove).
+fn locked<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
     }
 }
 
@@ -165,6 +176,32 @@ pub(crate) struct Fresh {
     /// Turns `true` when the run is interrupted: a step waiting for its turn or its slot
     /// stops waiting, since its write will not be sent.
     stop: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The creates coming (their steps running, their answers not yet in), by the slot of
+    /// their list (see [`Fresh::after_creates`]).
+    creates: std::sync::Mutex<BTreeMap<Scope, std::collections::BTreeSet<u64>>>,
+    /// The last create's number.
+    create_count: AtomicU64,
+    /// Bumped whenever a coming create ends.
+    answered: tokio::sync::watch::Sender<u64>,
+}
+
+/// A create coming, from its step's start until dropped (its answer came, it failed, or the
+/// step ended before sending it).
+pub(crate) struct Creating<'a> {
+    fresh: &'a Fresh,
+    slot: Scope,
+    number: u64,
+}
+
+impl Drop for Creating<'_> {
+    fn drop(&mut self) {
+        let mut creates = locked(&self.fresh.creates);
+        if let Some(numbers) = creates.get_mut(&self.slot) {
+            numbers.remove(&self.number);
+        }
+        drop(creates);
+        self.fresh.answered.send_modify(|count| *count += 1);
+    }
 }
 
 /// A step's turn to check and write on a rate-limited API: held from before the check until
@@ -268,7 +305,55 @@ impl Fresh {
             cloud_turns: Mutex::new(()),
             observability_turns: Mutex::new(()),
             stop: None,
+            creates: std::sync::Mutex::new(BTreeMap::new()),
+            create_count: AtomicU64::new(0),
+            answered: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// Marks a create of an object of `scope` coming until the guard returned drops.
+    pub(crate) fn creating(&self, scope: &Scope, stack: Option<&StackRef>) -> Creating<'_> {
+        let number = self.create_count.fetch_add(1, Ordering::SeqCst) + 1;
+        let slot = shared(scope, stack);
+        let mut creates = locked(&self.creates);
+        creates.entry(slot.clone()).or_default().insert(number);
+        Creating {
+            fresh: self,
+            slot,
+            number,
+        }
+    }
+
+    /// The list of `scope` for the check of a create that answered when `ticket` was handed
+    /// out, by a read that began once every create of that list (on any stack of its server)
+    /// coming at the call had ended too: the creates of steps running together share one read
+    /// for their checks, instead of one read each. Only running steps' creates are waited
+    /// for, and a create's own step drops its mark before its check, so none waits on itself.
+    pub(crate) async fn after_creates(
+        &self,
+        scope: &Scope,
+        stack: Option<&StackRef>,
+        ticket: Ticket,
+    ) -> Result<Arc<Data>, ReadError> {
+        let slot = shared(scope, stack);
+        let last = self.create_count.load(Ordering::SeqCst);
+        let mut answered = self.answered.subscribe();
+        loop {
+            let in_flight = {
+                let creates = locked(&self.creates);
+                creates
+                    .get(&slot)
+                    .is_some_and(|numbers| numbers.range(..=last).next().is_some())
+            };
+            if !in_flight {
+                break;
+            }
+            tokio::select! {
+                changed = answered.changed() => if changed.is_err() { break },
+                () = self.stopped() => return Err(ReadError::Stopped),
+            }
+        }
+        self.get(scope, stack, ticket).await
     }
 
     /// Returns once the run is interrupted (never when it cannot be).
@@ -312,10 +397,7 @@ impl Fresh {
     }
 
     fn slot(&self, scope: &Scope, stack: Option<&StackRef>) -> Slot {
-        let mut slots = match self.slots.lock() {
-            Ok(slots) => slots,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut slots = locked(&self.slots);
         slots.entry(shared(scope, stack)).or_default().clone()
     }
 
@@ -483,6 +565,13 @@ impl Fresh {
             }),
             Scope::Sources(_) => Data::Stack(StackLive {
                 sources: stack_api()?.list_sources().await.map_err(ReadError::Api)?,
+                ..StackLive::default()
+            }),
+            Scope::SavedSearches(_) => Data::Stack(StackLive {
+                saved_searches: stack_api()?
+                    .list_saved_searches()
+                    .await
+                    .map_err(ReadError::Api)?,
                 ..StackLive::default()
             }),
             Scope::PipeCompute(service) => Data::PipeCompute(

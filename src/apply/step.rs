@@ -8,7 +8,7 @@
 //! run's copy when another run created the same object at the same time.
 
 use super::duplicates;
-use super::fresh::{Need, Scope, Ticket, Turn, live_of, scope_of};
+use super::fresh::{Creating, Need, Scope, Ticket, Turn, live_of, scope_of};
 use super::send::{Rounds, doubles, found_created, resolve, write, write_rounds};
 use super::write::{
     Context, Created, MAY_HAVE_BEEN_APPLIED, Made, Part, StepError, WriteError, read_failed, short,
@@ -54,6 +54,10 @@ pub(crate) async fn run(
             started
         },
     };
+    // A create coming from a running step: the post-create checks of its list wait for it, so
+    // the creates running together share one read for those checks.
+    let coming =
+        (step.operation.effect() == Effect::Create).then(|| context.fresh.creating(&scope, stack));
     let turn = context.fresh.turn(stack).await.map_err(read_failed)?;
     if check(context, step, &scope, stack, need, turn.as_ref()).await? == Checked::AlreadyGone {
         return Ok(Some("already gone".to_string()));
@@ -64,9 +68,12 @@ pub(crate) async fn run(
     let operation = resolve(context, step).await?;
     let written = async {
         match effect {
-            Effect::Create => create(context, step, operation, &scope, stack, waited_on).await,
+            Effect::Create => {
+                let run = (operation, waited_on, coming);
+                create(context, step, run, &scope, stack).await
+            }
             Effect::Update | Effect::Delete => update(context, step, &operation, Part::Whole).await,
-            Effect::Replace => replace(context, step, &operation, &scope, stack).await,
+            Effect::Replace => replace(context, step, operation, (&scope, stack), waited_on).await,
         }
     };
     match turn {
@@ -96,29 +103,27 @@ async fn update(
 /// already), then its create once, after a fresh read shows no object of its name: another
 /// run replacing it at the same time may have created it already. The create is never
 /// resent: after an ambiguous failure a re-read says whether it landed; once answered, a copy
-/// another run made at the same time is settled right away ([`duplicates::keep_oldest`]).
+/// another run made at the same time is settled as a create's is ([`made`]: right away when
+/// the step is `waited_on`, else with the others once every step ran).
 async fn replace(
     context: &Context,
     step: &Step,
-    operation: &Operation,
-    scope: &Scope,
-    stack: Option<&StackRef>,
+    operation: Operation,
+    (scope, stack): (&Scope, Option<&StackRef>),
+    waited_on: bool,
 ) -> Result<Option<String>, StepError> {
-    update(context, step, operation, Part::Destroy).await?;
-    let data = context
-        .fresh
-        .get(scope, stack, context.fresh.now())
-        .await
-        .map_err(read_failed)?;
-    let made = doubles(operation);
-    let (kind, name) = made
+    update(context, step, &operation, Part::Destroy).await?;
+    let data = gone_read(context, step, scope, stack).await?;
+    let operation = &operation;
+    let double = doubles(operation);
+    let (kind, name) = double
         .as_ref()
         .map_or(("object", ""), |made| (made.kind(), made.name()));
-    if let Some(made) = &made
-        && let Some((kept, _)) = made.copies(&data).first()
+    if let Some(double) = &double
+        && let Some((kept, _)) = double.copies(&data).first()
     {
         let kept = kept.to_string();
-        if !made.kept_as_wanted(context, &kept, &data) {
+        if !double.kept_as_wanted(context, &kept, &data) {
             return Err(StepError::Stale(format!(
                 "{kind} `{name}` was deleted, and another run created it again (id {kept}) \
                  differing from this config; nothing was created: run `converge plan` again"
@@ -136,7 +141,7 @@ async fn replace(
         ))
     };
     match write(context, step, operation, Part::Create).await {
-        Ok(Some(created)) => duplicates::keep_oldest(context, operation, &created.id).await,
+        Ok(Some(created)) => made(context, step, operation.clone(), created, waited_on).await,
         Ok(None) => Ok(None),
         Err(WriteError::Api(error)) if error.is_ambiguous() => {
             match landed(context, step, operation, scope, stack, &error).await? {
@@ -146,6 +151,30 @@ async fn replace(
         }
         Err(error) => Err(failed(&error, "")),
     }
+}
+
+/// A read of a replacement's list that no longer shows the object it replaced: the newest
+/// read when it does not (a kind that waits for its object to go, as pipes do, made it after
+/// the delete), else one begun now. Another run's copy of the new object is looked for in it.
+async fn gone_read(
+    context: &Context,
+    step: &Step,
+    scope: &Scope,
+    stack: Option<&StackRef>,
+) -> Result<std::sync::Arc<super::fresh::Data>, StepError> {
+    let newest = context
+        .fresh
+        .get(scope, stack, Ticket::RUN_START)
+        .await
+        .map_err(read_failed)?;
+    if step.operation.current(&live_of(scope, &newest)).is_none() {
+        return Ok(newest);
+    }
+    context
+        .fresh
+        .get(scope, stack, context.fresh.now())
+        .await
+        .map_err(read_failed)
 }
 
 /// What the check before a write found.
@@ -190,16 +219,18 @@ async fn check(
 async fn create(
     context: &Context,
     step: &Step,
-    operation: Operation,
+    (operation, waited_on, mut coming): (Operation, bool, Option<Creating<'_>>),
     scope: &Scope,
     stack: Option<&StackRef>,
-    waited_on: bool,
 ) -> Result<Option<String>, StepError> {
     let mut attempt = 0;
     let mut previous = None;
     loop {
         attempt += 1;
-        match write(context, step, &operation, Part::Whole).await {
+        let sent = write(context, step, &operation, Part::Whole).await;
+        // Answered (or failed): the checks of the creates answered meanwhile no longer wait.
+        drop(coming.take());
+        match sent {
             Ok(Some(created)) => return made(context, step, operation, created, waited_on).await,
             Ok(None) => return Ok(None),
             Err(WriteError::Api(error)) if error.is_stopped() => return Err(interrupted(previous)),

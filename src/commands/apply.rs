@@ -11,6 +11,7 @@ use tokio::sync::watch;
 use crate::api::clients::Clients;
 use crate::apply::progress::Announcer;
 use crate::apply::{self, Options, Progress, Report};
+use crate::commands::policy::{self, Gate, PolicyArgs};
 use crate::commands::saved_plan::SavedPlanError;
 use crate::commands::session;
 use crate::error::Result;
@@ -83,6 +84,9 @@ pub(crate) struct Args {
     /// Report format: `text` on stderr, or `json` on stdout.
     #[arg(long, default_value = "text", value_parser = Choices::APPLY)]
     pub format: Format,
+    /// The team's rules: a plan they deny is refused (exit 4).
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -193,7 +197,17 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
             session.copies_stayed(printer);
             return Ok(Exit::Stale);
         }
-        let plan = session.plan(&settings.planning.plan, printer)?;
+        let mut plan = session.plan(&settings.planning.plan, printer)?;
+        let gate = policy::gate(
+            &session.config,
+            &session.sources,
+            &args.policy,
+            &mut plan,
+            printer,
+        )?;
+        if let Some(refused) = refuse_by_policy(&args, printer, &plan, gate) {
+            return Ok(refused);
+        }
         proceed(
             &args,
             printer,
@@ -229,6 +243,15 @@ fn run_saved(
         plan::saved::digest(&session.saved.plan, printer)
     ));
     let mut plan = session.saved.plan.clone();
+    let gate = policy::gate_saved(
+        session.saved.policy.as_ref(),
+        &args.policy,
+        &mut plan,
+        printer,
+    )?;
+    if let Some(refused) = refuse_by_policy(args, printer, &plan, gate) {
+        return Ok(refused);
+    }
     session::check_globs("--only", &args.only, || pipeline::addresses(&plan))?;
     for (kept, left_out) in plan.retain_addresses(&args.only) {
         printer.warn(&format!(
@@ -289,6 +312,25 @@ fn show_plan(args: &Args, printer: &Printer, plan: &Plan) {
             printer.err(plan::render(plan, Format::Text, printer).trim_end());
         }
     }
+}
+
+/// Refuses a plan the policy denies, or a saved plan whose rules changed since its review.
+fn refuse_by_policy(args: &Args, printer: &Printer, plan: &Plan, gate: Gate) -> Option<Exit> {
+    match gate {
+        Gate::Pass => return None,
+        Gate::Denied(count) => printer.err(&format!(
+            "error: the policy denies the plan ({count} finding(s) above); nothing was written"
+        )),
+        Gate::Changed { reviewed, now } => {
+            printer.err(&format!(
+                "error: the policy changed since the plan was reviewed (its rules' digest was \
+                 {reviewed}, it is now {now}); nothing was written"
+            ));
+            printer.err("run `converge plan --out FILE` again and review the new plan");
+        }
+    }
+    refused_report(args, printer, plan, "policy", &[]);
+    Some(Exit::Refused)
 }
 
 /// Refuses a plan that deletes without `--allow-destroy`, listing the deletes.

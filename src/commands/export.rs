@@ -178,6 +178,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         read_webhooks: true,
         webhooks: IndexMap::new(),
         sources: IndexMap::new(),
+        saved_searches: IndexMap::new(),
     };
     for id in &args.stacks {
         let key = format!("managed:{id}");
@@ -199,6 +200,7 @@ fn reading_config(args: &Args, sandbox_env: &[(&'static str, String)]) -> Result
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     })
 }
 

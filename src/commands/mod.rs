@@ -8,6 +8,7 @@ pub(crate) mod drift;
 pub(crate) mod export;
 pub(crate) mod flags;
 pub mod plan;
+pub(crate) mod policy;
 pub(crate) mod preview;
 mod reporter;
 pub(crate) mod sandbox;

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::commands::policy::{self, PolicyArgs, PolicyError};
 use crate::commands::session::{self, Session};
 use crate::config::render;
 use crate::error::Result;
@@ -55,6 +56,9 @@ pub(crate) struct Args {
     /// server rejects any query or dashboard.
     #[arg(long)]
     pub check_queries: bool,
+    /// The team's rules.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Where the APIs are and how hard to use them.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -77,9 +81,27 @@ fn settings(args: &Args) -> PlanningSettings {
 
 /// Runs `converge plan`.
 pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
-    let settings = settings(&args);
+    let mut settings = settings(&args);
     let session = session::open_scoped(&args.paths, &settings.api, printer, 1, &args.only)?;
-    let plan = session.plan(&settings.plan, printer)?;
+    let specs = policy::specs(Some((&session.config, &session.sources)), &args.policy);
+    // The rules read the live values of unchanged objects too.
+    settings.plan.drop_unchanged_values &= specs.is_empty();
+    let mut plan = session.plan(&settings.plan, printer)?;
+    let reviewed = match specs.is_empty() {
+        true => None,
+        false => {
+            let set = policy::load(&specs, &session.sources, printer)?;
+            Some(policy::review(
+                &set,
+                &specs,
+                args.policy.policy_timeout,
+                &session.sources,
+                None,
+                &mut plan,
+                printer,
+            )?)
+        }
+    };
     match args.format {
         // Written as it is produced: a large config's JSON plan is many times its size.
         Format::Json => printer.out_streamed(|out| plan::render_json::render_to(&plan, out)),
@@ -88,7 +110,8 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
         }
     }
     if let Some(path) = &args.out {
-        let saved = SavedPlan::new(&session.config, plan.clone(), printer);
+        let mut saved = SavedPlan::new(&session.config, plan.clone(), printer);
+        saved.policy = reviewed.as_ref().map(|r| r.saved.clone());
         printer.write_file(path, &saved.to_json())?;
         printer.err(&format!(
             "saved the plan to `{}`",
@@ -97,6 +120,9 @@ pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
     }
     if args.check_queries {
         check_queries(&session, &plan, printer)?;
+    }
+    if let Some(denied) = reviewed.map(|r| r.denied).filter(|&n| n > 0) {
+        return Err(PolicyError::Denied { count: denied }.into());
     }
     Ok(if args.detailed_exitcode && plan.has_changes() {
         Exit::Changes

@@ -9,11 +9,20 @@ use crate::output::Printer;
 #[command(after_help = "Editors read it from the first line of a config: \
     `# yaml-language-server: $schema=converge.schema.json`.\n\n\
     Exit codes:\n  0  printed\n\n\
-    Examples:\n  converge schema > converge.schema.json")]
-pub(crate) struct Args {}
+    Examples:\n  converge schema > converge.schema.json\n  \
+    converge schema --policy-input > policy-input.schema.json")]
+pub(crate) struct Args {
+    /// Print the JSON Schema of the document policy rules read as `input` instead
+    /// (docs/policy.md).
+    #[arg(long)]
+    pub policy_input: bool,
+}
 
 /// Runs `converge schema`.
-pub(crate) fn run(_args: Args, printer: &Printer) -> Result<Exit> {
-    printer.out(crate::config::SCHEMA);
+pub(crate) fn run(args: Args, printer: &Printer) -> Result<Exit> {
+    printer.out(match args.policy_input {
+        true => crate::policy::INPUT_SCHEMA,
+        false => crate::config::SCHEMA,
+    });
     Ok(Exit::Success)
 }

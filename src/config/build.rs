@@ -64,6 +64,14 @@ pub(crate) fn build(
         })
         .collect();
     let ignore = list(root.get("ignore")).filter_map(string).collect();
+    let policy = match root.get("policy") {
+        Some(
+            node @ Node {
+                kind: Kind::Str(_), ..
+            },
+        ) => string(node).into_iter().collect(),
+        node => list(node).filter_map(string).collect(),
+    };
     let drift = DriftSettings {
         fail_on_unmanaged: root
             .get("drift")
@@ -79,6 +87,7 @@ pub(crate) fn build(
         stacks,
         ignore,
         drift,
+        policy,
     })
 }
 
@@ -536,6 +545,7 @@ fn stack(
         read_webhooks: false,
         webhooks: stack_webhooks(&key.name, node, secrets, diags),
         sources: super::source_rules::build(node),
+        saved_searches: super::saved_searches::build(node),
     })
 }
 

@@ -45,6 +45,7 @@ mod rename_rules;
 pub mod render;
 pub(crate) mod reverse_endpoints;
 pub(crate) mod rules;
+pub(crate) mod saved_searches;
 pub(crate) mod schema_check;
 pub(crate) mod schema_parts;
 pub(crate) mod secret_fields;

@@ -127,6 +127,9 @@ pub struct Config {
     pub ignore: Vec<Located<String>>,
     /// How `converge drift` judges what it finds (`drift:`).
     pub drift: DriftSettings,
+    /// `policy:` the rule files (directories, files, `builtin:NAME`) `plan` and `apply`
+    /// evaluate, as written (a path relative to the file it is written in).
+    pub policy: Vec<Located<String>>,
 }
 
 /// `drift:`.
@@ -563,6 +566,8 @@ pub struct StackConfig {
     /// `sources:` by local key (the observability API writes them; the managed stack's
     /// document only lists them).
     pub sources: IndexMap<SmolStr, SourceConfig>,
+    /// `savedSearches:` by local key (the observability API only).
+    pub saved_searches: IndexMap<SmolStr, SavedSearchConfig>,
 }
 
 /// A data source of a stack (`sources.<key>`), at `source.<stack>.<key>`: its members as the
@@ -584,6 +589,36 @@ pub struct SourceConfig {
     pub members: Vec<(SmolStr, Located<serde_json::Value>)>,
     /// `absent: true`: delete it (with `--allow-destroy`).
     pub absent: bool,
+}
+
+/// A saved search of a stack (`savedSearches.<key>`), at `saved_search.<stack>.<key>`. Each
+/// member left out is the server's default, so the plan compares what the server stores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedSearchConfig {
+    /// The local key.
+    pub key: Located<SmolStr>,
+    /// Display name.
+    pub name: Located<SmolStr>,
+    /// `renamedFrom:` names it had before (its id kept).
+    pub renamed_from: Vec<Located<SmolStr>>,
+    /// The source it queries, by name or id.
+    pub source: Option<SourceRef>,
+    /// `select`.
+    pub select: Option<Located<SmolStr>>,
+    /// `where`.
+    pub where_: Option<Located<SmolStr>>,
+    /// `whereLanguage`.
+    pub where_language: Option<Located<SmolStr>>,
+    /// `orderBy`.
+    pub order_by: Option<Located<SmolStr>>,
+    /// `tags`.
+    pub tags: Vec<Located<SmolStr>>,
+    /// `filters`: each a SQL predicate.
+    pub filters: Vec<Located<SmolStr>>,
+    /// `absent: true`: delete it (with `--allow-destroy`).
+    pub absent: bool,
+    /// Where the entry was written.
+    pub span: Span,
 }
 
 /// A webhook of a stack (`webhooks.<key>`), at `webhook.<stack>.<key>`. Its destination,
@@ -618,6 +653,12 @@ pub struct WebhookConfig {
 }
 
 impl StackConfig {
+    /// Whether the stack's saved searches are read: it declares one (a config of none, or a
+    /// server of the contract generation, which has no such list, reads none).
+    pub fn needs_saved_searches(&self) -> bool {
+        !self.saved_searches.is_empty()
+    }
+
     /// Whether the stack's webhooks list is read: an alert names a webhook by name, or an
     /// export asks for it.
     pub fn needs_webhooks(&self) -> bool {

@@ -113,6 +113,10 @@ pub(crate) fn check(config: &Config, root: &Node, diags: &mut Vec<Diagnostic>) {
         for source in stack.sources.values() {
             key_name(&source.key, "source", diags);
         }
+        super::saved_searches::check(stack, written_stack, diags);
+        for search in stack.saved_searches.values() {
+            key_name(&search.key, "saved search", diags);
+        }
     }
     super::shared_rules::check(config, diags);
 }

@@ -3,13 +3,16 @@
 //! CreateSchema` refuses a `slack` webhook with a body, headers or query parameters (a webhook
 //! without `url` is reported while building); and the server keeps one webhook of a service and name.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::model::{StackConfig, StackTarget, WebhookConfig};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 /// Pushes what the stack's webhooks break.
 pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    if !matches!(stack.target, StackTarget::Managed { .. }) {
+        renames(stack, diags);
+    }
     let mut seen: HashMap<(&str, &str), Span> = HashMap::new();
     for webhook in stack.webhooks.values() {
         if let StackTarget::Managed { .. } = stack.target {
@@ -37,12 +40,34 @@ pub(crate) fn check(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// `renamedFrom` of a webhook names one webhook of its service (`semantic::rename-conflict`,
+/// as for dashboards, alerts and pipes): the server keeps names per service.
+fn renames(stack: &StackConfig, diags: &mut Vec<Diagnostic>) {
+    let services: BTreeSet<&str> = stack
+        .webhooks
+        .values()
+        .map(|w| w.service.value.as_str())
+        .collect();
+    for service in services {
+        super::rename_rules::renames(
+            &format!("{service} webhook"),
+            ("stack", &stack.key.value),
+            stack
+                .webhooks
+                .values()
+                .filter(|w| w.service.value == service)
+                .map(|w| (&w.name, w.renamed_from.as_slice())),
+            diags,
+        );
+    }
+}
+
 fn managed(stack: &StackConfig, webhook: &WebhookConfig) -> Diagnostic {
     Diagnostic::error(
         Code::SemanticWebhook,
         format!(
             "stack `{}` is a managed stack, whose API only lists webhooks: converge cannot \
-             create, change or delete webhook `{}` there",
+             create them there (nor change or delete webhook `{}`)",
             stack.key.value, webhook.key.value
         ),
         Some(webhook.key.span),

@@ -199,6 +199,9 @@ codes! {
     /// A source converge cannot write: on the managed stack (whose document only lists
     /// sources).
     SemanticSource => "semantic::source",
+    /// A saved search converge cannot write: on the managed stack (whose document has none),
+    /// without a source, or two of one name in a stack.
+    SemanticSavedSearch => "semantic::saved-search",
     /// An alert `message` written empty (the server rejects it).
     SemanticEmptyMessage => "semantic::empty-message",
     /// A series grouping by more fields than the server accepts.
@@ -347,6 +350,21 @@ codes! {
     /// cannot (`scheduleOffsetMinutes`, `scheduleStartAt`), said at its line.
     PreviewNotEvaluated => "preview::not-evaluated",
 
+    // Policy as code (`plan --policy`): findings of the team's Rego rules, and errors of the
+    // rules themselves, each at its place.
+    /// A `deny` rule's finding: the plan fails (exit 1) and `apply` refuses it.
+    PolicyDeny => "policy::deny",
+    /// A `warn` rule's finding: shown, the plan goes on.
+    PolicyWarn => "policy::warn",
+    /// A `.rego` file that does not parse, or a rule that refers to what is not defined.
+    PolicyRule => "policy::rule",
+    /// A rule that fails while it runs (a builtin's error, past the time bound).
+    PolicyEval => "policy::eval",
+    /// A `deny` or `warn` value that is not a set of `{msg, address[, field]}` objects.
+    PolicyFinding => "policy::finding",
+    /// A policy path that cannot be read, holds no `.rego` file, or names no built-in rule.
+    PolicyRead => "policy::read",
+
     // The errors that end a command (`error::Error`), shown on stderr with their code above the
     // message.
     /// The configuration has errors; they were shown above.
@@ -465,6 +483,10 @@ codes! {
     /// `apply --resync`: the address names no postgres pipe that the config declares and the
     /// service has.
     FlagResync => "flag::resync",
+    /// The policy denies the plan (`plan --policy`, `apply`); the findings were shown above.
+    PolicyDenied => "policy::denied",
+    /// The rules could not be loaded or evaluated; the errors were shown above.
+    PolicyInvalid => "policy::invalid",
 }
 
 impl fmt::Display for Code {
@@ -506,6 +528,7 @@ mod tests {
                     "check-queries",
                     "export",
                     "drift",
+                    "policy",
                 ]
                 .contains(&area),
                 "{text}: unknown area"

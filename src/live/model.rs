@@ -3,7 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::api::wire::{
-    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service, Source, Webhook,
+    Alert, Backup, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, SavedSearch, Service,
+    Source, Webhook,
 };
 
 /// Everything read from the APIs for one plan. Keys are server ids unless said otherwise, so
@@ -144,4 +145,6 @@ pub struct StackLive {
     /// ClickHouse connections (a declared source's `connection:` names one), read when the
     /// stack declares sources.
     pub connections: Vec<crate::api::wire::Connection>,
+    /// Saved searches, read when the stack declares one or an alert names one.
+    pub saved_searches: Vec<SavedSearch>,
 }

@@ -26,8 +26,8 @@ use crate::api::cloud::CloudClient;
 use crate::api::error::{ApiError, FailureKind};
 use crate::api::stack::StackApi;
 use crate::api::wire::{
-    Alert, Backup, Connection, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, Service,
-    Source, Webhook,
+    Alert, Backup, Connection, Dashboard, Pipe, PipeScaling, ReversePrivateEndpoint, SavedSearch,
+    Service, Source, Webhook,
 };
 use crate::config::model::{Config, Located, ServiceConfig, SourceRef, StackConfig, StackTarget};
 use crate::diagnostic::{Code, Diagnostic, Span};
@@ -45,6 +45,7 @@ enum Read {
     Sources { stack: String },
     Webhooks { stack: String },
     Connections { stack: String },
+    SavedSearches { stack: String },
     PipeCompute { service: String },
     ReverseEndpoints { service: String },
 }
@@ -60,6 +61,7 @@ enum Payload {
     Sources(Vec<Source>),
     Webhooks(Vec<Webhook>),
     Connections(Vec<Connection>),
+    SavedSearches(Vec<SavedSearch>),
     PipeCompute(PipeScaling),
     ReverseEndpoints(Vec<ReversePrivateEndpoint>),
 }
@@ -171,6 +173,7 @@ impl<'a> Reading<'a> {
         let mut leaders: BTreeMap<String, String> = BTreeMap::new();
         let mut webhooks: BTreeSet<String> = BTreeSet::new();
         let mut connections: BTreeSet<String> = BTreeSet::new();
+        let mut saved_searches: BTreeSet<String> = BTreeSet::new();
         for (key, stack) in config
             .stacks
             .iter()
@@ -195,6 +198,9 @@ impl<'a> Reading<'a> {
                             key.clone()
                         }
                     };
+                    if stack.needs_saved_searches() && saved_searches.insert(lists.clone()) {
+                        spawn_saved_searches_read(&mut self.tasks, &leader, &api);
+                    }
                     if stack.needs_webhooks() && webhooks.insert(lists.clone()) {
                         spawn_webhooks_read(&mut self.tasks, &leader, &api);
                     }
@@ -272,7 +278,8 @@ impl<'a> Reading<'a> {
                 | Read::Alerts { .. }
                 | Read::Sources { .. }
                 | Read::Webhooks { .. }
-                | Read::Connections { .. }),
+                | Read::Connections { .. }
+                | Read::SavedSearches { .. }),
                 Ok(payload),
             ) => self.stack_listed(read, payload),
             // The observability API's public document names no sources list: a server without
@@ -333,6 +340,9 @@ impl<'a> Reading<'a> {
             }
             (Read::Connections { stack }, Payload::Connections(connections)) => {
                 self.live.stacks.entry(stack).or_default().connections = connections;
+            }
+            (Read::SavedSearches { stack }, Payload::SavedSearches(searches)) => {
+                self.live.stacks.entry(stack).or_default().saved_searches = searches;
             }
             (read, _) => self.problems.push(Diagnostic::error(
                 Code::LiveInternal,
@@ -502,6 +512,17 @@ fn spawn_connections_read(tasks: &mut Reads, key: &str, api: &StackApi) {
     start(tasks, async move {
         let result = client.list_connections().await.map(Payload::Connections);
         (Read::Connections { stack }, result)
+    });
+}
+/// The saved searches list: read only for a stack that declares one or whose alert names one.
+fn spawn_saved_searches_read(tasks: &mut Reads, key: &str, api: &StackApi) {
+    let (stack, client) = (key.to_string(), api.clone());
+    start(tasks, async move {
+        let result = client
+            .list_saved_searches()
+            .await
+            .map(Payload::SavedSearches);
+        (Read::SavedSearches { stack }, result)
     });
 }
 
@@ -689,7 +710,8 @@ fn unreachable(
         | Read::Alerts { stack }
         | Read::Sources { stack }
         | Read::Webhooks { stack }
-        | Read::Connections { stack } => {
+        | Read::Connections { stack }
+        | Read::SavedSearches { stack } => {
             matches!(stacks.get(stack), Some(StackApi::Standalone(_)))
         }
         _ => false,
@@ -807,7 +829,8 @@ fn read_problem(
         | Read::Alerts { stack }
         | Read::Sources { stack }
         | Read::Webhooks { stack }
-        | Read::Connections { stack } => {
+        | Read::Connections { stack }
+        | Read::SavedSearches { stack } => {
             let stack_config = config.stacks.get(stack)?;
             let address = format!("stack.{stack}");
             if error.is_unauthorized() {

@@ -278,6 +278,11 @@ fn stack_families(out: &mut Vec<Family>, key: &str, stack: &StackConfig) {
         let address = Address::Source { stack: key, source };
         out.push(Family::exact(address.to_string(), needs()));
     }
+    // The saved searches list is read with the stack's lists for a stack that declares them.
+    for search in stack.saved_searches.keys() {
+        let address = Address::SavedSearch { stack: key, search };
+        out.push(Family::exact(address.to_string(), needs()));
+    }
     // A removed template instance is deleted at its address, found through these lists.
     for names in &stack.instance_names {
         let head = format!("{}.{key}.{}[", names.kind, names.entry);

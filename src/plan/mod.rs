@@ -42,6 +42,7 @@ pub use kinds::dashboard::op::DashboardOp;
 pub use kinds::pipe::op::PipeOp;
 pub use kinds::private_endpoint::op::PrivateEndpointOp;
 pub use kinds::reverse_endpoint::op::ReverseEndpointOp;
+pub use kinds::saved_search::op::SavedSearchOp;
 pub use kinds::service::op::ServiceOp;
 pub use kinds::source::op::SourceOp;
 pub use kinds::webhook::op::WebhookOp;

@@ -166,6 +166,7 @@ pub(crate) fn mine<'l>(
         sources: live.sources.clone(),
         webhooks: live.webhooks.clone(),
         connections: live.connections.clone(),
+        saved_searches: live.saved_searches.clone(),
     })
 }
 

@@ -57,6 +57,24 @@ pub struct SavedPlan {
     pub observability: Option<SavedObservability>,
     /// The plan: changes with desired values and fingerprints, and the steps.
     pub plan: Plan,
+    /// The policy the plan was reviewed with (`--policy`, `policy:`); absent when it had none,
+    /// so plans without one read and write as they always did. Its findings are the plan's
+    /// warnings coded `policy::*`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<SavedPolicy>,
+}
+
+/// The policy a saved plan was reviewed with: `apply --plan` loads the same paths, refuses
+/// when their digest differs, and evaluates them again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPolicy {
+    /// The paths as the run that saved it resolved them (`builtin:NAME` for a built-in rule).
+    pub paths: Vec<String>,
+    /// The digest of the rule files (their names and texts).
+    pub digest: String,
+    /// The config's objects the rules read (`input.config`), as reviewed: a saved plan is
+    /// applied without its config files, and its rules read the same objects again.
+    pub config: Vec<Value>,
 }
 
 /// Why a saved plan could not be read.
@@ -155,6 +173,7 @@ impl SavedPlan {
             cloud,
             observability,
             plan,
+            policy: None,
         }
     }
 

@@ -151,6 +151,13 @@ pub(crate) enum Target<'a> {
         /// Its id, or its name for a create.
         key: Key<'a>,
     },
+    /// A saved search of a stack (the observability API's team-wide list).
+    SavedSearch {
+        /// The stack.
+        stack: &'a StackRef,
+        /// Its id, or its name for a create.
+        key: Key<'a>,
+    },
     /// One member of a service's own settings (its IP access list, tags, release channel,
     /// endpoints, state).
     ServiceMember {
@@ -178,6 +185,8 @@ pub(crate) enum List<I, S> {
     PipeCompute(I),
     /// A stack's webhooks.
     Webhooks(S),
+    /// A stack's saved searches.
+    SavedSearches(S),
     /// `GET /services/{id}/pipesReversePrivateEndpoints`.
     ReverseEndpoints(I),
     /// A stack's data sources.
@@ -196,7 +205,8 @@ impl<T> List<T, T> {
             | List::Dashboards(of)
             | List::Alerts(of)
             | List::Webhooks(of)
-            | List::Sources(of) => Some(of),
+            | List::Sources(of)
+            | List::SavedSearches(of) => Some(of),
         }
     }
 }
@@ -219,6 +229,7 @@ impl<I, S> List<I, S> {
             List::PipeCompute(id) => List::PipeCompute(service(id)),
             List::Webhooks(s) => List::Webhooks(stack(s)),
             List::Sources(s) => List::Sources(stack(s)),
+            List::SavedSearches(s) => List::SavedSearches(stack(s)),
             List::ReverseEndpoints(id) => List::ReverseEndpoints(service(id)),
         }
     }
@@ -237,6 +248,7 @@ impl<'a> Target<'a> {
             Target::PipeCompute { service_id } => List::PipeCompute(service_id),
             Target::Webhook { stack, .. } => List::Webhooks(stack),
             Target::Source { stack, .. } => List::Sources(stack),
+            Target::SavedSearch { stack, .. } => List::SavedSearches(stack),
             Target::ReverseEndpoint { service_id, .. } => List::ReverseEndpoints(service_id),
         }
     }
@@ -253,7 +265,8 @@ impl<'a> Target<'a> {
             Target::Dashboard { stack, .. }
             | Target::Alert { stack, .. }
             | Target::Webhook { stack, .. }
-            | Target::Source { stack, .. } => Some(stack),
+            | Target::Source { stack, .. }
+            | Target::SavedSearch { stack, .. } => Some(stack),
         }
     }
 
@@ -266,7 +279,8 @@ impl<'a> Target<'a> {
             | Target::Dashboard { key, .. }
             | Target::Alert { key, .. }
             | Target::Webhook { key, .. }
-            | Target::Source { key, .. } => Some(key),
+            | Target::Source { key, .. }
+            | Target::SavedSearch { key, .. } => Some(key),
             Target::Service { .. }
             | Target::PrivateEndpoint { .. }
             | Target::PipeCompute { .. }
@@ -287,7 +301,8 @@ impl<'a> Target<'a> {
             | Target::Alert { .. }
             | Target::ServiceMember { .. }
             | Target::Webhook { .. }
-            | Target::Source { .. } => None,
+            | Target::Source { .. }
+            | Target::SavedSearch { .. } => None,
         }
     }
 
@@ -309,7 +324,8 @@ impl<'a> Target<'a> {
             Target::Dashboard { stack, .. }
             | Target::Alert { stack, .. }
             | Target::Webhook { stack, .. }
-            | Target::Source { stack, .. } => {
+            | Target::Source { stack, .. }
+            | Target::SavedSearch { stack, .. } => {
                 format!("in stack `{}`", stack.key)
             }
             Target::PipeCompute { service_id } => {

@@ -887,7 +887,8 @@ fn saved_plan_round_trips() {
             | Operation::Dashboard(_)
             | Operation::ReverseEndpoint(_)
             | Operation::Webhook(_)
-            | Operation::Source(_) => assert_eq!(read, made),
+            | Operation::Source(_)
+            | Operation::SavedSearch(_) => assert_eq!(read, made),
         }
     }
     assert_eq!(
@@ -1265,7 +1266,7 @@ fn an_unknown_operation_is_refused_by_name() {
     assert_eq!(
         read("cluster-delete"),
         "unknown operation `cluster-delete`: operations are of a service-, private-endpoint-, \
-         pipe-, dashboard-, alert-, webhook-, reverse-endpoint- or source-"
+         pipe-, dashboard-, alert-, webhook-, reverse-endpoint-, source- or saved-search-"
     );
     assert!(
         serde_json::from_value::<crate::plan::Operation>(serde_json::json!({

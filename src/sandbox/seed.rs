@@ -37,6 +37,7 @@ pub(crate) fn world(seed: Seed, now: Timestamp) -> World {
                 sources: Vec::new(),
                 webhooks: Vec::new(),
                 connections: vec![connection(2)],
+                saved_searches: Vec::new(),
             }],
             ..World::default()
         },
@@ -549,6 +550,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         sources: managed_sources.clone(),
         webhooks: webhooks(created),
         connections: Vec::new(),
+        saved_searches: Vec::new(),
     };
     // One dashboard and alert that the quickstart does not name, so pruning has something to see.
     let dashboard_id = world.new_id();
@@ -599,6 +601,7 @@ fn demo_stacks(world: &mut World, created: Timestamp) {
         sources: sources(2),
         webhooks: webhooks(created),
         connections: vec![connection(2)],
+        saved_searches: Vec::new(),
     });
 }
 
@@ -680,6 +683,7 @@ fn large_times(scale: usize, now: Timestamp) -> World {
             sources: stack_sources.clone(),
             webhooks: Vec::new(),
             connections: vec![connection(10 + index as u64)],
+            saved_searches: Vec::new(),
         };
         for d in 0..150 * scale {
             large_dashboard(&mut world, &mut stack, d, &stack_sources, created);

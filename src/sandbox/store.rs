@@ -107,6 +107,9 @@ pub(crate) struct Stack {
     /// ClickHouse connections the sources name (absent from state files written before them).
     #[serde(default)]
     pub connections: Vec<crate::api::wire::Connection>,
+    /// Saved searches (absent from state files written before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saved_searches: Vec<crate::api::wire::SavedSearch>,
 }
 
 /// A stored webhook: what a list answers, and fingerprints of the write-only members.

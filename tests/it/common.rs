@@ -761,6 +761,19 @@ impl Answer {
     }
 }
 
+/// The ids of every service the sandbox lists, in its order.
+pub fn service_ids(sandbox: &SandboxHandle) -> Vec<String> {
+    let services = Client::new(sandbox)
+        .cloud("GET", "/services", None)
+        .result();
+    services
+        .as_array()
+        .expect("a services list")
+        .iter()
+        .filter_map(|s| s["id"].as_str().map(String::from))
+        .collect()
+}
+
 /// A small blocking HTTP client over reqwest, with the demo credentials.
 pub struct Client {
     runtime: tokio::runtime::Runtime,

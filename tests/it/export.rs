@@ -86,15 +86,7 @@ fn the_large_export_plans_to_no_changes() {
         rate_limit: false,
         ..SandboxOptions::default()
     });
-    let services = Client::new(&sandbox)
-        .cloud("GET", "/services", None)
-        .result();
-    let ids: Vec<String> = services
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|s| s["id"].as_str().map(String::from))
-        .collect();
+    let ids = common::service_ids(&sandbox);
     assert_eq!(ids.len(), 20);
     let mut args: Vec<&str> = Vec::new();
     for id in &ids {

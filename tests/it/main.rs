@@ -22,6 +22,7 @@ mod object_ids;
 mod operations;
 mod pipes;
 mod plan;
+mod policy;
 mod preview;
 mod reading;
 mod readme;

@@ -105,3 +105,55 @@ fn a_25_mb_config_validates_and_plans_within_its_memory_bounds() {
         "validate peaked at {validate} KiB"
     );
 }
+
+/// A no-op text `plan` of the config `export` writes for the same estate (today's export
+/// shape: 30.9 MB at 32 times the seed, its tiles written as `config:` maps) stays under this:
+/// about 335 MiB in the debug build (issue 38 measured 321 MiB in a release build). Issue 38's
+/// target, 256 MiB, is not met (BENCHMARKS.md, "The text plan of an exported estate"); the
+/// bound keeps today's figure with about 5% room.
+const EXPORT_PLAN_BOUND_KIB: u64 = 352 * 1024;
+
+#[test]
+#[ignore = "exports a 31 MB config and plans it; CI runs it in the ignored step"]
+fn the_text_plan_of_an_exported_estate_stays_within_its_memory_bound() {
+    let workspace = Workspace::new();
+    let state = workspace.path().join("world.json");
+    write_large_estate(SCALE, &state).expect("the estate is written");
+    let sandbox = common::sandbox(SandboxOptions {
+        seed: Seed::Large,
+        state_file: Some(state),
+        rate_limit: false,
+        ..SandboxOptions::default()
+    });
+    let ids = common::service_ids(&sandbox);
+    let mut args = vec!["export".to_string()];
+    for id in &ids {
+        args.extend(["--service".to_string(), id.clone()]);
+    }
+    // The seed's managed stack lives on its first service.
+    args.extend([
+        "--stack".to_string(),
+        ids[0].clone(),
+        "--observability".into(),
+    ]);
+    let exported = Converge::new(&sandbox).fast().run(&args);
+    exported.assert_exit(0);
+    assert!(
+        exported.stdout.len() >= 30_000_000,
+        "{} bytes",
+        exported.stdout.len()
+    );
+    let converge = Converge::new(&sandbox)
+        .fast()
+        .config_as("exported.yaml", &exported.stdout);
+    let (plan, outcome) = peak_of(&converge, &workspace, &["plan", "--detailed-exitcode"]);
+    outcome.assert_exit(0);
+    eprintln!(
+        "{} bytes of exported YAML: plan {plan} KiB",
+        exported.stdout.len()
+    );
+    assert!(
+        plan < EXPORT_PLAN_BOUND_KIB,
+        "the plan of the export peaked at {plan} KiB"
+    );
+}

@@ -928,6 +928,7 @@ mod live_reader {
             read_webhooks: false,
             webhooks: IndexMap::new(),
             sources: IndexMap::new(),
+            saved_searches: IndexMap::new(),
         }
     }
 
@@ -956,6 +957,7 @@ mod live_reader {
             stacks: IndexMap::new(),
             ignore: Vec::new(),
             drift: Default::default(),
+            policy: Vec::new(),
         }
     }
 

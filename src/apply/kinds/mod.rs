@@ -12,6 +12,7 @@ pub(super) mod dashboard;
 pub(super) mod pipe;
 pub(super) mod private_endpoint;
 pub(super) mod reverse_endpoint;
+pub(super) mod saved_search;
 pub(super) mod service;
 pub(super) mod source;
 pub(super) mod webhook;

@@ -2,24 +2,26 @@
 //! service first (`--wake`) or says how to; `--wait` sees its scaling show.
 
 use super::service::close;
-use crate::api::error::ApiError;
 use crate::api::wire::{Pipe, PipeScalingPatch, ResourceTag, ServicePatch, TagsPatch};
 use futures_util::future::BoxFuture;
 
 use crate::apply::sends::Sends;
 use crate::apply::write::{Context, Created, Doubles, Part, StepError, WriteError};
 
+mod calls;
 mod doubles;
 mod endpoints;
+mod lifecycle;
 mod versions;
+use calls::{Since, awake, find};
 pub(crate) use doubles::doubles;
+use lifecycle::{Named, lifecycle};
 use serde_json::Value;
 use versions::note_version;
 pub(crate) use versions::record_versions;
 
 use crate::config::interpolate::secret_reference;
-use crate::plan::kinds::pipe::op::{self, CredentialRef, Keep, SealedCredential};
-use crate::plan::kinds::pipe::paused;
+use crate::plan::kinds::pipe::op::{self, CredentialRef, SealedCredential};
 use crate::plan::{Operation, PipeOp, Step};
 
 /// Sends `part` of a pipe operation, waking its service first when it is idle and `--wake`
@@ -35,34 +37,6 @@ pub(crate) async fn send(
         pipe_write(context, step, operation, part)
     })
     .await
-}
-
-/// Runs `send`; when it meets a 424 (the service is not running), wakes the service and runs
-/// it once more with `--wake`, or fails saying to give it. Each pipe request that can come
-/// after another (a replacement's create, the stop after a create) goes through here on its
-/// own, so a service that went idle between two requests of one step is woken too.
-async fn awake<T, F, Fut>(
-    context: &Context,
-    step: &Step,
-    service_id: &str,
-    send: F,
-) -> Result<T, WriteError>
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = Result<T, WriteError>>,
-{
-    match send().await {
-        Err(WriteError::Api(error)) if error.status() == Some(424) => {
-            if !context.wakes() {
-                return Err(WriteError::Other(idle_message(step, service_id, &error)));
-            }
-            context.wake(service_id).await.map_err(|problem| {
-                WriteError::Other(format!("cannot wake the service first: {problem}"))
-            })?;
-            send().await
-        }
-        other => other,
-    }
 }
 
 /// Sends `stop` to a pipe just created (`state: stopped`; the create body takes no state).
@@ -384,263 +358,6 @@ struct Replacing<'a> {
     stopped: bool,
 }
 
-/// The pipe a lifecycle step works on, as its messages name it.
-struct Named<'a> {
-    service_id: &'a str,
-    pipe_id: &'a str,
-    name: &'a str,
-    /// The step, as a 424's message names its service.
-    step: &'a Step,
-}
-
-impl Named<'_> {
-    /// `PATCH .../state` with `command`, woken like any pipe write: the service can go idle
-    /// between the requests of one lifecycle step.
-    async fn command(&self, context: &Context, command: &str) -> Result<(), WriteError> {
-        let cloud = context.cloud()?;
-        let send = || async {
-            cloud
-                .pipe_command(self.service_id, self.pipe_id, command)
-                .await
-                .map(|_| ())
-                .map_err(WriteError::Api)
-        };
-        awake(context, self.step, self.service_id, send).await
-    }
-
-    /// `PATCH .../pipes/{id}` with `body`, woken like any pipe write.
-    async fn edit(&self, context: &Context, body: &Value) -> Result<(), WriteError> {
-        let cloud = context.cloud()?;
-        let send = || async {
-            cloud
-                .update_pipe(self.service_id, self.pipe_id, body)
-                .await
-                .map(|_| ())
-                .map_err(WriteError::Api)
-        };
-        awake(context, self.step, self.service_id, send).await
-    }
-}
-
-/// The states of a pipe that is not ingesting and can be started (`Stopped` for streaming
-/// pipes, `Paused` for database pipes).
-const STOPPED: [&str; 2] = ["Stopped", "Paused"];
-
-/// The states a pipe passes through on its way to another.
-const PASSING: [&str; 5] = ["Provisioning", "Modifying", "Stopping", "Pausing", "Resync"];
-
-/// Stop (when the change needs a pause or the pipe is to be kept stopped) → wait until
-/// stopped → `PATCH` → leave the pipe in the state `keep` says. Once the pipe was stopped, a
-/// failure starts it again unless it is to be kept stopped: a pipe is never left stopped that
-/// the config did not ask stopped.
-async fn lifecycle(
-    context: &Context,
-    pipe: &Named<'_>,
-    body: &Value,
-    pause: bool,
-    keep: Keep,
-) -> Result<(), WriteError> {
-    let mut stopped_here = false;
-    if pause || keep == Keep::Stopped {
-        let state = state_of(context, pipe).await?;
-        if !STOPPED.contains(&state.as_str()) {
-            if !["Stopping", "Pausing"].contains(&state.as_str()) {
-                // Said before the stop: a run killed after it leaves the fact for the next.
-                if pause && keep == Keep::Running {
-                    paused_mark(context, pipe, true).await?;
-                }
-                pipe.command(context, "stop").await?;
-                stopped_here = true;
-            }
-            if pause && let Err(error) = settle(context, pipe, "stopped").await {
-                return Err(
-                    resumed(context, pipe, stopped_here && keep == Keep::Running, error).await,
-                );
-            }
-        }
-    }
-    if body.as_object().is_some_and(|b| !b.is_empty())
-        && let Err(error) = pipe.edit(context, body).await
-    {
-        let resume = pause && keep == Keep::Running;
-        return Err(resumed(context, pipe, resume, error).await);
-    }
-    match keep {
-        Keep::Stopped => {
-            // The server resumes a pipe after a table-mapping edit: stopped again.
-            let state = state_of(context, pipe).await?;
-            if !STOPPED.contains(&state.as_str())
-                && !["Stopping", "Pausing"].contains(&state.as_str())
-            {
-                pipe.command(context, "stop").await?;
-            }
-        }
-        Keep::Running => {
-            let state = settle(context, pipe, "edited").await?;
-            let start = STOPPED.contains(&state.as_str()) || state == "Failed";
-            if start {
-                pipe.command(context, "start").await?;
-            }
-            // Running again: the mark of a stop for a change (this run's, or a killed run's
-            // this one resumes) goes.
-            if stopped_here || ((start || pause) && marked(context, pipe).await?) {
-                paused_mark(context, pipe, false).await?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Sets (`on`) or removes the service tag that says converge stopped the pipe for a change
-/// ([`paused::paused_tag`]).
-async fn paused_mark(context: &Context, pipe: &Named<'_>, on: bool) -> Result<(), WriteError> {
-    let tag = ResourceTag {
-        key: paused::paused_tag(pipe.pipe_id),
-        value: Some("true".to_string()),
-    };
-    let (add, remove) = if on {
-        (vec![tag], Vec::new())
-    } else {
-        (Vec::new(), vec![ResourceTag { value: None, ..tag }])
-    };
-    let patch = ServicePatch {
-        tags: Some(TagsPatch { add, remove }),
-        ..ServicePatch::default()
-    };
-    context
-        .cloud()?
-        .update_service_tags(pipe.service_id, &patch)
-        .await
-        .map_err(|error| {
-            WriteError::Other(if on {
-                format!(
-                    "pipe `{}` was not stopped for the change: recording the stop on the \
-                     service failed: {error}",
-                    pipe.name
-                )
-            } else {
-                format!(
-                    "pipe `{}` runs again, but removing the mark of its stop from the service \
-                     failed: {error}; the next run removes it",
-                    pipe.name
-                )
-            })
-        })?;
-    Ok(())
-}
-
-/// Whether the pipe's service carries the mark of a stop for a change.
-async fn marked(context: &Context, pipe: &Named<'_>) -> Result<bool, WriteError> {
-    let service = context.cloud()?.get_service(pipe.service_id).await?;
-    Ok(paused::paused_by_converge(&service, pipe.pipe_id))
-}
-
-/// The error of a lifecycle step that failed after its pipe was stopped, once the pipe was
-/// started again (when `resume`), saying what happened to it.
-async fn resumed(
-    context: &Context,
-    pipe: &Named<'_>,
-    resume: bool,
-    error: WriteError,
-) -> WriteError {
-    let error = match error {
-        WriteError::Api(error) => error.to_string(),
-        WriteError::Other(error) => error,
-    };
-    if !resume {
-        return WriteError::Other(format!("pipe `{}`: the change failed: {error}", pipe.name));
-    }
-    let started = async {
-        let state = settle(context, pipe, "stopped").await?;
-        if STOPPED.contains(&state.as_str()) || state == "Failed" {
-            pipe.command(context, "start").await?;
-        }
-        paused_mark(context, pipe, false).await?;
-        Ok::<(), WriteError>(())
-    };
-    match started.await {
-        Ok(()) => WriteError::Other(format!(
-            "pipe `{}` was stopped for the change, which failed: {error}; the pipe was started \
-             again, unchanged",
-            pipe.name
-        )),
-        Err(again) => {
-            let again = match again {
-                WriteError::Api(again) => again.to_string(),
-                WriteError::Other(again) => again,
-            };
-            WriteError::Other(format!(
-                "pipe `{}` was stopped for the change, which failed: {error}; starting it \
-                 again failed too ({again}): it is left stopped, run `converge apply` again \
-                 or start it in the console",
-                pipe.name
-            ))
-        }
-    }
-}
-
-/// The pipe's state now; a pipe no longer listed is an error naming it.
-async fn state_of(context: &Context, pipe: &Named<'_>) -> Result<String, WriteError> {
-    let live = find(context, pipe.service_id, pipe.pipe_id).await?;
-    let live =
-        live.ok_or_else(|| WriteError::Other(format!("pipe `{}` is no longer listed", pipe.name)))?;
-    Ok(live.state.unwrap_or_default())
-}
-
-/// Polls until the pipe is in no passing state (`Stopping`, `Modifying`, ...), bounded by
-/// `--timeout`, saying once on stderr what it waits for; returns the state it settled in.
-async fn settle(context: &Context, pipe: &Named<'_>, until: &str) -> Result<String, WriteError> {
-    let (timeout, poll) = context.patience();
-    let deadline = tokio::time::Instant::now().checked_add(timeout);
-    let mut said = false;
-    loop {
-        let state = state_of(context, pipe).await?;
-        if !PASSING.contains(&state.as_str()) {
-            return Ok(state);
-        }
-        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
-            return Err(WriteError::Other(format!(
-                "pipe `{}` is still `{state}` after {}s (`--timeout`)",
-                pipe.name,
-                timeout.as_secs()
-            )));
-        }
-        if !said {
-            context.say(&format!(
-                "waiting up to {}s for pipe `{}` to be {until} (now `{state}`)",
-                timeout.as_secs(),
-                pipe.name
-            ));
-            said = true;
-        }
-        tokio::time::sleep(poll).await;
-    }
-}
-
-/// The live pipe with this id, if the service lists it.
-/// Pipe `pipe_id` as its service's list shows it, read by a list read that began now or later:
-/// the shared reads of `apply::fresh`, so the steps of one service polling their pipes at once
-/// (replacements waiting for their old pipes to go, stops waiting to settle) share one read.
-async fn find(
-    context: &Context,
-    service_id: &str,
-    pipe_id: &str,
-) -> Result<Option<Pipe>, WriteError> {
-    let scope = crate::apply::fresh::Scope::Pipes(service_id.to_string());
-    let data = context
-        .fresh
-        .get(&scope, None, context.fresh.now())
-        .await
-        .map_err(|error| match error {
-            crate::apply::fresh::ReadError::Api(error) => WriteError::Api(error),
-            other => WriteError::Other(other.to_string()),
-        })?;
-    let crate::apply::fresh::Data::Pipes(pipes) = &*data else {
-        return Ok(None);
-    };
-    Ok(pipes.iter().find(|p| p.id == pipe_id).cloned())
-}
-
 /// Polls until a deleted pipe is no longer listed (the API answers a delete before teardown
 /// ends, and a pipe of the same name cannot be created while the old one is there), bounded by
 /// `--timeout`.
@@ -652,7 +369,10 @@ async fn until_gone(
 ) -> Result<(), WriteError> {
     let (timeout, poll) = context.patience();
     let deadline = tokio::time::Instant::now().checked_add(timeout);
-    while find(context, service_id, pipe_id).await?.is_some() {
+    while find(context, service_id, pipe_id, Since::Now)
+        .await?
+        .is_some()
+    {
         if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
             return Err(WriteError::Other(format!(
                 "pipe `{name}` was deleted but is still listed after {}s (`--timeout`); \
@@ -908,28 +628,6 @@ fn with_credentials(
         at[*last] = Value::String(value);
     }
     Ok(body)
-}
-
-/// The 424 a pipe write gets while its service is idle, said briefly with the fix. The same
-/// words for every pipe of the service, so progress and the report say it once for all of them
-/// (the request id of each 424 is in the `-vv` log).
-fn idle_message(step: &Step, service_id: &str, error: &ApiError) -> String {
-    let service = step.address.service().unwrap_or(service_id);
-    let state = error
-        .message
-        .split("Current state:")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .map(|state| state.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_'))
-        .filter(|state| !state.is_empty());
-    let state = match state {
-        Some(state) => format!("is `{state}`"),
-        None => "is not running".to_string(),
-    };
-    format!(
-        "service `{service}` {state} (424): pipes change only while their service runs; run \
-         again with `--wake` to wake it first"
-    )
 }
 
 /// Whether a pipe shows every field of a scaling patch.

@@ -55,7 +55,6 @@ impl Builder<'_> {
         self.diagnostics.extend(carried_tiles(stack, &index));
         self.before_dashboards(stack, &stack_ref, (live, all));
         let first_step = self.plan.steps.len();
-
         // Dashboards: create or update, config order.
         let mut planned: BTreeMap<&str, PlannedDashboard> = BTreeMap::new();
         for dashboard in stack.dashboards.values() {
@@ -69,7 +68,6 @@ impl Builder<'_> {
             .values()
             .filter_map(|p| p.live.map(|d| (d.id.as_str(), p)))
             .collect();
-
         // What converge owns here (`plan/ownership.rs`): the tagged dashboards, the ones the
         // config lists, and the alerts on them.
         let listed: BTreeSet<&str> = planned
@@ -111,13 +109,13 @@ impl Builder<'_> {
             &alert_steps_by_dashboard,
         );
         self.run_deletes_first(doomed_deletes);
-        self.after_alerts(stack, &stack_ref, (live, all), first_step);
+        self.closing_steps(stack, &stack_ref, (live, all), first_step);
         self.not_owned(stack, all, (&ownership, &declared), &planned);
         self.removed_instances(config, stack, &stack_ref, all);
     }
 
-    /// Webhooks and sources first: an alert or a tile that names one created here waits for
-    /// its step. `live` is the stack's own view, `all` the team's lists.
+    /// Webhooks, sources and saved searches first: an alert or a tile that names one created
+    /// here waits for its step. `live` is the stack's own view, `all` the team's lists.
     fn before_dashboards(
         &mut self,
         stack: &StackConfig,
@@ -126,11 +124,12 @@ impl Builder<'_> {
     ) {
         self.webhooks = self.plan_webhooks(stack, stack_ref, live);
         self.plan_sources(stack, stack_ref, all);
+        self.plan_saved_searches(stack, stack_ref, live);
     }
 
-    /// After the alerts (planned since step `from`): the webhooks and sources declared
-    /// `absent`, and the steps naming a source created here made to wait for it.
-    fn after_alerts(
+    /// After the alerts (planned since step `from`): the webhooks, saved searches and sources
+    /// declared `absent`, and the steps naming a source created here made to wait for it.
+    fn closing_steps(
         &mut self,
         stack: &StackConfig,
         stack_ref: &StackRef,
@@ -138,6 +137,7 @@ impl Builder<'_> {
         from: usize,
     ) {
         self.absent_webhooks(stack, stack_ref, live, from);
+        self.absent_saved_searches(stack, stack_ref, live, from);
         self.wait_for_sources(from);
         self.absent_sources(stack, stack_ref, all, from);
     }

@@ -16,6 +16,7 @@ pub(crate) mod pipe;
 pub(crate) mod private_endpoint;
 pub(crate) mod registry;
 pub(crate) mod reverse_endpoint;
+pub(crate) mod saved_search;
 pub(crate) mod service;
 pub(crate) mod source;
 pub(crate) mod webhook;

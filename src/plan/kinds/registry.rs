@@ -27,6 +27,7 @@ macro_rules! kinds {
             Webhook(crate::plan::kinds::webhook::op::WebhookOp) "webhook-" "A webhook of a stack.";
             ReverseEndpoint(crate::plan::kinds::reverse_endpoint::op::ReverseEndpointOp) "reverse-endpoint-" "A reverse private endpoint of a service's pipes.";
             Source(crate::plan::kinds::source::op::SourceOp) "source-" "A data source of a stack.";
+            SavedSearch(crate::plan::kinds::saved_search::op::SavedSearchOp) "saved-search-" "A saved search of a stack.";
         }
     };
     (@declare () $($variant:ident($ty:path) $prefix:literal $doc:literal;)*) => {

@@ -24,10 +24,9 @@ use crate::plan::build::builder::{
     Builder, PlannedWebhook, absent_already, ambiguous, candidates, rename_reason,
 };
 use crate::plan::diff;
-use crate::plan::kind::Live;
 use crate::plan::kinds::pipe::op::{SealedCredential, fingerprint_of, new_salt};
 use crate::plan::model::{Action, Change, Operation, StackRef};
-use crate::plan::target::List;
+use live::sealed_fingerprint;
 use op::{SECRET, SECRET_CHANGED, WebhookOp, WebhookSend};
 
 /// The webhook id an alert's channel carries until the webhook it names is created in the same
@@ -37,6 +36,27 @@ pub(crate) fn placeholder(service: &str, name: &str) -> String {
 }
 
 impl Builder<'_> {
+    /// Runs `plan_deletes`, making each step it adds wait for the alert steps planned since step
+    /// `from`: the server refuses to delete an object an alert names (a webhook), so alerts
+    /// moving off it or going are sent first.
+    pub(crate) fn after_alerts(&mut self, from: usize, plan_deletes: impl FnOnce(&mut Self)) {
+        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.operation.target().list(),
+                    crate::plan::target::List::Alerts(_)
+                )
+            })
+            .map(|s| s.id)
+            .collect();
+        let before = self.plan.steps.len();
+        plan_deletes(self);
+        for step in &mut self.plan.steps[before..] {
+            step.depends_on.extend(&alerts);
+        }
+    }
+
     /// Plans the stack's declared webhooks; returns them by key and by name for its alerts.
     pub(crate) fn plan_webhooks(
         &mut self,
@@ -78,18 +98,11 @@ impl Builder<'_> {
         if !matches!(stack.target, StackTarget::Observability) {
             return;
         }
-        let alerts: Vec<usize> = self.plan.steps[from.min(self.plan.steps.len())..]
-            .iter()
-            .filter(|s| matches!(s.operation.target().list(), List::Alerts(_)))
-            .map(|s| s.id)
-            .collect();
-        for config in stack.webhooks.values().filter(|w| w.absent) {
-            let before = self.plan.steps.len();
-            self.webhook(stack, stack_ref, live, config);
-            for step in &mut self.plan.steps[before..] {
-                step.depends_on.extend(&alerts);
+        self.after_alerts(from, |builder| {
+            for config in stack.webhooks.values().filter(|w| w.absent) {
+                builder.webhook(stack, stack_ref, live, config);
             }
-        }
+        });
     }
 
     fn webhook(
@@ -100,13 +113,7 @@ impl Builder<'_> {
         config: &WebhookConfig,
     ) -> Option<PlannedWebhook> {
         let service = config.service.value.as_str();
-        let by_name = |name: &str| -> Vec<&Webhook> {
-            live.webhooks
-                .iter()
-                .filter(|w| w.service == service && w.name == name)
-                .collect()
-        };
-        let found = candidates(by_name, &config.name.value, &config.renamed_from);
+        let found = found(live, config);
         if found.len() > 1 {
             self.error(ambiguous_webhook(stack, config, &found));
             return None;
@@ -182,9 +189,12 @@ impl Builder<'_> {
             return;
         };
         let before = live_view(live, false);
+        let salt = new_salt();
+        let fingerprint = sealed_fingerprint(live, &salt);
         let operation = Operation::Webhook(WebhookOp::Delete {
             stack: stack_ref.clone(),
             webhook_id: live.id.clone(),
+            salt,
         });
         let change = Change {
             address,
@@ -193,7 +203,7 @@ impl Builder<'_> {
             fields: diff::deleted(&before),
             before: Some(before),
             after: None,
-            fingerprint: Some(live.fingerprint()),
+            fingerprint: Some(fingerprint),
             step: None,
             renamed_from: None,
         };
@@ -222,7 +232,9 @@ impl Builder<'_> {
         }
         let moved = url_value.is_some_and(|v| live.is_some_and(|w| w.url.as_deref() != Some(v)));
         let rotated = declared.is_some() && declared != recorded;
-        let entries = live.is_none() || moved || rotated;
+        // A new service is a new destination: the server drops the entries it kept.
+        let reserviced = live.is_some_and(|w| w.service != config.service.value);
+        let entries = live.is_none() || moved || rotated || reserviced;
         let salt = new_salt();
         let mut secrets = vec![seal(&salt, "url", url)];
         // Generic webhooks answer their body; the others are sent theirs with every write.
@@ -273,6 +285,32 @@ impl Builder<'_> {
     }
 }
 
+/// The live webhooks the config's one could be: of its service by its name or a `renamedFrom`
+/// name; else of another service (the server's PUT takes a new `service`: that webhook is the
+/// one whose service the config changes, changed in place, its id kept).
+fn found<'l, 'c>(
+    live: &'l StackLive,
+    config: &'c WebhookConfig,
+) -> Vec<(
+    &'l Webhook,
+    Option<&'c crate::config::model::Located<SmolStr>>,
+)> {
+    let service = config.service.value.as_str();
+    let of_service = |same: bool| {
+        move |name: &str| -> Vec<&Webhook> {
+            live.webhooks
+                .iter()
+                .filter(|w| (w.service == service) == same && w.name == name)
+                .collect()
+        }
+    };
+    let found = candidates(of_service(true), &config.name.value, &config.renamed_from);
+    if found.is_empty() {
+        return candidates(of_service(false), &config.name.value, &config.renamed_from);
+    }
+    found
+}
+
 /// A declared webhook's view and what its step sends.
 struct Desired {
     after: Value,
@@ -306,7 +344,7 @@ fn updated(
         before: Some(before),
         after: Some(desired.after.clone()),
         fields,
-        fingerprint: Some(live.fingerprint()),
+        fingerprint: Some(sealed_fingerprint(live, &desired.send.salt)),
         step: None,
         renamed_from: renamed,
     }

@@ -313,6 +313,7 @@ pub(crate) fn demo_config() -> Config {
             read_webhooks: false,
             webhooks: Default::default(),
             sources: Default::default(),
+            saved_searches: Default::default(),
         },
     );
     let mut ops_dashboards = IndexMap::new();
@@ -344,6 +345,7 @@ pub(crate) fn demo_config() -> Config {
             read_webhooks: false,
             webhooks: Default::default(),
             sources: Default::default(),
+            saved_searches: Default::default(),
         },
     );
 
@@ -371,6 +373,7 @@ pub(crate) fn demo_config() -> Config {
         stacks,
         ignore: Vec::new(),
         drift: Default::default(),
+        policy: Vec::new(),
     }
 }
 

@@ -209,6 +209,7 @@ fn world_of(config: &Config, live: &LiveState) -> World {
             sources: stack.sources.clone(),
             webhooks: Vec::new(),
             connections: stack.connections.clone(),
+            saved_searches: Vec::new(),
         });
     }
     world

@@ -12,6 +12,7 @@ mod dashboard;
 mod pipe;
 mod private_endpoint;
 mod reverse_endpoint;
+mod saved_search;
 mod service;
 mod source;
 mod webhook;
@@ -29,6 +30,7 @@ const KINDS: &[&[Route]] = &[
     alert::ROUTES,
     source::ROUTES,
     webhook::ROUTES,
+    saved_search::ROUTES,
     chart::ROUTES,
 ];
 
@@ -77,6 +79,6 @@ mod tests {
                 route.template
             );
         }
-        assert_eq!(seen.len(), 59, "every route of both APIs");
+        assert_eq!(seen.len(), 63, "every route of both APIs");
     }
 }

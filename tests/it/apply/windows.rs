@@ -28,8 +28,9 @@ fn arrivals(log: &[LogEntry], prefix: &str) -> Vec<Instant> {
 }
 
 /// The requests at `times` counted in fixed windows of `window`, as the sandbox counts them (a
-/// window opens with the first request after the last one closed).
-fn windows(times: &[Instant], window: Duration) -> Vec<usize> {
+/// window opens with the first request after the last one closed): each window's opening and
+/// how many requests it holds.
+fn windows(times: &[Instant], window: Duration) -> Vec<(Instant, usize)> {
     let mut counted: Vec<(Instant, usize)> = Vec::new();
     for time in times {
         match counted.last_mut() {
@@ -37,15 +38,20 @@ fn windows(times: &[Instant], window: Duration) -> Vec<usize> {
             _ => counted.push((*time, 1)),
         }
     }
-    counted.into_iter().map(|(_, count)| count).collect()
+    counted
 }
 
 /// 120 alert changes on the standalone stack of the whole `large` config: the plan's 24 cloud
 /// reads take five cloud windows (the client paces the cloud key at 5 a second, slower than the
-/// sandbox allows), its 3 observability reads go at once. Of the 124 or 125 observability requests,
-/// the first window holds 100 (the 3 reads and 97 of the apply's, which waited for the plan);
-/// the rest all go at the next window's opening, not 3 then and the rest a window after the apply's
-/// first write. No window holds more than the limit, no 429.
+/// sandbox allows), its 3 observability reads go at once. Of the 124 or 125 observability
+/// requests, the first window holds 100 (the 3 reads and 97 of the apply's, which waited for the
+/// plan); the rest all go at the next window's opening, not 3 then and the rest a window after
+/// the apply's first write. No window holds more than the limit, no 429.
+///
+/// On a loaded machine the plan can outlast the first window, which then holds only the plan's 3
+/// reads; the writes then open the next window. Either way every window but the last is full
+/// (but such a first one), and a full window's successor opens at its closing, not a window
+/// after the first answer in it.
 #[test]
 fn the_token_fills_its_first_window_after_the_cloud_reads_and_the_next_at_its_opening() {
     let sandbox = common::sandbox(SandboxOptions {
@@ -85,13 +91,22 @@ fn the_token_fills_its_first_window_after_the_cloud_reads_and_the_next_at_its_op
     let plan_done = cloud[23];
     assert!(token[3] > plan_done);
     assert!(plan_done - cloud[0] > Duration::from_secs(4));
-    assert_eq!(windows(&token, WINDOW), [100, token.len() - 100]);
-    // The second window's requests leave together at its opening, a window after the first one's
-    // opening, not a window after the apply's first write (4 s later).
-    let second = &token[100..];
+    let counted = windows(&token, WINDOW);
+    let counts: Vec<usize> = counted.iter().map(|(_, count)| *count).collect();
+    // The first window is the plan's reads alone only when the plan outlasted it.
+    let writes_from = usize::from(counts.first() == Some(&3) && token[3] - token[0] >= WINDOW);
+    assert_eq!(
+        counts[writes_from..],
+        [100, token.len() - 3 * writes_from - 100],
+        "{counts:?}"
+    );
+    // The second window's requests leave together at its opening, a window after the first
+    // one's opening, not a window after the first answer in it.
+    let (full, next) = (counted[writes_from], counted[writes_from + 1]);
+    assert!(next.0 - full.0 < WINDOW + WINDOW / 6, "{counts:?}");
+    let second = &token[token.len() - next.1..];
     let spread = second[second.len() - 1] - second[0];
-    assert!(spread < Duration::from_millis(1_500), "{spread:?}");
-    assert!(second[0] - token[0] < WINDOW + WINDOW / 6);
+    assert!(spread < WINDOW / 3, "{spread:?}");
 }
 
 /// Each logged request as `METHOD route`.

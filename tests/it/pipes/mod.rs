@@ -7,6 +7,7 @@ mod database;
 mod end;
 pub(crate) mod export;
 mod gcp;
+mod grouped;
 mod lifecycle;
 mod merge_job;
 mod mongodb;

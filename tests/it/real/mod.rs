@@ -16,10 +16,12 @@ mod dedupe;
 mod differential;
 mod examples;
 mod references;
+mod saved_searches;
 pub mod server;
 mod sources;
 mod split_stack;
 mod teams;
+mod webhook_gaps;
 mod webhooks;
 
 use converge::sandbox::{DEMO_TOKEN, SandboxHandle};

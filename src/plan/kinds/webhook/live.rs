@@ -1,35 +1,52 @@
-//! The live side of webhooks: a webhook as its fingerprint hashes it (its destination and
-//! body included, as the list answers them, so a plan made before either changed is not
-//! applied; the fingerprint is a hash, never the value), and how a step finds its webhook.
+//! The live side of webhooks: a webhook as its fingerprint hashes it, and how a step finds its
+//! webhook. The list answers a webhook's `url` (and a generic one's `body`) in clear; a plan
+//! made before either changed must not be applied, so the fingerprint covers them, but only
+//! as an HMAC keyed by the step's random salt ([`sealed`]): a saved plan never holds a bare
+//! hash of a secret, and the same secret fingerprints differently in every plan.
 
 use serde_json::Value;
 
 use crate::api::wire::Webhook;
 use crate::live::LiveState;
-use crate::plan::kind::Live;
+use crate::plan::fingerprint::{Fingerprint, of_value};
+use crate::plan::kinds::pipe::op::fingerprint_of;
 use crate::plan::target::{Key, StackRef};
 
-impl Live for Webhook {
-    /// The webhook as listed, its secrets included (only ever hashed).
-    fn fingerprinted(&self) -> Value {
-        serde_json::json!({
-            "id": self.id,
-            "name": self.name,
-            "service": self.service,
-            "url": self.url,
-            "description": self.description,
-            "body": self.body,
-        })
-    }
+/// How a plan shows a secret member of a webhook, live or written.
+pub(crate) const SECRET: &str = "(secret)";
+
+/// How a plan shows a secret member that the config changes.
+pub(crate) const SECRET_CHANGED: &str = "(secret, changed)";
+
+/// The webhook as a step's fingerprint hashes it: its readable members, each secret shown as
+/// [`SECRET`] (what a stale step's message may show), and `sealed`, the HMAC-SHA-256 of its
+/// secrets keyed by `salt`.
+pub(crate) fn sealed(webhook: &Webhook, salt: &str) -> Value {
+    let secrets = serde_json::json!([webhook.url, webhook.body]).to_string();
+    serde_json::json!({
+        "id": webhook.id,
+        "name": webhook.name,
+        "service": webhook.service,
+        "url": webhook.url.as_ref().map(|_| SECRET),
+        "description": webhook.description,
+        "body": webhook.body.as_ref().map(|_| SECRET),
+        "sealed": fingerprint_of(salt, &secrets),
+    })
+}
+
+/// The fingerprint a step keyed by `salt` records for `webhook`.
+pub(crate) fn sealed_fingerprint(webhook: &Webhook, salt: &str) -> Fingerprint {
+    of_value(&sealed(webhook, salt))
 }
 
 /// The webhook of stack `stack` that `key` finds in `live` (a create's by its service and
-/// name), as fingerprinted.
+/// name), as a step keyed by `salt` fingerprints it.
 pub(crate) fn current(
     live: &LiveState,
     stack: &StackRef,
     key: Key<'_>,
     service: &str,
+    salt: &str,
 ) -> Option<Value> {
     live.stacks
         .get(&stack.key)?
@@ -39,5 +56,5 @@ pub(crate) fn current(
             Key::Id(id) => w.id == id,
             Key::Name(name) => w.name == name && w.service == service,
         })
-        .map(Live::fingerprinted)
+        .map(|w| sealed(w, salt))
 }

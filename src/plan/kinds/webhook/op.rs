@@ -13,11 +13,7 @@ use crate::plan::kind::{Kind, Shows};
 use crate::plan::kinds::pipe::op::SealedCredential;
 use crate::plan::target::{Effect, Key, Name, StackRef, Target};
 
-/// How a plan shows a secret member of a webhook, live or written.
-pub(crate) const SECRET: &str = "(secret)";
-
-/// How a plan shows a secret member that the config changes.
-pub(crate) const SECRET_CHANGED: &str = "(secret, changed)";
+pub(crate) use super::live::{SECRET, SECRET_CHANGED};
 
 /// What a webhook write sends: its readable members as sent, and its secrets sealed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +66,8 @@ pub enum WebhookOp {
         stack: StackRef,
         /// Webhook id.
         webhook_id: String,
+        /// This step's random salt of the webhook's fingerprint (its secrets are in it).
+        salt: String,
     },
 }
 
@@ -82,7 +80,17 @@ impl WebhookOp {
             WebhookOp::Update {
                 stack, webhook_id, ..
             }
-            | WebhookOp::Delete { stack, webhook_id } => (stack, Key::Id(webhook_id), ""),
+            | WebhookOp::Delete {
+                stack, webhook_id, ..
+            } => (stack, Key::Id(webhook_id), ""),
+        }
+    }
+
+    /// The step's salt, which keys the fingerprint of the webhook it writes.
+    fn salt(&self) -> &str {
+        match self {
+            WebhookOp::Create { send, .. } | WebhookOp::Update { send, .. } => &send.salt,
+            WebhookOp::Delete { salt, .. } => salt,
         }
     }
 }
@@ -98,7 +106,7 @@ impl Kind for WebhookOp {
     /// The webhook it writes, as fingerprinted.
     fn current(&self, live: &crate::live::LiveState) -> Option<serde_json::Value> {
         let (stack, key, service) = self.object();
-        super::live::current(live, stack, key, service)
+        super::live::current(live, stack, key, service, self.salt())
     }
 
     /// The object it touches.
@@ -166,6 +174,9 @@ impl WebhookOp {
     /// same plan renders the same bytes in every run.
     pub(crate) fn shown(&self) -> serde_json::Value {
         let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(op) = value.as_object_mut() {
+            op.remove("salt");
+        }
         if let Some(send) = value
             .get_mut("send")
             .and_then(serde_json::Value::as_object_mut)
