@@ -89,10 +89,7 @@ pub(crate) const BUILTINS: &[(&str, &str)] = &[
         include_str!("builtin/dashboard_owner.rego"),
     ),
     ("pipe-destroy", include_str!("builtin/pipe_destroy.rego")),
-    (
-        "service-scaling",
-        include_str!("builtin/service_scaling.rego"),
-    ),
+    ("scaling-bound", include_str!("builtin/scaling_bound.rego")),
     ("webhook-used", include_str!("builtin/webhook_used.rego")),
 ];
 

@@ -102,17 +102,17 @@ fn pipe_destroy_denies_a_plan_that_deletes_a_pipe() {
 }
 
 #[test]
-fn service_scaling_denies_replicas_above_the_bound_at_their_line() {
+fn scaling_bound_denies_replicas_above_the_bound_at_their_line() {
     let sandbox = common::fast_sandbox();
     let converge = Converge::new(&sandbox).fast();
     let dir = Workspace::new();
     assert_eq!(
-        findings(&converge, &dir, &quickstart(), "service-scaling"),
+        findings(&converge, &dir, &quickstart(), "scaling-bound"),
         (0, vec![])
     );
     let large = quickstart_with("numReplicas: 3", "numReplicas: 14");
     assert_eq!(
-        findings(&converge, &dir, &large, "service-scaling"),
+        findings(&converge, &dir, &large, "scaling-bound"),
         (
             1,
             vec![

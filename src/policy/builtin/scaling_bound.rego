@@ -1,6 +1,6 @@
-# builtin:service-scaling: no service scaled above 12 replicas (`numReplicas`, or the
+# builtin:scaling-bound: no service scaled above 12 replicas (`numReplicas`, or the
 # horizontal band's `maxReplicas`); copy this rule into a team's folder to change the bound.
-package converge.builtin.service_scaling
+package converge.builtin.scaling_bound
 
 bound := 12
 
