@@ -37,6 +37,7 @@ pub(crate) mod alert_rules;
 pub(crate) mod build;
 pub(crate) mod indent;
 pub mod interpolate;
+mod located;
 pub(crate) mod lookalike;
 pub(crate) mod merge;
 pub mod model;
