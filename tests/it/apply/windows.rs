@@ -52,7 +52,11 @@ fn windows(times: &[Instant], window: Duration) -> Vec<(Instant, usize)> {
 /// reads; the writes then open the next window. Either way every window but the last is full
 /// (but such a first one), and a full window's successor opens at its closing, not a window
 /// after the first answer in it.
+// Ignored in `cargo test`, run by `.ci/run`'s `--ignored` step: a client starved of CPU by
+// the whole suite's hundreds of parallel tests cannot send a window's requests in time
+// (seen as [47, 57, 21] at load 20), which says nothing about the pacing.
 #[test]
+#[ignore = "pacing measured from arrival times: run by .ci/run's --ignored step, not under the whole suite's load"]
 fn the_token_fills_its_first_window_after_the_cloud_reads_and_the_next_at_its_opening() {
     let sandbox = common::sandbox(SandboxOptions {
         seed: Seed::Large,
